@@ -1,0 +1,3 @@
+from co_tui.cli import main
+
+raise SystemExit(main())
