@@ -1,0 +1,108 @@
+"""Settings: CLI > env `CO_TUI_*` > TOML config file > defaults (DESIGN §3).
+
+`load_settings()` is the only entry point; any bad value becomes a `SettingsError` whose message is
+one line naming the setting and where the value came from. Callers print it and exit 2.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from co_tui.paths import default_config_file, default_data_dir
+
+ENV_PREFIX = "CO_TUI_"
+
+
+class SettingsError(Exception):
+    """A bad setting. `str(err)` is the one line shown to the user."""
+
+
+class Settings(BaseSettings):
+    """Every co-tui setting. Field names are the contract of DESIGN §3."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        extra="forbid",
+        validate_default=True,
+        protected_namespaces=(),
+    )
+
+    model: str = Field("offline", min_length=1, description="pydantic-ai model string, or `offline`.")
+    summarization_model: str | None = Field(None, description="Model for summaries; default: `model`.")
+    tool_output_trim_chars: int = Field(2000, ge=0, description="Cap on old tool outputs in context; 0 disables.")
+    max_history_messages: int = Field(40, ge=4, description="Summaries trigger above this many messages.")
+    context_budget_tokens: int = Field(0, ge=0, description="Token budget; 0 derives it from the model window.")
+    compact_threshold: float = Field(0.8, gt=0.0, le=1.0, description="Budget as a fraction of the window.")
+    context_strategy: Literal["summarize", "trim"] = Field("summarize", description="How old turns leave context.")
+    summarizer_cooldown_s: float = Field(600.0, ge=0.0, description="After a failed summary, only trim this long.")
+    fallback_context_window: int = Field(32_768, ge=1024, description="Window assumed for unknown models.")
+    data_dir: Path | None = Field(None, description="Where sessions.db lives; default: platformdirs data dir.")
+    allow_shell: bool = Field(False, description="Offer the `run_shell` tool (every call needs approval).")
+    max_retries: int = Field(2, ge=0, le=10, description="Provider retries on 429/5xx/connection errors.")
+    request_timeout_s: float = Field(120.0, gt=0, description="Per-request timeout for provider HTTP calls.")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=default_config_file()))
+
+    @property
+    def resolved_data_dir(self) -> Path:
+        """`data_dir` or the platformdirs default (not created here; see `paths.ensure_private_dir`)."""
+        return (self.data_dir or default_data_dir()).expanduser()
+
+
+def _source_of(field: str, cli: dict[str, Any], toml_data: dict[str, Any], config_file: Path) -> str:
+    if field in cli:
+        return f"--{field.replace('_', '-')} on the command line"
+    env_name = ENV_PREFIX + field.upper()
+    if any(k.upper() == env_name for k in os.environ):
+        return f"environment variable {env_name}"
+    if field in toml_data:
+        return f"config file {config_file}"
+    return "default"
+
+
+def load_settings(**cli: Any) -> Settings:
+    """Build `Settings` from CLI overrides (None values ignored), env, the TOML file and defaults.
+
+    Raises `SettingsError` with a single line naming the bad setting and its source.
+    """
+    cli = {k: v for k, v in cli.items() if v is not None}
+    config_file = default_config_file()
+    toml_data: dict[str, Any] = {}
+    if config_file.is_file():
+        try:
+            toml_data = tomllib.loads(config_file.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise SettingsError(f"config file {config_file}: not valid TOML ({exc})") from None
+        except OSError as exc:
+            raise SettingsError(f"config file {config_file}: cannot be read ({exc.strerror})") from None
+    try:
+        return Settings(**cli)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = str(err["loc"][0]) if err["loc"] else "?"
+        if err["type"] == "extra_forbidden":
+            raise SettingsError(f"config file {config_file}: unknown setting '{field}'") from None
+        source = _source_of(field, cli, toml_data, config_file)
+        value = err.get("input")
+        shown = f" {value!r}" if isinstance(value, (str, int, float, bool)) else ""
+        raise SettingsError(f"setting {field}: invalid value{shown} from {source}: {err['msg']}") from None

@@ -1,0 +1,50 @@
+"""The `history_trimmed` event: the one record of every change to what the model sees.
+
+Governance produces these; the session layer forwards them (TUI banner, jsonl line, store ledger).
+Field names are a contract (DESIGN §2) relied on by tests outside the project.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+Reason = Literal["token_budget", "message_count", "context_overflow", "manual_compact", "clear"]
+Strategy = Literal["tool_output_trim", "turn_trim", "step_shrink", "summary", "static_marker", "compact"]
+
+REASONS: tuple[str, ...] = ("token_budget", "message_count", "context_overflow", "manual_compact", "clear")
+STRATEGIES: tuple[str, ...] = ("tool_output_trim", "turn_trim", "step_shrink", "summary", "static_marker", "compact")
+
+
+@dataclass(frozen=True, kw_only=True)
+class HistoryTrimmed:
+    """One rewrite of the context view. `summary` is set for summaries and compactions.
+
+    `session_id` is empty when produced by pure governance functions; the session layer fills it
+    in (`dataclasses.replace`) before forwarding.
+    """
+
+    reason: Reason
+    strategy: Strategy
+    dropped_messages: int = 0
+    dropped_turns: int = 0
+    kept_turns: int = 0
+    tokens_before: int = 0
+    tokens_after: int = 0
+    budget_tokens: int = 0
+    summary: str | None = None
+    session_id: str = ""
+    # Extra, optional detail for the UI (e.g. "summary failed: timeout"); not part of the contract.
+    note: str | None = None
+
+    type: Literal["history_trimmed"] = "history_trimmed"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready form (print mode's jsonl line, the store's ledger row)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> HistoryTrimmed:
+        """Inverse of `to_dict`; unknown keys are ignored so older/newer ledgers still load."""
+        fields = cls.__dataclass_fields__
+        return cls(**{k: v for k, v in data.items() if k in fields and k != "type"})

@@ -1,0 +1,96 @@
+"""Domain events of one turn: the single stream both front ends render (DESIGN §1, §3).
+
+The TUI maps them to Textual messages; print mode writes `to_dict()` as JSON lines. Every event has
+a `type` field with the jsonl name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal, Union
+
+from co_tui.governance.events import HistoryTrimmed
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Event:
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready form; `type` first."""
+        data = asdict(self)
+        return {"type": data.pop("type"), **data}
+
+
+@dataclass(frozen=True, kw_only=True)
+class TextDelta(_Event):
+    """A chunk of the assistant's answer."""
+
+    text: str
+    type: Literal["text_delta"] = "text_delta"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCall(_Event):
+    """The model called a tool. `args` is the raw JSON string as the model wrote it."""
+
+    tool_name: str
+    tool_call_id: str
+    args: str
+    type: Literal["tool_call"] = "tool_call"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolResult(_Event):
+    """A tool finished. `content` is the full text result; `chars` its length."""
+
+    tool_name: str
+    tool_call_id: str
+    content: str
+    chars: int
+    is_error: bool = False
+    type: Literal["tool_result"] = "tool_result"
+
+
+@dataclass(frozen=True, kw_only=True)
+class UsageUpdate(_Event):
+    """The context meter's reading after a request, a trim or a resume.
+
+    `exactness`: "exact" when the figure equals the newest provider report, "anchored" when it is
+    that report plus an estimate of messages since, "estimated" when no report exists.
+    """
+
+    input_tokens: int
+    output_tokens: int
+    context_tokens: int
+    budget_tokens: int
+    messages: int
+    max_messages: int
+    exactness: Literal["exact", "anchored", "estimated"] = "estimated"
+    window_is_guess: bool = False
+    type: Literal["usage"] = "usage"
+
+
+ErrorKind = Literal["provider", "auth", "config", "overflow", "network", "interrupted", "storage", "internal"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ErrorEvent(_Event):
+    """Something failed; `message` is the one line shown to the user. History stays valid."""
+
+    message: str
+    kind: ErrorKind = "provider"
+    type: Literal["error"] = "error"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Done(_Event):
+    """The turn ended (always the last event). `interrupted`: the user stopped it."""
+
+    output: str
+    interrupted: bool = False
+    failed: bool = False
+    type: Literal["done"] = "done"
+
+
+Event = Union[TextDelta, ToolCall, ToolResult, HistoryTrimmed, UsageUpdate, ErrorEvent, Done]
+
+__all__ = ["Done", "ErrorEvent", "Event", "HistoryTrimmed", "TextDelta", "ToolCall", "ToolResult", "UsageUpdate"]
