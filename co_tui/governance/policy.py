@@ -158,7 +158,8 @@ class Governor:
             if cut.trimmed:
                 events.append(cut.to_event("message_count", budget))
                 current, tokens = cut.messages, cut.tokens_after
-        fitted = fit_to_budget(current, budget, tool_output_trim_chars=policy.tool_output_trim_chars)
+        known = {} if events else {"layout": layout, "tokens": tokens}  # reuse this pass's work if unchanged
+        fitted = fit_to_budget(current, budget, tool_output_trim_chars=policy.tool_output_trim_chars, **known)
         events.extend(fitted.events)
         return PolicyOutcome(fitted.messages, events, fitted.fits, fitted.tokens_after)
 
