@@ -16,14 +16,19 @@ SHELL_MAX_CHARS = 16_000
 _HEAD_CHARS = 2_000  # when capping, keep the start (context) and the end (errors, summaries)
 
 
-def cap_output(text: str, max_chars: int = SHELL_MAX_CHARS) -> str:
-    """`text` unchanged if short enough, else its head and tail around a note of what was cut."""
-    if len(text) <= max_chars:
+def cap_output(text: str, max_chars: int = SHELL_MAX_CHARS, *, already_dropped: int = 0) -> str:
+    """`text` unchanged if short enough, else its head and tail around a note of what was cut.
+
+    `already_dropped`: characters removed from the middle of `text` before (counted in the note).
+    """
+    if len(text) <= max_chars and not already_dropped:
         return text
-    head = text[:_HEAD_CHARS]
-    tail = text[-(max_chars - _HEAD_CHARS):]
-    omitted = len(text) - len(head) - len(tail)
-    return f"{head}\n[capped: {omitted:,} of {len(text):,} chars omitted]\n{tail}"
+    head_chars = min(_HEAD_CHARS, max_chars // 2)
+    head = text[:head_chars]
+    tail = text[len(text) - (max_chars - head_chars):]
+    omitted = len(text) - len(head) - len(tail) + already_dropped
+    total = len(text) + already_dropped
+    return f"{head}\n[capped: {omitted:,} of {total:,} chars omitted]\n{tail}"
 
 
 async def run_command(command: str, cwd: Path, *, timeout_s: float = SHELL_TIMEOUT_S,
@@ -41,18 +46,44 @@ async def run_command(command: str, cwd: Path, *, timeout_s: float = SHELL_TIMEO
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
     )
+    # Read as it comes (output printed before a timeout is kept), holding only a bounded head and tail.
+    keep = 4 * max_chars
+    head, tail = bytearray(), bytearray()
+    dropped = 0
+
+    async def drain() -> None:
+        nonlocal dropped
+        assert proc.stdout is not None
+        while chunk := await proc.stdout.read(65536):
+            room = keep - len(head)
+            head.extend(chunk[:room])
+            tail.extend(chunk[room:] if room > 0 else chunk)
+            if len(tail) > keep:
+                dropped += len(tail) - keep
+                del tail[: len(tail) - keep]
+
+    reader = asyncio.ensure_future(drain())
     timed_out = False
     try:
         try:
-            raw, _ = await asyncio.wait_for(proc.communicate(), timeout=timeout_s)
+            await asyncio.wait_for(proc.wait(), timeout=timeout_s)
         except TimeoutError:
             timed_out = True
             _kill_group(proc)
-            raw, _ = await proc.communicate()
+            await proc.wait()
+        # A background child may keep the pipe open: don't wait for it for long.
+        await asyncio.wait_for(asyncio.shield(reader), timeout=1.0)
+    except TimeoutError:
+        _kill_group(proc)
     except BaseException:
         _kill_group(proc)
+        reader.cancel()
         raise
-    output = cap_output(raw.decode("utf-8", errors="replace"), max_chars).rstrip("\n")
+    finally:
+        if not reader.done():
+            reader.cancel()
+    text = head.decode("utf-8", errors="replace") + tail.decode("utf-8", errors="replace")
+    output = cap_output(text, max_chars, already_dropped=dropped).rstrip("\n")
     if timed_out:
         status = f"[timed out after {timeout_s:g} s: the command was killed]"
     else:
@@ -62,8 +93,6 @@ async def run_command(command: str, cwd: Path, *, timeout_s: float = SHELL_TIMEO
 
 
 def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    if proc.returncode is not None:
-        return
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):

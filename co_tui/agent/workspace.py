@@ -182,7 +182,7 @@ class Workspace:
             except OSError:
                 files.append(f"{entry.name}  (unreadable)")
         rel = self.relative(real)
-        header = f"{rel if rel == '.' else rel + '/'}: {len(dirs)} directories, {len(files)} files"
+        header = f"{rel if rel == '.' else rel + '/'}: {_count(len(dirs), 'directory')}, {_count(len(files), 'file')}"
         listed = dirs + files
         out = [header, *listed[:LIST_MAX_ENTRIES]]
         if len(listed) > LIST_MAX_ENTRIES:
@@ -234,7 +234,7 @@ class Workspace:
                     chars += len(entry) + 1
         where = self.relative(real)
         how = " (not a valid regular expression: searched literally)" if literal else ""
-        header = f"{total:,} matches for {pattern!r} in {len(files_with):,} files under {where}{how}"
+        header = f"{_count(total, 'match')} for {pattern!r} in {_count(len(files_with), 'file')} under {where}{how}"
         out = [header, *matches]
         if total > len(matches):
             out.append(f"[capped: showing {len(matches)} of {total:,} matches; narrow the pattern or the path]")
@@ -259,6 +259,13 @@ class Workspace:
                 except OSError:
                     continue
                 yield file
+
+
+def _count(n: int, noun: str) -> str:
+    if n == 1:
+        return f"1 {noun}"
+    plural = noun[:-1] + "ies" if noun.endswith("y") else noun + ("es" if noun.endswith("ch") else "s")
+    return f"{n:,} {plural}"
 
 
 def _inside(path: Path, root: Path) -> bool:
