@@ -114,7 +114,8 @@ class OfflineModel(FunctionModel):
         async with super().request_stream(messages, model_settings, model_request_parameters, run_context) as stream:
             instructions = "\n".join(p.content for p in model_request_parameters.instruction_parts or ())
             tokens = input_tokens(messages, instructions, model_request_parameters.function_tools)
-            stream._usage = replace(stream._usage, input_tokens=tokens)  # noqa: SLF001 - the documented way for a StreamedResponse to report usage
+            # `_usage` is where every StreamedResponse keeps its usage (FunctionStreamedResponse adds to it too).
+            stream._usage = replace(stream._usage, input_tokens=tokens)  # noqa: SLF001
             yield stream
 
 
@@ -268,26 +269,34 @@ def configured_delay() -> float:
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
+def _governance(name: str) -> Any:
+    """The governance layer's `name` (its token estimators), or None before it is available."""
+    try:
+        import co_tui.governance as governance
+
+        return getattr(governance, name)
+    except (ImportError, AttributeError):
+        return None
+
+
 def estimate_text_tokens(text: str) -> int:
-    """Words plus punctuation marks: a dependency-free token estimate (closer to real tokenisers than chars/4)."""
-    return len(_TOKEN.findall(text))
+    """Tokens in `text`, by the meter's own estimator (so the offline "provider" figure agrees with it)."""
+    estimator = _governance("estimate_text_tokens")
+    if estimator is not None:
+        return int(estimator(text))
+    return len(_TOKEN.findall(text))  # words + punctuation, until governance provides its estimator
 
 
 def input_tokens(messages: Sequence[ModelMessage], instructions: str, tools: Sequence[Any]) -> int:
     """Estimated input tokens of a request: messages, instructions and tool definitions."""
     schema = json.dumps([{"name": t.name, "description": t.description, "parameters": t.parameters_json_schema}
                          for t in tools])
-    return _messages_tokens(messages) + estimate_text_tokens(instructions) + estimate_text_tokens(schema)
-
-
-def _messages_tokens(messages: Sequence[ModelMessage]) -> int:
-    try:
-        from co_tui.governance import estimate_tokens  # the meter's estimator, when governance provides it
-    except ImportError:
-        estimate_tokens = None
-    if estimate_tokens is not None:
-        return int(estimate_tokens(list(messages)))
-    return estimate_text_tokens("\n".join(_message_texts(messages)))
+    estimator = _governance("estimate_tokens")
+    if estimator is not None:
+        history = int(estimator(list(messages)))
+    else:
+        history = estimate_text_tokens("\n".join(_message_texts(messages)))
+    return history + estimate_text_tokens(instructions) + estimate_text_tokens(schema)
 
 
 def _message_texts(messages: Sequence[ModelMessage]) -> list[str]:
