@@ -64,6 +64,8 @@ class ChatSession:
         self.transcript: list[ModelMessage] = []
         self.context: list[ModelMessage] = []
         self.ledger: list[HistoryTrimmed] = []
+        # ledger_positions[i]: transcript length when ledger[i] happened (where its banner goes).
+        self.ledger_positions: list[int] = []
         self.busy = False
         # Saved to the store lazily, at the first completed turn: opening and quitting leaves no empty session.
         self._persisted = session_id is not None
@@ -249,6 +251,7 @@ class ChatSession:
     def _apply_trim(self, trim: HistoryTrimmed) -> HistoryTrimmed:
         trim = replace(trim, session_id=self.id)
         self.ledger.append(trim)
+        self.ledger_positions.append(len(self.transcript))
         return trim
 
     def _error_event(self, exc: BaseException) -> ErrorEvent:
@@ -311,7 +314,7 @@ class ChatSession:
         self._save(None)
         self.id = uuid.uuid4().hex
         self.title = ""
-        self.transcript, self.context, self.ledger = [], [], []
+        self.transcript, self.context, self.ledger, self.ledger_positions = [], [], [], []
         self._persisted = False
         self._saved_transcript_len = self._saved_ledger_len = 0
         self.meter = type(self.meter)(provider=getattr(self.model, "system", None) or "unknown")
@@ -340,6 +343,7 @@ class ChatSession:
                 new_transcript=self.transcript[self._saved_transcript_len :],
                 context=self.context,
                 new_events=self.ledger[self._saved_ledger_len :],
+                event_positions=self.ledger_positions[self._saved_ledger_len :],
                 title=self.title or None,
                 model=self.model_name,
                 tokens=self.meter.reading(self.context).tokens,
@@ -364,6 +368,7 @@ class ChatSession:
         session.transcript = list(loaded.transcript)
         session.context = list(loaded.context)
         session.ledger = list(loaded.ledger)
+        session.ledger_positions = list(loaded.ledger_positions)
         session._saved_transcript_len = len(session.transcript)
         session._saved_ledger_len = len(session.ledger)
         return session
