@@ -281,3 +281,59 @@ def test_intent_parsing_examples() -> None:
     assert parse_intent("search for foo and bar").actions[0].args["pattern"] == "foo and bar"
     assert parse_intent("slowly count").slow and parse_intent("slowly count").kind == "slow"
     assert parse_intent("   ").kind == "empty"
+
+
+# --- real transcripts (the shared corpus) ------------------------------------------------------------
+
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "transcripts"
+
+
+def corpus_messages(path: Path) -> list:
+    """A corpus transcript as pydantic-ai messages (raw tool arguments kept as written)."""
+    import json
+
+    from pydantic_ai.messages import SystemPromptPart
+
+    messages: list = []
+    for row in json.loads(path.read_text(encoding="utf-8")):
+        role, content = row["role"], row.get("content") or ""
+        if role == "system":
+            messages.append(ModelRequest(parts=[SystemPromptPart(content)]))
+        elif role == "user":
+            messages.append(ModelRequest(parts=[UserPromptPart(content)]))
+        elif role == "assistant":
+            parts: list = [TextPart(content)] if content else []
+            parts += [ToolCallPart(c["name"], c.get("arguments") or "{}", tool_call_id=c["id"])
+                      for c in row.get("tool_calls") or []]
+            messages.append(ModelResponse(parts=parts or [TextPart("")]))
+        elif role == "tool":
+            messages.append(ModelRequest(parts=[ToolReturnPart("tool", content, tool_call_id=row.get("tool_call_id")
+                                                               or "none")]))
+    return messages
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not present")
+def test_extractive_summary_of_every_corpus_transcript() -> None:
+    from pydantic_ai.messages import SystemPromptPart
+
+    from co_tui.agent.offline import extractive_summary
+
+    files = sorted(p for p in CORPUS.glob("*.json") if not p.name.startswith("_"))
+    assert files
+    for path in files:
+        history = corpus_messages(path)
+        request = ModelRequest(parts=[UserPromptPart("Summarise the conversation above in at most 250 words.")])
+        summary = extractive_summary([*history, request], "You summarise conversations.", request.parts[0].content)
+        assert summary.startswith("Extractive summary"), path.name
+        assert len(summary) <= 250 * 6, path.name
+        asks = [p.content for m in history if isinstance(m, ModelRequest) for p in m.parts
+                if isinstance(p, UserPromptPart)]
+        calls = [p.tool_name for m in history if isinstance(m, ModelResponse) for p in m.parts
+                 if isinstance(p, ToolCallPart)]
+        assert not any(isinstance(p, SystemPromptPart) and p.content[:80] in summary
+                       for m in history for p in getattr(m, "parts", []))
+        if asks:
+            first_words = " ".join(asks[0].split()[:4])
+            assert first_words in summary, path.name  # the task-setting first ask is always kept
+        if calls:
+            assert calls[0] in summary or "omitted" in summary, path.name
