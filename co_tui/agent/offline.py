@@ -62,6 +62,7 @@ from co_tui.agent.offline_replies import (
     canned_reply,
     unavailable_tool_reply,
 )
+from co_tui.governance.tokens import estimate_text_tokens, estimate_tokens
 
 OFFLINE_MODEL_NAME = "offline"
 OFFLINE_CONTEXT_WINDOW = 32_000
@@ -266,58 +267,18 @@ def configured_delay() -> float:
     return value if 0 < value < 60 else 0.0
 
 
-_TOKEN = re.compile(r"\w+|[^\w\s]")
-
-
-def _governance(name: str) -> Any:
-    """The governance layer's `name` (its token estimators), or None before it is available."""
-    try:
-        import co_tui.governance as governance
-
-        return getattr(governance, name)
-    except (ImportError, AttributeError):
-        return None
-
-
-def estimate_text_tokens(text: str) -> int:
-    """Tokens in `text`, by the meter's own estimator (so the offline "provider" figure agrees with it)."""
-    estimator = _governance("estimate_text_tokens")
-    if estimator is not None:
-        return int(estimator(text))
-    return len(_TOKEN.findall(text))  # words + punctuation, until governance provides its estimator
-
-
 def input_tokens(messages: Sequence[ModelMessage], instructions: str, tools: Sequence[Any]) -> int:
-    """Estimated input tokens of a request: messages, instructions and tool definitions."""
+    """Estimated input tokens of a request: messages, instructions and tool definitions.
+
+    Uses the meter's own estimator, so the offline "provider" figure and the meter agree.
+    """
     schema = json.dumps([{"name": t.name, "description": t.description, "parameters": t.parameters_json_schema}
                          for t in tools])
-    estimator = _governance("estimate_tokens")
-    if estimator is not None:
-        history = int(estimator(list(messages)))
-    else:
-        history = estimate_text_tokens("\n".join(_message_texts(messages)))
-    return history + estimate_text_tokens(instructions) + estimate_text_tokens(schema)
-
-
-def _message_texts(messages: Sequence[ModelMessage]) -> list[str]:
-    texts: list[str] = []
-    for message in messages:
-        for part in message.parts:
-            if isinstance(part, ToolReturnPart):
-                texts.append(part.model_response_str())
-            elif isinstance(part, ToolCallPart):
-                texts.append(f"{part.tool_name} {part.args_as_json_str()}")
-            elif isinstance(part, RetryPromptPart):
-                texts.append(part.model_response())
-            elif isinstance(getattr(part, "content", None), str):
-                texts.append(part.content)
-            elif isinstance(part, UserPromptPart):
-                texts.append(prompt_text(part.content))
-    return texts
+    return estimate_tokens(list(messages)) + estimate_text_tokens(instructions) + estimate_text_tokens(schema)
 
 
 def _call_seed(messages: Sequence[ModelMessage], prompt: str) -> str:
     """A short deterministic id stem: same history and prompt → same tool call ids."""
-    material = f"{len(messages)}|{prompt}|{sum(len(t) for t in _message_texts(messages))}"
+    material = f"{len(messages)}|{prompt}|{estimate_tokens(list(messages))}"
     return hashlib.sha1(material.encode(), usedforsecurity=False).hexdigest()[:8]
 
