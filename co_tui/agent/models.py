@@ -128,7 +128,7 @@ def _check_env(provider: str, name: str) -> None:
         return
     if provider == "ollama":
         raise ModelConfigError(
-            f"OLLAMA_BASE_URL is not set: export it (e.g. http://localhost:11434/v1) or choose --model offline"
+            "OLLAMA_BASE_URL is not set: export it (e.g. http://localhost:11434/v1) or choose --model offline"
         )
     raise ModelConfigError(f"{var} is not set: export it or choose --model offline (model {name})")
 

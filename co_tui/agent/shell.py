@@ -7,6 +7,7 @@ command runs in its own process group so a timeout or an interrupt kills it and 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 from pathlib import Path
@@ -93,7 +94,5 @@ async def run_command(command: str, cwd: Path, *, timeout_s: float = SHELL_TIMEO
 
 
 def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass

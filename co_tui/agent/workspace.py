@@ -13,6 +13,7 @@ from __future__ import annotations
 import mimetypes
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -242,7 +243,7 @@ class Workspace:
             out.append(f"[capped: searched the first {SEARCH_MAX_FILES:,} files only]")
         return "\n".join(out)
 
-    def _walk_files(self, real: Path):  # noqa: ANN202 - a plain generator of Paths
+    def _walk_files(self, real: Path) -> Iterator[Path]:
         """Files under `real` in a stable order, without leaving the workspace or entering SKIPPED_DIRS."""
         if real.is_file():
             yield real
@@ -272,7 +273,7 @@ def _inside(path: Path, root: Path) -> bool:
     return path == root or path.is_relative_to(root)
 
 
-def _text_lines(file: Path):  # noqa: ANN202 - a plain generator of (line number, text)
+def _text_lines(file: Path) -> Iterator[tuple[int, str]]:
     """(1-based number, line) of a text file; nothing for binary or unreadable files."""
     try:
         if binary_kind(file) is not None:

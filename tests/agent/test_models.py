@@ -115,7 +115,8 @@ def test_importing_the_agent_layer_loads_no_sdk() -> None:
     code = (
         "import sys, json\n"
         "import co_tui.agent, co_tui.agent.models, co_tui.agent.factory, co_tui.agent.tools\n"
-        "import co_tui.agent.workspace, co_tui.agent.shell, co_tui.agent.offline_intents, co_tui.agent.offline_replies\n"
+        "import co_tui.agent.workspace, co_tui.agent.shell, co_tui.agent.offline_intents\n"
+        "import co_tui.agent.offline_replies\n"
         "import co_tui.agent.extractive\n"
         "heavy = ('pydantic_ai', 'openai', 'anthropic', 'httpx', 'httpx2', 'genai_prices')\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in heavy)))\n"

@@ -10,7 +10,7 @@ import pytest
 from co_tui.agent.shell import cap_output, run_command
 
 
-async def test_refused_path_is_a_failed_tool_result_and_the_run_goes_on(run_turn, offline_agent, workspace: Path) -> None:
+async def test_refused_path_is_a_failed_result_and_the_run_goes_on(run_turn, offline_agent, workspace: Path) -> None:
     turn = await run_turn(offline_agent(), "read ../../../../etc/passwd")
     (result,) = turn.tool_results
     assert result.tool_name == "read_file"
