@@ -243,7 +243,7 @@ class SessionStore:
                 )
             except sqlite3.IntegrityError:
                 raise StoreError(f"a session with id {sid} already exists") from None
-        self._saved[sid] = _Saved(revision=0, transcript_len=0, ledger_len=0, context=ContextState())
+            self._saved[sid] = _Saved(revision=0, transcript_len=0, ledger_len=0, context=ContextState())
         return sid
 
     def save_turn(
@@ -271,38 +271,39 @@ class SessionStore:
         # A context message that is one of this turn's new transcript messages is serialised once.
         by_identity = {id(m): enc for m, enc in zip(new_transcript, encoded)}
         now = _now()
-        try:
-            with self._transaction("save the session") as conn:
-                saved = self._saved_state(conn, session_id)
-                base = saved.transcript_len
-                conn.executemany(
-                    "INSERT INTO transcript (session_id, seq, kind, digest, body) VALUES (?, ?, ?, ?, ?)",
-                    [(session_id, base + i, kind, digest, body) for i, (kind, body, digest) in enumerate(encoded)],
-                )
-                transcript_len = base + len(encoded)
-                context_state = saved.context
-                if context is not None:
-                    context_state = self._save_context(conn, session_id, saved, context, by_identity, secrets)
-                self._append_ledger(conn, session_id, saved.ledger_len, new_events, event_positions, now, secrets,
-                                    default_at=min(base + (1 if new_transcript and _is_user_prompt(new_transcript[0])
-                                                           else 0), transcript_len))
-                conn.execute(
-                    """UPDATE sessions SET updated = ?, messages = ?, revision = revision + 1,
-                           title = COALESCE(?, title), model = COALESCE(?, model), tokens = COALESCE(?, tokens),
-                           context_messages = COALESCE(?, context_messages)
-                       WHERE id = ?""",
-                    (now, transcript_len, title, model, tokens, None if context is None else len(context), session_id),
-                )
-        except BaseException:
-            # The context indexes may describe a write that did not happen: rebuild them next time.
-            self._saved.pop(session_id, None)
-            raise
-        self._saved[session_id] = _Saved(
-            revision=saved.revision + 1,
-            transcript_len=transcript_len,
-            ledger_len=saved.ledger_len + len(new_events),
-            context=context_state,
-        )
+        with self._lock:  # the cache below is shared with other threads too
+            try:
+                with self._transaction("save the session") as conn:
+                    saved = self._saved_state(conn, session_id)
+                    base = saved.transcript_len
+                    conn.executemany(
+                        "INSERT INTO transcript (session_id, seq, kind, digest, body) VALUES (?, ?, ?, ?, ?)",
+                        [(session_id, base + i, kind, digest, body) for i, (kind, body, digest) in enumerate(encoded)],
+                    )
+                    transcript_len = base + len(encoded)
+                    context_state = saved.context
+                    if context is not None:
+                        context_state = self._save_context(conn, session_id, saved, context, by_identity, secrets)
+                    self._append_ledger(conn, session_id, saved.ledger_len, new_events, event_positions, now, secrets,
+                                        default_at=min(base + (1 if new_transcript and _is_user_prompt(new_transcript[0])
+                                                               else 0), transcript_len))
+                    conn.execute(
+                        """UPDATE sessions SET updated = ?, messages = ?, revision = revision + 1,
+                               title = COALESCE(?, title), model = COALESCE(?, model), tokens = COALESCE(?, tokens),
+                               context_messages = COALESCE(?, context_messages)
+                           WHERE id = ?""",
+                        (now, transcript_len, title, model, tokens, None if context is None else len(context), session_id),
+                    )
+            except BaseException:
+                # The context indexes may describe a write that did not happen: rebuild them next time.
+                self._saved.pop(session_id, None)
+                raise
+            self._saved[session_id] = _Saved(
+                revision=saved.revision + 1,
+                transcript_len=transcript_len,
+                ledger_len=saved.ledger_len + len(new_events),
+                context=context_state,
+            )
 
     @staticmethod
     def _append_ledger(
@@ -476,7 +477,7 @@ class SessionStore:
         with self._transaction("delete the session") as conn:
             if conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount == 0:
                 raise StoreError(f"no session with id {session_id}")
-        self._saved.pop(session_id, None)
+            self._saved.pop(session_id, None)
 
     def resolve_id(self, prefix: str) -> str:
         """The one session id starting with `prefix` (case-insensitive); else `StoreError`."""
