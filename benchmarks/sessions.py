@@ -10,9 +10,9 @@ governed context), and prints, side by side:
 - for reference, what the seed design (one JSON blob per session, rewritten every turn) costs there;
 - load time and resident memory of a 2,000-message session, measured in a fresh process.
 
-The context evolves as ChatSession keeps it (governance rewrites it persistently, DESIGN §2): each
-turn is appended, the previous turn's long tool outputs become trimmed copies, the oldest whole
-turns go once over the budget, and one breadcrumb at the head counts them. Run: `.venv/bin/python benchmarks/sessions.py`.
+The context evolves as ChatSession keeps it: each turn the real zero-LLM policy
+(`governance.fit_to_budget`) runs over the previous context plus the new turn — old tool outputs
+trimmed, oldest whole turns dropped behind one breadcrumb — and its result is the new context. Run: `.venv/bin/python benchmarks/sessions.py`.
 """
 
 from __future__ import annotations
@@ -41,11 +41,12 @@ from pydantic_ai.messages import (  # noqa: E402
 )
 from pydantic_ai.usage import RequestUsage  # noqa: E402
 
+from co_tui.governance.trim import fit_to_budget  # noqa: E402
 from co_tui.session.store import SessionStore  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "transcripts"
 TURNS = 2000
-BUDGET_CHARS = 400_000  # ~100k tokens of context
+BUDGET_TOKENS = 100_000
 TRIM_CHARS = 2000  # tool_output_trim_chars default
 LOAD_MESSAGES = 2000
 
@@ -84,49 +85,19 @@ def build_turn(i: int, outputs: list[str]) -> list[ModelMessage]:
     ]
 
 
-def _chars(messages: list[ModelMessage]) -> int:
-    return sum(len(str(getattr(p, "content", "") or getattr(p, "args", ""))) for m in messages for p in m.parts)
-
-
-def _shrunk(message: ModelMessage) -> ModelMessage:
-    """trim_tool_returns on one message: a new copy if an output is too long, else the same object."""
-    if not any(isinstance(p, ToolReturnPart) and isinstance(p.content, str) and len(p.content) > TRIM_CHARS
-               for p in message.parts):
-        return message
-    parts = [
-        replace(p, content=p.content[:TRIM_CHARS] + f"\n[…truncated, {len(p.content)} chars total]")
-        if isinstance(p, ToolReturnPart) and isinstance(p.content, str) and len(p.content) > TRIM_CHARS
-        else p
-        for p in message.parts
-    ]
-    return replace(message, parts=parts)
-
-
 class Governance:
-    """The context as ChatSession keeps it across turns (governance rewrites it persistently):
-    old tool outputs trimmed once, oldest whole turns dropped at the budget, one breadcrumb."""
+    """The context as ChatSession keeps it across turns: the real zero-LLM policy
+    (`governance.fit_to_budget`) applied to the previous context plus the new turn, persistently."""
 
     def __init__(self) -> None:
-        self.turns: list[list[ModelMessage]] = []  # kept turns, as the model sees them
-        self.sizes: list[int] = []
-        self.dropped = 0
+        self.context: list[ModelMessage] = []
+        self.cuts = 0
 
     def add(self, turn: list[ModelMessage]) -> list[ModelMessage]:
-        if self.turns:  # the previous newest turn is no longer newest: trim its outputs
-            self.turns[-1] = [_shrunk(m) for m in self.turns[-1]]
-            self.sizes[-1] = _chars(self.turns[-1])
-        self.turns.append(turn)
-        self.sizes.append(_chars(turn))
-        while len(self.turns) > 1 and sum(self.sizes) > BUDGET_CHARS:
-            self.turns.pop(0)
-            self.sizes.pop(0)
-            self.dropped += 1
-        head: list[ModelMessage] = []
-        if self.dropped:
-            head = [ModelRequest(parts=[UserPromptPart(
-                f"[Earlier conversation trimmed — {self.dropped * 4} messages ({self.dropped} turns) removed "
-                "to stay within the context budget]")])]
-        return head + [m for turn in self.turns for m in turn]
+        result = fit_to_budget(self.context + turn, BUDGET_TOKENS, tool_output_trim_chars=TRIM_CHARS)
+        self.cuts += len(result.events)
+        self.context = list(result.messages)
+        return self.context
 
 
 def _rebuilt(context: list[ModelMessage]) -> list[ModelMessage]:
@@ -163,7 +134,7 @@ def save_timings(data_dir: Path, outputs: list[str]) -> dict[str, object]:
     blob_path.write_bytes(ModelMessagesTypeAdapter.dump_json(transcript))
     blob = time.perf_counter() - start
     store.close()
-    return {"timings": timings, "worst": worst, "blob": blob, "context_len": len(context)}
+    return {"timings": timings, "worst": worst, "blob": blob, "context_len": len(context), "cuts": gov.cuts}
 
 
 _LOAD_PROBE = r"""
@@ -217,7 +188,8 @@ def main() -> int:
     worst_early = statistics.median(worst[i][0] for i in range(6, 16))
     worst_late = statistics.median(worst[i][0] for i in range(TURNS - 9, TURNS + 1))
     ratio = late / early
-    print(f"context at turn {TURNS}: {result['context_len']} messages (governed to ~{BUDGET_CHARS:,} chars)")
+    print(f"context at turn {TURNS}: {result['context_len']} messages (governed to {BUDGET_TOKENS:,} tokens; "
+          f"{result['cuts']} history_trimmed events on the way)")
     print(f"{'':44}{'turn ~10':>10}{f'turn ~{TURNS:,}':>14}{'ratio':>8}")
     print(f"{'save_turn (median of 10 turns)':44}{early * 1e3:>8.2f}ms{late * 1e3:>12.2f}ms{ratio:>7.2f}x"
           f"   target <= 1.5x: {'met' if ratio <= 1.5 else 'MISSED'}")
