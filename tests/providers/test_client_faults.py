@@ -148,6 +148,7 @@ async def test_429_is_retried_by_the_sdk_then_reported(loopback: LoopbackServer,
     provider = "OpenAI" if api == "openai" else "Anthropic"
     assert line.startswith("rate limited by the server at 127.0.0.1:")  # a local base_url is named by host
     assert "(retried 2 times)" in line and provider not in line
+    assert line.endswith("; try again shortly")
     assert kind == "provider"
 
 
