@@ -54,7 +54,8 @@ def truncate_text(text: str, max_chars: int) -> str | None:
         return None
     if len(visible) <= max_chars and visible is not text:
         return None
-    return f"{visible[:max_chars]}\n[…truncated, {total} chars total]"
+    cut = f"{visible[:max_chars]}\n[…truncated, {total} chars total]"
+    return cut if len(cut) < len(text) else None  # a "cut" that adds text is no cut
 
 
 def _has_media(content: Any) -> bool:

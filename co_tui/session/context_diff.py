@@ -2,18 +2,23 @@
 
 Governance edits the context at both ends and here and there in the middle: a new breadcrumb or
 summary at the head, old turns dropped, the previous turn's tool outputs replaced by trimmed copies,
-a new turn appended. Rows are therefore keyed by a sparse, ordered integer `key` (not a position),
-so a save deletes what left and inserts what arrived, and the rows in between are never touched.
+a new turn appended. Rows are therefore keyed by a sparse, ordered integer key (not a position), so
+a save deletes what left and inserts what arrived, and the rows in between are never touched.
 
-Matching a new message to a saved row costs a pointer compare in the common case (the same object);
-a rebuilt-but-equal copy (pure governance functions rebuild messages) is found through a cheap
-fingerprint and confirmed with `==`; a message is serialised only when it is inserted, or when the
-saved rows have no objects to compare with (another process wrote the session last).
+The work per save must not grow with the context either (a governed context can hold a thousand
+messages), so the saved state keeps an identity index and a digest index that are updated with
+each edit, and unchanged runs are recognised with list-slice comparisons (C speed: identical
+objects compare by pointer). A new message is located by identity, else by `==` with the next
+expected row, else by the digest of its serialisation — which it needs anyway if it is inserted.
+Rows read back from the database start with no objects; the first save after that serialises the
+context once to compare digests.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+import operator
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,83 +28,55 @@ KEY_GAP = 1 << 20
 Encoded = tuple[str, str, bytes]  # (kind, body, digest) — see message_codec.encode_messages
 
 
-@dataclass(frozen=True)
-class ContextRow:
-    """One saved context row: its order key, its body digest, and the message object if known
-    (with its `fingerprint`)."""
+@dataclass
+class ContextState:
+    """The saved context rows as parallel lists in key order, plus two indexes over them.
 
-    key: int
-    digest: bytes
-    message: Any = None
-    fingerprint: Hashable = None
+    `messages[i]` is the object saved at `keys[i]`, or None when read back from the database.
+    `plan_context_update` consumes a state (its indexes are updated in place) and returns the next:
+    if the database write then fails, the caller must drop the state and rebuild it from the rows.
+    """
 
+    keys: list[int] = field(default_factory=list)
+    digests: list[bytes] = field(default_factory=list)
+    messages: list[Any] = field(default_factory=list)
+    by_id: dict[int, int] = field(default_factory=dict)  # id(message) -> key
+    by_digest: dict[bytes, list[int]] = field(default_factory=dict)  # digest -> keys
 
-def fingerprint(message: Any) -> Hashable:
-    """A cheap, hashable summary of a message: equal messages have equal fingerprints."""
-    parts = getattr(message, "parts", ())
-    return (
-        type(message).__name__,
-        len(parts),
-        tuple(
-            (type(p).__name__, getattr(p, "tool_call_id", None), _size(getattr(p, "content", None)),
-             getattr(p, "timestamp", None))
-            for p in parts[:4]
-        ),
-    )
-
-
-def _size(content: Any) -> int | None:
-    return len(content) if isinstance(content, (str, list, tuple, dict)) else None
-
-
-def context_row(key: int, digest: bytes, message: Any) -> ContextRow:
-    """A row for a message object (fingerprint computed here, once)."""
-    return ContextRow(key, digest, message, fingerprint(message))
+    @classmethod
+    def from_rows(cls, keys: Sequence[int], digests: Sequence[bytes], messages: Sequence[Any] | None = None) -> ContextState:
+        """A state for rows read from the database (`messages` decoded, or None if not)."""
+        objs = list(messages) if messages is not None else [None] * len(keys)
+        state = cls(list(keys), list(digests), objs)
+        for key, digest, message in zip(keys, digests, objs):
+            state.by_digest.setdefault(digest, []).append(key)
+            if message is not None:
+                state.by_id[id(message)] = key
+        return state
 
 
 @dataclass
 class ContextPlan:
-    """The edit: delete rows with `deletes` keys, insert `inserts` (key, encoded), end up with `rows`."""
+    """The edit: delete the rows keyed `deletes`, insert `inserts` (key, encoded); `state` is the result."""
 
-    deletes: list[int] = field(default_factory=list)
-    inserts: list[tuple[int, Encoded]] = field(default_factory=list)
-    rows: list[ContextRow] = field(default_factory=list)
+    deletes: list[int]
+    inserts: list[tuple[int, Encoded]]
+    state: ContextState
 
 
-def _match(old: Sequence[ContextRow], new: Sequence[Any], encode: Callable[[Any], Encoded],
-           encoded: dict[int, Encoded]) -> list[int | None]:
-    """For each new message, the index of the saved row it is (increasing), or None if it is new."""
-    by_identity = {id(r.message): i for i, r in enumerate(old) if r.message is not None}
-    by_fingerprint: dict[Hashable, list[int]] | None = None  # built on the first miss only
-    # Rows read back from the database have no objects: compare those by content digest.
-    by_digest: dict[bytes, list[int]] = {}
-    if any(r.message is None for r in old):
-        for i, r in enumerate(old):
-            by_digest.setdefault(r.digest, []).append(i)
-    matched: list[int | None] = []
-    last = -1
-    for n, message in enumerate(new):
-        index = by_identity.get(id(message))
-        if index is not None and index <= last:
-            index = None
-        nxt = last + 1
-        if index is None and nxt < len(old) and old[nxt].message is not None and old[nxt].message == message:
-            index = nxt
-        if index is None and by_identity:
-            if by_fingerprint is None:
-                by_fingerprint = {}
-                for i, r in enumerate(old):
-                    if r.message is not None:
-                        by_fingerprint.setdefault(r.fingerprint, []).append(i)
-            candidates = by_fingerprint.get(fingerprint(message), ())
-            index = next((i for i in candidates if i > last and old[i].message == message), None)
-        if index is None and by_digest:
-            encoded[n] = encode(message)
-            index = next((i for i in by_digest.get(encoded[n][2], ()) if i > last), None)
-        if index is not None:
-            last = index
-        matched.append(index)
-    return matched
+def _common_run(old: list[Any], i: int, new: list[Any], j: int) -> int:
+    """How many of `new[j:]` equal `old[i:]` element by element (galloping slice compares)."""
+    limit = min(len(old) - i, len(new) - j)
+    done, step = 0, 1
+    while done < limit:
+        upto = min(done + step, limit)
+        if old[i + done : i + upto] == new[j + done : j + upto]:
+            done, step = upto, step * 2
+        elif upto - done == 1:
+            break
+        else:
+            step = max(1, (upto - done) // 2)
+    return done
 
 
 def _keys_between(low: int | None, high: int | None, count: int) -> list[int] | None:
@@ -111,55 +88,127 @@ def _keys_between(low: int | None, high: int | None, count: int) -> list[int] | 
     if high is None:
         return [low + KEY_GAP * (k + 1) for k in range(count)]
     step = (high - low) // (count + 1)
-    if step < 1:
-        return None
-    return [low + step * (k + 1) for k in range(count)]
+    return None if step < 1 else [low + step * (k + 1) for k in range(count)]
 
 
-def plan_context_update(
-    old: Sequence[ContextRow], new: Sequence[Any], encode: Callable[[Any], Encoded]
-) -> ContextPlan:
-    """The smallest-effort edit turning the saved rows `old` into the context `new`.
+def _locate(state: ContextState, message: Any, after: int, encoded: Encoded | None) -> int | None:
+    """Index of the saved row `message` is, beyond index `after`, or None."""
+    keys, messages = state.keys, state.messages
+    nxt = after + 1
+    if nxt < len(keys) and messages[nxt] is message:
+        return nxt
+    key = state.by_id.get(id(message))
+    if key is not None:
+        i = bisect_left(keys, key)
+        if i > after and i < len(keys) and keys[i] == key and messages[i] is message:
+            return i
+    if nxt < len(keys) and messages[nxt] is not None and messages[nxt] == message:
+        return nxt
+    if encoded is not None:
+        found = [i for i in (bisect_left(keys, k) for k in state.by_digest.get(encoded[2], ())) if i > after]
+        return min(found) if found else None
+    return None
 
-    `encode(message)` serialises one message; it is called for every inserted message and, when
-    `old` rows carry no objects, for the messages being matched. Inputs are not modified.
+
+def plan_context_update(state: ContextState, new: Sequence[Any], encode: Callable[[Any], Encoded]) -> ContextPlan:
+    """The edit turning the saved rows of `state` into the context `new`; `new` is not modified.
+
+    `encode(message)` serialises one message: called for each message not found by identity or
+    `==`, so for every inserted one. Work is proportional to what changed plus C-speed list
+    operations over the context.
     """
+    new = list(new)
+    # 1. Segments in new-order: ("old", i, j, n) = old rows i..j-1 reappear at new[n:n+j-i];
+    #    ("new", n, m) = new[n:m] are to be inserted.
+    segments: list[tuple[Any, ...]] = []
     encoded: dict[int, Encoded] = {}
-    matched = _match(old, new, encode, encoded)
-    while True:
-        keys: list[int | None] = [old[i].key if i is not None else None for i in matched]
-        run_start = None
-        stuck_at = None
-        for n in range(len(new) + 1):
-            if n < len(new) and keys[n] is None:
-                if run_start is None:
-                    run_start = n
-                continue
-            if run_start is not None:
-                low = keys[run_start - 1] if run_start > 0 else None
-                high = keys[n] if n < len(new) else None
-                fresh = _keys_between(low, high, n - run_start)
-                if fresh is None:
-                    stuck_at = run_start
-                    break
-                keys[run_start:n] = fresh
-                run_start = None
-        if stuck_at is None:
-            break
-        # No room between two kept rows: re-insert everything from the crowded spot onwards.
-        matched[stuck_at:] = [None] * (len(new) - stuck_at)
+    last, n = -1, 0
+    while n < len(new):
+        index = _locate(state, new[n], last, None)
+        if index is None:
+            encoded[n] = encode(new[n])
+            index = _locate(state, new[n], last, encoded[n])
+        if index is None:
+            if segments and segments[-1][0] == "new":
+                segments[-1] = ("new", segments[-1][1], n + 1)
+            else:
+                segments.append(("new", n, n + 1))
+            n += 1
+            continue
+        run = 1 + _common_run(state.messages, index + 1, new, n + 1)
+        segments.append(("old", index, index + run, n))
+        last, n = index + run - 1, n + run
 
-    kept = {i for i in matched if i is not None}
-    plan = ContextPlan(deletes=[r.key for i, r in enumerate(old) if i not in kept])
-    for n, message in enumerate(new):
-        key = keys[n]
-        assert key is not None
-        if matched[n] is None:
-            enc = encoded.get(n) or encode(message)
-            plan.inserts.append((key, enc))
-            plan.rows.append(context_row(key, enc[2], message))
+    # 2. Keys for inserted runs, between their kept neighbours; no room: re-insert from there on.
+    while True:
+        fresh: dict[int, list[int]] = {}
+        stuck = None
+        for s, seg in enumerate(segments):
+            if seg[0] != "new":
+                continue
+            low = state.keys[segments[s - 1][2] - 1] if s > 0 else None
+            high = state.keys[segments[s + 1][1]] if s + 1 < len(segments) else None
+            keys = _keys_between(low, high, seg[2] - seg[1])
+            if keys is None:
+                stuck = s
+                break
+            fresh[s] = keys
+        if stuck is None:
+            break
+        start = segments[stuck][1]
+        segments = segments[:stuck] + [("new", start, len(new))]
+
+    # 3. Deletions (old rows in no "old" segment), the new lists, and index upkeep.
+    kept = [(seg[1], seg[2]) for seg in segments if seg[0] == "old"]
+    gaps, prev = [], 0
+    for i, j in kept:
+        gaps.append((prev, i))
+        prev = j
+    gaps.append((prev, len(state.keys)))
+    deletes: list[int] = []
+    for i, j in gaps:
+        for x in range(i, j):
+            _forget(state, x)
+        deletes.extend(state.keys[i:j])
+
+    keys_out: list[int] = []
+    digests_out: list[bytes] = []
+    messages_out: list[Any] = []
+    inserts: list[tuple[int, Encoded]] = []
+    for s, seg in enumerate(segments):
+        if seg[0] == "old":
+            _, i, j, at = seg
+            replacement = list(new[at : at + (j - i)])
+            if not all(map(operator.is_, state.messages[i:j], replacement)):
+                for x, message in zip(range(i, j), replacement):  # equal copies took these rows
+                    if state.messages[x] is not message:
+                        if state.messages[x] is not None:
+                            state.by_id.pop(id(state.messages[x]), None)
+                        state.by_id[id(message)] = state.keys[x]
+            keys_out += state.keys[i:j]
+            digests_out += state.digests[i:j]
+            messages_out += replacement
         else:
-            before = old[matched[n]]  # type: ignore[index]
-            same = before.message is message
-            plan.rows.append(before if same else context_row(key, before.digest, message))
-    return plan
+            _, a, b = seg
+            for key, pos in zip(fresh[s], range(a, b)):
+                enc = encoded.get(pos) or encode(new[pos])
+                inserts.append((key, enc))
+                state.by_id[id(new[pos])] = key
+                state.by_digest.setdefault(enc[2], []).append(key)
+                digests_out.append(enc[2])
+            keys_out += fresh[s]
+            messages_out += new[a:b]
+    next_state = ContextState(keys_out, digests_out, messages_out, state.by_id, state.by_digest)
+    return ContextPlan(deletes, inserts, next_state)
+
+
+def _forget(state: ContextState, x: int) -> None:
+    """Drop old row `x` from the indexes."""
+    message, key = state.messages[x], state.keys[x]
+    if message is not None and state.by_id.get(id(message)) == key:
+        del state.by_id[id(message)]
+    keys = state.by_digest.get(state.digests[x])
+    if keys is not None:
+        keys.remove(key)
+        if not keys:
+            del state.by_digest[state.digests[x]]

@@ -1,7 +1,8 @@
 """Export a saved session: readable markdown (with a banner at every cut) or lossless JSON.
 
 `export_markdown` renders the transcript — what happened, not what the model last saw — as user,
-assistant and tool blocks, with `> ✂ History trimmed · …` where each ledger entry happened.
+assistant and tool blocks, with the banner (`> ✂ History trimmed · …`, the wording of
+`banner.py`, shared with the TUI and print mode) where each ledger entry happened.
 `export_json` gives meta, the transcript as `ModelMessagesTypeAdapter` JSON (loadable again with
 `ModelMessagesTypeAdapter.validate_python(data["transcript"])`) and the ledger with positions.
 """
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from co_tui.governance.events import HistoryTrimmed
+from co_tui.session.banner import banner_line
 from co_tui.session.store import LoadedSession, SessionMeta
 
 FORMATS = ("md", "json")
@@ -22,17 +24,10 @@ JSON_FORMAT_VERSION = 1
 
 
 def trim_banner(event: HistoryTrimmed) -> str:
-    """One markdown line (plus the summary, quoted, if any) describing a cut."""
-    bits = [f"reason: {event.reason}", f"strategy: {event.strategy}"]
-    if event.dropped_messages:
-        turns = f" ({event.dropped_turns} turns)" if event.dropped_turns else ""
-        bits.insert(0, f"{event.dropped_messages} messages{turns} removed")
-    if event.tokens_before or event.tokens_after:
-        budget = f" of {event.budget_tokens:,} budget" if event.budget_tokens else ""
-        bits.append(f"{event.tokens_before:,} → {event.tokens_after:,} tokens{budget}")
+    """The cut as a markdown quote: the shared banner line (`banner.banner_line`), then the summary."""
+    line = "> " + banner_line(event)
     if event.note:
-        bits.append(event.note)
-    line = "> ✂ History trimmed · " + " · ".join(bits)
+        line += f"\n> {event.note}"
     if event.summary:
         line += "\n>\n" + "\n".join(f"> {row}" if row else ">" for row in event.summary.splitlines())
     return line
@@ -170,7 +165,7 @@ def export_json(loaded: LoadedSession) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def export_session(loaded: LoadedSession, fmt: str) -> str:
+def render_export(loaded: LoadedSession, fmt: str) -> str:
     """`export_markdown` or `export_json` by name (`md` or `json`); anything else: ValueError (one line)."""
     if fmt == "md":
         return export_markdown(loaded)

@@ -48,7 +48,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             body       TEXT NOT NULL,
             UNIQUE (session_id, seq)
         )""",
-        "CREATE INDEX transcript_by_digest ON transcript (session_id, digest)",
+        # seq in the index: "the newest row with this body" is answered from the index alone.
+        "CREATE INDEX transcript_by_digest ON transcript (session_id, digest, seq)",
         """CREATE TABLE context (
             session_id     TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
             ord            INTEGER NOT NULL,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from co_tui.session.context_diff import ContextRow, context_row, plan_context_update
+from co_tui.session.context_diff import ContextState, plan_context_update
 
 
 @dataclass
@@ -21,8 +21,8 @@ def _encode(message: Msg) -> tuple[str, str, bytes]:
     return ("request", message.text, hashlib.blake2b(message.text.encode(), digest_size=16).digest())
 
 
-def _apply(old: list[ContextRow], plan) -> list[tuple[int, bytes]]:
-    table = {r.key: r.digest for r in old}
+def _apply(old: ContextState, plan) -> list[tuple[int, bytes]]:
+    table = dict(zip(old.keys, old.digests))
     for key in plan.deletes:
         del table[key]
     for key, enc in plan.inserts:
@@ -31,9 +31,13 @@ def _apply(old: list[ContextRow], plan) -> list[tuple[int, bytes]]:
     return sorted(table.items())
 
 
-def _saved(messages: list[Msg], *, with_objects: bool = True) -> list[ContextRow]:
-    rows = plan_context_update([], messages, _encode).rows
-    return rows if with_objects else [ContextRow(r.key, r.digest) for r in rows]
+def _saved(messages: list[Msg], *, with_objects: bool = True) -> ContextState:
+    state = plan_context_update(ContextState(), messages, _encode).state
+    return ContextState.from_rows(state.keys, state.digests, state.messages if with_objects else None)
+
+
+def _snapshot(state: ContextState) -> tuple:
+    return (list(state.keys), list(state.digests), list(state.messages))
 
 
 edits = st.lists(
@@ -58,14 +62,21 @@ def test_plan_reproduces_the_new_context(old_texts: list[str], edit: list, with_
         elif old_msgs:
             source = old_msgs[arg % len(old_msgs)]
             new.append(source if op == "keep" else Msg(source.text))
-    before = list(old)
+    before = _snapshot(old)
+    new_before = list(new)
     plan = plan_context_update(old, new, _encode)
 
-    assert old == before  # inputs untouched
+    assert _snapshot(old) == before and new == new_before  # the old rows and the input untouched
     result = _apply(old, plan)
     assert [d for _k, d in result] == [_encode(m)[2] for m in new]
-    assert [r.key for r in plan.rows] == [k for k, _d in result]
-    assert all(r.message is m for r, m in zip(plan.rows, new))
+    assert plan.state.keys == [k for k, _d in result]
+    assert all(a is b for a, b in zip(plan.state.messages, new)) and len(plan.state.messages) == len(new)
+    # The indexes carried to the next save describe exactly the new rows.
+    assert plan.state.by_id == {id(m): k for m, k in zip(new, plan.state.keys)} or len(set(map(id, new))) < len(new)
+    assert sorted(k for keys in plan.state.by_digest.values() for k in keys) == plan.state.keys
+    # A second save of the same context changes nothing.
+    again = plan_context_update(plan.state, new, _encode)
+    assert again.deletes == [] and again.inserts == []
 
 
 def test_unchanged_and_appended_touch_nothing_old() -> None:
@@ -80,13 +91,13 @@ def test_head_replaced_and_copies_rebuilt() -> None:
     old = _saved(msgs)
     new = [Msg("marker 2")] + [Msg(m.text) for m in msgs[3:]]  # all rebuilt, equal copies
     plan = plan_context_update(old, new, _encode)
-    assert sorted(plan.deletes) == sorted(r.key for r in old[:3])
+    assert sorted(plan.deletes) == sorted(old.keys[:3])
     assert [enc[1] for _k, enc in plan.inserts] == ["marker 2"]
 
 
 def test_no_room_between_keys_renumbers_the_tail() -> None:
     a, b, c = Msg("a"), Msg("b"), Msg("c")
-    old = [context_row(0, _encode(a)[2], a), context_row(1, _encode(b)[2], b)]
+    old = ContextState.from_rows([0, 1], [_encode(a)[2], _encode(b)[2]], [a, b])
     plan = plan_context_update(old, [a, c, b], _encode)
     result = _apply(old, plan)
     assert [d for _k, d in result] == [_encode(m)[2] for m in (a, c, b)]

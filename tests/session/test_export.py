@@ -10,7 +10,7 @@ from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, UserPro
 from store_builders import breadcrumb, tool_turn
 
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.session.export import export_json, export_markdown, export_session, trim_banner
+from co_tui.session.export import export_json, export_markdown, render_export, trim_banner
 from co_tui.session.store import LoadedSession, SessionStore
 
 
@@ -38,11 +38,10 @@ def test_markdown_has_blocks_and_banners_in_place(saved: LoadedSession) -> None:
     assert '"path": "file_2.py"' in md
     # The turn-trim banner sits after turn 2's prompt, before its answer; the compact one at the end.
     prompt_2 = md.index("read file_2.py and explain it")
-    banner = md.index("> ✂ History trimmed · 4 messages (1 turns) removed")
+    banner = md.index("> ✂ History trimmed · 4 messages (1 turn) · 9k → 5k tokens · token budget")
     assert prompt_2 < banner < md.index("file_2.py defines a request handler.")
-    assert "9,000 → 5,000 tokens of 8,000 budget" in md
     assert md.rstrip().endswith("> All are request handlers.")
-    assert md.index("reason: manual_compact") > md.index("file_2.py defines a request handler.")
+    assert md.index("> ✂ Conversation compacted") > md.index("file_2.py defines a request handler.")
 
 
 def test_markdown_fences_survive_backticks(saved: LoadedSession) -> None:
@@ -55,9 +54,10 @@ def test_markdown_fences_survive_backticks(saved: LoadedSession) -> None:
     assert "````\n```python\nx = 1\n```\n````" in md
 
 
-def test_banner_without_counts() -> None:
-    ev = HistoryTrimmed(reason="clear", strategy="turn_trim")
-    assert trim_banner(ev) == "> ✂ History trimmed · reason: clear · strategy: turn_trim"
+def test_banner_quotes_summary_lines() -> None:
+    ev = HistoryTrimmed(reason="message_count", strategy="summary", dropped_messages=3, summary="one\n\ntwo")
+    assert trim_banner(ev).splitlines()[1:] == [">", "> one", ">", "> two"]
+    assert trim_banner(ev).startswith("> ✂ History summarised · 3 messages")
 
 
 def test_json_round_trips_the_transcript(saved: LoadedSession) -> None:
@@ -70,6 +70,6 @@ def test_json_round_trips_the_transcript(saved: LoadedSession) -> None:
 
 
 def test_unknown_format(saved: LoadedSession) -> None:
-    assert export_session(saved, "md") == export_markdown(saved)
+    assert render_export(saved, "md") == export_markdown(saved)
     with pytest.raises(ValueError, match="use md or json"):
-        export_session(saved, "pdf")
+        render_export(saved, "pdf")
