@@ -172,6 +172,10 @@ class ChatSession:
                             continue
                         if isinstance(event, AgentRunResultEvent):
                             run_messages = event.result.all_messages()
+                            # The final response arrives with the result: anchor the meter on it too.
+                            usage_event = self._observe_new_response(run, seen_responses, ModelResponse)
+                            if usage_event is not None:
+                                yield usage_event
                             break
                         for mapped in map_stream_event(event):
                             if mapped.type == "text_delta":
