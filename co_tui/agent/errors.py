@@ -211,6 +211,11 @@ def _unwrap(exc: BaseException) -> BaseException:
 
 
 def _describe(exc: BaseException, *, model_name: str, base_url: str | None, partial: bool | None) -> tuple[str, ErrorKind]:
+    from co_tui.agent.models import ModelConfigError
+
+    if isinstance(exc, ModelConfigError):  # already one line, written for the user
+        return _one_line(str(exc)), "config"
+
     from pydantic_ai import exceptions as ex
 
     host = _host(exc, base_url)
