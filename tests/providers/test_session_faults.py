@@ -218,6 +218,17 @@ async def test_broken_stream_keeps_partial_answer(env: LoopbackServer, tmp_path:
     assert "The first half of" in env.requests[-1].text(), "the model sees what it had said"
 
 
+async def test_stream_cut_before_any_text_says_so(env: LoopbackServer, tmp_path: Path) -> None:
+    chat = session(tmp_path)
+    env.script(CutStream(""))
+    events = await collect(chat.run_turn("hello"))
+    message, kind = the_error(events)
+    assert message == "the response stream broke off before any answer arrived"
+    assert kind == "network"
+    assert_history_valid(chat.context)
+    await ok_turn(chat, env)
+
+
 # --- context overflow ---------------------------------------------------------------------------------------
 
 
