@@ -374,6 +374,21 @@ async def test_summary_failure_static_marker_event_and_cooldown(env: LoopbackSer
     assert_history_valid(chat.context)
 
 
+async def test_compact_failure_over_http_leaves_history_unchanged(env: LoopbackServer, tmp_path: Path) -> None:
+    chat = session(tmp_path, max_retries=1)
+    await ok_turn(chat, env, "first question", "first answer")
+    before = list(chat.context)
+    err = openai_error(500, "down", type="server_error", headers=FAST)
+    env.script(err, err, err)
+    events = await collect(chat.compact())
+    message, kind = the_error(events)
+    assert "server error 500 after 1 retry" in message and kind == "provider"
+    assert chat.context == before and not chat.ledger
+    assert env.pending == 1, "1 attempt + 1 retry"
+    env._queue.clear()
+    await ok_turn(chat, env)
+
+
 # --- context windows -----------------------------------------------------------------------------------------
 
 
