@@ -16,10 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import App
-from textual.binding import Binding
 from textual.worker import Worker
 
-from co_tui.tui.commands import KEYS, closest_command, find_command
+from co_tui.tui.commands import closest_command, find_command
 from co_tui.tui.messages import (
     BusyChanged,
     Compact,
@@ -56,11 +55,7 @@ class CoTuiApp(App[int]):
 
     TITLE = "co-tui"
     COMMANDS = _palette_providers()
-    BINDINGS = [
-        Binding(k.key, k.action, k.description, show=k.show, priority=k.priority, id=k.action)
-        for k in KEYS
-        if k.action != "command_palette"  # Textual binds the palette itself (COMMAND_PALETTE_BINDING)
-    ]
+    # The keys of the registry are bound on ChatScreen (so they do not fire behind a dialog).
 
     def __init__(
         self,
@@ -80,8 +75,8 @@ class CoTuiApp(App[int]):
         self.session: ChatSession | Any | None = None
         self.failure: str | None = None  # one line printed by run_app when the session cannot open
         self._queued: list[str] = []  # prompts sent before the session was ready
-        self._task: Worker[None] | None = None  # the running turn or compaction
-        self._task_kind = ""  # "turn" | "compact"
+        self._job: Worker[None] | None = None  # the running turn or compaction
+        self._job_kind = ""  # "turn" | "compact"
         self._pending_approval: asyncio.Future[bool] | None = None
 
     # --- start-up --------------------------------------------------------------------------------
@@ -150,7 +145,7 @@ class CoTuiApp(App[int]):
             await chat.clear_log()
         if self.session.transcript or self.session.ledger:
             await self._show_saved()
-        while self._queued and self._task is None:
+        while self._queued and self._job is None:
             self._start_turn(self._queued.pop(0))
 
     async def _show_saved(self) -> None:
@@ -196,15 +191,15 @@ class CoTuiApp(App[int]):
             await chat.add_user_message(message.text, queued=True)
             chat.show_hint("the model is still loading — your prompt will be sent when it is ready", info=True)
             return
-        if self._task is not None:
+        if self._job is not None:
             chat.prompt.load_text(message.text)  # nothing lost: the text goes back into the prompt
             chat.show_hint("a turn is running — press esc to interrupt it, or wait")
             return
         self._start_turn(message.text)
 
     def _start_turn(self, prompt: str) -> None:
-        self._task_kind = "turn"
-        self._task = self._run_turn(prompt)
+        self._job_kind = "turn"
+        self._job = self._run_turn(prompt)
 
     @work(exit_on_error=False, group="task")
     async def _run_turn(self, prompt: str) -> None:
@@ -226,8 +221,8 @@ class CoTuiApp(App[int]):
         chat.post_message(OutputsTruncated(truncated_tool_call_ids(session.context)))
 
     def _after_task(self) -> None:
-        self._task = None
-        self._task_kind = ""
+        self._job = None
+        self._job_kind = ""
         self.post_message(BusyChanged(False))
 
     def on_busy_changed(self, message: BusyChanged) -> None:
@@ -239,10 +234,10 @@ class CoTuiApp(App[int]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # A worker that died with an exception must not leave the app stuck as "busy".
-        if event.worker is self._task and event.worker.is_finished:
+        if event.worker is self._job and event.worker.is_finished:
             if event.worker.error is not None:
                 self.chat.post_message(SessionEvent(_internal_error(event.worker.error)))
-            if self._task is event.worker:
+            if self._job is event.worker:
                 self._after_task()
 
     async def approve_shell(self, command: str) -> bool:
@@ -269,13 +264,13 @@ class CoTuiApp(App[int]):
         self.post_message(Interrupt())
 
     def on_interrupt(self, message: Interrupt) -> None:
-        if self._task is None or self.session is None:
+        if self._job is None or self.session is None:
             return
-        if self._task_kind == "turn":
+        if self._job_kind == "turn":
             self.session.cancel()
             self.chat.activity.label = "interrupting…"
         else:
-            self._task.cancel()
+            self._job.cancel()
 
     def action_compact(self, focus: str | None = None) -> None:
         """ctrl+k, /compact [focus]: summarise the conversation into a short recap."""
@@ -284,8 +279,8 @@ class CoTuiApp(App[int]):
     def on_compact(self, message: Compact) -> None:
         if not self._ready_and_idle("compact"):
             return
-        self._task_kind = "compact"
-        self._task = self._run_compact(message.focus)
+        self._job_kind = "compact"
+        self._job = self._run_compact(message.focus)
 
     @work(exit_on_error=False, group="task")
     async def _run_compact(self, focus: str | None) -> None:
@@ -318,7 +313,7 @@ class CoTuiApp(App[int]):
         self.push_screen(ConfirmClear(body), self._clear_confirmed)
 
     async def _clear_confirmed(self, confirmed: bool | None) -> None:
-        if not confirmed or self.session is None or self._task is not None:
+        if not confirmed or self.session is None or self._job is not None:
             return
         chat = self.chat
         trim = self.session.clear()
@@ -329,7 +324,7 @@ class CoTuiApp(App[int]):
 
     def action_show_history(self) -> None:
         """f2, /history: the history inspector (what the model sees vs the whole transcript)."""
-        if not self._ready("history"):
+        if not self._session_ready("history"):
             return
         from co_tui.tui.screens.history import HistoryScreen
 
@@ -363,7 +358,7 @@ class CoTuiApp(App[int]):
         if fmt not in ("md", "json"):
             chat.show_hint(f"unknown export format '{fmt}' — use /export md or /export json")
             return
-        if not self._ready("export"):
+        if not self._session_ready("export"):
             return
         session = self.session
         if session.store is None or not session.transcript:
@@ -385,13 +380,13 @@ class CoTuiApp(App[int]):
 
     async def action_model(self, name: str = "") -> None:
         """/model [name]: show the model, or switch to `name` for the following turns."""
-        if not self._ready("model"):
+        if not self._session_ready("model"):
             return
         if not name:
             offline = " (offline, built in)" if self.session.is_offline else ""
             await self.chat.add_notice(f"Model: {self.session.model_name}{offline} · /model NAME switches")
             return
-        if self._task is not None:
+        if self._job is not None:
             self.chat.show_hint("wait for the running turn to finish (or press esc) before switching models")
             return
         self._switch_model(name)
@@ -410,16 +405,16 @@ class CoTuiApp(App[int]):
         self.chat.meter.reading = self.session.meter_reading()
         await self.chat.add_notice(f"Model switched to {self.session.model_name}")
 
-    def _ready(self, what: str) -> bool:
+    def _session_ready(self, what: str) -> bool:
         if self.session is None:
             self.chat.show_hint(f"/{what}: the model is still loading", info=True)
             return False
         return True
 
     def _ready_and_idle(self, what: str) -> bool:
-        if not self._ready(what):
+        if not self._session_ready(what):
             return False
-        if self._task is not None:
+        if self._job is not None:
             self.chat.show_hint(f"/{what}: a turn is running — press esc to interrupt it first")
             return False
         return True

@@ -29,7 +29,8 @@ class CommandSpec:
 
 @dataclass(frozen=True)
 class KeySpec:
-    """One key binding of the app. `show`: listed in the footer."""
+    """One key binding of the app. `show`: listed in the footer; `priority`: wins over the
+    focused widget's own binding for the same key."""
 
     key: str
     action: str
@@ -52,7 +53,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
 )
 
 KEYS: tuple[KeySpec, ...] = (
-    KeySpec("ctrl+k", "compact", "Compact"),
+    # priority: the prompt (a TextArea) binds ctrl+k itself (delete to end of line).
+    KeySpec("ctrl+k", "compact", "Compact", priority=True),
     KeySpec("ctrl+l", "clear", "Clear"),
     KeySpec("f2", "show_history", "History"),
     KeySpec("escape", "interrupt", "Interrupt"),

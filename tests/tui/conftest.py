@@ -1,32 +1,19 @@
-"""TUI test fixtures: deterministic Textual (no animations, no blink), isolated config and data."""
+"""TUI test fixtures: a workspace, and the app wired to a scripted FakeSession.
+
+Isolation of config/data dirs and TEXTUAL_ANIMATIONS=none come from tests/conftest.py.
+"""
 
 from __future__ import annotations
 
-import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
-os.environ["TEXTUAL_ANIMATIONS"] = "none"  # before Textual reads its constants
+import pytest
+from tui_fakes import fake_factory
 
-from collections.abc import Callable  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
-
-import pytest  # noqa: E402
-
-from co_tui.config import Settings  # noqa: E402
-from co_tui.tui.app import CoTuiApp  # noqa: E402
-from tests.tui.fakes import fake_factory  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Config and data live in tmp; no user settings leak into a test."""
-    for key in list(os.environ):
-        if key.startswith("CO_TUI_"):
-            monkeypatch.delenv(key)
-    monkeypatch.setenv("CO_TUI_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("CO_TUI_CONFIG_FILE", str(tmp_path / "config.toml"))
-    monkeypatch.setenv("TEXTUAL_ANIMATIONS", "none")
-    return tmp_path
+from co_tui.config import Settings
+from co_tui.tui.app import CoTuiApp
 
 
 class QuietApp(CoTuiApp):

@@ -29,7 +29,7 @@ async def wait_ready(pilot: Pilot) -> None:
 async def wait_idle(pilot: Pilot) -> None:
     """Wait until no turn or compaction runs and all posted events are rendered."""
     app = pilot.app
-    await wait_until(pilot, lambda: app._task is None, what="turn finished")
+    await wait_until(pilot, lambda: app._job is None, what="turn finished")
     await pilot.pause()
     await app.workers.wait_for_complete()
     await pilot.pause()

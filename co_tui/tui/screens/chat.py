@@ -10,11 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
+from co_tui.tui.commands import KEYS
 from co_tui.tui.messages import OutputsTruncated, SessionEvent
 from co_tui.tui.widgets.activity_indicator import ActivityIndicator
 from co_tui.tui.widgets.assistant_message import AssistantMessage
@@ -38,6 +40,11 @@ class ChatScreen(Screen[None]):
 
     CSS_PATH = "chat.tcss"
     AUTO_FOCUS = "PromptInput"
+    BINDINGS = [
+        Binding(k.key, f"app.{k.action}", k.description, show=k.show, priority=k.priority, id=k.action)
+        for k in KEYS
+        if k.action != "command_palette"  # Textual binds the palette itself (App.COMMAND_PALETTE_BINDING)
+    ]
 
     def __init__(self, *, trigger: float = 0.8) -> None:
         super().__init__()
