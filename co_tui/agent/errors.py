@@ -145,7 +145,7 @@ def _times(n: int | None, one: str = "time", many: str = "times") -> str:
 
 
 def _seconds(value: float) -> str:
-    return f"{max(1, math.ceil(value))}s" if value >= 1 else f"{value:g}s"
+    return f"{math.ceil(value)}s"
 
 
 def _one_line(text: str) -> str:
@@ -211,6 +211,11 @@ def _unwrap(exc: BaseException) -> BaseException:
 
 
 def _describe(exc: BaseException, *, model_name: str, base_url: str | None, partial: bool | None) -> tuple[str, ErrorKind]:
+    from co_tui.agent.models import ModelConfigError
+
+    if isinstance(exc, ModelConfigError):  # already one line, written for the user
+        return _one_line(str(exc)), "config"
+
     from pydantic_ai import exceptions as ex
 
     host = _host(exc, base_url)
@@ -238,7 +243,7 @@ def _describe(exc: BaseException, *, model_name: str, base_url: str | None, part
     if isinstance(exc, ex.ModelRateLimitError):
         n = _retries_taken(exc)
         wait = getattr(exc, "retry_after", None)
-        when = f"try again in {_seconds(wait)}" if wait else "try again shortly"
+        when = f"try again in {_seconds(wait)}" if wait and wait >= 1 else "try again shortly"
         return _one_line(f"rate limited by {who} (retried {_times(n)}); {when}"), "provider"
 
     in_stream = bool(getattr(exc, "in_stream", False))

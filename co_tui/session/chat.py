@@ -172,6 +172,10 @@ class ChatSession:
                             continue
                         if isinstance(event, AgentRunResultEvent):
                             run_messages = event.result.all_messages()
+                            # The final response arrives with the result: anchor the meter on it too.
+                            usage_event = self._observe_new_response(run, seen_responses, ModelResponse)
+                            if usage_event is not None:
+                                yield usage_event
                             break
                         for mapped in map_stream_event(event):
                             if mapped.type == "text_delta":
@@ -186,7 +190,7 @@ class ChatSession:
                 run_messages = exc.all_messages()
             except Exception as exc:  # noqa: BLE001 - every failure becomes one visible line
                 failed = True
-                error = self._error_event(exc)
+                error = self._error_event(exc, partial=bool(output_parts))
                 run_messages = self._partial_messages()
             self._finish_run(history_in, run_messages)
         except Exception as exc:  # noqa: BLE001 - last line of defence: the app never dies here
@@ -254,10 +258,11 @@ class ChatSession:
         self.ledger_positions.append(len(self.transcript))
         return trim
 
-    def _error_event(self, exc: BaseException) -> ErrorEvent:
+    def _error_event(self, exc: BaseException, *, partial: bool | None = None) -> ErrorEvent:
         from co_tui.agent.errors import describe_error
 
-        message, kind = describe_error(exc, model_name=self.model_name)
+        # `partial`: whether answer text had arrived (a broken stream says "kept" only then).
+        message, kind = describe_error(exc, model_name=self.model_name, partial=partial)
         return ErrorEvent(message=message, kind=kind)
 
     def cancel(self) -> None:

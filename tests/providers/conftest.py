@@ -23,10 +23,3 @@ def loopback() -> Iterator[LoopbackServer]:
 def refused_url() -> str:
     """A 127.0.0.1 URL where nothing listens."""
     return closed_port_url()
-
-
-@pytest.fixture(autouse=True)
-def _no_real_provider_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tests never reach a real provider, whatever the developer's shell exports."""
-    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"):
-        monkeypatch.delenv(name, raising=False)

@@ -536,3 +536,20 @@ def closed_port_url() -> str:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     return f"http://127.0.0.1:{port}"
+
+
+def windowed(limit_tokens: int, answer: Callable[[RecordedRequest], Script], *, api: str = "openai") -> Callable[[RecordedRequest], Script]:
+    """A responder with a context window: overflow (in the API's own words) above `limit_tokens`.
+
+    Tokens are the server's size figure (about 4 characters each), as a real provider counts its own.
+    """
+
+    def respond(request: RecordedRequest) -> Script:
+        tokens = _size_tokens(request)
+        if tokens > limit_tokens:
+            if api == "anthropic":
+                return anthropic_prompt_too_long(tokens, limit_tokens)
+            return openai_context_overflow(tokens, limit_tokens)
+        return answer(request)
+
+    return respond

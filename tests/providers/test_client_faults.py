@@ -132,6 +132,48 @@ def test_missing_key_at_model_setup_names_the_variable() -> None:
     assert kind == "config"
 
 
+@pytest.mark.parametrize("api", APIS)
+async def test_unknown_model_404(loopback: LoopbackServer, api: str) -> None:
+    if api == "openai":
+        loopback.script(openai_error(404, "The model `gpt-4o` does not exist", code="model_not_found"))
+    else:
+        loopback.script(anthropic_error(404, "not_found_error", "model: claude-sonnet-4-6"))
+    out = await run_once(model_for(api, loopback))
+    assert isinstance(out.error, ex.ModelNotFoundError)
+    assert loopback.count() == 1
+    line, kind = out.describe(api)
+    bare = MODEL_NAMES[api].split(":")[1]
+    assert line.startswith(f"the server at 127.0.0.1:{loopback.port} does not know the model '{bare}' (HTTP 404)")
+    assert kind == "config"
+
+
+def test_model_config_error_passes_through() -> None:
+    from co_tui.agent.models import ModelConfigError
+
+    err = ModelConfigError("OPENAI_API_KEY is not set: export it or choose --model offline (model openai:gpt-5)")
+    assert describe_error(err, model_name="openai:gpt-5") == (str(err), "config")
+
+
+def test_unexpected_exceptions_are_one_line_internal() -> None:
+    line, kind = describe_error(ValueError("first line\nsecond line\n  third"), model_name="offline")
+    assert line == "internal error: ValueError: first line second line third"
+    assert kind == "internal"
+    group = ExceptionGroup("wrapped", [ex.ModelHTTPError(418, "m", {"error": {"message": "teapot"}})])
+    line, kind = describe_error(group, model_name="openai-chat:m")
+    assert line == "OpenAI error 418: teapot" and kind == "provider"
+
+
+def test_api_key_env_by_model_string() -> None:
+    from co_tui.agent.errors import api_key_env
+
+    assert api_key_env("openai-chat:gpt-4o") == "OPENAI_API_KEY"
+    assert api_key_env("openai:gpt-5") == "OPENAI_API_KEY"
+    assert api_key_env("anthropic:claude-haiku-4-5") == "ANTHROPIC_API_KEY"
+    assert api_key_env("claude-haiku-4-5") == "ANTHROPIC_API_KEY"
+    assert api_key_env("groq:llama-3.3-70b") == "GROQ_API_KEY"
+    assert api_key_env("offline") is None
+
+
 # --- 429 -----------------------------------------------------------------------------------------------
 
 
@@ -148,6 +190,7 @@ async def test_429_is_retried_by_the_sdk_then_reported(loopback: LoopbackServer,
     provider = "OpenAI" if api == "openai" else "Anthropic"
     assert line.startswith("rate limited by the server at 127.0.0.1:")  # a local base_url is named by host
     assert "(retried 2 times)" in line and provider not in line
+    assert line.endswith("; try again shortly")
     assert kind == "provider"
 
 
