@@ -1,0 +1,71 @@
+"""The words of a `history_trimmed` banner — one wording for the TUI, print mode and exports."""
+
+from __future__ import annotations
+
+from co_tui.governance.events import HistoryTrimmed
+
+REASON_TEXT = {
+    "token_budget": "token budget",
+    "message_count": "message limit",
+    "context_overflow": "context window overflow",
+    "manual_compact": "/compact",
+    "clear": "/clear",
+}
+
+STRATEGY_TEXT = {
+    "tool_output_trim": "old tool outputs shortened",
+    "turn_trim": "oldest turns removed",
+    "step_shrink": "older steps of this turn shortened",
+    "summary": "older turns summarised",
+    "static_marker": "older turns removed (summary failed)",
+    "compact": "conversation summarised",
+}
+
+
+def format_tokens(n: int) -> str:
+    """12 → '12', 12_900 → '12.9k', 1_250_000 → '1.25M'."""
+    if n < 1000:
+        return str(n)
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k".replace(".0k", "k")
+    return f"{n / 1_000_000:.2f}M"
+
+
+def banner_title(event: HistoryTrimmed) -> str:
+    """The headline: 'History trimmed', 'History summarised', 'Conversation compacted', …"""
+    if event.reason == "clear":
+        return "Conversation cleared"
+    if event.strategy == "compact":
+        return "Conversation compacted"
+    if event.strategy == "summary":
+        return "History summarised"
+    return "History trimmed"
+
+
+def banner_line(event: HistoryTrimmed) -> str:
+    """One line, e.g. '✂ History trimmed · 14 messages (3 turns) · 41.2k → 12.9k tokens · token budget'."""
+    parts = [f"✂ {banner_title(event)}"]
+    if event.dropped_messages:
+        turns = f" ({event.dropped_turns} turn{'s' if event.dropped_turns != 1 else ''})" if event.dropped_turns else ""
+        parts.append(f"{event.dropped_messages} message{'s' if event.dropped_messages != 1 else ''}{turns}")
+    elif event.strategy in ("tool_output_trim", "step_shrink"):
+        parts.append(STRATEGY_TEXT[event.strategy])
+    parts.append(f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)} tokens")
+    parts.append(REASON_TEXT.get(event.reason, event.reason))
+    return " · ".join(parts)
+
+
+def banner_details(event: HistoryTrimmed) -> list[tuple[str, str]]:
+    """The expanded view: (label, value) rows; the summary text comes last when there is one."""
+    rows = [
+        ("reason", REASON_TEXT.get(event.reason, event.reason)),
+        ("strategy", STRATEGY_TEXT.get(event.strategy, event.strategy)),
+        ("removed", f"{event.dropped_messages} messages, {event.dropped_turns} turns"),
+        ("kept", f"{event.kept_turns} turns"),
+        ("tokens", f"{event.tokens_before:,} → {event.tokens_after:,} (budget {event.budget_tokens:,})"),
+    ]
+    if event.note:
+        rows.append(("note", event.note))
+    if event.summary:
+        rows.append(("summary", event.summary))
+    return rows

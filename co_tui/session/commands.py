@@ -1,0 +1,116 @@
+"""Session-level commands shared by the front ends: open/resume a session, list, export.
+
+Each returns an exit code or raises `OpenSessionError` carrying one line and the exit code to use.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from co_tui.config import Settings
+
+if TYPE_CHECKING:
+    from co_tui.session.chat import Approver, ChatSession
+    from co_tui.session.store import SessionStore
+
+
+class OpenSessionError(Exception):
+    """A session could not be opened. `str(err)` is one line; `exit_code` is 1 (model) or 2 (usage/data)."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def open_store(settings: Settings) -> SessionStore:
+    """The session database under the data dir. Raises `OpenSessionError` (exit 2) when unusable."""
+    from co_tui.paths import ensure_private_dir
+    from co_tui.session.store import SessionStore, StoreError
+
+    try:
+        return SessionStore.open(ensure_private_dir(settings.resolved_data_dir))
+    except OSError as exc:
+        raise OpenSessionError(f"data dir {settings.resolved_data_dir}: {exc.strerror or exc}", 2) from None
+    except StoreError as exc:
+        raise OpenSessionError(str(exc), 2) from None
+
+
+def open_session(
+    settings: Settings,
+    workspace: Path,
+    *,
+    resume_id: str | None = None,
+    continue_latest: bool = False,
+    approver: Approver | None = None,
+    store: SessionStore | None = None,
+) -> ChatSession:
+    """A new session, or the one named by `resume_id` (id or unique prefix) / the latest here.
+
+    `resume_id == ""` (a bare `--resume`) needs a picker, which only the TUI has: an error here.
+    """
+    from co_tui.agent.models import ModelConfigError
+    from co_tui.session.chat import ChatSession
+    from co_tui.session.store import StoreError
+
+    store = store or open_store(settings)
+    try:
+        if resume_id == "":
+            raise OpenSessionError("--resume needs a session id here (see co-tui --list-sessions)", 2)
+        if resume_id or continue_latest:
+            if resume_id:
+                session_id = store.resolve_id(resume_id)
+            else:
+                latest = store.latest(workspace)
+                if latest is None:
+                    raise OpenSessionError(f"no saved session in {workspace} to continue", 2)
+                session_id = latest.id
+            return ChatSession.resume(settings, workspace=workspace, store=store, session_id=session_id,
+                                      approver=approver)
+        return ChatSession(settings, workspace=workspace, store=store, approver=approver)
+    except ModelConfigError as exc:
+        raise OpenSessionError(str(exc), 1) from None
+    except StoreError as exc:
+        raise OpenSessionError(str(exc), 2) from None
+
+
+def list_sessions(settings: Settings, workspace: Path) -> int:
+    """`--list-sessions`: a table of saved sessions (all workspaces, this one's first)."""
+    try:
+        store = open_store(settings)
+        sessions = store.list_sessions()
+    except OpenSessionError as exc:
+        print(f"co-tui: {exc}", file=sys.stderr)
+        return exc.exit_code
+    if not sessions:
+        print("no saved sessions")
+        return 0
+    from co_tui.session.banner import format_tokens
+
+    print(f"{'ID':<10} {'UPDATED':<16} {'MSGS':>5} {'TOKENS':>7}  TITLE")
+    for meta in sessions:
+        updated = meta.updated.strftime("%Y-%m-%d %H:%M") if hasattr(meta.updated, "strftime") else str(meta.updated)
+        here = "" if Path(meta.workspace) == workspace else f"  [{meta.workspace}]"
+        damaged = "  (damaged: cannot be opened)" if meta.damaged else ""
+        print(f"{meta.id[:8]:<10} {updated:<16} {meta.messages:>5} {format_tokens(meta.tokens):>7}  "
+              f"{meta.title}{here}{damaged}")
+    return 0
+
+
+def export_session(settings: Settings, session_id: str, fmt: str) -> int:
+    """`--export ID --format md|json`: write the session to stdout."""
+    from co_tui.session.export import render_export
+    from co_tui.session.store import StoreError
+
+    try:
+        store = open_store(settings)
+        loaded = store.load(store.resolve_id(session_id))
+    except OpenSessionError as exc:
+        print(f"co-tui: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except StoreError as exc:
+        print(f"co-tui: {exc}", file=sys.stderr)
+        return 2
+    sys.stdout.write(render_export(loaded, fmt))
+    return 0

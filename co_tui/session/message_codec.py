@@ -1,0 +1,58 @@
+"""Messages to and from the store's rows: one `ModelMessagesTypeAdapter` JSON object per row.
+
+A row body is the adapter's JSON for a one-message list with the brackets stripped, so a whole
+transcript decodes in one call (`"[" + ",".join(bodies) + "]"`). Bodies are scrubbed of credentials
+(`redaction.py`) before they are hashed and written. pydantic-ai is imported lazily (start-up time).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from co_tui.session.redaction import redact_text, scrub_message
+
+
+def digest(body: str) -> bytes:
+    """The content address of a row body (equal bodies, equal digests)."""
+    return hashlib.blake2b(body.encode("utf-8"), digest_size=16).digest()
+
+
+def encode_messages(messages: Sequence[Any], secrets: tuple[str, ...]) -> list[tuple[str, str, bytes]]:
+    """`(kind, body, digest)` per message, with credentials removed (`scrub_message`, `redact_text`)."""
+    if not messages:
+        return []
+    from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+    out = []
+    for message in messages:
+        body = ModelMessagesTypeAdapter.dump_json([scrub_message(message)]).decode("utf-8")[1:-1]
+        body = redact_text(body, secrets)
+        out.append((getattr(message, "kind", "?"), body, digest(body)))
+    return out
+
+
+def decode_bodies(bodies: Sequence[Any], labels: Sequence[str], damaged: Callable[[str], Exception]) -> list[Any]:
+    """Decode row bodies in one pass; on failure raise `damaged("<label> cannot be decoded (why)")`
+    for the first bad one (`labels[i]` names row i)."""
+    if not bodies:
+        return []
+    from pydantic import ValidationError
+    from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+    try:
+        if all(isinstance(b, str) for b in bodies):
+            return list(ModelMessagesTypeAdapter.validate_json("[" + ",".join(bodies) + "]"))
+    except (ValidationError, ValueError):
+        pass  # find the culprit below
+    out = []
+    for label, body in zip(labels, bodies):
+        try:
+            if not isinstance(body, str):
+                raise ValueError(f"stored as {type(body).__name__}, not text")
+            out.append(ModelMessagesTypeAdapter.validate_json("[" + body + "]")[0])
+        except (ValidationError, ValueError, IndexError) as exc:
+            reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+            raise damaged(f"{label} cannot be decoded ({reason})") from None
+    return out

@@ -1,0 +1,90 @@
+"""The sessions database schema, versioned with `PRAGMA user_version` and migrated forward only.
+
+Layout (one row per thing, so a turn's save only appends or touches a short tail):
+
+- `sessions`: one row of metadata per conversation; `revision` counts saves, so a process can tell
+  whether another one wrote the session since it last looked.
+- `transcript`: every message, append-only, `seq` = its index in the transcript. `body` is one
+  message as `ModelMessagesTypeAdapter` JSON (the list brackets stripped); `digest` hashes the body.
+- `context`: what the model sees next, one row per message in `ord` order (sparse keys, see
+  `context_diff.py`, so rows can come and go at the head or in the middle without renumbering the
+  rest). A row either points at a transcript message (`transcript_seq`, verbatim) or carries its own
+  `body` — messages only the context has: breadcrumbs, summaries, trimmed copies of tool outputs.
+- `ledger`: every `history_trimmed` event in order; `at_message` is the transcript length when the
+  cut happened, which is where an export puts its banner.
+
+A database whose `user_version` is newer than `SCHEMA_VERSION` was written by a newer co-tui: the
+store refuses it rather than risk writing rows that version would misread.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+# Each entry upgrades the schema from version i to i + 1 (list index i). Statements run one by one
+# inside the caller's transaction (executescript would commit behind our back).
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """CREATE TABLE sessions (
+            id               TEXT PRIMARY KEY,
+            title            TEXT NOT NULL DEFAULT '',
+            created          REAL NOT NULL,
+            updated          REAL NOT NULL,
+            model            TEXT NOT NULL DEFAULT '',
+            workspace        TEXT NOT NULL DEFAULT '',
+            messages         INTEGER NOT NULL DEFAULT 0,
+            context_messages INTEGER NOT NULL DEFAULT 0,
+            tokens           INTEGER NOT NULL DEFAULT 0,
+            revision         INTEGER NOT NULL DEFAULT 0,
+            damaged          TEXT
+        )""",
+        "CREATE INDEX sessions_by_workspace ON sessions (workspace, updated)",
+        "CREATE INDEX sessions_by_updated ON sessions (updated)",
+        """CREATE TABLE transcript (
+            session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            seq        INTEGER NOT NULL,
+            kind       TEXT NOT NULL,
+            digest     BLOB NOT NULL,
+            body       TEXT NOT NULL,
+            UNIQUE (session_id, seq)
+        )""",
+        # seq in the index: "the newest row with this body" is answered from the index alone.
+        "CREATE INDEX transcript_by_digest ON transcript (session_id, digest, seq)",
+        """CREATE TABLE context (
+            session_id     TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            ord            INTEGER NOT NULL,
+            transcript_seq INTEGER,
+            digest         BLOB NOT NULL,
+            body           TEXT,
+            UNIQUE (session_id, ord),
+            CHECK ((transcript_seq IS NULL) <> (body IS NULL))
+        )""",
+        """CREATE TABLE ledger (
+            session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            seq        INTEGER NOT NULL,
+            at_message INTEGER NOT NULL,
+            created    REAL NOT NULL,
+            event      TEXT NOT NULL,
+            UNIQUE (session_id, seq)
+        )""",
+    ),
+)
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    """The database's `PRAGMA user_version` (0 for a new, empty file)."""
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(conn: sqlite3.Connection, from_version: int) -> None:
+    """Apply every migration after `from_version`, then stamp `SCHEMA_VERSION`.
+
+    The caller holds a write transaction, so a crash mid-migration leaves the old schema intact.
+    """
+    for statements in MIGRATIONS[from_version:]:
+        for statement in statements:
+            conn.execute(statement)
+    # PRAGMA takes no bound parameters; the value is our own integer constant.
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

@@ -1,0 +1,538 @@
+"""The session store: one SQLite file holding every conversation's transcript, context and ledger.
+
+`SessionStore.open(data_dir)` opens (creating if needed) `<data_dir>/sessions.db`: directory mode
+700, file mode 600, WAL journal, a ~3 s busy timeout, schema migrated forward by `PRAGMA
+user_version` (see `migrations.py` for the layout and why it makes saving cheap).
+
+Saving a turn (`save_turn`) is one transaction that appends the new transcript rows and ledger rows
+and deletes/inserts only the context rows that left/arrived (`context_diff.py`); its cost depends on
+the turn, not on the session's length.
+
+Threads: one connection opened with `check_same_thread=False`, every public method serialised by
+one lock, so the TUI may save from a worker thread while the UI thread lists sessions. Processes:
+SQLite's own locking; a writer that cannot get the lock within the busy timeout gets
+`StoreLocked`.
+
+Errors are `StoreError` subclasses whose `str()` is one line for the user: `StoreLocked`,
+`StoreFull` (disk full: nothing of that save was written, the caller keeps its in-memory session and
+may save again later), `StoreCorrupt` (one damaged session or file), `StoreTooNew` (written by a
+newer co-tui; never modified). pydantic-ai is imported only to encode and decode messages, so
+listing sessions at TUI start-up stays light.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from co_tui.governance.events import HistoryTrimmed
+from co_tui.paths import ensure_private_dir
+from co_tui.session import migrations
+from co_tui.session.context_diff import ContextState, plan_context_update
+from co_tui.session.message_codec import decode_bodies, encode_messages
+from co_tui.session.redaction import redact_text, secret_env_values
+from co_tui.session.store_errors import (
+    StoreCorrupt,
+    StoreError,
+    StoreFull,
+    StoreLocked,
+    StoreTooNew,
+    one_line,
+    translate_sqlite_error,
+)
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
+
+DB_NAME = "sessions.db"
+BUSY_TIMEOUT_S = 3.0
+
+@dataclass(frozen=True)
+class SessionMeta:
+    """What the session list shows. `messages` counts transcript messages; `tokens` is the meter's
+    last figure for the context. `damaged` is set once a load found the session unreadable."""
+
+    id: str
+    title: str
+    created: datetime
+    updated: datetime
+    model: str
+    workspace: Path
+    messages: int = 0
+    context_messages: int = 0
+    tokens: int = 0
+    damaged: str | None = None
+
+
+@dataclass
+class LoadedSession:
+    """A session read back: metadata, transcript, context, and the ledger of cuts.
+
+    `ledger_positions[i]` is the transcript length when `ledger[i]` happened (where its banner goes).
+    Context messages that are verbatim transcript messages are the very same objects.
+    """
+
+    meta: SessionMeta
+    transcript: list[ModelMessage]
+    context: list[ModelMessage]
+    ledger: list[HistoryTrimmed]
+    ledger_positions: list[int] = field(default_factory=list)
+
+
+@dataclass
+class _Saved:
+    """What this process knows the database holds for one session, valid while `revision` matches."""
+
+    revision: int
+    transcript_len: int
+    ledger_len: int
+    # The saved context rows with their message objects (None when rebuilt from the database), so
+    # an unchanged message is recognised by identity, without serialising it again.
+    context: ContextState
+
+
+def _now() -> float:
+    return time.time()
+
+
+def _to_datetime(value: Any) -> datetime:
+    try:
+        return datetime.fromtimestamp(float(value), tz=timezone.utc)
+    except (TypeError, ValueError, OverflowError, OSError):
+        return datetime.fromtimestamp(0, tz=timezone.utc)
+
+
+def _is_user_prompt(message: Any) -> bool:
+    return getattr(message, "kind", None) == "request" and any(
+        getattr(p, "part_kind", None) == "user-prompt" for p in message.parts
+    )
+
+
+class SessionStore:
+    """Sessions in one SQLite file. Build with `SessionStore.open(data_dir)`; see module docstring."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self._conn = conn
+        self.path = path
+        self._lock = threading.RLock()
+        self._saved: dict[str, _Saved] = {}
+
+    # --- opening ---------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, data_dir: Path) -> SessionStore:
+        """Open or create `<data_dir>/sessions.db` and bring its schema up to date.
+
+        Raises `StoreTooNew` for a database from a newer co-tui (left untouched), `StoreLocked` if
+        another process holds it through the busy timeout, `StoreCorrupt` for a file that is not a
+        readable database, `StoreError` for anything else (permissions, a missing disk).
+        """
+        data_dir = Path(data_dir).expanduser()
+        path = data_dir / DB_NAME
+        try:
+            ensure_private_dir(data_dir)
+            # Create the file ourselves so it never exists with a looser mode, even for an instant.
+            os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+            os.chmod(path, 0o600)
+        except OSError as exc:
+            raise StoreError(f"cannot open session database {path}: {exc.strerror or exc}") from None
+        conn: sqlite3.Connection | None = None
+        try:
+            conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            version = migrations.schema_version(conn)
+            if version > migrations.SCHEMA_VERSION:
+                raise StoreTooNew(
+                    f"session database {path} was created by a newer co-tui (schema {version}); "
+                    "refusing to modify it"
+                )
+            conn.execute("PRAGMA journal_mode = WAL")
+            # FULL: a committed turn survives power loss too, for one fsync per turn.
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            if version < migrations.SCHEMA_VERSION:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    current = migrations.schema_version(conn)  # another process may have just done it
+                    if current > migrations.SCHEMA_VERSION:
+                        raise StoreTooNew(
+                            f"session database {path} was created by a newer co-tui (schema {current}); "
+                            "refusing to modify it"
+                        )
+                    if current < migrations.SCHEMA_VERSION:
+                        migrations.migrate(conn, current)
+                    conn.execute("COMMIT")
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+            cls._private_files(path)
+        except sqlite3.Error as exc:
+            if conn is not None:
+                conn.close()
+            raise translate_sqlite_error(exc, path, "open") from None
+        except StoreError:
+            if conn is not None:
+                conn.close()
+            raise
+        return cls(conn, path)
+
+    @staticmethod
+    def _private_files(path: Path) -> None:
+        # SQLite gives -wal/-shm the database file's mode; make sure anyway (an older file may be looser).
+        for suffix in ("", "-wal", "-shm"):
+            sidecar = path.with_name(path.name + suffix)
+            if sidecar.exists():
+                os.chmod(sidecar, 0o600)
+
+    def close(self) -> None:
+        """Close the connection. The store is unusable afterwards."""
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> SessionStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- plumbing --------------------------------------------------------------------------------
+
+    @contextmanager
+    def _guard(self, action: str) -> Iterator[sqlite3.Connection]:
+        """Hold the lock and turn sqlite3 errors into one-line `StoreError`s."""
+        with self._lock:
+            try:
+                yield self._conn
+            except sqlite3.Error as exc:
+                raise translate_sqlite_error(exc, self.path, action) from None
+
+    @contextmanager
+    def _transaction(self, action: str) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taken up front (`BEGIN IMMEDIATE`) so the busy timeout applies."""
+        with self._guard(action) as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException:
+                # Also after a failed COMMIT (busy, disk full): never leave the transaction open.
+                if conn.in_transaction:
+                    with suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
+                raise
+
+    # --- sessions --------------------------------------------------------------------------------
+
+    def create_session(self, *, model: str, workspace: Path, title: str = "", session_id: str | None = None) -> str:
+        """Add an empty session; return its id (a uuid4 hex string unless `session_id` is given)."""
+        sid = session_id or uuid.uuid4().hex
+        now = _now()
+        with self._transaction("create a session") as conn:
+            try:
+                conn.execute(
+                    "INSERT INTO sessions (id, title, created, updated, model, workspace) VALUES (?, ?, ?, ?, ?, ?)",
+                    (sid, title, now, now, model, str(Path(workspace).expanduser().resolve())),
+                )
+            except sqlite3.IntegrityError:
+                raise StoreError(f"a session with id {sid} already exists") from None
+            self._saved[sid] = _Saved(revision=0, transcript_len=0, ledger_len=0, context=ContextState())
+        return sid
+
+    def save_turn(
+        self,
+        session_id: str,
+        *,
+        new_transcript: Sequence[ModelMessage],
+        context: Sequence[ModelMessage] | None,
+        new_events: Sequence[HistoryTrimmed],
+        title: str | None = None,
+        model: str | None = None,
+        tokens: int | None = None,
+        event_positions: Sequence[int] | None = None,
+    ) -> None:
+        """Append `new_transcript` and `new_events`, store `context` (None: unchanged), update metadata.
+
+        One transaction: on any error nothing of this call is written, so the caller can pass the
+        same (still unsaved) messages again next time. Context rows that did not change are not
+        touched; context messages equal to a transcript message are stored as a reference to it.
+        `event_positions` (transcript indices) place each event's banner; by default an event sits right after this turn's user prompt (or at the end if there is none).
+        Raises `StoreLocked`, `StoreFull`, or `StoreError` (unknown session, other failures).
+        """
+        secrets = secret_env_values()
+        encoded = encode_messages(new_transcript, secrets)
+        # A context message that is one of this turn's new transcript messages is serialised once.
+        by_identity = {id(m): enc for m, enc in zip(new_transcript, encoded)}
+        now = _now()
+        with self._lock:  # the cache below is shared with other threads too
+            try:
+                with self._transaction("save the session") as conn:
+                    saved = self._saved_state(conn, session_id)
+                    base = saved.transcript_len
+                    conn.executemany(
+                        "INSERT INTO transcript (session_id, seq, kind, digest, body) VALUES (?, ?, ?, ?, ?)",
+                        [(session_id, base + i, kind, digest, body) for i, (kind, body, digest) in enumerate(encoded)],
+                    )
+                    transcript_len = base + len(encoded)
+                    context_state = saved.context
+                    if context is not None:
+                        context_state = self._save_context(conn, session_id, saved, context, by_identity, secrets)
+                    self._append_ledger(conn, session_id, saved.ledger_len, new_events, event_positions, now, secrets,
+                                        default_at=min(base + (1 if new_transcript and _is_user_prompt(new_transcript[0])
+                                                               else 0), transcript_len))
+                    conn.execute(
+                        """UPDATE sessions SET updated = ?, messages = ?, revision = revision + 1,
+                               title = COALESCE(?, title), model = COALESCE(?, model), tokens = COALESCE(?, tokens),
+                               context_messages = COALESCE(?, context_messages)
+                           WHERE id = ?""",
+                        (now, transcript_len, title, model, tokens, None if context is None else len(context), session_id),
+                    )
+            except BaseException:
+                # The context indexes may describe a write that did not happen: rebuild them next time.
+                self._saved.pop(session_id, None)
+                raise
+            self._saved[session_id] = _Saved(
+                revision=saved.revision + 1,
+                transcript_len=transcript_len,
+                ledger_len=saved.ledger_len + len(new_events),
+                context=context_state,
+            )
+
+    @staticmethod
+    def _append_ledger(
+        conn: sqlite3.Connection,
+        session_id: str,
+        first_seq: int,
+        events: Sequence[HistoryTrimmed],
+        positions: Sequence[int] | None,
+        now: float,
+        secrets: tuple[str, ...],
+        *,
+        default_at: int,
+    ) -> None:
+        at = list(positions) if positions is not None else [default_at] * len(events)
+        if len(at) != len(events):
+            raise StoreError("save_turn: event_positions must match new_events")
+        conn.executemany(
+            "INSERT INTO ledger (session_id, seq, at_message, created, event) VALUES (?, ?, ?, ?, ?)",
+            [
+                (session_id, first_seq + i, pos, now, redact_text(json.dumps(ev.to_dict()), secrets))
+                for i, (ev, pos) in enumerate(zip(events, at))
+            ],
+        )
+
+    def _saved_state(self, conn: sqlite3.Connection, session_id: str) -> _Saved:
+        """Our cached picture of the session, rebuilt from the database if another process wrote it."""
+        row = conn.execute("SELECT revision FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no session with id {session_id}")
+        cached = self._saved.get(session_id)
+        if cached is not None and cached.revision == row[0]:
+            return cached
+        transcript_len = conn.execute(
+            "SELECT COALESCE(MAX(seq) + 1, 0) FROM transcript WHERE session_id = ?", (session_id,)
+        ).fetchone()[0]
+        ledger_len = conn.execute(
+            "SELECT COALESCE(MAX(seq) + 1, 0) FROM ledger WHERE session_id = ?", (session_id,)
+        ).fetchone()[0]
+        rows = conn.execute(
+            "SELECT ord, digest FROM context WHERE session_id = ? ORDER BY ord", (session_id,)
+        ).fetchall()
+        return _Saved(
+            revision=row[0],
+            transcript_len=transcript_len,
+            ledger_len=ledger_len,
+            context=ContextState.from_rows([key for key, _d in rows], [bytes(d) for _k, d in rows]),
+        )
+
+    def _save_context(
+        self,
+        conn: sqlite3.Connection,
+        session_id: str,
+        saved: _Saved,
+        context: Sequence[Any],
+        by_identity: dict[int, tuple[str, str, bytes]],
+        secrets: tuple[str, ...],
+    ) -> ContextState:
+        """Delete the context rows that left, insert the ones that arrived; return the new state.
+
+        An inserted message equal to a transcript message is stored as a reference to it.
+        """
+
+        def encode(message: Any) -> tuple[str, str, bytes]:
+            return by_identity.get(id(message)) or encode_messages([message], secrets)[0]
+
+        plan = plan_context_update(saved.context, context, encode)
+        conn.executemany("DELETE FROM context WHERE session_id = ? AND ord = ?", [(session_id, k) for k in plan.deletes])
+        rows = []
+        for key, (_kind, body, digest) in plan.inserts:
+            ref = conn.execute(
+                "SELECT seq FROM transcript WHERE session_id = ? AND digest = ? ORDER BY seq DESC LIMIT 1",
+                (session_id, digest),
+            ).fetchone()
+            rows.append((session_id, key, ref[0] if ref else None, digest, None if ref else body))
+        conn.executemany(
+            "INSERT INTO context (session_id, ord, transcript_seq, digest, body) VALUES (?, ?, ?, ?, ?)", rows
+        )
+        return plan.state
+
+    def load(self, session_id: str) -> LoadedSession:
+        """Read one session back. Raises `StoreError` for an unknown id and `StoreCorrupt` (naming the
+        session) when any of its rows cannot be decoded; other sessions are unaffected."""
+        with self._guard("read the session") as conn:
+            row = conn.execute(f"SELECT {_META_COLUMNS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            if row is None:
+                raise StoreError(f"no session with id {session_id}")
+            meta = _meta_from_row(row)
+            try:
+                loaded, saved = self._read(conn, meta)
+            except StoreCorrupt as exc:
+                self._mark_damaged(conn, session_id, str(exc))
+                raise
+            self._saved[session_id] = saved
+            return loaded
+
+    def _read(self, conn: sqlite3.Connection, meta: SessionMeta) -> tuple[LoadedSession, _Saved]:
+        sid = meta.id
+
+        def damaged(what: str) -> StoreCorrupt:
+            title = f" ({meta.title})" if meta.title else ""
+            return StoreCorrupt(one_line(f"session {sid}{title} is damaged: {what}"))
+
+        revision = conn.execute("SELECT revision FROM sessions WHERE id = ?", (sid,)).fetchone()[0]
+        rows = conn.execute("SELECT seq, body FROM transcript WHERE session_id = ? ORDER BY seq", (sid,)).fetchall()
+        for expected, (seq, _body) in enumerate(rows):
+            if seq != expected:
+                raise damaged(f"transcript message {expected} is missing")
+        transcript = decode_bodies([body for _seq, body in rows], [f"transcript message {s}" for s, _ in rows], damaged)
+
+        ctx_rows = conn.execute(
+            "SELECT ord, transcript_seq, digest, body FROM context WHERE session_id = ? ORDER BY ord", (sid,)
+        ).fetchall()
+        context: list[Any] = []
+        own = [(i, body) for i, (_pos, ref, _d, body) in enumerate(ctx_rows) if ref is None]
+        decoded = decode_bodies([b for _, b in own], [f"context message {i}" for i, _ in own], damaged)
+        own_decoded = dict(zip((i for i, _ in own), decoded))
+        for i, (_ord, ref, _digest, _body) in enumerate(ctx_rows):
+            if ref is None:
+                context.append(own_decoded[i])
+            elif isinstance(ref, int) and 0 <= ref < len(transcript):
+                context.append(transcript[ref])
+            else:
+                raise damaged(f"context message {i} points at a missing transcript message")
+
+        ledger: list[HistoryTrimmed] = []
+        positions: list[int] = []
+        for seq, at, event in conn.execute(
+            "SELECT seq, at_message, event FROM ledger WHERE session_id = ? ORDER BY seq", (sid,)
+        ):
+            try:
+                ledger.append(HistoryTrimmed.from_dict(json.loads(event)))
+            except (TypeError, ValueError, AttributeError) as exc:
+                raise damaged(f"ledger entry {seq} cannot be decoded ({exc})") from None
+            positions.append(int(at))
+
+        saved = _Saved(
+            revision=revision,
+            transcript_len=len(transcript),
+            ledger_len=len(ledger),
+            context=ContextState.from_rows([r[0] for r in ctx_rows], [bytes(r[2]) for r in ctx_rows], context),
+        )
+        return LoadedSession(meta, transcript, context, ledger, positions), saved
+
+    def _mark_damaged(self, conn: sqlite3.Connection, session_id: str, reason: str) -> None:
+        # Best effort, so the list can flag it; a read-only or locked database just skips this.
+        try:
+            conn.execute("UPDATE sessions SET damaged = ? WHERE id = ?", (reason, session_id))
+        except sqlite3.Error:
+            pass
+
+    def list_sessions(self, workspace: Path | None = None) -> list[SessionMeta]:
+        """Every session (or those of `workspace`), newest first. Reads metadata only, so a session
+        with damaged messages still lists (with `damaged` set once a load has found it)."""
+        with self._guard("list sessions") as conn:
+            if workspace is None:
+                rows = conn.execute(f"SELECT {_META_COLUMNS} FROM sessions ORDER BY updated DESC, rowid DESC")
+            else:
+                rows = conn.execute(
+                    f"SELECT {_META_COLUMNS} FROM sessions WHERE workspace = ? ORDER BY updated DESC, rowid DESC",
+                    (str(Path(workspace).expanduser().resolve()),),
+                )
+            return [_meta_from_row(r) for r in rows.fetchall()]
+
+    def latest(self, workspace: Path) -> SessionMeta | None:
+        """The most recently updated session of `workspace`, or None."""
+        sessions = self.list_sessions(workspace)
+        return sessions[0] if sessions else None
+
+    def delete(self, session_id: str) -> None:
+        """Remove a session with its transcript, context and ledger. Unknown id: `StoreError`."""
+        with self._transaction("delete the session") as conn:
+            if conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount == 0:
+                raise StoreError(f"no session with id {session_id}")
+            self._saved.pop(session_id, None)
+
+    def resolve_id(self, prefix: str) -> str:
+        """The one session id starting with `prefix` (case-insensitive); else `StoreError`."""
+        wanted = prefix.strip().lower()
+        if not wanted or any(c not in "0123456789abcdef" for c in wanted):
+            raise StoreError(f"not a session id: {prefix!r}")
+        with self._guard("look up the session") as conn:
+            rows = conn.execute(
+                "SELECT id FROM sessions WHERE substr(id, 1, ?) = ? ORDER BY updated DESC", (len(wanted), wanted)
+            ).fetchall()
+        if len(rows) == 1:
+            return rows[0][0]
+        if not rows:
+            raise StoreError(f"no session matches {prefix!r}")
+        if any(r[0] == wanted for r in rows):
+            return wanted
+        raise StoreError(f"{prefix!r} matches {len(rows)} sessions; give more of the id")
+
+
+_META_COLUMNS = "id, title, created, updated, model, workspace, messages, context_messages, tokens, damaged"
+
+
+def _meta_from_row(row: Sequence[Any]) -> SessionMeta:
+    """Tolerant of odd values, so one bad metadata row never breaks the whole list."""
+
+    def as_int(value: Any) -> int:
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            return 0
+
+    sid, title, created, updated, model, workspace, messages, context_messages, tokens, damaged = row
+    return SessionMeta(
+        id=str(sid),
+        title=str(title or ""),
+        created=_to_datetime(created),
+        updated=_to_datetime(updated),
+        model=str(model or ""),
+        workspace=Path(str(workspace or "")),
+        messages=as_int(messages),
+        context_messages=as_int(context_messages),
+        tokens=as_int(tokens),
+        damaged=str(damaged) if damaged else None,
+    )
+
+
+__all__ = [
+    "LoadedSession",
+    "SessionMeta",
+    "SessionStore",
+    "StoreCorrupt",
+    "StoreError",
+    "StoreFull",
+    "StoreLocked",
+    "StoreTooNew",
+]

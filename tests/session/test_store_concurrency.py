@@ -1,0 +1,115 @@
+"""Two processes on one database, a full disk, and saving from a worker thread."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from store_builders import tool_turn
+
+from co_tui.session import store as store_module
+from co_tui.session.store import SessionStore, StoreFull, StoreLocked
+
+# A real second process that takes the write lock and holds it until told to let go (or for
+# `hold` seconds). It prints "locked" once it has the lock.
+_HOLDER = r"""
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN IMMEDIATE")
+conn.execute("UPDATE sessions SET title = title")
+print("locked", flush=True)
+hold = float(sys.argv[2])
+if hold < 0:
+    sys.stdin.readline()
+else:
+    time.sleep(hold)
+conn.execute("COMMIT")
+"""
+
+
+def _hold_lock(db_path: Path, hold: float) -> subprocess.Popen[str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(db_path), str(hold)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "locked"
+    return proc
+
+
+@pytest.fixture
+def quick_busy_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store_module, "BUSY_TIMEOUT_S", 0.5)
+
+
+def test_locked_by_another_process_then_recovers(quick_busy_timeout: None, data_dir: Path, tmp_path: Path) -> None:
+    store = SessionStore.open(data_dir)
+    sid = store.create_session(model="m", workspace=tmp_path)
+    holder = _hold_lock(store.path, -1)
+    try:
+        with pytest.raises(StoreLocked) as caught:
+            store.save_turn(sid, new_transcript=tool_turn(0), context=tool_turn(0), new_events=[])
+        assert "session database is locked by another co-tui process" in str(caught.value)
+        # Readers are not blocked by the other writer (WAL): the list still works.
+        assert [m.id for m in store.list_sessions()] == [sid]
+    finally:
+        holder.communicate("go\n", timeout=10)
+    # The lock is gone: the very same save now goes through, nothing was half-written before.
+    store.save_turn(sid, new_transcript=tool_turn(0), context=tool_turn(0), new_events=[])
+    assert store.load(sid).transcript == tool_turn(0)
+    store.close()
+
+
+def test_waits_for_a_short_lock(data_dir: Path, tmp_path: Path) -> None:
+    store = SessionStore.open(data_dir)
+    sid = store.create_session(model="m", workspace=tmp_path)
+    holder = _hold_lock(store.path, 0.4)  # well inside the 3 s busy timeout
+    assert holder.poll() is None  # it still holds the lock as the save starts
+    store.save_turn(sid, new_transcript=tool_turn(0), context=tool_turn(0), new_events=[])
+    holder.wait(timeout=10)
+    assert store.load(sid).transcript == tool_turn(0)
+    store.close()
+
+
+def test_disk_full_writes_nothing_and_the_next_save_catches_up(store: SessionStore, tmp_path: Path) -> None:
+    sid = store.create_session(model="m", workspace=tmp_path)
+    store.save_turn(sid, new_transcript=tool_turn(0), context=tool_turn(0), new_events=[])
+    # Cap the file at its current size: SQLite then fails exactly as on a full disk (SQLITE_FULL).
+    pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
+    store._conn.execute(f"PRAGMA max_page_count = {pages}")
+    big = tool_turn(1, output_chars=200_000)
+    with pytest.raises(StoreFull) as caught:
+        store.save_turn(sid, new_transcript=big, context=tool_turn(0) + big, new_events=[])
+    assert "disk is full" in str(caught.value)
+    assert caught.value.kind == "disk_full"
+    assert store.load(sid).transcript == tool_turn(0)  # all or nothing
+
+    store._conn.execute("PRAGMA max_page_count = 1073741823")
+    store.save_turn(sid, new_transcript=big, context=tool_turn(0) + big, new_events=[])
+    loaded = store.load(sid)
+    assert loaded.transcript == tool_turn(0) + big
+    assert loaded.context == tool_turn(0) + big
+
+
+def test_save_from_a_worker_thread_while_listing(store: SessionStore, tmp_path: Path) -> None:
+    sid = store.create_session(model="m", workspace=tmp_path)
+    errors: list[BaseException] = []
+
+    def worker() -> None:
+        try:
+            transcript: list = []
+            for i in range(20):
+                transcript += tool_turn(i)
+                store.save_turn(sid, new_transcript=tool_turn(i), context=list(transcript), new_events=[])
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    while thread.is_alive():
+        assert len(store.list_sessions()) == 1
+    thread.join()
+    assert errors == []
+    assert len(store.load(sid).transcript) == 80

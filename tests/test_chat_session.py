@@ -1,0 +1,172 @@
+"""ChatSession: the turn runner both front ends share, driven by FunctionModel agents."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from pydantic_ai.exceptions import ModelHTTPError
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+
+from co_tui.config import load_settings
+from co_tui.session.chat import ChatSession, make_title
+
+
+async def collect(aiter) -> list:  # noqa: ANN001
+    return [event async for event in aiter]
+
+
+def types(events: list) -> list[str]:
+    return [e.type for e in events]
+
+
+def echo_model() -> FunctionModel:
+    async def stream(messages, info: AgentInfo):  # noqa: ANN001
+        last = messages[-1]
+        if any(isinstance(p, ToolReturnPart) for p in last.parts):
+            yield "the file says hi"
+            return
+        prompt = next(p.content for p in last.parts if isinstance(p, UserPromptPart))
+        if "read" in prompt:
+            yield {0: DeltaToolCall(name="read_file", json_args='{"path": "hello.txt"}', tool_call_id="c1")}
+            return
+        for word in f"you said: {prompt}".split(" "):
+            yield word + " "
+
+    return FunctionModel(stream_function=stream, model_name="echo")
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "hello.txt").write_text("hi\n")
+    return tmp_path
+
+
+def new_session(workspace: Path, model=None, **settings) -> ChatSession:  # noqa: ANN001
+    return ChatSession(load_settings(**settings), workspace=workspace, model=model or echo_model())
+
+
+async def test_text_turn_streams_and_records(workspace: Path) -> None:
+    session = new_session(workspace)
+    events = await collect(session.run_turn("hello world"))
+    assert types(events)[-1] == "done"
+    text = "".join(e.text for e in events if e.type == "text_delta")
+    assert text.strip() == "you said: hello world"
+    assert events[-1].output == text
+    assert "usage" in types(events)
+    assert [type(m) for m in session.transcript] == [ModelRequest, ModelResponse]
+    assert session.context == session.transcript
+    assert session.title == "hello world"
+
+
+async def test_tool_turn_yields_call_and_result(workspace: Path) -> None:
+    session = new_session(workspace)
+    events = await collect(session.run_turn("read it"))
+    call = next(e for e in events if e.type == "tool_call")
+    result = next(e for e in events if e.type == "tool_result")
+    assert (call.tool_name, call.tool_call_id) == ("read_file", "c1")
+    assert "hi" in result.content and result.chars == len(result.content)
+    assert len(session.transcript) == 4  # prompt, call, result, answer
+
+
+async def test_budget_trim_emits_event_and_keeps_transcript(workspace: Path) -> None:
+    session = new_session(workspace, context_budget_tokens=60, context_strategy="trim")
+    for i in range(6):
+        events = await collect(session.run_turn(f"message number {i} " + "padding words " * 8))
+    assert session.ledger, "a trim was expected with a 60-token budget"
+    assert any(e.type == "history_trimmed" for e in events) or len(session.ledger) >= 1
+    assert all(t.session_id == session.id for t in session.ledger)
+    assert len(session.transcript) == 12  # nothing lost from the transcript
+    assert len(session.context) < len(session.transcript)
+    first = session.context[0]
+    assert isinstance(first, ModelRequest)
+    assert "trimmed" in str(first.parts[0].content).lower()
+
+
+async def test_provider_error_is_one_event_and_history_stays_usable(workspace: Path) -> None:
+    calls = {"n": 0}
+
+    async def flaky(messages, info):  # noqa: ANN001
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise ModelHTTPError(status_code=500, model_name="flaky", body="boom")
+        yield "fine"
+
+    session = new_session(workspace, model=FunctionModel(stream_function=flaky, model_name="flaky"))
+    await collect(session.run_turn("one"))
+    events = await collect(session.run_turn("two"))
+    errors = [e for e in events if e.type == "error"]
+    assert len(errors) == 1 and "\n" not in errors[0].message
+    assert events[-1].type == "done" and events[-1].failed
+    events = await collect(session.run_turn("three"))
+    assert events[-1].type == "done" and not events[-1].failed
+    assert "fine" in events[-1].output
+
+
+async def test_cancel_mid_stream_keeps_partial_and_next_turn_works(workspace: Path) -> None:
+    started = asyncio.Event()
+
+    async def slow(messages, info):  # noqa: ANN001
+        prompt = next((p.content for p in messages[-1].parts if isinstance(p, UserPromptPart)), "")
+        if prompt == "again":
+            yield "ok"
+            return
+        for i in range(200):
+            yield f"w{i} "
+            started.set()
+            await asyncio.sleep(0.01)
+
+    session = new_session(workspace, model=FunctionModel(stream_function=slow, model_name="slow"))
+
+    async def interrupt() -> None:
+        await started.wait()
+        session.cancel()
+
+    task = asyncio.create_task(interrupt())
+    events = await collect(session.run_turn("go"))
+    await task
+    done = events[-1]
+    assert done.type == "done" and done.interrupted
+    assert done.output.startswith("w0 ")
+    assert any(e.type == "error" and e.kind == "interrupted" for e in events)
+    assert not session.busy
+    events = await collect(session.run_turn("again"))
+    assert events[-1].output == "ok" and not events[-1].interrupted
+
+
+async def test_compact_replaces_context_with_two_messages(workspace: Path) -> None:
+    session = new_session(workspace, model="offline")
+    await collect(session.run_turn("hello"))
+    await collect(session.run_turn("read hello.txt"))
+    before = len(session.transcript)
+    events = await collect(session.compact())
+    trim = next(e for e in events if e.type == "history_trimmed")
+    assert (trim.reason, trim.strategy) == ("manual_compact", "compact")
+    assert len(session.context) == 2
+    assert "[Compacted conversation summary]" in str(session.context[0].parts[0].content)
+    assert len(session.transcript) == before
+    events = await collect(session.run_turn("hello again"))
+    assert events[-1].type == "done" and not events[-1].failed
+
+
+async def test_compact_on_empty_history_does_nothing(workspace: Path) -> None:
+    session = new_session(workspace)
+    events = await collect(session.compact())
+    assert types(events) == ["done"]
+    assert session.ledger == []
+
+
+async def test_clear_starts_fresh(workspace: Path) -> None:
+    session = new_session(workspace)
+    await collect(session.run_turn("hello"))
+    old_id = session.id
+    event = session.clear()
+    assert event.reason == "clear" and event.dropped_messages == 2
+    assert session.id != old_id and session.context == [] and session.transcript == []
+
+
+def test_make_title() -> None:
+    assert make_title("  fix   the\nbug ") == "fix the bug"
+    assert len(make_title("x" * 200)) == 60

@@ -1,0 +1,93 @@
+"""The `co-tui` command as a user runs it: a real subprocess, the offline model, no API key."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def co_tui(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, timeout: int = 90) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "co_tui", *args], cwd=cwd, capture_output=True, text=True,
+        env={**os.environ, **(env or {})}, timeout=timeout,
+    )
+
+
+def test_version() -> None:
+    proc = co_tui("--version")
+    assert proc.returncode == 0
+    from co_tui import __version__
+
+    assert proc.stdout.strip() == f"co-tui {__version__}"
+
+
+def test_help_shows_print_mode_and_flags() -> None:
+    proc = co_tui("--help")
+    assert proc.returncode == 0
+    for flag in ("-p", "--output-format", "--model", "--resume", "--continue", "--list-sessions", "--export"):
+        assert flag in proc.stdout
+
+
+def test_bad_flag_is_one_line_exit_2() -> None:
+    proc = co_tui("--output-format", "xml", "-p", "hi")
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_print_hello_offline() -> None:
+    proc = co_tui("-p", "hello", "--model", "offline")
+    assert proc.returncode == 0, proc.stderr
+    assert "offline" in proc.stdout.lower()
+    assert proc.stdout.strip()
+
+
+def test_jsonl_read_readme_has_tool_call_and_done() -> None:
+    proc = co_tui("-p", "read README.md", "--output-format", "jsonl")
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    types = [e["type"] for e in events]
+    assert types[-1] == "done"
+    calls = [e for e in events if e["type"] == "tool_call"]
+    assert calls and calls[0]["tool_name"] == "read_file" and "README.md" in calls[0]["args"]
+    results = [e for e in events if e["type"] == "tool_result"]
+    assert results and "co-tui" in results[0]["content"]
+    assert "usage" in types
+    assert all(set(e) >= {"type"} for e in events)
+
+
+def test_reading_outside_workspace_is_refused() -> None:
+    proc = co_tui("-p", "read ../../../../etc/passwd", "--output-format", "jsonl")
+    assert proc.returncode == 0, proc.stderr
+    results = [json.loads(line) for line in proc.stdout.splitlines() if '"tool_result"' in line]
+    assert results, proc.stdout
+    assert "root:" not in proc.stdout
+    assert "outside" in results[0]["content"].lower()
+
+
+def test_missing_api_key_is_one_line_exit_1() -> None:
+    proc = co_tui("-p", "hi", "--model", "openai:gpt-4o")
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "OPENAI_API_KEY" in lines[0]
+    assert "Traceback" not in proc.stderr
+
+
+def test_empty_prompt_is_usage_error() -> None:
+    proc = co_tui("-p", "   ")
+    assert proc.returncode == 2
+
+
+@pytest.mark.parametrize("fmt", ["text", "jsonl"])
+def test_print_mode_saves_a_session_that_lists(fmt: str) -> None:
+    proc = co_tui("-p", "hello there", "--output-format", fmt)
+    assert proc.returncode == 0, proc.stderr
+    listing = co_tui("--list-sessions")
+    assert listing.returncode == 0, listing.stderr
+    assert "hello there" in listing.stdout

@@ -1,0 +1,115 @@
+"""Settings precedence (CLI > env > TOML > defaults) and one-line errors naming the source."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from co_tui.config import Settings, SettingsError, load_settings
+from co_tui.paths import ensure_private_dir
+
+
+def write_config(text: str) -> Path:
+    path = Path(os.environ["CO_TUI_CONFIG_FILE"])
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_defaults_match_design() -> None:
+    s = load_settings()
+    assert (s.model, s.summarization_model, s.tool_output_trim_chars, s.max_history_messages) == ("offline", None, 2000, 40)
+    assert (s.context_budget_tokens, s.compact_threshold, s.context_strategy) == (0, 0.8, "summarize")
+    assert (s.summarizer_cooldown_s, s.allow_shell) == (600.0, False)
+
+
+def test_precedence_cli_over_env_over_toml(monkeypatch: pytest.MonkeyPatch) -> None:
+    write_config('model = "from-toml"\nmax_history_messages = 12\ncompact_threshold = 0.5\n')
+    monkeypatch.setenv("CO_TUI_MODEL", "from-env")
+    monkeypatch.setenv("CO_TUI_MAX_HISTORY_MESSAGES", "20")
+    s = load_settings(model="from-cli")
+    assert s.model == "from-cli"
+    assert s.max_history_messages == 20
+    assert s.compact_threshold == 0.5
+    assert load_settings().model == "from-env"
+
+
+def test_data_dir_from_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("CO_TUI_DATA_DIR", str(tmp_path / "d"))
+    assert load_settings().resolved_data_dir == tmp_path / "d"
+
+
+@pytest.mark.parametrize(
+    ("env", "value", "expect"),
+    [
+        ("CO_TUI_TOOL_OUTPUT_TRIM_CHARS", "lots", "environment variable CO_TUI_TOOL_OUTPUT_TRIM_CHARS"),
+        ("CO_TUI_CONTEXT_BUDGET_TOKENS", "-5", "environment variable CO_TUI_CONTEXT_BUDGET_TOKENS"),
+        ("CO_TUI_CONTEXT_STRATEGY", "magic", "environment variable CO_TUI_CONTEXT_STRATEGY"),
+        ("CO_TUI_COMPACT_THRESHOLD", "1.5", "environment variable CO_TUI_COMPACT_THRESHOLD"),
+    ],
+)
+def test_bad_env_value_names_setting_and_source(monkeypatch: pytest.MonkeyPatch, env: str, value: str, expect: str) -> None:
+    monkeypatch.setenv(env, value)
+    with pytest.raises(SettingsError) as info:
+        load_settings()
+    message = str(info.value)
+    assert "\n" not in message
+    assert expect in message
+    assert env.removeprefix("CO_TUI_").lower() in message
+
+
+def test_bad_toml_value_names_file() -> None:
+    path = write_config("max_history_messages = -3\n")
+    with pytest.raises(SettingsError, match=f"max_history_messages.*config file {path}"):
+        load_settings()
+
+
+def test_malformed_toml_is_one_line() -> None:
+    path = write_config("model = [unclosed\n")
+    with pytest.raises(SettingsError) as info:
+        load_settings()
+    assert str(path) in str(info.value) and "TOML" in str(info.value)
+
+
+def test_unknown_toml_key_is_refused() -> None:
+    write_config('modle = "typo"\n')
+    with pytest.raises(SettingsError, match="unknown setting 'modle'"):
+        load_settings()
+
+
+def test_cli_value_error_names_flag() -> None:
+    with pytest.raises(SettingsError, match="on the command line"):
+        load_settings(model="")
+
+
+def test_private_dir_mode(tmp_path: Path) -> None:
+    d = ensure_private_dir(tmp_path / "a" / "b")
+    assert stat.S_IMODE(d.stat().st_mode) == 0o700
+
+
+@pytest.mark.parametrize(
+    "env",
+    [{"CO_TUI_TOOL_OUTPUT_TRIM_CHARS": "lots"}, {"CO_TUI_CONTEXT_STRATEGY": "nope"}],
+)
+def test_cli_exits_2_with_one_line(env: dict[str, str]) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "co_tui", "-p", "hello"], capture_output=True, text=True, env={**os.environ, **env},
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr
+    assert list(env)[0] in lines[0]
+
+
+def test_settings_fields_are_the_design_contract() -> None:
+    expected = {
+        "model", "summarization_model", "tool_output_trim_chars", "max_history_messages", "context_budget_tokens",
+        "compact_threshold", "context_strategy", "summarizer_cooldown_s", "data_dir", "allow_shell",
+    }
+    assert expected <= set(Settings.model_fields)
