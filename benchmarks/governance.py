@@ -18,7 +18,6 @@ Prints median times and ratios. Targets (issue 3): pass ≤ 0.25× dump_json; 10
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import random
 import statistics
 import sys
@@ -29,15 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-synthetic = _load("gov_synthetic", ROOT / "tests" / "governance" / "synthetic.py")
+from tests.governance import synthetic  # noqa: E402  (shared generators; tests/ is a namespace package)
 
 from pydantic_ai.messages import (  # noqa: E402
     ModelMessagesTypeAdapter,

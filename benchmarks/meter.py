@@ -13,7 +13,6 @@ Target (issue 3): calibrated ≤ 2% mean and ≤ 6% p95 absolute error.
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import statistics
 import sys
@@ -23,15 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-synthetic = _load("gov_synthetic", ROOT / "tests" / "governance" / "synthetic.py")
+from tests.governance import synthetic  # noqa: E402  (shared generators; tests/ is a namespace package)
 
 from pydantic_ai.messages import ModelRequest, ModelResponse, RequestUsage, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart  # noqa: E402
 

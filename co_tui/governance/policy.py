@@ -34,7 +34,7 @@ from co_tui.governance.turns import segment
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
-__all__ = ["GovernancePolicy", "resolve_budget", "context_window_of", "Governor", "PolicyOutcome", "OVERFLOW_SHRINK"]
+__all__ = ["GovernancePolicy", "resolve_budget", "Governor", "PolicyOutcome", "OVERFLOW_SHRINK"]
 
 # On a provider overflow our estimate was wrong by at least this much: aim each retry this far lower.
 OVERFLOW_SHRINK = 0.7
@@ -80,17 +80,6 @@ def resolve_budget(
     if context_window and context_window > 0:
         return max(1, int(compact_threshold * context_window)), False
     return max(1, int(compact_threshold * fallback_window)), True
-
-
-def context_window_of(model: Model | None) -> int | None:
-    """The model's context window from its pydantic-ai profile (genai-prices fills known models), or None."""
-    if model is None:
-        return None
-    try:
-        window = model.profile.get("context_window")
-    except Exception:  # a profile that cannot be resolved is an unknown window, not a crash
-        return None
-    return window if isinstance(window, int) and window > 0 else None
 
 
 @dataclass

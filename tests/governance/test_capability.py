@@ -220,3 +220,28 @@ async def test_non_overflow_errors_pass_through():
     agent = Agent(FunctionModel(fn), capabilities=[cap])
     with pytest.raises(RuntimeError, match="boom"):
         await agent.run("x")
+
+
+async def test_overflow_recovery_without_streaming():
+    calls: list[int] = []
+    history = history_of(6)
+    cap = ContextGovernance(GovernancePolicy(budget_tokens=10_000_000))
+    agent = Agent(overflow_model(estimate_tokens(history) // 2, calls), capabilities=[cap])
+    cap.begin_run(len(history))
+    result = await agent.run("more", message_history=history)
+    assert result.output == "ok" and calls[-1] <= estimate_tokens(history) // 2 < calls[0]
+    assert marker_info(result.all_messages()[0]).kind == "breadcrumb"
+
+
+def test_events_module_does_not_load_pydantic_ai():
+    """The TUI imports `co_tui.governance.events` at start-up: it must stay free of pydantic-ai."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, co_tui.governance, co_tui.governance.events; "
+        "assert 'pydantic_ai' not in sys.modules, 'pydantic_ai loaded'; "
+        "co_tui.governance.split_turns; assert 'pydantic_ai' in sys.modules"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
