@@ -32,11 +32,16 @@ class MessageInfo:
 
     index: int  # position in the transcript
     turn: int  # 1-based user turn; 0 for the system prefix
-    role: Literal["system", "user", "assistant", "tool"]
+    role: Literal["system", "user", "assistant", "tool", "marker"]  # marker: a breadcrumb/summary governance inserted
     tokens: int  # estimated
     status: Status
     preview: str  # one line, ≤ 80 chars
     context_index: int | None = None  # where the model sees it (None when dropped/summarised)
+
+    @property
+    def kind(self) -> str:
+        """Alias of `role` (the inspector's column name)."""
+        return self.role
 
 
 def _part_keys(message: ModelMessage) -> list[tuple[Any, ...]]:
@@ -50,7 +55,9 @@ def _part_keys(message: ModelMessage) -> list[tuple[Any, ...]]:
     return keys
 
 
-def _role(message: ModelMessage) -> Literal["system", "user", "assistant", "tool"]:
+def _role(message: ModelMessage) -> Literal["system", "user", "assistant", "tool", "marker"]:
+    if marker_info(message) is not None:
+        return "marker"
     if isinstance(message, ModelResponse):
         return "assistant"
     kinds = {getattr(p, "part_kind", "") for p in message.parts}
@@ -87,7 +94,6 @@ def annotate_history(transcript: Sequence[ModelMessage], context: Sequence[Model
         info = marker_info(message)
         if info is not None:
             markers.append((ci, info.kind))
-            continue
         for part, key in zip(message.parts, _part_keys(message)):
             identity[id(part)] = ci
             by_key[key] = (ci, part)

@@ -47,3 +47,11 @@ def test_summarised_messages():
     assert infos[-1].status == "in_context"
     later = trim_to_recent_turns(context, estimate_tokens(context) // 3).messages
     assert "dropped" in {i.status for i in annotate_history(transcript, later)}
+
+
+def test_context_view_annotates_markers_as_in_context():
+    transcript = _transcript()
+    context = trim_to_recent_turns(transcript, estimate_tokens(transcript) // 2).messages
+    rows = annotate_history(context, context)
+    assert all(r.status == "in_context" for r in rows)
+    assert rows[1].role == rows[1].kind == "marker"
