@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.framing import register_tag, wrap
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse
+from pydantic_ai.messages import ModelMessage, ModelRequest
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.markers import make_compact_pair, make_static_marker, make_summary_marker
