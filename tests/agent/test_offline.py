@@ -363,3 +363,19 @@ async def test_summary_of_the_governance_rendering() -> None:
     assert "import argparse" not in summary  # tool-result digests are not copied in
     assert "Focus: logging flags." in summary
     assert len(summary) <= 140 * 6
+
+
+async def test_governance_compact_and_summary_work_offline() -> None:
+    from co_tui.governance.summarize import compact, summarize_messages
+
+    history = conversation()
+    result = await compact(history, offline_model(), focus="TOML key")
+    assert result.event is not None and result.event.strategy == "compact"
+    assert result.summary.startswith("Extractive summary (offline model")
+    assert 'User asked: "Find where the config is loaded and explain it"' in result.summary
+    assert "read_file(co_tui/config.py)" in result.summary
+    assert "Focus: toml." in result.summary  # the focus words of 4+ letters
+
+    summary = await summarize_messages(history[:6], offline_model())
+    assert "Settings are loaded by load_settings" in summary
+    assert "Now rename" not in summary  # only the messages it was given
