@@ -117,7 +117,7 @@ async def test_overflow_recovery_shows_banner(app_for: Any, loopback: LoopbackSe
 
 
 async def test_escape_interrupts_stream_and_next_turn_works(app_for: Any, loopback: LoopbackServer) -> None:
-    loopback.script(Reply("tick " * 80, chunk_delay=0.02, chunks=80), Reply("after the interrupt"))
+    loopback.script(Reply("tick " * 200, chunk_delay=0.05, chunks=200), Reply("after the interrupt"))
     app = app_for()
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_until(pilot, lambda: app.session is not None, "the session")
@@ -128,7 +128,7 @@ async def test_escape_interrupts_stream_and_next_turn_works(app_for: Any, loopba
         await wait_until(pilot, lambda: app._job is None, "the interrupted turn to end")
         await pilot.pause()
         [answer] = list(app.chat.log_view.query(AssistantMessage))
-        assert answer.interrupted and 0 < len(answer.text) < len("tick " * 80)
+        assert answer.interrupted and 0 < len(answer.text) < len("tick " * 200)
         assert [b.kind for b in errors(app)] == ["interrupted"]
         await send(pilot, "carry on")
         assert answers(app)[-1] == "after the interrupt"
