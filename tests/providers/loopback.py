@@ -258,6 +258,11 @@ class LoopbackServer:
             self._queue.extend(items)
         return self
 
+    def clear_script(self) -> None:
+        """Drop the answers not used yet."""
+        with self._lock:
+            self._queue.clear()
+
     @property
     def pending(self) -> int:
         """How many scripted answers are still unused."""

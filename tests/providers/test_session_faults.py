@@ -114,7 +114,7 @@ async def test_429_bounded_retries_then_clear_error(env: LoopbackServer, tmp_pat
     assert [r.retry_count for r in env.requests] == [0, 1, 2]
     assert message.startswith("rate limited by the server at 127.0.0.1:") and "(retried 2 times)" in message
     assert kind == "provider"
-    env._queue.clear()
+    env.clear_script()
     await ok_turn(chat, env)
 
 
@@ -133,7 +133,7 @@ async def test_5xx_bounded_retries_then_clear_error(env: LoopbackServer, tmp_pat
     message, kind = the_error(await collect(chat.run_turn("hello")))
     assert env.count() == 3
     assert f"server error {status} after 2 retries" in message and kind == "provider"
-    env._queue.clear()
+    env.clear_script()
     await ok_turn(chat, env)
 
 
@@ -385,7 +385,7 @@ async def test_compact_failure_over_http_leaves_history_unchanged(env: LoopbackS
     assert "server error 500 after 1 retry" in message and kind == "provider"
     assert chat.context == before and not chat.ledger
     assert env.pending == 1, "1 attempt + 1 retry"
-    env._queue.clear()
+    env.clear_script()
     await ok_turn(chat, env)
 
 

@@ -19,7 +19,7 @@ from co_tui.tui.widgets.error_block import ErrorBlock  # noqa: E402
 from co_tui.tui.widgets.trim_banner import TrimBanner  # noqa: E402
 
 from .harness import point_providers_at  # noqa: E402
-from .loopback import CutStream, LoopbackServer, Reply, openai_error, windowed  # noqa: E402
+from .loopback import Close, CutStream, LoopbackServer, Reply, openai_error, windowed  # noqa: E402
 
 FAST = {"retry-after-ms": "1"}
 
@@ -88,6 +88,31 @@ async def test_server_errors_show_error_block_and_app_lives_on(app_for: Any, loo
         assert answers(app) == ["back again"]
         assert loopback.count() == 4
         assert "hello" in loopback.requests[-1].text(), "the failed prompt stays in the conversation"
+
+
+@pytest.mark.parametrize(
+    ("fault", "kind", "needle"),
+    [
+        (openai_error(401, "Incorrect API key", code="invalid_api_key"), "auth", "check OPENAI_API_KEY"),
+        (openai_error(429, "Rate limit", code="rate_limit_exceeded", headers={"retry-after": "300"}), "provider",
+         "try again in 300s"),
+        (Close(), "network", "closed the connection without answering"),
+    ],
+    ids=["401", "429", "closed"],
+)
+async def test_fault_shows_one_error_block_and_next_turn_works(app_for: Any, loopback: LoopbackServer, fault: Any,
+                                                               kind: str, needle: str) -> None:
+    loopback.script(fault, fault, fault, Reply("fine"))
+    app = app_for(max_retries=0)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await send(pilot, "hello")
+        [block] = errors(app)
+        assert block.kind == kind and needle in block.message and "\n" not in block.message
+        assert app.is_running
+        loopback.clear_script()
+        loopback.script(Reply("fine"))
+        await send(pilot, "again")
+        assert answers(app) == ["fine"]
 
 
 async def test_broken_stream_keeps_partial_answer_on_screen(app_for: Any, loopback: LoopbackServer) -> None:
