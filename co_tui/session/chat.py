@@ -181,10 +181,12 @@ class ChatSession:
                             if mapped.type == "text_delta":
                                 output_parts.append(mapped.text)
                             yield mapped
-                        # A new complete response carries provider usage: re-anchor the meter.
-                        usage_event = self._observe_new_response(run, seen_responses, ModelResponse)
-                        if usage_event is not None:
-                            yield usage_event
+                            # A tool call means its response is complete and carries provider usage:
+                            # re-anchor the meter (checked only here, not per text delta: it copies history).
+                            if mapped.type == "tool_call":
+                                usage_event = self._observe_new_response(run, seen_responses, ModelResponse)
+                                if usage_event is not None:
+                                    yield usage_event
             except RunCancelled as exc:
                 interrupted = True
                 run_messages = exc.all_messages()
