@@ -307,6 +307,27 @@ async def test_interrupt_mid_stream_keeps_partial_and_next_turn_works(env: Loopb
     await ok_turn(chat, env)
 
 
+async def test_interrupt_while_sdk_sleeps_on_retry_after(env: LoopbackServer, tmp_path: Path) -> None:
+    """The Anthropic SDK sleeps any Retry-After: Esc must end that wait, with nothing lost."""
+    import asyncio
+
+    chat = session(tmp_path, model="anthropic:claude-sonnet-4-6", max_retries=1)
+    env.script(anthropic_error(429, "rate_limit_error", "slow down", headers={"retry-after": "300"}))
+    task = asyncio.create_task(collect(chat.run_turn("hello")))
+    while env.count() == 0:
+        await asyncio.sleep(0.02)
+    await asyncio.sleep(0.1)  # the SDK is now sleeping on Retry-After
+    chat.cancel()
+    events = await asyncio.wait_for(task, 10)
+    assert events[-1].type == "done" and events[-1].interrupted
+    assert [e.kind for e in of_type(events, "error")] == ["interrupted"]
+    assert env.count() == 1
+    env.script(Reply("fine"))
+    events = await collect(chat.run_turn("again"))
+    assert text_of(events) == "fine"
+    assert "hello" in env.requests[-1].text()
+
+
 async def test_interrupt_mid_tool_call_repairs_history(env: LoopbackServer, tmp_path: Path) -> None:
     """Cancel while a tool call is pending (the shell approval dialog is open): pydantic-ai's
     repair closes the dangling call, and the next request is a valid conversation."""
