@@ -59,6 +59,7 @@ class Reply:
     input_tokens: int | None = None
     output_tokens: int | None = None
     chunk_delay: float = 0.0  # seconds between streamed chunks (a slow stream)
+    chunks: int = 3  # how many deltas the text is streamed in
 
 
 @dataclass(frozen=True)
@@ -256,6 +257,11 @@ class LoopbackServer:
         with self._lock:
             self._queue.extend(items)
         return self
+
+    def clear_script(self) -> None:
+        """Drop the answers not used yet."""
+        with self._lock:
+            self._queue.clear()
 
     @property
     def pending(self) -> int:
@@ -465,7 +471,7 @@ def _openai_stream_events(item: Reply, request: RecordedRequest) -> list[tuple[s
         return None, {**base, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
 
     events = [chunk({"role": "assistant", "content": ""})]
-    events += [chunk({"content": piece}) for piece in _chunks(item.text)]
+    events += [chunk({"content": piece}) for piece in _chunks(item.text, item.chunks)]
     for index, call in enumerate(item.tool_calls):
         events.append(chunk({"tool_calls": [{"index": index, "id": call.call_id, "type": "function",
                                              "function": {"name": call.name, "arguments": ""}}]}))
@@ -502,7 +508,7 @@ def _anthropic_stream_events(item: Reply, request: RecordedRequest) -> list[tupl
                                                "content_block": {"type": "text", "text": ""}}))
         events += [("content_block_delta", {"type": "content_block_delta", "index": index,
                                             "delta": {"type": "text_delta", "text": piece}})
-                   for piece in _chunks(item.text)]
+                   for piece in _chunks(item.text, item.chunks)]
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
         index += 1
     for call in item.tool_calls:

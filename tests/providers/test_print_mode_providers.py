@@ -109,7 +109,7 @@ def test_overflow_unrecoverable_exit_1_no_loop(loopback: LoopbackServer, tmp_pat
 
 
 def test_ctrl_c_mid_stream_exit_130_and_session_saved(loopback: LoopbackServer, tmp_path: Path) -> None:
-    loopback.script(Reply("tick " * 60, chunk_delay=0.1))
+    loopback.script(Reply("tick " * 60, chunk_delay=0.1, chunks=60))
     proc = subprocess.Popen(
         [sys.executable, "-m", "co_tui", "-p", "count", "--model", "openai-chat:gpt-4o", "--output-format", "jsonl"],
         cwd=tmp_path, env={**os.environ, **provider_env(loopback)},

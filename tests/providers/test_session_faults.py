@@ -114,7 +114,7 @@ async def test_429_bounded_retries_then_clear_error(env: LoopbackServer, tmp_pat
     assert [r.retry_count for r in env.requests] == [0, 1, 2]
     assert message.startswith("rate limited by the server at 127.0.0.1:") and "(retried 2 times)" in message
     assert kind == "provider"
-    env._queue.clear()
+    env.clear_script()
     await ok_turn(chat, env)
 
 
@@ -133,7 +133,7 @@ async def test_5xx_bounded_retries_then_clear_error(env: LoopbackServer, tmp_pat
     message, kind = the_error(await collect(chat.run_turn("hello")))
     assert env.count() == 3
     assert f"server error {status} after 2 retries" in message and kind == "provider"
-    env._queue.clear()
+    env.clear_script()
     await ok_turn(chat, env)
 
 
@@ -293,7 +293,7 @@ async def test_overflow_unrecoverable_ends_in_clear_error_without_loop(env: Loop
 
 async def test_interrupt_mid_stream_keeps_partial_and_next_turn_works(env: LoopbackServer, tmp_path: Path) -> None:
     chat = session(tmp_path)
-    env.script(Reply("one two three four five six seven eight nine ten " * 4, chunk_delay=0.05))
+    env.script(Reply("one two three four five six seven eight nine ten " * 4, chunk_delay=0.05, chunks=20))
     events = []
     async for event in chat.run_turn("count slowly"):
         events.append(event)
@@ -305,6 +305,27 @@ async def test_interrupt_mid_stream_keeps_partial_and_next_turn_works(env: Loopb
     assert done.output and len(done.output) < len("one two three four five six seven eight nine ten " * 4)
     assert_history_valid(chat.context)
     await ok_turn(chat, env)
+
+
+async def test_interrupt_while_sdk_sleeps_on_retry_after(env: LoopbackServer, tmp_path: Path) -> None:
+    """The Anthropic SDK sleeps any Retry-After: Esc must end that wait, with nothing lost."""
+    import asyncio
+
+    chat = session(tmp_path, model="anthropic:claude-sonnet-4-6", max_retries=1)
+    env.script(anthropic_error(429, "rate_limit_error", "slow down", headers={"retry-after": "300"}))
+    task = asyncio.create_task(collect(chat.run_turn("hello")))
+    while env.count() == 0:
+        await asyncio.sleep(0.02)
+    await asyncio.sleep(0.1)  # the SDK is now sleeping on Retry-After
+    chat.cancel()
+    events = await asyncio.wait_for(task, 10)
+    assert events[-1].type == "done" and events[-1].interrupted
+    assert [e.kind for e in of_type(events, "error")] == ["interrupted"]
+    assert env.count() == 1
+    env.script(Reply("fine"))
+    events = await collect(chat.run_turn("again"))
+    assert text_of(events) == "fine"
+    assert "hello" in env.requests[-1].text()
 
 
 async def test_interrupt_mid_tool_call_repairs_history(env: LoopbackServer, tmp_path: Path) -> None:
@@ -385,7 +406,7 @@ async def test_compact_failure_over_http_leaves_history_unchanged(env: LoopbackS
     assert "server error 500 after 1 retry" in message and kind == "provider"
     assert chat.context == before and not chat.ledger
     assert env.pending == 1, "1 attempt + 1 retry"
-    env._queue.clear()
+    env.clear_script()
     await ok_turn(chat, env)
 
 
