@@ -79,9 +79,9 @@ class ChatSession:
 
     def _configure_model(self, model: Model | str) -> None:
         """Resolve the model and build the governed agent. Raises `ModelConfigError` on a bad model."""
-        from co_tui.agent.factory import build_agent
+        from co_tui.agent.factory import build_agent, overhead_tokens
         from co_tui.agent.models import context_window_of, is_offline, resolve_model
-        from co_tui.governance import ContextGovernance, GovernancePolicy, TokenMeter, resolve_budget
+        from co_tui.governance import ContextGovernance, GovernancePolicy, resolve_budget
 
         resolved = resolve_model(model, self.settings) if isinstance(model, str) else model
         s = self.settings
@@ -103,9 +103,19 @@ class ChatSession:
         self.governance = ContextGovernance(
             policy=self.policy, summarizer_model=summarizer, transcript_sink=self._record_transcript
         )
-        self.meter = TokenMeter(provider=getattr(resolved, "system", None) or "unknown")
+        self._overhead = overhead_tokens(s, workspace=self.workspace)
+        self.meter = self._new_meter()
         self.agent = build_agent(
             s, workspace=self.workspace, model=resolved, capabilities=[self.governance], approver=self.approver
+        )
+
+    def _new_meter(self) -> Any:
+        from co_tui.governance import TokenMeter
+
+        return TokenMeter(
+            provider=getattr(self.model, "system", None) or "unknown",
+            model_name=getattr(self.model, "model_name", None),
+            overhead_tokens=self._overhead,
         )
 
     def set_model(self, name: str) -> None:
@@ -324,7 +334,7 @@ class ChatSession:
         self.transcript, self.context, self.ledger, self.ledger_positions = [], [], [], []
         self._persisted = False
         self._saved_transcript_len = self._saved_ledger_len = 0
-        self.meter = type(self.meter)(provider=getattr(self.model, "system", None) or "unknown")
+        self.meter = self._new_meter()
         return trim
 
     # --- persistence -----------------------------------------------------------------------------
@@ -378,4 +388,17 @@ class ChatSession:
         session.ledger_positions = list(loaded.ledger_positions)
         session._saved_transcript_len = len(session.transcript)
         session._saved_ledger_len = len(session.ledger)
+        session._anchor_meter_on_saved_usage()
         return session
+
+    def _anchor_meter_on_saved_usage(self) -> None:
+        """Re-anchor the meter on the newest saved response's provider usage, so a resumed session's
+        meter is as exact at first paint as it was when saved."""
+        from pydantic_ai.messages import ModelResponse
+
+        for i in range(len(self.context) - 1, -1, -1):
+            message = self.context[i]
+            if isinstance(message, ModelResponse):
+                if message.usage.input_tokens:
+                    self.meter.observe_response(message.usage, self.context[: i + 1])
+                return
