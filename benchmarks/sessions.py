@@ -5,14 +5,16 @@ Builds a 2,000-turn session (8,000 messages) whose tool outputs are real ones fr
 up to ~30 KB), saves it turn by turn the way ChatSession does (new transcript messages + the
 governed context), and prints, side by side:
 
-- per-turn save time around turn 10 vs around turn 2,000 (target: at most 1.5x apart), and the
-  worst case where every context message arrives as a fresh copy (compared by `==`, not identity);
+- per-turn save time around turn 10, turn 500 and turn 2,000 (target: turn 2,000 at most 1.5x
+  turn 10), wall clock and CPU, measured in interleaved rounds so all see the same machine load;
+  and the worst case where every context message arrives as a fresh copy (`==`, not identity);
 - for reference, what the seed design (one JSON blob per session, rewritten every turn) costs there;
 - load time and resident memory of a 2,000-message session, measured in a fresh process.
 
 The context evolves as ChatSession keeps it: each turn the real zero-LLM policy
 (`governance.fit_to_budget`) runs over the previous context plus the new turn — old tool outputs
-trimmed, oldest whole turns dropped behind one breadcrumb — and its result is the new context. Run: `.venv/bin/python benchmarks/sessions.py`.
+trimmed, oldest whole turns dropped behind one breadcrumb — and its result is the new context.
+Run: `.venv/bin/python benchmarks/sessions.py` (about a minute).
 """
 
 from __future__ import annotations
@@ -133,7 +135,7 @@ class _Session:
 
 
 def save_timings(data_dir: Path, outputs: list[str]) -> dict[str, object]:
-    """Build sessions to just before turns ~10, ~200 and ~2,000, then time their next 20 saves in
+    """Build sessions to just before turns ~10, ~500 and ~2,000, then time their next 30 saves in
     interleaved rounds, so all three windows see the same machine load (the host is shared)."""
     store = SessionStore.open(data_dir)
     sessions = [_Session(store, f"bench {w.start}") for w in WINDOWS]
