@@ -12,6 +12,7 @@ turns; untagged prose falls back to picking the highest-scoring sentences.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -64,7 +65,7 @@ def budget_from_text(text: str, source_chars: int) -> int:
 
 def focus_words(text: str) -> list[str]:
     """Words of a "Focus: …" / "focus on …" request (e.g. `/compact focus`), lowercased, ≥ 4 letters."""
-    m = re.search(r"\bfocus(?:ing)?\s*(?:on|:)\s*(.+)", text, re.I)
+    m = re.search(r"\b(?:focus(?:ing)?\s*(?:on|:)|particular attention to:?)\s*(.+)", text, re.I)
     if not m:
         return []
     return [w for w in re.findall(r"[\w./-]+", m.group(1).splitlines()[0].lower()) if len(w) >= 4]
@@ -101,6 +102,40 @@ def digest_messages(messages: Sequence[Any]) -> Digest:
 
 _ROLE = re.compile(r"^\s*[\[(*_]*\s*(user|human|you|assistant|ai|model|tool(?:[ _-]?(?:call|result|return))?|"
                    r"system|summary|marker)\b[^:\n]{0,40}?[\])*_]*\s*:\s?(.*)$", re.I)
+# The governance summariser's rendering (`render_for_summary`): "[user] …", "[assistant calls read_file] {…}",
+# "[tool result read_file, 120 chars] …", "[earlier summary of 12 messages] …", inside <conversation>…</conversation>.
+_BRACKET = re.compile(r"^\s*\[(?P<tag>[^\]\n]{1,80})\]\s?(?P<body>.*)$")
+_FRAME = re.compile(r"</?conversation>")
+
+Role = str  # "user" | "assistant" | "tool" | "marker" | "skip"
+
+
+def line_role(raw: str) -> tuple[Role, str] | None:
+    """(role, body) of one transcript line, or None for an untagged (continuation) line."""
+    if m := _BRACKET.match(raw):
+        tag, body = m.group("tag").strip().lower(), m.group("body").strip()
+        if tag in ("user", "human"):
+            return "user", body
+        if tag in ("assistant", "ai", "model"):
+            return "assistant", body
+        if tag.startswith("assistant calls "):
+            return "tool", _call_label(m.group("tag").strip()[len("assistant calls "):], body)
+        if tag.startswith(("tool result", "retry")):
+            return "skip", body
+        if tag.startswith("earlier summary") or "earlier messages" in tag or "earlier lines omitted" in tag:
+            return "marker", f"[{m.group('tag')}] {body}".strip()
+    if m := _ROLE.match(raw):
+        role, body = m.group(1).lower(), m.group(2).strip()
+        if body.startswith(MARKER_PREFIXES) or role in ("summary", "marker"):
+            return "marker", body
+        if role in ("user", "human", "you"):
+            return "user", body
+        if role.startswith("tool"):
+            return "tool", _short(body, 100)
+        if role in ("assistant", "ai", "model"):
+            return "assistant", body
+        return "skip", body
+    return None
 
 
 def digest_text(text: str) -> Digest:
@@ -109,21 +144,20 @@ def digest_text(text: str) -> Digest:
     turn: Turn | None = None
     role = ""
     tagged = False
-    for raw in text.splitlines():
-        m = _ROLE.match(raw)
-        if m:
+    for raw in _FRAME.sub("\n", text).splitlines():
+        found = line_role(raw)
+        if found is not None:
             tagged = True
-            role, body = m.group(1).lower(), m.group(2).strip()
-            if body.startswith(MARKER_PREFIXES) or role in ("summary", "marker"):
+            role, body = found
+            if role == "marker":
                 digest.earlier.append(body)
-                role = "marker"
-            elif role in ("user", "human", "you"):
+            elif role == "user":
                 turn = Turn(ask=body)
                 digest.turns.append(turn)
-            elif role.startswith("tool"):
+            elif role == "tool":
                 turn = turn or _new_turn(digest)
-                turn.tools.append(_short(body, 100))
-            elif role in ("assistant", "ai", "model"):
+                turn.tools.append(body)
+            elif role == "assistant":
                 turn = turn or _new_turn(digest)
                 turn.answer = body
             continue
@@ -134,11 +168,21 @@ def digest_text(text: str) -> Digest:
             digest.prose += raw + "\n"
         elif role == "marker" and digest.earlier:
             digest.earlier[-1] += " " + line
-        elif turn is not None and role in ("user", "human", "you") and len(turn.ask) < ASK_CHARS:
+        elif turn is not None and role == "user" and len(turn.ask) < ASK_CHARS:
             turn.ask += " " + line
-        elif turn is not None and role in ("assistant", "ai", "model") and len(turn.answer) < ANSWER_CHARS * 2:
+        elif turn is not None and role == "assistant" and len(turn.answer) < ANSWER_CHARS * 2:
             turn.answer += " " + line
     return digest
+
+
+def _call_label(tool: str, raw_args: str) -> str:
+    try:
+        args = json.loads(raw_args) if raw_args else {}
+    except ValueError:
+        args = None
+    if isinstance(args, dict):
+        return _tool_label(tool, args)
+    return f"{tool}({_short(raw_args, 60)})" if raw_args else tool
 
 
 def summarize(digest: Digest, budget_chars: int, focus: Sequence[str] = ()) -> str:

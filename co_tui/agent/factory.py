@@ -43,6 +43,26 @@ the summary, say plainly when a detail is no longer in view, and re-read files w
 you need the details again."""
 
 
+def overhead_tokens(settings: Settings, *, workspace: Path) -> int:
+    """Estimated tokens each request carries besides the messages: instructions plus tool schemas.
+
+    The meter uses it until the first provider report shows the real figure.
+    """
+    import json
+
+    from co_tui.governance import estimate_text_tokens
+
+    root = Path(workspace).expanduser().resolve()
+    toolset = workspace_toolset(root, allow_shell=settings.allow_shell)
+    schemas = json.dumps(
+        [
+            {"name": t.tool_def.name, "description": t.tool_def.description, "parameters": t.tool_def.parameters_json_schema}
+            for t in toolset.tools.values()
+        ]
+    )
+    return estimate_text_tokens(agent_instructions(root, allow_shell=settings.allow_shell)) + estimate_text_tokens(schemas)
+
+
 def build_agent(
     settings: Settings,
     *,

@@ -9,9 +9,10 @@ feature of co-tui so it can be demoed and tested without an API key:
   results (a file: line count, first lines, headings or definitions; a listing; match counts);
 - `big output` → a search whose output is large and capped (to see tool-output trimming);
 - `what did we do so far?` / `recap` → an extractive recap of the visible context, markers included;
-- a summarisation request (a tool-less agent whose instructions or prompt ask for a summary, as the
-  governance summariser and `/compact` send) → an extractive summary: user asks, tools and files
-  touched, final answers, within the requested length (see `extractive.py`);
+- a summarisation request (governance's summariser or `/compact`, recognised by its
+  `is_summarization_request`, or any tool-less agent asked for a summary) → an extractive summary:
+  user asks, tools and files touched, final answers, earlier summaries, within the requested
+  length and focus (see `extractive.py`);
 - the word `slow` in a prompt → text streamed word by word with SLOW_DELAY_S between chunks; the
   environment variable `CO_TUI_OFFLINE_DELAY` (seconds per chunk) slows every reply instead.
 
@@ -169,9 +170,8 @@ def plan_reply(messages: Sequence[ModelMessage], info: AgentInfo) -> Reply:
     outcomes = tool_outcomes(messages)
     if outcomes:
         return Reply(text=answer_from_results(outcomes), delay_s=delay)
-    instructions = info.instructions or ""
-    if is_summarization_request(instructions, prompt, tool_names):
-        return Reply(text=extractive_summary(messages, instructions, prompt), delay_s=delay)
+    if is_summarization_request(info, prompt):
+        return Reply(text=extractive_summary(messages, info.instructions or "", prompt), delay_s=delay)
     if intent.kind == "tools":
         missing = [a.tool for a in intent.actions if a.tool not in tool_names]
         if missing:
@@ -184,12 +184,18 @@ def plan_reply(messages: Sequence[ModelMessage], info: AgentInfo) -> Reply:
     return Reply(text=canned_reply(intent, prompt, tool_names), delay_s=delay)
 
 
-def is_summarization_request(instructions: str, prompt: str, tool_names: Sequence[str]) -> bool:
-    """A summariser's request: a tool-less agent asked for a summary or compaction.
+def is_summarization_request(info: AgentInfo, prompt: str) -> bool:
+    """A summariser's request: governance's summary or `/compact` agent, or any tool-less agent asked to summarise.
 
     The main agent always has tools, so "summarise README.md" typed by the user is a file request.
     """
-    return not tool_names and bool(_SUMMARY_WORDS.search(f"{instructions}\n{prompt}"))
+    try:
+        from co_tui.governance.summarize import is_summarization_request as is_governance_request
+    except ImportError:  # governance not present: the general check below still covers its requests
+        is_governance_request = None
+    if is_governance_request is not None and is_governance_request(info):
+        return True
+    return not info.function_tools and bool(_SUMMARY_WORDS.search(f"{info.instructions or ''}\n{prompt}"))
 
 
 def extractive_summary(messages: Sequence[ModelMessage], instructions: str, prompt: str) -> str:

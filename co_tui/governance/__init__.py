@@ -55,7 +55,6 @@ _EXPORTS: dict[str, str] = {
     "Governor": "policy",
     "PolicyOutcome": "policy",
     "resolve_budget": "policy",
-    "context_window_of": "policy",
     "ContextGovernance": "capability",
     "HistoryTrimmedEvent": "capability",
     # the /history inspector
@@ -84,7 +83,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.governance.inspect import MessageInfo, annotate_history
     from co_tui.governance.markers import MarkerInfo, breadcrumb_text, is_marker, marker_info
     from co_tui.governance.meter import MeterReading, TokenMeter
-    from co_tui.governance.policy import GovernancePolicy, Governor, PolicyOutcome, context_window_of, resolve_budget
+    from co_tui.governance.policy import GovernancePolicy, Governor, PolicyOutcome, resolve_budget
     from co_tui.governance.summarize import (
         COMPACT_INSTRUCTIONS,
         SUMMARIZER_INSTRUCTIONS,

@@ -54,7 +54,8 @@ def truncate_text(text: str, max_chars: int) -> str | None:
         return None
     if len(visible) <= max_chars and visible is not text:
         return None
-    return f"{visible[:max_chars]}\n[…truncated, {total} chars total]"
+    cut = f"{visible[:max_chars]}\n[…truncated, {total} chars total]"
+    return cut if len(cut) < len(text) else None  # a "cut" that adds text is no cut
 
 
 def _has_media(content: Any) -> bool:
@@ -83,20 +84,26 @@ def _truncated_part(part: Any, max_chars: int) -> tuple[Any, int, int] | None:
     return result
 
 
-def _tool_chars(messages: Sequence[ModelMessage]) -> int:
-    return sum(
-        len(content_text(p.content))
-        for m in messages
-        if isinstance(m, ModelRequest)
-        for p in m.parts
-        if getattr(p, "part_kind", "") == "tool-return" and not _has_media(p.content)
-    )
+_TRUNCATED_MESSAGES = _IdentityCache()
 
 
 def _truncate_in(message: ModelMessage, max_chars: int) -> tuple[ModelMessage, int, int, int]:
-    """(message with long tool returns cut, parts cut, chars before, chars after of those parts)."""
+    """(message with long tool returns cut, parts cut, chars before, chars after of those parts).
+
+    Memoised per message object and cap, so passes over the same history return the same new
+    message objects (their token counts and classification stay cached).
+    """
     if not isinstance(message, ModelRequest):
         return message, 0, 0, 0
+    key = (id(message.parts), len(message.parts), max_chars)
+    cached = _TRUNCATED_MESSAGES.get(message, key)
+    if cached is None:
+        cached = _truncate_parts(message, max_chars)
+        _TRUNCATED_MESSAGES.put(message, key, cached)
+    return cached
+
+
+def _truncate_parts(message: ModelRequest, max_chars: int) -> tuple[ModelMessage, int, int, int]:
     new_parts: list[Any] | None = None
     cut = before = after = 0
     for k, part in enumerate(message.parts):
@@ -116,33 +123,44 @@ def _truncate_in(message: ModelMessage, max_chars: int) -> tuple[ModelMessage, i
 
 @dataclass(frozen=True)
 class ToolTrimResult:
-    """Result of `trim_tool_returns`. `chars_before`/`chars_after`: all tool-return text in the history."""
+    """Result of `trim_tool_returns`. `chars_before`/`chars_after`: text of the truncated parts only."""
 
     messages: list[ModelMessage]
     trimmed_parts: int
     chars_before: int
     chars_after: int
+    layout: Layout | None = field(default=None, repr=False, compare=False)  # of `messages`, for reuse
 
     @property
     def trimmed(self) -> bool:
         return self.trimmed_parts > 0
 
 
-def trim_tool_returns(messages: Sequence[ModelMessage], max_chars: int) -> ToolTrimResult:
+def _remap(layout: Layout, messages: list[ModelMessage]) -> Layout:
+    """The layout of `messages`, a same-shape copy of `layout.messages` with some messages replaced."""
+    return Layout(
+        messages,
+        list(layout.system),
+        list(layout.markers),
+        [Turn([messages[i] for i in t.indices], list(t.indices), t.has_prompt) for t in layout.turns],
+    )
+
+
+def trim_tool_returns(messages: Sequence[ModelMessage], max_chars: int, *, layout: Layout | None = None) -> ToolTrimResult:
     """Truncate `ToolReturnPart` content longer than `max_chars` in every turn but the newest.
 
-    Content becomes `content[:max_chars] + "\\n[…truncated, {N} chars total]"`; dict/list content is
+    Content becomes `content[:max_chars] + "\n[…truncated, {N} chars total]"`; dict/list content is
     JSON-serialised to measure and to cut. `tool_name`, `tool_call_id` and every other field are
     kept. `max_chars <= 0` disables. Content holding media (images, files) is left alone.
+    (`layout`: an already computed `segment(messages)`, to save a pass.)
     """
     source = list(messages)
-    total = _tool_chars(source)
+    layout = layout or segment(source)
     if max_chars <= 0:
-        return ToolTrimResult(source, 0, total, total)
-    turns = segment(source).turns
+        return ToolTrimResult(source, 0, 0, 0, layout)
     out = list(source)
     cut = before = after = 0
-    for turn in turns[:-1]:
+    for turn in layout.turns[:-1]:
         for idx, message in zip(turn.indices, turn.messages):
             new, n, b, a = _truncate_in(message, max_chars)
             if n:
@@ -151,8 +169,8 @@ def trim_tool_returns(messages: Sequence[ModelMessage], max_chars: int) -> ToolT
                 before += b
                 after += a
     if not cut:
-        return ToolTrimResult(source, 0, total, total)
-    return ToolTrimResult(out, cut, total, total - before + after)
+        return ToolTrimResult(source, 0, 0, 0, layout)
+    return ToolTrimResult(out, cut, before, after, _remap(layout, out))
 
 
 @dataclass(frozen=True)
@@ -245,17 +263,20 @@ def _keep_from(layout: Layout, fits: Callable[[int, int], bool]) -> int:
     return first
 
 
-def trim_to_recent_turns(messages: Sequence[ModelMessage], budget_tokens: int) -> TrimResult:
+def trim_to_recent_turns(
+    messages: Sequence[ModelMessage], budget_tokens: int, *, layout: Layout | None = None, tokens: int | None = None
+) -> TrimResult:
     """Keep the system prompt and the most recent whole turns that fit `budget_tokens`.
 
     Never splits a turn; always keeps the newest (`kept_turns >= 1`); inserts one breadcrumb right
     after the system prompt, `[Earlier conversation trimmed — N messages (K turns) removed to stay
     within the context budget]`, replacing any earlier marker and adding up its counts. Unchanged
     (same list contents, `trimmed=False`) when the history already fits or nothing can be dropped.
+    (`layout`/`tokens`: already computed `segment(messages)` / `estimate_tokens(messages)`.)
     """
     source = list(messages)
-    tokens_before = estimate_tokens(source)
-    layout = segment(source)
+    tokens_before = estimate_tokens(source) if tokens is None else tokens
+    layout = layout or segment(source)
     if tokens_before <= budget_tokens or (len(layout.turns) <= 1 and _already_clean(layout)):
         return _unchanged(source, layout, tokens_before)
     # Price the fixed part (system prefix + a breadcrumb with generous digits) before choosing turns.
@@ -382,6 +403,8 @@ def fit_to_budget(
     tool_output_trim_chars: int = 2000,
     reason: Reason = "token_budget",
     keep_steps: int = KEEP_STEPS,
+    layout: Layout | None = None,
+    tokens: int | None = None,
 ) -> FitResult:
     """The whole zero-LLM pipeline, applied only while over `budget_tokens`, in order:
 
@@ -392,33 +415,34 @@ def fit_to_budget(
     Each rule that changed something adds one `HistoryTrimmed` (strategies `tool_output_trim`,
     `turn_trim`, `step_shrink`; `reason` as given). `.fits` is false when even that is not enough:
     the caller surfaces an error — never a loop, never a history cut down to the breadcrumb.
+    (`layout`/`tokens`: already computed `segment(messages)` / `estimate_tokens(messages)`.)
     """
     current = list(messages)
-    tokens_before = estimate_tokens(current)
+    tokens_before = estimate_tokens(current) if tokens is None else tokens
     if tokens_before <= budget_tokens:
         return FitResult(current, True, [], tokens_before, tokens_before)
     events: list[HistoryTrimmed] = []
     tokens = tokens_before
 
-    tool = trim_tool_returns(current, tool_output_trim_chars)
+    layout = layout or segment(current)
+    tool = trim_tool_returns(current, tool_output_trim_chars, layout=layout)
     if tool.trimmed:
         after = estimate_tokens(tool.messages)
-        turns = len(segment(tool.messages).turns)
         events.append(
             HistoryTrimmed(
                 reason=reason,
                 strategy="tool_output_trim",
-                kept_turns=turns,
+                kept_turns=len(layout.turns),
                 tokens_before=tokens,
                 tokens_after=after,
                 budget_tokens=budget_tokens,
                 note=f"{tool.trimmed_parts} old tool outputs cut to {tool_output_trim_chars} chars",
             )
         )
-        current, tokens = tool.messages, after
+        current, tokens, layout = tool.messages, after, tool.layout
 
     if tokens > budget_tokens:
-        cut = trim_to_recent_turns(current, budget_tokens)
+        cut = trim_to_recent_turns(current, budget_tokens, layout=layout, tokens=tokens)
         if cut.trimmed:
             events.append(cut.to_event(reason, budget_tokens))
             current, tokens = cut.messages, cut.tokens_after

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse
 
 from co_tui.governance.markers import MarkerInfo, is_compact_ack, marker_info
+from co_tui.governance.tokens import _IdentityCache
 
 __all__ = ["Layout", "Turn", "Pairing", "segment", "split_turns", "steps_of", "pair_calls", "check_pairing"]
 
@@ -89,24 +90,52 @@ def starts_turn(message: ModelMessage) -> bool:
     return has_prompt
 
 
+_START, _SYSTEM, _OTHER = 1, 2, 3
+# id(message) -> (message kind code, MarkerInfo | None); keyed on the parts list like token counts.
+_CLASS_CACHE = _IdentityCache()
+
+
+def _classify(message: ModelMessage) -> tuple[int, MarkerInfo | None]:
+    parts = message.parts
+    key = (id(parts), len(parts))
+    cached = _CLASS_CACHE.get(message, key)
+    if cached is not None:
+        return cached
+    info = marker_info(message)
+    if info is not None:
+        result: tuple[int, MarkerInfo | None] = (_OTHER, info)
+    elif starts_turn(message):
+        result = (_START, None)
+    elif _is_system_only(message):
+        result = (_SYSTEM, None)
+    else:
+        result = (_OTHER, None)
+    _CLASS_CACHE.put(message, key, result)
+    return result
+
+
 def segment(messages: Sequence[ModelMessage]) -> Layout:
-    """Take `messages` apart into system prefix, markers and turns (input untouched). O(messages)."""
+    """Take `messages` apart into system prefix, markers and turns (input untouched). O(messages).
+
+    Each message's classification is cached by identity, so repeated passes cost a lookup each.
+    """
     layout = Layout(messages)
     current: Turn | None = None
-    previous: ModelMessage | None = None
+    previous_info: MarkerInfo | None = None
     for i, message in enumerate(messages):
-        info = marker_info(message)
-        if info is None and is_compact_ack(message, previous):
-            info = MarkerInfo("compact_ack")
-        previous = message
+        code, info = _classify(message)
+        if info is None and previous_info is not None and previous_info.kind == "compact":
+            if is_compact_ack(message, messages[i - 1]):
+                info = MarkerInfo("compact_ack")
+        previous_info = info
         if info is not None:
             layout.markers.append((i, info))
             continue
-        if starts_turn(message):
+        if code == _START:
             current = Turn([message], [i])
             layout.turns.append(current)
         elif current is None:
-            if not layout.turns and _is_system_only(message):
+            if code == _SYSTEM and not layout.turns:
                 layout.system.append(i)
                 continue
             current = Turn([message], [i], has_prompt=False)

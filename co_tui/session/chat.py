@@ -79,9 +79,9 @@ class ChatSession:
 
     def _configure_model(self, model: Model | str) -> None:
         """Resolve the model and build the governed agent. Raises `ModelConfigError` on a bad model."""
-        from co_tui.agent.factory import build_agent
+        from co_tui.agent.factory import build_agent, overhead_tokens
         from co_tui.agent.models import context_window_of, is_offline, resolve_model
-        from co_tui.governance import ContextGovernance, GovernancePolicy, TokenMeter, resolve_budget
+        from co_tui.governance import ContextGovernance, GovernancePolicy, resolve_budget
 
         resolved = resolve_model(model, self.settings) if isinstance(model, str) else model
         s = self.settings
@@ -103,9 +103,19 @@ class ChatSession:
         self.governance = ContextGovernance(
             policy=self.policy, summarizer_model=summarizer, transcript_sink=self._record_transcript
         )
-        self.meter = TokenMeter(provider=getattr(resolved, "system", None) or "unknown")
+        self._overhead = overhead_tokens(s, workspace=self.workspace)
+        self.meter = self._new_meter()
         self.agent = build_agent(
             s, workspace=self.workspace, model=resolved, capabilities=[self.governance], approver=self.approver
+        )
+
+    def _new_meter(self) -> Any:
+        from co_tui.governance import TokenMeter
+
+        return TokenMeter(
+            provider=getattr(self.model, "system", None) or "unknown",
+            model_name=getattr(self.model, "model_name", None),
+            overhead_tokens=self._overhead,
         )
 
     def set_model(self, name: str) -> None:
@@ -172,21 +182,27 @@ class ChatSession:
                             continue
                         if isinstance(event, AgentRunResultEvent):
                             run_messages = event.result.all_messages()
+                            # The final response arrives with the result: anchor the meter on it too.
+                            usage_event = self._observe_new_response(run, seen_responses, ModelResponse)
+                            if usage_event is not None:
+                                yield usage_event
                             break
                         for mapped in map_stream_event(event):
                             if mapped.type == "text_delta":
                                 output_parts.append(mapped.text)
                             yield mapped
-                        # A new complete response carries provider usage: re-anchor the meter.
-                        usage_event = self._observe_new_response(run, seen_responses, ModelResponse)
-                        if usage_event is not None:
-                            yield usage_event
+                            # A tool call means its response is complete and carries provider usage:
+                            # re-anchor the meter (checked only here, not per text delta: it copies history).
+                            if mapped.type == "tool_call":
+                                usage_event = self._observe_new_response(run, seen_responses, ModelResponse)
+                                if usage_event is not None:
+                                    yield usage_event
             except RunCancelled as exc:
                 interrupted = True
                 run_messages = exc.all_messages()
             except Exception as exc:  # noqa: BLE001 - every failure becomes one visible line
                 failed = True
-                error = self._error_event(exc)
+                error = self._error_event(exc, partial=bool(output_parts))
                 run_messages = self._partial_messages()
             self._finish_run(history_in, run_messages)
         except Exception as exc:  # noqa: BLE001 - last line of defence: the app never dies here
@@ -254,10 +270,11 @@ class ChatSession:
         self.ledger_positions.append(len(self.transcript))
         return trim
 
-    def _error_event(self, exc: BaseException) -> ErrorEvent:
+    def _error_event(self, exc: BaseException, *, partial: bool | None = None) -> ErrorEvent:
         from co_tui.agent.errors import describe_error
 
-        message, kind = describe_error(exc, model_name=self.model_name)
+        # `partial`: whether answer text had arrived (a broken stream says "kept" only then).
+        message, kind = describe_error(exc, model_name=self.model_name, partial=partial)
         return ErrorEvent(message=message, kind=kind)
 
     def cancel(self) -> None:
@@ -317,7 +334,7 @@ class ChatSession:
         self.transcript, self.context, self.ledger, self.ledger_positions = [], [], [], []
         self._persisted = False
         self._saved_transcript_len = self._saved_ledger_len = 0
-        self.meter = type(self.meter)(provider=getattr(self.model, "system", None) or "unknown")
+        self.meter = self._new_meter()
         return trim
 
     # --- persistence -----------------------------------------------------------------------------
@@ -371,4 +388,17 @@ class ChatSession:
         session.ledger_positions = list(loaded.ledger_positions)
         session._saved_transcript_len = len(session.transcript)
         session._saved_ledger_len = len(session.ledger)
+        session._anchor_meter_on_saved_usage()
         return session
+
+    def _anchor_meter_on_saved_usage(self) -> None:
+        """Re-anchor the meter on the newest saved response's provider usage, so a resumed session's
+        meter is as exact at first paint as it was when saved."""
+        from pydantic_ai.messages import ModelResponse
+
+        for i in range(len(self.context) - 1, -1, -1):
+            message = self.context[i]
+            if isinstance(message, ModelResponse):
+                if message.usage.input_tokens:
+                    self.meter.observe_response(message.usage, self.context[: i + 1])
+                return

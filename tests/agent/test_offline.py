@@ -337,3 +337,45 @@ def test_extractive_summary_of_every_corpus_transcript() -> None:
             assert first_words in summary, path.name  # the task-setting first ask is always kept
         if calls:
             assert calls[0] in summary or "omitted" in summary, path.name
+
+
+async def test_summary_of_the_governance_rendering() -> None:
+    """The shape governance's summariser sends: sentinel instructions, a framed `[role] …` transcript."""
+    body = "\n".join([
+        "[earlier summary of 12 messages] The user set up the project and chose SQLite.",
+        "[user] Add a --verbose flag",
+        "to the CLI, please",
+        '[assistant calls read_file] {"path": "co_tui/cli.py"}',
+        "[tool result read_file, 3120 chars] import argparse …",
+        "[assistant] Added --verbose in co_tui/cli.py; it sets DEBUG logging.",
+        "[user] Now document it",
+        '[assistant calls search_text] {"pattern": "verbose", "path": "docs"}',
+        "[assistant] Documented in docs/configuration.md.",
+    ])
+    prompt = (f"Summarise the conversation below. Give particular attention to: logging flags\n\n"
+              f"<conversation>{body}</conversation>\n\nUse at most about 140 words.")
+    agent = Agent(offline_model(), instructions="You are co-tui's conversation compactor.\nWrite a summary.")
+    summary = (await agent.run(prompt)).output
+    assert "Earlier context (already cut from view): [earlier summary of 12 messages] The user set up" in summary
+    assert '1. User asked: "Add a --verbose flag to the CLI, please" → tools: read_file(co_tui/cli.py)' in summary
+    assert "search_text('verbose' in docs)" in summary
+    assert "Documented in docs/configuration.md." in summary
+    assert "import argparse" not in summary  # tool-result digests are not copied in
+    assert "Focus: logging flags." in summary
+    assert len(summary) <= 140 * 6
+
+
+async def test_governance_compact_and_summary_work_offline() -> None:
+    from co_tui.governance.summarize import compact, summarize_messages
+
+    history = conversation()
+    result = await compact(history, offline_model(), focus="TOML key")
+    assert result.event is not None and result.event.strategy == "compact"
+    assert result.summary.startswith("Extractive summary (offline model")
+    assert 'User asked: "Find where the config is loaded and explain it"' in result.summary
+    assert "read_file(co_tui/config.py)" in result.summary
+    assert "Focus: toml." in result.summary  # the focus words of 4+ letters
+
+    summary = await summarize_messages(history[:6], offline_model())
+    assert "Settings are loaded by load_settings" in summary
+    assert "Now rename" not in summary  # only the messages it was given

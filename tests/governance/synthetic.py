@@ -74,14 +74,15 @@ def _record(rng: random.Random, i: int) -> dict:
 
 
 def _json(rng: random.Random, size: int, *, minified: bool) -> str:
-    records: list[dict] = []
-    text = ""
-    while len(text) < size:
-        records.append(_record(rng, len(records)))
-        text = json.dumps({"results": records}, separators=(",", ":")) if minified else json.dumps(
-            {"results": records}, indent=2
-        )
-    return text[:size]
+    pieces: list[str] = []
+    n = 0
+    while n < size:
+        record = _record(rng, len(pieces))
+        piece = json.dumps(record, separators=(",", ":")) if minified else json.dumps(record, indent=2)
+        pieces.append(piece)
+        n += len(piece) + 2
+    body = ",".join(pieces) if minified else ",\n".join(pieces)
+    return ('{"results":[' + body + "]}" if minified else '{\n  "results": [\n' + body + "\n  ]\n}")[:size]
 
 
 def _logs(rng: random.Random, size: int) -> str:

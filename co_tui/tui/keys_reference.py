@@ -1,0 +1,163 @@
+"""The keys-and-commands reference, generated from the registry (one registry, three views).
+
+The help screen renders `reference_markdown()`; `docs/keys-and-commands.md` holds the same text
+between two markers and a test keeps them equal, so neither can drift from `commands.py`.
+Regenerate the doc with `python -m co_tui.tui.keys_reference --write`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from textual.binding import Binding
+
+from co_tui.tui.commands import COMMANDS, KEYS
+
+DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "keys-and-commands.md"
+BEGIN_MARK = "<!-- BEGIN GENERATED: python -m co_tui.tui.keys_reference --write -->"
+END_MARK = "<!-- END GENERATED -->"
+
+_KEY_NAMES = {"escape": "Esc", "enter": "Enter", "tab": "Tab", "space": "Space", "delete": "Del",
+              "up": "↑", "down": "↓", "left": "←", "right": "→", "pageup": "PgUp", "pagedown": "PgDn"}
+
+GOVERNANCE_EXPLAINER = """\
+## Context governance: what you are looking at
+
+co-tui never lets the conversation silently outgrow the model's context window, and it never cuts
+what the model sees without telling you (and the model).
+
+- **The meter** under the chat, e.g. `23/40 msgs · ~18.2k/100k tokens (18%)`: messages the model
+  will be sent against `max_history_messages`, and tokens against the budget. A `~` means the
+  figure is partly estimated (no provider report covers the newest messages yet); without `~` it
+  equals what the provider last reported. The bar is green below 60 %, amber below 85 % and red
+  from 85 %; the tick on the bar is where compaction kicks in.
+- **Banners** in the chat mark every change to what the model sees, at the point of the cut:
+  `✂ History trimmed · 14 messages (3 turns) · 41.2k → 12.9k tokens · token budget`. Select one
+  and press Enter to see the reason, the strategy, the budget and, for summaries, the summary text.
+  `/compact` and `/clear` leave their own banners (`Conversation compacted`, `Conversation cleared`).
+- **Markers** are what the model reads in place of what was cut: a breadcrumb
+  `[Earlier conversation trimmed — N messages (K turns) removed …]`, a `[Summary of N earlier
+  messages]`, or an old tool output cut to `tool_output_trim_chars` and ending in
+  `[…truncated, N chars total]`.
+- **Nothing is lost**: the transcript keeps every message. The history inspector (`F2`) shows
+  what the model sees now next to the whole transcript, with every message's status (in context,
+  dropped, summarised, output truncated) and the ledger of every cut.
+"""
+
+
+def key_label(key: str) -> str:
+    """A key as people write it: `ctrl+k` → `Ctrl+K`, `escape` → `Esc`, `f2` → `F2`.
+
+    A comma-separated binding (`escape,q`) becomes `Esc / Q`.
+    """
+    labels = []
+    for one in key.split(","):
+        *mods, base = one.strip().split("+")
+        name = _KEY_NAMES.get(base, base.upper() if len(base) <= 3 else base.capitalize())
+        labels.append("+".join([*(m.capitalize() for m in mods), name]))
+    return " / ".join(labels)
+
+
+def _command_for_action(action: str) -> str:
+    return next((spec.slash for spec in COMMANDS if spec.action == action), "")
+
+
+def _cell(text: str) -> str:
+    """Markdown-table-safe text (a `|` would end the cell)."""
+    return text.replace("|", "\\|")
+
+
+def keys_table() -> str:
+    """The app-wide keys (registry `KEYS`) as a Markdown table."""
+    rows = ["| Key | What it does | Command |", "|---|---|---|"]
+    for spec in KEYS:
+        command = _command_for_action(spec.action)
+        rows.append(f"| `{key_label(spec.key)}` | {_cell(spec.description)} | {f'`{command}`' if command else ''} |")
+    return "\n".join(rows)
+
+
+def commands_table() -> str:
+    """Every slash command (registry `COMMANDS`) as a Markdown table."""
+    rows = ["| Command | Key | What it does |", "|---|---|---|"]
+    for spec in COMMANDS:
+        key = f"`{key_label(spec.key)}`" if spec.key else ""
+        rows.append(f"| `{_cell(spec.usage or spec.slash)}` | {key} | {_cell(spec.summary)} |")
+    return "\n".join(rows)
+
+
+def bindings_table(bindings: Iterable[Binding | tuple[str, ...]]) -> str:
+    """A screen's own `BINDINGS` (Binding objects or tuples) as a Markdown table."""
+    rows = ["| Key | What it does |", "|---|---|"]
+    for binding in bindings:
+        key, description = (binding.key, binding.description) if isinstance(binding, Binding) else (
+            binding[0], binding[2] if len(binding) > 2 else binding[1])
+        rows.append(f"| `{key_label(key)}` | {_cell(description)} |")
+    return "\n".join(rows)
+
+
+def _screen_sections() -> list[tuple[str, str]]:
+    # Lazy: only the full reference needs the screens (and their widgets) loaded.
+    from co_tui.tui.screens.history import HistoryScreen
+    from co_tui.tui.screens.sessions import SessionsScreen
+
+    return [("In the history inspector", bindings_table(HistoryScreen.BINDINGS)),
+            ("In the sessions picker", bindings_table(SessionsScreen.BINDINGS))]
+
+
+def offline_triggers_section() -> str:
+    """What the built-in offline model reacts to, if its module documents it; else empty."""
+    try:
+        from co_tui.agent import offline
+    except ImportError:
+        return ""
+    triggers = getattr(offline, "TRIGGERS", None)
+    if not triggers:
+        return ""
+    lines = ["## The offline model", "",
+             "With `--model offline` (the default) co-tui needs no network and no API key. It answers",
+             "deterministically and calls the workspace tools when you ask in these words:", ""]
+    lines += [f"- {_cell(str(trigger))}" for trigger in triggers]
+    return "\n".join(lines)
+
+
+def reference_markdown() -> str:
+    """The whole reference: keys, slash commands, per-screen keys, governance explainer, offline model."""
+    parts = ["## Keys", "", keys_table(), "",
+             "## Slash commands", "",
+             "Type them in the prompt (a popup completes them after `/`), or pick them from the",
+             "command palette (`Ctrl+P`). An unknown command gets a hint with the closest match.", "",
+             commands_table(), ""]
+    for title, table in _screen_sections():
+        parts += [f"## {title}", "", table, ""]
+    parts.append(GOVERNANCE_EXPLAINER)
+    offline_section = offline_triggers_section()
+    if offline_section:
+        parts += [offline_section, ""]
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def generated_block(text: str) -> str | None:
+    """The text between the markers of a doc, or None when the markers are missing."""
+    start, end = text.find(BEGIN_MARK), text.find(END_MARK)
+    if start < 0 or end < start:
+        return None
+    return text[start + len(BEGIN_MARK):end].strip("\n") + "\n"
+
+
+def write_doc(path: Path = DOC_PATH) -> None:
+    """Rewrite the generated block of the doc at `path` (the text around the markers stays)."""
+    text = path.read_text(encoding="utf-8")
+    start, end = text.find(BEGIN_MARK), text.find(END_MARK)
+    if start < 0 or end < start:
+        raise SystemExit(f"{path}: the generated-block markers are missing")
+    new = text[:start] + BEGIN_MARK + "\n\n" + reference_markdown() + "\n" + text[end:]
+    path.write_text(new, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--write"]:
+        write_doc()
+    else:
+        sys.stdout.write(reference_markdown())

@@ -1,0 +1,98 @@
+"""Textual messages of the TUI: user intents and carriers of domain events.
+
+Widgets and screens post intents (`SendPrompt`, `Compact`, `Clear`, `Interrupt`, `RunSlash`) and
+the app acts on them, so screens never reach into each other. The app wraps every domain event of
+`ChatSession` (co_tui/session/events.py) in `SessionEvent` and the chat screen renders it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from textual.message import Message
+
+if TYPE_CHECKING:  # the domain modules stay out of the start-up import path of the TUI
+    from co_tui.session.events import Event
+
+
+@dataclass
+class SendPrompt(Message):
+    """The user submitted `text` as a prompt (not a slash command)."""
+
+    text: str
+
+
+@dataclass
+class RunSlash(Message):
+    """The user submitted a slash command line, e.g. `/compact tests only`."""
+
+    line: str
+
+
+@dataclass
+class Compact(Message):
+    """Compact the conversation; `focus` is an optional hint for the summary."""
+
+    focus: str | None = None
+
+
+@dataclass
+class Clear(Message):
+    """Clear the conversation (after the user confirmed)."""
+
+
+@dataclass
+class Interrupt(Message):
+    """Stop the running turn or compaction; the partial answer stays."""
+
+
+@dataclass
+class SessionEvent(Message):
+    """One domain event from the session (`TextDelta`, `ToolCall`, `HistoryTrimmed`, `Done`, ...)."""
+
+    event: "Event"
+
+
+@dataclass
+class SessionReady(Message):
+    """The ChatSession exists (it is created in a worker after the first paint)."""
+
+    session: Any
+
+
+@dataclass
+class SessionFailed(Message):
+    """The ChatSession could not be created; `message` is the one line to show."""
+
+    message: str
+    exit_code: int = 2
+
+
+@dataclass
+class BusyChanged(Message):
+    """A turn or compaction started (`busy=True`) or ended; `label` says what runs ("thinking…")."""
+
+    busy: bool
+    label: str = ""
+
+
+__all__ = [
+    "BusyChanged",
+    "Clear",
+    "Compact",
+    "Interrupt",
+    "OutputsTruncated",
+    "RunSlash",
+    "SendPrompt",
+    "SessionEvent",
+    "SessionFailed",
+    "SessionReady",
+]
+
+
+@dataclass
+class OutputsTruncated(Message):
+    """These tool calls' outputs are shortened in the model's view (the `truncated` badge)."""
+
+    tool_call_ids: frozenset[str]

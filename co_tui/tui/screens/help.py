@@ -1,0 +1,40 @@
+"""The help screen: keys, slash commands and how context governance shows itself.
+
+Its text is `keys_reference.reference_markdown()`, generated from the command registry, so help,
+palette and slash popup can never disagree.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Markdown, Static
+
+from co_tui.tui.keys_reference import key_label, reference_markdown
+
+
+class HelpScreen(ModalScreen[None]):
+    """Keys and commands (`f1`, `/help`). Read-only; Esc, Q or F1 closes it."""
+
+    CSS_PATH = "help.tcss"
+    BINDINGS = [
+        Binding("escape,q,f1", "dismiss_help", "Close", show=True),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-dialog"):
+            yield Static("co-tui · keys and commands", id="help-title")
+            with VerticalScroll(id="help-body"):
+                yield Markdown(reference_markdown(), id="help-text", open_links=False)
+            yield Static(f"{key_label('up')}/{key_label('down')} scroll · {key_label('escape')} close",
+                         id="help-hint")
+
+    def on_mount(self) -> None:
+        # The scroll container takes the keys, so ↑/↓/PgUp/PgDn scroll the text straight away.
+        self.query_one("#help-body", VerticalScroll).focus()
+
+    def action_dismiss_help(self) -> None:
+        """Close the help and return to where the user was."""
+        self.dismiss(None)

@@ -1,0 +1,261 @@
+"""The history inspector (`/history`, `f2`): what the model sees now versus the whole transcript.
+
+Read-only. Three tabs — the context (what goes to the model next, markers included), the
+transcript (every message, with its status) and the ledger of trims — under the totals and a
+tokens-per-turn chart. The per-message facts come from `co_tui.governance.annotate_history`; this
+screen only lays them out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
+
+from co_tui.session.banner import REASON_TEXT, STRATEGY_TEXT, banner_details, format_tokens
+from co_tui.tui.widgets.turn_token_chart import TurnBar, TurnState, TurnTokenChart
+
+if TYPE_CHECKING:
+    from co_tui.governance.events import HistoryTrimmed
+    from co_tui.session.events import UsageUpdate
+
+
+class HistorySource(Protocol):
+    """What the inspector reads from a `ChatSession`."""
+
+    transcript: list[Any]
+    context: list[Any]
+    ledger: list[HistoryTrimmed]
+
+    def meter_reading(self) -> UsageUpdate: ...
+
+
+class MessageRow(Protocol):
+    """One annotated message (`co_tui.governance.MessageInfo`)."""
+
+    index: int
+    turn: int
+    kind: str
+    tokens: int
+    status: str
+    preview: str
+
+
+# Status words of `annotate_history` → what the table says, and the turn state they count as.
+STATUS_LABELS = {
+    "in_context": "in context",
+    "dropped": "dropped",
+    "summarised": "summarised",
+    "summarized": "summarised",
+    "truncated": "output truncated",
+    "output_truncated": "output truncated",
+}
+_STATUS_STYLE = {"in context": "green", "dropped": "dim", "summarised": "magenta", "output truncated": "yellow"}
+_PREVIEW_CHARS = 80
+
+
+def status_label(status: str) -> str:
+    """The words shown for a status value (unknown values are shown as they come, de-underscored)."""
+    return STATUS_LABELS.get(status, status.replace("_", " "))
+
+
+def turn_bars(rows: Iterable[MessageRow]) -> tuple[TurnBar, ...]:
+    """Tokens and context state per user turn (turn 0 — the preamble — is left out)."""
+    tokens: dict[int, int] = {}
+    labels: dict[int, set[str]] = {}
+    for row in rows:
+        if row.turn <= 0:
+            continue
+        tokens[row.turn] = tokens.get(row.turn, 0) + row.tokens
+        labels.setdefault(row.turn, set()).add(status_label(row.status))
+    return tuple(TurnBar(turn, tokens[turn], _turn_state(labels[turn])) for turn in sorted(tokens))
+
+
+def _turn_state(labels: set[str]) -> TurnState:
+    seen = {label in ("in context", "output truncated") for label in labels}
+    if seen == {True}:
+        return "in_context"
+    if True in seen:
+        return "partial"
+    return "summarised" if "summarised" in labels else "dropped"
+
+
+def _one_line(text: str, limit: int = _PREVIEW_CHARS) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _status_cell(label: str) -> Text:
+    return Text(label, style=_STATUS_STYLE.get(label, ""))
+
+
+def _tokens_of_budget(tokens: int, budget: int, estimated: bool) -> str:
+    approx = "~" if estimated else ""
+    if budget <= 0:
+        return f"{approx}{format_tokens(tokens)} tokens"
+    return f"{approx}{format_tokens(tokens)} / {format_tokens(budget)} tokens ({tokens * 100 // budget}%)"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+class HistoryScreen(Screen[None]):
+    """Read-only inspector of a session's context, transcript and trim ledger."""
+
+    CSS_PATH = "history.tcss"
+    BINDINGS = [
+        Binding("escape,q", "close", "Close"),
+        Binding("c", "show_tab('context')", "In context"),
+        Binding("t", "show_tab('transcript')", "Transcript"),
+        Binding("l", "show_tab('ledger')", "Trims"),
+        Binding("r", "reload", "Refresh"),
+    ]
+
+    def __init__(self, session: HistorySource) -> None:
+        super().__init__()
+        self.session = session
+
+    def compose(self) -> ComposeResult:
+        yield Static("History · what the model sees now, and everything that happened", id="history-title")
+        with Vertical(id="history-summary"):
+            yield Static(id="history-totals")
+            with Horizontal(id="history-chart-row"):
+                yield Static("tokens\nper turn", id="history-chart-label")
+                yield TurnTokenChart(id="history-chart")
+            yield Static(
+                "[green]█[/] in context  [yellow]█[/] partly  [magenta]█[/] summarised  [dim]█[/] dropped",
+                id="history-legend",
+            )
+        with TabbedContent(id="history-tabs"):
+            with TabPane("In context", id="context"):
+                yield DataTable(id="context-table", cursor_type="row", zebra_stripes=True)
+            with TabPane("Transcript", id="transcript"):
+                yield DataTable(id="transcript-table", cursor_type="row", zebra_stripes=True)
+            with TabPane("Trims", id="ledger"):
+                yield DataTable(id="ledger-table", cursor_type="row", zebra_stripes=True)
+                yield Static(id="ledger-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.reload()
+        self.query_one("#context-table", DataTable).focus()
+
+    # --- filling -----------------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        """Re-read the session (it may have moved on since the screen opened) and redraw everything."""
+        from co_tui.governance import annotate_history
+
+        transcript_rows = list(annotate_history(self.session.transcript, self.session.context))
+        context_rows = list(annotate_history(self.session.context, self.session.context))
+        ledger = list(self.session.ledger)
+        self._fill_messages("#context-table", context_rows)
+        self._fill_messages("#transcript-table", transcript_rows)
+        self._fill_ledger(ledger)
+        self._fill_totals(transcript_rows, context_rows, ledger)
+        self.query_one("#history-chart", TurnTokenChart).bars = turn_bars(transcript_rows)
+        tabs = self.query_one("#history-tabs", TabbedContent)
+        tabs.get_tab("context").label = f"In context ({len(context_rows)})"
+        tabs.get_tab("transcript").label = f"Transcript ({len(transcript_rows)})"
+        tabs.get_tab("ledger").label = f"Trims ({len(ledger)})"
+
+    def _fill_messages(self, selector: str, rows: Sequence[MessageRow]) -> None:
+        table = self.query_one(selector, DataTable)
+        table.clear(columns=True)
+        table.add_column("#", key="index")
+        table.add_column("turn", key="turn")
+        table.add_column("kind", key="kind")
+        table.add_column("tokens", key="tokens")
+        table.add_column("status", key="status")
+        table.add_column("preview", key="preview")
+        for row in rows:
+            label = status_label(row.status)
+            dim = "dim" if label in ("dropped", "summarised") else ""
+            table.add_row(
+                Text(str(row.index), justify="right"),
+                Text(str(row.turn) if row.turn > 0 else "–", justify="right"),
+                Text(row.kind, style=dim),
+                Text(format_tokens(row.tokens), justify="right", style=dim),
+                _status_cell(label),
+                Text(_one_line(row.preview), style=dim),
+            )
+
+    def _fill_ledger(self, ledger: Sequence[HistoryTrimmed]) -> None:
+        table = self.query_one("#ledger-table", DataTable)
+        table.clear(columns=True)
+        for label in ("#", "reason", "strategy", "dropped", "tokens before → after", "budget", "summary"):
+            table.add_column(label)
+        for number, event in enumerate(ledger, start=1):
+            dropped = _plural(event.dropped_messages, "msg") + (
+                f" ({_plural(event.dropped_turns, 'turn')})" if event.dropped_turns else "")
+            table.add_row(
+                Text(str(number), justify="right"),
+                REASON_TEXT.get(event.reason, event.reason),
+                STRATEGY_TEXT.get(event.strategy, event.strategy),
+                dropped,
+                f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)}",
+                format_tokens(event.budget_tokens) if event.budget_tokens else "–",
+                _one_line(event.summary or event.note or "", 48),
+            )
+        self._show_ledger_detail(ledger[0] if ledger else None)
+
+    def _show_ledger_detail(self, event: HistoryTrimmed | None) -> None:
+        detail = self.query_one("#ledger-detail", Static)
+        if event is None:
+            detail.update("No trims yet: the model sees the whole conversation.")
+            return
+        text = Text()
+        for label, value in banner_details(event):
+            text.append(f"{label:>9}  ", style="bold")
+            text.append(f"{value}\n")
+        detail.update(text)
+
+    def _fill_totals(self, transcript_rows: Sequence[MessageRow], context_rows: Sequence[MessageRow],
+                     ledger: Sequence[HistoryTrimmed]) -> None:
+        reading = self.session.meter_reading()
+        user_turns = {row.turn for row in transcript_rows if row.turn > 0}
+        turns_in_context = sum(bar.state in ("in_context", "partial") for bar in turn_bars(transcript_rows))
+        transcript_tokens = sum(row.tokens for row in transcript_rows)
+        labels = [status_label(row.status) for row in transcript_rows]
+        text = Text()
+        text.append("In context  ", style="bold")
+        limit = f"/{reading.max_messages}" if reading.max_messages else ""
+        text.append(f"{reading.messages}{limit} messages · "
+                    f"{_tokens_of_budget(reading.context_tokens, reading.budget_tokens, reading.exactness != 'exact')}"
+                    f" · {turns_in_context} of {_plural(len(user_turns), 'user turn')}\n")
+        text.append("Transcript  ", style="bold")
+        text.append(f"{_plural(len(transcript_rows), 'message')} · {_plural(len(user_turns), 'user turn')} · "
+                    f"~{format_tokens(transcript_tokens)} tokens\n")
+        text.append("Trims       ", style="bold")
+        text.append(f"{len(ledger)} · {labels.count('dropped')} dropped · {labels.count('summarised')} summarised · "
+                    f"{_plural(labels.count('output truncated'), 'output')} truncated")
+        self.query_one("#history-totals", Static).update(text)
+
+    # --- actions -----------------------------------------------------------------------------------
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id == "ledger-table" and 0 <= event.cursor_row < len(self.session.ledger):
+            self._show_ledger_detail(self.session.ledger[event.cursor_row])
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        # The visible tab's table takes the keys, so ↑/↓ move through it at once.
+        event.pane.query_one(DataTable).focus()
+
+    def action_show_tab(self, tab: str) -> None:
+        """Switch to the `context`, `transcript` or `ledger` tab."""
+        self.query_one("#history-tabs", TabbedContent).active = tab
+
+    def action_reload(self) -> None:
+        """Re-read the session."""
+        self.reload()
+
+    def action_close(self) -> None:
+        """Back to the chat."""
+        self.dismiss(None)

@@ -1,0 +1,101 @@
+"""A bar chart of tokens per user turn, coloured by whether the model still sees the turn.
+
+Unlike `Sparkline` (two colours, by value) each bar carries its own state, so the chart shows
+where the context cut falls: dim bars on the left were dropped, bright ones are still sent.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+TurnState = Literal["in_context", "partial", "summarised", "dropped"]
+
+# Eighth-blocks: the top of a bar ends on one of these.
+_EIGHTHS = " ▁▂▃▄▅▆▇█"
+# When one column stands for several turns, the most visible state wins.
+_STATE_RANK: dict[str, int] = {"dropped": 0, "summarised": 1, "partial": 2, "in_context": 3}
+
+
+@dataclass(frozen=True)
+class TurnBar:
+    """One user turn: its estimated tokens and whether it is in the model's context."""
+
+    turn: int
+    tokens: int
+    state: TurnState
+
+
+def _columns(bars: tuple[TurnBar, ...], width: int) -> tuple[list[TurnBar], int, int]:
+    """Bars to draw (bucketed when there are more turns than columns), bar width and gap."""
+    if not bars or width <= 0:
+        return [], 1, 0
+    if len(bars) * 2 <= width:
+        bar_width = max(1, min(4, (width + 1) // len(bars) - 1))
+        return list(bars), bar_width, 1
+    if len(bars) <= width:
+        return list(bars), 1, 0
+    per_column = math.ceil(len(bars) / width)
+    merged = []
+    for start in range(0, len(bars), per_column):
+        group = bars[start:start + per_column]
+        state = max((bar.state for bar in group), key=_STATE_RANK.__getitem__)
+        merged.append(TurnBar(group[0].turn, max(bar.tokens for bar in group), state))
+    return merged, 1, 0
+
+
+def render_bars(bars: tuple[TurnBar, ...], width: int, height: int,
+                styles: dict[str, str]) -> Text:
+    """The chart as `height` lines of `width` cells; `styles` maps a state to a Rich style."""
+    columns, bar_width, gap = _columns(bars, width)
+    peak = max((bar.tokens for bar in columns), default=0)
+    lines = [Text() for _ in range(height)]
+    for bar in columns:
+        eighths = 0 if peak == 0 else round(bar.tokens / peak * height * 8)
+        if bar.tokens > 0:
+            eighths = max(1, eighths)  # a turn with any tokens is never invisible
+        style = styles.get(bar.state, "")
+        for row in range(height):
+            level = height - 1 - row  # 0 is the bottom line
+            fill = min(8, max(0, eighths - level * 8))
+            lines[row].append(_EIGHTHS[fill] * bar_width, style=style)
+            lines[row].append(" " * gap)
+    return Text("\n").join(lines)
+
+
+class TurnTokenChart(Widget):
+    """Tokens per turn as bars; set `bars` to redraw."""
+
+    COMPONENT_CLASSES = {
+        "turn-token-chart--in-context",
+        "turn-token-chart--partial",
+        "turn-token-chart--summarised",
+        "turn-token-chart--dropped",
+    }
+
+    DEFAULT_CSS = """
+    TurnTokenChart {
+        height: 3;
+        & > .turn-token-chart--in-context { color: $success; }
+        & > .turn-token-chart--partial { color: $warning; }
+        & > .turn-token-chart--summarised { color: $accent; }
+        & > .turn-token-chart--dropped { color: $text-disabled; }
+    }
+    """
+
+    bars: reactive[tuple[TurnBar, ...]] = reactive(())
+
+    def __init__(self, bars: tuple[TurnBar, ...] = (), *, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.bars = bars
+
+    def render(self) -> Text:
+        styles = {state: self.get_component_rich_style(f"turn-token-chart--{state.replace('_', '-')}")
+                  for state in _STATE_RANK}
+        return render_bars(self.bars, self.size.width, self.size.height, styles)

@@ -1,0 +1,76 @@
+"""Fixtures for the inspection screens: an isolated environment and a small host app.
+
+Snapshots must not depend on the machine: fixed time zone, temp config and data dirs, no
+animations, no cursor blink. Every screen is pushed onto `ScreenHost`, a bare app, so what the
+snapshot shows is the screen with its own real stylesheet.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.screen import Screen
+from textual.widgets import Static
+
+TERMINAL = (100, 32)
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Temp config/data dirs, UTC clock display, no Textual animations."""
+    monkeypatch.setenv("CO_TUI_CONFIG_FILE", str(tmp_path / "config.toml"))
+    monkeypatch.setenv("CO_TUI_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TEXTUAL_ANIMATIONS", "none")
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield tmp_path
+    monkeypatch.undo()
+    time.tzset()
+
+
+class ScreenHost(App[None]):
+    """A bare app that pushes one screen at start; records slash lines and dismiss results."""
+
+    def __init__(self, make_screen: Callable[[], Screen] | None = None) -> None:
+        super().__init__()
+        self.animation_level = "none"
+        self._make_screen = make_screen
+        self.slash_lines: list[str] = []
+        self.results: list[object] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("host app underneath", id="host-body")
+
+    def on_mount(self) -> None:
+        if self._make_screen is not None:
+            self.push_screen(self._make_screen(), callback=self.results.append)
+
+    def run_slash(self, line: str) -> bool:
+        """Stand-in for the chat app's slash dispatch: remember what the palette asked for."""
+        self.slash_lines.append(line)
+        return True
+
+
+async def wait_until(pilot, predicate: Callable[[], bool], *, tries: int = 100) -> None:
+    """Let the app run until `predicate()` holds (fails the test after `tries` pauses)."""
+    for _ in range(tries):
+        if predicate():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("condition not reached")
+
+
+@pytest.fixture
+def make_host() -> Callable[..., ScreenHost]:
+    """`make_host(lambda: SomeScreen(...))` → a host app that opens that screen on start."""
+    return ScreenHost
+
+
+@pytest.fixture
+def until() -> Callable:
+    """The `wait_until(pilot, predicate)` helper."""
+    return wait_until

@@ -1,0 +1,52 @@
+"""Help screen: generated from the registry, closes on its keys, snapshot."""
+
+from __future__ import annotations
+
+from textual.widgets import Markdown
+
+from co_tui.tui.commands import COMMANDS, KEYS
+from co_tui.tui.keys_reference import key_label
+from co_tui.tui.screens.help import HelpScreen
+
+from conftest import TERMINAL
+
+
+async def test_help_lists_every_command_and_key(make_host):
+    app = make_host(HelpScreen)
+    async with app.run_test(size=TERMINAL) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        source = app.screen.query_one("#help-text", Markdown).source
+        for spec in COMMANDS:
+            # A `|` inside a table cell is escaped in the Markdown source.
+            assert f"`{(spec.usage or spec.slash).replace('|', chr(92) + '|')}`" in source, spec.name
+            assert spec.summary in source
+        for key in KEYS:
+            assert f"`{key_label(key.key)}`" in source, key.key
+
+
+async def test_help_closes_on_escape_q_and_f1(make_host):
+    for key in ("escape", "q", "f1"):
+        app = make_host(HelpScreen)
+        async with app.run_test(size=TERMINAL) as pilot:
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen)
+            await pilot.press(key)
+            await pilot.pause()
+            assert not isinstance(app.screen, HelpScreen), key
+            assert app.results == [None]
+
+
+async def test_help_scrolls_with_arrow_keys(make_host):
+    app = make_host(HelpScreen)
+    async with app.run_test(size=TERMINAL) as pilot:
+        await pilot.pause()
+        body = app.screen.query_one("#help-body")
+        assert body.max_scroll_y > 0, "the reference is longer than one screen"
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert body.scroll_y > 0
+
+
+def test_help_snapshot(snap_compare, make_host):
+    assert snap_compare(make_host(HelpScreen), terminal_size=TERMINAL)
