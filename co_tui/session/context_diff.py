@@ -57,11 +57,16 @@ class ContextState:
 
 @dataclass
 class ContextPlan:
-    """The edit: delete the rows keyed `deletes`, insert `inserts` (key, encoded); `state` is the result."""
+    """The edit: delete the rows keyed `deletes`, insert `inserts` (key, encoded); `state` is the result.
+
+    `delete_ranges` holds the same deletions as inclusive key ranges with no kept row inside, so
+    the database can drop each run of rows with one statement.
+    """
 
     deletes: list[int]
     inserts: list[tuple[int, Encoded]]
     state: ContextState
+    delete_ranges: list[tuple[int, int]] = field(default_factory=list)
 
 
 def _common_run(old: list[Any], i: int, new: list[Any], j: int) -> int:
@@ -166,10 +171,13 @@ def plan_context_update(state: ContextState, new: Sequence[Any], encode: Callabl
         prev = j
     gaps.append((prev, len(state.keys)))
     deletes: list[int] = []
+    ranges: list[tuple[int, int]] = []
     for i, j in gaps:
-        for x in range(i, j):
-            _forget(state, x)
-        deletes.extend(state.keys[i:j])
+        if i < j:
+            for x in range(i, j):
+                _forget(state, x)
+            deletes.extend(state.keys[i:j])
+            ranges.append((state.keys[i], state.keys[j - 1]))
 
     keys_out: list[int] = []
     digests_out: list[bytes] = []
@@ -199,7 +207,7 @@ def plan_context_update(state: ContextState, new: Sequence[Any], encode: Callabl
             keys_out += fresh[s]
             messages_out += new[a:b]
     next_state = ContextState(keys_out, digests_out, messages_out, state.by_id, state.by_digest)
-    return ContextPlan(deletes, inserts, next_state)
+    return ContextPlan(deletes, inserts, next_state, ranges)
 
 
 def _forget(state: ContextState, x: int) -> None:

@@ -372,7 +372,10 @@ class SessionStore:
             return by_identity.get(id(message)) or encode_messages([message], secrets)[0]
 
         plan = plan_context_update(saved.context, context, encode)
-        conn.executemany("DELETE FROM context WHERE session_id = ? AND ord = ?", [(session_id, k) for k in plan.deletes])
+        conn.executemany(
+            "DELETE FROM context WHERE session_id = ? AND ord BETWEEN ? AND ?",
+            [(session_id, low, high) for low, high in plan.delete_ranges],
+        )
         rows = []
         for key, (_kind, body, digest) in plan.inserts:
             ref = conn.execute(

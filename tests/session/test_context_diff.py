@@ -25,6 +25,9 @@ def _apply(old: ContextState, plan) -> list[tuple[int, bytes]]:
     table = dict(zip(old.keys, old.digests))
     for key in plan.deletes:
         del table[key]
+    # The ranges say the same: every saved key inside a range is deleted, no other.
+    in_ranges = sorted(k for k in old.keys if any(lo <= k <= hi for lo, hi in plan.delete_ranges))
+    assert in_ranges == sorted(plan.deletes)
     for key, enc in plan.inserts:
         assert key not in table
         table[key] = enc[2]
