@@ -11,6 +11,8 @@ because governance rebuilds changed parts with `dataclasses.replace`, which keep
 
 from __future__ import annotations
 
+from co_tui.governance.markers import separate_markers
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -87,6 +89,8 @@ def annotate_history(transcript: Sequence[ModelMessage], context: Sequence[Model
 
     Pure; O(len(transcript) + len(context)).
     """
+    # Markers fused with the next prompt (pydantic-ai merges adjacent requests) are shown apart.
+    transcript, context = separate_markers(transcript), separate_markers(context)
     identity: dict[int, int] = {}
     by_key: dict[tuple[Any, ...], tuple[int, Any]] = {}
     markers: list[tuple[int, str]] = []

@@ -9,7 +9,8 @@ cut replaces them and adds up their counts, so they never pile up.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
@@ -114,7 +115,12 @@ def marker_info(message: ModelMessage) -> MarkerInfo | None:
     if not isinstance(message, ModelRequest):
         return None
     text = _only_text(message)
-    if text is None:
+    return None if text is None else _text_marker_info(text)
+
+
+def _text_marker_info(text: str) -> MarkerInfo | None:
+    """The marker a user-prompt text is by its exact wording (breadcrumb, summary, compact), or None."""
+    if not text.startswith("["):
         return None
     if m := _BREADCRUMB_RE.match(text):
         return MarkerInfo("breadcrumb", int(m.group(1)), int(m.group(2)))
@@ -123,6 +129,43 @@ def marker_info(message: ModelMessage) -> MarkerInfo | None:
     if text.startswith(COMPACT_HEADER + "\n"):
         return MarkerInfo("compact", 0, 0, text[len(COMPACT_HEADER) + 1 :])
     return None
+
+
+def _split_fused(message: ModelMessage) -> list[ModelMessage] | None:
+    """[marker, rest] when `message` is a marker request fused with the request after it, else None."""
+    if not isinstance(message, ModelRequest) or len(message.parts) < 2:
+        return None
+    first = next((i for i, p in enumerate(message.parts) if getattr(p, "part_kind", "") != "system-prompt"), None)
+    if first is None or first == len(message.parts) - 1:
+        return None
+    part = message.parts[first]
+    if getattr(part, "part_kind", "") != "user-prompt" or not isinstance(part.content, str):
+        return None
+    info = _text_marker_info(part.content)
+    if info is None or info.kind == "compact":  # a compact request legitimately holds system parts only
+        return None
+    meta = {"kind": info.kind, "messages": info.messages, "turns": info.turns}
+    marker = ModelRequest(parts=[*message.parts[: first + 1]], metadata={METADATA_KEY: meta})
+    rest = replace(message, parts=list(message.parts[first + 1 :]))
+    return [marker, rest]
+
+
+def separate_markers(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """A new list in which every marker stands alone again. Never mutates its input.
+
+    pydantic-ai merges adjacent requests when a run starts (and `repair_messages` does too), so a
+    breadcrumb or summary arrives fused with the user prompt after it and would lose its identity:
+    its counts would no longer add up and the prompt would ride along with it. Splitting the fused
+    request back into [marker, prompt] restores both. Unfused messages are returned as they are.
+    """
+    out: list[ModelMessage] | None = None
+    for i, message in enumerate(messages):
+        split = _split_fused(message)
+        if split is not None and out is None:
+            out = list(messages[:i])
+        if out is not None:
+            out.extend(split or [message])
+    return list(messages) if out is None else out
 
 
 def is_compact_ack(message: ModelMessage, previous: ModelMessage | None) -> bool:

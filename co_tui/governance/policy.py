@@ -18,6 +18,8 @@ Order of one pass (nothing happens while the history is under both triggers):
 
 from __future__ import annotations
 
+from co_tui.governance.markers import separate_markers
+
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -124,7 +126,7 @@ class Governor:
         """
         policy = self.policy
         budget = self._budget(overhead_tokens)
-        current = list(messages)
+        current = separate_markers(messages)
         tokens = estimate_tokens(current)
         layout = segment(current)
         count = sum(len(t) for t in layout.turns)
@@ -187,7 +189,7 @@ class Governor:
         (`shrink_done` says whether it already ran this request). Returns (outcome, shrink_ran);
         `outcome.changed` is False when there is nothing left to cut — surface the error then.
         """
-        current = list(messages)
+        current = separate_markers(messages)
         tokens = estimate_tokens(current)
         target = max(1, min(self.policy.budget_tokens, int(tokens * OVERFLOW_SHRINK)))
         layout = segment(current)

@@ -11,6 +11,8 @@ The instruction strings are exported so the offline model can recognise a summar
 
 from __future__ import annotations
 
+from co_tui.governance.markers import separate_markers
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -314,7 +316,7 @@ async def compact(
     context.` Nothing happens on an empty history (event None). On failure the error propagates and
     `messages` is untouched — the caller keeps its history and shows the error.
     """
-    source = list(messages)
+    source = separate_markers(messages)
     layout = segment(source)
     if not layout.turns:
         return CompactResult(source, None)

@@ -8,6 +8,8 @@ changes nothing.
 
 from __future__ import annotations
 
+from co_tui.governance.markers import separate_markers
+
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -154,7 +156,7 @@ def trim_tool_returns(messages: Sequence[ModelMessage], max_chars: int, *, layou
     kept. `max_chars <= 0` disables. Content holding media (images, files) is left alone.
     (`layout`: an already computed `segment(messages)`, to save a pass.)
     """
-    source = list(messages)
+    source = separate_markers(messages)
     layout = layout or segment(source)
     if max_chars <= 0:
         return ToolTrimResult(source, 0, 0, 0, layout)
@@ -274,7 +276,7 @@ def trim_to_recent_turns(
     (same list contents, `trimmed=False`) when the history already fits or nothing can be dropped.
     (`layout`/`tokens`: already computed `segment(messages)` / `estimate_tokens(messages)`.)
     """
-    source = list(messages)
+    source = separate_markers(messages)
     tokens_before = estimate_tokens(source) if tokens is None else tokens
     layout = layout or segment(source)
     if tokens_before <= budget_tokens or (len(layout.turns) <= 1 and _already_clean(layout)):
@@ -293,7 +295,7 @@ def trim_to_message_count(messages: Sequence[ModelMessage], max_messages: int) -
     The message-count trigger of the policy (`max_history_messages`), same breadcrumb rules as
     `trim_to_recent_turns`. Markers and the system prefix are not counted.
     """
-    source = list(messages)
+    source = separate_markers(messages)
     layout = segment(source)
     tokens = estimate_tokens(source)
     if sum(len(t) for t in layout.turns) <= max_messages or len(layout.turns) <= 1:
@@ -353,7 +355,7 @@ def shrink_steps(messages: Sequence[ModelMessage], budget_tokens: int, *, keep_s
     1000, 200, then 0 chars (plus the truncation note) until the history fits or the levels run out.
     Every call keeps its result, so pairing is untouched. Unchanged if it already fits.
     """
-    source = list(messages)
+    source = separate_markers(messages)
     tokens_before = estimate_tokens(source)
     layout = segment(source)
     if tokens_before <= budget_tokens or not layout.turns:
@@ -417,7 +419,7 @@ def fit_to_budget(
     the caller surfaces an error — never a loop, never a history cut down to the breadcrumb.
     (`layout`/`tokens`: already computed `segment(messages)` / `estimate_tokens(messages)`.)
     """
-    current = list(messages)
+    current = separate_markers(messages)
     tokens_before = estimate_tokens(current) if tokens is None else tokens
     if tokens_before <= budget_tokens:
         return FitResult(current, True, [], tokens_before, tokens_before)

@@ -262,6 +262,10 @@ class ChatSession:
         # what came after it (the final response, a partial one) is taken here.
         tail = run_messages[self.governance.seen_len :]
         self.transcript.extend(tail)
+        # repair_messages closes dangling calls after an interrupt. Like pydantic-ai at run start, it
+        # fuses a marker with the prompt after it; the context is kept in that fused form so the next
+        # run's history has the length the governance transcript sink counts from (governance and
+        # the inspector see markers through `separate_markers`).
         self.context = repair_messages(run_messages)
 
     def _apply_trim(self, trim: HistoryTrimmed) -> HistoryTrimmed:
