@@ -145,6 +145,11 @@ class CoTuiApp(App[int]):
             await chat.clear_log()
         if self.session.transcript or self.session.ledger:
             await self._show_saved()
+        else:
+            await chat.add_notice(
+                f"New conversation in {self.workspace.name or self.workspace} · "
+                "/ for commands · F1 for help · esc interrupts a reply"
+            )
         while self._queued and self._job is None:
             self._start_turn(self._queued.pop(0))
 
