@@ -8,7 +8,7 @@ from CO_TUI_OFFLINE_DELAY (seconds per streamed chunk, and before a tool call).
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from contextlib import asynccontextmanager
 
 import pytest
 from tui_helpers import wait_idle, wait_ready, wait_until
@@ -58,57 +58,64 @@ async def next_turn_works(pilot) -> None:
     assert len(pilot.app.chat.query("ErrorBlock")) == errors_before
 
 
-# --- keys ------------------------------------------------------------------------------------------
-
-
-async def test_ctrl_k_compacts(app):
+@asynccontextmanager
+async def after_one_turn(app):
+    """The running app's pilot, after one finished "hello" turn."""
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
         await send(pilot, "hello")
-        before = len(app.session.context)
-        await pilot.press("ctrl+k")
+        yield pilot
+
+
+async def press_or_type(pilot, how: str) -> None:
+    """A key (`ctrl+k`) or a slash command line (`/compact focus`, sent with enter)."""
+    if how.startswith("/"):
+        await send(pilot, how)
+    else:
+        await pilot.press(how)
+
+
+# --- compact and clear: key and command ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["ctrl+k", "/compact the greeting"])
+async def test_compact(app, how):
+    async with after_one_turn(app) as pilot:
+        before = len(app.session.transcript)
+        await press_or_type(pilot, how)
         await wait_until(pilot, lambda: banners(pilot, "compact"), what="compact banner")
         await wait_idle(pilot)
         assert banners(pilot, "compact")[0].startswith("✂ Conversation compacted")
         assert app.session.ledger[-1].reason == "manual_compact"
-        assert len(app.session.transcript) >= before  # the transcript keeps everything
+        assert len(app.session.transcript) == before  # the transcript keeps everything
 
 
-async def test_ctrl_l_clears_on_confirm(app):
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_ready(pilot)
-        await send(pilot, "hello")
-        old_id = app.session.id
-        await pilot.press("ctrl+l")
+@pytest.mark.parametrize(("how", "answer"), [("ctrl+l", "y"), ("/clear", "y"), ("ctrl+l", "n")])
+async def test_clear_asks_first(app, how, answer):
+    async with after_one_turn(app) as pilot:
+        old_id, context = app.session.id, list(app.session.context)
+        await press_or_type(pilot, how)
         await wait_until(pilot, lambda: screen_name(pilot) == "ConfirmClear", what="confirm dialog")
-        await pilot.press("y")
-        await wait_until(pilot, lambda: banners(pilot, "clear"), what="clear banner")
-        assert screen_name(pilot) == "ChatScreen"
-        assert app.session.context == [] and app.session.id != old_id
-        assert not app.chat.query("UserMessage") and not answers(pilot)
-
-
-async def test_ctrl_l_keeps_on_cancel(app):
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_ready(pilot)
-        await send(pilot, "hello")
-        context = list(app.session.context)
-        await pilot.press("ctrl+l")
-        await wait_until(pilot, lambda: screen_name(pilot) == "ConfirmClear", what="confirm dialog")
-        await pilot.press("n")
+        await pilot.press(answer)
         await wait_until(pilot, lambda: screen_name(pilot) == "ChatScreen", what="dialog closed")
-        await pilot.pause()
-        assert app.session.context == context
-        assert not banners(pilot, "clear")
-        assert [m.text for m in app.chat.query("UserMessage")] == ["hello"]
+        await wait_idle(pilot)
+        if answer == "y":
+            assert banners(pilot, "clear")
+            assert app.session.context == [] and app.session.id != old_id
+            assert not app.chat.query("UserMessage") and not answers(pilot)
+        else:
+            assert not banners(pilot, "clear")
+            assert app.session.context == context and app.session.id == old_id
+            assert [m.text for m in app.chat.query("UserMessage")] == ["hello"]
+
+
+# --- screens, interrupts ---------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("key", "screen"), [("f2", "HistoryScreen"), ("f1", "HelpScreen"),
                                              ("ctrl+p", "CommandPalette")])
 async def test_key_opens_screen(app, key, screen):
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_ready(pilot)
-        await send(pilot, "hello")
+    async with after_one_turn(app) as pilot:
         await pilot.press(key)
         await wait_until(pilot, lambda: screen_name(pilot) == screen, what=screen)
         await pilot.press("escape")
@@ -150,26 +157,6 @@ async def test_escape_interrupts_mid_tool_call(app, monkeypatch):
 
 
 # --- slash commands --------------------------------------------------------------------------------
-
-
-async def test_slash_compact_with_focus(app):
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_ready(pilot)
-        await send(pilot, "hello")
-        await send(pilot, "/compact the greeting")
-        await wait_until(pilot, lambda: banners(pilot, "compact"), what="compact banner")
-        assert app.session.ledger[-1].reason == "manual_compact"
-
-
-async def test_slash_clear_asks_first(app):
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_ready(pilot)
-        await send(pilot, "hello")
-        await send(pilot, "/clear")
-        await wait_until(pilot, lambda: screen_name(pilot) == "ConfirmClear", what="confirm dialog")
-        await pilot.press("y")
-        await wait_until(pilot, lambda: banners(pilot, "clear"), what="clear banner")
-        assert app.session.transcript == []
 
 
 @pytest.mark.parametrize(("line", "screen"), [("/history", "HistoryScreen"), ("/help", "HelpScreen")])
@@ -217,9 +204,7 @@ async def test_slash_popup_appears_on_slash(app):
 
 
 async def test_slash_export_writes_where_it_says(app, workspace):
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_ready(pilot)
-        await send(pilot, "hello")
+    async with after_one_turn(app) as pilot:
 
         def last_notice() -> str:
             return app.chat.query("NoticeLine").last().text
