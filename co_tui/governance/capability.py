@@ -14,6 +14,8 @@ shrink runs once; after that the error surfaces. No loop.
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import time
 from collections.abc import Callable
@@ -53,34 +55,15 @@ class HistoryTrimmedEvent(CapabilityEvent, namespace="co_tui"):
 
     @classmethod
     def from_domain(cls, event: HistoryTrimmed) -> HistoryTrimmedEvent:
-        return cls(
-            reason=event.reason,
-            strategy=event.strategy,
-            dropped_messages=event.dropped_messages,
-            dropped_turns=event.dropped_turns,
-            kept_turns=event.kept_turns,
-            tokens_before=event.tokens_before,
-            tokens_after=event.tokens_after,
-            budget_tokens=event.budget_tokens,
-            summary=event.summary,
-            note=event.note,
-        )
+        return cls(**{name: getattr(event, name) for name in _PAYLOAD})
 
     def to_domain(self, session_id: str = "") -> HistoryTrimmed:
         """The domain event the session forwards (TUI banner, jsonl line, ledger row)."""
-        return HistoryTrimmed(
-            reason=self.reason,  # type: ignore[arg-type]
-            strategy=self.strategy,  # type: ignore[arg-type]
-            dropped_messages=self.dropped_messages,
-            dropped_turns=self.dropped_turns,
-            kept_turns=self.kept_turns,
-            tokens_before=self.tokens_before,
-            tokens_after=self.tokens_after,
-            budget_tokens=self.budget_tokens,
-            summary=self.summary,
-            note=self.note,
-            session_id=session_id,
-        )
+        return HistoryTrimmed(**{name: getattr(self, name) for name in _PAYLOAD}, session_id=session_id)
+
+
+# The fields the carrier copies between itself and `HistoryTrimmed` (all but the id and `type`).
+_PAYLOAD = tuple(f.name for f in dataclasses.fields(HistoryTrimmed) if f.name not in ("session_id", "type"))
 
 
 def request_overhead_tokens(request_context: ModelRequestContext) -> int:

@@ -145,6 +145,11 @@ class CoTuiApp(App[int]):
             await chat.clear_log()
         if self.session.transcript or self.session.ledger:
             await self._show_saved()
+        else:
+            await chat.add_notice(
+                f"New conversation in {self.workspace.name or self.workspace} · "
+                "/ for commands · F1 for help · esc interrupts a reply"
+            )
         while self._queued and self._job is None:
             self._start_turn(self._queued.pop(0))
 
@@ -352,11 +357,17 @@ class CoTuiApp(App[int]):
 
         self.push_screen(SessionsScreen(store, self.workspace, current_id=self.session.id), chosen)
 
-    async def action_export(self, fmt: str = "md") -> None:
-        """/export [md|json]: write this session to a file in the workspace."""
+    async def action_export(self, args: str = "") -> None:
+        """/export [md|json] [path]: write this session to a file (default: the workspace).
+
+        A relative path is taken from the workspace; an existing directory gets the default file
+        name. Says where the file went, or one line on what was wrong.
+        """
         chat = self.chat
-        if fmt not in ("md", "json"):
-            chat.show_hint(f"unknown export format '{fmt}' — use /export md or /export json")
+        try:
+            fmt, target = _parse_export_args(args)
+        except ValueError as exc:
+            chat.show_hint(str(exc))
             return
         if not self._session_ready("export"):
             return
@@ -365,18 +376,22 @@ class CoTuiApp(App[int]):
             chat.show_hint("nothing saved to export yet", info=True)
             return
         try:
-            from co_tui.session.export import export_json, export_markdown
+            from co_tui.session.export import default_export_path, render_export
 
             loaded = session.store.load(session.id)
-            text = export_markdown(loaded) if fmt == "md" else export_json(loaded)
-            path = self.workspace / f"co-tui-{session.id[:8]}.{fmt}"
+            text = render_export(loaded, fmt)
+            path = self.workspace if target is None else (self.workspace / target.expanduser())
+            if target is None or path.is_dir():
+                path = default_export_path(loaded.meta, fmt, path)
             path.write_text(text, encoding="utf-8")
         except Exception as exc:  # noqa: BLE001 - one line, the app keeps running
             from co_tui.session.events import ErrorEvent
 
-            await chat.show_event(ErrorEvent(message=f"export failed: {exc}", kind="storage"))
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            where = f" ({exc.filename})" if isinstance(exc, OSError) and exc.filename else ""
+            await chat.show_event(ErrorEvent(message=f"export failed: {reason}{where}", kind="storage"))
             return
-        await chat.add_notice(f"Exported to {path}")
+        await chat.add_notice(f"Exported {fmt} to {path}")
 
     async def action_model(self, name: str = "") -> None:
         """/model [name]: show the model, or switch to `name` for the following turns."""
@@ -445,12 +460,31 @@ class CoTuiApp(App[int]):
         if spec.name == "compact":
             self.action_compact(arg or None)
         elif spec.name == "export":
-            await self.action_export(arg or "md")
+            await self.action_export(arg)
         elif spec.name == "model":
             await self.action_model(arg)
         else:
             await self.run_action(spec.action)
         return True
+
+
+EXPORT_FORMATS = ("md", "json")
+
+
+def _parse_export_args(args: str) -> tuple[str, Path | None]:
+    """`[md|json] [path]` → (format, path or None). Without a format word the path's suffix
+    decides (`.json` → json, else md). A bare word that is neither a format nor path-like
+    (no `/`, `.` or `~`) is taken as a mistyped format: ValueError with one line."""
+    words = args.split(maxsplit=1)
+    if not words:
+        return "md", None
+    if words[0] in EXPORT_FORMATS:
+        return words[0], Path(words[1].strip()) if len(words) > 1 else None
+    raw = args.strip()
+    if not any(c in raw for c in "/.~"):
+        raise ValueError(f"unknown export format '{words[0]}' — use /export [md|json] [path]")
+    path = Path(raw)
+    return ("json" if path.suffix.lower() == ".json" else "md"), path
 
 
 def _count_user_turns(messages: list[Any]) -> int:

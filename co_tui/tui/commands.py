@@ -46,7 +46,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("history", "Inspect what the model sees versus the whole transcript", "/history", "f2",
                 "show_history"),
     CommandSpec("sessions", "Browse saved sessions and resume one", "/sessions", None, "show_sessions"),
-    CommandSpec("export", "Export this session as Markdown or JSON", "/export [md|json]", None, "export"),
+    CommandSpec("export", "Export this session as Markdown or JSON", "/export [md|json] [path]", None, "export"),
     CommandSpec("model", "Show the model, or switch to another one", "/model [name]", None, "model"),
     CommandSpec("help", "Keys and commands", "/help", "f1", "show_help"),
     CommandSpec("quit", "Quit co-tui", "/quit", "ctrl+q", "quit"),

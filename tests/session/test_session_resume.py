@@ -60,3 +60,25 @@ async def test_clear_starts_a_new_session_and_keeps_the_old(tmp_path: Path) -> N
     old = store.load(old_id)
     assert old.ledger[-1].reason == "clear" and old.meta.messages == 2
     assert store.load(session.id).meta.title == "a fresh start"
+
+
+async def test_disk_full_keeps_the_conversation_and_the_next_save_catches_up(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("# demo\n" + "Some long readme text to fill pages.\n" * 3000)
+    store = SessionStore.open(tmp_path / "data")
+    session = ChatSession(load_settings(), workspace=tmp_path, store=store)
+    await _run(session, "hello")
+    pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
+    store._conn.execute(f"PRAGMA max_page_count = {pages}")  # SQLite now fails exactly as on a full disk
+
+    events = await _run(session, "read README.md")
+    storage = [e for e in events if e.type == "error" and e.kind == "storage"]
+    assert len(storage) == 1 and "disk is full" in storage[0].message
+    assert events[-1].type == "done" and not events[-1].failed
+    assert len(session.transcript) > 2  # the turn lives on in memory
+    assert store.load(session.id).meta.messages == 2
+
+    store._conn.execute("PRAGMA max_page_count = 1073741823")
+    events = await _run(session, "hello again")
+    assert not [e for e in events if e.type == "error"]
+    saved = store.load(session.id)
+    assert saved.transcript == session.transcript and saved.context == session.context

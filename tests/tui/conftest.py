@@ -39,3 +39,12 @@ def make_app(workspace: Path) -> Callable[..., QuietApp]:
         return QuietApp(settings or Settings(), workspace, session_factory=fake_factory(**session_kwargs))
 
     return make
+
+
+@pytest.fixture
+def real_app(workspace: Path) -> QuietApp:
+    """The app with the real session factory (`open_session`: offline model, SQLite store in the
+    temp CO_TUI_DATA_DIR), settings as a user's would load them."""
+    from co_tui.config import load_settings
+
+    return QuietApp(load_settings(), workspace)

@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -24,7 +25,16 @@ from co_tui.tui.screens.confirm_delete import ConfirmDeleteScreen
 if TYPE_CHECKING:
     from co_tui.session.store import SessionMeta, SessionStore
 
-_TITLE_CHARS = 48
+_MIN_TITLE_WIDTH = 16
+_MODEL_CHARS = 18
+_HINT = "Enter resume · d delete · Esc cancel"
+# Column keys and labels, in display order; the title column takes whatever width the others leave.
+_COLUMNS = (("mark", " "), ("title", "title"), ("updated", "updated"), ("messages", "msgs"),
+            ("tokens", "tokens"), ("model", "model"))
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def format_updated(value: datetime) -> str:
@@ -37,7 +47,8 @@ class SessionsScreen(ModalScreen[str | None]):
 
     CSS_PATH = "sessions.tcss"
     BINDINGS = [
-        Binding("enter", "resume", "Resume"),
+        # Priority: the table's own Enter would only echo it back as RowSelected.
+        Binding("enter", "resume", "Resume", priority=True),
         Binding("d,delete", "delete", "Delete"),
         Binding("escape", "cancel", "Cancel"),
     ]
@@ -51,26 +62,24 @@ class SessionsScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sessions-dialog"):
-            yield Static(f"Sessions · {self.workspace}", id="sessions-title")
+            yield Static(f"Sessions in {self.workspace.name or self.workspace}", id="sessions-title")
             yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
             yield Static(id="sessions-status")
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#sessions-table", DataTable)
-        table.add_column("", key="mark")
-        table.add_column("title", key="title")
-        table.add_column("updated", key="updated")
-        table.add_column("model", key="model")
-        table.add_column("msgs", key="messages")
-        table.add_column("tokens", key="tokens")
         self.reload()
-        table.focus()
+        self.query_one("#sessions-table", DataTable).focus()
+
+    def on_resize(self) -> None:
+        # The title column's width depends on the table's: refill once the new layout is known.
+        self.call_after_refresh(self._fill)
 
     # --- the list ----------------------------------------------------------------------------------
 
     def reload(self) -> None:
-        """Re-read the list from the store (a failure becomes the status line, the list stays)."""
+        """Re-read the list from the store, keeping the cursor's row (a failure becomes the status
+        line and the list stays as it was)."""
         from co_tui.session.store_errors import StoreError
 
         try:
@@ -78,32 +87,61 @@ class SessionsScreen(ModalScreen[str | None]):
         except StoreError as exc:
             self._status(str(exc), error=True)
             return
+        self._fill()
+
+    def _fill(self) -> None:
+        """(Re)build the table from `self.sessions`, sizing the title column to the room left."""
         table = self.query_one("#sessions-table", DataTable)
-        table.clear()
-        for meta in self.sessions:
-            table.add_row(*self._cells(meta), key=meta.id)
+        row = table.cursor_row
+        rows = [self._cells(meta) for meta in self.sessions]
+        table.clear(columns=True)
+        for i, (key, label) in enumerate(_COLUMNS):
+            if key == "title":
+                table.add_column(label, key=key, width=self._title_width(table, rows))
+            else:
+                table.add_column(label, key=key, width=max([cell_len(label)] + [r[i].cell_len for r in rows]))
+        for meta, cells in zip(self.sessions, rows):
+            table.add_row(*cells, key=meta.id)
         if self.sessions:
-            self._status("Enter resume · d delete · Esc cancel")
-        else:
+            table.move_cursor(row=min(max(row, 0), len(self.sessions) - 1))
+        self._show_row_status()
+
+    @staticmethod
+    def _title_width(table: DataTable, rows: list[tuple[Text, ...]]) -> int:
+        """What the table's width leaves for titles once the other columns (and a scrollbar) fit."""
+        others = sum(
+            max([cell_len(label)] + [r[i].cell_len for r in rows]) + 2 * table.cell_padding
+            for i, (key, label) in enumerate(_COLUMNS) if key != "title"
+        )
+        room = table.size.width - table.styles.scrollbar_size_vertical - others - 2 * table.cell_padding
+        longest = max([cell_len("title")] + [r[1].cell_len for r in rows])
+        return max(_MIN_TITLE_WIDTH, min(room, longest))
+
+    def _show_row_status(self) -> None:
+        meta = self._highlighted()
+        if meta is None:
             self._status("No saved sessions in this workspace yet.")
+        elif meta.damaged:
+            self._status(meta.damaged, error=True)
+        else:
+            self._status(_HINT)
 
     def _cells(self, meta: SessionMeta) -> tuple[Text, ...]:
-        title = meta.title or "untitled"
-        if len(title) > _TITLE_CHARS:
-            title = title[: _TITLE_CHARS - 1] + "…"
-        mark = Text("●", style="green") if meta.id == self.current_id else Text(" ")
         if meta.damaged:
-            title_cell = Text.assemble(("⚠ ", "bold red"), (title, "red"))
             mark = Text("⚠", style="bold red")
+        elif meta.id == self.current_id:
+            mark = Text("●", style="green")
         else:
-            title_cell = Text(title)
+            mark = Text(" ")
         return (
             mark,
-            title_cell,
+            # The whole title: the column's width crops it with an ellipsis on narrow terminals.
+            Text(meta.title or "untitled", style="red" if meta.damaged else "", no_wrap=True,
+                 overflow="ellipsis"),
             Text(format_updated(meta.updated)),
-            Text(meta.model, style="dim"),
             Text(str(meta.messages), justify="right"),
             Text(format_tokens(meta.tokens), justify="right"),
+            Text(_clip(meta.model, _MODEL_CHARS), style="dim"),
         )
 
     def _status(self, text: str, *, error: bool = False) -> None:
@@ -118,13 +156,10 @@ class SessionsScreen(ModalScreen[str | None]):
         return self.sessions[table.cursor_row]
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        meta = self._highlighted()
-        if meta is not None and meta.damaged:
-            self._status(meta.damaged, error=True)
-        elif meta is not None:
-            self._status("Enter resume · d delete · Esc cancel")
+        self._show_row_status()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        # A mouse click on a row.
         event.stop()
         self.action_resume()
 
@@ -162,19 +197,14 @@ class SessionsScreen(ModalScreen[str | None]):
         from co_tui.session.store_errors import StoreError
 
         if not confirmed:
-            self._status("Kept.")
             return
-        table = self.query_one("#sessions-table", DataTable)
-        row = table.cursor_row
         try:
             self.store.delete(meta.id)
         except StoreError as exc:
             self._status(str(exc), error=True)
             return
         self.reload()
-        if self.sessions:
-            table.move_cursor(row=min(row, len(self.sessions) - 1))
-        self._status(f"Deleted “{meta.title or 'untitled'}”.")
+        self.notify(f"Deleted “{meta.title or 'untitled'}”.", timeout=3)
 
     def action_cancel(self) -> None:
         """Close without switching sessions."""

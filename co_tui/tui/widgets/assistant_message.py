@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Label, Markdown
+from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
 
 
@@ -25,7 +25,6 @@ class AssistantMessage(Vertical):
     }
     AssistantMessage > Markdown { margin: 0; padding: 0; background: transparent; }
     AssistantMessage > Markdown > MarkdownBlock:last-child { margin-bottom: 0; }
-    AssistantMessage > .interrupted-mark { color: $text-warning; text-style: italic; }
     AssistantMessage.-interrupted { border-left: outer $warning 60%; }
     """
 
@@ -57,7 +56,11 @@ class AssistantMessage(Vertical):
         await self._stream.write(chunk)
 
     async def finish(self, *, interrupted: bool = False) -> None:
-        """Stop the stream and render the full text once; mark the answer when it was interrupted."""
+        """Stop the stream and render the full text once; mark the answer when it was interrupted.
+
+        The mark is only the border colour: the words ("interrupted…") come once, from the
+        session's `ErrorEvent(kind="interrupted")` shown right after as an error block.
+        """
         if self._stream is not None:
             await self._stream.stop()
             self._stream = None
@@ -67,4 +70,3 @@ class AssistantMessage(Vertical):
         if interrupted and not self.interrupted:
             self.interrupted = True
             self.add_class("-interrupted")
-            await self.mount(Label("⏹ interrupted — partial answer kept", classes="interrupted-mark"))

@@ -1,14 +1,14 @@
 """Fixtures for the inspection screens: an isolated environment and a small host app.
 
-Snapshots must not depend on the machine: fixed time zone, temp config and data dirs, no
-animations, no cursor blink. Every screen is pushed onto `ScreenHost`, a bare app, so what the
+Snapshots must not depend on the machine: fixed time zone, temp config and data dirs (root
+conftest), no animations, no cursor blink. Every screen is pushed onto `ScreenHost`, a bare app, so what the
 snapshot shows is the screen with its own real stylesheet.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -20,14 +20,11 @@ TERMINAL = (100, 32)
 
 
 @pytest.fixture(autouse=True)
-def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Temp config/data dirs, UTC clock display, no Textual animations."""
-    monkeypatch.setenv("CO_TUI_CONFIG_FILE", str(tmp_path / "config.toml"))
-    monkeypatch.setenv("CO_TUI_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("TEXTUAL_ANIMATIONS", "none")
+def screen_env(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """On top of the root isolation (temp config/data dirs): UTC for every displayed time."""
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()
-    yield tmp_path
+    yield isolated_env
     monkeypatch.undo()
     time.tzset()
 

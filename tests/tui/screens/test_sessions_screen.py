@@ -1,0 +1,201 @@
+"""Sessions picker over a real SQLite store: resume, delete after confirm, damaged sessions, cancel."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.usage import RequestUsage
+from textual.widgets import DataTable, Static
+
+from co_tui.session import store as store_module
+from co_tui.session.store import SessionStore
+from co_tui.tui.screens.confirm_delete import ConfirmDeleteScreen
+from co_tui.tui.screens.sessions import SessionsScreen
+
+from conftest import TERMINAL
+
+IDS = {name: name[0] * 32 for name in ("abc", "bcd", "cde", "def")}
+# (title, model, turns, minutes after T0 of the last save)
+PLAN = {
+    IDS["abc"]: ("Refactor the request handler and add tests", "openai:gpt-4o", 3, 50),
+    IDS["bcd"]: ("Why does the build fail on CI?", "offline", 1, 20),
+    IDS["cde"]: ("Summarise the design doc", "anthropic:claude-sonnet-4-5", 2, 10),
+    IDS["def"]: ("Explore the corpus", "offline", 1, 5),
+}
+T0 = datetime(2025, 3, 14, 9, 0, tzinfo=timezone.utc).timestamp()
+
+
+def _turn(i: int) -> list:
+    call = f"call_{i}"
+    return [
+        ModelRequest(parts=[UserPromptPart(f"read file_{i}.py")]),
+        ModelResponse(parts=[ToolCallPart("read_file", {"path": f"file_{i}.py"}, tool_call_id=call)],
+                      usage=RequestUsage(input_tokens=120, output_tokens=10)),
+        ModelRequest(parts=[ToolReturnPart("read_file", "def handler(): ...\n" * 20, tool_call_id=call)]),
+        ModelResponse(parts=[TextPart(f"file_{i}.py defines a handler.")],
+                      usage=RequestUsage(input_tokens=300, output_tokens=12)),
+    ]
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    path = tmp_path / "project"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def store(tmp_path: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SessionStore]:
+    """Four saved sessions with fixed ids and a frozen clock; the third one damaged on disk."""
+    clock = [T0]
+    monkeypatch.setattr(store_module, "_now", lambda: clock[0])
+    opened = SessionStore.open(tmp_path / "data")
+    for sid, (title, model, turns, minutes) in PLAN.items():
+        clock[0] = T0 + minutes * 60
+        opened.create_session(model=model, workspace=workspace, title=title, session_id=sid)
+        messages = [m for i in range(turns) for m in _turn(i)]
+        opened.save_turn(sid, new_transcript=messages, context=messages, new_events=[], tokens=900 * turns)
+    other = opened.create_session(model="offline", workspace=tmp_path, title="another workspace")
+    opened.save_turn(other, new_transcript=_turn(0), context=_turn(0), new_events=[])
+    db = sqlite3.connect(tmp_path / "data" / "sessions.db")
+    db.execute("UPDATE transcript SET body = '{\"kind\": \"nonsense\"}' WHERE session_id = ? AND seq = 1",
+               (IDS["cde"],))
+    db.commit()
+    db.close()
+    yield opened
+    opened.close()
+
+
+def _picker(make_host, store: SessionStore, workspace: Path):
+    return make_host(lambda: SessionsScreen(store, workspace, current_id=IDS["bcd"]))
+
+
+async def _keys(pilot, *keys: str) -> None:
+    """Press `keys`, then let the screens settle."""
+    await pilot.press(*keys)
+    await pilot.pause()
+
+
+def _status(app) -> str:
+    return str(app.screen.query_one("#sessions-status", Static).render())
+
+
+async def test_lists_this_workspace_newest_first(make_host, store, workspace):
+    app = _picker(make_host, store, workspace)
+    async with app.run_test(size=TERMINAL) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#sessions-table", DataTable)
+        titles = [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
+        assert titles == [PLAN[IDS[k]][0] for k in ("abc", "bcd", "cde", "def")]
+        assert str(table.get_row_at(0)[2]) == "2025-03-14 09:50"
+        assert str(table.get_row_at(0)[3]) == "12"  # 3 turns of 4 messages
+
+
+@pytest.mark.parametrize(("keys", "result"), [
+    (("down", "enter"), IDS["bcd"]),  # enter resumes the highlighted session
+    (("escape",), None),  # escape cancels
+])
+async def test_enter_resumes_escape_cancels(make_host, store, workspace, keys, result):
+    app = _picker(make_host, store, workspace)
+    async with app.run_test(size=TERMINAL) as pilot:
+        await pilot.pause()
+        await _keys(pilot, *keys)
+        assert not isinstance(app.screen, SessionsScreen)
+        assert app.results == [result]
+
+
+async def test_a_damaged_session_shows_its_error_and_the_picker_stays(make_host, store, workspace):
+    app = _picker(make_host, store, workspace)
+    async with app.run_test(size=TERMINAL) as pilot:
+        await pilot.pause()
+        await _keys(pilot, "down", "down", "enter")
+        assert isinstance(app.screen, SessionsScreen)
+        assert app.results == []
+        status = _status(app)
+        assert "is damaged" in status and "transcript message 1" in status and "\n" not in status.strip()
+        table = app.screen.query_one("#sessions-table", DataTable)
+        assert str(table.get_row_at(2)[0]) == "⚠"
+        # The others still resume.
+        await _keys(pilot, "down", "enter")
+        assert app.results == [IDS["def"]]
+
+
+async def test_delete_asks_first_and_no_keeps_the_session(make_host, store, workspace):
+    app = _picker(make_host, store, workspace)
+    async with app.run_test(size=TERMINAL) as pilot:
+        await pilot.pause()
+        await _keys(pilot, "d")
+        assert isinstance(app.screen, ConfirmDeleteScreen)
+        await _keys(pilot, "n")
+        assert isinstance(app.screen, SessionsScreen)
+        assert len(store.list_sessions(workspace)) == 4
+        # Enter on the dialog's focused button is the safe answer too.
+        await _keys(pilot, "d")
+        await _keys(pilot, "enter")
+        assert len(store.list_sessions(workspace)) == 4
+
+
+async def test_delete_after_yes_removes_it_from_store_and_list(make_host, store, workspace):
+    app = _picker(make_host, store, workspace)
+    async with app.run_test(size=TERMINAL) as pilot:
+        await pilot.pause()
+        await _keys(pilot, "d")
+        await _keys(pilot, "y")
+        assert isinstance(app.screen, SessionsScreen)
+        assert [m.id for m in store.list_sessions(workspace)] == [IDS["bcd"], IDS["cde"], IDS["def"]]
+        table = app.screen.query_one("#sessions-table", DataTable)
+        assert [str(table.get_row_at(i)[1]) for i in range(table.row_count)] == [
+            PLAN[IDS[k]][0] for k in ("bcd", "cde", "def")]
+
+
+async def test_the_open_session_cannot_be_deleted(make_host, store, workspace):
+    app = _picker(make_host, store, workspace)
+    async with app.run_test(size=TERMINAL) as pilot:
+        await pilot.pause()
+        await _keys(pilot, "down", "d")
+        assert isinstance(app.screen, SessionsScreen)
+        assert "open session" in _status(app)
+        assert len(store.list_sessions(workspace)) == 4
+
+
+async def test_an_unusable_store_is_one_line_not_a_crash(make_host, store, workspace):
+    store.close()
+    app = _picker(make_host, store, workspace)
+    async with app.run_test(size=TERMINAL) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, SessionsScreen)
+        assert _status(app).strip()
+        await _keys(pilot, "enter", "d", "escape")
+        assert app.results == [None]
+
+
+async def test_an_empty_workspace_says_so(make_host, store, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    app = make_host(lambda: SessionsScreen(store, empty))
+    async with app.run_test(size=TERMINAL) as pilot:
+        await pilot.pause()
+        assert "No saved sessions" in _status(app)
+        await pilot.press("enter", "d")
+        assert isinstance(app.screen, SessionsScreen)
+
+
+def test_sessions_snapshot(snap_compare, make_host, store, workspace):
+    async def mark_damaged(pilot):
+        # Try to open the damaged one: the picker flags it and shows why.
+        await _keys(pilot, "down", "down", "enter")
+
+    assert snap_compare(_picker(make_host, store, workspace), terminal_size=TERMINAL, run_before=mark_damaged)
+
+
+def test_confirm_delete_snapshot(snap_compare, make_host, store, workspace):
+    async def ask_to_delete(pilot):
+        await pilot.pause()
+        await _keys(pilot, "d")
+
+    assert snap_compare(_picker(make_host, store, workspace), terminal_size=TERMINAL, run_before=ask_to_delete)
