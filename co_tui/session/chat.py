@@ -36,6 +36,14 @@ Approver = Callable[[str], Awaitable[bool]]
 TITLE_CHARS = 60
 
 
+def _shown_count(messages: Sequence[ModelMessage]) -> int:
+    """Messages in context as the user sees them: a marker fused with the next prompt counts apart,
+    so the meter and the history inspector give the same number."""
+    from co_tui.governance.markers import separate_markers
+
+    return len(separate_markers(messages))
+
+
 def make_title(prompt: str) -> str:
     """A session title from the first user prompt: one line, at most TITLE_CHARS characters."""
     line = " ".join(prompt.split())
@@ -137,7 +145,7 @@ class ChatSession:
             output_tokens=reading.output_tokens,
             context_tokens=reading.tokens,
             budget_tokens=self.policy.budget_tokens,
-            messages=len(self.context),
+            messages=_shown_count(self.context),
             max_messages=self.policy.max_history_messages,
             exactness=reading.exactness,
             window_is_guess=self.policy.window_is_guess,
@@ -237,7 +245,7 @@ class ChatSession:
             output_tokens=update.output_tokens,
             context_tokens=update.tokens,
             budget_tokens=self.policy.budget_tokens,
-            messages=len(messages),
+            messages=_shown_count(messages),
             max_messages=self.policy.max_history_messages,
             exactness=update.exactness,
             window_is_guess=self.policy.window_is_guess,
