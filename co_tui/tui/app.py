@@ -158,9 +158,8 @@ class CoTuiApp(App[int]):
 
         session, chat = self.session, self.chat
         items = transcript_items(session.transcript)
-        await chat.show_items(items)
-        for event in session.ledger:
-            await chat.show_event(event)
+        # One mount for the newest entries, banners at their cuts (not one mount per ledger event).
+        await chat.show_items(items, banners=list(zip(session.ledger_positions, session.ledger)))
         chat.on_outputs_truncated(OutputsTruncated(truncated_tool_call_ids(session.context)))
         turns = sum(1 for item in items if item.kind == "user")
         await chat.add_notice(

@@ -24,6 +24,7 @@ class Item:
     args: str = ""
     result: str | None = None
     is_error: bool = False
+    at: int = 0  # index of the transcript message it starts at (places trim banners on resume)
 
 
 def _text_of(content: Any) -> str:
@@ -59,28 +60,28 @@ def transcript_items(messages: Sequence[Any]) -> list[Item]:
 
     items: list[Item] = []
     tool_index: dict[str, int] = {}
-    for message in messages:
+    for at, message in enumerate(messages):
         if isinstance(message, ModelRequest):
             for part in message.parts:
                 if isinstance(part, UserPromptPart):
-                    items.append(Item("user", text=_text_of(part.content)))
+                    items.append(Item("user", text=_text_of(part.content), at=at))
                 elif isinstance(part, (ToolReturnPart, RetryPromptPart)) and part.tool_call_id in tool_index:
                     i = tool_index[part.tool_call_id]
                     is_error = isinstance(part, RetryPromptPart)
                     text = part.model_response() if is_error else _result_of(part)
                     items[i] = Item("tool", tool_name=items[i].tool_name, tool_call_id=part.tool_call_id,
-                                    args=items[i].args, result=text, is_error=is_error)
+                                    args=items[i].args, result=text, is_error=is_error, at=items[i].at)
         elif isinstance(message, ModelResponse):
             for part in message.parts:
                 if isinstance(part, TextPart) and part.content.strip():
                     if items and items[-1].kind == "assistant":
-                        items[-1] = Item("assistant", text=items[-1].text + part.content)
+                        items[-1] = Item("assistant", text=items[-1].text + part.content, at=items[-1].at)
                     else:
-                        items.append(Item("assistant", text=part.content))
+                        items.append(Item("assistant", text=part.content, at=at))
                 elif isinstance(part, ToolCallPart):
                     tool_index[part.tool_call_id] = len(items)
                     items.append(Item("tool", tool_name=part.tool_name, tool_call_id=part.tool_call_id,
-                                      args=_args_of(part.args)))
+                                      args=_args_of(part.args), at=at))
     return items
 
 

@@ -6,6 +6,8 @@ screen maps each one to a widget (`show_event`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from typing import TYPE_CHECKING, Any
 
 from textual import on
@@ -34,6 +36,8 @@ from co_tui.tui.widgets.user_message import UserMessage
 if TYPE_CHECKING:
     from co_tui.tui.transcript_view import Item
 
+
+RESUME_ENTRIES = 40  # conversation entries mounted when a saved session opens
 
 class ChatScreen(Screen[None]):
     """Title bar, chat log, activity line, prompt with slash popup and hint, context meter, footer."""
@@ -169,23 +173,39 @@ class ChatScreen(Screen[None]):
         self._tools.clear()
         await self.log_view.clear_log()
 
-    async def show_items(self, items: list[Item]) -> None:
-        """Show saved conversation items (resume): only the newest that fit the log are mounted."""
+    async def show_items(self, items: list[Item], banners: Sequence[tuple[int, Any]] = ()) -> None:
+        """Show a saved conversation (resume) in one mount: only the newest entries that fit the log.
+
+        `banners` are (transcript position, history_trimmed event) pairs; each banner goes before the
+        first item that starts at or after its position, as it appeared when the cut happened.
+        """
         log = self.log_view
-        skipped = max(0, len(items) - log.max_widgets)
+        entries: list[Any] = []
+        pending = sorted(banners, key=lambda pair: pair[0])
+        b = 0
+        for item in items:
+            while b < len(pending) and pending[b][0] <= item.at:
+                entries.append(pending[b][1])
+                b += 1
+            entries.append(item)
+        entries.extend(event for _, event in pending[b:])
+        # Fewer than the log holds: each Markdown answer costs a render, and resume must paint fast.
+        skipped = max(0, len(entries) - min(log.max_widgets, RESUME_ENTRIES))
         widgets: list[Widget] = []
-        for item in items[skipped:]:
-            if item.kind == "user":
-                widgets.append(UserMessage(item.text))
-            elif item.kind == "assistant":
-                widgets.append(AssistantMessage(item.text))
+        for entry in entries[skipped:]:
+            if getattr(entry, "type", "") == "history_trimmed":
+                widgets.append(TrimBanner(entry))
+            elif entry.kind == "user":
+                widgets.append(UserMessage(entry.text))
+            elif entry.kind == "assistant":
+                widgets.append(AssistantMessage(entry.text))
             else:
-                block = ToolCallBlock(item.tool_name, item.tool_call_id, item.args)
-                if item.result is not None:
-                    block.set_result(item.result, len(item.result), is_error=item.is_error)
+                block = ToolCallBlock(entry.tool_name, entry.tool_call_id, entry.args)
+                if entry.result is not None:
+                    block.set_result(entry.result, len(entry.result), is_error=entry.is_error)
                 else:
                     block.mark_interrupted()
-                self._tools[item.tool_call_id] = block
+                self._tools[entry.tool_call_id] = block
                 widgets.append(block)
         if skipped:
             log.note_hidden(skipped)
