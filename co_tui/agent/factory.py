@@ -76,8 +76,11 @@ def build_agent(
     `capabilities` (e.g. the governance capability) are passed through in order; `approver` is
     awaited before every shell command (none → every command is refused).
     """
+    import pydantic_ai
     from pydantic_ai import Agent
 
+    # pydantic-ai prints a first-run banner on a terminal: it would land in print mode's output.
+    pydantic_ai.BANNER_ENABLED = False
     root = Path(workspace).expanduser().resolve()
     toolset = workspace_toolset(root, allow_shell=settings.allow_shell, approver=approver)
     return Agent(
