@@ -41,7 +41,7 @@ class Settings(BaseSettings):
     model: str = Field("offline", min_length=1, description="pydantic-ai model string, or `offline`.")
     summarization_model: str | None = Field(None, description="Model for summaries; default: `model`.")
     tool_output_trim_chars: int = Field(2000, ge=0, description="Cap on old tool outputs in context; 0 disables.")
-    max_history_messages: int = Field(40, ge=4, description="Summaries trigger above this many messages.")
+    max_history_messages: int = Field(40, ge=8, description="Summaries trigger above this many messages.")
     context_budget_tokens: int = Field(0, ge=0, description="Token budget; 0 derives it from the model window.")
     compact_threshold: float = Field(0.8, gt=0.0, le=1.0, description="Budget as a fraction of the window.")
     context_strategy: Literal["summarize", "trim"] = Field("summarize", description="How old turns leave context.")

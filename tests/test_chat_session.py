@@ -170,3 +170,17 @@ async def test_clear_starts_fresh(workspace: Path) -> None:
 def test_make_title() -> None:
     assert make_title("  fix   the\nbug ") == "fix the bug"
     assert len(make_title("x" * 200)) == 60
+
+
+async def test_resumed_meter_is_anchored_on_saved_usage(workspace: Path) -> None:
+    from co_tui.session.store import SessionStore
+
+    settings = load_settings()
+    store = SessionStore.open(workspace / "data")
+    session = ChatSession(settings, workspace=workspace, store=store, model="offline")
+    await collect(session.run_turn("hello"))
+    before = session.meter_reading()
+    assert before.exactness == "exact"
+    resumed = ChatSession.resume(settings, workspace=workspace, store=store, session_id=session.id, model="offline")
+    after = resumed.meter_reading()
+    assert (after.exactness, after.context_tokens) == ("exact", before.context_tokens)

@@ -91,3 +91,27 @@ def test_print_mode_saves_a_session_that_lists(fmt: str) -> None:
     listing = co_tui("--list-sessions")
     assert listing.returncode == 0, listing.stderr
     assert "hello there" in listing.stdout
+
+
+def test_print_mode_on_a_terminal_has_no_pydantic_ai_banner() -> None:
+    """pydantic-ai greets first runs on a TTY; print mode's output must be the answer alone."""
+    import pty
+
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_VERSION", "CI", "PYDANTIC_AI_NO_BANNER")}
+    pid, fd = pty.fork()
+    if pid == 0:  # child: stdout is the pty
+        os.chdir(ROOT)
+        os.execve(sys.executable, [sys.executable, "-m", "co_tui", "-p", "hello"], env)
+    chunks = []
+    while True:
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.waitpid(pid, 0)
+    out = b"".join(chunks).decode(errors="replace")
+    assert "offline" in out.lower()
+    assert "pydantic-ai v" not in out and "observability" not in out

@@ -42,12 +42,16 @@ def banner_title(event: HistoryTrimmed) -> str:
     return "History trimmed"
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def banner_line(event: HistoryTrimmed) -> str:
     """One line, e.g. '✂ History trimmed · 14 messages (3 turns) · 41.2k → 12.9k tokens · token budget'."""
     parts = [f"✂ {banner_title(event)}"]
     if event.dropped_messages:
-        turns = f" ({event.dropped_turns} turn{'s' if event.dropped_turns != 1 else ''})" if event.dropped_turns else ""
-        parts.append(f"{event.dropped_messages} message{'s' if event.dropped_messages != 1 else ''}{turns}")
+        turns = f" ({_count(event.dropped_turns, 'turn')})" if event.dropped_turns else ""
+        parts.append(_count(event.dropped_messages, "message") + turns)
     elif event.strategy in ("tool_output_trim", "step_shrink"):
         parts.append(STRATEGY_TEXT[event.strategy])
     parts.append(f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)} tokens")
@@ -60,8 +64,8 @@ def banner_details(event: HistoryTrimmed) -> list[tuple[str, str]]:
     rows = [
         ("reason", REASON_TEXT.get(event.reason, event.reason)),
         ("strategy", STRATEGY_TEXT.get(event.strategy, event.strategy)),
-        ("removed", f"{event.dropped_messages} messages, {event.dropped_turns} turns"),
-        ("kept", f"{event.kept_turns} turns"),
+        ("removed", f"{_count(event.dropped_messages, 'message')}, {_count(event.dropped_turns, 'turn')}"),
+        ("kept", _count(event.kept_turns, "turn")),
         ("tokens", f"{event.tokens_before:,} → {event.tokens_after:,} (budget {event.budget_tokens:,})"),
     ]
     if event.note:

@@ -36,6 +36,14 @@ Approver = Callable[[str], Awaitable[bool]]
 TITLE_CHARS = 60
 
 
+def _shown_count(messages: Sequence[ModelMessage]) -> int:
+    """Messages in context as the user sees them: a marker fused with the next prompt counts apart,
+    so the meter and the history inspector give the same number."""
+    from co_tui.governance.markers import separate_markers
+
+    return len(separate_markers(messages))
+
+
 def make_title(prompt: str) -> str:
     """A session title from the first user prompt: one line, at most TITLE_CHARS characters."""
     line = " ".join(prompt.split())
@@ -64,6 +72,8 @@ class ChatSession:
         self.transcript: list[ModelMessage] = []
         self.context: list[ModelMessage] = []
         self.ledger: list[HistoryTrimmed] = []
+        # ledger_positions[i]: transcript length when ledger[i] happened (where its banner goes).
+        self.ledger_positions: list[int] = []
         self.busy = False
         # Saved to the store lazily, at the first completed turn: opening and quitting leaves no empty session.
         self._persisted = session_id is not None
@@ -77,9 +87,9 @@ class ChatSession:
 
     def _configure_model(self, model: Model | str) -> None:
         """Resolve the model and build the governed agent. Raises `ModelConfigError` on a bad model."""
-        from co_tui.agent.factory import build_agent
+        from co_tui.agent.factory import build_agent, overhead_tokens
         from co_tui.agent.models import context_window_of, is_offline, resolve_model
-        from co_tui.governance import ContextGovernance, GovernancePolicy, TokenMeter, resolve_budget
+        from co_tui.governance import ContextGovernance, GovernancePolicy, resolve_budget
 
         resolved = resolve_model(model, self.settings) if isinstance(model, str) else model
         s = self.settings
@@ -101,9 +111,19 @@ class ChatSession:
         self.governance = ContextGovernance(
             policy=self.policy, summarizer_model=summarizer, transcript_sink=self._record_transcript
         )
-        self.meter = TokenMeter(provider=getattr(resolved, "system", None) or "unknown")
+        self._overhead = overhead_tokens(s, workspace=self.workspace)
+        self.meter = self._new_meter()
         self.agent = build_agent(
             s, workspace=self.workspace, model=resolved, capabilities=[self.governance], approver=self.approver
+        )
+
+    def _new_meter(self) -> Any:
+        from co_tui.governance import TokenMeter
+
+        return TokenMeter(
+            provider=getattr(self.model, "system", None) or "unknown",
+            model_name=getattr(self.model, "model_name", None),
+            overhead_tokens=self._overhead,
         )
 
     def set_model(self, name: str) -> None:
@@ -125,7 +145,7 @@ class ChatSession:
             output_tokens=reading.output_tokens,
             context_tokens=reading.tokens,
             budget_tokens=self.policy.budget_tokens,
-            messages=len(self.context),
+            messages=_shown_count(self.context),
             max_messages=self.policy.max_history_messages,
             exactness=reading.exactness,
             window_is_guess=self.policy.window_is_guess,
@@ -170,21 +190,27 @@ class ChatSession:
                             continue
                         if isinstance(event, AgentRunResultEvent):
                             run_messages = event.result.all_messages()
+                            # The final response arrives with the result: anchor the meter on it too.
+                            usage_event = self._observe_new_response(run, seen_responses, ModelResponse)
+                            if usage_event is not None:
+                                yield usage_event
                             break
                         for mapped in map_stream_event(event):
                             if mapped.type == "text_delta":
                                 output_parts.append(mapped.text)
                             yield mapped
-                        # A new complete response carries provider usage: re-anchor the meter.
-                        usage_event = self._observe_new_response(run, seen_responses, ModelResponse)
-                        if usage_event is not None:
-                            yield usage_event
+                            # A tool call means its response is complete and carries provider usage:
+                            # re-anchor the meter (checked only here, not per text delta: it copies history).
+                            if mapped.type == "tool_call":
+                                usage_event = self._observe_new_response(run, seen_responses, ModelResponse)
+                                if usage_event is not None:
+                                    yield usage_event
             except RunCancelled as exc:
                 interrupted = True
                 run_messages = exc.all_messages()
             except Exception as exc:  # noqa: BLE001 - every failure becomes one visible line
                 failed = True
-                error = self._error_event(exc)
+                error = self._error_event(exc, partial=bool(output_parts))
                 run_messages = self._partial_messages()
             self._finish_run(history_in, run_messages)
         except Exception as exc:  # noqa: BLE001 - last line of defence: the app never dies here
@@ -219,7 +245,7 @@ class ChatSession:
             output_tokens=update.output_tokens,
             context_tokens=update.tokens,
             budget_tokens=self.policy.budget_tokens,
-            messages=len(messages),
+            messages=_shown_count(messages),
             max_messages=self.policy.max_history_messages,
             exactness=update.exactness,
             window_is_guess=self.policy.window_is_guess,
@@ -244,17 +270,23 @@ class ChatSession:
         # what came after it (the final response, a partial one) is taken here.
         tail = run_messages[self.governance.seen_len :]
         self.transcript.extend(tail)
+        # repair_messages closes dangling calls after an interrupt. Like pydantic-ai at run start, it
+        # fuses a marker with the prompt after it; the context is kept in that fused form so the next
+        # run's history has the length the governance transcript sink counts from (governance and
+        # the inspector see markers through `separate_markers`).
         self.context = repair_messages(run_messages)
 
     def _apply_trim(self, trim: HistoryTrimmed) -> HistoryTrimmed:
         trim = replace(trim, session_id=self.id)
         self.ledger.append(trim)
+        self.ledger_positions.append(len(self.transcript))
         return trim
 
-    def _error_event(self, exc: BaseException) -> ErrorEvent:
+    def _error_event(self, exc: BaseException, *, partial: bool | None = None) -> ErrorEvent:
         from co_tui.agent.errors import describe_error
 
-        message, kind = describe_error(exc, model_name=self.model_name)
+        # `partial`: whether answer text had arrived (a broken stream says "kept" only then).
+        message, kind = describe_error(exc, model_name=self.model_name, partial=partial)
         return ErrorEvent(message=message, kind=kind)
 
     def cancel(self) -> None:
@@ -311,10 +343,10 @@ class ChatSession:
         self._save(None)
         self.id = uuid.uuid4().hex
         self.title = ""
-        self.transcript, self.context, self.ledger = [], [], []
+        self.transcript, self.context, self.ledger, self.ledger_positions = [], [], [], []
         self._persisted = False
         self._saved_transcript_len = self._saved_ledger_len = 0
-        self.meter = type(self.meter)(provider=getattr(self.model, "system", None) or "unknown")
+        self.meter = self._new_meter()
         return trim
 
     # --- persistence -----------------------------------------------------------------------------
@@ -340,6 +372,7 @@ class ChatSession:
                 new_transcript=self.transcript[self._saved_transcript_len :],
                 context=self.context,
                 new_events=self.ledger[self._saved_ledger_len :],
+                event_positions=self.ledger_positions[self._saved_ledger_len :],
                 title=self.title or None,
                 model=self.model_name,
                 tokens=self.meter.reading(self.context).tokens,
@@ -364,6 +397,20 @@ class ChatSession:
         session.transcript = list(loaded.transcript)
         session.context = list(loaded.context)
         session.ledger = list(loaded.ledger)
+        session.ledger_positions = list(loaded.ledger_positions)
         session._saved_transcript_len = len(session.transcript)
         session._saved_ledger_len = len(session.ledger)
+        session._anchor_meter_on_saved_usage()
         return session
+
+    def _anchor_meter_on_saved_usage(self) -> None:
+        """Re-anchor the meter on the newest saved response's provider usage, so a resumed session's
+        meter is as exact at first paint as it was when saved."""
+        from pydantic_ai.messages import ModelResponse
+
+        for i in range(len(self.context) - 1, -1, -1):
+            message = self.context[i]
+            if isinstance(message, ModelResponse):
+                if message.usage.input_tokens:
+                    self.meter.observe_response(message.usage, self.context[: i + 1])
+                return

@@ -92,13 +92,15 @@ def list_sessions(settings: Settings, workspace: Path) -> int:
     for meta in sessions:
         updated = meta.updated.strftime("%Y-%m-%d %H:%M") if hasattr(meta.updated, "strftime") else str(meta.updated)
         here = "" if Path(meta.workspace) == workspace else f"  [{meta.workspace}]"
-        print(f"{meta.id[:8]:<10} {updated:<16} {meta.messages:>5} {format_tokens(meta.tokens):>7}  {meta.title}{here}")
+        damaged = "  (damaged: cannot be opened)" if meta.damaged else ""
+        print(f"{meta.id[:8]:<10} {updated:<16} {meta.messages:>5} {format_tokens(meta.tokens):>7}  "
+              f"{meta.title}{here}{damaged}")
     return 0
 
 
 def export_session(settings: Settings, session_id: str, fmt: str) -> int:
     """`--export ID --format md|json`: write the session to stdout."""
-    from co_tui.session.export import export_json, export_markdown
+    from co_tui.session.export import render_export
     from co_tui.session.store import StoreError
 
     try:
@@ -110,5 +112,5 @@ def export_session(settings: Settings, session_id: str, fmt: str) -> int:
     except StoreError as exc:
         print(f"co-tui: {exc}", file=sys.stderr)
         return 2
-    sys.stdout.write(export_markdown(loaded) if fmt == "md" else export_json(loaded))
+    sys.stdout.write(render_export(loaded, fmt))
     return 0

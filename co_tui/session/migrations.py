@@ -6,10 +6,10 @@ Layout (one row per thing, so a turn's save only appends or touches a short tail
   whether another one wrote the session since it last looked.
 - `transcript`: every message, append-only, `seq` = its index in the transcript. `body` is one
   message as `ModelMessagesTypeAdapter` JSON (the list brackets stripped); `digest` hashes the body.
-- `context`: what the model sees next, one row per position. A row either points at a transcript
-  message (`transcript_seq`, verbatim) or carries its own `body` — messages only the context has:
-  breadcrumbs, summaries, trimmed copies of tool outputs. Saving rewrites only the positions from
-  the first one that changed.
+- `context`: what the model sees next, one row per message in `ord` order (sparse keys, see
+  `context_diff.py`, so rows can come and go at the head or in the middle without renumbering the
+  rest). A row either points at a transcript message (`transcript_seq`, verbatim) or carries its own
+  `body` — messages only the context has: breadcrumbs, summaries, trimmed copies of tool outputs.
 - `ledger`: every `history_trimmed` event in order; `at_message` is the transcript length when the
   cut happened, which is where an export puts its banner.
 
@@ -48,14 +48,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             body       TEXT NOT NULL,
             UNIQUE (session_id, seq)
         )""",
-        "CREATE INDEX transcript_by_digest ON transcript (session_id, digest)",
+        # seq in the index: "the newest row with this body" is answered from the index alone.
+        "CREATE INDEX transcript_by_digest ON transcript (session_id, digest, seq)",
         """CREATE TABLE context (
             session_id     TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
-            pos            INTEGER NOT NULL,
+            ord            INTEGER NOT NULL,
             transcript_seq INTEGER,
             digest         BLOB NOT NULL,
             body           TEXT,
-            UNIQUE (session_id, pos),
+            UNIQUE (session_id, ord),
             CHECK ((transcript_seq IS NULL) <> (body IS NULL))
         )""",
         """CREATE TABLE ledger (

@@ -26,11 +26,25 @@ _SECRET_FIELD = re.compile(r"(header|authori[sz]ation|api[-_]?key|cookie|secret|
 _MIN_SECRET_LEN = 8
 
 
+_names_cache: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+
+
 def secret_env_values(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    """Values of environment variables that look like credentials, longest first."""
+    """Values of environment variables that look like credentials, longest first.
+
+    Which names match is cached while the set of names stays the same (values are always read
+    fresh), so a save does not run the patterns over the whole environment every turn.
+    """
+    global _names_cache
     env = os.environ if environ is None else environ
-    values = {v for k, v in env.items() if _SECRET_ENV_NAME.search(k) and len(v.strip()) >= _MIN_SECRET_LEN}
-    return tuple(sorted((v.strip() for v in values), key=len, reverse=True))
+    all_names = tuple(env)
+    if all_names == _names_cache[0]:
+        names = _names_cache[1]
+    else:
+        names = tuple(k for k in all_names if _SECRET_ENV_NAME.search(k))
+        _names_cache = (all_names, names)
+    values = {v.strip() for v in (env.get(k, "") for k in names) if len(v.strip()) >= _MIN_SECRET_LEN}
+    return tuple(sorted(values, key=len, reverse=True))
 
 
 def redact_text(text: str, secrets: tuple[str, ...]) -> str:

@@ -5,8 +5,8 @@
 user_version` (see `migrations.py` for the layout and why it makes saving cheap).
 
 Saving a turn (`save_turn`) is one transaction that appends the new transcript rows and ledger rows
-and rewrites only the context positions from the first one that changed; its cost depends on the
-turn, not on the session's length.
+and deletes/inserts only the context rows that left/arrived (`context_diff.py`); its cost depends on
+the turn, not on the session's length.
 
 Threads: one connection opened with `check_same_thread=False`, every public method serialised by
 one lock, so the TUI may save from a worker thread while the UI thread lists sessions. Processes:
@@ -29,7 +29,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.paths import ensure_private_dir
 from co_tui.session import migrations
+from co_tui.session.context_diff import ContextState, plan_context_update
 from co_tui.session.message_codec import decode_bodies, encode_messages
 from co_tui.session.redaction import redact_text, secret_env_values
 from co_tui.session.store_errors import (
@@ -95,10 +96,9 @@ class _Saved:
     revision: int
     transcript_len: int
     ledger_len: int
-    context_digests: list[bytes]
-    # The message objects last saved as context (None when rebuilt from the database): identity with
-    # these proves a position unchanged without serialising it again.
-    context_messages: list[Any] | None
+    # The saved context rows with their message objects (None when rebuilt from the database), so
+    # an unchanged message is recognised by identity, without serialising it again.
+    context: ContextState
 
 
 def _now() -> float:
@@ -223,11 +223,13 @@ class SessionStore:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
+                conn.execute("COMMIT")
             except BaseException:
+                # Also after a failed COMMIT (busy, disk full): never leave the transaction open.
                 if conn.in_transaction:
-                    conn.execute("ROLLBACK")
+                    with suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
                 raise
-            conn.execute("COMMIT")
 
     # --- sessions --------------------------------------------------------------------------------
 
@@ -243,7 +245,7 @@ class SessionStore:
                 )
             except sqlite3.IntegrityError:
                 raise StoreError(f"a session with id {sid} already exists") from None
-        self._saved[sid] = _Saved(revision=0, transcript_len=0, ledger_len=0, context_digests=[], context_messages=[])
+            self._saved[sid] = _Saved(revision=0, transcript_len=0, ledger_len=0, context=ContextState())
         return sid
 
     def save_turn(
@@ -261,56 +263,71 @@ class SessionStore:
         """Append `new_transcript` and `new_events`, store `context` (None: unchanged), update metadata.
 
         One transaction: on any error nothing of this call is written, so the caller can pass the
-        same (still unsaved) messages again next time. Context positions before the first changed
-        one are not rewritten; context messages equal to a transcript message are stored as a
-        reference to it. `event_positions` (transcript indices) place each event's banner; by
-        default an event sits right after this turn's user prompt (or at the end if there is none).
+        same (still unsaved) messages again next time. Context rows that did not change are not
+        touched; context messages equal to a transcript message are stored as a reference to it.
+        `event_positions` (transcript indices) place each event's banner; by default an event sits right after this turn's user prompt (or at the end if there is none).
         Raises `StoreLocked`, `StoreFull`, or `StoreError` (unknown session, other failures).
         """
         secrets = secret_env_values()
         encoded = encode_messages(new_transcript, secrets)
-        # Identity map: a context message that is one of this turn's new transcript messages is
-        # serialised once.
+        # A context message that is one of this turn's new transcript messages is serialised once.
         by_identity = {id(m): enc for m, enc in zip(new_transcript, encoded)}
         now = _now()
-        with self._transaction("save the session") as conn:
-            saved = self._saved_state(conn, session_id)
-            base = saved.transcript_len
-            conn.executemany(
-                "INSERT INTO transcript (session_id, seq, kind, digest, body) VALUES (?, ?, ?, ?, ?)",
-                [(session_id, base + i, kind, digest, body) for i, (kind, body, digest) in enumerate(encoded)],
+        with self._lock:  # the cache below is shared with other threads too
+            try:
+                with self._transaction("save the session") as conn:
+                    saved = self._saved_state(conn, session_id)
+                    base = saved.transcript_len
+                    conn.executemany(
+                        "INSERT INTO transcript (session_id, seq, kind, digest, body) VALUES (?, ?, ?, ?, ?)",
+                        [(session_id, base + i, kind, digest, body) for i, (kind, body, digest) in enumerate(encoded)],
+                    )
+                    transcript_len = base + len(encoded)
+                    context_state = saved.context
+                    if context is not None:
+                        context_state = self._save_context(conn, session_id, saved, context, by_identity, secrets)
+                    self._append_ledger(conn, session_id, saved.ledger_len, new_events, event_positions, now, secrets,
+                                        default_at=min(base + (1 if new_transcript and _is_user_prompt(new_transcript[0])
+                                                               else 0), transcript_len))
+                    conn.execute(
+                        """UPDATE sessions SET updated = ?, messages = ?, revision = revision + 1,
+                               title = COALESCE(?, title), model = COALESCE(?, model), tokens = COALESCE(?, tokens),
+                               context_messages = COALESCE(?, context_messages)
+                           WHERE id = ?""",
+                        (now, transcript_len, title, model, tokens, None if context is None else len(context), session_id),
+                    )
+            except BaseException:
+                # The context indexes may describe a write that did not happen: rebuild them next time.
+                self._saved.pop(session_id, None)
+                raise
+            self._saved[session_id] = _Saved(
+                revision=saved.revision + 1,
+                transcript_len=transcript_len,
+                ledger_len=saved.ledger_len + len(new_events),
+                context=context_state,
             )
-            transcript_len = base + len(encoded)
-            if context is not None:
-                new_digests, context_len = self._save_context(conn, session_id, saved, context, by_identity, secrets)
-            else:
-                new_digests, context_len = saved.context_digests, None
-            default_at = base + (1 if new_transcript and _is_user_prompt(new_transcript[0]) else 0)
-            default_at = min(default_at, transcript_len)
-            positions = list(event_positions) if event_positions is not None else [default_at] * len(new_events)
-            if len(positions) != len(new_events):
-                raise StoreError("save_turn: event_positions must match new_events")
-            conn.executemany(
-                "INSERT INTO ledger (session_id, seq, at_message, created, event) VALUES (?, ?, ?, ?, ?)",
-                [
-                    (session_id, saved.ledger_len + i, at, now, redact_text(json.dumps(ev.to_dict()), secrets))
-                    for i, (ev, at) in enumerate(zip(new_events, positions))
-                ],
-            )
-            conn.execute(
-                """UPDATE sessions SET updated = ?, messages = ?, revision = revision + 1,
-                       title = COALESCE(?, title), model = COALESCE(?, model), tokens = COALESCE(?, tokens),
-                       context_messages = COALESCE(?, context_messages)
-                   WHERE id = ?""",
-                (now, transcript_len, title, model, tokens, context_len, session_id),
-            )
-        # Only after the commit: a failed save leaves our picture of the database as it was.
-        self._saved[session_id] = _Saved(
-            revision=saved.revision + 1,
-            transcript_len=transcript_len,
-            ledger_len=saved.ledger_len + len(new_events),
-            context_digests=new_digests,
-            context_messages=list(context) if context is not None else saved.context_messages,
+
+    @staticmethod
+    def _append_ledger(
+        conn: sqlite3.Connection,
+        session_id: str,
+        first_seq: int,
+        events: Sequence[HistoryTrimmed],
+        positions: Sequence[int] | None,
+        now: float,
+        secrets: tuple[str, ...],
+        *,
+        default_at: int,
+    ) -> None:
+        at = list(positions) if positions is not None else [default_at] * len(events)
+        if len(at) != len(events):
+            raise StoreError("save_turn: event_positions must match new_events")
+        conn.executemany(
+            "INSERT INTO ledger (session_id, seq, at_message, created, event) VALUES (?, ?, ?, ?, ?)",
+            [
+                (session_id, first_seq + i, pos, now, redact_text(json.dumps(ev.to_dict()), secrets))
+                for i, (ev, pos) in enumerate(zip(events, at))
+            ],
         )
 
     def _saved_state(self, conn: sqlite3.Connection, session_id: str) -> _Saved:
@@ -327,16 +344,14 @@ class SessionStore:
         ledger_len = conn.execute(
             "SELECT COALESCE(MAX(seq) + 1, 0) FROM ledger WHERE session_id = ?", (session_id,)
         ).fetchone()[0]
-        digests = [
-            bytes(d)
-            for (d,) in conn.execute("SELECT digest FROM context WHERE session_id = ? ORDER BY pos", (session_id,))
-        ]
+        rows = conn.execute(
+            "SELECT ord, digest FROM context WHERE session_id = ? ORDER BY ord", (session_id,)
+        ).fetchall()
         return _Saved(
             revision=row[0],
             transcript_len=transcript_len,
             ledger_len=ledger_len,
-            context_digests=digests,
-            context_messages=None,
+            context=ContextState.from_rows([key for key, _d in rows], [bytes(d) for _k, d in rows]),
         )
 
     def _save_context(
@@ -347,33 +362,31 @@ class SessionStore:
         context: Sequence[Any],
         by_identity: dict[int, tuple[str, str, bytes]],
         secrets: tuple[str, ...],
-    ) -> tuple[list[bytes], int]:
-        """Rewrite the context from its first changed position; return the new digests and length."""
-        old_msgs, old_digests = saved.context_messages, saved.context_digests
-        keep, limit = 0, min(len(old_digests), len(context))
-        if old_msgs is not None:
-            # Unchanged objects (or equal ones): no serialisation, no write.
-            while keep < limit and (context[keep] is old_msgs[keep] or context[keep] == old_msgs[keep]):
-                keep += 1
-        encoded_tail: list[tuple[str, str, bytes]] = []
-        for message in context[keep:]:
-            enc = by_identity.get(id(message)) or encode_messages([message], secrets)[0]
-            if not encoded_tail and keep < limit and enc[2] == old_digests[keep]:
-                keep += 1  # equal by content (no cached objects after another process wrote)
-                continue
-            encoded_tail.append(enc)
-        conn.execute("DELETE FROM context WHERE session_id = ? AND pos >= ?", (session_id, keep))
+    ) -> ContextState:
+        """Delete the context rows that left, insert the ones that arrived; return the new state.
+
+        An inserted message equal to a transcript message is stored as a reference to it.
+        """
+
+        def encode(message: Any) -> tuple[str, str, bytes]:
+            return by_identity.get(id(message)) or encode_messages([message], secrets)[0]
+
+        plan = plan_context_update(saved.context, context, encode)
+        conn.executemany(
+            "DELETE FROM context WHERE session_id = ? AND ord BETWEEN ? AND ?",
+            [(session_id, low, high) for low, high in plan.delete_ranges],
+        )
         rows = []
-        for offset, (_kind, body, digest) in enumerate(encoded_tail):
+        for key, (_kind, body, digest) in plan.inserts:
             ref = conn.execute(
                 "SELECT seq FROM transcript WHERE session_id = ? AND digest = ? ORDER BY seq DESC LIMIT 1",
                 (session_id, digest),
             ).fetchone()
-            rows.append((session_id, keep + offset, ref[0] if ref else None, digest, None if ref else body))
+            rows.append((session_id, key, ref[0] if ref else None, digest, None if ref else body))
         conn.executemany(
-            "INSERT INTO context (session_id, pos, transcript_seq, digest, body) VALUES (?, ?, ?, ?, ?)", rows
+            "INSERT INTO context (session_id, ord, transcript_seq, digest, body) VALUES (?, ?, ?, ?, ?)", rows
         )
-        return old_digests[:keep] + [d for (_k, _b, d) in encoded_tail], len(context)
+        return plan.state
 
     def load(self, session_id: str) -> LoadedSession:
         """Read one session back. Raises `StoreError` for an unknown id and `StoreCorrupt` (naming the
@@ -406,15 +419,13 @@ class SessionStore:
         transcript = decode_bodies([body for _seq, body in rows], [f"transcript message {s}" for s, _ in rows], damaged)
 
         ctx_rows = conn.execute(
-            "SELECT pos, transcript_seq, digest, body FROM context WHERE session_id = ? ORDER BY pos", (sid,)
+            "SELECT ord, transcript_seq, digest, body FROM context WHERE session_id = ? ORDER BY ord", (sid,)
         ).fetchall()
         context: list[Any] = []
         own = [(i, body) for i, (_pos, ref, _d, body) in enumerate(ctx_rows) if ref is None]
         decoded = decode_bodies([b for _, b in own], [f"context message {i}" for i, _ in own], damaged)
         own_decoded = dict(zip((i for i, _ in own), decoded))
-        for i, (pos, ref, _digest_, _body) in enumerate(ctx_rows):
-            if pos != i:
-                raise damaged(f"context message {i} is missing")
+        for i, (_ord, ref, _digest, _body) in enumerate(ctx_rows):
             if ref is None:
                 context.append(own_decoded[i])
             elif isinstance(ref, int) and 0 <= ref < len(transcript):
@@ -437,8 +448,7 @@ class SessionStore:
             revision=revision,
             transcript_len=len(transcript),
             ledger_len=len(ledger),
-            context_digests=[bytes(d) for (_p, _r, d, _b) in ctx_rows],
-            context_messages=list(context),
+            context=ContextState.from_rows([r[0] for r in ctx_rows], [bytes(r[2]) for r in ctx_rows], context),
         )
         return LoadedSession(meta, transcript, context, ledger, positions), saved
 
@@ -472,7 +482,7 @@ class SessionStore:
         with self._transaction("delete the session") as conn:
             if conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount == 0:
                 raise StoreError(f"no session with id {session_id}")
-        self._saved.pop(session_id, None)
+            self._saved.pop(session_id, None)
 
     def resolve_id(self, prefix: str) -> str:
         """The one session id starting with `prefix` (case-insensitive); else `StoreError`."""

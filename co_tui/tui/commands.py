@@ -29,7 +29,8 @@ class CommandSpec:
 
 @dataclass(frozen=True)
 class KeySpec:
-    """One key binding of the app. `show`: listed in the footer."""
+    """One key binding of the app. `show`: listed in the footer; `priority`: wins over the
+    focused widget's own binding for the same key."""
 
     key: str
     action: str
@@ -45,14 +46,15 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("history", "Inspect what the model sees versus the whole transcript", "/history", "f2",
                 "show_history"),
     CommandSpec("sessions", "Browse saved sessions and resume one", "/sessions", None, "show_sessions"),
-    CommandSpec("export", "Export this session as Markdown or JSON", "/export [md|json]", None, "export"),
+    CommandSpec("export", "Export this session as Markdown or JSON", "/export [md|json] [path]", None, "export"),
     CommandSpec("model", "Show the model, or switch to another one", "/model [name]", None, "model"),
     CommandSpec("help", "Keys and commands", "/help", "f1", "show_help"),
     CommandSpec("quit", "Quit co-tui", "/quit", "ctrl+q", "quit"),
 )
 
 KEYS: tuple[KeySpec, ...] = (
-    KeySpec("ctrl+k", "compact", "Compact"),
+    # priority: the prompt (a TextArea) binds ctrl+k itself (delete to end of line).
+    KeySpec("ctrl+k", "compact", "Compact", priority=True),
     KeySpec("ctrl+l", "clear", "Clear"),
     KeySpec("f2", "show_history", "History"),
     KeySpec("escape", "interrupt", "Interrupt"),

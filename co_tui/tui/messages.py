@@ -66,6 +66,7 @@ class SessionFailed(Message):
     """The ChatSession could not be created; `message` is the one line to show."""
 
     message: str
+    exit_code: int = 2
 
 
 @dataclass
@@ -81,9 +82,17 @@ __all__ = [
     "Clear",
     "Compact",
     "Interrupt",
+    "OutputsTruncated",
     "RunSlash",
     "SendPrompt",
     "SessionEvent",
     "SessionFailed",
     "SessionReady",
 ]
+
+
+@dataclass
+class OutputsTruncated(Message):
+    """These tool calls' outputs are shortened in the model's view (the `truncated` badge)."""
+
+    tool_call_ids: frozenset[str]

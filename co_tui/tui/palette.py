@@ -41,8 +41,16 @@ class SlashCommandProvider(Provider):
             yield DiscoveryHit(spec.slash, partial(self._run, spec), text=spec.slash, help=_help_text(spec))
 
     async def search(self, query: str) -> Hits:
-        """Commands whose name (or, weaker, whose summary) fuzzily matches `query`."""
-        matcher = self.matcher(query.lstrip("/"))
+        """Commands whose name (or, weaker, whose summary) fuzzily matches `query`.
+
+        A bare `/` (what a user of the prompt types first) lists every command.
+        """
+        name_query = query.strip().lstrip("/")
+        if not name_query:
+            for rank, spec in enumerate(COMMANDS):  # falling scores keep the registry's order
+                yield Hit(1.0 - rank / 100, Content(spec.slash), partial(self._run, spec), text=spec.slash, help=_help_text(spec))
+            return
+        matcher = self.matcher(name_query)
         for spec in COMMANDS:
             name_score = matcher.match(spec.name)
             summary_score = matcher.match(spec.summary) * 0.5

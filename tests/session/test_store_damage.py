@@ -28,7 +28,7 @@ def _two_sessions(store: SessionStore, tmp_path: Path) -> tuple[str, str]:
         ("UPDATE transcript SET body = '{\"kind\": \"nonsense\"}' WHERE seq = 1", "transcript message 1"),
         ("UPDATE transcript SET body = x'00ff' WHERE seq = 0", "transcript message 0"),
         ("DELETE FROM transcript WHERE seq = 1", "transcript message 1 is missing"),
-        ("UPDATE context SET transcript_seq = 99 WHERE pos = 3", "context message 3"),
+        ("UPDATE context SET transcript_seq = 99 WHERE ord = 3 * 1048576", "context message 3"),
     ],
 )
 def test_a_corrupt_row_breaks_only_its_session(

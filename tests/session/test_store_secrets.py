@@ -60,3 +60,23 @@ async def test_no_key_at_rest(monkeypatch: pytest.MonkeyPatch, data_dir: Path, t
     assert loaded.transcript[-1].provider_details["finish"] == "stop"  # harmless details are kept
     assert loaded.transcript[-1].provider_url == "https://proxy.invalid/v1"
     assert len(loaded.transcript) == len(messages)
+
+
+def test_scrub_never_mutates_and_keeps_clean_messages_as_they_are() -> None:
+    from co_tui.session.redaction import redact_text, scrub_message, secret_env_values
+
+    clean = ModelResponse(parts=[TextPart("hi")], provider_details={"finish_reason": "stop"})
+    assert scrub_message(clean) is clean
+    leaky = ModelResponse(parts=[TextPart("hi", provider_details={"Cookie": "a=b"})],
+                          provider_details={"nested": [{"api_key": "k"}]}, provider_url="https://u:p@h.example:8443/v1")
+    scrubbed = scrub_message(leaky)
+    assert leaky.provider_details == {"nested": [{"api_key": "k"}]} and leaky.parts[0].provider_details == {"Cookie": "a=b"}
+    assert scrubbed.provider_details == {"nested": [{"api_key": "[redacted]"}]}
+    assert scrubbed.parts[0].provider_details == {"Cookie": "[redacted]"}
+    assert scrubbed.provider_url == "https://h.example:8443/v1"
+    env = {"ANTHROPIC_API_KEY": "sk-ant-123456789", "GITHUB_TOKEN": "ghp_abcdefgh", "HOME": "/home/someone-long",
+           "SHORT_KEY": "abc"}
+    secrets = secret_env_values(env)
+    assert set(secrets) == {"sk-ant-123456789", "ghp_abcdefgh"}
+    assert redact_text("k=sk-ant-123456789 t=ghp_abcdefgh h=/home/someone-long", secrets) == \
+        "k=[redacted] t=[redacted] h=/home/someone-long"

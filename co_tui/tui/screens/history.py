@@ -9,6 +9,7 @@ screen only lays them out.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
@@ -45,6 +46,7 @@ class MessageRow(Protocol):
     tokens: int
     status: str
     preview: str
+    context_index: int | None
 
 
 # Status words of `annotate_history` → what the table says, and the turn state they count as.
@@ -75,6 +77,20 @@ def turn_bars(rows: Iterable[MessageRow]) -> tuple[TurnBar, ...]:
         tokens[row.turn] = tokens.get(row.turn, 0) + row.tokens
         labels.setdefault(row.turn, set()).add(status_label(row.status))
     return tuple(TurnBar(turn, tokens[turn], _turn_state(labels[turn])) for turn in sorted(tokens))
+
+
+def context_view(transcript_rows: Iterable[MessageRow], context_rows: Iterable[MessageRow]) -> list[MessageRow]:
+    """The context's rows with the turn number and status of the transcript message each one shows.
+
+    Annotated on its own, the context would count its turns from 1 and call a truncated tool output
+    plain "in context"; markers (which have no transcript message) keep their own annotation.
+    """
+    seen_as = {row.context_index: row for row in transcript_rows if row.context_index is not None}
+    out: list[MessageRow] = []
+    for row in context_rows:
+        source = seen_as.get(row.index)
+        out.append(row if source is None else replace(row, turn=source.turn, status=source.status))  # type: ignore[type-var]
+    return out
 
 
 def _turn_state(labels: set[str]) -> TurnState:
@@ -154,7 +170,7 @@ class HistoryScreen(Screen[None]):
         from co_tui.governance import annotate_history
 
         transcript_rows = list(annotate_history(self.session.transcript, self.session.context))
-        context_rows = list(annotate_history(self.session.context, self.session.context))
+        context_rows = context_view(transcript_rows, annotate_history(self.session.context, self.session.context))
         ledger = list(self.session.ledger)
         self._fill_messages("#context-table", context_rows)
         self._fill_messages("#transcript-table", transcript_rows)

@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -24,9 +25,12 @@ from co_tui.tui.screens.confirm_delete import ConfirmDeleteScreen
 if TYPE_CHECKING:
     from co_tui.session.store import SessionMeta, SessionStore
 
-_TITLE_CHARS = 34
+_MIN_TITLE_WIDTH = 16
 _MODEL_CHARS = 18
 _HINT = "Enter resume · d delete · Esc cancel"
+# Column keys and labels, in display order; the title column takes whatever width the others leave.
+_COLUMNS = (("mark", " "), ("title", "title"), ("updated", "updated"), ("messages", "msgs"),
+            ("tokens", "tokens"), ("model", "model"))
 
 
 def _clip(text: str, limit: int) -> str:
@@ -64,15 +68,12 @@ class SessionsScreen(ModalScreen[str | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#sessions-table", DataTable)
-        table.add_column(" ", key="mark", width=1)
-        table.add_column("title", key="title")
-        table.add_column("updated", key="updated")
-        table.add_column("msgs", key="messages")
-        table.add_column("tokens", key="tokens")
-        table.add_column("model", key="model")
         self.reload()
-        table.focus()
+        self.query_one("#sessions-table", DataTable).focus()
+
+    def on_resize(self) -> None:
+        # The title column's width depends on the table's: refill once the new layout is known.
+        self.call_after_refresh(self._fill)
 
     # --- the list ----------------------------------------------------------------------------------
 
@@ -86,14 +87,35 @@ class SessionsScreen(ModalScreen[str | None]):
         except StoreError as exc:
             self._status(str(exc), error=True)
             return
+        self._fill()
+
+    def _fill(self) -> None:
+        """(Re)build the table from `self.sessions`, sizing the title column to the room left."""
         table = self.query_one("#sessions-table", DataTable)
         row = table.cursor_row
-        table.clear()
-        for meta in self.sessions:
-            table.add_row(*self._cells(meta), key=meta.id)
+        rows = [self._cells(meta) for meta in self.sessions]
+        table.clear(columns=True)
+        for i, (key, label) in enumerate(_COLUMNS):
+            if key == "title":
+                table.add_column(label, key=key, width=self._title_width(table, rows))
+            else:
+                table.add_column(label, key=key, width=max([cell_len(label)] + [r[i].cell_len for r in rows]))
+        for meta, cells in zip(self.sessions, rows):
+            table.add_row(*cells, key=meta.id)
         if self.sessions:
             table.move_cursor(row=min(max(row, 0), len(self.sessions) - 1))
         self._show_row_status()
+
+    @staticmethod
+    def _title_width(table: DataTable, rows: list[tuple[Text, ...]]) -> int:
+        """What the table's width leaves for titles once the other columns (and a scrollbar) fit."""
+        others = sum(
+            max([cell_len(label)] + [r[i].cell_len for r in rows]) + 2 * table.cell_padding
+            for i, (key, label) in enumerate(_COLUMNS) if key != "title"
+        )
+        room = table.size.width - table.styles.scrollbar_size_vertical - others - 2 * table.cell_padding
+        longest = max([cell_len("title")] + [r[1].cell_len for r in rows])
+        return max(_MIN_TITLE_WIDTH, min(room, longest))
 
     def _show_row_status(self) -> None:
         meta = self._highlighted()
@@ -113,7 +135,9 @@ class SessionsScreen(ModalScreen[str | None]):
             mark = Text(" ")
         return (
             mark,
-            Text(_clip(meta.title or "untitled", _TITLE_CHARS), style="red" if meta.damaged else ""),
+            # The whole title: the column's width crops it with an ellipsis on narrow terminals.
+            Text(meta.title or "untitled", style="red" if meta.damaged else "", no_wrap=True,
+                 overflow="ellipsis"),
             Text(format_updated(meta.updated)),
             Text(str(meta.messages), justify="right"),
             Text(format_tokens(meta.tokens), justify="right"),

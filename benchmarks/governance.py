@@ -1,0 +1,144 @@
+"""Cost of the policy per model request (not a test; run: .venv/bin/python benchmarks/governance.py).
+
+Histories of 100, 1,000 and 10,000 messages with realistic tool outputs (2–80 KB of code, JSON,
+logs, base64, markdown). For each size, side by side in one run:
+
+* `dump_json` — one `ModelMessagesTypeAdapter.dump_json` of the history (what persisting it costs);
+* `pass`      — one full policy pass (`Governor.apply`) per model request in the steady state: the
+                history grows by one step (a tool call and its 2–80 KB result) per request and every
+                message seen before has its token count cached; the budget is large enough that
+                nothing is cut (the common case);
+* `cut pass`  — the full history as input every request with half the budget, so every pass cuts
+                (old tool outputs trimmed, oldest turns dropped, breadcrumb) — the worst case.
+
+Prints median times and ratios. Targets (issue 3): pass ≤ 0.25× dump_json; 10× the messages costs
+≤ 12× the time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+from tests.governance import synthetic  # noqa: E402  (shared generators; tests/ is a namespace package)
+
+from pydantic_ai.messages import (  # noqa: E402
+    ModelMessagesTypeAdapter,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+
+from co_tui.governance import GovernancePolicy, Governor, estimate_tokens  # noqa: E402
+
+CATEGORIES = ("code", "json", "json_min", "logs", "base64", "markdown")
+SIZES = (2_000, 5_000, 12_000, 30_000, 80_000)
+REQUESTS = 21  # passes timed per configuration (median reported)
+
+
+def output_pool(rng: random.Random) -> list[str]:
+    """60 distinct outputs; histories reuse the strings but every part is its own object."""
+    return [synthetic.make_text(rng.choice(CATEGORIES), rng.choice(SIZES), i) for i in range(60)]
+
+
+def step(rng: random.Random, pool: list[str], n: int) -> list:
+    cid = f"call_{n}"
+    return [
+        ModelResponse(parts=[ToolCallPart(rng.choice(("read_file", "grep", "run")), {"path": f"src/m{n}.py"}, cid)]),
+        ModelRequest(parts=[ToolReturnPart("read_file", rng.choice(pool), cid)]),
+    ]
+
+
+def build(n_messages: int, rng: random.Random, pool: list[str]) -> list:
+    """User turns of 1–12 tool steps each, ending in a text reply, until `n_messages`."""
+    msgs: list = []
+    k = 0
+    while len(msgs) < n_messages:
+        msgs.append(ModelRequest(parts=[UserPromptPart(synthetic.make_text("prose", 300, k))]))
+        for _ in range(rng.randint(1, 12)):
+            msgs += step(rng, pool, k)
+            k += 1
+        msgs.append(ModelResponse(parts=[TextPart(synthetic.make_text("markdown", 1500, k))]))
+    return msgs[:n_messages] if isinstance(msgs[n_messages - 1], ModelResponse) else msgs[: n_messages - 1] + [
+        ModelResponse(parts=[TextPart("done")])
+    ]
+
+
+def time_passes(history: list, budget: int, rng: random.Random, pool: list[str], *, feed_back: bool) -> tuple[float, float]:
+    """Median (pass, dump_json) seconds over `REQUESTS` requests, measured alternately.
+
+    Each request appends one step to the context and runs one pass over it; `dump_json` of the same
+    context is timed right after, so machine load hits both alike. `feed_back`: the pass's output
+    becomes the next input (as in the capability). Without it the full, ever-growing history is the
+    input every time, so a small budget forces a cut every pass.
+    """
+    governor = Governor(GovernancePolicy(budget_tokens=budget, max_history_messages=10**9, strategy="trim"))
+    context = list(history)
+    _run(governor.apply(context))  # warm: every message seen before is counted once
+    passes: list[float] = []
+    dumps: list[float] = []
+    for i in range(REQUESTS):
+        context = context + step(rng, pool, 10**6 + i)
+        t = time.perf_counter()
+        outcome = _run(governor.apply(context))
+        passes.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        ModelMessagesTypeAdapter.dump_json(context)
+        dumps.append(time.perf_counter() - t)
+        if feed_back:
+            context = outcome.messages  # as the capability does: the governed view is the next input
+        else:
+            assert outcome.changed, "the cut pass must cut"
+    return statistics.median(passes), statistics.median(dumps)
+
+
+_LOOP = asyncio.new_event_loop()
+
+
+def _run(coro):
+    return _LOOP.run_until_complete(coro)
+
+
+def main() -> None:
+    rng = random.Random(3)
+    pool = output_pool(rng)
+    rows = []
+    for n in (100, 1_000, 10_000):
+        history = build(n, random.Random(n), pool)
+        total = estimate_tokens(history)
+        mb = len(ModelMessagesTypeAdapter.dump_json(history)) / 1e6
+        steady, dump_steady = time_passes(history, total * 10, random.Random(1), pool, feed_back=True)
+        cut, dump_cut = time_passes(history, max(1000, total // 2), random.Random(1), pool, feed_back=False)
+        rows.append((n, mb, total, dump_steady, steady, dump_cut, cut))
+
+    print("Policy pass per model request vs one ModelMessagesTypeAdapter.dump_json of the same history")
+    print(f"(median of {REQUESTS} requests each; dump_json timed right after each pass on the same context)")
+    print(f"{'messages':>9} {'history':>9} {'est tokens':>11} {'dump_json':>10} {'pass':>9} {'ratio':>6}   {'dump_json':>10} {'cut pass':>9} {'ratio':>6}")
+    for n, mb, total, d1, steady, d2, cut in rows:
+        print(
+            f"{n:>9,} {mb:>7.1f}MB {total:>11,} {d1 * 1e3:>8.2f}ms {steady * 1e3:>7.2f}ms {steady / d1:>5.2f}x"
+            f"   {d2 * 1e3:>8.2f}ms {cut * 1e3:>7.2f}ms {cut / d2:>5.2f}x"
+        )
+    worst = max(max(r[4] / r[3], r[6] / r[5]) for r in rows)
+    print(f"target pass ≤ 0.25× dump_json: worst {worst:.2f}x -> {'MET' if worst <= 0.25 else 'NOT MET'}")
+    for a, b in zip(rows, rows[1:]):
+        s_ratio, c_ratio = b[4] / a[4], b[6] / a[6]
+        print(
+            f"scaling {a[0]:,} → {b[0]:,} messages: pass {s_ratio:.1f}×, cut pass {c_ratio:.1f}× (target ≤ 12×)"
+            f" -> {'MET' if max(s_ratio, c_ratio) <= 12 else 'NOT MET'}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,567 @@
+"""TUI benchmark (not a test): first paint, resume of a long session, streaming with typing.
+
+Every figure comes from real processes on a pseudo-terminal of fixed size (COLS x ROWS): the
+script forks the program onto a pty, reads everything it writes, and takes the moment a marker
+text first appears in that output as the moment it was painted. Printed side by side with targets:
+
+a. time to first paint of `co-tui` (the prompt's placeholder is on screen) versus a bare Textual
+   app (Header, three Statics, an Input) started the same way; interleaved runs, medians, ratio
+   (target <= 1.5x: co-tui paints before pydantic-ai loads). Also when the model is ready (the
+   OFFLINE badge), which is after pydantic-ai loaded.
+b. `co-tui --resume ID` of a 1,000-turn session built with the real SessionStore (tool outputs
+   from the shared corpus and large generated ones, the context governed by the real zero-LLM
+   policy at the offline model's budget, one ledger entry per cut): time until the conversation
+   is on screen (the "Resumed" notice) (target <= 1 s), and VmRSS / VmHWM from /proc at that
+   moment (target <= 250 MB).
+c. streaming 20,000 tokens at 1,000 tokens/s: the real CoTuiApp and ChatSession, with a
+   FunctionModel whose stream yields one token per event on a fixed schedule (a provider does not
+   wait for the terminal). While it streams, the script types a letter into the prompt every 0.3 s
+   and times key -> letter painted on the terminal (target <= 50 ms), then erases it. Every tenth
+   token is a numbered word (`w120`), so the script also sees which token is on screen: the
+   backlog is tokens arrived (by the schedule) minus tokens on screen, early versus late (target:
+   not growing). The reference column streams the same tokens through Textual's own
+   MarkdownStream in a bare app (anchored scroll + Input), to separate Textual's cost from co-tui's.
+
+Run: `.venv/bin/python benchmarks/tui.py` (a few minutes; `--runs N` for part a).
+The host is shared: the load average is printed with the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import json
+import os
+import pty
+import re
+import select
+import signal
+import statistics
+import struct
+import sys
+import tempfile
+import termios
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+CO_TUI = Path(sys.executable).with_name("co-tui")
+COLS, ROWS = 120, 36
+
+# Both apps' prompt placeholder, "Ask anything…", without its first letter: the focused prompt's
+# cursor sits on the "A" (styled apart), so the whole word shows only when the cursor blinks off.
+PROMPT_MARKER = b"sk anything"
+READY_MARKER = b" OFFLINE "  # co-tui's title-bar badge, shown once the session (and pydantic-ai) loaded
+RESUMED_MARKER = "Resumed “".encode()  # the notice after the saved conversation is mounted
+
+RESUME_TURNS = 1000
+STREAM_TOKENS = 20_000
+STREAM_RATE = 1000.0  # tokens per second
+MARKER_EVERY = 10  # every tenth token is a numbered word the script can read back off the screen
+KEY_INTERVAL_S = 0.3
+KEY_TIMEOUT_S = 5.0  # a key not painted by then counts as lost
+KEYS = "αβγδεζηθικλμνξοπρστυφχψω"  # never in the streamed text nor in the app's chrome
+STREAM_LOG_ENV = "CO_TUI_BENCH_STREAM_LOG"
+STREAM_MODEL = "bench-stream"
+WORDS = ("the", "model", "reads", "a", "file", "and", "then", "keeps", "context", "small")
+
+TARGETS = {"paint_ratio": 1.5, "resume_s": 1.0, "resume_rss_mb": 250.0, "key_ms": 50.0}
+
+
+# --- a program on a pseudo-terminal ------------------------------------------------------------
+
+
+class Terminal:
+    """A child process on a COLS x ROWS pty. `started` is `time.monotonic()` just before the fork."""
+
+    def __init__(self, argv: list[str], *, env: dict[str, str], cwd: Path) -> None:
+        self.started = time.monotonic()
+        pid, fd = pty.fork()
+        if pid == 0:  # the child: size the terminal before the program can ask for it
+            try:
+                fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
+                os.chdir(cwd)
+                os.execve(argv[0], argv, env)
+            finally:
+                os._exit(127)
+        self.pid, self.fd = pid, fd
+        self.eof = False
+
+    def read(self, timeout: float) -> bytes:
+        """What the program wrote within `timeout` seconds (b"" if nothing; sets `eof` at exit)."""
+        if self.eof:
+            return b""
+        ready, _, _ = select.select([self.fd], [], [], max(0.0, timeout))
+        if not ready:
+            return b""
+        try:
+            data = os.read(self.fd, 1 << 16)
+        except OSError:  # EIO: the program closed the terminal
+            data = b""
+        if not data:
+            self.eof = True
+        return data
+
+    def wait_for(self, marker: bytes, timeout: float) -> float | None:
+        """Seconds since start when `marker` first appears in the output; None after `timeout`."""
+        deadline = time.monotonic() + timeout
+        tail = b""
+        while time.monotonic() < deadline and not self.eof:
+            chunk = self.read(deadline - time.monotonic())
+            now = time.monotonic()
+            if marker in tail + chunk:
+                return now - self.started
+            tail = (tail + chunk)[-len(marker):]
+        return None
+
+    def send(self, data: bytes) -> None:
+        os.write(self.fd, data)
+
+    def memory_mb(self) -> tuple[float, float]:
+        """(VmRSS, VmHWM) of the program in MB, from /proc/<pid>/status."""
+        fields = {}
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                fields[key] = int(value.split()[0]) / 1024
+        return fields["VmRSS"], fields["VmHWM"]
+
+    def close(self) -> int:
+        """Quit with ctrl+q (the app's binding); kill it if it is still there after 5 s."""
+        try:
+            self.send(b"\x11")
+        except OSError:
+            pass
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not self.eof:
+            self.read(0.05)
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                break
+            os.kill(self.pid, sig)
+            time.sleep(0.5)
+        else:
+            _, status = os.waitpid(self.pid, 0)
+        os.close(self.fd)
+        return os.waitstatus_to_exitcode(status)
+
+
+class Sandbox:
+    """A temp workspace, data dir and config file, and the environment every program runs in."""
+
+    def __init__(self, base: Path) -> None:
+        self.workspace = base / "workspace"
+        self.workspace.mkdir()
+        (self.workspace / "README.md").write_text("# Bench\n\nA workspace for the TUI benchmark.\n")
+        self.data_dir = base / "data"
+        env = {k: v for k, v in os.environ.items()
+               if not (k.startswith("CO_TUI_") or k.endswith("_API_KEY") or k.startswith("TMUX"))}
+        env.update(TERM="xterm-256color", COLORTERM="truecolor", LANG="C.UTF-8", LC_ALL="C.UTF-8",
+                   CO_TUI_DATA_DIR=str(self.data_dir), CO_TUI_CONFIG_FILE=str(base / "config.toml"))
+        self.env = env
+
+    def start(self, argv: list[str], **extra_env: str) -> Terminal:
+        return Terminal(argv, env={**self.env, **extra_env}, cwd=self.workspace)
+
+
+def _self(*args: str) -> list[str]:
+    """argv that runs this script in one of its child modes."""
+    return [sys.executable, str(Path(__file__).resolve()), *args]
+
+
+# --- a. first paint -------------------------------------------------------------------------------
+
+
+def first_paint(box: Sandbox, runs: int) -> dict[str, list[float]]:
+    """Interleaved runs of co-tui and the bare app (alternating who goes first); one warm-up each."""
+    times: dict[str, list[float]] = {"co-tui": [], "bare": [], "ready": []}
+    for round_ in range(runs + 1):
+        order = ("co-tui", "bare") if round_ % 2 else ("bare", "co-tui")
+        for which in order:
+            term = box.start([str(CO_TUI)] if which == "co-tui" else _self("--child", "bare"))
+            painted = term.wait_for(PROMPT_MARKER, 30)
+            ready = term.wait_for(READY_MARKER, 30) if which == "co-tui" else None
+            term.close()
+            if painted is None or (which == "co-tui" and ready is None):
+                raise SystemExit(f"{which} did not paint within 30 s")
+            if round_:  # round 0 warms the page cache and bytecode
+                times[which].append(painted)
+                if ready is not None:
+                    times["ready"].append(ready)
+    return times
+
+
+def run_bare_app() -> None:
+    """The baseline: a plain Textual app of about the same shape as the chat screen."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Header, Input, Static
+
+    class Bare(App[None]):
+        BINDINGS = [("ctrl+q", "quit", "Quit")]
+
+        def compose(self) -> ComposeResult:
+            yield Header()
+            yield Static("A bare Textual app", id="one")
+            yield Static("with a few Static widgets", id="two")
+            yield Static("and an Input", id="three")
+            yield Input(placeholder="Ask anything")
+
+    Bare().run()
+
+
+# --- b. resume of a long session ------------------------------------------------------------------
+
+
+def build_long_session(box: Sandbox, turns: int) -> tuple[str, int]:
+    """A `turns`-turn session saved turn by turn as ChatSession saves it; returns (id, messages)."""
+    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from sessions import build_turn, corpus_outputs, generated_outputs  # the store benchmark's turns
+
+    from co_tui.config import load_settings
+    from co_tui.governance.trim import fit_to_budget
+    from co_tui.session.chat import ChatSession
+    from co_tui.session.store import SessionStore
+
+    os.environ.update(CO_TUI_DATA_DIR=box.env["CO_TUI_DATA_DIR"], CO_TUI_CONFIG_FILE=box.env["CO_TUI_CONFIG_FILE"])
+    settings = load_settings()
+    budget = ChatSession(settings, workspace=box.workspace).policy.budget_tokens  # the offline model's
+    outputs = corpus_outputs() + generated_outputs()
+    store = SessionStore.open(box.data_dir)
+    sid = store.create_session(model="offline", workspace=box.workspace, title="A long refactoring session")
+    context: list = []
+    for i in range(1, turns + 1):
+        turn = build_turn(i, outputs)
+        fitted = fit_to_budget(context + turn, budget, tool_output_trim_chars=settings.tool_output_trim_chars)
+        context = list(fitted.messages)
+        store.save_turn(sid, new_transcript=turn, context=context, new_events=fitted.events)
+    meta = store.list_sessions()[0]
+    store.close()
+    return sid, meta.messages
+
+
+def resume(box: Sandbox, session_id: str, runs: int) -> dict[str, list[float]]:
+    """`co-tui --resume ID`: first frame, conversation on screen, memory at that moment."""
+    figures: dict[str, list[float]] = {"frame": [], "visible": [], "rss": [], "hwm": []}
+    for round_ in range(runs + 1):
+        term = box.start([str(CO_TUI), "--resume", session_id])
+        frame = term.wait_for(PROMPT_MARKER, 30)
+        visible = term.wait_for(RESUMED_MARKER, 60)
+        rss, hwm = term.memory_mb() if visible is not None else (0.0, 0.0)
+        term.close()
+        if frame is None or visible is None:
+            raise SystemExit("the resumed session did not show within 60 s")
+        if round_:
+            for key, value in zip(figures, (frame, visible, rss, hwm)):
+                figures[key].append(value)
+    return figures
+
+
+# --- c. streaming with typing -------------------------------------------------------------------
+
+
+def token_text(i: int) -> str:
+    """Token `i` of the streamed answer: short words in paragraphs, every tenth one numbered."""
+    word = f"w{i}" if i % MARKER_EVERY == 0 else WORDS[i % len(WORDS)]
+    if i and i % 600 == 0:
+        return f"\n\n## Part {i // 600}\n\n{word}"
+    if i and i % 60 == 0:
+        return f"\n\n{word}"
+    return f" {word}" if i else word
+
+
+async def paced_tokens(log_path: Path) -> AsyncIterator[str]:
+    """The answer's tokens on the STREAM_RATE schedule; (time, index) of every numbered one goes to
+    `log_path` at the end (also when the app quits mid-stream)."""
+    import asyncio
+
+    produced: list[tuple[float, int]] = []
+    start = time.monotonic()
+    try:
+        for i in range(STREAM_TOKENS):
+            delay = start + i / STREAM_RATE - time.monotonic()
+            if delay > 0:  # like a socket read: waits only until the token is due; when the app
+                await asyncio.sleep(delay)  # is behind, due tokens are already buffered
+            if i % MARKER_EVERY == 0:
+                produced.append((time.monotonic(), i))
+            yield token_text(i)
+        produced.append((time.monotonic(), STREAM_TOKENS))
+    finally:
+        log_path.write_text(json.dumps(produced))
+
+
+def run_stream_app() -> None:
+    """The real CoTuiApp and ChatSession; the model streams `paced_tokens`."""
+    from pydantic_ai.models.function import FunctionModel
+
+    from co_tui.config import load_settings
+    from co_tui.session.chat import ChatSession
+    from co_tui.tui.app import CoTuiApp
+
+    log_path = Path(os.environ[STREAM_LOG_ENV])
+
+    async def stream(messages, info):  # noqa: ANN001, ANN202 - FunctionModel's stream_function
+        async for token in paced_tokens(log_path):
+            yield token
+
+    def factory(settings, workspace, **kw):  # noqa: ANN001, ANN003, ANN202 - open_session's shape
+        model = FunctionModel(stream_function=stream, model_name=STREAM_MODEL)
+        return ChatSession(settings, workspace=workspace, model=model, approver=kw.get("approver"))
+
+    CoTuiApp(load_settings(), Path.cwd(), session_factory=factory).run()
+
+
+def run_markdown_app() -> None:
+    """The reference: Textual's own MarkdownStream in an anchored scroll over an Input, nothing else.
+
+    Enter in the Input starts the same `paced_tokens` stream."""
+    from textual.app import App, ComposeResult
+    from textual.containers import VerticalScroll
+    from textual.widgets import Input, Markdown
+
+    log_path = Path(os.environ[STREAM_LOG_ENV])
+
+    class MarkdownOnly(App[None]):
+        BINDINGS = [("ctrl+q", "quit", "Quit")]
+
+        def compose(self) -> ComposeResult:
+            with VerticalScroll():
+                yield Markdown()
+            yield Input(placeholder=f"Ask anything · {STREAM_MODEL}")
+
+        def on_mount(self) -> None:
+            self.query_one(VerticalScroll).anchor()
+            self.query_one(Input).focus()  # the scroll would take the focus first
+
+        def on_input_submitted(self) -> None:
+            self.query_one(Input).clear()
+            self.run_worker(self.answer())
+
+        async def answer(self) -> None:
+            stream = Markdown.get_stream(self.query_one(Markdown))
+            async for token in paced_tokens(log_path):
+                await stream.write(token)
+            await stream.stop()
+
+    MarkdownOnly().run()
+
+
+def streaming(box: Sandbox, child: str) -> dict[str, Any]:
+    """Start `--child child`, send a prompt, type during the stream, track the newest token on screen."""
+    log_path = box.data_dir.parent / f"{child}-log.json"
+    log_path.unlink(missing_ok=True)
+    term = box.start(_self("--child", child), **{STREAM_LOG_ENV: str(log_path)})
+    if term.wait_for(STREAM_MODEL.encode(), 30) is None:  # co-tui's title bar names the model once it is ready
+        raise SystemExit(f"the {child} app did not start")
+    term.send(b"write a long answer\r")
+    marker = re.compile(rb"w(\d+)")
+    painted: list[tuple[float, int]] = []  # (time, newest numbered token seen on screen)
+    latencies: dict[str, list[float]] = {"type": [], "erase": []}
+    misses = 0
+    # One key in flight at a time: a letter, then backspace once it shows (the placeholder comes
+    # back). Keys sent together could be reordered by Textual (a bound key such as backspace runs
+    # when its event bubbles back to the App, after characters typed behind it).
+    pending: tuple[str, bytes, float] | None = None  # (kind, what shows it painted, when sent)
+    since = b""  # output since the pending key was sent
+    next_key = time.monotonic() + 1.0
+    last = (STREAM_TOKENS - 1) // MARKER_EVERY * MARKER_EVERY  # the last numbered token
+    tail, newest, presses = b"", -1, 0
+    deadline = time.monotonic() + STREAM_TOKENS / STREAM_RATE + 60
+    while time.monotonic() < deadline and not term.eof:
+        chunk = term.read(0.005)
+        now = time.monotonic()
+        data = tail + chunk
+        tail = data[-16:]
+        if chunk:
+            seen = [int(m) for m in marker.findall(data)]
+            if seen and max(seen) > newest:
+                newest = max(seen)
+                painted.append((now, newest))
+        if pending is not None:
+            kind, shows, sent = pending
+            window = since + chunk
+            since = window[-len(shows):]
+            if shows in window:
+                latencies[kind].append(now - sent)
+                pending = None
+            elif now - sent > KEY_TIMEOUT_S:
+                misses += 1
+                pending = None
+            if pending is None and kind == "type":  # erase the letter: the prompt stays empty
+                pending, since = ("erase", PROMPT_MARKER, time.monotonic()), b""
+                term.send(b"\x7f")
+        if newest >= last:
+            break
+        if pending is None and newest >= 0 and now >= next_key:
+            letter = KEYS[presses % len(KEYS)].encode()
+            presses += 1
+            pending, since = ("type", letter, time.monotonic()), b""
+            term.send(letter)
+            next_key = pending[2] + KEY_INTERVAL_S
+    finished = time.monotonic()
+    term.close()
+    produced = [tuple(p) for p in json.loads(log_path.read_text())] if log_path.exists() else []
+    return {"painted": painted, "produced": produced, "latencies": latencies, "misses": misses,
+            "finished": finished, "complete": newest >= last}
+
+
+def backlog_series(painted: list[tuple[float, int]], start: float) -> list[tuple[float, int]]:
+    """(seconds into the stream, tokens arrived but not yet on screen), every 0.25 s of the schedule.
+
+    Tokens arrive on the schedule (a provider does not wait for the terminal); `painted` holds the
+    newest numbered token seen on screen over time.
+    """
+    series = []
+    p, shown = 0, -1
+    for step in range(1, int(STREAM_TOKENS / STREAM_RATE * 4) + 1):
+        t = start + step / 4
+        while p < len(painted) and painted[p][0] <= t:
+            shown = painted[p][1]
+            p += 1
+        arrived = min(STREAM_TOKENS, int((t - start) * STREAM_RATE))
+        series.append((t - start, max(0, arrived - (shown + 1))))
+    return series
+
+
+# --- the report -----------------------------------------------------------------------------------
+
+Row = tuple[str, str, str, str, str]  # figure, co-tui, reference, target, verdict
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:,.0f} ms"
+
+
+def _verdict(ok: bool) -> str:
+    return "ok" if ok else "MISSED"
+
+
+def paint_rows(paint: dict[str, list[float]]) -> list[Row]:
+    co, bare, ready = (statistics.median(paint[k]) for k in ("co-tui", "bare", "ready"))
+    ratio = co / bare
+    runs = len(paint["co-tui"])
+    return [
+        (f"a. first paint (median of {runs})", _ms(co), f"{_ms(bare)} bare app", "", ""),
+        ("a. first paint ratio co-tui / bare", f"{ratio:.2f}x", "", f"<= {TARGETS['paint_ratio']}x",
+         _verdict(ratio <= TARGETS["paint_ratio"])),
+        ("a. model ready (pydantic-ai loaded)", _ms(ready), "", "after paint", _verdict(ready > co)),
+    ]
+
+
+def resume_rows(resumed: dict[str, list[float]], messages: int) -> list[Row]:
+    visible = statistics.median(resumed["visible"])
+    rss, hwm = max(resumed["rss"]), max(resumed["hwm"])
+    runs = len(resumed["visible"])
+    return [
+        (f"b. resume {RESUME_TURNS:,} turns ({messages:,} msgs): first frame", _ms(statistics.median(resumed["frame"])),
+         "", "", ""),
+        (f"b. resume: conversation on screen (median of {runs})", _ms(visible), "",
+         f"<= {_ms(TARGETS['resume_s'])}", _verdict(visible <= TARGETS["resume_s"])),
+        ("b. resume: VmRSS / VmHWM then (max)", f"{rss:.0f} / {hwm:.0f} MB", "",
+         f"<= {TARGETS['resume_rss_mb']:.0f} MB", _verdict(hwm <= TARGETS["resume_rss_mb"])),
+    ]
+
+
+def stream_figures(stream: dict[str, Any]) -> dict[str, str]:
+    """One column of part c: rate, key latency, backlog, completion (empty strings when unknown)."""
+    produced = stream["produced"]
+    if len(produced) < 2:
+        return {"rate": "never started"}
+    start, duration = produced[0][0], STREAM_TOKENS / STREAM_RATE
+    out = {"rate": f"{(produced[-1][1] - produced[0][1]) / (produced[-1][0] - start):,.0f} tok/s"}
+    for kind, samples in stream["latencies"].items():  # judged on the 95th percentile
+        lat = sorted(samples)
+        p95 = lat[min(len(lat) - 1, int(0.95 * len(lat)))] if lat else float("inf")
+        out[f"{kind}_ok"] = _verdict(p95 * 1000 <= TARGETS["key_ms"])
+        if lat:
+            out[kind] = f"{statistics.median(lat) * 1000:.0f} / {p95 * 1000:.0f} / {lat[-1] * 1000:.0f} ms ({len(lat)})"
+    out["lost"] = str(stream["misses"])
+    series = backlog_series(stream["painted"], start)
+    quarter = max(1, len(series) // 4)
+    early = statistics.mean(b for _, b in series[:quarter])
+    late = statistics.mean(b for _, b in series[-quarter:])
+    out["backlog"] = f"{early:,.0f} -> {late:,.0f}"
+    out["backlog_ok"] = _verdict(late <= max(2 * early, STREAM_RATE * 0.1))
+    shown_at, shown = stream["painted"][-1] if stream["painted"] else (start, -1)
+    if stream["complete"]:
+        out["done"] = f"all after {shown_at - start:.1f} s"
+    else:
+        out["done"] = f"{shown + 1:,} after {stream['finished'] - start:.0f} s"
+    out["done_ok"] = _verdict(stream["complete"] and shown_at - start <= duration * 1.1)
+    return out
+
+
+def stream_rows(co: dict[str, Any], ref: dict[str, Any]) -> list[Row]:
+    c, r = stream_figures(co), stream_figures(ref)
+    duration = STREAM_TOKENS / STREAM_RATE
+    ref_note = " MarkdownStream"
+    return [
+        (f"c. {STREAM_TOKENS:,} tokens taken from the model at", c["rate"], r["rate"] + ref_note,
+         f"{STREAM_RATE:,.0f} tok/s", ""),
+        ("c. letter typed -> painted, median / p95 / max (n)", c.get("type", "none seen"), r.get("type", ""),
+         f"<= {TARGETS['key_ms']:.0f} ms", c.get("type_ok", "MISSED")),
+        ("c. backspace -> painted, median / p95 / max (n)", c.get("erase", "none seen"), r.get("erase", ""),
+         f"<= {TARGETS['key_ms']:.0f} ms", c.get("erase_ok", "MISSED")),
+        (f"c. keys not painted within {KEY_TIMEOUT_S:.0f} s", c.get("lost", ""), r.get("lost", ""), "0",
+         _verdict(c.get("lost") == "0")),
+        ("c. backlog arrived - on screen, 1st -> 4th quarter", c["backlog"] + " tokens", r["backlog"],
+         "not growing", c["backlog_ok"]),
+        ("c. tokens on screen", c["done"], r["done"], f"all after {duration:.0f} s", c["done_ok"]),
+    ] if "backlog" in c and "backlog" in r else [("c. stream", c["rate"], r["rate"], "", "MISSED")]
+
+
+def print_table(rows: list[Row]) -> None:
+    header = ("figure", "co-tui", "reference (bare Textual)", "target", "")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for row in [header, tuple("-" * w for w in widths), *rows]:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--child", choices=CHILDREN, help=argparse.SUPPRESS)
+    parser.add_argument("--runs", type=int, default=7, help="runs of each app for first paint (default 7)")
+    parser.add_argument("--only", choices=("a", "b", "c"), action="append", help="run only these parts")
+    args = parser.parse_args()
+    if args.child:
+        CHILDREN[args.child]()
+        return 0
+    parts = set(args.only or "abc")
+    load = os.getloadavg()
+    print(f"co-tui TUI benchmark · {COLS}x{ROWS} pty · {os.cpu_count()} cpus · load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="co-tui-bench-") as tmp:
+        base = Path(tmp)
+        if "a" in parts:
+            print("a. first paint …", flush=True)
+            rows += paint_rows(first_paint(_sandbox(base, "a"), args.runs))
+        if "b" in parts:
+            print(f"b. building a {RESUME_TURNS:,}-turn session …", flush=True)
+            box = _sandbox(base, "b")
+            sid, messages = build_long_session(box, RESUME_TURNS)
+            print("b. resuming it …", flush=True)
+            rows += resume_rows(resume(box, sid, max(3, args.runs // 2)), messages)
+        if "c" in parts:
+            print(f"c. streaming {STREAM_TOKENS:,} tokens at {STREAM_RATE:,.0f}/s while typing: co-tui …", flush=True)
+            co = streaming(_sandbox(base, "c"), "stream")
+            print("c. … and the same stream into a bare Textual Markdown", flush=True)
+            ref = streaming(_sandbox(base, "ref"), "markdown")
+            rows += stream_rows(co, ref)
+    print()
+    print_table(rows)
+    print(f"(load average after: {os.getloadavg()[0]:.2f}; a shared host adds noise to every figure)")
+    return 0
+
+
+def _sandbox(base: Path, name: str) -> Sandbox:
+    (base / name).mkdir()
+    return Sandbox(base / name)
+
+
+CHILDREN = {"bare": run_bare_app, "stream": run_stream_app, "markdown": run_markdown_app}
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,309 @@
+"""Extractive summaries: key lines picked from a conversation, no LLM (the offline model's summaries).
+
+A conversation becomes a list of turns (what the user asked, the tools used and what they touched,
+the final answer); earlier trims and summaries are kept as "earlier context". The result fits a
+character budget: items are shortened first, then middle turns are dropped (the first turn sets
+the task, the newest ones are the current state), and the summary says what it left out.
+
+Input is either pydantic-ai messages or plain text (a transcript in the prompt, e.g. what a
+summariser agent sends): role-tagged lines (`User: …`, `Assistant: …`, `Tool …`) are grouped into
+turns; untagged prose falls back to picking the highest-scoring sentences.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+DEFAULT_MIN_CHARS = 600
+DEFAULT_MAX_CHARS = 8_000
+ASK_CHARS = 200
+ANSWER_CHARS = 240
+MARKER_CHARS = 600
+
+# Markers the context policy inserts (DESIGN §2): never user turns, always "earlier context".
+MARKER_PREFIXES = ("[Earlier conversation trimmed", "[Summary of", "[Compacted conversation summary]")
+
+HEADER = "Extractive summary (offline model: key lines picked from the conversation, no LLM)."
+
+
+@dataclass
+class Turn:
+    """One user turn, reduced to what a summary needs."""
+
+    ask: str = ""
+    tools: list[str] = field(default_factory=list)
+    answer: str = ""
+
+    def mentions(self, words: Sequence[str]) -> bool:
+        text = f"{self.ask} {' '.join(self.tools)} {self.answer}".lower()
+        return any(w in text for w in words)
+
+
+@dataclass
+class Digest:
+    """A conversation reduced to turns plus the markers of earlier cuts."""
+
+    turns: list[Turn] = field(default_factory=list)
+    earlier: list[str] = field(default_factory=list)
+    prose: str = ""  # untagged text, summarised by sentence scoring
+
+
+def budget_from_text(text: str, source_chars: int) -> int:
+    """The character budget a request asks for ("at most 300 words" …), else 20% of the source, clamped."""
+    m = re.search(r"(?:at most|under|no more than|within|up to|max(?:imum)?(?: of)?|about)\s+(?:about\s+)?"
+                  r"([\d,]+)\s*(words|tokens|characters|chars)", text, re.I)
+    if m:
+        n = int(m.group(1).replace(",", ""))
+        per = {"words": 6, "tokens": 4}.get(m.group(2).lower(), 1)
+        return max(200, n * per)
+    return max(DEFAULT_MIN_CHARS, min(DEFAULT_MAX_CHARS, source_chars // 5))
+
+
+def focus_words(text: str) -> list[str]:
+    """Words of a "Focus: …" / "focus on …" request (e.g. `/compact focus`), lowercased, ≥ 4 letters."""
+    m = re.search(r"\b(?:focus(?:ing)?\s*(?:on|:)|particular attention to:?)\s*(.+)", text, re.I)
+    if not m:
+        return []
+    return [w for w in re.findall(r"[\w./-]+", m.group(1).splitlines()[0].lower()) if len(w) >= 4]
+
+
+def digest_messages(messages: Sequence[Any]) -> Digest:
+    """Turns and markers of pydantic-ai `messages` (requests and responses), in order."""
+    from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
+
+    digest = Digest()
+    turn: Turn | None = None
+    for message in messages:
+        if isinstance(message, ModelRequest):
+            for part in message.parts:
+                if not isinstance(part, UserPromptPart):
+                    continue
+                text = prompt_text(part.content)
+                if text.startswith(MARKER_PREFIXES):
+                    digest.earlier.append(text)
+                    continue
+                turn = Turn(ask=text)
+                digest.turns.append(turn)
+        elif isinstance(message, ModelResponse):
+            if turn is None:
+                turn = Turn()
+                digest.turns.append(turn)
+            for part in message.parts:
+                if isinstance(part, ToolCallPart):
+                    turn.tools.append(_tool_label(part.tool_name, part.args_as_dict()))
+                elif isinstance(part, TextPart) and part.content.strip():
+                    turn.answer = part.content  # the last text of the turn is its answer
+    return digest
+
+
+_ROLE = re.compile(r"^\s*[\[(*_]*\s*(user|human|you|assistant|ai|model|tool(?:[ _-]?(?:call|result|return))?|"
+                   r"system|summary|marker)\b[^:\n]{0,40}?[\])*_]*\s*:\s?(.*)$", re.I)
+# The governance summariser's rendering (`render_for_summary`): "[user] …", "[assistant calls read_file] {…}",
+# "[tool result read_file, 120 chars] …", "[earlier summary of 12 messages] …", inside <conversation>…</conversation>.
+_BRACKET = re.compile(r"^\s*\[(?P<tag>[^\]\n]{1,80})\]\s?(?P<body>.*)$")
+_FRAME = re.compile(r"</?conversation>")
+
+Role = str  # "user" | "assistant" | "tool" | "marker" | "skip"
+
+
+def line_role(raw: str) -> tuple[Role, str] | None:
+    """(role, body) of one transcript line, or None for an untagged (continuation) line."""
+    if m := _BRACKET.match(raw):
+        tag, body = m.group("tag").strip().lower(), m.group("body").strip()
+        if tag in ("user", "human"):
+            return "user", body
+        if tag in ("assistant", "ai", "model"):
+            return "assistant", body
+        if tag.startswith("assistant calls "):
+            return "tool", _call_label(m.group("tag").strip()[len("assistant calls "):], body)
+        if tag.startswith(("tool result", "retry")):
+            return "skip", body
+        if tag.startswith("earlier summary") or "earlier messages" in tag or "earlier lines omitted" in tag:
+            return "marker", f"[{m.group('tag')}] {body}".strip()
+    if m := _ROLE.match(raw):
+        role, body = m.group(1).lower(), m.group(2).strip()
+        if body.startswith(MARKER_PREFIXES) or role in ("summary", "marker"):
+            return "marker", body
+        if role in ("user", "human", "you"):
+            return "user", body
+        if role.startswith("tool"):
+            return "tool", _short(body, 100)
+        if role in ("assistant", "ai", "model"):
+            return "assistant", body
+        return "skip", body
+    return None
+
+
+def digest_text(text: str) -> Digest:
+    """Turns of a plain-text transcript with role-tagged lines; untagged text is kept as prose."""
+    digest = Digest()
+    turn: Turn | None = None
+    role = ""
+    tagged = False
+    for raw in _FRAME.sub("\n", text).splitlines():
+        found = line_role(raw)
+        if found is not None:
+            tagged = True
+            role, body = found
+            if role == "marker":
+                digest.earlier.append(body)
+            elif role == "user":
+                turn = Turn(ask=body)
+                digest.turns.append(turn)
+            elif role == "tool":
+                turn = turn or _new_turn(digest)
+                turn.tools.append(body)
+            elif role == "assistant":
+                turn = turn or _new_turn(digest)
+                turn.answer = body
+            continue
+        line = raw.strip()
+        if not line:
+            continue
+        if not tagged:
+            digest.prose += raw + "\n"
+        elif role == "marker" and digest.earlier:
+            digest.earlier[-1] += " " + line
+        elif turn is not None and role == "user" and len(turn.ask) < ASK_CHARS:
+            turn.ask += " " + line
+        elif turn is not None and role == "assistant" and len(turn.answer) < ANSWER_CHARS * 2:
+            turn.answer += " " + line
+    return digest
+
+
+def _call_label(tool: str, raw_args: str) -> str:
+    try:
+        args = json.loads(raw_args) if raw_args else {}
+    except ValueError:
+        args = None
+    if isinstance(args, dict):
+        return _tool_label(tool, args)
+    return f"{tool}({_short(raw_args, 60)})" if raw_args else tool
+
+
+def summarize(digest: Digest, budget_chars: int, focus: Sequence[str] = ()) -> str:
+    """The summary text of `digest` within `budget_chars` (never more, except a minimal header)."""
+    lines = [HEADER]
+    if focus:
+        lines.append(f"Focus: {' '.join(focus)}.")
+    for marker in digest.earlier[-2:]:
+        lines.append(f"Earlier context (already cut from view): {_short(marker, MARKER_CHARS)}")
+    if digest.prose.strip():
+        lines.append(key_sentences(digest.prose, budget_chars // 2))
+    turn_lines = [_turn_line(i + 1, t) for i, t in enumerate(digest.turns)]
+    used = sum(len(line) + 1 for line in lines)
+    room = budget_chars - used
+    keep = _choose_turns(digest.turns, [len(line) + 1 for line in turn_lines], room, focus)
+    previous = 0
+    for index in keep:
+        if index > previous:
+            lines.append(f"(… {index - previous} turn(s) omitted to fit the summary budget …)")
+        lines.append(turn_lines[index])
+        previous = index + 1
+    if not digest.turns and not digest.prose.strip() and not digest.earlier:
+        lines.append("There was nothing to summarise.")
+    elif digest.turns:
+        tools_total = sum(len(t.tools) for t in digest.turns)
+        lines.append(f"In all: {len(digest.turns)} user turn(s), {tools_total} tool call(s).")
+    text = "\n".join(lines)
+    return text if len(text) <= budget_chars else text[: max(budget_chars, len(HEADER)) - 1].rstrip() + "…"
+
+
+def key_sentences(text: str, budget_chars: int) -> str:
+    """The highest-scoring sentences of `text`, in their original order, within `budget_chars`."""
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n{2,}", text) if s.strip()]
+    if not sentences:
+        return ""
+
+    def score(index: int, sentence: str) -> float:
+        value = 0.0
+        if index == 0 or index == len(sentences) - 1:
+            value += 2
+        if re.search(r"\b[\w-]+(?:/[\w.-]+)+|\b[\w-]+\.(?:py|md|toml|json|ya?ml|txt|js|ts|rs|go|c|h)\b", sentence):
+            value += 1.5  # names files
+        if re.search(r"\b(?:decid|fix|error|fail|todo|must|should|need|because|result|found|changed?)\w*", sentence,
+                     re.I):
+            value += 1
+        if sentence.endswith("?"):
+            value += 0.5
+        return value - len(sentence) / 2000
+
+    ranked = sorted(range(len(sentences)), key=lambda i: (-score(i, sentences[i]), i))
+    chosen: list[int] = []
+    used = 0
+    for i in ranked:
+        piece = _short(sentences[i], ANSWER_CHARS)
+        if used + len(piece) + 1 > budget_chars:
+            continue
+        chosen.append(i)
+        used += len(piece) + 1
+    return " ".join(_short(sentences[i], ANSWER_CHARS) for i in sorted(chosen))
+
+
+def prompt_text(content: Any) -> str:
+    """The text of a `UserPromptPart.content` (a string, or a list mixing text and media)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Sequence):
+        return " ".join(item if isinstance(item, str) else f"[{type(item).__name__}]" for item in content)
+    return str(content)
+
+
+def _new_turn(digest: Digest) -> Turn:
+    turn = Turn()
+    digest.turns.append(turn)
+    return turn
+
+
+def _tool_label(name: str, args: dict[str, Any]) -> str:
+    detail = args.get("path") or args.get("command") or ""
+    if "pattern" in args:
+        detail = f"{args['pattern']!r} in {args.get('path', '.')}"
+    return f"{name}({_short(str(detail), 60)})" if detail else name
+
+
+def _turn_line(number: int, turn: Turn) -> str:
+    parts = [f"{number}. User asked: {_quote(turn.ask, ASK_CHARS)}" if turn.ask else f"{number}. (no user prompt)"]
+    if turn.tools:
+        counted: dict[str, int] = {}
+        for label in turn.tools:
+            counted[label] = counted.get(label, 0) + 1
+        labels = [f"{label} ×{n}" if n > 1 else label for label, n in counted.items()]
+        parts.append("tools: " + ", ".join(labels[:6]) + (f", +{len(labels) - 6} more" if len(labels) > 6 else ""))
+    if turn.answer:
+        parts.append(f"answer: {_quote(turn.answer, ANSWER_CHARS)}")
+    return " → ".join(parts)
+
+
+def _choose_turns(turns: Sequence[Turn], sizes: Sequence[int], room: int, focus: Sequence[str]) -> list[int]:
+    """Indices of the turns to keep: newest first, then the first turn, then focus matches, within `room`."""
+    if sum(sizes) <= room:
+        return list(range(len(turns)))
+    order = list(range(len(turns) - 1, -1, -1))
+    if turns:
+        order.remove(0)
+        order.insert(1 if len(order) else 0, 0)
+    if focus:
+        order.sort(key=lambda i: not turns[i].mentions(focus))  # stable: focus matches move to the front
+    keep: list[int] = []
+    used = 0
+    omission = 60  # room for an "(… omitted …)" line
+    for i in order:
+        if used + sizes[i] + omission > room:
+            continue
+        keep.append(i)
+        used += sizes[i] + omission
+    return sorted(keep)
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _quote(text: str, limit: int) -> str:
+    return f'"{_short(text, limit)}"'

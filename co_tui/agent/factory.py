@@ -1,0 +1,92 @@
+"""The agent factory: one pydantic-ai `Agent` with co-tui's instructions and workspace tools.
+
+Instructions go in `instructions=` (re-sent on every request), never `system_prompt=`: context
+trimming may drop old messages, and a system prompt stored in history would go with them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from co_tui.agent.tools import Approver, workspace_toolset
+
+if TYPE_CHECKING:
+    from pydantic_ai import Agent
+    from pydantic_ai.models import Model
+
+    from co_tui.config import Settings
+
+
+def agent_instructions(workspace: Path, *, allow_shell: bool) -> str:
+    """The agent's standing instructions: who it is, where it works, and how to read context markers."""
+    shell = (
+        "You can also run shell commands in the workspace root with run_shell; the user approves or declines "
+        "every command, and a declined command must not be retried without asking."
+        if allow_shell
+        else "You cannot run shell commands (run_shell is disabled in this session)."
+    )
+    return f"""\
+You are co-tui, a coding assistant in a terminal chat. The user's workspace is {workspace}.
+Use your tools to look before you answer: read_file, list_dir and search_text take paths relative to \
+the workspace root, and anything outside it is refused. Tool outputs are capped and say so when they are. {shell}
+Be concise; quote file paths and line numbers when they help.
+
+About your context: to stay within the model's context window, co-tui may trim or summarise older \
+parts of this conversation, and it always leaves a marker where it did:
+- "[Earlier conversation trimmed …]" means earlier turns happened and were removed from your view;
+- "[Summary of N earlier messages]" or "[Compacted conversation summary]" is a summary of earlier work;
+- an old tool output ending in "[…truncated, N chars total]" was shortened.
+That earlier work really happened: never deny having done it because you can no longer see it. Rely on \
+the summary, say plainly when a detail is no longer in view, and re-read files with your tools when \
+you need the details again."""
+
+
+def overhead_tokens(settings: Settings, *, workspace: Path) -> int:
+    """Estimated tokens each request carries besides the messages: instructions plus tool schemas.
+
+    The meter uses it until the first provider report shows the real figure.
+    """
+    import json
+
+    from co_tui.governance import estimate_text_tokens
+
+    root = Path(workspace).expanduser().resolve()
+    toolset = workspace_toolset(root, allow_shell=settings.allow_shell)
+    schemas = json.dumps(
+        [
+            {"name": t.tool_def.name, "description": t.tool_def.description, "parameters": t.tool_def.parameters_json_schema}
+            for t in toolset.tools.values()
+        ]
+    )
+    return estimate_text_tokens(agent_instructions(root, allow_shell=settings.allow_shell)) + estimate_text_tokens(schemas)
+
+
+def build_agent(
+    settings: Settings,
+    *,
+    workspace: Path,
+    model: Model,
+    capabilities: Sequence[Any] = (),
+    approver: Approver | None = None,
+) -> Agent[None, str]:
+    """An `Agent` for `model` with the workspace tools (run_shell only if `settings.allow_shell`).
+
+    `capabilities` (e.g. the governance capability) are passed through in order; `approver` is
+    awaited before every shell command (none → every command is refused).
+    """
+    import pydantic_ai
+    from pydantic_ai import Agent
+
+    # pydantic-ai prints a first-run banner on a terminal: it would land in print mode's output.
+    pydantic_ai.BANNER_ENABLED = False
+    root = Path(workspace).expanduser().resolve()
+    toolset = workspace_toolset(root, allow_shell=settings.allow_shell, approver=approver)
+    return Agent(
+        model,
+        instructions=agent_instructions(root, allow_shell=settings.allow_shell),
+        toolsets=[toolset],
+        capabilities=list(capabilities),
+        name="co-tui",
+    )

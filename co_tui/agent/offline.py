@@ -1,0 +1,290 @@
+"""The `offline` model: a deterministic stand-in built on pydantic-ai's `FunctionModel`. No network.
+
+It says plainly that it is offline and how to configure a real model, and still exercises every
+feature of co-tui so it can be demoed and tested without an API key:
+
+- greetings, `help`, questions, anything else → honest canned replies that quote the input;
+- `read README.md`, `list co_tui`, `search TODO in docs`, `run ls` (only when `run_shell` exists),
+  joined with "and"/"then"/";" for several → it calls the workspace tools, then answers from their
+  results (a file: line count, first lines, headings or definitions; a listing; match counts);
+- `big output` → a search whose output is large and capped (to see tool-output trimming);
+- `what did we do so far?` / `recap` → an extractive recap of the visible context, markers included;
+- a summarisation request (governance's summariser or `/compact`, recognised by its
+  `is_summarization_request`, or any tool-less agent asked for a summary) → an extractive summary:
+  user asks, tools and files touched, final answers, earlier summaries, within the requested
+  length and focus (see `extractive.py`);
+- the word `slow` in a prompt → text streamed word by word with SLOW_DELAY_S between chunks; the
+  environment variable `CO_TUI_OFFLINE_DELAY` (seconds per chunk) slows every reply instead.
+
+Text streams in word chunks. Usage is reported per request: input tokens estimated from what was
+sent (messages, instructions, tool definitions), output tokens from the answer, so the meter moves.
+The profile declares a context window of OFFLINE_CONTEXT_WINDOW tokens.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, replace
+from typing import Any
+
+import anyio
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from pydantic_ai.profiles import ModelProfile
+from pydantic_ai.usage import RequestUsage
+
+from co_tui.agent.extractive import (
+    MARKER_PREFIXES,
+    budget_from_text,
+    digest_messages,
+    digest_text,
+    focus_words,
+    prompt_text,
+    summarize,
+)
+from co_tui.agent.offline_intents import SLOW_DELAY_S, parse_intent
+from co_tui.agent.offline_replies import (
+    ToolOutcome,
+    answer_from_results,
+    canned_reply,
+    unavailable_tool_reply,
+)
+from co_tui.governance.tokens import estimate_text_tokens, estimate_tokens
+
+OFFLINE_MODEL_NAME = "offline"
+OFFLINE_CONTEXT_WINDOW = 32_000
+"""A typical small-model window: small enough that long sessions show trimming and summaries."""
+DELAY_ENV = "CO_TUI_OFFLINE_DELAY"
+
+_SUMMARY_WORDS = re.compile(r"summar|compact", re.I)
+
+
+@dataclass(frozen=True)
+class Call:
+    """A tool call the offline model makes."""
+
+    tool: str
+    args: dict[str, Any]
+    call_id: str
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the offline model answers to one request: text, or tool calls."""
+
+    text: str = ""
+    calls: tuple[Call, ...] = ()
+    delay_s: float = 0.0
+
+
+class OfflineModel(FunctionModel):
+    """The offline stand-in. `model_name` and `system` are both "offline"."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            respond,
+            stream_function=stream_reply,
+            model_name=OFFLINE_MODEL_NAME,
+            profile=ModelProfile(
+                context_window=OFFLINE_CONTEXT_WINDOW,
+                supports_json_schema_output=True,
+                supports_json_object_output=True,
+            ),
+        )
+        self._system = OFFLINE_MODEL_NAME
+
+    @asynccontextmanager
+    async def request_stream(self, messages, model_settings, model_request_parameters, run_context=None):  # noqa: ANN001, ANN201 - as in FunctionModel
+        """FunctionModel's stream, with input tokens estimated from the whole request.
+
+        (FunctionModel's own stream counts a flat 50 input tokens, which would freeze the meter.)
+        """
+        async with super().request_stream(messages, model_settings, model_request_parameters, run_context) as stream:
+            instructions = "\n".join(p.content for p in model_request_parameters.instruction_parts or ())
+            tokens = input_tokens(messages, instructions, model_request_parameters.function_tools)
+            # `_usage` is where every StreamedResponse keeps its usage (FunctionStreamedResponse adds to it too).
+            stream._usage = replace(stream._usage, input_tokens=tokens)  # noqa: SLF001
+            yield stream
+
+
+def offline_model() -> OfflineModel:
+    """A new offline model (stateless: every instance answers the same input the same way)."""
+    return OfflineModel()
+
+
+# --- the two FunctionModel entry points -------------------------------------------------------------
+
+
+async def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    """Non-streamed requests (`agent.run`): the whole reply in one response, usage included."""
+    reply = plan_reply(messages, info)
+    if reply.calls:
+        parts: list[Any] = [ToolCallPart(c.tool, c.args, tool_call_id=c.call_id) for c in reply.calls]
+        out_text = " ".join(json.dumps(c.args) for c in reply.calls)
+    else:
+        parts = [TextPart(reply.text)]
+        out_text = reply.text
+    usage = RequestUsage(input_tokens=input_tokens(messages, info.instructions or "", info.function_tools),
+                         output_tokens=estimate_text_tokens(out_text))
+    return ModelResponse(parts=parts, usage=usage, model_name=OFFLINE_MODEL_NAME)
+
+
+async def stream_reply(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+    """Streamed requests (`run_stream_events`): text in word chunks, or the tool calls in one go."""
+    reply = plan_reply(messages, info)
+    if reply.calls:
+        if reply.delay_s:
+            await anyio.sleep(reply.delay_s)
+        yield {i: DeltaToolCall(name=c.tool, json_args=json.dumps(c.args), tool_call_id=c.call_id)
+               for i, c in enumerate(reply.calls)}
+        return
+    for chunk in word_chunks(reply.text):
+        if reply.delay_s:
+            await anyio.sleep(reply.delay_s)
+        yield chunk
+
+
+# --- deciding what to say -------------------------------------------------------------------------
+
+
+def plan_reply(messages: Sequence[ModelMessage], info: AgentInfo) -> Reply:
+    """The reply to the request that ends `messages`. Deterministic; never calls tools twice in a row."""
+    tool_names = [t.name for t in info.function_tools]
+    prompt = latest_prompt(messages)
+    intent = parse_intent(prompt)
+    delay = configured_delay() or (SLOW_DELAY_S if intent.slow else 0.0)
+    outcomes = tool_outcomes(messages)
+    if outcomes:
+        return Reply(text=answer_from_results(outcomes), delay_s=delay)
+    if is_summarization_request(info, prompt):
+        return Reply(text=extractive_summary(messages, info.instructions or "", prompt), delay_s=delay)
+    if intent.kind == "tools":
+        missing = [a.tool for a in intent.actions if a.tool not in tool_names]
+        if missing:
+            return Reply(text=unavailable_tool_reply(missing[0], tool_names), delay_s=delay)
+        seed = _call_seed(messages, prompt)
+        calls = tuple(Call(a.tool, a.args, f"offline-{seed}-{i}") for i, a in enumerate(intent.actions))
+        return Reply(calls=calls, delay_s=delay)
+    if intent.kind == "recall":
+        return Reply(text=recap(messages[:-1]), delay_s=delay)
+    return Reply(text=canned_reply(intent, prompt, tool_names), delay_s=delay)
+
+
+def is_summarization_request(info: AgentInfo, prompt: str) -> bool:
+    """A summariser's request: governance's summary or `/compact` agent, or any tool-less agent asked to summarise.
+
+    The main agent always has tools, so "summarise README.md" typed by the user is a file request.
+    """
+    try:
+        from co_tui.governance.summarize import is_summarization_request as is_governance_request
+    except ImportError:  # governance not present: the general check below still covers its requests
+        is_governance_request = None
+    if is_governance_request is not None and is_governance_request(info):
+        return True
+    return not info.function_tools and bool(_SUMMARY_WORDS.search(f"{info.instructions or ''}\n{prompt}"))
+
+
+def extractive_summary(messages: Sequence[ModelMessage], instructions: str, prompt: str) -> str:
+    """The summary of the conversation in `messages` (given as history) and/or in the prompt's text."""
+    digest = digest_messages(messages[:-1])
+    from_text = digest_text(prompt)
+    digest.turns += from_text.turns
+    digest.earlier += from_text.earlier
+    digest.prose = from_text.prose if not digest.turns else ""
+    source_chars = sum(len(prompt_text(p.content)) for m in messages if isinstance(m, ModelRequest)
+                       for p in m.parts if isinstance(p, UserPromptPart))
+    request_text = f"{instructions}\n{prompt}"
+    return summarize(digest, budget_from_text(request_text, source_chars), focus_words(request_text))
+
+
+def recap(messages: Sequence[ModelMessage]) -> str:
+    """The answer to "what did we do so far?": an extractive view of the visible context."""
+    digest = digest_messages(messages)
+    if not digest.turns and not digest.earlier:
+        return "Nothing yet: this is the start of our conversation (as far as my context shows)."
+    note = ""
+    if digest.earlier:
+        note = (" Part of the conversation was trimmed or summarised to fit the context budget; that work did "
+                "happen, and the markers below are what remains of it.")
+    return f"Here is what I can see of our conversation.{note}\n\n" + summarize(digest, 4_000)
+
+
+def latest_prompt(messages: Sequence[ModelMessage]) -> str:
+    """The newest real user prompt (markers inserted by the context policy are skipped)."""
+    for message in reversed(messages):
+        if isinstance(message, ModelRequest):
+            for part in reversed(message.parts):
+                if isinstance(part, UserPromptPart):
+                    text = prompt_text(part.content)
+                    if not text.startswith(MARKER_PREFIXES):
+                        return text
+    return ""
+
+
+def tool_outcomes(messages: Sequence[ModelMessage]) -> list[ToolOutcome]:
+    """The tool results in the request that ends `messages`, paired with their calls' arguments."""
+    if not messages or not isinstance(messages[-1], ModelRequest):
+        return []
+    calls: dict[str, dict[str, Any]] = {}
+    for message in reversed(messages[:-1]):
+        if isinstance(message, ModelResponse):
+            calls = {p.tool_call_id: p.args_as_dict() for p in message.parts if isinstance(p, ToolCallPart)}
+            break
+    outcomes: list[ToolOutcome] = []
+    for part in messages[-1].parts:
+        if isinstance(part, ToolReturnPart):
+            outcomes.append(ToolOutcome(part.tool_name, calls.get(part.tool_call_id, {}),
+                                        part.model_response_str(wrap_if_error=False), part.outcome))
+        elif isinstance(part, RetryPromptPart) and part.tool_name:
+            content = part.content if isinstance(part.content, str) else part.model_response()
+            outcomes.append(ToolOutcome(part.tool_name, calls.get(part.tool_call_id, {}), content, "retry"))
+    return outcomes
+
+
+# --- streaming, delay, usage -----------------------------------------------------------------------
+
+
+def word_chunks(text: str) -> list[str]:
+    """`text` split into chunks of one word plus its trailing whitespace (joined, they give `text` back)."""
+    return re.findall(r"\s*\S+\s*", text) or ([text] if text else ["…"])
+
+
+def configured_delay() -> float:
+    """Seconds per chunk from CO_TUI_OFFLINE_DELAY (0 when unset or not a non-negative number)."""
+    raw = os.environ.get(DELAY_ENV, "").strip()
+    try:
+        value = float(raw) if raw else 0.0
+    except ValueError:
+        return 0.0
+    return value if 0 < value < 60 else 0.0
+
+
+def input_tokens(messages: Sequence[ModelMessage], instructions: str, tools: Sequence[Any]) -> int:
+    """Estimated input tokens of a request: messages, instructions and tool definitions.
+
+    Uses the meter's own estimator, so the offline "provider" figure and the meter agree.
+    """
+    schema = json.dumps([{"name": t.name, "description": t.description, "parameters": t.parameters_json_schema}
+                         for t in tools])
+    return estimate_tokens(list(messages)) + estimate_text_tokens(instructions) + estimate_text_tokens(schema)
+
+
+def _call_seed(messages: Sequence[ModelMessage], prompt: str) -> str:
+    """A short deterministic id stem: same history and prompt → same tool call ids."""
+    material = f"{len(messages)}|{prompt}|{estimate_tokens(list(messages))}"
+    return hashlib.sha1(material.encode(), usedforsecurity=False).hexdigest()[:8]
+

@@ -1,0 +1,147 @@
+"""What the offline model makes of a prompt: tool actions, or a canned but input-aware reply.
+
+Pure Python (no pydantic-ai) so the help screen can list `TRIGGERS` without loading the agent stack.
+The phrases are matched case-insensitively at the start of the prompt; several tool requests can be
+joined with "and", "then" or ";" ("read README.md and list docs").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+TRIGGERS: tuple[tuple[str, str], ...] = (
+    ("read README.md", "read_file on the path, then a summary: lines, first lines, headings, definitions"),
+    ("list co_tui", "list_dir on the path (`list` alone lists the workspace root)"),
+    ("search TODO in docs", "search_text for the pattern under the path (`grep`/`find` work too)"),
+    ("run ls -la", "run_shell with the command, when `allow_shell` is on (you approve it first)"),
+    ("big output", "a search that returns a large, capped tool output (to see trimming at work)"),
+    ("slow …", "any prompt containing the word `slow` streams word by word with a delay (try Esc)"),
+    ("what did we do so far?", "an extractive recap of the visible context, trims and summaries included"),
+    ("help", "what the offline model can do and how to configure a real one"),
+)
+"""(example prompt, what it does) — shown by `help` and the help screen."""
+
+SETUP_HINT = (
+    "To use a real model, restart with e.g. `--model anthropic:claude-sonnet-4-5` and ANTHROPIC_API_KEY set, "
+    "`--model openai:gpt-5` with OPENAI_API_KEY, or `--model ollama:llama3.2` with OLLAMA_BASE_URL "
+    "(or set `model` in config.toml / CO_TUI_MODEL)."
+)
+OFFLINE_NOTICE = "I am co-tui's offline stand-in model: no LLM and no network, just deterministic canned replies."
+
+SLOW_DELAY_S = 0.15
+"""Seconds per streamed chunk when the prompt contains the word `slow` (CO_TUI_OFFLINE_DELAY overrides)."""
+
+BIG_OUTPUT_ARGS = {"pattern": ".", "path": "."}
+
+IntentKind = Literal["tools", "help", "greeting", "thanks", "recall", "question", "slow", "chat", "empty"]
+
+
+@dataclass(frozen=True)
+class Action:
+    """One tool call the offline model will make."""
+
+    tool: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Intent:
+    """The parsed prompt: its kind, the tool actions (for kind "tools") and whether to stream slowly."""
+
+    kind: IntentKind
+    actions: tuple[Action, ...] = ()
+    slow: bool = False
+
+
+_POLITE = r"(?:(?:please|can you|could you|would you|pls|now)\s+)*"
+_READ = re.compile(rf"^{_POLITE}(?:read|open|show|cat|view)\s+(?:me\s+)?(?:the\s+)?(?:file\s+)?(?P<path>\S+)", re.I)
+# "summarise X" is a file request only when X looks like a path; otherwise it is a recap request.
+_SUMMARISE_FILE = re.compile(rf"^{_POLITE}summari[sz]e\s+(?:the\s+)?(?:file\s+)?(?P<path>\S*[./]\S*)\s*$", re.I)
+_LIST = re.compile(rf"^{_POLITE}(?:list|ls)(?:\s+(?:the\s+)?(?:files|entries|contents)?\s*(?:in|of|under)?\s*"
+                   rf"(?:the\s+)?(?:dir(?:ectory)?|folder)?\s*(?P<path>[^\s-]\S*))?\s*$", re.I)
+_SEARCH = re.compile(rf"^{_POLITE}(?:search|grep)\s+(?:for\s+)?(?P<pattern>.+?)"
+                     rf"(?:\s+(?:in|under|within)\s+(?P<path>\S+))?\s*$", re.I)
+_RUN = re.compile(rf"^{_POLITE}(?:run|execute|exec)\s+(?P<cmd>.+)$|^\$\s*(?P<cmd2>.+)$", re.I | re.S)
+_SPLIT = re.compile(r"\s*(?:;|,?\s+and then\s+|,?\s+then\s+|\s+and\s+)\s*", re.I)
+_GREETING = re.compile(r"^(?:hi|hello|hey|hiya|yo|howdy|greetings|good (?:morning|afternoon|evening))\b", re.I)
+_THANKS = re.compile(r"^(?:thanks|thank you|thx|cheers|great|nice|ok(?:ay)?|cool)\b", re.I)
+_HELP = re.compile(r"^/?help\b|what can you do|how do i (?:use|configure|set up)|who are you|what are you", re.I)
+_RECALL = re.compile(r"what (?:did|have) (?:we|you|i)\b|remind me|so far\b|recap|earlier|previous(?:ly)?\b|summar"
+                     r"|what happened", re.I)
+_QUESTION = re.compile(r"\?\s*$|^(?:what|why|how|when|where|who|which|is|are|can|could|should|does|do|will)\b", re.I)
+_SLOW = re.compile(r"\bslow(?:ly)?\b", re.I)
+_BIG = re.compile(r"\bbig output\b|\blarge output\b", re.I)
+
+
+def parse_intent(prompt: str) -> Intent:
+    """Classify `prompt` (see TRIGGERS). Deterministic; never raises."""
+    text = " ".join(prompt.split())
+    slow = bool(_SLOW.search(text))
+    if not text:
+        return Intent("empty")
+    if _BIG.search(text):
+        return Intent("tools", (Action("search_text", dict(BIG_OUTPUT_ARGS)),), slow)
+    actions = _tool_actions(text)
+    if actions:
+        return Intent("tools", actions, slow)
+    if _HELP.search(text):
+        return Intent("help", slow=slow)
+    if _GREETING.search(text):
+        return Intent("greeting", slow=slow)
+    if _RECALL.search(text):
+        return Intent("recall", slow=slow)
+    if _THANKS.search(text):
+        return Intent("thanks", slow=slow)
+    if slow:
+        return Intent("slow", slow=True)
+    if _QUESTION.search(text):
+        return Intent("question")
+    return Intent("chat")
+
+
+def _tool_actions(text: str) -> tuple[Action, ...]:
+    whole = _action(text)
+    if whole is not None and whole.tool == "run_shell":
+        return (whole,)  # a shell command may itself contain "and" / ";"
+    pieces = [p for p in _SPLIT.split(text) if p]
+    if len(pieces) > 1:
+        parsed = [_action(p) for p in pieces]
+        if all(a is not None for a in parsed):
+            return tuple(a for a in parsed if a is not None)
+    return (whole,) if whole is not None else ()
+
+
+def _action(text: str) -> Action | None:
+    if m := _RUN.match(text):
+        return Action("run_shell", {"command": (m.group("cmd") or m.group("cmd2")).strip()})
+    if m := _READ.match(text) or _SUMMARISE_FILE.match(text):
+        path = _clean(m.group("path"))
+        return Action("read_file", {"path": path}) if _looks_like_path(path) else None
+    if m := _LIST.match(text):
+        path = _clean(m.group("path") or ".") or "."
+        return Action("list_dir", {"path": "." if path.lower() in _ROOT_WORDS else path})
+    if m := _SEARCH.match(text):
+        pattern = _clean(m.group("pattern"))
+        if not pattern:
+            return None
+        return Action("search_text", {"pattern": pattern, "path": _clean(m.group("path") or ".") or "."})
+    return None
+
+
+_ROOT_WORDS = {"files", "entries", "contents", "everything", "all", "here", "root", "workspace"}
+
+
+def _clean(token: str) -> str:
+    """Strip quotes, backticks and sentence punctuation the user wrapped around a path or pattern."""
+    token = token.strip()
+    token = token.rstrip(".,!?:;") if not token.endswith("..") else token
+    if len(token) >= 2 and token[0] == token[-1] and token[0] in "'\"`":
+        token = token[1:-1]
+    return token.strip("`")
+
+
+def _looks_like_path(token: str) -> bool:
+    # "read me a story" is not a file request; "read README", "read co_tui/x.py", "read ." are.
+    return bool(token) and token.lower() not in {"me", "a", "an", "this", "that", "it", "more", "on", "up"}

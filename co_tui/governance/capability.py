@@ -1,0 +1,160 @@
+"""`ContextGovernance`: the policy wired into pydantic-ai as a capability.
+
+pydantic-ai 2.68 has no `history_processors=`; a capability's `before_model_request` runs once per
+request step and may rewrite the run's persistent history (`ctx.messages`) — which for a co-tui run
+*is* the context view: the session keeps the append-only transcript itself, fed by
+`transcript_sink` with the original message objects before any rewrite.
+
+Overflow: `on_model_request_error` catches `ModelContextWindowExceededError`, cuts harder through
+the same whole-turn path (reason `context_overflow`), and raises `RetryModelRequest`. pydantic-ai
+restores each further attempt from what `before_model_request` produced, so the cut is re-applied
+in `prepare_model_request`. Every retry removes at least one turn; when one turn is left the step
+shrink runs once; after that the error surfaces. No loop.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic_ai import RetryModelRequest
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.exceptions import ModelContextWindowExceededError
+from pydantic_ai.messages import CapabilityEvent, ModelMessage, ModelResponse
+
+from co_tui.governance.events import HistoryTrimmed
+from co_tui.governance.policy import GovernancePolicy, Governor, PolicyOutcome
+from co_tui.governance.tokens import estimate_text_tokens
+
+if TYPE_CHECKING:
+    from pydantic_ai.models import Model, ModelRequestContext
+    from pydantic_ai.tools import RunContext
+
+__all__ = ["ContextGovernance", "HistoryTrimmedEvent"]
+
+
+@dataclass(kw_only=True)
+class HistoryTrimmedEvent(CapabilityEvent, namespace="co_tui"):
+    """The stream carrier of `HistoryTrimmed` (capabilities may only emit `CapabilityEvent`s)."""
+
+    reason: str = "token_budget"
+    strategy: str = "turn_trim"
+    dropped_messages: int = 0
+    dropped_turns: int = 0
+    kept_turns: int = 0
+    tokens_before: int = 0
+    tokens_after: int = 0
+    budget_tokens: int = 0
+    summary: str | None = None
+    note: str | None = None
+
+    @classmethod
+    def from_domain(cls, event: HistoryTrimmed) -> HistoryTrimmedEvent:
+        return cls(**{name: getattr(event, name) for name in _PAYLOAD})
+
+    def to_domain(self, session_id: str = "") -> HistoryTrimmed:
+        """The domain event the session forwards (TUI banner, jsonl line, ledger row)."""
+        return HistoryTrimmed(**{name: getattr(self, name) for name in _PAYLOAD}, session_id=session_id)
+
+
+# The fields the carrier copies between itself and `HistoryTrimmed` (all but the id and `type`).
+_PAYLOAD = tuple(f.name for f in dataclasses.fields(HistoryTrimmed) if f.name not in ("session_id", "type"))
+
+
+def request_overhead_tokens(request_context: ModelRequestContext) -> int:
+    """Estimated tokens every request carries besides the history: instructions and tool schemas."""
+    params = request_context.model_request_parameters
+    total = 0
+    for part in getattr(params, "instruction_parts", None) or ():
+        total += estimate_text_tokens(getattr(part, "content", "") or "")
+    for tool in [*(params.function_tools or ()), *(getattr(params, "output_tools", None) or ())]:
+        total += 8 + estimate_text_tokens(tool.name + " " + (tool.description or ""))
+        total += estimate_text_tokens(json.dumps(tool.parameters_json_schema, separators=(",", ":")))
+    return total
+
+
+@dataclass
+class ContextGovernance(AbstractCapability[Any]):
+    """Runs the context policy before each model request and recovers from context overflow.
+
+    Before any rewrite it hands every message the run added since its last pass (the original
+    objects) to `transcript_sink`. `seen_len` is `len(ctx.messages)` after its last pass: after a
+    run the session takes `all_messages()[seen_len:]` as the rest. Call `begin_run(len(history))`
+    before each run. Emits one `HistoryTrimmedEvent` per change.
+    """
+
+    policy: GovernancePolicy
+    summarizer_model: Model | str | None = None
+    transcript_sink: Callable[[list[ModelMessage]], None] | None = None
+    clock: Callable[[], float] = time.monotonic
+    seen_len: int = field(default=0, init=False)
+    governor: Governor = field(init=False, repr=False)
+    _override: list[ModelMessage] | None = field(default=None, init=False, repr=False)
+    _shrink_done: bool = field(default=False, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.governor = Governor(self.policy, summarizer_model=self.summarizer_model, clock=self.clock)
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        return None  # holds callables and live state; not spec-serialisable
+
+    def begin_run(self, history_len: int) -> None:
+        """Called by the session before each run: the first `history_len` messages are already known."""
+        self.seen_len = history_len
+        self._override = None
+        self._shrink_done = False
+
+    def set_policy(self, policy: GovernancePolicy) -> None:
+        """Swap the policy (e.g. after `/model`), keeping the summariser cooldown."""
+        self.policy = policy
+        self.governor.policy = policy
+
+    def _hand_over(self, messages: list[ModelMessage]) -> None:
+        new = messages[self.seen_len :] if self.seen_len <= len(messages) else []
+        if new and self.transcript_sink is not None:
+            self.transcript_sink(list(new))
+        self.seen_len = len(messages)
+
+    async def _commit(self, ctx: RunContext[Any], outcome: PolicyOutcome) -> None:
+        ctx.messages[:] = outcome.messages
+        self.seen_len = len(ctx.messages)
+        for event in outcome.events:
+            await ctx.emit(HistoryTrimmedEvent.from_domain(event))
+
+    async def before_model_request(self, ctx: RunContext[Any], request_context: ModelRequestContext) -> ModelRequestContext:
+        self._override = None
+        self._shrink_done = False
+        self._hand_over(ctx.messages)
+        outcome = await self.governor.apply(
+            ctx.messages, model=ctx.model, overhead_tokens=request_overhead_tokens(request_context)
+        )
+        if outcome.changed:
+            await self._commit(ctx, outcome)
+            request_context.messages = list(outcome.messages)
+        return request_context
+
+    async def prepare_model_request(self, ctx: RunContext[Any], request_context: ModelRequestContext) -> ModelRequestContext:
+        # A retry after an overflow cut starts from the pre-cut request: put the cut back.
+        if self._override is not None:
+            request_context.messages = list(self._override)
+        return request_context
+
+    async def on_model_request_error(
+        self, ctx: RunContext[Any], *, request_context: ModelRequestContext, error: Exception
+    ) -> ModelResponse:
+        if not isinstance(error, ModelContextWindowExceededError):
+            raise error
+        self._hand_over(ctx.messages)
+        outcome, shrink_ran = self.governor.recover_overflow(ctx.messages, shrink_done=self._shrink_done)
+        self._shrink_done = self._shrink_done or shrink_ran
+        if not outcome.changed:
+            raise error
+        await self._commit(ctx, outcome)
+        self._override = list(outcome.messages)
+        raise RetryModelRequest()

@@ -1,0 +1,159 @@
+"""The `/history` inspector's data: where each transcript message stands relative to the context.
+
+For every message of the append-only transcript: is the model still seeing it verbatim
+(`in_context`), in a shortened form (`truncated` — a tool output cut or a step shrunk), covered by a
+summary or compaction (`summarised`), or gone behind a breadcrumb (`dropped`)?
+
+Context parts are matched to transcript parts by identity first, then by a stable key (part kind,
+tool-call id and timestamp for request parts; response timestamp and position for response parts),
+because governance rebuilds changed parts with `dataclasses.replace`, which keeps those fields.
+"""
+
+from __future__ import annotations
+
+from co_tui.governance.markers import separate_markers
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic_ai.messages import ModelMessage, ModelResponse
+
+from co_tui.governance.markers import marker_info
+from co_tui.governance.tokens import message_tokens, part_text
+from co_tui.governance.turns import answers_calls, segment
+
+__all__ = ["MessageInfo", "annotate_history"]
+
+Status = Literal["in_context", "truncated", "summarised", "dropped"]
+
+
+@dataclass(frozen=True)
+class MessageInfo:
+    """One transcript message as the inspector shows it."""
+
+    index: int  # position in the transcript
+    turn: int  # 1-based user turn; 0 for the system prefix
+    role: Literal["system", "user", "assistant", "tool", "marker"]  # marker: a breadcrumb/summary governance inserted
+    tokens: int  # estimated
+    status: Status
+    preview: str  # one line, ≤ 80 chars
+    context_index: int | None = None  # where the model sees it (None when dropped/summarised)
+
+    @property
+    def kind(self) -> str:
+        """Alias of `role` (the inspector's column name)."""
+        return self.role
+
+
+def _part_keys(message: ModelMessage) -> list[tuple[Any, ...]]:
+    keys: list[tuple[Any, ...]] = []
+    for k, part in enumerate(message.parts):
+        kind = getattr(part, "part_kind", "")
+        if isinstance(message, ModelResponse):
+            keys.append(("response", message.timestamp, k, kind))
+        else:
+            keys.append(("request", kind, getattr(part, "tool_call_id", None), getattr(part, "timestamp", None)))
+    return keys
+
+
+def _role(message: ModelMessage) -> Literal["system", "user", "assistant", "tool", "marker"]:
+    if marker_info(message) is not None:
+        return "marker"
+    if isinstance(message, ModelResponse):
+        return "assistant"
+    kinds = {getattr(p, "part_kind", "") for p in message.parts}
+    if "user-prompt" in kinds:
+        return "user"
+    if any(answers_calls(p) for p in message.parts):
+        return "tool"
+    return "system" if kinds <= {"system-prompt"} else "user"
+
+
+def _preview(message: ModelMessage, limit: int = 80) -> str:
+    pieces: list[str] = []
+    for part in message.parts:
+        kind = getattr(part, "part_kind", "")
+        if kind == "tool-call":
+            pieces.append(f"→ {part.tool_name}()")
+        elif answers_calls(part):
+            pieces.append(f"{getattr(part, 'tool_name', '?')}: {part_text(part)[len(getattr(part, 'tool_name', '') or '') :]}")
+        elif kind in ("user-prompt", "text", "system-prompt"):
+            pieces.append(part_text(part))
+    flat = " ".join(" ".join(pieces).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def annotate_history(transcript: Sequence[ModelMessage], context: Sequence[ModelMessage]) -> list[MessageInfo]:
+    """Per transcript message: turn, role, estimated tokens, status against `context`, preview.
+
+    Pure; O(len(transcript) + len(context)).
+    """
+    # Markers fused with the next prompt (pydantic-ai merges adjacent requests) are shown apart.
+    transcript, context = separate_markers(transcript), separate_markers(context)
+    identity: dict[int, int] = {}
+    by_key: dict[tuple[Any, ...], tuple[int, Any]] = {}
+    markers: list[tuple[int, str]] = []
+    for ci, message in enumerate(context):
+        info = marker_info(message)
+        if info is not None:
+            markers.append((ci, info.kind))
+        for part, key in zip(message.parts, _part_keys(message)):
+            identity[id(part)] = ci
+            by_key[key] = (ci, part)
+
+    turn_of: dict[int, int] = {}
+    for n, turn in enumerate(segment(transcript).turns, 1):
+        for i in turn.indices:
+            turn_of[i] = n
+
+    # First pass: where (if anywhere) each transcript message is in the context.
+    located: list[tuple[int | None, bool]] = []  # (context index, verbatim)
+    for message in transcript:
+        where: int | None = None
+        verbatim = True
+        found_any = False
+        only_system = all(getattr(p, "part_kind", "") == "system-prompt" for p in message.parts)
+        for part, key in zip(message.parts, _part_keys(message)):
+            if getattr(part, "part_kind", "") == "system-prompt" and not only_system:
+                continue  # the system prompt may be lifted into its own message
+            if id(part) in identity:
+                where = identity[id(part)] if where is None else where
+                found_any = True
+            elif key in by_key and key[-1] is not None:
+                where = by_key[key][0] if where is None else where
+                found_any = True
+                verbatim = False
+            else:
+                verbatim = False
+        located.append((where if found_any else None, verbatim))
+
+    # Second pass: missing runs take the kind of the marker sitting where they used to be.
+    infos: list[MessageInfo] = []
+    next_present: list[int] = [len(context)] * len(transcript)
+    upcoming = len(context)
+    for i in range(len(transcript) - 1, -1, -1):
+        next_present[i] = upcoming
+        if located[i][0] is not None:
+            upcoming = located[i][0]
+    previous = -1
+    for i, message in enumerate(transcript):
+        where, verbatim = located[i]
+        if where is not None:
+            status: Status = "in_context" if verbatim else "truncated"
+            previous = where
+        else:
+            between = [kind for ci, kind in markers if previous < ci < next_present[i]] or [k for _, k in markers[-1:]]
+            status = "summarised" if between and between[-1] in ("summary", "compact", "compact_ack") else "dropped"
+        infos.append(
+            MessageInfo(
+                index=i,
+                turn=turn_of.get(i, 0),
+                role=_role(message),
+                tokens=message_tokens(message),
+                status=status,
+                preview=_preview(message),
+                context_index=where,
+            )
+        )
+    return infos

@@ -1,0 +1,219 @@
+"""The policy pass run before every model request, and overflow recovery.
+
+`Governor` owns the only state governance has: the summariser cooldown. Everything it does to the
+history goes through the pure functions of `trim` and `summarize`, and every change comes back as a
+`HistoryTrimmed` in `PolicyOutcome.events`.
+
+Order of one pass (nothing happens while the history is under both triggers):
+
+1. Trigger: turn messages > `max_history_messages` (reason `message_count`), or estimated tokens
+   (plus the request's fixed overhead: instructions and tool schemas) > budget (reason `token_budget`).
+2. Strategy `summarize`, not cooling down, a middle to summarise: summary (or the static marker and a
+   cooldown if the summariser fails).
+3. Strategy `trim`, during cooldown, or nothing to summarise: drop oldest whole turns to the message
+   limit.
+4. Always last, if still over the token budget: `fit_to_budget` (old tool outputs → whole turns →
+   in-turn step shrink).
+"""
+
+from __future__ import annotations
+
+from co_tui.governance.markers import separate_markers
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic_ai.messages import ModelMessage
+
+from co_tui.governance.events import HistoryTrimmed, Reason
+from co_tui.governance.summarize import apply_summary, plan_summary_window, summarize_messages, summary_token_budget
+from co_tui.governance.tokens import estimate_tokens
+from co_tui.governance.trim import fit_to_budget, shrink_steps, trim_to_message_count, trim_to_recent_turns
+from co_tui.governance.turns import segment
+
+if TYPE_CHECKING:
+    from pydantic_ai.models import Model
+
+__all__ = ["GovernancePolicy", "resolve_budget", "Governor", "PolicyOutcome", "OVERFLOW_SHRINK"]
+
+# On a provider overflow our estimate was wrong by at least this much: aim each retry this far lower.
+OVERFLOW_SHRINK = 0.7
+
+
+@dataclass(frozen=True)
+class GovernancePolicy:
+    """The settings governance runs with (already resolved; `budget_tokens > 0`)."""
+
+    budget_tokens: int
+    max_history_messages: int = 40
+    tool_output_trim_chars: int = 2000
+    strategy: Literal["summarize", "trim"] = "summarize"
+    summarizer_cooldown_s: float = 600.0
+    window_is_guess: bool = False
+
+    @classmethod
+    def from_settings(cls, settings: Any, *, context_window: int | None) -> GovernancePolicy:
+        """Build from `co_tui.config.Settings` and the model's context window (None if unknown)."""
+        budget, guess = resolve_budget(
+            settings.context_budget_tokens, settings.compact_threshold, context_window, settings.fallback_context_window
+        )
+        return cls(
+            budget_tokens=budget,
+            max_history_messages=settings.max_history_messages,
+            tool_output_trim_chars=settings.tool_output_trim_chars,
+            strategy=settings.context_strategy,
+            summarizer_cooldown_s=settings.summarizer_cooldown_s,
+            window_is_guess=guess,
+        )
+
+
+def resolve_budget(
+    settings_budget: int, compact_threshold: float, context_window: int | None, fallback_window: int
+) -> tuple[int, bool]:
+    """(budget_tokens, window_is_guess).
+
+    An explicit `context_budget_tokens` wins; otherwise `compact_threshold` × the model's context
+    window; for an unknown window, `compact_threshold` × `fallback_window` and `window_is_guess=True`.
+    """
+    if settings_budget > 0:
+        return settings_budget, False
+    if context_window and context_window > 0:
+        return max(1, int(compact_threshold * context_window)), False
+    return max(1, int(compact_threshold * fallback_window)), True
+
+
+@dataclass
+class PolicyOutcome:
+    """What one pass produced: the (possibly new) messages, its events, and whether it fits."""
+
+    messages: list[ModelMessage]
+    events: list[HistoryTrimmed] = field(default_factory=list)
+    fits: bool = True
+    tokens: int = 0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.events)
+
+
+@dataclass
+class Governor:
+    """Runs the policy; remembers the summariser's cooldown between passes (and between runs)."""
+
+    policy: GovernancePolicy
+    summarizer_model: Model | str | None = None
+    clock: Callable[[], float] = time.monotonic
+    cooldown_until: float | None = None
+    last_summary_error: str | None = None
+
+    def cooling_down(self) -> bool:
+        """Whether a failed summary is recent enough that only zero-LLM trimming may run."""
+        return self.cooldown_until is not None and self.clock() < self.cooldown_until
+
+    def _budget(self, overhead_tokens: int) -> int:
+        # The fixed part of every request (instructions, tool schemas) is not in the history but is
+        # sent with it; never let it eat more than half the budget.
+        return max(1, self.policy.budget_tokens - min(overhead_tokens, self.policy.budget_tokens // 2))
+
+    async def apply(
+        self, messages: Sequence[ModelMessage], *, model: Model | str | None = None, overhead_tokens: int = 0
+    ) -> PolicyOutcome:
+        """One full policy pass over the context view. Never mutates `messages`.
+
+        `model` is the summariser to use when `summarizer_model` is unset (the run's model).
+        """
+        policy = self.policy
+        budget = self._budget(overhead_tokens)
+        current = separate_markers(messages)
+        tokens = estimate_tokens(current)
+        layout = segment(current)
+        count = sum(len(t) for t in layout.turns)
+        over_count = count > policy.max_history_messages
+        over_tokens = tokens > budget
+        if not (over_count or over_tokens):
+            return PolicyOutcome(current, [], True, tokens)
+        reason: Reason = "token_budget" if over_tokens else "message_count"
+        events: list[HistoryTrimmed] = []
+
+        summarizer = self.summarizer_model or model
+        if policy.strategy == "summarize" and summarizer is not None and not self.cooling_down():
+            window = plan_summary_window(current, policy.max_history_messages, budget)
+            if window is not None:
+                current, event = await self._summarize(window, summarizer, reason, budget, tokens)
+                events.append(event)
+                tokens = event.tokens_after
+        if not events and over_count:
+            cut = trim_to_message_count(current, policy.max_history_messages)
+            if cut.trimmed:
+                events.append(cut.to_event("message_count", budget))
+                current, tokens = cut.messages, cut.tokens_after
+        known = {} if events else {"layout": layout, "tokens": tokens}  # reuse this pass's work if unchanged
+        fitted = fit_to_budget(current, budget, tool_output_trim_chars=policy.tool_output_trim_chars, **known)
+        events.extend(fitted.events)
+        return PolicyOutcome(fitted.messages, events, fitted.fits, fitted.tokens_after)
+
+    async def _summarize(self, window, summarizer, reason: Reason, budget: int, tokens_before: int):
+        middle = window.middle_messages
+        try:
+            summary = await summarize_messages(middle, summarizer, max_tokens=summary_token_budget(middle))
+        except Exception as exc:  # any failure: static marker + cooldown, never a crash mid-turn
+            self.cooldown_until = self.clock() + self.policy.summarizer_cooldown_s
+            self.last_summary_error = f"{type(exc).__name__}: {exc}".strip()
+            summary = None
+        new, dropped_messages, dropped_turns = apply_summary(window, summary)
+        kept = len(window.layout.turns) - dropped_turns
+        event = HistoryTrimmed(
+            reason=reason,
+            strategy="summary" if summary is not None else "static_marker",
+            dropped_messages=dropped_messages,
+            dropped_turns=dropped_turns,
+            kept_turns=kept,
+            tokens_before=tokens_before,
+            tokens_after=estimate_tokens(new),
+            budget_tokens=budget,
+            summary=summary,
+            note=None
+            if summary is not None
+            else f"summary failed ({_one_line(self.last_summary_error or '')}); "
+            f"trimming only for {self.policy.summarizer_cooldown_s:g}s",
+        )
+        return new, event
+
+    def recover_overflow(self, messages: Sequence[ModelMessage], *, shrink_done: bool) -> tuple[PolicyOutcome, bool]:
+        """After the provider said the context window was exceeded: cut harder, zero-LLM.
+
+        Drops oldest whole turns aiming at `OVERFLOW_SHRINK` × the current estimate (reason
+        `context_overflow`). When only the newest turn is left, runs the in-turn step shrink once
+        (`shrink_done` says whether it already ran this request). Returns (outcome, shrink_ran);
+        `outcome.changed` is False when there is nothing left to cut — surface the error then.
+        """
+        current = separate_markers(messages)
+        tokens = estimate_tokens(current)
+        target = max(1, min(self.policy.budget_tokens, int(tokens * OVERFLOW_SHRINK)))
+        layout = segment(current)
+        if len(layout.turns) > 1:
+            cut = trim_to_recent_turns(current, target)
+            if cut.trimmed and cut.dropped_turns:
+                return PolicyOutcome(cut.messages, [cut.to_event("context_overflow", target)], True, cut.tokens_after), False
+        if shrink_done:
+            return PolicyOutcome(current, [], False, tokens), False
+        shrink = shrink_steps(current, target)
+        if not shrink.trimmed:
+            return PolicyOutcome(current, [], False, tokens), True
+        event = HistoryTrimmed(
+            reason="context_overflow",
+            strategy="step_shrink",
+            kept_turns=shrink.kept_turns,
+            tokens_before=shrink.tokens_before,
+            tokens_after=shrink.tokens_after,
+            budget_tokens=target,
+            note=f"{shrink.shrunk_parts} tool outputs in older steps of the current turn shrunk",
+        )
+        return PolicyOutcome(shrink.messages, [event], shrink.tokens_after <= target, shrink.tokens_after), True
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -1,0 +1,468 @@
+"""The zero-LLM rules: truncate old tool outputs, drop oldest whole turns, shrink old steps.
+
+All functions are pure: the input list and its messages/parts are never mutated; changed messages
+and parts are new objects built with `dataclasses.replace`. Unchanged messages are passed through by
+identity, so token counts stay cached. Each rule is idempotent: running it on its own output
+changes nothing.
+"""
+
+from __future__ import annotations
+
+from co_tui.governance.markers import separate_markers
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse
+
+from co_tui.governance.events import HistoryTrimmed, Reason
+from co_tui.governance.markers import make_breadcrumb
+from co_tui.governance.tokens import _IdentityCache, content_text, estimate_tokens, message_tokens
+from co_tui.governance.turns import Layout, Turn, segment, steps_of
+
+__all__ = [
+    "ToolTrimResult",
+    "TrimResult",
+    "ShrinkResult",
+    "FitResult",
+    "trim_tool_returns",
+    "trim_to_recent_turns",
+    "trim_to_message_count",
+    "shrink_steps",
+    "fit_to_budget",
+    "truncate_text",
+]
+
+_TRUNC_RE = re.compile(r"\n\[…truncated, (\d+) chars total\]\Z")
+# Progressive caps for the in-turn step shrink; the last one keeps only the truncation note.
+SHRINK_LEVELS = (1000, 200, 0)
+KEEP_STEPS = 3
+
+
+def truncate_text(text: str, max_chars: int) -> str | None:
+    """`text[:max_chars] + "\\n[…truncated, N chars total]"`, or None when no cut is needed.
+
+    Already-truncated text is recognised: it is cut again only if its visible part is longer than
+    `max_chars`, and it keeps the original total N. This is what makes trimming idempotent.
+    """
+    total = len(text)
+    visible = text
+    if m := _TRUNC_RE.search(text):
+        total = int(m.group(1))
+        visible = text[: m.start()]
+    elif total <= max_chars:
+        return None
+    if len(visible) <= max_chars and visible is not text:
+        return None
+    cut = f"{visible[:max_chars]}\n[…truncated, {total} chars total]"
+    return cut if len(cut) < len(text) else None  # a "cut" that adds text is no cut
+
+
+def _has_media(content: Any) -> bool:
+    items = content if isinstance(content, (list, tuple)) else [content]
+    return any(getattr(item, "kind", None) in ("binary", "image-url", "audio-url", "document-url", "video-url", "uploaded-file") for item in items)
+
+
+# id(original part) -> truncated part, per cap: repeated passes over the same history reuse the
+# same new part objects, so their token counts stay cached.
+_TRUNCATED = _IdentityCache()
+
+
+def _truncated_part(part: Any, max_chars: int) -> tuple[Any, int, int] | None:
+    """(new part, chars before, chars after) if `part` is a tool return longer than `max_chars`."""
+    if getattr(part, "part_kind", "") != "tool-return" or _has_media(part.content):
+        return None
+    text = content_text(part.content)
+    cached = _TRUNCATED.get(part, max_chars)
+    if cached is not None:
+        return cached
+    cut = truncate_text(text, max_chars)
+    if cut is None:
+        return None
+    result = (replace(part, content=cut), len(text), len(cut))
+    _TRUNCATED.put(part, max_chars, result)
+    return result
+
+
+_TRUNCATED_MESSAGES = _IdentityCache()
+
+
+def _truncate_in(message: ModelMessage, max_chars: int) -> tuple[ModelMessage, int, int, int]:
+    """(message with long tool returns cut, parts cut, chars before, chars after of those parts).
+
+    Memoised per message object and cap, so passes over the same history return the same new
+    message objects (their token counts and classification stay cached).
+    """
+    if not isinstance(message, ModelRequest):
+        return message, 0, 0, 0
+    key = (id(message.parts), len(message.parts), max_chars)
+    cached = _TRUNCATED_MESSAGES.get(message, key)
+    if cached is None:
+        cached = _truncate_parts(message, max_chars)
+        _TRUNCATED_MESSAGES.put(message, key, cached)
+    return cached
+
+
+def _truncate_parts(message: ModelRequest, max_chars: int) -> tuple[ModelMessage, int, int, int]:
+    new_parts: list[Any] | None = None
+    cut = before = after = 0
+    for k, part in enumerate(message.parts):
+        res = _truncated_part(part, max_chars)
+        if res is None:
+            continue
+        if new_parts is None:
+            new_parts = list(message.parts)
+        new_parts[k] = res[0]
+        cut += 1
+        before += res[1]
+        after += res[2]
+    if new_parts is None:
+        return message, 0, 0, 0
+    return replace(message, parts=new_parts), cut, before, after
+
+
+@dataclass(frozen=True)
+class ToolTrimResult:
+    """Result of `trim_tool_returns`. `chars_before`/`chars_after`: text of the truncated parts only."""
+
+    messages: list[ModelMessage]
+    trimmed_parts: int
+    chars_before: int
+    chars_after: int
+    layout: Layout | None = field(default=None, repr=False, compare=False)  # of `messages`, for reuse
+
+    @property
+    def trimmed(self) -> bool:
+        return self.trimmed_parts > 0
+
+
+def _remap(layout: Layout, messages: list[ModelMessage]) -> Layout:
+    """The layout of `messages`, a same-shape copy of `layout.messages` with some messages replaced."""
+    return Layout(
+        messages,
+        list(layout.system),
+        list(layout.markers),
+        [Turn([messages[i] for i in t.indices], list(t.indices), t.has_prompt) for t in layout.turns],
+    )
+
+
+def trim_tool_returns(messages: Sequence[ModelMessage], max_chars: int, *, layout: Layout | None = None) -> ToolTrimResult:
+    """Truncate `ToolReturnPart` content longer than `max_chars` in every turn but the newest.
+
+    Content becomes `content[:max_chars] + "\n[…truncated, {N} chars total]"`; dict/list content is
+    JSON-serialised to measure and to cut. `tool_name`, `tool_call_id` and every other field are
+    kept. `max_chars <= 0` disables. Content holding media (images, files) is left alone.
+    (`layout`: an already computed `segment(messages)`, to save a pass.)
+    """
+    source = separate_markers(messages)
+    layout = layout or segment(source)
+    if max_chars <= 0:
+        return ToolTrimResult(source, 0, 0, 0, layout)
+    out = list(source)
+    cut = before = after = 0
+    for turn in layout.turns[:-1]:
+        for idx, message in zip(turn.indices, turn.messages):
+            new, n, b, a = _truncate_in(message, max_chars)
+            if n:
+                out[idx] = new
+                cut += n
+                before += b
+                after += a
+    if not cut:
+        return ToolTrimResult(source, 0, 0, 0, layout)
+    return ToolTrimResult(out, cut, before, after, _remap(layout, out))
+
+
+@dataclass(frozen=True)
+class TrimResult:
+    """Result of dropping oldest whole turns (contract of DESIGN §2).
+
+    `dropped_messages`/`dropped_turns` count what this cut removed (earlier markers' counts are added
+    into the new breadcrumb's text, not here); `kept_turns >= 1` whenever the input had a turn.
+    """
+
+    messages: list[ModelMessage]
+    trimmed: bool
+    dropped_messages: int
+    dropped_turns: int
+    kept_turns: int
+    tokens_before: int
+    tokens_after: int
+
+    def to_event(self, reason: Reason, budget_tokens: int, *, strategy: str = "turn_trim", note: str | None = None) -> HistoryTrimmed:
+        """The `history_trimmed` event describing this cut."""
+        return HistoryTrimmed(
+            reason=reason,
+            strategy=strategy,  # type: ignore[arg-type]
+            dropped_messages=self.dropped_messages,
+            dropped_turns=self.dropped_turns,
+            kept_turns=self.kept_turns,
+            tokens_before=self.tokens_before,
+            tokens_after=self.tokens_after,
+            budget_tokens=budget_tokens,
+            note=note,
+        )
+
+
+def _system_head(layout: Layout, first_kept: int) -> list[ModelMessage]:
+    """The leading system prompt, salvaged from the first turn's request when that turn is dropped."""
+    head = [layout.messages[i] for i in layout.system]
+    if first_kept > 0 and layout.turns and layout.turns[0].has_prompt:
+        opening = layout.turns[0].messages[0]
+        sys_parts = [p for p in opening.parts if getattr(p, "part_kind", "") == "system-prompt"]
+        if sys_parts:
+            head.append(replace(opening, parts=sys_parts))
+    return head
+
+
+def _already_clean(layout: Layout) -> bool:
+    """Exactly one breadcrumb, right after the system prefix: nothing for a new cut to tidy."""
+    if len(layout.markers) != 1:
+        return not layout.markers
+    index, info = layout.markers[0]
+    return info.kind in ("breadcrumb", "static") and index == len(layout.system)
+
+
+def _cut(layout: Layout, first_kept: int, tokens_before: int) -> TrimResult:
+    """Keep turns[first_kept:], the system prefix and one breadcrumb carrying all counts."""
+    dropped = layout.turns[:first_kept]
+    dropped_messages = sum(len(t) for t in dropped)
+    breadcrumb = make_breadcrumb(layout.prior_messages + dropped_messages, layout.prior_turns + len(dropped))
+    head = _system_head(layout, first_kept)
+    kept = [list(turn.messages) for turn in layout.turns[first_kept:]]
+    if first_kept == 0 and kept and layout.turns[0].has_prompt:
+        # Nothing dropped, only old markers tidied: lift the system prompt out of the first request
+        # so the breadcrumb still sits right after it.
+        opening = kept[0][0]
+        sys_parts = [p for p in opening.parts if getattr(p, "part_kind", "") == "system-prompt"]
+        if sys_parts:
+            head.append(replace(opening, parts=sys_parts))
+            kept[0][0] = replace(opening, parts=[p for p in opening.parts if getattr(p, "part_kind", "") != "system-prompt"])
+    out = head + [breadcrumb]
+    for turn_messages in kept:
+        out.extend(turn_messages)
+    return TrimResult(out, True, dropped_messages, len(dropped), len(layout.turns) - first_kept, tokens_before, estimate_tokens(out))
+
+
+def _unchanged(messages: list[ModelMessage], layout: Layout, tokens: int) -> TrimResult:
+    return TrimResult(messages, False, 0, 0, len(layout.turns), tokens, tokens)
+
+
+def _keep_from(layout: Layout, fits: Callable[[int, int], bool]) -> int:
+    """Index of the oldest turn to keep: walk back from the newest while `fits(tokens, messages)`."""
+    turns = layout.turns
+    tokens = messages = 0
+    first = len(turns)
+    for i in range(len(turns) - 1, -1, -1):
+        t_tokens = sum(message_tokens(m) for m in turns[i].messages)
+        if first < len(turns) and not fits(tokens + t_tokens, messages + len(turns[i])):
+            break
+        tokens += t_tokens
+        messages += len(turns[i])
+        first = i
+    return first
+
+
+def trim_to_recent_turns(
+    messages: Sequence[ModelMessage], budget_tokens: int, *, layout: Layout | None = None, tokens: int | None = None
+) -> TrimResult:
+    """Keep the system prompt and the most recent whole turns that fit `budget_tokens`.
+
+    Never splits a turn; always keeps the newest (`kept_turns >= 1`); inserts one breadcrumb right
+    after the system prompt, `[Earlier conversation trimmed — N messages (K turns) removed to stay
+    within the context budget]`, replacing any earlier marker and adding up its counts. Unchanged
+    (same list contents, `trimmed=False`) when the history already fits or nothing can be dropped.
+    (`layout`/`tokens`: already computed `segment(messages)` / `estimate_tokens(messages)`.)
+    """
+    source = separate_markers(messages)
+    tokens_before = estimate_tokens(source) if tokens is None else tokens
+    layout = layout or segment(source)
+    if tokens_before <= budget_tokens or (len(layout.turns) <= 1 and _already_clean(layout)):
+        return _unchanged(source, layout, tokens_before)
+    # Price the fixed part (system prefix + a breadcrumb with generous digits) before choosing turns.
+    fixed = estimate_tokens(_system_head(layout, 1)) + message_tokens(make_breadcrumb(10**6, 10**4))
+    first = _keep_from(layout, lambda tokens, _n: fixed + tokens <= budget_tokens)
+    if first == 0 and _already_clean(layout):
+        return _unchanged(source, layout, tokens_before)
+    return _cut(layout, first, tokens_before)
+
+
+def trim_to_message_count(messages: Sequence[ModelMessage], max_messages: int) -> TrimResult:
+    """Drop oldest whole turns until at most `max_messages` turn messages remain (newest turn kept).
+
+    The message-count trigger of the policy (`max_history_messages`), same breadcrumb rules as
+    `trim_to_recent_turns`. Markers and the system prefix are not counted.
+    """
+    source = separate_markers(messages)
+    layout = segment(source)
+    tokens = estimate_tokens(source)
+    if sum(len(t) for t in layout.turns) <= max_messages or len(layout.turns) <= 1:
+        return _unchanged(source, layout, tokens)
+    first = _keep_from(layout, lambda _t, n: n <= max_messages)
+    if first == 0:
+        return _unchanged(source, layout, tokens)
+    return _cut(layout, first, tokens)
+
+
+@dataclass(frozen=True)
+class ShrinkResult:
+    """Result of the in-turn step shrink of the newest turn."""
+
+    messages: list[ModelMessage]
+    shrunk_parts: int
+    tokens_before: int
+    tokens_after: int
+    kept_turns: int
+
+    @property
+    def trimmed(self) -> bool:
+        return self.shrunk_parts > 0
+
+
+def _shrink_args(part: Any, cap: int) -> Any | None:
+    """A tool call whose huge arguments are replaced by a truncated note (still valid JSON)."""
+    if getattr(part, "part_kind", "") != "tool-call":
+        return None
+    args = part.args
+    text = args if isinstance(args, str) else content_text(args) if args is not None else ""
+    limit = max(cap, 500)
+    if len(text) <= limit or (isinstance(args, dict) and "_truncated_arguments" in args):
+        return None
+    return replace(part, args={"_truncated_arguments": text[:limit], "_total_chars": len(text)})
+
+
+def _shrink_message(message: ModelMessage, cap: int) -> tuple[ModelMessage, int]:
+    if isinstance(message, ModelRequest):
+        new, n, _, _ = _truncate_in(message, cap)
+        return new, n
+    if isinstance(message, ModelResponse):
+        parts = list(message.parts)
+        n = 0
+        for k, part in enumerate(parts):
+            if (new_part := _shrink_args(part, cap)) is not None:
+                parts[k] = new_part
+                n += 1
+        return (replace(message, parts=parts), n) if n else (message, 0)
+    return message, 0
+
+
+def shrink_steps(messages: Sequence[ModelMessage], budget_tokens: int, *, keep_steps: int = KEEP_STEPS) -> ShrinkResult:
+    """Shrink tool outputs (and huge call arguments) in the newest turn's older steps.
+
+    The newest `keep_steps` steps stay verbatim; older steps' results are cut progressively to
+    1000, 200, then 0 chars (plus the truncation note) until the history fits or the levels run out.
+    Every call keeps its result, so pairing is untouched. Unchanged if it already fits.
+    """
+    source = separate_markers(messages)
+    tokens_before = estimate_tokens(source)
+    layout = segment(source)
+    if tokens_before <= budget_tokens or not layout.turns:
+        return ShrinkResult(source, 0, tokens_before, tokens_before, len(layout.turns))
+    turn: Turn = layout.turns[-1]
+    steps = steps_of(turn)
+    old_positions = [pos for step in steps[: max(0, len(steps) - keep_steps)] for pos in step]
+    best: tuple[list[ModelMessage], int, int] | None = None
+    for cap in SHRINK_LEVELS:
+        out = list(source)
+        shrunk = 0
+        for pos in old_positions:
+            new, n = _shrink_message(turn.messages[pos], cap)
+            if n:
+                out[turn.indices[pos]] = new
+                shrunk += n
+        if not shrunk:
+            continue
+        tokens = estimate_tokens(out)
+        best = (out, shrunk, tokens)
+        if tokens <= budget_tokens:
+            break
+    if best is None:
+        return ShrinkResult(source, 0, tokens_before, tokens_before, len(layout.turns))
+    return ShrinkResult(best[0], best[1], tokens_before, best[2], len(layout.turns))
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """Result of `fit_to_budget`: the messages, whether they fit, and one event per rule applied."""
+
+    messages: list[ModelMessage]
+    fits: bool
+    events: list[HistoryTrimmed] = field(default_factory=list)
+    tokens_before: int = 0
+    tokens_after: int = 0
+
+    @property
+    def trimmed(self) -> bool:
+        return bool(self.events)
+
+
+def fit_to_budget(
+    messages: Sequence[ModelMessage],
+    budget_tokens: int,
+    *,
+    tool_output_trim_chars: int = 2000,
+    reason: Reason = "token_budget",
+    keep_steps: int = KEEP_STEPS,
+    layout: Layout | None = None,
+    tokens: int | None = None,
+) -> FitResult:
+    """The whole zero-LLM pipeline, applied only while over `budget_tokens`, in order:
+
+    1. truncate old tool outputs (`trim_tool_returns`, all turns but the newest);
+    2. drop oldest whole turns (`trim_to_recent_turns`);
+    3. if the newest turn alone is still over, shrink its older steps (`shrink_steps`).
+
+    Each rule that changed something adds one `HistoryTrimmed` (strategies `tool_output_trim`,
+    `turn_trim`, `step_shrink`; `reason` as given). `.fits` is false when even that is not enough:
+    the caller surfaces an error — never a loop, never a history cut down to the breadcrumb.
+    (`layout`/`tokens`: already computed `segment(messages)` / `estimate_tokens(messages)`.)
+    """
+    current = separate_markers(messages)
+    tokens_before = estimate_tokens(current) if tokens is None else tokens
+    if tokens_before <= budget_tokens:
+        return FitResult(current, True, [], tokens_before, tokens_before)
+    events: list[HistoryTrimmed] = []
+    tokens = tokens_before
+
+    layout = layout or segment(current)
+    tool = trim_tool_returns(current, tool_output_trim_chars, layout=layout)
+    if tool.trimmed:
+        after = estimate_tokens(tool.messages)
+        events.append(
+            HistoryTrimmed(
+                reason=reason,
+                strategy="tool_output_trim",
+                kept_turns=len(layout.turns),
+                tokens_before=tokens,
+                tokens_after=after,
+                budget_tokens=budget_tokens,
+                note=f"{tool.trimmed_parts} old tool outputs cut to {tool_output_trim_chars} chars",
+            )
+        )
+        current, tokens, layout = tool.messages, after, tool.layout
+
+    if tokens > budget_tokens:
+        cut = trim_to_recent_turns(current, budget_tokens, layout=layout, tokens=tokens)
+        if cut.trimmed:
+            events.append(cut.to_event(reason, budget_tokens))
+            current, tokens = cut.messages, cut.tokens_after
+
+    if tokens > budget_tokens:
+        shrink = shrink_steps(current, budget_tokens, keep_steps=keep_steps)
+        if shrink.trimmed:
+            events.append(
+                HistoryTrimmed(
+                    reason=reason,
+                    strategy="step_shrink",
+                    kept_turns=shrink.kept_turns,
+                    tokens_before=shrink.tokens_before,
+                    tokens_after=shrink.tokens_after,
+                    budget_tokens=budget_tokens,
+                    note=f"{shrink.shrunk_parts} tool outputs in older steps of the current turn shrunk",
+                )
+            )
+            current, tokens = shrink.messages, shrink.tokens_after
+
+    return FitResult(current, tokens <= budget_tokens, events, tokens_before, tokens)

@@ -1,0 +1,179 @@
+"""Export a saved session: readable markdown (with a banner at every cut) or lossless JSON.
+
+`export_markdown` renders the transcript — what happened, not what the model last saw — as user,
+assistant and tool blocks, with the banner (`> ✂ History trimmed · …`, the wording of
+`banner.py`, shared with the TUI and print mode) where each ledger entry happened.
+`export_json` gives meta, the transcript as `ModelMessagesTypeAdapter` JSON (loadable again with
+`ModelMessagesTypeAdapter.validate_python(data["transcript"])`) and the ledger with positions.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from co_tui.governance.events import HistoryTrimmed
+from co_tui.session.banner import banner_line
+from co_tui.session.store import LoadedSession, SessionMeta
+
+FORMATS = ("md", "json")
+JSON_FORMAT_NAME = "co-tui-session"
+JSON_FORMAT_VERSION = 1
+
+
+def trim_banner(event: HistoryTrimmed) -> str:
+    """The cut as a markdown quote: the shared banner line (`banner.banner_line`), then the summary."""
+    line = "> " + banner_line(event)
+    if event.note:
+        line += f"\n> {event.note}"
+    if event.summary:
+        line += "\n>\n" + "\n".join(f"> {row}" if row else ">" for row in event.summary.splitlines())
+    return line
+
+
+def _fence(text: str, lang: str = "") -> str:
+    # A fence longer than any backtick run inside, so content can never close it early.
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{lang}\n{text}\n{ticks}"
+
+
+def _as_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    try:
+        return json.dumps(content, indent=2, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(content)
+
+
+def _user_content(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    items = content if isinstance(content, (list, tuple)) else [content]
+    out = []
+    for item in items:
+        if isinstance(item, str):
+            out.append(item)
+        elif getattr(item, "url", None):
+            out.append(f"[{getattr(item, 'kind', 'file')}: {item.url}]")
+        else:
+            media = getattr(item, "media_type", type(item).__name__)
+            size = len(getattr(item, "data", b"") or b"")
+            out.append(f"[attachment: {media}, {size:,} bytes]")
+    return "\n\n".join(out)
+
+
+def _request_blocks(message: Any) -> list[str]:
+    blocks = []
+    for part in message.parts:
+        kind = getattr(part, "part_kind", "")
+        if kind == "user-prompt":
+            blocks.append("## User\n\n" + _user_content(part.content))
+        elif kind == "system-prompt":
+            blocks.append("## System\n\n" + part.content)
+        elif kind == "tool-return":
+            blocks.append(f"**Tool result** `{part.tool_name}` · `{part.tool_call_id}`\n\n" + _fence(_as_text(part.content)))
+        elif kind == "retry-prompt":
+            name = f" `{part.tool_name}`" if getattr(part, "tool_name", None) else ""
+            blocks.append(f"**Retry**{name}\n\n" + _fence(_as_text(part.content)))
+        elif kind:
+            blocks.append(f"**{kind}**\n\n" + _fence(_as_text(getattr(part, "content", ""))))
+    return blocks
+
+
+def _response_blocks(message: Any) -> list[str]:
+    blocks = ["## Assistant"]
+    for part in message.parts:
+        kind = getattr(part, "part_kind", "")
+        if kind == "text":
+            blocks.append(part.content)
+        elif kind == "thinking":
+            blocks.append("\n".join(f"> {row}" if row else ">" for row in ["*Thinking*", "", *part.content.splitlines()]))
+        elif kind in ("tool-call", "native-tool-call"):
+            args = part.args if isinstance(part.args, str) else _as_text(part.args or {})
+            blocks.append(f"**Tool call** `{part.tool_name}` · `{part.tool_call_id}`\n\n" + _fence(args, "json"))
+        elif kind == "native-tool-return":
+            blocks.append(f"**Tool result** `{part.tool_name}` · `{part.tool_call_id}`\n\n" + _fence(_as_text(part.content)))
+        elif kind:
+            blocks.append(f"*[{kind}]*")
+    return blocks
+
+
+def _positions(loaded: LoadedSession) -> list[int]:
+    # A LoadedSession built in memory may lack positions: those cuts go at the end.
+    missing = len(loaded.ledger) - len(loaded.ledger_positions)
+    return list(loaded.ledger_positions) + [len(loaded.transcript)] * max(missing, 0)
+
+
+def _header(meta: SessionMeta) -> str:
+    rows = [
+        f"# {meta.title or 'Untitled session'}",
+        "",
+        f"- Session: `{meta.id}`",
+        f"- Model: {meta.model or 'unknown'}",
+        f"- Workspace: `{meta.workspace}`",
+        f"- Created: {meta.created.isoformat(timespec='seconds')}",
+        f"- Updated: {meta.updated.isoformat(timespec='seconds')}",
+        f"- Messages: {meta.messages}",
+    ]
+    return "\n".join(rows)
+
+
+def export_markdown(loaded: LoadedSession) -> str:
+    """The transcript as markdown, with a trim banner at the position of every ledger entry."""
+    positions = _positions(loaded)
+    banners: dict[int, list[str]] = {}
+    for event, at in zip(loaded.ledger, positions):
+        banners.setdefault(min(max(at, 0), len(loaded.transcript)), []).append(trim_banner(event))
+    blocks = [_header(loaded.meta)]
+    for index, message in enumerate(loaded.transcript):
+        blocks.extend(banners.get(index, []))
+        blocks.extend(_response_blocks(message) if message.kind == "response" else _request_blocks(message))
+    blocks.extend(banners.get(len(loaded.transcript), []))
+    return "\n\n".join(blocks) + "\n"
+
+
+def _meta_dict(meta: SessionMeta) -> dict[str, Any]:
+    return {
+        "id": meta.id,
+        "title": meta.title,
+        "created": meta.created.isoformat(),
+        "updated": meta.updated.isoformat(),
+        "model": meta.model,
+        "workspace": str(meta.workspace),
+        "messages": meta.messages,
+        "tokens": meta.tokens,
+    }
+
+
+def export_json(loaded: LoadedSession) -> str:
+    """`{"format", "version", "meta", "transcript", "ledger"}` as indented JSON; ledger entries are
+    `history_trimmed` dicts plus `at_message` (the transcript index of their banner)."""
+    from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+    positions = _positions(loaded)
+    document = {
+        "format": JSON_FORMAT_NAME,
+        "version": JSON_FORMAT_VERSION,
+        "meta": _meta_dict(loaded.meta),
+        "transcript": ModelMessagesTypeAdapter.dump_python(loaded.transcript, mode="json"),
+        "ledger": [{**event.to_dict(), "at_message": at} for event, at in zip(loaded.ledger, positions)],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def render_export(loaded: LoadedSession, fmt: str) -> str:
+    """`export_markdown` or `export_json` by name (`md` or `json`); anything else: ValueError (one line)."""
+    if fmt == "md":
+        return export_markdown(loaded)
+    if fmt == "json":
+        return export_json(loaded)
+    raise ValueError(f"unknown export format {fmt!r} (use md or json)")
+
+
+def default_export_path(meta: SessionMeta, fmt: str, directory: Path) -> Path:
+    """`<directory>/co-tui-<first 8 of id>.<fmt>` — where `/export` writes when given no path."""
+    return Path(directory) / f"co-tui-{meta.id[:8]}.{fmt}"

@@ -1,0 +1,512 @@
+"""The co-tui Textual app: owns the ChatSession, runs turns in workers, dispatches keys and commands.
+
+Start-up order matters (the TUI must paint before pydantic-ai loads): this module imports no
+pydantic-ai, provider SDK or domain package at module level. The chat screen paints first; the
+session (which imports pydantic-ai) is built in a thread worker afterwards, and a prompt sent
+before it is ready waits in a queue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual import on, work
+from textual.app import App
+from textual.worker import Worker
+
+from co_tui.tui.commands import closest_command, find_command
+from co_tui.tui.messages import (
+    BusyChanged,
+    Compact,
+    Interrupt,
+    OutputsTruncated,
+    RunSlash,
+    SendPrompt,
+    SessionEvent,
+    SessionFailed,
+    SessionReady,
+)
+from co_tui.tui.screens.chat import ChatScreen
+
+if TYPE_CHECKING:
+    from co_tui.config import Settings
+    from co_tui.session.chat import ChatSession
+
+SessionFactory = Callable[..., Any]
+"""`(settings, workspace, *, resume_id, continue_latest, approver, store) -> ChatSession`;
+the default is `co_tui.session.commands.open_session` (tests pass a fake with the same shape)."""
+
+
+def _palette_providers() -> set[Any]:
+    # The palette provider lives in tui2's module; until it is merged the system commands remain.
+    try:
+        from co_tui.tui.palette import SlashCommandProvider
+    except ImportError:
+        return set(App.COMMANDS)
+    return set(App.COMMANDS) | {SlashCommandProvider}
+
+
+class CoTuiApp(App[int]):
+    """The full-screen chat. `session_factory` builds the session in a worker after the first paint."""
+
+    TITLE = "co-tui"
+    COMMANDS = _palette_providers()
+    # The keys of the registry are bound on ChatScreen (so they do not fire behind a dialog).
+
+    def __init__(
+        self,
+        settings: Settings,
+        workspace: Path,
+        *,
+        session_factory: SessionFactory | None = None,
+        resume_id: str | None = None,
+        continue_latest: bool = False,
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.workspace = Path(workspace)
+        self.session_factory = session_factory
+        self.resume_id = resume_id
+        self.continue_latest = continue_latest
+        self.session: ChatSession | Any | None = None
+        self.failure: str | None = None  # one line printed by run_app when the session cannot open
+        self._queued: list[str] = []  # prompts sent before the session was ready
+        self._job: Worker[None] | None = None  # the running turn or compaction
+        self._job_kind = ""  # "turn" | "compact"
+        self._pending_approval: asyncio.Future[bool] | None = None
+
+    # --- start-up --------------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self.push_screen(ChatScreen(trigger=self.settings.compact_threshold))
+        # After the first frame: building the session imports pydantic-ai (hundreds of ms).
+        self.call_after_refresh(self._start_session)
+
+    @property
+    def chat(self) -> ChatScreen:
+        """The chat screen (at the bottom of the screen stack)."""
+        for screen in self.screen_stack:
+            if isinstance(screen, ChatScreen):
+                return screen
+        raise LookupError("chat screen not mounted")
+
+    def _start_session(self) -> None:
+        if self.resume_id == "":  # bare --resume: pick from the saved sessions first
+            self._pick_then_open()
+        else:
+            self._open_session(self.resume_id, self.continue_latest)
+
+    def _factory(self) -> SessionFactory:
+        if self.session_factory is None:
+            from co_tui.session.commands import open_session
+
+            self.session_factory = open_session
+        return self.session_factory
+
+    @work(thread=True, exit_on_error=False, group="session")
+    def _open_session(self, resume_id: str | None, continue_latest: bool, store: Any = None) -> None:
+        try:
+            session = self._factory()(
+                self.settings,
+                self.workspace,
+                resume_id=resume_id,
+                continue_latest=continue_latest,
+                approver=self.approve_shell,
+                store=store,
+            )
+        except Exception as exc:  # noqa: BLE001 - OpenSessionError and anything else: one line
+            self.post_message(SessionFailed(str(exc) or type(exc).__name__, getattr(exc, "exit_code", 1)))
+            return
+        self.post_message(SessionReady(session))
+
+    @work(exit_on_error=False, group="session")
+    async def _pick_then_open(self) -> None:
+        try:
+            from co_tui.session.commands import open_store
+            from co_tui.tui.screens.sessions import SessionsScreen
+
+            store = open_store(self.settings)
+        except Exception as exc:  # noqa: BLE001
+            self.post_message(SessionFailed(str(exc)))
+            return
+        chosen = await self.push_screen_wait(SessionsScreen(store, self.workspace))
+        self._open_session(chosen, False, store)
+
+    async def on_session_ready(self, message: SessionReady) -> None:
+        previous, self.session = self.session, message.session
+        chat = self.chat
+        self._refresh_title()
+        chat.meter.reading = self.session.meter_reading()
+        if previous is not None or self.session.transcript:
+            await chat.clear_log()
+        if self.session.transcript or self.session.ledger:
+            await self._show_saved()
+        else:
+            await chat.add_notice(
+                f"New conversation in {self.workspace.name or self.workspace} · "
+                "/ for commands · F1 for help · esc interrupts a reply"
+            )
+        while self._queued and self._job is None:
+            self._start_turn(self._queued.pop(0))
+
+    async def _show_saved(self) -> None:
+        from co_tui.tui.transcript_view import transcript_items, truncated_tool_call_ids
+
+        session, chat = self.session, self.chat
+        items = transcript_items(session.transcript)
+        # One mount for the newest entries, banners at their cuts (not one mount per ledger event).
+        await chat.show_items(items, banners=list(zip(session.ledger_positions, session.ledger)))
+        chat.on_outputs_truncated(OutputsTruncated(truncated_tool_call_ids(session.context)))
+        turns = sum(1 for item in items if item.kind == "user")
+        await chat.add_notice(
+            f"Resumed “{session.title or session.id[:8]}” · {turns} turns · {len(session.transcript)} messages"
+        )
+
+    async def on_session_failed(self, message: SessionFailed) -> None:
+        if self.session is None:
+            # Nothing to chat with: leave, and let run_app print the line with the CLI's exit code.
+            self.failure = message.message
+            self.exit(message.exit_code)
+            return
+        from co_tui.session.events import ErrorEvent
+
+        await self.chat.show_event(ErrorEvent(message=message.message, kind="config"))
+
+    def _refresh_title(self) -> None:
+        bar = self.chat.title_bar
+        session = self.session
+        if session is None:
+            return
+        bar.model_name = session.model_name
+        bar.offline = bool(session.is_offline)
+        bar.session_title = session.title
+
+    # --- turns -----------------------------------------------------------------------------------
+
+    async def on_send_prompt(self, message: SendPrompt) -> None:
+        chat = self.chat
+        chat.clear_hint()
+        if self.session is None:
+            self._queued.append(message.text)
+            await chat.add_user_message(message.text, queued=True)
+            chat.show_hint("the model is still loading — your prompt will be sent when it is ready", info=True)
+            return
+        if self._job is not None:
+            chat.prompt.load_text(message.text)  # nothing lost: the text goes back into the prompt
+            chat.show_hint("a turn is running — press esc to interrupt it, or wait")
+            return
+        self._start_turn(message.text)
+
+    def _start_turn(self, prompt: str) -> None:
+        self._job_kind = "turn"
+        self._job = self._run_turn(prompt)
+
+    @work(exit_on_error=False, group="task")
+    async def _run_turn(self, prompt: str) -> None:
+        chat, session = self.chat, self.session
+        assert session is not None
+        queued = [w for w in chat.log_view.query("UserMessage.-queued") if getattr(w, "text", None) == prompt]
+        if queued:
+            queued[0].remove_class("-queued")
+        else:
+            await chat.add_user_message(prompt)
+        self.post_message(BusyChanged(True, "thinking…"))
+        try:
+            async for event in session.run_turn(prompt):
+                chat.post_message(SessionEvent(event))
+        finally:
+            self._after_task()
+        from co_tui.tui.transcript_view import truncated_tool_call_ids
+
+        chat.post_message(OutputsTruncated(truncated_tool_call_ids(session.context)))
+
+    def _after_task(self) -> None:
+        self._job = None
+        self._job_kind = ""
+        self.post_message(BusyChanged(False))
+
+    def on_busy_changed(self, message: BusyChanged) -> None:
+        self.chat.activity.label = message.label if message.busy else ""
+        if not message.busy:
+            self._refresh_title()
+            if self._queued and self.session is not None:
+                self._start_turn(self._queued.pop(0))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # A worker that died with an exception must not leave the app stuck as "busy".
+        if event.worker is self._job and event.worker.is_finished:
+            if event.worker.error is not None:
+                self.chat.post_message(SessionEvent(_internal_error(event.worker.error)))
+            if self._job is event.worker:
+                self._after_task()
+
+    async def approve_shell(self, command: str) -> bool:
+        """The session's approver for `run_shell`: a modal dialog; Esc or n refuses."""
+        from co_tui.tui.screens.approve_shell import ApproveShell
+
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._pending_approval = future
+
+        def answered(result: bool | None) -> None:
+            if not future.done():
+                future.set_result(bool(result))
+
+        self.push_screen(ApproveShell(command), answered)
+        try:
+            return await future
+        finally:
+            self._pending_approval = None
+
+    # --- actions (keys, palette and slash commands all land here) --------------------------------
+
+    def action_interrupt(self) -> None:
+        """Esc: stop the running turn (the partial answer stays) or compaction."""
+        self.post_message(Interrupt())
+
+    def on_interrupt(self, message: Interrupt) -> None:
+        if self._job is None or self.session is None:
+            return
+        if self._job_kind == "turn":
+            self.session.cancel()
+            self.chat.activity.label = "interrupting…"
+        else:
+            self._job.cancel()
+
+    def action_compact(self, focus: str | None = None) -> None:
+        """ctrl+k, /compact [focus]: summarise the conversation into a short recap."""
+        self.post_message(Compact(focus))
+
+    def on_compact(self, message: Compact) -> None:
+        if not self._ready_and_idle("compact"):
+            return
+        self._job_kind = "compact"
+        self._job = self._run_compact(message.focus)
+
+    @work(exit_on_error=False, group="task")
+    async def _run_compact(self, focus: str | None) -> None:
+        chat, session = self.chat, self.session
+        assert session is not None
+        self.post_message(BusyChanged(True, "compacting the conversation…"))
+        try:
+            async for event in session.compact(focus):
+                if event.type == "done" and event.output == "nothing to compact":
+                    chat.show_hint("nothing to compact yet", info=True)
+                chat.post_message(SessionEvent(event))
+        except asyncio.CancelledError:
+            session.busy = False  # compact() has no cancel hook; its context is untouched until it returns
+            await chat.add_notice("compaction cancelled — the conversation is unchanged")
+            raise
+        finally:
+            self._after_task()
+
+    def action_clear(self) -> None:
+        """ctrl+l, /clear: after a confirm, start a fresh conversation (the old one stays saved)."""
+        if not self._ready_and_idle("clear"):
+            return
+        from co_tui.tui.screens.confirm_clear import ConfirmClear, clear_summary
+
+        session = self.session
+        reading = session.meter_reading()
+        turns = _count_user_turns(session.context)
+        saved = session.store is not None and bool(session.transcript)
+        body = clear_summary(len(session.context), reading.context_tokens, turns, saved, session.title)
+        self.push_screen(ConfirmClear(body), self._clear_confirmed)
+
+    async def _clear_confirmed(self, confirmed: bool | None) -> None:
+        if not confirmed or self.session is None or self._job is not None:
+            return
+        chat = self.chat
+        trim = self.session.clear()
+        await chat.clear_log()
+        await chat.show_event(trim)
+        chat.meter.reading = self.session.meter_reading()
+        self._refresh_title()
+
+    def action_show_history(self) -> None:
+        """f2, /history: the history inspector (what the model sees vs the whole transcript)."""
+        if not self._session_ready("history"):
+            return
+        from co_tui.tui.screens.history import HistoryScreen
+
+        self.push_screen(HistoryScreen(self.session))
+
+    def action_show_help(self) -> None:
+        """f1, /help: keys and commands."""
+        from co_tui.tui.screens.help import HelpScreen
+
+        self.push_screen(HelpScreen())
+
+    def action_show_sessions(self) -> None:
+        """/sessions: pick a saved session to resume."""
+        if not self._ready_and_idle("sessions"):
+            return
+        store = getattr(self.session, "store", None)
+        if store is None:
+            self.chat.show_hint("sessions are not being saved (no store)")
+            return
+        from co_tui.tui.screens.sessions import SessionsScreen
+
+        def chosen(session_id: str | None) -> None:
+            if session_id and session_id != self.session.id:
+                self._open_session(session_id, False, store)
+
+        self.push_screen(SessionsScreen(store, self.workspace, current_id=self.session.id), chosen)
+
+    async def action_export(self, args: str = "") -> None:
+        """/export [md|json] [path]: write this session to a file (default: the workspace).
+
+        A relative path is taken from the workspace; an existing directory gets the default file
+        name. Says where the file went, or one line on what was wrong.
+        """
+        chat = self.chat
+        try:
+            fmt, target = _parse_export_args(args)
+        except ValueError as exc:
+            chat.show_hint(str(exc))
+            return
+        if not self._session_ready("export"):
+            return
+        session = self.session
+        if session.store is None or not session.transcript:
+            chat.show_hint("nothing saved to export yet", info=True)
+            return
+        try:
+            from co_tui.session.export import default_export_path, render_export
+
+            loaded = session.store.load(session.id)
+            text = render_export(loaded, fmt)
+            path = self.workspace if target is None else (self.workspace / target.expanduser())
+            if target is None or path.is_dir():
+                path = default_export_path(loaded.meta, fmt, path)
+            path.write_text(text, encoding="utf-8")
+        except Exception as exc:  # noqa: BLE001 - one line, the app keeps running
+            from co_tui.session.events import ErrorEvent
+
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            where = f" ({exc.filename})" if isinstance(exc, OSError) and exc.filename else ""
+            await chat.show_event(ErrorEvent(message=f"export failed: {reason}{where}", kind="storage"))
+            return
+        await chat.add_notice(f"Exported {fmt} to {path}")
+
+    async def action_model(self, name: str = "") -> None:
+        """/model [name]: show the model, or switch to `name` for the following turns."""
+        if not self._session_ready("model"):
+            return
+        if not name:
+            offline = " (offline, built in)" if self.session.is_offline else ""
+            await self.chat.add_notice(f"Model: {self.session.model_name}{offline} · /model NAME switches")
+            return
+        if self._job is not None:
+            self.chat.show_hint("wait for the running turn to finish (or press esc) before switching models")
+            return
+        self._switch_model(name)
+
+    @work(thread=True, exit_on_error=False, group="session")
+    def _switch_model(self, name: str) -> None:
+        try:
+            self.session.set_model(name)
+        except Exception as exc:  # noqa: BLE001 - ModelConfigError: one line, the old model stays
+            self.call_from_thread(self.chat.show_hint, f"{exc}")
+            return
+        self.call_from_thread(self._model_switched)
+
+    async def _model_switched(self) -> None:
+        self._refresh_title()
+        self.chat.meter.reading = self.session.meter_reading()
+        await self.chat.add_notice(f"Model switched to {self.session.model_name}")
+
+    def _session_ready(self, what: str) -> bool:
+        if self.session is None:
+            self.chat.show_hint(f"/{what}: the model is still loading", info=True)
+            return False
+        return True
+
+    def _ready_and_idle(self, what: str) -> bool:
+        if not self._session_ready(what):
+            return False
+        if self._job is not None:
+            self.chat.show_hint(f"/{what}: a turn is running — press esc to interrupt it first")
+            return False
+        return True
+
+    # --- the slash interceptor -------------------------------------------------------------------
+
+    async def on_run_slash(self, message: RunSlash) -> None:
+        await self.run_slash(message.line)
+
+    async def run_slash(self, line: str) -> bool:
+        """Run a slash command line. Returns False when `line` is not a slash command at all.
+
+        Unknown commands are handled too: an inline hint names the closest match.
+        """
+        line = line.strip()
+        if not line.startswith("/") or line.startswith("//"):
+            return False
+        name, _, arg = line[1:].partition(" ")
+        arg = arg.strip()
+        spec = find_command(name)
+        chat = self.chat
+        chat.clear_hint()
+        if spec is None:
+            near = closest_command(name)
+            tip = f" — did you mean /{near}?" if near else " — /help lists the commands"
+            chat.show_hint(f"unknown command /{name}{tip}")
+            return True
+        if spec.name == "compact":
+            self.action_compact(arg or None)
+        elif spec.name == "export":
+            await self.action_export(arg)
+        elif spec.name == "model":
+            await self.action_model(arg)
+        else:
+            await self.run_action(spec.action)
+        return True
+
+
+EXPORT_FORMATS = ("md", "json")
+
+
+def _parse_export_args(args: str) -> tuple[str, Path | None]:
+    """`[md|json] [path]` → (format, path or None). Without a format word the path's suffix
+    decides (`.json` → json, else md). A bare word that is neither a format nor path-like
+    (no `/`, `.` or `~`) is taken as a mistyped format: ValueError with one line."""
+    words = args.split(maxsplit=1)
+    if not words:
+        return "md", None
+    if words[0] in EXPORT_FORMATS:
+        return words[0], Path(words[1].strip()) if len(words) > 1 else None
+    raw = args.strip()
+    if not any(c in raw for c in "/.~"):
+        raise ValueError(f"unknown export format '{words[0]}' — use /export [md|json] [path]")
+    path = Path(raw)
+    return ("json" if path.suffix.lower() == ".json" else "md"), path
+
+
+def _count_user_turns(messages: list[Any]) -> int:
+    try:
+        from co_tui.governance import split_turns
+
+        return len(split_turns(messages))
+    except ImportError:  # governance not merged yet: count user prompts directly
+        return sum(
+            1 for m in messages for p in getattr(m, "parts", ()) if type(p).__name__ == "UserPromptPart"
+        )
+
+
+def _internal_error(error: BaseException) -> Any:
+    from co_tui.session.events import ErrorEvent
+
+    return ErrorEvent(message=f"internal error: {type(error).__name__}: {error}", kind="internal")
+
+
+def run_app(settings: Settings, workspace: Path, resume_id: str | None = None, continue_latest: bool = False) -> int:
+    """Run the TUI until the user quits; returns the process exit code (2 when no session opens)."""
+    app = CoTuiApp(settings, workspace, resume_id=resume_id, continue_latest=continue_latest)
+    app.run()
+    if app.failure:
+        print(f"co-tui: {app.failure}", file=sys.stderr)
+    return app.return_code or 0

@@ -1,0 +1,22 @@
+"""Small text formatters shared by TUI widgets (no Textual, no domain imports at module level)."""
+
+from __future__ import annotations
+
+
+def format_tokens(n: int) -> str:
+    """12 → '12', 12_900 → '12.9k', 1_250_000 → '1.25M' (same wording as banners and exports)."""
+    # Imported lazily: co_tui.session pulls in the governance package, which is not start-up weight.
+    from co_tui.session.banner import format_tokens as _format
+
+    return _format(n)
+
+
+def format_chars(n: int) -> str:
+    """A result size for tool blocks: '812 chars', '2.3k chars'."""
+    return f"{format_tokens(n)} char{'s' if n != 1 else ''}"
+
+
+def one_line(text: str, limit: int) -> str:
+    """`text` collapsed to one line of at most `limit` characters (ellipsis when cut)."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: max(0, limit - 1)].rstrip() + "…"

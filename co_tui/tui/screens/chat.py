@@ -1,0 +1,212 @@
+"""The chat screen: renders the session's domain events as widgets; posts the user's intents.
+
+It holds no session logic: the app runs turns and posts `SessionEvent`s here in order; this
+screen maps each one to a widget (`show_event`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from typing import TYPE_CHECKING, Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.content import Content
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Static
+
+from co_tui.tui.commands import KEYS
+from co_tui.tui.messages import OutputsTruncated, SessionEvent
+from co_tui.tui.widgets.activity_indicator import ActivityIndicator
+from co_tui.tui.widgets.assistant_message import AssistantMessage
+from co_tui.tui.widgets.chat_log import ChatLog
+from co_tui.tui.widgets.context_meter import ContextMeter
+from co_tui.tui.widgets.error_block import ErrorBlock
+from co_tui.tui.widgets.notice_line import NoticeLine
+from co_tui.tui.widgets.prompt_input import PromptInput
+from co_tui.tui.widgets.slash_popup import SlashPopup
+from co_tui.tui.widgets.title_bar import TitleBar
+from co_tui.tui.widgets.tool_call_block import ToolCallBlock
+from co_tui.tui.widgets.trim_banner import TrimBanner
+from co_tui.tui.widgets.user_message import UserMessage
+
+if TYPE_CHECKING:
+    from co_tui.tui.transcript_view import Item
+
+
+RESUME_ENTRIES = 40  # conversation entries mounted when a saved session opens
+
+class ChatScreen(Screen[None]):
+    """Title bar, chat log, activity line, prompt with slash popup and hint, context meter, footer."""
+
+    CSS_PATH = "chat.tcss"
+    AUTO_FOCUS = "PromptInput"
+    BINDINGS = [
+        Binding(k.key, f"app.{k.action}", k.description, show=k.show, priority=k.priority, id=k.action)
+        for k in KEYS
+        if k.action != "command_palette"  # Textual binds the palette itself (App.COMMAND_PALETTE_BINDING)
+    ]
+
+    def __init__(self, *, trigger: float = 0.8) -> None:
+        super().__init__()
+        self.trigger = trigger
+        self._assistant: AssistantMessage | None = None  # the answer being streamed
+        self._tools: dict[str, ToolCallBlock] = {}  # tool_call_id -> block, for results and badges
+
+    def compose(self) -> ComposeResult:
+        popup = SlashPopup(id="slash-popup")
+        yield TitleBar(id="title-bar")
+        yield ChatLog(id="chat-log")
+        yield ActivityIndicator(id="activity")
+        yield PromptInput(popup, id="prompt")
+        yield popup
+        yield Static(id="hint")
+        yield ContextMeter(self.trigger, id="meter")
+        yield Footer()
+
+    # --- parts -----------------------------------------------------------------------------------
+
+    @property
+    def log_view(self) -> ChatLog:
+        """The chat log."""
+        return self.query_one(ChatLog)
+
+    @property
+    def prompt(self) -> PromptInput:
+        """The prompt input."""
+        return self.query_one(PromptInput)
+
+    @property
+    def meter(self) -> ContextMeter:
+        """The context meter."""
+        return self.query_one(ContextMeter)
+
+    @property
+    def title_bar(self) -> TitleBar:
+        """The title bar."""
+        return self.query_one(TitleBar)
+
+    @property
+    def activity(self) -> ActivityIndicator:
+        """The progress line shown while a turn or compaction runs."""
+        return self.query_one(ActivityIndicator)
+
+    def show_hint(self, text: str, *, info: bool = False) -> None:
+        """An inline line under the prompt (unknown command, busy…); cleared by `clear_hint`."""
+        hint = self.query_one("#hint", Static)
+        hint.update(Content(text))
+        hint.set_class(bool(text), "-shown")
+        hint.set_class(info, "-info")
+
+    def clear_hint(self) -> None:
+        """Hide the hint line."""
+        self.show_hint("")
+
+    @on(PromptInput.Changed)
+    def _typing_clears_hint(self) -> None:
+        if self.query_one("#hint").has_class("-shown") and self.prompt.text:
+            self.clear_hint()
+
+    # --- rendering -------------------------------------------------------------------------------
+
+    async def add_user_message(self, text: str, *, queued: bool = False) -> UserMessage:
+        """Show a prompt the user sent."""
+        widget = UserMessage(text, queued=queued)
+        await self.log_view.add(widget)
+        return widget
+
+    async def add_notice(self, text: str) -> None:
+        """Show a dim informational line in the log."""
+        await self.log_view.add(NoticeLine(text))
+
+    async def on_session_event(self, message: SessionEvent) -> None:
+        await self.show_event(message.event)
+
+    def on_outputs_truncated(self, message: OutputsTruncated) -> None:
+        for tool_call_id in message.tool_call_ids:
+            block = self._tools.get(tool_call_id)
+            if block is not None:
+                block.mark_truncated()
+
+    async def show_event(self, event: Any) -> None:
+        """Render one domain event (dispatch on its jsonl `type`; no domain imports needed)."""
+        kind = event.type
+        if kind == "text_delta":
+            if self._assistant is None:
+                self._assistant = AssistantMessage()
+                await self.log_view.add(self._assistant)
+            await self._assistant.write(event.text)
+        elif kind == "tool_call":
+            await self._end_answer()
+            block = ToolCallBlock(event.tool_name, event.tool_call_id, event.args)
+            self._tools[event.tool_call_id] = block
+            await self.log_view.add(block)
+        elif kind == "tool_result":
+            block = self._tools.get(event.tool_call_id)
+            if block is not None:
+                block.set_result(event.content, event.chars, is_error=event.is_error)
+        elif kind == "history_trimmed":
+            await self._end_answer()
+            await self.log_view.add(TrimBanner(event))
+        elif kind == "usage":
+            self.meter.reading = event
+        elif kind == "error":
+            await self._end_answer(interrupted=event.kind == "interrupted")
+            await self.log_view.add(ErrorBlock(event.message, event.kind))
+        elif kind == "done":
+            await self._end_answer(interrupted=event.interrupted)
+            if event.interrupted:
+                for block in self._tools.values():
+                    block.mark_interrupted()
+
+    async def _end_answer(self, *, interrupted: bool = False) -> None:
+        if self._assistant is not None:
+            answer, self._assistant = self._assistant, None
+            await answer.finish(interrupted=interrupted)
+
+    async def clear_log(self) -> None:
+        """Empty the chat log (after /clear, or before showing another session)."""
+        await self._end_answer()
+        self._tools.clear()
+        await self.log_view.clear_log()
+
+    async def show_items(self, items: list[Item], banners: Sequence[tuple[int, Any]] = ()) -> None:
+        """Show a saved conversation (resume) in one mount: only the newest entries that fit the log.
+
+        `banners` are (transcript position, history_trimmed event) pairs; each banner goes before the
+        first item that starts at or after its position, as it appeared when the cut happened.
+        """
+        log = self.log_view
+        entries: list[Any] = []
+        pending = sorted(banners, key=lambda pair: pair[0])
+        b = 0
+        for item in items:
+            while b < len(pending) and pending[b][0] <= item.at:
+                entries.append(pending[b][1])
+                b += 1
+            entries.append(item)
+        entries.extend(event for _, event in pending[b:])
+        # Fewer than the log holds: each Markdown answer costs a render, and resume must paint fast.
+        skipped = max(0, len(entries) - min(log.max_widgets, RESUME_ENTRIES))
+        widgets: list[Widget] = []
+        for entry in entries[skipped:]:
+            if getattr(entry, "type", "") == "history_trimmed":
+                widgets.append(TrimBanner(entry))
+            elif entry.kind == "user":
+                widgets.append(UserMessage(entry.text))
+            elif entry.kind == "assistant":
+                widgets.append(AssistantMessage(entry.text))
+            else:
+                block = ToolCallBlock(entry.tool_name, entry.tool_call_id, entry.args)
+                if entry.result is not None:
+                    block.set_result(entry.result, len(entry.result), is_error=entry.is_error)
+                else:
+                    block.mark_interrupted()
+                self._tools[entry.tool_call_id] = block
+                widgets.append(block)
+        if skipped:
+            log.note_hidden(skipped)
+        await log.add(*widgets)

@@ -1,0 +1,74 @@
+"""The scrolling chat log: `layout: stream`, anchored to the bottom, pruned to a bounded size."""
+
+from __future__ import annotations
+
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+
+from co_tui.tui.widgets.notice_line import NoticeLine
+
+# Enough for several screens of scroll-back; beyond it, the oldest widgets are removed (the
+# transcript keeps everything: F2 shows it, /export writes it) so long sessions stay fast.
+MAX_WIDGETS = 150
+
+
+class ChatLog(VerticalScroll):
+    """Holds the conversation's widgets. `add(*widgets)` mounts and prunes.
+
+    A `NoticeLine` at the top counts what was pruned (or never mounted on resume), so the log is
+    honest about being a window onto the transcript.
+    """
+
+    DEFAULT_CSS = """
+    ChatLog {
+        layout: stream;
+        height: 1fr;
+        padding: 0 1 1 1;
+        background: $background;
+        scrollbar-size-vertical: 1;
+    }
+    """
+
+    def __init__(self, *, max_widgets: int = MAX_WIDGETS, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.max_widgets = max_widgets
+        self.hidden_count = 0  # conversation items that are not mounted (pruned or skipped on resume)
+        self._earlier = NoticeLine("", id="earlier-marker")
+        self._earlier.display = False
+
+    def on_mount(self) -> None:
+        self.anchor()
+        self.mount(self._earlier)
+
+    @property
+    def items(self) -> list[Widget]:
+        """The mounted conversation widgets, oldest first (the marker excluded)."""
+        return [child for child in self.children if child is not self._earlier]
+
+    async def add(self, *widgets: Widget) -> None:
+        """Mount `widgets` at the end and prune the oldest beyond `max_widgets`."""
+        await self.mount_all(widgets)
+        await self.prune()
+
+    async def prune(self) -> None:
+        """Remove the oldest items so at most `max_widgets` stay mounted."""
+        items = self.items
+        excess = len(items) - self.max_widgets
+        if excess > 0:
+            await self.remove_children(items[:excess])
+            self.note_hidden(excess)
+
+    def note_hidden(self, count: int) -> None:
+        """Count `count` more items as not shown and update the marker line."""
+        self.hidden_count += count
+        self._earlier.display = self.hidden_count > 0
+        self._earlier.set_text(
+            f"⋯ {self.hidden_count:,} earlier item{'s' if self.hidden_count != 1 else ''} not shown here "
+            "· F2 inspects the whole history"
+        )
+
+    async def clear_log(self) -> None:
+        """Remove every item (after /clear or before showing another session)."""
+        await self.remove_children(self.items)
+        self.hidden_count = 0
+        self._earlier.display = False

@@ -1,0 +1,120 @@
+"""The prompt: a multi-line input where Enter sends, with slash completion and prompt recall."""
+
+from __future__ import annotations
+
+from textual import events
+from textual.binding import Binding
+from textual.widgets import TextArea
+
+from co_tui.tui.messages import RunSlash, SendPrompt
+from co_tui.tui.widgets.slash_popup import SlashPopup
+
+
+class PromptInput(TextArea):
+    """Enter sends (`SendPrompt`, or `RunSlash` for a line starting with `/`); ctrl+j inserts a
+    newline; `//text` sends `/text` literally. While the slash popup is open, up/down pick, tab
+    completes, enter runs the pick and escape closes it. Up/down on the first/last line recall
+    earlier prompts.
+    """
+
+    DEFAULT_CSS = """
+    PromptInput {
+        height: auto;
+        min-height: 3;
+        max-height: 10;
+        margin: 0 1;
+        border: round $primary 60%;
+        padding: 0 1;
+        background: $background;
+        &:focus { border: round $primary; }
+    }
+    """
+
+    BINDINGS = [
+        Binding("ctrl+j,alt+enter,shift+enter", "newline", "Newline", show=False),
+    ]
+
+    def __init__(self, popup: SlashPopup, *, id: str | None = None) -> None:
+        super().__init__(
+            id=id,
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            placeholder="Ask anything · / for commands · ctrl+j for a newline",
+            highlight_cursor_line=False,
+        )
+        self.popup = popup
+        self.sent: list[str] = []  # prompt recall, oldest first
+        self._recall: int | None = None
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        text = self.text
+        if text.startswith("/") and not text.startswith("//") and not any(c.isspace() for c in text):
+            self.popup.show_for(text)
+        else:
+            self.popup.close()
+
+    async def _on_key(self, event: events.Key) -> None:
+        key = event.key
+        if self.popup.is_open and key in ("up", "down", "tab", "enter", "escape"):
+            event.stop()
+            event.prevent_default()
+            spec = self.popup.selected
+            if key in ("up", "down"):
+                self.popup.move(-1 if key == "up" else 1)
+            elif key == "escape":
+                self.popup.close()
+            elif key == "tab" and spec is not None:
+                self._set_text(spec.slash + (" " if "[" in spec.usage else ""))
+            elif key == "enter" and spec is not None:
+                self._set_text(spec.slash)
+                self.submit()
+            return
+        if key == "enter":
+            event.stop()
+            event.prevent_default()
+            self.submit()
+            return
+        if key in ("up", "down") and self._recall_step(key):
+            event.stop()
+            event.prevent_default()
+            return
+        await super()._on_key(event)
+
+    def _recall_step(self, key: str) -> bool:
+        """Up on the first line / down on the last line walks through earlier prompts."""
+        row, _ = self.cursor_location
+        if key == "up" and row == 0 and self.sent:
+            self._recall = len(self.sent) - 1 if self._recall is None else max(0, self._recall - 1)
+        elif key == "down" and row == self.document.line_count - 1 and self._recall is not None:
+            self._recall += 1
+            if self._recall >= len(self.sent):
+                self._recall = None
+                self._set_text("")
+                return True
+        else:
+            return False
+        self._set_text(self.sent[self._recall])
+        return True
+
+    def _set_text(self, text: str) -> None:
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
+    def submit(self) -> None:
+        """Send the current text (blank input does nothing) and clear the prompt."""
+        text = self.text.strip()
+        self.popup.close()
+        if not text:
+            return
+        self._recall = None
+        if not self.sent or self.sent[-1] != text:
+            self.sent.append(text)
+        self.load_text("")
+        if text.startswith("/") and not text.startswith("//"):
+            self.post_message(RunSlash(text))
+        else:
+            self.post_message(SendPrompt(text[1:] if text.startswith("//") else text))

@@ -1,0 +1,121 @@
+"""A tool call in the chat log: a collapsed one-liner that expands to arguments and result."""
+
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+from textual.content import Content
+from textual.widgets import Collapsible, Static
+
+Status = Literal["running", "done", "error", "interrupted"]
+
+PREVIEW_CHARS = 4000  # the expanded view shows the head of big results; the full text stays in the transcript
+ARGS_INLINE = 60
+
+
+def args_inline(args: str) -> str:
+    """Arguments as one short line: `path="README.md", limit=20` (raw text when not a JSON object)."""
+    from co_tui.tui.format import one_line
+
+    try:
+        data = json.loads(args) if args.strip() else {}
+    except ValueError:
+        return one_line(args, ARGS_INLINE)
+    if not isinstance(data, dict):
+        return one_line(args, ARGS_INLINE)
+    return one_line(", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in data.items()), ARGS_INLINE)
+
+
+def args_pretty(args: str) -> str:
+    """Arguments pretty-printed for the expanded view."""
+    try:
+        return json.dumps(json.loads(args), indent=2, ensure_ascii=False) if args.strip() else "{}"
+    except ValueError:
+        return args
+
+
+class ToolCallBlock(Collapsible):
+    """`⚙ read_file(path="README.md") · 2.3k chars · truncated`.
+
+    `set_result` fills in the size and preview; `mark_truncated` adds the badge shown when
+    governance shortened this output in the model's view (the transcript keeps it whole).
+    """
+
+    DEFAULT_CSS = """
+    ToolCallBlock {
+        margin: 1 0 0 0;
+        padding: 0 0 0 1;
+        border-top: none;
+        border-left: outer $secondary 50%;
+        background: transparent;
+    }
+    ToolCallBlock > CollapsibleTitle { padding: 0; }
+    ToolCallBlock > Contents { padding: 0 0 0 2; height: auto; }
+    ToolCallBlock .tool-section { color: $text-muted; text-style: bold; margin-top: 1; }
+    ToolCallBlock .tool-body { color: $foreground 80%; }
+    ToolCallBlock.-error { border-left: outer $error; }
+    """
+
+    def __init__(self, tool_name: str, tool_call_id: str, args: str) -> None:
+        self.tool_name = tool_name
+        self.tool_call_id = tool_call_id
+        self.args = args
+        self.status: Status = "running"
+        self.result_chars: int | None = None
+        self.truncated = False
+        self._result = Static(Content(""), classes="tool-body")
+        super().__init__(
+            Static("arguments", classes="tool-section"),
+            Static(Content(args_pretty(args)), classes="tool-body"),
+            Static("result", classes="tool-section"),
+            self._result,
+            title="",
+            collapsed=True,
+            collapsed_symbol="▸",
+            expanded_symbol="▾",
+        )
+        self._refresh_title()
+
+    def set_result(self, content: str, chars: int, *, is_error: bool = False) -> None:
+        """Record the tool's result: size in the title, the head of the text in the expanded view."""
+        self.status = "error" if is_error else "done"
+        self.result_chars = chars
+        shown = content if len(content) <= PREVIEW_CHARS else content[:PREVIEW_CHARS] + f"\n… ({chars:,} chars in all)"
+        self._result.update(Content(shown))
+        self.set_class(is_error, "-error")
+        self._refresh_title()
+
+    def mark_truncated(self) -> None:
+        """Show the `truncated` badge (idempotent)."""
+        if not self.truncated:
+            self.truncated = True
+            self._refresh_title()
+
+    def mark_interrupted(self) -> None:
+        """The turn stopped before this tool returned."""
+        if self.status == "running":
+            self.status = "interrupted"
+            self._result.update(Content("(interrupted before the tool returned)"))
+            self._refresh_title()
+
+    def _refresh_title(self) -> None:
+        from co_tui.tui.format import format_chars
+
+        icon = {"running": "⚙", "done": "⚙", "error": "✗", "interrupted": "⏹"}[self.status]
+        parts: list[str | tuple[str, str]] = [
+            (f"{icon} ", "$error" if self.status == "error" else "$secondary"),
+            (self.tool_name, "bold"),
+            (f"({args_inline(self.args)})", "$text-muted"),
+        ]
+        if self.status == "running":
+            parts.append(("  running…", "italic $text-muted"))
+        elif self.status == "interrupted":
+            parts.append(("  interrupted", "italic $text-warning"))
+        elif self.result_chars is not None:
+            parts.append((f" · {format_chars(self.result_chars)}", "$text-muted"))
+            if self.status == "error":
+                parts.append((" · failed", "$text-error"))
+        if self.truncated:
+            parts += ["  ", (" truncated ", "$background on $warning 80%")]
+        self.title = Content.assemble(*parts)  # type: ignore[assignment]

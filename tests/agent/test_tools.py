@@ -1,0 +1,134 @@
+"""The workspace tools as the model sees them (through a real Agent), and the shell approval flow."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from co_tui.agent.shell import cap_output, run_command
+
+
+async def test_refused_path_is_a_failed_result_and_the_run_goes_on(run_turn, offline_agent, workspace: Path) -> None:
+    turn = await run_turn(offline_agent(), "read ../../../../etc/passwd")
+    (result,) = turn.tool_results
+    assert result.tool_name == "read_file"
+    assert result.outcome == "failed"  # the provider's error channel, not a retry
+    assert "outside the workspace" in result.content
+    assert "root:" not in result.content
+    assert "outside the workspace" in turn.output  # the model answered from the failure
+
+
+async def test_symlink_escape_through_the_agent(run_turn, offline_agent, workspace: Path, outside: Path) -> None:
+    (workspace / "notes.txt").symlink_to(outside / "secret.txt")
+    turn = await run_turn(offline_agent(), "read notes.txt")
+    (result,) = turn.tool_results
+    assert result.outcome == "failed" and "symlink" in result.content
+    assert "TOP SECRET" not in turn.output
+
+
+async def test_repeated_refusals_do_not_exhaust_retries(run_turn, offline_agent) -> None:
+    agent = offline_agent()
+    history: list = []
+    for _ in range(4):  # ModelRetry would fail the run after the tool's retry budget
+        turn = await run_turn(agent, "read /etc/shadow", history)
+        history = turn.messages
+        assert turn.tool_results[0].outcome == "failed"
+
+
+async def test_tool_set_without_and_with_shell(run_turn, offline_agent) -> None:
+    no_shell = await run_turn(offline_agent(), "run ls")
+    assert not no_shell.tool_results
+    assert "run_shell tool is off" in no_shell.output
+    assert "CO_TUI_ALLOW_SHELL" in no_shell.output
+
+
+async def test_shell_runs_after_approval(run_turn, offline_agent, workspace: Path) -> None:
+    asked: list[str] = []
+
+    async def approve(command: str) -> bool:
+        asked.append(command)
+        return True
+
+    turn = await run_turn(offline_agent(allow_shell=True, approver=approve), "run ls pkg && echo done")
+    assert asked == ["ls pkg && echo done"]
+    (result,) = turn.tool_results
+    assert result.outcome == "success"
+    assert result.content.splitlines() == ["$ ls pkg && echo done", "__init__.py", "core.py", "done", "[exit code 0]"]
+    assert "exit code 0" in turn.output
+
+
+async def test_shell_declined_is_not_run(run_turn, offline_agent, workspace: Path) -> None:
+    async def decline(command: str) -> bool:
+        return False
+
+    marker = workspace / "created.txt"
+    turn = await run_turn(offline_agent(allow_shell=True, approver=decline), f"run touch {marker}")
+    (result,) = turn.tool_results
+    assert result.outcome == "denied"
+    assert "The user declined to run" in result.content
+    assert not marker.exists()
+    assert "declined" in turn.output
+
+
+async def test_shell_without_approver_refuses(run_turn, offline_agent, workspace: Path) -> None:
+    marker = workspace / "created.txt"
+    turn = await run_turn(offline_agent(allow_shell=True, approver=None), f"run touch {marker}")
+    (result,) = turn.tool_results
+    assert result.outcome == "denied" and "no one can approve" in result.content
+    assert not marker.exists()
+
+
+async def test_shell_approver_that_raises_counts_as_declined(run_turn, offline_agent, workspace: Path) -> None:
+    async def broken(command: str) -> bool:
+        raise RuntimeError("dialog crashed")
+
+    marker = workspace / "created.txt"
+    turn = await run_turn(offline_agent(allow_shell=True, approver=broken), f"run touch {marker}")
+    (result,) = turn.tool_results
+    assert result.outcome == "denied" and "dialog crashed" in result.content
+    assert not marker.exists()
+
+
+async def test_shell_exit_code_and_cwd(workspace: Path) -> None:
+    out = await run_command("pwd; exit 3", workspace)
+    assert out.splitlines() == ["$ pwd; exit 3", str(workspace), "[exit code 3]"]
+
+
+async def test_shell_timeout_kills_the_command(workspace: Path) -> None:
+    started = time.monotonic()
+    out = await run_command("echo before; sleep 30; echo after", workspace, timeout_s=0.5)
+    assert time.monotonic() - started < 10
+    assert out.splitlines()[1:] == ["before", "[timed out after 0.5 s: the command was killed]"]
+    assert out.endswith("[timed out after 0.5 s: the command was killed]")
+
+
+async def test_shell_output_memory_is_bounded(workspace: Path) -> None:
+    out = await run_command("seq 1 300000", workspace, max_chars=2000)
+    total = sum(len(f"{i}\n") for i in range(1, 300001))
+    assert f"of {total:,} chars omitted]" in out and out.splitlines()[-2] == "300000"
+    assert len(out) < 2200
+
+
+async def test_shell_output_is_capped(workspace: Path) -> None:
+    out = await run_command("seq 1 20000", workspace, max_chars=5000)
+    lines = out.splitlines()
+    assert lines[1] == "1" and lines[-2] == "20000"  # head and tail both kept
+    assert any(line.startswith("[capped:") and "chars omitted" in line for line in lines)
+    assert len(out) < 5200
+
+
+def test_cap_output_leaves_short_text_alone() -> None:
+    assert cap_output("short", 100) == "short"
+    capped = cap_output("a" * 3000 + "b" * 3000, 4000)
+    assert capped.startswith("a" * 2000) and capped.endswith("b" * 2000)
+    assert "[capped: 2,000 of 6,000 chars omitted]" in capped
+
+
+@pytest.mark.parametrize("prompt", ["list docs", "search TODO in docs", "read README.md"])
+async def test_tool_results_reach_the_model_uncapped_when_small(run_turn, offline_agent, prompt: str) -> None:
+    turn = await run_turn(offline_agent(), prompt)
+    (result,) = turn.tool_results
+    assert result.outcome == "success"
+    assert "[capped" not in result.content

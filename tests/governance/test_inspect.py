@@ -1,0 +1,57 @@
+"""annotate_history: the /history inspector's per-message status."""
+
+from co_tui.governance import annotate_history, estimate_tokens, fit_to_budget, trim_to_recent_turns
+from co_tui.governance.summarize import apply_summary, plan_summary_window
+
+from .builders import chat_turn, system, tool_turn
+from .synthetic import make_text
+
+
+def _transcript():
+    msgs = [system()]
+    for t in range(5):
+        msgs += tool_turn(f"task {t}", [make_text("logs", 5000, t)], f"done {t}", id_prefix=f"t{t}-")
+    return msgs
+
+
+def test_everything_in_context_when_nothing_was_cut():
+    transcript = _transcript()
+    infos = annotate_history(transcript, transcript)
+    assert all(i.status == "in_context" for i in infos)
+    assert [i.role for i in infos[:5]] == ["system", "user", "assistant", "tool", "assistant"]
+    assert [i.turn for i in infos[:6]] == [0, 1, 1, 1, 1, 2]
+    assert infos[1].preview == "task 0" and infos[2].preview.startswith("→ read_file")
+    assert infos[3].context_index == 3
+
+
+def test_dropped_truncated_and_kept():
+    transcript = _transcript()
+    budget = estimate_tokens(transcript[-4:]) + 250  # room for the newest turn and a little more
+    res = fit_to_budget(transcript, budget, tool_output_trim_chars=100)
+    infos = annotate_history(transcript, res.messages)
+    statuses = [i.status for i in infos]
+    assert "dropped" in statuses and "truncated" in statuses and "in_context" in statuses
+    assert statuses[0] == "in_context"  # system prompt
+    assert all(i.status == "in_context" for i in infos if i.turn == 5)  # newest turn verbatim
+    dropped_turns = {i.turn for i in infos if i.status == "dropped"}
+    assert dropped_turns and max(dropped_turns) < min(i.turn for i in infos if i.status != "dropped" and i.turn)
+
+
+def test_summarised_messages():
+    transcript = [system(), *[m for t in range(20) for m in chat_turn(f"q{t}", f"a{t}")]]
+    window = plan_summary_window(transcript, 10, 100_000)
+    context, dropped, _ = apply_summary(window, "a summary")
+    infos = annotate_history(transcript, context)
+    assert sum(i.status == "summarised" for i in infos) == dropped
+    assert infos[1].status == "in_context"  # the head turn
+    assert infos[-1].status == "in_context"
+    later = trim_to_recent_turns(context, estimate_tokens(context) // 3).messages
+    assert "dropped" in {i.status for i in annotate_history(transcript, later)}
+
+
+def test_context_view_annotates_markers_as_in_context():
+    transcript = _transcript()
+    context = trim_to_recent_turns(transcript, estimate_tokens(transcript) // 2).messages
+    rows = annotate_history(context, context)
+    assert all(r.status == "in_context" for r in rows)
+    assert rows[1].role == rows[1].kind == "marker"

@@ -1,0 +1,25 @@
+"""Fixtures: a loopback provider server per test, and real pydantic-ai models pointed at it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from .loopback import LoopbackServer, closed_port_url
+
+
+@pytest.fixture
+def loopback() -> Iterator[LoopbackServer]:
+    """A started loopback server, stopped (with any hanging requests released) after the test."""
+    server = LoopbackServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def refused_url() -> str:
+    """A 127.0.0.1 URL where nothing listens."""
+    return closed_port_url()

@@ -1,0 +1,75 @@
+"""Markdown and JSON exports of a saved session, banners at the cuts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, UserPromptPart
+from store_builders import breadcrumb, tool_turn
+
+from co_tui.governance.events import HistoryTrimmed
+from co_tui.session.export import export_json, export_markdown, render_export, trim_banner
+from co_tui.session.store import LoadedSession, SessionStore
+
+
+@pytest.fixture
+def saved(store: SessionStore, tmp_path: Path) -> LoadedSession:
+    sid = store.create_session(model="test:model", workspace=tmp_path, title="explain files")
+    turns = [tool_turn(i) for i in range(3)]
+    store.save_turn(sid, new_transcript=turns[0] + turns[1], context=turns[0] + turns[1], new_events=[])
+    cut = HistoryTrimmed(reason="token_budget", strategy="turn_trim", dropped_messages=4, dropped_turns=1,
+                         kept_turns=2, tokens_before=9000, tokens_after=5000, budget_tokens=8000)
+    store.save_turn(sid, new_transcript=turns[2], context=[breadcrumb(4, 1), *turns[1], *turns[2]], new_events=[cut])
+    compacted = HistoryTrimmed(reason="manual_compact", strategy="compact", dropped_messages=9,
+                               summary="Three files were explained.\nAll are request handlers.")
+    summary_msg = ModelRequest(parts=[UserPromptPart("[Compacted conversation summary]\nThree files.")])
+    store.save_turn(sid, new_transcript=[], context=[summary_msg], new_events=[compacted])
+    return store.load(sid)
+
+
+def test_markdown_has_blocks_and_banners_in_place(saved: LoadedSession) -> None:
+    md = export_markdown(saved)
+    assert md.startswith("# explain files\n")
+    assert saved.meta.id in md
+    assert md.count("## User") == 3 and md.count("## Assistant") == 6
+    assert md.count("**Tool call** `read_file`") == 3 and md.count("**Tool result** `read_file`") == 3
+    assert '"path": "file_2.py"' in md
+    # The turn-trim banner sits after turn 2's prompt, before its answer; the compact one at the end.
+    prompt_2 = md.index("read file_2.py and explain it")
+    banner = md.index("> ✂ History trimmed · 4 messages (1 turn) · 9k → 5k tokens · token budget")
+    assert prompt_2 < banner < md.index("file_2.py defines a request handler.")
+    assert md.rstrip().endswith("> All are request handlers.")
+    assert md.index("> ✂ Conversation compacted") > md.index("file_2.py defines a request handler.")
+
+
+def test_markdown_fences_survive_backticks(saved: LoadedSession) -> None:
+    from dataclasses import replace
+
+    from pydantic_ai.messages import ToolReturnPart
+
+    tricky = ModelRequest(parts=[ToolReturnPart("read_file", "```python\nx = 1\n```", tool_call_id="c")])
+    md = export_markdown(replace(saved, transcript=[tricky], ledger=[], ledger_positions=[]))
+    assert "````\n```python\nx = 1\n```\n````" in md
+
+
+def test_banner_quotes_summary_lines() -> None:
+    ev = HistoryTrimmed(reason="message_count", strategy="summary", dropped_messages=3, summary="one\n\ntwo")
+    assert trim_banner(ev).splitlines()[1:] == [">", "> one", ">", "> two"]
+    assert trim_banner(ev).startswith("> ✂ History summarised · 3 messages")
+
+
+def test_json_round_trips_the_transcript(saved: LoadedSession) -> None:
+    doc = json.loads(export_json(saved))
+    assert doc["format"] == "co-tui-session" and doc["meta"]["id"] == saved.meta.id
+    assert ModelMessagesTypeAdapter.validate_python(doc["transcript"]) == saved.transcript
+    assert [e["strategy"] for e in doc["ledger"]] == ["turn_trim", "compact"]
+    assert [e["at_message"] for e in doc["ledger"]] == [9, 12]
+    assert HistoryTrimmed.from_dict(doc["ledger"][1]) == saved.ledger[1]
+
+
+def test_unknown_format(saved: LoadedSession) -> None:
+    assert render_export(saved, "md") == export_markdown(saved)
+    with pytest.raises(ValueError, match="use md or json"):
+        render_export(saved, "pdf")

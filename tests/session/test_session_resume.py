@@ -1,0 +1,84 @@
+"""ChatSession + SessionStore: a governed conversation saved turn by turn, resumed exactly, continued."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from co_tui.config import load_settings
+from co_tui.session.chat import ChatSession
+from co_tui.session.store import SessionStore
+
+
+async def _run(session: ChatSession, prompt: str) -> list:
+    return [event async for event in session.run_turn(prompt)]
+
+
+async def test_resume_restores_transcript_context_and_ledger(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("# demo\n" + "A line of the readme that the tool returns.\n" * 80)
+    settings = load_settings(context_budget_tokens=900, context_strategy="trim", tool_output_trim_chars=200)
+    store = SessionStore.open(tmp_path / "data")
+    session = ChatSession(settings, workspace=tmp_path, store=store)
+    for i in range(6):
+        events = await _run(session, "read README.md" if i % 2 == 0 else f"hello number {i}")
+        assert not [e for e in events if e.type == "error"], events
+    assert session.ledger, "a 900-token budget should have cut something"
+    assert session.context != session.transcript
+
+    reopened = SessionStore.open(tmp_path / "data")
+    resumed = ChatSession.resume(settings, workspace=tmp_path, store=reopened, session_id=session.id)
+    assert resumed.transcript == session.transcript
+    assert resumed.context == session.context
+    assert resumed.ledger == session.ledger
+    assert resumed.ledger_positions == session.ledger_positions
+    assert resumed.title == session.title == "read README.md"
+
+    # Continuing appends: the old rows stay as they were, the new turn lands after them.
+    db = sqlite3.connect(tmp_path / "data" / "sessions.db")
+    before = db.execute("SELECT seq, body FROM transcript WHERE session_id = ? ORDER BY seq", (session.id,)).fetchall()
+    await _run(resumed, "hello again")
+    after = db.execute("SELECT seq, body FROM transcript WHERE session_id = ? ORDER BY seq", (session.id,)).fetchall()
+    assert after[: len(before)] == before and len(after) == len(resumed.transcript) > len(before)
+    final = reopened.load(session.id)
+    assert final.transcript == resumed.transcript and final.context == resumed.context
+    assert [m.id for m in reopened.list_sessions(tmp_path)] == [session.id]
+    db.close()
+    store.close()
+    reopened.close()
+
+
+async def test_clear_starts_a_new_session_and_keeps_the_old(tmp_path: Path) -> None:
+    store = SessionStore.open(tmp_path / "data")
+    session = ChatSession(load_settings(), workspace=tmp_path, store=store)
+    await _run(session, "hello")
+    old_id = session.id
+    event = session.clear()
+    assert event.reason == "clear" and session.id != old_id
+    await _run(session, "a fresh start")
+    listed = {m.id: m for m in store.list_sessions(tmp_path)}
+    assert set(listed) == {old_id, session.id}
+    old = store.load(old_id)
+    assert old.ledger[-1].reason == "clear" and old.meta.messages == 2
+    assert store.load(session.id).meta.title == "a fresh start"
+
+
+async def test_disk_full_keeps_the_conversation_and_the_next_save_catches_up(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("# demo\n" + "Some long readme text to fill pages.\n" * 3000)
+    store = SessionStore.open(tmp_path / "data")
+    session = ChatSession(load_settings(), workspace=tmp_path, store=store)
+    await _run(session, "hello")
+    pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
+    store._conn.execute(f"PRAGMA max_page_count = {pages}")  # SQLite now fails exactly as on a full disk
+
+    events = await _run(session, "read README.md")
+    storage = [e for e in events if e.type == "error" and e.kind == "storage"]
+    assert len(storage) == 1 and "disk is full" in storage[0].message
+    assert events[-1].type == "done" and not events[-1].failed
+    assert len(session.transcript) > 2  # the turn lives on in memory
+    assert store.load(session.id).meta.messages == 2
+
+    store._conn.execute("PRAGMA max_page_count = 1073741823")
+    events = await _run(session, "hello again")
+    assert not [e for e in events if e.type == "error"]
+    saved = store.load(session.id)
+    assert saved.transcript == session.transcript and saved.context == session.context

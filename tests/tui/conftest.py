@@ -1,0 +1,50 @@
+"""TUI test fixtures: a workspace, and the app wired to a scripted FakeSession.
+
+Isolation of config/data dirs and TEXTUAL_ANIMATIONS=none come from tests/conftest.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tui_fakes import fake_factory
+
+from co_tui.config import Settings
+from co_tui.tui.app import CoTuiApp
+
+
+class QuietApp(CoTuiApp):
+    """CoTuiApp for tests: the prompt's cursor does not blink (stable snapshots)."""
+
+    def on_ready(self) -> None:
+        self.chat.prompt.cursor_blink = False
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    path = tmp_path / "workspace"
+    path.mkdir()
+    (path / "README.md").write_text("# Demo\n\nA small demo workspace.\n")
+    return path
+
+
+@pytest.fixture
+def make_app(workspace: Path) -> Callable[..., QuietApp]:
+    """`make_app(**FakeSession fields)` → an app whose session is a FakeSession."""
+
+    def make(settings: Settings | None = None, **session_kwargs: Any) -> QuietApp:
+        return QuietApp(settings or Settings(), workspace, session_factory=fake_factory(**session_kwargs))
+
+    return make
+
+
+@pytest.fixture
+def real_app(workspace: Path) -> QuietApp:
+    """The app with the real session factory (`open_session`: offline model, SQLite store in the
+    temp CO_TUI_DATA_DIR), settings as a user's would load them."""
+    from co_tui.config import load_settings
+
+    return QuietApp(load_settings(), workspace)

@@ -1,0 +1,226 @@
+"""Every key and slash command, driven through the real CoTuiApp + ChatSession + offline model.
+
+No fakes here: the session is built by `open_session` (real SQLite store in the temp
+CO_TUI_DATA_DIR of the autouse fixture), the model is the built-in offline one. Slow replies come
+from CO_TUI_OFFLINE_DELAY (seconds per streamed chunk, and before a tool call).
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import asynccontextmanager
+
+import pytest
+from tui_helpers import wait_idle, wait_ready, wait_until
+
+from co_tui.session.banner import banner_line
+
+SIZE = (100, 30)
+
+
+@pytest.fixture
+def app(real_app):
+    return real_app
+
+
+def screen_name(pilot) -> str:
+    return type(pilot.app.screen).__name__
+
+
+def banners(pilot, kind: str) -> list[str]:
+    """The one-line text of every trim banner of `kind` (compact / clear / trim) in the log."""
+    return [banner_line(b.event) for b in pilot.app.chat.query(f"TrimBanner.-{kind}")]
+
+
+async def send(pilot, text: str) -> None:
+    """Type `text`, press enter, wait until the turn (or command) is done."""
+    await pilot.press(*text, "enter")
+    await wait_idle(pilot)
+
+
+async def send_nowait(pilot, text: str) -> None:
+    """Type `text` and press enter without waiting for the turn (pilot.press would wait for it)."""
+    await pilot.press(*text)
+    pilot.app.simulate_key("enter")
+    await wait_until(pilot, lambda: pilot.app._job is not None, what="turn started")
+
+
+def answers(pilot) -> list:
+    return list(pilot.app.chat.query("AssistantMessage"))
+
+
+async def next_turn_works(pilot) -> None:
+    """After an interrupt: a fresh prompt gets a full, uninterrupted answer and no new error."""
+    errors_before = len(pilot.app.chat.query("ErrorBlock"))
+    await send(pilot, "hello")
+    last = answers(pilot)[-1]
+    assert last.text and not last.interrupted
+    assert len(pilot.app.chat.query("ErrorBlock")) == errors_before
+
+
+@asynccontextmanager
+async def after_one_turn(app):
+    """The running app's pilot, after one finished "hello" turn."""
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await send(pilot, "hello")
+        yield pilot
+
+
+async def press_or_type(pilot, how: str) -> None:
+    """A key (`ctrl+k`) or a slash command line (`/compact focus`, sent with enter)."""
+    if how.startswith("/"):
+        await send(pilot, how)
+    else:
+        await pilot.press(how)
+
+
+# --- compact and clear: key and command ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["ctrl+k", "/compact the greeting"])
+async def test_compact(app, how):
+    async with after_one_turn(app) as pilot:
+        before = len(app.session.transcript)
+        await press_or_type(pilot, how)
+        await wait_until(pilot, lambda: banners(pilot, "compact"), what="compact banner")
+        await wait_idle(pilot)
+        assert banners(pilot, "compact")[0].startswith("✂ Conversation compacted")
+        assert app.session.ledger[-1].reason == "manual_compact"
+        assert len(app.session.transcript) == before  # the transcript keeps everything
+
+
+@pytest.mark.parametrize(("how", "answer"), [("ctrl+l", "y"), ("/clear", "y"), ("ctrl+l", "n")])
+async def test_clear_asks_first(app, how, answer):
+    async with after_one_turn(app) as pilot:
+        old_id, context = app.session.id, list(app.session.context)
+        await press_or_type(pilot, how)
+        await wait_until(pilot, lambda: screen_name(pilot) == "ConfirmClear", what="confirm dialog")
+        await pilot.press(answer)
+        await wait_until(pilot, lambda: screen_name(pilot) == "ChatScreen", what="dialog closed")
+        await wait_idle(pilot)
+        if answer == "y":
+            assert banners(pilot, "clear")
+            assert app.session.context == [] and app.session.id != old_id
+            assert not app.chat.query("UserMessage") and not answers(pilot)
+        else:
+            assert not banners(pilot, "clear")
+            assert app.session.context == context and app.session.id == old_id
+            assert [m.text for m in app.chat.query("UserMessage")] == ["hello"]
+
+
+# --- screens, interrupts ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("key", "screen"), [("f2", "HistoryScreen"), ("f1", "HelpScreen"),
+                                             ("ctrl+p", "CommandPalette")])
+async def test_key_opens_screen(app, key, screen):
+    async with after_one_turn(app) as pilot:
+        await pilot.press(key)
+        await wait_until(pilot, lambda: screen_name(pilot) == screen, what=screen)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: screen_name(pilot) == "ChatScreen", what="back to the chat")
+
+
+async def test_escape_interrupts_mid_stream(app, monkeypatch):
+    monkeypatch.setenv("CO_TUI_OFFLINE_DELAY", "0.05")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await send_nowait(pilot, "hello")
+        await wait_until(pilot, lambda: answers(pilot) and answers(pilot)[0].text, what="first words")
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        answer = answers(pilot)[0]
+        assert answer.interrupted and answer.text  # the partial answer stays, marked
+        # The interruption is said once: one error block, no second line inside the answer.
+        assert len(app.chat.query("ErrorBlock.-interrupted")) == 1
+        assert not answer.query("Label")
+        monkeypatch.setenv("CO_TUI_OFFLINE_DELAY", "0")
+        await next_turn_works(pilot)
+
+
+async def test_escape_interrupts_mid_tool_call(app, monkeypatch):
+    # The delay comes before the tool call and before each answer chunk: escape lands while the
+    # turn is between the call and its answer.
+    monkeypatch.setenv("CO_TUI_OFFLINE_DELAY", "0.3")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await send_nowait(pilot, "read README.md")
+        await wait_until(pilot, lambda: app.chat.query("ToolCallBlock"), what="tool call block")
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        block = app.chat.query_one("ToolCallBlock")
+        assert block.tool_name == "read_file" and block.status in ("done", "interrupted")
+        assert len(app.chat.query("ErrorBlock.-interrupted")) == 1
+        monkeypatch.setenv("CO_TUI_OFFLINE_DELAY", "0")
+        await next_turn_works(pilot)
+
+
+# --- slash commands --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("line", "screen"), [("/history", "HistoryScreen"), ("/help", "HelpScreen")])
+async def test_slash_opens_screen(app, line, screen):
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await send(pilot, line)
+        await wait_until(pilot, lambda: screen_name(pilot) == screen, what=screen)
+
+
+async def test_slash_model_shows_and_switches(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+
+        def notices() -> list[str]:
+            return [n.text for n in app.chat.query("NoticeLine")]
+
+        await send(pilot, "/model")
+        assert any(text.startswith("Model: offline") for text in notices())
+        await send(pilot, "/model offline")
+        await wait_until(pilot, lambda: "Model switched to offline" in notices(), what="switch notice")
+        assert app.session.model_name == "offline" and app.chat.title_bar.offline
+
+
+async def test_unknown_command_hints_closest(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await pilot.press(*"/compcat", "escape", "enter")  # escape closes the (empty) popup
+        hint = app.chat.query_one("#hint")
+        await wait_until(pilot, lambda: hint.has_class("-shown"), what="hint")
+        assert "did you mean /compact" in str(hint.render())
+        assert not app.session.ledger  # nothing ran
+
+
+async def test_slash_popup_appears_on_slash(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        popup = app.chat.query_one("SlashPopup")
+        assert not popup.is_open
+        await pilot.press("/")
+        await wait_until(pilot, lambda: popup.is_open, what="popup")
+        assert popup.option_count >= 7  # every command of the registry
+        await pilot.press("h", "e")
+        await wait_until(pilot, lambda: popup.option_count == 1, what="filtered to /help")
+
+
+async def test_slash_export_writes_where_it_says(app, workspace):
+    async with after_one_turn(app) as pilot:
+
+        def last_notice() -> str:
+            return app.chat.query("NoticeLine").last().text
+
+        await send(pilot, "/export")
+        md = workspace / f"co-tui-{app.session.id[:8]}.md"
+        assert last_notice() == f"Exported md to {md}" and "hello" in md.read_text()
+
+        await send(pilot, "/export json out/session.json")  # a missing directory: one line, no file
+        error = app.chat.query("ErrorBlock").last()
+        assert error.kind == "storage" and error.message.startswith("export failed:")
+        assert "\n" not in error.message and not (workspace / "out").exists()
+
+        await send(pilot, "/export json saved.json")
+        data = json.loads((workspace / "saved.json").read_text())
+        assert data and last_notice() == f"Exported json to {workspace / 'saved.json'}"
+
+        await send(pilot, "/export pdf")
+        assert "unknown export format 'pdf'" in str(app.chat.query_one("#hint").render())

@@ -1,0 +1,234 @@
+"""A scripted stand-in for ChatSession with the same interface, for widget-level TUI tests.
+
+It yields real domain events (co_tui.session.events) and keeps real pydantic-ai messages in its
+transcript/context, so the app's code paths are the production ones; only the model is scripted.
+Tests of the whole stack use the real ChatSession with the offline model instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+
+from co_tui.config import Settings
+from co_tui.governance.events import HistoryTrimmed
+from co_tui.session.events import Done, ErrorEvent, Event, TextDelta, ToolCall, ToolResult, UsageUpdate
+
+
+@dataclass
+class Text:
+    """The model writes `text` (streamed in `chunks` pieces)."""
+
+    text: str
+    chunks: int = 4
+
+
+@dataclass
+class Tool:
+    """The model calls `name(args)`; the tool returns `result` (`hold` seconds later)."""
+
+    name: str
+    args: str
+    result: str
+    call_id: str = ""
+    is_error: bool = False
+    hold: float = 0.0
+
+
+@dataclass
+class Trim:
+    """Governance trimmed the context mid-turn."""
+
+    event: HistoryTrimmed
+
+
+@dataclass
+class Fail:
+    """The provider failed: an error line ends the turn."""
+
+    message: str
+    kind: str = "provider"
+
+
+Step = Text | Tool | Trim | Fail
+Script = Callable[[str], Sequence[Step]]
+
+
+def echo_script(prompt: str) -> list[Step]:
+    """Default behaviour: answer with a short Markdown echo."""
+    return [Text(f"You said: **{prompt}**")]
+
+
+@dataclass
+class FakeSession:
+    """Implements the ChatSession surface the TUI uses; `script(prompt)` decides each turn."""
+
+    settings: Settings
+    script: Script = echo_script
+    model_name: str = "offline"
+    is_offline: bool = True
+    delay: float = 0.0  # seconds between streamed events
+    budget_tokens: int = 100_000
+    tokens_per_message: int = 400
+    exactness: str = "anchored"
+    window_is_guess: bool = False
+    store: Any = None
+    id: str = "f00dfeed0000000000000000000000aa"
+    title: str = ""
+    transcript: list[ModelMessage] = field(default_factory=list)
+    context: list[ModelMessage] = field(default_factory=list)
+    ledger: list[HistoryTrimmed] = field(default_factory=list)
+    busy: bool = False
+    prompts: list[str] = field(default_factory=list)
+    compact_summary: str = "The user asked about the parser; tests now pass."
+    extra_tokens: int = 0  # added to the meter figure (to drive it to a colour level)
+    _cancelled: bool = False
+    _calls: int = 0
+
+    # --- the meter -------------------------------------------------------------------------------
+
+    def meter_reading(self) -> UsageUpdate:
+        """Tokens grow with the context; the budget and limits come from the fields."""
+        tokens = len(self.context) * self.tokens_per_message + self.extra_tokens
+        return UsageUpdate(
+            input_tokens=tokens,
+            output_tokens=0,
+            context_tokens=tokens,
+            budget_tokens=self.budget_tokens,
+            messages=len(self.context),
+            max_messages=self.settings.max_history_messages,
+            exactness=self.exactness,  # type: ignore[arg-type]
+            window_is_guess=self.window_is_guess,
+        )
+
+    # --- turns -----------------------------------------------------------------------------------
+
+    def _append(self, *messages: ModelMessage) -> None:
+        self.transcript.extend(messages)
+        self.context.extend(messages)
+
+    async def _pause(self, seconds: float) -> None:
+        end = asyncio.get_running_loop().time() + seconds
+        while not self._cancelled and asyncio.get_running_loop().time() < end:
+            await asyncio.sleep(min(0.01, seconds))
+
+    async def run_turn(self, prompt: str) -> AsyncIterator[Event]:
+        """Play the script for `prompt`; stop early (interrupted) after `cancel()`."""
+        self.busy, self._cancelled = True, False
+        self.prompts.append(prompt)
+        if not self.title:
+            self.title = prompt[:60]
+        self._append(ModelRequest(parts=[UserPromptPart(prompt)]))
+        output: list[str] = []
+        failed = False
+        try:
+            for step in self.script(prompt):
+                if self._cancelled:
+                    break
+                if isinstance(step, Text):
+                    size = max(1, -(-len(step.text) // step.chunks))
+                    written = ""
+                    for i in range(0, len(step.text), size):
+                        await self._pause(self.delay)
+                        if self._cancelled:
+                            break
+                        written += step.text[i : i + size]
+                        output.append(step.text[i : i + size])
+                        yield TextDelta(text=step.text[i : i + size])
+                    self._append(ModelResponse(parts=[TextPart(written)]))
+                elif isinstance(step, Tool):
+                    self._calls += 1
+                    call_id = step.call_id or f"call_{self._calls}"
+                    self._append(ModelResponse(parts=[ToolCallPart(step.name, step.args, call_id)]))
+                    yield ToolCall(tool_name=step.name, tool_call_id=call_id, args=step.args)
+                    await self._pause(step.hold or self.delay)
+                    if self._cancelled:
+                        break
+                    self._append(ModelRequest(parts=[ToolReturnPart(step.name, step.result, call_id)]))
+                    yield ToolResult(tool_name=step.name, tool_call_id=call_id, content=step.result,
+                                     chars=len(step.result), is_error=step.is_error)
+                elif isinstance(step, Trim):
+                    self.ledger.append(step.event)
+                    yield step.event
+                elif isinstance(step, Fail):
+                    failed = True
+                    yield ErrorEvent(message=step.message, kind=step.kind)  # type: ignore[arg-type]
+                    break
+        finally:
+            self.busy = False
+        if self._cancelled:
+            yield ErrorEvent(message="interrupted: the partial answer is kept", kind="interrupted")
+        yield self.meter_reading()
+        yield Done(output="".join(output), interrupted=self._cancelled, failed=failed)
+
+    def cancel(self) -> None:
+        """Interrupt the running turn."""
+        self._cancelled = True
+
+    async def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
+        """Replace the context by a two-message summary, like the real `/compact`."""
+        if not self.context:
+            yield Done(output="nothing to compact")
+            return
+        before = self.meter_reading().context_tokens
+        summary = self.compact_summary + (f" (focus: {focus})" if focus else "")
+        self.context = [
+            ModelRequest(parts=[UserPromptPart(f"[Compacted conversation summary]\n{summary}")]),
+            ModelResponse(parts=[TextPart("Understood. I have the conversation context.")]),
+        ]
+        self.extra_tokens = 0
+        event = HistoryTrimmed(
+            reason="manual_compact", strategy="compact", dropped_messages=len(self.transcript),
+            dropped_turns=len(self.prompts), kept_turns=0, tokens_before=before,
+            tokens_after=self.meter_reading().context_tokens, budget_tokens=self.budget_tokens,
+            summary=summary, session_id=self.id,
+        )
+        self.ledger.append(event)
+        yield event
+        yield self.meter_reading()
+        yield Done(output=summary)
+
+    def clear(self) -> HistoryTrimmed:
+        """Empty the conversation under a new id; return the `clear` event."""
+        event = HistoryTrimmed(
+            reason="clear", strategy="compact", dropped_messages=len(self.context),
+            dropped_turns=len(self.prompts), tokens_before=self.meter_reading().context_tokens,
+            tokens_after=0, budget_tokens=self.budget_tokens, session_id=self.id,
+        )
+        self.id = "f00dfeed0000000000000000000000bb"
+        self.title = ""
+        self.transcript, self.context, self.ledger, self.prompts = [], [], [], []
+        self.extra_tokens = 0
+        return event
+
+    def set_model(self, name: str) -> None:
+        """Switch models; names starting with `bad` are refused like an unknown provider."""
+        if name.startswith("bad"):
+            raise ValueError(f"unknown model '{name}': expected provider:model, e.g. openai:gpt-4o")
+        self.model_name, self.is_offline = name, name == "offline"
+
+
+def fake_factory(**session_kwargs: Any) -> Callable[..., FakeSession]:
+    """A `session_factory` for CoTuiApp that builds a FakeSession (ignores resume/approver)."""
+    made: list[FakeSession] = []
+
+    def factory(settings: Settings, workspace: Path, **_: Any) -> FakeSession:
+        session = FakeSession(settings, **session_kwargs)
+        made.append(session)
+        return session
+
+    factory.made = made  # type: ignore[attr-defined]
+    return factory
