@@ -107,19 +107,17 @@ def _screen_sections() -> list[tuple[str, str]]:
 
 
 def offline_triggers_section() -> str:
-    """What the built-in offline model reacts to, if its module documents it; else empty."""
-    try:
-        from co_tui.agent import offline
-    except ImportError:
-        return ""
-    triggers = getattr(offline, "TRIGGERS", None)
-    if not triggers:
-        return ""
-    lines = ["## The offline model", "",
-             "With `--model offline` (the default) co-tui needs no network and no API key. It answers",
-             "deterministically and calls the workspace tools when you ask in these words:", ""]
-    lines += [f"- {_cell(str(trigger))}" for trigger in triggers]
-    return "\n".join(lines)
+    """What the built-in offline model reacts to (its `TRIGGERS`), as a Markdown section."""
+    # offline_intents is pure Python: listing the phrases does not load pydantic-ai.
+    from co_tui.agent.offline_intents import TRIGGERS
+
+    rows = ["## The offline model", "",
+            "With `--model offline` (the default) co-tui needs no network and no API key: the answers are",
+            "deterministic, and these prompts make it call the workspace tools, so every feature can be",
+            "tried without a real model. Several requests can be joined with \"and\", \"then\" or \";\".", ""]
+    # A list, not a table: the example prompts stay on one line each.
+    rows += [f"- `{example}` — {effect}" for example, effect in TRIGGERS]
+    return "\n".join(rows)
 
 
 def reference_markdown() -> str:
@@ -131,10 +129,7 @@ def reference_markdown() -> str:
              commands_table(), ""]
     for title, table in _screen_sections():
         parts += [f"## {title}", "", table, ""]
-    parts.append(GOVERNANCE_EXPLAINER)
-    offline_section = offline_triggers_section()
-    if offline_section:
-        parts += [offline_section, ""]
+    parts += [GOVERNANCE_EXPLAINER, offline_triggers_section(), ""]
     return "\n".join(parts).rstrip() + "\n"
 
 

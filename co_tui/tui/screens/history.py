@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 
 from co_tui.session.banner import REASON_TEXT, STRATEGY_TEXT, banner_details, format_tokens
-from co_tui.tui.widgets.turn_token_chart import TurnBar, TurnState, TurnTokenChart
+from co_tui.tui.widgets.turn_token_chart import STATE_COLOURS, TurnBar, TurnState, TurnTokenChart, legend_markup
 
 if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
@@ -58,8 +58,14 @@ STATUS_LABELS = {
     "truncated": "output truncated",
     "output_truncated": "output truncated",
 }
-_STATUS_STYLE = {"in context": "green", "dropped": "dim", "summarised": "magenta", "output truncated": "yellow"}
+# Each status wears the colour of the chart state it belongs to (truncated: shortened, like "partly").
+_STATUS_STATE = {"in context": "in_context", "output truncated": "partial", "summarised": "summarised",
+                 "dropped": "dropped"}
 _PREVIEW_CHARS = 80
+_MIN_PREVIEW_WIDTH = 20
+# Fixed widths of the message tables' columns before the preview, which takes the rest.
+_MESSAGE_COLUMNS = (("index", "#", 4), ("turn", "turn", 4), ("kind", "kind", 9), ("tokens", "tokens", 6),
+                    ("status", "status", 16))
 
 
 def status_label(status: str) -> str:
@@ -107,10 +113,6 @@ def _one_line(text: str, limit: int = _PREVIEW_CHARS) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def _status_cell(label: str) -> Text:
-    return Text(label, style=_STATUS_STYLE.get(label, ""))
-
-
 def _tokens_of_budget(tokens: int, budget: int, estimated: bool) -> str:
     approx = "~" if estimated else ""
     if budget <= 0:
@@ -137,6 +139,10 @@ class HistoryScreen(Screen[None]):
     def __init__(self, session: HistorySource) -> None:
         super().__init__()
         self.session = session
+        # What the tables show: read by `reload`, drawn by `_draw` (again on every resize).
+        self._transcript_rows: list[MessageRow] = []
+        self._context_rows: list[MessageRow] = []
+        self._ledger: list[HistoryTrimmed] = []
 
     def compose(self) -> ComposeResult:
         yield Static("History · what the model sees now, and everything that happened", id="history-title")
@@ -145,10 +151,7 @@ class HistoryScreen(Screen[None]):
             with Horizontal(id="history-chart-row"):
                 yield Static("tokens\nper turn", id="history-chart-label")
                 yield TurnTokenChart(id="history-chart")
-            yield Static(
-                "[green]█[/] in context  [yellow]█[/] partly  [magenta]█[/] summarised  [dim]█[/] dropped",
-                id="history-legend",
-            )
+            yield Static(legend_markup(), id="history-legend")
         with TabbedContent(id="history-tabs"):
             with TabPane("In context", id="context"):
                 yield DataTable(id="context-table", cursor_type="row", zebra_stripes=True)
@@ -163,15 +166,24 @@ class HistoryScreen(Screen[None]):
         self.reload()
         self.query_one("#context-table", DataTable).focus()
 
+    def on_resize(self) -> None:
+        # The preview column takes the width the others leave: redraw once the new layout is known.
+        self.call_after_refresh(self._draw)
+
     # --- filling -----------------------------------------------------------------------------------
 
     def reload(self) -> None:
         """Re-read the session (it may have moved on since the screen opened) and redraw everything."""
         from co_tui.governance import annotate_history
 
-        transcript_rows = list(annotate_history(self.session.transcript, self.session.context))
-        context_rows = context_view(transcript_rows, annotate_history(self.session.context, self.session.context))
-        ledger = list(self.session.ledger)
+        self._transcript_rows = list(annotate_history(self.session.transcript, self.session.context))
+        self._context_rows = context_view(self._transcript_rows,
+                                          annotate_history(self.session.context, self.session.context))
+        self._ledger = list(self.session.ledger)
+        self._draw()
+
+    def _draw(self) -> None:
+        transcript_rows, context_rows, ledger = self._transcript_rows, self._context_rows, self._ledger
         self._fill_messages("#context-table", context_rows)
         self._fill_messages("#transcript-table", transcript_rows)
         self._fill_ledger(ledger)
@@ -182,15 +194,27 @@ class HistoryScreen(Screen[None]):
         tabs.get_tab("transcript").label = f"Transcript ({len(transcript_rows)})"
         tabs.get_tab("ledger").label = f"Trims ({len(ledger)})"
 
+    def _status_style(self, label: str) -> str:
+        """The Rich style of a status word: its chart state's colour, resolved in the current theme."""
+        colour = STATE_COLOURS.get(_STATUS_STATE.get(label, ""), "")
+        if colour.startswith("$"):
+            colour = self.app.theme_variables.get(colour[1:], "")
+        return colour if colour.startswith("#") else "dim"
+
+    def _preview_width(self, table: DataTable) -> int:
+        """Room for the preview: the tabs' width less the fixed columns, padding and a scrollbar."""
+        width = self.query_one("#history-tabs", TabbedContent).size.width
+        fixed = sum(w + 2 * table.cell_padding for _key, _label, w in _MESSAGE_COLUMNS)
+        room = width - fixed - 2 * table.cell_padding - table.styles.scrollbar_size_vertical
+        return max(_MIN_PREVIEW_WIDTH, room)
+
     def _fill_messages(self, selector: str, rows: Sequence[MessageRow]) -> None:
         table = self.query_one(selector, DataTable)
+        cursor = table.cursor_row
         table.clear(columns=True)
-        table.add_column("#", key="index")
-        table.add_column("turn", key="turn")
-        table.add_column("kind", key="kind")
-        table.add_column("tokens", key="tokens")
-        table.add_column("status", key="status")
-        table.add_column("preview", key="preview")
+        for key, label, width in _MESSAGE_COLUMNS:
+            table.add_column(label, key=key, width=width)
+        table.add_column("preview", key="preview", width=self._preview_width(table))
         for row in rows:
             label = status_label(row.status)
             dim = "dim" if label in ("dropped", "summarised") else ""
@@ -199,14 +223,18 @@ class HistoryScreen(Screen[None]):
                 Text(str(row.turn) if row.turn > 0 else "–", justify="right"),
                 Text(row.kind, style=dim),
                 Text(format_tokens(row.tokens), justify="right", style=dim),
-                _status_cell(label),
-                Text(_one_line(row.preview), style=dim),
+                Text(label, style=self._status_style(label)),
+                Text(_one_line(row.preview), style=dim, no_wrap=True, overflow="ellipsis"),
             )
+        if rows:
+            table.move_cursor(row=min(max(cursor, 0), len(rows) - 1))
 
     def _fill_ledger(self, ledger: Sequence[HistoryTrimmed]) -> None:
         table = self.query_one("#ledger-table", DataTable)
+        cursor = table.cursor_row
         table.clear(columns=True)
-        for label in ("#", "reason", "strategy", "dropped", "tokens before → after", "budget", "summary"):
+        # Budget, note and summary are in the detail pane below: the table stays one screen wide.
+        for label in ("#", "reason", "strategy", "dropped", "tokens"):
             table.add_column(label)
         for number, event in enumerate(ledger, start=1):
             dropped = _plural(event.dropped_messages, "msg") + (
@@ -217,10 +245,10 @@ class HistoryScreen(Screen[None]):
                 STRATEGY_TEXT.get(event.strategy, event.strategy),
                 dropped,
                 f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)}",
-                format_tokens(event.budget_tokens) if event.budget_tokens else "–",
-                _one_line(event.summary or event.note or "", 48),
             )
-        self._show_ledger_detail(ledger[0] if ledger else None)
+        if ledger:
+            table.move_cursor(row=min(max(cursor, 0), len(ledger) - 1))
+        self._show_ledger_detail(ledger[table.cursor_row] if ledger else None)
 
     def _show_ledger_detail(self, event: HistoryTrimmed | None) -> None:
         detail = self.query_one("#ledger-detail", Static)
@@ -257,8 +285,8 @@ class HistoryScreen(Screen[None]):
     # --- actions -----------------------------------------------------------------------------------
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.data_table.id == "ledger-table" and 0 <= event.cursor_row < len(self.session.ledger):
-            self._show_ledger_detail(self.session.ledger[event.cursor_row])
+        if event.data_table.id == "ledger-table" and 0 <= event.cursor_row < len(self._ledger):
+            self._show_ledger_detail(self._ledger[event.cursor_row])
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         # The visible tab's table takes the keys, so ↑/↓ move through it at once.

@@ -7,9 +7,11 @@ where the context cut falls: dim bars on the left were dropped, bright ones are 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -18,6 +20,16 @@ TurnState = Literal["in_context", "partial", "summarised", "dropped"]
 
 # Eighth-blocks: the top of a bar ends on one of these.
 _EIGHTHS = " ▁▂▃▄▅▆▇█"
+# One colour per state, shared by the bars, the legend and the inspector's status column.
+STATE_COLOURS: dict[str, str] = {
+    "in_context": "$success",
+    "partial": "$warning",
+    "summarised": "#b48ead",
+    "dropped": "$foreground-disabled",
+}
+STATE_LABELS: dict[str, str] = {
+    "in_context": "in context", "partial": "partly", "summarised": "summarised", "dropped": "dropped",
+}
 # When one column stands for several turns, the most visible state wins.
 _STATE_RANK: dict[str, int] = {"dropped": 0, "summarised": 1, "partial": 2, "in_context": 3}
 
@@ -49,8 +61,13 @@ def _columns(bars: tuple[TurnBar, ...], width: int) -> tuple[list[TurnBar], int,
     return merged, 1, 0
 
 
+def legend_markup() -> str:
+    """Content markup naming each bar colour, e.g. for a `Static` under the chart."""
+    return "  ".join(f"[{STATE_COLOURS[state]}]█[/] {label}" for state, label in STATE_LABELS.items())
+
+
 def render_bars(bars: tuple[TurnBar, ...], width: int, height: int,
-                styles: dict[str, str]) -> Text:
+                styles: Mapping[str, Style | str]) -> Text:
     """The chart as `height` lines of `width` cells; `styles` maps a state to a Rich style."""
     columns, bar_width, gap = _columns(bars, width)
     peak = max((bar.tokens for bar in columns), default=0)
@@ -78,14 +95,14 @@ class TurnTokenChart(Widget):
         "turn-token-chart--dropped",
     }
 
-    DEFAULT_CSS = """
-    TurnTokenChart {
+    DEFAULT_CSS = f"""
+    TurnTokenChart {{
         height: 3;
-        & > .turn-token-chart--in-context { color: $success; }
-        & > .turn-token-chart--partial { color: $warning; }
-        & > .turn-token-chart--summarised { color: $accent; }
-        & > .turn-token-chart--dropped { color: $text-disabled; }
-    }
+        & > .turn-token-chart--in-context {{ color: {STATE_COLOURS["in_context"]}; }}
+        & > .turn-token-chart--partial {{ color: {STATE_COLOURS["partial"]}; }}
+        & > .turn-token-chart--summarised {{ color: {STATE_COLOURS["summarised"]}; }}
+        & > .turn-token-chart--dropped {{ color: {STATE_COLOURS["dropped"]}; }}
+    }}
     """
 
     bars: reactive[tuple[TurnBar, ...]] = reactive(())

@@ -8,7 +8,7 @@ from co_tui.tui.commands import COMMANDS, KEYS
 from co_tui.tui.keys_reference import key_label
 from co_tui.tui.screens.help import HelpScreen
 
-from conftest import TERMINAL
+from screen_host import TERMINAL, make_host, screen_env  # noqa: F401 (fixtures)
 
 
 async def test_help_lists_every_command_and_key(make_host):
@@ -50,3 +50,8 @@ async def test_help_scrolls_with_arrow_keys(make_host):
 
 def test_help_snapshot(snap_compare, make_host):
     assert snap_compare(make_host(HelpScreen), terminal_size=TERMINAL)
+
+
+def test_help_end_snapshot(snap_compare, make_host):
+    # The end of the reference: the governance explainer and the offline model's phrases.
+    assert snap_compare(make_host(HelpScreen), terminal_size=TERMINAL, press=["end"])

@@ -2,29 +2,34 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
+from functools import cache
 
 import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from textual.widgets import DataTable, Static, TabbedContent
 
-from co_tui.governance import estimate_tokens, trim_tool_returns, trim_to_recent_turns
+from pydantic_ai.models.function import FunctionModel
+
+from co_tui.agent.offline import offline_model
+from co_tui.governance import GovernancePolicy, Governor, estimate_tokens, trim_tool_returns, trim_to_recent_turns
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.events import UsageUpdate
 from co_tui.tui.screens.history import HistoryScreen
 
-from conftest import TERMINAL
+from screen_host import TERMINAL, make_host, screen_env  # noqa: F401 (fixtures)
 
 TURNS = 8
 BUDGET = 900
 
 
-def _turn(i: int) -> list:
+def _turn(i: int, lines: int = 40) -> list:
     call = f"call_{i}"
     return [
         ModelRequest(parts=[UserPromptPart(f"read module_{i}.py and explain it")]),
         ModelResponse(parts=[ToolCallPart("read_file", {"path": f"module_{i}.py"}, tool_call_id=call)]),
-        ModelRequest(parts=[ToolReturnPart("read_file", f"def step_{i}(x):\n    return x + {i}\n" * 40,
+        ModelRequest(parts=[ToolReturnPart("read_file", f"def step_{i}(x):\n    return x + {i}\n" * lines,
                                            tool_call_id=call)]),
         ModelResponse(parts=[TextPart(f"module_{i}.py defines step_{i}, which adds {i} to its input.")]),
     ]
@@ -37,10 +42,12 @@ class CutSession:
     transcript: list
     context: list = field(default_factory=list)
     ledger: list[HistoryTrimmed] = field(default_factory=list)
+    budget: int = BUDGET
+    max_messages: int = 40
 
     def meter_reading(self) -> UsageUpdate:
         return UsageUpdate(input_tokens=0, output_tokens=0, context_tokens=estimate_tokens(self.context),
-                           budget_tokens=BUDGET, messages=len(self.context), max_messages=40)
+                           budget_tokens=self.budget, messages=len(self.context), max_messages=self.max_messages)
 
 
 @pytest.fixture
@@ -93,3 +100,107 @@ def test_history_snapshot(snap_compare, make_host, session):
 
 def test_history_ledger_snapshot(snap_compare, make_host, session):
     assert snap_compare(make_host(lambda: HistoryScreen(session)), terminal_size=TERMINAL, press=["l"])
+
+
+# Tool outputs of uneven size, so the chart's bars differ.
+LINES = (3, 40, 8, 60, 5, 25, 12, 70, 6, 30)
+
+
+def _summariser_down(messages, info):
+    raise ConnectionError("summariser unreachable")
+
+
+async def _govern(turns: int) -> CutSession:
+    """A conversation run through the real policy turn by turn, as ChatSession does: the summariser is
+    down at first (static marker, cooldown, zero-LLM trims), then the offline model summarises."""
+    now = [0.0]
+    policy = GovernancePolicy(budget_tokens=1300, max_history_messages=16, tool_output_trim_chars=300)
+    governor = Governor(policy, summarizer_model=FunctionModel(_summariser_down), clock=lambda: now[0])
+    session = CutSession([], budget=policy.budget_tokens, max_messages=policy.max_history_messages)
+    for i in range(turns):
+        if i == 6:  # the cooldown is over and the summariser is back
+            governor.summarizer_model, now[0] = offline_model(), 1000.0
+        turn = _turn(i, LINES[i])
+        session.transcript += turn
+        outcome = await governor.apply(session.context + turn)
+        session.context, session.ledger = outcome.messages, session.ledger + outcome.events
+    return session
+
+
+@cache
+def _governed(turns: int) -> CutSession:
+    return asyncio.run(_govern(turns))
+
+
+@pytest.fixture
+def summarised() -> CutSession:
+    """Nine turns: the old ones summarised, every kind of cut in the ledger."""
+    session = _governed(9)
+    strategies = {event.strategy for event in session.ledger}
+    assert {"static_marker", "turn_trim", "tool_output_trim", "summary"} <= strategies
+    return session
+
+
+@pytest.fixture
+def dropped_and_truncated() -> CutSession:
+    """Eight turns: the summary was cut again by the turn trim, and an old output shortened."""
+    return _governed(8)
+
+
+async def test_transcript_statuses_follow_the_policy(make_host, summarised, dropped_and_truncated):
+    for session, expected in ((summarised, {"summarised", "in context"}),
+                              (dropped_and_truncated, {"dropped", "in context", "output truncated"})):
+        app = make_host(lambda: HistoryScreen(session))
+        async with app.run_test(size=TERMINAL) as pilot:
+            await pilot.pause()
+            table = app.screen.query_one("#transcript-table", DataTable)
+            assert {str(table.get_row_at(i)[4]) for i in range(table.row_count)} == expected
+            bars = app.screen.query_one("#history-chart").bars
+            assert len(bars) == len({row.turn for row in app.screen._transcript_rows if row.turn})
+            assert [bar.tokens > 0 for bar in bars] == [True] * len(bars)
+
+
+async def test_keys_switch_tabs_and_move_the_ledger_detail(make_host, summarised):
+    app = make_host(lambda: HistoryScreen(summarised))
+    async with app.run_test(size=TERMINAL) as pilot:
+        await pilot.pause()
+        tabs = app.screen.query_one("#history-tabs", TabbedContent)
+        for key, tab in (("t", "transcript"), ("l", "ledger"), ("c", "context")):
+            await pilot.press(key)
+            await pilot.pause()
+            assert tabs.active == tab
+            assert app.screen.focused is app.screen.query_one(f"#{tab}-table")
+        await pilot.press("l")
+        await pilot.pause()
+        detail = app.screen.query_one("#ledger-detail", Static)
+        first = str(detail.render())
+        assert "summary failed" in first  # the ledger starts with the static marker and its note
+        await pilot.press(*["down"] * (len(summarised.ledger) - 1))
+        await pilot.pause()
+        last = str(detail.render())
+        assert last != first and "Extractive summary" in last
+
+
+async def test_refresh_picks_up_a_session_that_moved_on(make_host):
+    session = CutSession(_turn(0), list(_turn(0)))
+    app = make_host(lambda: HistoryScreen(session))
+    async with app.run_test(size=TERMINAL) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#transcript-table", DataTable)
+        assert table.row_count == 4
+        session.transcript += _turn(1)
+        session.context += _turn(1)
+        await pilot.press("r")
+        await pilot.pause()
+        assert table.row_count == 8
+        await pilot.press("q")
+        await pilot.pause()
+        assert app.results == [None]
+
+
+def test_history_summarised_snapshot(snap_compare, make_host, summarised):
+    assert snap_compare(make_host(lambda: HistoryScreen(summarised)), terminal_size=TERMINAL, press=["t"])
+
+
+def test_history_summarised_ledger_snapshot(snap_compare, make_host, summarised):
+    assert snap_compare(make_host(lambda: HistoryScreen(summarised)), terminal_size=TERMINAL, press=["l"])

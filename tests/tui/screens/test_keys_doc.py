@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from co_tui.tui.commands import COMMANDS, KEYS
 from co_tui.tui.keys_reference import DOC_PATH, generated_block, key_label, reference_markdown
 
@@ -34,3 +37,19 @@ def test_key_labels_read_like_keys():
     assert key_label("f2") == "F2"
     assert key_label("escape,q") == "Esc / Q"
     assert key_label("ctrl+shift+pagedown") == "Ctrl+Shift+PgDn"
+
+
+def test_the_offline_models_phrases_are_documented():
+    from co_tui.agent.offline_intents import TRIGGERS
+
+    doc = _doc()
+    for example, effect in TRIGGERS:
+        assert f"`{example}`" in doc and effect.split("`")[0] in doc, example
+
+
+def test_the_reference_does_not_load_pydantic_ai():
+    # The help screen is part of the TUI, which must paint before pydantic-ai loads.
+    code = ("import sys; from co_tui.tui.keys_reference import reference_markdown; reference_markdown(); "
+            "import co_tui.tui.screens.help, co_tui.tui.palette; "
+            "sys.exit(1 if any(m.split('.')[0] == 'pydantic_ai' for m in sys.modules) else 0)")
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

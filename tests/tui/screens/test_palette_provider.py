@@ -7,7 +7,7 @@ from textual.command import CommandList, CommandPalette
 from co_tui.tui.commands import COMMANDS
 from co_tui.tui.palette import SlashCommandProvider
 
-from conftest import TERMINAL, ScreenHost
+from screen_host import TERMINAL, ScreenHost, screen_env, until  # noqa: F401 (fixtures)
 
 
 class PaletteHost(ScreenHost):

@@ -17,7 +17,7 @@ from co_tui.session.store import SessionStore
 from co_tui.tui.screens.confirm_delete import ConfirmDeleteScreen
 from co_tui.tui.screens.sessions import SessionsScreen
 
-from conftest import TERMINAL
+from screen_host import TERMINAL, make_host, screen_env  # noqa: F401 (fixtures)
 
 IDS = {name: name[0] * 32 for name in ("abc", "bcd", "cde", "def")}
 # (title, model, turns, minutes after T0 of the last save)

@@ -1,4 +1,7 @@
-"""Fixtures for the inspection screens: an isolated environment and a small host app.
+"""Fixtures and the host app for the inspection screens' tests.
+
+Not a conftest.py: tests/tui/test_*.py do `from conftest import …`, and a second conftest module
+would shadow theirs. Test modules here import what they use (fixtures included) from this module.
 
 Snapshots must not depend on the machine: fixed time zone, temp config and data dirs (root
 conftest), no animations, no cursor blink. Every screen is pushed onto `ScreenHost`, a bare app, so what the
