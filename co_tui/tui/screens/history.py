@@ -276,7 +276,7 @@ class HistoryScreen(Screen[None]):
                     f" · {turns_in_context} of {_plural(len(user_turns), 'user turn')}\n")
         text.append("Transcript  ", style="bold")
         text.append(f"{_plural(len(transcript_rows), 'message')} · {_plural(len(user_turns), 'user turn')} · "
-                    f"~{format_tokens(transcript_tokens)} tokens\n")
+                    f"~{format_tokens(transcript_tokens)} tokens (messages only)\n")
         text.append("Trims       ", style="bold")
         text.append(f"{len(ledger)} · {labels.count('dropped')} dropped · {labels.count('summarised')} summarised · "
                     f"{_plural(labels.count('output truncated'), 'output')} truncated")
