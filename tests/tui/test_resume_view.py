@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import QuietApp
+from co_tui.tui.app import CoTuiApp
 from tui_helpers import wait_until
 
 from co_tui.config import load_settings
@@ -27,7 +27,7 @@ async def saved_session(workspace: Path, turns: int, **settings: object) -> Chat
 async def test_banners_at_their_cuts(workspace: Path) -> None:
     session = await saved_session(workspace, 8, context_budget_tokens=900, context_strategy="trim")
     assert len(session.ledger) >= 2, "the small budget should have cut more than once"
-    app = QuietApp(load_settings(), workspace, resume_id=session.id)
+    app = CoTuiApp(load_settings(), workspace, resume_id=session.id)
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_until(pilot, lambda: bool(app.chat.log_view.query(TrimBanner)))
         children = app.chat.log_view.items
@@ -41,7 +41,7 @@ async def test_banners_at_their_cuts(workspace: Path) -> None:
 
 async def test_long_session_mounts_only_the_newest(workspace: Path) -> None:
     session = await saved_session(workspace, 30)
-    app = QuietApp(load_settings(), workspace, resume_id=session.id)
+    app = CoTuiApp(load_settings(), workspace, resume_id=session.id)
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_until(pilot, lambda: bool(app.chat.log_view.query(UserMessage)))
         log = app.chat.log_view
