@@ -90,7 +90,7 @@ def test_block_boundary_searches_from_start() -> None:
 
 class LogHost(App[None]):
     def compose(self) -> ComposeResult:
-        yield ChatLog(id="chat-log")
+        yield ChatLog(id="chat-log", widget_budget=10_000)  # nothing pruned unless a test says so
 
     @property
     def log_view(self) -> ChatLog:

@@ -18,6 +18,7 @@ one-shot render; closed segments end at a block boundary and are left as they ar
 from __future__ import annotations
 
 import re
+from time import monotonic
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -26,8 +27,14 @@ from textual.timer import Timer
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
 
+from co_tui.tui.input_clock import since_input
+
 FLUSH_HZ = 10
 SEGMENT_CHARS = 4_000
+# A flush waits this long after a key press in the prompt (input first: see input_clock), but
+# never holds text back longer than MAX_HOLD_S.
+INPUT_PRIORITY_S = 0.15
+MAX_HOLD_S = 0.5
 
 _FENCE = re.compile(r"^ {0,3}(```|~~~)", re.MULTILINE)
 # A segment starts only at a plain paragraph: a line opening with a letter, digit or quote that is
@@ -95,6 +102,7 @@ class AssistantMessage(Vertical):
         self._written = 0  # characters of the text handed to the stream so far
         self._stream: MarkdownStream | None = None
         self._timer: Timer | None = None
+        self._flushed_at = monotonic()
         self.previous = previous  # the segment this one continues
         self.next: AssistantMessage | None = None  # the continuation, once this segment is full
         self.finished = bool(text)
@@ -136,6 +144,10 @@ class AssistantMessage(Vertical):
     async def _flush(self) -> None:
         if not self._pending or self.finished:
             return
+        now = monotonic()
+        if since_input() < INPUT_PRIORITY_S and now - self._flushed_at < MAX_HOLD_S:
+            return  # the user is typing: the key's frame goes first
+        self._flushed_at = now
         self._pending = False
         text = self.text
         if self._stream is None:

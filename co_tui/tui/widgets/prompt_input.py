@@ -6,6 +6,7 @@ from textual import events
 from textual.binding import Binding
 from textual.widgets import TextArea
 
+from co_tui.tui.input_clock import note_input
 from co_tui.tui.messages import RunSlash, SendPrompt
 from co_tui.tui.widgets.slash_popup import SlashPopup
 
@@ -58,6 +59,7 @@ class PromptInput(TextArea):
             self.popup.close()
 
     async def _on_key(self, event: events.Key) -> None:
+        note_input()
         key = event.key
         if self.popup.is_open and key in ("up", "down", "tab", "enter", "escape"):
             event.stop()
