@@ -264,3 +264,36 @@ async def test_app_holds_full_collections_during_a_turn(make_app) -> None:
         await pilot.pause()
     assert seen[0] > 10**6, "no automatic full collection while the answer streams"
     assert gc.get_threshold()[2] == normal, "restored once the turn is over"
+
+
+async def test_a_key_press_holds_the_flush_briefly(monkeypatch: pytest.MonkeyPatch) -> None:
+    from co_tui.tui import input_clock
+
+    monkeypatch.setattr(assistant_message, "INPUT_PRIORITY_S", 10.0)  # typing "never stops"...
+    monkeypatch.setattr(assistant_message, "MAX_HOLD_S", 0.4)  # ...so only the bound releases text
+    app = LogHost()
+    async with app.run_test(size=(80, 24)) as pilot:
+        answer = AssistantMessage()
+        await app.log_view.add(answer)
+        input_clock.note_input()
+        answer.write("held back")
+        await pilot.pause(0.25)
+        assert answer.markdown.source == "", "a flush right after a key press waits"
+        await wait_until(pilot, lambda: answer.markdown.source == "held back", what="bounded hold")
+        await answer.finish()
+
+
+async def test_text_handed_over_in_one_piece_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(assistant_message, "SEGMENT_CHARS", 20)
+    app = LogHost()
+    async with app.run_test(size=(80, 24)) as pilot:
+        first = AssistantMessage()
+        await app.log_view.add(first)
+        first.write("The first paragraph is long enough.")
+        await wait_until(pilot, lambda: first.markdown.source != "", what="first flush")
+        first.write("\n\nThe second one")  # one delta: after the cut it is the continuation's only text
+        await wait_until(pilot, lambda: first.next is not None, what="hand-over")
+        await first.live.finish()
+        assert first.next.text == "The second one"
+        assert first.next.markdown.source == "The second one"
+        assert first.text + first.next.text == "The first paragraph is long enough.\n\nThe second one"

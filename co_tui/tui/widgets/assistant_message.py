@@ -96,8 +96,8 @@ class AssistantMessage(Vertical):
 
     def __init__(self, text: str = "", *, previous: AssistantMessage | None = None) -> None:
         super().__init__(classes="-continued" if previous is not None else "")
-        self._parts: list[str] = [text] if text else []
         self._text = text
+        self._parts: list[str] = []  # deltas not yet joined into _text
         self._pending = False  # text arrived since the last flush
         self._written = 0  # characters of the text handed to the stream so far
         self._stream: MarkdownStream | None = None
@@ -114,9 +114,9 @@ class AssistantMessage(Vertical):
     @property
     def text(self) -> str:
         """This segment's text, including what has not been painted yet."""
-        if len(self._parts) > 1:
-            self._text = "".join(self._parts)
-            self._parts = [self._text]
+        if self._parts:
+            self._text += "".join(self._parts)
+            self._parts.clear()
         return self._text
 
     @property
@@ -180,7 +180,7 @@ class AssistantMessage(Vertical):
         await self._stream.stop()
         self._stream = None
         text = self.text
-        self._parts, self._text = [text[:cut]], text[:cut]
+        self._text = text[:cut]
         self.finished = True
         self.markdown.remove_class("-last")  # its trailing margin now separates it from the next
         self.next = continuation
