@@ -79,11 +79,15 @@ def keys_table() -> str:
 
 
 def commands_table() -> str:
-    """Every slash command (registry `COMMANDS`) as a Markdown table."""
-    rows = ["| Command | Key | What it does |", "|---|---|---|"]
+    """Every slash command (registry `COMMANDS`) as a Markdown table.
+
+    Columns as in every table here: what you press or type, what it does, the other way to do it
+    (the help screen gives the middle column the room that is left and wraps only there).
+    """
+    rows = ["| Command | What it does | Key |", "|---|---|---|"]
     for spec in COMMANDS:
         key = f"`{key_label(spec.key)}`" if spec.key else ""
-        rows.append(f"| `{_cell(spec.usage or spec.slash)}` | {key} | {_cell(spec.summary)} |")
+        rows.append(f"| `{_cell(spec.usage or spec.slash)}` | {_cell(spec.summary)} | {key} |")
     return "\n".join(rows)
 
 
