@@ -248,3 +248,22 @@ def test_approve_shell_dialog(snap_compare, make_app):
         await pilot.pause()
 
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=run)
+
+
+def test_long_answer_across_segments(snap_compare, make_app, monkeypatch):
+    """A streamed answer long enough to continue in new segments reads as one block: one border,
+    paragraph spacing kept at each cut, no trailing blank line (segments forced small here)."""
+    from co_tui.tui.widgets import assistant_message
+
+    monkeypatch.setattr(assistant_message, "SEGMENT_CHARS", 120)
+    paragraphs = [f"Paragraph {n}: the answer goes on with a few more words about step {n}." for n in range(9)]
+    text = "## Findings\n\n" + "\n\n".join(paragraphs) + "\n\n- one\n- two"
+
+    async def run(pilot) -> None:
+        await send("explain at length")(pilot)
+        answers = list(pilot.app.chat.query("AssistantMessage"))
+        assert len(answers) >= 3, "the answer must have been split into segments"
+        assert "".join(a.text for a in answers) == text
+
+    assert snap_compare(make_app(script=lambda p: [Text(text, chunks=40)], delay=0.03),
+                        terminal_size=(100, 40), run_before=run)
