@@ -105,10 +105,16 @@ def answer_lines(app: App, segments: list[AssistantMessage]) -> list[str]:
     return ["".join(strip.text for strip in row).rstrip() for row in update.strips[top:bottom]]
 
 
+async def new_answer(log: ChatLog) -> AssistantMessage:
+    """An empty answer mounted at the end of the log, ready to stream into."""
+    answer = AssistantMessage()
+    await log.add(answer)
+    return answer
+
+
 async def stream(pilot, log: ChatLog, text: str, chunk: int = 7) -> AssistantMessage:
     """Write `text` in small deltas, letting a flush happen about every 60 characters."""
-    first = AssistantMessage()
-    await log.add(first)
+    first = await new_answer(log)
     for i in range(0, len(text), chunk):
         first.live.write(text[i : i + chunk])
         if i % (chunk * 9) == 0:
@@ -155,8 +161,7 @@ async def test_segments_render_like_one_markdown(monkeypatch: pytest.MonkeyPatch
 async def test_writes_wait_for_the_flush() -> None:
     app = LogHost()
     async with app.run_test(size=(80, 24)) as pilot:
-        answer = AssistantMessage()
-        await app.log_view.add(answer)
+        answer = await new_answer(app.log_view)
         answer.write("hello ")
         answer.write("world")
         assert answer.text == "hello world"
@@ -171,8 +176,7 @@ async def test_interrupt_marks_every_segment(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(assistant_message, "SEGMENT_CHARS", 100)
     app = LogHost()
     async with app.run_test(size=(80, 24)) as pilot:
-        first = AssistantMessage()
-        await app.log_view.add(first)
+        first = await new_answer(app.log_view)
         for n in range(12):
             first.live.write(f"Paragraph {n} has a few words in it.\n\n")
             await pilot.pause(0.12)  # one flush per paragraph
@@ -273,8 +277,7 @@ async def test_a_key_press_holds_the_flush_briefly(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(assistant_message, "MAX_HOLD_S", 0.4)  # ...so only the bound releases text
     app = LogHost()
     async with app.run_test(size=(80, 24)) as pilot:
-        answer = AssistantMessage()
-        await app.log_view.add(answer)
+        answer = await new_answer(app.log_view)
         input_clock.note_input()
         answer.write("held back")
         await pilot.pause(0.25)
@@ -287,8 +290,7 @@ async def test_text_handed_over_in_one_piece_is_kept(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(assistant_message, "SEGMENT_CHARS", 20)
     app = LogHost()
     async with app.run_test(size=(80, 24)) as pilot:
-        first = AssistantMessage()
-        await app.log_view.add(first)
+        first = await new_answer(app.log_view)
         first.write("The first paragraph is long enough.")
         await wait_until(pilot, lambda: first.markdown.source != "", what="first flush")
         first.write("\n\nThe second one")  # one delta: after the cut it is the continuation's only text
