@@ -1,9 +1,9 @@
 """The co-tui Textual app: owns the ChatSession, runs turns in workers, dispatches keys and commands.
 
-Start-up order matters (the TUI must paint before pydantic-ai loads): this module imports no
-pydantic-ai, provider SDK or domain package at module level. The chat screen paints first; the
-session (which imports pydantic-ai) is built in a thread worker afterwards, and a prompt sent
-before it is ready waits in a queue.
+Start-up order matters (the TUI must paint before pydantic and pydantic-ai load): this module
+imports no pydantic, pydantic-ai, provider SDK or domain package at module level. The chat screen
+paints first; then one thread worker loads the settings and builds the session (which imports
+pydantic-ai). A prompt sent before the session is ready waits in a queue.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import asyncio
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Union
 
 from textual import on, work
 from textual.app import App
@@ -36,6 +36,9 @@ if TYPE_CHECKING:
     from co_tui.config import Settings
     from co_tui.session.chat import ChatSession
 
+SettingsSource = Union["Settings", Callable[[], "Settings"]]
+"""`Settings`, or a loader called in the start-up worker after the first paint (raises `SettingsError`)."""
+
 SessionFactory = Callable[..., Any]
 """`(settings, workspace, *, resume_id, continue_latest, approver, store) -> ChatSession`;
 the default is `co_tui.session.commands.open_session` (tests pass a fake with the same shape)."""
@@ -54,12 +57,15 @@ class CoTuiApp(App[int]):
     """The full-screen chat. `session_factory` builds the session in a worker after the first paint."""
 
     TITLE = "co-tui"
+    # The chat screen is the base screen (`get_default_screen`), which Textual does not load a
+    # stylesheet for: it is read with the app's, in the one parse before the first frame.
+    CSS_PATH = Path(__file__).parent / "screens" / "chat.tcss"
     COMMANDS = _palette_providers()
     # The keys of the registry are bound on ChatScreen (so they do not fire behind a dialog).
 
     def __init__(
         self,
-        settings: Settings,
+        settings: SettingsSource,
         workspace: Path,
         *,
         session_factory: SessionFactory | None = None,
@@ -67,7 +73,9 @@ class CoTuiApp(App[int]):
         continue_latest: bool = False,
     ) -> None:
         super().__init__()
-        self.settings = settings
+        # A loader is called in the start-up worker: pydantic-settings must not delay the first frame.
+        self._load_settings: Callable[[], Settings] | None = settings if callable(settings) else None
+        self.settings: Settings | None = None if callable(settings) else settings
         self.workspace = Path(workspace)
         self.session_factory = session_factory
         self.resume_id = resume_id
@@ -81,9 +89,13 @@ class CoTuiApp(App[int]):
 
     # --- start-up --------------------------------------------------------------------------------
 
+    def get_default_screen(self) -> ChatScreen:
+        # The chat is the base screen: the first frame is the chat, not a blank screen switched away from.
+        # The meter's trigger mark is set again when the settings are loaded (it shows "starting…" until then).
+        return ChatScreen(trigger=self.settings.compact_threshold if self.settings else 0.8)
+
     def on_mount(self) -> None:
-        self.push_screen(ChatScreen(trigger=self.settings.compact_threshold))
-        # After the first frame: building the session imports pydantic-ai (hundreds of ms).
+        # After the first frame: building the session imports pydantic and pydantic-ai (hundreds of ms).
         self.call_after_refresh(self._start_session)
 
     @property
@@ -100,6 +112,13 @@ class CoTuiApp(App[int]):
         else:
             self._open_session(self.resume_id, self.continue_latest)
 
+    def _ensure_settings(self) -> Settings:
+        """The settings, loading them on first use (from a worker). Raises `SettingsError`."""
+        if self.settings is None:
+            assert self._load_settings is not None
+            self.settings = self._load_settings()
+        return self.settings
+
     def _factory(self) -> SessionFactory:
         if self.session_factory is None:
             from co_tui.session.commands import open_session
@@ -110,8 +129,13 @@ class CoTuiApp(App[int]):
     @work(thread=True, exit_on_error=False, group="session")
     def _open_session(self, resume_id: str | None, continue_latest: bool, store: Any = None) -> None:
         try:
+            settings = self._ensure_settings()
+        except Exception as exc:  # noqa: BLE001 - SettingsError: one line naming the setting, exit 2
+            self.post_message(SessionFailed(str(exc) or type(exc).__name__, 2))
+            return
+        try:
             session = self._factory()(
-                self.settings,
+                settings,
                 self.workspace,
                 resume_id=resume_id,
                 continue_latest=continue_latest,
@@ -126,12 +150,13 @@ class CoTuiApp(App[int]):
     @work(exit_on_error=False, group="session")
     async def _pick_then_open(self) -> None:
         try:
+            settings = await asyncio.to_thread(self._ensure_settings)  # imports pydantic: off the UI thread
             from co_tui.session.commands import open_store
             from co_tui.tui.screens.sessions import SessionsScreen
 
-            store = open_store(self.settings)
-        except Exception as exc:  # noqa: BLE001
-            self.post_message(SessionFailed(str(exc)))
+            store = open_store(settings)
+        except Exception as exc:  # noqa: BLE001 - SettingsError, OpenSessionError: one line, exit 2
+            self.post_message(SessionFailed(str(exc), getattr(exc, "exit_code", 2)))
             return
         chosen = await self.push_screen_wait(SessionsScreen(store, self.workspace))
         self._open_session(chosen, False, store)
@@ -140,6 +165,7 @@ class CoTuiApp(App[int]):
         previous, self.session = self.session, message.session
         chat = self.chat
         self._refresh_title()
+        chat.meter.trigger = self.settings.compact_threshold
         chat.meter.reading = self.session.meter_reading()
         if previous is not None or self.session.transcript:
             await chat.clear_log()
@@ -170,7 +196,7 @@ class CoTuiApp(App[int]):
         if self.session is None:
             # Nothing to chat with: leave, and let run_app print the line with the CLI's exit code.
             self.failure = message.message
-            self.exit(message.exit_code)
+            self.exit(message.exit_code, return_code=message.exit_code)  # the process's exit status
             return
         from co_tui.session.events import ErrorEvent
 
@@ -503,8 +529,13 @@ def _internal_error(error: BaseException) -> Any:
     return ErrorEvent(message=f"internal error: {type(error).__name__}: {error}", kind="internal")
 
 
-def run_app(settings: Settings, workspace: Path, resume_id: str | None = None, continue_latest: bool = False) -> int:
-    """Run the TUI until the user quits; returns the process exit code (2 when no session opens)."""
+def run_app(settings: SettingsSource, workspace: Path, resume_id: str | None = None,
+            continue_latest: bool = False) -> int:
+    """Run the TUI until the user quits; returns the process exit code.
+
+    When the settings or the session cannot be loaded, the app exits by itself and the one line
+    saying why is printed here, after the terminal is restored (exit 2 for settings and usage).
+    """
     app = CoTuiApp(settings, workspace, resume_id=resume_id, continue_latest=continue_latest)
     app.run()
     if app.failure:
