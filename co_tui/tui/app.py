@@ -2,7 +2,8 @@
 
 Start-up order matters (the TUI must paint before pydantic and pydantic-ai load): this module
 imports no pydantic, pydantic-ai, provider SDK or domain package at module level. The chat screen
-paints first; then one thread worker loads the settings and builds the session (which imports
+paints first; then one thread worker loads the settings, shows a resumed conversation from the
+store's raw rows (`SessionStore.load_tail`, no pydantic-ai) and builds the session (which imports
 pydantic-ai). A prompt sent before the session is ready waits in a queue.
 """
 
@@ -10,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
@@ -28,9 +31,10 @@ from co_tui.tui.messages import (
     SendPrompt,
     SessionEvent,
     SessionFailed,
+    SessionPreview,
     SessionReady,
 )
-from co_tui.tui.screens.chat import ChatScreen
+from co_tui.tui.screens.chat import RESUME_ENTRIES, ChatScreen
 
 if TYPE_CHECKING:
     from co_tui.config import Settings
@@ -42,6 +46,20 @@ SettingsSource = Union["Settings", Callable[[], "Settings"]]
 SessionFactory = Callable[..., Any]
 """`(settings, workspace, *, resume_id, continue_latest, approver, store) -> ChatSession`;
 the default is `co_tui.session.commands.open_session` (tests pass a fake with the same shape)."""
+
+
+PREVIEW_WAIT_S = 3.0  # the start-up worker waits this long at most for the preview to be on screen
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """A conversation shown from the store's rows (`SessionPreview`) before its session was ready."""
+
+    session_id: str
+    messages: int
+    banners: int
+    mounted: int  # entries mounted
+    complete: bool  # the hidden count is already on screen
 
 
 def _palette_providers() -> set[Any]:
@@ -86,6 +104,7 @@ class CoTuiApp(App[int]):
         self._job: Worker[None] | None = None  # the running turn or compaction
         self._job_kind = ""  # "turn" | "compact"
         self._pending_approval: asyncio.Future[bool] | None = None
+        self._shown: _Shown | None = None  # the preview on screen until its session is ready
 
     # --- start-up --------------------------------------------------------------------------------
 
@@ -110,7 +129,7 @@ class CoTuiApp(App[int]):
         if self.resume_id == "":  # bare --resume: pick from the saved sessions first
             self._pick_then_open()
         else:
-            self._open_session(self.resume_id, self.continue_latest)
+            self._open_session(self.resume_id, self.continue_latest, preview=True)
 
     def _ensure_settings(self) -> Settings:
         """The settings, loading them on first use (from a worker). Raises `SettingsError`."""
@@ -127,13 +146,22 @@ class CoTuiApp(App[int]):
         return self.session_factory
 
     @work(thread=True, exit_on_error=False, group="session")
-    def _open_session(self, resume_id: str | None, continue_latest: bool, store: Any = None) -> None:
+    def _open_session(self, resume_id: str | None, continue_latest: bool, store: Any = None, *,
+                      preview: bool = False) -> None:
+        """Build the session (new, or resumed by id/prefix or `continue_latest`) and post
+        `SessionReady`, or `SessionFailed` with one line. With `preview` (start-up), a resumed
+        conversation is first shown from the store's rows, before pydantic-ai is imported."""
         try:
             settings = self._ensure_settings()
         except Exception as exc:  # noqa: BLE001 - SettingsError: one line naming the setting, exit 2
             self.post_message(SessionFailed(str(exc) or type(exc).__name__, 2))
             return
         try:
+            if preview and (resume_id or continue_latest):
+                from co_tui.session.commands import open_store
+
+                store = store or open_store(settings)
+                resume_id, continue_latest = self._preview(store, resume_id, continue_latest), False
             session = self._factory()(
                 settings,
                 self.workspace,
@@ -143,9 +171,38 @@ class CoTuiApp(App[int]):
                 store=store,
             )
         except Exception as exc:  # noqa: BLE001 - OpenSessionError and anything else: one line
-            self.post_message(SessionFailed(str(exc) or type(exc).__name__, getattr(exc, "exit_code", 1)))
+            from co_tui.session.store_errors import StoreError
+
+            code = getattr(exc, "exit_code", 2 if isinstance(exc, StoreError) else 1)  # as open_session
+            self.post_message(SessionFailed(str(exc) or type(exc).__name__, code))
             return
         self.post_message(SessionReady(session))
+
+    def _preview(self, store: Any, resume_id: str | None, continue_latest: bool) -> str | None:
+        """(In the start-up worker.) Resolve the session to resume and post its newest entries,
+        read from the store's raw rows; wait until they are on screen. Returns the full id (None: a
+        new session). Raises `OpenSessionError`/`StoreError` when there is nothing to resume."""
+        from co_tui.session.commands import resolve_session_id
+        from co_tui.tui.transcript_view import tail_shows, window_items
+
+        session_id = resolve_session_id(store, self.workspace, resume_id=resume_id, continue_latest=continue_latest)
+        if session_id is None:
+            return None
+        try:
+            tail = store.load_tail(session_id, tail_shows(RESUME_ENTRIES))
+            items = window_items(tail.rows, tail.start)
+        except Exception:  # noqa: BLE001 - damaged or unreadable: the full load says so, in one line
+            return session_id
+        shown = threading.Event()
+        self.post_message(SessionPreview(
+            session_id=session_id, title=tail.meta.title, items=items,
+            banners=list(zip(tail.ledger_positions, tail.ledger)), start=tail.start,
+            turns=tail.user_prompts, messages=tail.messages, shown=shown,
+        ))
+        # Mounting the preview and importing pydantic-ai would share one interpreter lock: the
+        # conversation first, then the model.
+        shown.wait(PREVIEW_WAIT_S)
+        return session_id
 
     @work(exit_on_error=False, group="session")
     async def _pick_then_open(self) -> None:
@@ -159,23 +216,41 @@ class CoTuiApp(App[int]):
             self.post_message(SessionFailed(str(exc), getattr(exc, "exit_code", 2)))
             return
         chosen = await self.push_screen_wait(SessionsScreen(store, self.workspace))
-        self._open_session(chosen, False, store)
+        self._open_session(chosen, False, store, preview=True)
+
+    async def on_session_preview(self, message: SessionPreview) -> None:
+        try:
+            if self.session is None:  # a session that is ready already shows itself
+                mounted = await self._show_conversation(
+                    message.session_id, message.title, message.items, message.banners,
+                    turns=message.turns, messages=message.messages, complete=message.start == 0,
+                )
+                self._shown = _Shown(message.session_id, message.messages, len(message.banners), mounted,
+                                     complete=message.start == 0)
+        finally:
+            message.shown.set()
 
     async def on_session_ready(self, message: SessionReady) -> None:
         previous, self.session = self.session, message.session
+        shown, self._shown = self._shown, None
         chat = self.chat
         self._refresh_title()
         chat.meter.trigger = self.settings.compact_threshold
         chat.meter.reading = self.session.meter_reading()
-        if previous is not None or self.session.transcript:
-            await chat.clear_log()
-        if self.session.transcript or self.session.ledger:
-            await self._show_saved()
+        session = self.session
+        if shown is not None and previous is None and (shown.session_id, shown.messages, shown.banners) == (
+                session.id, len(session.transcript), len(session.ledger)):
+            self._complete_preview(shown)  # the same conversation is on screen: no remount
         else:
-            await chat.add_notice(
-                f"New conversation in {self.workspace.name or self.workspace} · "
-                "/ for commands · F1 for help · esc interrupts a reply"
-            )
+            if previous is not None or session.transcript or shown is not None:
+                await chat.clear_log()
+            if session.transcript or session.ledger:
+                await self._show_saved()
+            else:
+                await chat.add_notice(
+                    f"New conversation in {self.workspace.name or self.workspace} · "
+                    "/ for commands · F1 for help · esc interrupts a reply"
+                )
         while self._queued and self._job is None:
             self._start_turn(self._queued.pop(0))
 
@@ -184,13 +259,33 @@ class CoTuiApp(App[int]):
 
         session, chat = self.session, self.chat
         items = transcript_items(session.transcript)
-        # One mount for the newest entries, banners at their cuts (not one mount per ledger event).
-        await chat.show_items(items, banners=list(zip(session.ledger_positions, session.ledger)))
-        chat.on_outputs_truncated(OutputsTruncated(truncated_tool_call_ids(session.context)))
         turns = sum(1 for item in items if item.kind == "user")
-        await chat.add_notice(
-            f"Resumed “{session.title or session.id[:8]}” · {turns} turns · {len(session.transcript)} messages"
-        )
+        await self._show_conversation(session.id, session.title, items,
+                                      list(zip(session.ledger_positions, session.ledger)),
+                                      turns=turns, messages=len(session.transcript))
+        chat.on_outputs_truncated(OutputsTruncated(truncated_tool_call_ids(session.context)))
+
+    async def _show_conversation(self, session_id: str, title: str, items: list[Any], banners: list[Any], *,
+                                 turns: int, messages: int, complete: bool = True) -> int:
+        """Mount a saved conversation's newest entries (banners at their cuts) and the "Resumed"
+        line; returns how many entries were mounted."""
+        chat = self.chat
+        chat.title_bar.session_title = title
+        # One mount for the newest entries, banners at their cuts (not one mount per ledger event).
+        mounted = await chat.show_items(items, banners=banners, complete=complete)
+        await chat.add_notice(f"Resumed “{title or session_id[:8]}” · {turns} turns · {messages} messages")
+        return mounted
+
+    def _complete_preview(self, shown: _Shown) -> None:
+        """The session of the conversation on screen is ready: add what needed it — the truncated
+        badges (from the context) and, when only the newest part was read, the hidden count."""
+        from co_tui.tui.transcript_view import transcript_items, truncated_tool_call_ids
+
+        session, chat = self.session, self.chat
+        chat.on_outputs_truncated(OutputsTruncated(truncated_tool_call_ids(session.context)))
+        if not shown.complete:
+            entries = len(transcript_items(session.transcript)) + len(session.ledger)
+            chat.log_view.note_hidden(entries - shown.mounted)
 
     async def on_session_failed(self, message: SessionFailed) -> None:
         if self.session is None:

@@ -173,26 +173,23 @@ class ChatScreen(Screen[None]):
         self._tools.clear()
         await self.log_view.clear_log()
 
-    async def show_items(self, items: list[Item], banners: Sequence[tuple[int, Any]] = ()) -> None:
+    async def show_items(self, items: list[Item], banners: Sequence[tuple[int, Any]] = (), *,
+                         complete: bool = True) -> int:
         """Show a saved conversation (resume) in one mount: only the newest entries that fit the log.
 
         `banners` are (transcript position, history_trimmed event) pairs; each banner goes before the
         first item that starts at or after its position, as it appeared when the cut happened.
+        `complete`: the items are the whole conversation, so the log can say how many it leaves out;
+        otherwise (the newest part only) the caller tells it later (`ChatLog.note_hidden`).
+        Returns how many entries were mounted.
         """
+        from co_tui.tui.transcript_view import newest_entries
+
         log = self.log_view
-        entries: list[Any] = []
-        pending = sorted(banners, key=lambda pair: pair[0])
-        b = 0
-        for item in items:
-            while b < len(pending) and pending[b][0] <= item.at:
-                entries.append(pending[b][1])
-                b += 1
-            entries.append(item)
-        entries.extend(event for _, event in pending[b:])
         # Fewer than the log holds: each Markdown answer costs a render, and resume must paint fast.
-        skipped = max(0, len(entries) - min(log.max_widgets, RESUME_ENTRIES))
+        entries, skipped = newest_entries(items, banners, min(log.max_widgets, RESUME_ENTRIES))
         widgets: list[Widget] = []
-        for entry in entries[skipped:]:
+        for entry in entries:
             if getattr(entry, "type", "") == "history_trimmed":
                 widgets.append(TrimBanner(entry))
             elif entry.kind == "user":
@@ -207,6 +204,7 @@ class ChatScreen(Screen[None]):
                     block.mark_interrupted()
                 self._tools[entry.tool_call_id] = block
                 widgets.append(block)
-        if skipped:
+        if skipped and complete:
             log.note_hidden(skipped)
         await log.add(*widgets)
+        return len(widgets)
