@@ -22,6 +22,7 @@ from textual.app import App
 from textual.worker import Worker
 
 from co_tui.tui.commands import closest_command, find_command
+from co_tui.tui.gc_pause import pause_full_collections, resume_full_collections
 from co_tui.tui.messages import (
     BusyChanged,
     Compact,
@@ -338,7 +339,7 @@ class CoTuiApp(App[int]):
         self.post_message(BusyChanged(True, "thinking…"))
         try:
             async for event in session.run_turn(prompt):
-                chat.post_message(SessionEvent(event))
+                await chat.show_event(event)
         finally:
             self._after_task()
         from co_tui.tui.transcript_view import truncated_tool_call_ids
@@ -352,7 +353,11 @@ class CoTuiApp(App[int]):
 
     def on_busy_changed(self, message: BusyChanged) -> None:
         self.chat.activity.label = message.label if message.busy else ""
-        if not message.busy:
+        if message.busy:
+            pause_full_collections()
+        else:
+            # After the last frame of the answer is painted: the deferred full collection.
+            self.call_after_refresh(resume_full_collections)
             self._refresh_title()
             if self._queued and self.session is not None:
                 self._start_turn(self._queued.pop(0))
@@ -416,7 +421,7 @@ class CoTuiApp(App[int]):
             async for event in session.compact(focus):
                 if event.type == "done" and event.output == "nothing to compact":
                     chat.show_hint("nothing to compact yet", info=True)
-                chat.post_message(SessionEvent(event))
+                await chat.show_event(event)
         except asyncio.CancelledError:
             session.busy = False  # compact() has no cancel hook; its context is untouched until it returns
             await chat.add_notice("compaction cancelled — the conversation is unchanged")

@@ -53,7 +53,7 @@ class ChatScreen(Screen[None]):
     def __init__(self, *, trigger: float = 0.8) -> None:
         super().__init__()
         self.trigger = trigger
-        self._assistant: AssistantMessage | None = None  # the answer being streamed
+        self._assistant: AssistantMessage | None = None  # the answer being streamed (its first segment)
         self._tools: dict[str, ToolCallBlock] = {}  # tool_call_id -> block, for results and badges
 
     def compose(self) -> ComposeResult:
@@ -138,7 +138,7 @@ class ChatScreen(Screen[None]):
             if self._assistant is None:
                 self._assistant = AssistantMessage()
                 await self.log_view.add(self._assistant)
-            await self._assistant.write(event.text)
+            self._assistant.live.write(event.text)
         elif kind == "tool_call":
             await self._end_answer()
             block = ToolCallBlock(event.tool_name, event.tool_call_id, event.args)
@@ -165,7 +165,7 @@ class ChatScreen(Screen[None]):
     async def _end_answer(self, *, interrupted: bool = False) -> None:
         if self._assistant is not None:
             answer, self._assistant = self._assistant, None
-            await answer.finish(interrupted=interrupted)
+            await answer.live.finish(interrupted=interrupted)
 
     async def clear_log(self) -> None:
         """Empty the chat log (after /clear, or before showing another session)."""
@@ -187,7 +187,7 @@ class ChatScreen(Screen[None]):
 
         log = self.log_view
         # Fewer than the log holds: each Markdown answer costs a render, and resume must paint fast.
-        entries, skipped = newest_entries(items, banners, min(log.max_widgets, RESUME_ENTRIES))
+        entries, skipped = newest_entries(items, banners, min(log.max_items, RESUME_ENTRIES))
         widgets: list[Widget] = []
         for entry in entries:
             if getattr(entry, "type", "") == "history_trimmed":

@@ -1,19 +1,72 @@
-"""An assistant answer: Markdown streamed through `MarkdownStream`, re-rendered once at the end."""
+"""An assistant answer: Markdown streamed through `MarkdownStream` at a bounded rate and size.
+
+Two limits keep a long, fast stream from starving the event loop (keys must paint while it runs):
+
+- text reaches the Markdown at most `FLUSH_HZ` times a second — deltas are only buffered in
+  between, so a provider sending 1,000 tokens/s costs 10 appends/s, not 1,000;
+- an `AssistantMessage` is a *segment* of bounded size: once it holds `SEGMENT_CHARS`, the stream
+  continues in a new segment mounted right after it in the chat log, from the next block boundary
+  (the continuation has no top margin, so the answer reads as one block). Every layout pass
+  re-arranges the widget that grows, in time proportional to its size; a segment that stopped
+  growing keeps its cached layout. One ever-growing widget would make each frame slower than the
+  last (measured: 2 ms → 36 ms per layout pass over a 20,000-token answer).
+
+`finish()` renders the live segment once more with `Markdown.update` so its final layout matches a
+one-shot render; closed segments end at a block boundary and are left as they are.
+"""
 
 from __future__ import annotations
 
+import re
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
 
+FLUSH_HZ = 10
+SEGMENT_CHARS = 4_000
+
+_FENCE = re.compile(r"^ {0,3}(```|~~~)", re.MULTILINE)
+# A segment starts only at a plain paragraph: a line opening with a letter, digit or quote that is
+# not a list item. Anything else after a blank line may belong to the block before it (an
+# indented continuation, the next item of a loose list) or has a top margin that two adjacent
+# Markdown widgets would not collapse (headers, fences, quotes).
+_PARAGRAPH = re.compile(r"(?!\d{1,9}[.)][ \t])[^\W_]|[\"'(]")
+
+
+def block_boundary(text: str, start: int) -> int:
+    """The offset of the first safe segment split in `text` whose blank line begins at or after
+    `start`, or -1. `text` must begin outside any code fence.
+
+    Safe: just after a blank line outside any code fence, where the next line starts a plain
+    paragraph (`_PARAGRAPH`). Text split there renders as it would in one piece (but for a
+    paragraph line that later turns out to head a setext header or a table, which then gains one
+    blank line above it).
+    """
+    pos = start
+    while True:
+        gap = text.find("\n\n", pos)
+        if gap < 0:
+            return -1
+        cut = gap + 2
+        while cut < len(text) and text[cut] == "\n":
+            cut += 1
+        if cut >= len(text):
+            return -1  # the next block has not started yet: cannot tell what it is
+        if len(_FENCE.findall(text, 0, gap)) % 2 == 0 and _PARAGRAPH.match(text, cut):
+            return cut
+        pos = gap + 1
+
 
 class AssistantMessage(Vertical):
-    """One run of assistant text (a turn has one per text segment between tool calls).
+    """One segment of an assistant answer (a turn has one answer per text run between tool calls).
 
-    Use `start_stream()`, `write(chunk)` for every delta, then `finish()`: the stream coalesces
-    chunks the renderer cannot keep up with, and `finish` renders the whole text once with
-    `Markdown.update` so the final layout matches a one-shot render.
+    Stream with `write(chunk)` for every delta (cheap: it only buffers) and `finish()` at the end,
+    always on `live` — the segment holding the stream now, which is this one until it hands over
+    to a continuation. A finished text passed to the constructor (resume) renders at once.
     """
 
     DEFAULT_CSS = """
@@ -23,50 +76,127 @@ class AssistantMessage(Vertical):
         padding: 0 1;
         border-left: outer $accent 60%;
     }
+    AssistantMessage.-continued { margin-top: 0; }
     AssistantMessage > Markdown { margin: 0; padding: 0; background: transparent; }
-    AssistantMessage > Markdown > MarkdownBlock:last-child { margin-bottom: 0; }
+    /* Every top-level Markdown block ends with a one-line bottom margin: the answer's last one is
+       cut (a class, not :last-child — an order pseudo-class restyles every block on each mount). */
+    AssistantMessage > Markdown.-last { margin-bottom: -1; }
     AssistantMessage.-interrupted { border-left: outer $warning 60%; }
     """
 
-    def __init__(self, text: str = "") -> None:
-        super().__init__()
-        self.text = text
+    class Continued(Message):
+        """The answer went on in a new segment (the chat log re-checks its size bounds)."""
+
+    def __init__(self, text: str = "", *, previous: AssistantMessage | None = None) -> None:
+        super().__init__(classes="-continued" if previous is not None else "")
+        self._parts: list[str] = [text] if text else []
+        self._text = text
+        self._pending = False  # text arrived since the last flush
+        self._written = 0  # characters of the text handed to the stream so far
         self._stream: MarkdownStream | None = None
+        self._timer: Timer | None = None
+        self.previous = previous  # the segment this one continues
+        self.next: AssistantMessage | None = None  # the continuation, once this segment is full
         self.finished = bool(text)
         self.interrupted = False
 
     def compose(self) -> ComposeResult:
-        yield Markdown(self.text)
+        yield Markdown(self._text, classes="-last")
+
+    @property
+    def text(self) -> str:
+        """This segment's text, including what has not been painted yet."""
+        if len(self._parts) > 1:
+            self._text = "".join(self._parts)
+            self._parts = [self._text]
+        return self._text
+
+    @property
+    def live(self) -> AssistantMessage:
+        """The segment that holds the stream now (this one, or the newest continuation)."""
+        segment = self
+        while segment.next is not None:
+            segment = segment.next
+        return segment
 
     @property
     def markdown(self) -> Markdown:
-        """The Markdown widget holding the answer."""
+        """The Markdown widget holding this segment."""
         return self.query_one(Markdown)
 
-    def start_stream(self) -> None:
-        """Begin streaming (idempotent)."""
+    def write(self, chunk: str) -> None:
+        """Buffer one delta; it is painted with the next flush (at most `FLUSH_HZ` a second)."""
+        if not chunk or self.finished:
+            return
+        self._parts.append(chunk)
+        self._pending = True
+        if self._timer is None:
+            self._timer = self.set_interval(1 / FLUSH_HZ, self._flush)
+
+    async def _flush(self) -> None:
+        if not self._pending or self.finished:
+            return
+        self._pending = False
+        text = self.text
         if self._stream is None:
             self._stream = Markdown.get_stream(self.markdown)
+        if self._written >= SEGMENT_CHARS:
+            # The cut may not fall in text the segment already shows.
+            cut = block_boundary(text, max(self._written - 2, 0))
+            if cut >= 0:
+                await self._hand_over(cut)
+                # Last: stopping a timer from its own callback cancels the task running it.
+                self._stop_timer()
+                return
+        await self._stream.write(text[self._written :])
+        self._written = len(text)
 
-    async def write(self, chunk: str) -> None:
-        """Append one delta; cheap — rendering happens in the stream's background task."""
-        self.text += chunk
-        self.start_stream()
-        assert self._stream is not None
-        await self._stream.write(chunk)
+    async def _hand_over(self, cut: int) -> None:
+        """End this segment at `cut` and continue the stream in a new segment mounted after it.
+
+        Writes that arrive meanwhile keep buffering here and move over with the rest of the text
+        once the new segment is mounted; a `finish()` meanwhile keeps everything in this one.
+        """
+        assert self._stream is not None and self.parent is not None
+        await self._stream.write(self.text[self._written : cut])
+        self._written = cut
+        continuation = AssistantMessage(previous=self)
+        await self.parent.mount(continuation, after=self)
+        if self.finished:  # the answer ended during the mount: this segment has rendered it all
+            await continuation.remove()
+            return
+        await self._stream.stop()
+        self._stream = None
+        text = self.text
+        self._parts, self._text = [text[:cut]], text[:cut]
+        self.finished = True
+        self.markdown.remove_class("-last")  # its trailing margin now separates it from the next
+        self.next = continuation
+        continuation.write(text[cut:])
+        self.post_message(self.Continued())
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
 
     async def finish(self, *, interrupted: bool = False) -> None:
-        """Stop the stream and render the full text once; mark the answer when it was interrupted.
+        """Stop the stream and render this segment's whole text once with `update`; when
+        interrupted, mark every segment of the answer.
 
         The mark is only the border colour: the words ("interrupted…") come once, from the
         session's `ErrorEvent(kind="interrupted")` shown right after as an error block.
         """
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
+        self._stop_timer()
         if not self.finished:
+            self.finished = True  # from here on, writes are ignored and a hand-over backs out
+            if self._stream is not None:
+                await self._stream.stop()
+                self._stream = None
             await self.markdown.update(self.text)
-            self.finished = True
-        if interrupted and not self.interrupted:
-            self.interrupted = True
-            self.add_class("-interrupted")
+            self._written = len(self.text)
+        segment: AssistantMessage | None = self
+        while interrupted and segment is not None:
+            segment.interrupted = True
+            segment.add_class("-interrupted")
+            segment = segment.previous

@@ -7,9 +7,12 @@ from textual.widget import Widget
 
 from co_tui.tui.widgets.notice_line import NoticeLine
 
-# Enough for several screens of scroll-back; beyond it, the oldest widgets are removed (the
-# transcript keeps everything: F2 shows it, /export writes it) so long sessions stay fast.
-MAX_WIDGETS = 150
+# Enough for many screens of scroll-back; beyond either bound the oldest items are removed (the
+# transcript keeps everything: F2 shows it, /export writes it) so long sessions stay fast. Items
+# alone are not enough: an answer's Markdown has a widget per block, and every layout pass walks
+# every mounted widget (about 25 µs each measured while streaming), so the widgets are counted too.
+MAX_ITEMS = 150
+WIDGET_BUDGET = 300
 
 
 class ChatLog(VerticalScroll):
@@ -29,9 +32,11 @@ class ChatLog(VerticalScroll):
     }
     """
 
-    def __init__(self, *, max_widgets: int = MAX_WIDGETS, id: str | None = None) -> None:
+    def __init__(self, *, max_items: int = MAX_ITEMS, widget_budget: int = WIDGET_BUDGET,
+                 id: str | None = None) -> None:
         super().__init__(id=id)
-        self.max_widgets = max_widgets
+        self.max_items = max_items
+        self.widget_budget = widget_budget
         self.hidden_count = 0  # conversation items that are not mounted (pruned or skipped on resume)
         self._earlier = NoticeLine("", id="earlier-marker")
         self._earlier.display = False
@@ -46,14 +51,23 @@ class ChatLog(VerticalScroll):
         return [child for child in self.children if child is not self._earlier]
 
     async def add(self, *widgets: Widget) -> None:
-        """Mount `widgets` at the end and prune the oldest beyond `max_widgets`."""
+        """Mount `widgets` at the end and prune the oldest items beyond the bounds."""
         await self.mount_all(widgets)
         await self.prune()
 
+    async def on_assistant_message_continued(self) -> None:
+        await self.prune()  # a long answer mounted its next segment
+
     async def prune(self) -> None:
-        """Remove the oldest items so at most `max_widgets` stay mounted."""
+        """Remove the oldest items so at most `max_items` items and, but for the newest item,
+        `widget_budget` widgets (the items and all their descendants) stay mounted."""
         items = self.items
-        excess = len(items) - self.max_widgets
+        weights = [1 + sum(1 for _ in item.walk_children()) for item in items]
+        total, excess = sum(weights), max(0, len(items) - self.max_items)
+        total -= sum(weights[:excess])
+        while excess < len(items) - 1 and total > self.widget_budget:
+            total -= weights[excess]
+            excess += 1
         if excess > 0:
             await self.remove_children(items[:excess])
             self.note_hidden(excess)

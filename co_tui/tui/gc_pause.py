@@ -1,0 +1,40 @@
+"""Full garbage collections wait while an answer streams, so they never stall a key press.
+
+A streamed answer allocates widgets, layout results and rendered lines at a high rate, and
+CPython then runs a full (generation 2) collection every fraction of a second; each walks the
+whole heap and took 30 → 400 ms in `benchmarks/tui.py` as a 20,000-token answer grew — the
+worst key-press latencies of the stream. Textual pauses the collector for smooth scrolling
+(`App.PAUSE_GC_ON_SCROLL`) for the same reason.
+
+While paused, young collections (generations 0 and 1) still run, so short-lived cycles are freed
+as usual; only the full pass waits, and runs once when the turn is over.
+"""
+
+from __future__ import annotations
+
+import gc
+
+_FULL_NEVER = 1 << 30  # gen-1 collections before a full one: never, in practice
+_saved_threshold: int | None = None
+
+
+def pause_full_collections() -> None:
+    """Stop automatic full collections until `resume_full_collections()` (idempotent)."""
+    global _saved_threshold
+    if _saved_threshold is None:
+        t0, t1, t2 = gc.get_threshold()
+        _saved_threshold = t2
+        gc.set_threshold(t0, t1, _FULL_NEVER)
+
+
+def resume_full_collections(*, collect: bool = True) -> None:
+    """Restore automatic full collections; with `collect`, run the one that waited now."""
+    global _saved_threshold
+    if _saved_threshold is None:
+        return
+    t0, t1, _ = gc.get_threshold()
+    gc.set_threshold(t0, t1, _saved_threshold)
+    _saved_threshold = None
+    if collect:
+        gc.collect()
+

@@ -1,0 +1,266 @@
+"""Streaming an answer: bounded flush rate, bounded segments that render like one piece, a chat
+log bounded in widgets, and full garbage collections held back while a turn runs."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets import Markdown
+from tui_helpers import wait_until
+
+from co_tui.tui import gc_pause
+from co_tui.tui.widgets import assistant_message
+from co_tui.tui.widgets.assistant_message import AssistantMessage, block_boundary
+from co_tui.tui.widgets.chat_log import ChatLog
+from co_tui.tui.widgets.user_message import UserMessage
+
+# Every kind of block a model writes, several times over: paragraphs, headers, loose and tight
+# lists, code fences holding blank lines and markdown-looking text, quotes, a table, numbered text.
+PIECE = """Some words about the change, with `code` and **bold** text.
+
+## Step {n}
+
+The plan has parts:
+
+- first item
+
+- second item, in a loose list
+
+1. one
+2. two
+
+```python
+def f():
+
+    # not a header inside a fence
+
+    return {n}
+```
+
+> a quote
+> that goes on
+
+| a | b |
+|---|---|
+| {n} | x |
+
+2024 was a year; "quoted" openings and (brackets) too.
+
+"""
+ANSWER = "".join(PIECE.format(n=n) for n in range(8))
+
+
+# --- where a segment may start -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("one\n\ntwo", 5),  # a paragraph after a blank line
+        ("one\n\n\n\ntwo", 7),  # blank lines run together
+        ("one\n\n## head", -1),  # a header keeps its top margin: never first in a segment
+        ("one\n\n- item", -1),  # may be the next item of a loose list
+        ("one\n\n1. item", -1),
+        ("one\n\n    code", -1),  # indented: code or a continuation
+        ("one\n\n> quote", -1),
+        ("one\n\n| a |", -1),
+        ("one\n\n", -1),  # the next block has not started: cannot tell what it is
+        ("```\nx\n\ny\n```\n\nafter", 14),  # the blank line inside the fence is no boundary
+        ("```\nx\n\ny", -1),  # still inside a fence
+        ("one\n\n2024 was", 5),  # a number that is not a list marker
+        ("one\n\n_emph_", -1),  # could be a thematic break (___)
+        ("one\n\n\"quoted\"", 5),
+    ],
+)
+def test_block_boundary(text: str, expected: int) -> None:
+    assert block_boundary(text, 0) == expected
+
+
+def test_block_boundary_searches_from_start() -> None:
+    text = "a\n\nb\n\nc"
+    assert block_boundary(text, 0) == 3
+    assert block_boundary(text, 2) == 6
+    assert block_boundary(text, 5) == -1
+
+
+# --- a host app with the real chat log -------------------------------------------------------------
+
+
+class LogHost(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ChatLog(id="chat-log")
+
+    @property
+    def log_view(self) -> ChatLog:
+        return self.query_one(ChatLog)
+
+
+def answer_lines(app: App, segments: list[AssistantMessage]) -> list[str]:
+    """The screen's text over the rows the answer's segments cover (the whole answer must fit)."""
+    update = app.screen._compositor.render_full_update()
+    top, bottom = segments[0].region.y, segments[-1].region.bottom
+    assert bottom <= app.size.height, "the terminal must be tall enough to show the whole answer"
+    return ["".join(strip.text for strip in row).rstrip() for row in update.strips[top:bottom]]
+
+
+async def stream(pilot, log: ChatLog, text: str, chunk: int = 7) -> AssistantMessage:
+    """Write `text` in small deltas, letting a flush happen about every 60 characters."""
+    first = AssistantMessage()
+    await log.add(first)
+    for i in range(0, len(text), chunk):
+        first.live.write(text[i : i + chunk])
+        if i % (chunk * 9) == 0:
+            await pilot.pause(1.5 / assistant_message.FLUSH_HZ)
+    await first.live.finish()
+    await pilot.pause()
+    return first
+
+
+def segments_of(first: AssistantMessage) -> list[AssistantMessage]:
+    out, segment = [], first
+    while segment is not None:
+        out.append(segment)
+        segment = segment.next
+    return out
+
+
+async def test_segments_render_like_one_markdown(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(assistant_message, "SEGMENT_CHARS", 300)
+    monkeypatch.setattr(assistant_message, "FLUSH_HZ", 50)
+    app = LogHost()
+    async with app.run_test(size=(100, 400)) as pilot:
+        log = app.log_view
+        first = await stream(pilot, log, ANSWER)
+        segments = segments_of(first)
+        assert len(segments) >= 5, "a small segment size must split a long answer"
+        assert "".join(s.text for s in segments) == ANSWER, "no text lost or doubled at the cuts"
+        assert all(s.finished for s in segments)
+        assert [s.has_class("-continued") for s in segments] == [False] + [True] * (len(segments) - 1)
+        for segment in segments[1:]:  # each continuation starts with a plain paragraph
+            assert block_boundary(segment.previous.text + segment.text, len(segment.previous.text) - 2) \
+                == len(segment.previous.text)
+        streamed = answer_lines(app, segments)
+
+        await log.clear_log()
+        whole = AssistantMessage(ANSWER)
+        await log.add(whole)
+        await pilot.pause()
+        await wait_until(pilot, lambda: len(whole.markdown.children) > 10, what="one-shot render")
+        await pilot.pause()
+        assert streamed == answer_lines(app, [whole])
+
+
+async def test_writes_wait_for_the_flush() -> None:
+    app = LogHost()
+    async with app.run_test(size=(80, 24)) as pilot:
+        answer = AssistantMessage()
+        await app.log_view.add(answer)
+        answer.write("hello ")
+        answer.write("world")
+        assert answer.text == "hello world"
+        assert answer.markdown.source == "", "a write only buffers; the Markdown changes on a flush"
+        await wait_until(pilot, lambda: answer.markdown.source == "hello world", what="flush")
+        await answer.finish()
+        answer.write(" more")  # after finish: ignored
+        assert answer.text == "hello world"
+
+
+async def test_interrupt_marks_every_segment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(assistant_message, "SEGMENT_CHARS", 100)
+    app = LogHost()
+    async with app.run_test(size=(80, 24)) as pilot:
+        first = AssistantMessage()
+        await app.log_view.add(first)
+        for n in range(12):
+            first.live.write(f"Paragraph {n} has a few words in it.\n\n")
+            await pilot.pause(0.12)  # one flush per paragraph
+        segments = segments_of(first)
+        assert len(segments) > 2
+        await first.live.finish(interrupted=True)
+        assert all(s.has_class("-interrupted") for s in segments)
+
+
+# --- the chat log's bounds --------------------------------------------------------------------------
+
+
+async def test_log_prunes_by_widget_count() -> None:
+    class SmallLog(LogHost):
+        def compose(self) -> ComposeResult:
+            # 3 prompts (1 each) + the answer (itself, its Markdown, 30 blocks) + 1 prompt = 36
+            yield ChatLog(id="chat-log", max_items=100, widget_budget=33)
+
+    app = SmallLog()
+    async with app.run_test(size=(80, 24)) as pilot:
+        log = app.log_view
+        for n in range(3):
+            await log.add(UserMessage(f"prompt {n}"))
+        big = AssistantMessage("\n\n".join(f"paragraph {n}" for n in range(30)))
+        await log.add(big)
+        await wait_until(pilot, lambda: len(big.markdown.children) == 30, what="answer rendered")
+        await log.add(UserMessage("next"))  # the check runs when something is added
+        items = log.items
+        assert big in items, "the newest big item stays"
+        assert [w.text for w in items if isinstance(w, UserMessage)] == ["next"]
+        assert log.hidden_count == 3
+        assert sum(1 + sum(1 for _ in item.walk_children()) for item in items) == 33
+
+        huge = AssistantMessage("\n\n".join(f"line {n}" for n in range(60)))
+        await log.add(huge)
+        await wait_until(pilot, lambda: len(huge.markdown.children) == 60, what="huge rendered")
+        await log.prune()
+        assert log.items == [huge], "alone over budget, the newest item still stays"
+
+
+async def test_log_prunes_by_item_count() -> None:
+    class FewItems(LogHost):
+        def compose(self) -> ComposeResult:
+            yield ChatLog(id="chat-log", max_items=5)
+
+    app = FewItems()
+    async with app.run_test(size=(80, 24)):
+        log = app.log_view
+        for n in range(8):
+            await log.add(UserMessage(f"prompt {n}"))
+        assert [w.text for w in log.items] == [f"prompt {n}" for n in range(3, 8)]
+        assert log.hidden_count == 3
+
+
+# --- garbage collection ------------------------------------------------------------------------------
+
+
+def test_full_collections_pause_and_resume() -> None:
+    before = gc.get_threshold()
+    gc_pause.pause_full_collections()
+    gc_pause.pause_full_collections()  # idempotent: the saved threshold is not overwritten
+    try:
+        t0, t1, t2 = gc.get_threshold()
+        assert (t0, t1) == before[:2], "young collections keep their thresholds"
+        assert t2 > 10**6
+    finally:
+        gc_pause.resume_full_collections(collect=False)
+    assert gc.get_threshold() == before
+    gc_pause.resume_full_collections()  # not paused: nothing to do
+    assert gc.get_threshold() == before
+
+
+async def test_app_holds_full_collections_during_a_turn(make_app) -> None:
+    from tui_helpers import wait_idle, wait_ready
+
+    normal = gc.get_threshold()[2]
+    from tui_fakes import Text
+
+    app = make_app(script=lambda prompt: [Text("a slow answer " * 20, chunks=20)], delay=0.02)
+    seen: list[int] = []
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        app.chat.prompt.load_text("go")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app._job is not None, what="turn started")
+        await pilot.pause(0.05)
+        seen.append(gc.get_threshold()[2])
+        await wait_idle(pilot)
+        await pilot.pause()
+    assert seen[0] > 10**6, "no automatic full collection while the answer streams"
+    assert gc.get_threshold()[2] == normal, "restored once the turn is over"
