@@ -407,9 +407,10 @@ class SessionStore:
             return loaded
 
     def load_tail(self, session_id: str, enough: Callable[[SessionTail], bool]) -> SessionTail:
-        """The newest transcript rows of a session as parsed JSON, with its metadata, ledger and
-        counts, read without pydantic-ai (see `store_tail.py`): backwards from the end in growing
-        chunks until `enough(tail)` or the first message. One snapshot; nothing is written.
+        """The newest transcript rows of a session as parsed JSON, with its metadata, ledger and an
+        outline of the whole transcript, read without pydantic-ai (see `store_tail.py`): rows
+        backwards from the end in growing chunks until `enough(tail)` or the first message. One
+        snapshot; nothing is written.
 
         Raises `StoreError` for an unknown id and `StoreCorrupt` for damage it meets on the way
         (what it does not read, or cannot judge without decoding, is `load`'s to report).

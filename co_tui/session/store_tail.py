@@ -1,5 +1,5 @@
 """The light read of a saved session (`SessionStore.load_tail`): its newest transcript rows as
-parsed JSON, the ledger and the counts a "Resumed …" line needs — with no pydantic-ai.
+parsed JSON, an outline of the whole transcript, and the ledger — with no pydantic-ai.
 
 Decoding a whole transcript into pydantic-ai messages needs pydantic-ai itself (about a second to
 import) plus a pass over every message; a resumed conversation can be on screen long before that.
@@ -30,19 +30,22 @@ FIRST_CHUNK = 64  # rows read first; each further read back doubles
 
 @dataclass(frozen=True)
 class SessionTail:
-    """The newest part of a saved session.
+    """The newest part of a saved session, and the shape of the whole.
 
     `rows[i]` is transcript message `start + i` as parsed JSON; the rows run to the transcript's
-    end. `messages` is the transcript's length; `user_prompts` counts the user-prompt parts of the
-    whole transcript (its turns). `ledger[i]` happened when the transcript was
-    `ledger_positions[i]` messages long (where its banner goes), as in `LoadedSession`.
+    end. `messages` is the transcript's length. `outline` is the whole transcript reduced to what
+    counting its turns and answers needs: in order, every response and every request holding a
+    user prompt, as `{"kind", "parts": [{"part_kind", "content"}]}` with the content of text parts
+    only (the rest, tool results above all, is left out: it is most of a transcript's bytes).
+    `ledger[i]` happened when the transcript was `ledger_positions[i]` messages long (where its
+    banner goes), as in `LoadedSession`.
     """
 
     meta: SessionMeta
     start: int
     rows: list[dict[str, Any]]
     messages: int
-    user_prompts: int
+    outline: list[dict[str, Any]]
     ledger: list[HistoryTrimmed]
     ledger_positions: list[int]
 
@@ -59,20 +62,19 @@ def read_tail(
     `enough(tail)` says the rows so far suffice or the first message is reached.
 
     Run inside one read transaction, so every figure comes from the same snapshot. Raises
-    `damaged(...)` for a gap in the transcript, a row that is not a JSON object, or a bad ledger row.
+    `damaged(...)` for a gap in the transcript, a row that is not JSON (or, in the rows read, not a
+    JSON object), or a bad ledger row.
     """
     sid = meta.id
     count, last = conn.execute("SELECT count(*), max(seq) FROM transcript WHERE session_id = ?", (sid,)).fetchone()
     if count and last != count - 1:
         raise damaged("a transcript message is missing")
-    # Only request rows that mention the part kind are parsed (a cheap substring test first): the
-    # tool outputs, which make up most of a transcript's bytes, are never parsed for this count.
-    user_prompts = conn.execute(
-        """SELECT count(*) FROM transcript AS t, json_each(t.body, '$.parts') AS p
-           WHERE t.session_id = ? AND t.kind = 'request' AND instr(t.body, '"user-prompt"') > 0
-             AND json_extract(p.value, '$.part_kind') = 'user-prompt'""",
-        (sid,),
-    ).fetchone()[0]
+    try:
+        outline = _read_outline(conn, sid)
+    except sqlite3.OperationalError as exc:
+        if "JSON" not in str(exc):
+            raise
+        raise damaged(f"a transcript message cannot be decoded ({exc})") from None
     ledger, positions = read_ledger(conn, sid, damaged)
     start, rows, size = count, [], first_chunk
     while True:
@@ -83,9 +85,29 @@ def read_tail(
         ).fetchall()
         rows = [_parse_row(seq, body, damaged) for seq, body in chunk] + rows
         start, size = lower, size * 2
-        tail = SessionTail(meta, start, rows, count, user_prompts, ledger, positions)
+        tail = SessionTail(meta, start, rows, count, outline, ledger, positions)
         if start == 0 or enough(tail):
             return tail
+
+
+def _read_outline(conn: sqlite3.Connection, session_id: str) -> list[dict[str, Any]]:
+    """`SessionTail.outline`. SQLite's JSON functions pick the fields, and request rows are parsed
+    only when a substring test finds a user prompt in them: tool results are never parsed."""
+    outline: list[dict[str, Any]] = []
+    last = None
+    for seq, kind, part_kind, text in conn.execute(
+        """SELECT t.seq, t.kind, json_extract(p.value, '$.part_kind'),
+                  CASE json_extract(p.value, '$.part_kind') WHEN 'text' THEN json_extract(p.value, '$.content') END
+           FROM transcript AS t, json_each(t.body, '$.parts') AS p
+           WHERE t.session_id = ? AND (t.kind = 'response' OR instr(t.body, '"user-prompt"') > 0)
+           ORDER BY t.seq, p.key""",
+        (session_id,),
+    ):
+        if seq != last:
+            outline.append({"kind": kind, "parts": []})
+            last = seq
+        outline[-1]["parts"].append({"part_kind": part_kind, "content": text})
+    return outline
 
 
 def _parse_row(seq: int, body: Any, damaged: Damaged) -> dict[str, Any]:

@@ -54,13 +54,12 @@ PREVIEW_WAIT_S = 3.0  # the start-up worker waits this long at most for the prev
 
 @dataclass(frozen=True)
 class _Shown:
-    """A conversation shown from the store's rows (`SessionPreview`) before its session was ready."""
+    """A conversation shown from the store's rows (`SessionPreview`) before its session was ready:
+    its id and how many messages and cuts it had, to tell whether the session is that one."""
 
     session_id: str
     messages: int
     banners: int
-    mounted: int  # entries mounted
-    complete: bool  # the hidden count is already on screen
 
 
 def _palette_providers() -> set[Any]:
@@ -184,7 +183,7 @@ class CoTuiApp(App[int]):
         read from the store's raw rows; wait until they are on screen. Returns the full id (None: a
         new session). Raises `OpenSessionError`/`StoreError` when there is nothing to resume."""
         from co_tui.session.commands import resolve_session_id
-        from co_tui.tui.transcript_view import tail_shows, window_items
+        from co_tui.tui.transcript_view import tail_shows, transcript_items, window_items
 
         session_id = resolve_session_id(store, self.workspace, resume_id=resume_id, continue_latest=continue_latest)
         if session_id is None:
@@ -192,13 +191,15 @@ class CoTuiApp(App[int]):
         try:
             tail = store.load_tail(session_id, tail_shows(RESUME_ENTRIES))
             items = window_items(tail.rows, tail.start)
+            # The whole conversation's items from its outline (no tool results): for the counts.
+            every = transcript_items(tail.outline)
         except Exception:  # noqa: BLE001 - damaged or unreadable: the full load says so, in one line
             return session_id
         shown = threading.Event()
         self.post_message(SessionPreview(
             session_id=session_id, title=tail.meta.title, items=items,
-            banners=list(zip(tail.ledger_positions, tail.ledger)), start=tail.start,
-            turns=tail.user_prompts, messages=tail.messages, shown=shown,
+            banners=list(zip(tail.ledger_positions, tail.ledger)), entries=len(every) + len(tail.ledger),
+            turns=sum(1 for item in every if item.kind == "user"), messages=tail.messages, shown=shown,
         ))
         # Mounting the preview and importing pydantic-ai would share one interpreter lock: the
         # conversation first, then the model.
@@ -219,19 +220,23 @@ class CoTuiApp(App[int]):
         chosen = await self.push_screen_wait(SessionsScreen(store, self.workspace))
         self._open_session(chosen, False, store, preview=True)
 
+    def _chat_gone(self) -> bool:
+        """The chat screen is gone: the app is shutting down (a worker's message came too late)."""
+        return not any(isinstance(screen, ChatScreen) for screen in self.screen_stack)
+
     async def on_session_preview(self, message: SessionPreview) -> None:
         try:
-            if self.session is None:  # a session that is ready already shows itself
-                mounted = await self._show_conversation(
-                    message.session_id, message.title, message.items, message.banners,
-                    turns=message.turns, messages=message.messages, complete=message.start == 0,
-                )
-                self._shown = _Shown(message.session_id, message.messages, len(message.banners), mounted,
-                                     complete=message.start == 0)
+            if self.session is None and not self._chat_gone():  # a ready session shows itself
+                await self._show_conversation(message.session_id, message.title, message.items, message.banners,
+                                              turns=message.turns, messages=message.messages,
+                                              entries=message.entries)
+                self._shown = _Shown(message.session_id, message.messages, len(message.banners))
         finally:
             message.shown.set()
 
     async def on_session_ready(self, message: SessionReady) -> None:
+        if self._chat_gone():  # quit while the session was loading
+            return
         previous, self.session = self.session, message.session
         shown, self._shown = self._shown, None
         chat = self.chat
@@ -241,7 +246,8 @@ class CoTuiApp(App[int]):
         session = self.session
         if shown is not None and previous is None and (shown.session_id, shown.messages, shown.banners) == (
                 session.id, len(session.transcript), len(session.ledger)):
-            self._complete_preview(shown)  # the same conversation is on screen: no remount
+            # The same conversation is on screen: no remount, only the badges (they need the context).
+            self._show_truncated()
         else:
             if previous is not None or session.transcript or shown is not None:
                 await chat.clear_log()
@@ -256,37 +262,31 @@ class CoTuiApp(App[int]):
             self._start_turn(self._queued.pop(0))
 
     async def _show_saved(self) -> None:
-        from co_tui.tui.transcript_view import transcript_items, truncated_tool_call_ids
+        from co_tui.tui.transcript_view import transcript_items
 
-        session, chat = self.session, self.chat
+        session = self.session
         items = transcript_items(session.transcript)
         turns = sum(1 for item in items if item.kind == "user")
         await self._show_conversation(session.id, session.title, items,
                                       list(zip(session.ledger_positions, session.ledger)),
                                       turns=turns, messages=len(session.transcript))
-        chat.on_outputs_truncated(OutputsTruncated(truncated_tool_call_ids(session.context)))
+        self._show_truncated()
 
     async def _show_conversation(self, session_id: str, title: str, items: list[Any], banners: list[Any], *,
-                                 turns: int, messages: int, complete: bool = True) -> int:
+                                 turns: int, messages: int, entries: int | None = None) -> None:
         """Mount a saved conversation's newest entries (banners at their cuts) and the "Resumed"
-        line; returns how many entries were mounted."""
+        line. `entries`: the whole conversation's, when `items` are only its newest part."""
         chat = self.chat
         chat.title_bar.session_title = title
         # One mount for the newest entries, banners at their cuts (not one mount per ledger event).
-        mounted = await chat.show_items(items, banners=banners, complete=complete)
+        await chat.show_items(items, banners=banners, entries=entries)
         await chat.add_notice(f"Resumed “{title or session_id[:8]}” · {turns} turns · {messages} messages")
-        return mounted
 
-    def _complete_preview(self, shown: _Shown) -> None:
-        """The session of the conversation on screen is ready: add what needed it — the truncated
-        badges (from the context) and, when only the newest part was read, the hidden count."""
-        from co_tui.tui.transcript_view import transcript_items, truncated_tool_call_ids
+    def _show_truncated(self) -> None:
+        """The `truncated` badges of the tool calls whose output the model now sees shortened."""
+        from co_tui.tui.transcript_view import truncated_tool_call_ids
 
-        session, chat = self.session, self.chat
-        chat.on_outputs_truncated(OutputsTruncated(truncated_tool_call_ids(session.context)))
-        if not shown.complete:
-            entries = len(transcript_items(session.transcript)) + len(session.ledger)
-            chat.log_view.note_hidden(entries - shown.mounted)
+        self.chat.on_outputs_truncated(OutputsTruncated(truncated_tool_call_ids(self.session.context)))
 
     async def on_session_failed(self, message: SessionFailed) -> None:
         if self.session is None:

@@ -67,15 +67,15 @@ class SessionReady(Message):
 @dataclass
 class SessionPreview(Message):
     """A saved conversation read from the store's raw rows, to show while its session (and
-    pydantic-ai) still loads: `items` from transcript message `start` on (`window_items`), every
-    trim banner as (position, event), and the "Resumed …" figures. The start-up worker waits for
-    `shown` (set once it is on screen) before it imports pydantic-ai."""
+    pydantic-ai) still loads: the newest `items` (`window_items`), every trim banner as (position,
+    event), how many chat entries the whole conversation has, and the "Resumed …" figures. The
+    start-up worker waits for `shown` (set once it is on screen) before it imports pydantic-ai."""
 
     session_id: str
     title: str
     items: list[Item]
     banners: list[tuple[int, HistoryTrimmed]]
-    start: int
+    entries: int
     turns: int
     messages: int
     shown: threading.Event

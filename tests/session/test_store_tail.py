@@ -50,7 +50,11 @@ def test_reads_back_until_enough_and_agrees_with_load(store: SessionStore, tmp_p
     loaded = store.load(sid)
     assert tail.start == 48 and tail.messages == len(loaded.transcript) == 240
     assert tail.rows == json.loads(ModelMessagesTypeAdapter.dump_json(loaded.transcript[48:]))
-    assert tail.user_prompts == 61  # one per turn, two in turn 5
+    # The outline: every response and every request with a user prompt, text but no tool output.
+    assert len(tail.outline) == 180 and tail.outline[15]["kind"] == "request"  # 3 a turn, no tool result
+    assert tail.outline[15]["parts"] == [{"part_kind": "user-prompt", "content": None}] * 2  # turn 5
+    assert tail.outline[1] == {"kind": "response", "parts": [{"part_kind": "text", "content": "Let me read it."},
+                                                             {"part_kind": "tool-call", "content": None}]}
     assert tail.ledger == loaded.ledger and tail.ledger_positions == loaded.ledger_positions
     assert tail.meta.id == sid and tail.meta.title == "long one"
 
@@ -64,11 +68,11 @@ def test_never_enough_reads_to_the_first_message(store: SessionStore, tmp_path: 
 def test_an_empty_session(store: SessionStore, tmp_path: Path) -> None:
     sid = store.create_session(model="offline", workspace=tmp_path)
     tail = store.load_tail(sid, lambda tail: True)
-    assert (tail.start, tail.rows, tail.messages, tail.user_prompts, tail.ledger) == (0, [], 0, 0, [])
+    assert (tail.start, tail.rows, tail.messages, tail.outline, tail.ledger) == (0, [], 0, [], [])
 
 
 @pytest.mark.parametrize(("sql", "fragment"), [
-    ("UPDATE transcript SET body = '{\"kind\": \"request\", \"parts\": [' WHERE seq = 9", "transcript message 9"),
+    ("UPDATE transcript SET body = '{\"kind\": \"response\", \"parts\": [' WHERE seq = 9", "cannot be decoded"),
     ("UPDATE transcript SET body = '[1, 2]' WHERE seq = 10", "transcript message 10"),
     ("DELETE FROM transcript WHERE seq = 1", "missing"),
     ("UPDATE ledger SET event = '[1, 2' WHERE seq = 0", "ledger entry 0"),

@@ -42,6 +42,7 @@ async def test_banners_at_their_cuts(workspace: Path) -> None:
     app = CoTuiApp(load_settings(), workspace, resume_id=session.id)
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_until(pilot, lambda: bool(app.chat.log_view.query(TrimBanner)))
+        await wait_ready(pilot)
         children = app.chat.log_view.items
         banners = [i for i, w in enumerate(children) if isinstance(w, TrimBanner)]
         users = [i for i, w in enumerate(children) if isinstance(w, UserMessage)]
@@ -119,7 +120,7 @@ async def test_the_preview_shows_what_the_whole_session_shows(workspace: Path, m
     session = await saved_session(workspace, 40, context_budget_tokens=900, context_strategy="trim")
     expected, expected_hidden = await _full_path_view(workspace, session.id, monkeypatch)
     entries = len(transcript_items(session.transcript)) + len(session.ledger)
-    assert expected_hidden == entries - RESUME_ENTRIES > 0
+    assert expected_hidden >= entries - RESUME_ENTRIES > 0  # more when the log's widget budget prunes
     assert sum(1 for e in expected if e[0] == "banner") >= 2, "banners among the newest entries"
     tail = session.store.load_tail(session.id, tail_shows(RESUME_ENTRIES))
     assert tail.start > 0 and min(tail.ledger_positions) < tail.start, "cuts before the rows the preview reads"
@@ -131,8 +132,7 @@ async def test_the_preview_shows_what_the_whole_session_shows(workspace: Path, m
         assert app.session is None, "shown before the session (and pydantic-ai) was ready"
         preview, widgets = _entries(app), list(app.chat.log_view.items)
         assert preview == expected  # same entries, banners at the same cuts
-        # The number of entries left out is not known from the newest rows alone: no number yet.
-        assert app.chat.log_view.hidden_count == 0
+        assert app.chat.log_view.hidden_count == expected_hidden  # counted from the outline, exactly
         gate.set()
         await wait_ready(pilot)
         await pilot.pause()

@@ -174,22 +174,24 @@ class ChatScreen(Screen[None]):
         await self.log_view.clear_log()
 
     async def show_items(self, items: list[Item], banners: Sequence[tuple[int, Any]] = (), *,
-                         complete: bool = True) -> int:
+                         entries: int | None = None) -> None:
         """Show a saved conversation (resume) in one mount: only the newest entries that fit the log.
 
         `banners` are (transcript position, history_trimmed event) pairs; each banner goes before the
         first item that starts at or after its position, as it appeared when the cut happened.
-        `complete`: the items are the whole conversation, so the log can say how many it leaves out;
-        otherwise (the newest part only) the caller tells it later (`ChatLog.note_hidden`).
-        Returns how many entries were mounted.
+        `entries`: how many entries (items and banners) the whole conversation has, when `items`
+        are only its newest part (a preview from the store's rows); the log counts the rest as not
+        shown here.
         """
         from co_tui.tui.transcript_view import newest_entries
 
         log = self.log_view
         # Fewer than the log holds: each Markdown answer costs a render, and resume must paint fast.
-        entries, skipped = newest_entries(items, banners, min(log.max_items, RESUME_ENTRIES))
+        newest, skipped = newest_entries(items, banners, min(log.max_items, RESUME_ENTRIES))
+        if entries is not None:
+            skipped = entries - len(newest)
         widgets: list[Widget] = []
-        for entry in entries:
+        for entry in newest:
             if getattr(entry, "type", "") == "history_trimmed":
                 widgets.append(TrimBanner(entry))
             elif entry.kind == "user":
@@ -204,7 +206,6 @@ class ChatScreen(Screen[None]):
                     block.mark_interrupted()
                 self._tools[entry.tool_call_id] = block
                 widgets.append(block)
-        if skipped and complete:
+        if skipped:
             log.note_hidden(skipped)
         await log.add(*widgets)
-        return len(widgets)
