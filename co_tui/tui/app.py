@@ -258,6 +258,8 @@ class CoTuiApp(App[int]):
                     f"New conversation in {self.workspace.name or self.workspace} · "
                     "/ for commands · F1 for help · esc interrupts a reply"
                 )
+        if self._queued:
+            chat.clear_hint()  # "the model is still loading — your prompt will be sent…": it is sent now
         while self._queued and self._job is None:
             self._start_turn(self._queued.pop(0))
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tui_helpers import wait_ready, wait_until
+from tui_helpers import wait_idle, wait_ready, wait_until
 
 from co_tui.config import load_settings
 from co_tui.session.chat import ChatSession
@@ -196,3 +196,22 @@ async def test_a_damaged_session_ends_with_one_line(workspace: Path, body: str) 
     assert app.return_code == 2
     assert app.failure.startswith(f"session {session.id} (") and "is damaged" in app.failure
     assert f"transcript message {len(session.transcript) - 1}" in app.failure and "\n" not in app.failure
+
+
+async def test_a_prompt_sent_during_the_preview_waits_then_runs(workspace: Path) -> None:
+    session = await saved_session(workspace, 3)
+    gate = threading.Event()
+    app = CoTuiApp(load_settings(), workspace, resume_id=session.id, session_factory=_gated(gate))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_until(pilot, lambda: _resumed(app), what="the preview")
+        await pilot.press(*"hello there", "enter")
+        hint = app.chat.query_one("#hint")
+        await wait_until(pilot, lambda: hint.has_class("-shown"), what="the loading hint")
+        gate.set()
+        await wait_ready(pilot)
+        await wait_idle(pilot)
+        prompts = [w.text for w in app.chat.log_view.query(UserMessage)]
+        assert prompts[-1] == "hello there" and prompts.count("hello there") == 1
+        assert not hint.has_class("-shown"), "the loading hint went once the prompt was sent"
+        assert isinstance(app.chat.log_view.items[-1], AssistantMessage)
+        assert len(app.session.transcript) > len(session.transcript)
