@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from co_tui import __version__
+
+if TYPE_CHECKING:
+    from co_tui.config import Settings
 
 EXIT_OK, EXIT_MODEL_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -48,8 +52,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of `co-tui`; returns the process exit code."""
+    """Entry point of `co-tui`; returns the process exit code.
+
+    A bad setting prints one line naming it and its source and exits 2, in every mode. The TUI
+    loads settings itself, after its first frame (pydantic-settings alone costs ~150 ms), and
+    prints that line once the terminal is restored.
+    """
     args = build_parser().parse_args(argv)
+    workspace = Path.cwd()
+    if not (args.list_sessions or args.export or args.prompt is not None):
+        from co_tui.tui.app import run_app
+
+        return run_app(_settings_loader(args), workspace, resume_id=args.resume,
+                       continue_latest=args.continue_latest)
+
     from co_tui.config import SettingsError, load_settings
 
     try:
@@ -57,7 +73,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SettingsError as exc:
         print(f"co-tui: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    workspace = Path.cwd()
 
     if args.list_sessions or args.export:
         from co_tui.session.commands import export_session, list_sessions
@@ -66,19 +81,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             return list_sessions(settings, workspace)
         return export_session(settings, args.export, args.export_format)
 
-    if args.prompt is not None:
-        from co_tui.print_mode import run_print_mode
+    from co_tui.print_mode import run_print_mode
 
-        return run_print_mode(
-            settings,
-            workspace,
-            args.prompt,
-            output_format=args.output_format,
-            assume_yes=args.yes,
-            resume_id=args.resume,
-            continue_latest=args.continue_latest,
-        )
+    return run_print_mode(
+        settings,
+        workspace,
+        args.prompt,
+        output_format=args.output_format,
+        assume_yes=args.yes,
+        resume_id=args.resume,
+        continue_latest=args.continue_latest,
+    )
 
-    from co_tui.tui.app import run_app
 
-    return run_app(settings, workspace, resume_id=args.resume, continue_latest=args.continue_latest)
+def _settings_loader(args: argparse.Namespace) -> Callable[[], Settings]:
+    """`load_settings` with the command line's overrides, imported only when called (the TUI calls
+    it in a worker after its first paint). Raises `SettingsError`."""
+
+    def load() -> Settings:
+        from co_tui.config import load_settings
+
+        return load_settings(model=args.model, allow_shell=args.allow_shell)
+
+    return load

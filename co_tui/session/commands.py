@@ -9,9 +9,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from co_tui.config import Settings
-
 if TYPE_CHECKING:
+    from co_tui.config import Settings
     from co_tui.session.chat import Approver, ChatSession
     from co_tui.session.store import SessionStore
 
@@ -56,16 +55,8 @@ def open_session(
 
     store = store or open_store(settings)
     try:
-        if resume_id == "":
-            raise OpenSessionError("--resume needs a session id here (see co-tui --list-sessions)", 2)
-        if resume_id or continue_latest:
-            if resume_id:
-                session_id = store.resolve_id(resume_id)
-            else:
-                latest = store.latest(workspace)
-                if latest is None:
-                    raise OpenSessionError(f"no saved session in {workspace} to continue", 2)
-                session_id = latest.id
+        session_id = resolve_session_id(store, workspace, resume_id=resume_id, continue_latest=continue_latest)
+        if session_id is not None:
             return ChatSession.resume(settings, workspace=workspace, store=store, session_id=session_id,
                                       approver=approver)
         return ChatSession(settings, workspace=workspace, store=store, approver=approver)
@@ -73,6 +64,29 @@ def open_session(
         raise OpenSessionError(str(exc), 1) from None
     except StoreError as exc:
         raise OpenSessionError(str(exc), 2) from None
+
+
+def resolve_session_id(
+    store: SessionStore, workspace: Path, *, resume_id: str | None = None, continue_latest: bool = False
+) -> str | None:
+    """The full id of the session to resume: `resume_id` (an id or unique prefix), else with
+    `continue_latest` the latest session of `workspace`; None when neither asks for one (a new
+    session). Imports no pydantic-ai (the TUI shows a resumed conversation before it loads).
+
+    Raises `OpenSessionError` (exit 2) for a bare `--resume` (`resume_id == ""`: only the TUI has a
+    picker) or when nothing is there to continue; `StoreError` (one line) for an unknown or
+    ambiguous id.
+    """
+    if resume_id == "":
+        raise OpenSessionError("--resume needs a session id here (see co-tui --list-sessions)", 2)
+    if resume_id:
+        return store.resolve_id(resume_id)
+    if continue_latest:
+        latest = store.latest(workspace)
+        if latest is None:
+            raise OpenSessionError(f"no saved session in {workspace} to continue", 2)
+        return latest.id
+    return None
 
 
 def list_sessions(settings: Settings, workspace: Path) -> int:

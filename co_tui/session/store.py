@@ -17,7 +17,8 @@ Errors are `StoreError` subclasses whose `str()` is one line for the user: `Stor
 `StoreFull` (disk full: nothing of that save was written, the caller keeps its in-memory session and
 may save again later), `StoreCorrupt` (one damaged session or file), `StoreTooNew` (written by a
 newer co-tui; never modified). pydantic-ai is imported only to encode and decode messages, so
-listing sessions at TUI start-up stays light.
+listing sessions at TUI start-up stays light, and `load_tail` reads a session's newest rows as
+plain JSON (the TUI shows a resumed conversation before pydantic-ai has loaded).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -41,6 +42,7 @@ from co_tui.session import migrations
 from co_tui.session.context_diff import ContextState, plan_context_update
 from co_tui.session.message_codec import decode_bodies, encode_messages
 from co_tui.session.redaction import redact_text, secret_env_values
+from co_tui.session.store_tail import SessionTail, read_ledger, read_tail
 from co_tui.session.store_errors import (
     StoreCorrupt,
     StoreError,
@@ -404,12 +406,31 @@ class SessionStore:
             self._saved[session_id] = saved
             return loaded
 
+    def load_tail(self, session_id: str, enough: Callable[[SessionTail], bool]) -> SessionTail:
+        """The newest transcript rows of a session as parsed JSON, with its metadata, ledger and an
+        outline of the whole transcript, read without pydantic-ai (see `store_tail.py`): rows
+        backwards from the end in growing chunks until `enough(tail)` or the first message. One
+        snapshot; nothing is written.
+
+        Raises `StoreError` for an unknown id and `StoreCorrupt` for damage it meets on the way
+        (what it does not read, or cannot judge without decoding, is `load`'s to report).
+        """
+        with self._guard("read the session") as conn:
+            conn.execute("BEGIN")  # a read transaction: every figure from the same snapshot
+            try:
+                row = conn.execute(f"SELECT {_META_COLUMNS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
+                if row is None:
+                    raise StoreError(f"no session with id {session_id}")
+                meta = _meta_from_row(row)
+                return read_tail(conn, meta, enough, lambda what: _damaged(meta, what))
+            finally:
+                conn.execute("COMMIT")
+
     def _read(self, conn: sqlite3.Connection, meta: SessionMeta) -> tuple[LoadedSession, _Saved]:
         sid = meta.id
 
         def damaged(what: str) -> StoreCorrupt:
-            title = f" ({meta.title})" if meta.title else ""
-            return StoreCorrupt(one_line(f"session {sid}{title} is damaged: {what}"))
+            return _damaged(meta, what)
 
         revision = conn.execute("SELECT revision FROM sessions WHERE id = ?", (sid,)).fetchone()[0]
         rows = conn.execute("SELECT seq, body FROM transcript WHERE session_id = ? ORDER BY seq", (sid,)).fetchall()
@@ -433,16 +454,7 @@ class SessionStore:
             else:
                 raise damaged(f"context message {i} points at a missing transcript message")
 
-        ledger: list[HistoryTrimmed] = []
-        positions: list[int] = []
-        for seq, at, event in conn.execute(
-            "SELECT seq, at_message, event FROM ledger WHERE session_id = ? ORDER BY seq", (sid,)
-        ):
-            try:
-                ledger.append(HistoryTrimmed.from_dict(json.loads(event)))
-            except (TypeError, ValueError, AttributeError) as exc:
-                raise damaged(f"ledger entry {seq} cannot be decoded ({exc})") from None
-            positions.append(int(at))
+        ledger, positions = read_ledger(conn, sid, damaged)
 
         saved = _Saved(
             revision=revision,
@@ -502,6 +514,12 @@ class SessionStore:
         raise StoreError(f"{prefix!r} matches {len(rows)} sessions; give more of the id")
 
 
+def _damaged(meta: SessionMeta, what: str) -> StoreCorrupt:
+    """The one-line error for a damaged session, naming it (and its title)."""
+    title = f" ({meta.title})" if meta.title else ""
+    return StoreCorrupt(one_line(f"session {meta.id}{title} is damaged: {what}"))
+
+
 _META_COLUMNS = "id, title, created, updated, model, workspace, messages, context_messages, tokens, damaged"
 
 
@@ -532,6 +550,7 @@ def _meta_from_row(row: Sequence[Any]) -> SessionMeta:
 __all__ = [
     "LoadedSession",
     "SessionMeta",
+    "SessionTail",
     "SessionStore",
     "StoreCorrupt",
     "StoreError",

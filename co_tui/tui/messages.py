@@ -7,13 +7,16 @@ the app acts on them, so screens never reach into each other. The app wraps ever
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
 if TYPE_CHECKING:  # the domain modules stay out of the start-up import path of the TUI
+    from co_tui.governance.events import HistoryTrimmed
     from co_tui.session.events import Event
+    from co_tui.tui.transcript_view import Item
 
 
 @dataclass
@@ -62,6 +65,23 @@ class SessionReady(Message):
 
 
 @dataclass
+class SessionPreview(Message):
+    """A saved conversation read from the store's raw rows, to show while its session (and
+    pydantic-ai) still loads: the newest `items` (`window_items`), every trim banner as (position,
+    event), how many chat entries the whole conversation has, and the "Resumed …" figures. The
+    start-up worker waits for `shown` (set once it is on screen) before it imports pydantic-ai."""
+
+    session_id: str
+    title: str
+    items: list[Item]
+    banners: list[tuple[int, HistoryTrimmed]]
+    entries: int
+    turns: int
+    messages: int
+    shown: threading.Event
+
+
+@dataclass
 class SessionFailed(Message):
     """The ChatSession could not be created; `message` is the one line to show."""
 
@@ -87,6 +107,7 @@ __all__ = [
     "SendPrompt",
     "SessionEvent",
     "SessionFailed",
+    "SessionPreview",
     "SessionReady",
 ]
 

@@ -1,14 +1,21 @@
-"""What the chat log shows for saved messages (resume): pydantic-ai messages → display items.
+"""What the chat log shows for saved messages (resume): messages → display items.
 
-Imports pydantic-ai lazily: it is only called once a session exists.
+One implementation for both forms a message comes in: the store's rows parsed as JSON (a resumed
+conversation is shown from them before pydantic-ai has loaded, `SessionStore.load_tail`) and
+pydantic-ai's message objects (a session already in memory). `ModelMessagesTypeAdapter` JSON uses
+the objects' own field names — `kind`, `parts`, `part_kind`, `content`, `tool_name`,
+`tool_call_id`, `args` — so fields are read by name and nothing here imports pydantic-ai.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from co_tui.session.store_tail import SessionTail
 
 TRUNCATION_MARK = "[…truncated"  # governance's marker on a shortened tool output (DESIGN §2)
 
@@ -27,11 +34,18 @@ class Item:
     at: int = 0  # index of the transcript message it starts at (places trim banners on resume)
 
 
+def _field(obj: Any, name: str) -> Any:
+    """A field of a message or part: a key of its stored JSON, or an attribute of the object."""
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+
 def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, Sequence) and not isinstance(content, (bytes, bytearray)):
-        return "\n".join(part if isinstance(part, str) else f"[{type(part).__name__}]" for part in content)
+        # Multimodal prompts: text as is, anything else as its kind, e.g. `[image-url]`.
+        return "\n".join(part if isinstance(part, str) else f"[{_field(part, 'kind') or type(part).__name__}]"
+                         for part in content)
     return str(content)
 
 
@@ -41,58 +55,116 @@ def _args_of(args: Any) -> str:
     return args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
 
 
-def _result_of(part: Any) -> str:
-    content = part.content
+def _result_of(content: Any) -> str:
     return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False, default=str)
 
 
-def transcript_items(messages: Sequence[Any]) -> list[Item]:
-    """User prompts, assistant text runs and tool calls (paired with their results), in order."""
-    from pydantic_ai.messages import (
-        ModelRequest,
-        ModelResponse,
-        RetryPromptPart,
-        TextPart,
-        ToolCallPart,
-        ToolReturnPart,
-        UserPromptPart,
-    )
+def _retry_text(content: Any, tool_name: str | None) -> str:
+    """What pydantic-ai's `RetryPromptPart.model_response()` says, built from the part's fields."""
+    if isinstance(content, str):
+        description = content if tool_name is not None else f"Validation feedback:\n{content}"
+    else:
+        errors = list(content or ())
 
+        def kept(error: Any) -> dict[str, Any]:
+            # As model_response: no `ctx`; without a tool, top-level errors also drop `input`.
+            drop = {"ctx", "input"} if tool_name is None and len(error.get("loc", ())) <= 1 else {"ctx"}
+            return {k: v for k, v in error.items() if k not in drop}
+
+        shown = json.dumps([kept(dict(e)) for e in errors], indent=2, ensure_ascii=False, default=str)
+        plural = len(errors) != 1
+        description = f"{len(errors)} validation error{'s' if plural else ''}:\n```json\n{shown}\n```"
+    return f"{description}\n\nFix the errors and try again."
+
+
+def transcript_items(messages: Sequence[Any], *, start: int = 0) -> list[Item]:
+    """User prompts, assistant text runs and tool calls (paired with their results), in order.
+
+    `messages` are stored JSON dicts or pydantic-ai messages; `start` is the transcript index of
+    `messages[0]` (for `Item.at`). Shapes it does not know are skipped, never raised on.
+    """
     items: list[Item] = []
     tool_index: dict[str, int] = {}
-    for at, message in enumerate(messages):
-        if isinstance(message, ModelRequest):
-            for part in message.parts:
-                if isinstance(part, UserPromptPart):
-                    items.append(Item("user", text=_text_of(part.content), at=at))
-                elif isinstance(part, (ToolReturnPart, RetryPromptPart)) and part.tool_call_id in tool_index:
-                    i = tool_index[part.tool_call_id]
-                    is_error = isinstance(part, RetryPromptPart)
-                    text = part.model_response() if is_error else _result_of(part)
-                    items[i] = Item("tool", tool_name=items[i].tool_name, tool_call_id=part.tool_call_id,
+    for at, message in enumerate(messages, start):
+        kind, parts = _field(message, "kind"), _field(message, "parts") or ()
+        if kind == "request":
+            for part in parts:
+                part_kind, call_id = _field(part, "part_kind"), _field(part, "tool_call_id")
+                if part_kind == "user-prompt":
+                    items.append(Item("user", text=_text_of(_field(part, "content")), at=at))
+                elif part_kind in ("tool-return", "retry-prompt") and call_id in tool_index:
+                    i = tool_index[call_id]
+                    is_error = part_kind == "retry-prompt"
+                    content = _field(part, "content")
+                    text = _retry_text(content, _field(part, "tool_name")) if is_error else _result_of(content)
+                    items[i] = Item("tool", tool_name=items[i].tool_name, tool_call_id=call_id,
                                     args=items[i].args, result=text, is_error=is_error, at=items[i].at)
-        elif isinstance(message, ModelResponse):
-            for part in message.parts:
-                if isinstance(part, TextPart) and part.content.strip():
+        elif kind == "response":
+            for part in parts:
+                part_kind, content = _field(part, "part_kind"), _field(part, "content")
+                if part_kind == "text" and isinstance(content, str) and content.strip():
                     if items and items[-1].kind == "assistant":
-                        items[-1] = Item("assistant", text=items[-1].text + part.content, at=items[-1].at)
+                        items[-1] = Item("assistant", text=items[-1].text + content, at=items[-1].at)
                     else:
-                        items.append(Item("assistant", text=part.content, at=at))
-                elif isinstance(part, ToolCallPart):
-                    tool_index[part.tool_call_id] = len(items)
-                    items.append(Item("tool", tool_name=part.tool_name, tool_call_id=part.tool_call_id,
-                                      args=_args_of(part.args), at=at))
+                        items.append(Item("assistant", text=content, at=at))
+                elif part_kind == "tool-call":
+                    call_id = _field(part, "tool_call_id")
+                    tool_index[call_id] = len(items)
+                    items.append(Item("tool", tool_name=_field(part, "tool_name") or "", tool_call_id=call_id,
+                                      args=_args_of(_field(part, "args")), at=at))
     return items
+
+
+def newest_entries(items: Sequence[Item], banners: Sequence[tuple[int, Any]], limit: int) -> tuple[list[Any], int]:
+    """The newest `limit` chat-log entries of a saved conversation, and how many come before them.
+
+    Entries are the items with the trim banners among them: `banners` are (transcript position,
+    `history_trimmed` event) pairs, and each goes before the first item that starts at or after its
+    position — where the cut happened.
+    """
+    entries: list[Any] = []
+    pending = sorted(banners, key=lambda pair: pair[0])
+    b = 0
+    for item in items:
+        while b < len(pending) and pending[b][0] <= item.at:
+            entries.append(pending[b][1])
+            b += 1
+        entries.append(item)
+    entries.extend(event for _, event in pending[b:])
+    skipped = max(0, len(entries) - limit)
+    return entries[skipped:], skipped
+
+
+def window_items(messages: Sequence[Any], start: int) -> list[Item]:
+    """The items of transcript messages `start`… — a window onto the newest part — exactly as the
+    whole transcript gives them. When the window does not begin at the first message, its first
+    item is dropped: it may be the end of an answer, or of a tool call, that began before it."""
+    items = transcript_items(messages, start=start)
+    return items[1:] if start > 0 else items
+
+
+def tail_shows(entries: int) -> Callable[[SessionTail], bool]:
+    """`enough` for `SessionStore.load_tail`: the rows read so far give the newest `entries`
+    chat-log entries (items and trim banners) in the places the whole transcript would put them —
+    every item of `window_items` and every banner after its first item."""
+
+    def enough(tail: SessionTail) -> bool:
+        items = window_items(tail.rows, tail.start)
+        if not items:
+            return False
+        exact = len(items) + sum(1 for at in tail.ledger_positions if at > items[0].at)
+        return exact >= entries
+
+    return enough
 
 
 def truncated_tool_call_ids(context: Sequence[Any]) -> frozenset[str]:
     """Ids of tool calls whose output the model now sees shortened (governance's marker)."""
-    from pydantic_ai.messages import ModelRequest, ToolReturnPart
-
     ids = set()
     for message in context:
-        if isinstance(message, ModelRequest):
-            for part in message.parts:
-                if isinstance(part, ToolReturnPart) and TRUNCATION_MARK in _result_of(part)[-200:]:
-                    ids.add(part.tool_call_id)
+        if _field(message, "kind") == "request":
+            for part in _field(message, "parts") or ():
+                if _field(part, "part_kind") == "tool-return" and \
+                        TRUNCATION_MARK in _result_of(_field(part, "content"))[-200:]:
+                    ids.add(_field(part, "tool_call_id"))
     return frozenset(ids)

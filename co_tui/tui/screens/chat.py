@@ -173,26 +173,25 @@ class ChatScreen(Screen[None]):
         self._tools.clear()
         await self.log_view.clear_log()
 
-    async def show_items(self, items: list[Item], banners: Sequence[tuple[int, Any]] = ()) -> None:
+    async def show_items(self, items: list[Item], banners: Sequence[tuple[int, Any]] = (), *,
+                         entries: int | None = None) -> None:
         """Show a saved conversation (resume) in one mount: only the newest entries that fit the log.
 
         `banners` are (transcript position, history_trimmed event) pairs; each banner goes before the
         first item that starts at or after its position, as it appeared when the cut happened.
+        `entries`: how many entries (items and banners) the whole conversation has, when `items`
+        are only its newest part (a preview from the store's rows); the log counts the rest as not
+        shown here.
         """
+        from co_tui.tui.transcript_view import newest_entries
+
         log = self.log_view
-        entries: list[Any] = []
-        pending = sorted(banners, key=lambda pair: pair[0])
-        b = 0
-        for item in items:
-            while b < len(pending) and pending[b][0] <= item.at:
-                entries.append(pending[b][1])
-                b += 1
-            entries.append(item)
-        entries.extend(event for _, event in pending[b:])
         # Fewer than the log holds: each Markdown answer costs a render, and resume must paint fast.
-        skipped = max(0, len(entries) - min(log.max_items, RESUME_ENTRIES))
+        newest, skipped = newest_entries(items, banners, min(log.max_items, RESUME_ENTRIES))
+        if entries is not None:
+            skipped = entries - len(newest)
         widgets: list[Widget] = []
-        for entry in entries[skipped:]:
+        for entry in newest:
             if getattr(entry, "type", "") == "history_trimmed":
                 widgets.append(TrimBanner(entry))
             elif entry.kind == "user":

@@ -48,8 +48,8 @@ def test_the_offline_models_phrases_are_documented():
 
 
 def test_the_reference_does_not_load_pydantic_ai():
-    # The help screen is part of the TUI, which must paint before pydantic-ai loads.
+    # The help screen is part of the TUI, which must paint before pydantic and pydantic-ai load.
     code = ("import sys; from co_tui.tui.keys_reference import reference_markdown; reference_markdown(); "
-            "import co_tui.tui.screens.help, co_tui.tui.palette; "
-            "sys.exit(1 if any(m.split('.')[0] == 'pydantic_ai' for m in sys.modules) else 0)")
+            "import co_tui.tui.screens.help, co_tui.tui.palette; heavy = {'pydantic_ai', 'pydantic', "
+            "'pydantic_settings'}; sys.exit(1 if any(m.split('.')[0] in heavy for m in sys.modules) else 0)")
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

@@ -1,0 +1,108 @@
+"""SessionStore.load_tail: the newest rows as plain JSON, the ledger and the counts, read backwards
+until the caller has enough — without pydantic-ai — and the same figures `load` gives."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, UserPromptPart
+from store_builders import tool_turn
+
+from co_tui.governance.events import HistoryTrimmed
+from co_tui.session.store import SessionStore, StoreCorrupt, StoreError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _cut(n: int) -> HistoryTrimmed:
+    return HistoryTrimmed(reason="token_budget", strategy="turn_trim", dropped_messages=4 * n, dropped_turns=n,
+                          tokens_before=9000, tokens_after=5000, budget_tokens=8000)
+
+
+def _saved(store: SessionStore, tmp_path: Path, turns: int) -> str:
+    """`turns` tool turns (4 messages each), one cut after every tenth turn; turn 5 has two prompts."""
+    sid = store.create_session(model="offline", workspace=tmp_path, title="long one")
+    for i in range(turns):
+        messages = tool_turn(i)
+        if i == 5:
+            messages[0] = ModelRequest(parts=[UserPromptPart("one"), UserPromptPart("two")])
+        store.save_turn(sid, new_transcript=messages, context=messages,
+                        new_events=[_cut(i)] if i and i % 10 == 0 else [])
+    return sid
+
+
+def test_reads_back_until_enough_and_agrees_with_load(store: SessionStore, tmp_path: Path) -> None:
+    sid = _saved(store, tmp_path, 60)  # 240 messages
+    seen: list[int] = []
+
+    def enough(tail) -> bool:
+        seen.append(tail.start)
+        return len(tail.rows) >= 100
+
+    tail = store.load_tail(sid, enough)
+    assert seen == [176, 48]  # 64 rows, then 128 more
+    loaded = store.load(sid)
+    assert tail.start == 48 and tail.messages == len(loaded.transcript) == 240
+    assert tail.rows == json.loads(ModelMessagesTypeAdapter.dump_json(loaded.transcript[48:]))
+    # The outline: every response and every request with a user prompt, text but no tool output.
+    assert len(tail.outline) == 180 and tail.outline[15]["kind"] == "request"  # 3 a turn, no tool result
+    assert tail.outline[15]["parts"] == [{"part_kind": "user-prompt", "content": None}] * 2  # turn 5
+    assert tail.outline[1] == {"kind": "response", "parts": [{"part_kind": "text", "content": "Let me read it."},
+                                                             {"part_kind": "tool-call", "content": None}]}
+    assert tail.ledger == loaded.ledger and tail.ledger_positions == loaded.ledger_positions
+    assert tail.meta.id == sid and tail.meta.title == "long one"
+
+
+def test_never_enough_reads_to_the_first_message(store: SessionStore, tmp_path: Path) -> None:
+    sid = _saved(store, tmp_path, 3)
+    tail = store.load_tail(sid, lambda tail: False)
+    assert tail.start == 0 and len(tail.rows) == 12 == tail.messages
+
+
+def test_an_empty_session(store: SessionStore, tmp_path: Path) -> None:
+    sid = store.create_session(model="offline", workspace=tmp_path)
+    tail = store.load_tail(sid, lambda tail: True)
+    assert (tail.start, tail.rows, tail.messages, tail.outline, tail.ledger) == (0, [], 0, [], [])
+
+
+@pytest.mark.parametrize(("sql", "fragment"), [
+    ("UPDATE transcript SET body = '{\"kind\": \"response\", \"parts\": [' WHERE seq = 9", "cannot be decoded"),
+    ("UPDATE transcript SET body = '[1, 2]' WHERE seq = 10", "transcript message 10"),
+    ("DELETE FROM transcript WHERE seq = 1", "missing"),
+    ("UPDATE ledger SET event = '[1, 2' WHERE seq = 0", "ledger entry 0"),
+])
+def test_damage_it_meets_is_one_line(store: SessionStore, tmp_path: Path, sql: str, fragment: str) -> None:
+    sid = _saved(store, tmp_path, 12)
+    conn = sqlite3.connect(store.path)
+    conn.execute(sql.replace("WHERE", f"WHERE session_id = '{sid}' AND"))
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreCorrupt) as caught:
+        store.load_tail(sid, lambda tail: False)
+    assert sid in str(caught.value) and fragment in str(caught.value) and "\n" not in str(caught.value)
+    assert store.list_sessions()[0].damaged is None  # judging a session is load's job; nothing is written
+
+
+def test_unknown_session(store: SessionStore) -> None:
+    with pytest.raises(StoreError, match="no session with id abc"):
+        store.load_tail("abc", lambda tail: True)
+
+
+def test_it_imports_no_pydantic_ai(store: SessionStore, tmp_path: Path, data_dir: Path) -> None:
+    sid = _saved(store, tmp_path, 2)
+    code = (
+        "import sys\n"
+        "from co_tui.session.store import SessionStore\n"
+        f"tail = SessionStore.open({str(data_dir)!r}).load_tail({sid!r}, lambda tail: False)\n"
+        "assert tail.messages == 8 and tail.rows[0]['parts'][0]['part_kind'] == 'user-prompt'\n"
+        "sys.exit(1 if 'pydantic_ai' in sys.modules else 0)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr

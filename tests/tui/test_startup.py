@@ -1,0 +1,115 @@
+"""Start-up of the TUI: nothing heavy before the first frame; settings load after it, in the
+start-up worker, and a bad one still ends the program with one line and exit 2.
+
+Timing lives in benchmarks/tui.py; these tests pin the order (what is imported when), not speed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+# Not before the first frame: pydantic-settings/pydantic (~150 ms) and pydantic-ai (~1 s).
+HEAVY = ("pydantic", "pydantic_settings", "pydantic_ai", "pydantic_core")
+
+
+def _run_python(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=120, check=False)
+
+
+def test_importing_the_start_up_path_loads_no_pydantic(tmp_path: Path) -> None:
+    code = (
+        "import sys, json\n"
+        "import co_tui.cli, co_tui.tui.app, co_tui.tui.messages, co_tui.tui.screens.chat\n"
+        f"heavy = {HEAVY!r}\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in heavy)))\n"
+    )
+    out = _run_python(code, tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == []
+
+
+def test_the_first_frame_is_drawn_before_settings_load(tmp_path: Path) -> None:
+    """The real `co-tui` start-up (`cli.main`) up to the moment the session worker starts: the chat
+    screen is composed and refreshed, and no pydantic module is loaded yet."""
+    code = (
+        "import sys, json\n"
+        "from co_tui import cli\n"
+        "from co_tui.tui import app as app_module\n"
+        f"heavy = {HEAVY!r}\n"
+        "seen = {}\n"
+        "class Probe(app_module.CoTuiApp):\n"
+        "    def _start_session(self):\n"
+        "        seen['heavy'] = sorted(m for m in sys.modules if m.split('.')[0] in heavy)\n"
+        "        seen['prompt'] = bool(self.chat.query('PromptInput'))\n"
+        "        seen['settings'] = self.settings is not None\n"
+        "        self.exit(0)\n"
+        "    def run(self, **kwargs):\n"
+        "        return super().run(headless=True)\n"
+        "app_module.CoTuiApp = Probe\n"
+        "code = cli.main([])\n"
+        "print(json.dumps({**seen, 'code': code}))\n"
+    )
+    out = _run_python(code, tmp_path)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result == {"heavy": [], "prompt": True, "settings": False, "code": 0}
+
+
+def _run_on_a_pty(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[int, str]:
+    """Run `argv` with a pseudo-terminal as its stdin/stdout/stderr; (exit code, all output)."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child
+        try:
+            os.chdir(cwd)
+            os.execve(argv[0], argv, env)
+        finally:
+            os._exit(127)
+    chunks = []
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status), b"".join(chunks).decode("utf-8", errors="replace")
+
+
+ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("args", "env", "line"), [
+    ((), {"CO_TUI_TOOL_OUTPUT_TRIM_CHARS": "lots"},
+     "co-tui: setting tool_output_trim_chars: invalid value 'lots' from environment variable "
+     "CO_TUI_TOOL_OUTPUT_TRIM_CHARS: "),
+    (("--continue",), {}, "co-tui: no saved session in "),
+], ids=["bad-setting", "nothing-to-continue"])
+def test_the_tui_exits_2_with_one_line(tmp_path: Path, args: tuple[str, ...], env: dict[str, str],
+                                       line: str) -> None:
+    """Through a real terminal: the app opens, cannot go on, restores the terminal, then prints one
+    line (no traceback) and the process exits 2 — as `co-tui -p` does before anything starts."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("CO_TUI_")}
+    clean.update(TERM="xterm-256color", PYTHONPATH=str(ROOT), CO_TUI_DATA_DIR=str(tmp_path / "data"),
+                 CO_TUI_CONFIG_FILE=str(tmp_path / "config.toml"), **env)
+    code, output = _run_on_a_pty([sys.executable, "-m", "co_tui", *args], clean, tmp_path)
+    assert code == 2, output
+    # What stays on the terminal once the app has left the alternate screen: that one line.
+    after = output.rsplit("\x1b[?1049l", 1)[-1]
+    lines = [text.strip() for text in ANSI.sub("", after).splitlines() if text.strip()]
+    assert len(lines) == 1 and lines[0].startswith(line), lines
+    assert "Traceback" not in output

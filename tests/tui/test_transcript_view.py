@@ -1,0 +1,157 @@
+"""transcript_view: one implementation for stored JSON rows and pydantic-ai messages; a window
+onto the newest rows gives exactly the newest items of the whole transcript."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import warnings
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from pydantic_ai.messages import (
+    ModelMessagesTypeAdapter,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+
+from co_tui.session.store import SessionMeta, SessionTail
+from co_tui.tui.transcript_view import (
+    TRUNCATION_MARK,
+    newest_entries,
+    tail_shows,
+    transcript_items,
+    truncated_tool_call_ids,
+    window_items,
+)
+
+with warnings.catch_warnings():  # deprecated in pydantic-ai 2.x, still found in saved sessions
+    warnings.simplefilter("ignore")
+    from pydantic_ai.messages import RetryPromptPart
+
+
+def _retry(**kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return RetryPromptPart(**kwargs)
+
+
+def awkward_transcript() -> list:
+    """Every shape whose items depend on earlier messages: answer runs over several responses,
+    results far from their calls, parallel calls, retries, blank text, an orphan result."""
+    return [
+        ModelRequest(parts=[UserPromptPart("first question")]),
+        ModelResponse(parts=[TextPart("An answer "), TextPart("   ")]),
+        ModelResponse(parts=[TextPart("in three "), TextPart("responses.")]),
+        ModelResponse(parts=[TextPart("Still the same run.")]),
+        ModelRequest(parts=[UserPromptPart(["look at this", "and this"])]),
+        ModelResponse(parts=[TextPart("Reading both."), ToolCallPart("read_file", {"path": "a.py"}, tool_call_id="a"),
+                             ToolCallPart("read_file", '{"path": "b.py"}', tool_call_id="b")]),
+        ModelRequest(parts=[ToolReturnPart("read_file", "A" * 50, tool_call_id="a"),
+                            _retry(content="no such file: b.py", tool_name="read_file", tool_call_id="b")]),
+        ModelResponse(parts=[TextPart("b.py is missing; "), ToolCallPart("list_dir", {"path": "."}, tool_call_id="c")]),
+        ModelRequest(parts=[ToolReturnPart("list_dir", {"entries": ["a.py", "c.py"]}, tool_call_id="c")]),
+        ModelResponse(parts=[TextPart("it is c.py.")]),
+        ModelRequest(parts=[ToolReturnPart("read_file", "orphan", tool_call_id="nowhere")]),
+        ModelResponse(parts=[TextPart("continues after an orphan result")]),
+        ModelRequest(parts=[UserPromptPart("bad args")]),
+        ModelResponse(parts=[ToolCallPart("search", {"q": 1}, tool_call_id="d")]),
+        ModelRequest(parts=[_retry(content=[{"type": "string_type", "loc": ("q",), "msg": "Input should be a valid "
+                                             "string", "input": 1}], tool_name="search", tool_call_id="d")]),
+        ModelResponse(parts=[ToolCallPart("search", {"q": "x"}, tool_call_id="d")]),
+        ModelResponse(parts=[TextPart("a call with no result yet")]),
+    ]
+
+
+def as_rows(messages: list) -> list[dict]:
+    """The store's rows parsed back: the adapter's JSON of each message."""
+    return json.loads(ModelMessagesTypeAdapter.dump_json(messages))
+
+
+def test_rows_and_messages_give_the_same_items() -> None:
+    messages = awkward_transcript()
+    assert transcript_items(as_rows(messages)) == transcript_items(messages)
+
+
+def test_items_of_the_awkward_transcript() -> None:
+    items = transcript_items(awkward_transcript())
+    kinds = [item.kind for item in items]
+    assert kinds == ["user", "assistant", "user", "assistant", "tool", "tool", "assistant", "tool", "assistant",
+                     "user", "tool", "tool", "assistant"]
+    assert items[1].text == "An answer in three responses.Still the same run." and items[1].at == 1
+    assert items[2].text == "look at this\nand this"
+    assert items[4].result == "A" * 50 and not items[4].is_error
+    assert items[5].is_error and items[5].result.startswith("no such file: b.py")
+    assert items[7].result == '{"entries": ["a.py", "c.py"]}'
+    assert items[8].text == "it is c.py.continues after an orphan result"  # an orphan result adds no item
+    assert items[10].result.startswith("1 validation error:") and items[11].result is None
+
+
+@pytest.mark.parametrize("part", [
+    _retry(content="no such file", tool_name="read_file", tool_call_id="x"),
+    _retry(content="be shorter", tool_name=None, tool_call_id="x"),
+    _retry(content=[{"type": "missing", "loc": ("path",), "msg": "Field required", "input": {"é": 1},
+                     "ctx": {"a": 1}}], tool_name="read_file", tool_call_id="x"),
+    _retry(content=[{"type": "missing", "loc": ("path",), "msg": "Field required", "input": {}},
+                    {"type": "int_parsing", "loc": ("a", "b"), "msg": "bad", "input": "x"}], tool_name=None,
+           tool_call_id="x"),
+])
+def test_a_retry_reads_as_pydantic_ai_words_it(part) -> None:
+    messages = [ModelResponse(parts=[ToolCallPart("read_file", {}, tool_call_id="x")]), ModelRequest(parts=[part])]
+    for form in (messages, as_rows(messages)):
+        assert transcript_items(form)[0].result == part.model_response()
+
+
+def test_every_window_gives_the_newest_items_of_the_whole() -> None:
+    messages = awkward_transcript()
+    rows = as_rows(messages)
+    whole = transcript_items(rows)
+    for start in range(len(rows) + 1):
+        window = window_items(rows[start:], start)
+        assert window == whole[len(whole) - len(window):], f"window from message {start}"
+    assert window_items(rows, 0) == whole
+
+
+def test_truncated_badges_from_rows_and_messages() -> None:
+    messages = [
+        ModelRequest(parts=[ToolReturnPart("read_file", "x" * 10 + f"\n{TRUNCATION_MARK}, 9000 chars total]",
+                                           tool_call_id="cut")]),
+        ModelRequest(parts=[ToolReturnPart("read_file", "whole", tool_call_id="whole")]),
+    ]
+    assert truncated_tool_call_ids(messages) == truncated_tool_call_ids(as_rows(messages)) == {"cut"}
+
+
+def test_it_imports_no_pydantic_ai() -> None:
+    code = ("import sys; from co_tui.tui.transcript_view import transcript_items, window_items; "
+            "transcript_items([{'kind': 'request', 'parts': [{'part_kind': 'user-prompt', 'content': 'hi'}]}]); "
+            "sys.exit(1 if 'pydantic_ai' in sys.modules else 0)")
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def _tail(rows: list[dict], start: int, positions: list[int]) -> SessionTail:
+    meta = SessionMeta(id="f00d", title="", created=datetime.now(timezone.utc),
+                       updated=datetime.now(timezone.utc), model="offline", workspace=Path("."))
+    return SessionTail(meta, start, rows[start:], len(rows), 0, [f"cut@{at}" for at in positions], positions)
+
+
+@pytest.mark.parametrize("limit", [1, 5, 12, 40])
+@pytest.mark.parametrize("cuts", [(), (0,), (3, 3, 17), tuple(range(0, 85, 4)), (84,), (20, 60, 61, 85)])
+def test_when_the_tail_is_enough_it_shows_the_newest_entries_of_the_whole(limit: int, cuts: tuple) -> None:
+    """Whatever row `load_tail` stops at, the newest `limit` entries (banners placed among them)
+    from the window are those of the whole transcript."""
+    rows = as_rows(awkward_transcript() * 5)  # 85 messages
+    positions = list(cuts)
+    banners = list(zip(positions, [f"cut@{at}" for at in positions]))
+    whole = newest_entries(transcript_items(rows), banners, limit)[0]
+    enough = tail_shows(limit)
+    stops = [start for start in range(len(rows), 0, -1) if enough(_tail(rows, start, positions))]
+    assert stops, "some window short of the first message is enough"
+    for start in stops:
+        window = newest_entries(window_items(rows[start:], start), banners, limit)[0]
+        assert window == whole, f"window from message {start}"
