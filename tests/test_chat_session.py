@@ -184,3 +184,29 @@ async def test_resumed_meter_is_anchored_on_saved_usage(workspace: Path) -> None
     resumed = ChatSession.resume(settings, workspace=workspace, store=store, session_id=session.id, model="offline")
     after = resumed.meter_reading()
     assert (after.exactness, after.context_tokens) == ("exact", before.context_tokens)
+
+
+async def test_saved_context_with_a_separate_marker_loses_no_prompt(workspace: Path) -> None:
+    """A saved context may hold a cut's marker as its own request right before a user prompt (the
+    store keeps what it was given; `fit_to_budget` writes it that way). pydantic-ai fuses adjacent
+    requests when a run starts; the next turn's prompt must still reach the transcript."""
+    from co_tui.governance import trim_to_recent_turns
+    from co_tui.session.store import SessionStore
+
+    turns = []
+    for n in range(6):
+        turns += [ModelRequest(parts=[UserPromptPart(f"question {n} " + "words " * 60)]),
+                  ModelResponse(parts=[TextPart(f"answer {n} " + "words " * 60)])]
+    cut = trim_to_recent_turns(turns, 300)
+    assert cut.trimmed and isinstance(cut.messages[0], ModelRequest) and isinstance(cut.messages[1], ModelRequest)
+    store = SessionStore.open(workspace / "data")
+    sid = store.create_session(model="echo", workspace=workspace)
+    store.save_turn(sid, new_transcript=turns, context=cut.messages, new_events=[cut.to_event("token_budget", 300)])
+
+    session = ChatSession.resume(load_settings(), workspace=workspace, store=store, session_id=sid,
+                                 model=echo_model())
+    await collect(session.run_turn("hello there"))
+    new = session.transcript[len(turns):]
+    assert [type(m).__name__ for m in new] == ["ModelRequest", "ModelResponse"]
+    assert [p.content for p in new[0].parts if isinstance(p, UserPromptPart)] == ["hello there"]
+    assert "you said: hello there" in "".join(p.content for p in new[1].parts if isinstance(p, TextPart))

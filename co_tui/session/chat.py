@@ -173,10 +173,14 @@ class ChatSession:
         try:
             from pydantic_ai import AgentRunResultEvent
             from pydantic_ai.exceptions import RunCancelled
-            from pydantic_ai.messages import ModelResponse
+            from pydantic_ai.messages import ModelResponse, repair_messages
 
             from co_tui.governance import HistoryTrimmedEvent
 
+            # A run starts by cleaning its history (fusing adjacent requests, e.g. a cut's marker
+            # saved apart from the prompt after it) and counts new messages from there; hand it that
+            # shape so the governance's count of known messages is the run's (idempotent otherwise).
+            history_in = repair_messages(history_in)
             self.governance.begin_run(len(history_in))
             seen_responses: set[int] = set()
             try:
