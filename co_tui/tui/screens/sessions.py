@@ -7,6 +7,7 @@ the status line; the picker stays open and nothing crashes.
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -59,6 +60,7 @@ class SessionsScreen(ModalScreen[str | None]):
         self.workspace = Path(workspace)
         self.current_id = current_id
         self.sessions: list[SessionMeta] = []
+        self.opening: str | None = None  # the id being checked before the picker closes with it
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sessions-dialog"):
@@ -166,19 +168,30 @@ class SessionsScreen(ModalScreen[str | None]):
     # --- actions -----------------------------------------------------------------------------------
 
     def action_resume(self) -> None:
-        """Dismiss with the highlighted session's id, once it is known to load."""
+        """Close with the highlighted session's id, once it is known to load.
+
+        The check reads the whole session (a large one takes a second), so it runs off the UI
+        thread with a status line; keys stay live, a second Enter waits for the first.
+        """
+        meta = self._highlighted()
+        if meta is None or self.opening is not None:
+            return
+        self.opening = meta.id
+        self._status(f"Opening “{meta.title or meta.id[:8]}”…")
+        self.run_worker(self._check_then_resume(meta), group="open", exit_on_error=False)
+
+    async def _check_then_resume(self, meta: SessionMeta) -> None:
         from co_tui.session.store_errors import StoreError
 
-        meta = self._highlighted()
-        if meta is None:
-            return
         try:
             # Read it now, so a damaged session is reported here instead of failing after the switch.
-            self.store.load(meta.id)
+            await asyncio.to_thread(self.store.load, meta.id)
         except StoreError as exc:
             self.reload()  # the store has flagged it as damaged: show that in the list
             self._status(str(exc), error=True)
             return
+        finally:
+            self.opening = None
         self.dismiss(meta.id)
 
     def action_delete(self) -> None:

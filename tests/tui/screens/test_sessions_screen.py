@@ -76,8 +76,9 @@ def _picker(make_host, store: SessionStore, workspace: Path):
 
 
 async def _keys(pilot, *keys: str) -> None:
-    """Press `keys`, then let the screens settle."""
+    """Press `keys`, then let the screens settle (the resume check runs in a worker)."""
     await pilot.press(*keys)
+    await pilot.app.workers.wait_for_complete()
     await pilot.pause()
 
 
@@ -199,3 +200,32 @@ def test_confirm_delete_snapshot(snap_compare, make_host, store, workspace):
         await _keys(pilot, "d")
 
     assert snap_compare(_picker(make_host, store, workspace), terminal_size=TERMINAL, run_before=ask_to_delete)
+
+
+async def test_the_resume_check_runs_off_the_ui_thread(make_host, store, workspace, monkeypatch):
+    """Reading a large session takes a while: the picker says so and stays live meanwhile."""
+    import threading
+
+    release, calls = threading.Event(), []
+    real_load = store.load
+
+    def slow_load(session_id):
+        calls.append(session_id)
+        release.wait(5)
+        return real_load(session_id)
+
+    monkeypatch.setattr(store, "load", slow_load)
+    app = _picker(make_host, store, workspace)
+    async with app.run_test(size=TERMINAL) as pilot:
+        await pilot.pause()
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, SessionsScreen) and app.screen.opening == IDS["bcd"]
+        assert _status(app).startswith("Opening “")
+        await pilot.press("enter")  # a second Enter while the first is checked: nothing more
+        await pilot.pause()
+        release.set()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert calls == [IDS["bcd"]]
+        assert app.results == [IDS["bcd"]]
