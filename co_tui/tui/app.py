@@ -17,18 +17,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
-from textual import on, work
+from textual import work
 from textual.app import App
 from textual.worker import Worker
 
-from co_tui.tui.commands import closest_command, find_command
 from co_tui.tui.gc_pause import pause_full_collections, resume_full_collections
 from co_tui.tui.messages import (
     BusyChanged,
     Compact,
     Interrupt,
     OutputsTruncated,
-    RunSlash,
     SendPrompt,
     SessionEvent,
     SessionFailed,
@@ -36,6 +34,7 @@ from co_tui.tui.messages import (
     SessionReady,
 )
 from co_tui.tui.screens.chat import RESUME_ENTRIES, ChatScreen
+from co_tui.tui.slash_interceptor import SlashInterceptor
 
 if TYPE_CHECKING:
     from co_tui.config import Settings
@@ -71,7 +70,7 @@ def _palette_providers() -> set[Any]:
     return set(App.COMMANDS) | {SlashCommandProvider}
 
 
-class CoTuiApp(App[int]):
+class CoTuiApp(SlashInterceptor, App[int]):
     """The full-screen chat. `session_factory` builds the session in a worker after the first paint."""
 
     TITLE = "co-tui"
@@ -559,39 +558,6 @@ class CoTuiApp(App[int]):
         if self._job is not None:
             self.chat.show_hint(f"/{what}: a turn is running — press esc to interrupt it first")
             return False
-        return True
-
-    # --- the slash interceptor -------------------------------------------------------------------
-
-    async def on_run_slash(self, message: RunSlash) -> None:
-        await self.run_slash(message.line)
-
-    async def run_slash(self, line: str) -> bool:
-        """Run a slash command line. Returns False when `line` is not a slash command at all.
-
-        Unknown commands are handled too: an inline hint names the closest match.
-        """
-        line = line.strip()
-        if not line.startswith("/") or line.startswith("//"):
-            return False
-        name, _, arg = line[1:].partition(" ")
-        arg = arg.strip()
-        spec = find_command(name)
-        chat = self.chat
-        chat.clear_hint()
-        if spec is None:
-            near = closest_command(name)
-            tip = f" — did you mean /{near}?" if near else " — /help lists the commands"
-            chat.show_hint(f"unknown command /{name}{tip}")
-            return True
-        if spec.name == "compact":
-            self.action_compact(arg or None)
-        elif spec.name == "export":
-            await self.action_export(arg)
-        elif spec.name == "model":
-            await self.action_model(arg)
-        else:
-            await self.run_action(spec.action)
         return True
 
 
