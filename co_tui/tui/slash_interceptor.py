@@ -15,7 +15,7 @@ class SlashInterceptor:
     """The part of `CoTuiApp` that handles `RunSlash` and offers `run_slash(line)`.
 
     A mixin: it holds no state. It uses `chat` (`CoTuiApp`), the actions that take an argument
-    (`action_compact`, `action_export`, `action_model`) and Textual's `run_action`
+    (`action_compact`, `action_export`, `action_model` of `AppActions`) and Textual's `run_action`
     for the rest. Textual finds `on_run_slash` by walking the app's MRO.
     """
 
