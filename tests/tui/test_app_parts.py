@@ -1,4 +1,4 @@
-"""`CoTuiApp` is assembled from mixins (app_actions, slash_interceptor).
+"""`CoTuiApp` is assembled from mixins (turn_jobs, app_actions, slash_interceptor).
 
 What that relies on: Textual finds `on_*` handlers, `action_*` methods and `@work` methods on plain
 mixin bases of an App (it walks the class's MRO), and no two parts define the same name (Textual
@@ -17,8 +17,9 @@ from textual.message import Message
 from co_tui.tui.app import CoTuiApp
 from co_tui.tui.app_actions import AppActions
 from co_tui.tui.slash_interceptor import SlashInterceptor
+from co_tui.tui.turn_jobs import TurnJobs
 
-PARTS = (AppActions, SlashInterceptor)
+PARTS = (TurnJobs, AppActions, SlashInterceptor)
 
 
 @dataclass
