@@ -21,9 +21,9 @@ class AppActions:
     sessions, export, model) and the `Compact` intent's handler.
 
     A mixin: it holds no state of its own. It reads the app's `session`, `workspace` and `_job`,
-    uses `chat`, `_refresh_title` and `_open_session` (`CoTuiApp`'s) and starts a compaction with
-    `_start_compact` (`TurnJobs`). Textual finds its `action_*` and `on_*` methods by walking the
-    app's MRO.
+    uses `chat` and `_refresh_title` (`CoTuiApp`), starts a compaction with `_start_compact`
+    (`TurnJobs`) and switches sessions with `_open_session` (`SessionOpening`). Textual finds its
+    `action_*` and `on_*` methods by walking the app's MRO.
     """
 
     def action_interrupt(self) -> None:

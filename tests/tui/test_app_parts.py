@@ -1,4 +1,4 @@
-"""`CoTuiApp` is assembled from mixins (turn_jobs, app_actions, slash_interceptor).
+"""`CoTuiApp` is assembled from mixins (session_opening, turn_jobs, app_actions, slash_interceptor).
 
 What that relies on: Textual finds `on_*` handlers, `action_*` methods and `@work` methods on plain
 mixin bases of an App (it walks the class's MRO), and no two parts define the same name (Textual
@@ -16,10 +16,11 @@ from textual.message import Message
 
 from co_tui.tui.app import CoTuiApp
 from co_tui.tui.app_actions import AppActions
+from co_tui.tui.session_opening import SessionOpening
 from co_tui.tui.slash_interceptor import SlashInterceptor
 from co_tui.tui.turn_jobs import TurnJobs
 
-PARTS = (TurnJobs, AppActions, SlashInterceptor)
+PARTS = (SessionOpening, TurnJobs, AppActions, SlashInterceptor)
 
 
 @dataclass
