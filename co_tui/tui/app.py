@@ -1,84 +1,64 @@
-"""The co-tui Textual app: owns the ChatSession, runs turns in workers, dispatches keys and commands.
+"""The co-tui Textual app: `CoTuiApp` assembles its parts; `run_app` runs it for `co-tui`.
 
-Start-up order matters (the TUI must paint before pydantic and pydantic-ai load): this module
-imports no pydantic, pydantic-ai, provider SDK or domain package at module level. The chat screen
-paints first; then one thread worker loads the settings, shows a resumed conversation from the
-store's raw rows (`SessionStore.load_tail`, no pydantic-ai) and builds the session (which imports
-pydantic-ai). A prompt sent before the session is ready waits in a queue.
+The app owns the ChatSession and the chat screen; what it does is split by concern, one part per
+module, each a mixin whose `on_*`, `action_*` and `@work` methods Textual finds by walking the
+app's MRO (a handler name must be defined in one part only: Textual would call every one it finds):
+
+- `session_opening.SessionOpening` — start-up (settings after the first paint, the resume
+  preview, the picker of a bare `--resume`), opening a session, `SessionReady` / `SessionFailed`;
+- `turn_jobs.TurnJobs` — running turns and compactions in workers, busy state, interrupts,
+  shell approval, the full-GC pause;
+- `app_actions.AppActions` — what keys, palette and slash commands do (compact, clear, history,
+  help, sessions, export, model);
+- `slash_interceptor.SlashInterceptor` — a `/` line runs a command instead of a turn.
+
+The parts hold no state: it is all set here, in `CoTuiApp.__init__`, with `chat` and
+`_refresh_title`, which every part uses.
+
+Start-up order matters (the TUI must paint before pydantic and pydantic-ai load): this module and
+its parts import no pydantic, pydantic-ai, provider SDK or domain package at module level. The chat
+screen paints first; then one thread worker loads the settings, shows a resumed conversation from
+the store's raw rows and builds the session (which imports pydantic-ai). A prompt sent before the
+session is ready waits in a queue.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sys
-import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
-from textual import on, work
 from textual.app import App
 from textual.worker import Worker
 
-from co_tui.tui.commands import closest_command, find_command
-from co_tui.tui.gc_pause import pause_full_collections, resume_full_collections
-from co_tui.tui.messages import (
-    BusyChanged,
-    Compact,
-    Interrupt,
-    OutputsTruncated,
-    RunSlash,
-    SendPrompt,
-    SessionEvent,
-    SessionFailed,
-    SessionPreview,
-    SessionReady,
-)
-from co_tui.tui.screens.chat import RESUME_ENTRIES, ChatScreen
+from co_tui.tui.app_actions import AppActions
+from co_tui.tui.palette import SlashCommandProvider
+from co_tui.tui.screens.chat import ChatScreen
+from co_tui.tui.session_opening import SessionFactory, SessionOpening
+from co_tui.tui.slash_interceptor import SlashInterceptor
+from co_tui.tui.turn_jobs import TurnJobs
 
 if TYPE_CHECKING:
     from co_tui.config import Settings
     from co_tui.session.chat import ChatSession
+    from co_tui.tui.session_opening import _Shown
+
+__all__ = ["CoTuiApp", "SessionFactory", "SettingsSource", "run_app"]
 
 SettingsSource = Union["Settings", Callable[[], "Settings"]]
 """`Settings`, or a loader called in the start-up worker after the first paint (raises `SettingsError`)."""
 
-SessionFactory = Callable[..., Any]
-"""`(settings, workspace, *, resume_id, continue_latest, approver, store) -> ChatSession`;
-the default is `co_tui.session.commands.open_session` (tests pass a fake with the same shape)."""
 
-
-PREVIEW_WAIT_S = 3.0  # the start-up worker waits this long at most for the preview to be on screen
-
-
-@dataclass(frozen=True)
-class _Shown:
-    """A conversation shown from the store's rows (`SessionPreview`) before its session was ready:
-    its id and how many messages and cuts it had, to tell whether the session is that one."""
-
-    session_id: str
-    messages: int
-    banners: int
-
-
-def _palette_providers() -> set[Any]:
-    # The palette provider lives in tui2's module; until it is merged the system commands remain.
-    try:
-        from co_tui.tui.palette import SlashCommandProvider
-    except ImportError:
-        return set(App.COMMANDS)
-    return set(App.COMMANDS) | {SlashCommandProvider}
-
-
-class CoTuiApp(App[int]):
+class CoTuiApp(SessionOpening, TurnJobs, AppActions, SlashInterceptor, App[int]):
     """The full-screen chat. `session_factory` builds the session in a worker after the first paint."""
 
     TITLE = "co-tui"
     # The chat screen is the base screen (`get_default_screen`), which Textual does not load a
     # stylesheet for: it is read with the app's, in the one parse before the first frame.
     CSS_PATH = Path(__file__).parent / "screens" / "chat.tcss"
-    COMMANDS = _palette_providers()
+    COMMANDS = App.COMMANDS | {SlashCommandProvider}
     # The keys of the registry are bound on ChatScreen (so they do not fire behind a dialog).
 
     def __init__(
@@ -106,16 +86,10 @@ class CoTuiApp(App[int]):
         self._pending_approval: asyncio.Future[bool] | None = None
         self._shown: _Shown | None = None  # the preview on screen until its session is ready
 
-    # --- start-up --------------------------------------------------------------------------------
-
     def get_default_screen(self) -> ChatScreen:
         # The chat is the base screen: the first frame is the chat, not a blank screen switched away from.
         # The meter's trigger mark is set again when the settings are loaded (it shows "starting…" until then).
         return ChatScreen(trigger=self.settings.compact_threshold if self.settings else 0.8)
-
-    def on_mount(self) -> None:
-        # After the first frame: building the session imports pydantic and pydantic-ai (hundreds of ms).
-        self.call_after_refresh(self._start_session)
 
     @property
     def chat(self) -> ChatScreen:
@@ -125,181 +99,6 @@ class CoTuiApp(App[int]):
                 return screen
         raise LookupError("chat screen not mounted")
 
-    def _start_session(self) -> None:
-        if self.resume_id == "":  # bare --resume: pick from the saved sessions first
-            self._pick_then_open()
-        else:
-            self._open_session(self.resume_id, self.continue_latest, preview=True)
-
-    def _ensure_settings(self) -> Settings:
-        """The settings, loading them on first use (from a worker). Raises `SettingsError`."""
-        if self.settings is None:
-            assert self._load_settings is not None
-            self.settings = self._load_settings()
-        return self.settings
-
-    def _factory(self) -> SessionFactory:
-        if self.session_factory is None:
-            from co_tui.session.commands import open_session
-
-            self.session_factory = open_session
-        return self.session_factory
-
-    @work(thread=True, exit_on_error=False, group="session")
-    def _open_session(self, resume_id: str | None, continue_latest: bool, store: Any = None, *,
-                      preview: bool = False) -> None:
-        """Build the session (new, or resumed by id/prefix or `continue_latest`) and post
-        `SessionReady`, or `SessionFailed` with one line. With `preview` (start-up), a resumed
-        conversation is first shown from the store's rows, before pydantic-ai is imported."""
-        try:
-            settings = self._ensure_settings()
-        except Exception as exc:  # noqa: BLE001 - SettingsError: one line naming the setting, exit 2
-            self.post_message(SessionFailed(str(exc) or type(exc).__name__, 2))
-            return
-        try:
-            if preview and (resume_id or continue_latest):
-                from co_tui.session.commands import open_store
-
-                store = store or open_store(settings)
-                resume_id, continue_latest = self._preview(store, resume_id, continue_latest), False
-            session = self._factory()(
-                settings,
-                self.workspace,
-                resume_id=resume_id,
-                continue_latest=continue_latest,
-                approver=self.approve_shell,
-                store=store,
-            )
-        except Exception as exc:  # noqa: BLE001 - OpenSessionError and anything else: one line
-            from co_tui.session.store_errors import StoreError
-
-            code = getattr(exc, "exit_code", 2 if isinstance(exc, StoreError) else 1)  # as open_session
-            self.post_message(SessionFailed(str(exc) or type(exc).__name__, code))
-            return
-        self.post_message(SessionReady(session))
-
-    def _preview(self, store: Any, resume_id: str | None, continue_latest: bool) -> str | None:
-        """(In the start-up worker.) Resolve the session to resume and post its newest entries,
-        read from the store's raw rows; wait until they are on screen. Returns the full id (None: a
-        new session). Raises `OpenSessionError`/`StoreError` when there is nothing to resume."""
-        from co_tui.session.commands import resolve_session_id
-        from co_tui.tui.transcript_view import tail_shows, transcript_items, window_items
-
-        session_id = resolve_session_id(store, self.workspace, resume_id=resume_id, continue_latest=continue_latest)
-        if session_id is None:
-            return None
-        try:
-            tail = store.load_tail(session_id, tail_shows(RESUME_ENTRIES))
-            items = window_items(tail.rows, tail.start)
-            # The whole conversation's items from its outline (no tool results): for the counts.
-            every = transcript_items(tail.outline)
-        except Exception:  # noqa: BLE001 - damaged or unreadable: the full load says so, in one line
-            return session_id
-        shown = threading.Event()
-        self.post_message(SessionPreview(
-            session_id=session_id, title=tail.meta.title, items=items,
-            banners=list(zip(tail.ledger_positions, tail.ledger)), entries=len(every) + len(tail.ledger),
-            turns=sum(1 for item in every if item.kind == "user"), messages=tail.messages, shown=shown,
-        ))
-        # Mounting the preview and importing pydantic-ai would share one interpreter lock: the
-        # conversation first, then the model.
-        shown.wait(PREVIEW_WAIT_S)
-        return session_id
-
-    @work(exit_on_error=False, group="session")
-    async def _pick_then_open(self) -> None:
-        try:
-            settings = await asyncio.to_thread(self._ensure_settings)  # imports pydantic: off the UI thread
-            from co_tui.session.commands import open_store
-            from co_tui.tui.screens.sessions import SessionsScreen
-
-            store = open_store(settings)
-        except Exception as exc:  # noqa: BLE001 - SettingsError, OpenSessionError: one line, exit 2
-            self.post_message(SessionFailed(str(exc), getattr(exc, "exit_code", 2)))
-            return
-        chosen = await self.push_screen_wait(SessionsScreen(store, self.workspace))
-        self._open_session(chosen, False, store, preview=True)
-
-    def _chat_gone(self) -> bool:
-        """The chat screen is gone: the app is shutting down (a worker's message came too late)."""
-        return not any(isinstance(screen, ChatScreen) for screen in self.screen_stack)
-
-    async def on_session_preview(self, message: SessionPreview) -> None:
-        try:
-            if self.session is None and not self._chat_gone():  # a ready session shows itself
-                await self._show_conversation(message.session_id, message.title, message.items, message.banners,
-                                              turns=message.turns, messages=message.messages,
-                                              entries=message.entries)
-                self._shown = _Shown(message.session_id, message.messages, len(message.banners))
-        finally:
-            message.shown.set()
-
-    async def on_session_ready(self, message: SessionReady) -> None:
-        if self._chat_gone():  # quit while the session was loading
-            return
-        previous, self.session = self.session, message.session
-        shown, self._shown = self._shown, None
-        chat = self.chat
-        self._refresh_title()
-        chat.meter.trigger = self.settings.compact_threshold
-        chat.meter.reading = self.session.meter_reading()
-        session = self.session
-        if shown is not None and previous is None and (shown.session_id, shown.messages, shown.banners) == (
-                session.id, len(session.transcript), len(session.ledger)):
-            # The same conversation is on screen: no remount, only the badges (they need the context).
-            self._show_truncated()
-        else:
-            if previous is not None or session.transcript or shown is not None:
-                await chat.clear_log()
-            if session.transcript or session.ledger:
-                await self._show_saved()
-            else:
-                await chat.add_notice(
-                    f"New conversation in {self.workspace.name or self.workspace} · "
-                    "/ for commands · F1 for help · esc interrupts a reply"
-                )
-        if self._queued:
-            chat.clear_hint()  # "the model is still loading — your prompt will be sent…": it is sent now
-        while self._queued and self._job is None:
-            self._start_turn(self._queued.pop(0))
-
-    async def _show_saved(self) -> None:
-        from co_tui.tui.transcript_view import transcript_items
-
-        session = self.session
-        items = transcript_items(session.transcript)
-        turns = sum(1 for item in items if item.kind == "user")
-        await self._show_conversation(session.id, session.title, items,
-                                      list(zip(session.ledger_positions, session.ledger)),
-                                      turns=turns, messages=len(session.transcript))
-        self._show_truncated()
-
-    async def _show_conversation(self, session_id: str, title: str, items: list[Any], banners: list[Any], *,
-                                 turns: int, messages: int, entries: int | None = None) -> None:
-        """Mount a saved conversation's newest entries (banners at their cuts) and the "Resumed"
-        line. `entries`: the whole conversation's, when `items` are only its newest part."""
-        chat = self.chat
-        chat.title_bar.session_title = title
-        # One mount for the newest entries, banners at their cuts (not one mount per ledger event).
-        await chat.show_items(items, banners=banners, entries=entries)
-        await chat.add_notice(f"Resumed “{title or session_id[:8]}” · {turns} turns · {messages} messages")
-
-    def _show_truncated(self) -> None:
-        """The `truncated` badges of the tool calls whose output the model now sees shortened."""
-        from co_tui.tui.transcript_view import truncated_tool_call_ids
-
-        self.chat.on_outputs_truncated(OutputsTruncated(truncated_tool_call_ids(self.session.context)))
-
-    async def on_session_failed(self, message: SessionFailed) -> None:
-        if self.session is None:
-            # Nothing to chat with: leave, and let run_app print the line with the CLI's exit code.
-            self.failure = message.message
-            self.exit(message.exit_code, return_code=message.exit_code)  # the process's exit status
-            return
-        from co_tui.session.events import ErrorEvent
-
-        await self.chat.show_event(ErrorEvent(message=message.message, kind="config"))
-
     def _refresh_title(self) -> None:
         bar = self.chat.title_bar
         session = self.session
@@ -308,327 +107,6 @@ class CoTuiApp(App[int]):
         bar.model_name = session.model_name
         bar.offline = bool(session.is_offline)
         bar.session_title = session.title
-
-    # --- turns -----------------------------------------------------------------------------------
-
-    async def on_send_prompt(self, message: SendPrompt) -> None:
-        chat = self.chat
-        chat.clear_hint()
-        if self.session is None:
-            self._queued.append(message.text)
-            await chat.add_user_message(message.text, queued=True)
-            chat.show_hint("the model is still loading — your prompt will be sent when it is ready", info=True)
-            return
-        if self._job is not None:
-            chat.prompt.load_text(message.text)  # nothing lost: the text goes back into the prompt
-            chat.show_hint("a turn is running — press esc to interrupt it, or wait")
-            return
-        self._start_turn(message.text)
-
-    def _start_turn(self, prompt: str) -> None:
-        self._job_kind = "turn"
-        self._job = self._run_turn(prompt)
-
-    @work(exit_on_error=False, group="task")
-    async def _run_turn(self, prompt: str) -> None:
-        chat, session = self.chat, self.session
-        assert session is not None
-        queued = [w for w in chat.log_view.query("UserMessage.-queued") if getattr(w, "text", None) == prompt]
-        if queued:
-            queued[0].remove_class("-queued")
-        else:
-            await chat.add_user_message(prompt)
-        self.post_message(BusyChanged(True, "thinking…"))
-        try:
-            async for event in session.run_turn(prompt):
-                await chat.show_event(event)
-        finally:
-            self._after_task()
-        from co_tui.tui.transcript_view import truncated_tool_call_ids
-
-        chat.post_message(OutputsTruncated(truncated_tool_call_ids(session.context)))
-
-    def _after_task(self) -> None:
-        self._job = None
-        self._job_kind = ""
-        self.post_message(BusyChanged(False))
-
-    def on_busy_changed(self, message: BusyChanged) -> None:
-        self.chat.activity.label = message.label if message.busy else ""
-        if message.busy:
-            pause_full_collections()
-        else:
-            # After the last frame of the answer is painted: the deferred full collection.
-            self.call_after_refresh(resume_full_collections)
-            self._refresh_title()
-            if self._queued and self.session is not None:
-                self._start_turn(self._queued.pop(0))
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        # A worker that died with an exception must not leave the app stuck as "busy".
-        if event.worker is self._job and event.worker.is_finished:
-            if event.worker.error is not None:
-                self.chat.post_message(SessionEvent(_internal_error(event.worker.error)))
-            if self._job is event.worker:
-                self._after_task()
-
-    async def approve_shell(self, command: str) -> bool:
-        """The session's approver for `run_shell`: a modal dialog; Esc or n refuses."""
-        from co_tui.tui.screens.approve_shell import ApproveShell
-
-        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._pending_approval = future
-
-        def answered(result: bool | None) -> None:
-            if not future.done():
-                future.set_result(bool(result))
-
-        self.push_screen(ApproveShell(command), answered)
-        try:
-            return await future
-        finally:
-            self._pending_approval = None
-
-    # --- actions (keys, palette and slash commands all land here) --------------------------------
-
-    def action_interrupt(self) -> None:
-        """Esc: stop the running turn (the partial answer stays) or compaction."""
-        self.post_message(Interrupt())
-
-    def on_interrupt(self, message: Interrupt) -> None:
-        if self._job is None or self.session is None:
-            return
-        if self._job_kind == "turn":
-            self.session.cancel()
-            self.chat.activity.label = "interrupting…"
-        else:
-            self._job.cancel()
-
-    def action_compact(self, focus: str | None = None) -> None:
-        """ctrl+k, /compact [focus]: summarise the conversation into a short recap."""
-        self.post_message(Compact(focus))
-
-    def on_compact(self, message: Compact) -> None:
-        if not self._ready_and_idle("compact"):
-            return
-        self._job_kind = "compact"
-        self._job = self._run_compact(message.focus)
-
-    @work(exit_on_error=False, group="task")
-    async def _run_compact(self, focus: str | None) -> None:
-        chat, session = self.chat, self.session
-        assert session is not None
-        self.post_message(BusyChanged(True, "compacting the conversation…"))
-        try:
-            async for event in session.compact(focus):
-                if event.type == "done" and event.output == "nothing to compact":
-                    chat.show_hint("nothing to compact yet", info=True)
-                await chat.show_event(event)
-        except asyncio.CancelledError:
-            session.busy = False  # compact() has no cancel hook; its context is untouched until it returns
-            await chat.add_notice("compaction cancelled — the conversation is unchanged")
-            raise
-        finally:
-            self._after_task()
-
-    def action_clear(self) -> None:
-        """ctrl+l, /clear: after a confirm, start a fresh conversation (the old one stays saved)."""
-        if not self._ready_and_idle("clear"):
-            return
-        from co_tui.tui.screens.confirm_clear import ConfirmClear, clear_summary
-
-        session = self.session
-        reading = session.meter_reading()
-        turns = _count_user_turns(session.context)
-        saved = session.store is not None and bool(session.transcript)
-        body = clear_summary(len(session.context), reading.context_tokens, turns, saved, session.title)
-        self.push_screen(ConfirmClear(body), self._clear_confirmed)
-
-    async def _clear_confirmed(self, confirmed: bool | None) -> None:
-        if not confirmed or self.session is None or self._job is not None:
-            return
-        chat = self.chat
-        trim = self.session.clear()
-        await chat.clear_log()
-        await chat.show_event(trim)
-        chat.meter.reading = self.session.meter_reading()
-        self._refresh_title()
-
-    def action_show_history(self) -> None:
-        """f2, /history: the history inspector (what the model sees vs the whole transcript)."""
-        if not self._session_ready("history"):
-            return
-        from co_tui.tui.screens.history import HistoryScreen
-
-        self.push_screen(HistoryScreen(self.session))
-
-    def action_show_help(self) -> None:
-        """f1, /help: keys and commands."""
-        from co_tui.tui.screens.help import HelpScreen
-
-        self.push_screen(HelpScreen())
-
-    def action_show_sessions(self) -> None:
-        """/sessions: pick a saved session to resume."""
-        if not self._ready_and_idle("sessions"):
-            return
-        store = getattr(self.session, "store", None)
-        if store is None:
-            self.chat.show_hint("sessions are not being saved (no store)")
-            return
-        from co_tui.tui.screens.sessions import SessionsScreen
-
-        def chosen(session_id: str | None) -> None:
-            if session_id and session_id != self.session.id:
-                self._open_session(session_id, False, store)
-
-        self.push_screen(SessionsScreen(store, self.workspace, current_id=self.session.id), chosen)
-
-    async def action_export(self, args: str = "") -> None:
-        """/export [md|json] [path]: write this session to a file (default: the workspace).
-
-        A relative path is taken from the workspace; an existing directory gets the default file
-        name. Says where the file went, or one line on what was wrong.
-        """
-        chat = self.chat
-        try:
-            fmt, target = _parse_export_args(args)
-        except ValueError as exc:
-            chat.show_hint(str(exc))
-            return
-        if not self._session_ready("export"):
-            return
-        session = self.session
-        if session.store is None or not session.transcript:
-            chat.show_hint("nothing saved to export yet", info=True)
-            return
-        try:
-            from co_tui.session.export import default_export_path, render_export
-
-            loaded = session.store.load(session.id)
-            text = render_export(loaded, fmt)
-            path = self.workspace if target is None else (self.workspace / target.expanduser())
-            if target is None or path.is_dir():
-                path = default_export_path(loaded.meta, fmt, path)
-            path.write_text(text, encoding="utf-8")
-        except Exception as exc:  # noqa: BLE001 - one line, the app keeps running
-            from co_tui.session.events import ErrorEvent
-
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            where = f" ({exc.filename})" if isinstance(exc, OSError) and exc.filename else ""
-            await chat.show_event(ErrorEvent(message=f"export failed: {reason}{where}", kind="storage"))
-            return
-        await chat.add_notice(f"Exported {fmt} to {path}")
-
-    async def action_model(self, name: str = "") -> None:
-        """/model [name]: show the model, or switch to `name` for the following turns."""
-        if not self._session_ready("model"):
-            return
-        if not name:
-            offline = " (offline, built in)" if self.session.is_offline else ""
-            await self.chat.add_notice(f"Model: {self.session.model_name}{offline} · /model NAME switches")
-            return
-        if self._job is not None:
-            self.chat.show_hint("wait for the running turn to finish (or press esc) before switching models")
-            return
-        self._switch_model(name)
-
-    @work(thread=True, exit_on_error=False, group="session")
-    def _switch_model(self, name: str) -> None:
-        try:
-            self.session.set_model(name)
-        except Exception as exc:  # noqa: BLE001 - ModelConfigError: one line, the old model stays
-            self.call_from_thread(self.chat.show_hint, f"{exc}")
-            return
-        self.call_from_thread(self._model_switched)
-
-    async def _model_switched(self) -> None:
-        self._refresh_title()
-        self.chat.meter.reading = self.session.meter_reading()
-        await self.chat.add_notice(f"Model switched to {self.session.model_name}")
-
-    def _session_ready(self, what: str) -> bool:
-        if self.session is None:
-            self.chat.show_hint(f"/{what}: the model is still loading", info=True)
-            return False
-        return True
-
-    def _ready_and_idle(self, what: str) -> bool:
-        if not self._session_ready(what):
-            return False
-        if self._job is not None:
-            self.chat.show_hint(f"/{what}: a turn is running — press esc to interrupt it first")
-            return False
-        return True
-
-    # --- the slash interceptor -------------------------------------------------------------------
-
-    async def on_run_slash(self, message: RunSlash) -> None:
-        await self.run_slash(message.line)
-
-    async def run_slash(self, line: str) -> bool:
-        """Run a slash command line. Returns False when `line` is not a slash command at all.
-
-        Unknown commands are handled too: an inline hint names the closest match.
-        """
-        line = line.strip()
-        if not line.startswith("/") or line.startswith("//"):
-            return False
-        name, _, arg = line[1:].partition(" ")
-        arg = arg.strip()
-        spec = find_command(name)
-        chat = self.chat
-        chat.clear_hint()
-        if spec is None:
-            near = closest_command(name)
-            tip = f" — did you mean /{near}?" if near else " — /help lists the commands"
-            chat.show_hint(f"unknown command /{name}{tip}")
-            return True
-        if spec.name == "compact":
-            self.action_compact(arg or None)
-        elif spec.name == "export":
-            await self.action_export(arg)
-        elif spec.name == "model":
-            await self.action_model(arg)
-        else:
-            await self.run_action(spec.action)
-        return True
-
-
-EXPORT_FORMATS = ("md", "json")
-
-
-def _parse_export_args(args: str) -> tuple[str, Path | None]:
-    """`[md|json] [path]` → (format, path or None). Without a format word the path's suffix
-    decides (`.json` → json, else md). A bare word that is neither a format nor path-like
-    (no `/`, `.` or `~`) is taken as a mistyped format: ValueError with one line."""
-    words = args.split(maxsplit=1)
-    if not words:
-        return "md", None
-    if words[0] in EXPORT_FORMATS:
-        return words[0], Path(words[1].strip()) if len(words) > 1 else None
-    raw = args.strip()
-    if not any(c in raw for c in "/.~"):
-        raise ValueError(f"unknown export format '{words[0]}' — use /export [md|json] [path]")
-    path = Path(raw)
-    return ("json" if path.suffix.lower() == ".json" else "md"), path
-
-
-def _count_user_turns(messages: list[Any]) -> int:
-    try:
-        from co_tui.governance import split_turns
-
-        return len(split_turns(messages))
-    except ImportError:  # governance not merged yet: count user prompts directly
-        return sum(
-            1 for m in messages for p in getattr(m, "parts", ()) if type(p).__name__ == "UserPromptPart"
-        )
-
-
-def _internal_error(error: BaseException) -> Any:
-    from co_tui.session.events import ErrorEvent
-
-    return ErrorEvent(message=f"internal error: {type(error).__name__}: {error}", kind="internal")
 
 
 def run_app(settings: SettingsSource, workspace: Path, resume_id: str | None = None,

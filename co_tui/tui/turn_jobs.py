@@ -1,0 +1,147 @@
+"""Running turns and compactions: the one job at a time that talks to the model.
+
+`TurnJobs` is one part of `CoTuiApp` (see `co_tui/tui/app.py`). A job is a Textual worker (group
+`task`) running `ChatSession.run_turn` or `ChatSession.compact`; while it runs the app is busy,
+automatic full garbage collections are paused (`gc_pause`), and a prompt sent meanwhile goes back
+into the prompt box. Also here: interrupting the job, and the modal approval of shell commands the
+session asks for during a turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from textual import work
+from textual.worker import Worker
+
+from co_tui.tui.gc_pause import pause_full_collections, resume_full_collections
+from co_tui.tui.messages import BusyChanged, Interrupt, OutputsTruncated, SendPrompt, SessionEvent
+
+
+class TurnJobs:
+    """The part of `CoTuiApp` that starts, watches and stops jobs (turns and compactions).
+    Handles `SendPrompt`, `BusyChanged`, `Interrupt` and the workers' state changes.
+
+    A mixin: it holds no state of its own. It reads and sets the app's `_job` (the running worker,
+    None when idle), `_job_kind` ("turn" | "compact"), `_queued` (prompts sent before the session
+    was ready), `_pending_approval` and `session`, and uses `chat` and `_refresh_title`
+    (`CoTuiApp`). Textual finds its `on_*` handlers by walking the app's MRO.
+    """
+
+    async def on_send_prompt(self, message: SendPrompt) -> None:
+        chat = self.chat
+        chat.clear_hint()
+        if self.session is None:
+            self._queued.append(message.text)
+            await chat.add_user_message(message.text, queued=True)
+            chat.show_hint("the model is still loading — your prompt will be sent when it is ready", info=True)
+            return
+        if self._job is not None:
+            chat.prompt.load_text(message.text)  # nothing lost: the text goes back into the prompt
+            chat.show_hint("a turn is running — press esc to interrupt it, or wait")
+            return
+        self._start_turn(message.text)
+
+    def _start_turn(self, prompt: str) -> None:
+        """Run one turn with `prompt` as the job. The caller has checked that no job is running."""
+        self._job_kind = "turn"
+        self._job = self._run_turn(prompt)
+
+    @work(exit_on_error=False, group="task")
+    async def _run_turn(self, prompt: str) -> None:
+        chat, session = self.chat, self.session
+        assert session is not None
+        queued = [w for w in chat.log_view.query("UserMessage.-queued") if getattr(w, "text", None) == prompt]
+        if queued:
+            queued[0].remove_class("-queued")
+        else:
+            await chat.add_user_message(prompt)
+        self.post_message(BusyChanged(True, "thinking…"))
+        try:
+            async for event in session.run_turn(prompt):
+                await chat.show_event(event)
+        finally:
+            self._after_task()
+        from co_tui.tui.transcript_view import truncated_tool_call_ids
+
+        chat.post_message(OutputsTruncated(truncated_tool_call_ids(session.context)))
+
+    def _start_compact(self, focus: str | None) -> None:
+        """Run `/compact [focus]` as the job. The caller has checked that no job is running."""
+        self._job_kind = "compact"
+        self._job = self._run_compact(focus)
+
+    @work(exit_on_error=False, group="task")
+    async def _run_compact(self, focus: str | None) -> None:
+        chat, session = self.chat, self.session
+        assert session is not None
+        self.post_message(BusyChanged(True, "compacting the conversation…"))
+        try:
+            async for event in session.compact(focus):
+                if event.type == "done" and event.output == "nothing to compact":
+                    chat.show_hint("nothing to compact yet", info=True)
+                await chat.show_event(event)
+        except asyncio.CancelledError:
+            session.busy = False  # compact() has no cancel hook; its context is untouched until it returns
+            await chat.add_notice("compaction cancelled — the conversation is unchanged")
+            raise
+        finally:
+            self._after_task()
+
+    def _after_task(self) -> None:
+        self._job = None
+        self._job_kind = ""
+        self.post_message(BusyChanged(False))
+
+    def on_busy_changed(self, message: BusyChanged) -> None:
+        self.chat.activity.label = message.label if message.busy else ""
+        if message.busy:
+            pause_full_collections()
+        else:
+            # After the last frame of the answer is painted: the deferred full collection.
+            self.call_after_refresh(resume_full_collections)
+            self._refresh_title()
+            if self._queued and self.session is not None:
+                self._start_turn(self._queued.pop(0))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # A worker that died with an exception must not leave the app stuck as "busy".
+        if event.worker is self._job and event.worker.is_finished:
+            if event.worker.error is not None:
+                self.chat.post_message(SessionEvent(_internal_error(event.worker.error)))
+            if self._job is event.worker:
+                self._after_task()
+
+    def on_interrupt(self, message: Interrupt) -> None:
+        if self._job is None or self.session is None:
+            return
+        if self._job_kind == "turn":
+            self.session.cancel()
+            self.chat.activity.label = "interrupting…"
+        else:
+            self._job.cancel()
+
+    async def approve_shell(self, command: str) -> bool:
+        """The session's approver for `run_shell`: a modal dialog; Esc or n refuses."""
+        from co_tui.tui.screens.approve_shell import ApproveShell
+
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._pending_approval = future
+
+        def answered(result: bool | None) -> None:
+            if not future.done():
+                future.set_result(bool(result))
+
+        self.push_screen(ApproveShell(command), answered)
+        try:
+            return await future
+        finally:
+            self._pending_approval = None
+
+
+def _internal_error(error: BaseException) -> Any:
+    """An `ErrorEvent` for a job's worker that died with an unexpected exception."""
+    from co_tui.session.events import ErrorEvent
+
+    return ErrorEvent(message=f"internal error: {type(error).__name__}: {error}", kind="internal")
