@@ -19,7 +19,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse
 
 from co_tui.governance.events import HistoryTrimmed, Reason
 from co_tui.governance.markers import make_breadcrumb
-from co_tui.governance.tokens import _IdentityCache, content_text, estimate_tokens, message_tokens
+from co_tui.governance.tokens import _IdentityCache, content_text, estimate_tokens, message_tokens, part_tokens
 from co_tui.governance.turns import Layout, Turn, segment, steps_of
 
 __all__ = [
@@ -68,22 +68,29 @@ def _has_media(content: Any) -> bool:
 # id(original part) -> truncated part, per cap: repeated passes over the same history reuse the
 # same new part objects, so their token counts stay cached.
 _TRUNCATED = _IdentityCache()
+_NO_CUT = (None,)  # cached "this part is not worth cutting at this cap"
 
 
 def _truncated_part(part: Any, max_chars: int) -> tuple[Any, int, int] | None:
-    """(new part, chars before, chars after) if `part` is a tool return longer than `max_chars`."""
+    """(new part, chars before, chars after) if `part` is a tool return worth cutting to `max_chars`.
+
+    Worth it only when the cut costs fewer tokens: a short output replaced by the truncation note
+    (`"Error: not enough"` → `"\\n[…truncated, 17 chars total]"`) has fewer characters but more tokens.
+    """
     if getattr(part, "part_kind", "") != "tool-return" or _has_media(part.content):
         return None
-    text = content_text(part.content)
     cached = _TRUNCATED.get(part, max_chars)
     if cached is not None:
-        return cached
+        return None if cached is _NO_CUT else cached
+    text = content_text(part.content)
     cut = truncate_text(text, max_chars)
-    if cut is None:
-        return None
-    result = (replace(part, content=cut), len(text), len(cut))
+    result: Any = _NO_CUT
+    if cut is not None:
+        new = replace(part, content=cut)
+        if part_tokens(new) < part_tokens(part):
+            result = (new, len(text), len(cut))
     _TRUNCATED.put(part, max_chars, result)
-    return result
+    return None if result is _NO_CUT else result
 
 
 _TRUNCATED_MESSAGES = _IdentityCache()
@@ -330,7 +337,9 @@ def _shrink_args(part: Any, cap: int) -> Any | None:
     limit = max(cap, 500)
     if len(text) <= limit or (isinstance(args, dict) and "_truncated_arguments" in args):
         return None
-    return replace(part, args={"_truncated_arguments": text[:limit], "_total_chars": len(text)})
+    new = replace(part, args={"_truncated_arguments": text[:limit], "_total_chars": len(text)})
+    # JSON-escaping the kept text can cost more than the cut saves (arguments just over the limit).
+    return new if part_tokens(new) < part_tokens(part) else None
 
 
 def _shrink_message(message: ModelMessage, cap: int) -> tuple[ModelMessage, int]:

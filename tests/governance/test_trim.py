@@ -172,3 +172,15 @@ def test_degenerate_budgets(budget):
     res = fit_to_budget(history, budget)
     assert not res.fits
     assert len(split_turns(res.messages)) == 1
+
+
+def test_a_cut_that_costs_more_tokens_than_it_saves_is_skipped():
+    """A 38-char error (tau-bench airline 003) cut to nothing is the 29-char truncation note: fewer
+    characters, one more token. The step shrink used to do it and report a 'shrink' that grew the context."""
+    short = "Error: gift card balance is not enough"
+    history = [*chat_turn("hi", "hello"), *tool_turn("go", [short, *(make_text("logs", 20_000, i) for i in range(4))])]
+    res = shrink_steps(history, 100)
+    assert res.trimmed and res.tokens_after < res.tokens_before
+    outputs = [p.content for m in split_turns(res.messages)[-1] for p in m.parts if p.part_kind == "tool-return"]
+    assert outputs[0] == short and outputs[1].startswith("\n[…truncated, ")
+    assert trim_tool_returns([*tool_turn("a", [short]), *chat_turn("b", "c")], 1).trimmed_parts == 0
