@@ -8,9 +8,10 @@ Order of one pass (nothing happens while the history is under both triggers):
 
 1. Trigger: turn messages > `max_history_messages` (reason `message_count`), or estimated tokens
    (plus the request's fixed overhead: instructions and tool schemas) > budget (reason `token_budget`).
-2. Strategy `summarize`, not cooling down, a middle to summarise: summary (or the static marker and a
-   cooldown if the summariser fails).
-3. Strategy `trim`, during cooldown, or nothing to summarise: drop oldest whole turns to the message
+2. Strategy `summarize`, not cooling down, a middle to summarise that outweighs the summary budget:
+   summary (or the static marker and a cooldown if the summariser fails or its summary would not
+   shrink the context).
+3. Strategy `trim`, during cooldown, or nothing worth summarising: drop oldest whole turns to the message
    limit.
 4. Always last, if still over the token budget: `fit_to_budget` (old tool outputs → whole turns →
    in-turn step shrink).
@@ -28,7 +29,14 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic_ai.messages import ModelMessage
 
 from co_tui.governance.events import HistoryTrimmed, Reason
-from co_tui.governance.summarize import apply_summary, plan_summary_window, summarize_messages, summary_token_budget
+from co_tui.governance.summarize import (
+    SummaryError,
+    SummaryWindow,
+    apply_summary,
+    plan_summary_window,
+    summarize_messages,
+    summary_token_budget,
+)
 from co_tui.governance.tokens import estimate_tokens
 from co_tui.governance.trim import fit_to_budget, shrink_steps, trim_to_message_count, trim_to_recent_turns
 from co_tui.governance.turns import segment
@@ -140,7 +148,7 @@ class Governor:
         summarizer = self.summarizer_model or model
         if policy.strategy == "summarize" and summarizer is not None and not self.cooling_down():
             window = plan_summary_window(current, policy.max_history_messages, budget)
-            if window is not None:
+            if window is not None and _worth_summarising(window):
                 current, event = await self._summarize(window, summarizer, reason, budget, tokens)
                 events.append(event)
                 tokens = event.tokens_after
@@ -158,11 +166,19 @@ class Governor:
         middle = window.middle_messages
         try:
             summary = await summarize_messages(middle, summarizer, max_tokens=summary_token_budget(middle))
+            new, dropped_messages, dropped_turns = apply_summary(window, summary)
+            if (after := estimate_tokens(new)) >= tokens_before:
+                # Providers cap the answer at the summary budget, but a model may ignore it (or our
+                # estimate may disagree): a "summary" that grows the context is no summary.
+                raise SummaryError(
+                    f"the summary was no shorter than the {estimate_tokens(middle)} tokens it would replace "
+                    f"({tokens_before} -> {after} tokens)"
+                )
         except Exception as exc:  # any failure: static marker + cooldown, never a crash mid-turn
             self.cooldown_until = self.clock() + self.policy.summarizer_cooldown_s
             self.last_summary_error = f"{type(exc).__name__}: {exc}".strip()
             summary = None
-        new, dropped_messages, dropped_turns = apply_summary(window, summary)
+            new, dropped_messages, dropped_turns = apply_summary(window, summary)
         kept = len(window.layout.turns) - dropped_turns
         event = HistoryTrimmed(
             reason=reason,
@@ -212,6 +228,17 @@ class Governor:
             note=f"{shrink.shrunk_parts} tool outputs in older steps of the current turn shrunk",
         )
         return PolicyOutcome(shrink.messages, [event], shrink.tokens_after <= target, shrink.tokens_after), True
+
+
+def _worth_summarising(window: SummaryWindow) -> bool:
+    """Whether the middle outweighs the longest summary we would ask for (`summary_token_budget`).
+
+    A smaller middle could come back as a summary no shorter than itself: not worth a model call.
+    It also guarantees that the static marker, on failure, is smaller than what it replaces. Such
+    a history is left to the zero-LLM rules.
+    """
+    middle = window.middle_messages
+    return estimate_tokens(middle) > summary_token_budget(middle)
 
 
 def _one_line(text: str, limit: int = 160) -> str:
