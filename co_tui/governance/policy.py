@@ -23,7 +23,7 @@ from co_tui.governance.markers import separate_markers
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic_ai.messages import ModelMessage
@@ -94,7 +94,10 @@ def resolve_budget(
 
 @dataclass
 class PolicyOutcome:
-    """What one pass produced: the (possibly new) messages, its events, and whether it fits."""
+    """What one pass produced: the (possibly new) messages, its events, and whether it fits.
+
+    `tokens` is the messages' estimate; the events describe the whole request (see `Governor.apply`).
+    """
 
     messages: list[ModelMessage]
     events: list[HistoryTrimmed] = field(default_factory=list)
@@ -131,6 +134,11 @@ class Governor:
         """One full policy pass over the context view. Never mutates `messages`.
 
         `model` is the summariser to use when `summarizer_model` is unset (the run's model).
+        `overhead_tokens`: what every request carries besides the messages (instructions, tool
+        schemas). The messages are fitted into the budget minus that overhead (at most half of it),
+        but the events describe the request the model is sent, as the context meter does: their
+        `tokens_before`/`tokens_after` include the overhead and `budget_tokens` is the configured
+        `policy.budget_tokens`.
         """
         policy = self.policy
         budget = self._budget(overhead_tokens)
@@ -160,7 +168,26 @@ class Governor:
         known = {} if events else {"layout": layout, "tokens": tokens}  # reuse this pass's work if unchanged
         fitted = fit_to_budget(current, budget, tool_output_trim_chars=policy.tool_output_trim_chars, **known)
         events.extend(fitted.events)
-        return PolicyOutcome(fitted.messages, events, fitted.fits, fitted.tokens_after)
+        return PolicyOutcome(fitted.messages, self._as_sent(events, overhead_tokens), fitted.fits, fitted.tokens_after)
+
+    def _as_sent(self, events: list[HistoryTrimmed], overhead_tokens: int, note: str | None = None) -> list[HistoryTrimmed]:
+        """The events in the terms the user sees everywhere else (banner next to the meter): the
+        request's tokens, overhead included, against the configured budget.
+
+        The rules above work on messages against the budget left after the overhead; reporting that
+        reduced budget and message-only figures made a banner read "41.2k → 12.9k" beside a meter
+        showing more than 12.9k, under a budget smaller than the one configured.
+        """
+        return [
+            replace(
+                event,
+                tokens_before=event.tokens_before + overhead_tokens,
+                tokens_after=event.tokens_after + overhead_tokens,
+                budget_tokens=self.policy.budget_tokens,
+                note=note or event.note,
+            )
+            for event in events
+        ]
 
     async def _summarize(self, window, summarizer, reason: Reason, budget: int, tokens_before: int):
         middle = window.middle_messages
@@ -197,22 +224,28 @@ class Governor:
         )
         return new, event
 
-    def recover_overflow(self, messages: Sequence[ModelMessage], *, shrink_done: bool) -> tuple[PolicyOutcome, bool]:
+    def recover_overflow(
+        self, messages: Sequence[ModelMessage], *, shrink_done: bool, overhead_tokens: int = 0
+    ) -> tuple[PolicyOutcome, bool]:
         """After the provider said the context window was exceeded: cut harder, zero-LLM.
 
-        Drops oldest whole turns aiming at `OVERFLOW_SHRINK` × the current estimate (reason
-        `context_overflow`). When only the newest turn is left, runs the in-turn step shrink once
-        (`shrink_done` says whether it already ran this request). Returns (outcome, shrink_ran);
-        `outcome.changed` is False when there is nothing left to cut — surface the error then.
+        Drops oldest whole turns aiming the messages at `OVERFLOW_SHRINK` × their current estimate
+        (reason `context_overflow`). When only the newest turn is left, runs the in-turn step shrink
+        once (`shrink_done` says whether it already ran this request). Returns (outcome, shrink_ran);
+        `outcome.changed` is False when there is nothing left to cut — surface the error then. As in
+        `apply`, the events count the request (`overhead_tokens` included) against the configured
+        budget; the reduced target goes in their `note`.
         """
         current = separate_markers(messages)
         tokens = estimate_tokens(current)
         target = max(1, min(self.policy.budget_tokens, int(tokens * OVERFLOW_SHRINK)))
+        note = f"the provider's context window was exceeded; cut aiming at {target + overhead_tokens:,} tokens"
         layout = segment(current)
         if len(layout.turns) > 1:
             cut = trim_to_recent_turns(current, target)
-            if cut.trimmed and cut.dropped_turns:
-                return PolicyOutcome(cut.messages, [cut.to_event("context_overflow", target)], True, cut.tokens_after), False
+            if cut.trimmed:
+                events = self._as_sent([cut.to_event("context_overflow", target)], overhead_tokens, note)
+                return PolicyOutcome(cut.messages, events, True, cut.tokens_after), False
         if shrink_done:
             return PolicyOutcome(current, [], False, tokens), False
         shrink = shrink_steps(current, target)
@@ -225,9 +258,10 @@ class Governor:
             tokens_before=shrink.tokens_before,
             tokens_after=shrink.tokens_after,
             budget_tokens=target,
-            note=f"{shrink.shrunk_parts} tool outputs in older steps of the current turn shrunk",
         )
-        return PolicyOutcome(shrink.messages, [event], shrink.tokens_after <= target, shrink.tokens_after), True
+        note += f"; {shrink.shrunk_parts} tool outputs in older steps of the current turn shrunk"
+        events = self._as_sent([event], overhead_tokens, note)
+        return PolicyOutcome(shrink.messages, events, shrink.tokens_after <= target, shrink.tokens_after), True
 
 
 def _worth_summarising(window: SummaryWindow) -> bool:

@@ -274,16 +274,19 @@ def _summariser(kind: str) -> FunctionModel:
     st.sampled_from(["summarize", "trim"]),
     st.sampled_from(["short", "long", "fail"]),
     st.sampled_from([0, 300, 2000]),
+    st.sampled_from([0, 120]),
 )
-def test_policy_pass_events_are_honest(history, fraction, max_messages, strategy, summariser, trim_chars):
-    """One `Governor.apply` (every rule, summaries included): each event says truthfully what changed."""
+def test_policy_pass_events_are_honest(history, fraction, max_messages, strategy, summariser, trim_chars, overhead):
+    """One `Governor.apply` (every rule, summaries included): each event says truthfully what changed,
+    in the request's terms — the overhead counted, against the configured budget, as the meter shows it."""
     frozen = fingerprint(history)
     budget = max(1, int(estimate_tokens(history) * fraction))
     policy = GovernancePolicy(budget_tokens=budget, max_history_messages=max_messages, strategy=strategy,
                               tool_output_trim_chars=trim_chars)
-    out = asyncio.run(Governor(policy, summarizer_model=_summariser(summariser)).apply(history))
+    out = asyncio.run(Governor(policy, summarizer_model=_summariser(summariser)).apply(history, overhead_tokens=overhead))
     assert fingerprint(history) == frozen, "input mutated"
     assert bool(out.events) == (out.messages != history), "an event without a change, or a change without one"
-    assert_ledger_adds_up(out.events, history, out.messages)
+    assert_ledger_adds_up(out.events, history, out.messages, overhead)
     for event in out.events:
+        assert event.budget_tokens == budget, event
         assert_event_invariants(event)
