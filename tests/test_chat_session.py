@@ -167,6 +167,27 @@ async def test_clear_starts_fresh(workspace: Path) -> None:
     assert session.id != old_id and session.context == [] and session.transcript == []
 
 
+async def test_compact_and_clear_events_count_the_request_against_the_configured_budget(workspace: Path) -> None:
+    """Banners sit beside the meter: their figures include the instructions and tool schemas every
+    request carries, and name the budget the meter shows (compaction used to report a budget of 0)."""
+    from co_tui.governance import estimate_tokens
+
+    session = new_session(workspace, model="offline", context_budget_tokens=50_000)
+    await collect(session.run_turn("hello"))
+    await collect(session.run_turn("read hello.txt"))
+    before = estimate_tokens(session.context)
+    events = await collect(session.compact())
+    trim = next(e for e in events if e.type == "history_trimmed")
+    assert session._overhead > 0
+    assert trim.budget_tokens == 50_000
+    assert trim.tokens_before == before + session._overhead
+    assert trim.tokens_after == estimate_tokens(session.context) + session._overhead
+    held = estimate_tokens(session.context)
+    cleared = session.clear()
+    assert cleared.budget_tokens == 50_000
+    assert (cleared.tokens_before, cleared.tokens_after) == (held + session._overhead, 0)
+
+
 def test_make_title() -> None:
     assert make_title("  fix   the\nbug ") == "fix the bug"
     assert len(make_title("x" * 200)) == 60

@@ -151,7 +151,9 @@ class ContextGovernance(AbstractCapability[Any]):
         if not isinstance(error, ModelContextWindowExceededError):
             raise error
         self._hand_over(ctx.messages)
-        outcome, shrink_ran = self.governor.recover_overflow(ctx.messages, shrink_done=self._shrink_done)
+        outcome, shrink_ran = self.governor.recover_overflow(
+            ctx.messages, shrink_done=self._shrink_done, overhead_tokens=request_overhead_tokens(request_context)
+        )
         self._shrink_done = self._shrink_done or shrink_ran
         if not outcome.changed:
             raise error

@@ -8,9 +8,10 @@ Order of one pass (nothing happens while the history is under both triggers):
 
 1. Trigger: turn messages > `max_history_messages` (reason `message_count`), or estimated tokens
    (plus the request's fixed overhead: instructions and tool schemas) > budget (reason `token_budget`).
-2. Strategy `summarize`, not cooling down, a middle to summarise: summary (or the static marker and a
-   cooldown if the summariser fails).
-3. Strategy `trim`, during cooldown, or nothing to summarise: drop oldest whole turns to the message
+2. Strategy `summarize`, not cooling down, a middle to summarise that outweighs the summary budget:
+   summary (or the static marker and a cooldown if the summariser fails or its summary would not
+   shrink the context).
+3. Strategy `trim`, during cooldown, or nothing worth summarising: drop oldest whole turns to the message
    limit.
 4. Always last, if still over the token budget: `fit_to_budget` (old tool outputs → whole turns →
    in-turn step shrink).
@@ -22,13 +23,20 @@ from co_tui.governance.markers import separate_markers
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic_ai.messages import ModelMessage
 
 from co_tui.governance.events import HistoryTrimmed, Reason
-from co_tui.governance.summarize import apply_summary, plan_summary_window, summarize_messages, summary_token_budget
+from co_tui.governance.summarize import (
+    SummaryError,
+    SummaryWindow,
+    apply_summary,
+    plan_summary_window,
+    summarize_messages,
+    summary_token_budget,
+)
 from co_tui.governance.tokens import estimate_tokens
 from co_tui.governance.trim import fit_to_budget, shrink_steps, trim_to_message_count, trim_to_recent_turns
 from co_tui.governance.turns import segment
@@ -86,7 +94,10 @@ def resolve_budget(
 
 @dataclass
 class PolicyOutcome:
-    """What one pass produced: the (possibly new) messages, its events, and whether it fits."""
+    """What one pass produced: the (possibly new) messages, its events, and whether it fits.
+
+    `tokens` is the messages' estimate; the events describe the whole request (see `Governor.apply`).
+    """
 
     messages: list[ModelMessage]
     events: list[HistoryTrimmed] = field(default_factory=list)
@@ -123,6 +134,11 @@ class Governor:
         """One full policy pass over the context view. Never mutates `messages`.
 
         `model` is the summariser to use when `summarizer_model` is unset (the run's model).
+        `overhead_tokens`: what every request carries besides the messages (instructions, tool
+        schemas). The messages are fitted into the budget minus that overhead (at most half of it),
+        but the events describe the request the model is sent, as the context meter does: their
+        `tokens_before`/`tokens_after` include the overhead and `budget_tokens` is the configured
+        `policy.budget_tokens`.
         """
         policy = self.policy
         budget = self._budget(overhead_tokens)
@@ -140,7 +156,7 @@ class Governor:
         summarizer = self.summarizer_model or model
         if policy.strategy == "summarize" and summarizer is not None and not self.cooling_down():
             window = plan_summary_window(current, policy.max_history_messages, budget)
-            if window is not None:
+            if window is not None and _worth_summarising(window):
                 current, event = await self._summarize(window, summarizer, reason, budget, tokens)
                 events.append(event)
                 tokens = event.tokens_after
@@ -152,17 +168,44 @@ class Governor:
         known = {} if events else {"layout": layout, "tokens": tokens}  # reuse this pass's work if unchanged
         fitted = fit_to_budget(current, budget, tool_output_trim_chars=policy.tool_output_trim_chars, **known)
         events.extend(fitted.events)
-        return PolicyOutcome(fitted.messages, events, fitted.fits, fitted.tokens_after)
+        return PolicyOutcome(fitted.messages, self._as_sent(events, overhead_tokens), fitted.fits, fitted.tokens_after)
+
+    def _as_sent(self, events: list[HistoryTrimmed], overhead_tokens: int, note: str | None = None) -> list[HistoryTrimmed]:
+        """The events in the terms the user sees everywhere else (banner next to the meter): the
+        request's tokens, overhead included, against the configured budget.
+
+        The rules above work on messages against the budget left after the overhead; reporting that
+        reduced budget and message-only figures made a banner read "41.2k → 12.9k" beside a meter
+        showing more than 12.9k, under a budget smaller than the one configured.
+        """
+        return [
+            replace(
+                event,
+                tokens_before=event.tokens_before + overhead_tokens,
+                tokens_after=event.tokens_after + overhead_tokens,
+                budget_tokens=self.policy.budget_tokens,
+                note=note or event.note,
+            )
+            for event in events
+        ]
 
     async def _summarize(self, window, summarizer, reason: Reason, budget: int, tokens_before: int):
         middle = window.middle_messages
         try:
             summary = await summarize_messages(middle, summarizer, max_tokens=summary_token_budget(middle))
+            new, dropped_messages, dropped_turns = apply_summary(window, summary)
+            if (after := estimate_tokens(new)) >= tokens_before:
+                # Providers cap the answer at the summary budget, but a model may ignore it (or our
+                # estimate may disagree): a "summary" that grows the context is no summary.
+                raise SummaryError(
+                    f"the summary was no shorter than the {estimate_tokens(middle)} tokens it would replace "
+                    f"({tokens_before} -> {after} tokens)"
+                )
         except Exception as exc:  # any failure: static marker + cooldown, never a crash mid-turn
             self.cooldown_until = self.clock() + self.policy.summarizer_cooldown_s
             self.last_summary_error = f"{type(exc).__name__}: {exc}".strip()
             summary = None
-        new, dropped_messages, dropped_turns = apply_summary(window, summary)
+            new, dropped_messages, dropped_turns = apply_summary(window, summary)
         kept = len(window.layout.turns) - dropped_turns
         event = HistoryTrimmed(
             reason=reason,
@@ -181,22 +224,28 @@ class Governor:
         )
         return new, event
 
-    def recover_overflow(self, messages: Sequence[ModelMessage], *, shrink_done: bool) -> tuple[PolicyOutcome, bool]:
+    def recover_overflow(
+        self, messages: Sequence[ModelMessage], *, shrink_done: bool, overhead_tokens: int = 0
+    ) -> tuple[PolicyOutcome, bool]:
         """After the provider said the context window was exceeded: cut harder, zero-LLM.
 
-        Drops oldest whole turns aiming at `OVERFLOW_SHRINK` × the current estimate (reason
-        `context_overflow`). When only the newest turn is left, runs the in-turn step shrink once
-        (`shrink_done` says whether it already ran this request). Returns (outcome, shrink_ran);
-        `outcome.changed` is False when there is nothing left to cut — surface the error then.
+        Drops oldest whole turns aiming the messages at `OVERFLOW_SHRINK` × their current estimate
+        (reason `context_overflow`). When only the newest turn is left, runs the in-turn step shrink
+        once (`shrink_done` says whether it already ran this request). Returns (outcome, shrink_ran);
+        `outcome.changed` is False when there is nothing left to cut — surface the error then. As in
+        `apply`, the events count the request (`overhead_tokens` included) against the configured
+        budget; the reduced target goes in their `note`.
         """
         current = separate_markers(messages)
         tokens = estimate_tokens(current)
         target = max(1, min(self.policy.budget_tokens, int(tokens * OVERFLOW_SHRINK)))
+        note = f"the provider's context window was exceeded; cut aiming at {target + overhead_tokens:,} tokens"
         layout = segment(current)
         if len(layout.turns) > 1:
             cut = trim_to_recent_turns(current, target)
-            if cut.trimmed and cut.dropped_turns:
-                return PolicyOutcome(cut.messages, [cut.to_event("context_overflow", target)], True, cut.tokens_after), False
+            if cut.trimmed:
+                events = self._as_sent([cut.to_event("context_overflow", target)], overhead_tokens, note)
+                return PolicyOutcome(cut.messages, events, True, cut.tokens_after), False
         if shrink_done:
             return PolicyOutcome(current, [], False, tokens), False
         shrink = shrink_steps(current, target)
@@ -209,9 +258,21 @@ class Governor:
             tokens_before=shrink.tokens_before,
             tokens_after=shrink.tokens_after,
             budget_tokens=target,
-            note=f"{shrink.shrunk_parts} tool outputs in older steps of the current turn shrunk",
         )
-        return PolicyOutcome(shrink.messages, [event], shrink.tokens_after <= target, shrink.tokens_after), True
+        note += f"; {shrink.shrunk_parts} tool outputs in older steps of the current turn shrunk"
+        events = self._as_sent([event], overhead_tokens, note)
+        return PolicyOutcome(shrink.messages, events, shrink.tokens_after <= target, shrink.tokens_after), True
+
+
+def _worth_summarising(window: SummaryWindow) -> bool:
+    """Whether the middle outweighs the longest summary we would ask for (`summary_token_budget`).
+
+    A smaller middle could come back as a summary no shorter than itself: not worth a model call.
+    It also guarantees that the static marker, on failure, is smaller than what it replaces. Such
+    a history is left to the zero-LLM rules.
+    """
+    middle = window.middle_messages
+    return estimate_tokens(middle) > summary_token_budget(middle)
 
 
 def _one_line(text: str, limit: int = 160) -> str:

@@ -308,13 +308,16 @@ async def compact(
     focus: str | None = None,
     *,
     budget_tokens: int = 0,
+    overhead_tokens: int = 0,
 ) -> CompactResult:
     """`/compact`: summarise everything into two messages with `model` (normally the primary).
 
     Result: `[Compacted conversation summary]\\n{summary}` (a request; it also carries the leading
     system prompt, if the history had one) and the response `Understood. I have the conversation
     context.` Nothing happens on an empty history (event None). On failure the error propagates and
-    `messages` is untouched — the caller keeps its history and shows the error.
+    `messages` is untouched — the caller keeps its history and shows the error. Like every event,
+    its event counts the request the model is sent: `overhead_tokens` (instructions and tool
+    schemas) is added to both token figures; `budget_tokens` is the configured budget.
     """
     source = separate_markers(messages)
     layout = segment(source)
@@ -339,19 +342,21 @@ async def compact(
         dropped_messages=dropped_messages,
         dropped_turns=len(layout.turns),
         kept_turns=0,
-        tokens_before=estimate_tokens(source),
-        tokens_after=estimate_tokens(new),
+        tokens_before=estimate_tokens(source) + overhead_tokens,
+        tokens_after=estimate_tokens(new) + overhead_tokens,
         budget_tokens=budget_tokens,
         summary=summary,
     )
     return CompactResult(new, event, summary)
 
 
-def clear_event(messages: Sequence[ModelMessage], budget_tokens: int) -> HistoryTrimmed:
+def clear_event(messages: Sequence[ModelMessage], budget_tokens: int, *, overhead_tokens: int = 0) -> HistoryTrimmed:
     """The event for `/clear`: every turn leaves the context, nothing replaces it.
 
     Strategy `turn_trim` — whole turns are dropped and no summary is written (the transcript and the
     store keep everything; only the model's view is emptied). `kept_turns` is 0, `tokens_after` 0.
+    `tokens_before` is the request the context made, `overhead_tokens` (instructions and tool
+    schemas) included, as the meter counts it; an empty context sends nothing, so it reads 0 after.
     """
     layout = segment(messages)
     return HistoryTrimmed(
@@ -360,7 +365,7 @@ def clear_event(messages: Sequence[ModelMessage], budget_tokens: int) -> History
         dropped_messages=sum(len(t) for t in layout.turns),
         dropped_turns=len(layout.turns),
         kept_turns=0,
-        tokens_before=estimate_tokens(messages),
+        tokens_before=estimate_tokens(messages) + (overhead_tokens if messages else 0),
         tokens_after=0,
         budget_tokens=budget_tokens,
         note="conversation cleared",

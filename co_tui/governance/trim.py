@@ -19,7 +19,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse
 
 from co_tui.governance.events import HistoryTrimmed, Reason
 from co_tui.governance.markers import make_breadcrumb
-from co_tui.governance.tokens import _IdentityCache, content_text, estimate_tokens, message_tokens
+from co_tui.governance.tokens import _IdentityCache, content_text, estimate_tokens, message_tokens, part_tokens
 from co_tui.governance.turns import Layout, Turn, segment, steps_of
 
 __all__ = [
@@ -68,22 +68,29 @@ def _has_media(content: Any) -> bool:
 # id(original part) -> truncated part, per cap: repeated passes over the same history reuse the
 # same new part objects, so their token counts stay cached.
 _TRUNCATED = _IdentityCache()
+_NO_CUT = (None,)  # cached "this part is not worth cutting at this cap"
 
 
 def _truncated_part(part: Any, max_chars: int) -> tuple[Any, int, int] | None:
-    """(new part, chars before, chars after) if `part` is a tool return longer than `max_chars`."""
+    """(new part, chars before, chars after) if `part` is a tool return worth cutting to `max_chars`.
+
+    Worth it only when the cut costs fewer tokens: a short output replaced by the truncation note
+    (`"Error: not enough"` → `"\\n[…truncated, 17 chars total]"`) has fewer characters but more tokens.
+    """
     if getattr(part, "part_kind", "") != "tool-return" or _has_media(part.content):
         return None
-    text = content_text(part.content)
     cached = _TRUNCATED.get(part, max_chars)
     if cached is not None:
-        return cached
+        return None if cached is _NO_CUT else cached
+    text = content_text(part.content)
     cut = truncate_text(text, max_chars)
-    if cut is None:
-        return None
-    result = (replace(part, content=cut), len(text), len(cut))
+    result: Any = _NO_CUT
+    if cut is not None:
+        new = replace(part, content=cut)
+        if part_tokens(new) < part_tokens(part):
+            result = (new, len(text), len(cut))
     _TRUNCATED.put(part, max_chars, result)
-    return result
+    return None if result is _NO_CUT else result
 
 
 _TRUNCATED_MESSAGES = _IdentityCache()
@@ -217,32 +224,20 @@ def _system_head(layout: Layout, first_kept: int) -> list[ModelMessage]:
     return head
 
 
-def _already_clean(layout: Layout) -> bool:
-    """Exactly one breadcrumb, right after the system prefix: nothing for a new cut to tidy."""
-    if len(layout.markers) != 1:
-        return not layout.markers
-    index, info = layout.markers[0]
-    return info.kind in ("breadcrumb", "static") and index == len(layout.system)
-
-
 def _cut(layout: Layout, first_kept: int, tokens_before: int) -> TrimResult:
-    """Keep turns[first_kept:], the system prefix and one breadcrumb carrying all counts."""
+    """Keep turns[first_kept:], the system prefix and one breadcrumb carrying all counts.
+
+    `first_kept >= 1`: a cut always removes at least one whole turn. Earlier markers leave with it
+    (their counts go into the breadcrumb); they are never rewritten on their own — that would change
+    what the model sees (a summary's text, say) while reporting nothing removed.
+    """
+    assert first_kept >= 1, "a cut removes at least one turn"
     dropped = layout.turns[:first_kept]
     dropped_messages = sum(len(t) for t in dropped)
     breadcrumb = make_breadcrumb(layout.prior_messages + dropped_messages, layout.prior_turns + len(dropped))
-    head = _system_head(layout, first_kept)
-    kept = [list(turn.messages) for turn in layout.turns[first_kept:]]
-    if first_kept == 0 and kept and layout.turns[0].has_prompt:
-        # Nothing dropped, only old markers tidied: lift the system prompt out of the first request
-        # so the breadcrumb still sits right after it.
-        opening = kept[0][0]
-        sys_parts = [p for p in opening.parts if getattr(p, "part_kind", "") == "system-prompt"]
-        if sys_parts:
-            head.append(replace(opening, parts=sys_parts))
-            kept[0][0] = replace(opening, parts=[p for p in opening.parts if getattr(p, "part_kind", "") != "system-prompt"])
-    out = head + [breadcrumb]
-    for turn_messages in kept:
-        out.extend(turn_messages)
+    out = _system_head(layout, first_kept) + [breadcrumb]
+    for turn in layout.turns[first_kept:]:
+        out.extend(turn.messages)
     return TrimResult(out, True, dropped_messages, len(dropped), len(layout.turns) - first_kept, tokens_before, estimate_tokens(out))
 
 
@@ -272,28 +267,39 @@ def trim_to_recent_turns(
 
     Never splits a turn; always keeps the newest (`kept_turns >= 1`); inserts one breadcrumb right
     after the system prompt, `[Earlier conversation trimmed — N messages (K turns) removed to stay
-    within the context budget]`, replacing any earlier marker and adding up its counts. Unchanged
-    (same list contents, `trimmed=False`) when the history already fits or nothing can be dropped.
+    within the context budget]`, replacing any earlier marker and adding up its counts. A cut removes
+    at least one turn (`dropped_turns >= 1`) and lowers the token count (`tokens_after <
+    tokens_before`). Unchanged (same list contents, `trimmed=False`) when the history already fits,
+    when there is only one turn, or when the only possible cut would not lower the count (the older
+    turns weigh less than the breadcrumb replacing them).
     (`layout`/`tokens`: already computed `segment(messages)` / `estimate_tokens(messages)`.)
     """
     source = separate_markers(messages)
     tokens_before = estimate_tokens(source) if tokens is None else tokens
     layout = layout or segment(source)
-    if tokens_before <= budget_tokens or (len(layout.turns) <= 1 and _already_clean(layout)):
+    if tokens_before <= budget_tokens or len(layout.turns) <= 1:
         return _unchanged(source, layout, tokens_before)
     # Price the fixed part (system prefix + a breadcrumb with generous digits) before choosing turns.
     fixed = estimate_tokens(_system_head(layout, 1)) + message_tokens(make_breadcrumb(10**6, 10**4))
     first = _keep_from(layout, lambda tokens, _n: fixed + tokens <= budget_tokens)
-    if first == 0 and _already_clean(layout):
+    # first == 0: every turn fits next to a breadcrumb, so the history is over budget only because of
+    # its earlier markers (a summary, a compact pair, several markers). Markers are replaced only by a
+    # cut, so the cheapest real cut is the oldest turn — it fits, since the whole of it did.
+    cut = _cut(layout, max(first, 1), tokens_before)
+    if cut.tokens_after >= tokens_before:
+        # Only the newest turn would be left (still over budget) and the older turns weigh less than
+        # the breadcrumb: the cut would lose turns and gain nothing. Leave it to the step shrink.
         return _unchanged(source, layout, tokens_before)
-    return _cut(layout, first, tokens_before)
+    return cut
 
 
 def trim_to_message_count(messages: Sequence[ModelMessage], max_messages: int) -> TrimResult:
     """Drop oldest whole turns until at most `max_messages` turn messages remain (newest turn kept).
 
     The message-count trigger of the policy (`max_history_messages`), same breadcrumb rules as
-    `trim_to_recent_turns`. Markers and the system prefix are not counted.
+    `trim_to_recent_turns`. Markers and the system prefix are not counted. A cut removes at least one
+    turn; it serves the message limit, so when the dropped turns weigh less than the breadcrumb that
+    replaces them the token count may rise by up to the breadcrumb's size (reported as such).
     """
     source = separate_markers(messages)
     layout = segment(source)
@@ -330,7 +336,9 @@ def _shrink_args(part: Any, cap: int) -> Any | None:
     limit = max(cap, 500)
     if len(text) <= limit or (isinstance(args, dict) and "_truncated_arguments" in args):
         return None
-    return replace(part, args={"_truncated_arguments": text[:limit], "_total_chars": len(text)})
+    new = replace(part, args={"_truncated_arguments": text[:limit], "_total_chars": len(text)})
+    # JSON-escaping the kept text can cost more than the cut saves (arguments just over the limit).
+    return new if part_tokens(new) < part_tokens(part) else None
 
 
 def _shrink_message(message: ModelMessage, cap: int) -> tuple[ModelMessage, int]:

@@ -318,7 +318,13 @@ class ChatSession:
             return
         self.busy = True
         try:
-            result = await compact(self.context, self.governance.summarizer_model or self.model, focus)
+            result = await compact(
+                self.context,
+                self.governance.summarizer_model or self.model,
+                focus,
+                budget_tokens=self.policy.budget_tokens,
+                overhead_tokens=self._overhead,
+            )
         except Exception as exc:  # noqa: BLE001 - the history stays as it was
             self.busy = False
             yield self._error_event(exc)
@@ -343,7 +349,7 @@ class ChatSession:
 
         if self.busy:
             raise RuntimeError("cannot clear while a turn is running")
-        trim = self._apply_trim(clear_event(self.context, self.policy.budget_tokens))
+        trim = self._apply_trim(clear_event(self.context, self.policy.budget_tokens, overhead_tokens=self._overhead))
         self._save(None)
         self.id = uuid.uuid4().hex
         self.title = ""

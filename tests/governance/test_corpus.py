@@ -1,14 +1,23 @@
-"""Real transcripts (../shared/corpus) through the zero-LLM pipeline at several budgets."""
+"""Real transcripts (../shared/corpus) through the zero-LLM pipeline and the whole policy at several budgets."""
 
 from __future__ import annotations
 
 import pytest
 
-from co_tui.governance import check_pairing, estimate_tokens, fit_to_budget, split_turns, trim_to_recent_turns
+from co_tui.governance import (
+    GovernancePolicy,
+    Governor,
+    check_pairing,
+    estimate_tokens,
+    fit_to_budget,
+    split_turns,
+    trim_to_recent_turns,
+)
 from co_tui.governance.turns import pair_calls, segment
 
 from .corpus import load_transcript, transcript_files
-from .test_properties import pairing_problems
+from .models import ScriptedModel
+from .test_properties import assert_event_invariants, assert_ledger_adds_up, pairing_problems
 
 FILES = transcript_files()
 pytestmark = pytest.mark.skipif(not FILES, reason="shared corpus not present")
@@ -59,3 +68,35 @@ def test_corpus_trim_counts_add_up(path):
         assert info.messages == first.dropped_messages + second.dropped_messages
         turn_msgs = sum(len(t) for t in split_turns(history))
         assert info.messages + sum(len(t) for t in split_turns(second.messages)) == turn_msgs
+
+
+async def _replay(history, policy: GovernancePolicy, summariser) -> list[tuple]:
+    """Feed a transcript to the policy turn by turn, as a session does; returns every pass."""
+    governor = Governor(policy, summarizer_model=summariser)
+    passes = []
+    layout = segment(history)
+    context = [history[i] for i in layout.system]
+    for turn in layout.turns:
+        before = context + turn.messages
+        outcome = await governor.apply(before)
+        passes.append((before, outcome))
+        context = outcome.messages
+    return passes
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem[:40])
+@pytest.mark.parametrize("strategy", ["summarize", "trim"])
+@pytest.mark.parametrize("fraction", [0.5, 0.2, 0.05])
+async def test_corpus_policy_replay_events_are_honest(path, strategy, fraction):
+    """Every event of every pass, over real transcripts replayed turn by turn through `Governor.apply`
+    (markers of earlier passes meet new cuts here): a cut removes a turn, nothing grows the context
+    beyond what the message limit allows, and the ledger of a pass adds up."""
+    history = load_transcript(path)
+    budget = max(1, int(estimate_tokens(history) * fraction))
+    policy = GovernancePolicy(budget_tokens=budget, max_history_messages=16, strategy=strategy, tool_output_trim_chars=300)
+    for before, outcome in await _replay(history, policy, ScriptedModel().model()):
+        assert bool(outcome.events) == (outcome.messages != before)
+        assert_ledger_adds_up(outcome.events, before, outcome.messages)
+        for event in outcome.events:
+            assert_event_invariants(event)
+        assert len(segment(outcome.messages).markers) <= 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from collections import Counter
 
@@ -9,11 +10,24 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from co_tui.governance import estimate_tokens, fit_to_budget, split_turns, trim_to_recent_turns, trim_tool_returns
-from co_tui.governance.trim import shrink_steps, trim_to_message_count
+from pydantic_ai.messages import ModelResponse, TextPart
+from pydantic_ai.models.function import FunctionModel
+
+from co_tui.governance import (
+    GovernancePolicy,
+    Governor,
+    estimate_tokens,
+    fit_to_budget,
+    split_turns,
+    trim_to_recent_turns,
+    trim_tool_returns,
+)
+from co_tui.governance.markers import make_breadcrumb
+from co_tui.governance.tokens import message_tokens
+from co_tui.governance.trim import _cut, shrink_steps, trim_to_message_count
 from co_tui.governance.turns import pair_calls, segment
 
-from .strategies import histories
+from .strategies import _text, histories
 
 # The legacy `RetryPromptPart` is generated on purpose: stored histories still hold it.
 pytestmark = pytest.mark.filterwarnings("ignore:`RetryPromptPart` is deprecated")
@@ -76,6 +90,49 @@ def assert_one_marker_after_system(messages) -> None:
     assert layout.markers[0][1].kind == "breadcrumb"
 
 
+# Strategies that remove whole turns from the context (behind a breadcrumb, a summary or the static marker).
+CUT_STRATEGIES = ("turn_trim", "static_marker", "summary")
+# The most a breadcrumb can cost: a message-count cut may add up to this much (see below).
+BREADCRUMB_TOKENS = message_tokens(make_breadcrumb(10**6, 10**4))
+
+
+def assert_event_invariants(event) -> None:
+    """What every `history_trimmed` event of a policy pass must say truthfully.
+
+    A cut removes at least one whole turn and says so; a rule that only shortens content removes
+    none. No change makes the context bigger — except a message-count cut, which serves the message
+    limit: when the turns it drops weigh less than the breadcrumb replacing them, the count may rise
+    by at most that breadcrumb.
+    """
+    if event.strategy in CUT_STRATEGIES:
+        assert event.dropped_messages >= 1 and event.dropped_turns >= 1, f"a cut that removed nothing: {event}"
+    elif event.strategy in ("tool_output_trim", "step_shrink"):
+        assert event.dropped_messages == 0 and event.dropped_turns == 0, event
+    slack = BREADCRUMB_TOKENS if (event.reason, event.strategy) == ("message_count", "turn_trim") else 0
+    assert event.tokens_after <= event.tokens_before + slack, f"the change grew the context: {event}"
+
+
+def assert_ledger_adds_up(events, before, after, overhead: int = 0) -> None:
+    """Consecutive events chain: each starts where the previous ended, from the input to the output."""
+    if not events:
+        return
+    assert events[0].tokens_before == estimate_tokens(before) + overhead
+    for previous, event in zip(events, events[1:]):
+        assert event.tokens_before == previous.tokens_after, (previous, event)
+    assert events[-1].tokens_after == estimate_tokens(after) + overhead
+
+
+def no_cut_helps(history) -> bool:
+    """Whether even the hardest turn cut (everything but the newest turn) would not lower the count.
+
+    Then `trim_to_recent_turns` leaves the history alone (the older turns weigh less than the
+    breadcrumb that would replace them), so more than one turn may stay over budget.
+    """
+    layout = segment(history)
+    tokens = estimate_tokens(history)
+    return len(layout.turns) <= 1 or _cut(layout, len(layout.turns) - 1, tokens).tokens_after >= tokens
+
+
 def assert_cut_invariants(history, res, budget) -> None:
     before_turns = split_turns(history)
     after_turns = split_turns(res.messages)
@@ -84,6 +141,7 @@ def assert_cut_invariants(history, res, budget) -> None:
         assert len(after_turns) == res.kept_turns
     assert not (pairing_problems(res.messages) - pairing_problems(history)), "cut created an unpaired call"
     if res.trimmed:
+        assert res.dropped_turns >= 1 and res.dropped_messages >= 1, "a cut that removed nothing"
         assert_one_marker_after_system(res.messages)
         assert turn_messages(history) - turn_messages(res.messages) == res.dropped_messages
         assert len(before_turns) - len(after_turns) == res.dropped_turns
@@ -106,8 +164,10 @@ def test_trim_to_recent_turns_invariants(history, fraction):
     assert_cut_invariants(history, res, budget)
     if split_turns(history):
         assert same_turn(split_turns(res.messages)[-1], split_turns(history)[-1]), "newest turn not whole"
+    if res.trimmed:
+        assert res.tokens_after < res.tokens_before, "a token cut that saved nothing"
     if res.kept_turns > 1:
-        assert res.tokens_after <= budget
+        assert res.tokens_after <= budget or (not res.trimmed and no_cut_helps(history))
     again = trim_to_recent_turns(res.messages, budget)
     assert not again.trimmed and again.messages == res.messages
 
@@ -129,15 +189,16 @@ def test_fit_to_budget_invariants(history, fraction, trim_chars):
         assert [type(m) for m in newest_before] == [type(m) for m in newest_after], "newest turn split"
         assert newest_after.messages[0] is newest_before.messages[0] or newest_before.messages[0].parts[0].part_kind == "system-prompt"
     if len(after) > 1:
-        assert res.tokens_after <= budget
+        assert res.fits or no_cut_helps(res.messages)
     strategies = [e.strategy for e in res.events]
     assert strategies == sorted(strategies, key=["tool_output_trim", "turn_trim", "step_shrink"].index)
     for event in res.events:
         assert (event.kept_turns >= 1 or not before) and event.budget_tokens == budget
-        # Dropping turns may add a few tokens net (the breadcrumb) when only the newest turn is left.
-        assert event.tokens_after <= event.tokens_before or event.strategy == "turn_trim"
+        assert_event_invariants(event)
     if not res.events:
         assert res.messages == history
+    else:
+        assert res.messages != history, "an event without a change"
     assert fit_to_budget(res.messages, budget, tool_output_trim_chars=trim_chars).events == []
 
 
@@ -192,3 +253,40 @@ def test_no_deep_mutation(history, fraction, trim_chars):
     fit_to_budget(history, budget, tool_output_trim_chars=trim_chars)
     trim_to_message_count(history, 4)
     assert history == frozen
+
+
+def _summariser(kind: str) -> FunctionModel:
+    """A summariser that answers briefly, at length (ignoring its token budget), or fails."""
+
+    def answer(messages, info):
+        if kind == "fail":
+            raise ConnectionError("summariser unreachable")
+        return ModelResponse(parts=[TextPart(_text("prose", 30 if kind == "short" else 3000, 0))])
+
+    return FunctionModel(answer)
+
+
+@settings(max_examples=1200, **FAST)
+@given(
+    histories(),
+    fractions,
+    st.sampled_from([2, 4, 8, 16, 40]),
+    st.sampled_from(["summarize", "trim"]),
+    st.sampled_from(["short", "long", "fail"]),
+    st.sampled_from([0, 300, 2000]),
+    st.sampled_from([0, 120]),
+)
+def test_policy_pass_events_are_honest(history, fraction, max_messages, strategy, summariser, trim_chars, overhead):
+    """One `Governor.apply` (every rule, summaries included): each event says truthfully what changed,
+    in the request's terms — the overhead counted, against the configured budget, as the meter shows it."""
+    frozen = fingerprint(history)
+    budget = max(1, int(estimate_tokens(history) * fraction))
+    policy = GovernancePolicy(budget_tokens=budget, max_history_messages=max_messages, strategy=strategy,
+                              tool_output_trim_chars=trim_chars)
+    out = asyncio.run(Governor(policy, summarizer_model=_summariser(summariser)).apply(history, overhead_tokens=overhead))
+    assert fingerprint(history) == frozen, "input mutated"
+    assert bool(out.events) == (out.messages != history), "an event without a change, or a change without one"
+    assert_ledger_adds_up(out.events, history, out.messages, overhead)
+    for event in out.events:
+        assert event.budget_tokens == budget, event
+        assert_event_invariants(event)

@@ -95,12 +95,38 @@ def test_second_cut_replaces_marker_and_adds_counts():
 
 
 def test_newest_turn_is_always_kept_even_when_too_big():
-    history = [*chat_turn("old", "x"), *tool_turn("huge", [make_text("base64", 40_000)])]
+    history = [*chat_turn("old", make_text("prose", 2000)), *tool_turn("huge", [make_text("base64", 40_000)])]
     res = trim_to_recent_turns(history, 50)
     assert res.kept_turns == 1 and res.dropped_turns == 1
-    assert res.tokens_after > 50
+    assert 50 < res.tokens_after < res.tokens_before
     assert split_turns(res.messages)[0].messages == split_turns(history)[-1].messages
     assert not trim_to_recent_turns(res.messages, 50).trimmed
+
+
+def test_no_cut_when_the_breadcrumb_outweighs_the_older_turns():
+    """The newest turn alone is over budget and the older turn is smaller than a breadcrumb: dropping
+    it would lose a turn and grow the context (it used to: 2 messages dropped, tokens up)."""
+    history = [*chat_turn("old", "x"), *tool_turn("huge", [make_text("base64", 40_000)])]
+    res = trim_to_recent_turns(history, 50)
+    assert not res.trimmed and res.messages == history and res.tokens_after == res.tokens_before
+
+
+def test_earlier_summary_alone_over_budget_is_not_rewritten_without_a_cut():
+    """Every turn fits next to a breadcrumb, but not next to the earlier summary. Swapping the summary
+    for a breadcrumb while dropping nothing used to be logged as a turn cut of 0 messages; now the
+    oldest turn goes and the summary's counts are folded into the breadcrumb, as in any cut."""
+    turns = [*chat_turn("q1", make_text("prose", 1500, 1)), *chat_turn("q2", make_text("prose", 1500, 2))]
+    history = [system(), make_summary_marker(12, 4, make_text("prose", 3000, 3)), *turns]
+    budget = estimate_tokens([system(), *turns]) + 40  # the turns and a breadcrumb fit, the summary does not
+    res = trim_to_recent_turns(history, budget)
+    assert res.trimmed and (res.dropped_messages, res.dropped_turns, res.kept_turns) == (2, 1, 1)
+    assert res.tokens_after <= budget
+    info = segment(res.messages).markers[0][1]
+    assert (info.kind, info.messages, info.turns) == ("breadcrumb", 14, 5)
+    # With a single turn there is nothing a cut may remove: the summary stays as it is.
+    single = [system(), make_summary_marker(12, 4, make_text("prose", 3000, 3)), *turns[2:]]
+    alone = trim_to_recent_turns(single, budget // 2)
+    assert not alone.trimmed and alone.messages == single
 
 
 def test_system_prompt_inside_first_request_is_salvaged():
@@ -153,11 +179,18 @@ def test_fit_to_budget_runs_rules_in_order_and_reports_each():
 
 
 def test_fit_to_budget_in_turn_shrink_when_newest_turn_is_too_big():
-    history = [system(), *chat_turn("a", "b"), *tool_turn("go", [make_text("logs", 30_000, i) for i in range(6)])]
+    older = chat_turn("a", make_text("prose", 2000))
+    history = [system(), *older, *tool_turn("go", [make_text("logs", 30_000, i) for i in range(6)])]
     budget = estimate_tokens(history) // 2  # the newest three steps (two 30 KB outputs) still fit
     res = fit_to_budget(history, budget, tool_output_trim_chars=2000, reason="context_overflow")
     assert [e.strategy for e in res.events] == ["turn_trim", "step_shrink"]
     assert res.fits and all(e.reason == "context_overflow" for e in res.events)
+    assert all(e.tokens_after < e.tokens_before for e in res.events)
+    # An older turn lighter than the breadcrumb stays: only the step shrink runs.
+    light = [system(), *chat_turn("a", "b"), *history[3:]]
+    res = fit_to_budget(light, budget, tool_output_trim_chars=2000, reason="context_overflow")
+    assert [e.strategy for e in res.events] == ["step_shrink"] and res.fits
+    assert len(split_turns(res.messages)) == 2
 
 
 def test_fit_to_budget_reports_not_fitting_without_looping():
@@ -172,3 +205,15 @@ def test_degenerate_budgets(budget):
     res = fit_to_budget(history, budget)
     assert not res.fits
     assert len(split_turns(res.messages)) == 1
+
+
+def test_a_cut_that_costs_more_tokens_than_it_saves_is_skipped():
+    """A 38-char error (tau-bench airline 003) cut to nothing is the 29-char truncation note: fewer
+    characters, one more token. The step shrink used to do it and report a 'shrink' that grew the context."""
+    short = "Error: gift card balance is not enough"
+    history = [*chat_turn("hi", "hello"), *tool_turn("go", [short, *(make_text("logs", 20_000, i) for i in range(4))])]
+    res = shrink_steps(history, 100)
+    assert res.trimmed and res.tokens_after < res.tokens_before
+    outputs = [p.content for m in split_turns(res.messages)[-1] for p in m.parts if p.part_kind == "tool-return"]
+    assert outputs[0] == short and outputs[1].startswith("\n[…truncated, ")
+    assert trim_tool_returns([*tool_turn("a", [short]), *chat_turn("b", "c")], 1).trimmed_parts == 0

@@ -374,17 +374,21 @@ async def test_summary_failure_static_marker_event_and_cooldown(env: LoopbackSer
     chat = session(tmp_path, max_retries=1, context_strategy="summarize", max_history_messages=8,
                    summarization_model="openai-chat:summarizer", summarizer_cooldown_s=600)
 
+    # Answers long enough that the middle outweighs the smallest summary (a lighter one is left to
+    # the zero-LLM rules without asking the summariser).
+    answer = "an answer with enough detail to be worth summarising. " * 20
+
     def respond(request):
         if request.body.get("model") == "summarizer":
             return openai_error(500, "summariser down", type="server_error", headers=FAST)
-        return Reply("an answer")
+        return Reply(answer)
 
     env.responder = respond
     trims = []
     for i in range(9):
         events = await collect(chat.run_turn(f"question {i}"))
         assert events[-1].type == "done" and not events[-1].failed, events
-        assert text_of(events) == "an answer"
+        assert text_of(events) == answer
         trims += of_type(events, "history_trimmed")
     summary_attempts = [r for r in env.requests if r.body.get("model") == "summarizer"]
     assert [r.retry_count for r in summary_attempts] == [0, 1], (

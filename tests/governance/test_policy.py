@@ -1,0 +1,86 @@
+"""`Governor.apply`: what its ledger says over a run, when a summary is worth asking for and keeping."""
+
+from __future__ import annotations
+
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.models.function import FunctionModel
+
+from co_tui.agent.offline import offline_model
+from co_tui.governance import GovernancePolicy, Governor, estimate_tokens
+from co_tui.governance.turns import segment
+
+from .builders import chat_turn, system
+from .models import ScriptedModel
+from .synthetic import make_text
+from .test_properties import assert_event_invariants, assert_ledger_adds_up
+
+# The conversation `tests/tui/screens/test_history_screen.py` builds for its summarised ledger.
+LINES = (3, 40, 8, 60, 5, 25, 12, 70, 6, 30)
+
+
+def _turn(i: int, lines: int) -> list:
+    call = f"call_{i}"
+    return [
+        ModelRequest(parts=[UserPromptPart(f"read module_{i}.py and explain it")]),
+        ModelResponse(parts=[ToolCallPart("read_file", {"path": f"module_{i}.py"}, tool_call_id=call)]),
+        ModelRequest(parts=[ToolReturnPart("read_file", f"def step_{i}(x):\n    return x + {i}\n" * lines, tool_call_id=call)]),
+        ModelResponse(parts=[TextPart(f"module_{i}.py defines step_{i}, which adds {i} to its input.")]),
+    ]
+
+
+def _down(messages, info):
+    raise ConnectionError("summariser unreachable")
+
+
+async def test_the_history_screen_run_logs_no_cut_of_nothing():
+    """The released ledger of this run held 'oldest turns removed · 0 messages · 1.4k → 1.2k': the
+    summary written in the same pass was swapped for a breadcrumb by a turn cut that dropped nothing."""
+    now = [0.0]
+    policy = GovernancePolicy(budget_tokens=1300, max_history_messages=16, tool_output_trim_chars=300)
+    governor = Governor(policy, summarizer_model=FunctionModel(_down), clock=lambda: now[0])
+    context: list = []
+    ledger = []
+    for i, lines in enumerate(LINES[:9]):
+        if i == 6:  # the cooldown is over and the summariser is back
+            governor.summarizer_model, now[0] = offline_model(), 1000.0
+        before = context + _turn(i, lines)
+        outcome = await governor.apply(before)
+        assert_ledger_adds_up(outcome.events, before, outcome.messages)
+        for event in outcome.events:
+            assert_event_invariants(event)
+        context, ledger = outcome.messages, ledger + outcome.events
+    assert {"static_marker", "summary", "turn_trim", "tool_output_trim"} <= {e.strategy for e in ledger}
+    # The marker the model reads accounts for exactly what the ledger says was removed.
+    [(_, marker)] = segment(context).markers
+    cuts = [e for e in ledger if e.dropped_messages]
+    assert (marker.messages, marker.turns) == (sum(e.dropped_messages for e in cuts), sum(e.dropped_turns for e in cuts))
+
+
+def _chat(n: int, answer_chars: int) -> list:
+    out = [system()]
+    for t in range(n):
+        out += chat_turn(f"q{t}", make_text("prose", answer_chars, t))
+    return out
+
+
+async def test_a_middle_smaller_than_the_summary_budget_is_not_summarised():
+    """Ten short turns over the message limit: the middle (~100 tokens) is under the 200-token summary
+    budget, so no model call — the message-count trim handles it."""
+    model = ScriptedModel()
+    governor = Governor(GovernancePolicy(budget_tokens=100_000, max_history_messages=8), summarizer_model=model.model())
+    out = await governor.apply(_chat(10, 10))
+    assert model.summary_calls == []
+    assert [(e.reason, e.strategy) for e in out.events] == [("message_count", "turn_trim")]
+
+
+async def test_a_summary_longer_than_what_it_replaces_counts_as_a_failure():
+    """A model that ignores the summary's token budget: inserting its answer would grow the context."""
+    model = ScriptedModel(summary=make_text("prose", 20_000))
+    governor = Governor(GovernancePolicy(budget_tokens=100_000, max_history_messages=8), summarizer_model=model.model())
+    history = _chat(10, 400)
+    out = await governor.apply(history)
+    assert len(model.summary_calls) == 1
+    [event] = out.events
+    assert event.strategy == "static_marker" and "no shorter than" in event.note
+    assert event.tokens_after < event.tokens_before == estimate_tokens(history)
+    assert governor.cooling_down()
