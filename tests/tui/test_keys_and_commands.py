@@ -203,6 +203,37 @@ async def test_slash_popup_appears_on_slash(app):
         await wait_until(pilot, lambda: popup.option_count == 1, what="filtered to /help")
 
 
+async def test_fast_typing_runs_the_command_typed_not_the_stale_pick(app):
+    """Keys that arrive together (a paste, a busy machine) reach the prompt before its `Changed`
+    messages: Enter must run `/help` as typed, not the popup's pick for `/` (which is /compact)."""
+    from textual import events
+
+    async with after_one_turn(app) as pilot:
+        popup = app.chat.query_one("SlashPopup")
+        await pilot.press("/")
+        await wait_until(pilot, lambda: popup.is_open, what="popup")
+        assert popup.selected.name == "compact"
+        for char in "help":
+            app.post_message(events.Key(char, char))
+        app.post_message(events.Key("enter", "\r"))
+        await wait_until(pilot, lambda: screen_name(pilot) == "HelpScreen", what="help")
+        assert not banners(pilot, "compact") and app.session.ledger == []
+
+
+async def test_escape_closes_the_popup_until_the_text_changes(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        popup = app.chat.query_one("SlashPopup")
+        await pilot.press("/", "h", "e")
+        await wait_until(pilot, lambda: popup.is_open, what="popup")
+        await pilot.press("escape")
+        assert not popup.is_open
+        await pilot.press("enter")  # sends `/he` as typed: no pick, an inline hint
+        hint = app.chat.query_one("#hint")
+        await wait_until(pilot, lambda: hint.has_class("-shown"), what="hint")
+        assert "did you mean /help" in str(hint.render()) and screen_name(pilot) == "ChatScreen"
+
+
 async def test_slash_export_writes_where_it_says(app, workspace):
     async with after_one_turn(app) as pilot:
 

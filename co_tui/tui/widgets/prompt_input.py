@@ -47,12 +47,23 @@ class PromptInput(TextArea):
         self.popup = popup
         self.sent: list[str] = []  # prompt recall, oldest first
         self._recall: int | None = None
+        self._popup_text = ""  # the text the popup last matched
 
     def action_newline(self) -> None:
         self.insert("\n")
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self._sync_popup()
+
+    def _sync_popup(self) -> None:
+        """Show the commands matching the text typed so far, or close the popup.
+
+        Once per text: escape closes the popup until the text changes again.
+        """
         text = self.text
+        if text == self._popup_text:
+            return
+        self._popup_text = text
         if text.startswith("/") and not text.startswith("//") and not any(c.isspace() for c in text):
             self.popup.show_for(text)
         else:
@@ -61,6 +72,10 @@ class PromptInput(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         note_input()
         key = event.key
+        if key in ("up", "down", "tab", "enter", "escape"):
+            # `Changed` arrives after keys already queued: typed fast (a paste, a busy machine),
+            # `/help` + Enter would otherwise run the pick made for `/`, i.e. /compact.
+            self._sync_popup()
         if self.popup.is_open and key in ("up", "down", "tab", "enter", "escape"):
             event.stop()
             event.prevent_default()
