@@ -134,8 +134,8 @@ def _governed(turns: int) -> CutSession:
 
 @pytest.fixture
 def summarised() -> CutSession:
-    """Nine turns: the old ones summarised, every kind of cut in the ledger."""
-    session = _governed(9)
+    """Ten turns: the old ones summarised, every kind of cut in the ledger."""
+    session = _governed(10)
     strategies = {event.strategy for event in session.ledger}
     assert {"static_marker", "turn_trim", "tool_output_trim", "summary"} <= strategies
     return session
@@ -143,8 +143,8 @@ def summarised() -> CutSession:
 
 @pytest.fixture
 def dropped_and_truncated() -> CutSession:
-    """Eight turns: the summary was cut again by the turn trim, and an old output shortened."""
-    return _governed(8)
+    """Six turns: old turns dropped (the failed summary's marker, then a turn trim), an old output shortened."""
+    return _governed(6)
 
 
 async def test_transcript_statuses_follow_the_policy(make_host, summarised, dropped_and_truncated):
