@@ -136,8 +136,12 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "assets")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="co-tui-shots-") as tmp:
-        base = Path(tmp)
+    # A fixed path, not a random temp name: the workspace path is in the instructions the model is
+    # sent, so a name of other characters would shift the token figures shown from run to run.
+    base = Path(tempfile.gettempdir()) / "co-tui-screenshots"
+    shutil.rmtree(base, ignore_errors=True)
+    base.mkdir()
+    try:
         for name in [n for n in os.environ if n.startswith("CO_TUI_") or n.endswith("_API_KEY")]:
             del os.environ[name]
         os.environ.update(
@@ -153,6 +157,9 @@ def main() -> int:
         for svg in asyncio.run(shoot(args.out, workspace)):
             png = to_png(svg)
             print(svg.relative_to(ROOT) if svg.is_relative_to(ROOT) else svg, "+ png" if png else "")
+    finally:
+        os.chdir(ROOT)
+        shutil.rmtree(base, ignore_errors=True)
     return 0
 
 
