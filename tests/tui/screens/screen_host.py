@@ -18,6 +18,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.screen import Screen
 from textual.widgets import Static
+from tui_helpers import wait_until  # tests/tui is on sys.path: its conftest.py is loaded first
 
 TERMINAL = (100, 32)
 
@@ -53,15 +54,6 @@ class ScreenHost(App[None]):
         """Stand-in for the chat app's slash dispatch: remember what the palette asked for."""
         self.slash_lines.append(line)
         return True
-
-
-async def wait_until(pilot, predicate: Callable[[], bool], *, tries: int = 100) -> None:
-    """Let the app run until `predicate()` holds (fails the test after `tries` pauses)."""
-    for _ in range(tries):
-        if predicate():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("condition not reached")
 
 
 @pytest.fixture
