@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from co_tui.config import Settings
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.session.events import Done, ErrorEvent, Event, UsageUpdate
+from co_tui.session.events import INTERRUPTED_MESSAGE, Done, ErrorEvent, Event, UsageUpdate
 from co_tui.session.stream_map import map_stream_event
 
 if TYPE_CHECKING:
@@ -226,7 +226,7 @@ class ChatSession:
         if error is not None:
             yield error
         if interrupted:
-            yield ErrorEvent(message="interrupted: the partial answer is kept", kind="interrupted")
+            yield ErrorEvent(message=INTERRUPTED_MESSAGE, kind="interrupted")
         save_error = self._save(prompt)
         if save_error is not None:
             yield save_error

@@ -69,6 +69,9 @@ class UsageUpdate(_Event):
     type: Literal["usage"] = "usage"
 
 
+INTERRUPTED_MESSAGE = "interrupted: the partial answer is kept"
+"""What an interrupted turn's `ErrorEvent` says (and a resumed interrupted answer shows)."""
+
 ErrorKind = Literal["provider", "auth", "config", "overflow", "network", "interrupted", "storage", "internal"]
 
 

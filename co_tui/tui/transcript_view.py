@@ -32,6 +32,7 @@ class Item:
     result: str | None = None
     is_error: bool = False
     at: int = 0  # index of the transcript message it starts at (places trim banners on resume)
+    interrupted: bool = False  # an answer the user stopped (pydantic-ai's response state)
 
 
 def _field(obj: Any, name: str) -> Any:
@@ -79,6 +80,7 @@ def _retry_text(content: Any, tool_name: str | None) -> str:
 
 def transcript_items(messages: Sequence[Any], *, start: int = 0) -> list[Item]:
     """User prompts, assistant text runs and tool calls (paired with their results), in order.
+    An answer whose last response was cut off by an interrupt is `interrupted`.
 
     `messages` are stored JSON dicts or pydantic-ai messages; `start` is the transcript index of
     `messages[0]` (for `Item.at`). Shapes it does not know are skipped, never raised on.
@@ -100,13 +102,14 @@ def transcript_items(messages: Sequence[Any], *, start: int = 0) -> list[Item]:
                     items[i] = Item("tool", tool_name=items[i].tool_name, tool_call_id=call_id,
                                     args=items[i].args, result=text, is_error=is_error, at=items[i].at)
         elif kind == "response":
+            cut = _field(message, "state") == "interrupted"
             for part in parts:
                 part_kind, content = _field(part, "part_kind"), _field(part, "content")
                 if part_kind == "text" and isinstance(content, str) and content.strip():
                     if items and items[-1].kind == "assistant":
-                        items[-1] = Item("assistant", text=items[-1].text + content, at=items[-1].at)
+                        items[-1] = Item("assistant", text=items[-1].text + content, at=items[-1].at, interrupted=cut)
                     else:
-                        items.append(Item("assistant", text=content, at=at))
+                        items.append(Item("assistant", text=content, at=at, interrupted=cut))
                 elif part_kind == "tool-call":
                     call_id = _field(part, "tool_call_id")
                     tool_index[call_id] = len(items)

@@ -155,6 +155,30 @@ async def test_a_short_session_is_previewed_whole(workspace: Path, monkeypatch: 
         assert _entries(app) == expected
 
 
+async def test_a_resumed_interrupted_answer_is_marked_as_it_was_live(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    s = load_settings()
+    session = ChatSession(s, workspace=workspace, store=open_store(s))
+    deltas = 0
+    async for event in session.run_turn("stream slowly please"):  # the offline model's slow answer
+        deltas += event.type == "text_delta"
+        if deltas == 3:
+            session.cancel()
+    assert session.transcript[-1].state == "interrupted"
+    expected, _ = await _full_path_view(workspace, session.id, monkeypatch)
+    gate = threading.Event()
+    app = CoTuiApp(load_settings(), workspace, resume_id=session.id, session_factory=_gated(gate))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_until(pilot, lambda: _resumed(app), what="the preview")
+        assert _entries(app) == expected
+        answer = app.chat.log_view.query_one(AssistantMessage)
+        assert answer.interrupted and answer.has_class("-interrupted")
+        block = app.chat.log_view.query_one("ErrorBlock")
+        assert block.kind == "interrupted" and app.chat.log_view.items.index(block) == \
+            app.chat.log_view.items.index(answer) + 1
+        gate.set()
+        await wait_ready(pilot)
+
+
 @pytest.mark.parametrize("how", ["continue", "prefix", "picker"])
 async def test_every_way_to_resume_previews_then_opens_the_session(workspace: Path, how: str) -> None:
     older = await saved_session(workspace, 2)

@@ -93,6 +93,21 @@ def test_items_of_the_awkward_transcript() -> None:
     assert items[10].result.startswith("1 validation error:") and items[11].result is None
 
 
+def test_an_answer_cut_by_an_interrupt_is_marked_in_both_forms() -> None:
+    messages = [
+        ModelRequest(parts=[UserPromptPart("explain it")]),
+        ModelResponse(parts=[TextPart("Done in full.")]),
+        ModelRequest(parts=[UserPromptPart("and slowly")]),
+        ModelResponse(parts=[TextPart("First I read "), ToolCallPart("read_file", {}, tool_call_id="r")]),
+        ModelRequest(parts=[ToolReturnPart("read_file", "text", tool_call_id="r")]),
+        ModelResponse(parts=[TextPart("then I wro")], state="interrupted"),
+    ]
+    for form in (messages, as_rows(messages)):
+        answers = [item for item in transcript_items(form) if item.kind == "assistant"]
+        assert [(a.text, a.interrupted) for a in answers] == [
+            ("Done in full.", False), ("First I read ", False), ("then I wro", True)]
+
+
 @pytest.mark.parametrize("part", [
     _retry(content="no such file", tool_name="read_file", tool_call_id="x"),
     _retry(content="be shorter", tool_name=None, tool_call_id="x"),

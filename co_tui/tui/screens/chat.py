@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
+from co_tui.session.events import INTERRUPTED_MESSAGE
 from co_tui.tui.commands import KEYS
 from co_tui.tui.messages import OutputsTruncated, SessionEvent
 from co_tui.tui.widgets.activity_indicator import ActivityIndicator
@@ -197,7 +198,9 @@ class ChatScreen(Screen[None]):
             elif entry.kind == "user":
                 widgets.append(UserMessage(entry.text))
             elif entry.kind == "assistant":
-                widgets.append(AssistantMessage(entry.text))
+                widgets.append(AssistantMessage(entry.text, interrupted=entry.interrupted))
+                if entry.interrupted:  # as the live turn showed it
+                    widgets.append(ErrorBlock(INTERRUPTED_MESSAGE, kind="interrupted"))
             else:
                 block = ToolCallBlock(entry.tool_name, entry.tool_call_id, entry.args)
                 if entry.result is not None:

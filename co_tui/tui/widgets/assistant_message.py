@@ -94,8 +94,11 @@ class AssistantMessage(Vertical):
     class Continued(Message):
         """The answer went on in a new segment (the chat log re-checks its size bounds)."""
 
-    def __init__(self, text: str = "", *, previous: AssistantMessage | None = None) -> None:
-        super().__init__(classes="-continued" if previous is not None else "")
+    def __init__(self, text: str = "", *, previous: AssistantMessage | None = None, interrupted: bool = False) -> None:
+        """`text`: a finished answer (a resumed one; `interrupted` if the user stopped it), or empty
+        for one about to stream; `previous`: the segment this one continues."""
+        classes = ["-continued"] if previous is not None else []
+        super().__init__(classes=" ".join([*classes, *(["-interrupted"] if interrupted else [])]))
         self._text = text
         self._parts: list[str] = []  # deltas not yet joined into _text
         self._pending = False  # text arrived since the last flush
@@ -106,7 +109,7 @@ class AssistantMessage(Vertical):
         self.previous = previous  # the segment this one continues
         self.next: AssistantMessage | None = None  # the continuation, once this segment is full
         self.finished = bool(text)
-        self.interrupted = False
+        self.interrupted = interrupted
 
     def compose(self) -> ComposeResult:
         yield Markdown(self._text, classes="-last")
