@@ -158,6 +158,22 @@ async def test_segments_render_like_one_markdown(monkeypatch: pytest.MonkeyPatch
         assert streamed == answer_lines(app, [whole])
 
 
+async def test_an_answer_opening_with_a_heading_starts_on_its_first_line() -> None:
+    """No blank lines above the heading (Textual gives headers a 2-line top margin); one below it;
+    a heading further down keeps its margin. Streamed and rendered whole alike."""
+    text = "## Title\n\nbody\n\n## Later\n\nmore"
+    app = LogHost()
+    async with app.run_test(size=(60, 30)) as pilot:
+        streamed = await stream(pilot, app.log_view, text, chunk=3)
+        whole = AssistantMessage(text)
+        await app.log_view.add(whole)
+        await wait_until(pilot, lambda: len(whole.markdown.children) == 4, what="render")
+        await pilot.pause()
+        for answer in (streamed, whole):
+            lines = [line.lstrip("▌ ").strip() for line in answer_lines(app, [answer])]
+            assert lines == ["Title", "", "body", "", "", "Later", "", "more"], lines
+
+
 async def test_writes_wait_for_the_flush() -> None:
     app = LogHost()
     async with app.run_test(size=(80, 24)) as pilot:

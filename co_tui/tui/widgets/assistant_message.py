@@ -88,6 +88,9 @@ class AssistantMessage(Vertical):
     /* Every top-level Markdown block ends with a one-line bottom margin: the answer's last one is
        cut (a class, not :last-child — an order pseudo-class restyles every block on each mount). */
     AssistantMessage > Markdown.-last { margin-bottom: -1; }
+    /* An answer that opens with a heading starts on the first line, as any other answer does.
+       Only headings carry this order pseudo-class, so only they are restyled on each mount. */
+    AssistantMessage > Markdown > MarkdownHeader:first-child { margin: 0 0 1 0; }
     AssistantMessage.-interrupted { border-left: outer $warning 60%; }
     """
 
