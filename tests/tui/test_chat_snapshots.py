@@ -108,6 +108,19 @@ def test_meter_high(snap_compare, make_app):
     assert snap_compare(app, terminal_size=SIZE, run_before=_meter_at("high"))
 
 
+def test_meter_over_budget_says_what_happens_next(snap_compare, make_app):
+    """Past the budget (an answer just joined the context): red, and the meter says governance cuts
+    before the next request — the figure is not a broken budget."""
+
+    async def run(pilot) -> None:
+        await _meter_at("high")(pilot)
+        meter = pilot.app.chat.meter
+        assert meter.over_limit and str(meter.render()).endswith("(105%)  trims on next send")
+
+    app = make_app(budget_tokens=100_000, extra_tokens=104_000)
+    assert snap_compare(app, terminal_size=SIZE, run_before=run)
+
+
 def test_meter_exact_with_guessed_window(snap_compare, make_app):
     app = make_app(exactness="exact", window_is_guess=True, budget_tokens=26_214)
     assert snap_compare(app, terminal_size=SIZE, run_before=send("hi"))

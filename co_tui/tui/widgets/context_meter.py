@@ -104,6 +104,16 @@ class ContextMeter(Widget):
             else:
                 cells.append(("░", "$foreground 25%"))
         parts: list[str | tuple[str, str]] = ["Context ", *cells, " ", (meter_text(self.reading), "$foreground")]
+        if self.over_limit:
+            parts.append(("  trims on next send", "italic $text-warning"))
         if self.reading.window_is_guess:
             parts.append(("  window guessed", "italic $text-warning"))
         return Content.assemble(*parts)
+
+    @property
+    def over_limit(self) -> bool:
+        """Whether the context is past the budget or the message limit. It happens right after an
+        answer (the answer joins the next request); governance cuts before that request goes out."""
+        r = self.reading
+        return r is not None and ((r.budget_tokens > 0 and r.context_tokens > r.budget_tokens) or
+                                  (r.max_messages > 0 and r.messages > r.max_messages))
