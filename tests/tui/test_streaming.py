@@ -12,7 +12,7 @@ from tui_helpers import wait_until
 
 from co_tui.tui import gc_pause
 from co_tui.tui.widgets import assistant_message
-from co_tui.tui.widgets.assistant_message import AssistantMessage, block_boundary
+from co_tui.tui.widgets.assistant_message import AssistantMessage, block_boundary, boundary_scan
 from co_tui.tui.widgets.chat_log import ChatLog
 from co_tui.tui.widgets.user_message import UserMessage
 
@@ -58,8 +58,18 @@ ANSWER = "".join(PIECE.format(n=n) for n in range(8))
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("one\n\ntwo", 5),  # a paragraph after a blank line
-        ("one\n\n\n\ntwo", 7),  # blank lines run together
+        ("one\n\ntwo\n\n", 5),  # a paragraph after a blank line
+        ("one\n\n\n\ntwo\nmore", 7),  # blank lines run together; a second line of text
+        ("one\n\ntwo", -1),  # the line after may still turn `two` into a header or a table head
+        ("one\n\ntwo\n", -1),
+        ("one\n\ntwo\n-", -1),
+        ("one\n\ntwo\n=== \n", -1),  # a setext header
+        ("one\n\ntwo\n---\nx", -1),
+        ("one\n\na | b\n--|:-:\n", -1),  # a table without a leading pipe
+        ("one\n\na | b\n| --- | --- |\n", -1),
+        ("one\n\ntwo\n- item\n", 5),  # not an underline: a list after the paragraph line
+        ("one\n\n" + "long " * 20, 5),  # a first line this long is no setext header
+        ("one\n\na | b\n\n", -1),  # a line with a pipe may head a table
         ("one\n\n## head", -1),  # a header keeps its top margin: never first in a segment
         ("one\n\n- item", -1),  # may be the next item of a loose list
         ("one\n\n1. item", -1),
@@ -67,19 +77,33 @@ ANSWER = "".join(PIECE.format(n=n) for n in range(8))
         ("one\n\n> quote", -1),
         ("one\n\n| a |", -1),
         ("one\n\n", -1),  # the next block has not started: cannot tell what it is
-        ("```\nx\n\ny\n```\n\nafter", 14),  # the blank line inside the fence is no boundary
+        ("```\nx\n\ny\n```\n\nafter\n\n", 14),  # the blank line inside the fence is no boundary
         ("```\nx\n\ny", -1),  # still inside a fence
-        ("one\n\n2024 was", 5),  # a number that is not a list marker
+        ("one\n\n2024 was\n\n", 5),  # a number that is not a list marker
         ("one\n\n_emph_", -1),  # could be a thematic break (___)
-        ("one\n\n\"quoted\"", 5),
+        ("one\n\n\"quoted\"\nx", 5),
     ],
 )
 def test_block_boundary(text: str, expected: int) -> None:
     assert block_boundary(text, 0) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("one\n\ntwo", (-1, 5)),  # the next line decides: hold the text from `two` back
+        ("one\n\ntwo\n--", (-1, 5)),
+        ("one\n\ntwo\n--\n", (-1, -1)),  # decided: a setext header, no cut
+        ("one\n\ntwo\n\n", (5, -1)),
+        ("one\n\n", (-1, -1)),
+    ],
+)
+def test_boundary_scan_says_when_it_cannot_tell_yet(text: str, expected: tuple[int, int]) -> None:
+    assert boundary_scan(text, 0) == expected
+
+
 def test_block_boundary_searches_from_start() -> None:
-    text = "a\n\nb\n\nc"
+    text = "a\n\nb\n\nc\nd"
     assert block_boundary(text, 0) == 3
     assert block_boundary(text, 2) == 6
     assert block_boundary(text, 5) == -1
@@ -309,9 +333,10 @@ async def test_text_handed_over_in_one_piece_is_kept(monkeypatch: pytest.MonkeyP
         first = await new_answer(app.log_view)
         first.write("The first paragraph is long enough.")
         await wait_until(pilot, lambda: first.markdown.source != "", what="first flush")
-        first.write("\n\nThe second one")  # one delta: after the cut it is the continuation's only text
+        second = "The second one\ngoes on"
+        first.write("\n\n" + second)  # one delta: after the cut it is the continuation's only text
         await wait_until(pilot, lambda: first.next is not None, what="hand-over")
         await first.live.finish()
-        assert first.next.text == "The second one"
-        assert first.next.markdown.source == "The second one"
-        assert first.text + first.next.text == "The first paragraph is long enough.\n\nThe second one"
+        assert first.next.text == second
+        assert first.next.markdown.source == second
+        assert first.text + first.next.text == "The first paragraph is long enough.\n\n" + second

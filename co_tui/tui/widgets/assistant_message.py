@@ -42,29 +42,52 @@ _FENCE = re.compile(r"^ {0,3}(```|~~~)", re.MULTILINE)
 # indented continuation, the next item of a loose list) or has a top margin that two adjacent
 # Markdown widgets would not collapse (headers, fences, quotes).
 _PARAGRAPH = re.compile(r"(?!\d{1,9}[.)][ \t])[^\W_]|[\"'(]")
+# A line under a paragraph's first line that makes it something else: a setext header's underline
+# (`===`, `---`) or a table's delimiter row (`--|--`, `| :- | -: |`).
+_UNDERLINE = re.compile(r" {0,3}(?:=+|-+)[ \t]*|[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+\|?[ \t]*")
+_UNDERLINE_CHARS = frozenset("=-|: \t")
+LONG_LINE = 100  # a line this long is no setext header: cut before it without waiting for the next
 
 
 def block_boundary(text: str, start: int) -> int:
     """The offset of the first safe segment split in `text` whose blank line begins at or after
-    `start`, or -1. `text` must begin outside any code fence.
+    `start`, or -1. `text` must begin outside any code fence. See `boundary_scan`."""
+    return boundary_scan(text, start)[0]
+
+
+def boundary_scan(text: str, start: int) -> tuple[int, int]:
+    """(cut, undecided): the first safe segment split at or after `start` (or -1), and, when the
+    first candidate cannot be judged until more text arrives, its offset (else -1).
 
     Safe: just after a blank line outside any code fence, where the next line starts a plain
-    paragraph (`_PARAGRAPH`). Text split there renders as it would in one piece (but for a
-    paragraph line that later turns out to head a setext header or a table, which then gains one
-    blank line above it).
+    paragraph (`_PARAGRAPH`) with no `|` in it (a table's header row), and the line after that is
+    no setext underline or table delimiter (`_UNDERLINE`). Undecided: that line has not arrived,
+    or may still become an underline; a first line past `LONG_LINE` characters is taken for a
+    paragraph without waiting. Text split at a safe cut renders as it would in one piece (but for
+    a setext underline further down a multi-line paragraph, which is rare).
     """
     pos = start
     while True:
         gap = text.find("\n\n", pos)
         if gap < 0:
-            return -1
+            return -1, -1
         cut = gap + 2
         while cut < len(text) and text[cut] == "\n":
             cut += 1
         if cut >= len(text):
-            return -1  # the next block has not started yet: cannot tell what it is
+            return -1, -1  # the next block has not started yet; nothing past here is shown either
         if len(_FENCE.findall(text, 0, gap)) % 2 == 0 and _PARAGRAPH.match(text, cut):
-            return cut
+            eol = text.find("\n", cut)
+            first = text[cut:] if eol < 0 else text[cut:eol]
+            if "|" not in first:
+                if eol < 0:
+                    return (cut, -1) if len(first) >= LONG_LINE else (-1, cut)
+                end = text.find("\n", eol + 1)
+                after = text[eol + 1 :] if end < 0 else text[eol + 1 : end]
+                if end < 0 and set(after) <= _UNDERLINE_CHARS:
+                    return -1, cut
+                if not _UNDERLINE.fullmatch(after):
+                    return cut, -1
         pos = gap + 1
 
 
@@ -160,12 +183,15 @@ class AssistantMessage(Vertical):
             self._stream = Markdown.get_stream(self.markdown)
         if self._written >= SEGMENT_CHARS:
             # The cut may not fall in text the segment already shows.
-            cut = block_boundary(text, max(self._written - 2, 0))
+            cut, undecided = boundary_scan(text, max(self._written - 2, 0))
             if cut >= 0:
                 await self._hand_over(cut)
                 # Last: stopping a timer from its own callback cancels the task running it.
                 self._stop_timer()
                 return
+            if undecided >= 0:  # a cut there may become safe with the next line: show up to it
+                text = text[:undecided]
+                self._pending = True  # the rest waits for the next flush, even if nothing arrives
         await self._stream.write(text[self._written :])
         self._written = len(text)
 
