@@ -10,12 +10,14 @@ session asks for during a turn.
 from __future__ import annotations
 
 import asyncio
+from functools import partial
+from time import monotonic
 from typing import Any
 
 from textual import work
 from textual.worker import Worker
 
-from co_tui.tui.gc_pause import pause_full_collections, resume_full_collections
+from co_tui.tui.gc_pause import collection_due, pause_full_collections, resume_full_collections
 from co_tui.tui.messages import BusyChanged, Interrupt, OutputsTruncated, SendPrompt, SessionEvent
 
 
@@ -99,11 +101,21 @@ class TurnJobs:
         if message.busy:
             pause_full_collections()
         else:
-            # After the last frame of the answer is painted: the deferred full collection.
-            self.call_after_refresh(resume_full_collections)
+            # After the last frame of the answer is painted, and not under the user's fingers.
+            self.call_after_refresh(self._collect_when_idle, monotonic())
             self._refresh_title()
             if self._queued and self.session is not None:
                 self._start_turn(self._queued.pop(0))
+
+    def _collect_when_idle(self, turn_ended_at: float) -> None:
+        """Run the full collection held back during the turn once it is due (`collection_due`);
+        a turn started meanwhile keeps it held, and its own end schedules it again."""
+        if self._job is not None:
+            return
+        if collection_due(turn_ended_at):
+            resume_full_collections()
+        else:
+            self.set_timer(0.1, partial(self._collect_when_idle, turn_ended_at))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # A worker that died with an exception must not leave the app stuck as "busy".

@@ -305,9 +305,27 @@ async def test_app_holds_full_collections_during_a_turn(make_app) -> None:
         await pilot.pause(0.05)
         seen.append(gc.get_threshold()[2])
         await wait_idle(pilot)
-        await pilot.pause()
+        await pilot.press("x")  # typing right after the answer: the collection waits
+        await pilot.pause(0.1)
+        seen.append(gc.get_threshold()[2])
+        await wait_until(pilot, lambda: gc.get_threshold()[2] == normal, what="collection once idle")
     assert seen[0] > 10**6, "no automatic full collection while the answer streams"
-    assert gc.get_threshold()[2] == normal, "restored once the turn is over"
+    assert seen[1] > 10**6, "held while the user types"
+
+
+def test_the_held_collection_is_due_when_the_user_pauses(monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [100.0]
+    typed = [0.0]
+    monkeypatch.setattr(gc_pause, "monotonic", lambda: now[0])
+    monkeypatch.setattr(gc_pause, "since_input", lambda: now[0] - typed[0])
+    typed[0] = 99.9
+    assert not gc_pause.collection_due(100.0), "a key 0.1 s ago"
+    now[0] = typed[0] + gc_pause.IDLE_S
+    assert gc_pause.collection_due(100.0), "no key for IDLE_S"
+    typed[0] = 100.0 + gc_pause.MAX_DEFER_S  # typing without a pause
+    now[0] = typed[0] + 0.05
+    assert gc_pause.collection_due(100.0), "never later than MAX_DEFER_S after the turn"
+    assert not gc_pause.collection_due(now[0] - 1.0)
 
 
 async def test_a_key_press_holds_the_flush_briefly(monkeypatch: pytest.MonkeyPatch) -> None:
