@@ -117,6 +117,11 @@ class TurnJobs:
         else:
             self.set_timer(0.1, partial(self._collect_when_idle, turn_ended_at))
 
+    def on_unmount(self) -> None:
+        # Quitting before the held collection ran: the interpreter (another app, a test) gets its
+        # collector back as it was.
+        resume_full_collections(collect=False)
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # A worker that died with an exception must not leave the app stuck as "busy".
         if event.worker is self._job and event.worker.is_finished:

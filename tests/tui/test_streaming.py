@@ -313,6 +313,20 @@ async def test_app_holds_full_collections_during_a_turn(make_app) -> None:
     assert seen[1] > 10**6, "held while the user types"
 
 
+async def test_quitting_before_the_held_collection_gives_the_collector_back(make_app) -> None:
+    from tui_fakes import Text
+    from tui_helpers import wait_idle, wait_ready
+
+    normal = gc.get_threshold()
+    app = make_app(script=lambda prompt: [Text("an answer")])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("g", "o", "enter")
+        await wait_idle(pilot)
+        assert gc.get_threshold()[2] > 10**6, "still held: a key was just pressed"
+    assert gc.get_threshold() == normal
+
+
 def test_the_held_collection_is_due_when_the_user_pauses(monkeypatch: pytest.MonkeyPatch) -> None:
     now = [100.0]
     typed = [0.0]
