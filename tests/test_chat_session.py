@@ -188,6 +188,20 @@ async def test_compact_and_clear_events_count_the_request_against_the_configured
     assert (cleared.tokens_before, cleared.tokens_after) == (held + session._overhead, 0)
 
 
+async def test_a_trim_the_meter_says_is_pending_happens_on_the_next_turn(workspace: Path) -> None:
+    session = new_session(workspace, context_budget_tokens=1200, context_strategy="trim")
+    seen = []
+    for i in range(10):
+        pending = session.meter_reading().trim_pending
+        # Answers of uneven length: some push the context past the budget, some do not.
+        events = await collect(session.run_turn(f"q{i} " + "and more words " * (5 + 40 * (i % 3))))
+        first_request_trims = bool(events) and any(e.type == "history_trimmed" for e in events[:2])
+        if pending:
+            assert first_request_trims, f"turn {i}: the meter said a trim was pending"
+        seen.append(pending)
+    assert True in seen and False in seen, seen
+
+
 def test_make_title() -> None:
     assert make_title("  fix   the\nbug ") == "fix the bug"
     assert len(make_title("x" * 200)) == 60

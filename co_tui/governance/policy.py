@@ -128,6 +128,19 @@ class Governor:
         # sent with it; never let it eat more than half the budget.
         return max(1, self.policy.budget_tokens - min(overhead_tokens, self.policy.budget_tokens // 2))
 
+    def _triggers(self, messages: Sequence[ModelMessage], budget: int):  # noqa: ANN202 - internal tuple
+        current = separate_markers(messages)
+        tokens = estimate_tokens(current)
+        layout = segment(current)
+        over_count = sum(len(t) for t in layout.turns) > self.policy.max_history_messages
+        return current, tokens, layout, over_count, tokens > budget
+
+    def over_limits(self, messages: Sequence[ModelMessage], *, overhead_tokens: int = 0) -> bool:
+        """Whether the next pass over `messages` will change them: past the message limit or the
+        token budget, as `apply` decides it (the meter says so; it counts differently)."""
+        _, _, _, over_count, over_tokens = self._triggers(messages, self._budget(overhead_tokens))
+        return over_count or over_tokens
+
     async def apply(
         self, messages: Sequence[ModelMessage], *, model: Model | str | None = None, overhead_tokens: int = 0
     ) -> PolicyOutcome:
@@ -142,12 +155,7 @@ class Governor:
         """
         policy = self.policy
         budget = self._budget(overhead_tokens)
-        current = separate_markers(messages)
-        tokens = estimate_tokens(current)
-        layout = segment(current)
-        count = sum(len(t) for t in layout.turns)
-        over_count = count > policy.max_history_messages
-        over_tokens = tokens > budget
+        current, tokens, layout, over_count, over_tokens = self._triggers(messages, budget)
         if not (over_count or over_tokens):
             return PolicyOutcome(current, [], True, tokens)
         reason: Reason = "token_budget" if over_tokens else "message_count"

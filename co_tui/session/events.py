@@ -66,6 +66,7 @@ class UsageUpdate(_Event):
     max_messages: int
     exactness: Literal["exact", "anchored", "estimated"] = "estimated"
     window_is_guess: bool = False
+    trim_pending: bool = False  # governance will change this context before the next request
     type: Literal["usage"] = "usage"
 
 

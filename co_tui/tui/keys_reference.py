@@ -32,9 +32,9 @@ what the model sees without telling you (and the model).
   will be sent against `max_history_messages`, and tokens against the budget. A `~` means the
   figure is partly estimated (no provider report covers the newest messages yet); without `~` it
   equals what the provider last reported. The bar is green below 60 %, amber below 85 % and red
-  from 85 %; the tick on the bar is where compaction kicks in. Right after an answer the figure can
-  pass the budget (the answer joins the next request): `trims on next send` says governance cuts
-  before that request goes out.
+  from 85 %; the tick on the bar is where compaction kicks in. `trims on next send` means the
+  context is past a limit as governance counts it (it happens right after a long answer) and
+  will be cut before the next request goes out, with a banner.
 - **Banners** in the chat mark every change to what the model sees, at the point of the cut:
   `✂ History trimmed · 14 messages (3 turns) · 41.2k → 12.9k tokens · token budget`. Select one
   and press Enter to see the reason, the strategy, the budget and, for summaries, the summary text.

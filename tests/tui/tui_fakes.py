@@ -112,6 +112,7 @@ class FakeSession:
             max_messages=self.settings.max_history_messages,
             exactness=self.exactness,  # type: ignore[arg-type]
             window_is_guess=self.window_is_guess,
+            trim_pending=tokens > self.budget_tokens,  # a stand-in for governance's own check
         )
 
     # --- turns -----------------------------------------------------------------------------------

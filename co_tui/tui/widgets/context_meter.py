@@ -112,8 +112,6 @@ class ContextMeter(Widget):
 
     @property
     def over_limit(self) -> bool:
-        """Whether the context is past the budget or the message limit. It happens right after an
-        answer (the answer joins the next request); governance cuts before that request goes out."""
-        r = self.reading
-        return r is not None and ((r.budget_tokens > 0 and r.context_tokens > r.budget_tokens) or
-                                  (r.max_messages > 0 and r.messages > r.max_messages))
+        """Whether governance will cut this context before the next request (the reading's
+        `trim_pending`). It happens right after an answer, which joins the next request."""
+        return self.reading is not None and self.reading.trim_pending
