@@ -81,6 +81,7 @@ class CoTuiApp(SessionOpening, TurnJobs, AppActions, SlashInterceptor, App[int])
         self.session: ChatSession | Any | None = None
         self.failure: str | None = None  # one line printed by run_app when the session cannot open
         self._queued: list[str] = []  # prompts sent before the session was ready
+        self._opening: str | None = None  # a session chosen to replace the current one, loading
         self._job: Worker[None] | None = None  # the running turn or compaction
         self._job_kind = ""  # "turn" | "compact"
         self._pending_approval: asyncio.Future[bool] | None = None

@@ -20,7 +20,7 @@ class AppActions:
     """The part of `CoTuiApp` holding the actions (interrupt, compact, clear, history, help,
     sessions, export, model) and the `Compact` intent's handler.
 
-    A mixin: it holds no state of its own. It reads the app's `session`, `workspace` and `_job`,
+    A mixin: it holds no state of its own. It reads the app's `session`, `workspace` and `_job`, sets `_opening`,
     uses `chat` and `_refresh_title` (`CoTuiApp`), starts a compaction with `_start_compact`
     (`TurnJobs`) and switches sessions with `_open_session` (`SessionOpening`). Textual finds its
     `action_*` and `on_*` methods by walking the app's MRO.
@@ -88,6 +88,7 @@ class AppActions:
 
         def chosen(session_id: str | None) -> None:
             if session_id and session_id != self.session.id:
+                self._opening = session_id  # until it is ready, prompts wait and commands refuse
                 self._open_session(session_id, False, store)
 
         self.push_screen(SessionsScreen(store, self.workspace, current_id=self.session.id), chosen)
@@ -159,6 +160,9 @@ class AppActions:
         """True when the session is open; else a hint that `/what` waits for the model to load."""
         if self.session is None:
             self.chat.show_hint(f"/{what}: the model is still loading", info=True)
+            return False
+        if self._opening is not None:
+            self.chat.show_hint(f"/{what}: a session is opening", info=True)
             return False
         return True
 

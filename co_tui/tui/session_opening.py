@@ -50,8 +50,8 @@ class SessionOpening:
 
     A mixin: it holds no state of its own. It reads and sets the app's `settings`,
     `_load_settings`, `session_factory`, `workspace`, `resume_id`, `continue_latest`, `session`,
-    `failure` and `_shown`, uses `chat` and `_refresh_title` (`CoTuiApp`), and sends the prompts
-    queued during start-up with `_start_turn` (`TurnJobs`), whose `approve_shell` is the session's
+    `failure`, `_shown` and `_opening` (cleared when the chosen session opens or fails), uses `chat` and `_refresh_title` (`CoTuiApp`), and sends the prompts
+    queued meanwhile with `_send_queued` (`TurnJobs`), whose `approve_shell` is the session's
     shell approver. Textual finds its `on_*` handlers by walking the app's MRO.
     """
 
@@ -172,6 +172,7 @@ class SessionOpening:
         if self._chat_gone():  # quit while the session was loading
             return
         previous, self.session = self.session, message.session
+        self._opening = None
         shown, self._shown = self._shown, None
         chat = self.chat
         self._refresh_title()
@@ -194,8 +195,7 @@ class SessionOpening:
                 )
         if self._queued:
             chat.clear_hint()  # "the model is still loading — your prompt will be sent…": it is sent now
-        while self._queued and self._job is None:
-            self._start_turn(self._queued.pop(0))
+        self._send_queued()
 
     async def _show_saved(self) -> None:
         from co_tui.tui.transcript_view import transcript_items
@@ -232,4 +232,7 @@ class SessionOpening:
             return
         from co_tui.session.events import ErrorEvent
 
+        # A session chosen in /sessions did not open: this one stays, and what was typed meanwhile goes to it.
+        self._opening = None
         await self.chat.show_event(ErrorEvent(message=message.message, kind="config"))
+        self._send_queued()

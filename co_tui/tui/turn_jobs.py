@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from functools import partial
 from time import monotonic
+from collections.abc import AsyncIterator
 from typing import Any
 
 from textual import work
@@ -27,23 +28,30 @@ class TurnJobs:
 
     A mixin: it holds no state of its own. It reads and sets the app's `_job` (the running worker,
     None when idle), `_job_kind` ("turn" | "compact"), `_queued` (prompts sent before the session
-    was ready), `_pending_approval` and `session`, and uses `chat` and `_refresh_title`
-    (`CoTuiApp`). Textual finds its `on_*` handlers by walking the app's MRO.
+    was ready, or while another opens), `_opening` (that other session's id), `_pending_approval`
+    and `session`, and uses `chat` and `_refresh_title` (`CoTuiApp`). Textual finds its `on_*`
+    handlers by walking the app's MRO.
     """
 
     async def on_send_prompt(self, message: SendPrompt) -> None:
         chat = self.chat
         chat.clear_hint()
-        if self.session is None:
+        if self.session is None or self._opening is not None:
             self._queued.append(message.text)
             await chat.add_user_message(message.text, queued=True)
-            chat.show_hint("the model is still loading — your prompt will be sent when it is ready", info=True)
+            waiting = "the model is still loading" if self.session is None else "a session is opening"
+            chat.show_hint(f"{waiting} — your prompt will be sent when it is ready", info=True)
             return
         if self._job is not None:
             chat.prompt.load_text(message.text)  # nothing lost: the text goes back into the prompt
             chat.show_hint("a turn is running — press esc to interrupt it, or wait")
             return
         self._start_turn(message.text)
+
+    def _send_queued(self) -> None:
+        """Start the oldest prompt sent while the session was loading, if it can run now."""
+        if self._queued and self._job is None and self.session is not None and self._opening is None:
+            self._start_turn(self._queued.pop(0))
 
     def _start_turn(self, prompt: str) -> None:
         """Run one turn with `prompt` as the job. The caller has checked that no job is running."""
@@ -55,14 +63,12 @@ class TurnJobs:
         chat, session = self.chat, self.session
         assert session is not None
         queued = [w for w in chat.log_view.query("UserMessage.-queued") if getattr(w, "text", None) == prompt]
-        if queued:
-            queued[0].remove_class("-queued")
-        else:
-            await chat.add_user_message(prompt)
+        if queued:  # shown while waiting; a resumed conversation may have been mounted below it since
+            await queued[0].remove()
+        await chat.add_user_message(prompt)
         self.post_message(BusyChanged(True, "thinking…"))
         try:
-            async for event in session.run_turn(prompt):
-                await chat.show_event(event)
+            await self._show_events(session.run_turn(prompt))
         finally:
             self._after_task()
         from co_tui.tui.transcript_view import truncated_tool_call_ids
@@ -80,16 +86,30 @@ class TurnJobs:
         assert session is not None
         self.post_message(BusyChanged(True, "compacting the conversation…"))
         try:
-            async for event in session.compact(focus):
-                if event.type == "done" and event.output == "nothing to compact":
-                    chat.show_hint("nothing to compact yet", info=True)
-                await chat.show_event(event)
+            await self._show_events(session.compact(focus), compaction=True)
         except asyncio.CancelledError:
             session.busy = False  # compact() has no cancel hook; its context is untouched until it returns
             await chat.add_notice("compaction cancelled — the conversation is unchanged")
             raise
         finally:
             self._after_task()
+
+    async def _show_events(self, events: AsyncIterator[Any], *, compaction: bool = False) -> None:
+        """Render every event of a job. A failure to render one is shown once, as an internal error,
+        after the job's last event: the session still finishes (and saves) the turn, and the next
+        answer starts in a widget of its own."""
+        chat = self.chat
+        failure: Exception | None = None
+        async for event in events:
+            if compaction and event.type == "done" and event.output == "nothing to compact":
+                chat.show_hint("nothing to compact yet", info=True)
+            try:
+                await chat.show_event(event)
+            except Exception as exc:  # noqa: BLE001 - a display bug must not abandon the session's turn
+                failure = failure or exc
+        if failure is not None:
+            await chat.end_answer()
+            await chat.show_event(_internal_error(failure))
 
     def _after_task(self) -> None:
         self._job = None
@@ -104,8 +124,7 @@ class TurnJobs:
             # After the last frame of the answer is painted, and not under the user's fingers.
             self.call_after_refresh(self._collect_when_idle, monotonic())
             self._refresh_title()
-            if self._queued and self.session is not None:
-                self._start_turn(self._queued.pop(0))
+            self._send_queued()
 
     def _collect_when_idle(self, turn_ended_at: float) -> None:
         """Run the full collection held back during the turn once it is due (`collection_due`);

@@ -141,7 +141,7 @@ class ChatScreen(Screen[None]):
                 await self.log_view.add(self._assistant)
             self._assistant.live.write(event.text)
         elif kind == "tool_call":
-            await self._end_answer()
+            await self.end_answer()
             block = ToolCallBlock(event.tool_name, event.tool_call_id, event.args)
             self._tools[event.tool_call_id] = block
             await self.log_view.add(block)
@@ -150,27 +150,28 @@ class ChatScreen(Screen[None]):
             if block is not None:
                 block.set_result(event.content, event.chars, is_error=event.is_error)
         elif kind == "history_trimmed":
-            await self._end_answer()
+            await self.end_answer()
             await self.log_view.add(TrimBanner(event))
         elif kind == "usage":
             self.meter.reading = event
         elif kind == "error":
-            await self._end_answer(interrupted=event.kind == "interrupted")
+            await self.end_answer(interrupted=event.kind == "interrupted")
             await self.log_view.add(ErrorBlock(event.message, event.kind))
         elif kind == "done":
-            await self._end_answer(interrupted=event.interrupted)
+            await self.end_answer(interrupted=event.interrupted)
             if event.interrupted:
                 for block in self._tools.values():
                     block.mark_interrupted()
 
-    async def _end_answer(self, *, interrupted: bool = False) -> None:
+    async def end_answer(self, *, interrupted: bool = False) -> None:
+        """Finish the answer being streamed, if any; the next text starts a new one."""
         if self._assistant is not None:
             answer, self._assistant = self._assistant, None
             await answer.live.finish(interrupted=interrupted)
 
     async def clear_log(self) -> None:
         """Empty the chat log (after /clear, or before showing another session)."""
-        await self._end_answer()
+        await self.end_answer()
         self._tools.clear()
         await self.log_view.clear_log()
 
