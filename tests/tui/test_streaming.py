@@ -372,3 +372,37 @@ async def test_text_handed_over_in_one_piece_is_kept(monkeypatch: pytest.MonkeyP
         assert first.next.text == second
         assert first.next.markdown.source == second
         assert first.text + first.next.text == "The first paragraph is long enough.\n\n" + second
+
+
+async def test_finish_during_a_hand_over_keeps_one_segment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The turn ends (Done, Esc) while the flush is mounting the continuation: the mount is called
+    off, no empty segment stays in the log, and the first segment shows all the text."""
+    import asyncio
+
+    monkeypatch.setattr(assistant_message, "SEGMENT_CHARS", 20)
+    app = LogHost()
+    async with app.run_test(size=(80, 24)) as pilot:
+        log = app.log_view
+        first = await new_answer(log)
+        first.write("The first paragraph is long enough.")
+        await wait_until(pilot, lambda: first.markdown.source != "", what="first flush")
+        mount, started = log.mount, asyncio.Event()
+
+        def slow_mount(*widgets, **kwargs):  # a busy loop: the mount's await completes late
+            mounted = mount(*widgets, **kwargs)
+
+            async def later() -> None:
+                started.set()
+                await asyncio.sleep(0.3)
+                await mounted
+
+            return later()
+
+        monkeypatch.setattr(log, "mount", slow_mount)
+        first.write("\n\nThe second one\nand more")
+        await wait_until(pilot, started.is_set, what="hand-over under way")
+        await first.live.finish(interrupted=True)
+        await pilot.pause(0.5)
+        assert list(log.items) == [first] and first.next is None
+        assert first.text == "The first paragraph is long enough.\n\nThe second one\nand more"
+        assert first.markdown.source == first.text and first.interrupted

@@ -17,6 +17,7 @@ one-shot render; closed segments end at a block boundary and are left as they ar
 
 from __future__ import annotations
 
+import asyncio
 import re
 from time import monotonic
 
@@ -205,7 +206,11 @@ class AssistantMessage(Vertical):
         await self._stream.write(self.text[self._written : cut])
         self._written = cut
         continuation = AssistantMessage(previous=self)
-        await self.parent.mount(continuation, after=self)
+        try:
+            await self.parent.mount(continuation, after=self)
+        except asyncio.CancelledError:  # finish() stopped this flush mid-mount: the text stays here
+            continuation.remove()
+            raise
         if self.finished:  # the answer ended during the mount: this segment has rendered it all
             await continuation.remove()
             return
