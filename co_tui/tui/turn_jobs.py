@@ -10,9 +10,9 @@ session asks for during a turn.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from functools import partial
 from time import monotonic
-from collections.abc import AsyncIterator
 from typing import Any
 
 from textual import work
