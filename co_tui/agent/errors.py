@@ -1,4 +1,4 @@
-"""Provider failures as one line a user can act on, plus an `ErrorKind` (DESIGN §3: never a traceback).
+"""Provider failures as one line a user can act on, plus an `ErrorKind` (never a traceback: docs/architecture.md).
 
 `describe_error(exc, model_name=...)` is called by `ChatSession` (for the `error` event) and by the
 CLI. It classifies by pydantic-ai's exception categories (`ModelAuthenticationError`,
@@ -15,12 +15,13 @@ import asyncio
 import math
 import re
 import socket
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from co_tui.session.events import ErrorKind
+ErrorKind = Literal["provider", "auth", "config", "overflow", "network", "interrupted", "storage", "internal"]
+"""What kind of failure an `error` event reports (the jsonl `kind` field, docs/architecture.md)."""
 
-__all__ = ["api_key_env", "describe_error", "provider_label"]
+__all__ = ["ErrorKind", "api_key_env", "describe_error", "provider_label"]
 
 # Model-string prefix → (display name, API key variable, official API host).
 _PROVIDERS: dict[str, tuple[str, str | None, str | None]] = {

@@ -14,12 +14,14 @@ first paint.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from co_tui.agent.tools import Approver
 from co_tui.config import Settings
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.events import INTERRUPTED_MESSAGE, Done, ErrorEvent, Event, UsageUpdate
@@ -30,8 +32,6 @@ if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
     from co_tui.session.store import SessionStore
-
-Approver = Callable[[str], Awaitable[bool]]
 
 TITLE_CHARS = 60
 
@@ -139,17 +139,21 @@ class ChatSession:
 
     def meter_reading(self) -> UsageUpdate:
         """The meter's current figure for `context` (what the model will be sent next)."""
-        reading = self.meter.reading(self.context)
+        return self._usage(self.context)
+
+    def _usage(self, messages: Sequence[ModelMessage]) -> UsageUpdate:
+        """The `usage` event for `messages` (the context, or a running turn's messages so far)."""
+        reading = self.meter.reading(messages)
         return UsageUpdate(
             input_tokens=reading.input_tokens,
             output_tokens=reading.output_tokens,
             context_tokens=reading.tokens,
             budget_tokens=self.policy.budget_tokens,
-            messages=_shown_count(self.context),
+            messages=_shown_count(messages),
             max_messages=self.policy.max_history_messages,
             exactness=reading.exactness,
             window_is_guess=self.policy.window_is_guess,
-            trim_pending=self.governance.governor.over_limits(self.context, overhead_tokens=self._overhead),
+            trim_pending=self.governance.governor.over_limits(messages, overhead_tokens=self._overhead),
         )
 
     # --- turns -----------------------------------------------------------------------------------
@@ -158,13 +162,24 @@ class ChatSession:
         """Run one user turn; yield its events; always end with `Done`. Never raises.
 
         On success, interrupt or failure alike, the messages the run completed are appended to the
-        transcript, the context becomes the run's (repaired) history, and the turn is saved.
+        transcript, the context becomes the run's (repaired) history, and the turn is saved (in a
+        thread: the save syncs to disk, and a front end's loop keeps running meanwhile).
         """
         if self.busy:
             yield ErrorEvent(message="a turn is already running", kind="internal")
             yield Done(output="", failed=True)
             return
         self.busy = True
+        try:
+            async for event in self._turn(prompt):
+                if isinstance(event, Done):
+                    self.busy = False
+                yield event
+        finally:
+            self._run = None
+            self.busy = False
+
+    async def _turn(self, prompt: str) -> AsyncIterator[Event]:
         self._cancel_requested = False
         output_parts: list[str] = []
         interrupted = failed = False
@@ -223,12 +238,11 @@ class ChatSession:
             error = self._error_event(exc)
         finally:
             self._run = None
-            self.busy = False
         if error is not None:
             yield error
         if interrupted:
             yield ErrorEvent(message=INTERRUPTED_MESSAGE, kind="interrupted")
-        save_error = self._save(prompt)
+        save_error = await asyncio.to_thread(self._save, prompt)
         if save_error is not None:
             yield save_error
         yield self.meter_reading()
@@ -244,17 +258,7 @@ class ChatSession:
         last = messages[-1]
         seen.add(id(last))
         self.meter.observe_response(last.usage, messages)
-        update = self.meter.reading(messages)
-        return UsageUpdate(
-            input_tokens=update.input_tokens,
-            output_tokens=update.output_tokens,
-            context_tokens=update.tokens,
-            budget_tokens=self.policy.budget_tokens,
-            messages=_shown_count(messages),
-            max_messages=self.policy.max_history_messages,
-            exactness=update.exactness,
-            window_is_guess=self.policy.window_is_guess,
-        )
+        return self._usage(messages)
 
     def _partial_messages(self) -> list[ModelMessage] | None:
         run = self._run
@@ -305,7 +309,8 @@ class ChatSession:
     async def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
         """`/compact [focus]`: summarise the whole context into two messages. Never raises.
 
-        Nothing happens on an empty context; on failure the context is unchanged and the error shown.
+        Nothing happens on an empty context; on failure or cancellation the context is unchanged
+        (and the error shown). The save runs in a thread.
         """
         from co_tui.governance import compact
 
@@ -327,15 +332,15 @@ class ChatSession:
                 overhead_tokens=self._overhead,
             )
         except Exception as exc:  # noqa: BLE001 - the history stays as it was
-            self.busy = False
             yield self._error_event(exc)
             yield Done(output="", failed=True)
             return
-        self.busy = False
+        finally:  # also when the front end cancels the compaction: the context is untouched then
+            self.busy = False
         self.context = list(result.messages)
         trim = self._apply_trim(result.event)
         yield trim
-        save_error = self._save(None)
+        save_error = await asyncio.to_thread(self._save, None)
         if save_error is not None:
             yield save_error
         yield self.meter_reading()
@@ -345,6 +350,7 @@ class ChatSession:
         """`/clear`: an empty context and transcript under a fresh session id; the old one stays saved.
 
         Returns the `clear` event (recorded in the old session's ledger, and shown by the front end).
+        It saves the old session first: blocking, so a front end with a UI loop calls it in a thread.
         """
         from co_tui.governance import clear_event
 

@@ -1,7 +1,8 @@
-"""Domain events of one turn: the single stream both front ends render (DESIGN §1, §3).
+"""Domain events of one turn: the single stream both front ends render (docs/architecture.md).
 
-The TUI maps them to Textual messages; print mode writes `to_dict()` as JSON lines. Every event has
-a `type` field with the jsonl name.
+`Event` is a closed union of frozen dataclasses: front ends dispatch on the class (`match event:
+case TextDelta(): ...`). Print mode writes `to_dict()` as JSON lines; every event has a `type` field
+with its jsonl name, and the field names are the jsonl contract.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, Union
 
+from co_tui.agent.errors import ErrorKind
 from co_tui.governance.events import HistoryTrimmed
 
 
@@ -73,7 +75,6 @@ class UsageUpdate(_Event):
 INTERRUPTED_MESSAGE = "interrupted: the partial answer is kept"
 """What an interrupted turn's `ErrorEvent` says (and a resumed interrupted answer shows)."""
 
-ErrorKind = Literal["provider", "auth", "config", "overflow", "network", "interrupted", "storage", "internal"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -96,5 +97,6 @@ class Done(_Event):
 
 
 Event = Union[TextDelta, ToolCall, ToolResult, HistoryTrimmed, UsageUpdate, ErrorEvent, Done]
+"""Every event a session yields: a closed union (a front end matches each class, `assert_never` after)."""
 
-__all__ = ["Done", "ErrorEvent", "Event", "HistoryTrimmed", "TextDelta", "ToolCall", "ToolResult", "UsageUpdate"]
+__all__ = ["INTERRUPTED_MESSAGE", "Done", "ErrorEvent", "ErrorKind", "Event", "HistoryTrimmed", "TextDelta", "ToolCall", "ToolResult", "UsageUpdate"]

@@ -18,7 +18,7 @@ from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.banner import banner_line
 from co_tui.session.store import LoadedSession, SessionMeta
 
-FORMATS = ("md", "json")
+FORMATS = ("md", "json")  # the names `render_export` knows; /export and --format offer these
 JSON_FORMAT_NAME = "co-tui-session"
 JSON_FORMAT_VERSION = 1
 
@@ -166,14 +166,27 @@ def export_json(loaded: LoadedSession) -> str:
 
 
 def render_export(loaded: LoadedSession, fmt: str) -> str:
-    """`export_markdown` or `export_json` by name (`md` or `json`); anything else: ValueError (one line)."""
-    if fmt == "md":
-        return export_markdown(loaded)
-    if fmt == "json":
-        return export_json(loaded)
-    raise ValueError(f"unknown export format {fmt!r} (use md or json)")
+    """`export_markdown` or `export_json` by name (one of `FORMATS`); anything else: ValueError (one line)."""
+    render = _RENDERERS.get(fmt)
+    if render is None:
+        raise ValueError(f"unknown export format {fmt!r} (use {' or '.join(FORMATS)})")
+    return render(loaded)
 
 
 def default_export_path(meta: SessionMeta, fmt: str, directory: Path) -> Path:
     """`<directory>/co-tui-<first 8 of id>.<fmt>` — where `/export` writes when given no path."""
     return Path(directory) / f"co-tui-{meta.id[:8]}.{fmt}"
+
+
+def write_export(store: Any, session_id: str, fmt: str, where: Path) -> Path:
+    """`/export`: load the saved session from `store`, render it as `fmt` and write it to `where`
+    (a directory gets the default file name). Blocking; returns the file's path. Raises `StoreError`,
+    `OSError` or ValueError."""
+    loaded = store.load(session_id)
+    text = render_export(loaded, fmt)
+    path = default_export_path(loaded.meta, fmt, where) if where.is_dir() else where
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+_RENDERERS = {"md": export_markdown, "json": export_json}

@@ -1,57 +1,72 @@
-"""The co-tui Textual app: `CoTuiApp` assembles its parts; `run_app` runs it for `co-tui`.
+"""The co-tui Textual app: `CoTuiApp` composes the chat screen and forwards intents; `run_app` runs it.
 
-The app owns the ChatSession and the chat screen; what it does is split by concern, one part per
-module, each a mixin whose `on_*`, `action_*` and `@work` methods Textual finds by walking the
-app's MRO (a handler name must be defined in one part only: Textual would call every one it finds):
+Three parts, one concern each (docs/architecture.md has the picture):
 
-- `session_opening.SessionOpening` — start-up (settings after the first paint, the resume
-  preview, the picker of a bare `--resume`), opening a session, `SessionReady` / `SessionFailed`;
-- `turn_jobs.TurnJobs` — running turns and compactions in workers, busy state, interrupts,
-  shell approval, the full-GC pause;
-- `app_actions.AppActions` — what keys, palette and slash commands do (compact, clear, history,
-  help, sessions, export, model);
-- `slash_interceptor.SlashInterceptor` — a `/` line runs a command instead of a turn.
+- `ChatController` (co_tui/tui/controller.py, no Textual) owns the session, the running job, the
+  prompts waiting for a session and the state of opening one, and carries out the intents;
+- `CoTuiApp` (here) turns keys, slash commands and palette picks into those intents, implements
+  the controller's `ChatView` on the chat screen, runs jobs as Textual workers, opens sessions in a
+  thread worker, and asks the user (dialogs: /clear, shell approval, the sessions picker);
+- `ChatScreen` renders the session's events.
 
-The parts hold no state: it is all set here, in `CoTuiApp.__init__`, with `chat` and
-`_refresh_title`, which every part uses.
-
-Start-up order matters (the TUI must paint before pydantic and pydantic-ai load): this module and
-its parts import no pydantic, pydantic-ai, provider SDK or domain package at module level. The chat
-screen paints first; then one thread worker loads the settings, shows a resumed conversation from
-the store's raw rows and builds the session (which imports pydantic-ai). A prompt sent before the
-session is ready waits in a queue.
+Start-up order matters (the TUI must paint before pydantic and pydantic-ai load): this module
+imports no pydantic, pydantic-ai, provider SDK or domain package at module level. The chat screen
+paints first; then one thread worker loads the settings, shows a resumed conversation from the
+store's raw rows and builds the session (which imports pydantic-ai). A prompt sent before the
+session is ready waits in the controller's queue.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Coroutine, Sequence
+from functools import partial
 from pathlib import Path
+from time import monotonic
 from typing import TYPE_CHECKING, Any, Union
 
+from textual import work
 from textual.app import App
 from textual.worker import Worker
 
-from co_tui.tui.app_actions import AppActions
+from co_tui.tui.commands import closest_command, find_command
+from co_tui.tui.controller import ChatController, internal_error
+from co_tui.tui.gc_pause import collection_due, pause_full_collections, resume_full_collections
+from co_tui.tui.messages import (
+    Compact,
+    Interrupt,
+    RunSlash,
+    SendPrompt,
+    SessionEvent,
+    SessionFailed,
+    SessionPreview,
+    SessionReady,
+)
 from co_tui.tui.palette import SlashCommandProvider
-from co_tui.tui.screens.chat import ChatScreen
-from co_tui.tui.session_opening import SessionFactory, SessionOpening
-from co_tui.tui.slash_interceptor import SlashInterceptor
-from co_tui.tui.turn_jobs import TurnJobs
+from co_tui.tui.screens.chat import RESUME_ENTRIES, ChatScreen
 
 if TYPE_CHECKING:
     from co_tui.config import Settings
-    from co_tui.session.chat import ChatSession
-    from co_tui.tui.session_opening import _Shown
+    from co_tui.session.events import Event
+    from co_tui.session.port import SessionPort
+    from co_tui.tui.transcript_view import Item
 
 __all__ = ["CoTuiApp", "SessionFactory", "SettingsSource", "run_app"]
 
 SettingsSource = Union["Settings", Callable[[], "Settings"]]
 """`Settings`, or a loader called in the start-up worker after the first paint (raises `SettingsError`)."""
 
+SessionFactory = Callable[..., Any]
+"""`(settings, workspace, *, resume_id, continue_latest, approver, store) -> SessionPort`;
+the default is `co_tui.session.commands.open_session` (tests pass a fake with the same shape)."""
 
-class CoTuiApp(SessionOpening, TurnJobs, AppActions, SlashInterceptor, App[int]):
+PREVIEW_WAIT_S = 3.0  # the start-up worker waits this long at most for the preview to be on screen
+JOB_GROUP = "task"  # the Textual worker group of the controller's jobs
+
+
+class CoTuiApp(App[int]):
     """The full-screen chat. `session_factory` builds the session in a worker after the first paint."""
 
     TITLE = "co-tui"
@@ -78,14 +93,18 @@ class CoTuiApp(SessionOpening, TurnJobs, AppActions, SlashInterceptor, App[int])
         self.session_factory = session_factory
         self.resume_id = resume_id
         self.continue_latest = continue_latest
-        self.session: ChatSession | Any | None = None
+        self.controller = ChatController(self, self.workspace)
         self.failure: str | None = None  # one line printed by run_app when the session cannot open
-        self._queued: list[str] = []  # prompts sent before the session was ready
-        self._opening: str | None = None  # a session chosen to replace the current one, loading
-        self._job: Worker[None] | None = None  # the running turn or compaction
-        self._job_kind = ""  # "turn" | "compact"
-        self._pending_approval: asyncio.Future[bool] | None = None
-        self._shown: _Shown | None = None  # the preview on screen until its session is ready
+
+    @property
+    def session(self) -> SessionPort | None:
+        """The open session (the controller's), None until it is ready."""
+        return self.controller.session
+
+    @property
+    def busy(self) -> bool:
+        """A turn, compaction or clear runs."""
+        return self.controller.busy
 
     def get_default_screen(self) -> ChatScreen:
         # The chat is the base screen: the first frame is the chat, not a blank screen switched away from.
@@ -100,14 +119,353 @@ class CoTuiApp(SessionOpening, TurnJobs, AppActions, SlashInterceptor, App[int])
                 return screen
         raise LookupError("chat screen not mounted")
 
-    def _refresh_title(self) -> None:
-        bar = self.chat.title_bar
-        session = self.session
-        if session is None:
+    def _chat_gone(self) -> bool:
+        """The chat screen is gone: the app is shutting down (a worker's message came too late)."""
+        return not any(isinstance(screen, ChatScreen) for screen in self.screen_stack)
+
+    # --- intents: messages, keys, palette and slash commands -------------------------------------
+
+    async def on_send_prompt(self, message: SendPrompt) -> None:
+        if not await self.controller.send(message.text):
+            self.chat.prompt.load_text(message.text)  # nothing lost: the text goes back into the prompt
+
+    def on_interrupt(self, message: Interrupt) -> None:
+        self.controller.interrupt()
+
+    def on_compact(self, message: Compact) -> None:
+        self.controller.compact(message.focus)
+
+    def action_interrupt(self) -> None:
+        """Esc: stop the running turn (the partial answer stays) or compaction."""
+        self.controller.interrupt()
+
+    def action_compact(self, focus: str | None = None) -> None:
+        """ctrl+k, /compact [focus]: summarise the conversation into a short recap."""
+        self.controller.compact(focus)
+
+    def action_clear(self) -> None:
+        """ctrl+l, /clear: after a confirm, start a fresh conversation (the old one stays saved)."""
+        body = self.controller.clear_summary()
+        if body is None:
             return
+        from co_tui.tui.screens.confirm_clear import ConfirmClear
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.controller.clear()
+
+        self.push_screen(ConfirmClear(body), confirmed)
+
+    def action_show_history(self) -> None:
+        """f2, /history: the history inspector (what the model sees vs the whole transcript)."""
+        if not self.controller.session_ready_for("history"):
+            return
+        from co_tui.tui.screens.history import HistoryScreen
+
+        self.push_screen(HistoryScreen(self.session))
+
+    def action_show_help(self) -> None:
+        """f1, /help: keys and commands."""
+        from co_tui.tui.screens.help import HelpScreen
+
+        self.push_screen(HelpScreen())
+
+    def action_show_sessions(self) -> None:
+        """/sessions: pick a saved session to resume."""
+        controller = self.controller
+        if not controller.ready_and_idle("sessions"):
+            return
+        session = controller.session
+        assert session is not None
+        store = session.store
+        if store is None:
+            self.chat.show_hint("sessions are not being saved (no store)")
+            return
+        from co_tui.tui.screens.sessions import SessionsScreen
+
+        def chosen(session_id: str | None) -> None:
+            if session_id and session_id != session.id:
+                self.switch_session(session_id, store)
+
+        self.push_screen(SessionsScreen(store, self.workspace, current_id=session.id), chosen)
+
+    def switch_session(self, session_id: str, store: Any = None) -> None:
+        """Open saved session `session_id` in place of the current one (what /sessions does once one
+        is picked); until it is ready, prompts wait for it and commands refuse."""
+        self.controller.opening(session_id)
+        self._open_session(session_id, False, store)
+
+    def action_export(self, args: str = "") -> None:
+        """/export [md|json] [path]: write this session to a file (default: the workspace)."""
+        self.controller.export(args)
+
+    async def action_model(self, name: str = "") -> None:
+        """/model [name]: show the model, or switch to `name` for the following turns."""
+        if not name:
+            await self.controller.show_model()
+        elif self.controller.can_switch_model():
+            self._switch_model(name)
+
+    @work(thread=True, exit_on_error=False, group="session")
+    def _switch_model(self, name: str) -> None:
+        session = self.session
+        assert session is not None
+        try:
+            session.set_model(name)  # builds the agent: imports the provider's SDK
+        except Exception as exc:  # noqa: BLE001 - ModelConfigError: one line, the old model stays
+            self.call_from_thread(self.chat.show_hint, f"{exc}")
+            return
+        self.call_from_thread(self.controller.model_switched)
+
+    async def on_run_slash(self, message: RunSlash) -> None:
+        await self.run_slash(message.line)
+
+    async def run_slash(self, line: str) -> bool:
+        """Run a slash command line (the action its key or palette entry runs). Returns False when
+        `line` is not a slash command at all; an unknown command gets a hint naming the closest."""
+        line = line.strip()
+        if not line.startswith("/") or line.startswith("//"):
+            return False
+        name, _, arg = line[1:].partition(" ")
+        arg = arg.strip()
+        spec = find_command(name)
+        chat = self.chat
+        chat.clear_hint()
+        if spec is None:
+            near = closest_command(name)
+            tip = f" — did you mean /{near}?" if near else " — /help lists the commands"
+            chat.show_hint(f"unknown command /{name}{tip}")
+        elif spec.name == "compact":
+            self.action_compact(arg or None)
+        elif spec.name == "export":
+            self.action_export(arg)
+        elif spec.name == "model":
+            await self.action_model(arg)
+        else:
+            await self.run_action(spec.action)
+        return True
+
+    async def approve_shell(self, command: str) -> bool:
+        """The session's approver for `run_shell`: a modal dialog; Esc or n refuses."""
+        from co_tui.tui.screens.approve_shell import ApproveShell
+
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+        def answered(result: bool | None) -> None:
+            if not future.done():
+                future.set_result(bool(result))
+
+        self.push_screen(ApproveShell(command), answered)
+        return await future
+
+    # --- ChatView: what the controller shows, on the chat screen ---------------------------------
+
+    def start_job(self, work: Coroutine[Any, Any, None]) -> Worker[None]:
+        return self.run_worker(work, group=JOB_GROUP, exit_on_error=False)
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        self.run_worker(work, group="ui", exit_on_error=False)
+
+    def busy_changed(self, label: str | None) -> None:
+        self.chat.activity.label = label or ""
+        if label is not None:
+            pause_full_collections()
+        else:
+            # After the last frame of the answer is painted, and not under the user's fingers.
+            self.call_after_refresh(self._collect_when_idle, monotonic())
+            if self.session is not None:
+                self._refresh_title(self.session)
+
+    def show_hint(self, text: str, *, info: bool = False) -> None:
+        self.chat.show_hint(text, info=info)
+
+    def clear_hint(self) -> None:
+        self.chat.clear_hint()
+
+    async def show_event(self, event: Event) -> None:
+        await self.chat.show_event(event)
+
+    async def end_answer(self) -> None:
+        await self.chat.end_answer()
+
+    async def add_notice(self, text: str) -> None:
+        await self.chat.add_notice(text)
+
+    async def add_user_message(self, text: str, *, queued: bool = False) -> None:
+        await self.chat.add_user_message(text, queued=queued)
+
+    async def unqueue_user_message(self, text: str) -> None:
+        await self.chat.unqueue_user_message(text)
+
+    async def clear_log(self) -> None:
+        await self.chat.clear_log()
+
+    async def show_items(self, items: list[Item], banners: Sequence[tuple[int, Any]], *,
+                         entries: int | None = None) -> None:
+        await self.chat.show_items(items, banners=banners, entries=entries)
+
+    def show_truncated(self, tool_call_ids: frozenset[str]) -> None:
+        self.chat.show_truncated(tool_call_ids)
+
+    def show_session(self, session: SessionPort) -> None:
+        self._refresh_title(session)
+        if self.settings is not None:
+            self.chat.meter.trigger = self.settings.compact_threshold
+        self.chat.meter.reading = session.meter_reading()
+
+    def show_title(self, title: str) -> None:
+        self.chat.title_bar.session_title = title
+
+    def fail_to_start(self, message: str, exit_code: int) -> None:
+        # Nothing to chat with: leave, and let run_app print the line with the CLI's exit code.
+        self.failure = message
+        self.exit(exit_code, return_code=exit_code)  # the process's exit status
+
+    def _refresh_title(self, session: SessionPort) -> None:
+        bar = self.chat.title_bar
         bar.model_name = session.model_name
         bar.offline = bool(session.is_offline)
         bar.session_title = session.title
+
+    # --- jobs: the garbage collector, failures ---------------------------------------------------
+
+    def _collect_when_idle(self, turn_ended_at: float) -> None:
+        """Run the full collection held back during the job once it is due (`collection_due`);
+        a job started meanwhile keeps it held, and its own end schedules it again."""
+        if self.controller.busy:
+            return
+        if collection_due(turn_ended_at):
+            resume_full_collections()
+        else:
+            self.set_timer(0.1, partial(self._collect_when_idle, turn_ended_at))
+
+    def on_unmount(self) -> None:
+        # Quitting before the held collection ran: the interpreter (another app, a test) gets its
+        # collector back as it was.
+        resume_full_collections(collect=False)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # A job that died with an exception (outside the session's events) is shown as one line.
+        worker = event.worker
+        if worker.group == JOB_GROUP and worker.error is not None and not self._chat_gone():
+            self.chat.post_message(SessionEvent(internal_error(worker.error)))
+
+    # --- opening sessions: start-up, --resume, /sessions -----------------------------------------
+
+    def on_mount(self) -> None:
+        # After the first frame: building the session imports pydantic and pydantic-ai (hundreds of ms).
+        self.call_after_refresh(self._start_session)
+
+    def _start_session(self) -> None:
+        if self.resume_id == "":  # bare --resume: pick from the saved sessions first
+            self._pick_then_open()
+        else:
+            self._open_session(self.resume_id, self.continue_latest, preview=True)
+
+    def _ensure_settings(self) -> Settings:
+        """The settings, loading them on first use (from a worker). Raises `SettingsError`."""
+        if self.settings is None:
+            assert self._load_settings is not None
+            self.settings = self._load_settings()
+        return self.settings
+
+    def _factory(self) -> SessionFactory:
+        if self.session_factory is None:
+            from co_tui.session.commands import open_session
+
+            self.session_factory = open_session
+        return self.session_factory
+
+    @work(thread=True, exit_on_error=False, group="session")
+    def _open_session(self, resume_id: str | None, continue_latest: bool, store: Any = None, *,
+                      preview: bool = False) -> None:
+        """Build the session (new, or resumed by id/prefix or `continue_latest`) and post
+        `SessionReady`, or `SessionFailed` with one line. With `preview` (start-up), a resumed
+        conversation is first shown from the store's rows, before pydantic-ai is imported."""
+        try:
+            settings = self._ensure_settings()
+        except Exception as exc:  # noqa: BLE001 - SettingsError: one line naming the setting, exit 2
+            self.post_message(SessionFailed(str(exc) or type(exc).__name__, 2))
+            return
+        try:
+            if preview and (resume_id or continue_latest):
+                from co_tui.session.commands import open_store
+
+                store = store or open_store(settings)
+                resume_id, continue_latest = self._preview(store, resume_id, continue_latest), False
+            session = self._factory()(
+                settings,
+                self.workspace,
+                resume_id=resume_id,
+                continue_latest=continue_latest,
+                approver=self.approve_shell,
+                store=store,
+            )
+        except Exception as exc:  # noqa: BLE001 - OpenSessionError and anything else: one line
+            from co_tui.session.store_errors import StoreError
+
+            code = getattr(exc, "exit_code", 2 if isinstance(exc, StoreError) else 1)  # as open_session
+            self.post_message(SessionFailed(str(exc) or type(exc).__name__, code))
+            return
+        self.post_message(SessionReady(session))
+
+    def _preview(self, store: Any, resume_id: str | None, continue_latest: bool) -> str | None:
+        """(In the start-up worker.) Resolve the session to resume and post its newest entries,
+        read from the store's raw rows; wait until they are on screen. Returns the full id (None: a
+        new session). Raises `OpenSessionError`/`StoreError` when there is nothing to resume."""
+        from co_tui.session.commands import resolve_session_id
+        from co_tui.tui.transcript_view import tail_shows, transcript_items, window_items
+
+        session_id = resolve_session_id(store, self.workspace, resume_id=resume_id, continue_latest=continue_latest)
+        if session_id is None:
+            return None
+        try:
+            tail = store.load_tail(session_id, tail_shows(RESUME_ENTRIES))
+            items = window_items(tail.rows, tail.start)
+            # The whole conversation's items from its outline (no tool results): for the counts.
+            every = transcript_items(tail.outline)
+        except Exception:  # noqa: BLE001 - damaged or unreadable: the full load says so, in one line
+            return session_id
+        shown = threading.Event()
+        self.post_message(SessionPreview(
+            session_id=session_id, title=tail.meta.title, items=items,
+            banners=list(zip(tail.ledger_positions, tail.ledger)), entries=len(every) + len(tail.ledger),
+            turns=sum(1 for item in every if item.kind == "user"), messages=tail.messages, shown=shown,
+        ))
+        # Mounting the preview and importing pydantic-ai would share one interpreter lock: the
+        # conversation first, then the model.
+        shown.wait(PREVIEW_WAIT_S)
+        return session_id
+
+    @work(exit_on_error=False, group="session")
+    async def _pick_then_open(self) -> None:
+        try:
+            settings = await asyncio.to_thread(self._ensure_settings)  # imports pydantic: off the UI thread
+            from co_tui.session.commands import open_store
+            from co_tui.tui.screens.sessions import SessionsScreen
+
+            store = await asyncio.to_thread(open_store, settings)
+        except Exception as exc:  # noqa: BLE001 - SettingsError, OpenSessionError: one line, exit 2
+            self.post_message(SessionFailed(str(exc), getattr(exc, "exit_code", 2)))
+            return
+        chosen = await self.push_screen_wait(SessionsScreen(store, self.workspace))
+        self._open_session(chosen, False, store, preview=True)
+
+    async def on_session_preview(self, message: SessionPreview) -> None:
+        try:
+            if not self._chat_gone():
+                await self.controller.preview(message.session_id, message.title, message.items, message.banners,
+                                              turns=message.turns, messages=message.messages,
+                                              entries=message.entries)
+        finally:
+            message.shown.set()
+
+    async def on_session_ready(self, message: SessionReady) -> None:
+        if not self._chat_gone():  # else: quit while the session was loading
+            await self.controller.session_ready(message.session)
+
+    async def on_session_failed(self, message: SessionFailed) -> None:
+        await self.controller.session_failed(message.message, message.exit_code)
 
 
 def run_app(settings: SettingsSource, workspace: Path, resume_id: str | None = None,

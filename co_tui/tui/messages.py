@@ -1,21 +1,24 @@
-"""Textual messages of the TUI: user intents and carriers of domain events.
+"""Textual messages of the TUI: user intents, and what the session-opening worker brings back.
 
-Widgets and screens post intents (`SendPrompt`, `Compact`, `Clear`, `Interrupt`, `RunSlash`) and
-the app acts on them, so screens never reach into each other. The app wraps every domain event of
-`ChatSession` (co_tui/session/events.py) in `SessionEvent` and the chat screen renders it.
+Widgets post intents (`SendPrompt`, `RunSlash`, `Compact`, `Interrupt`) and the app hands them to
+the controller, so screens never reach into each other. The worker that opens a session posts
+`SessionPreview`, `SessionReady` or `SessionFailed` (it runs in a thread). Domain events reach the
+chat screen as calls of `ChatScreen.show_event` from the controller's job, in order; `SessionEvent`
+carries one from elsewhere (a job's worker that died).
 """
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 if TYPE_CHECKING:  # the domain modules stay out of the start-up import path of the TUI
     from co_tui.governance.events import HistoryTrimmed
     from co_tui.session.events import Event
+    from co_tui.session.port import SessionPort
     from co_tui.tui.transcript_view import Item
 
 
@@ -41,11 +44,6 @@ class Compact(Message):
 
 
 @dataclass
-class Clear(Message):
-    """Clear the conversation (after the user confirmed)."""
-
-
-@dataclass
 class Interrupt(Message):
     """Stop the running turn or compaction; the partial answer stays."""
 
@@ -59,9 +57,9 @@ class SessionEvent(Message):
 
 @dataclass
 class SessionReady(Message):
-    """The ChatSession exists (it is created in a worker after the first paint)."""
+    """The session exists (it is created in a worker after the first paint)."""
 
-    session: Any
+    session: SessionPort
 
 
 @dataclass
@@ -89,20 +87,9 @@ class SessionFailed(Message):
     exit_code: int = 2
 
 
-@dataclass
-class BusyChanged(Message):
-    """A turn or compaction started (`busy=True`) or ended; `label` says what runs ("thinking…")."""
-
-    busy: bool
-    label: str = ""
-
-
 __all__ = [
-    "BusyChanged",
-    "Clear",
     "Compact",
     "Interrupt",
-    "OutputsTruncated",
     "RunSlash",
     "SendPrompt",
     "SessionEvent",
@@ -110,10 +97,3 @@ __all__ = [
     "SessionPreview",
     "SessionReady",
 ]
-
-
-@dataclass
-class OutputsTruncated(Message):
-    """These tool calls' outputs are shortened in the model's view (the `truncated` badge)."""
-
-    tool_call_ids: frozenset[str]

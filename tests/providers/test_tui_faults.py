@@ -18,6 +18,8 @@ from co_tui.tui.widgets.assistant_message import AssistantMessage  # noqa: E402
 from co_tui.tui.widgets.error_block import ErrorBlock  # noqa: E402
 from co_tui.tui.widgets.trim_banner import TrimBanner  # noqa: E402
 
+from pilot_helpers import wait_until  # noqa: E402
+
 from .harness import point_providers_at  # noqa: E402
 from .loopback import Close, CutStream, LoopbackServer, Reply, openai_error, windowed  # noqa: E402
 
@@ -27,16 +29,6 @@ FAST = {"retry-after-ms": "1"}
 class QuietApp(CoTuiApp):
     def on_ready(self) -> None:
         self.chat.prompt.cursor_blink = False
-
-
-async def wait_until(pilot: Any, predicate: Any, what: str, timeout: float = 20.0) -> None:
-    import asyncio
-
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.02)
 
 
 async def send(pilot: Any, text: str) -> None:
@@ -49,7 +41,7 @@ async def send(pilot: Any, text: str) -> None:
     app.chat.prompt.load_text(text)
     await pilot.press("enter")
     # The turn's worker shows the prompt first, and clears `_job` when the turn has ended.
-    await wait_until(pilot, lambda: len(app.chat.log_view.query(UserMessage)) > shown and app._job is None,
+    await wait_until(pilot, lambda: len(app.chat.log_view.query(UserMessage)) > shown and not app.busy,
                      "the turn to finish")
     await pilot.pause()
 
@@ -150,7 +142,7 @@ async def test_escape_interrupts_stream_and_next_turn_works(app_for: Any, loopba
         await pilot.press("enter")
         await wait_until(pilot, lambda: any(answers(app)), "the first streamed text")
         await pilot.press("escape")
-        await wait_until(pilot, lambda: app._job is None, "the interrupted turn to end")
+        await wait_until(pilot, lambda: not app.busy, "the interrupted turn to end")
         await pilot.pause()
         [answer] = list(app.chat.log_view.query(AssistantMessage))
         assert answer.interrupted and 0 < len(answer.text) < len("tick " * 200)

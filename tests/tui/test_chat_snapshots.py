@@ -6,8 +6,8 @@ see tui_fakes.py. Terminal 100x30, no animations, no cursor blink, fixed ids, te
 
 from __future__ import annotations
 
-from tui_fakes import Fail, Text, Tool, Trim
-from tui_helpers import wait_idle, wait_ready, wait_until
+from tui_fakes import Fail, Hold, Text, Tool, Trim
+from pilot_helpers import wait_idle, wait_ready, wait_until
 
 from co_tui.governance.events import HistoryTrimmed
 
@@ -232,25 +232,24 @@ def test_palette_open(snap_compare, make_app):
 
 
 def test_interrupted_answer(snap_compare, make_app):
+    said = "This answer is long and slow and will be stopped T"  # cut mid-word, as a user's esc cuts it
+
     def script(prompt: str):
-        return [Text("This answer is long and slow and will be stopped " * 4, chunks=40)]
+        return [Text(said, chunks=10), Hold(), Text("his part is never shown")]
 
     async def run(pilot) -> None:
         await wait_ready(pilot)
-        await pilot.press(*"tell me")
-        # pilot.press waits for the app to go idle, i.e. for the whole streamed turn: send enter
-        # without waiting so escape lands mid-stream.
-        pilot.app.simulate_key("enter")
-        await wait_until(pilot, lambda: "stopped" in "".join(
-            m.text for m in pilot.app.chat.query("AssistantMessage")), what="some text")
-        assert pilot.app._job is not None, "the turn ended before escape"
+        await pilot.press(*"tell me", "enter")
+        await wait_until(pilot, lambda: said in "".join(
+            m.text for m in pilot.app.chat.query("AssistantMessage")), what="the text before the pause")
+        assert pilot.app.busy, "the turn holds until escape"
         await pilot.press("escape")
         await wait_idle(pilot)
         answer = pilot.app.chat.query_one("AssistantMessage")
-        assert answer.interrupted and len(answer.text) < len(script("")[0].text)
+        assert answer.interrupted and answer.text == said
         assert len(pilot.app.chat.query("ErrorBlock.-interrupted")) == 1
 
-    assert snap_compare(make_app(script=script, delay=0.05), terminal_size=SIZE, run_before=run)
+    assert snap_compare(make_app(script=script), terminal_size=SIZE, run_before=run)
 
 
 def test_approve_shell_dialog(snap_compare, make_app):

@@ -11,9 +11,10 @@ import pytest
 from conftest import QuietApp
 from test_resume_view import _entries, _gated, _resumed, saved_session
 from tui_fakes import FakeSession, Text
-from tui_helpers import wait_idle, wait_ready, wait_until
+from pilot_helpers import wait_idle, wait_ready, wait_until
 
 from co_tui.config import Settings, load_settings
+from co_tui.session.events import UsageUpdate
 from co_tui.session.store import SessionStore
 from co_tui.tui.app import CoTuiApp
 from co_tui.tui.screens.chat import ChatScreen
@@ -44,8 +45,7 @@ def _two_sessions(gate: threading.Event, fail: bool = False):
 
 def _switch(app: CoTuiApp) -> None:
     """What /sessions does once a session is chosen."""
-    app._opening = OTHER
-    app._open_session(OTHER, False, None)
+    app.switch_session(OTHER)
 
 
 async def test_a_prompt_sent_while_another_session_opens_goes_to_that_session(workspace: Path) -> None:
@@ -57,11 +57,14 @@ async def test_a_prompt_sent_while_another_session_opens_goes_to_that_session(wo
         first = app.session
         _switch(app)
         await pilot.press(*"hello", "enter")
-        await pilot.pause(0.1)
-        assert app._job is None and first.prompts == [], "no turn on the session being left"
-        assert "a session is opening" in str(app.chat.query_one("#hint").render())
+        # The prompt is shown (queued) in the same step that would otherwise have started its turn.
+        await wait_until(pilot, lambda: "a session is opening" in str(app.chat.query_one("#hint").render()),
+                         what="the prompt handled")
+        assert not app.busy and first.prompts == [], "no turn on the session being left"
         await pilot.press(*"/compact", "enter")
-        assert app._job is None, "commands wait too"
+        await wait_until(pilot, lambda: "/compact: a session is opening" in str(app.chat.query_one("#hint").render()),
+                         what="the command handled")
+        assert not app.busy, "commands wait too"
         gate.set()
         await wait_until(pilot, lambda: app.session is not first, what="switched")
         await wait_until(pilot, lambda: app.session.prompts == ["hello"], what="the prompt sent")
@@ -83,7 +86,7 @@ async def test_when_the_chosen_session_fails_the_prompt_goes_to_the_current_one(
         await wait_until(pilot, lambda: bool(app.chat.log_view.query(ErrorBlock)), what="the failure")
         await wait_until(pilot, lambda: first.prompts == ["hello"], what="sent to the current session")
         await wait_idle(pilot)
-        assert app.session is first and app._opening is None
+        assert app.session is first and app.controller.opening_id is None
         assert "could not be read" in app.chat.log_view.query_one(ErrorBlock).message
 
 
@@ -100,15 +103,15 @@ async def test_a_prompt_typed_before_the_resumed_conversation_shows_comes_after_
     monkeypatch.setattr(SessionStore, "load_tail", slow_tail)
     app = CoTuiApp(load_settings(), workspace, resume_id=session.id, session_factory=_gated(open_gate))
     async with app.run_test(size=(100, 40)) as pilot:
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: app.chat.prompt.has_focus, what="the prompt")
         await pilot.press(*"typed early", "enter")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: bool(app.chat.log_view.query("UserMessage.-queued")), what="the prompt queued")
         tail_gate.set()
         await wait_until(pilot, lambda: _resumed(app), what="the preview")
         open_gate.set()
         await wait_ready(pilot)
         saved = len(session.transcript)
-        await wait_until(pilot, lambda: len(app.session.transcript) > saved and app._job is None, what="the turn")
+        await wait_until(pilot, lambda: len(app.session.transcript) > saved and not app.busy, what="the turn")
         await wait_idle(pilot)
         entries = _entries(app)
         users = [e[1] for e in entries if e[0] == "user"]
@@ -124,7 +127,7 @@ async def test_a_display_failure_mid_turn_is_shown_and_the_next_answer_stands_al
     armed = [True]
 
     async def fails_once(self: ChatScreen, event: Any) -> None:
-        if event.type == "usage" and armed[0]:
+        if isinstance(event, UsageUpdate) and armed[0]:
             armed[0] = False
             raise RuntimeError("render bug")
         await show_event(self, event)
@@ -134,7 +137,7 @@ async def test_a_display_failure_mid_turn_is_shown_and_the_next_answer_stands_al
         await wait_ready(pilot)
         for prompt in ("first", "second"):
             await pilot.press(*prompt, "enter")
-            await wait_until(pilot, lambda: app._job is None and not app.session.busy, what=prompt)
+            await wait_until(pilot, lambda: not app.busy and not app.session.busy, what=prompt)
             await wait_idle(pilot)
         errors = list(app.chat.log_view.query(ErrorBlock))
         assert [e.kind for e in errors] == ["internal"] and "render bug" in errors[0].message

@@ -11,7 +11,7 @@ import json
 from contextlib import asynccontextmanager
 
 import pytest
-from tui_helpers import wait_idle, wait_ready, wait_until
+from pilot_helpers import wait_idle, wait_ready, wait_until
 
 from co_tui.session.banner import banner_line
 
@@ -42,7 +42,7 @@ async def send_nowait(pilot, text: str) -> None:
     """Type `text` and press enter without waiting for the turn (pilot.press would wait for it)."""
     await pilot.press(*text)
     pilot.app.simulate_key("enter")
-    await wait_until(pilot, lambda: pilot.app._job is not None, what="turn started")
+    await wait_until(pilot, lambda: pilot.app.busy, what="turn started")
 
 
 def answers(pilot) -> list:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tui_helpers import wait_idle, wait_ready, wait_until
+from pilot_helpers import wait_idle, wait_ready, wait_until
 
 from co_tui.config import load_settings
 from co_tui.session.chat import ChatSession

@@ -8,7 +8,7 @@ import gc
 import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Markdown
-from tui_helpers import wait_until
+from pilot_helpers import wait_until
 
 from co_tui.tui import gc_pause
 from co_tui.tui.widgets import assistant_message
@@ -289,33 +289,35 @@ def test_full_collections_pause_and_resume() -> None:
     assert gc.get_threshold() == before
 
 
-async def test_app_holds_full_collections_during_a_turn(make_app) -> None:
-    from tui_helpers import wait_idle, wait_ready
+async def test_app_holds_full_collections_during_a_turn(make_app, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tui_fakes import Text, Tool
+    from pilot_helpers import wait_idle, wait_ready
 
+    # The user's typing is a switch here, not a clock: "typing" until the test says it stopped.
+    typing = [True]
+    monkeypatch.setattr(gc_pause, "since_input", lambda: 0.0 if typing[0] else float("inf"))
+    monkeypatch.setattr(gc_pause, "MAX_DEFER_S", float("inf"))
     normal = gc.get_threshold()[2]
-    from tui_fakes import Text
-
-    app = make_app(script=lambda prompt: [Text("a slow answer " * 20, chunks=20)], delay=0.02)
-    seen: list[int] = []
+    # The tool holds the turn open until esc: the check below runs while the turn surely streams.
+    app = make_app(script=lambda prompt: [Text("reading the file"), Tool("read_file", "{}", "x", hold=60.0)])
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_ready(pilot)
-        app.chat.prompt.load_text("go")
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: app._job is not None, what="turn started")
-        await pilot.pause(0.05)
-        seen.append(gc.get_threshold()[2])
+        await pilot.press("g", "o", "enter")
+        await wait_until(pilot, lambda: bool(app.chat.query("ToolCallBlock")), what="the tool running")
+        assert app.busy
+        assert gc.get_threshold()[2] > 10**6, "no automatic full collection while the answer streams"
+        await pilot.press("escape")
         await wait_idle(pilot)
         await pilot.press("x")  # typing right after the answer: the collection waits
-        await pilot.pause(0.1)
-        seen.append(gc.get_threshold()[2])
+        await wait_until(pilot, lambda: app.chat.prompt.text == "x", what="the key echoed")
+        assert gc.get_threshold()[2] > 10**6, "held while the user types"
+        typing[0] = False
         await wait_until(pilot, lambda: gc.get_threshold()[2] == normal, what="collection once idle")
-    assert seen[0] > 10**6, "no automatic full collection while the answer streams"
-    assert seen[1] > 10**6, "held while the user types"
 
 
 async def test_quitting_before_the_held_collection_gives_the_collector_back(make_app) -> None:
     from tui_fakes import Text
-    from tui_helpers import wait_idle, wait_ready
+    from pilot_helpers import wait_idle, wait_ready
 
     normal = gc.get_threshold()
     app = make_app(script=lambda prompt: [Text("an answer")])

@@ -63,7 +63,12 @@ class Fail:
     kind: str = "provider"
 
 
-Step = Text | Tool | Trim | Fail
+@dataclass
+class Hold:
+    """The model goes quiet until the turn is interrupted (a test presses esc at a known point)."""
+
+
+Step = Text | Tool | Trim | Fail | Hold
 Script = Callable[[str], Sequence[Step]]
 
 
@@ -164,6 +169,9 @@ class FakeSession:
                 elif isinstance(step, Trim):
                     self.ledger.append(step.event)
                     yield step.event
+                elif isinstance(step, Hold):
+                    while not self._cancelled:
+                        await asyncio.sleep(0.01)
                 elif isinstance(step, Fail):
                     failed = True
                     yield ErrorEvent(message=step.message, kind=step.kind)  # type: ignore[arg-type]

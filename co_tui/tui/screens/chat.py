@@ -1,14 +1,13 @@
 """The chat screen: renders the session's domain events as widgets; posts the user's intents.
 
-It holds no session logic: the app runs turns and posts `SessionEvent`s here in order; this
-screen maps each one to a widget (`show_event`).
+It holds no session logic: the controller (co_tui/tui/controller.py) runs turns and hands their
+events here in order; this screen maps each one to a widget (`show_event`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from textual import on
 from textual.app import ComposeResult
@@ -18,9 +17,19 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
-from co_tui.session.events import INTERRUPTED_MESSAGE
+from co_tui.governance.events import HistoryTrimmed
+from co_tui.session.events import (
+    INTERRUPTED_MESSAGE,
+    Done,
+    ErrorEvent,
+    Event,
+    TextDelta,
+    ToolCall,
+    ToolResult,
+    UsageUpdate,
+)
 from co_tui.tui.commands import KEYS
-from co_tui.tui.messages import OutputsTruncated, SessionEvent
+from co_tui.tui.messages import SessionEvent
 from co_tui.tui.widgets.activity_indicator import ActivityIndicator
 from co_tui.tui.widgets.assistant_message import AssistantMessage
 from co_tui.tui.widgets.chat_log import ChatLog
@@ -123,45 +132,55 @@ class ChatScreen(Screen[None]):
         """Show a dim informational line in the log."""
         await self.log_view.add(NoticeLine(text))
 
+    async def unqueue_user_message(self, text: str) -> None:
+        """Remove the queued copy of prompt `text` (shown while it waited), if there is one."""
+        for widget in self.log_view.query(UserMessage).filter(".-queued"):
+            if widget.text == text:
+                await widget.remove()
+                return
+
     async def on_session_event(self, message: SessionEvent) -> None:
         await self.show_event(message.event)
 
-    def on_outputs_truncated(self, message: OutputsTruncated) -> None:
-        for tool_call_id in message.tool_call_ids:
+    def show_truncated(self, tool_call_ids: frozenset[str]) -> None:
+        """The `truncated` badge on these tool calls: the model now sees their output shortened."""
+        for tool_call_id in tool_call_ids:
             block = self._tools.get(tool_call_id)
             if block is not None:
                 block.mark_truncated()
 
-    async def show_event(self, event: Any) -> None:
-        """Render one domain event (dispatch on its jsonl `type`; no domain imports needed)."""
-        kind = event.type
-        if kind == "text_delta":
-            if self._assistant is None:
-                self._assistant = AssistantMessage()
-                await self.log_view.add(self._assistant)
-            self._assistant.live.write(event.text)
-        elif kind == "tool_call":
-            await self.end_answer()
-            block = ToolCallBlock(event.tool_name, event.tool_call_id, event.args)
-            self._tools[event.tool_call_id] = block
-            await self.log_view.add(block)
-        elif kind == "tool_result":
-            block = self._tools.get(event.tool_call_id)
-            if block is not None:
-                block.set_result(event.content, event.chars, is_error=event.is_error)
-        elif kind == "history_trimmed":
-            await self.end_answer()
-            await self.log_view.add(TrimBanner(event))
-        elif kind == "usage":
-            self.meter.reading = event
-        elif kind == "error":
-            await self.end_answer(interrupted=event.kind == "interrupted")
-            await self.log_view.add(ErrorBlock(event.message, event.kind))
-        elif kind == "done":
-            await self.end_answer(interrupted=event.interrupted)
-            if event.interrupted:
-                for block in self._tools.values():
-                    block.mark_interrupted()
+    async def show_event(self, event: Event) -> None:
+        """Render one domain event (the closed union `co_tui.session.events.Event`, matched by class)."""
+        match event:
+            case TextDelta(text=text):
+                if self._assistant is None:
+                    self._assistant = AssistantMessage()
+                    await self.log_view.add(self._assistant)
+                self._assistant.live.write(text)
+            case ToolCall():
+                await self.end_answer()
+                block = ToolCallBlock(event.tool_name, event.tool_call_id, event.args)
+                self._tools[event.tool_call_id] = block
+                await self.log_view.add(block)
+            case ToolResult():
+                found = self._tools.get(event.tool_call_id)
+                if found is not None:
+                    found.set_result(event.content, event.chars, is_error=event.is_error)
+            case HistoryTrimmed():
+                await self.end_answer()
+                await self.log_view.add(TrimBanner(event))
+            case UsageUpdate():
+                self.meter.reading = event
+            case ErrorEvent():
+                await self.end_answer(interrupted=event.kind == "interrupted")
+                await self.log_view.add(ErrorBlock(event.message, event.kind))
+            case Done(interrupted=interrupted):
+                await self.end_answer(interrupted=interrupted)
+                if interrupted:
+                    for tool in self._tools.values():
+                        tool.mark_interrupted()
+            case _:
+                assert_never(event)
 
     async def end_answer(self, *, interrupted: bool = False) -> None:
         """Finish the answer being streamed, if any; the next text starts a new one."""
@@ -194,7 +213,7 @@ class ChatScreen(Screen[None]):
             skipped = entries - len(newest)
         widgets: list[Widget] = []
         for entry in newest:
-            if getattr(entry, "type", "") == "history_trimmed":
+            if isinstance(entry, HistoryTrimmed):
                 widgets.append(TrimBanner(entry))
             elif entry.kind == "user":
                 widgets.append(UserMessage(entry.text))

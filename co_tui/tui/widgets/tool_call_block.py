@@ -50,7 +50,8 @@ class ToolCallBlock(Collapsible):
         border-left: outer $secondary 50%;
         background: transparent;
     }
-    ToolCallBlock > CollapsibleTitle { padding: 0; }
+    /* The full row: an auto width is not laid out again when the title grows (running… → size). */
+    ToolCallBlock > CollapsibleTitle { padding: 0; width: 1fr; }
     ToolCallBlock > Contents { padding: 0 0 0 2; height: auto; }
     ToolCallBlock .tool-section { color: $text-muted; text-style: bold; margin-top: 1; }
     ToolCallBlock .tool-body { color: $foreground 80%; }

@@ -18,7 +18,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.screen import Screen
 from textual.widgets import Static
-from tui_helpers import wait_until  # tests/tui is on sys.path: its conftest.py is loaded first
+from pilot_helpers import wait_until  # tests/ is on sys.path: its conftest.py is loaded first
 
 TERMINAL = (100, 32)
 

@@ -1,0 +1,86 @@
+"""The session port: everything a front end (the TUI, print mode, a test fake) may use of a session.
+
+`ChatSession` implements it; so does the TUI tests' `FakeSession`, and one conformance suite
+(tests/session/test_port_conformance.py) holds both to it. A front end reads the histories as
+read-only views and changes the session only through the operations; the events it renders form
+the closed union `co_tui.session.events.Event`, matched by class. See docs/architecture.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from co_tui.governance.events import HistoryTrimmed
+    from co_tui.session.events import Event, UsageUpdate
+
+
+@runtime_checkable
+class SessionPort(Protocol):
+    """What a front end may use of a session (see module docstring).
+
+    Views: `id`, `title`, `model_name`, `is_offline`, `busy` (a turn or compaction runs), `store`
+    (where it is saved, None when it is not: the sessions picker lists that store), and the three
+    histories as read-only sequences — `transcript` (everything), `context` (what the model is sent
+    next), `ledger` (every cut) with `ledger_positions` (transcript length at each cut).
+    """
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def model_name(self) -> str: ...
+
+    @property
+    def is_offline(self) -> bool: ...
+
+    @property
+    def busy(self) -> bool: ...
+
+    @property
+    def store(self) -> Any: ...
+
+    @property
+    def transcript(self) -> Sequence[Any]: ...
+
+    @property
+    def context(self) -> Sequence[Any]: ...
+
+    @property
+    def ledger(self) -> Sequence[HistoryTrimmed]: ...
+
+    @property
+    def ledger_positions(self) -> Sequence[int]: ...
+
+    def meter_reading(self) -> UsageUpdate:
+        """The meter's figure for `context` (what the model is sent next)."""
+        ...
+
+    def run_turn(self, prompt: str) -> AsyncIterator[Event]:
+        """Run one user turn; yield its events, always ending with `Done`; never raises."""
+        ...
+
+    def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
+        """Summarise the context (`/compact [focus]`); events end with `Done`; never raises.
+        Cancelling the consuming task leaves the context as it was and the session idle."""
+        ...
+
+    def cancel(self) -> None:
+        """Interrupt the running turn (the partial answer is kept); a no-op when idle."""
+        ...
+
+    def clear(self) -> HistoryTrimmed:
+        """Start afresh under a new id (the old conversation stays saved); returns the `clear`
+        event. Blocking (it saves): front ends call it off their UI loop. Raises when busy."""
+        ...
+
+    def set_model(self, name: str) -> None:
+        """Use model `name` for the following turns; raises with one line when it is unknown."""
+        ...
+
+
+__all__ = ["SessionPort"]

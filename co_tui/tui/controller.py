@@ -1,0 +1,440 @@
+"""The chat controller: the one owner of the TUI's conversation state, and the intents that change it.
+
+`ChatController` is a plain class (no Textual). It owns the session (a `SessionPort`), the running
+job (a turn, a compaction or a clear), the prompts waiting for a session, and the state of opening
+one. The app turns keys, slash commands and palette picks into its intents (`send`, `interrupt`,
+`compact`, `clear`, `export`, `switch_model`, `opening`, `session_ready`, …) and implements
+`ChatView`, through which the controller shows what happened and starts background work; the chat
+screen renders the events. See docs/architecture.md for the picture.
+
+Nothing here blocks the UI loop: a turn's save, `/clear`, `/export` and session loading run in
+threads (the session's own, `asyncio.to_thread`, or the app's thread worker), and their results
+come back to the loop before they are shown.
+
+Like the app, this module imports no pydantic, pydantic-ai, provider SDK or domain package at
+module level: they load inside the jobs, after the first paint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Coroutine, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+if TYPE_CHECKING:
+    from co_tui.governance.events import HistoryTrimmed
+    from co_tui.session.events import Event
+    from co_tui.session.port import SessionPort
+    from co_tui.tui.transcript_view import Item
+
+JobKind = Literal["turn", "compact", "clear"]
+
+
+class Job(Protocol):
+    """A running job as the view started it (a Textual worker): it can be cancelled."""
+
+    def cancel(self) -> None: ...
+
+
+class ChatView(Protocol):
+    """What the controller needs of the screen (`CoTuiApp` implements it on the chat screen)."""
+
+    def start_job(self, work: Coroutine[Any, Any, None]) -> Job:
+        """Run `work` on the UI loop, apart from the caller (the one job at a time)."""
+        ...
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run short UI-loop `work` (an export waiting for its thread) apart from the caller."""
+        ...
+
+    def busy_changed(self, label: str | None) -> None:
+        """A job started (`label` says what runs) or ended (None)."""
+        ...
+
+    def show_hint(self, text: str, *, info: bool = False) -> None: ...
+
+    def clear_hint(self) -> None: ...
+
+    async def show_event(self, event: Event) -> None: ...
+
+    async def end_answer(self) -> None: ...
+
+    async def add_notice(self, text: str) -> None: ...
+
+    async def add_user_message(self, text: str, *, queued: bool = False) -> None: ...
+
+    async def unqueue_user_message(self, text: str) -> None:
+        """Remove the queued copy of prompt `text`, if one is shown."""
+        ...
+
+    async def clear_log(self) -> None: ...
+
+    async def show_items(self, items: list[Item], banners: Sequence[tuple[int, Any]], *,
+                         entries: int | None = None) -> None: ...
+
+    def show_truncated(self, tool_call_ids: frozenset[str]) -> None: ...
+
+    def show_session(self, session: SessionPort) -> None:
+        """Title bar (model, title) and meter for `session`."""
+        ...
+
+    def show_title(self, title: str) -> None: ...
+
+    def fail_to_start(self, message: str, exit_code: int) -> None:
+        """No session could open at start-up: leave with `message`."""
+        ...
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A conversation shown from the store's rows before its session was ready: its id and how many
+    messages and cuts it had, to tell whether the session is that one."""
+
+    session_id: str
+    messages: int
+    banners: int
+
+
+class ChatController:
+    """The TUI's conversation state and intents (see module docstring). Each field has one owner: this."""
+
+    def __init__(self, view: ChatView, workspace: Path) -> None:
+        self.view = view
+        self.workspace = workspace
+        self.session: SessionPort | None = None
+        self.job: Job | None = None  # the running turn, compaction or clear
+        self.job_kind: JobKind | None = None
+        self.queued: list[str] = []  # prompts sent before the session was ready, or while another opens
+        self.opening_id: str | None = None  # a session chosen to replace the current one, loading
+        self.shown: Shown | None = None  # the preview on screen until its session is ready
+
+    # --- state -----------------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        """A job runs."""
+        return self.job is not None
+
+    def session_ready_for(self, what: str) -> bool:
+        """True when the session is open; else a hint that `/what` waits."""
+        if self.session is None:
+            self.view.show_hint(f"/{what}: the model is still loading", info=True)
+            return False
+        if self.opening_id is not None:
+            self.view.show_hint(f"/{what}: a session is opening", info=True)
+            return False
+        return True
+
+    def ready_and_idle(self, what: str) -> bool:
+        """True when the session is open and no job runs; else a hint saying which is missing."""
+        if not self.session_ready_for(what):
+            return False
+        if self.job is not None:
+            self.view.show_hint(f"/{what}: a turn is running — press esc to interrupt it first")
+            return False
+        return True
+
+    # --- turns -----------------------------------------------------------------------------------
+
+    async def send(self, text: str) -> bool:
+        """The user sent a prompt. Runs it, queues it (no session yet, or another one opening), or
+        refuses while a job runs (False: the caller puts the text back into the prompt)."""
+        view = self.view
+        view.clear_hint()
+        if self.session is None or self.opening_id is not None:
+            self.queued.append(text)
+            await view.add_user_message(text, queued=True)
+            waiting = "the model is still loading" if self.session is None else "a session is opening"
+            view.show_hint(f"{waiting} — your prompt will be sent when it is ready", info=True)
+            return True
+        if self.job is not None:
+            view.show_hint("a turn is running — press esc to interrupt it, or wait")
+            return False
+        self._start("turn", self._run_turn(text))
+        return True
+
+    def send_queued(self) -> None:
+        """Start the oldest prompt that waited, if it can run now."""
+        if self.queued and self.job is None and self.session is not None and self.opening_id is None:
+            self._start("turn", self._run_turn(self.queued.pop(0)))
+
+    def _start(self, kind: JobKind, work: Coroutine[Any, Any, None]) -> None:
+        self.job_kind = kind
+        self.job = self.view.start_job(work)
+
+    def _job_ended(self) -> None:
+        self.job = None
+        self.job_kind = None
+        self.view.busy_changed(None)
+
+    async def _run_turn(self, prompt: str) -> None:
+        session, view = self.session, self.view
+        assert session is not None
+        try:
+            # Shown while waiting: a resumed conversation may have been mounted below it since.
+            await view.unqueue_user_message(prompt)
+            await view.add_user_message(prompt)
+            view.busy_changed("thinking…")
+            await self._show_events(session.run_turn(prompt))
+        finally:
+            self._job_ended()
+        from co_tui.tui.transcript_view import truncated_tool_call_ids
+
+        view.show_truncated(truncated_tool_call_ids(session.context))
+        self.send_queued()
+
+    async def _show_events(self, events: AsyncIterator[Event], *, compaction: bool = False) -> None:
+        """Render every event of a job. A failure to render one is shown once, as an internal error,
+        after the job's last event: the session still finishes (and saves) the turn, and the next
+        answer starts in a widget of its own. A failure of the job itself is shown the same way."""
+        from co_tui.session.events import Done
+
+        view = self.view
+        failure: BaseException | None = None
+        try:
+            async for event in events:
+                if compaction and isinstance(event, Done) and event.output == "nothing to compact":
+                    view.show_hint("nothing to compact yet", info=True)
+                try:
+                    await view.show_event(event)
+                except Exception as exc:  # noqa: BLE001 - a display bug must not abandon the session's turn
+                    failure = failure or exc
+        except Exception as exc:  # noqa: BLE001 - the session broke its never-raises contract
+            failure = failure or exc
+        if failure is not None:
+            await view.end_answer()
+            await view.show_event(internal_error(failure))
+
+    def interrupt(self) -> None:
+        """Esc: stop the running turn (the partial answer stays) or compaction."""
+        if self.job is None or self.session is None:
+            return
+        if self.job_kind == "turn":
+            self.session.cancel()
+            self.view.busy_changed("interrupting…")
+        elif self.job_kind == "compact":
+            self.job.cancel()
+
+    def compact(self, focus: str | None) -> None:
+        """ctrl+k, /compact [focus]: summarise the conversation into a short recap."""
+        if self.ready_and_idle("compact"):
+            self._start("compact", self._run_compact(focus))
+
+    async def _run_compact(self, focus: str | None) -> None:
+        session, view = self.session, self.view
+        assert session is not None
+        view.busy_changed("compacting the conversation…")
+        try:
+            await self._show_events(session.compact(focus), compaction=True)
+        except asyncio.CancelledError:
+            await view.add_notice("compaction cancelled — the conversation is unchanged")
+            raise
+        finally:
+            self._job_ended()
+        self.send_queued()
+
+    # --- /clear ----------------------------------------------------------------------------------
+
+    def clear_summary(self) -> str | None:
+        """The /clear confirmation's text, or None (with a hint) when it cannot run now."""
+        if not self.ready_and_idle("clear"):
+            return None
+        from co_tui.governance import split_turns
+        from co_tui.tui.screens.confirm_clear import clear_summary
+
+        session = self.session
+        assert session is not None
+        reading = session.meter_reading()
+        turns = len(split_turns(list(session.context)))
+        saved = session.store is not None and bool(session.transcript)
+        return clear_summary(len(session.context), reading.context_tokens, turns, saved, session.title)
+
+    def clear(self) -> None:
+        """After the user confirmed: a fresh conversation (the old one stays saved)."""
+        if self.session is None or self.job is not None:
+            return
+        self._start("clear", self._run_clear())
+
+    async def _run_clear(self) -> None:
+        session, view = self.session, self.view
+        assert session is not None
+        try:
+            trim = await asyncio.to_thread(session.clear)  # it saves the old session
+            await view.clear_log()
+            await view.show_event(trim)
+            view.show_session(session)
+        finally:
+            self._job_ended()
+        self.send_queued()
+
+    # --- /export and /model ----------------------------------------------------------------------
+
+    def export(self, args: str = "") -> None:
+        """/export [md|json] [path]: write this session to a file (default: the workspace).
+
+        A relative path is taken from the workspace; an existing directory gets the default file
+        name. Says where the file went, or one line on what was wrong. The file is written in a thread.
+        """
+        try:
+            fmt, target = parse_export_args(args)
+        except ValueError as exc:
+            self.view.show_hint(str(exc))
+            return
+        if not self.session_ready_for("export"):
+            return
+        session = self.session
+        assert session is not None
+        if session.store is None or not session.transcript:
+            self.view.show_hint("nothing saved to export yet", info=True)
+            return
+        self.view.spawn(self._run_export(session.store, session.id, fmt, target))
+
+    async def _run_export(self, store: Any, session_id: str, fmt: str, target: Path | None) -> None:
+        from co_tui.session.events import ErrorEvent
+        from co_tui.session.export import write_export
+
+        where = self.workspace if target is None else self.workspace / target.expanduser()
+        try:
+            path = await asyncio.to_thread(write_export, store, session_id, fmt, where)
+        except Exception as exc:  # noqa: BLE001 - one line, the app keeps running
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            name = f" ({exc.filename})" if isinstance(exc, OSError) and exc.filename else ""
+            await self.view.show_event(ErrorEvent(message=f"export failed: {reason}{name}", kind="storage"))
+            return
+        await self.view.add_notice(f"Exported {fmt} to {path}")
+
+    async def show_model(self) -> None:
+        """/model: say which model answers."""
+        if not self.session_ready_for("model"):
+            return
+        session = self.session
+        assert session is not None
+        offline = " (offline, built in)" if session.is_offline else ""
+        await self.view.add_notice(f"Model: {session.model_name}{offline} · /model NAME switches")
+
+    def can_switch_model(self) -> bool:
+        """/model NAME may run now (else a hint says why not)."""
+        if not self.session_ready_for("model"):
+            return False
+        if self.job is not None:
+            self.view.show_hint("wait for the running turn to finish (or press esc) before switching models")
+            return False
+        return True
+
+    async def model_switched(self) -> None:
+        """The session switched models (in the app's thread worker)."""
+        session = self.session
+        assert session is not None
+        self.view.show_session(session)
+        await self.view.add_notice(f"Model switched to {session.model_name}")
+
+    # --- opening sessions ------------------------------------------------------------------------
+
+    def opening(self, session_id: str) -> None:
+        """A saved session was chosen in /sessions: until it is ready, prompts wait and commands refuse."""
+        self.opening_id = session_id
+
+    async def preview(self, session_id: str, title: str, items: list[Item],
+                      banners: list[tuple[int, HistoryTrimmed]], *, turns: int, messages: int,
+                      entries: int) -> None:
+        """A resumed conversation read from the store's rows, while its session still loads."""
+        if self.session is not None:  # a ready session shows itself
+            return
+        await self._show_conversation(session_id, title, items, banners, turns=turns, messages=messages,
+                                      entries=entries)
+        self.shown = Shown(session_id, messages, len(banners))
+
+    async def session_ready(self, session: SessionPort) -> None:
+        """The session opened (at start-up, or the one chosen in /sessions): show it, send what waited."""
+        previous, self.session = self.session, session
+        self.opening_id = None
+        shown, self.shown = self.shown, None
+        view = self.view
+        view.show_session(session)
+        if shown is not None and previous is None and (shown.session_id, shown.messages, shown.banners) == (
+                session.id, len(session.transcript), len(session.ledger)):
+            # The same conversation is on screen: no remount, only the badges (they need the context).
+            self._show_truncated()
+        else:
+            if previous is not None or session.transcript or shown is not None:
+                await view.clear_log()
+            if session.transcript or session.ledger:
+                await self._show_saved()
+            else:
+                await view.add_notice(
+                    f"New conversation in {self.workspace.name or self.workspace} · "
+                    "/ for commands · F1 for help · esc interrupts a reply"
+                )
+        if self.queued:
+            view.clear_hint()  # "the model is still loading — your prompt will be sent…": it is sent now
+        self.send_queued()
+
+    async def session_failed(self, message: str, exit_code: int) -> None:
+        """A session did not open: at start-up the app leaves; from /sessions this one stays."""
+        if self.session is None:
+            self.view.fail_to_start(message, exit_code)
+            return
+        from co_tui.session.events import ErrorEvent
+
+        # What was typed meanwhile goes to the session that stays.
+        self.opening_id = None
+        await self.view.show_event(ErrorEvent(message=message, kind="config"))
+        self.send_queued()
+
+    async def _show_saved(self) -> None:
+        from co_tui.tui.transcript_view import transcript_items
+
+        session = self.session
+        assert session is not None
+        items = transcript_items(list(session.transcript))
+        turns = sum(1 for item in items if item.kind == "user")
+        await self._show_conversation(session.id, session.title, items,
+                                      list(zip(session.ledger_positions, session.ledger)),
+                                      turns=turns, messages=len(session.transcript))
+        self._show_truncated()
+
+    async def _show_conversation(self, session_id: str, title: str, items: list[Item], banners: list[Any], *,
+                                 turns: int, messages: int, entries: int | None = None) -> None:
+        """Mount a saved conversation's newest entries (banners at their cuts) and the "Resumed"
+        line. `entries`: the whole conversation's, when `items` are only its newest part."""
+        self.view.show_title(title)
+        # One mount for the newest entries, banners at their cuts (not one mount per ledger event).
+        await self.view.show_items(items, banners, entries=entries)
+        await self.view.add_notice(f"Resumed “{title or session_id[:8]}” · {turns} turns · {messages} messages")
+
+    def _show_truncated(self) -> None:
+        """The `truncated` badges of the tool calls whose output the model now sees shortened."""
+        from co_tui.tui.transcript_view import truncated_tool_call_ids
+
+        assert self.session is not None
+        self.view.show_truncated(truncated_tool_call_ids(list(self.session.context)))
+
+
+def parse_export_args(args: str) -> tuple[str, Path | None]:
+    """`[md|json] [path]` → (format, path or None). Without a format word the path's suffix
+    decides (`.json` → json, else md). A bare word that is neither a format nor path-like
+    (no `/`, `.` or `~`) is taken as a mistyped format: ValueError with one line."""
+    from co_tui.session.export import FORMATS
+
+    words = args.split(maxsplit=1)
+    if not words:
+        return "md", None
+    if words[0] in FORMATS:
+        return words[0], Path(words[1].strip()) if len(words) > 1 else None
+    raw = args.strip()
+    if not any(c in raw for c in "/.~"):
+        raise ValueError(f"unknown export format '{words[0]}' — use /export [{'|'.join(FORMATS)}] [path]")
+    path = Path(raw)
+    return ("json" if path.suffix.lower() == ".json" else "md"), path
+
+
+def internal_error(error: BaseException) -> Event:
+    """An `ErrorEvent` for a job that died with an unexpected exception."""
+    from co_tui.session.events import ErrorEvent
+
+    return ErrorEvent(message=f"internal error: {type(error).__name__}: {error}", kind="internal")
+
+
+__all__ = ["ChatController", "ChatView", "Job", "Shown", "internal_error", "parse_export_args"]

@@ -1,0 +1,54 @@
+"""Pilot helpers shared by every test folder: wait for a condition, never for a time.
+
+`tests/` is on sys.path (its conftest.py is loaded first), so any test imports these as
+`from pilot_helpers import wait_until`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from textual.pilot import Pilot
+
+TIMEOUT_S = 30.0  # only a failing test waits this long: generous for a loaded machine
+
+
+async def wait_until(pilot: Pilot, predicate: Callable[[], object], what: str = "condition", *,
+                     timeout: float = TIMEOUT_S) -> None:
+    """Pause the pilot until `predicate()` is truthy; fail the test after `timeout` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        await pilot.pause(0.01)
+
+
+async def wait_ready(pilot: Pilot) -> None:
+    """Wait until the app's session exists and the first paint settled."""
+    await wait_until(pilot, lambda: getattr(pilot.app, "session", None) is not None, what="session ready")
+    await pilot.pause()
+
+
+def layout_settled(pilot: Pilot) -> bool:
+    """Every tool row's title has the width of its text (a title just changed is laid out on a
+    later frame: a snapshot taken before then shows it cut, e.g. `· 1.3k` for `· 1.3k chars`)."""
+    from textual.widgets._collapsible import CollapsibleTitle
+
+    for title in pilot.app.screen.query(CollapsibleTitle):
+        parent = title.parent
+        room = parent.content_region.width if parent is not None else title.content_region.width
+        if title.content_region.width < min(title.visual.get_optimal_width(title.styles, room), room):
+            return False
+    return True
+
+
+async def wait_idle(pilot: Pilot) -> None:
+    """Wait until no turn or compaction runs, all posted events are rendered and laid out."""
+    app = pilot.app
+    await wait_until(pilot, lambda: not app.busy, what="turn finished")
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    await wait_until(pilot, lambda: layout_settled(pilot), what="the layout settled")
