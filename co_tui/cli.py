@@ -1,6 +1,6 @@
 """The `co-tui` command: parse arguments, load settings, hand over to a front end.
 
-No logic of its own (DESIGN §1): the TUI lives in `co_tui.tui`, print mode in `co_tui.print_mode`,
+No logic of its own (docs/architecture.md): the TUI lives in `co_tui.tui`, print mode in `co_tui.print_mode`,
 session commands in `co_tui.session.commands`. Exit codes: 0 ok, 1 model/provider error, 2 bad
 usage or settings, 130 interrupted.
 """

@@ -1,4 +1,4 @@
-"""Settings: CLI > env `CO_TUI_*` > TOML config file > defaults (DESIGN §3).
+"""Settings: CLI > env `CO_TUI_*` > TOML config file > defaults (docs/configuration.md).
 
 `load_settings()` is the only entry point; any bad value becomes a `SettingsError` whose message is
 one line naming the setting and where the value came from. Callers print it and exit 2.
@@ -29,7 +29,7 @@ class SettingsError(Exception):
 
 
 class Settings(BaseSettings):
-    """Every co-tui setting. Field names are the contract of DESIGN §3."""
+    """Every co-tui setting. Field names are a contract: docs/configuration.md lists them."""
 
     model_config = SettingsConfigDict(
         env_prefix=ENV_PREFIX,

@@ -1,6 +1,6 @@
 """Print mode (`co-tui -p PROMPT`): one turn, the answer on stdout, then exit.
 
-`--output-format jsonl` writes every domain event as one JSON object per line (DESIGN §3) and
+`--output-format jsonl` writes every domain event as one JSON object per line (docs/architecture.md) and
 always ends with a `done` line. Errors: one line on stderr, exit 1. Ctrl+C interrupts the turn
 cleanly (the partial answer is kept and saved), exit 130.
 """

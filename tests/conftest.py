@@ -1,14 +1,19 @@
-"""Isolation for every test: config and data go to temp dirs; no real provider is reachable."""
+"""Isolation for every test: config and data go to temp dirs; no real provider is reachable.
+
+pydantic-ai refuses every request to a real provider model (`ALLOW_MODEL_REQUESTS = False`, as
+oterm's suite does): a test that would reach one by mistake fails at once. Tests of the provider
+path (tests/providers/) allow it against their loopback server.
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+import pydantic_ai.models
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-CORPUS_DIR = ROOT.parent / "shared" / "corpus" / "transcripts"
+pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
 
 # Textual determinism for snapshot and pilot tests.
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")

@@ -15,6 +15,7 @@ import asyncio
 import math
 import re
 import socket
+from co_tui.text import one_line
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -149,11 +150,6 @@ def _seconds(value: float) -> str:
     return f"{math.ceil(value)}s"
 
 
-def _one_line(text: str) -> str:
-    line = re.sub(r"\s+", " ", text).strip()
-    return line if len(line) <= _MAX_LINE else line[: _MAX_LINE - 1] + "…"
-
-
 def _provider_message(exc: Any) -> str:
     """The provider's own human message from an error body, if it sent one."""
     body = getattr(exc, "body", None)
@@ -200,7 +196,7 @@ def describe_error(
     try:
         return _describe(_unwrap(exc), model_name=model_name, base_url=base_url, partial=partial)
     except Exception as inner:  # a describer that crashes would hide the original failure
-        return _one_line(f"{type(exc).__name__}: {exc} (while describing it: {inner!r})"), "internal"
+        return one_line(f"{type(exc).__name__}: {exc} (while describing it: {inner!r})", _MAX_LINE), "internal"
 
 
 def _unwrap(exc: BaseException) -> BaseException:
@@ -215,7 +211,7 @@ def _describe(exc: BaseException, *, model_name: str, base_url: str | None, part
     from co_tui.agent.models import ModelConfigError
 
     if isinstance(exc, ModelConfigError):  # already one line, written for the user
-        return _one_line(str(exc)), "config"
+        return one_line(str(exc), _MAX_LINE), "config"
 
     from pydantic_ai import exceptions as ex
 
@@ -235,77 +231,77 @@ def _describe(exc: BaseException, *, model_name: str, base_url: str | None, part
         code = f" (HTTP {status})" if status else ""
         fix = f"check {var}" if var else "check the API key"
         if status == 403:
-            return _one_line(f"{who} refused access to {_bare_model(model_name)}{code}: {fix} and its permissions"), "auth"
-        return _one_line(f"{who} rejected the API key{code}: {fix}"), "auth"
+            return one_line(f"{who} refused access to {_bare_model(model_name)}{code}: {fix} and its permissions", _MAX_LINE), "auth"
+        return one_line(f"{who} rejected the API key{code}: {fix}", _MAX_LINE), "auth"
 
     if isinstance(exc, ex.ModelQuotaExceededError):
-        return _one_line(f"{who} says the account's quota or credits are exhausted: {_provider_message(exc)}"), "provider"
+        return one_line(f"{who} says the account's quota or credits are exhausted: {_provider_message(exc)}", _MAX_LINE), "provider"
 
     if isinstance(exc, ex.ModelRateLimitError):
         n = _retries_taken(exc)
         wait = getattr(exc, "retry_after", None)
         when = f"try again in {_seconds(wait)}" if wait and wait >= 1 else "try again shortly"
-        return _one_line(f"rate limited by {who} (retried {_times(n)}); {when}"), "provider"
+        return one_line(f"rate limited by {who} (retried {_times(n)}); {when}", _MAX_LINE), "provider"
 
     in_stream = bool(getattr(exc, "in_stream", False))
     if in_stream:
         status = getattr(exc, "status_code", None)
         reason = f"{who} sent error {status}" if status else f"{who} sent an error"
-        return _one_line(f"{_stream_broke(partial)} ({reason}: {_provider_message(exc)})"), "provider"
+        return one_line(f"{_stream_broke(partial)} ({reason}: {_provider_message(exc)})", _MAX_LINE), "provider"
 
     if isinstance(exc, (ex.ModelServerError, ex.ModelUnavailableError)):
         status = getattr(exc, "status_code", None)
         n = _retries_taken(exc)
         code = f" {status}" if status else ""
         tail = "; it is overloaded, try again later" if isinstance(exc, ex.ModelOverloadedError) else ""
-        return _one_line(f"{who} server error{code} after {_times(n, 'retry', 'retries')}{tail}"), "provider"
+        return one_line(f"{who} server error{code} after {_times(n, 'retry', 'retries')}{tail}", _MAX_LINE), "provider"
 
     if isinstance(exc, ex.ModelRequestTimeout):
         where = f" from {host}" if host else ""
         what = "no answer" if getattr(exc, "setting", "") == "first_event_timeout" else "no complete answer"
-        return _one_line(f"{what}{where} within {exc.timeout:g}s ({_bare_model(model_name)}): "
-                         "request timed out"), "network"
+        return one_line(f"{what}{where} within {exc.timeout:g}s ({_bare_model(model_name)}): "
+                        "request timed out", _MAX_LINE), "network"
 
     if isinstance(exc, ex.ModelTimeoutError):
         seconds = _attempt_timeout(exc)
         within = f" within {seconds:g}s" if seconds else ""
         n = _retries_taken(exc)
         tries = f" (retried {_times(n)})" if n else ""
-        return _one_line(f"timed out waiting for {host or who}{within}{tries}"), "network"
+        return one_line(f"timed out waiting for {host or who}{within}{tries}", _MAX_LINE), "network"
 
     if isinstance(exc, ex.ModelConnectionError):
         return _describe_connection(exc, host=host, who=who, partial=partial)
 
     if isinstance(exc, ex.ModelNotFoundError):
         hint = f"; did you mean {exc.suggested_model_id}?" if getattr(exc, "suggested_model_id", None) else ""
-        return _one_line(f"{who} does not know the model {_bare_model(model_name)!r} (HTTP 404){hint}"), "config"
+        return one_line(f"{who} does not know the model {_bare_model(model_name)!r} (HTTP 404){hint}", _MAX_LINE), "config"
 
     if isinstance(exc, ex.ModelRequestRejectedError):
         status = getattr(exc, "status_code", None)
         code = f" (HTTP {status})" if status else ""
-        return _one_line(f"{who} rejected the request{code}: {_provider_message(exc)}"), "provider"
+        return one_line(f"{who} rejected the request{code}: {_provider_message(exc)}", _MAX_LINE), "provider"
 
     if isinstance(exc, ex.ModelAPIError):
         text = exc.message
         if "decode" in text.lower() or "json" in text.lower():
-            return _one_line(f"{_stream_broke(partial)} (malformed data from {who})"), "provider"
+            return one_line(f"{_stream_broke(partial)} (malformed data from {who})", _MAX_LINE), "provider"
         status = getattr(exc, "status_code", None)
         code = f" {status}" if status else ""
-        return _one_line(f"{who} error{code}: {_provider_message(exc)}"), "provider"
+        return one_line(f"{who} error{code}: {_provider_message(exc)}", _MAX_LINE), "provider"
 
     if isinstance(exc, ex.UserError):
         return _describe_user_error(exc)
 
     if isinstance(exc, ex.UsageLimitExceeded):
-        return _one_line(f"stopped: {exc.message.split('. ')[0]}"), "provider"
+        return one_line(f"stopped: {exc.message.split('. ')[0]}", _MAX_LINE), "provider"
 
     if isinstance(exc, ex.UnexpectedModelBehavior):
-        return _one_line(f"unexpected answer from {_bare_model(model_name)}: {exc.message}"), "provider"
+        return one_line(f"unexpected answer from {_bare_model(model_name)}: {exc.message}", _MAX_LINE), "provider"
 
     if isinstance(exc, OSError):
-        return _one_line(f"{type(exc).__name__}: {exc}"), "network"
+        return one_line(f"{type(exc).__name__}: {exc}", _MAX_LINE), "network"
 
-    return _one_line(f"internal error: {type(exc).__name__}: {exc}"), "internal"
+    return one_line(f"internal error: {type(exc).__name__}: {exc}", _MAX_LINE), "internal"
 
 
 def _guess_prefixed(model_name: str, exc: BaseException) -> str:
@@ -319,23 +315,23 @@ def _describe_connection(exc: BaseException, *, host: str | None, who: str, part
     links = _chain(exc)
     if any(isinstance(link, socket.gaierror) for link in links):
         name = (host or "").rsplit(":", 1)[0] or who
-        return _one_line(f"cannot resolve host {name}: check the base URL and your network"), "network"
+        return one_line(f"cannot resolve host {name}: check the base URL and your network", _MAX_LINE), "network"
     if any(isinstance(link, ConnectionRefusedError) for link in links):
-        return _one_line(f"cannot connect to {target}: connection refused (is the server running?)"), "network"
+        return one_line(f"cannot connect to {target}: connection refused (is the server running?)", _MAX_LINE), "network"
     if "incomplete" in text or "complete message body" in text or "incomplete chunked" in text:
         return _stream_broke(partial), "network"
     if any(s in text for s in ("name or service not known", "nodename nor servname", "getaddrinfo",
                                "name resolution", "no address associated", "errno -2", "errno -3", "errno 8")):
         name = (host or "").rsplit(":", 1)[0] or who
-        return _one_line(f"cannot resolve host {name}: check the base URL and your network"), "network"
+        return one_line(f"cannot resolve host {name}: check the base URL and your network", _MAX_LINE), "network"
     if "refused" in text:
-        return _one_line(f"cannot connect to {target}: connection refused (is the server running?)"), "network"
+        return one_line(f"cannot connect to {target}: connection refused (is the server running?)", _MAX_LINE), "network"
     if "disconnected without sending a response" in text or "connection reset" in text:
-        return _one_line(f"{target} closed the connection without answering"), "network"
+        return one_line(f"{target} closed the connection without answering", _MAX_LINE), "network"
     phase = getattr(exc, "phase", None)
     if phase == "read":
         return _stream_broke(partial), "network"
-    return _one_line(f"cannot reach {target}: {getattr(exc, 'message', '') or exc}"), "network"
+    return one_line(f"cannot reach {target}: {getattr(exc, 'message', '') or exc}", _MAX_LINE), "network"
 
 
 def _describe_user_error(exc: Any) -> tuple[str, ErrorKind]:
@@ -344,4 +340,4 @@ def _describe_user_error(exc: Any) -> tuple[str, ErrorKind]:
     if match:
         var = match.group(1)
         return f"{var} is not set: export it, or choose another model with --model", "config"
-    return _one_line(f"model set-up failed: {exc.message}"), "config"
+    return one_line(f"model set-up failed: {exc.message}", _MAX_LINE), "config"

@@ -18,14 +18,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from co_tui.governance.markers import MARKER_PREFIXES
+
 DEFAULT_MIN_CHARS = 600
 DEFAULT_MAX_CHARS = 8_000
 ASK_CHARS = 200
 ANSWER_CHARS = 240
 MARKER_CHARS = 600
 
-# Markers the context policy inserts (DESIGN §2): never user turns, always "earlier context".
-MARKER_PREFIXES = ("[Earlier conversation trimmed", "[Summary of", "[Compacted conversation summary]")
 
 HEADER = "Extractive summary (offline model: key lines picked from the conversation, no LLM)."
 

@@ -48,7 +48,6 @@ from pydantic_ai.profiles import ModelProfile
 from pydantic_ai.usage import RequestUsage
 
 from co_tui.agent.extractive import (
-    MARKER_PREFIXES,
     budget_from_text,
     digest_messages,
     digest_text,
@@ -63,6 +62,7 @@ from co_tui.agent.offline_replies import (
     canned_reply,
     unavailable_tool_reply,
 )
+from co_tui.governance.markers import MARKER_PREFIXES
 from co_tui.governance.tokens import estimate_text_tokens, estimate_tokens
 
 OFFLINE_MODEL_NAME = "offline"
@@ -189,11 +189,9 @@ def is_summarization_request(info: AgentInfo, prompt: str) -> bool:
 
     The main agent always has tools, so "summarise README.md" typed by the user is a file request.
     """
-    try:
-        from co_tui.governance.summarize import is_summarization_request as is_governance_request
-    except ImportError:  # governance not present: the general check below still covers its requests
-        is_governance_request = None
-    if is_governance_request is not None and is_governance_request(info):
+    from co_tui.governance.summarize import is_summarization_request as is_governance_request
+
+    if is_governance_request(info):
         return True
     return not info.function_tools and bool(_SUMMARY_WORDS.search(f"{info.instructions or ''}\n{prompt}"))
 

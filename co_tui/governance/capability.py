@@ -110,11 +110,6 @@ class ContextGovernance(AbstractCapability[Any]):
         self._override = None
         self._shrink_done = False
 
-    def set_policy(self, policy: GovernancePolicy) -> None:
-        """Swap the policy (e.g. after `/model`), keeping the summariser cooldown."""
-        self.policy = policy
-        self.governor.policy = policy
-
     def _hand_over(self, messages: list[ModelMessage]) -> None:
         new = messages[self.seen_len :] if self.seen_len <= len(messages) else []
         if new and self.transcript_sink is not None:

@@ -1,7 +1,7 @@
 """The `history_trimmed` event: the one record of every change to what the model sees.
 
 Governance produces these; the session layer forwards them (TUI banner, jsonl line, store ledger).
-Field names are a contract (DESIGN §2) relied on by tests outside the project.
+Field names are a contract (docs/context-governance.md) relied on by tests outside the project.
 """
 
 from __future__ import annotations
@@ -11,9 +11,6 @@ from typing import Any, Literal
 
 Reason = Literal["token_budget", "message_count", "context_overflow", "manual_compact", "clear"]
 Strategy = Literal["tool_output_trim", "turn_trim", "step_shrink", "summary", "static_marker", "compact"]
-
-REASONS: tuple[str, ...] = ("token_budget", "message_count", "context_overflow", "manual_compact", "clear")
-STRATEGIES: tuple[str, ...] = ("tool_output_trim", "turn_trim", "step_shrink", "summary", "static_marker", "compact")
 
 
 @dataclass(frozen=True, kw_only=True)

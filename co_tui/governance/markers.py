@@ -21,6 +21,10 @@ METADATA_KEY = "co_tui_marker"
 
 COMPACT_HEADER = "[Compacted conversation summary]"
 COMPACT_ACK = "Understood. I have the conversation context."
+BREADCRUMB_PREFIX = "[Earlier conversation trimmed"
+SUMMARY_PREFIX = "[Summary of"
+MARKER_PREFIXES = (BREADCRUMB_PREFIX, SUMMARY_PREFIX, COMPACT_HEADER)
+"""How the text of each marker starts (breadcrumb, summary, compaction): the offline model skips them."""
 
 _BREADCRUMB_RE = re.compile(
     r"^\[Earlier conversation trimmed — (\d+) messages \((\d+) turns\) removed to stay within the context budget\]$"
@@ -29,7 +33,7 @@ _SUMMARY_RE = re.compile(r"^\[Summary of (\d+) earlier messages\]\n", re.S)
 
 
 def breadcrumb_text(messages: int, turns: int) -> str:
-    """The breadcrumb's exact text (DESIGN §2); plural forms are fixed so the text is parseable."""
+    """The breadcrumb's exact text (docs/context-governance.md); plural forms are fixed so the text is parseable."""
     return f"[Earlier conversation trimmed — {messages} messages ({turns} turns) removed to stay within the context budget]"
 
 

@@ -40,6 +40,7 @@ from co_tui.governance.summarize import (
 from co_tui.governance.tokens import estimate_tokens
 from co_tui.governance.trim import fit_to_budget, shrink_steps, trim_to_message_count, trim_to_recent_turns
 from co_tui.governance.turns import segment
+from co_tui.text import one_line
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
@@ -227,7 +228,7 @@ class Governor:
             summary=summary,
             note=None
             if summary is not None
-            else f"summary failed ({_one_line(self.last_summary_error or '')}); "
+            else f"summary failed ({one_line(self.last_summary_error or '', 160)}); "
             f"trimming only for {self.policy.summarizer_cooldown_s:g}s",
         )
         return new, event
@@ -281,8 +282,3 @@ def _worth_summarising(window: SummaryWindow) -> bool:
     """
     middle = window.middle_messages
     return estimate_tokens(middle) > summary_token_budget(middle)
-
-
-def _one_line(text: str, limit: int = 160) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

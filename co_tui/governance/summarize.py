@@ -24,6 +24,7 @@ from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.markers import make_compact_pair, make_static_marker, make_summary_marker
 from co_tui.governance.tokens import content_text, estimate_tokens, message_tokens
 from co_tui.governance.turns import Layout, Turn, answers_calls, segment
+from co_tui.text import one_line
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
@@ -117,11 +118,6 @@ def is_compact_request(source: Any) -> bool:
     return isinstance(instructions, str) and COMPACT_SENTINEL in instructions[:300]
 
 
-def _one_line(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
 def _cap(text: str) -> str:
     if len(text) <= _MAX_TEXT_CHARS:
         return text
@@ -152,15 +148,15 @@ def _render_message(message: ModelMessage, lines: list[str]) -> None:
             outcome = getattr(part, "outcome", "success")
             status = "" if outcome == "success" else f" ({outcome})"
             lines.append(
-                f"[tool result {getattr(part, 'tool_name', '?')}{status}, {len(text)} chars] {_one_line(text, _DIGEST_CHARS)}"
+                f"[tool result {getattr(part, 'tool_name', '?')}{status}, {len(text)} chars] {one_line(text, _DIGEST_CHARS)}"
             )
         elif kind == "text":
             lines.append(f"[assistant] {_cap(part.content)}")
         elif kind.endswith("call") and hasattr(part, "tool_name"):
             args = part.args if isinstance(part.args, str) else content_text(part.args) if part.args else ""
-            lines.append(f"[assistant calls {part.tool_name}] {_one_line(args, 200)}")
+            lines.append(f"[assistant calls {part.tool_name}] {one_line(args, 200)}")
         elif kind in ("retry-feedback", "retry-prompt"):
-            lines.append(f"[retry] {_one_line(content_text(part.content), _DIGEST_CHARS)}")
+            lines.append(f"[retry] {one_line(content_text(part.content), _DIGEST_CHARS)}")
         # thinking, files and framework parts are left out on purpose
 
 
@@ -180,7 +176,7 @@ def render_for_summary(messages: Sequence[ModelMessage], *, focus: str | None = 
     body = "\n".join(reversed(kept))
     request = "Summarise the conversation below."
     if focus:
-        request += f" Give particular attention to: {_one_line(focus, 500)}"
+        request += f" Give particular attention to: {one_line(focus, 500)}"
     return f"{request}\n\n{wrap(_CONVERSATION_TAG, body)}"
 
 

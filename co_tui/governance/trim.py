@@ -35,6 +35,7 @@ __all__ = [
     "truncate_text",
 ]
 
+TRUNCATION_MARK = "[…truncated"  # how a shortened tool output's last line starts (the TUI badges it)
 _TRUNC_RE = re.compile(r"\n\[…truncated, (\d+) chars total\]\Z")
 # Progressive caps for the in-turn step shrink; the last one keeps only the truncation note.
 SHRINK_LEVELS = (1000, 200, 0)
@@ -56,7 +57,7 @@ def truncate_text(text: str, max_chars: int) -> str | None:
         return None
     if len(visible) <= max_chars and visible is not text:
         return None
-    cut = f"{visible[:max_chars]}\n[…truncated, {total} chars total]"
+    cut = f"{visible[:max_chars]}\n{TRUNCATION_MARK}, {total} chars total]"
     return cut if len(cut) < len(text) else None  # a "cut" that adds text is no cut
 
 
@@ -184,7 +185,7 @@ def trim_tool_returns(messages: Sequence[ModelMessage], max_chars: int, *, layou
 
 @dataclass(frozen=True)
 class TrimResult:
-    """Result of dropping oldest whole turns (contract of DESIGN §2).
+    """Result of dropping oldest whole turns (docs/context-governance.md).
 
     `dropped_messages`/`dropped_turns` count what this cut removed (earlier markers' counts are added
     into the new breadcrumb's text, not here); `kept_turns >= 1` whenever the input had a turn.

@@ -26,6 +26,7 @@ from co_tui.config import Settings
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.events import INTERRUPTED_MESSAGE, Done, ErrorEvent, Event, UsageUpdate
 from co_tui.session.stream_map import map_stream_event
+from co_tui.text import one_line
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -46,8 +47,7 @@ def _shown_count(messages: Sequence[ModelMessage]) -> int:
 
 def make_title(prompt: str) -> str:
     """A session title from the first user prompt: one line, at most TITLE_CHARS characters."""
-    line = " ".join(prompt.split())
-    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
+    return one_line(prompt, TITLE_CHARS)
 
 
 class ChatSession:
@@ -89,21 +89,11 @@ class ChatSession:
         """Resolve the model and build the governed agent. Raises `ModelConfigError` on a bad model."""
         from co_tui.agent.factory import build_agent, overhead_tokens
         from co_tui.agent.models import context_window_of, is_offline, resolve_model
-        from co_tui.governance import ContextGovernance, GovernancePolicy, resolve_budget
+        from co_tui.governance import ContextGovernance, GovernancePolicy
 
         resolved = resolve_model(model, self.settings) if isinstance(model, str) else model
         s = self.settings
-        budget, guessed = resolve_budget(
-            s.context_budget_tokens, s.compact_threshold, context_window_of(resolved), s.fallback_context_window
-        )
-        self.policy = GovernancePolicy(
-            budget_tokens=budget,
-            max_history_messages=s.max_history_messages,
-            tool_output_trim_chars=s.tool_output_trim_chars,
-            strategy=s.context_strategy,
-            summarizer_cooldown_s=s.summarizer_cooldown_s,
-            window_is_guess=guessed,
-        )
+        self.policy = GovernancePolicy.from_settings(s, context_window=context_window_of(resolved))
         summarizer = resolve_model(s.summarization_model, s) if s.summarization_model else None
         self.model = resolved
         self.model_name = model if isinstance(model, str) else f"{resolved.system}:{resolved.model_name}"

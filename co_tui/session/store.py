@@ -9,7 +9,8 @@ and deletes/inserts only the context rows that left/arrived (`context_diff.py`);
 the turn, not on the session's length.
 
 Threads: one connection opened with `check_same_thread=False`, every public method serialised by
-one lock, so the TUI may save from a worker thread while the UI thread lists sessions. Processes:
+one lock: saves run in threads (`ChatSession` saves with `asyncio.to_thread`, the TUI clears and
+exports in threads) while the UI thread lists sessions. Processes:
 SQLite's own locking; a writer that cannot get the lock within the busy timeout gets
 `StoreLocked`.
 
@@ -49,9 +50,9 @@ from co_tui.session.store_errors import (
     StoreFull,
     StoreLocked,
     StoreTooNew,
-    one_line,
     translate_sqlite_error,
 )
+from co_tui.text import one_line
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -517,7 +518,7 @@ class SessionStore:
 def _damaged(meta: SessionMeta, what: str) -> StoreCorrupt:
     """The one-line error for a damaged session, naming it (and its title)."""
     title = f" ({meta.title})" if meta.title else ""
-    return StoreCorrupt(one_line(f"session {meta.id}{title} is damaged: {what}"))
+    return StoreCorrupt(one_line(f"session {meta.id}{title} is damaged: {what}", 200))
 
 
 _META_COLUMNS = "id, title, created, updated, model, workspace, messages, context_messages, tokens, damaged"

@@ -9,6 +9,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from co_tui.text import one_line
+
 # SQLite primary result codes (the low byte of `sqlite_errorcode`).
 _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_CORRUPT, _SQLITE_FULL, _SQLITE_NOTADB = 5, 6, 11, 13, 26
 
@@ -52,11 +54,5 @@ def translate_sqlite_error(exc: sqlite3.Error, path: Path, action: str) -> Store
     if code == _SQLITE_FULL or "database or disk is full" in text:
         return StoreFull(f"cannot {action}: the disk is full (database or disk is full)")
     if code in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or "malformed" in text or "not a database" in text:
-        return StoreCorrupt(f"session database {path} is damaged ({one_line(text)}); move it aside to start afresh")
-    return StoreError(f"cannot {action}: session database error ({one_line(text)})")
-
-
-def one_line(text: str, limit: int = 200) -> str:
-    """`text` collapsed to one line of at most `limit` characters."""
-    line = " ".join(str(text).split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+        return StoreCorrupt(f"session database {path} is damaged ({one_line(text, 200)}); move it aside to start afresh")
+    return StoreError(f"cannot {action}: session database error ({one_line(text, 200)})")

@@ -1,4 +1,4 @@
-"""The one registry of slash commands and key bindings (DESIGN §3).
+"""The one registry of slash commands and key bindings (docs/keys-and-commands.md).
 
 Three views read it: the slash-completion popup, the command palette and the help screen; the app
 builds its `BINDINGS` from `KEYS`. Adding a command here is the only step that makes it appear in

@@ -14,9 +14,3 @@ def format_tokens(n: int) -> str:
 def format_chars(n: int) -> str:
     """A result size for tool blocks: '812 chars', '2.3k chars'."""
     return f"{format_tokens(n)} char{'s' if n != 1 else ''}"
-
-
-def one_line(text: str, limit: int) -> str:
-    """`text` collapsed to one line of at most `limit` characters (ellipsis when cut)."""
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: max(0, limit - 1)].rstrip() + "…"

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from co_tui.session.store_tail import SessionTail
 
-TRUNCATION_MARK = "[…truncated"  # governance's marker on a shortened tool output (DESIGN §2)
 
 
 @dataclass(frozen=True)
@@ -163,6 +162,8 @@ def tail_shows(entries: int) -> Callable[[SessionTail], bool]:
 
 def truncated_tool_call_ids(context: Sequence[Any]) -> frozenset[str]:
     """Ids of tool calls whose output the model now sees shortened (governance's marker)."""
+    from co_tui.governance.trim import TRUNCATION_MARK
+
     ids = set()
     for message in context:
         if _field(message, "kind") == "request":

@@ -1,4 +1,4 @@
-"""Property tests over generated histories: the invariants of DESIGN §2 (≥10,000 cases in total)."""
+"""Property tests over generated histories: the invariants of docs/context-governance.md (≥10,000 cases in total)."""
 
 from __future__ import annotations
 

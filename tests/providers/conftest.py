@@ -9,6 +9,15 @@ import pytest
 from .loopback import LoopbackServer, closed_port_url
 
 
+@pytest.fixture(autouse=True)
+def allow_loopback_requests() -> Iterator[None]:
+    """Real provider models here talk to the loopback server: their requests are allowed."""
+    from pydantic_ai.models import override_allow_model_requests
+
+    with override_allow_model_requests(True):
+        yield
+
+
 @pytest.fixture
 def loopback() -> Iterator[LoopbackServer]:
     """A started loopback server, stopped (with any hanging requests released) after the test."""

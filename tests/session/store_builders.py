@@ -42,7 +42,7 @@ def tool_turn(i: int, *, output_chars: int = 400) -> list[ModelMessage]:
 
 
 def breadcrumb(messages: int, turns: int) -> ModelRequest:
-    """The marker `trim_to_recent_turns` leaves where it cut (DESIGN §2)."""
+    """The marker `trim_to_recent_turns` leaves where it cut (docs/context-governance.md)."""
     return ModelRequest(
         parts=[
             UserPromptPart(
@@ -55,5 +55,5 @@ def breadcrumb(messages: int, turns: int) -> ModelRequest:
 
 
 def summary(n: int, text: str) -> ModelRequest:
-    """A summary marker as the summarize strategy writes it (DESIGN §2)."""
+    """A summary marker as the summarize strategy writes it (docs/context-governance.md)."""
     return ModelRequest(parts=[UserPromptPart(f"[Summary of {n} earlier messages]\n{text}", timestamp=_T0)])

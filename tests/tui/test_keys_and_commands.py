@@ -255,3 +255,37 @@ async def test_slash_export_writes_where_it_says(app, workspace):
 
         await send(pilot, "/export pdf")
         assert "unknown export format 'pdf'" in str(app.chat.query_one("#hint").render())
+
+
+async def test_keys_echo_while_a_turn_is_being_saved(app, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The save (an fsync) runs off the UI loop: a store held mid-save still lets typed keys show."""
+    import threading
+
+    from co_tui.session.store import SessionStore
+
+    entered, release, saving = threading.Event(), threading.Event(), [False]
+    save_turn = SessionStore.save_turn
+
+    def slow_save(self, *args, **kwargs):
+        saving[0] = True
+        entered.set()
+        try:
+            release.wait(20)  # on the UI loop, this would hold every key until it returns
+            return save_turn(self, *args, **kwargs)
+        finally:
+            saving[0] = False
+
+    monkeypatch.setattr(SessionStore, "save_turn", slow_save)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        pilot.app.chat.prompt.load_text("hello")
+        pilot.app.simulate_key("enter")
+        await wait_until(pilot, entered.is_set, what="the save to start")
+        await pilot.press("a", "b", "c")
+        await wait_until(pilot, lambda: pilot.app.chat.prompt.text == "abc", what="the keys to echo")
+        assert saving[0], "the keys showed while the save was still running"
+        assert pilot.app.busy
+        release.set()
+        await wait_idle(pilot)
+        assert not saving[0]
+        assert pilot.app.session.store.load(pilot.app.session.id).transcript, "the turn was saved"

@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 
 from co_tui.session.banner import REASON_TEXT, STRATEGY_TEXT, banner_details, format_tokens
+from co_tui.text import one_line
 from co_tui.tui.widgets.turn_token_chart import STATE_COLOURS, TurnBar, TurnState, TurnTokenChart, legend_markup
 
 if TYPE_CHECKING:
@@ -106,11 +107,6 @@ def _turn_state(labels: set[str]) -> TurnState:
     if True in seen:
         return "partial"
     return "summarised" if "summarised" in labels else "dropped"
-
-
-def _one_line(text: str, limit: int = _PREVIEW_CHARS) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _tokens_of_budget(tokens: int, budget: int, estimated: bool) -> str:
@@ -224,7 +220,7 @@ class HistoryScreen(Screen[None]):
                 Text(row.kind, style=dim),
                 Text(format_tokens(row.tokens), justify="right", style=dim),
                 Text(label, style=self._status_style(label)),
-                Text(_one_line(row.preview), style=dim, no_wrap=True, overflow="ellipsis"),
+                Text(one_line(row.preview, _PREVIEW_CHARS), style=dim, no_wrap=True, overflow="ellipsis"),
             )
         if rows:
             table.move_cursor(row=min(max(cursor, 0), len(rows) - 1))

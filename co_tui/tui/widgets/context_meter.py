@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 Level = Literal["low", "mid", "high"]
 
-# Colour thresholds of DESIGN/issue 4: < 60% green, < 85% yellow, >= 85% red.
+# Colour thresholds (docs/keys-and-commands.md): < 60% green, < 85% yellow, >= 85% red.
 MID_AT, HIGH_AT = 0.60, 0.85
 LEVEL_STYLE = {"low": "$success", "mid": "$warning", "high": "$error"}
 

@@ -8,6 +8,8 @@ from typing import Literal
 from textual.content import Content
 from textual.widgets import Collapsible, Static
 
+from co_tui.text import one_line
+
 Status = Literal["running", "done", "error", "interrupted"]
 
 PREVIEW_CHARS = 4000  # the expanded view shows the head of big results; the full text stays in the transcript
@@ -16,8 +18,6 @@ ARGS_INLINE = 60
 
 def args_inline(args: str) -> str:
     """Arguments as one short line: `path="README.md", limit=20` (raw text when not a JSON object)."""
-    from co_tui.tui.format import one_line
-
     try:
         data = json.loads(args) if args.strip() else {}
     except ValueError:

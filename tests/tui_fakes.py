@@ -1,4 +1,6 @@
-"""A scripted stand-in for ChatSession with the same interface, for widget-level TUI tests.
+"""A scripted stand-in for ChatSession: a `SessionPort` (co_tui/session/port.py), for TUI tests.
+
+tests/test_session_port.py holds it and the real session to the same conformance suite.
 
 It yields real domain events (co_tui.session.events) and keeps real pydantic-ai messages in its
 transcript/context, so the app's code paths are the production ones; only the model is scripted.
@@ -96,6 +98,7 @@ class FakeSession:
     transcript: list[ModelMessage] = field(default_factory=list)
     context: list[ModelMessage] = field(default_factory=list)
     ledger: list[HistoryTrimmed] = field(default_factory=list)
+    ledger_positions: list[int] = field(default_factory=list)
     busy: bool = False
     prompts: list[str] = field(default_factory=list)
     compact_summary: str = "The user asked about the parser; tests now pass."
@@ -168,6 +171,7 @@ class FakeSession:
                                      chars=len(step.result), is_error=step.is_error)
                 elif isinstance(step, Trim):
                     self.ledger.append(step.event)
+                    self.ledger_positions.append(len(self.transcript))
                     yield step.event
                 elif isinstance(step, Hold):
                     while not self._cancelled:
@@ -206,6 +210,7 @@ class FakeSession:
             summary=summary, session_id=self.id,
         )
         self.ledger.append(event)
+        self.ledger_positions.append(len(self.transcript))
         yield event
         yield self.meter_reading()
         yield Done(output=summary)
@@ -213,13 +218,13 @@ class FakeSession:
     def clear(self) -> HistoryTrimmed:
         """Empty the conversation under a new id; return the `clear` event."""
         event = HistoryTrimmed(
-            reason="clear", strategy="compact", dropped_messages=len(self.context),
-            dropped_turns=len(self.prompts), tokens_before=self.meter_reading().context_tokens,
-            tokens_after=0, budget_tokens=self.budget_tokens, session_id=self.id,
+            reason="clear", strategy="turn_trim", dropped_messages=len(self.context),
+            dropped_turns=len(self.prompts), kept_turns=0, tokens_before=self.meter_reading().context_tokens,
+            tokens_after=0, budget_tokens=self.budget_tokens, session_id=self.id, note="conversation cleared",
         )
         self.id = "f00dfeed0000000000000000000000bb"
         self.title = ""
-        self.transcript, self.context, self.ledger, self.prompts = [], [], [], []
+        self.transcript, self.context, self.ledger, self.ledger_positions, self.prompts = [], [], [], [], []
         self.extra_tokens = 0
         return event
 

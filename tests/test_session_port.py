@@ -1,0 +1,103 @@
+"""One conformance suite for the session port: the real `ChatSession` (offline model, a real SQLite
+store) and the TUI tests' `FakeSession` both keep the contract the TUI relies on
+(co_tui/session/port.py). A fake that drifts from the real session fails here, not in a TUI test
+that then passes for the wrong reason."""
+
+from __future__ import annotations
+
+import typing
+from pathlib import Path
+
+import pytest
+from tui_fakes import FakeSession
+
+from co_tui.config import Settings, load_settings
+from co_tui.governance.events import HistoryTrimmed
+from co_tui.session.events import Done, Event, UsageUpdate
+from co_tui.session.port import SessionPort
+
+EVENT_CLASSES = typing.get_args(Event)
+
+
+@pytest.fixture(params=["real", "fake"])
+def session(request: pytest.FixtureRequest, tmp_path: Path) -> SessionPort:
+    if request.param == "fake":
+        return FakeSession(Settings())
+    from co_tui.session.commands import open_store
+    from co_tui.session.chat import ChatSession
+
+    settings = load_settings()
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "README.md").write_text("# Demo\n")
+    return ChatSession(settings, workspace=workspace, store=open_store(settings))
+
+
+async def _turn(session: SessionPort, prompt: str) -> list[Event]:
+    events = []
+    async for event in session.run_turn(prompt):
+        if not events:
+            assert session.busy, "busy while the turn runs"
+        events.append(event)
+    return events
+
+
+async def test_is_a_session_port(session: SessionPort) -> None:
+    assert isinstance(session, SessionPort)
+    assert not session.busy and not session.transcript and not session.context and not session.ledger
+    assert isinstance(session.meter_reading(), UsageUpdate)
+
+
+async def test_a_turn_yields_the_closed_union_and_ends_with_done(session: SessionPort) -> None:
+    events = await _turn(session, "hello there")
+    assert all(isinstance(event, EVENT_CLASSES) for event in events)
+    assert isinstance(events[-1], Done) and not events[-1].failed and not events[-1].interrupted
+    assert sum(isinstance(event, Done) for event in events) == 1
+    assert any(isinstance(event, UsageUpdate) for event in events), "the meter moves after a turn"
+    assert not session.busy
+    assert len(session.transcript) >= 2 and session.context, "the prompt and the answer are kept"
+    assert session.title == "hello there"
+    for event in events:
+        assert next(iter(event.to_dict())) == "type", "jsonl: `type` first"
+
+
+async def test_cancel_while_idle_changes_nothing(session: SessionPort) -> None:
+    session.cancel()
+    events = await _turn(session, "hi")
+    assert isinstance(events[-1], Done) and not events[-1].interrupted
+
+
+async def test_clear_starts_afresh_under_a_new_id(session: SessionPort) -> None:
+    await _turn(session, "hello")
+    old_id = session.id
+    event = session.clear()
+    assert isinstance(event, HistoryTrimmed)
+    assert (event.reason, event.strategy, event.kept_turns, event.tokens_after) == ("clear", "turn_trim", 0, 0)
+    assert event.dropped_turns == 1 and event.session_id == old_id
+    assert event.note == "conversation cleared"
+    assert session.id != old_id
+    assert (list(session.transcript), list(session.context), list(session.ledger),
+            list(session.ledger_positions), session.title) == ([], [], [], [], "")
+
+
+async def test_compact_of_nothing_says_so(session: SessionPort) -> None:
+    events = [event async for event in session.compact()]
+    assert events == [Done(output="nothing to compact")]
+
+
+async def test_compact_records_one_cut(session: SessionPort) -> None:
+    await _turn(session, "hello")
+    events = [event async for event in session.compact("the greeting")]
+    trims = [event for event in events if isinstance(event, HistoryTrimmed)]
+    assert len(trims) == 1 and trims[0].reason == "manual_compact" and trims[0].strategy == "compact"
+    assert isinstance(events[-1], Done) and not events[-1].failed
+    assert list(session.ledger) == trims and len(session.ledger_positions) == 1
+    assert not session.busy
+
+
+async def test_an_unknown_model_is_refused_and_the_old_one_stays(session: SessionPort) -> None:
+    before = session.model_name
+    with pytest.raises(Exception) as caught:
+        session.set_model("badprovider:nothing")
+    assert "\n" not in str(caught.value) and str(caught.value)
+    assert session.model_name == before
