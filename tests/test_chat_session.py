@@ -178,14 +178,14 @@ async def test_compact_and_clear_events_count_the_request_against_the_configured
     before = estimate_tokens(session.context)
     events = await collect(session.compact())
     trim = next(e for e in events if e.type == "history_trimmed")
-    assert session._overhead > 0
+    assert session.overhead_tokens > 0
     assert trim.budget_tokens == 50_000
-    assert trim.tokens_before == before + session._overhead
-    assert trim.tokens_after == estimate_tokens(session.context) + session._overhead
+    assert trim.tokens_before == before + session.overhead_tokens
+    assert trim.tokens_after == estimate_tokens(session.context) + session.overhead_tokens
     held = estimate_tokens(session.context)
     cleared = session.clear()
     assert cleared.budget_tokens == 50_000
-    assert (cleared.tokens_before, cleared.tokens_after) == (held + session._overhead, 0)
+    assert (cleared.tokens_before, cleared.tokens_after) == (held + session.overhead_tokens, 0)
 
 
 async def test_a_trim_the_meter_says_is_pending_happens_on_the_next_turn(workspace: Path) -> None:

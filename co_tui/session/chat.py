@@ -116,6 +116,11 @@ class ChatSession:
             overhead_tokens=self._overhead,
         )
 
+    @property
+    def overhead_tokens(self) -> int:
+        """Tokens every request carries besides the history (instructions, tool schemas)."""
+        return self._overhead
+
     def set_model(self, name: str) -> None:
         """Switch models for the following turns (`/model`). Raises `ModelConfigError`; the old model stays."""
         if self.busy:

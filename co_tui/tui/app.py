@@ -35,8 +35,6 @@ from co_tui.tui.commands import closest_command, find_command
 from co_tui.tui.controller import ChatController, internal_error
 from co_tui.tui.gc_pause import collection_due, pause_full_collections, resume_full_collections
 from co_tui.tui.messages import (
-    Compact,
-    Interrupt,
     RunSlash,
     SendPrompt,
     SessionEvent,
@@ -128,12 +126,6 @@ class CoTuiApp(App[int]):
     async def on_send_prompt(self, message: SendPrompt) -> None:
         if not await self.controller.send(message.text):
             self.chat.prompt.load_text(message.text)  # nothing lost: the text goes back into the prompt
-
-    def on_interrupt(self, message: Interrupt) -> None:
-        self.controller.interrupt()
-
-    def on_compact(self, message: Compact) -> None:
-        self.controller.compact(message.focus)
 
     def action_interrupt(self) -> None:
         """Esc: stop the running turn (the partial answer stays) or compaction."""

@@ -1,10 +1,10 @@
 """Textual messages of the TUI: user intents, and what the session-opening worker brings back.
 
-Widgets post intents (`SendPrompt`, `RunSlash`, `Compact`, `Interrupt`) and the app hands them to
-the controller, so screens never reach into each other. The worker that opens a session posts
-`SessionPreview`, `SessionReady` or `SessionFailed` (it runs in a thread). Domain events reach the
-chat screen as calls of `ChatScreen.show_event` from the controller's job, in order; `SessionEvent`
-carries one from elsewhere (a job's worker that died).
+The prompt posts intents (`SendPrompt`, `RunSlash`) and the app hands them to the controller (keys
+and the palette call the app's actions), so screens never reach into each other. The worker that
+opens a session posts `SessionPreview`, `SessionReady` or `SessionFailed` (it runs in a thread).
+Domain events reach the chat screen as calls of `ChatScreen.show_event` from the controller's job,
+in order; `SessionEvent` carries one from elsewhere (a job's worker that died).
 """
 
 from __future__ import annotations
@@ -34,18 +34,6 @@ class RunSlash(Message):
     """The user submitted a slash command line, e.g. `/compact tests only`."""
 
     line: str
-
-
-@dataclass
-class Compact(Message):
-    """Compact the conversation; `focus` is an optional hint for the summary."""
-
-    focus: str | None = None
-
-
-@dataclass
-class Interrupt(Message):
-    """Stop the running turn or compaction; the partial answer stays."""
 
 
 @dataclass
@@ -88,8 +76,6 @@ class SessionFailed(Message):
 
 
 __all__ = [
-    "Compact",
-    "Interrupt",
     "RunSlash",
     "SendPrompt",
     "SessionEvent",

@@ -219,7 +219,8 @@ async def test_interrupt_marks_every_segment(monkeypatch: pytest.MonkeyPatch) ->
         first = await new_answer(app.log_view)
         for n in range(12):
             first.live.write(f"Paragraph {n} has a few words in it.\n\n")
-            await pilot.pause(0.12)  # one flush per paragraph
+            await wait_until(pilot, lambda: f"Paragraph {n} " in "".join(  # one flush per paragraph
+                seg.markdown.source for seg in segments_of(first)), what=f"paragraph {n} shown")
         segments = segments_of(first)
         assert len(segments) > 2
         await first.live.finish(interrupted=True)
@@ -345,17 +346,25 @@ def test_the_held_collection_is_due_when_the_user_pauses(monkeypatch: pytest.Mon
 
 
 async def test_a_key_press_holds_the_flush_briefly(monkeypatch: pytest.MonkeyPatch) -> None:
-    from co_tui.tui import input_clock
+    # The clock and the typing are switches: the test decides when time has passed.
+    now = [0.0]
+    monkeypatch.setattr(assistant_message, "monotonic", lambda: now[0])
+    monkeypatch.setattr(assistant_message, "since_input", lambda: 0.0)  # typing "never stops"...
+    ticks = [0]
+    flush = AssistantMessage._flush
 
-    monkeypatch.setattr(assistant_message, "INPUT_PRIORITY_S", 10.0)  # typing "never stops"...
-    monkeypatch.setattr(assistant_message, "MAX_HOLD_S", 0.4)  # ...so only the bound releases text
+    async def counted(self: AssistantMessage) -> None:
+        ticks[0] += 1
+        await flush(self)
+
+    monkeypatch.setattr(AssistantMessage, "_flush", counted)
     app = LogHost()
     async with app.run_test(size=(80, 24)) as pilot:
         answer = await new_answer(app.log_view)
-        input_clock.note_input()
         answer.write("held back")
-        await pilot.pause(0.25)
+        await wait_until(pilot, lambda: ticks[0] >= 3, what="flush ticks that would have shown the text")
         assert answer.markdown.source == "", "a flush right after a key press waits"
+        now[0] = assistant_message.MAX_HOLD_S  # ...so only the bound releases text
         await wait_until(pilot, lambda: answer.markdown.source == "held back", what="bounded hold")
         await answer.finish()
 
@@ -388,15 +397,18 @@ async def test_finish_during_a_hand_over_keeps_one_segment(monkeypatch: pytest.M
         first = await new_answer(log)
         first.write("The first paragraph is long enough.")
         await wait_until(pilot, lambda: first.markdown.source != "", what="first flush")
-        mount, started = log.mount, asyncio.Event()
+        mount, started, settled = log.mount, asyncio.Event(), asyncio.Event()
 
         def slow_mount(*widgets, **kwargs):  # a busy loop: the mount's await completes late
             mounted = mount(*widgets, **kwargs)
 
             async def later() -> None:
                 started.set()
-                await asyncio.sleep(0.3)
-                await mounted
+                try:
+                    await asyncio.sleep(0.3)
+                    await mounted
+                finally:  # mounted, or called off
+                    settled.set()
 
             return later()
 
@@ -404,7 +416,8 @@ async def test_finish_during_a_hand_over_keeps_one_segment(monkeypatch: pytest.M
         first.write("\n\nThe second one\nand more")
         await wait_until(pilot, started.is_set, what="hand-over under way")
         await first.live.finish(interrupted=True)
-        await pilot.pause(0.5)
+        await wait_until(pilot, settled.is_set, what="the hand-over's mount to end")
+        await pilot.pause()
         assert list(log.items) == [first] and first.next is None
         assert first.text == "The first paragraph is long enough.\n\nThe second one\nand more"
         assert first.markdown.source == first.text and first.interrupted

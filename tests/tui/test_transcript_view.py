@@ -21,9 +21,9 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from co_tui.governance.trim import TRUNCATION_MARK
 from co_tui.session.store import SessionMeta, SessionTail
 from co_tui.tui.transcript_view import (
-    TRUNCATION_MARK,
     newest_entries,
     tail_shows,
     transcript_items,

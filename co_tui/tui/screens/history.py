@@ -140,6 +140,11 @@ class HistoryScreen(Screen[None]):
         self._context_rows: list[MessageRow] = []
         self._ledger: list[HistoryTrimmed] = []
 
+    @property
+    def transcript_rows(self) -> tuple[MessageRow, ...]:
+        """The transcript tab's rows, as annotated (read-only)."""
+        return tuple(self._transcript_rows)
+
     def compose(self) -> ComposeResult:
         yield Static("History · what the model sees now, and everything that happened", id="history-title")
         with Vertical(id="history-summary"):

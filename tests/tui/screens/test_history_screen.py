@@ -156,7 +156,7 @@ async def test_transcript_statuses_follow_the_policy(make_host, summarised, drop
             table = app.screen.query_one("#transcript-table", DataTable)
             assert {str(table.get_row_at(i)[4]) for i in range(table.row_count)} == expected
             bars = app.screen.query_one("#history-chart").bars
-            assert len(bars) == len({row.turn for row in app.screen._transcript_rows if row.turn})
+            assert len(bars) == len({row.turn for row in app.screen.transcript_rows if row.turn})
             assert [bar.tokens > 0 for bar in bars] == [True] * len(bars)
 
 
