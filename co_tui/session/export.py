@@ -178,15 +178,4 @@ def default_export_path(meta: SessionMeta, fmt: str, directory: Path) -> Path:
     return Path(directory) / f"co-tui-{meta.id[:8]}.{fmt}"
 
 
-def write_export(store: Any, session_id: str, fmt: str, where: Path) -> Path:
-    """`/export`: load the saved session from `store`, render it as `fmt` and write it to `where`
-    (a directory gets the default file name). Blocking; returns the file's path. Raises `StoreError`,
-    `OSError` or ValueError."""
-    loaded = store.load(session_id)
-    text = render_export(loaded, fmt)
-    path = default_export_path(loaded.meta, fmt, where) if where.is_dir() else where
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
 _RENDERERS = {"md": export_markdown, "json": export_json}

@@ -293,11 +293,10 @@ class ChatController:
 
     async def _run_export(self, store: Any, session_id: str, fmt: str, target: Path | None) -> None:
         from co_tui.session.events import ErrorEvent
-        from co_tui.session.export import write_export
 
         where = self.workspace if target is None else self.workspace / target.expanduser()
         try:
-            path = await asyncio.to_thread(write_export, store, session_id, fmt, where)
+            path = await asyncio.to_thread(_write_export, store, session_id, fmt, where)
         except Exception as exc:  # noqa: BLE001 - one line, the app keeps running
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             name = f" ({exc.filename})" if isinstance(exc, OSError) and exc.filename else ""
@@ -428,6 +427,18 @@ def parse_export_args(args: str) -> tuple[str, Path | None]:
         raise ValueError(f"unknown export format '{words[0]}' — use /export [{'|'.join(FORMATS)}] [path]")
     path = Path(raw)
     return ("json" if path.suffix.lower() == ".json" else "md"), path
+
+
+def _write_export(store: Any, session_id: str, fmt: str, where: Path) -> Path:
+    """(In a thread.) Load the saved session, render it as `fmt`, write it to `where` (a directory
+    gets the default file name); returns the file's path."""
+    from co_tui.session.export import default_export_path, render_export
+
+    loaded = store.load(session_id)
+    text = render_export(loaded, fmt)
+    path = default_export_path(loaded.meta, fmt, where) if where.is_dir() else where
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def internal_error(error: BaseException) -> Event:
