@@ -18,13 +18,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from co_tui.governance.markers import MARKER_PREFIXES
-
 DEFAULT_MIN_CHARS = 600
 DEFAULT_MAX_CHARS = 8_000
 ASK_CHARS = 200
 ANSWER_CHARS = 240
 MARKER_CHARS = 600
+
+
+def _is_marker_text(text: str) -> bool:
+    """Text a context marker starts with (governance's cuts): never a user turn, always earlier context."""
+    from co_tui.governance.markers import MARKER_PREFIXES  # pydantic-ai: loaded when a summary is made
+
+    return text.startswith(MARKER_PREFIXES)
 
 
 HEADER = "Extractive summary (offline model: key lines picked from the conversation, no LLM)."
@@ -83,7 +88,7 @@ def digest_messages(messages: Sequence[Any]) -> Digest:
                 if not isinstance(part, UserPromptPart):
                     continue
                 text = prompt_text(part.content)
-                if text.startswith(MARKER_PREFIXES):
+                if _is_marker_text(text):
                     digest.earlier.append(text)
                     continue
                 turn = Turn(ask=text)
@@ -126,7 +131,7 @@ def line_role(raw: str) -> tuple[Role, str] | None:
             return "marker", f"[{m.group('tag')}] {body}".strip()
     if m := _ROLE.match(raw):
         role, body = m.group(1).lower(), m.group(2).strip()
-        if body.startswith(MARKER_PREFIXES) or role in ("summary", "marker"):
+        if _is_marker_text(body) or role in ("summary", "marker"):
             return "marker", body
         if role in ("user", "human", "you"):
             return "user", body
