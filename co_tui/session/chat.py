@@ -154,7 +154,7 @@ class ChatSession:
 
         reading = self.meter.reading(messages)
         growth = turn_growth(messages)
-        turns_to_trim = None if growth is None else turns_until_cut(
+        turns_to_trim = None if growth is None or trim_pending else turns_until_cut(
             tokens=reading.tokens,
             budget_tokens=self.policy.budget_tokens,
             tokens_per_turn=growth.tokens * reading.ratio,  # in the meter's (calibrated) tokens
