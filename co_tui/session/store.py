@@ -58,6 +58,7 @@ from co_tui.session.store_errors import (
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
+
 class KeepType(enum.Enum):
     """The type of `KEEP`."""
 
