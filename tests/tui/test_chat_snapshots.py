@@ -224,9 +224,14 @@ def test_palette_open(snap_compare, make_app):
         await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "CommandPalette", what="palette")
         await pilot.press("/")
         # The palette searches in a worker after a debounce: wait for the hits, not a fixed time.
-        await wait_until(pilot, lambda: pilot.app.screen.query("CommandList").first().option_count >= 7,
+        from co_tui.tui.commands import COMMANDS
+
+        # Every command listed (hits may arrive in more than one batch), and the list laid out.
+        await wait_until(pilot, lambda: pilot.app.screen.query("CommandList").first().option_count == len(COMMANDS),
                          what="palette hits")
         await pilot.pause()
+        await wait_until(pilot, lambda: pilot.app.screen.query("CommandList").first().size.height >= len(COMMANDS),
+                         what="the palette's list laid out")
 
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=run)
 

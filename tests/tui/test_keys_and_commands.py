@@ -240,20 +240,24 @@ async def test_slash_export_writes_where_it_says(app, workspace):
         def last_notice() -> str:
             return app.chat.query("NoticeLine").last().text
 
-        await send(pilot, "/export")
+        async def export(args: str, outcome) -> None:  # the file is written in a thread: wait for its line
+            await send(pilot, f"/export{args}")
+            await wait_until(pilot, outcome, what=f"/export{args}")
+
         md = workspace / f"co-tui-{app.session.id[:8]}.md"
+        await export("", lambda: last_notice().startswith("Exported"))
         assert last_notice() == f"Exported md to {md}" and "hello" in md.read_text()
 
-        await send(pilot, "/export json out/session.json")  # a missing directory: one line, no file
+        await export(" json out/session.json", lambda: bool(app.chat.query("ErrorBlock")))  # a missing directory
         error = app.chat.query("ErrorBlock").last()
         assert error.kind == "storage" and error.message.startswith("export failed:")
         assert "\n" not in error.message and not (workspace / "out").exists()
 
-        await send(pilot, "/export json saved.json")
+        await export(" json saved.json", lambda: "json" in last_notice())
         data = json.loads((workspace / "saved.json").read_text())
         assert data and last_notice() == f"Exported json to {workspace / 'saved.json'}"
 
-        await send(pilot, "/export pdf")
+        await export(" pdf", lambda: "unknown export format" in str(app.chat.query_one("#hint").render()))
         assert "unknown export format 'pdf'" in str(app.chat.query_one("#hint").render())
 
 
