@@ -278,8 +278,11 @@ class ChatSession:
         # repair_messages closes dangling calls after an interrupt. Like pydantic-ai at run start, it
         # fuses a marker with the prompt after it; the context is kept in that fused form so the next
         # run's history has the length the governance transcript sink counts from (governance and
-        # the inspector see markers through `separate_markers`).
-        self.context = repair_messages(run_messages)
+        # the inspector see markers through `separate_markers`). The fusion drops the marker's metadata:
+        # `tag_fused_markers` writes its kind and counts back onto the fused request, so they are saved.
+        from co_tui.governance.markers import tag_fused_markers
+
+        self.context = tag_fused_markers(repair_messages(run_messages))
 
     def _apply_trim(self, trim: HistoryTrimmed) -> HistoryTrimmed:
         trim = replace(trim, session_id=self.id)
@@ -407,6 +410,10 @@ class ChatSession:
         session.title = loaded.meta.title
         session.transcript = list(loaded.transcript)
         session.context = list(loaded.context)
+        # A saved marker fused with a prompt at the next run start must still be known as a marker.
+        from co_tui.governance.markers import register_markers
+
+        register_markers(session.context)
         session.ledger = list(loaded.ledger)
         session.ledger_positions = list(loaded.ledger_positions)
         session._saved_transcript_len = len(session.transcript)
