@@ -202,6 +202,22 @@ async def test_a_trim_the_meter_says_is_pending_happens_on_the_next_turn(workspa
     assert True in seen and False in seen, seen
 
 
+async def test_the_meter_says_when_the_message_limit_will_cut(workspace: Path) -> None:
+    """issue 12.4: at the message limit the next prompt makes one message too many: the meter says
+    `trims on next send` (trim_pending) before it, and the trim does happen."""
+    session = new_session(workspace, max_history_messages=8, context_strategy="trim")
+    seen = []
+    for i in range(8):
+        pending = session.meter_reading().trim_pending
+        events = await collect(session.run_turn(f"note number {i}: the sky is blue"))
+        trims = [e for e in events if e.type == "history_trimmed"]
+        assert bool(trims) == pending, f"turn {i}: pending={pending}, trims={trims}"
+        if trims:
+            assert trims[0].reason == "message_count"
+        seen.append(pending)
+    assert True in seen, seen
+
+
 def test_make_title() -> None:
     assert make_title("  fix   the\nbug ") == "fix the bug"
     assert len(make_title("x" * 200)) == 60

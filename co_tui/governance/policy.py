@@ -135,10 +135,17 @@ class Governor:
         over_count = sum(len(t) for t in layout.turns) > self.policy.max_history_messages
         return current, tokens, layout, over_count, tokens > budget
 
-    def over_limits(self, messages: Sequence[ModelMessage], *, overhead_tokens: int = 0) -> bool:
+    def over_limits(self, messages: Sequence[ModelMessage], *, overhead_tokens: int = 0, next_prompt: bool = False) -> bool:
         """Whether the next pass over `messages` will change them: past the message limit or the
-        token budget, as `apply` decides it (the meter says so; it counts differently)."""
-        _, _, _, over_count, over_tokens = self._triggers(messages, self._budget(overhead_tokens))
+        token budget, as `apply` decides it (the meter says so; it counts differently).
+
+        `next_prompt`: judge the request the next user prompt makes — one more turn message, so a
+        context exactly at the message limit is cut when it is sent (the prompt's own tokens are
+        unknown until it is typed and are not counted).
+        """
+        current, _, layout, over_count, over_tokens = self._triggers(messages, self._budget(overhead_tokens))
+        if next_prompt and layout.turns:
+            over_count = sum(len(t) for t in layout.turns) + 1 > self.policy.max_history_messages
         return over_count or over_tokens
 
     async def apply(

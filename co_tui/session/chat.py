@@ -149,7 +149,9 @@ class ChatSession:
             max_messages=self.policy.max_history_messages,
             exactness=reading.exactness,
             window_is_guess=self.policy.window_is_guess,
-            trim_pending=self.governance.governor.over_limits(self.context, overhead_tokens=self._overhead),
+            trim_pending=self.governance.governor.over_limits(
+                self.context, overhead_tokens=self._overhead, next_prompt=True
+            ),
         )
 
     # --- turns -----------------------------------------------------------------------------------
