@@ -261,3 +261,24 @@ async def test_saved_context_with_a_separate_marker_loses_no_prompt(workspace: P
     assert [type(m).__name__ for m in new] == ["ModelRequest", "ModelResponse"]
     assert [p.content for p in new[0].parts if isinstance(p, UserPromptPart)] == ["hello there"]
     assert "you said: hello there" in "".join(p.content for p in new[1].parts if isinstance(p, TextPart))
+
+
+async def test_offline_summaries_cover_every_turn_they_report(workspace: Path) -> None:
+    """issue 12.1: with a 12-message limit, nine notes: the second summary spent its length cap on
+    the earlier summary and silently left out notes 4 and 5. Every note the context no longer holds
+    verbatim must be in its summary."""
+    from co_tui.governance.markers import marker_info, separate_markers
+
+    session = new_session(workspace, model="offline", max_history_messages=12)
+    summaries = 0
+    for i in range(1, 10):
+        events = await collect(session.run_turn(f"note number {i}: the sky is blue"))
+        summaries += sum(1 for e in events if e.type == "history_trimmed" and e.strategy == "summary")
+    assert summaries >= 2
+    context = separate_markers(session.context)
+    marker_text = " ".join(info.summary or "" for m in context if (info := marker_info(m)) is not None)
+    verbatim = " ".join(str(p.content) for m in context if marker_info(m) is None for p in m.parts
+                        if isinstance(p, UserPromptPart))
+    for i in range(1, 10):
+        note = f"note number {i}: the sky is blue"
+        assert note in verbatim or note in marker_text, f"note {i} is neither in context nor in a summary"
