@@ -36,6 +36,7 @@ from co_tui.governance.summarize import (
     plan_summary_window,
     summarize_messages,
     summary_token_budget,
+    unsummarised_count,
 )
 from co_tui.governance.tokens import estimate_tokens
 from co_tui.governance.trim import fit_to_budget, shrink_steps, trim_to_message_count, trim_to_recent_turns
@@ -232,6 +233,7 @@ class Governor:
             tokens_after=estimate_tokens(new),
             budget_tokens=budget,
             summary=summary,
+            unsummarised_messages=unsummarised_count(middle) if summary is not None else 0,
             note=None
             if summary is not None
             else f"summary failed ({_one_line(self.last_summary_error or '')}); "
