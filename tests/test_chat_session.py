@@ -218,6 +218,20 @@ async def test_the_meter_says_when_the_message_limit_will_cut(workspace: Path) -
     assert True in seen, seen
 
 
+async def test_the_clear_dialog_and_its_banner_give_the_same_figures(workspace: Path) -> None:
+    """issue 12.5: the /clear dialog said ~1k tokens and 4 messages, its banner 1.1k and 2 messages:
+    the dialog now shows the very event the clear then emits (markers are not messages removed)."""
+    session = new_session(workspace, model="offline", max_history_messages=8, context_strategy="trim")
+    for i in range(6):
+        await collect(session.run_turn(f"note number {i}: the sky is blue"))
+    preview = session.clear_preview()
+    assert any(e.dropped_messages for e in session.ledger)  # a breadcrumb sits in the context
+    assert preview.dropped_messages < len(session.context) + 1
+    event = session.clear()
+    assert (preview.dropped_messages, preview.dropped_turns, preview.tokens_before) == (
+        event.dropped_messages, event.dropped_turns, event.tokens_before)
+
+
 def test_make_title() -> None:
     assert make_title("  fix   the\nbug ") == "fix the bug"
     assert len(make_title("x" * 200)) == 60

@@ -346,16 +346,21 @@ class ChatSession:
         yield self.meter_reading()
         yield Done(output=trim.summary or "")
 
+    def clear_preview(self) -> HistoryTrimmed:
+        """The event `/clear` would emit now: what the confirmation dialog shows, so the dialog and
+        the banner after it give the same figures (one computation feeds both)."""
+        from co_tui.governance import clear_event
+
+        return clear_event(self.context, self.policy.budget_tokens, overhead_tokens=self._overhead)
+
     def clear(self) -> HistoryTrimmed:
         """`/clear`: an empty context and transcript under a fresh session id; the old one stays saved.
 
         Returns the `clear` event (recorded in the old session's ledger, and shown by the front end).
         """
-        from co_tui.governance import clear_event
-
         if self.busy:
             raise RuntimeError("cannot clear while a turn is running")
-        trim = self._apply_trim(clear_event(self.context, self.policy.budget_tokens, overhead_tokens=self._overhead))
+        trim = self._apply_trim(self.clear_preview())
         self._save(None)
         self.id = uuid.uuid4().hex
         self.title = ""
