@@ -10,7 +10,7 @@ from co_tui.governance import estimate_tokens, turn_growth, turns_until_cut
 from co_tui.governance.markers import make_breadcrumb
 from co_tui.governance.lookahead import RECENT_TURNS
 
-from .builders import chat_turn, system, tool_turn, user
+from .builders import chat_turn, system, tool_turn
 
 
 def test_no_forecast_below_half_of_both_limits() -> None:
