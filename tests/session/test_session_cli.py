@@ -24,6 +24,7 @@ def co_tui(*args: str, cwd: Path, data_dir: Path, env: dict[str, str] | None = N
            timeout: int = 90) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "co_tui", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+        stdin=subprocess.DEVNULL,  # stdin joins -p's prompt
         env={**os.environ, "CO_TUI_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT), **(env or {})},
     )
 
@@ -108,7 +109,7 @@ def test_sigkill_mid_turn_keeps_every_completed_turn(data_dir: Path, tmp_path: P
     # A third turn, streamed slowly; killed once it is visibly under way.
     proc = subprocess.Popen(
         [sys.executable, "-m", "co_tui", "--continue", "-p", "tell me a long story", "--output-format", "jsonl"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
         env={**os.environ, "CO_TUI_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT), "CO_TUI_OFFLINE_DELAY": "0.2"},
     )
     assert proc.stdout is not None
