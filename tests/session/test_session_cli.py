@@ -137,3 +137,22 @@ def test_sigkill_mid_turn_keeps_every_completed_turn(data_dir: Path, tmp_path: P
     assert after.returncode == 0, after.stderr
     _same, now = _turns_in(data_dir)
     assert now == kept + 1
+
+
+def test_resume_hint_only_for_a_saved_session_with_turns(tmp_path: Path) -> None:
+    import asyncio
+
+    from co_tui.config import load_settings
+    from co_tui.session.commands import open_session, resume_hint
+
+    session = open_session(load_settings(), tmp_path)
+    assert resume_hint(session) is None  # nothing to come back to
+
+    async def one_turn() -> None:
+        async for _event in session.run_turn("hello"):
+            pass
+
+    asyncio.run(one_turn())
+    assert resume_hint(session) == f"resume with: co-tui --resume {session.id}"
+    session.store.close()
+    assert resume_hint(None) is None
