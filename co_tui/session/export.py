@@ -18,6 +18,7 @@ from typing import Any
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.banner import banner_line
+from co_tui.session.events import INTERRUPTED_MESSAGE
 from co_tui.session.store import LoadedSession, SessionMeta
 
 FORMATS = ("md", "json")
@@ -101,7 +102,7 @@ def _response_blocks(message: Any) -> list[str]:
             blocks.append(f"**Tool result** `{part.tool_name}` · `{part.tool_call_id}`\n\n" + _fence(_as_text(part.content)))
         elif kind:
             blocks.append(f"*[{kind}]*")
-    return blocks
+    return blocks if len(blocks) > 1 else []  # an empty response (cut off before it began): no heading
 
 
 def _positions(loaded: LoadedSession) -> list[int]:
@@ -134,6 +135,8 @@ def export_markdown(loaded: LoadedSession) -> str:
     for index, message in enumerate(loaded.transcript):
         blocks.extend(banners.get(index, []))
         blocks.extend(_response_blocks(message) if message.kind == "response" else _request_blocks(message))
+        if getattr(message, "state", None) == "interrupted":  # as the TUI shows it, live and resumed
+            blocks.append(f"*⏹ {INTERRUPTED_MESSAGE}*")
     blocks.extend(banners.get(len(loaded.transcript), []))
     return "\n\n".join(blocks) + "\n"
 
