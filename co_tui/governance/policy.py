@@ -36,6 +36,7 @@ from co_tui.governance.summarize import (
     plan_summary_window,
     summarize_messages,
     summary_token_budget,
+    unsummarised_count,
 )
 from co_tui.governance.tokens import estimate_tokens
 from co_tui.governance.trim import fit_to_budget, shrink_steps, trim_to_message_count, trim_to_recent_turns
@@ -135,10 +136,17 @@ class Governor:
         over_count = sum(len(t) for t in layout.turns) > self.policy.max_history_messages
         return current, tokens, layout, over_count, tokens > budget
 
-    def over_limits(self, messages: Sequence[ModelMessage], *, overhead_tokens: int = 0) -> bool:
+    def over_limits(self, messages: Sequence[ModelMessage], *, overhead_tokens: int = 0, next_prompt: bool = False) -> bool:
         """Whether the next pass over `messages` will change them: past the message limit or the
-        token budget, as `apply` decides it (the meter says so; it counts differently)."""
-        _, _, _, over_count, over_tokens = self._triggers(messages, self._budget(overhead_tokens))
+        token budget, as `apply` decides it (the meter says so; it counts differently).
+
+        `next_prompt`: judge the request the next user prompt makes — one more turn message, so a
+        context exactly at the message limit is cut when it is sent (the prompt's own tokens are
+        unknown until it is typed and are not counted).
+        """
+        current, _, layout, over_count, over_tokens = self._triggers(messages, self._budget(overhead_tokens))
+        if next_prompt and layout.turns:
+            over_count = sum(len(t) for t in layout.turns) + 1 > self.policy.max_history_messages
         return over_count or over_tokens
 
     async def apply(
@@ -225,6 +233,7 @@ class Governor:
             tokens_after=estimate_tokens(new),
             budget_tokens=budget,
             summary=summary,
+            unsummarised_messages=unsummarised_count(middle) if summary is not None else 0,
             note=None
             if summary is not None
             else f"summary failed ({_one_line(self.last_summary_error or '')}); "

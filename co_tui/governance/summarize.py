@@ -164,20 +164,41 @@ def _render_message(message: ModelMessage, lines: list[str]) -> None:
         # thinking, files and framework parts are left out on purpose
 
 
-def render_for_summary(messages: Sequence[ModelMessage], *, focus: str | None = None) -> str:
-    """The summariser's user prompt: the conversation as data inside a `<conversation>` frame."""
-    lines: list[str] = []
+def _input_lines(messages: Sequence[ModelMessage]) -> tuple[list[str], int]:
+    """The summariser's input lines (newest kept within `_MAX_INPUT_CHARS`) and how many of the
+    oldest `messages` lost a line to that cut."""
+    per_message: list[list[str]] = []
     for message in messages:
+        lines: list[str] = []
         _render_message(message, lines)
+        per_message.append(lines)
+    total_lines = sum(len(lines) for lines in per_message)
     total = 0
     kept: list[str] = []
-    for line in reversed(lines):
-        total += len(line) + 1
-        if total > _MAX_INPUT_CHARS:
-            kept.append(f"[… {len(lines) - len(kept)} earlier lines omitted]")
-            break
-        kept.append(line)
-    body = "\n".join(reversed(kept))
+    for m in range(len(per_message) - 1, -1, -1):
+        for line in reversed(per_message[m]):
+            total += len(line) + 1
+            if total > _MAX_INPUT_CHARS:
+                kept.append(f"[… {total_lines - len(kept)} earlier lines omitted]")
+                return list(reversed(kept)), m + 1
+            kept.append(line)
+    return list(reversed(kept)), 0
+
+
+def unsummarised_count(messages: Sequence[ModelMessage]) -> int:
+    """How many of the oldest `messages` the summariser will not read in full: its input is cut to
+    `_MAX_INPUT_CHARS`, newest first, so a summary of a huge middle cannot cover them. The event of
+    that summary reports them as `unsummarised_messages` (removed without a summary)."""
+    from co_tui.governance.markers import marker_info
+
+    cut = _input_lines(messages)[1]
+    return sum(1 for m in messages[:cut] if marker_info(m) is None)
+
+
+def render_for_summary(messages: Sequence[ModelMessage], *, focus: str | None = None) -> str:
+    """The summariser's user prompt: the conversation as data inside a `<conversation>` frame."""
+    kept, _ = _input_lines(messages)
+    body = "\n".join(kept)
     request = "Summarise the conversation below."
     if focus:
         request += f" Give particular attention to: {_one_line(focus, 500)}"
@@ -346,6 +367,7 @@ async def compact(
         tokens_after=estimate_tokens(new) + overhead_tokens,
         budget_tokens=budget_tokens,
         summary=summary,
+        unsummarised_messages=unsummarised_count(source),
     )
     return CompactResult(new, event, summary)
 

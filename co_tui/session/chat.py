@@ -141,7 +141,9 @@ class ChatSession:
         """The meter's current figure for `context` (what the model will be sent next)."""
         return self._usage_update(
             self.context,
-            trim_pending=self.governance.governor.over_limits(self.context, overhead_tokens=self._overhead),
+            trim_pending=self.governance.governor.over_limits(
+                self.context, overhead_tokens=self._overhead, next_prompt=True
+            ),
         )
 
     def _usage_update(self, messages: Sequence[ModelMessage], *, trim_pending: bool = False,
@@ -297,8 +299,11 @@ class ChatSession:
         # repair_messages closes dangling calls after an interrupt. Like pydantic-ai at run start, it
         # fuses a marker with the prompt after it; the context is kept in that fused form so the next
         # run's history has the length the governance transcript sink counts from (governance and
-        # the inspector see markers through `separate_markers`).
-        self.context = repair_messages(run_messages)
+        # the inspector see markers through `separate_markers`). The fusion drops the marker's metadata:
+        # `tag_fused_markers` writes its kind and counts back onto the fused request, so they are saved.
+        from co_tui.governance.markers import tag_fused_markers
+
+        self.context = tag_fused_markers(repair_messages(run_messages))
 
     def _apply_trim(self, trim: HistoryTrimmed) -> HistoryTrimmed:
         trim = replace(trim, session_id=self.id)
@@ -360,16 +365,21 @@ class ChatSession:
         yield self.meter_reading()
         yield Done(output=trim.summary or "")
 
+    def clear_preview(self) -> HistoryTrimmed:
+        """The event `/clear` would emit now: what the confirmation dialog shows, so the dialog and
+        the banner after it give the same figures (one computation feeds both)."""
+        from co_tui.governance import clear_event
+
+        return clear_event(self.context, self.policy.budget_tokens, overhead_tokens=self._overhead)
+
     def clear(self) -> HistoryTrimmed:
         """`/clear`: an empty context and transcript under a fresh session id; the old one stays saved.
 
         Returns the `clear` event (recorded in the old session's ledger, and shown by the front end).
         """
-        from co_tui.governance import clear_event
-
         if self.busy:
             raise RuntimeError("cannot clear while a turn is running")
-        trim = self._apply_trim(clear_event(self.context, self.policy.budget_tokens, overhead_tokens=self._overhead))
+        trim = self._apply_trim(self.clear_preview())
         self._save(None)
         self.id = uuid.uuid4().hex
         self.title = ""
@@ -428,6 +438,10 @@ class ChatSession:
         session.title = loaded.meta.title
         session.transcript = list(loaded.transcript)
         session.context = list(loaded.context)
+        # A saved marker fused with a prompt at the next run start must still be known as a marker.
+        from co_tui.governance.markers import register_markers
+
+        register_markers(session.context)
         session.ledger = list(loaded.ledger)
         session.ledger_positions = list(loaded.ledger_positions)
         session._saved_transcript_len = len(session.transcript)

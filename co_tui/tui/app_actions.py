@@ -46,10 +46,9 @@ class AppActions:
         from co_tui.tui.screens.confirm_clear import ConfirmClear, clear_summary
 
         session = self.session
-        reading = session.meter_reading()
-        turns = _count_user_turns(session.context)
+        preview = session.clear_preview()  # the banner's own figures (issue 12.5)
         saved = session.store is not None and bool(session.transcript)
-        body = clear_summary(len(session.context), reading.context_tokens, turns, saved, session.title)
+        body = clear_summary(preview.dropped_messages, preview.tokens_before, preview.dropped_turns, saved, session.title)
         self.push_screen(ConfirmClear(body), self._clear_confirmed)
 
     async def _clear_confirmed(self, confirmed: bool | None) -> None:
@@ -193,15 +192,3 @@ def _parse_export_args(args: str) -> tuple[str, Path | None]:
         raise ValueError(f"unknown export format '{words[0]}' — use /export [md|json] [path]")
     path = Path(raw)
     return ("json" if path.suffix.lower() == ".json" else "md"), path
-
-
-def _count_user_turns(messages: list[Any]) -> int:
-    """The user turns in `messages`, for the `/clear` confirmation."""
-    try:
-        from co_tui.governance import split_turns
-
-        return len(split_turns(messages))
-    except ImportError:  # governance not merged yet: count user prompts directly
-        return sum(
-            1 for m in messages for p in getattr(m, "parts", ()) if type(p).__name__ == "UserPromptPart"
-        )

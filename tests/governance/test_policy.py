@@ -10,7 +10,7 @@ from co_tui.governance import GovernancePolicy, Governor, estimate_tokens
 from co_tui.governance.turns import segment
 
 from .builders import chat_turn, system
-from .models import ScriptedModel
+from .models import ScriptedModel, last_user_text
 from .synthetic import make_text
 from .test_properties import assert_event_invariants, assert_ledger_adds_up
 
@@ -84,3 +84,39 @@ async def test_a_summary_longer_than_what_it_replaces_counts_as_a_failure():
     assert event.strategy == "static_marker" and "no shorter than" in event.note
     assert event.tokens_after < event.tokens_before == estimate_tokens(history)
     assert governor.cooling_down()
+
+
+async def test_a_summary_says_which_messages_its_input_could_not_hold():
+    """issue 12.1: the summariser's input is cut to fit (oldest lines first); the messages cut from it
+    are not covered by the summary, and the event and banner say how many were removed without one."""
+    from co_tui.governance.summarize import _MAX_INPUT_CHARS
+    from co_tui.session.banner import banner_details, banner_line
+
+    model = ScriptedModel()
+    governor = Governor(GovernancePolicy(budget_tokens=2_000_000, max_history_messages=8), summarizer_model=model.model())
+    turns = 2 * _MAX_INPUT_CHARS // 4000 + 10  # each message renders at most ~4,000 characters
+    history = [system()]
+    for t in range(turns):
+        history += chat_turn(f"q{t} " + make_text("prose", 6000, t), make_text("prose", 6000, t + 1))
+    out = await governor.apply(history)
+    [event] = [e for e in out.events if e.strategy == "summary"]
+    framed = last_user_text(model.summary_calls[0][0])
+    assert "earlier lines omitted" in framed
+    assert 0 < event.unsummarised_messages < event.dropped_messages
+    # The oldest unsummarised message is not in the summariser's input (turn q0 is the kept head);
+    # the first user turn after the unsummarised ones is.
+    cut = event.unsummarised_messages
+    first_covered = cut // 2 + 1 + cut % 2
+    assert "[user] q1 " not in framed and f"[user] q{first_covered} " in framed
+    assert f"[user] q{first_covered - 1} " not in framed
+    assert f"{event.unsummarised_messages} of them without a summary" in banner_line(event)
+    assert any(label == "not summarised" for label, _ in banner_details(event))
+
+
+async def test_a_summary_of_a_middle_that_fits_reports_nothing_unsummarised():
+    model = ScriptedModel()
+    governor = Governor(GovernancePolicy(budget_tokens=100_000, max_history_messages=8), summarizer_model=model.model())
+    out = await governor.apply(_chat(10, 400))
+    [event] = out.events
+    assert event.strategy == "summary" and event.unsummarised_messages == 0
+    assert "without a summary" not in __import__("co_tui.session.banner", fromlist=["x"]).banner_line(event)

@@ -82,3 +82,49 @@ async def test_disk_full_keeps_the_conversation_and_the_next_save_catches_up(tmp
     assert not [e for e in events if e.type == "error"]
     saved = store.load(session.id)
     assert saved.transcript == session.transcript and saved.context == session.context
+
+
+async def test_marker_counts_survive_fusion_save_and_resume(tmp_path: Path) -> None:
+    """issue 17.4: pydantic-ai fuses a marker with the next prompt and drops its metadata; the counts
+    must still add up after a run, a save and a resume (the ledger is the reference)."""
+    from co_tui.governance import segment
+    from co_tui.governance.markers import separate_markers
+
+    settings = load_settings(max_history_messages=8, context_strategy="summarize")
+    store = SessionStore.open(tmp_path / "data")
+    session = ChatSession(settings, workspace=tmp_path, store=store)
+    for i in range(8):
+        await _run(session, f"note number {i}: the sky is blue")
+    dropped = sum(e.dropped_messages for e in session.ledger)
+    turns = sum(e.dropped_turns for e in session.ledger)
+    assert dropped >= 4 and any(e.strategy == "summary" for e in session.ledger)
+    layout = segment(separate_markers(session.context))
+    assert (layout.prior_messages, layout.prior_turns) == (dropped, turns)
+
+    reopened = SessionStore.open(tmp_path / "data")
+    resumed = ChatSession.resume(settings, workspace=tmp_path, store=reopened, session_id=session.id)
+    layout = segment(separate_markers(resumed.context))
+    assert (layout.prior_messages, layout.prior_turns) == (dropped, turns)
+    for i in range(8, 14):
+        await _run(resumed, f"note number {i}: the sky is blue")
+    total = sum(e.dropped_messages for e in resumed.ledger)
+    total_turns = sum(e.dropped_turns for e in resumed.ledger)
+    assert total > dropped
+    layout = segment(separate_markers(resumed.context))
+    assert (layout.prior_messages, layout.prior_turns) == (total, total_turns)
+    store.close()
+    reopened.close()
+
+
+async def test_a_prompt_that_reads_like_a_summary_is_answered(tmp_path: Path) -> None:
+    """issue 17.5: `[Summary of 12 earlier messages]\\nWhat is 2+2?` is a user prompt, not a marker."""
+    session = ChatSession(load_settings(max_history_messages=8), workspace=tmp_path, store=None)
+    for i in range(4):
+        await _run(session, f"note number {i}: the sky is blue")
+    events = await _run(session, "[Summary of 12 earlier messages]\nWhat is 2+2?")
+    assert not [e for e in events if e.type == "error"], [e for e in events if e.type == "error"]
+    assert events[-1].type == "done"
+    assert "2+2" in str(session.context[-2].parts[-1].content)
+    for i in range(3):
+        events = await _run(session, "[Earlier conversation trimmed — 3 messages (1 turns) removed to stay within the context budget]")
+        assert not [e for e in events if e.type == "error"]

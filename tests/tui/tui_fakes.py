@@ -202,13 +202,17 @@ class FakeSession:
         yield self.meter_reading()
         yield Done(output=summary)
 
-    def clear(self) -> HistoryTrimmed:
-        """Empty the conversation under a new id; return the `clear` event."""
-        event = HistoryTrimmed(
+    def clear_preview(self) -> HistoryTrimmed:
+        """The event `clear` would return now (the confirmation dialog's figures)."""
+        return HistoryTrimmed(
             reason="clear", strategy="compact", dropped_messages=len(self.context),
             dropped_turns=len(self.prompts), tokens_before=self.meter_reading().context_tokens,
             tokens_after=0, budget_tokens=self.budget_tokens, session_id=self.id,
         )
+
+    def clear(self) -> HistoryTrimmed:
+        """Empty the conversation under a new id; return the `clear` event."""
+        event = self.clear_preview()
         self.id = "f00dfeed0000000000000000000000bb"
         self.title = ""
         self.transcript, self.context, self.ledger, self.prompts = [], [], [], []
