@@ -213,16 +213,26 @@ class Governor:
                 events.append(cut.to_event("message_count", budget))
                 current, tokens = cut.messages, cut.tokens_after
         known = {} if events else {"layout": layout, "tokens": tokens}  # reuse this pass's work if unchanged
+        # One batch for both limits: a pass that already cut for the message limit (the prompt cache
+        # is lost either way) takes the tokens to their low-water mark too, and a token cut takes the
+        # messages to theirs — otherwise the two triggers take turns and the banners come twice as often.
+        synced = bool(events) and not over_tokens
         fitted = fit_to_budget(
             current,
-            budget,
+            target if synced else budget,
             tool_output_trim_chars=policy.tool_output_trim_chars,
             target_tokens=target,
-            min_cut_tokens=min_cut,
+            min_cut_tokens=0 if synced else min_cut,
             **known,
         )
         events.extend(fitted.events)
-        return PolicyOutcome(fitted.messages, self._as_sent(events, overhead_tokens), fitted.fits, fitted.tokens_after)
+        current, tokens = fitted.messages, fitted.tokens_after
+        if events and policy.max_history_messages > 0:
+            cut = trim_to_message_count(current, policy.target_messages)
+            if cut.trimmed:
+                events.append(cut.to_event("message_count", budget))
+                current, tokens = cut.messages, cut.tokens_after
+        return PolicyOutcome(current, self._as_sent(events, overhead_tokens), tokens <= budget, tokens)
 
     def _as_sent(self, events: list[HistoryTrimmed], overhead_tokens: int, note: str | None = None) -> list[HistoryTrimmed]:
         """The events in the terms the user sees everywhere else (banner next to the meter): the

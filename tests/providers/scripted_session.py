@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -79,14 +79,28 @@ class SessionRecord:
     """What a scripted session did: per main request its turn and messages; per turn its cuts."""
 
     requests: list[tuple[int, list[dict[str, Any]]]] = field(default_factory=list)  # (turn, body messages)
+    tokens: list[int] = field(default_factory=list)  # per main request, co-tui's estimate of what was sent
     cuts: list[list[Any]] = field(default_factory=list)  # history_trimmed events per turn
     summary_calls: int = 0
 
 
-async def run_session(chat: Any, server: LoopbackServer, files: list[list[str]]) -> SessionRecord:
-    """Drive `chat` (a ChatSession on `openai-chat:…` pointed at `server`) through one turn per batch."""
+async def run_session(chat: Any, server: LoopbackServer, files: list[list[str]], *,
+                      report_estimate: bool = False) -> SessionRecord:
+    """Drive `chat` (a ChatSession on `openai-chat:…` pointed at `server`) through one turn per batch.
+
+    `report_estimate`: the server reports input tokens as co-tui estimates the request (so the meter
+    and the policy count alike) instead of its chars/4 stand-in.
+    """
+    from co_tui.governance.tokens import estimate_text_tokens
+
     record = SessionRecord()
-    server.responder = responder(files)
+    respond = responder(files)
+
+    def estimating(request: Any) -> Reply:
+        reply = respond(request)
+        return replace(reply, input_tokens=estimate_text_tokens(request.text()))
+
+    server.responder = estimating if report_estimate else respond
     for turn in range(len(files)):
         start = len(server.requests)
         events = [e async for e in chat.run_turn(f"turn {turn}: please read {', '.join(files[turn])}")]
@@ -98,6 +112,7 @@ async def run_session(chat: Any, server: LoopbackServer, files: list[list[str]])
                 record.summary_calls += 1
             else:
                 record.requests.append((turn, r.body["messages"]))
+                record.tokens.append(estimate_text_tokens(r.text()))
     return record
 
 
