@@ -213,15 +213,16 @@ class Governor:
                 events.append(cut.to_event("message_count", budget))
                 current, tokens = cut.messages, cut.tokens_after
         known = {} if events else {"layout": layout, "tokens": tokens}  # reuse this pass's work if unchanged
-        # One batch for both limits: a pass that already cut for the message limit (the prompt cache
-        # is lost either way) takes the tokens to their low-water mark too, and a token cut takes the
-        # messages to theirs — otherwise the two triggers take turns and the banners come twice as often.
-        synced = bool(events) and not over_tokens
+        # One batch for both limits: a pass that already cut (the prompt cache is lost either way)
+        # takes the tokens to their low-water mark too — after a message cut, or a summary that came
+        # back longer than planned — and a token cut takes the messages to theirs; otherwise the two
+        # triggers take turns and the banners come twice as often.
+        synced = bool(events)
         fitted = fit_to_budget(
             current,
-            target if synced else budget,
+            goal if synced else budget,
             tool_output_trim_chars=policy.tool_output_trim_chars,
-            target_tokens=target,
+            target_tokens=goal,
             min_cut_tokens=0 if synced else min_cut,
             **known,
         )

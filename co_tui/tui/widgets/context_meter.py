@@ -33,8 +33,9 @@ def meter_text(reading: UsageUpdate) -> str:
 
     approx = "" if reading.exactness == "exact" else "~"
     pct = round(100 * reading.context_tokens / reading.budget_tokens) if reading.budget_tokens else 0
+    limit = f"/{reading.max_messages}" if reading.max_messages else ""  # 0: no message limit
     return (
-        f"{reading.messages}/{reading.max_messages} msgs · "
+        f"{reading.messages}{limit} msgs · "
         f"{approx}{format_tokens(reading.context_tokens)}/{format_tokens(reading.budget_tokens)} tokens ({pct}%)"
     )
 
