@@ -113,3 +113,24 @@ def test_settings_fields_are_the_design_contract() -> None:
         "compact_threshold", "context_strategy", "summarizer_cooldown_s", "data_dir", "allow_shell",
     }
     assert expected <= set(Settings.model_fields)
+
+
+def test_compact_target_default_and_range(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert load_settings().compact_target == 0.6
+    monkeypatch.setenv("CO_TUI_COMPACT_TARGET", "0.8")
+    assert load_settings().compact_target == 0.8
+    for bad in ("0.1", "0.96", "1.5", "lots"):
+        monkeypatch.setenv("CO_TUI_COMPACT_TARGET", bad)
+        with pytest.raises(SettingsError) as info:
+            load_settings()
+        message = str(info.value)
+        assert "\n" not in message and "compact_target" in message and "CO_TUI_COMPACT_TARGET" in message
+
+
+def test_message_limit_zero_disables_it_and_small_limits_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CO_TUI_MAX_HISTORY_MESSAGES", "0")
+    assert load_settings().max_history_messages == 0
+    monkeypatch.setenv("CO_TUI_MAX_HISTORY_MESSAGES", "5")
+    with pytest.raises(SettingsError) as info:
+        load_settings()
+    assert "\n" not in str(info.value) and "max_history_messages" in str(info.value) and "at least 8" in str(info.value)

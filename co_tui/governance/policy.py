@@ -6,15 +6,20 @@ history goes through the pure functions of `trim` and `summarize`, and every cha
 
 Order of one pass (nothing happens while the history is under both triggers):
 
-1. Trigger: turn messages > `max_history_messages` (reason `message_count`), or estimated tokens
-   (plus the request's fixed overhead: instructions and tool schemas) > budget (reason `token_budget`).
+1. Trigger: turn messages > `max_history_messages` (reason `message_count`; 0 disables it), or
+   estimated tokens (plus the request's fixed overhead: instructions and tool schemas) > budget
+   (reason `token_budget`).
 2. Strategy `summarize`, not cooling down, a middle to summarise that outweighs the summary budget:
-   summary (or the static marker and a cooldown if the summariser fails or its summary would not
-   shrink the context).
-3. Strategy `trim`, during cooldown, or nothing worth summarising: drop oldest whole turns to the message
-   limit.
-4. Always last, if still over the token budget: `fit_to_budget` (old tool outputs → whole turns →
-   in-turn step shrink).
+   summary, its window chosen so the result lands near the low-water mark (or the static marker and
+   a cooldown if the summariser fails or its summary would not shrink the context).
+3. Strategy `trim`, during cooldown, or nothing worth summarising: drop oldest whole turns down to
+   `compact_target` × the message limit.
+4. Always last, if still over the token budget: `fit_to_budget` down to `compact_target` × the
+   budget (old tool outputs → whole turns → in-turn step shrink).
+
+Economy (docs/context-governance.md): a trigger fires at the limit, a cut goes down to the low-water
+mark in one batch and frees at least `min_cut_tokens(budget)` when it can, so the next cut is many
+turns away and, in between, the context only grows at its end (the provider's prompt cache holds).
 """
 
 from __future__ import annotations
@@ -39,13 +44,22 @@ from co_tui.governance.summarize import (
     unsummarised_count,
 )
 from co_tui.governance.tokens import estimate_tokens
-from co_tui.governance.trim import fit_to_budget, shrink_steps, trim_to_message_count, trim_to_recent_turns
+from co_tui.governance.trim import (
+    fit_to_budget,
+    min_cut_tokens,
+    shrink_steps,
+    trim_to_message_count,
+    trim_to_recent_turns,
+)
 from co_tui.governance.turns import segment
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
-__all__ = ["GovernancePolicy", "resolve_budget", "Governor", "PolicyOutcome", "OVERFLOW_SHRINK"]
+__all__ = ["GovernancePolicy", "resolve_budget", "Governor", "PolicyOutcome", "OVERFLOW_SHRINK", "DEFAULT_COMPACT_TARGET"]
+
+# The low-water mark's default (setting `compact_target`): a cut goes down to this share of the limit.
+DEFAULT_COMPACT_TARGET = 0.6
 
 # On a provider overflow our estimate was wrong by at least this much: aim each retry this far lower.
 OVERFLOW_SHRINK = 0.7
@@ -61,6 +75,12 @@ class GovernancePolicy:
     strategy: Literal["summarize", "trim"] = "summarize"
     summarizer_cooldown_s: float = 600.0
     window_is_guess: bool = False
+    compact_target: float = DEFAULT_COMPACT_TARGET
+
+    @property
+    def target_messages(self) -> int:
+        """Where a message-count cut goes: `compact_target` × `max_history_messages` (at least 1)."""
+        return max(1, int(self.compact_target * self.max_history_messages))
 
     @classmethod
     def from_settings(cls, settings: Any, *, context_window: int | None) -> GovernancePolicy:
@@ -75,6 +95,7 @@ class GovernancePolicy:
             strategy=settings.context_strategy,
             summarizer_cooldown_s=settings.summarizer_cooldown_s,
             window_is_guess=guess,
+            compact_target=getattr(settings, "compact_target", DEFAULT_COMPACT_TARGET),
         )
 
 
@@ -129,11 +150,22 @@ class Governor:
         # sent with it; never let it eat more than half the budget.
         return max(1, self.policy.budget_tokens - min(overhead_tokens, self.policy.budget_tokens // 2))
 
+    def target_tokens(self, overhead_tokens: int = 0) -> int:
+        """The low-water mark for the messages: `compact_target` × the configured budget, less the
+        request's overhead — so the request a cut leaves (overhead included, as events and the meter
+        count it) is at or under `compact_target` × the budget. When the overhead alone takes most of
+        that, at least half the low-water share of the message budget (a cut never aims at nothing)."""
+        policy = self.policy
+        overhead = min(overhead_tokens, policy.budget_tokens // 2)
+        by_request = int(policy.compact_target * policy.budget_tokens) - overhead
+        return max(1, by_request, int(policy.compact_target * self._budget(overhead_tokens) * 0.5))
+
     def _triggers(self, messages: Sequence[ModelMessage], budget: int):  # noqa: ANN202 - internal tuple
         current = separate_markers(messages)
         tokens = estimate_tokens(current)
         layout = segment(current)
-        over_count = sum(len(t) for t in layout.turns) > self.policy.max_history_messages
+        limit = self.policy.max_history_messages
+        over_count = limit > 0 and sum(len(t) for t in layout.turns) > limit
         return current, tokens, layout, over_count, tokens > budget
 
     def over_limits(self, messages: Sequence[ModelMessage], *, overhead_tokens: int = 0, next_prompt: bool = False) -> bool:
@@ -168,23 +200,48 @@ class Governor:
             return PolicyOutcome(current, [], True, tokens)
         reason: Reason = "token_budget" if over_tokens else "message_count"
         events: list[HistoryTrimmed] = []
+        # Cut down to the low-water mark, and at least the minimum when over the token budget.
+        target = min(self.target_tokens(overhead_tokens), budget)
+        min_cut = min_cut_tokens(policy.budget_tokens)
+        goal = min(target, tokens - min_cut) if over_tokens else target
+        target_messages = policy.target_messages if over_count else None
 
         summarizer = self.summarizer_model or model
         if policy.strategy == "summarize" and summarizer is not None and not self.cooling_down():
-            window = plan_summary_window(current, policy.max_history_messages, budget)
+            window = plan_summary_window(
+                current, policy.max_history_messages, budget, target_tokens=goal, target_messages=target_messages
+            )
             if window is not None and _worth_summarising(window):
                 current, event = await self._summarize(window, summarizer, reason, budget, tokens)
                 events.append(event)
                 tokens = event.tokens_after
         if not events and over_count:
-            cut = trim_to_message_count(current, policy.max_history_messages)
+            cut = trim_to_message_count(current, policy.target_messages)
             if cut.trimmed:
                 events.append(cut.to_event("message_count", budget))
                 current, tokens = cut.messages, cut.tokens_after
         known = {} if events else {"layout": layout, "tokens": tokens}  # reuse this pass's work if unchanged
-        fitted = fit_to_budget(current, budget, tool_output_trim_chars=policy.tool_output_trim_chars, **known)
+        # One batch for both limits: a pass that already cut (the prompt cache is lost either way)
+        # takes the tokens to their low-water mark too — after a message cut, or a summary that came
+        # back longer than planned — and a token cut takes the messages to theirs; otherwise the two
+        # triggers take turns and the banners come twice as often.
+        synced = bool(events)
+        fitted = fit_to_budget(
+            current,
+            goal if synced else budget,
+            tool_output_trim_chars=policy.tool_output_trim_chars,
+            target_tokens=goal,
+            min_cut_tokens=0 if synced else min_cut,
+            **known,
+        )
         events.extend(fitted.events)
-        return PolicyOutcome(fitted.messages, self._as_sent(events, overhead_tokens), fitted.fits, fitted.tokens_after)
+        current, tokens = fitted.messages, fitted.tokens_after
+        if events and policy.max_history_messages > 0:
+            cut = trim_to_message_count(current, policy.target_messages)
+            if cut.trimmed:
+                events.append(cut.to_event("message_count", budget))
+                current, tokens = cut.messages, cut.tokens_after
+        return PolicyOutcome(current, self._as_sent(events, overhead_tokens), tokens <= budget, tokens)
 
     def _as_sent(self, events: list[HistoryTrimmed], overhead_tokens: int, note: str | None = None) -> list[HistoryTrimmed]:
         """The events in the terms the user sees everywhere else (banner next to the meter): the

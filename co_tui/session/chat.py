@@ -103,6 +103,7 @@ class ChatSession:
             strategy=s.context_strategy,
             summarizer_cooldown_s=s.summarizer_cooldown_s,
             window_is_guess=guessed,
+            compact_target=s.compact_target,
         )
         summarizer = resolve_model(s.summarization_model, s) if s.summarization_model else None
         self.model = resolved

@@ -120,3 +120,30 @@ async def test_a_summary_of_a_middle_that_fits_reports_nothing_unsummarised():
     [event] = out.events
     assert event.strategy == "summary" and event.unsummarised_messages == 0
     assert "without a summary" not in __import__("co_tui.session.banner", fromlist=["x"]).banner_line(event)
+
+
+async def test_a_giant_agent_turn_is_shrunk_in_batches_down_to_the_target():
+    """One user turn, one tool call per step (agent sessions put 100+ calls in a turn): once the turn
+    reaches the budget, the in-turn step shrink takes it down to the low-water mark in one batch, so
+    the next shrink is several steps away — not one shrink per step. Steps stay paired."""
+    from co_tui.governance.turns import check_pairing
+
+    from .builders import calls, results, user
+
+    budget = 12_000
+    governor = Governor(GovernancePolicy(budget_tokens=budget, max_history_messages=0, strategy="trim"))
+    context = [system(), user("refactor the package")]
+    cut_steps = []
+    for step in range(60):
+        context = [*context, calls(("read_file", f"c{step}", {"path": f"m{step}.py"})),
+                   results(("read_file", f"c{step}", make_text("code", 3000, step)))]
+        outcome = await governor.apply(context)
+        if outcome.events:
+            cut_steps.append(step)
+            assert {e.strategy for e in outcome.events} == {"step_shrink"}, outcome.events
+            assert outcome.tokens <= 0.6 * budget, outcome.events
+        assert outcome.fits and check_pairing(outcome.messages) == []
+        context = outcome.messages
+    assert len(cut_steps) >= 3, "the turn outgrew the budget several times"
+    gaps = [b - a for a, b in zip(cut_steps, cut_steps[1:])]
+    assert min(gaps) >= 3, cut_steps

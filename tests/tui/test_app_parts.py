@@ -79,3 +79,13 @@ def test_the_parts_come_before_app_in_the_mro() -> None:
     """CoTuiApp's handlers used to be found before App's; the parts' still are."""
     mro = CoTuiApp.__mro__
     assert all(mro.index(part) < mro.index(App) for part in PARTS)
+
+
+def test_meter_text_without_a_message_limit() -> None:
+    """`max_history_messages = 0` turns the message limit off: the meter counts messages, no '/0'."""
+    from co_tui.session.events import UsageUpdate
+    from co_tui.tui.widgets.context_meter import meter_text
+
+    reading = dict(input_tokens=0, output_tokens=0, context_tokens=18_200, budget_tokens=100_000, messages=23)
+    assert meter_text(UsageUpdate(**reading, max_messages=40)).startswith("23/40 msgs · ")
+    assert meter_text(UsageUpdate(**reading, max_messages=0)).startswith("23 msgs · ")
