@@ -51,6 +51,7 @@ class Settings(BaseSettings):
     allow_shell: bool = Field(False, description="Offer the `run_shell` tool (every call needs approval).")
     max_retries: int = Field(2, ge=0, le=10, description="Provider retries on 429/5xx/connection errors.")
     request_timeout_s: float = Field(120.0, gt=0, description="Per-request timeout for provider HTTP calls.")
+    search_timeout_s: float = Field(10.0, gt=0, description="search_text is stopped (a failed tool result) after this.")
 
     @classmethod
     def settings_customise_sources(

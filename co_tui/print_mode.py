@@ -1,8 +1,8 @@
 """Print mode (`co-tui -p PROMPT`): one turn, the answer on stdout, then exit.
 
 `--output-format jsonl` writes every domain event as one JSON object per line (DESIGN §3) and
-always ends with a `done` line. Errors: one line on stderr, exit 1. Ctrl+C interrupts the turn
-cleanly (the partial answer is kept and saved), exit 130.
+always ends with a `done` line. Errors: one line on stderr, exit 1. Ctrl+C, SIGTERM and SIGHUP
+interrupt the turn cleanly (the partial answer is kept and saved), exit 130.
 """
 
 from __future__ import annotations
@@ -38,10 +38,13 @@ def _write_event(event: object, fmt: str, out: TextIO, err: TextIO) -> None:
 
 async def _run(session, prompt: str, fmt: str, out: TextIO, err: TextIO) -> int:  # noqa: ANN001
     loop = asyncio.get_running_loop()
-    try:
-        loop.add_signal_handler(signal.SIGINT, session.cancel)
-    except (NotImplementedError, RuntimeError):  # not on the main thread / platform without signals
-        pass
+    # SIGTERM and SIGHUP (a closed terminal) interrupt and save like Ctrl+C: the turn is kept.
+    for signum in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        try:
+            if signum is not None:
+                loop.add_signal_handler(signum, session.cancel)
+        except (NotImplementedError, RuntimeError, ValueError):  # not on the main thread / no signals
+            pass
     code = EXIT_OK
     ended_with_text = True
     async for event in session.run_turn(prompt):

@@ -81,6 +81,10 @@ class ChatSession:
         self._saved_ledger_len = 0
         self._run: Any = None
         self._cancel_requested = False
+        self._checkpoint_due = False
+        # This process's claim on the session in the store (session_lock.py): taken by `resume`
+        # before loading, or at the first save of a new session; released by `close`.
+        self._claim: Any = None
         self._configure_model(model if model is not None else settings.model)
 
     # --- model and governance wiring -------------------------------------------------------------
@@ -134,6 +138,8 @@ class ChatSession:
 
     def _record_transcript(self, messages: Sequence[ModelMessage]) -> None:
         self.transcript.extend(messages)
+        # A step finished (its tool results are in) or the prompt went out: save it at the next event.
+        self._checkpoint_due = self.busy
 
     # --- the meter -------------------------------------------------------------------------------
 
@@ -190,6 +196,8 @@ class ChatSession:
                     if self._cancel_requested:
                         run.cancel()
                     async for event in run:
+                        if self._checkpoint_due:
+                            self._checkpoint(prompt)
                         if isinstance(event, HistoryTrimmedEvent):
                             yield self._apply_trim(event.to_domain())
                             continue
@@ -255,6 +263,16 @@ class ChatSession:
             exactness=update.exactness,
             window_is_guess=self.policy.window_is_guess,
         )
+
+    def _checkpoint(self, prompt: str) -> None:
+        """Save the steps the running turn has completed, so a kill (SIGKILL, power loss) loses at
+        most the step in flight. The saved context is the run's so far, repaired to be valid."""
+        from pydantic_ai.messages import repair_messages
+
+        self._checkpoint_due = False
+        messages = self._partial_messages()
+        if messages:
+            self._save(prompt, context=repair_messages(messages))  # a failure is reported by the final save
 
     def _partial_messages(self) -> list[ModelMessage] | None:
         run = self._run
@@ -352,6 +370,7 @@ class ChatSession:
             raise RuntimeError("cannot clear while a turn is running")
         trim = self._apply_trim(clear_event(self.context, self.policy.budget_tokens, overhead_tokens=self._overhead))
         self._save(None)
+        self.release_claim()
         self.id = uuid.uuid4().hex
         self.title = ""
         self.transcript, self.context, self.ledger, self.ledger_positions = [], [], [], []
@@ -362,8 +381,9 @@ class ChatSession:
 
     # --- persistence -----------------------------------------------------------------------------
 
-    def _save(self, prompt: str | None) -> ErrorEvent | None:
-        """Write what is new since the last save; a storage failure is reported, the session lives on."""
+    def _save(self, prompt: str | None, *, context: list[ModelMessage] | None = None) -> ErrorEvent | None:
+        """Write what is new since the last save (and `context`, default `self.context`); a storage
+        failure is reported, the session lives on."""
         if prompt and not self.title:
             self.title = make_title(prompt)
         if self.store is None:
@@ -374,6 +394,7 @@ class ChatSession:
 
         try:
             if not self._persisted:
+                self._claim_in_store()
                 self.store.create_session(
                     model=self.model_name, workspace=self.workspace, title=self.title, session_id=self.id
                 )
@@ -381,12 +402,12 @@ class ChatSession:
             self.store.save_turn(
                 self.id,
                 new_transcript=self.transcript[self._saved_transcript_len :],
-                context=self.context,
+                context=self.context if context is None else context,
                 new_events=self.ledger[self._saved_ledger_len :],
                 event_positions=self.ledger_positions[self._saved_ledger_len :],
                 title=self.title or None,
                 model=self.model_name,
-                tokens=self.meter.reading(self.context).tokens,
+                tokens=self.meter.reading(self.context if context is None else context).tokens,
             )
         except StoreError as exc:
             return ErrorEvent(message=f"{exc} (the conversation is kept in memory)", kind="storage")
@@ -400,10 +421,19 @@ class ChatSession:
     ) -> ChatSession:
         """Reopen a saved session: transcript, context and ledger exactly as saved.
 
-        Raises `StoreError` (one line) when the session cannot be read.
+        Raises `StoreError` (one line) when the session cannot be read, and `SessionBusy` when
+        another process has it open (claimed before loading, so no stale copy is ever saved over it).
         """
-        loaded = store.load(session_id)
-        session = cls(settings, workspace=workspace, store=store, session_id=loaded.meta.id, **kwargs)
+        from co_tui.session.session_lock import claim_session
+
+        claim = claim_session(store.path.parent, session_id)
+        try:
+            loaded = store.load(session_id)
+            session = cls(settings, workspace=workspace, store=store, session_id=loaded.meta.id, **kwargs)
+        except BaseException:
+            claim.release()
+            raise
+        session._hold_claim(claim)
         session.title = loaded.meta.title
         session.transcript = list(loaded.transcript)
         session.context = list(loaded.context)
@@ -413,6 +443,25 @@ class ChatSession:
         session._saved_ledger_len = len(session.ledger)
         session._anchor_meter_on_saved_usage()
         return session
+
+    def _claim_in_store(self) -> None:
+        from co_tui.session.session_lock import claim_session
+
+        if self._claim is None and self.store is not None:
+            self._hold_claim(claim_session(self.store.path.parent, self.id))
+
+    def _hold_claim(self, claim: Any) -> None:
+        import weakref
+
+        self.release_claim()
+        self._claim = claim
+        weakref.finalize(self, claim.release)  # a session dropped without `close` lets go too
+
+    def release_claim(self) -> None:
+        """Let other processes open this session (the TUI switching away, `/clear`). Idempotent."""
+        claim, self._claim = self._claim, None
+        if claim is not None:
+            claim.release()
 
     def _anchor_meter_on_saved_usage(self) -> None:
         """Re-anchor the meter on the newest saved response's provider usage, so a resumed session's
