@@ -14,6 +14,7 @@ first paint.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import replace
@@ -221,6 +222,11 @@ class ChatSession:
             except RunCancelled as exc:
                 interrupted = True
                 run_messages = exc.all_messages()
+            except (asyncio.CancelledError, GeneratorExit):
+                # The front end stopped the turn from outside (its task cancelled on quit, a closed
+                # terminal, the generator dropped): keep what the turn did, as an interrupt does.
+                self._keep_abandoned(history_in, prompt)
+                raise
             except Exception as exc:  # noqa: BLE001 - every failure becomes one visible line
                 failed = True
                 error = self._error_event(exc, partial=bool(output_parts))
@@ -232,11 +238,11 @@ class ChatSession:
         finally:
             self._run = None
             self.busy = False
+        save_error = self._save(prompt)  # before any yield: a front end that stops listening loses nothing
         if error is not None:
             yield error
         if interrupted:
             yield ErrorEvent(message=INTERRUPTED_MESSAGE, kind="interrupted")
-        save_error = self._save(prompt)
         if save_error is not None:
             yield save_error
         yield self.meter_reading()
@@ -263,6 +269,13 @@ class ChatSession:
             exactness=update.exactness,
             window_is_guess=self.policy.window_is_guess,
         )
+
+    def _keep_abandoned(self, history_in: list[ModelMessage], prompt: str) -> None:
+        try:
+            self._finish_run(history_in, self._partial_messages())
+            self._save(prompt)
+        except Exception:  # noqa: BLE001 - best effort while being torn down; the step saves already hold the rest
+            pass
 
     def _checkpoint(self, prompt: str) -> None:
         """Save the steps the running turn has completed, so a kill (SIGKILL, power loss) loses at
