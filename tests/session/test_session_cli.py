@@ -250,3 +250,22 @@ def test_six_parallel_continues_lose_no_turn_from_the_context(data_dir: Path, tm
     in_transcript = [p.content for m in loaded.transcript for p in m.parts if p.part_kind == "user-prompt"]
     assert in_context == in_transcript  # every turn that ran is in what the model is sent next
     assert set(in_transcript) == {"hello"} | ran
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_catastrophic_search_in_print_mode(data_dir: Path, tmp_path: Path) -> None:
+    (tmp_path / "data.txt").write_text("a" * 40 + "!\n")  # `(a+)+$` backtracks ~2**40 steps here
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "co_tui", "-p", "search (a+)+$ in .", "--output-format", "jsonl"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "CO_TUI_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT), "CO_TUI_SEARCH_TIMEOUT_S": "3600"},
+    )
+    try:
+        _read_until(proc, "tool_call")  # the search is running
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)  # without the child process: minutes, deaf to SIGINT
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
