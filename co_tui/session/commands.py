@@ -25,11 +25,15 @@ class OpenSessionError(Exception):
 
 def open_store(settings: Settings) -> SessionStore:
     """The session database under the data dir. Raises `OpenSessionError` (exit 2) when unusable."""
-    from co_tui.paths import ensure_private_dir
+    from co_tui.paths import ensure_private_dir, loose_dir_warning
     from co_tui.session.store import SessionStore, StoreError
 
     try:
-        return SessionStore.open(ensure_private_dir(settings.resolved_data_dir))
+        data_dir = ensure_private_dir(settings.resolved_data_dir)
+        warning = loose_dir_warning(data_dir)
+        if warning:
+            print(f"co-tui: {warning}", file=sys.stderr)
+        return SessionStore.open(data_dir)
     except OSError as exc:
         raise OpenSessionError(f"data dir {settings.resolved_data_dir}: {exc.strerror or exc}", 2) from None
     except StoreError as exc:
