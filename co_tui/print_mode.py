@@ -47,7 +47,9 @@ async def _run(session, prompt: str, fmt: str, out: TextIO, err: TextIO) -> int:
             pass
     code = EXIT_OK
     ended_with_text = True
+    storage_failed = False
     async for event in session.run_turn(prompt):
+        storage_failed = storage_failed or (event.type == "error" and event.kind == "storage")
         if event.type == "error":
             if event.kind != "interrupted":
                 code = EXIT_MODEL_ERROR
@@ -61,6 +63,10 @@ async def _run(session, prompt: str, fmt: str, out: TextIO, err: TextIO) -> int:
             _write_event(event, fmt, out, err)
     if fmt == "text" and not ended_with_text:
         out.write("\n")
+    if storage_failed:  # this process is about to exit: the turn must not go with it
+        rescued = session.write_rescue_copy()
+        if rescued is not None:
+            err.write(f"co-tui: the conversation was written to {rescued} instead (co-tui --format json export)\n")
     return code
 
 

@@ -428,6 +428,32 @@ class ChatSession:
         self._saved_ledger_len = len(self.ledger)
         return None
 
+    def write_rescue_copy(self) -> Path | None:
+        """After a failed save (a damaged or unwritable database), write the whole conversation as a
+        JSON export (`--format json`, mode 600) beside the database, so a process about to exit
+        (print mode) loses nothing. Returns the file, or None when it could not be written either."""
+        import os
+        import time
+        from datetime import datetime, timezone
+
+        from co_tui.session.export import export_json
+        from co_tui.session.store import LoadedSession, SessionMeta
+
+        if self.store is None or not self.transcript:
+            return None
+        now = datetime.now(timezone.utc)
+        meta = SessionMeta(id=self.id, title=self.title, created=now, updated=now, model=self.model_name,
+                           workspace=self.workspace, messages=len(self.transcript))
+        text = export_json(LoadedSession(meta, self.transcript, self.context, self.ledger, self.ledger_positions))
+        path = self.store.path.parent / f"rescued-{self.id[:8]}-{time.strftime('%Y%m%d-%H%M%S')}.json"
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError:
+            return None
+        return path
+
     @classmethod
     def resume(
         cls, settings: Settings, *, workspace: Path, store: SessionStore, session_id: str, **kwargs: Any

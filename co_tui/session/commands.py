@@ -95,12 +95,17 @@ def resolve_session_id(
 
 def list_sessions(settings: Settings, workspace: Path) -> int:
     """`--list-sessions`: a table of saved sessions (all workspaces, this one's first)."""
+    from co_tui.session.store import StoreError
+
     try:
         store = open_store(settings)
         sessions = store.list_sessions()
     except OpenSessionError as exc:
         print(f"co-tui: {exc}", file=sys.stderr)
         return exc.exit_code
+    except StoreError as exc:  # a damaged file: one line saying where and how to recover
+        print(f"co-tui: {exc}", file=sys.stderr)
+        return 2
     if not sessions:
         print("no saved sessions")
         return 0

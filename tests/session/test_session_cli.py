@@ -269,3 +269,39 @@ def test_ctrl_c_stops_a_catastrophic_search_in_print_mode(data_dir: Path, tmp_pa
             proc.kill()
     assert proc.returncode == 130, err
     assert "interrupted" in err
+
+
+def _damage_sessions_table(data_dir: Path) -> None:
+    """Overwrite the `sessions` table's root page, after folding the WAL into the file."""
+    conn = sqlite3.connect(data_dir / "sessions.db")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    root, page_size = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'sessions'").fetchone()[0], \
+        conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    with (data_dir / "sessions.db").open("r+b") as handle:
+        handle.seek((root - 1) * page_size)
+        handle.write(b"\xde\xad" * (page_size // 2))
+
+
+@pytest.mark.slow
+def test_damaged_database_file_says_where_and_how_to_recover(data_dir: Path, tmp_path: Path) -> None:
+    first = co_tui("-p", "hello", cwd=tmp_path, data_dir=data_dir)
+    assert first.returncode == 0, first.stderr
+    _damage_sessions_table(data_dir)
+    db = data_dir / "sessions.db"
+    for args in (("--list-sessions",), ("--continue", "-p", "again")):
+        proc = co_tui(*args, cwd=tmp_path, data_dir=data_dir)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
+        assert f"session database {db} is damaged" in proc.stderr
+        assert f"cp {db} {db}.bak" in proc.stderr and "PRAGMA integrity_check" in proc.stderr
+
+    # A new turn is answered, cannot be saved in the damaged file, and is written beside it.
+    new = co_tui("-p", "hello there", cwd=tmp_path, data_dir=data_dir)
+    assert new.returncode == 1 and "offline" in new.stdout  # answered; exit 1: it could not be saved as usual
+    [rescued] = data_dir.glob("rescued-*.json")
+    assert f"the conversation was written to {rescued}" in new.stderr
+    assert (rescued.stat().st_mode & 0o777) == 0o600
+    doc = json.loads(rescued.read_text())
+    assert doc["transcript"][0]["parts"][0]["content"] == "hello there"
+    assert any(p.get("part_kind") == "text" for m in doc["transcript"] for p in m["parts"])
