@@ -33,7 +33,8 @@ def _write_event(event: object, fmt: str, out: TextIO, err: TextIO) -> None:
     elif kind == "history_trimmed":
         from co_tui.session.banner import banner_line
 
-        err.write(banner_line(event) + "\n")  # type: ignore[arg-type]
+        failed = f" · {event.note}" if event.strategy == "static_marker" and event.note else ""  # type: ignore[attr-defined]
+        err.write(banner_line(event) + failed + "\n")  # type: ignore[arg-type]
 
 
 async def _run(session, prompt: str, fmt: str, out: TextIO, err: TextIO) -> int:  # noqa: ANN001

@@ -432,11 +432,10 @@ class ChatSession:
         """After a failed save (a damaged or unwritable database), write the whole conversation as a
         JSON export (`--format json`, mode 600) beside the database, so a process about to exit
         (print mode) loses nothing. Returns the file, or None when it could not be written either."""
-        import os
         import time
         from datetime import datetime, timezone
 
-        from co_tui.session.export import export_json
+        from co_tui.session.export import export_json, write_private
         from co_tui.session.store import LoadedSession, SessionMeta
 
         if self.store is None or not self.transcript:
@@ -447,9 +446,7 @@ class ChatSession:
         text = export_json(LoadedSession(meta, self.transcript, self.context, self.ledger, self.ledger_positions))
         path = self.store.path.parent / f"rescued-{self.id[:8]}-{time.strftime('%Y%m%d-%H%M%S')}.json"
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
+            write_private(path, text)
         except OSError:
             return None
         return path
@@ -481,7 +478,21 @@ class ChatSession:
         session._saved_transcript_len = len(session.transcript)
         session._saved_ledger_len = len(session.ledger)
         session._anchor_meter_on_saved_usage()
+        session._restore_summarizer_cooldown(store.last_summary_failure(session.id))
         return session
+
+    def _restore_summarizer_cooldown(self, failed_at: float | None) -> None:
+        """A summary that failed in an earlier process (a print-mode turn) still cools down here, so
+        each `--continue` does not retry a dead summariser; its time comes from the ledger."""
+        import time
+
+        if failed_at is None:
+            return
+        remaining = failed_at + self.policy.summarizer_cooldown_s - time.time()
+        governor = self.governance.governor
+        if remaining > 0:
+            governor.cooldown_until = governor.clock() + remaining
+            governor.last_summary_error = governor.last_summary_error or "the summary failed in an earlier run"
 
     def _claim_in_store(self) -> None:
         from co_tui.session.session_lock import claim_session

@@ -10,6 +10,7 @@ assistant and tool blocks, with the banner (`> ✂ History trimmed · …`, the 
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -177,3 +178,12 @@ def render_export(loaded: LoadedSession, fmt: str) -> str:
 def default_export_path(meta: SessionMeta, fmt: str, directory: Path) -> Path:
     """`<directory>/co-tui-<first 8 of id>.<fmt>` — where `/export` writes when given no path."""
     return Path(directory) / f"co-tui-{meta.id[:8]}.{fmt}"
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write `text` to `path` readable by its owner only (mode 600, like the database): an export
+    holds the whole conversation. Raises `OSError`."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        os.fchmod(handle.fileno(), 0o600)  # an existing file keeps its mode through O_CREAT
+        handle.write(text)

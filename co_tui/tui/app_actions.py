@@ -112,14 +112,14 @@ class AppActions:
             chat.show_hint("nothing saved to export yet", info=True)
             return
         try:
-            from co_tui.session.export import default_export_path, render_export
+            from co_tui.session.export import default_export_path, render_export, write_private
 
             loaded = session.store.load(session.id)
             text = render_export(loaded, fmt)
             path = self.workspace if target is None else (self.workspace / target.expanduser())
             if target is None or path.is_dir():
                 path = default_export_path(loaded.meta, fmt, path)
-            path.write_text(text, encoding="utf-8")
+            write_private(path, text)  # mode 600, like the database
         except Exception as exc:  # noqa: BLE001 - one line, the app keeps running
             from co_tui.session.events import ErrorEvent
 

@@ -243,6 +243,7 @@ async def test_slash_export_writes_where_it_says(app, workspace):
         await send(pilot, "/export")
         md = workspace / f"co-tui-{app.session.id[:8]}.md"
         assert last_notice() == f"Exported md to {md}" and "hello" in md.read_text()
+        assert md.stat().st_mode & 0o777 == 0o600  # the whole conversation: private, like the database
 
         await send(pilot, "/export json out/session.json")  # a missing directory: one line, no file
         error = app.chat.query("ErrorBlock").last()
