@@ -57,6 +57,20 @@ class Settings(BaseSettings):
     allow_shell: bool = Field(False, description="Offer the `run_shell` tool (every call needs approval).")
     max_retries: int = Field(2, ge=0, le=10, description="Provider retries on 429/5xx/connection errors.")
     request_timeout_s: float = Field(120.0, gt=0, description="Per-request timeout for provider HTTP calls.")
+    search_timeout_s: float = Field(10.0, gt=0, description="search_text is stopped (a failed tool result) after this.")
+
+    @field_validator("data_dir", mode="before")
+    @classmethod
+    def _data_dir_is_absolute(cls, value: Any) -> Any:
+        # An empty value would be the workspace itself (".") and a relative one a database of
+        # prompts inside every project: both are refused (docs/configuration.md).
+        if value is None:
+            return None
+        if not str(value).strip():
+            raise ValueError("must not be empty (unset it to use the default location)")
+        if not Path(str(value)).expanduser().is_absolute():
+            raise ValueError("must be an absolute path")
+        return value
 
     @field_validator("max_history_messages")
     @classmethod
@@ -102,6 +116,8 @@ def load_settings(**cli: Any) -> Settings:
     cli = {k: v for k, v in cli.items() if v is not None}
     config_file = default_config_file()
     toml_data: dict[str, Any] = {}
+    if config_file.exists() and not config_file.is_file():
+        raise SettingsError(f"config file {config_file}: is a directory (or not a regular file), not a TOML file")
     if config_file.is_file():
         try:
             toml_data = tomllib.loads(config_file.read_text(encoding="utf-8"))

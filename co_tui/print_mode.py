@@ -2,7 +2,7 @@
 
 `--output-format jsonl` writes every domain event as one JSON object per line and always ends
 with a `done` line; the first line and `done` carry `session_id`. Errors: one line on stderr,
-exit 1. Ctrl+C interrupts the turn cleanly (the partial answer is kept and saved), exit 130; so
+exit 1. Ctrl+C, SIGTERM and SIGHUP interrupt the turn cleanly (the partial answer is kept and saved), exit 130; so
 does a reader that closes stdout early (`| head`), quietly, exit 141 (`co_tui.broken_pipe`).
 The prompt, with stdin, is put together by `co_tui.print_input`.
 """
@@ -39,20 +39,26 @@ def _write_event(event: object, fmt: str, out: TextIO, err: TextIO, session_id: 
     elif kind == "history_trimmed":
         from co_tui.session.banner import banner_line
 
-        err.write(banner_line(event) + "\n")  # type: ignore[arg-type]
+        failed = f" · {event.note}" if event.strategy == "static_marker" and event.note else ""  # type: ignore[attr-defined]
+        err.write(banner_line(event) + failed + "\n")  # type: ignore[arg-type]
 
 
 async def _run(session, prompt: str, fmt: str, out: TextIO, err: TextIO) -> int:  # noqa: ANN001
     loop = asyncio.get_running_loop()
-    try:
-        loop.add_signal_handler(signal.SIGINT, session.cancel)
-    except (NotImplementedError, RuntimeError):  # not on the main thread / platform without signals
-        pass
+    # SIGTERM and SIGHUP (a closed terminal) interrupt and save like Ctrl+C: the turn is kept.
+    for signum in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        try:
+            if signum is not None:
+                loop.add_signal_handler(signum, session.cancel)
+        except (NotImplementedError, RuntimeError, ValueError):  # not on the main thread / no signals
+            pass
     code = EXIT_OK
     ended_with_text = True
     first = True
     closed = False  # the reader closed stdout (`| head`): the turn is interrupted, and saved
+    storage_failed = False
     async for event in session.run_turn(prompt):
+        storage_failed = storage_failed or (event.type == "error" and event.kind == "storage")
         if event.type == "error" and not closed:
             if event.kind != "interrupted":
                 code = EXIT_MODEL_ERROR
@@ -72,6 +78,10 @@ async def _run(session, prompt: str, fmt: str, out: TextIO, err: TextIO) -> int:
             closed = True
             session.cancel()
         first = False
+    if storage_failed:  # this process is about to exit: the turn must not go with it
+        rescued = session.write_rescue_copy()
+        if rescued is not None:
+            err.write(f"co-tui: the conversation was written to {rescued} instead (co-tui --format json export)\n")
     if closed:
         return EXIT_BROKEN_PIPE
     if fmt == "text" and not ended_with_text:

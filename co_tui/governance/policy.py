@@ -48,6 +48,7 @@ from co_tui.governance.trim import (
     fit_to_budget,
     min_cut_tokens,
     shrink_steps,
+    trim_tool_returns,
     trim_to_message_count,
     trim_to_recent_turns,
 )
@@ -211,6 +212,8 @@ class Governor:
             window = plan_summary_window(
                 current, policy.max_history_messages, budget, target_tokens=goal, target_messages=target_messages
             )
+            if window is not None:
+                window = _window_that_keeps_its_summary(window, budget, policy.tool_output_trim_chars)
             if window is not None and _worth_summarising(window):
                 current, event = await self._summarize(window, summarizer, reason, budget, tokens)
                 events.append(event)
@@ -336,6 +339,25 @@ class Governor:
         note += f"; {shrink.shrunk_parts} tool outputs in older steps of the current turn shrunk"
         events = self._as_sent([event], overhead_tokens, note)
         return PolicyOutcome(shrink.messages, events, shrink.tokens_after <= target, shrink.tokens_after), True
+
+
+def _window_that_keeps_its_summary(window: SummaryWindow, budget: int, tool_output_trim_chars: int) -> SummaryWindow | None:
+    """The window whose summary will still be in the context after this pass, or None.
+
+    A summary goes in after the head; if head + summary + tail were still over the budget, the
+    whole-turn trim that follows in the same pass would fold the fresh summary into a breadcrumb:
+    a wasted model call, and a summary that would have fit gone. So the tail gives up its oldest
+    turns to the middle (they are summarised instead) until what stays fits, with the summary at
+    its largest allowed size; when not even the newest turn fits beside it, no summary is asked for.
+    """
+    last = len(window.layout.turns) - 1
+    for tail_start in range(window.tail_start, last + 1):
+        candidate = replace(window, tail_start=tail_start)
+        rest, _dropped, _turns = apply_summary(candidate, None)  # the static marker stands in for the summary
+        kept = trim_tool_returns(rest, tool_output_trim_chars).messages if tool_output_trim_chars else rest
+        if estimate_tokens(kept) + summary_token_budget(candidate.middle_messages) <= budget:
+            return candidate
+    return None
 
 
 def _worth_summarising(window: SummaryWindow) -> bool:

@@ -14,6 +14,7 @@ first paint.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import replace
@@ -81,6 +82,10 @@ class ChatSession:
         self._saved_ledger_len = 0
         self._run: Any = None
         self._cancel_requested = False
+        self._checkpoint_due = False
+        # This process's claim on the session in the store (session_lock.py): taken by `resume`
+        # before loading, or at the first save of a new session; released by `close`.
+        self._claim: Any = None
         self._configure_model(model if model is not None else settings.model)
 
     # --- model and governance wiring -------------------------------------------------------------
@@ -135,6 +140,8 @@ class ChatSession:
 
     def _record_transcript(self, messages: Sequence[ModelMessage]) -> None:
         self.transcript.extend(messages)
+        # A step finished (its tool results are in) or the prompt went out: save it at the next event.
+        self._checkpoint_due = self.busy
 
     # --- the meter -------------------------------------------------------------------------------
 
@@ -222,6 +229,8 @@ class ChatSession:
                     if self._cancel_requested:
                         run.cancel()
                     async for event in run:
+                        if self._checkpoint_due:
+                            self._checkpoint(prompt)
                         if isinstance(event, HistoryTrimmedEvent):
                             yield self._apply_trim(event.to_domain())
                             continue
@@ -245,6 +254,11 @@ class ChatSession:
             except RunCancelled as exc:
                 interrupted = True
                 run_messages = exc.all_messages()
+            except (asyncio.CancelledError, GeneratorExit):
+                # The front end stopped the turn from outside (its task cancelled on quit, a closed
+                # terminal, the generator dropped): keep what the turn did, as an interrupt does.
+                self._keep_abandoned(history_in, prompt)
+                raise
             except Exception as exc:  # noqa: BLE001 - every failure becomes one visible line
                 failed = True
                 error = self._error_event(exc, partial=bool(output_parts))
@@ -256,11 +270,11 @@ class ChatSession:
         finally:
             self._run = None
             self.busy = False
+        save_error = self._save(prompt)  # before any yield: a front end that stops listening loses nothing
         if error is not None:
             yield error
         if interrupted:
             yield ErrorEvent(message=INTERRUPTED_MESSAGE, kind="interrupted")
-        save_error = self._save(prompt)
         if save_error is not None:
             yield save_error
         yield self.meter_reading()
@@ -277,6 +291,23 @@ class ChatSession:
         seen.add(id(last))
         self.meter.observe_response(last.usage, messages)
         return self._usage_update(messages, new_response=last)
+
+    def _keep_abandoned(self, history_in: list[ModelMessage], prompt: str) -> None:
+        try:
+            self._finish_run(history_in, self._partial_messages())
+            self._save(prompt)
+        except Exception:  # noqa: BLE001 - best effort while being torn down; the step saves already hold the rest
+            pass
+
+    def _checkpoint(self, prompt: str) -> None:
+        """Save the steps the running turn has completed, so a kill (SIGKILL, power loss) loses at
+        most the step in flight. The saved context is the run's so far, repaired to be valid."""
+        from pydantic_ai.messages import repair_messages
+
+        self._checkpoint_due = False
+        messages = self._partial_messages()
+        if messages:
+            self._save(prompt, context=repair_messages(messages))  # a failure is reported by the final save
 
     def _partial_messages(self) -> list[ModelMessage] | None:
         run = self._run
@@ -382,6 +413,7 @@ class ChatSession:
             raise RuntimeError("cannot clear while a turn is running")
         trim = self._apply_trim(self.clear_preview())
         self._save(None)
+        self.release_claim()
         self.id = uuid.uuid4().hex
         self.title = ""
         self.transcript, self.context, self.ledger, self.ledger_positions = [], [], [], []
@@ -392,8 +424,9 @@ class ChatSession:
 
     # --- persistence -----------------------------------------------------------------------------
 
-    def _save(self, prompt: str | None) -> ErrorEvent | None:
-        """Write what is new since the last save; a storage failure is reported, the session lives on."""
+    def _save(self, prompt: str | None, *, context: list[ModelMessage] | None = None) -> ErrorEvent | None:
+        """Write what is new since the last save (and `context`, default `self.context`); a storage
+        failure is reported, the session lives on."""
         if prompt and not self.title:
             self.title = make_title(prompt)
         if self.store is None:
@@ -405,6 +438,7 @@ class ChatSession:
 
         try:
             if not self._persisted:
+                self._claim_in_store()
                 self.store.create_session(
                     model=self.model_name, workspace=self.workspace, title=self.title, session_id=self.id
                 )
@@ -412,12 +446,12 @@ class ChatSession:
             self.store.save_turn(
                 self.id,
                 new_transcript=self.transcript[self._saved_transcript_len :],
-                context=self.context,
+                context=self.context if context is None else context,
                 new_events=self.ledger[self._saved_ledger_len :],
                 event_positions=self.ledger_positions[self._saved_ledger_len :],
                 title=self.title or None,
                 model=self.model_name,
-                tokens=self.meter.reading(self.context).tokens,
+                tokens=self.meter.reading(self.context if context is None else context).tokens,
                 cost_usd=session_cost(self.transcript),
             )
         except StoreError as exc:
@@ -426,16 +460,48 @@ class ChatSession:
         self._saved_ledger_len = len(self.ledger)
         return None
 
+    def write_rescue_copy(self) -> Path | None:
+        """After a failed save (a damaged or unwritable database), write the whole conversation as a
+        JSON export (`--format json`, mode 600) beside the database, so a process about to exit
+        (print mode) loses nothing. Returns the file, or None when it could not be written either."""
+        import time
+        from datetime import datetime, timezone
+
+        from co_tui.session.export import export_json, write_private
+        from co_tui.session.store import LoadedSession, SessionMeta
+
+        if self.store is None or not self.transcript:
+            return None
+        now = datetime.now(timezone.utc)
+        meta = SessionMeta(id=self.id, title=self.title, created=now, updated=now, model=self.model_name,
+                           workspace=self.workspace, messages=len(self.transcript))
+        text = export_json(LoadedSession(meta, self.transcript, self.context, self.ledger, self.ledger_positions))
+        path = self.store.path.parent / f"rescued-{self.id[:8]}-{time.strftime('%Y%m%d-%H%M%S')}.json"
+        try:
+            write_private(path, text)
+        except OSError:
+            return None
+        return path
+
     @classmethod
     def resume(
         cls, settings: Settings, *, workspace: Path, store: SessionStore, session_id: str, **kwargs: Any
     ) -> ChatSession:
         """Reopen a saved session: transcript, context and ledger exactly as saved.
 
-        Raises `StoreError` (one line) when the session cannot be read.
+        Raises `StoreError` (one line) when the session cannot be read, and `SessionBusy` when
+        another process has it open (claimed before loading, so no stale copy is ever saved over it).
         """
-        loaded = store.load(session_id)
-        session = cls(settings, workspace=workspace, store=store, session_id=loaded.meta.id, **kwargs)
+        from co_tui.session.session_lock import claim_session
+
+        claim = claim_session(store.path.parent, session_id)
+        try:
+            loaded = store.load(session_id)
+            session = cls(settings, workspace=workspace, store=store, session_id=loaded.meta.id, **kwargs)
+        except BaseException:
+            claim.release()
+            raise
+        session._hold_claim(claim)
         session.title = loaded.meta.title
         session.transcript = list(loaded.transcript)
         session.context = list(loaded.context)
@@ -448,7 +514,40 @@ class ChatSession:
         session._saved_transcript_len = len(session.transcript)
         session._saved_ledger_len = len(session.ledger)
         session._anchor_meter_on_saved_usage()
+        session._restore_summarizer_cooldown(store.last_summary_failure(session.id))
         return session
+
+    def _restore_summarizer_cooldown(self, failed_at: float | None) -> None:
+        """A summary that failed in an earlier process (a print-mode turn) still cools down here, so
+        each `--continue` does not retry a dead summariser; its time comes from the ledger."""
+        import time
+
+        if failed_at is None:
+            return
+        remaining = failed_at + self.policy.summarizer_cooldown_s - time.time()
+        governor = self.governance.governor
+        if remaining > 0:
+            governor.cooldown_until = governor.clock() + remaining
+            governor.last_summary_error = governor.last_summary_error or "the summary failed in an earlier run"
+
+    def _claim_in_store(self) -> None:
+        from co_tui.session.session_lock import claim_session
+
+        if self._claim is None and self.store is not None:
+            self._hold_claim(claim_session(self.store.path.parent, self.id))
+
+    def _hold_claim(self, claim: Any) -> None:
+        import weakref
+
+        self.release_claim()
+        self._claim = claim
+        weakref.finalize(self, claim.release)  # a session dropped without `close` lets go too
+
+    def release_claim(self) -> None:
+        """Let other processes open this session (the TUI switching away, `/clear`). Idempotent."""
+        claim, self._claim = self._claim, None
+        if claim is not None:
+            claim.release()
 
     def _anchor_meter_on_saved_usage(self) -> None:
         """Re-anchor the meter on the newest saved response's provider usage, so a resumed session's

@@ -25,11 +25,15 @@ class OpenSessionError(Exception):
 
 def open_store(settings: Settings) -> SessionStore:
     """The session database under the data dir. Raises `OpenSessionError` (exit 2) when unusable."""
-    from co_tui.paths import ensure_private_dir
+    from co_tui.paths import ensure_private_dir, loose_dir_warning
     from co_tui.session.store import SessionStore, StoreError
 
     try:
-        return SessionStore.open(ensure_private_dir(settings.resolved_data_dir))
+        data_dir = ensure_private_dir(settings.resolved_data_dir)
+        warning = loose_dir_warning(data_dir)
+        if warning:
+            print(f"co-tui: {warning}", file=sys.stderr)
+        return SessionStore.open(data_dir)
     except OSError as exc:
         raise OpenSessionError(f"data dir {settings.resolved_data_dir}: {exc.strerror or exc}", 2) from None
     except StoreError as exc:
@@ -100,12 +104,17 @@ def resume_hint(session: object) -> str | None:
 def list_sessions(settings: Settings, workspace: Path) -> int:
     """`--list-sessions`: a table of saved sessions (all workspaces, this one's first); COST is the
     session's cost at list prices, `–` when unknown (an unpriced model, or saved before costs were kept)."""
+    from co_tui.session.store import StoreError
+
     try:
         store = open_store(settings)
         sessions = store.list_sessions()
     except OpenSessionError as exc:
         print(f"co-tui: {exc}", file=sys.stderr)
         return exc.exit_code
+    except StoreError as exc:  # a damaged file: one line saying where and how to recover
+        print(f"co-tui: {exc}", file=sys.stderr)
+        return 2
     if not sessions:
         print("no saved sessions")
         return 0

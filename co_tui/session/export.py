@@ -223,3 +223,10 @@ def write_export(text: str, default: Path, target: Path | None = None) -> Path:
             out.write(text)
         return path
     raise FileExistsError(errno.EEXIST, "no free file name left", str(path))
+def write_private(path: Path, text: str) -> None:
+    """Write `text` to `path` readable by its owner only (mode 600, like the database): an export
+    holds the whole conversation. Raises `OSError`."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        os.fchmod(handle.fileno(), 0o600)  # an existing file keeps its mode through O_CREAT
+        handle.write(text)

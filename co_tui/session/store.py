@@ -489,6 +489,21 @@ class SessionStore:
         except sqlite3.Error:
             pass
 
+    def last_summary_failure(self, session_id: str) -> float | None:
+        """When (epoch seconds) the session's newest failed summary happened — its newest
+        `static_marker` ledger entry — or None. The summariser cooldown outlives the process with it."""
+        with self._guard("read the session") as conn:
+            rows = conn.execute(
+                "SELECT created, event FROM ledger WHERE session_id = ? ORDER BY seq DESC", (session_id,)
+            )
+            for created, event in rows:
+                try:
+                    if json.loads(event).get("strategy") == "static_marker":
+                        return float(created)
+                except (ValueError, TypeError, AttributeError):
+                    continue
+        return None
+
     def list_sessions(self, workspace: Path | None = None) -> list[SessionMeta]:
         """Every session (or those of `workspace`), newest first. Reads metadata only, so a session
         with damaged messages still lists (with `damaged` set once a load has found it)."""

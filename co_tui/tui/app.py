@@ -25,6 +25,8 @@ session is ready waits in a queue.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -99,6 +101,32 @@ class CoTuiApp(SessionOpening, TurnJobs, AppActions, SlashInterceptor, App[int])
             if isinstance(screen, ChatScreen):
                 return screen
         raise LookupError("chat screen not mounted")
+
+    # --- quitting keeps a running turn (docs/keys-and-commands.md) ------------------------------
+
+    def on_load(self) -> None:
+        # SIGTERM and SIGHUP (a closed terminal) quit like Ctrl+Q: the running turn is kept first.
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+            if signum is not None:
+                with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                    loop.add_signal_handler(signum, lambda: self.call_later(self.action_quit))
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q, /quit, SIGTERM, SIGHUP: a running turn is interrupted and kept (as Esc does), then
+        the app exits once it is saved."""
+        job, session = self._job, self.session
+        if job is None or session is None or self._job_kind != "turn":
+            self.exit()
+            return
+        session.cancel()
+
+        async def exit_when_saved() -> None:
+            with contextlib.suppress(Exception):
+                await job.wait()
+            self.exit()
+
+        self.run_worker(exit_when_saved(), group="quit")
 
     def _refresh_title(self) -> None:
         bar = self.chat.title_bar

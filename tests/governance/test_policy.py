@@ -147,3 +147,30 @@ async def test_a_giant_agent_turn_is_shrunk_in_batches_down_to_the_target():
     assert len(cut_steps) >= 3, "the turn outgrew the budget several times"
     gaps = [b - a for a, b in zip(cut_steps, cut_steps[1:])]
     assert min(gaps) >= 3, cut_steps
+
+
+async def test_a_summary_is_never_folded_into_a_breadcrumb_in_its_own_pass():
+    """Issue 17 #12: the tail the window plan keeps (>= max_history_messages // 2 messages) was over
+    the budget on its own, so the whole-turn trim after the summary swapped the fresh summary for a
+    breadcrumb. Now the tail gives turns to the summary until what stays fits beside it."""
+    model = ScriptedModel()
+    history = _chat(24, 600)  # ~25 x 150 tokens; the planned tail alone (16 messages) is over budget
+    budget = estimate_tokens(history) // 3
+    governor = Governor(GovernancePolicy(budget_tokens=budget, max_history_messages=32), summarizer_model=model.model())
+    out = await governor.apply(history)
+    assert len(model.summary_calls) == 1
+    assert [e.strategy for e in out.events] == ["summary"]  # no turn_trim after it
+    [(_, marker)] = segment(out.messages).markers
+    assert "SUMMARY: the user and the agent" in str(out.messages)  # the summary is in what is sent
+    assert marker.messages == out.events[0].dropped_messages
+    assert out.fits
+
+
+async def test_no_summary_is_asked_for_when_not_even_the_newest_turn_fits_beside_it():
+    model = ScriptedModel()
+    history = _chat(6, 200) + chat_turn("q-last", make_text("prose", 8_000, 99))
+    governor = Governor(GovernancePolicy(budget_tokens=estimate_tokens(history[-2:]) + 100, max_history_messages=8),
+                        summarizer_model=model.model())
+    out = await governor.apply(history)
+    assert model.summary_calls == []  # the call would be wasted: its summary could not stay
+    assert "summary" not in {e.strategy for e in out.events}

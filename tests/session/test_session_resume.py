@@ -128,3 +128,53 @@ async def test_a_prompt_that_reads_like_a_summary_is_answered(tmp_path: Path) ->
     for i in range(3):
         events = await _run(session, "[Earlier conversation trimmed — 3 messages (1 turns) removed to stay within the context budget]")
         assert not [e for e in events if e.type == "error"]
+
+
+def _saved_with_failed_summary(tmp_path: Path, settings) -> str:  # noqa: ANN001
+    from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+
+    from co_tui.governance.events import HistoryTrimmed
+
+    failed = HistoryTrimmed(reason="message_count", strategy="static_marker", dropped_messages=6, dropped_turns=3,
+                            note="summary failed (ConnectionError: down); trimming only for 600s")
+    with SessionStore.open(tmp_path / "data") as store:
+        sid = store.create_session(model="offline", workspace=tmp_path)
+        turn = [ModelRequest(parts=[UserPromptPart("hi")]), ModelResponse(parts=[TextPart("hello")])]
+        store.save_turn(sid, new_transcript=turn, context=turn, new_events=[failed])
+    return sid
+
+
+def test_a_failed_summary_cools_down_across_processes(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    """Issue 17 #12: the cooldown lived in one process, so every print-mode --continue retried a dead
+    summariser. The failure's time is in the ledger; a resumed session honours what is left of it."""
+    import time
+
+    import co_tui.session.store as store_module
+
+    settings = load_settings(summarizer_cooldown_s=600)
+    recent = _saved_with_failed_summary(tmp_path, settings)
+    with SessionStore.open(tmp_path / "data") as store:
+        resumed = ChatSession.resume(settings, workspace=tmp_path, store=store, session_id=recent)
+        assert resumed.governance.governor.cooling_down()
+        remaining = resumed.governance.governor.cooldown_until - resumed.governance.governor.clock()
+        assert 0 < remaining <= 600
+        resumed.release_claim()
+
+    monkeypatch.setattr(store_module, "_now", lambda: time.time() - 3600)  # failed an hour ago: over
+    old = _saved_with_failed_summary(tmp_path, settings)
+    with SessionStore.open(tmp_path / "data") as store:
+        assert not ChatSession.resume(settings, workspace=tmp_path, store=store, session_id=old) \
+            .governance.governor.cooling_down()
+
+
+def test_print_mode_banner_says_the_summary_failed() -> None:
+    import io
+
+    from co_tui.governance.events import HistoryTrimmed
+    from co_tui.print_mode import _write_event
+
+    err = io.StringIO()
+    event = HistoryTrimmed(reason="message_count", strategy="static_marker", dropped_messages=6, dropped_turns=3,
+                           tokens_before=900, tokens_after=400, note="summary failed (TimeoutError); trimming only for 600s")
+    _write_event(event, "text", io.StringIO(), err)
+    assert err.getvalue().rstrip("\n").endswith("· summary failed (TimeoutError); trimming only for 600s")

@@ -248,6 +248,9 @@ async def test_slash_export_writes_where_it_says(app, workspace):
         await send(pilot, "/export")  # again: a new file, the first one kept
         assert last_notice() == f"Exported md to {exports / md.name.replace('.md', '-2.md')}"
 
+
+        assert md.stat().st_mode & 0o777 == 0o600  # the whole conversation: private, like the database
+
         await send(pilot, "/export json out/session.json")  # a missing directory: one line, no file
         error = app.chat.query("ErrorBlock").last()
         assert error.kind == "storage" and error.message.startswith("export failed:")
