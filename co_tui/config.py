@@ -11,7 +11,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -41,9 +41,14 @@ class Settings(BaseSettings):
     model: str = Field("offline", min_length=1, description="pydantic-ai model string, or `offline`.")
     summarization_model: str | None = Field(None, description="Model for summaries; default: `model`.")
     tool_output_trim_chars: int = Field(2000, ge=0, description="Cap on old tool outputs in context; 0 disables.")
-    max_history_messages: int = Field(40, ge=8, description="Summaries trigger above this many messages.")
+    max_history_messages: int = Field(
+        40, ge=0, description="Cuts trigger above this many messages; 0 disables the message-count trigger."
+    )
     context_budget_tokens: int = Field(0, ge=0, description="Token budget; 0 derives it from the model window.")
     compact_threshold: float = Field(0.8, gt=0.0, le=1.0, description="Budget as a fraction of the window.")
+    compact_target: float = Field(
+        0.6, ge=0.2, le=0.95, description="A cut goes down to this fraction of the budget (the low-water mark)."
+    )
     context_strategy: Literal["summarize", "trim"] = Field("summarize", description="How old turns leave context.")
     summarizer_cooldown_s: float = Field(600.0, ge=0.0, description="After a failed summary, only trim this long.")
     fallback_context_window: int = Field(32_768, ge=1024, description="Window assumed for unknown models.")
@@ -52,6 +57,28 @@ class Settings(BaseSettings):
     allow_shell: bool = Field(False, description="Offer the `run_shell` tool (every call needs approval).")
     max_retries: int = Field(2, ge=0, le=10, description="Provider retries on 429/5xx/connection errors.")
     request_timeout_s: float = Field(120.0, gt=0, description="Per-request timeout for provider HTTP calls.")
+    search_timeout_s: float = Field(10.0, gt=0, description="search_text is stopped (a failed tool result) after this.")
+
+    @field_validator("data_dir", mode="before")
+    @classmethod
+    def _data_dir_is_absolute(cls, value: Any) -> Any:
+        # An empty value would be the workspace itself (".") and a relative one a database of
+        # prompts inside every project: both are refused (docs/configuration.md).
+        if value is None:
+            return None
+        if not str(value).strip():
+            raise ValueError("must not be empty (unset it to use the default location)")
+        if not Path(str(value)).expanduser().is_absolute():
+            raise ValueError("must be an absolute path")
+        return value
+
+    @field_validator("max_history_messages")
+    @classmethod
+    def _message_limit(cls, value: int) -> int:
+        # Below 8 the summary window between the first and the recent turns is always empty.
+        if 0 < value < 8:
+            raise ValueError("must be 0 (no message limit) or at least 8")
+        return value
 
     @classmethod
     def settings_customise_sources(
@@ -89,6 +116,8 @@ def load_settings(**cli: Any) -> Settings:
     cli = {k: v for k, v in cli.items() if v is not None}
     config_file = default_config_file()
     toml_data: dict[str, Any] = {}
+    if config_file.exists() and not config_file.is_file():
+        raise SettingsError(f"config file {config_file}: is a directory (or not a regular file), not a TOML file")
     if config_file.is_file():
         try:
             toml_data = tomllib.loads(config_file.read_text(encoding="utf-8"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 APP_NAME = "co-tui"
@@ -26,7 +27,25 @@ def default_data_dir() -> Path:
 
 
 def ensure_private_dir(path: Path) -> Path:
-    """Create `path` (and parents) if missing and make it mode 700. Returns the path."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    os.chmod(path, 0o700)
+    """Create `path` (and missing parents) with mode 700 if it does not exist. Returns the path.
+
+    An existing directory is used as it is, never chmod-ed: it may be shared (`/tmp`, a team
+    directory) and changing its mode would break others; `loose_dir_warning` says when it is open
+    to other users.
+    """
+    if not path.is_dir():
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(path, 0o700)  # mkdir's mode is filtered by the umask
     return path
+
+
+def loose_dir_warning(path: Path) -> str | None:
+    """One line when the existing directory `path` is group- or world-readable, else None."""
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return None
+    if mode & 0o044:
+        return (f"warning: data dir {path} is readable by other users (mode {mode:o}); "
+                f"your saved conversations are in it (chmod 700 {path} to make it private)")
+    return None

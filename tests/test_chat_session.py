@@ -202,6 +202,36 @@ async def test_a_trim_the_meter_says_is_pending_happens_on_the_next_turn(workspa
     assert True in seen and False in seen, seen
 
 
+async def test_the_meter_says_when_the_message_limit_will_cut(workspace: Path) -> None:
+    """issue 12.4: at the message limit the next prompt makes one message too many: the meter says
+    `trims on next send` (trim_pending) before it, and the trim does happen."""
+    session = new_session(workspace, max_history_messages=8, context_strategy="trim")
+    seen = []
+    for i in range(8):
+        pending = session.meter_reading().trim_pending
+        events = await collect(session.run_turn(f"note number {i}: the sky is blue"))
+        trims = [e for e in events if e.type == "history_trimmed"]
+        assert bool(trims) == pending, f"turn {i}: pending={pending}, trims={trims}"
+        if trims:
+            assert trims[0].reason == "message_count"
+        seen.append(pending)
+    assert True in seen, seen
+
+
+async def test_the_clear_dialog_and_its_banner_give_the_same_figures(workspace: Path) -> None:
+    """issue 12.5: the /clear dialog said ~1k tokens and 4 messages, its banner 1.1k and 2 messages:
+    the dialog now shows the very event the clear then emits (markers are not messages removed)."""
+    session = new_session(workspace, model="offline", max_history_messages=8, context_strategy="trim")
+    for i in range(6):
+        await collect(session.run_turn(f"note number {i}: the sky is blue"))
+    preview = session.clear_preview()
+    assert any(e.dropped_messages for e in session.ledger)  # a breadcrumb sits in the context
+    assert preview.dropped_messages < len(session.context) + 1
+    event = session.clear()
+    assert (preview.dropped_messages, preview.dropped_turns, preview.tokens_before) == (
+        event.dropped_messages, event.dropped_turns, event.tokens_before)
+
+
 def test_make_title() -> None:
     assert make_title("  fix   the\nbug ") == "fix the bug"
     assert len(make_title("x" * 200)) == 60
@@ -245,3 +275,24 @@ async def test_saved_context_with_a_separate_marker_loses_no_prompt(workspace: P
     assert [type(m).__name__ for m in new] == ["ModelRequest", "ModelResponse"]
     assert [p.content for p in new[0].parts if isinstance(p, UserPromptPart)] == ["hello there"]
     assert "you said: hello there" in "".join(p.content for p in new[1].parts if isinstance(p, TextPart))
+
+
+async def test_offline_summaries_cover_every_turn_they_report(workspace: Path) -> None:
+    """issue 12.1: with a 12-message limit, nine notes: the second summary spent its length cap on
+    the earlier summary and silently left out notes 4 and 5. Every note the context no longer holds
+    verbatim must be in its summary."""
+    from co_tui.governance.markers import marker_info, separate_markers
+
+    session = new_session(workspace, model="offline", max_history_messages=12)
+    summaries = 0
+    for i in range(1, 10):
+        events = await collect(session.run_turn(f"note number {i}: the sky is blue"))
+        summaries += sum(1 for e in events if e.type == "history_trimmed" and e.strategy == "summary")
+    assert summaries >= 2
+    context = separate_markers(session.context)
+    marker_text = " ".join(info.summary or "" for m in context if (info := marker_info(m)) is not None)
+    verbatim = " ".join(str(p.content) for m in context if marker_info(m) is None for p in m.parts
+                        if isinstance(p, UserPromptPart))
+    for i in range(1, 10):
+        note = f"note number {i}: the sky is blue"
+        assert note in verbatim or note in marker_text, f"note {i} is neither in context nor in a summary"

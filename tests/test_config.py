@@ -113,3 +113,82 @@ def test_settings_fields_are_the_design_contract() -> None:
         "compact_threshold", "context_strategy", "summarizer_cooldown_s", "data_dir", "allow_shell",
     }
     assert expected <= set(Settings.model_fields)
+
+
+def test_compact_target_default_and_range(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert load_settings().compact_target == 0.6
+    monkeypatch.setenv("CO_TUI_COMPACT_TARGET", "0.8")
+    assert load_settings().compact_target == 0.8
+    for bad in ("0.1", "0.96", "1.5", "lots"):
+        monkeypatch.setenv("CO_TUI_COMPACT_TARGET", bad)
+        with pytest.raises(SettingsError) as info:
+            load_settings()
+        message = str(info.value)
+        assert "\n" not in message and "compact_target" in message and "CO_TUI_COMPACT_TARGET" in message
+
+
+def test_message_limit_zero_disables_it_and_small_limits_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CO_TUI_MAX_HISTORY_MESSAGES", "0")
+    assert load_settings().max_history_messages == 0
+    monkeypatch.setenv("CO_TUI_MAX_HISTORY_MESSAGES", "5")
+    with pytest.raises(SettingsError) as info:
+        load_settings()
+    assert "\n" not in str(info.value) and "max_history_messages" in str(info.value) and "at least 8" in str(info.value)
+
+
+# --- issue 17 #7: data_dir handling never damages a directory ---------------------------------------
+
+
+def test_existing_data_dir_keeps_its_mode(tmp_path: Path) -> None:
+    from co_tui.paths import loose_dir_warning
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)  # like /tmp
+    assert ensure_private_dir(shared) == shared
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o1777
+    assert "readable by other users (mode 1777)" in (loose_dir_warning(shared) or "")
+    private = ensure_private_dir(tmp_path / "new" / "dir")
+    assert stat.S_IMODE(private.stat().st_mode) == 0o700 and loose_dir_warning(private) is None
+
+
+def test_store_in_a_shared_dir_leaves_it_as_it_was_and_warns(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    proc = subprocess.run(
+        [sys.executable, "-m", "co_tui", "-p", "hello"], capture_output=True, text=True, cwd=ws,
+        env={**os.environ, "CO_TUI_DATA_DIR": str(shared)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o1777
+    assert stat.S_IMODE((shared / "sessions.db").stat().st_mode) == 0o600
+    assert proc.stderr.splitlines() == [
+        f"co-tui: warning: data dir {shared} is readable by other users (mode 1777); your saved conversations "
+        f"are in it (chmod 700 {shared} to make it private)"]
+
+
+@pytest.mark.parametrize(("value", "why"), [("", "must not be empty"), ("data", "must be an absolute path"),
+                                            ("./x", "must be an absolute path")])
+def test_empty_or_relative_data_dir_is_a_settings_error(value: str, why: str, tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    os.chmod(ws, 0o755)
+    proc = subprocess.run(
+        [sys.executable, "-m", "co_tui", "-p", "hello"], capture_output=True, text=True, cwd=ws,
+        env={**os.environ, "CO_TUI_DATA_DIR": value},
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "setting data_dir" in proc.stderr and why in proc.stderr
+    assert "CO_TUI_DATA_DIR" in proc.stderr
+    assert list(ws.iterdir()) == [] and stat.S_IMODE(ws.stat().st_mode) == 0o755  # nothing written, no chmod
+
+
+def test_config_file_that_is_a_directory_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "config.toml"
+    folder.mkdir()
+    monkeypatch.setenv("CO_TUI_CONFIG_FILE", str(folder))
+    with pytest.raises(SettingsError, match="is a directory"):
+        load_settings()

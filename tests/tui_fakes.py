@@ -215,18 +215,25 @@ class FakeSession:
         yield self.meter_reading()
         yield Done(output=summary)
 
-    def clear(self) -> HistoryTrimmed:
-        """Empty the conversation under a new id; return the `clear` event."""
-        event = HistoryTrimmed(
+    def clear_preview(self) -> HistoryTrimmed:
+        """The event `clear` would return now (the confirmation dialog's figures)."""
+        return HistoryTrimmed(
             reason="clear", strategy="turn_trim", dropped_messages=len(self.context),
             dropped_turns=len(self.prompts), kept_turns=0, tokens_before=self.meter_reading().context_tokens,
             tokens_after=0, budget_tokens=self.budget_tokens, session_id=self.id, note="conversation cleared",
         )
+
+    def clear(self) -> HistoryTrimmed:
+        """Empty the conversation under a new id; return the `clear` event."""
+        event = self.clear_preview()
         self.id = "f00dfeed0000000000000000000000bb"
         self.title = ""
         self.transcript, self.context, self.ledger, self.ledger_positions, self.prompts = [], [], [], [], []
         self.extra_tokens = 0
         return event
+
+    def release_claim(self) -> None:
+        """No other process shares a fake session."""
 
     def set_model(self, name: str) -> None:
         """Switch models; names starting with `bad` are refused like an unknown provider."""

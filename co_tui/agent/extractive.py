@@ -23,6 +23,7 @@ DEFAULT_MAX_CHARS = 8_000
 ASK_CHARS = 200
 ANSWER_CHARS = 240
 MARKER_CHARS = 600
+EARLIER_MIN_CHARS = 200  # what an earlier summary keeps at least when new turns need the room
 
 
 def _is_marker_text(text: str) -> bool:
@@ -191,31 +192,101 @@ def _call_label(tool: str, raw_args: str) -> str:
 
 
 def summarize(digest: Digest, budget_chars: int, focus: Sequence[str] = ()) -> str:
-    """The summary text of `digest` within `budget_chars` (never more, except a minimal header)."""
+    """The summary text of `digest` within `budget_chars` (never more, except a minimal header).
+
+    The turns come first: a summary is reported as covering every turn it was given, so each turn
+    gets at least a short line (its ask) before anything else is spent; newest, first and focus turns
+    are then written out in full while room lasts, and earlier summaries (already a digest of
+    older turns) get what is left. Only when even the short lines do not fit are turns left out,
+    and an "(… N turn(s) omitted …)" line says where.
+    """
     lines = [HEADER]
     if focus:
         lines.append(f"Focus: {' '.join(focus)}.")
-    for marker in digest.earlier[-2:]:
-        lines.append(f"Earlier context (already cut from view): {_short(marker, MARKER_CHARS)}")
-    if digest.prose.strip():
-        lines.append(key_sentences(digest.prose, budget_chars // 2))
-    turn_lines = [_turn_line(i + 1, t) for i, t in enumerate(digest.turns)]
-    used = sum(len(line) + 1 for line in lines)
-    room = budget_chars - used
-    keep = _choose_turns(digest.turns, [len(line) + 1 for line in turn_lines], room, focus)
+    closing: list[str] = []
+    if not digest.turns and not digest.prose.strip() and not digest.earlier:
+        closing.append("There was nothing to summarise.")
+    elif digest.turns:
+        tools_total = sum(len(t.tools) for t in digest.turns)
+        closing.append(f"In all: {len(digest.turns)} user turn(s), {tools_total} tool call(s).")
+    room = budget_chars - sum(len(line) + 1 for line in lines + closing)
+    prose = key_sentences(digest.prose, budget_chars // 2) if digest.prose.strip() else ""
+    room -= len(prose) + 1 if prose else 0
+    earlier_min = sum(len(_earlier_line(m, EARLIER_MIN_CHARS)) + 1 for m in digest.earlier[-2:])
+    turn_lines = _fit_turn_lines(digest.turns, room - earlier_min, focus)
+    room -= sum(len(line) + 1 for line in turn_lines)
+    earlier = digest.earlier[-2:]
+    for marker in earlier:
+        lines.append(_earlier_line(marker, max(EARLIER_MIN_CHARS, min(MARKER_CHARS, room // max(1, len(earlier)) - 60))))
+    if prose:
+        lines.append(prose)
+    lines += turn_lines + closing
+    text = "\n".join(lines)
+    return text if len(text) <= budget_chars else text[: max(budget_chars, len(HEADER)) - 1].rstrip() + "…"
+
+
+def _earlier_line(marker: str, chars: int) -> str:
+    """One earlier marker (a breadcrumb or an earlier summary), shortened to `chars` (0: its head only).
+
+    An earlier extractive summary loses its header and totals first: its turn lines are what it holds.
+    """
+    marker = " ".join(marker.replace(HEADER, " ").split())
+    marker = re.sub(r"\s*In all: \d+ user turn\(s\), \d+ tool call\(s\)\.", "", marker)
+    if len(marker) > chars:  # the asks of its turns before their answers
+        items = re.split(r"\s(?=\d+\. User asked: )", marker)
+        marker = " ".join(item.split(" → answer: ", 1)[0] for item in items)
+    head = marker.split("]", 1)[0] + "]" if marker.startswith("[") and "]" in marker else _short(marker, 60)
+    body = _short(marker, chars) if chars > len(head) + 20 else head
+    return f"Earlier context (already cut from view): {body}"
+
+
+def _fit_turn_lines(turns: Sequence[Turn], room: int, focus: Sequence[str]) -> list[str]:
+    """One line per turn within `room`: full lines where they fit (newest, first, focus matches
+    first), short ask-only lines for the rest; turns are dropped (and the gap said) only if even the
+    short lines do not fit."""
+    full = [_turn_line(i + 1, t) for i, t in enumerate(turns)]
+    if sum(len(line) + 1 for line in full) <= room:
+        return full
+    short = [_short_turn_line(i + 1, t) for i, t in enumerate(turns)]
+    used = sum(len(line) + 1 for line in short)
+    if used <= room:
+        chosen = list(short)
+        for i in _priority(turns, focus):
+            extra = len(full[i]) - len(short[i])
+            if used + extra <= room:
+                chosen[i] = full[i]
+                used += extra
+        return chosen
+    out: list[str] = []
+    keep = _choose_turns(turns, [len(line) + 1 for line in short], room, focus)
     previous = 0
     for index in keep:
         if index > previous:
-            lines.append(f"(… {index - previous} turn(s) omitted to fit the summary budget …)")
-        lines.append(turn_lines[index])
+            out.append(f"(… {index - previous} turn(s) omitted to fit the summary budget …)")
+        out.append(short[index])
         previous = index + 1
-    if not digest.turns and not digest.prose.strip() and not digest.earlier:
-        lines.append("There was nothing to summarise.")
-    elif digest.turns:
-        tools_total = sum(len(t.tools) for t in digest.turns)
-        lines.append(f"In all: {len(digest.turns)} user turn(s), {tools_total} tool call(s).")
-    text = "\n".join(lines)
-    return text if len(text) <= budget_chars else text[: max(budget_chars, len(HEADER)) - 1].rstrip() + "…"
+    if previous < len(turns):
+        out.append(f"(… {len(turns) - previous} turn(s) omitted to fit the summary budget …)")
+    return out
+
+
+def _priority(turns: Sequence[Turn], focus: Sequence[str]) -> list[int]:
+    """Turn indices in the order they deserve a full line: focus matches, the newest, the first, then newest first."""
+    order = list(range(len(turns) - 1, -1, -1))
+    if turns:
+        order.remove(0)
+        order.insert(1 if order else 0, 0)
+    if focus:
+        order.sort(key=lambda i: not turns[i].mentions(focus))
+    return order
+
+
+def _short_turn_line(number: int, turn: Turn) -> str:
+    line = f"{number}. User asked: {_quote(turn.ask, 60)}" if turn.ask else f"{number}. (no user prompt)"
+    if turn.tools:
+        names = list(dict.fromkeys(label.split("(", 1)[0] for label in turn.tools))
+        line += f" → tools: {', '.join(names[:3])}" + (f" +{len(names) - 3}" if len(names) > 3 else "")
+    return line
 
 
 def key_sentences(text: str, budget_chars: int) -> str:

@@ -98,7 +98,8 @@ def build_agent(
     # pydantic-ai prints a first-run banner on a terminal: it would land in print mode's output.
     pydantic_ai.BANNER_ENABLED = False
     root = Path(workspace).expanduser().resolve()
-    toolset = workspace_toolset(root, allow_shell=settings.allow_shell, approver=approver)
+    toolset = workspace_toolset(root, allow_shell=settings.allow_shell, approver=approver,
+                                search_timeout_s=settings.search_timeout_s)
     return Agent(
         model,
         instructions=agent_instructions(root, allow_shell=settings.allow_shell),

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from co_tui.agent.search_process import SEARCH_TIMEOUT_S, search_in_child
 from co_tui.agent.shell import SHELL_TIMEOUT_S, run_command
 from co_tui.agent.workspace import READ_LIMIT_LINES, Workspace, WorkspaceError
 
@@ -35,8 +36,12 @@ def workspace_toolset(
     allow_shell: bool = False,
     approver: Approver | None = None,
     shell_timeout_s: float = SHELL_TIMEOUT_S,
+    search_timeout_s: float = SEARCH_TIMEOUT_S,
 ) -> FunctionToolset[Any]:
     """The tools confined to `workspace`; `run_shell` is included only when `allow_shell` is true.
+
+    `search_text` runs in a child process killed after `search_timeout_s` or on cancel
+    (`search_process.py`): a pattern with catastrophic backtracking becomes a failed tool result.
 
     Every `run_shell` call awaits `approver(command)`; without an approver each call is refused.
     """
@@ -69,7 +74,7 @@ def workspace_toolset(
         except WorkspaceError as exc:
             raise ToolFailed(str(exc)) from None
 
-    def search_text(pattern: str, path: str = ".") -> str:
+    async def search_text(pattern: str, path: str = ".") -> str:
         """Search text files for lines matching a regular expression (all-lowercase means case-insensitive).
 
         Args:
@@ -77,7 +82,9 @@ def workspace_toolset(
             path: File or directory to search, relative to the workspace root.
         """
         try:
-            return ws.search_text(pattern, path)
+            if not pattern:
+                raise WorkspaceError("search_text needs a non-empty pattern")
+            return await search_in_child(ws.root, pattern, path, timeout_s=search_timeout_s)
         except WorkspaceError as exc:
             raise ToolFailed(str(exc)) from None
 

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 # Caps: large enough to be useful, small enough that one call cannot flood the context window.
 READ_LIMIT_LINES = 400
@@ -86,15 +87,19 @@ class Workspace:
         lexical = Path(os.path.normpath(candidate))
         if not _inside(lexical, self.root):
             raise WorkspaceError(f"refused: {text} is outside the workspace {self.root}")
-        real = candidate.resolve()
+        try:
+            real = candidate.resolve()
+        except (RuntimeError, OSError):  # a symlink loop (Python 3.11 raises RuntimeError)
+            raise WorkspaceError(f"cannot resolve {text}: a symlink loop") from None
         if not _inside(real, self.root):
             raise WorkspaceError(f"refused: {text} is a symlink that leads outside the workspace {self.root}")
         return real
 
     def relative(self, real: Path) -> str:
-        """`real` as shown to the model: relative to the root, `.` for the root itself."""
+        """`real` as shown to the model: relative to the root, `.` for the root itself, control
+        characters escaped (a file name with a newline must not forge a line of the output)."""
         rel = real.relative_to(self.root).as_posix()
-        return rel or "."
+        return shown_name(rel or ".")
 
     def _existing(self, path: str) -> Path:
         real = self.resolve(path)
@@ -128,13 +133,12 @@ class Workspace:
         long_lines = 0
         total = 0
         with real.open("r", encoding="utf-8", errors="replace", newline=None) as handle:
-            for number, line in enumerate(handle):
+            for number, (line, length) in enumerate(_bounded_lines(handle, LINE_MAX_CHARS)):
                 total = number + 1
                 if number < offset or len(shown) >= limit or char_capped:
                     continue
-                line = line.rstrip("\n")
-                if len(line) > LINE_MAX_CHARS:
-                    line = line[:LINE_MAX_CHARS] + f" …[line cut: {len(line):,} chars]"
+                if length > LINE_MAX_CHARS:
+                    line = line[:LINE_MAX_CHARS] + f" …[line cut: {length:,} chars]"
                     long_lines += 1
                 if chars + len(line) + 1 > READ_MAX_CHARS and shown:
                     char_capped = True
@@ -170,18 +174,24 @@ class Workspace:
         dirs: list[str] = []
         files: list[str] = []
         for entry in entries:
+            name = shown_name(entry.name)
             try:
                 if entry.is_symlink():
-                    target = Path(entry.path).resolve()
+                    link = shown_name(os.readlink(entry.path))
+                    try:
+                        target = Path(entry.path).resolve()
+                    except RuntimeError:  # a symlink loop
+                        files.append(f"{name} -> {link} (a symlink loop)")
+                        continue
                     where = "" if _inside(target, self.root) else " (leads outside the workspace)"
-                    (dirs if target.is_dir() else files).append(f"{entry.name}{'/' if target.is_dir() else ''}"
-                                                                 f" -> {os.readlink(entry.path)}{where}")
+                    (dirs if target.is_dir() else files).append(f"{name}{'/' if target.is_dir() else ''}"
+                                                                 f" -> {link}{where}")
                 elif entry.is_dir():
-                    dirs.append(entry.name + "/")
+                    dirs.append(name + "/")
                 else:
-                    files.append(f"{entry.name}  ({entry.stat().st_size:,} bytes)")
+                    files.append(f"{name}  ({entry.stat().st_size:,} bytes)")
             except OSError:
-                files.append(f"{entry.name}  (unreadable)")
+                files.append(f"{name}  (unreadable)")
         rel = self.relative(real)
         header = f"{rel if rel == '.' else rel + '/'}: {_count(len(dirs), 'directory')}, {_count(len(files), 'file')}"
         listed = dirs + files
@@ -252,12 +262,12 @@ class Workspace:
             dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS and not d.startswith("."))
             for name in sorted(filenames):
                 file = Path(current, name)
-                if file.is_symlink() and not _inside(file.resolve(), self.root):
-                    continue
                 try:
+                    if file.is_symlink() and not _inside(file.resolve(), self.root):
+                        continue
                     if not file.is_file() or file.stat().st_size > SEARCH_MAX_FILE_BYTES:
                         continue
-                except OSError:
+                except (OSError, RuntimeError):  # RuntimeError: a symlink loop
                     continue
                 yield file
 
@@ -269,8 +279,41 @@ def _count(n: int, noun: str) -> str:
     return f"{n:,} {plural}"
 
 
+# Control characters and the Unicode line breaks `str.splitlines` honours, escaped in names.
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(32), 127, 0x85]}
+_CONTROL.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", 0x2028: "\\u2028", 0x2029: "\\u2029"})
+
+
+def shown_name(name: str) -> str:
+    """`name` with control characters and line breaks escaped (`\\n`, `\\x1b`…): one line, always."""
+    return name.translate(_CONTROL) if any(ord(c) in _CONTROL for c in name) else name
+
+
 def _inside(path: Path, root: Path) -> bool:
     return path == root or path.is_relative_to(root)
+
+
+READ_CHUNK_CHARS = 65_536
+
+
+def _bounded_lines(handle: TextIO, keep: int) -> Iterator[tuple[str, int]]:
+    """(the first `keep`+ characters of each line, its full length), without its newline. Reads at
+    most READ_CHUNK_CHARS at a time: a 300 MB one-line file costs 64 KB of memory, not 600 MB."""
+    while True:
+        head = handle.readline(keep + 1)
+        if not head:
+            return
+        if head.endswith("\n"):
+            yield head[:-1], len(head) - 1
+            continue
+        length = len(head)
+        if length > keep:  # a long line: measure the rest without keeping it
+            while chunk := handle.readline(READ_CHUNK_CHARS):
+                if chunk.endswith("\n"):
+                    length += len(chunk) - 1
+                    break
+                length += len(chunk)
+        yield head, length
 
 
 def _text_lines(file: Path) -> Iterator[tuple[int, str]]:

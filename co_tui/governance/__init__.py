@@ -45,6 +45,7 @@ _EXPORTS: dict[str, str] = {
     "ShrinkResult": "trim",
     "fit_to_budget": "trim",
     "FitResult": "trim",
+    "min_cut_tokens": "trim",
     # summaries, /compact, /clear
     "SUMMARIZER_INSTRUCTIONS": "summarize",
     "COMPACT_INSTRUCTIONS": "summarize",
@@ -104,6 +105,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         ToolTrimResult,
         TrimResult,
         fit_to_budget,
+        min_cut_tokens,
         shrink_steps,
         trim_to_message_count,
         trim_to_recent_turns,

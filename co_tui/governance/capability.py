@@ -52,6 +52,7 @@ class HistoryTrimmedEvent(CapabilityEvent, namespace="co_tui"):
     budget_tokens: int = 0
     summary: str | None = None
     note: str | None = None
+    unsummarised_messages: int = 0
 
     @classmethod
     def from_domain(cls, event: HistoryTrimmed) -> HistoryTrimmedEvent:

@@ -33,6 +33,9 @@ class HistoryTrimmed:
     session_id: str = ""
     # Extra, optional detail for the UI (e.g. "summary failed: timeout"); not part of the contract.
     note: str | None = None
+    # Of `dropped_messages`, how many the summary could not cover (the oldest, cut from the
+    # summariser's input to fit it): removed without a summary. 0 for every other strategy.
+    unsummarised_messages: int = 0
 
     type: Literal["history_trimmed"] = "history_trimmed"
 

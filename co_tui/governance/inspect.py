@@ -94,7 +94,12 @@ def annotate_history(transcript: Sequence[ModelMessage], context: Sequence[Model
     identity: dict[int, int] = {}
     by_key: dict[tuple[Any, ...], tuple[int, Any]] = {}
     markers: list[tuple[int, str]] = []
+    # Messages without parts (an answer interrupted before its first token) have no part to match:
+    # they are found by identity, else by their timestamp.
+    empty: dict[Any, int] = {}
     for ci, message in enumerate(context):
+        if not message.parts:
+            empty[id(message)] = empty[("empty", type(message).__name__, getattr(message, "timestamp", None))] = ci
         info = marker_info(message)
         if info is not None:
             markers.append((ci, info.kind))
@@ -114,6 +119,10 @@ def annotate_history(transcript: Sequence[ModelMessage], context: Sequence[Model
         verbatim = True
         found_any = False
         only_system = all(getattr(p, "part_kind", "") == "system-prompt" for p in message.parts)
+        if not message.parts:
+            where = empty.get(id(message), empty.get(("empty", type(message).__name__, getattr(message, "timestamp", None))))
+            located.append((where, True))
+            continue
         for part, key in zip(message.parts, _part_keys(message)):
             if getattr(part, "part_kind", "") == "system-prompt" and not only_system:
                 continue  # the system prompt may be lifted into its own message
@@ -136,12 +145,17 @@ def annotate_history(transcript: Sequence[ModelMessage], context: Sequence[Model
         next_present[i] = upcoming
         if located[i][0] is not None:
             upcoming = located[i][0]
+    last_located = max((i for i, (where, _) in enumerate(located) if where is not None), default=-1)
     previous = -1
     for i, message in enumerate(transcript):
         where, verbatim = located[i]
         if where is not None:
             status: Status = "in_context" if verbatim else "truncated"
             previous = where
+        elif i > last_located and not any(ci > previous for ci, _ in markers):
+            # Newer than everything the context holds and no cut after it: the request being sent
+            # right now (the session's context catches up when the turn ends), not a dropped message.
+            status = "in_context"
         else:
             between = [kind for ci, kind in markers if previous < ci < next_present[i]] or [k for _, k in markers[-1:]]
             status = "summarised" if between and between[-1] in ("summary", "compact", "compact_ack") else "dropped"

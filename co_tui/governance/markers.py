@@ -1,14 +1,20 @@
 """The messages governance inserts into the context: breadcrumbs, summaries, compactions.
 
 A marker is a `ModelRequest` holding one `UserPromptPart` (so every provider shows it to the model)
-whose text says what was removed. It is recognised by our metadata key or, for histories that lost
-metadata or were written by hand, by its exact text pattern. Markers are not user turns: the next
-cut replaces them and adds up their counts, so they never pile up.
+whose text says what was removed. Markers are not user turns: the next cut replaces them and adds up
+their counts, so they never pile up.
+
+Only governance's own markers are markers: a user prompt that reads exactly like one is a user
+prompt (docs/context-governance.md, "Markers"). A marker is therefore recognised by what a user
+cannot type — our metadata key on the request, never its text. pydantic-ai fuses a marker with the
+prompt after it (at run start, and in `repair_messages`) and drops request metadata on the way; the
+marker's part object survives that, so parts made or seen here are remembered by identity, and
+`tag_fused_markers` writes their kind and counts onto the fused request before it is saved.
 """
 
 from __future__ import annotations
 
-import re
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -18,6 +24,8 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 MarkerKind = Literal["breadcrumb", "summary", "static", "compact", "compact_ack"]
 
 METADATA_KEY = "co_tui_marker"
+# On a request pydantic-ai fused: what its first (non-system) part is — a marker's kind and counts.
+FUSED_KEY = "co_tui_fused_marker"
 
 COMPACT_HEADER = "[Compacted conversation summary]"
 COMPACT_ACK = "Understood. I have the conversation context."
@@ -26,10 +34,6 @@ SUMMARY_PREFIX = "[Summary of"
 MARKER_PREFIXES = (BREADCRUMB_PREFIX, SUMMARY_PREFIX, COMPACT_HEADER)
 """How the text of each marker starts (breadcrumb, summary, compaction): the offline model skips them."""
 
-_BREADCRUMB_RE = re.compile(
-    r"^\[Earlier conversation trimmed — (\d+) messages \((\d+) turns\) removed to stay within the context budget\]$"
-)
-_SUMMARY_RE = re.compile(r"^\[Summary of (\d+) earlier messages\]\n", re.S)
 
 
 def breadcrumb_text(messages: int, turns: int) -> str:
@@ -57,9 +61,54 @@ class MarkerInfo:
     summary: str | None = None
 
 
+class _PartRegistry:
+    """id(part) -> (weakref, meta) for the marker parts this process made or recognised.
+
+    Parts are unhashable dataclasses, so a `WeakKeyDictionary` is not an option; an entry vanishes
+    with its part.
+    """
+
+    __slots__ = ("_entries",)
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[weakref.ref, dict[str, Any]]] = {}
+
+    def get(self, part: Any) -> dict[str, Any] | None:
+        entry = self._entries.get(id(part))
+        return entry[1] if entry is not None and entry[0]() is part else None
+
+    def put(self, part: Any, meta: dict[str, Any]) -> None:
+        pid = id(part)
+        entries = self._entries
+        try:
+            ref = weakref.ref(part, lambda _r, pid=pid: entries.pop(pid, None))
+        except TypeError:
+            return
+        entries[pid] = (ref, meta)
+
+
+_PARTS = _PartRegistry()
+
+
+def _marker_part(message: ModelMessage) -> tuple[int, Any] | None:
+    """(index, part) of a request's first non-system part when it is a str user prompt, else None."""
+    for i, part in enumerate(message.parts):
+        kind = getattr(part, "part_kind", "")
+        if kind == "system-prompt":
+            continue
+        return (i, part) if kind == "user-prompt" and isinstance(part.content, str) else None
+    return None
+
+
+def _valid_meta(meta: Any) -> bool:
+    return isinstance(meta, dict) and meta.get("kind") in ("breadcrumb", "summary", "static", "compact", "compact_ack")
+
+
 def _make(kind: MarkerKind, text: str, messages: int, turns: int, summary: str | None = None) -> ModelRequest:
     meta: dict[str, Any] = {"kind": kind, "messages": messages, "turns": turns}
-    return ModelRequest(parts=[UserPromptPart(text)], metadata={METADATA_KEY: meta})
+    part = UserPromptPart(text)
+    _PARTS.put(part, meta)
+    return ModelRequest(parts=[part], metadata={METADATA_KEY: meta})
 
 
 def make_breadcrumb(messages: int, turns: int) -> ModelRequest:
@@ -83,10 +132,10 @@ def make_compact_pair(messages: int, turns: int, summary: str, system_parts: lis
     `system_parts` (the conversation's leading system prompt, if any) ride in the same request so the
     result stays two messages.
     """
-    request = ModelRequest(
-        parts=[*(system_parts or []), UserPromptPart(compact_text(summary))],
-        metadata={METADATA_KEY: {"kind": "compact", "messages": messages, "turns": turns}},
-    )
+    meta = {"kind": "compact", "messages": messages, "turns": turns}
+    part = UserPromptPart(compact_text(summary))
+    _PARTS.put(part, meta)
+    request = ModelRequest(parts=[*(system_parts or []), part], metadata={METADATA_KEY: meta})
     ack = ModelResponse(parts=[TextPart(COMPACT_ACK)], metadata={METADATA_KEY: {"kind": "compact_ack"}})
     return [request, ack]
 
@@ -105,53 +154,81 @@ def _only_text(message: ModelMessage) -> str | None:
 def marker_info(message: ModelMessage) -> MarkerInfo | None:
     """The marker `message` is, or None for an ordinary message.
 
-    Recognised by metadata first, then by exact text (breadcrumb line, summary header, compact
-    header); a compact acknowledgement is recognised only by metadata (see `is_compact_ack`).
+    Recognised by our metadata on the request, or (a request whose metadata a copy lost) by its one
+    part being a marker part this process made or saw — never by its text: a user prompt that reads
+    like a marker is a user prompt. A compact acknowledgement is recognised only by metadata (see
+    `is_compact_ack`).
     """
     meta = (getattr(message, "metadata", None) or {}).get(METADATA_KEY)
-    if isinstance(meta, dict) and meta.get("kind") in ("breadcrumb", "summary", "static", "compact", "compact_ack"):
-        kind = meta["kind"]
-        summary = None
-        if kind in ("summary", "compact"):
-            text = _only_text(message) or ""
-            summary = text.split("\n", 1)[1] if "\n" in text else ""
-        return MarkerInfo(kind, int(meta.get("messages", 0) or 0), int(meta.get("turns", 0) or 0), summary)
-    if not isinstance(message, ModelRequest):
-        return None
-    text = _only_text(message)
-    return None if text is None else _text_marker_info(text)
+    if not _valid_meta(meta):
+        if not isinstance(message, ModelRequest) or _only_text(message) is None:
+            return None
+        found = _marker_part(message)
+        meta = _PARTS.get(found[1]) if found is not None else None
+        if meta is None:
+            return None
+    kind = meta["kind"]
+    summary = None
+    if kind != "compact_ack" and isinstance(message, ModelRequest) and (found := _marker_part(message)) is not None:
+        _PARTS.put(found[1], meta)  # so a later fusion of this request is still recognised
+    if kind in ("summary", "compact"):
+        text = _only_text(message) or ""
+        summary = text.split("\n", 1)[1] if "\n" in text else ""
+    return MarkerInfo(kind, int(meta.get("messages", 0) or 0), int(meta.get("turns", 0) or 0), summary)
 
 
-def _text_marker_info(text: str) -> MarkerInfo | None:
-    """The marker a user-prompt text is by its exact wording (breadcrumb, summary, compact), or None."""
-    if not text.startswith("["):
+def _fused_marker_meta(message: ModelMessage) -> tuple[int, dict[str, Any]] | None:
+    """(index of the marker part, its meta) when `message` is a marker request fused with the request
+    after it, else None."""
+    if not isinstance(message, ModelRequest) or len(message.parts) < 2:
         return None
-    if m := _BREADCRUMB_RE.match(text):
-        return MarkerInfo("breadcrumb", int(m.group(1)), int(m.group(2)))
-    if m := _SUMMARY_RE.match(text):
-        return MarkerInfo("summary", int(m.group(1)), 0, text[m.end() :])
-    if text.startswith(COMPACT_HEADER + "\n"):
-        return MarkerInfo("compact", 0, 0, text[len(COMPACT_HEADER) + 1 :])
-    return None
+    found = _marker_part(message)
+    if found is None or found[0] == len(message.parts) - 1:
+        return None
+    first, part = found
+    meta = _PARTS.get(part)
+    if meta is None:
+        tagged = (message.metadata or {}).get(FUSED_KEY)
+        meta = tagged if _valid_meta(tagged) else None
+    if meta is None or meta.get("kind") == "compact":  # a compact request legitimately holds system parts only
+        return None
+    return first, meta
 
 
 def _split_fused(message: ModelMessage) -> list[ModelMessage] | None:
     """[marker, rest] when `message` is a marker request fused with the request after it, else None."""
-    if not isinstance(message, ModelRequest) or len(message.parts) < 2:
+    found = _fused_marker_meta(message)
+    if found is None:
         return None
-    first = next((i for i, p in enumerate(message.parts) if getattr(p, "part_kind", "") != "system-prompt"), None)
-    if first is None or first == len(message.parts) - 1:
-        return None
-    part = message.parts[first]
-    if getattr(part, "part_kind", "") != "user-prompt" or not isinstance(part.content, str):
-        return None
-    info = _text_marker_info(part.content)
-    if info is None or info.kind == "compact":  # a compact request legitimately holds system parts only
-        return None
-    meta = {"kind": info.kind, "messages": info.messages, "turns": info.turns}
-    marker = ModelRequest(parts=[*message.parts[: first + 1]], metadata={METADATA_KEY: meta})
-    rest = replace(message, parts=list(message.parts[first + 1 :]))
+    first, meta = found
+    _PARTS.put(message.parts[first], meta)
+    marker = ModelRequest(parts=[*message.parts[: first + 1]], metadata={METADATA_KEY: dict(meta)})
+    rest_meta = {k: v for k, v in (message.metadata or {}).items() if k != FUSED_KEY} or None
+    rest = replace(message, parts=list(message.parts[first + 1 :]), metadata=rest_meta)
     return [marker, rest]
+
+
+def tag_fused_markers(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """A new list in which every request that fuses a marker with the prompt after it carries the
+    marker's kind and counts in its metadata (`FUSED_KEY`), so they survive a save and a resume.
+
+    pydantic-ai's fusion keeps the marker's part but drops our request metadata; call this on what a
+    run returns before storing it. Never mutates its input; untouched messages are returned as they are.
+    """
+    out = list(messages)
+    for i, message in enumerate(out):
+        found = _fused_marker_meta(message)
+        if found is not None and (message.metadata or {}).get(FUSED_KEY) != found[1]:
+            out[i] = replace(message, metadata={**(message.metadata or {}), FUSED_KEY: dict(found[1])})
+    return out
+
+
+def register_markers(messages: Sequence[ModelMessage]) -> None:
+    """Remember the marker parts of `messages` (e.g. read back from storage) by identity, so the
+    fusion pydantic-ai applies when a run starts does not hide them from governance."""
+    for message in messages:
+        if marker_info(message) is None:
+            _fused_marker_meta(message)
 
 
 def separate_markers(messages: Sequence[ModelMessage]) -> list[ModelMessage]:

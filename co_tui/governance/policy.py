@@ -6,15 +6,20 @@ history goes through the pure functions of `trim` and `summarize`, and every cha
 
 Order of one pass (nothing happens while the history is under both triggers):
 
-1. Trigger: turn messages > `max_history_messages` (reason `message_count`), or estimated tokens
-   (plus the request's fixed overhead: instructions and tool schemas) > budget (reason `token_budget`).
+1. Trigger: turn messages > `max_history_messages` (reason `message_count`; 0 disables it), or
+   estimated tokens (plus the request's fixed overhead: instructions and tool schemas) > budget
+   (reason `token_budget`).
 2. Strategy `summarize`, not cooling down, a middle to summarise that outweighs the summary budget:
-   summary (or the static marker and a cooldown if the summariser fails or its summary would not
-   shrink the context).
-3. Strategy `trim`, during cooldown, or nothing worth summarising: drop oldest whole turns to the message
-   limit.
-4. Always last, if still over the token budget: `fit_to_budget` (old tool outputs → whole turns →
-   in-turn step shrink).
+   summary, its window chosen so the result lands near the low-water mark (or the static marker and
+   a cooldown if the summariser fails or its summary would not shrink the context).
+3. Strategy `trim`, during cooldown, or nothing worth summarising: drop oldest whole turns down to
+   `compact_target` × the message limit.
+4. Always last, if still over the token budget: `fit_to_budget` down to `compact_target` × the
+   budget (old tool outputs → whole turns → in-turn step shrink).
+
+Economy (docs/context-governance.md): a trigger fires at the limit, a cut goes down to the low-water
+mark in one batch and frees at least `min_cut_tokens(budget)` when it can, so the next cut is many
+turns away and, in between, the context only grows at its end (the provider's prompt cache holds).
 """
 
 from __future__ import annotations
@@ -36,16 +41,27 @@ from co_tui.governance.summarize import (
     plan_summary_window,
     summarize_messages,
     summary_token_budget,
+    unsummarised_count,
 )
 from co_tui.governance.tokens import estimate_tokens
-from co_tui.governance.trim import fit_to_budget, shrink_steps, trim_to_message_count, trim_to_recent_turns
+from co_tui.governance.trim import (
+    fit_to_budget,
+    min_cut_tokens,
+    shrink_steps,
+    trim_tool_returns,
+    trim_to_message_count,
+    trim_to_recent_turns,
+)
 from co_tui.governance.turns import segment
 from co_tui.text import one_line
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
-__all__ = ["GovernancePolicy", "resolve_budget", "Governor", "PolicyOutcome", "OVERFLOW_SHRINK"]
+__all__ = ["GovernancePolicy", "resolve_budget", "Governor", "PolicyOutcome", "OVERFLOW_SHRINK", "DEFAULT_COMPACT_TARGET"]
+
+# The low-water mark's default (setting `compact_target`): a cut goes down to this share of the limit.
+DEFAULT_COMPACT_TARGET = 0.6
 
 # On a provider overflow our estimate was wrong by at least this much: aim each retry this far lower.
 OVERFLOW_SHRINK = 0.7
@@ -61,6 +77,12 @@ class GovernancePolicy:
     strategy: Literal["summarize", "trim"] = "summarize"
     summarizer_cooldown_s: float = 600.0
     window_is_guess: bool = False
+    compact_target: float = DEFAULT_COMPACT_TARGET
+
+    @property
+    def target_messages(self) -> int:
+        """Where a message-count cut goes: `compact_target` × `max_history_messages` (at least 1)."""
+        return max(1, int(self.compact_target * self.max_history_messages))
 
     @classmethod
     def from_settings(cls, settings: Any, *, context_window: int | None) -> GovernancePolicy:
@@ -75,6 +97,7 @@ class GovernancePolicy:
             strategy=settings.context_strategy,
             summarizer_cooldown_s=settings.summarizer_cooldown_s,
             window_is_guess=guess,
+            compact_target=getattr(settings, "compact_target", DEFAULT_COMPACT_TARGET),
         )
 
 
@@ -129,17 +152,35 @@ class Governor:
         # sent with it; never let it eat more than half the budget.
         return max(1, self.policy.budget_tokens - min(overhead_tokens, self.policy.budget_tokens // 2))
 
+    def target_tokens(self, overhead_tokens: int = 0) -> int:
+        """The low-water mark for the messages: `compact_target` × the configured budget, less the
+        request's overhead — so the request a cut leaves (overhead included, as events and the meter
+        count it) is at or under `compact_target` × the budget. When the overhead alone takes most of
+        that, at least half the low-water share of the message budget (a cut never aims at nothing)."""
+        policy = self.policy
+        overhead = min(overhead_tokens, policy.budget_tokens // 2)
+        by_request = int(policy.compact_target * policy.budget_tokens) - overhead
+        return max(1, by_request, int(policy.compact_target * self._budget(overhead_tokens) * 0.5))
+
     def _triggers(self, messages: Sequence[ModelMessage], budget: int):  # noqa: ANN202 - internal tuple
         current = separate_markers(messages)
         tokens = estimate_tokens(current)
         layout = segment(current)
-        over_count = sum(len(t) for t in layout.turns) > self.policy.max_history_messages
+        limit = self.policy.max_history_messages
+        over_count = limit > 0 and sum(len(t) for t in layout.turns) > limit
         return current, tokens, layout, over_count, tokens > budget
 
-    def over_limits(self, messages: Sequence[ModelMessage], *, overhead_tokens: int = 0) -> bool:
+    def over_limits(self, messages: Sequence[ModelMessage], *, overhead_tokens: int = 0, next_prompt: bool = False) -> bool:
         """Whether the next pass over `messages` will change them: past the message limit or the
-        token budget, as `apply` decides it (the meter says so; it counts differently)."""
-        _, _, _, over_count, over_tokens = self._triggers(messages, self._budget(overhead_tokens))
+        token budget, as `apply` decides it (the meter says so; it counts differently).
+
+        `next_prompt`: judge the request the next user prompt makes — one more turn message, so a
+        context exactly at the message limit is cut when it is sent (the prompt's own tokens are
+        unknown until it is typed and are not counted).
+        """
+        current, _, layout, over_count, over_tokens = self._triggers(messages, self._budget(overhead_tokens))
+        if next_prompt and layout.turns:
+            over_count = sum(len(t) for t in layout.turns) + 1 > self.policy.max_history_messages
         return over_count or over_tokens
 
     async def apply(
@@ -161,23 +202,50 @@ class Governor:
             return PolicyOutcome(current, [], True, tokens)
         reason: Reason = "token_budget" if over_tokens else "message_count"
         events: list[HistoryTrimmed] = []
+        # Cut down to the low-water mark, and at least the minimum when over the token budget.
+        target = min(self.target_tokens(overhead_tokens), budget)
+        min_cut = min_cut_tokens(policy.budget_tokens)
+        goal = min(target, tokens - min_cut) if over_tokens else target
+        target_messages = policy.target_messages if over_count else None
 
         summarizer = self.summarizer_model or model
         if policy.strategy == "summarize" and summarizer is not None and not self.cooling_down():
-            window = plan_summary_window(current, policy.max_history_messages, budget)
+            window = plan_summary_window(
+                current, policy.max_history_messages, budget, target_tokens=goal, target_messages=target_messages
+            )
+            if window is not None:
+                window = _window_that_keeps_its_summary(window, budget, policy.tool_output_trim_chars)
             if window is not None and _worth_summarising(window):
                 current, event = await self._summarize(window, summarizer, reason, budget, tokens)
                 events.append(event)
                 tokens = event.tokens_after
         if not events and over_count:
-            cut = trim_to_message_count(current, policy.max_history_messages)
+            cut = trim_to_message_count(current, policy.target_messages)
             if cut.trimmed:
                 events.append(cut.to_event("message_count", budget))
                 current, tokens = cut.messages, cut.tokens_after
         known = {} if events else {"layout": layout, "tokens": tokens}  # reuse this pass's work if unchanged
-        fitted = fit_to_budget(current, budget, tool_output_trim_chars=policy.tool_output_trim_chars, **known)
+        # One batch for both limits: a pass that already cut (the prompt cache is lost either way)
+        # takes the tokens to their low-water mark too — after a message cut, or a summary that came
+        # back longer than planned — and a token cut takes the messages to theirs; otherwise the two
+        # triggers take turns and the banners come twice as often.
+        synced = bool(events)
+        fitted = fit_to_budget(
+            current,
+            goal if synced else budget,
+            tool_output_trim_chars=policy.tool_output_trim_chars,
+            target_tokens=goal,
+            min_cut_tokens=0 if synced else min_cut,
+            **known,
+        )
         events.extend(fitted.events)
-        return PolicyOutcome(fitted.messages, self._as_sent(events, overhead_tokens), fitted.fits, fitted.tokens_after)
+        current, tokens = fitted.messages, fitted.tokens_after
+        if events and policy.max_history_messages > 0:
+            cut = trim_to_message_count(current, policy.target_messages)
+            if cut.trimmed:
+                events.append(cut.to_event("message_count", budget))
+                current, tokens = cut.messages, cut.tokens_after
+        return PolicyOutcome(current, self._as_sent(events, overhead_tokens), tokens <= budget, tokens)
 
     def _as_sent(self, events: list[HistoryTrimmed], overhead_tokens: int, note: str | None = None) -> list[HistoryTrimmed]:
         """The events in the terms the user sees everywhere else (banner next to the meter): the
@@ -226,6 +294,7 @@ class Governor:
             tokens_after=estimate_tokens(new),
             budget_tokens=budget,
             summary=summary,
+            unsummarised_messages=unsummarised_count(middle) if summary is not None else 0,
             note=None
             if summary is not None
             else f"summary failed ({one_line(self.last_summary_error or '', 160)}); "
@@ -271,6 +340,25 @@ class Governor:
         note += f"; {shrink.shrunk_parts} tool outputs in older steps of the current turn shrunk"
         events = self._as_sent([event], overhead_tokens, note)
         return PolicyOutcome(shrink.messages, events, shrink.tokens_after <= target, shrink.tokens_after), True
+
+
+def _window_that_keeps_its_summary(window: SummaryWindow, budget: int, tool_output_trim_chars: int) -> SummaryWindow | None:
+    """The window whose summary will still be in the context after this pass, or None.
+
+    A summary goes in after the head; if head + summary + tail were still over the budget, the
+    whole-turn trim that follows in the same pass would fold the fresh summary into a breadcrumb:
+    a wasted model call, and a summary that would have fit gone. So the tail gives up its oldest
+    turns to the middle (they are summarised instead) until what stays fits, with the summary at
+    its largest allowed size; when not even the newest turn fits beside it, no summary is asked for.
+    """
+    last = len(window.layout.turns) - 1
+    for tail_start in range(window.tail_start, last + 1):
+        candidate = replace(window, tail_start=tail_start)
+        rest, _dropped, _turns = apply_summary(candidate, None)  # the static marker stands in for the summary
+        kept = trim_tool_returns(rest, tool_output_trim_chars).messages if tool_output_trim_chars else rest
+        if estimate_tokens(kept) + summary_token_budget(candidate.middle_messages) <= budget:
+            return candidate
+    return None
 
 
 def _worth_summarising(window: SummaryWindow) -> bool:

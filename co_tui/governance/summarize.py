@@ -160,20 +160,41 @@ def _render_message(message: ModelMessage, lines: list[str]) -> None:
         # thinking, files and framework parts are left out on purpose
 
 
-def render_for_summary(messages: Sequence[ModelMessage], *, focus: str | None = None) -> str:
-    """The summariser's user prompt: the conversation as data inside a `<conversation>` frame."""
-    lines: list[str] = []
+def _input_lines(messages: Sequence[ModelMessage]) -> tuple[list[str], int]:
+    """The summariser's input lines (newest kept within `_MAX_INPUT_CHARS`) and how many of the
+    oldest `messages` lost a line to that cut."""
+    per_message: list[list[str]] = []
     for message in messages:
+        lines: list[str] = []
         _render_message(message, lines)
+        per_message.append(lines)
+    total_lines = sum(len(lines) for lines in per_message)
     total = 0
     kept: list[str] = []
-    for line in reversed(lines):
-        total += len(line) + 1
-        if total > _MAX_INPUT_CHARS:
-            kept.append(f"[… {len(lines) - len(kept)} earlier lines omitted]")
-            break
-        kept.append(line)
-    body = "\n".join(reversed(kept))
+    for m in range(len(per_message) - 1, -1, -1):
+        for line in reversed(per_message[m]):
+            total += len(line) + 1
+            if total > _MAX_INPUT_CHARS:
+                kept.append(f"[… {total_lines - len(kept)} earlier lines omitted]")
+                return list(reversed(kept)), m + 1
+            kept.append(line)
+    return list(reversed(kept)), 0
+
+
+def unsummarised_count(messages: Sequence[ModelMessage]) -> int:
+    """How many of the oldest `messages` the summariser will not read in full: its input is cut to
+    `_MAX_INPUT_CHARS`, newest first, so a summary of a huge middle cannot cover them. The event of
+    that summary reports them as `unsummarised_messages` (removed without a summary)."""
+    from co_tui.governance.markers import marker_info
+
+    cut = _input_lines(messages)[1]
+    return sum(1 for m in messages[:cut] if marker_info(m) is None)
+
+
+def render_for_summary(messages: Sequence[ModelMessage], *, focus: str | None = None) -> str:
+    """The summariser's user prompt: the conversation as data inside a `<conversation>` frame."""
+    kept, _ = _input_lines(messages)
+    body = "\n".join(kept)
     request = "Summarise the conversation below."
     if focus:
         request += f" Give particular attention to: {one_line(focus, 500)}"
@@ -234,33 +255,70 @@ class SummaryWindow:
         return [m for i, m in enumerate(layout.messages[:hi]) if i not in skip]
 
 
-def plan_summary_window(messages: Sequence[ModelMessage], max_history_messages: int, budget_tokens: int) -> SummaryWindow | None:
+def plan_summary_window(
+    messages: Sequence[ModelMessage],
+    max_history_messages: int,
+    budget_tokens: int,
+    *,
+    target_tokens: int | None = None,
+    target_messages: int | None = None,
+) -> SummaryWindow | None:
     """Where a summary would go, or None when there is no middle to summarise.
 
     Head: the first turn (the first run, through its first text answer, extended to the turn's end so
     no turn is split) — kept only if it is a real prompt turn and at most a quarter of the budget.
-    Tail: the most recent whole turns holding at least `max(4, max_history_messages // 2)` messages
-    (always at least the newest turn). Middle: everything between, plus earlier markers.
+    Tail, without targets: the most recent whole turns holding at least `max(4, max_history_messages
+    // 2)` messages. With `target_tokens` (the low-water mark) and/or `target_messages`: the most recent
+    whole turns that fit beside the system prefix, the head and the longest summary we would ask for
+    (`summary_token_budget` of the rest), so the result lands at or under the target — the policy's
+    one batched cut (docs/context-governance.md, "Economy"). The tail always holds at least the newest
+    turn. Middle: everything between, plus earlier markers.
     """
     layout = segment(messages)
     turns = layout.turns
     if len(turns) < 2:
         return None
-    want = max(4, max_history_messages // 2)
-    tail_start = len(turns) - 1
-    count = len(turns[-1])
-    while tail_start > 0 and count < want:
-        tail_start -= 1
-        count += len(turns[tail_start])
     first = turns[0]
     # Keep the head only while it is still the conversation's real beginning (no earlier cut before it).
     untouched = not any(i < first.indices[0] for i, _ in layout.markers)
     small = sum(message_tokens(m) for m in first.messages) * 4 <= budget_tokens
     head = 1 if first.has_prompt and untouched and small else 0
+    if target_tokens is None and target_messages is None:
+        want = max(4, max_history_messages // 2)
+        tail_start = len(turns) - 1
+        count = len(turns[-1])
+        while tail_start > 0 and count < want:
+            tail_start -= 1
+            count += len(turns[tail_start])
+    else:
+        tail_start = _tail_for_target(layout, head, target_tokens, target_messages)
     head = min(head, tail_start)
     if tail_start - head < 1:
         return None
     return SummaryWindow(layout, head, tail_start)
+
+
+def _tail_for_target(layout: Layout, head: int, target_tokens: int | None, target_messages: int | None) -> int:
+    """First turn of the longest recent tail whose summarised result fits the targets (>= the newest turn)."""
+    turns = layout.turns
+    weights = [sum(message_tokens(m) for m in t.messages) for t in turns]
+    fixed = sum(message_tokens(layout.messages[i]) for i in layout.system) + sum(weights[:head])
+    fixed += 40  # the summary marker's header
+    total = sum(message_tokens(m) for m in layout.messages)
+    head_messages = sum(len(t) for t in turns[:head])
+    tail_start = len(turns) - 1
+    tail_tokens, tail_messages = weights[-1], len(turns[-1])
+    while tail_start - 1 > head:
+        candidate = tail_start - 1
+        tokens = tail_tokens + weights[candidate]
+        count = tail_messages + len(turns[candidate])
+        summary = max(200, min(12_000, int(0.2 * (total - fixed - tokens))))
+        if target_tokens is not None and fixed + summary + tokens > target_tokens:
+            break
+        if target_messages is not None and head_messages + count > target_messages:
+            break
+        tail_start, tail_tokens, tail_messages = candidate, tokens, count
+    return tail_start
 
 
 def apply_summary(window: SummaryWindow, summary: str | None) -> tuple[list[ModelMessage], int, int]:
@@ -342,6 +400,7 @@ async def compact(
         tokens_after=estimate_tokens(new) + overhead_tokens,
         budget_tokens=budget_tokens,
         summary=summary,
+        unsummarised_messages=unsummarised_count(source),
     )
     return CompactResult(new, event, summary)
 

@@ -33,6 +33,7 @@ __all__ = [
     "shrink_steps",
     "fit_to_budget",
     "truncate_text",
+    "min_cut_tokens",
 ]
 
 TRUNCATION_MARK = "[…truncated"  # how a shortened tool output's last line starts (the TUI badges it)
@@ -156,12 +157,21 @@ def _remap(layout: Layout, messages: list[ModelMessage]) -> Layout:
     )
 
 
-def trim_tool_returns(messages: Sequence[ModelMessage], max_chars: int, *, layout: Layout | None = None) -> ToolTrimResult:
+def trim_tool_returns(
+    messages: Sequence[ModelMessage],
+    max_chars: int,
+    *,
+    layout: Layout | None = None,
+    target_tokens: int | None = None,
+) -> ToolTrimResult:
     """Truncate `ToolReturnPart` content longer than `max_chars` in every turn but the newest.
 
     Content becomes `content[:max_chars] + "\n[…truncated, {N} chars total]"`; dict/list content is
     JSON-serialised to measure and to cut. `tool_name`, `tool_call_id` and every other field are
     kept. `max_chars <= 0` disables. Content holding media (images, files) is left alone.
+    With `target_tokens`, outputs are cut oldest first, message by message, only until the history's
+    estimate is at or under it — one batch, so later passes find nothing left to re-truncate while
+    the history is under the budget (docs/context-governance.md, "Economy").
     (`layout`: an already computed `segment(messages)`, to save a pass.)
     """
     source = separate_markers(messages)
@@ -170,17 +180,31 @@ def trim_tool_returns(messages: Sequence[ModelMessage], max_chars: int, *, layou
         return ToolTrimResult(source, 0, 0, 0, layout)
     out = list(source)
     cut = before = after = 0
+    tokens = estimate_tokens(source) if target_tokens is not None else 0
     for turn in layout.turns[:-1]:
         for idx, message in zip(turn.indices, turn.messages):
+            if target_tokens is not None and tokens <= target_tokens:
+                break
             new, n, b, a = _truncate_in(message, max_chars)
             if n:
                 out[idx] = new
                 cut += n
                 before += b
                 after += a
+                if target_tokens is not None:
+                    tokens += message_tokens(new) - message_tokens(message)
     if not cut:
         return ToolTrimResult(source, 0, 0, 0, layout)
     return ToolTrimResult(out, cut, before, after, _remap(layout, out))
+
+
+def min_cut_tokens(budget_tokens: int) -> int:
+    """The smallest cut worth making (unless needed to fit): min(10% of the budget, 20,000 tokens).
+
+    Every cut rewrites the context's prefix and so invalidates the provider's prompt cache; a small
+    one buys little room for that price (docs/context-governance.md, "Economy").
+    """
+    return max(0, min(budget_tokens // 10, 20_000))
 
 
 @dataclass(frozen=True)
@@ -416,27 +440,38 @@ def fit_to_budget(
     keep_steps: int = KEEP_STEPS,
     layout: Layout | None = None,
     tokens: int | None = None,
+    target_tokens: int | None = None,
+    min_cut_tokens: int = 0,
 ) -> FitResult:
-    """The whole zero-LLM pipeline, applied only while over `budget_tokens`, in order:
+    """The whole zero-LLM pipeline, run only when over `budget_tokens` (the trigger).
 
-    1. truncate old tool outputs (`trim_tool_returns`, all turns but the newest);
+    It then cuts down to the goal: `target_tokens` (the low-water mark, `compact_target` × the
+    budget; default: the budget itself), and lower still if needed so the pass frees at least
+    `min_cut_tokens` — no small cuts (docs/context-governance.md, "Economy"). In order, each rule
+    only while the history is over the goal:
+
+    1. truncate old tool outputs, oldest first, as many as needed (`trim_tool_returns`; never the newest turn);
     2. drop oldest whole turns (`trim_to_recent_turns`);
     3. if the newest turn alone is still over, shrink its older steps (`shrink_steps`).
 
     Each rule that changed something adds one `HistoryTrimmed` (strategies `tool_output_trim`,
-    `turn_trim`, `step_shrink`; `reason` as given). `.fits` is false when even that is not enough:
-    the caller surfaces an error — never a loop, never a history cut down to the breadcrumb.
+    `turn_trim`, `step_shrink`; `reason` as given). A pass that frees less than the minimum or stops
+    above the goal does so only because the rules ran out (the newest turn is all that is left).
+    `.fits` is whether the result is within `budget_tokens`; when even all of that is not enough it
+    is false and the caller surfaces an error — never a loop, never a history cut down to the breadcrumb.
     (`layout`/`tokens`: already computed `segment(messages)` / `estimate_tokens(messages)`.)
     """
     current = separate_markers(messages)
     tokens_before = estimate_tokens(current) if tokens is None else tokens
     if tokens_before <= budget_tokens:
         return FitResult(current, True, [], tokens_before, tokens_before)
+    goal = budget_tokens if target_tokens is None else min(target_tokens, budget_tokens)
+    goal = max(0, min(goal, tokens_before - min_cut_tokens))
     events: list[HistoryTrimmed] = []
     tokens = tokens_before
 
     layout = layout or segment(current)
-    tool = trim_tool_returns(current, tool_output_trim_chars, layout=layout)
+    tool = trim_tool_returns(current, tool_output_trim_chars, layout=layout, target_tokens=goal)
     if tool.trimmed:
         after = estimate_tokens(tool.messages)
         events.append(
@@ -452,14 +487,14 @@ def fit_to_budget(
         )
         current, tokens, layout = tool.messages, after, tool.layout
 
-    if tokens > budget_tokens:
-        cut = trim_to_recent_turns(current, budget_tokens, layout=layout, tokens=tokens)
+    if tokens > goal:
+        cut = trim_to_recent_turns(current, goal, layout=layout, tokens=tokens)
         if cut.trimmed:
             events.append(cut.to_event(reason, budget_tokens))
             current, tokens = cut.messages, cut.tokens_after
 
-    if tokens > budget_tokens:
-        shrink = shrink_steps(current, budget_tokens, keep_steps=keep_steps)
+    if tokens > goal:
+        shrink = shrink_steps(current, goal, keep_steps=keep_steps)
         if shrink.trimmed:
             events.append(
                 HistoryTrimmed(

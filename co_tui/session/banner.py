@@ -52,6 +52,8 @@ def banner_line(event: HistoryTrimmed) -> str:
     if event.dropped_messages:
         turns = f" ({_count(event.dropped_turns, 'turn')})" if event.dropped_turns else ""
         parts.append(_count(event.dropped_messages, "message") + turns)
+        if event.unsummarised_messages:
+            parts.append(f"{event.unsummarised_messages} of them without a summary")
     elif event.strategy in ("tool_output_trim", "step_shrink"):
         parts.append(STRATEGY_TEXT[event.strategy])
     parts.append(f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)} tokens")
@@ -68,6 +70,13 @@ def banner_details(event: HistoryTrimmed) -> list[tuple[str, str]]:
         ("kept", _count(event.kept_turns, "turn")),
         ("tokens", f"{event.tokens_before:,} → {event.tokens_after:,} (budget {event.budget_tokens:,})"),
     ]
+    if event.unsummarised_messages:
+        covered = event.dropped_messages - event.unsummarised_messages
+        rows.append((
+            "not summarised",
+            f"the oldest {_count(event.unsummarised_messages, 'message')} did not fit the summariser's input "
+            f"and were removed without a summary; the summary covers the {covered} after them",
+        ))
     if event.note:
         rows.append(("note", event.note))
     if event.summary:

@@ -81,6 +81,10 @@ class ChatSession:
         self._saved_ledger_len = 0
         self._run: Any = None
         self._cancel_requested = False
+        self._checkpoint_due = False
+        # This process's claim on the session in the store (session_lock.py): taken by `resume`
+        # before loading, or at the first save of a new session; released by `close`.
+        self._claim: Any = None
         self._configure_model(model if model is not None else settings.model)
 
     # --- model and governance wiring -------------------------------------------------------------
@@ -129,22 +133,27 @@ class ChatSession:
 
     def _record_transcript(self, messages: Sequence[ModelMessage]) -> None:
         self.transcript.extend(messages)
+        # A step finished (its tool results are in) or the prompt went out: save it at the next event.
+        self._checkpoint_due = self.busy
 
     # --- the meter -------------------------------------------------------------------------------
 
     def meter_reading(self) -> UsageUpdate:
         """The meter's current figure for `context` (what the model will be sent next)."""
-        return self._usage_update(self.context)
+        return self._usage_update(self.context, next_prompt=True)
 
-    def _usage_update(self, messages: Sequence[ModelMessage], *, new_response: Any = None) -> UsageUpdate:
+    def _usage_update(
+        self, messages: Sequence[ModelMessage], *, new_response: Any = None, next_prompt: bool = False
+    ) -> UsageUpdate:
         """The `usage` event for `messages` (the context, or a running turn's messages): the meter's
         figure, whether governance cuts before the next request, the newest report's cache counts,
         the session's cost so far (`new_response`: a response not in the transcript yet) and the
-        look-ahead to the next cut. The one place a `usage` event is built."""
+        look-ahead to the next cut (`next_prompt`: judged for the request the next prompt makes). The
+        one place a `usage` event is built."""
         from co_tui.governance import turn_growth, turns_until_cut
         from co_tui.session.cost import session_cost
 
-        trim_pending = self.governance.governor.over_limits(messages, overhead_tokens=self._overhead)
+        trim_pending = self.governance.governor.over_limits(messages, overhead_tokens=self._overhead, next_prompt=next_prompt)
         reading = self.meter.reading(messages)
         growth = turn_growth(messages)
         turns_to_trim = None if growth is None or trim_pending else turns_until_cut(
@@ -223,6 +232,8 @@ class ChatSession:
                     if self._cancel_requested:
                         run.cancel()
                     async for event in run:
+                        if self._checkpoint_due:
+                            self._checkpoint(prompt)
                         if isinstance(event, HistoryTrimmedEvent):
                             yield self._apply_trim(event.to_domain())
                             continue
@@ -246,6 +257,11 @@ class ChatSession:
             except RunCancelled as exc:
                 interrupted = True
                 run_messages = exc.all_messages()
+            except (asyncio.CancelledError, GeneratorExit):
+                # The front end stopped the turn from outside (its task cancelled on quit, a closed
+                # terminal, the generator dropped): keep what the turn did, as an interrupt does.
+                self._keep_abandoned(history_in, prompt)
+                raise
             except Exception as exc:  # noqa: BLE001 - every failure becomes one visible line
                 failed = True
                 error = self._error_event(exc, partial=bool(output_parts))
@@ -256,11 +272,13 @@ class ChatSession:
             error = self._error_event(exc)
         finally:
             self._run = None
+        # Saved before any yield: a front end that stops listening loses nothing; in a thread, as
+        # the save syncs to disk and a front end's loop keeps running meanwhile.
+        save_error = await asyncio.to_thread(self._save, prompt)
         if error is not None:
             yield error
         if interrupted:
             yield ErrorEvent(message=INTERRUPTED_MESSAGE, kind="interrupted")
-        save_error = await asyncio.to_thread(self._save, prompt)
         if save_error is not None:
             yield save_error
         yield self.meter_reading()
@@ -277,6 +295,23 @@ class ChatSession:
         seen.add(id(last))
         self.meter.observe_response(last.usage, messages)
         return self._usage_update(messages, new_response=last)
+
+    def _keep_abandoned(self, history_in: list[ModelMessage], prompt: str) -> None:
+        try:
+            self._finish_run(history_in, self._partial_messages())
+            self._save(prompt)
+        except Exception:  # noqa: BLE001 - best effort while being torn down; the step saves already hold the rest
+            pass
+
+    def _checkpoint(self, prompt: str) -> None:
+        """Save the steps the running turn has completed, so a kill (SIGKILL, power loss) loses at
+        most the step in flight. The saved context is the run's so far, repaired to be valid."""
+        from pydantic_ai.messages import repair_messages
+
+        self._checkpoint_due = False
+        messages = self._partial_messages()
+        if messages:
+            self._save(prompt, context=repair_messages(messages))  # a failure is reported by the final save
 
     def _partial_messages(self) -> list[ModelMessage] | None:
         run = self._run
@@ -300,8 +335,11 @@ class ChatSession:
         # repair_messages closes dangling calls after an interrupt. Like pydantic-ai at run start, it
         # fuses a marker with the prompt after it; the context is kept in that fused form so the next
         # run's history has the length the governance transcript sink counts from (governance and
-        # the inspector see markers through `separate_markers`).
-        self.context = repair_messages(run_messages)
+        # the inspector see markers through `separate_markers`). The fusion drops the marker's metadata:
+        # `tag_fused_markers` writes its kind and counts back onto the fused request, so they are saved.
+        from co_tui.governance.markers import tag_fused_markers
+
+        self.context = tag_fused_markers(repair_messages(run_messages))
 
     def _apply_trim(self, trim: HistoryTrimmed) -> HistoryTrimmed:
         trim = replace(trim, session_id=self.id)
@@ -364,18 +402,24 @@ class ChatSession:
         yield self.meter_reading()
         yield Done(output=trim.summary or "")
 
+    def clear_preview(self) -> HistoryTrimmed:
+        """The event `/clear` would emit now: what the confirmation dialog shows, so the dialog and
+        the banner after it give the same figures (one computation feeds both)."""
+        from co_tui.governance import clear_event
+
+        return clear_event(self.context, self.policy.budget_tokens, overhead_tokens=self._overhead)
+
     def clear(self) -> HistoryTrimmed:
         """`/clear`: an empty context and transcript under a fresh session id; the old one stays saved.
 
         Returns the `clear` event (recorded in the old session's ledger, and shown by the front end).
         It saves the old session first: blocking, so a front end with a UI loop calls it in a thread.
         """
-        from co_tui.governance import clear_event
-
         if self.busy:
             raise RuntimeError("cannot clear while a turn is running")
-        trim = self._apply_trim(clear_event(self.context, self.policy.budget_tokens, overhead_tokens=self._overhead))
+        trim = self._apply_trim(self.clear_preview())
         self._save(None)
+        self.release_claim()
         self.id = uuid.uuid4().hex
         self.title = ""
         self.transcript, self.context, self.ledger, self.ledger_positions = [], [], [], []
@@ -386,8 +430,9 @@ class ChatSession:
 
     # --- persistence -----------------------------------------------------------------------------
 
-    def _save(self, prompt: str | None) -> ErrorEvent | None:
-        """Write what is new since the last save; a storage failure is reported, the session lives on."""
+    def _save(self, prompt: str | None, *, context: list[ModelMessage] | None = None) -> ErrorEvent | None:
+        """Write what is new since the last save (and `context`, default `self.context`); a storage
+        failure is reported, the session lives on."""
         if prompt and not self.title:
             self.title = make_title(prompt)
         if self.store is None:
@@ -399,6 +444,7 @@ class ChatSession:
 
         try:
             if not self._persisted:
+                self._claim_in_store()
                 self.store.create_session(
                     model=self.model_name, workspace=self.workspace, title=self.title, session_id=self.id
                 )
@@ -406,12 +452,12 @@ class ChatSession:
             self.store.save_turn(
                 self.id,
                 new_transcript=self.transcript[self._saved_transcript_len :],
-                context=self.context,
+                context=self.context if context is None else context,
                 new_events=self.ledger[self._saved_ledger_len :],
                 event_positions=self.ledger_positions[self._saved_ledger_len :],
                 title=self.title or None,
                 model=self.model_name,
-                tokens=self.meter.reading(self.context).tokens,
+                tokens=self.meter.reading(self.context if context is None else context).tokens,
                 cost_usd=session_cost(self.transcript),
             )
         except StoreError as exc:
@@ -420,25 +466,94 @@ class ChatSession:
         self._saved_ledger_len = len(self.ledger)
         return None
 
+    def write_rescue_copy(self) -> Path | None:
+        """After a failed save (a damaged or unwritable database), write the whole conversation as a
+        JSON export (`--format json`, mode 600) beside the database, so a process about to exit
+        (print mode) loses nothing. Returns the file, or None when it could not be written either."""
+        import time
+        from datetime import datetime, timezone
+
+        from co_tui.session.export import export_json, write_private
+        from co_tui.session.store import LoadedSession, SessionMeta
+
+        if self.store is None or not self.transcript:
+            return None
+        now = datetime.now(timezone.utc)
+        meta = SessionMeta(id=self.id, title=self.title, created=now, updated=now, model=self.model_name,
+                           workspace=self.workspace, messages=len(self.transcript))
+        text = export_json(LoadedSession(meta, self.transcript, self.context, self.ledger, self.ledger_positions))
+        path = self.store.path.parent / f"rescued-{self.id[:8]}-{time.strftime('%Y%m%d-%H%M%S')}.json"
+        try:
+            write_private(path, text)
+        except OSError:
+            return None
+        return path
+
     @classmethod
     def resume(
         cls, settings: Settings, *, workspace: Path, store: SessionStore, session_id: str, **kwargs: Any
     ) -> ChatSession:
         """Reopen a saved session: transcript, context and ledger exactly as saved.
 
-        Raises `StoreError` (one line) when the session cannot be read.
+        Raises `StoreError` (one line) when the session cannot be read, and `SessionBusy` when
+        another process has it open (claimed before loading, so no stale copy is ever saved over it).
         """
-        loaded = store.load(session_id)
-        session = cls(settings, workspace=workspace, store=store, session_id=loaded.meta.id, **kwargs)
+        from co_tui.session.session_lock import claim_session
+
+        claim = claim_session(store.path.parent, session_id)
+        try:
+            loaded = store.load(session_id)
+            session = cls(settings, workspace=workspace, store=store, session_id=loaded.meta.id, **kwargs)
+        except BaseException:
+            claim.release()
+            raise
+        session._hold_claim(claim)
         session.title = loaded.meta.title
         session.transcript = list(loaded.transcript)
         session.context = list(loaded.context)
+        # A saved marker fused with a prompt at the next run start must still be known as a marker.
+        from co_tui.governance.markers import register_markers
+
+        register_markers(session.context)
         session.ledger = list(loaded.ledger)
         session.ledger_positions = list(loaded.ledger_positions)
         session._saved_transcript_len = len(session.transcript)
         session._saved_ledger_len = len(session.ledger)
         session._anchor_meter_on_saved_usage()
+        session._restore_summarizer_cooldown(store.last_summary_failure(session.id))
         return session
+
+    def _restore_summarizer_cooldown(self, failed_at: float | None) -> None:
+        """A summary that failed in an earlier process (a print-mode turn) still cools down here, so
+        each `--continue` does not retry a dead summariser; its time comes from the ledger."""
+        import time
+
+        if failed_at is None:
+            return
+        remaining = failed_at + self.policy.summarizer_cooldown_s - time.time()
+        governor = self.governance.governor
+        if remaining > 0:
+            governor.cooldown_until = governor.clock() + remaining
+            governor.last_summary_error = governor.last_summary_error or "the summary failed in an earlier run"
+
+    def _claim_in_store(self) -> None:
+        from co_tui.session.session_lock import claim_session
+
+        if self._claim is None and self.store is not None:
+            self._hold_claim(claim_session(self.store.path.parent, self.id))
+
+    def _hold_claim(self, claim: Any) -> None:
+        import weakref
+
+        self.release_claim()
+        self._claim = claim
+        weakref.finalize(self, claim.release)  # a session dropped without `close` lets go too
+
+    def release_claim(self) -> None:
+        """Let other processes open this session (the TUI switching away, `/clear`). Idempotent."""
+        claim, self._claim = self._claim, None
+        if claim is not None:
+            claim.release()
 
     def _anchor_meter_on_saved_usage(self) -> None:
         """Re-anchor the meter on the newest saved response's provider usage, so a resumed session's

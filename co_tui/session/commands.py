@@ -26,11 +26,15 @@ class OpenSessionError(Exception):
 
 def open_store(settings: Settings) -> SessionStore:
     """The session database under the data dir. Raises `OpenSessionError` (exit 2) when unusable."""
-    from co_tui.paths import ensure_private_dir
+    from co_tui.paths import ensure_private_dir, loose_dir_warning
     from co_tui.session.store import SessionStore, StoreError
 
     try:
-        return SessionStore.open(ensure_private_dir(settings.resolved_data_dir))
+        data_dir = ensure_private_dir(settings.resolved_data_dir)
+        warning = loose_dir_warning(data_dir)
+        if warning:
+            print(f"co-tui: {warning}", file=sys.stderr)
+        return SessionStore.open(data_dir)
     except OSError as exc:
         raise OpenSessionError(f"data dir {settings.resolved_data_dir}: {exc.strerror or exc}", 2) from None
     except StoreError as exc:
@@ -90,15 +94,28 @@ def resolve_session_id(
     return None
 
 
+def resume_hint(session: object) -> str | None:
+    """The line printed when the TUI quits, as Codex and Claude Code do: how to come back to
+    `session` (`resume with: co-tui --resume ID`). None for a session with no turn or no store."""
+    if session is None or getattr(session, "store", None) is None or not getattr(session, "transcript", None):
+        return None
+    return f"resume with: co-tui --resume {session.id}"  # type: ignore[attr-defined]
+
+
 def list_sessions(settings: Settings, workspace: Path) -> int:
     """`--list-sessions`: a table of saved sessions (all workspaces, this one's first); COST is the
     session's cost at list prices, `–` when unknown (an unpriced model, or saved before costs were kept)."""
+    from co_tui.session.store import StoreError
+
     try:
         store = open_store(settings)
         sessions = store.list_sessions()
     except OpenSessionError as exc:
         print(f"co-tui: {exc}", file=sys.stderr)
         return exc.exit_code
+    except StoreError as exc:  # a damaged file: one line saying where and how to recover
+        print(f"co-tui: {exc}", file=sys.stderr)
+        return 2
     if not sessions:
         print("no saved sessions")
         return 0

@@ -73,9 +73,17 @@ class SessionPort(Protocol):
         """Interrupt the running turn (the partial answer is kept); a no-op when idle."""
         ...
 
+    def clear_preview(self) -> HistoryTrimmed:
+        """The event `clear` would emit now (the confirmation shows the banner's own figures)."""
+        ...
+
     def clear(self) -> HistoryTrimmed:
         """Start afresh under a new id (the old conversation stays saved); returns the `clear`
         event. Blocking (it saves): front ends call it off their UI loop. Raises when busy."""
+        ...
+
+    def release_claim(self) -> None:
+        """Let other processes open this session (a front end switching away). Idempotent."""
         ...
 
     def set_model(self, name: str) -> None:

@@ -9,6 +9,7 @@ it reached (a tool that printed the environment, a pasted key).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Mapping
@@ -48,11 +49,26 @@ def secret_env_values(environ: Mapping[str, str] | None = None) -> tuple[str, ..
 
 
 def redact_text(text: str, secrets: tuple[str, ...]) -> str:
-    """`text` with every occurrence of each secret replaced by `[redacted]`."""
+    """`text` with every occurrence of each secret replaced by `[redacted]`.
+
+    `text` may be JSON: a secret holding `"`, `\\`, control or non-ASCII characters appears there
+    escaped (`\\"`, `\\u0001`…), so its escaped spellings are replaced too.
+    """
     for secret in secrets:
-        if secret in text:
-            text = text.replace(secret, REDACTED)
+        for form in _spellings(secret):
+            if form in text:
+                text = text.replace(form, REDACTED)
     return text
+
+
+def _spellings(secret: str) -> tuple[str, ...]:
+    """The secret as it is, and as a JSON string body (pydantic's and `json.dumps`' escapes)."""
+    forms = [secret]
+    for ascii_only in (False, True):
+        escaped = json.dumps(secret, ensure_ascii=ascii_only)[1:-1]
+        if escaped not in forms:
+            forms.append(escaped)
+    return tuple(forms)
 
 
 def _scrub_details(details: Any) -> Any:

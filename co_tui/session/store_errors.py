@@ -54,5 +54,12 @@ def translate_sqlite_error(exc: sqlite3.Error, path: Path, action: str) -> Store
     if code == _SQLITE_FULL or "database or disk is full" in text:
         return StoreFull(f"cannot {action}: the disk is full (database or disk is full)")
     if code in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or "malformed" in text or "not a database" in text:
-        return StoreCorrupt(f"session database {path} is damaged ({one_line(text, 200)}); move it aside to start afresh")
+        return StoreCorrupt(f"session database {path} is damaged ({one_line(text, 200)}); {recovery_hint(path)}")
     return StoreError(f"cannot {action}: session database error ({one_line(text, 200)})")
+
+
+def recovery_hint(path: Path) -> str:
+    """How to recover a damaged database file, in one line (docs/architecture.md, "Sessions on disk")."""
+    return (f"to recover: copy it aside first (cp {path} {path}.bak), check it with "
+            f"sqlite3 {path} 'PRAGMA integrity_check' and salvage with sqlite3 {path} .recover; "
+            "or move it aside to start afresh")

@@ -19,6 +19,8 @@ session is ready waits in the controller's queue.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 import sys
 import threading
 from collections.abc import Callable, Coroutine, Sequence
@@ -116,6 +118,32 @@ class CoTuiApp(App[int]):
             if isinstance(screen, ChatScreen):
                 return screen
         raise LookupError("chat screen not mounted")
+
+    # --- quitting keeps a running turn (docs/keys-and-commands.md) ------------------------------
+
+    def on_load(self) -> None:
+        # SIGTERM and SIGHUP (a closed terminal) quit like Ctrl+Q: the running turn is kept first.
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+            if signum is not None:
+                with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                    loop.add_signal_handler(signum, lambda: self.call_later(self.action_quit))
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q, /quit, SIGTERM, SIGHUP: a running turn is interrupted and kept (as Esc does), then
+        the app exits once it is saved."""
+        job = self.controller.job
+        if job is None or self.controller.job_kind != "turn":
+            self.exit()
+            return
+        self.controller.interrupt()
+
+        async def exit_when_saved() -> None:
+            with contextlib.suppress(Exception):
+                await job.wait()
+            self.exit()
+
+        self.run_worker(exit_when_saved(), group="quit")
 
     def _chat_gone(self) -> bool:
         """The chat screen is gone: the app is shutting down (a worker's message came too late)."""
@@ -466,9 +494,16 @@ def run_app(settings: SettingsSource, workspace: Path, resume_id: str | None = N
 
     When the settings or the session cannot be loaded, the app exits by itself and the one line
     saying why is printed here, after the terminal is restored (exit 2 for settings and usage).
+    Otherwise, when the session has turns, one line says how to resume it (`resume_hint`).
     """
     app = CoTuiApp(settings, workspace, resume_id=resume_id, continue_latest=continue_latest)
     app.run()
     if app.failure:
         print(f"co-tui: {app.failure}", file=sys.stderr)
+    else:
+        from co_tui.session.commands import resume_hint
+
+        hint = resume_hint(app.session)
+        if hint:
+            print(hint)
     return app.return_code or 0

@@ -241,15 +241,13 @@ class ChatController:
         """The /clear confirmation's text, or None (with a hint) when it cannot run now."""
         if not self.ready_and_idle("clear"):
             return None
-        from co_tui.governance import split_turns
         from co_tui.tui.screens.confirm_clear import clear_summary
 
         session = self.session
         assert session is not None
-        reading = session.meter_reading()
-        turns = len(split_turns(list(session.context)))
+        preview = session.clear_preview()  # the banner's own figures (issue 12.5)
         saved = session.store is not None and bool(session.transcript)
-        return clear_summary(len(session.context), reading.context_tokens, turns, saved, session.title)
+        return clear_summary(preview.dropped_messages, preview.tokens_before, preview.dropped_turns, saved, session.title)
 
     def clear(self) -> None:
         """After the user confirmed: a fresh conversation (the old one stays saved)."""
@@ -272,7 +270,8 @@ class ChatController:
     # --- /export and /model ----------------------------------------------------------------------
 
     def export(self, args: str = "") -> None:
-        """/export [md|json] [path]: write this session to a file (default: the workspace).
+        """/export [md|json] [path]: write this session to a new file (default: the data dir's
+        exports folder; `export.write_export` never overwrites and makes it mode 0600).
 
         A relative path is taken from the workspace; an existing directory gets the default file
         name. Says where the file went, or one line on what was wrong. The file is written in a thread.
@@ -294,7 +293,7 @@ class ChatController:
     async def _run_export(self, store: Any, session_id: str, fmt: str, target: Path | None) -> None:
         from co_tui.session.events import ErrorEvent
 
-        where = self.workspace if target is None else self.workspace / target.expanduser()
+        where = None if target is None else self.workspace / target.expanduser()
         try:
             path = await asyncio.to_thread(_write_export, store, session_id, fmt, where)
         except Exception as exc:  # noqa: BLE001 - one line, the app keeps running
@@ -349,6 +348,8 @@ class ChatController:
         """The session opened (at start-up, or the one chosen in /sessions): show it, send what waited."""
         previous, self.session = self.session, session
         self.opening_id = None
+        if previous is not None and previous is not session:
+            previous.release_claim()  # another co-tui may open the session we left
         shown, self.shown = self.shown, None
         view = self.view
         view.show_session(session)
@@ -429,16 +430,16 @@ def parse_export_args(args: str) -> tuple[str, Path | None]:
     return ("json" if path.suffix.lower() == ".json" else "md"), path
 
 
-def _write_export(store: Any, session_id: str, fmt: str, where: Path) -> Path:
-    """(In a thread.) Load the saved session, render it as `fmt`, write it to `where` (a directory
-    gets the default file name); returns the file's path."""
-    from co_tui.session.export import default_export_path, render_export
+def _write_export(store: Any, session_id: str, fmt: str, where: Path | None) -> Path:
+    """(In a thread.) Load the saved session, render it as `fmt` and write it with
+    `export.write_export`: `where` None means the data dir's exports folder (the store's folder);
+    returns the file's path."""
+    from co_tui.session.export import EXPORTS_DIR, default_export_path, render_export, write_export
 
     loaded = store.load(session_id)
     text = render_export(loaded, fmt)
-    path = default_export_path(loaded.meta, fmt, where) if where.is_dir() else where
-    path.write_text(text, encoding="utf-8")
-    return path
+    exports = Path(store.path).parent / EXPORTS_DIR
+    return write_export(text, default_export_path(loaded.meta, fmt, exports), where)
 
 
 def internal_error(error: BaseException) -> Event:

@@ -132,3 +132,66 @@ async def test_tool_results_reach_the_model_uncapped_when_small(run_turn, offlin
     (result,) = turn.tool_results
     assert result.outcome == "success"
     assert "[capped" not in result.content
+
+
+# --- a catastrophic regex (issue 17 #1): bounded, interruptible, a failed result the model sees ------
+
+EVIL_PATTERN = "(a+)+$"
+EVIL_LINE = "a" * 40 + "!\n"  # `re` needs ~2**40 steps on this line
+
+
+def _search_children(cwd: Path) -> list[int]:
+    """Pids of search child processes (co_tui.agent.search_process) still running for `cwd`."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes()
+            status = (proc / "status").read_text()
+        except OSError:
+            continue
+        if b"co_tui.agent.search_process" in cmdline and "State:\tZ" not in status:
+            pids.append(int(proc.name))
+    return pids
+
+
+async def test_catastrophic_regex_is_a_failed_result_after_the_deadline(
+    run_turn, offline_agent, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (workspace / "data.txt").write_text(EVIL_LINE)
+    monkeypatch.setenv("CO_TUI_SEARCH_TIMEOUT_S", "0.5")
+    before = set(_search_children(workspace))
+    turn = await run_turn(offline_agent(), f"search {EVIL_PATTERN} in .")
+    (result,) = turn.tool_results
+    assert result.tool_name == "search_text"
+    assert result.outcome == "failed"
+    assert "search stopped after 0.5 s" in result.content and "backtracking" in result.content
+    assert "search stopped" in turn.output  # the model answered from the failure
+    assert set(_search_children(workspace)) <= before  # the child was killed, not left spinning
+
+
+async def test_search_through_the_child_process_finds_and_refuses(run_turn, offline_agent, outside: Path) -> None:
+    found = await run_turn(offline_agent(), "search TODO in docs")
+    (result,) = found.tool_results
+    assert result.outcome == "success"
+    assert result.content.splitlines()[0] == "2 matches for 'TODO' in 1 file under docs"
+    refused = await run_turn(offline_agent(), f"search TOP in {outside}")
+    assert refused.tool_results[0].outcome == "failed"
+    assert "outside the workspace" in refused.tool_results[0].content
+
+
+async def test_cancelling_a_search_kills_its_child(workspace: Path) -> None:
+    import asyncio
+
+    from co_tui.agent.search_process import search_in_child
+
+    (workspace / "data.txt").write_text(EVIL_LINE)
+    task = asyncio.create_task(search_in_child(workspace, EVIL_PATTERN, ".", timeout_s=600))
+    while not _search_children(workspace):  # wait for the child to exist
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    while _search_children(workspace):  # killed (and reaped): would spin for minutes otherwise
+        await asyncio.sleep(0.01)

@@ -55,3 +55,27 @@ def test_context_view_annotates_markers_as_in_context():
     rows = annotate_history(context, context)
     assert all(r.status == "in_context" for r in rows)
     assert rows[1].role == rows[1].kind == "marker"
+
+
+def test_the_prompt_being_sent_is_not_dropped():
+    """issue 12.2: during a streaming answer the transcript already holds the new prompt while the
+    context (updated when the turn ends) does not; after a cut it showed as `dropped`."""
+    transcript = _transcript()
+    cut = trim_to_recent_turns(transcript, estimate_tokens(transcript[-8:]) + 200)
+    assert cut.trimmed
+    from .builders import user
+
+    sending = [*transcript, user("and now?")]
+    infos = annotate_history(sending, cut.messages)
+    assert infos[-1].status == "in_context"
+    assert any(i.status == "dropped" for i in infos)  # the cut itself is still reported
+
+
+def test_an_empty_interrupted_answer_in_context_is_in_context():
+    """issue 12.2: after Esc during a tool call an empty assistant message sat in the context but the
+    inspector showed it `dropped` (no part to match)."""
+    from pydantic_ai.messages import ModelResponse
+
+    transcript = [*_transcript()[:5], ModelResponse(parts=[])]
+    infos = annotate_history(transcript, list(transcript))
+    assert [i.status for i in infos] == ["in_context"] * len(transcript)

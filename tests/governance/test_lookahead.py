@@ -6,10 +6,11 @@ import copy
 
 import pytest
 
-from co_tui.governance import breadcrumb_text, estimate_tokens, turn_growth, turns_until_cut
+from co_tui.governance import estimate_tokens, turn_growth, turns_until_cut
+from co_tui.governance.markers import make_breadcrumb
 from co_tui.governance.lookahead import RECENT_TURNS
 
-from .builders import chat_turn, system, tool_turn, user
+from .builders import chat_turn, system, tool_turn
 
 
 def test_no_forecast_below_half_of_both_limits() -> None:
@@ -68,7 +69,7 @@ def test_turn_growth_is_the_mean_of_the_newest_turns() -> None:
 
 
 def test_markers_are_not_turns() -> None:
-    marker = user(breadcrumb_text(6, 3))
+    marker = make_breadcrumb(6, 3)  # governance's own marker: a prompt with its text would be a turn
     turns = [chat_turn("q1", "a1"), chat_turn("q2", "a2")]
     growth = turn_growth([marker, *[m for t in turns for m in t]])
     assert growth is not None and growth.turn_messages == 4 and growth.messages == 2

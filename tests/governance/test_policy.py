@@ -10,7 +10,7 @@ from co_tui.governance import GovernancePolicy, Governor, estimate_tokens
 from co_tui.governance.turns import segment
 
 from .builders import chat_turn, system
-from .models import ScriptedModel
+from .models import ScriptedModel, last_user_text
 from .synthetic import make_text
 from .test_properties import assert_event_invariants, assert_ledger_adds_up
 
@@ -84,3 +84,93 @@ async def test_a_summary_longer_than_what_it_replaces_counts_as_a_failure():
     assert event.strategy == "static_marker" and "no shorter than" in event.note
     assert event.tokens_after < event.tokens_before == estimate_tokens(history)
     assert governor.cooling_down()
+
+
+async def test_a_summary_says_which_messages_its_input_could_not_hold():
+    """issue 12.1: the summariser's input is cut to fit (oldest lines first); the messages cut from it
+    are not covered by the summary, and the event and banner say how many were removed without one."""
+    from co_tui.governance.summarize import _MAX_INPUT_CHARS
+    from co_tui.session.banner import banner_details, banner_line
+
+    model = ScriptedModel()
+    governor = Governor(GovernancePolicy(budget_tokens=2_000_000, max_history_messages=8), summarizer_model=model.model())
+    turns = 2 * _MAX_INPUT_CHARS // 4000 + 10  # each message renders at most ~4,000 characters
+    history = [system()]
+    for t in range(turns):
+        history += chat_turn(f"q{t} " + make_text("prose", 6000, t), make_text("prose", 6000, t + 1))
+    out = await governor.apply(history)
+    [event] = [e for e in out.events if e.strategy == "summary"]
+    framed = last_user_text(model.summary_calls[0][0])
+    assert "earlier lines omitted" in framed
+    assert 0 < event.unsummarised_messages < event.dropped_messages
+    # The oldest unsummarised message is not in the summariser's input (turn q0 is the kept head);
+    # the first user turn after the unsummarised ones is.
+    cut = event.unsummarised_messages
+    first_covered = cut // 2 + 1 + cut % 2
+    assert "[user] q1 " not in framed and f"[user] q{first_covered} " in framed
+    assert f"[user] q{first_covered - 1} " not in framed
+    assert f"{event.unsummarised_messages} of them without a summary" in banner_line(event)
+    assert any(label == "not summarised" for label, _ in banner_details(event))
+
+
+async def test_a_summary_of_a_middle_that_fits_reports_nothing_unsummarised():
+    model = ScriptedModel()
+    governor = Governor(GovernancePolicy(budget_tokens=100_000, max_history_messages=8), summarizer_model=model.model())
+    out = await governor.apply(_chat(10, 400))
+    [event] = out.events
+    assert event.strategy == "summary" and event.unsummarised_messages == 0
+    assert "without a summary" not in __import__("co_tui.session.banner", fromlist=["x"]).banner_line(event)
+
+
+async def test_a_giant_agent_turn_is_shrunk_in_batches_down_to_the_target():
+    """One user turn, one tool call per step (agent sessions put 100+ calls in a turn): once the turn
+    reaches the budget, the in-turn step shrink takes it down to the low-water mark in one batch, so
+    the next shrink is several steps away — not one shrink per step. Steps stay paired."""
+    from co_tui.governance.turns import check_pairing
+
+    from .builders import calls, results, user
+
+    budget = 12_000
+    governor = Governor(GovernancePolicy(budget_tokens=budget, max_history_messages=0, strategy="trim"))
+    context = [system(), user("refactor the package")]
+    cut_steps = []
+    for step in range(60):
+        context = [*context, calls(("read_file", f"c{step}", {"path": f"m{step}.py"})),
+                   results(("read_file", f"c{step}", make_text("code", 3000, step)))]
+        outcome = await governor.apply(context)
+        if outcome.events:
+            cut_steps.append(step)
+            assert {e.strategy for e in outcome.events} == {"step_shrink"}, outcome.events
+            assert outcome.tokens <= 0.6 * budget, outcome.events
+        assert outcome.fits and check_pairing(outcome.messages) == []
+        context = outcome.messages
+    assert len(cut_steps) >= 3, "the turn outgrew the budget several times"
+    gaps = [b - a for a, b in zip(cut_steps, cut_steps[1:])]
+    assert min(gaps) >= 3, cut_steps
+
+
+async def test_a_summary_is_never_folded_into_a_breadcrumb_in_its_own_pass():
+    """Issue 17 #12: the tail the window plan keeps (>= max_history_messages // 2 messages) was over
+    the budget on its own, so the whole-turn trim after the summary swapped the fresh summary for a
+    breadcrumb. Now the tail gives turns to the summary until what stays fits beside it."""
+    model = ScriptedModel()
+    history = _chat(24, 600)  # ~25 x 150 tokens; the planned tail alone (16 messages) is over budget
+    budget = estimate_tokens(history) // 3
+    governor = Governor(GovernancePolicy(budget_tokens=budget, max_history_messages=32), summarizer_model=model.model())
+    out = await governor.apply(history)
+    assert len(model.summary_calls) == 1
+    assert [e.strategy for e in out.events] == ["summary"]  # no turn_trim after it
+    [(_, marker)] = segment(out.messages).markers
+    assert "SUMMARY: the user and the agent" in str(out.messages)  # the summary is in what is sent
+    assert marker.messages == out.events[0].dropped_messages
+    assert out.fits
+
+
+async def test_no_summary_is_asked_for_when_not_even_the_newest_turn_fits_beside_it():
+    model = ScriptedModel()
+    history = _chat(6, 200) + chat_turn("q-last", make_text("prose", 8_000, 99))
+    governor = Governor(GovernancePolicy(budget_tokens=estimate_tokens(history[-2:]) + 100, max_history_messages=8),
+                        summarizer_model=model.model())
+    out = await governor.apply(history)
+    assert model.summary_calls == []  # the call would be wasted: its summary could not stay
+    assert "summary" not in {e.strategy for e in out.events}

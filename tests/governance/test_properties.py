@@ -24,7 +24,7 @@ from co_tui.governance import (
 )
 from co_tui.governance.markers import make_breadcrumb
 from co_tui.governance.tokens import message_tokens
-from co_tui.governance.trim import _cut, shrink_steps, trim_to_message_count
+from co_tui.governance.trim import _cut, min_cut_tokens, shrink_steps, trim_to_message_count
 from co_tui.governance.turns import pair_calls, segment
 
 from .strategies import _text, histories
@@ -290,3 +290,81 @@ def test_policy_pass_events_are_honest(history, fraction, max_messages, strategy
     for event in out.events:
         assert event.budget_tokens == budget, event
         assert_event_invariants(event)
+
+
+# --- Economy (docs/context-governance.md, "Economy"): the low-water mark and no small cuts ---------
+
+targets = st.sampled_from([0.2, 0.45, 0.6, 0.8, 0.95])
+
+
+def rules_ran_out(messages, goal: int, trim_chars: int) -> bool:
+    """Whether the zero-LLM rules can take `messages` no lower: every old tool output is cut already,
+    no turn cut helps (one turn left, or the older turns weigh less than a breadcrumb) and the step
+    shrink has nothing left at or above its last level."""
+    return (
+        trim_tool_returns(messages, trim_chars).trimmed_parts == 0
+        and no_cut_helps(messages)
+        and not shrink_steps(messages, goal).trimmed
+    )
+
+
+@settings(max_examples=1500, **FAST)
+@given(histories(), fractions, targets, st.sampled_from([0, 50, 500, 2000]))
+def test_fit_to_budget_cuts_to_the_target_and_never_small(history, fraction, target, trim_chars):
+    """A triggered cut lands at or under the low-water mark and frees at least the minimum — unless the
+    rules ran out, which is then the only reason it stopped higher or freed less."""
+    budget = int(estimate_tokens(history) * fraction)
+    target_tokens, minimum = int(target * budget), min_cut_tokens(budget)
+    res = fit_to_budget(history, budget, tool_output_trim_chars=trim_chars, target_tokens=target_tokens,
+                        min_cut_tokens=minimum)
+    if res.tokens_before <= budget:
+        assert not res.events and res.messages == history, "a cut below the trigger"
+        return
+    goal = max(0, min(target_tokens, res.tokens_before - minimum))
+    if res.tokens_after > goal:
+        assert rules_ran_out(res.messages, goal, trim_chars), (res.tokens_before, res.tokens_after, goal, res.events)
+    else:
+        assert res.tokens_after <= target_tokens
+        assert res.tokens_before - res.tokens_after >= minimum, "a small cut"
+    # A cut that fits leaves room: the next pass over the same messages changes nothing.
+    assert fit_to_budget(res.messages, budget, tool_output_trim_chars=trim_chars, target_tokens=target_tokens,
+                         min_cut_tokens=minimum).events == []
+
+
+@settings(max_examples=800, **FAST)
+@given(
+    histories(),
+    fractions,
+    targets,
+    st.sampled_from([0, 8, 16, 40]),
+    st.sampled_from(["summarize", "trim"]),
+    st.sampled_from(["short", "long", "fail"]),
+    st.sampled_from([0, 300, 2000]),
+    st.sampled_from([0, 120]),
+)
+def test_policy_pass_cuts_to_the_target_and_never_small(history, fraction, target, max_messages, strategy, summariser,
+                                                         trim_chars, overhead):
+    """`Governor.apply`: a pass that cuts ends at or under both low-water marks (tokens and, with a
+    message limit, messages), and frees at least the minimum when the token budget triggered it —
+    unless the rules ran out. No pass cuts below both triggers; `max_history_messages = 0` never
+    triggers a cut by count."""
+    budget = max(1, int(estimate_tokens(history) * fraction))
+    policy = GovernancePolicy(budget_tokens=budget, max_history_messages=max_messages, strategy=strategy,
+                              tool_output_trim_chars=trim_chars, compact_target=target)
+    governor = Governor(policy, summarizer_model=_summariser(summariser))
+    over = governor.over_limits(history, overhead_tokens=overhead)
+    out = asyncio.run(governor.apply(history, overhead_tokens=overhead))
+    assert bool(out.events) <= over, "a cut below both triggers"
+    assert not any(e.reason == "message_count" for e in out.events) or max_messages > 0
+    if not out.events:
+        return
+    goal = min(governor.target_tokens(overhead), budget - min(overhead, budget // 2))
+    first = out.events[0]
+    if first.reason == "token_budget":  # no small cut: at least the minimum below where it started
+        goal = min(goal, first.tokens_before - overhead - min_cut_tokens(budget))
+    if out.tokens > goal:
+        assert rules_ran_out(out.messages, max(0, goal), trim_chars), (out.tokens, goal, out.events)
+    if first.reason == "token_budget" and out.tokens <= goal:
+        assert first.tokens_before - out.events[-1].tokens_after >= min_cut_tokens(budget), "a small cut"
+    if max_messages:
+        assert turn_messages(out.messages) <= policy.target_messages or len(split_turns(out.messages)) == 1

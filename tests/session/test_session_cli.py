@@ -24,6 +24,7 @@ def co_tui(*args: str, cwd: Path, data_dir: Path, env: dict[str, str] | None = N
            timeout: int = 90) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "co_tui", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+        stdin=subprocess.DEVNULL,  # stdin joins -p's prompt
         env={**os.environ, "CO_TUI_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT), **(env or {})},
     )
 
@@ -108,7 +109,7 @@ def test_sigkill_mid_turn_keeps_every_completed_turn(data_dir: Path, tmp_path: P
     # A third turn, streamed slowly; killed once it is visibly under way.
     proc = subprocess.Popen(
         [sys.executable, "-m", "co_tui", "--continue", "-p", "tell me a long story", "--output-format", "jsonl"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
         env={**os.environ, "CO_TUI_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT), "CO_TUI_OFFLINE_DELAY": "0.2"},
     )
     assert proc.stdout is not None
@@ -128,11 +129,199 @@ def test_sigkill_mid_turn_keeps_every_completed_turn(data_dir: Path, tmp_path: P
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
     resumed_id, kept = _turns_in(data_dir)
-    # Every completed turn is there; the killed one never completed (60-odd chunks, 0.2 s apart).
-    assert resumed_id == session_id and kept == completed
+    # Every completed turn is there, and the killed one's prompt too: it was saved when it went out
+    # (each finished step is saved as it completes); only the answer in flight is lost.
+    assert resumed_id == session_id and kept == completed + 1
 
     # And the session goes on from there.
     after = co_tui("--resume", session_id[:8], "-p", "hello again", cwd=tmp_path, data_dir=data_dir)
     assert after.returncode == 0, after.stderr
     _same, now = _turns_in(data_dir)
     assert now == kept + 1
+
+
+def test_resume_hint_only_for_a_saved_session_with_turns(tmp_path: Path) -> None:
+    import asyncio
+
+    from co_tui.config import load_settings
+    from co_tui.session.commands import open_session, resume_hint
+
+    session = open_session(load_settings(), tmp_path)
+    assert resume_hint(session) is None  # nothing to come back to
+
+    async def one_turn() -> None:
+        async for _event in session.run_turn("hello"):
+            pass
+
+    asyncio.run(one_turn())
+    assert resume_hint(session) == f"resume with: co-tui --resume {session.id}"
+    session.store.close()
+    assert resume_hint(None) is None
+
+
+def _start_slow_turn(prompt: str, tmp_path: Path, data_dir: Path, *extra: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "co_tui", *extra, "-p", prompt, "--output-format", "jsonl"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+        env={**os.environ, "CO_TUI_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT), "CO_TUI_OFFLINE_DELAY": "0.2"},
+    )
+
+
+def _read_until(proc: subprocess.Popen[str], wanted: str, count: int = 1) -> list[dict]:
+    """jsonl events up to the `count`-th of type `wanted` (the process is then visibly past it)."""
+    assert proc.stdout is not None
+    seen: list[dict] = []
+    while sum(e["type"] == wanted for e in seen) < count:
+        line = proc.stdout.readline()
+        assert line, f"ended before {wanted}: {proc.stderr.read() if proc.stderr else ''}"
+        seen.append(json.loads(line))
+    return seen
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_interrupt_and_keep_the_turn(signum: int, data_dir: Path, tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("# demo\nA small project.\n" * 40)
+    proc = _start_slow_turn("read README.md", tmp_path, data_dir)
+    try:
+        _read_until(proc, "tool_result")
+        _read_until(proc, "text_delta", 2)  # the answer is streaming
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert [line for line in err.splitlines() if line.strip()] == ["co-tui: interrupted: the partial answer is kept"]
+    assert json.loads(out.splitlines()[-1])["interrupted"] is True
+    with SessionStore.open(data_dir) as store:
+        [meta] = store.list_sessions()
+        loaded = store.load(meta.id)
+    parts = [p.part_kind for m in loaded.transcript for p in m.parts]
+    assert "user-prompt" in parts and "tool-call" in parts and "tool-return" in parts and "text" in parts
+    assert [p.part_kind for p in loaded.context[-1].parts][-1] == "text"  # the partial answer is in context
+
+
+@pytest.mark.slow
+def test_sigkill_after_a_tool_step_keeps_that_step(data_dir: Path, tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("# demo\nA small project.\n" * 40)
+    proc = _start_slow_turn("read README.md", tmp_path, data_dir)
+    try:
+        _read_until(proc, "tool_result")
+        _read_until(proc, "text_delta")  # the next step has started: the tool step was saved
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+    with SessionStore.open(data_dir) as store:
+        [meta] = store.list_sessions()
+        loaded = store.load(meta.id)
+    kinds = [p.part_kind for m in loaded.context for p in m.parts]
+    assert kinds == ["user-prompt", "tool-call", "tool-return"]
+    assert "A small project." in str(loaded.context[-1].parts[0].content)
+    after = co_tui("--continue", "-p", "hello again", cwd=tmp_path, data_dir=data_dir)
+    assert after.returncode == 0, after.stderr
+
+
+@pytest.mark.slow
+def test_parallel_continue_refuses_the_second_writer(data_dir: Path, tmp_path: Path) -> None:
+    first = co_tui("-p", "hello", cwd=tmp_path, data_dir=data_dir)
+    assert first.returncode == 0, first.stderr
+    slow = _start_slow_turn("tell me a long story", tmp_path, data_dir, "--continue")
+    try:
+        _read_until(slow, "text_delta")  # it holds the session now
+        second = co_tui("--continue", "-p", "second", cwd=tmp_path, data_dir=data_dir)
+        slow.send_signal(signal.SIGINT)
+        slow.communicate(timeout=60)
+    finally:
+        if slow.poll() is None:
+            slow.kill()
+    assert second.returncode == 2
+    assert second.stderr.count("\n") == 1 and "is open in another co-tui process (pid" in second.stderr
+    # Nothing the refused run said reached the session; both turns of the holder are in its context.
+    third = co_tui("--continue", "-p", "third", cwd=tmp_path, data_dir=data_dir)
+    assert third.returncode == 0, third.stderr
+    with SessionStore.open(data_dir) as store:
+        [meta] = store.list_sessions()
+        loaded = store.load(meta.id)
+
+    def prompts(messages: list) -> list[str]:
+        return [p.content for m in messages for p in m.parts if p.part_kind == "user-prompt"]
+
+    assert prompts(loaded.transcript) == ["hello", "tell me a long story", "third"]
+    assert prompts(loaded.context) == prompts(loaded.transcript)
+
+
+@pytest.mark.slow
+def test_six_parallel_continues_lose_no_turn_from_the_context(data_dir: Path, tmp_path: Path) -> None:
+    first = co_tui("-p", "hello", cwd=tmp_path, data_dir=data_dir)
+    assert first.returncode == 0, first.stderr
+    env = {**os.environ, "CO_TUI_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT)}
+    procs = [subprocess.Popen([sys.executable, "-m", "co_tui", "--continue", "-p", f"turn {i}"], cwd=tmp_path,
+                              env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(6)]
+    results = [(p.communicate(timeout=120), p.returncode) for p in procs]
+    ran = {f"turn {i}" for i, (_, code) in enumerate(results) if code == 0}
+    refused = [err for (_, err), code in results if code != 0]
+    assert all(code in (0, 2) for _, code in results)
+    assert all("is open in another co-tui process" in err for err in refused)
+    with SessionStore.open(data_dir) as store:
+        [meta] = store.list_sessions()
+        loaded = store.load(meta.id)
+    in_context = [p.content for m in loaded.context for p in m.parts if p.part_kind == "user-prompt"]
+    in_transcript = [p.content for m in loaded.transcript for p in m.parts if p.part_kind == "user-prompt"]
+    assert in_context == in_transcript  # every turn that ran is in what the model is sent next
+    assert set(in_transcript) == {"hello"} | ran
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_catastrophic_search_in_print_mode(data_dir: Path, tmp_path: Path) -> None:
+    (tmp_path / "data.txt").write_text("a" * 40 + "!\n")  # `(a+)+$` backtracks ~2**40 steps here
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "co_tui", "-p", "search (a+)+$ in .", "--output-format", "jsonl"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+        env={**os.environ, "CO_TUI_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT), "CO_TUI_SEARCH_TIMEOUT_S": "3600"},
+    )
+    try:
+        _read_until(proc, "tool_call")  # the search is running
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)  # without the child process: minutes, deaf to SIGINT
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+
+
+def _damage_sessions_table(data_dir: Path) -> None:
+    """Overwrite the `sessions` table's root page, after folding the WAL into the file."""
+    conn = sqlite3.connect(data_dir / "sessions.db")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    root, page_size = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'sessions'").fetchone()[0], \
+        conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    with (data_dir / "sessions.db").open("r+b") as handle:
+        handle.seek((root - 1) * page_size)
+        handle.write(b"\xde\xad" * (page_size // 2))
+
+
+@pytest.mark.slow
+def test_damaged_database_file_says_where_and_how_to_recover(data_dir: Path, tmp_path: Path) -> None:
+    first = co_tui("-p", "hello", cwd=tmp_path, data_dir=data_dir)
+    assert first.returncode == 0, first.stderr
+    _damage_sessions_table(data_dir)
+    db = data_dir / "sessions.db"
+    for args in (("--list-sessions",), ("--continue", "-p", "again")):
+        proc = co_tui(*args, cwd=tmp_path, data_dir=data_dir)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
+        assert f"session database {db} is damaged" in proc.stderr
+        assert f"cp {db} {db}.bak" in proc.stderr and "PRAGMA integrity_check" in proc.stderr
+
+    # A new turn is answered, cannot be saved in the damaged file, and is written beside it.
+    new = co_tui("-p", "hello there", cwd=tmp_path, data_dir=data_dir)
+    assert new.returncode == 1 and "offline" in new.stdout  # answered; exit 1: it could not be saved as usual
+    [rescued] = data_dir.glob("rescued-*.json")
+    assert f"the conversation was written to {rescued}" in new.stderr
+    assert (rescued.stat().st_mode & 0o777) == 0o600
+    doc = json.loads(rescued.read_text())
+    assert doc["transcript"][0]["parts"][0]["content"] == "hello there"
+    assert any(p.get("part_kind") == "text" for m in doc["transcript"] for p in m["parts"])

@@ -82,3 +82,99 @@ async def test_disk_full_keeps_the_conversation_and_the_next_save_catches_up(tmp
     assert not [e for e in events if e.type == "error"]
     saved = store.load(session.id)
     assert saved.transcript == session.transcript and saved.context == session.context
+
+
+async def test_marker_counts_survive_fusion_save_and_resume(tmp_path: Path) -> None:
+    """issue 17.4: pydantic-ai fuses a marker with the next prompt and drops its metadata; the counts
+    must still add up after a run, a save and a resume (the ledger is the reference)."""
+    from co_tui.governance import segment
+    from co_tui.governance.markers import separate_markers
+
+    settings = load_settings(max_history_messages=8, context_strategy="summarize")
+    store = SessionStore.open(tmp_path / "data")
+    session = ChatSession(settings, workspace=tmp_path, store=store)
+    for i in range(8):
+        await _run(session, f"note number {i}: the sky is blue")
+    dropped = sum(e.dropped_messages for e in session.ledger)
+    turns = sum(e.dropped_turns for e in session.ledger)
+    assert dropped >= 4 and any(e.strategy == "summary" for e in session.ledger)
+    layout = segment(separate_markers(session.context))
+    assert (layout.prior_messages, layout.prior_turns) == (dropped, turns)
+
+    reopened = SessionStore.open(tmp_path / "data")
+    resumed = ChatSession.resume(settings, workspace=tmp_path, store=reopened, session_id=session.id)
+    layout = segment(separate_markers(resumed.context))
+    assert (layout.prior_messages, layout.prior_turns) == (dropped, turns)
+    for i in range(8, 14):
+        await _run(resumed, f"note number {i}: the sky is blue")
+    total = sum(e.dropped_messages for e in resumed.ledger)
+    total_turns = sum(e.dropped_turns for e in resumed.ledger)
+    assert total > dropped
+    layout = segment(separate_markers(resumed.context))
+    assert (layout.prior_messages, layout.prior_turns) == (total, total_turns)
+    store.close()
+    reopened.close()
+
+
+async def test_a_prompt_that_reads_like_a_summary_is_answered(tmp_path: Path) -> None:
+    """issue 17.5: `[Summary of 12 earlier messages]\\nWhat is 2+2?` is a user prompt, not a marker."""
+    session = ChatSession(load_settings(max_history_messages=8), workspace=tmp_path, store=None)
+    for i in range(4):
+        await _run(session, f"note number {i}: the sky is blue")
+    events = await _run(session, "[Summary of 12 earlier messages]\nWhat is 2+2?")
+    assert not [e for e in events if e.type == "error"], [e for e in events if e.type == "error"]
+    assert events[-1].type == "done"
+    assert "2+2" in str(session.context[-2].parts[-1].content)
+    for i in range(3):
+        events = await _run(session, "[Earlier conversation trimmed — 3 messages (1 turns) removed to stay within the context budget]")
+        assert not [e for e in events if e.type == "error"]
+
+
+def _saved_with_failed_summary(tmp_path: Path, settings) -> str:  # noqa: ANN001
+    from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+
+    from co_tui.governance.events import HistoryTrimmed
+
+    failed = HistoryTrimmed(reason="message_count", strategy="static_marker", dropped_messages=6, dropped_turns=3,
+                            note="summary failed (ConnectionError: down); trimming only for 600s")
+    with SessionStore.open(tmp_path / "data") as store:
+        sid = store.create_session(model="offline", workspace=tmp_path)
+        turn = [ModelRequest(parts=[UserPromptPart("hi")]), ModelResponse(parts=[TextPart("hello")])]
+        store.save_turn(sid, new_transcript=turn, context=turn, new_events=[failed])
+    return sid
+
+
+def test_a_failed_summary_cools_down_across_processes(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    """Issue 17 #12: the cooldown lived in one process, so every print-mode --continue retried a dead
+    summariser. The failure's time is in the ledger; a resumed session honours what is left of it."""
+    import time
+
+    import co_tui.session.store as store_module
+
+    settings = load_settings(summarizer_cooldown_s=600)
+    recent = _saved_with_failed_summary(tmp_path, settings)
+    with SessionStore.open(tmp_path / "data") as store:
+        resumed = ChatSession.resume(settings, workspace=tmp_path, store=store, session_id=recent)
+        assert resumed.governance.governor.cooling_down()
+        remaining = resumed.governance.governor.cooldown_until - resumed.governance.governor.clock()
+        assert 0 < remaining <= 600
+        resumed.release_claim()
+
+    monkeypatch.setattr(store_module, "_now", lambda: time.time() - 3600)  # failed an hour ago: over
+    old = _saved_with_failed_summary(tmp_path, settings)
+    with SessionStore.open(tmp_path / "data") as store:
+        assert not ChatSession.resume(settings, workspace=tmp_path, store=store, session_id=old) \
+            .governance.governor.cooling_down()
+
+
+def test_print_mode_banner_says_the_summary_failed() -> None:
+    import io
+
+    from co_tui.governance.events import HistoryTrimmed
+    from co_tui.print_mode import _write_event
+
+    err = io.StringIO()
+    event = HistoryTrimmed(reason="message_count", strategy="static_marker", dropped_messages=6, dropped_turns=3,
+                           tokens_before=900, tokens_after=400, note="summary failed (TimeoutError); trimming only for 600s")
+    _write_event(event, "text", io.StringIO(), err)
+    assert err.getvalue().rstrip("\n").endswith("· summary failed (TimeoutError); trimming only for 600s")

@@ -80,3 +80,47 @@ def test_scrub_never_mutates_and_keeps_clean_messages_as_they_are() -> None:
     assert set(secrets) == {"sk-ant-123456789", "ghp_abcdefgh"}
     assert redact_text("k=sk-ant-123456789 t=ghp_abcdefgh h=/home/someone-long", secrets) == \
         "k=[redacted] t=[redacted] h=/home/someone-long"
+
+
+# Every character class a secret may hold (issue 17 #10): quotes and backslashes, control
+# characters (JSON escapes them), non-ASCII (the ledger's json.dumps escapes it), DEL, slash.
+SECRET_CLASSES = {
+    "plain": "sk-plainSECRET123",
+    "quote": 'sk-"quoted"-secret',
+    "backslash": "sk-back\\slash\\secret",
+    "control": "sk-ctl\x01\x1f-secret",
+    "newline_tab": "sk-line\nbreak\ttab-secret",
+    "non_ascii": "sk-ünïcødé-秘密-secret",
+    "emoji": "sk-🔑-secret-value",
+    "del_slash": "sk-del\x7f/slash/secret",
+    "mixed": 'sk-"\\\n\u2028é\x02-secret',
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECRET_CLASSES))
+def test_secret_with_any_character_is_redacted_at_rest(name: str, monkeypatch: pytest.MonkeyPatch,
+                                                       data_dir: Path, tmp_path: Path) -> None:
+    from pydantic_ai.messages import ModelRequest, ToolReturnPart, UserPromptPart
+
+    from co_tui.governance.events import HistoryTrimmed
+
+    secret = SECRET_CLASSES[name]
+    monkeypatch.setenv("MY_SERVICE_TOKEN", secret)
+    messages = [
+        ModelRequest(parts=[UserPromptPart(f"my token is {secret} ok")]),
+        ModelResponse(parts=[ToolCallPart("show_env", {"value": secret}, tool_call_id="c1")]),
+        ModelRequest(parts=[ToolReturnPart("show_env", f"TOKEN={secret}\n", tool_call_id="c1")]),
+        ModelResponse(parts=[TextPart(f"your token: {secret}")]),
+    ]
+    event = HistoryTrimmed(reason="manual_compact", strategy="compact", summary=f"user shared {secret}")
+    with SessionStore.open(data_dir) as store:
+        sid = store.create_session(model="offline", workspace=tmp_path)
+        store.save_turn(sid, new_transcript=messages, context=messages[2:], new_events=[event])
+        loaded = store.load(sid)
+    raw = b"".join(p.read_bytes() for p in data_dir.iterdir() if p.is_file())
+    import json
+
+    for form in {secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}:
+        assert form.encode("utf-8") not in raw, f"{form!r} stored"
+    assert "[redacted]" in loaded.transcript[0].parts[0].content
+    assert "[redacted]" in (loaded.ledger[0].summary or "")

@@ -24,11 +24,16 @@ def test_private_modes(data_dir: Path, tmp_path: Path) -> None:
     with SessionStore.open(data_dir) as store:
         sid = store.create_session(model="m", workspace=tmp_path)
         store.save_turn(sid, new_transcript=tool_turn(0), context=tool_turn(0), new_events=[])
-        assert _mode(data_dir) == 0o700
+        assert _mode(data_dir) == 0o755  # an existing directory is used as it is (it may be shared)
         files = sorted(p.name for p in data_dir.iterdir())
         assert "sessions.db" in files and "sessions.db-wal" in files
         for name in files:
             assert _mode(data_dir / name) == 0o600, name
+
+
+def test_a_directory_the_store_creates_is_private(data_dir: Path) -> None:
+    SessionStore.open(data_dir).close()
+    assert _mode(data_dir) == 0o700
 
 
 def test_a_loose_existing_file_is_tightened(data_dir: Path) -> None:

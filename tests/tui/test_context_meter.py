@@ -82,3 +82,13 @@ async def test_the_rendered_line_is_the_fitted_one() -> None:
         line = str(app.query_one(ContextMeter).render())
         assert line.endswith("38/40 msgs · 120.4k/160k tokens (75%)  $0.42 · 81% cached  ≈3 to trim")
         assert len(line) <= 78
+
+
+def test_meter_text_without_a_message_limit() -> None:
+    """`max_history_messages = 0` turns the message limit off: the meter counts messages, no '/0'."""
+    from co_tui.session.events import UsageUpdate
+    from co_tui.tui.widgets.context_meter import meter_text
+
+    reading = dict(input_tokens=0, output_tokens=0, context_tokens=18_200, budget_tokens=100_000, messages=23)
+    assert meter_text(UsageUpdate(**reading, max_messages=40)).startswith("23/40 msgs · ")
+    assert meter_text(UsageUpdate(**reading, max_messages=0)).startswith("23 msgs · ")

@@ -244,9 +244,13 @@ async def test_slash_export_writes_where_it_says(app, workspace):
             await send(pilot, f"/export{args}")
             await wait_until(pilot, outcome, what=f"/export{args}")
 
-        md = workspace / f"co-tui-{app.session.id[:8]}.md"
+        exports = app.settings.resolved_data_dir / "exports"  # by default there, not in the workspace
+        md = exports / f"co-tui-{app.session.id[:8]}.md"
         await export("", lambda: last_notice().startswith("Exported"))
         assert last_notice() == f"Exported md to {md}" and "hello" in md.read_text()
+        assert oct(md.stat().st_mode & 0o777) == "0o600" and not list(workspace.glob("co-tui-*"))
+        second = exports / md.name.replace(".md", "-2.md")
+        await export("", lambda: last_notice() == f"Exported md to {second}")  # again: a new file, the first kept
 
         await export(" json out/session.json", lambda: bool(app.chat.query("ErrorBlock")))  # a missing directory
         error = app.chat.query("ErrorBlock").last()
@@ -256,6 +260,11 @@ async def test_slash_export_writes_where_it_says(app, workspace):
         await export(" json saved.json", lambda: "json" in last_notice())
         data = json.loads((workspace / "saved.json").read_text())
         assert data and last_notice() == f"Exported json to {workspace / 'saved.json'}"
+        errors = len(app.chat.query("ErrorBlock"))
+        await export(" json saved.json", lambda: len(app.chat.query("ErrorBlock")) > errors)  # exists: refused
+        error = app.chat.query("ErrorBlock").last()
+        assert "nothing was overwritten" in error.message and "\n" not in error.message
+        assert json.loads((workspace / "saved.json").read_text()) == data
 
         await export(" pdf", lambda: "unknown export format" in str(app.chat.query_one("#hint").render()))
         assert "unknown export format 'pdf'" in str(app.chat.query_one("#hint").render())

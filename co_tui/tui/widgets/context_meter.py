@@ -41,7 +41,8 @@ def meter_text(reading: UsageUpdate, *, messages: bool = True) -> str:
 
     approx = "" if reading.exactness == "exact" else "~"
     pct = round(100 * reading.context_tokens / reading.budget_tokens) if reading.budget_tokens else 0
-    count = f"{reading.messages}/{reading.max_messages} msgs · " if messages else ""
+    limit = f"/{reading.max_messages}" if reading.max_messages else ""  # 0: no message limit
+    count = f"{reading.messages}{limit} msgs · " if messages else ""
     return (
         f"{count}{approx}{format_tokens(reading.context_tokens)}/{format_tokens(reading.budget_tokens)} "
         f"tokens ({pct}%)"

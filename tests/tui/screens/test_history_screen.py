@@ -111,15 +111,16 @@ def _summariser_down(messages, info):
     raise ConnectionError("summariser unreachable")
 
 
-async def _govern(turns: int) -> CutSession:
+async def _govern(turns: int, budget: int = 1300, revive_at: int = 6) -> CutSession:
     """A conversation run through the real policy turn by turn, as ChatSession does: the summariser is
-    down at first (static marker, cooldown, zero-LLM trims), then the offline model summarises."""
+    down at first (static marker, cooldown, zero-LLM trims), then, from turn `revive_at`, the offline
+    model summarises."""
     now = [0.0]
-    policy = GovernancePolicy(budget_tokens=1300, max_history_messages=16, tool_output_trim_chars=300)
+    policy = GovernancePolicy(budget_tokens=budget, max_history_messages=16, tool_output_trim_chars=300)
     governor = Governor(policy, summarizer_model=FunctionModel(_summariser_down), clock=lambda: now[0])
     session = CutSession([], budget=policy.budget_tokens, max_messages=policy.max_history_messages)
     for i in range(turns):
-        if i == 6:  # the cooldown is over and the summariser is back
+        if i == revive_at:  # the cooldown is over and the summariser is back
             governor.summarizer_model, now[0] = offline_model(), 1000.0
         turn = _turn(i, LINES[i])
         session.transcript += turn
@@ -129,8 +130,8 @@ async def _govern(turns: int) -> CutSession:
 
 
 @cache
-def _governed(turns: int) -> CutSession:
-    return asyncio.run(_govern(turns))
+def _governed(turns: int, budget: int = 1300, revive_at: int = 6) -> CutSession:
+    return asyncio.run(_govern(turns, budget, revive_at))
 
 
 @pytest.fixture
@@ -144,8 +145,10 @@ def summarised() -> CutSession:
 
 @pytest.fixture
 def dropped_and_truncated() -> CutSession:
-    """Six turns: old turns dropped (the failed summary's marker, then a turn trim), an old output shortened."""
-    return _governed(6)
+    """Seven turns, the summariser down throughout: old turns dropped (the failed summary's marker,
+    then turn trims), and an old output shortened by a tool-output cut that reached the low-water
+    mark without dropping the turn that holds it."""
+    return _governed(7, 1600, revive_at=99)
 
 
 async def test_transcript_statuses_follow_the_policy(make_host, summarised, dropped_and_truncated):

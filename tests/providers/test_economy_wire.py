@@ -1,0 +1,50 @@
+"""Economy on the wire (docs/context-governance.md, "Economy"): over the real OpenAI client and the
+loopback server, a long agent session is cut rarely, each cut goes down to the low-water mark, and
+between two cuts every request starts with the previous request, byte for byte — what a provider's
+prompt cache reads back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .harness import point_providers_at, session
+from .loopback import LoopbackServer
+from .scripted_session import run_session, shared_prefix, write_files
+
+BUDGET = 12_000
+
+
+@pytest.fixture
+def env(loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch) -> LoopbackServer:
+    point_providers_at(monkeypatch, loopback)
+    return loopback
+
+
+@pytest.mark.parametrize("strategy", ["trim", "summarize"])
+async def test_requests_only_grow_between_reported_cuts(env: LoopbackServer, tmp_path: Path, strategy: str) -> None:
+    files = write_files(tmp_path, turns=24, files_per_turn=3, seed=7, min_kb=1, max_kb=5)
+    chat = session(tmp_path, context_budget_tokens=BUDGET, context_strategy=strategy, max_history_messages=0)
+    record = await run_session(chat, env, files)
+
+    cut_turns = {t for t, cuts in enumerate(record.cuts) if cuts}
+    breaks = 0
+    for (_, previous), (turn, current) in zip(record.requests, record.requests[1:]):
+        if shared_prefix(previous, current) == len(previous):
+            continue
+        breaks += 1
+        assert turn in cut_turns, f"turn {turn}: the request no longer starts with the previous one, and no cut was reported"
+    assert breaks >= 2 and len(cut_turns) >= 2, "the session is long enough to need cuts"
+    assert breaks <= len(cut_turns)
+
+    # Rarely: once the context first reaches the budget, a cut in at most a third of the turns after it,
+    # each one going down to the low-water mark (0.6 × the budget) in one batch.
+    first = min(cut_turns)
+    assert len(cut_turns) <= (len(files) - first) / 3 + 1, sorted(cut_turns)
+    for cuts in record.cuts:
+        if cuts:
+            assert cuts[-1].tokens_after <= 0.6 * BUDGET, cuts
+            assert cuts[0].tokens_before - cuts[-1].tokens_after >= BUDGET // 10, cuts
+    if strategy == "summarize":
+        assert 1 <= record.summary_calls <= len(cut_turns)

@@ -1,0 +1,91 @@
+"""Quitting mid-turn keeps the turn (issue 17 #2): Ctrl+Q, SIGTERM and SIGHUP (a closed terminal)
+interrupt the running turn and save it, as Esc does, before co-tui exits. The real `co-tui` in a
+real terminal (tmux), the real SQLite file afterwards."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from co_tui.session.store import SessionStore
+
+ROOT = Path(__file__).resolve().parents[2]
+CO_TUI = ROOT / ".venv" / "bin" / "co-tui"
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("tmux") is None or not CO_TUI.exists(), reason="needs tmux and the venv's co-tui"),
+]
+
+PROMPT = "tell me a long story"
+
+
+class Tmux:
+    def __init__(self, tmp: Path) -> None:
+        self.socket = f"co-tui-quit-{os.getpid()}-{tmp.name}"
+
+    def __call__(self, *args: str) -> str:
+        return subprocess.run(["tmux", "-L", self.socket, "-f", "/dev/null", *args], capture_output=True,
+                              text=True, check=False).stdout
+
+    def pane(self) -> str:
+        return self("capture-pane", "-p", "-t", "t")
+
+    def wait_for(self, text: str, *, gone: bool = False, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while (text in self.pane()) == gone:
+            assert time.monotonic() < deadline, f"waited for {text!r} (gone={gone}):\n{self.pane()}"
+            time.sleep(0.1)
+
+
+@pytest.fixture
+def tui(tmp_path: Path):
+    ws, data = tmp_path / "ws", tmp_path / "data"
+    ws.mkdir()
+    tmux = Tmux(tmp_path)
+    env = ["env", "-i", f"PATH={os.environ['PATH']}", f"HOME={tmp_path}", "LANG=C.UTF-8", "TERM=tmux-256color",
+           f"CO_TUI_DATA_DIR={data}", f"CO_TUI_CONFIG_FILE={tmp_path / 'config.toml'}", "CO_TUI_OFFLINE_DELAY=0.3"]
+    done = tmp_path / "exit-code"
+    command = " ".join(env) + f" {CO_TUI}; echo $? > {done}"
+    tmux("new-session", "-d", "-s", "t", "-x", "100", "-y", "30", "-c", str(ws), command)
+    try:
+        tmux.wait_for("Ask anything")
+        yield tmux, data, done
+    finally:
+        tmux("kill-server")
+
+
+def _co_tui_pid(tmux: Tmux) -> int:
+    shell = int(tmux("display", "-p", "-t", "t", "#{pane_pid}").strip())
+    children = Path(f"/proc/{shell}/task/{shell}/children").read_text().split()
+    return int(children[0]) if children else shell
+
+
+@pytest.mark.parametrize("how", ["ctrl+q", "sigterm", "sighup"])
+def test_quitting_mid_turn_keeps_the_prompt_and_the_partial_answer(tui, how: str) -> None:
+    tmux, data, done = tui
+    tmux("send-keys", "-t", "t", "-l", PROMPT)
+    tmux("send-keys", "-t", "t", "Enter")
+    tmux.wait_for("offline stand-in")  # the answer is streaming, 0.3 s a chunk
+    if how == "ctrl+q":
+        tmux("send-keys", "-t", "t", "C-q")
+    else:
+        os.kill(_co_tui_pid(tmux), signal.SIGTERM if how == "sigterm" else signal.SIGHUP)
+    deadline = time.monotonic() + 60
+    while not done.exists():
+        assert time.monotonic() < deadline, tmux.pane()
+        time.sleep(0.1)
+    with SessionStore.open(data) as store:
+        [meta] = store.list_sessions()
+        loaded = store.load(meta.id)
+    parts = [(p.part_kind, getattr(p, "content", "")) for m in loaded.transcript for p in m.parts]
+    assert ("user-prompt", PROMPT) in parts
+    answer = "".join(str(c) for kind, c in parts if kind == "text")
+    assert "offline stand-in" in answer and "OLLAMA_BASE_URL" not in answer  # partial, as streamed so far
+    assert loaded.context[-1].kind == "response"  # the model will see its partial answer next time
