@@ -93,7 +93,7 @@ def _only_text(message: ModelMessage) -> str | None:
     if len(texts) != 1:
         return None
     part = texts[0]
-    if getattr(part, "part_kind", "") != "user-prompt" or not isinstance(part.content, str):
+    if not isinstance(part, UserPromptPart) or not isinstance(part.content, str):
         return None
     return part.content
 
@@ -114,8 +114,8 @@ def marker_info(message: ModelMessage) -> MarkerInfo | None:
         return MarkerInfo(kind, int(meta.get("messages", 0) or 0), int(meta.get("turns", 0) or 0), summary)
     if not isinstance(message, ModelRequest):
         return None
-    text = _only_text(message)
-    return None if text is None else _text_marker_info(text)
+    prompt = _only_text(message)
+    return None if prompt is None else _text_marker_info(prompt)
 
 
 def _text_marker_info(text: str) -> MarkerInfo | None:
@@ -139,7 +139,7 @@ def _split_fused(message: ModelMessage) -> list[ModelMessage] | None:
     if first is None or first == len(message.parts) - 1:
         return None
     part = message.parts[first]
-    if getattr(part, "part_kind", "") != "user-prompt" or not isinstance(part.content, str):
+    if not isinstance(part, UserPromptPart) or not isinstance(part.content, str):
         return None
     info = _text_marker_info(part.content)
     if info is None or info.kind == "compact":  # a compact request legitimately holds system parts only

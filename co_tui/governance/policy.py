@@ -39,7 +39,7 @@ from co_tui.governance.summarize import (
 )
 from co_tui.governance.tokens import estimate_tokens
 from co_tui.governance.trim import fit_to_budget, shrink_steps, trim_to_message_count, trim_to_recent_turns
-from co_tui.governance.turns import segment
+from co_tui.governance.turns import Layout, segment
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
@@ -128,7 +128,9 @@ class Governor:
         # sent with it; never let it eat more than half the budget.
         return max(1, self.policy.budget_tokens - min(overhead_tokens, self.policy.budget_tokens // 2))
 
-    def _triggers(self, messages: Sequence[ModelMessage], budget: int):  # noqa: ANN202 - internal tuple
+    def _triggers(
+        self, messages: Sequence[ModelMessage], budget: int
+    ) -> tuple[list[ModelMessage], int, Layout, bool, bool]:
         current = separate_markers(messages)
         tokens = estimate_tokens(current)
         layout = segment(current)
@@ -173,8 +175,14 @@ class Governor:
             if cut.trimmed:
                 events.append(cut.to_event("message_count", budget))
                 current, tokens = cut.messages, cut.tokens_after
-        known = {} if events else {"layout": layout, "tokens": tokens}  # reuse this pass's work if unchanged
-        fitted = fit_to_budget(current, budget, tool_output_trim_chars=policy.tool_output_trim_chars, **known)
+        unchanged = not events  # reuse this pass's work if unchanged
+        fitted = fit_to_budget(
+            current,
+            budget,
+            tool_output_trim_chars=policy.tool_output_trim_chars,
+            layout=layout if unchanged else None,
+            tokens=tokens if unchanged else None,
+        )
         events.extend(fitted.events)
         return PolicyOutcome(fitted.messages, self._as_sent(events, overhead_tokens), fitted.fits, fitted.tokens_after)
 
@@ -197,7 +205,9 @@ class Governor:
             for event in events
         ]
 
-    async def _summarize(self, window, summarizer, reason: Reason, budget: int, tokens_before: int):
+    async def _summarize(
+        self, window: SummaryWindow, summarizer: Model | str, reason: Reason, budget: int, tokens_before: int
+    ) -> tuple[list[ModelMessage], HistoryTrimmed]:
         middle = window.middle_messages
         try:
             summary = await summarize_messages(middle, summarizer, max_tokens=summary_token_budget(middle))
