@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelRequestPart, ModelResponse, SystemPromptPart
 
-from co_tui.governance.events import HistoryTrimmed, Reason
+from co_tui.governance.events import HistoryTrimmed, Reason, Strategy
 from co_tui.governance.markers import make_breadcrumb
 from co_tui.governance.tokens import _IdentityCache, content_text, estimate_tokens, message_tokens, part_tokens
 from co_tui.governance.turns import Layout, Turn, segment, steps_of
@@ -198,11 +198,11 @@ class TrimResult:
     tokens_before: int
     tokens_after: int
 
-    def to_event(self, reason: Reason, budget_tokens: int, *, strategy: str = "turn_trim", note: str | None = None) -> HistoryTrimmed:
+    def to_event(self, reason: Reason, budget_tokens: int, *, strategy: Strategy = "turn_trim", note: str | None = None) -> HistoryTrimmed:
         """The `history_trimmed` event describing this cut."""
         return HistoryTrimmed(
             reason=reason,
-            strategy=strategy,  # type: ignore[arg-type]
+            strategy=strategy,
             dropped_messages=self.dropped_messages,
             dropped_turns=self.dropped_turns,
             kept_turns=self.kept_turns,

@@ -26,7 +26,8 @@ from co_tui.session.events import INTERRUPTED_MESSAGE, Done, ErrorEvent, Event, 
 from co_tui.session.stream_map import map_stream_event
 
 if TYPE_CHECKING:
-    from pydantic_ai.messages import ModelMessage
+    from pydantic_ai import AgentRunEvents
+    from pydantic_ai.messages import ModelMessage, ModelResponse
     from pydantic_ai.models import Model
 
     from co_tui.session.store import SessionStore
@@ -79,7 +80,7 @@ class ChatSession:
         self._persisted = session_id is not None
         self._saved_transcript_len = 0
         self._saved_ledger_len = 0
-        self._run: Any = None
+        self._run: AgentRunEvents[Any] | None = None
         self._cancel_requested = False
         self._configure_model(model if model is not None else settings.model)
 
@@ -234,7 +235,7 @@ class ChatSession:
         yield self.meter_reading()
         yield Done(output="".join(output_parts), interrupted=interrupted, failed=failed)
 
-    def _observe_new_response(self, run: Any, seen: set[int], response_type: type) -> UsageUpdate | None:
+    def _observe_new_response(self, run: AgentRunEvents[Any], seen: set[int], response_type: type[ModelResponse]) -> UsageUpdate | None:
         try:
             messages = run.all_messages()
         except Exception:  # noqa: BLE001 - the run may not have started its state yet
@@ -332,6 +333,9 @@ class ChatSession:
             yield Done(output="", failed=True)
             return
         self.busy = False
+        if result.event is None:  # no turn to summarise, e.g. the context is already one compact pair
+            yield Done(output="nothing to compact")
+            return
         self.context = list(result.messages)
         trim = self._apply_trim(result.event)
         yield trim
