@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from co_tui import __version__
 
@@ -22,7 +22,7 @@ EXIT_OK, EXIT_MODEL_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2 (argparse's default prints usage too)
+    def error(self, message: str) -> NoReturn:  # one line, exit 2 (argparse's default prints usage too)
         self.exit(EXIT_USAGE, f"co-tui: {message} (see co-tui --help)\n")
 
 
