@@ -146,9 +146,9 @@ class ChatScreen(Screen[None]):
             self._tools[event.tool_call_id] = block
             await self.log_view.add(block)
         elif kind == "tool_result":
-            block = self._tools.get(event.tool_call_id)
-            if block is not None:
-                block.set_result(event.content, event.chars, is_error=event.is_error)
+            answered = self._tools.get(event.tool_call_id)
+            if answered is not None:
+                answered.set_result(event.content, event.chars, is_error=event.is_error)
         elif kind == "history_trimmed":
             await self.end_answer()
             await self.log_view.add(TrimBanner(event))
