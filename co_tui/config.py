@@ -47,6 +47,7 @@ class Settings(BaseSettings):
     context_strategy: Literal["summarize", "trim"] = Field("summarize", description="How old turns leave context.")
     summarizer_cooldown_s: float = Field(600.0, ge=0.0, description="After a failed summary, only trim this long.")
     fallback_context_window: int = Field(32_768, ge=1024, description="Window assumed for unknown models.")
+    prompt_cache: bool = Field(True, description="Ask the provider to cache the prompt prefix (Anthropic breakpoints).")
     data_dir: Path | None = Field(None, description="Where sessions.db lives; default: platformdirs data dir.")
     allow_shell: bool = Field(False, description="Offer the `run_shell` tool (every call needs approval).")
     max_retries: int = Field(2, ge=0, le=10, description="Provider retries on 429/5xx/connection errors.")

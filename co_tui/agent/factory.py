@@ -63,6 +63,21 @@ def overhead_tokens(settings: Settings, *, workspace: Path) -> int:
     return estimate_text_tokens(agent_instructions(root, allow_shell=settings.allow_shell)) + estimate_text_tokens(schemas)
 
 
+def prompt_cache_capabilities(settings: Settings) -> list[Any]:
+    """`[Caching()]` when `settings.prompt_cache` is on, else `[]` (docs/context-governance.md, "Prompt cache").
+
+    pydantic-ai's `Caching` sets the unified `cache` model setting: Anthropic requests get
+    `cache_control` breakpoints on the instructions, the tool definitions and the newest message
+    (the moving tail), so each request reads the previous one's prefix back at a tenth of the input
+    price; OpenAI-style providers cache prefixes on their own and ignore it.
+    """
+    if not settings.prompt_cache:
+        return []
+    from pydantic_ai.capabilities import Caching
+
+    return [Caching()]
+
+
 def build_agent(
     settings: Settings,
     *,
@@ -73,8 +88,9 @@ def build_agent(
 ) -> Agent[None, str]:
     """An `Agent` for `model` with the workspace tools (run_shell only if `settings.allow_shell`).
 
-    `capabilities` (e.g. the governance capability) are passed through in order; `approver` is
-    awaited before every shell command (none → every command is refused).
+    `capabilities` (e.g. the governance capability) are passed through in order, followed by
+    pydantic-ai's `Caching` when `settings.prompt_cache` is on; `approver` is awaited before every
+    shell command (none → every command is refused).
     """
     import pydantic_ai
     from pydantic_ai import Agent
@@ -87,6 +103,6 @@ def build_agent(
         model,
         instructions=agent_instructions(root, allow_shell=settings.allow_shell),
         toolsets=[toolset],
-        capabilities=list(capabilities),
+        capabilities=[*capabilities, *prompt_cache_capabilities(settings)],
         name="co-tui",
     )

@@ -32,6 +32,9 @@ _EXPORTS: dict[str, str] = {
     "message_tokens": "tokens",
     "TokenMeter": "meter",
     "MeterReading": "meter",
+    "TurnGrowth": "lookahead",
+    "turn_growth": "lookahead",
+    "turns_until_cut": "lookahead",
     # zero-LLM rules
     "trim_tool_returns": "trim",
     "ToolTrimResult": "trim",
@@ -81,6 +84,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.governance.capability import ContextGovernance, HistoryTrimmedEvent
     from co_tui.governance.inspect import MessageInfo, annotate_history
+    from co_tui.governance.lookahead import TurnGrowth, turn_growth, turns_until_cut
     from co_tui.governance.markers import MarkerInfo, breadcrumb_text, is_marker, marker_info
     from co_tui.governance.meter import MeterReading, TokenMeter
     from co_tui.governance.policy import GovernancePolicy, Governor, PolicyOutcome, resolve_budget

@@ -52,6 +52,8 @@ class MeterReading:
     estimated_tokens: int = 0  # the calibrated-estimate part
     input_tokens: int = 0  # last reported request
     output_tokens: int = 0
+    cache_read_tokens: int = 0  # of that request's input, read from / written to the provider's prompt cache
+    cache_write_tokens: int = 0
 
 
 class TokenMeter:
@@ -74,6 +76,7 @@ class TokenMeter:
         self._anchor_total = 0
         self._last_input = 0
         self._last_output = 0
+        self._last_cache = (0, 0)  # (read, written) of the last reported request
         self._last_estimated_input = 0
         # Reported input the messages do not explain (instructions, tool schemas); a hint until reported.
         self._overhead = self.overhead_hint
@@ -90,7 +93,8 @@ class TokenMeter:
 
         `messages` is the context as the model saw it followed by its response (the newest
         `ModelResponse` in it is the anchor). `usage` is that response's `RequestUsage` (or
-        anything with `input_tokens`/`output_tokens`); None reads it from the response.
+        anything with `input_tokens`/`output_tokens`, optionally `cache_read_tokens`/
+        `cache_write_tokens`); None reads it from the response.
         A different `model_name`/`provider` than before resets calibration first.
         """
         if (model_name and self.model_name and model_name != self.model_name) or (
@@ -130,6 +134,7 @@ class TokenMeter:
         self._anchor_total = input_tokens + output_tokens
         self._last_input = input_tokens
         self._last_output = output_tokens
+        self._last_cache = (int(getattr(usage, "cache_read_tokens", 0) or 0), int(getattr(usage, "cache_write_tokens", 0) or 0))
         self._last_estimated_input = estimated
         self._overhead = max(0, round(input_tokens - self.ratio * estimated))
 
@@ -151,6 +156,8 @@ class TokenMeter:
                 estimated_tokens=extra,
                 input_tokens=self._last_input,
                 output_tokens=self._last_output,
+                cache_read_tokens=self._last_cache[0],
+                cache_write_tokens=self._last_cache[1],
             )
         # No report applies (new session, or governance rewrote the history): the calibrated estimate
         # plus the overhead the last report showed on top of its messages.
@@ -163,4 +170,6 @@ class TokenMeter:
             estimated_tokens=estimated,
             input_tokens=self._last_input,
             output_tokens=self._last_output,
+            cache_read_tokens=self._last_cache[0],
+            cache_write_tokens=self._last_cache[1],
         )

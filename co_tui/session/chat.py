@@ -140,17 +140,46 @@ class ChatSession:
 
     def meter_reading(self) -> UsageUpdate:
         """The meter's current figure for `context` (what the model will be sent next)."""
-        reading = self.meter.reading(self.context)
+        return self._usage_update(
+            self.context,
+            trim_pending=self.governance.governor.over_limits(self.context, overhead_tokens=self._overhead),
+        )
+
+    def _usage_update(self, messages: Sequence[ModelMessage], *, trim_pending: bool = False,
+                      new_response: Any = None) -> UsageUpdate:
+        """The `usage` event for `messages` (the context, or a running turn's messages): the meter's
+        figure, the newest report's cache counts, the session's cost so far (`new_response`: a
+        response not in the transcript yet) and the look-ahead to the next cut."""
+        from co_tui.governance import turn_growth, turns_until_cut
+        from co_tui.session.cost import session_cost
+
+        reading = self.meter.reading(messages)
+        growth = turn_growth(messages)
+        turns_to_trim = None if growth is None or trim_pending else turns_until_cut(
+            tokens=reading.tokens,
+            budget_tokens=self.policy.budget_tokens,
+            tokens_per_turn=growth.tokens * reading.ratio,  # in the meter's (calibrated) tokens
+            messages=growth.turn_messages,
+            max_messages=self.policy.max_history_messages,
+            messages_per_turn=growth.messages,
+        )
+        priced = self.transcript
+        if new_response is not None and not any(m is new_response for m in self.transcript[-4:]):
+            priced = [*self.transcript, new_response]
         return UsageUpdate(
             input_tokens=reading.input_tokens,
             output_tokens=reading.output_tokens,
             context_tokens=reading.tokens,
             budget_tokens=self.policy.budget_tokens,
-            messages=_shown_count(self.context),
+            messages=_shown_count(messages),
             max_messages=self.policy.max_history_messages,
             exactness=reading.exactness,
             window_is_guess=self.policy.window_is_guess,
-            trim_pending=self.governance.governor.over_limits(self.context, overhead_tokens=self._overhead),
+            trim_pending=trim_pending,
+            cache_read_tokens=reading.cache_read_tokens,
+            cache_write_tokens=reading.cache_write_tokens,
+            cost_usd=session_cost(priced),
+            turns_to_trim=turns_to_trim,
         )
 
     # --- turns -----------------------------------------------------------------------------------
@@ -245,17 +274,7 @@ class ChatSession:
         last = messages[-1]
         seen.add(id(last))
         self.meter.observe_response(last.usage, messages)
-        update = self.meter.reading(messages)
-        return UsageUpdate(
-            input_tokens=update.input_tokens,
-            output_tokens=update.output_tokens,
-            context_tokens=update.tokens,
-            budget_tokens=self.policy.budget_tokens,
-            messages=_shown_count(messages),
-            max_messages=self.policy.max_history_messages,
-            exactness=update.exactness,
-            window_is_guess=self.policy.window_is_guess,
-        )
+        return self._usage_update(messages, new_response=last)
 
     def _partial_messages(self) -> list[ModelMessage] | None:
         run = self._run
@@ -374,6 +393,7 @@ class ChatSession:
             return None
         if not self._persisted and not self.transcript:
             return None
+        from co_tui.session.cost import session_cost
         from co_tui.session.store import StoreError
 
         try:
@@ -391,6 +411,7 @@ class ChatSession:
                 title=self.title or None,
                 model=self.model_name,
                 tokens=self.meter.reading(self.context).tokens,
+                cost_usd=session_cost(self.transcript),
             )
         except StoreError as exc:
             return ErrorEvent(message=f"{exc} (the conversation is kept in memory)", kind="storage")

@@ -90,7 +90,8 @@ def resolve_session_id(
 
 
 def list_sessions(settings: Settings, workspace: Path) -> int:
-    """`--list-sessions`: a table of saved sessions (all workspaces, this one's first)."""
+    """`--list-sessions`: a table of saved sessions (all workspaces, this one's first); COST is the
+    session's cost at list prices, `–` when unknown (an unpriced model, or saved before costs were kept)."""
     try:
         store = open_store(settings)
         sessions = store.list_sessions()
@@ -101,13 +102,15 @@ def list_sessions(settings: Settings, workspace: Path) -> int:
         print("no saved sessions")
         return 0
     from co_tui.session.banner import format_tokens
+    from co_tui.session.cost import format_usd
 
-    print(f"{'ID':<10} {'UPDATED':<16} {'MSGS':>5} {'TOKENS':>7}  TITLE")
+    print(f"{'ID':<10} {'UPDATED':<16} {'MSGS':>5} {'TOKENS':>7} {'COST':>7}  TITLE")
     for meta in sessions:
         updated = meta.updated.strftime("%Y-%m-%d %H:%M") if hasattr(meta.updated, "strftime") else str(meta.updated)
         here = "" if Path(meta.workspace) == workspace else f"  [{meta.workspace}]"
         damaged = "  (damaged: cannot be opened)" if meta.damaged else ""
-        print(f"{meta.id[:8]:<10} {updated:<16} {meta.messages:>5} {format_tokens(meta.tokens):>7}  "
+        print(f"{meta.id[:8]:<10} {updated:<16} {meta.messages:>5} {format_tokens(meta.tokens):>7} "
+              f"{format_usd(meta.cost_usd):>7}  "
               f"{meta.title}{here}{damaged}")
     return 0
 

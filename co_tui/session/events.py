@@ -56,6 +56,9 @@ class UsageUpdate(_Event):
 
     `exactness`: "exact" when the figure equals the newest provider report, "anchored" when it is
     that report plus an estimate of messages since, "estimated" when no report exists.
+    `input_tokens`, `output_tokens` and the `cache_*` counts are the newest report's (cache reads and
+    writes are part of `input_tokens`); `cost_usd` is the whole session's so far (None: unpriced);
+    `turns_to_trim` roughly how many more turns fit before the next cut (None: not forecast).
     """
 
     input_tokens: int
@@ -67,6 +70,10 @@ class UsageUpdate(_Event):
     exactness: Literal["exact", "anchored", "estimated"] = "estimated"
     window_is_guess: bool = False
     trim_pending: bool = False  # governance will change this context before the next request
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost_usd: float | None = None
+    turns_to_trim: int | None = None
     type: Literal["usage"] = "usage"
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.banner import banner_line
+from co_tui.session.cost import format_usd
 from co_tui.session.store import LoadedSession, SessionMeta
 
 FORMATS = ("md", "json")
@@ -118,6 +119,7 @@ def _header(meta: SessionMeta) -> str:
         f"- Created: {meta.created.isoformat(timespec='seconds')}",
         f"- Updated: {meta.updated.isoformat(timespec='seconds')}",
         f"- Messages: {meta.messages}",
+        f"- Cost: {format_usd(meta.cost_usd, unknown='unknown')}",
     ]
     return "\n".join(rows)
 
@@ -146,6 +148,7 @@ def _meta_dict(meta: SessionMeta) -> dict[str, Any]:
         "workspace": str(meta.workspace),
         "messages": meta.messages,
         "tokens": meta.tokens,
+        "cost_usd": meta.cost_usd,
     }
 
 

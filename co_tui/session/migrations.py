@@ -13,6 +13,9 @@ Layout (one row per thing, so a turn's save only appends or touches a short tail
 - `ledger`: every `history_trimmed` event in order; `at_message` is the transcript length when the
   cut happened, which is where an export puts its banner.
 
+Version 2 adds `sessions.cost_usd`: the session's cost in USD so far, NULL when unknown (an unpriced
+model, or a session saved before costs were kept), so the session list needs no transcript.
+
 A database whose `user_version` is newer than `SCHEMA_VERSION` was written by a newer co-tui: the
 store refuses it rather than risk writing rows that version would misread.
 """
@@ -68,6 +71,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             UNIQUE (session_id, seq)
         )""",
     ),
+    ("ALTER TABLE sessions ADD COLUMN cost_usd REAL",),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

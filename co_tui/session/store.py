@@ -23,7 +23,9 @@ plain JSON (the TUI shows a resumed conversation before pydantic-ai has loaded).
 
 from __future__ import annotations
 
+import enum
 import json
+import math
 import os
 import sqlite3
 import threading
@@ -56,13 +58,24 @@ from co_tui.session.store_errors import (
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
+
+class KeepType(enum.Enum):
+    """The type of `KEEP`."""
+
+    KEEP = "keep"
+
+
+KEEP = KeepType.KEEP
+"""`save_turn(cost_usd=KEEP)`: leave the stored figure as it is (None would store "unknown")."""
+
 DB_NAME = "sessions.db"
 BUSY_TIMEOUT_S = 3.0
 
 @dataclass(frozen=True)
 class SessionMeta:
     """What the session list shows. `messages` counts transcript messages; `tokens` is the meter's
-    last figure for the context. `damaged` is set once a load found the session unreadable."""
+    last figure for the context; `cost_usd` the session's cost so far (None: unknown). `damaged` is
+    set once a load found the session unreadable."""
 
     id: str
     title: str
@@ -74,6 +87,7 @@ class SessionMeta:
     context_messages: int = 0
     tokens: int = 0
     damaged: str | None = None
+    cost_usd: float | None = None
 
 
 @dataclass
@@ -261,6 +275,7 @@ class SessionStore:
         model: str | None = None,
         tokens: int | None = None,
         event_positions: Sequence[int] | None = None,
+        cost_usd: float | None | KeepType = KEEP,
     ) -> None:
         """Append `new_transcript` and `new_events`, store `context` (None: unchanged), update metadata.
 
@@ -268,6 +283,7 @@ class SessionStore:
         same (still unsaved) messages again next time. Context rows that did not change are not
         touched; context messages equal to a transcript message are stored as a reference to it.
         `event_positions` (transcript indices) place each event's banner; by default an event sits right after this turn's user prompt (or at the end if there is none).
+        `cost_usd` is the session's cost so far (None: unknown); `KEEP` leaves the stored figure.
         Raises `StoreLocked`, `StoreFull`, or `StoreError` (unknown session, other failures).
         """
         secrets = secret_env_values()
@@ -291,6 +307,8 @@ class SessionStore:
                     self._append_ledger(conn, session_id, saved.ledger_len, new_events, event_positions, now, secrets,
                                         default_at=min(base + (1 if new_transcript and _is_user_prompt(new_transcript[0])
                                                                else 0), transcript_len))
+                    if cost_usd is not KEEP:
+                        conn.execute("UPDATE sessions SET cost_usd = ? WHERE id = ?", (cost_usd, session_id))
                     conn.execute(
                         """UPDATE sessions SET updated = ?, messages = ?, revision = revision + 1,
                                title = COALESCE(?, title), model = COALESCE(?, model), tokens = COALESCE(?, tokens),
@@ -520,7 +538,7 @@ def _damaged(meta: SessionMeta, what: str) -> StoreCorrupt:
     return StoreCorrupt(one_line(f"session {meta.id}{title} is damaged: {what}"))
 
 
-_META_COLUMNS = "id, title, created, updated, model, workspace, messages, context_messages, tokens, damaged"
+_META_COLUMNS = "id, title, created, updated, model, workspace, messages, context_messages, tokens, damaged, cost_usd"
 
 
 def _meta_from_row(row: Sequence[Any]) -> SessionMeta:
@@ -532,7 +550,14 @@ def _meta_from_row(row: Sequence[Any]) -> SessionMeta:
         except (TypeError, ValueError):
             return 0
 
-    sid, title, created, updated, model, workspace, messages, context_messages, tokens, damaged = row
+    def as_cost(value: Any) -> float | None:
+        try:
+            cost = float(value)
+        except (TypeError, ValueError):
+            return None
+        return cost if cost >= 0 and math.isfinite(cost) else None
+
+    sid, title, created, updated, model, workspace, messages, context_messages, tokens, damaged, cost = row
     return SessionMeta(
         id=str(sid),
         title=str(title or ""),
@@ -544,6 +569,7 @@ def _meta_from_row(row: Sequence[Any]) -> SessionMeta:
         context_messages=as_int(context_messages),
         tokens=as_int(tokens),
         damaged=str(damaged) if damaged else None,
+        cost_usd=as_cost(cost),
     )
 
 

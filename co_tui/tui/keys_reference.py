@@ -34,7 +34,11 @@ what the model sees without telling you (and the model).
   equals what the provider last reported. The bar is green below 60 %, amber below 85 % and red
   from 85 %; the tick on the bar is where compaction kicks in. `trims on next send` means the
   context is past a limit as governance counts it (it happens right after a long answer) and
-  will be cut before the next request goes out, with a banner.
+  will be cut before the next request goes out, with a banner. Past half the budget,
+  `≈3 turns to trim` says roughly how many more turns fit before that cut, from the size of the
+  recent turns. `$0.42 · 81% cached` is the session's cost at list prices (priced models only)
+  and the share of the last request the provider read back from its prompt cache. On a narrow
+  terminal the bar shortens first, then the wording.
 - **Banners** in the chat mark every change to what the model sees, at the point of the cut:
   `✂ History trimmed · 14 messages (3 turns) · 41.2k → 12.9k tokens · token budget`. Select one
   and press Enter to see the reason, the strategy, the budget and, for summaries, the summary text.
@@ -45,7 +49,8 @@ what the model sees without telling you (and the model).
   `[…truncated, N chars total]`.
 - **Nothing is lost**: the transcript keeps every message. The history inspector (`F2`) shows
   what the model sees now next to the whole transcript, with every message's status (in context,
-  dropped, summarised, output truncated) and the ledger of every cut.
+  dropped, summarised, output truncated), the ledger of every cut, and the usage of every request
+  (input, cached, written to the cache, output, cost).
 """
 
 

@@ -52,12 +52,19 @@ class ToolCallSpec:
 
 @dataclass(frozen=True)
 class Reply:
-    """A successful answer. `input_tokens` defaults to a size-based figure of the request."""
+    """A successful answer. `input_tokens` defaults to a size-based figure of the request.
+
+    `cache_read_tokens` / `cache_write_tokens` are the part of the input the provider says it read
+    from / wrote to its prompt cache: OpenAI reports reads as `prompt_tokens_details.cached_tokens`
+    (inside `prompt_tokens`); Anthropic reports both beside an `input_tokens` that excludes them.
+    """
 
     text: str = ""
     tool_calls: tuple[ToolCallSpec, ...] = ()
     input_tokens: int | None = None
     output_tokens: int | None = None
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
     chunk_delay: float = 0.0  # seconds between streamed chunks (a slow stream)
     chunks: int = 3  # how many deltas the text is streamed in
 
@@ -438,6 +445,22 @@ def _usage(item: Reply, request: RecordedRequest) -> tuple[int, int]:
     return inp, out
 
 
+def _openai_usage(item: Reply, inp: int, out: int) -> dict[str, Any]:
+    usage: dict[str, Any] = {"prompt_tokens": inp, "completion_tokens": out, "total_tokens": inp + out}
+    if item.cache_read_tokens:
+        usage["prompt_tokens_details"] = {"cached_tokens": item.cache_read_tokens}
+    return usage
+
+
+def _anthropic_input_usage(item: Reply, inp: int) -> dict[str, int]:
+    """Anthropic's `input_tokens` counts only the uncached rest of the prompt."""
+    usage = {"input_tokens": max(0, inp - item.cache_read_tokens - item.cache_write_tokens)}
+    if item.cache_read_tokens or item.cache_write_tokens:
+        usage["cache_read_input_tokens"] = item.cache_read_tokens
+        usage["cache_creation_input_tokens"] = item.cache_write_tokens
+    return usage
+
+
 def _model(request: RecordedRequest) -> str:
     model = request.body.get("model") if isinstance(request.body, dict) else None
     return model if isinstance(model, str) else "loopback"
@@ -458,7 +481,7 @@ def _openai_completion(item: Reply, request: RecordedRequest) -> dict[str, Any]:
         "model": _model(request),
         "choices": [{"index": 0, "message": message, "logprobs": None,
                      "finish_reason": "tool_calls" if item.tool_calls else "stop"}],
-        "usage": {"prompt_tokens": inp, "completion_tokens": out, "total_tokens": inp + out},
+        "usage": _openai_usage(item, inp, out),
     }
 
 
@@ -480,8 +503,7 @@ def _openai_stream_events(item: Reply, request: RecordedRequest) -> list[tuple[s
     events.append(chunk({}, "tool_calls" if item.tool_calls else "stop"))
     options = request.body.get("stream_options") if isinstance(request.body, dict) else None
     if isinstance(options, dict) and options.get("include_usage"):
-        events.append((None, {**base, "choices": [],
-                              "usage": {"prompt_tokens": inp, "completion_tokens": out, "total_tokens": inp + out}}))
+        events.append((None, {**base, "choices": [], "usage": _openai_usage(item, inp, out)}))
     return events
 
 
@@ -493,7 +515,7 @@ def _anthropic_message(item: Reply, request: RecordedRequest) -> dict[str, Any]:
     return {
         "id": "msg_loopback", "type": "message", "role": "assistant", "model": _model(request),
         "content": content, "stop_reason": "tool_use" if item.tool_calls else "end_turn", "stop_sequence": None,
-        "usage": {"input_tokens": inp, "output_tokens": out},
+        "usage": {**_anthropic_input_usage(item, inp), "output_tokens": out},
     }
 
 
@@ -501,7 +523,7 @@ def _anthropic_stream_events(item: Reply, request: RecordedRequest) -> list[tupl
     inp, out = _usage(item, request)
     events: list[tuple[str, dict[str, Any]]] = [("message_start", {"type": "message_start", "message": {
         "id": "msg_loopback", "type": "message", "role": "assistant", "model": _model(request), "content": [],
-        "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": inp, "output_tokens": 1}}})]
+        "stop_reason": None, "stop_sequence": None, "usage": {**_anthropic_input_usage(item, inp), "output_tokens": 1}}})]
     index = 0
     if item.text:
         events.append(("content_block_start", {"type": "content_block_start", "index": index,

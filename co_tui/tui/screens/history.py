@@ -1,8 +1,9 @@
 """The history inspector (`/history`, `f2`): what the model sees now versus the whole transcript.
 
-Read-only. Three tabs — the context (what goes to the model next, markers included), the
-transcript (every message, with its status) and the ledger of trims — under the totals and a
-tokens-per-turn chart. The per-message facts come from `co_tui.governance.annotate_history`; this
+Read-only. Four tabs — the context (what goes to the model next, markers included), the
+transcript (every message, with its status), the ledger of trims, and the usage of every request
+(input, the part read from / written to the provider's prompt cache, output, cost) — under the
+totals and a tokens-per-turn chart. The per-message facts come from `co_tui.governance.annotate_history`; this
 screen only lays them out.
 """
 
@@ -20,6 +21,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 
 from co_tui.session.banner import REASON_TEXT, STRATEGY_TEXT, banner_details, format_tokens
+from co_tui.session.cost import RequestCost, cached_share, format_usd
 from co_tui.tui.widgets.turn_token_chart import STATE_COLOURS, TurnBar, TurnState, TurnTokenChart, legend_markup
 
 if TYPE_CHECKING:
@@ -106,6 +108,23 @@ def context_view(transcript_rows: Iterable[MessageRow], context_rows: Iterable[M
     return out
 
 
+def usage_summary(requests: Sequence[RequestCost]) -> str:
+    """The Usage tab's closing line: requests, cost at list prices, and the share of all input the
+    provider's prompt cache served."""
+    if not requests:
+        return "No model requests yet."
+    from co_tui.session.cost import session_cost_of
+
+    cost = session_cost_of(requests)
+    read = sum(r.cache_read_tokens for r in requests)
+    written = sum(r.cache_write_tokens for r in requests)
+    share = cached_share(sum(r.input_tokens for r in requests), read)
+    text = f"{_plural(len(requests), 'request')} · {format_usd(cost, unknown='cost unknown (unpriced model)')}"
+    if read or written:
+        text += f" · {round(100 * (share or 0))}% of input read from cache · {format_tokens(written)} written to it"
+    return text
+
+
 def _turn_state(labels: set[str]) -> TurnState:
     seen = {label in ("in context", "output truncated") for label in labels}
     if seen == {True}:
@@ -140,6 +159,7 @@ class HistoryScreen(Screen[None]):
         Binding("c", "show_tab('context')", "In context"),
         Binding("t", "show_tab('transcript')", "Transcript"),
         Binding("l", "show_tab('ledger')", "Trims"),
+        Binding("u", "show_tab('usage')", "Usage"),
         Binding("r", "reload", "Refresh"),
     ]
 
@@ -150,6 +170,7 @@ class HistoryScreen(Screen[None]):
         self._transcript_rows: list[MessageRow] = []
         self._context_rows: list[MessageRow] = []
         self._ledger: list[HistoryTrimmed] = []
+        self._requests: list[RequestCost] = []
 
     def compose(self) -> ComposeResult:
         yield Static("History · what the model sees now, and everything that happened", id="history-title")
@@ -167,6 +188,9 @@ class HistoryScreen(Screen[None]):
             with TabPane("Trims", id="ledger"):
                 yield DataTable(id="ledger-table", cursor_type="row", zebra_stripes=True)
                 yield Static(id="ledger-detail")
+            with TabPane("Usage", id="usage"):
+                yield DataTable(id="usage-table", cursor_type="row", zebra_stripes=True)
+                yield Static(id="usage-totals")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -182,11 +206,13 @@ class HistoryScreen(Screen[None]):
     def reload(self) -> None:
         """Re-read the session (it may have moved on since the screen opened) and redraw everything."""
         from co_tui.governance import annotate_history
+        from co_tui.session.cost import request_costs
 
         self._transcript_rows = list(annotate_history(self.session.transcript, self.session.context))
         self._context_rows = context_view(self._transcript_rows,
                                           annotate_history(self.session.context, self.session.context))
         self._ledger = list(self.session.ledger)
+        self._requests = request_costs(self.session.transcript)
         self._draw()
 
     def _draw(self) -> None:
@@ -194,12 +220,14 @@ class HistoryScreen(Screen[None]):
         self._fill_messages("#context-table", context_rows)
         self._fill_messages("#transcript-table", transcript_rows)
         self._fill_ledger(ledger)
+        self._fill_usage(self._requests, transcript_rows)
         self._fill_totals(transcript_rows, context_rows, ledger)
         self.query_one("#history-chart", TurnTokenChart).bars = turn_bars(transcript_rows)
         tabs = self.query_one("#history-tabs", TabbedContent)
         tabs.get_tab("context").label = f"In context ({len(context_rows)})"
         tabs.get_tab("transcript").label = f"Transcript ({len(transcript_rows)})"
         tabs.get_tab("ledger").label = f"Trims ({len(ledger)})"
+        tabs.get_tab("usage").label = f"Usage ({len(self._requests)})"
 
     def _status_style(self, label: str) -> str:
         """The Rich style of a status word: its chart state's colour, resolved in the current theme."""
@@ -256,6 +284,31 @@ class HistoryScreen(Screen[None]):
         if ledger:
             table.move_cursor(row=min(max(cursor, 0), len(ledger) - 1))
         self._show_ledger_detail(ledger[table.cursor_row] if ledger else None)
+
+    def _fill_usage(self, requests: Sequence[RequestCost], transcript_rows: Sequence[MessageRow]) -> None:
+        """One row per model request (its response's usage), then the session's totals below."""
+        table = self.query_one("#usage-table", DataTable)
+        cursor = table.cursor_row
+        table.clear(columns=True)
+        for label in ("#", "turn", "input", "cached", "written", "output", "cost"):
+            table.add_column(label)
+        turn_of = {row.index: row.turn for row in transcript_rows}
+        for number, request in enumerate(requests, start=1):
+            share = cached_share(request.input_tokens, request.cache_read_tokens)
+            turn = turn_of.get(request.index, 0)
+            table.add_row(
+                Text(str(number), justify="right"),
+                Text(str(turn) if turn > 0 else "–", justify="right"),
+                Text(format_tokens(request.input_tokens), justify="right"),
+                Text(f"{format_tokens(request.cache_read_tokens)} ({round(100 * share)}%)"
+                     if request.cache_read_tokens and share is not None else "–", justify="right"),
+                Text(format_tokens(request.cache_write_tokens) if request.cache_write_tokens else "–", justify="right"),
+                Text(format_tokens(request.output_tokens), justify="right"),
+                Text(format_usd(request.cost, unknown="unpriced", digits=4), justify="right"),
+            )
+        if requests:
+            table.move_cursor(row=min(max(cursor, 0), len(requests) - 1))
+        self.query_one("#usage-totals", Static).update(usage_summary(requests))
 
     def _show_ledger_detail(self, event: HistoryTrimmed | None) -> None:
         detail = self.query_one("#ledger-detail", Static)

@@ -1,7 +1,14 @@
-"""The context meter: messages and tokens against the budget, always visible above the footer."""
+"""The context meter: messages and tokens against the budget, always visible above the footer.
+
+Besides the figure it says what the session costs and how much of the last request the provider's
+prompt cache served (`$0.42 · 81% cached`), and, past half the budget, roughly how many turns are
+left before governance cuts (`≈3 turns to trim`). On a narrow terminal it shortens itself in a
+fixed order (`LAYOUTS`) rather than being cropped mid-word.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from textual.content import Content
@@ -27,16 +34,98 @@ def meter_level(fraction: float) -> Level:
     return "low"
 
 
-def meter_text(reading: UsageUpdate) -> str:
-    """`23/40 msgs · ~18.2k/100k tokens (18%)`; `~` unless the figure is the provider's own report."""
+def meter_text(reading: UsageUpdate, *, messages: bool = True) -> str:
+    """`23/40 msgs · ~18.2k/100k tokens (18%)`; `~` unless the figure is the provider's own report.
+    `messages=False` leaves out the message count."""
     from co_tui.tui.format import format_tokens
 
     approx = "" if reading.exactness == "exact" else "~"
     pct = round(100 * reading.context_tokens / reading.budget_tokens) if reading.budget_tokens else 0
+    count = f"{reading.messages}/{reading.max_messages} msgs · " if messages else ""
     return (
-        f"{reading.messages}/{reading.max_messages} msgs · "
-        f"{approx}{format_tokens(reading.context_tokens)}/{format_tokens(reading.budget_tokens)} tokens ({pct}%)"
+        f"{count}{approx}{format_tokens(reading.context_tokens)}/{format_tokens(reading.budget_tokens)} "
+        f"tokens ({pct}%)"
     )
+
+
+def economy_text(reading: UsageUpdate, *, short: bool = False) -> str:
+    """`$0.42 · 81% cached`: the session's cost (when priced) and the share of the last request's
+    input read from the provider's prompt cache (when the provider reported cache use). `short`
+    keeps the cost alone. Empty when neither is known."""
+    from co_tui.session.cost import cached_share, format_usd
+
+    parts = [] if reading.cost_usd is None else [format_usd(reading.cost_usd)]
+    share = cached_share(reading.input_tokens, reading.cache_read_tokens)
+    if share is not None and (reading.cache_read_tokens or reading.cache_write_tokens) and not (short and parts):
+        parts.append(f"{round(100 * share)}% cached")
+    return " · ".join(parts)
+
+
+def ahead_text(reading: UsageUpdate, *, short: bool = False) -> str:
+    """What comes next: `trims on next send` when governance will cut before the next request,
+    `≈3 turns to trim` when a cut is forecast (`reading.turns_to_trim`); empty otherwise."""
+    if reading.trim_pending:
+        return "trims next send" if short else "trims on next send"
+    n = reading.turns_to_trim
+    if n is None:
+        return ""
+    if short:
+        return f"≈{n} to trim"
+    return f"≈{n} turn{'' if n == 1 else 's'} to trim"
+
+
+@dataclass(frozen=True)
+class MeterLayout:
+    """Which parts of the meter line are shown, and how long."""
+
+    label: bool = True  # "Context "
+    bar_width: int = 20  # 0: no bar
+    messages: bool = True  # "23/40 msgs · "
+    economy: Literal["full", "short", "none"] = "full"
+    ahead: Literal["full", "short"] = "full"
+    guess: bool = True  # "window guessed"
+
+
+# From the fullest line to the barest; the first one that fits the width is drawn. What goes first:
+# bar cells, then wording, then the least needed facts. The figure itself always stays.
+LAYOUTS: tuple[MeterLayout, ...] = (
+    MeterLayout(),
+    MeterLayout(bar_width=12),
+    MeterLayout(bar_width=12, ahead="short"),
+    MeterLayout(label=False, bar_width=12, ahead="short"),
+    MeterLayout(label=False, bar_width=8, ahead="short"),
+    MeterLayout(label=False, bar_width=8, ahead="short", economy="short"),
+    MeterLayout(label=False, bar_width=8, ahead="short", economy="short", messages=False),
+    MeterLayout(label=False, bar_width=0, ahead="short", economy="short", messages=False),
+    MeterLayout(label=False, bar_width=0, ahead="short", economy="short", messages=False, guess=False),
+    MeterLayout(label=False, bar_width=0, ahead="short", economy="none", messages=False, guess=False),
+)
+
+GAP = "  "
+
+
+def meter_notes(reading: UsageUpdate, layout: MeterLayout) -> list[tuple[str, str]]:
+    """The (text, kind) notes after the figure, in order: kind is `economy`, `ahead` or `guess`."""
+    notes = []
+    if layout.economy != "none" and (economy := economy_text(reading, short=layout.economy == "short")):
+        notes.append((economy, "economy"))
+    if ahead := ahead_text(reading, short=layout.ahead == "short"):
+        notes.append((ahead, "ahead"))
+    if layout.guess and reading.window_is_guess:
+        notes.append(("window guessed", "guess"))
+    return notes
+
+
+def meter_width(reading: UsageUpdate, layout: MeterLayout) -> int:
+    """Cells the meter line takes in `layout`."""
+    cells = (len("Context ") if layout.label else 0) + (layout.bar_width + 1 if layout.bar_width else 0)
+    cells += len(meter_text(reading, messages=layout.messages))
+    return cells + sum(len(GAP) + len(text) for text, _ in meter_notes(reading, layout))
+
+
+def fit_layout(reading: UsageUpdate, width: int) -> MeterLayout:
+    """The fullest of `LAYOUTS` that fits in `width` cells (the barest one if none does)."""
+    return next((layout for layout in LAYOUTS if meter_width(reading, layout) <= width), LAYOUTS[-1])
 
 
 def meter_bar(fraction: float, trigger: float, width: int) -> tuple[int, int]:
@@ -52,7 +141,7 @@ def meter_bar(fraction: float, trigger: float, width: int) -> tuple[int, int]:
 
 
 class ContextMeter(Widget):
-    """One line: `Context ███░░┃░ 23/40 msgs · ~18.2k/100k tokens (18%)`.
+    """One line: `Context ███░░┃░ 23/40 msgs · ~18.2k/100k tokens (64%)  $0.42 · 81% cached  ≈3 turns to trim`.
 
     `reading` is the latest `UsageUpdate`; `None` until the session is ready. `trigger` is the
     compaction threshold (`Settings.compact_threshold`), drawn as a mark on the bar.
@@ -68,8 +157,6 @@ class ContextMeter(Widget):
     """
 
     reading: reactive[UsageUpdate | None] = reactive(None, layout=False)
-
-    BAR_WIDTH = 20
 
     def __init__(self, trigger: float = 0.8, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -93,21 +180,25 @@ class ContextMeter(Widget):
     def render(self) -> Content:
         if self.reading is None:
             return Content.from_markup("Context [dim]starting…[/]")
-        filled, mark = meter_bar(self.fraction, self.trigger, self.BAR_WIDTH)
+        layout = fit_layout(self.reading, self.content_size.width or 80)
         style = LEVEL_STYLE[self.level]
-        cells: list[tuple[str, str]] = []
-        for i in range(self.BAR_WIDTH):
-            if i == mark:
-                cells.append(("┃", f"bold {style}" if i < filled else "$foreground 60%"))
-            elif i < filled:
-                cells.append(("█", style))
-            else:
-                cells.append(("░", "$foreground 25%"))
-        parts: list[str | tuple[str, str]] = ["Context ", *cells, " ", (meter_text(self.reading), "$foreground")]
-        if self.over_limit:
-            parts.append(("  trims on next send", "italic $text-warning"))
-        if self.reading.window_is_guess:
-            parts.append(("  window guessed", "italic $text-warning"))
+        parts: list[str | tuple[str, str]] = ["Context "] if layout.label else []
+        if layout.bar_width:
+            filled, mark = meter_bar(self.fraction, self.trigger, layout.bar_width)
+            for i in range(layout.bar_width):
+                if i == mark:
+                    parts.append(("┃", f"bold {style}" if i < filled else "$foreground 60%"))
+                elif i < filled:
+                    parts.append(("█", style))
+                else:
+                    parts.append(("░", "$foreground 25%"))
+            parts.append(" ")
+        parts.append((meter_text(self.reading, messages=layout.messages), "$foreground"))
+        for text, kind in meter_notes(self.reading, layout):
+            note_style = "$foreground" if kind == "economy" else "italic $text-warning"
+            if kind == "ahead" and not self.over_limit:
+                note_style = "italic"  # a forecast, not a warning
+            parts.append((GAP + text, note_style))
         return Content.assemble(*parts)
 
     @property

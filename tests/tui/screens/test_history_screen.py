@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 
 import pytest
@@ -11,6 +11,7 @@ from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCall
 from textual.widgets import DataTable, Static, TabbedContent
 
 from pydantic_ai.models.function import FunctionModel
+from pydantic_ai.usage import RequestUsage
 
 from co_tui.agent.offline import offline_model
 from co_tui.governance import GovernancePolicy, Governor, estimate_tokens, trim_tool_returns, trim_to_recent_turns
@@ -204,3 +205,60 @@ def test_history_summarised_snapshot(snap_compare, make_host, summarised):
 
 def test_history_summarised_ledger_snapshot(snap_compare, make_host, summarised):
     assert snap_compare(make_host(lambda: HistoryScreen(summarised)), terminal_size=TERMINAL, press=["l"])
+
+
+def _priced(turns: int) -> CutSession:
+    """A Claude-like session: every response priced, the prompt cache written once, then read back."""
+    from decimal import Decimal
+
+    transcript = []
+    for i in range(turns):
+        for message in _turn(i):
+            if isinstance(message, ModelResponse):
+                step = len(transcript)
+                read = 0 if step < 2 else 900 + 150 * step
+                write = 1_200 if step < 2 else 150
+                usage = RequestUsage(input_tokens=1_300 + 150 * step + write, output_tokens=60 + 5 * step,
+                                     cache_read_tokens=read, cache_write_tokens=write,
+                                     cost=Decimal("0.003") + Decimal(step) / 10_000)
+                message = replace(message, usage=usage, model_name="claude-sonnet-4-6")
+            transcript.append(message)
+    return CutSession(transcript, list(transcript), budget=8_000)
+
+
+async def test_usage_tab_lists_every_request_with_cache_and_cost(make_host):
+    session = _priced(3)
+    app = make_host(lambda: HistoryScreen(session))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("u")
+        await pilot.pause()
+        tabs = app.screen.query_one("#history-tabs", TabbedContent)
+        assert tabs.active == "usage"
+        table = app.screen.query_one("#usage-table", DataTable)
+        assert table.row_count == 6  # two requests a turn
+        first, third = table.get_row_at(0), table.get_row_at(2)
+        assert [str(cell) for cell in first[1:4]] == ["1", "2.6k", "–"]  # turn, input, nothing read yet
+        assert str(first[4]) == "1.2k" and str(first[6]) == "$0.0031"
+        assert str(third[1]) == "2" and str(third[3]).endswith("(75%)")  # 1,650 of 2,200 input read back
+        totals = str(app.screen.query_one("#usage-totals", Static).render())
+        assert totals.startswith("6 requests · $0.02") and "% of input read from cache" in totals
+        # Every column is on screen at 80 columns: nothing scrolls off to the right.
+        assert table.virtual_size.width <= table.size.width
+
+
+async def test_usage_tab_says_when_the_model_is_unpriced(make_host):
+    session = CutSession(_turn(0), list(_turn(0)))
+    session.transcript[1] = replace(session.transcript[1], usage=RequestUsage(input_tokens=50, output_tokens=5),
+                                    model_name="my-local-model")
+    app = make_host(lambda: HistoryScreen(session))
+    async with app.run_test(size=TERMINAL) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#usage-table", DataTable)
+        assert str(table.get_row_at(0)[6]) == "unpriced"
+        assert "cost unknown" in str(app.screen.query_one("#usage-totals", Static).render())
+
+
+def test_history_usage_snapshot(snap_compare, make_host):
+    session = _priced(3)
+    assert snap_compare(make_host(lambda: HistoryScreen(session)), terminal_size=(80, 24), press=["u"])

@@ -1,0 +1,99 @@
+"""What a session's model requests cost, from the prices pydantic-ai puts on each response.
+
+pydantic-ai prices every response it receives with genai-prices (`ModelResponse.usage.cost`, a
+`Decimal` in USD, cache reads and writes at their own rates) and leaves it `None` when the model or
+provider is not in genai-prices' data. The session's cost is the sum over the transcript's
+responses: exact to the price list when every response is priced, unknown (None) as soon as one is
+not — a partial sum shown as the total would understate it. The built-in offline model is free.
+See docs/context-governance.md ("Cache and cost").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from co_tui.agent.models import OFFLINE  # the offline model's name (also its responses' model_name)
+
+
+def response_cost(response: Any) -> Decimal | None:
+    """The USD cost of one `ModelResponse`: its priced `usage.cost`; 0 for the offline model and for
+    a response that reports no tokens at all (nothing billed that we know of: a marker, a cut-off
+    answer); None when the provider reported tokens that genai-prices cannot price."""
+    if getattr(response, "model_name", None) == OFFLINE:
+        return Decimal(0)
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return Decimal(0)
+    if usage.cost is not None:
+        return Decimal(usage.cost)
+    if not (usage.input_tokens or usage.output_tokens):
+        return Decimal(0)
+    return None
+
+
+def session_cost(messages: Iterable[Any]) -> float | None:
+    """The summed cost in USD of every response in `messages` (a transcript), or None when any of
+    them is unpriced. An empty transcript costs 0."""
+    return session_cost_of(request_costs(messages))
+
+
+def cached_share(input_tokens: int, cache_read_tokens: int) -> float | None:
+    """The share of a request's input the provider read from its prompt cache (0–1), or None when
+    the request reported no input. `input_tokens` includes the cached part (pydantic-ai's convention)."""
+    if input_tokens <= 0:
+        return None
+    return min(1.0, max(0.0, cache_read_tokens / input_tokens))
+
+
+@dataclass(frozen=True)
+class RequestCost:
+    """One model request of a transcript as the provider billed it (cache counts are part of `input_tokens`)."""
+
+    index: int  # the response's index in the transcript
+    input_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    output_tokens: int
+    cost: Decimal | None  # USD; None: unpriced
+
+
+def request_costs(messages: Iterable[Any]) -> list[RequestCost]:
+    """Every response of `messages` with what its request used and cost, in order."""
+    rows = []
+    for index, message in enumerate(messages):
+        if getattr(message, "kind", None) != "response":
+            continue
+        usage = getattr(message, "usage", None)
+        counts = (0, 0, 0, 0) if usage is None else (
+            usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens, usage.output_tokens)
+        rows.append(RequestCost(index, *counts, cost=response_cost(message)))
+    return rows
+
+
+def session_cost_of(requests: Iterable[RequestCost]) -> float | None:
+    """The summed cost of `requests` in USD, None when any is unpriced."""
+    total = Decimal(0)
+    for request in requests:
+        if request.cost is None:
+            return None
+        total += request.cost
+    return float(total)
+
+
+def format_usd(value: float | Decimal | None, *, unknown: str = "–", digits: int = 2) -> str:
+    """`$0.42`, `<$0.01`, `$0.00`, `$1,234` (`digits` after the point: 4 for one request's
+    `$0.0042`); `unknown` for None."""
+    if value is None:
+        return unknown
+    if 0 < value < 10**-digits:
+        return f"<${10**-digits:.{digits}f}"
+    if value >= 1000:
+        return f"${value:,.0f}"
+    return f"${value:.{digits}f}"
+
+
+__all__ = ["RequestCost", "cached_share", "format_usd", "request_costs", "response_cost", "session_cost",
+           "session_cost_of"]

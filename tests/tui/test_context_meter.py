@@ -1,0 +1,84 @@
+"""The context meter line: cost and cached share, the look-ahead, and how it shortens on narrow terminals."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from textual.app import App, ComposeResult
+
+from co_tui.session.events import UsageUpdate
+from co_tui.tui.widgets.context_meter import LAYOUTS, ContextMeter, ahead_text, economy_text, fit_layout, meter_width
+
+# A Claude session past half its budget: cost known, most of the last request read from the cache.
+READING = UsageUpdate(
+    input_tokens=118_000, output_tokens=2_400, context_tokens=120_400, budget_tokens=160_000, messages=38,
+    max_messages=40, exactness="exact", cache_read_tokens=95_600, cache_write_tokens=3_100, cost_usd=0.4213,
+    turns_to_trim=3,
+)
+
+
+def test_economy_text() -> None:
+    assert economy_text(READING) == "$0.42 · 81% cached"
+    assert economy_text(READING, short=True) == "$0.42"
+    # Unpriced: the cached share alone. No cache use reported: the cost alone. Neither: nothing.
+    assert economy_text(replace(READING, cost_usd=None)) == "81% cached"
+    assert economy_text(replace(READING, cost_usd=None), short=True) == "81% cached"
+    assert economy_text(replace(READING, cache_read_tokens=0, cache_write_tokens=0)) == "$0.42"
+    assert economy_text(replace(READING, cost_usd=None, cache_read_tokens=0, cache_write_tokens=0)) == ""
+    # Writes only (the first request after a cut): the cache is in use, nothing was read back yet.
+    assert economy_text(replace(READING, cache_read_tokens=0)) == "$0.42 · 0% cached"
+
+
+def test_ahead_text() -> None:
+    assert ahead_text(READING) == "≈3 turns to trim"
+    assert ahead_text(replace(READING, turns_to_trim=1)) == "≈1 turn to trim"
+    assert ahead_text(READING, short=True) == "≈3 to trim"
+    assert ahead_text(replace(READING, turns_to_trim=None)) == ""
+    # A cut due on the next send outranks any forecast.
+    assert ahead_text(replace(READING, trim_pending=True)) == "trims on next send"
+
+
+@pytest.mark.parametrize("width", [118, 98, 78, 60, 40])
+def test_the_line_fits_every_width(width: int) -> None:
+    """The fullest layout that fits is chosen; down to 40 cells nothing is cropped."""
+    layout = fit_layout(READING, width)
+    assert meter_width(READING, layout) <= width
+    fuller = LAYOUTS[: LAYOUTS.index(layout)]
+    assert all(meter_width(READING, other) > width for other in fuller)
+
+
+def test_at_80_columns_the_facts_stay() -> None:
+    layout = fit_layout(READING, 78)  # 80 columns less the meter's padding
+    assert layout.economy == "full" and layout.messages and layout.bar_width > 0
+    assert fit_layout(READING, 98) == LAYOUTS[1]  # 100 columns: a shorter bar is all it takes
+
+
+class MeterHost(App[None]):
+    """The meter alone, at the foot of a bare app, with one reading."""
+
+    CSS = "Screen { align: left bottom; }"
+
+    def __init__(self, reading: UsageUpdate) -> None:
+        super().__init__()
+        self.reading = reading
+
+    def compose(self) -> ComposeResult:
+        yield ContextMeter(0.8, id="meter")
+
+    def on_mount(self) -> None:
+        self.query_one(ContextMeter).reading = self.reading
+
+
+@pytest.mark.parametrize("columns", [100, 80, 60])
+def test_meter_economy_and_lookahead_snapshot(snap_compare, columns: int) -> None:
+    assert snap_compare(MeterHost(READING), terminal_size=(columns, 3))
+
+
+async def test_the_rendered_line_is_the_fitted_one() -> None:
+    app = MeterHost(READING)
+    async with app.run_test(size=(80, 3)) as pilot:
+        await pilot.pause()
+        line = str(app.query_one(ContextMeter).render())
+        assert line.endswith("38/40 msgs · 120.4k/160k tokens (75%)  $0.42 · 81% cached  ≈3 to trim")
+        assert len(line) <= 78
