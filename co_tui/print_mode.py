@@ -12,31 +12,34 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from co_tui.config import Settings
+
+if TYPE_CHECKING:
+    from co_tui.session.chat import ChatSession
+    from co_tui.session.events import Event
 
 EXIT_OK, EXIT_MODEL_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
-def _write_event(event: object, fmt: str, out: TextIO, err: TextIO) -> None:
-    kind = event.type  # type: ignore[attr-defined]
+def _write_event(event: Event, fmt: str, out: TextIO, err: TextIO) -> None:
     if fmt == "jsonl":
-        out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")  # type: ignore[attr-defined]
+        out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
         out.flush()
         return
-    if kind == "text_delta":
-        out.write(event.text)  # type: ignore[attr-defined]
+    if event.type == "text_delta":
+        out.write(event.text)
         out.flush()
-    elif kind == "tool_call":
-        err.write(f"· {event.tool_name} {event.args}\n")  # type: ignore[attr-defined]
-    elif kind == "history_trimmed":
+    elif event.type == "tool_call":
+        err.write(f"· {event.tool_name} {event.args}\n")
+    elif event.type == "history_trimmed":
         from co_tui.session.banner import banner_line
 
-        err.write(banner_line(event) + "\n")  # type: ignore[arg-type]
+        err.write(banner_line(event) + "\n")
 
 
-async def _run(session, prompt: str, fmt: str, out: TextIO, err: TextIO) -> int:  # noqa: ANN001
+async def _run(session: ChatSession, prompt: str, fmt: str, out: TextIO, err: TextIO) -> int:
     loop = asyncio.get_running_loop()
     try:
         loop.add_signal_handler(signal.SIGINT, session.cancel)
