@@ -1,8 +1,9 @@
 """The `co-tui` command: parse arguments, load settings, hand over to a front end.
 
-No logic of its own (DESIGN §1): the TUI lives in `co_tui.tui`, print mode in `co_tui.print_mode`,
-session commands in `co_tui.session.commands`. Exit codes: 0 ok, 1 model/provider error, 2 bad
-usage or settings, 130 interrupted.
+No logic of its own (docs/architecture.md): the TUI lives in `co_tui.tui`, print mode in `co_tui.print_mode`,
+session commands in `co_tui.session.commands`, print mode's prompt from `-p` and stdin in
+`co_tui.print_input`. Exit codes: 0 ok, 1 model/provider error, 2 bad usage or settings, 130
+interrupted, 141 output pipe closed by its reader.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from co_tui import __version__
+from co_tui.print_input import BARE_P
 
 if TYPE_CHECKING:
     from co_tui.config import Settings
 
 EXIT_OK, EXIT_MODEL_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_BROKEN_PIPE = 141  # co_tui.broken_pipe.EXIT_BROKEN_PIPE (128 + SIGPIPE), without importing signal here
 
 
 class _Parser(argparse.ArgumentParser):
@@ -34,37 +37,90 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Settings also come from CO_TUI_* environment variables and config.toml; see docs/configuration.md.",
     )
     p.add_argument("--version", action="version", version=f"co-tui {__version__}")
-    p.add_argument("-p", "--print", dest="prompt", metavar="PROMPT", help="run one turn, print the answer, exit")
-    p.add_argument("--output-format", choices=("text", "jsonl"), default="text",
-                   help="print mode output: the answer as text, or every event as a JSON line")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("-p", "--print", dest="prompt", metavar="PROMPT", nargs="?", const=BARE_P,
+                      help="run one turn, print the answer, exit; with no PROMPT (or -), stdin is the "
+                           "prompt; with both, stdin is attached before the prompt")
+    p.add_argument("--output-format", choices=("text", "jsonl"), default=None,
+                   help="print mode output: the answer as text (default), or every event as a JSON line")
     p.add_argument("--model", help="model: 'offline' (default) or a pydantic-ai model string, e.g. anthropic:claude-sonnet-4-5")
-    p.add_argument("--continue", dest="continue_latest", action="store_true",
-                   help="continue the latest session in this workspace")
-    p.add_argument("--resume", nargs="?", const="", metavar="ID",
-                   help="resume a session by id (or unique prefix); without ID, pick one")
-    p.add_argument("--list-sessions", action="store_true", help="list saved sessions and exit")
-    p.add_argument("--export", metavar="ID", help="export a session and exit")
-    p.add_argument("--format", dest="export_format", choices=("md", "json"), default="md",
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--continue", dest="continue_latest", action="store_true",
+                       help="continue the latest session in this workspace")
+    which.add_argument("--resume", nargs="?", const="", metavar="ID",
+                       help="resume a session by id (or unique prefix); without ID, pick one")
+    mode.add_argument("--list-sessions", action="store_true", help="list saved sessions and exit")
+    mode.add_argument("--export", metavar="ID", help="export a session to stdout and exit")
+    p.add_argument("--format", dest="export_format", choices=("md", "json"), default=None,
                    help="format for --export (default md)")
     p.add_argument("--yes", action="store_true", help="print mode: approve every run_shell call (needs allow_shell)")
     p.add_argument("--allow-shell", action="store_true", default=None, help="offer the run_shell tool")
     return p
 
 
+def usage_problem(args: argparse.Namespace) -> str | None:
+    """The one-line complaint about flags that do nothing in the mode asked for (argparse itself
+    refuses two modes at once), or None. Checked before anything is drawn or run."""
+    printing = args.prompt is not None
+    if args.output_format is not None and not printing:
+        return "--output-format applies to print mode: add -p"
+    if args.yes and not printing:
+        return "--yes applies to print mode: add -p"
+    if args.export_format is not None and not args.export:
+        return "--format applies to --export ID"
+    if (args.list_sessions or args.export) and (args.resume is not None or args.continue_latest):
+        flag = "--resume" if args.resume is not None else "--continue"
+        return f"{flag} cannot be combined with {'--list-sessions' if args.list_sessions else '--export'}"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `co-tui`; returns the process exit code.
 
-    A bad setting prints one line naming it and its source and exits 2, in every mode. The TUI
-    loads settings itself, after its first frame (pydantic-settings alone costs ~150 ms), and
-    prints that line once the terminal is restored.
+    A bad setting prints one line naming it and its source and exits 2, in every mode; so does
+    misuse of the flags, before anything is drawn. A reader that closes the output early
+    (`| head`) ends the program quietly with status 141 (`co_tui.broken_pipe`).
     """
-    args = build_parser().parse_args(argv)
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # inside the guard: a closed pipe shows here, not at interpreter exit
+    except BrokenPipeError:
+        from co_tui.broken_pipe import discard_stdout
+
+        return discard_stdout()
+    if code == EXIT_BROKEN_PIPE:
+        from co_tui.broken_pipe import discard_stdout
+
+        discard_stdout()
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    """`main` without the closed-pipe guard. The TUI loads settings itself, after its first frame
+    (pydantic-settings alone costs ~150 ms), and prints a bad setting's line once the terminal is
+    restored; only `--resume ID` and `--continue` load them first, to refuse a session that is
+    not there before the screen is drawn."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    problem = usage_problem(args)
+    if problem:
+        parser.error(problem)
     workspace = Path.cwd()
-    if not (args.list_sessions or args.export or args.prompt is not None):
+    printing = args.prompt is not None
+    prompt, title = "", None
+    if printing:
+        from co_tui.print_input import PromptUsageError, build_prompt, stdin_is_tty
+
+        stdin = getattr(sys.stdin, "buffer", None)
+        try:
+            prompt, title = build_prompt(args.prompt, stdin, is_tty=stdin_is_tty(stdin), warn=_warn)
+        except PromptUsageError as exc:
+            parser.error(str(exc))
+    tui = not (args.list_sessions or args.export or printing)
+    if tui and not args.resume and not args.continue_latest:
         from co_tui.tui.app import run_app
 
-        return run_app(_settings_loader(args), workspace, resume_id=args.resume,
-                       continue_latest=args.continue_latest)
+        return run_app(_settings_loader(args), workspace)
 
     from co_tui.config import SettingsError, load_settings
 
@@ -74,24 +130,59 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"co-tui: {exc}", file=sys.stderr)
         return EXIT_USAGE
 
+    if tui:
+        resume_id = _check_resumable(settings, workspace, args)
+        if resume_id is None:
+            return EXIT_USAGE
+        from co_tui.tui.app import run_app
+
+        return run_app(settings, workspace, resume_id=resume_id)
+
     if args.list_sessions or args.export:
         from co_tui.session.commands import export_session, list_sessions
 
         if args.list_sessions:
             return list_sessions(settings, workspace)
-        return export_session(settings, args.export, args.export_format)
+        return export_session(settings, args.export, args.export_format or "md")
 
     from co_tui.print_mode import run_print_mode
 
     return run_print_mode(
         settings,
         workspace,
-        args.prompt,
-        output_format=args.output_format,
+        prompt,
+        output_format=args.output_format or "text",
         assume_yes=args.yes,
         resume_id=args.resume,
         continue_latest=args.continue_latest,
+        title=title,
     )
+
+
+def _check_resumable(settings: Settings, workspace: Path, args: argparse.Namespace) -> str | None:
+    """The full id of the session `--resume ID` / `--continue` names, or None after printing the
+    one line that says why there is none. A bare `--resume` returns "" (the TUI's picker)."""
+    if args.resume == "":
+        return ""
+    from co_tui.session.commands import OpenSessionError, open_store, resolve_session_id
+    from co_tui.session.store_errors import StoreError
+
+    try:
+        store = open_store(settings)
+    except OpenSessionError as exc:
+        _warn(str(exc))
+        return None
+    try:
+        return resolve_session_id(store, workspace, resume_id=args.resume, continue_latest=args.continue_latest)
+    except (OpenSessionError, StoreError) as exc:
+        _warn(str(exc))
+        return None
+    finally:
+        store.close()
+
+
+def _warn(line: str) -> None:
+    print(f"co-tui: {line}", file=sys.stderr)
 
 
 def _settings_loader(args: argparse.Namespace) -> Callable[[], Settings]:

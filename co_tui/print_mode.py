@@ -1,8 +1,10 @@
 """Print mode (`co-tui -p PROMPT`): one turn, the answer on stdout, then exit.
 
-`--output-format jsonl` writes every domain event as one JSON object per line (DESIGN §3) and
-always ends with a `done` line. Errors: one line on stderr, exit 1. Ctrl+C interrupts the turn
-cleanly (the partial answer is kept and saved), exit 130.
+`--output-format jsonl` writes every domain event as one JSON object per line and always ends
+with a `done` line; the first line and `done` carry `session_id`. Errors: one line on stderr,
+exit 1. Ctrl+C interrupts the turn cleanly (the partial answer is kept and saved), exit 130; so
+does a reader that closes stdout early (`| head`), quietly, exit 141 (`co_tui.broken_pipe`).
+The prompt, with stdin, is put together by `co_tui.print_input`.
 """
 
 from __future__ import annotations
@@ -20,12 +22,16 @@ if TYPE_CHECKING:
     from co_tui.session.chat import ChatSession
     from co_tui.session.events import Event
 
-EXIT_OK, EXIT_MODEL_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_MODEL_ERROR, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
 
 
-def _write_event(event: Event, fmt: str, out: TextIO, err: TextIO) -> None:
+def _write_event(event: Event, fmt: str, out: TextIO, err: TextIO, session_id: str | None = None) -> None:
+    """Write one event; `session_id` is added to its JSON line (second, after `type`) when given."""
     if fmt == "jsonl":
-        out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
+        data = event.to_dict()
+        if session_id is not None:
+            data = {"type": data.pop("type"), "session_id": session_id, **data}
+        out.write(json.dumps(data, ensure_ascii=False) + "\n")
         out.flush()
         return
     if event.type == "text_delta":
@@ -47,8 +53,10 @@ async def _run(session: ChatSession, prompt: str, fmt: str, out: TextIO, err: Te
         pass
     code = EXIT_OK
     ended_with_text = True
+    first = True
+    closed = False  # the reader closed stdout (`| head`): the turn is interrupted, and saved
     async for event in session.run_turn(prompt):
-        if event.type == "error":
+        if event.type == "error" and not closed:
             if event.kind != "interrupted":
                 code = EXIT_MODEL_ERROR
             err.write(f"co-tui: {event.message}\n")
@@ -57,10 +65,24 @@ async def _run(session: ChatSession, prompt: str, fmt: str, out: TextIO, err: Te
             if event.interrupted and code == EXIT_OK:
                 code = EXIT_INTERRUPTED
             ended_with_text = event.output.endswith("\n") or not event.output
-        if event.type != "error" or fmt == "jsonl":
-            _write_event(event, fmt, out, err)
+        if closed or (event.type == "error" and fmt != "jsonl"):
+            continue
+        # The first line and `done` name the session, so a script can --resume it.
+        tagged = session.id if first or event.type == "done" else None
+        try:
+            _write_event(event, fmt, out, err, tagged)
+        except BrokenPipeError:
+            closed = True
+            session.cancel()
+        first = False
+    if closed:
+        return EXIT_BROKEN_PIPE
     if fmt == "text" and not ended_with_text:
-        out.write("\n")
+        try:
+            out.write("\n")
+            out.flush()
+        except BrokenPipeError:
+            return EXIT_BROKEN_PIPE
     return code
 
 
@@ -73,10 +95,13 @@ def run_print_mode(
     assume_yes: bool = False,
     resume_id: str | None = None,
     continue_latest: bool = False,
+    title: str | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> int:
-    """Run one turn and print it. Returns the exit code (0, 1, 2 or 130)."""
+    """Run one turn and print it. Returns the exit code (0, 1, 2, 130, or 141 when stdout was
+    closed by its reader). `title` names a new session instead of the prompt (which may start
+    with attached stdin)."""
     out = out or sys.stdout
     err = err or sys.stderr
     if not prompt.strip():
@@ -97,4 +122,8 @@ def run_print_mode(
     except OpenSessionError as exc:
         err.write(f"co-tui: {exc}\n")
         return exc.exit_code
+    if title and not session.title:
+        from co_tui.session.chat import make_title
+
+        session.title = make_title(title)
     return asyncio.run(_run(session, prompt, output_format, out, err))

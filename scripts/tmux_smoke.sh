@@ -5,7 +5,8 @@
 #   2. type `read README.md` + Enter: the tool call line, the offline model's answer about the
 #      file and the context meter with a message count must show;
 #   3. F1 opens the help, Escape closes it; `/help` + Enter opens it too, Escape closes it;
-#   4. ctrl+q quits with exit code 0, and the turn was saved (`co-tui --list-sessions`).
+#   4. ctrl+q quits with exit code 0, prints `resume with: co-tui --resume ID`, and the turn was
+#      saved under that id (`co-tui --list-sessions`).
 # Every wait polls `tmux capture-pane` and is bounded. On failure: the step, the captured pane,
 # exit 1. Usage: scripts/tmux_smoke.sh  (CO_TUI=/path/to/co-tui overrides the venv's).
 set -euo pipefail
@@ -72,9 +73,10 @@ wait_for() {
 }
 
 cd "$TMP/workspace"
-# On exit the pane's shell records co-tui's exit code, then the session ends.
+# On exit the pane's shell records co-tui's exit code, then keeps the pane (and what co-tui
+# printed on quitting) until the server is killed.
 tmux_ new-session -d -s "$SESSION" -x "$COLS" -y "$ROWS" \
-    "$APP_CMD; echo \$? >'$TMP/exit-code'"
+    "$APP_CMD; echo \$? >'$TMP/exit-code'; exec sleep 600"
 
 echo "tmux_smoke: 1. start-up"
 wait_for "the prompt" 'Ask anything'
@@ -114,7 +116,10 @@ done
 code="$(cat "$TMP/exit-code")"
 [ "$code" = 0 ] || fail "co-tui exited with $code after ctrl+q"
 
+wait_for "the resume hint printed on quitting" 'resume with: co-tui --resume [0-9a-f]{32}'
+resume_id="$(pane | grep -Eo 'resume with: co-tui --resume [0-9a-f]{32}' | grep -Eo '[0-9a-f]{32}$')"
+
 sessions="$("${APP_ENV[@]}" "$CO_TUI" --list-sessions 2>&1)" || fail "co-tui --list-sessions failed" "$sessions"
-grep -q 'read README.md' <<<"$sessions" || fail "the turn was not saved" "$sessions"
+grep -q "^${resume_id:0:8} .*read README.md" <<<"$sessions" || fail "the turn was not saved as ${resume_id}" "$sessions"
 
 echo "tmux_smoke: ok"

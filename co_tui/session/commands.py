@@ -89,6 +89,14 @@ def resolve_session_id(
     return None
 
 
+def resume_hint(session: object) -> str | None:
+    """The line printed when the TUI quits, as Codex and Claude Code do: how to come back to
+    `session` (`resume with: co-tui --resume ID`). None for a session with no turn or no store."""
+    if session is None or getattr(session, "store", None) is None or not getattr(session, "transcript", None):
+        return None
+    return f"resume with: co-tui --resume {session.id}"  # type: ignore[attr-defined]
+
+
 def list_sessions(settings: Settings, workspace: Path) -> int:
     """`--list-sessions`: a table of saved sessions (all workspaces, this one's first); COST is the
     session's cost at list prices, `–` when unknown (an unpriced model, or saved before costs were kept)."""

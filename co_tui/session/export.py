@@ -9,7 +9,9 @@ assistant and tool blocks, with the banner (`> ✂ History trimmed · …`, the 
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from typing import Any
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.banner import banner_line
 from co_tui.session.cost import format_usd
+from co_tui.session.events import INTERRUPTED_MESSAGE
 from co_tui.session.store import LoadedSession, SessionMeta
 
 FORMATS = ("md", "json")
@@ -100,7 +103,7 @@ def _response_blocks(message: Any) -> list[str]:
             blocks.append(f"**Tool result** `{part.tool_name}` · `{part.tool_call_id}`\n\n" + _fence(_as_text(part.content)))
         elif kind:
             blocks.append(f"*[{kind}]*")
-    return blocks
+    return blocks if len(blocks) > 1 else []  # an empty response (cut off before it began): no heading
 
 
 def _positions(loaded: LoadedSession) -> list[int]:
@@ -134,6 +137,8 @@ def export_markdown(loaded: LoadedSession) -> str:
     for index, message in enumerate(loaded.transcript):
         blocks.extend(banners.get(index, []))
         blocks.extend(_response_blocks(message) if message.kind == "response" else _request_blocks(message))
+        if getattr(message, "state", None) == "interrupted":  # as the TUI shows it, live and resumed
+            blocks.append(f"*⏹ {INTERRUPTED_MESSAGE}*")
     blocks.extend(banners.get(len(loaded.transcript), []))
     return "\n\n".join(blocks) + "\n"
 
@@ -178,5 +183,43 @@ def render_export(loaded: LoadedSession, fmt: str) -> str:
 
 
 def default_export_path(meta: SessionMeta, fmt: str, directory: Path) -> Path:
-    """`<directory>/co-tui-<first 8 of id>.<fmt>` — where `/export` writes when given no path."""
+    """`<directory>/co-tui-<first 8 of id>.<fmt>` — the name `/export` starts from in a directory."""
     return Path(directory) / f"co-tui-{meta.id[:8]}.{fmt}"
+
+
+EXPORTS_DIR = "exports"
+"""`/export`'s default folder, under the data dir: an export is a copy of the session (secrets
+included), so it stays private and out of the workspace the agent searches."""
+
+
+def write_export(text: str, default: Path, target: Path | None = None) -> Path:
+    """Write `text` to a new file, mode 0600, never over an existing one; returns its path.
+
+    `target` None: `default` (its folder is created private, mode 0700); an existing directory:
+    `default`'s name inside it; else the file `target`. A default name that is taken gets `-2`,
+    `-3`, … before its suffix; a `target` file that exists raises `FileExistsError` with one line
+    (nothing is overwritten). Other `OSError`s (a missing folder, no permission) propagate.
+    """
+    if target is None:
+        from co_tui.paths import ensure_private_dir
+
+        ensure_private_dir(default.parent)
+        path, unique = default, True
+    elif target.is_dir():
+        path, unique = target / default.name, True
+    else:
+        path, unique = target, False
+    for n in range(2, 10_000):
+        try:
+            # O_EXCL: the check and the create are one step, so nothing is overwritten even in a race.
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            if not unique:
+                raise FileExistsError(errno.EEXIST, "the file exists; give another path (nothing was overwritten)",
+                                      str(path)) from None
+            path = path.with_name(f"{default.stem}-{n}{default.suffix}")
+            continue
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        return path
+    raise FileExistsError(errno.EEXIST, "no free file name left", str(path))

@@ -44,7 +44,7 @@ from co_tui.session import migrations
 from co_tui.session.context_diff import ContextState, plan_context_update
 from co_tui.session.message_codec import decode_bodies, encode_messages
 from co_tui.session.redaction import redact_text, secret_env_values
-from co_tui.session.store_tail import SessionTail, read_ledger, read_tail
+from co_tui.session.store_tail import SessionTail, read_ledger, read_preview, read_tail
 from co_tui.session.store_errors import (
     StoreCorrupt,
     StoreError,
@@ -513,6 +513,12 @@ class SessionStore:
             if conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount == 0:
                 raise StoreError(f"no session with id {session_id}")
             self._saved.pop(session_id, None)
+
+    def preview(self, session_id: str) -> str:
+        """One line for the sessions picker: the newest prompt, or the newest answer of a session
+        with a single prompt (`store_tail.read_preview`). `StoreError` when the store fails."""
+        with self._guard("read the session") as conn:
+            return read_preview(conn, session_id)
 
     def resolve_id(self, prefix: str) -> str:
         """The one session id starting with `prefix` (case-insensitive); else `StoreError`."""

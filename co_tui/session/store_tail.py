@@ -135,3 +135,34 @@ def read_ledger(conn: sqlite3.Connection, session_id: str, damaged: Damaged) -> 
             raise damaged(f"ledger entry {seq} cannot be decoded ({exc})") from None
         positions.append(int(at))
     return ledger, positions
+
+
+def read_preview(conn: sqlite3.Connection, session_id: str) -> str:
+    """One line that tells a session from others of the same title (the sessions picker): the
+    newest user prompt when the session has two or more, else the start of the newest answer.
+    Reads backwards from the end and stops at the second prompt, so a long session costs no more
+    than a short one; tool results are never parsed. '' when there is nothing readable."""
+    prompts: list[str] = []
+    answer = ""
+    rows = conn.execute(
+        """SELECT kind, body FROM transcript
+           WHERE session_id = ? AND (kind = 'response' OR instr(body, '"user-prompt"') > 0)
+           ORDER BY seq DESC""",
+        (session_id,),
+    )
+    for kind, body in rows:
+        try:
+            parts = json.loads(body).get("parts") or []
+        except (TypeError, ValueError, AttributeError):
+            continue  # the full load reports damage; a preview just skips it
+        if kind == "response":
+            text = " ".join(str(p.get("content") or "") for p in parts if p.get("part_kind") == "text")
+            answer = answer or text
+            continue
+        prompt = next((p.get("content") for p in parts if p.get("part_kind") == "user-prompt"), None)
+        if isinstance(prompt, str):
+            prompts.append(prompt)
+            if len(prompts) == 2:
+                break
+    line = prompts[0] if len(prompts) == 2 else answer or (prompts[0] if prompts else "")
+    return " ".join(line.split())

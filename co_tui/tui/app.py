@@ -116,9 +116,16 @@ def run_app(settings: SettingsSource, workspace: Path, resume_id: str | None = N
 
     When the settings or the session cannot be loaded, the app exits by itself and the one line
     saying why is printed here, after the terminal is restored (exit 2 for settings and usage).
+    Otherwise, when the session has turns, one line says how to resume it (`resume_hint`).
     """
     app = CoTuiApp(settings, workspace, resume_id=resume_id, continue_latest=continue_latest)
     app.run()
     if app.failure:
         print(f"co-tui: {app.failure}", file=sys.stderr)
+    else:
+        from co_tui.session.commands import resume_hint
+
+        hint = resume_hint(app.session)
+        if hint:
+            print(hint)
     return app.return_code or 0

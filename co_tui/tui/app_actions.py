@@ -94,7 +94,8 @@ class AppActions:
         self.push_screen(SessionsScreen(store, self.workspace, current_id=self.session.id), chosen)
 
     async def action_export(self, args: str = "") -> None:
-        """/export [md|json] [path]: write this session to a file (default: the workspace).
+        """/export [md|json] [path]: write this session to a new file (default: the data dir's
+        exports folder; `export.write_export` never overwrites and makes it mode 0600).
 
         A relative path is taken from the workspace; an existing directory gets the default file
         name. Says where the file went, or one line on what was wrong.
@@ -112,14 +113,13 @@ class AppActions:
             chat.show_hint("nothing saved to export yet", info=True)
             return
         try:
-            from co_tui.session.export import default_export_path, render_export
+            from co_tui.session.export import EXPORTS_DIR, default_export_path, render_export, write_export
 
             loaded = session.store.load(session.id)
             text = render_export(loaded, fmt)
-            path = self.workspace if target is None else (self.workspace / target.expanduser())
-            if target is None or path.is_dir():
-                path = default_export_path(loaded.meta, fmt, path)
-            path.write_text(text, encoding="utf-8")
+            exports = self.settings.resolved_data_dir / EXPORTS_DIR
+            path = write_export(text, default_export_path(loaded.meta, fmt, exports),
+                                None if target is None else self.workspace / target.expanduser())
         except Exception as exc:  # noqa: BLE001 - one line, the app keeps running
             from co_tui.session.events import ErrorEvent
 

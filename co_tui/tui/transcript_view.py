@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -32,7 +32,9 @@ class Item:
     result: str | None = None
     is_error: bool = False
     at: int = 0  # index of the transcript message it starts at (places trim banners on resume)
-    interrupted: bool = False  # an answer the user stopped (pydantic-ai's response state)
+    # The user stopped the turn here (pydantic-ai's message state): an answer cut off, or the
+    # prompt or tool call that was the last thing before the interrupt. Shown as it was live.
+    interrupted: bool = False
 
 
 def _field(obj: Any, name: str) -> Any:
@@ -80,7 +82,10 @@ def _retry_text(content: Any, tool_name: str | None) -> str:
 
 def transcript_items(messages: Sequence[Any], *, start: int = 0) -> list[Item]:
     """User prompts, assistant text runs and tool calls (paired with their results), in order.
-    An answer whose last response was cut off by an interrupt is `interrupted`.
+    An answer whose last response was cut off by an interrupt is `interrupted`; a message left
+    `interrupted` with no text (the interrupt came before the first token, or during a tool call)
+    marks the item before it. A tool result whose outcome is not `success` is an error (a declined
+    shell command), one whose outcome is `interrupted` is no result, as the live turn showed them.
 
     `messages` are stored JSON dicts or pydantic-ai messages; `start` is the transcript index of
     `messages[0]` (for `Item.at`). Shapes it does not know are skipped, never raised on.
@@ -96,9 +101,14 @@ def transcript_items(messages: Sequence[Any], *, start: int = 0) -> list[Item]:
                     items.append(Item("user", text=_text_of(_field(part, "content")), at=at))
                 elif part_kind in ("tool-return", "retry-prompt") and call_id in tool_index:
                     i = tool_index[call_id]
-                    is_error = part_kind == "retry-prompt"
+                    outcome = _field(part, "outcome")
+                    if outcome == "interrupted":  # pydantic-ai's stand-in for a call that never returned
+                        continue
+                    # As session/stream_map.py: a return whose outcome is not success is an error.
+                    is_error = part_kind == "retry-prompt" or outcome not in (None, "success")
                     content = _field(part, "content")
-                    text = _retry_text(content, _field(part, "tool_name")) if is_error else _result_of(content)
+                    text = _retry_text(content, _field(part, "tool_name")) if part_kind == "retry-prompt" \
+                        else _result_of(content)
                     items[i] = Item("tool", tool_name=items[i].tool_name, tool_call_id=call_id,
                                     args=items[i].args, result=text, is_error=is_error, at=items[i].at)
         elif kind == "response":
@@ -115,6 +125,8 @@ def transcript_items(messages: Sequence[Any], *, start: int = 0) -> list[Item]:
                     tool_index[call_id] = len(items)
                     items.append(Item("tool", tool_name=_field(part, "tool_name") or "", tool_call_id=call_id,
                                       args=_args_of(_field(part, "args")), at=at))
+        if _field(message, "state") == "interrupted" and items and not items[-1].interrupted:
+            items[-1] = replace(items[-1], interrupted=True)
     return items
 
 

@@ -91,7 +91,7 @@ def co_tui(*args: str, cwd: Path, env: dict[str, str], timeout: float = 60) -> s
     """Run the `co-tui` command in a subprocess with `env` on top of the test's environment."""
     return subprocess.run(
         [sys.executable, "-m", "co_tui", *args], cwd=cwd, capture_output=True, text=True,
-        env={**os.environ, **env}, timeout=timeout,
+        env={**os.environ, **env}, timeout=timeout, stdin=subprocess.DEVNULL,  # stdin joins -p's prompt
     )
 
 

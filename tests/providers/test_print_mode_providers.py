@@ -113,7 +113,7 @@ def test_ctrl_c_mid_stream_exit_130_and_session_saved(loopback: LoopbackServer, 
     proc = subprocess.Popen(
         [sys.executable, "-m", "co_tui", "-p", "count", "--model", "openai-chat:gpt-4o", "--output-format", "jsonl"],
         cwd=tmp_path, env={**os.environ, **provider_env(loopback)},
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
     )
     try:
         assert proc.stdout is not None

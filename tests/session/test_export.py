@@ -73,3 +73,34 @@ def test_unknown_format(saved: LoadedSession) -> None:
     assert render_export(saved, "md") == export_markdown(saved)
     with pytest.raises(ValueError, match="use md or json"):
         render_export(saved, "pdf")
+
+
+def test_write_export_defaults_to_a_private_folder_and_never_overwrites(tmp_path: Path) -> None:
+    import stat
+
+    from co_tui.session.export import write_export
+
+    default = tmp_path / "data" / "exports" / "co-tui-abcdef12.md"
+    first = write_export("one", default)
+    second = write_export("two", default)  # the default name is taken: a new one, the first kept
+    assert first == default and second == default.with_name("co-tui-abcdef12-2.md")
+    assert first.read_text() == "one" and second.read_text() == "two"
+    assert stat.S_IMODE(first.stat().st_mode) == 0o600 and stat.S_IMODE(second.stat().st_mode) == 0o600
+    assert stat.S_IMODE(default.parent.stat().st_mode) == 0o700
+
+    # A directory given as the target gets the default name, made unique the same way.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / default.name).write_text("theirs")
+    assert write_export("three", default, elsewhere) == elsewhere / "co-tui-abcdef12-2.md"
+    assert (elsewhere / default.name).read_text() == "theirs"
+
+    # A file named by the user that exists: refused, one line, nothing overwritten.
+    mine = tmp_path / "notes.md"
+    mine.write_text("keep me")
+    with pytest.raises(FileExistsError) as refused:
+        write_export("four", default, mine)
+    assert "nothing was overwritten" in str(refused.value) and "\n" not in str(refused.value)
+    assert mine.read_text() == "keep me"
+    fresh = write_export("five", default, tmp_path / "fresh.md")
+    assert fresh.read_text() == "five" and stat.S_IMODE(fresh.stat().st_mode) == 0o600

@@ -24,6 +24,7 @@ def co_tui(*args: str, cwd: Path, data_dir: Path, env: dict[str, str] | None = N
            timeout: int = 90) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "co_tui", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+        stdin=subprocess.DEVNULL,  # stdin joins -p's prompt
         env={**os.environ, "CO_TUI_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT), **(env or {})},
     )
 
@@ -108,7 +109,7 @@ def test_sigkill_mid_turn_keeps_every_completed_turn(data_dir: Path, tmp_path: P
     # A third turn, streamed slowly; killed once it is visibly under way.
     proc = subprocess.Popen(
         [sys.executable, "-m", "co_tui", "--continue", "-p", "tell me a long story", "--output-format", "jsonl"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
         env={**os.environ, "CO_TUI_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT), "CO_TUI_OFFLINE_DELAY": "0.2"},
     )
     assert proc.stdout is not None
@@ -136,3 +137,22 @@ def test_sigkill_mid_turn_keeps_every_completed_turn(data_dir: Path, tmp_path: P
     assert after.returncode == 0, after.stderr
     _same, now = _turns_in(data_dir)
     assert now == kept + 1
+
+
+def test_resume_hint_only_for_a_saved_session_with_turns(tmp_path: Path) -> None:
+    import asyncio
+
+    from co_tui.config import load_settings
+    from co_tui.session.commands import open_session, resume_hint
+
+    session = open_session(load_settings(), tmp_path)
+    assert resume_hint(session) is None  # nothing to come back to
+
+    async def one_turn() -> None:
+        async for _event in session.run_turn("hello"):
+            pass
+
+    asyncio.run(one_turn())
+    assert resume_hint(session) == f"resume with: co-tui --resume {session.id}"
+    session.store.close()
+    assert resume_hint(None) is None

@@ -240,9 +240,13 @@ async def test_slash_export_writes_where_it_says(app, workspace):
         def last_notice() -> str:
             return app.chat.query("NoticeLine").last().text
 
-        await send(pilot, "/export")
-        md = workspace / f"co-tui-{app.session.id[:8]}.md"
+        await send(pilot, "/export")  # by default into the data dir's exports folder, not the workspace
+        exports = app.settings.resolved_data_dir / "exports"
+        md = exports / f"co-tui-{app.session.id[:8]}.md"
         assert last_notice() == f"Exported md to {md}" and "hello" in md.read_text()
+        assert oct(md.stat().st_mode & 0o777) == "0o600" and not list(workspace.glob("co-tui-*"))
+        await send(pilot, "/export")  # again: a new file, the first one kept
+        assert last_notice() == f"Exported md to {exports / md.name.replace('.md', '-2.md')}"
 
         await send(pilot, "/export json out/session.json")  # a missing directory: one line, no file
         error = app.chat.query("ErrorBlock").last()
@@ -252,6 +256,10 @@ async def test_slash_export_writes_where_it_says(app, workspace):
         await send(pilot, "/export json saved.json")
         data = json.loads((workspace / "saved.json").read_text())
         assert data and last_notice() == f"Exported json to {workspace / 'saved.json'}"
+        await send(pilot, "/export json saved.json")  # the file exists: refused, not overwritten
+        error = app.chat.query("ErrorBlock").last()
+        assert "nothing was overwritten" in error.message and "\n" not in error.message
+        assert json.loads((workspace / "saved.json").read_text()) == data
 
         await send(pilot, "/export pdf")
         assert "unknown export format 'pdf'" in str(app.chat.query_one("#hint").render())

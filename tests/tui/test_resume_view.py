@@ -239,3 +239,47 @@ async def test_a_prompt_sent_during_the_preview_waits_then_runs(workspace: Path)
         assert not hint.has_class("-shown"), "the loading hint went once the prompt was sent"
         assert isinstance(app.chat.log_view.items[-1], AssistantMessage)
         assert len(app.session.transcript) > len(session.transcript)
+
+
+async def test_a_declined_and_an_interrupted_tool_call_resume_as_they_were_live(
+        workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Live, a declined shell call is `✗ … failed` and Esc during a tool call ends with the
+    `⏹ interrupted` line; the resumed view (from rows and from the full load alike) shows the same."""
+    import asyncio
+
+    s = load_settings(allow_shell=True)
+    answers = iter([False, True])
+
+    async def approver(command: str) -> bool:
+        return next(answers)
+
+    session = ChatSession(s, workspace=workspace, store=open_store(s), approver=approver)
+    live: list[Any] = []
+    async for event in session.run_turn("run echo hi"):  # declined
+        live.append(event)
+    async for event in session.run_turn("run sleep 20; echo done"):  # approved, then interrupted
+        live.append(event)
+        if event.type == "tool_call":
+            asyncio.get_running_loop().call_soon(session.cancel)
+    [declined] = [e for e in live if e.type == "tool_result"]
+    assert declined.is_error and live[-1].type == "done" and live[-1].interrupted
+
+    expected, _ = await _full_path_view(workspace, session.id, monkeypatch)
+    gate = threading.Event()
+    app = CoTuiApp(load_settings(), workspace, resume_id=session.id, session_factory=_gated(gate))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_until(pilot, lambda: _resumed(app), what="the preview")
+        assert _entries(app) == expected
+        items = app.chat.log_view.items
+        blocks = [w for w in items if isinstance(w, ToolCallBlock)]
+        assert [b.status for b in blocks] == ["error", "interrupted"]
+        after = items[items.index(blocks[1]) + 1]
+        assert type(after).__name__ == "ErrorBlock" and after.kind == "interrupted"
+        gate.set()
+        await wait_ready(pilot)
+
+    from co_tui.session.export import export_markdown
+
+    md = export_markdown(session.store.load(session.id))
+    assert "## Assistant\n\n## " not in md and not md.rstrip().endswith("## Assistant")
+    assert md.rstrip().endswith("*⏹ interrupted: the partial answer is kept*")

@@ -406,3 +406,22 @@ async def test_finish_during_a_hand_over_keeps_one_segment(monkeypatch: pytest.M
         assert list(log.items) == [first] and first.next is None
         assert first.text == "The first paragraph is long enough.\n\nThe second one\nand more"
         assert first.markdown.source == first.text and first.interrupted
+
+
+async def test_file_names_are_shown_literally_streamed_and_whole() -> None:
+    """`__init__.py` is not a bold "init"; `*stars*` still emphasise (issue: names from tools)."""
+    text = "Edit __init__.py and test_a_b_c.py, then *check* the __main__ module."
+    app = LogHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        streamed = await stream(pilot, app.log_view, text, chunk=3)
+        whole = AssistantMessage(text)
+        await app.log_view.add(whole)
+        await wait_until(pilot, lambda: len(whole.markdown.children) == 1, what="render")
+        await pilot.pause()
+        for answer in (streamed, whole):
+            [line] = [ln.lstrip("▌ ").strip() for ln in answer_lines(app, [answer]) if ln.strip(" ▌")]
+            assert line == "Edit __init__.py and test_a_b_c.py, then check the __main__ module."
+    from co_tui.tui.markdown_parser import literal_underscores_parser
+
+    inline = literal_underscores_parser().parseInline(text)[0].children
+    assert [t.type for t in inline if t.type.endswith("_open")] == ["em_open"]  # *check* only

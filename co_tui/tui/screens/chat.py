@@ -200,8 +200,6 @@ class ChatScreen(Screen[None]):
                 widgets.append(UserMessage(entry.text))
             elif entry.kind == "assistant":
                 widgets.append(AssistantMessage(entry.text, interrupted=entry.interrupted))
-                if entry.interrupted:  # as the live turn showed it
-                    widgets.append(ErrorBlock(INTERRUPTED_MESSAGE, kind="interrupted"))
             else:
                 block = ToolCallBlock(entry.tool_name, entry.tool_call_id, entry.args)
                 if entry.result is not None:
@@ -210,6 +208,8 @@ class ChatScreen(Screen[None]):
                     block.mark_interrupted()
                 self._tools[entry.tool_call_id] = block
                 widgets.append(block)
+            if getattr(entry, "interrupted", False):  # the line the live turn ended with
+                widgets.append(ErrorBlock(INTERRUPTED_MESSAGE, kind="interrupted"))
         if skipped:
             log.note_hidden(skipped)
         await log.add(*widgets)

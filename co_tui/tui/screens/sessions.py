@@ -1,5 +1,9 @@
 """The sessions picker (`/sessions`): saved sessions of this workspace, newest first.
 
+Each row shows the short id, the title with a dim preview (the newest prompt, or the newest answer
+of a one-prompt session), and how long ago it was used, so four sessions that all began with
+`hello` can be told apart.
+
 Enter resumes (the screen dismisses with the session id), `d` deletes after a confirm, Esc cancels
 (dismisses with None). A session that cannot be read shows its one-line error in the list and in
 the status line; the picker stays open and nothing crashes.
@@ -8,7 +12,7 @@ the status line; the picker stays open and nothing crashes.
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,8 +34,9 @@ _MIN_TITLE_WIDTH = 16
 _MODEL_CHARS = 18
 _HINT = "Enter resume · d delete · Esc cancel"
 # Column keys and labels, in display order; the title column takes whatever width the others leave.
-_COLUMNS = (("mark", " "), ("title", "title"), ("updated", "updated"), ("messages", "msgs"),
-            ("tokens", "tokens"), ("model", "model"))
+_COLUMNS = (("mark", " "), ("id", "id"), ("title", "title · latest"), ("updated", "updated"),
+            ("messages", "msgs"), ("tokens", "tokens"), ("model", "model"))
+_TITLE = 2  # index of the title column in `_COLUMNS`
 
 
 def _clip(text: str, limit: int) -> str:
@@ -41,6 +46,20 @@ def _clip(text: str, limit: int) -> str:
 def format_updated(value: datetime) -> str:
     """A timestamp in the local time zone, to the minute."""
     return value.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def format_age(value: datetime, now: datetime) -> str:
+    """How long before `now`: `just now`, `5 min ago`, `3 h ago`, `2 d ago`; a week or more: the date."""
+    seconds = (now - value).total_seconds()
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    if seconds < 86_400:
+        return f"{int(seconds // 3600)} h ago"
+    if seconds < 7 * 86_400:
+        return f"{int(seconds // 86_400)} d ago"
+    return value.astimezone().strftime("%Y-%m-%d")
 
 
 class SessionsScreen(ModalScreen[str | None]):
@@ -54,12 +73,15 @@ class SessionsScreen(ModalScreen[str | None]):
         Binding("escape", "cancel", "Cancel"),
     ]
 
-    def __init__(self, store: SessionStore, workspace: Path, *, current_id: str | None = None) -> None:
+    def __init__(self, store: SessionStore, workspace: Path, *, current_id: str | None = None,
+                 now: datetime | None = None) -> None:
         super().__init__()
         self.store = store
         self.workspace = Path(workspace)
         self.current_id = current_id
+        self.now = now  # ages are counted from here (tests freeze it); None: the clock at each reload
         self.sessions: list[SessionMeta] = []
+        self.previews: dict[str, str] = {}
         self.opening: str | None = None  # the id being checked before the picker closes with it
 
     def compose(self) -> ComposeResult:
@@ -86,6 +108,7 @@ class SessionsScreen(ModalScreen[str | None]):
 
         try:
             self.sessions = self.store.list_sessions(self.workspace)
+            self.previews = {meta.id: self.store.preview(meta.id) for meta in self.sessions}
         except StoreError as exc:
             self._status(str(exc), error=True)
             return
@@ -116,7 +139,7 @@ class SessionsScreen(ModalScreen[str | None]):
             for i, (key, label) in enumerate(_COLUMNS) if key != "title"
         )
         room = table.size.width - table.styles.scrollbar_size_vertical - others - 2 * table.cell_padding
-        longest = max([cell_len("title")] + [r[1].cell_len for r in rows])
+        longest = max([cell_len(_COLUMNS[_TITLE][1])] + [r[_TITLE].cell_len for r in rows])
         return max(_MIN_TITLE_WIDTH, min(room, longest))
 
     def _show_row_status(self) -> None:
@@ -126,7 +149,7 @@ class SessionsScreen(ModalScreen[str | None]):
         elif meta.damaged:
             self._status(meta.damaged, error=True)
         else:
-            self._status(_HINT)
+            self._status(f"{meta.id} · {format_updated(meta.updated)} · {_HINT}")
 
     def _cells(self, meta: SessionMeta) -> tuple[Text, ...]:
         if meta.damaged:
@@ -135,12 +158,17 @@ class SessionsScreen(ModalScreen[str | None]):
             mark = Text("●", style="green")
         else:
             mark = Text(" ")
+        # The whole title and preview: the column's width crops them with an ellipsis when narrow.
+        title = Text(meta.title or "untitled", style="red" if meta.damaged else "", no_wrap=True,
+                     overflow="ellipsis")
+        preview = self.previews.get(meta.id, "")
+        if preview and preview != meta.title:
+            title.append(f"  › {preview}", style="dim")
         return (
             mark,
-            # The whole title: the column's width crops it with an ellipsis on narrow terminals.
-            Text(meta.title or "untitled", style="red" if meta.damaged else "", no_wrap=True,
-                 overflow="ellipsis"),
-            Text(format_updated(meta.updated)),
+            Text(meta.id[:8], style="dim"),
+            title,
+            Text(format_age(meta.updated, self.now or datetime.now(timezone.utc))),
             Text(str(meta.messages), justify="right"),
             Text(format_tokens(meta.tokens), justify="right"),
             Text(_clip(meta.model, _MODEL_CHARS), style="dim"),

@@ -30,6 +30,7 @@ from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
 
 from co_tui.tui.input_clock import since_input
+from co_tui.tui.markdown_parser import literal_underscores_parser
 
 FLUSH_HZ = 10
 SEGMENT_CHARS = 4_000
@@ -140,7 +141,8 @@ class AssistantMessage(Vertical):
         self.interrupted = interrupted
 
     def compose(self) -> ComposeResult:
-        yield Markdown(self._text, classes="-last")
+        # File names stay literal: `__init__.py` is not a bold "init" (tui/markdown_parser.py).
+        yield Markdown(self._text, classes="-last", parser_factory=literal_underscores_parser)
 
     @property
     def text(self) -> str:

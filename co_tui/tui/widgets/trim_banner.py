@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 from textual.content import Content
 from textual.widgets import Collapsible, Markdown, Static
 
+from co_tui.tui.markdown_parser import literal_underscores_parser
+
 if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
 
@@ -47,7 +49,7 @@ class TrimBanner(Collapsible):
         details = Content("\n".join(f"{label:<{width}}  {value}" for label, value in table))
         children: list[Static | Markdown] = [Static(details, classes="banner-details")]
         if event.summary:
-            children += [Static("summary", classes="banner-summary-label"), Markdown(event.summary)]
+            children += [Static("summary", classes="banner-summary-label"), Markdown(event.summary, parser_factory=literal_underscores_parser)]
         kind = "clear" if event.reason == "clear" else "compact" if event.strategy == "compact" else "trim"
         super().__init__(
             *children,

@@ -71,8 +71,16 @@ def store(tmp_path: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> I
     opened.close()
 
 
+NOW = datetime.fromtimestamp(T0 + 3600, timezone.utc)  # ages are counted from 10:00
+
+
 def _picker(make_host, store: SessionStore, workspace: Path):
-    return make_host(lambda: SessionsScreen(store, workspace, current_id=IDS["bcd"]))
+    return make_host(lambda: SessionsScreen(store, workspace, current_id=IDS["bcd"], now=NOW))
+
+
+def _titles(table: DataTable) -> list[str]:
+    """The title column without its preview."""
+    return [str(table.get_row_at(i)[2]).split("  › ")[0] for i in range(table.row_count)]
 
 
 async def _keys(pilot, *keys: str) -> None:
@@ -91,10 +99,14 @@ async def test_lists_this_workspace_newest_first(make_host, store, workspace):
     async with app.run_test(size=TERMINAL) as pilot:
         await pilot.pause()
         table = app.screen.query_one("#sessions-table", DataTable)
-        titles = [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
-        assert titles == [PLAN[IDS[k]][0] for k in ("abc", "bcd", "cde", "def")]
-        assert str(table.get_row_at(0)[2]) == "2025-03-14 09:50"
-        assert str(table.get_row_at(0)[3]) == "12"  # 3 turns of 4 messages
+        assert _titles(table) == [PLAN[IDS[k]][0] for k in ("abc", "bcd", "cde", "def")]
+        assert str(table.get_row_at(0)[1]) == "aaaaaaaa"  # the id, as --resume takes it
+        assert str(table.get_row_at(0)[3]) == "10 min ago"
+        assert str(table.get_row_at(0)[4]) == "12"  # 3 turns of 4 messages
+        # The preview: the newest prompt of a session with several, the answer of a one-prompt one.
+        assert str(table.get_row_at(0)[2]).endswith("  › read file_2.py")
+        assert str(table.get_row_at(1)[2]).endswith("  › file_0.py defines a handler.")
+        assert _status(app).startswith(f"{IDS['abc']} · 2025-03-14 ")
 
 
 @pytest.mark.parametrize(("keys", "result"), [
@@ -150,8 +162,7 @@ async def test_delete_after_yes_removes_it_from_store_and_list(make_host, store,
         assert isinstance(app.screen, SessionsScreen)
         assert [m.id for m in store.list_sessions(workspace)] == [IDS["bcd"], IDS["cde"], IDS["def"]]
         table = app.screen.query_one("#sessions-table", DataTable)
-        assert [str(table.get_row_at(i)[1]) for i in range(table.row_count)] == [
-            PLAN[IDS[k]][0] for k in ("bcd", "cde", "def")]
+        assert _titles(table) == [PLAN[IDS[k]][0] for k in ("bcd", "cde", "def")]
 
 
 async def test_the_open_session_cannot_be_deleted(make_host, store, workspace):
@@ -229,3 +240,26 @@ async def test_the_resume_check_runs_off_the_ui_thread(make_host, store, workspa
         await pilot.pause()
         assert calls == [IDS["bcd"]]
         assert app.results == [IDS["bcd"]]
+
+
+async def test_four_hello_sessions_can_be_told_apart(make_host, tmp_path, workspace, monkeypatch):
+    """Same title, same answer: the id and the age tell them apart, and the id is what --resume takes."""
+    clock = [T0]
+    monkeypatch.setattr(store_module, "_now", lambda: clock[0])
+    with SessionStore.open(tmp_path / "hello-data") as hello_store:
+        for n, minutes in enumerate((1, 7, 90, 3000)):
+            clock[0] = T0 - minutes * 60
+            sid = hello_store.create_session(model="offline", workspace=workspace, title="hello",
+                                             session_id=f"{n}" * 32)
+            turn = [ModelRequest(parts=[UserPromptPart("hello")]), ModelResponse(parts=[TextPart("Hello!")])]
+            hello_store.save_turn(sid, new_transcript=turn, context=turn, new_events=[])
+        now = datetime.fromtimestamp(T0, timezone.utc)
+        app = make_host(lambda: SessionsScreen(hello_store, workspace, now=now))
+        async with app.run_test(size=TERMINAL) as pilot:
+            await pilot.pause()
+            table = app.screen.query_one("#sessions-table", DataTable)
+            rows = [tuple(str(cell) for cell in table.get_row_at(i)) for i in range(table.row_count)]
+    assert [r[1] for r in rows] == ["00000000", "11111111", "22222222", "33333333"]
+    assert [r[3] for r in rows] == ["1 min ago", "7 min ago", "1 h ago", "2 d ago"]
+    assert all(r[2] == "hello  › Hello!" for r in rows)
+    assert len(set(rows)) == 4
