@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: run test setup bench clean
+.PHONY: run test typecheck setup bench clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -18,6 +18,10 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+# Types (configured in pyproject.toml: governance/ and session/ strictly).
+typecheck: $(STAMP)
+	$(VENV)/bin/python -m mypy co_tui
 
 bench: $(STAMP)
 	$(VENV)/bin/python -m pip install --quiet -e '.[test,bench]'

@@ -12,7 +12,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from co_tui import __version__
 from co_tui.print_input import BARE_P
@@ -25,7 +25,7 @@ EXIT_BROKEN_PIPE = 141  # co_tui.broken_pipe.EXIT_BROKEN_PIPE (128 + SIGPIPE), w
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2 (argparse's default prints usage too)
+    def error(self, message: str) -> NoReturn:  # one line, exit 2 (argparse's default prints usage too)
         self.exit(EXIT_USAGE, f"co-tui: {message} (see co-tui --help)\n")
 
 

@@ -14,36 +14,39 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from co_tui.config import Settings
+
+if TYPE_CHECKING:
+    from co_tui.session.chat import ChatSession
+    from co_tui.session.events import Event
 
 EXIT_OK, EXIT_MODEL_ERROR, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
 
 
-def _write_event(event: object, fmt: str, out: TextIO, err: TextIO, session_id: str | None = None) -> None:
+def _write_event(event: Event, fmt: str, out: TextIO, err: TextIO, session_id: str | None = None) -> None:
     """Write one event; `session_id` is added to its JSON line (second, after `type`) when given."""
-    kind = event.type  # type: ignore[attr-defined]
     if fmt == "jsonl":
-        data = event.to_dict()  # type: ignore[attr-defined]
+        data = event.to_dict()
         if session_id is not None:
             data = {"type": data.pop("type"), "session_id": session_id, **data}
         out.write(json.dumps(data, ensure_ascii=False) + "\n")
         out.flush()
         return
-    if kind == "text_delta":
-        out.write(event.text)  # type: ignore[attr-defined]
+    if event.type == "text_delta":
+        out.write(event.text)
         out.flush()
-    elif kind == "tool_call":
-        err.write(f"· {event.tool_name} {event.args}\n")  # type: ignore[attr-defined]
-    elif kind == "history_trimmed":
+    elif event.type == "tool_call":
+        err.write(f"· {event.tool_name} {event.args}\n")
+    elif event.type == "history_trimmed":
         from co_tui.session.banner import banner_line
 
         failed = f" · {event.note}" if event.strategy == "static_marker" and event.note else ""  # type: ignore[attr-defined]
         err.write(banner_line(event) + failed + "\n")  # type: ignore[arg-type]
 
 
-async def _run(session, prompt: str, fmt: str, out: TextIO, err: TextIO) -> int:  # noqa: ANN001
+async def _run(session: ChatSession, prompt: str, fmt: str, out: TextIO, err: TextIO) -> int:
     loop = asyncio.get_running_loop()
     # SIGTERM and SIGHUP (a closed terminal) interrupt and save like Ctrl+C: the turn is kept.
     for signum in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):

@@ -158,6 +158,16 @@ async def test_compact_on_empty_history_does_nothing(workspace: Path) -> None:
     assert session.ledger == []
 
 
+async def test_compact_of_a_compacted_context_does_nothing(workspace: Path) -> None:
+    session = new_session(workspace, model="offline")
+    await collect(session.run_turn("hello"))
+    await collect(session.compact())
+    context, ledger = list(session.context), list(session.ledger)
+    events = await collect(session.compact())  # raised TypeError: there is no turn left to summarise
+    assert types(events) == ["done"] and events[-1].output == "nothing to compact" and not events[-1].failed
+    assert session.context == context and session.ledger == ledger
+
+
 async def test_clear_starts_fresh(workspace: Path) -> None:
     session = new_session(workspace)
     await collect(session.run_turn("hello"))

@@ -98,11 +98,11 @@ def digest_messages(messages: Sequence[Any]) -> Digest:
             if turn is None:
                 turn = Turn()
                 digest.turns.append(turn)
-            for part in message.parts:
-                if isinstance(part, ToolCallPart):
-                    turn.tools.append(_tool_label(part.tool_name, part.args_as_dict()))
-                elif isinstance(part, TextPart) and part.content.strip():
-                    turn.answer = part.content  # the last text of the turn is its answer
+            for response_part in message.parts:
+                if isinstance(response_part, ToolCallPart):
+                    turn.tools.append(_tool_label(response_part.tool_name, response_part.args_as_dict()))
+                elif isinstance(response_part, TextPart) and response_part.content.strip():
+                    turn.answer = response_part.content  # the last text of the turn is its answer
     return digest
 
 

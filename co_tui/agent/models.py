@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
@@ -106,14 +107,19 @@ def _with_settings(model: Model, settings: Settings) -> Model:
     """`model` rebuilt with co-tui's retry/timeout defaults, keeping its provider (and client)."""
     from pydantic_ai.settings import ModelSettings
 
-    wanted: dict[str, Any] = {"max_retries": settings.max_retries, "timeout": settings.request_timeout_s}
     # Only what the model class forwards: pydantic-ai warns about the others on every request.
-    unsupported = getattr(type(model), "unsupported_settings", frozenset())
-    defaults = ModelSettings(**{k: v for k, v in wanted.items() if k not in unsupported})  # type: ignore[typeddict-item]
+    unsupported: frozenset[str] = getattr(type(model), "unsupported_settings", frozenset())
+    defaults = ModelSettings()
+    if "max_retries" not in unsupported:
+        defaults["max_retries"] = settings.max_retries
+    if "timeout" not in unsupported:
+        defaults["timeout"] = settings.request_timeout_s
     if model.settings:
-        defaults = ModelSettings(**{**defaults, **model.settings})  # type: ignore[typeddict-item]
+        defaults = ModelSettings(**{**defaults, **model.settings})
+    # The concrete class's constructor (model name first, as every provider model takes it), not `Model`'s.
+    rebuild: Callable[..., Model] = type(model)
     try:
-        return type(model)(model.model_name, provider=model.provider, settings=defaults)  # type: ignore[call-arg]
+        return rebuild(model.model_name, provider=model.provider, settings=defaults)
     except TypeError:
         # A model class with another constructor: keep it as inferred, with the SDK's defaults.
         return model

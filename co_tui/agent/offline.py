@@ -43,8 +43,11 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
+from pydantic_ai.models import ModelRequestParameters, StreamedResponse
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from pydantic_ai.profiles import ModelProfile
+from pydantic_ai.settings import ModelSettings
+from pydantic_ai.tools import RunContext
 from pydantic_ai.usage import RequestUsage
 
 from co_tui.agent.extractive import (
@@ -108,7 +111,13 @@ class OfflineModel(FunctionModel):
         self._system = OFFLINE_MODEL_NAME
 
     @asynccontextmanager
-    async def request_stream(self, messages, model_settings, model_request_parameters, run_context=None):  # noqa: ANN001, ANN201 - as in FunctionModel
+    async def request_stream(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+        run_context: RunContext[Any] | None = None,
+    ) -> AsyncIterator[StreamedResponse]:
         """FunctionModel's stream, with input tokens estimated from the whole request.
 
         (FunctionModel's own stream counts a flat 50 input tokens, which would freeze the meter.)

@@ -127,8 +127,12 @@ class ContextGovernance(AbstractCapability[Any]):
         self._override = None
         self._shrink_done = False
         self._hand_over(ctx.messages)
+        from pydantic_ai.models import Model  # loaded by now: a request is being made
+
+        # The run's model summarises when no summariser is set; a realtime model cannot.
+        model = ctx.model if isinstance(ctx.model, Model) else None
         outcome = await self.governor.apply(
-            ctx.messages, model=ctx.model, overhead_tokens=request_overhead_tokens(request_context)
+            ctx.messages, model=model, overhead_tokens=request_overhead_tokens(request_context)
         )
         if outcome.changed:
             await self._commit(ctx, outcome)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 
 from co_tui.governance.markers import marker_info
 from co_tui.governance.tokens import message_tokens, part_text
@@ -74,7 +74,7 @@ def _preview(message: ModelMessage, limit: int = 80) -> str:
     pieces: list[str] = []
     for part in message.parts:
         kind = getattr(part, "part_kind", "")
-        if kind == "tool-call":
+        if isinstance(part, ToolCallPart) and kind == "tool-call":
             pieces.append(f"→ {part.tool_name}()")
         elif answers_calls(part):
             pieces.append(f"{getattr(part, 'tool_name', '?')}: {part_text(part)[len(getattr(part, 'tool_name', '') or '') :]}")

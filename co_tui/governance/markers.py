@@ -146,7 +146,7 @@ def _only_text(message: ModelMessage) -> str | None:
     if len(texts) != 1:
         return None
     part = texts[0]
-    if getattr(part, "part_kind", "") != "user-prompt" or not isinstance(part.content, str):
+    if not isinstance(part, UserPromptPart) or not isinstance(part.content, str):
         return None
     return part.content
 

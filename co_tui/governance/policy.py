@@ -52,7 +52,7 @@ from co_tui.governance.trim import (
     trim_to_message_count,
     trim_to_recent_turns,
 )
-from co_tui.governance.turns import segment
+from co_tui.governance.turns import Layout, segment
 from co_tui.text import one_line
 
 if TYPE_CHECKING:
@@ -162,7 +162,9 @@ class Governor:
         by_request = int(policy.compact_target * policy.budget_tokens) - overhead
         return max(1, by_request, int(policy.compact_target * self._budget(overhead_tokens) * 0.5))
 
-    def _triggers(self, messages: Sequence[ModelMessage], budget: int):  # noqa: ANN202 - internal tuple
+    def _triggers(
+        self, messages: Sequence[ModelMessage], budget: int
+    ) -> tuple[list[ModelMessage], int, Layout, bool, bool]:
         current = separate_markers(messages)
         tokens = estimate_tokens(current)
         layout = segment(current)
@@ -266,7 +268,9 @@ class Governor:
             for event in events
         ]
 
-    async def _summarize(self, window, summarizer, reason: Reason, budget: int, tokens_before: int):
+    async def _summarize(
+        self, window: SummaryWindow, summarizer: Model | str, reason: Reason, budget: int, tokens_before: int
+    ) -> tuple[list[ModelMessage], HistoryTrimmed]:
         middle = window.middle_messages
         try:
             summary = await summarize_messages(middle, summarizer, max_tokens=summary_token_budget(middle))

@@ -18,7 +18,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.framing import register_tag, wrap
-from pydantic_ai.messages import ModelMessage, ModelRequest
+from pydantic_ai.messages import (
+    BaseToolCallPart,
+    ModelMessage,
+    ModelRequest,
+    RetryFeedbackPart,
+    RetryPromptPart,
+    SystemPromptPart,
+    TextPart,
+    UserPromptPart,
+)
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.markers import make_compact_pair, make_static_marker, make_summary_marker
@@ -135,10 +144,9 @@ def _render_message(message: ModelMessage, lines: list[str]) -> None:
             lines.append(f"[{info.messages} even earlier messages were removed without a summary]")
         return
     for part in message.parts:
-        kind = getattr(part, "part_kind", "")
-        if kind == "system-prompt":
+        if isinstance(part, SystemPromptPart):
             continue
-        if kind == "user-prompt":
+        if isinstance(part, UserPromptPart):
             content = part.content if isinstance(part.content, str) else content_text(
                 [c for c in part.content if isinstance(c, str)]
             )
@@ -150,12 +158,12 @@ def _render_message(message: ModelMessage, lines: list[str]) -> None:
             lines.append(
                 f"[tool result {getattr(part, 'tool_name', '?')}{status}, {len(text)} chars] {one_line(text, _DIGEST_CHARS)}"
             )
-        elif kind == "text":
+        elif isinstance(part, TextPart):
             lines.append(f"[assistant] {_cap(part.content)}")
-        elif kind.endswith("call") and hasattr(part, "tool_name"):
+        elif isinstance(part, BaseToolCallPart):  # tool calls and provider built-in tool calls
             args = part.args if isinstance(part.args, str) else content_text(part.args) if part.args else ""
             lines.append(f"[assistant calls {part.tool_name}] {one_line(args, 200)}")
-        elif kind in ("retry-feedback", "retry-prompt"):
+        elif isinstance(part, (RetryFeedbackPart, RetryPromptPart)):
             lines.append(f"[retry] {one_line(content_text(part.content), _DIGEST_CHARS)}")
         # thinking, files and framework parts are left out on purpose
 

@@ -21,7 +21,7 @@ import json
 import string
 import weakref
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 __all__ = ["estimate_tokens", "estimate_text_tokens", "message_tokens", "part_text", "content_text"]
 
@@ -182,7 +182,10 @@ def part_text(part: Any) -> str:
     return f"{name} {text}" if name else text
 
 
-class _IdentityCache:
+_V = TypeVar("_V")
+
+
+class _IdentityCache(Generic[_V]):
     """id(obj) → (weakref, key, value); entries vanish with their object.
 
     Model messages are unhashable dataclasses, so `WeakKeyDictionary` is not an option.
@@ -191,19 +194,23 @@ class _IdentityCache:
     __slots__ = ("_entries",)
 
     def __init__(self) -> None:
-        self._entries: dict[int, tuple[weakref.ref, Any, Any]] = {}
+        self._entries: dict[int, tuple[weakref.ref[Any], Any, _V]] = {}
 
-    def get(self, obj: Any, key: Any) -> Any:
+    def get(self, obj: Any, key: Any) -> _V | None:
         entry = self._entries.get(id(obj))
         if entry is not None and entry[0]() is obj and entry[1] == key:
             return entry[2]
         return None
 
-    def put(self, obj: Any, key: Any, value: Any) -> None:
+    def put(self, obj: Any, key: Any, value: _V) -> None:
         oid = id(obj)
         entries = self._entries
+
+        def forget(_ref: weakref.ref[Any]) -> None:
+            entries.pop(oid, None)
+
         try:
-            ref = weakref.ref(obj, lambda _r, oid=oid: entries.pop(oid, None))
+            ref = weakref.ref(obj, forget)
         except TypeError:  # not weak-referenceable: just don't cache
             return
         entries[oid] = (ref, key, value)
@@ -212,8 +219,8 @@ class _IdentityCache:
         return len(self._entries)
 
 
-_PART_CACHE = _IdentityCache()
-_MESSAGE_CACHE = _IdentityCache()
+_PART_CACHE: _IdentityCache[int] = _IdentityCache()
+_MESSAGE_CACHE: _IdentityCache[int] = _IdentityCache()
 
 
 def part_tokens(part: Any) -> int:

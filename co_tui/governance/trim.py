@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelRequestPart, ModelResponse, SystemPromptPart
 
-from co_tui.governance.events import HistoryTrimmed, Reason
+from co_tui.governance.events import HistoryTrimmed, Reason, Strategy
 from co_tui.governance.markers import make_breadcrumb
 from co_tui.governance.tokens import _IdentityCache, content_text, estimate_tokens, message_tokens, part_tokens
 from co_tui.governance.turns import Layout, Turn, segment, steps_of
@@ -69,7 +69,7 @@ def _has_media(content: Any) -> bool:
 
 # id(original part) -> truncated part, per cap: repeated passes over the same history reuse the
 # same new part objects, so their token counts stay cached.
-_TRUNCATED = _IdentityCache()
+_TRUNCATED: _IdentityCache[Any] = _IdentityCache()
 _NO_CUT = (None,)  # cached "this part is not worth cutting at this cap"
 
 
@@ -95,7 +95,7 @@ def _truncated_part(part: Any, max_chars: int) -> tuple[Any, int, int] | None:
     return None if result is _NO_CUT else result
 
 
-_TRUNCATED_MESSAGES = _IdentityCache()
+_TRUNCATED_MESSAGES: _IdentityCache[tuple[ModelMessage, int, int, int]] = _IdentityCache()
 
 
 def _truncate_in(message: ModelMessage, max_chars: int) -> tuple[ModelMessage, int, int, int]:
@@ -223,11 +223,11 @@ class TrimResult:
     tokens_before: int
     tokens_after: int
 
-    def to_event(self, reason: Reason, budget_tokens: int, *, strategy: str = "turn_trim", note: str | None = None) -> HistoryTrimmed:
+    def to_event(self, reason: Reason, budget_tokens: int, *, strategy: Strategy = "turn_trim", note: str | None = None) -> HistoryTrimmed:
         """The `history_trimmed` event describing this cut."""
         return HistoryTrimmed(
             reason=reason,
-            strategy=strategy,  # type: ignore[arg-type]
+            strategy=strategy,
             dropped_messages=self.dropped_messages,
             dropped_turns=self.dropped_turns,
             kept_turns=self.kept_turns,
@@ -243,8 +243,8 @@ def _system_head(layout: Layout, first_kept: int) -> list[ModelMessage]:
     head = [layout.messages[i] for i in layout.system]
     if first_kept > 0 and layout.turns and layout.turns[0].has_prompt:
         opening = layout.turns[0].messages[0]
-        sys_parts = [p for p in opening.parts if getattr(p, "part_kind", "") == "system-prompt"]
-        if sys_parts:
+        sys_parts: list[ModelRequestPart] = [p for p in opening.parts if isinstance(p, SystemPromptPart)]
+        if sys_parts and isinstance(opening, ModelRequest):  # a turn with a prompt opens with a request
             head.append(replace(opening, parts=sys_parts))
     return head
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeGuard
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, RetryPromptPart, ToolCallPart, ToolReturnPart
 
 from co_tui.governance.markers import MarkerInfo, is_compact_ack, marker_info
 from co_tui.governance.tokens import _IdentityCache
@@ -68,12 +69,14 @@ def _is_system_only(message: ModelMessage) -> bool:
     )
 
 
-def answers_calls(part: object) -> bool:
-    """Whether a request part is the result of a tool call (a return, or a legacy tool retry)."""
-    kind = getattr(part, "part_kind", "")
-    if kind in ("tool-return", "tool-search-return", "capability-load-return"):
+def answers_calls(part: object) -> TypeGuard[ToolReturnPart[Any] | RetryPromptPart]:
+    """Whether a request part is the result of a tool call (a return, or a legacy tool retry).
+
+    Typed returns (tool search, capability loads) are `ToolReturnPart` subclasses with its part kind.
+    """
+    if isinstance(part, ToolReturnPart):
         return True
-    return kind == "retry-prompt" and getattr(part, "tool_name", None) is not None
+    return isinstance(part, RetryPromptPart) and part.tool_name is not None
 
 
 def starts_turn(message: ModelMessage) -> bool:
@@ -92,7 +95,7 @@ def starts_turn(message: ModelMessage) -> bool:
 
 _START, _SYSTEM, _OTHER = 1, 2, 3
 # id(message) -> (message kind code, MarkerInfo | None); keyed on the parts list like token counts.
-_CLASS_CACHE = _IdentityCache()
+_CLASS_CACHE: _IdentityCache[tuple[int, MarkerInfo | None]] = _IdentityCache()
 
 
 def _classify(message: ModelMessage) -> tuple[int, MarkerInfo | None]:
@@ -188,13 +191,13 @@ def pair_calls(messages: Sequence[ModelMessage]) -> Pairing:
     for pos, message in enumerate(messages):
         if isinstance(message, ModelResponse):
             for k, part in enumerate(message.parts):
-                if getattr(part, "part_kind", "") in ("tool-call", "tool-search-call", "capability-load-call"):
+                if isinstance(part, ToolCallPart):  # typed calls (tool search, capability loads) too
                     open_calls.append((part.tool_call_id, (pos, k)))
             continue
-        for k, part in enumerate(message.parts):
-            if not answers_calls(part):
+        for k, request_part in enumerate(message.parts):
+            if not answers_calls(request_part):
                 continue
-            match = next((j for j, (cid, _) in enumerate(open_calls) if cid == part.tool_call_id), None)
+            match = next((j for j, (cid, _) in enumerate(open_calls) if cid == request_part.tool_call_id), None)
             if match is None:
                 pairing.orphans.append((pos, k))
             else:
@@ -209,9 +212,11 @@ def check_pairing(messages: Sequence[ModelMessage]) -> list[str]:
     for n, turn in enumerate(split_turns(messages), 1):
         pairing = pair_calls(turn.messages)
         for pos, k in pairing.unanswered:
-            part = turn.messages[pos].parts[k]
-            problems.append(f"turn {n}: call {part.tool_name} ({part.tool_call_id}) has no result")
+            call = turn.messages[pos].parts[k]
+            if isinstance(call, ToolCallPart):  # always: pair_calls records only calls here
+                problems.append(f"turn {n}: call {call.tool_name} ({call.tool_call_id}) has no result")
         for pos, k in pairing.orphans:
-            part = turn.messages[pos].parts[k]
-            problems.append(f"turn {n}: result {getattr(part, 'tool_name', '?')} ({part.tool_call_id}) has no call")
+            result = turn.messages[pos].parts[k]
+            if answers_calls(result):  # always: pair_calls records only results here
+                problems.append(f"turn {n}: result {result.tool_name} ({result.tool_call_id}) has no call")
     return problems

@@ -29,7 +29,8 @@ from co_tui.session.stream_map import map_stream_event
 from co_tui.text import one_line
 
 if TYPE_CHECKING:
-    from pydantic_ai.messages import ModelMessage
+    from pydantic_ai import AgentRunEvents
+    from pydantic_ai.messages import ModelMessage, ModelResponse
     from pydantic_ai.models import Model
 
     from co_tui.session.store import SessionStore
@@ -79,7 +80,7 @@ class ChatSession:
         self._persisted = session_id is not None
         self._saved_transcript_len = 0
         self._saved_ledger_len = 0
-        self._run: Any = None
+        self._run: AgentRunEvents[Any] | None = None
         self._cancel_requested = False
         self._checkpoint_due = False
         # This process's claim on the session in the store (session_lock.py): taken by `resume`
@@ -284,7 +285,7 @@ class ChatSession:
         yield self.meter_reading()
         yield Done(output="".join(output_parts), interrupted=interrupted, failed=failed)
 
-    def _observe_new_response(self, run: Any, seen: set[int], response_type: type) -> UsageUpdate | None:
+    def _observe_new_response(self, run: AgentRunEvents[Any], seen: set[int], response_type: type[ModelResponse]) -> UsageUpdate | None:
         try:
             messages = run.all_messages()
         except Exception:  # noqa: BLE001 - the run may not have started its state yet
@@ -393,6 +394,9 @@ class ChatSession:
             return
         finally:  # also when the front end cancels the compaction: the context is untouched then
             self.busy = False
+        if result.event is None:  # no turn to summarise, e.g. the context is already one compact pair
+            yield Done(output="nothing to compact")
+            return
         self.context = list(result.messages)
         trim = self._apply_trim(result.event)
         yield trim

@@ -86,10 +86,10 @@ def _common_run(old: list[Any], i: int, new: list[Any], j: int) -> int:
 
 def _keys_between(low: int | None, high: int | None, count: int) -> list[int] | None:
     """`count` increasing keys strictly between `low` and `high` (None: unbounded), or None if no room."""
-    if low is None and high is None:
-        return [k * KEY_GAP for k in range(count)]
     if low is None:
-        return [high - KEY_GAP * (count - k) for k in range(count)]  # type: ignore[operator]
+        if high is None:
+            return [k * KEY_GAP for k in range(count)]
+        return [high - KEY_GAP * (count - k) for k in range(count)]
     if high is None:
         return [low + KEY_GAP * (k + 1) for k in range(count)]
     step = (high - low) // (count + 1)

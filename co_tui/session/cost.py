@@ -67,7 +67,7 @@ def request_costs(messages: Iterable[Any]) -> list[RequestCost]:
         if getattr(message, "kind", None) != "response":
             continue
         usage = getattr(message, "usage", None)
-        counts = (0, 0, 0, 0) if usage is None else (
+        counts: tuple[int, int, int, int] = (0, 0, 0, 0) if usage is None else (
             usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens, usage.output_tokens)
         rows.append(RequestCost(index, *counts, cost=response_cost(message)))
     return rows

@@ -546,7 +546,7 @@ class SessionStore:
                 "SELECT id FROM sessions WHERE substr(id, 1, ?) = ? ORDER BY updated DESC", (len(wanted), wanted)
             ).fetchall()
         if len(rows) == 1:
-            return rows[0][0]
+            return str(rows[0][0])
         if not rows:
             raise StoreError(f"no session matches {prefix!r}")
         if any(r[0] == wanted for r in rows):

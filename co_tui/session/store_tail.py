@@ -76,7 +76,8 @@ def read_tail(
             raise
         raise damaged(f"a transcript message cannot be decoded ({exc})") from None
     ledger, positions = read_ledger(conn, sid, damaged)
-    start, rows, size = count, [], first_chunk
+    rows: list[dict[str, Any]] = []
+    start, size = count, first_chunk
     while True:
         lower = max(0, start - size)
         chunk = conn.execute(

@@ -41,8 +41,8 @@ def map_stream_event(event: Any) -> list[Any]:
     if isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
         return [TextDelta(text=event.delta.content_delta)] if event.delta.content_delta else []
     if isinstance(event, FunctionToolCallEvent):
-        part = event.part
-        return [ToolCall(tool_name=part.tool_name, tool_call_id=part.tool_call_id, args=tool_args_text(part.args))]
+        call = event.part
+        return [ToolCall(tool_name=call.tool_name, tool_call_id=call.tool_call_id, args=tool_args_text(call.args))]
     if isinstance(event, FunctionToolResultEvent):
         part = event.part
         if isinstance(part, RetryPromptPart):

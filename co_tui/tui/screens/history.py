@@ -41,15 +41,22 @@ class HistorySource(Protocol):
 
 
 class MessageRow(Protocol):
-    """One annotated message (`co_tui.governance.MessageInfo`)."""
+    """One annotated message (`co_tui.governance.MessageInfo`), read-only."""
 
-    index: int
-    turn: int
-    kind: str
-    tokens: int
-    status: str
-    preview: str
-    context_index: int | None
+    @property
+    def index(self) -> int: ...
+    @property
+    def turn(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def tokens(self) -> int: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def preview(self) -> str: ...
+    @property
+    def context_index(self) -> int | None: ...
 
 
 # Status words of `annotate_history` → what the table says, and the turn state they count as.

@@ -25,6 +25,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
 
@@ -204,7 +205,7 @@ class AssistantMessage(Vertical):
         Writes that arrive meanwhile keep buffering here and move over with the rest of the text
         once the new segment is mounted; a `finish()` meanwhile keeps everything in this one.
         """
-        assert self._stream is not None and self.parent is not None
+        assert self._stream is not None and isinstance(self.parent, Widget)
         await self._stream.write(self.text[self._written : cut])
         self._written = cut
         continuation = AssistantMessage(previous=self)
