@@ -41,6 +41,23 @@ def open_store(settings: Settings) -> SessionStore:
         raise OpenSessionError(str(exc), 2) from None
 
 
+def open_store_read_only(settings: Settings) -> SessionStore | None:
+    """The session database opened read-only (`SessionStore.open_read_only`): nothing in the data
+    dir is created, chmod-ed or written. None when there is no database yet. Raises
+    `OpenSessionError` (exit 2) when it cannot be read."""
+    from co_tui.session.store import SessionStore, StoreError
+
+    data_dir = settings.resolved_data_dir
+    try:
+        return SessionStore.open_read_only(data_dir)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise OpenSessionError(f"data dir {data_dir}: {exc.strerror or exc}", 2) from None
+    except StoreError as exc:
+        raise OpenSessionError(str(exc), 2) from None
+
+
 def open_session(
     settings: Settings,
     workspace: Path,
@@ -108,8 +125,8 @@ def list_sessions(settings: Settings, workspace: Path) -> int:
     from co_tui.session.store import StoreError
 
     try:
-        store = open_store(settings)
-        sessions = store.list_sessions()
+        store = open_store_read_only(settings)
+        sessions = store.list_sessions() if store is not None else []
     except OpenSessionError as exc:
         print(f"co-tui: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -139,7 +156,9 @@ def export_session(settings: Settings, session_id: str, fmt: str) -> int:
     from co_tui.session.store import StoreError
 
     try:
-        store = open_store(settings)
+        store = open_store_read_only(settings)
+        if store is None:
+            raise StoreError(f"no session matches {session_id!r} (no session database in {settings.resolved_data_dir})")
         loaded = store.load(store.resolve_id(session_id))
     except OpenSessionError as exc:
         print(f"co-tui: {exc}", file=sys.stderr)

@@ -203,6 +203,61 @@ class SessionStore:
             raise
         return cls(conn, path)
 
+    @classmethod
+    def open_read_only(cls, data_dir: Path) -> SessionStore:
+        """Open `<data_dir>/sessions.db` for reading only (`--list-sessions`, `--export`): no directory
+        or file is created or chmod-ed, no migration, no journal-mode change, and SQLite's `mode=ro`
+        makes any write fail, so a read-only data dir (or one owned by another user) still works.
+
+        Raises `FileNotFoundError` when there is no database yet, `StoreTooNew` / `StoreError` (one
+        line) when its schema is not this co-tui's (an older one needs one writable open to migrate).
+        Without a `-wal` file (no live writer) the file is read as `immutable`, so no `-wal`/`-shm`
+        is created either; with one, `mode=ro` shares the writer's WAL (falling back to `immutable`
+        when the `-shm` cannot be opened).
+        """
+        path = Path(data_dir).expanduser() / DB_NAME
+        if not path.is_file():
+            raise FileNotFoundError(path)
+        conn: sqlite3.Connection | None = None
+        try:
+            # No -wal file: no writer is live and everything is in the main file, which a writer
+            # arriving now changes only at a checkpoint; `mode=ro` would create -wal/-shm here.
+            wal = path.with_name(path.name + "-wal").exists()
+            try:
+                conn = cls._connect_ro(path, "mode=ro" if wal else "immutable=1")
+                version = migrations.schema_version(conn)
+            except sqlite3.OperationalError:
+                if conn is not None:
+                    conn.close()
+                conn = cls._connect_ro(path, "immutable=1")
+                version = migrations.schema_version(conn)
+            if version > migrations.SCHEMA_VERSION:
+                raise StoreTooNew(f"session database {path} was created by a newer co-tui (schema {version})")
+            if version < migrations.SCHEMA_VERSION:
+                raise StoreError(
+                    f"session database {path} has an older schema ({version}); "
+                    "run co-tui once with a writable data dir to upgrade it"
+                )
+        except sqlite3.Error as exc:
+            if conn is not None:
+                conn.close()
+            raise translate_sqlite_error(exc, path, "open") from None
+        except StoreError:
+            if conn is not None:
+                conn.close()
+            raise
+        return cls(conn, path)
+
+    @staticmethod
+    def _connect_ro(path: Path, flag: str) -> sqlite3.Connection:
+        from urllib.parse import quote
+
+        uri = f"file:{quote(str(path))}?{flag}"
+        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        conn.execute("PRAGMA query_only = ON")
+        return conn
+
     @staticmethod
     def _private_files(path: Path) -> None:
         # SQLite gives -wal/-shm the database file's mode; make sure anyway (an older file may be looser).

@@ -153,7 +153,7 @@ class CoTuiApp(App[int]):
 
     async def on_send_prompt(self, message: SendPrompt) -> None:
         if not await self.controller.send(message.text):
-            self.chat.prompt.load_text(message.text)  # nothing lost: the text goes back into the prompt
+            self.chat.prompt.restore(message.text)  # nothing lost: the text goes back into the prompt
 
     def action_interrupt(self) -> None:
         """Esc: stop the running turn (the partial answer stays) or compaction."""

@@ -15,7 +15,7 @@ import pytest
 from store_builders import tool_turn
 
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.session.store import SessionStore
+from co_tui.session.store import SessionStore, StoreCorrupt, StoreError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,8 +70,64 @@ def test_damaged_session_is_one_line_and_then_flagged(seeded: tuple[str, str], d
     proc = co_tui("--export", bad, cwd=tmp_path, data_dir=data_dir)
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and bad in proc.stderr and "Traceback" not in proc.stderr
+    # --export is read-only, so the damage is flagged by the next writable load (a resume).
+    assert "damaged" not in co_tui("--list-sessions", cwd=tmp_path, data_dir=data_dir).stdout
+    with SessionStore.open(data_dir) as store, pytest.raises(StoreCorrupt):
+        store.load(bad)
     listing = co_tui("--list-sessions", cwd=tmp_path, data_dir=data_dir)
     assert "damaged" in listing.stdout
+
+
+def _dir_state(path: Path) -> dict[str, tuple[int, int, bytes]]:
+    state = {".": (os.stat(path).st_mode, os.stat(path).st_mtime_ns, b"")}
+    for name in sorted(os.listdir(path)):
+        st = os.stat(path / name)
+        state[name] = (st.st_mode, st.st_mtime_ns, (path / name).read_bytes())
+    return state
+
+
+def test_list_and_export_write_nothing_in_a_read_only_data_dir(
+    seeded: tuple[str, str], data_dir: Path, tmp_path: Path
+) -> None:
+    """Tests run as root, which a chmod does not stop, so prove no write happens instead: no file
+    created (-wal/-shm, exports), no mode changed, no byte or mtime changed. The old writable open
+    chmod-ed the file back to 0600 and left -wal/-shm behind."""
+    good, _bad = seeded
+    os.chmod(data_dir / "sessions.db", 0o444)
+    os.chmod(data_dir, 0o555)
+    try:
+        before = _dir_state(data_dir)
+        conn = sqlite3.connect(f"file:{data_dir / 'sessions.db'}?immutable=1", uri=True)
+        version_before = conn.execute("PRAGMA data_version").fetchone()[0]
+        listing = co_tui("--list-sessions", cwd=tmp_path, data_dir=data_dir)
+        md = co_tui("--export", good[:8], cwd=tmp_path, data_dir=data_dir)
+        assert listing.returncode == 0 and good[:8] in listing.stdout, listing.stderr
+        assert md.returncode == 0 and md.stdout.startswith("# explain the handlers"), md.stderr
+        assert _dir_state(data_dir) == before
+        assert conn.execute("PRAGMA data_version").fetchone()[0] == version_before
+        conn.close()
+    finally:
+        os.chmod(data_dir, 0o700)
+
+
+def test_list_and_export_without_a_database_create_nothing(data_dir: Path, tmp_path: Path) -> None:
+    listing = co_tui("--list-sessions", cwd=tmp_path, data_dir=data_dir)
+    assert listing.returncode == 0 and listing.stdout == "no saved sessions\n"
+    proc = co_tui("--export", "abcd", cwd=tmp_path, data_dir=data_dir)
+    assert proc.returncode == 2 and "no session matches" in proc.stderr and proc.stderr.count("\n") == 1
+    assert not data_dir.exists()
+
+
+def test_read_only_open_refuses_an_older_schema_without_migrating(data_dir: Path) -> None:
+    SessionStore.open(data_dir).close()
+    conn = sqlite3.connect(data_dir / "sessions.db")
+    conn.execute("PRAGMA user_version = 1")
+    conn.close()
+    with pytest.raises(StoreError, match="older schema"):
+        SessionStore.open_read_only(data_dir)
+    conn = sqlite3.connect(data_dir / "sessions.db")
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    conn.close()
 
 
 def test_export_unknown_id(seeded: tuple[str, str], data_dir: Path, tmp_path: Path) -> None:

@@ -10,6 +10,19 @@ from co_tui.tui.input_clock import note_input
 from co_tui.tui.messages import RunSlash, SendPrompt
 from co_tui.tui.widgets.slash_popup import SlashPopup
 
+# A paste longer than this is held aside and shown as one placeholder line: TextArea lays out and
+# wraps every line it holds, so a 5 MB paste froze the app for about a minute
+# (docs/keys-and-commands.md). The full text is put back when the prompt is sent.
+PASTE_INLINE_MAX = 20_000
+
+
+def paste_placeholder(text: str, number: int) -> str:
+    """The one-line stand-in for a large paste: `[pasted 5.0 MB, 120,000 lines #1]`."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    amount = f"{size / 1_000_000:.1f} MB" if size >= 1_000_000 else f"{size / 1000:.0f} KB"
+    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    return f"[pasted {amount}, {lines:,} line{'s' if lines != 1 else ''} #{number}]"
+
 
 class PromptInput(TextArea):
     """Enter sends (`SendPrompt`, or `RunSlash` for a line starting with `/`); ctrl+j inserts a
@@ -48,6 +61,40 @@ class PromptInput(TextArea):
         self.sent: list[str] = []  # prompt recall, oldest first
         self._recall: int | None = None
         self._popup_text = ""  # the text the popup last matched
+        self.pastes: dict[str, str] = {}  # placeholder -> the large paste it stands for
+
+    def hold_paste(self, text: str) -> str:
+        """Keep `text` aside and return its placeholder (the same text keeps its placeholder)."""
+        for placeholder, held in self.pastes.items():
+            if held == text:
+                return placeholder
+        placeholder = paste_placeholder(text, len(self.pastes) + 1)
+        self.pastes[placeholder] = text
+        return placeholder
+
+    def expand(self, text: str) -> str:
+        """`text` with every paste placeholder replaced by the text it stands for."""
+        for placeholder, held in self.pastes.items():
+            if placeholder in text:
+                text = text.replace(placeholder, held)
+        return text
+
+    def restore(self, text: str) -> None:
+        """Put a prompt that could not be sent back, large pastes in it shown as placeholders again."""
+        for placeholder, held in self.pastes.items():
+            if held and held in text:
+                text = text.replace(held, placeholder)
+        if len(text) > PASTE_INLINE_MAX:
+            text = self.hold_paste(text)
+        self._set_text(text)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        # Textual then runs TextArea._on_paste too (handlers run down the MRO) unless prevented.
+        if len(event.text) > PASTE_INLINE_MAX and not self.read_only:
+            event.stop()
+            event.prevent_default()
+            self.insert(self.hold_paste(event.text))
+            self.focus()
 
     def action_newline(self) -> None:
         self.insert("\n")
@@ -123,7 +170,7 @@ class PromptInput(TextArea):
 
     def submit(self) -> None:
         """Send the current text (blank input does nothing) and clear the prompt."""
-        text = self.text.strip()
+        text = self.text.strip()  # placeholders are kept in recall; the session gets the full text
         self.popup.close()
         if not text:
             return
@@ -134,4 +181,4 @@ class PromptInput(TextArea):
         if text.startswith("/") and not text.startswith("//"):
             self.post_message(RunSlash(text))
         else:
-            self.post_message(SendPrompt(text[1:] if text.startswith("//") else text))
+            self.post_message(SendPrompt(self.expand(text[1:] if text.startswith("//") else text).strip()))

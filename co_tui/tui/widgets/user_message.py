@@ -6,8 +6,23 @@ from textual.content import Content
 from textual.widgets import Static
 
 
+SHOWN_MAX = 20_000  # characters of a prompt the log shows; laying out a 5 MB one froze the app
+
+
+def shown_text(text: str) -> str:
+    """`text` for the log: whole up to `SHOWN_MAX` characters, else its first lines and a note of
+    how much more was sent (the session gets it all)."""
+    if len(text) <= SHOWN_MAX:
+        return text
+    head = "\n".join(text[:2_000].split("\n")[:20])
+    more = text.count("\n") - head.count("\n")
+    size = len(text.encode("utf-8", "surrogatepass"))
+    return f"{head}\n… {more:,} more lines ({size / 1_000_000:.1f} MB in all, sent in full)"
+
+
 class UserMessage(Static):
-    """The prompt as typed (markup is not interpreted), with a `›` gutter."""
+    """The prompt as typed (markup is not interpreted), with a `›` gutter; a very long one is
+    shown shortened (`shown_text`)."""
 
     DEFAULT_CSS = """
     UserMessage {
@@ -21,5 +36,5 @@ class UserMessage(Static):
     """
 
     def __init__(self, text: str, *, queued: bool = False) -> None:
-        super().__init__(Content(text), classes="-queued" if queued else "")
+        super().__init__(Content(shown_text(text)), classes="-queued" if queued else "")
         self.text = text
