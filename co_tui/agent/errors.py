@@ -273,7 +273,8 @@ def _describe(exc: BaseException, *, model_name: str, base_url: str | None, part
         return _describe_connection(exc, host=host, who=who, partial=partial)
 
     if isinstance(exc, ex.ModelNotFoundError):
-        hint = f"; did you mean {exc.suggested_model_id}?" if getattr(exc, "suggested_model_id", None) else ""
+        suggested = getattr(exc, "suggested_model_id", None)
+        hint = f"; did you mean {suggested}?" if suggested else ""
         return one_line(f"{who} does not know the model {_bare_model(model_name)!r} (HTTP 404){hint}", _MAX_LINE), "config"
 
     if isinstance(exc, ex.ModelRequestRejectedError):

@@ -143,8 +143,9 @@ def annotate_history(transcript: Sequence[ModelMessage], context: Sequence[Model
     upcoming = len(context)
     for i in range(len(transcript) - 1, -1, -1):
         next_present[i] = upcoming
-        if located[i][0] is not None:
-            upcoming = located[i][0]
+        where = located[i][0]
+        if where is not None:
+            upcoming = where
     last_located = max((i for i, (where, _) in enumerate(located) if where is not None), default=-1)
     previous = -1
     for i, message in enumerate(transcript):

@@ -226,7 +226,6 @@ class Governor:
             if cut.trimmed:
                 events.append(cut.to_event("message_count", budget))
                 current, tokens = cut.messages, cut.tokens_after
-        known = {} if events else {"layout": layout, "tokens": tokens}  # reuse this pass's work if unchanged
         # One batch for both limits: a pass that already cut (the prompt cache is lost either way)
         # takes the tokens to their low-water mark too — after a message cut, or a summary that came
         # back longer than planned — and a token cut takes the messages to theirs; otherwise the two
@@ -238,7 +237,8 @@ class Governor:
             tool_output_trim_chars=policy.tool_output_trim_chars,
             target_tokens=goal,
             min_cut_tokens=0 if synced else min_cut,
-            **known,
+            layout=None if synced else layout,  # reuse this pass's work if unchanged
+            tokens=None if synced else tokens,
         )
         events.extend(fitted.events)
         current, tokens = fitted.messages, fitted.tokens_after

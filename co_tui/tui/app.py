@@ -178,11 +178,12 @@ class CoTuiApp(App[int]):
 
     def action_show_history(self) -> None:
         """f2, /history: the history inspector (what the model sees vs the whole transcript)."""
-        if not self.controller.session_ready_for("history"):
+        session = self.session
+        if not self.controller.session_ready_for("history") or session is None:  # the check says None is not open
             return
         from co_tui.tui.screens.history import HistoryScreen
 
-        self.push_screen(HistoryScreen(self.session))
+        self.push_screen(HistoryScreen(session))
 
     def action_show_help(self) -> None:
         """f1, /help: keys and commands."""
@@ -235,7 +236,9 @@ class CoTuiApp(App[int]):
         except Exception as exc:  # noqa: BLE001 - ModelConfigError: one line, the old model stays
             self.call_from_thread(self.chat.show_hint, f"{exc}")
             return
-        self.call_from_thread(self.controller.model_switched)
+        # Textual types the callback as returning `T | Awaitable[T]` and cannot solve T for a
+        # coroutine function returning None; call_from_thread awaits it (textual/app.py).
+        self.call_from_thread(self.controller.model_switched)  # type: ignore[arg-type]
 
     async def on_run_slash(self, message: RunSlash) -> None:
         await self.run_slash(message.line)

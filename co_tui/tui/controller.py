@@ -33,9 +33,11 @@ JobKind = Literal["turn", "compact", "clear"]
 
 
 class Job(Protocol):
-    """A running job as the view started it (a Textual worker): it can be cancelled."""
+    """A running job as the view started it (a Textual worker): it can be cancelled and awaited."""
 
     def cancel(self) -> None: ...
+
+    async def wait(self) -> object: ...
 
 
 class ChatView(Protocol):
