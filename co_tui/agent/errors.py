@@ -15,9 +15,10 @@ import asyncio
 import math
 import re
 import socket
-from co_tui.text import one_line
 from typing import Any, Literal
 from urllib.parse import urlsplit
+
+from co_tui.text import one_line
 
 ErrorKind = Literal["provider", "auth", "config", "overflow", "network", "interrupted", "storage", "internal"]
 """What kind of failure an `error` event reports (the jsonl `kind` field, docs/architecture.md)."""

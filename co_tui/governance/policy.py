@@ -24,8 +24,6 @@ turns away and, in between, the context only grows at its end (the provider's pr
 
 from __future__ import annotations
 
-from co_tui.governance.markers import separate_markers
-
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -34,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic_ai.messages import ModelMessage
 
 from co_tui.governance.events import HistoryTrimmed, Reason
+from co_tui.governance.markers import separate_markers
 from co_tui.governance.summarize import (
     SummaryError,
     SummaryWindow,
@@ -48,9 +47,9 @@ from co_tui.governance.trim import (
     fit_to_budget,
     min_cut_tokens,
     shrink_steps,
-    trim_tool_returns,
     trim_to_message_count,
     trim_to_recent_turns,
+    trim_tool_returns,
 )
 from co_tui.governance.turns import Layout, segment
 from co_tui.text import one_line
