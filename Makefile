@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: run test typecheck setup bench clean
+.PHONY: run test lint typecheck setup bench clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -16,8 +16,14 @@ setup: $(STAMP)
 run: $(STAMP)
 	$(VENV)/bin/co-tui $(ARGS)
 
-test: $(STAMP)
+# Lint and types first (ruff and mypy come with the test extra), then the suite.
+test: lint
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+# Lint only, no formatting (rules in pyproject.toml [tool.ruff]), then types.
+lint: $(STAMP)
+	$(VENV)/bin/python -m ruff check co_tui tests benchmarks scripts
+	$(VENV)/bin/python -m mypy co_tui
 
 # Types (configured in pyproject.toml: governance/ and session/ strictly).
 typecheck: $(STAMP)

@@ -61,7 +61,7 @@ async def one_session(strategy: str, budget: int, turns: int, files_per_turn: in
         server.stop()
     reused = total = cached_tokens = 0
     previous: list[dict[str, Any]] = []
-    for (_, messages), tokens in zip(record.requests, record.tokens):
+    for (_, messages), tokens in zip(record.requests, record.tokens, strict=False):
         whole = sum(size(m) for m in messages)
         head = sum(size(m) for m in messages[: shared_prefix(previous, messages)])
         reused += head

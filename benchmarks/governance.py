@@ -28,8 +28,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-from tests.governance import synthetic  # noqa: E402  (shared generators; tests/ is a namespace package)
-
 from pydantic_ai.messages import (  # noqa: E402
     ModelMessagesTypeAdapter,
     ModelRequest,
@@ -41,6 +39,7 @@ from pydantic_ai.messages import (  # noqa: E402
 )
 
 from co_tui.governance import GovernancePolicy, Governor, estimate_tokens  # noqa: E402
+from tests.governance import synthetic  # noqa: E402  (shared generators; tests/ is a namespace package)
 
 CATEGORIES = ("code", "json", "json_min", "logs", "base64", "markdown")
 SIZES = (2_000, 5_000, 12_000, 30_000, 80_000)
@@ -132,7 +131,7 @@ def main() -> None:
         )
     worst = max(max(r[4] / r[3], r[6] / r[5]) for r in rows)
     print(f"target pass ≤ 0.25× dump_json: worst {worst:.2f}x -> {'MET' if worst <= 0.25 else 'NOT MET'}")
-    for a, b in zip(rows, rows[1:]):
+    for a, b in zip(rows, rows[1:], strict=False):
         s_ratio, c_ratio = b[4] / a[4], b[6] / a[6]
         print(
             f"scaling {a[0]:,} → {b[0]:,} messages: pass {s_ratio:.1f}×, cut pass {c_ratio:.1f}× (target ≤ 12×)"

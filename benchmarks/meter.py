@@ -22,13 +22,20 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-from tests.governance import synthetic  # noqa: E402  (shared generators; tests/ is a namespace package)
-
-from pydantic_ai.messages import ModelRequest, ModelResponse, RequestUsage, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart  # noqa: E402
+from pydantic_ai.messages import (  # noqa: E402
+    ModelRequest,
+    ModelResponse,
+    RequestUsage,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 
 from co_tui.governance import TokenMeter, estimate_text_tokens, estimate_tokens  # noqa: E402
 from co_tui.governance.tokens import part_text  # noqa: E402
 from co_tui.governance.trim import trim_to_recent_turns  # noqa: E402
+from tests.governance import synthetic  # noqa: E402  (shared generators; tests/ is a namespace package)
 
 
 def tokenizers():

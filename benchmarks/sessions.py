@@ -139,7 +139,7 @@ def save_timings(data_dir: Path, outputs: list[str]) -> dict[str, object]:
     interleaved rounds, so all three windows see the same machine load (the host is shared)."""
     store = SessionStore.open(data_dir)
     sessions = [_Session(store, f"bench {w.start}") for w in WINDOWS]
-    for session, window in zip(sessions, WINDOWS):
+    for session, window in zip(sessions, WINDOWS, strict=False):
         while session.turn < window.start - 1:
             session.save(*session.advance(outputs))
     wall: list[list[float]] = [[] for _ in WINDOWS]

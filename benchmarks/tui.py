@@ -259,7 +259,7 @@ def resume(box: Sandbox, session_id: str, runs: int) -> dict[str, list[float]]:
         if frame is None or visible is None or ready is None:
             raise SystemExit("the resumed session did not show within 60 s")
         if round_:
-            for key, value in zip(figures, (frame, visible, rss, hwm, ready, ready_hwm)):
+            for key, value in zip(figures, (frame, visible, rss, hwm, ready, ready_hwm), strict=False):
                 figures[key].append(value)
     return figures
 
@@ -307,11 +307,11 @@ def run_stream_app() -> None:
 
     log_path = Path(os.environ[STREAM_LOG_ENV])
 
-    async def stream(messages, info):  # noqa: ANN001, ANN202 - FunctionModel's stream_function
+    async def stream(messages, info):  # FunctionModel's stream_function
         async for token in paced_tokens(log_path):
             yield token
 
-    def factory(settings, workspace, **kw):  # noqa: ANN001, ANN003, ANN202 - open_session's shape
+    def factory(settings, workspace, **kw):  # open_session's shape
         model = FunctionModel(stream_function=stream, model_name=STREAM_MODEL)
         return ChatSession(settings, workspace=workspace, model=model, approver=kw.get("approver"))
 
@@ -525,7 +525,7 @@ def print_table(rows: list[Row]) -> None:
     header = ("figure", "co-tui", "reference (bare Textual)", "target", "")
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, tuple("-" * w for w in widths), *rows]:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)).rstrip())
 
 
 def main() -> int:

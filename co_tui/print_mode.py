@@ -42,8 +42,8 @@ def _write_event(event: Event, fmt: str, out: TextIO, err: TextIO, session_id: s
     elif event.type == "history_trimmed":
         from co_tui.session.banner import banner_line
 
-        failed = f" · {event.note}" if event.strategy == "static_marker" and event.note else ""  # type: ignore[attr-defined]
-        err.write(banner_line(event) + failed + "\n")  # type: ignore[arg-type]
+        failed = f" · {event.note}" if event.strategy == "static_marker" and event.note else ""
+        err.write(banner_line(event) + failed + "\n")
 
 
 async def _run(session: ChatSession, prompt: str, fmt: str, out: TextIO, err: TextIO) -> int:

@@ -82,7 +82,7 @@ async def shoot(out: Path, workspace: Path) -> list[Path]:
     return saved
 
 
-async def _until(pilot, predicate, timeout: float = 30.0) -> None:  # noqa: ANN001
+async def _until(pilot, predicate, timeout: float = 30.0) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not predicate():

@@ -14,7 +14,7 @@ from co_tui.config import load_settings
 from co_tui.session.chat import ChatSession, make_title
 
 
-async def collect(aiter) -> list:  # noqa: ANN001
+async def collect(aiter) -> list:
     return [event async for event in aiter]
 
 
@@ -23,7 +23,7 @@ def types(events: list) -> list[str]:
 
 
 def echo_model() -> FunctionModel:
-    async def stream(messages, info: AgentInfo):  # noqa: ANN001
+    async def stream(messages, info: AgentInfo):
         last = messages[-1]
         if any(isinstance(p, ToolReturnPart) for p in last.parts):
             yield "the file says hi"
@@ -44,7 +44,7 @@ def workspace(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def new_session(workspace: Path, model=None, **settings) -> ChatSession:  # noqa: ANN001
+def new_session(workspace: Path, model=None, **settings) -> ChatSession:
     return ChatSession(load_settings(**settings), workspace=workspace, model=model or echo_model())
 
 
@@ -88,7 +88,7 @@ async def test_budget_trim_emits_event_and_keeps_transcript(workspace: Path) -> 
 async def test_provider_error_is_one_event_and_history_stays_usable(workspace: Path) -> None:
     calls = {"n": 0}
 
-    async def flaky(messages, info):  # noqa: ANN001
+    async def flaky(messages, info):
         calls["n"] += 1
         if calls["n"] == 2:
             raise ModelHTTPError(status_code=500, model_name="flaky", body="boom")
@@ -108,7 +108,7 @@ async def test_provider_error_is_one_event_and_history_stays_usable(workspace: P
 async def test_cancel_mid_stream_keeps_partial_and_next_turn_works(workspace: Path) -> None:
     started = asyncio.Event()
 
-    async def slow(messages, info):  # noqa: ANN001
+    async def slow(messages, info):
         prompt = next((p.content for p in messages[-1].parts if isinstance(p, UserPromptPart)), "")
         if prompt == "again":
             yield "ok"

@@ -23,8 +23,8 @@ EVENT_CLASSES = typing.get_args(Event)
 def session(request: pytest.FixtureRequest, tmp_path: Path) -> SessionPort:
     if request.param == "fake":
         return FakeSession(Settings())
-    from co_tui.session.commands import open_store
     from co_tui.session.chat import ChatSession
+    from co_tui.session.commands import open_store
 
     settings = load_settings()
     workspace = tmp_path / "ws"

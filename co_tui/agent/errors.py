@@ -15,9 +15,10 @@ import asyncio
 import math
 import re
 import socket
-from co_tui.text import one_line
 from typing import Any, Literal
 from urllib.parse import urlsplit
+
+from co_tui.text import one_line
 
 ErrorKind = Literal["provider", "auth", "config", "overflow", "network", "interrupted", "storage", "internal"]
 """What kind of failure an `error` event reports (the jsonl `kind` field, docs/architecture.md)."""
@@ -273,7 +274,8 @@ def _describe(exc: BaseException, *, model_name: str, base_url: str | None, part
         return _describe_connection(exc, host=host, who=who, partial=partial)
 
     if isinstance(exc, ex.ModelNotFoundError):
-        hint = f"; did you mean {exc.suggested_model_id}?" if getattr(exc, "suggested_model_id", None) else ""
+        suggested = getattr(exc, "suggested_model_id", None)
+        hint = f"; did you mean {suggested}?" if suggested else ""
         return one_line(f"{who} does not know the model {_bare_model(model_name)!r} (HTTP 404){hint}", _MAX_LINE), "config"
 
     if isinstance(exc, ex.ModelRequestRejectedError):

@@ -76,7 +76,7 @@ def resolve_model(name: str, settings: Settings) -> Model:
         raise ModelConfigError(_missing_sdk_message(name, provider, str(exc))) from None
     except UserError as exc:
         raise ModelConfigError(_user_error_message(name, str(exc))) from None
-    except Exception as exc:  # noqa: BLE001 - SDK constructors raise their own error types
+    except Exception as exc:  # SDK constructors raise their own error types
         raise ModelConfigError(f"cannot set up model {name}: {_first_line(str(exc))}") from None
     return _with_settings(model, settings)
 
@@ -89,7 +89,7 @@ def context_window_of(model: Model) -> int | None:
     """
     try:
         window = model.context_window
-    except Exception:  # noqa: BLE001 - an unusual Model subclass without a profile
+    except Exception:  # an unusual Model subclass without a profile
         return None
     return window if isinstance(window, int) and window > 0 else None
 

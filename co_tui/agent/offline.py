@@ -126,7 +126,7 @@ class OfflineModel(FunctionModel):
             instructions = "\n".join(p.content for p in model_request_parameters.instruction_parts or ())
             tokens = input_tokens(messages, instructions, model_request_parameters.function_tools)
             # `_usage` is where every StreamedResponse keeps its usage (FunctionStreamedResponse adds to it too).
-            stream._usage = replace(stream._usage, input_tokens=tokens)  # noqa: SLF001
+            stream._usage = replace(stream._usage, input_tokens=tokens)
             yield stream
 
 

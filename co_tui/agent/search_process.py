@@ -38,7 +38,7 @@ async def search_in_child(root: Path, pattern: str, path: str = ".", *, timeout_
     )
     try:
         stdout, stderr = await asyncio.wait_for(proc.communicate(request.encode("utf-8")), timeout_s)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         raise WorkspaceError(
             f"search stopped after {timeout_s:g} s: the pattern {pattern!r} is too slow on these files "
             "(probably catastrophic backtracking, e.g. nested quantifiers like (a+)+); "

@@ -101,7 +101,7 @@ def workspace_toolset(
             return ToolDenied(f"Not run: no one can approve shell commands here, so `{command}` was refused.")
         try:
             approved = await approver(command)
-        except Exception as exc:  # noqa: BLE001 - a broken approval dialog must not run the command
+        except Exception as exc:  # a broken approval dialog must not run the command
             return ToolDenied(f"Not run: asking for approval failed ({exc}), so `{command}` was not run.")
         if not approved:
             return ToolDenied(f"The user declined to run `{command}`. Do not retry it; ask what they want instead.")

@@ -15,7 +15,6 @@ shrink runs once; after that the error surfaces. No loop.
 from __future__ import annotations
 
 import dataclasses
-
 import json
 import time
 from collections.abc import Callable

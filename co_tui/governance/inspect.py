@@ -11,15 +11,13 @@ because governance rebuilds changed parts with `dataclasses.replace`, which keep
 
 from __future__ import annotations
 
-from co_tui.governance.markers import separate_markers
-
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 
-from co_tui.governance.markers import marker_info
+from co_tui.governance.markers import marker_info, separate_markers
 from co_tui.governance.tokens import message_tokens, part_text
 from co_tui.governance.turns import answers_calls, segment
 
@@ -103,7 +101,7 @@ def annotate_history(transcript: Sequence[ModelMessage], context: Sequence[Model
         info = marker_info(message)
         if info is not None:
             markers.append((ci, info.kind))
-        for part, key in zip(message.parts, _part_keys(message)):
+        for part, key in zip(message.parts, _part_keys(message), strict=False):
             identity[id(part)] = ci
             by_key[key] = (ci, part)
 
@@ -123,7 +121,7 @@ def annotate_history(transcript: Sequence[ModelMessage], context: Sequence[Model
             where = empty.get(id(message), empty.get(("empty", type(message).__name__, getattr(message, "timestamp", None))))
             located.append((where, True))
             continue
-        for part, key in zip(message.parts, _part_keys(message)):
+        for part, key in zip(message.parts, _part_keys(message), strict=False):
             if getattr(part, "part_kind", "") == "system-prompt" and not only_system:
                 continue  # the system prompt may be lifted into its own message
             if id(part) in identity:
@@ -143,8 +141,9 @@ def annotate_history(transcript: Sequence[ModelMessage], context: Sequence[Model
     upcoming = len(context)
     for i in range(len(transcript) - 1, -1, -1):
         next_present[i] = upcoming
-        if located[i][0] is not None:
-            upcoming = located[i][0]
+        where = located[i][0]
+        if where is not None:
+            upcoming = where
     last_located = max((i for i, (where, _) in enumerate(located) if where is not None), default=-1)
     previous = -1
     for i, message in enumerate(transcript):

@@ -71,7 +71,7 @@ class _PartRegistry:
     __slots__ = ("_entries",)
 
     def __init__(self) -> None:
-        self._entries: dict[int, tuple[weakref.ref, dict[str, Any]]] = {}
+        self._entries: dict[int, tuple[weakref.ref[Any], dict[str, Any]]] = {}
 
     def get(self, part: Any) -> dict[str, Any] | None:
         entry = self._entries.get(id(part))
@@ -80,8 +80,12 @@ class _PartRegistry:
     def put(self, part: Any, meta: dict[str, Any]) -> None:
         pid = id(part)
         entries = self._entries
+
+        def forget(_ref: weakref.ref[Any]) -> None:
+            entries.pop(pid, None)
+
         try:
-            ref = weakref.ref(part, lambda _r, pid=pid: entries.pop(pid, None))
+            ref = weakref.ref(part, forget)
         except TypeError:
             return
         entries[pid] = (ref, meta)
@@ -96,7 +100,7 @@ def _marker_part(message: ModelMessage) -> tuple[int, Any] | None:
         kind = getattr(part, "part_kind", "")
         if kind == "system-prompt":
             continue
-        return (i, part) if kind == "user-prompt" and isinstance(part.content, str) else None
+        return (i, part) if isinstance(part, UserPromptPart) and isinstance(part.content, str) else None
     return None
 
 
@@ -159,8 +163,8 @@ def marker_info(message: ModelMessage) -> MarkerInfo | None:
     like a marker is a user prompt. A compact acknowledgement is recognised only by metadata (see
     `is_compact_ack`).
     """
-    meta = (getattr(message, "metadata", None) or {}).get(METADATA_KEY)
-    if not _valid_meta(meta):
+    meta: dict[str, Any] | None = (getattr(message, "metadata", None) or {}).get(METADATA_KEY)
+    if meta is None or not _valid_meta(meta):
         if not isinstance(message, ModelRequest) or _only_text(message) is None:
             return None
         found = _marker_part(message)
@@ -198,7 +202,7 @@ def _fused_marker_meta(message: ModelMessage) -> tuple[int, dict[str, Any]] | No
 def _split_fused(message: ModelMessage) -> list[ModelMessage] | None:
     """[marker, rest] when `message` is a marker request fused with the request after it, else None."""
     found = _fused_marker_meta(message)
-    if found is None:
+    if found is None or not isinstance(message, ModelRequest):  # only a request is ever found fused
         return None
     first, meta = found
     _PARTS.put(message.parts[first], meta)

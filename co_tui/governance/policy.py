@@ -24,8 +24,6 @@ turns away and, in between, the context only grows at its end (the provider's pr
 
 from __future__ import annotations
 
-from co_tui.governance.markers import separate_markers
-
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -34,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic_ai.messages import ModelMessage
 
 from co_tui.governance.events import HistoryTrimmed, Reason
+from co_tui.governance.markers import separate_markers
 from co_tui.governance.summarize import (
     SummaryError,
     SummaryWindow,
@@ -48,9 +47,9 @@ from co_tui.governance.trim import (
     fit_to_budget,
     min_cut_tokens,
     shrink_steps,
-    trim_tool_returns,
     trim_to_message_count,
     trim_to_recent_turns,
+    trim_tool_returns,
 )
 from co_tui.governance.turns import Layout, segment
 from co_tui.text import one_line
@@ -226,7 +225,6 @@ class Governor:
             if cut.trimmed:
                 events.append(cut.to_event("message_count", budget))
                 current, tokens = cut.messages, cut.tokens_after
-        known = {} if events else {"layout": layout, "tokens": tokens}  # reuse this pass's work if unchanged
         # One batch for both limits: a pass that already cut (the prompt cache is lost either way)
         # takes the tokens to their low-water mark too — after a message cut, or a summary that came
         # back longer than planned — and a token cut takes the messages to theirs; otherwise the two
@@ -238,7 +236,8 @@ class Governor:
             tool_output_trim_chars=policy.tool_output_trim_chars,
             target_tokens=goal,
             min_cut_tokens=0 if synced else min_cut,
-            **known,
+            layout=None if synced else layout,  # reuse this pass's work if unchanged
+            tokens=None if synced else tokens,
         )
         events.extend(fitted.events)
         current, tokens = fitted.messages, fitted.tokens_after

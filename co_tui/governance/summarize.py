@@ -11,8 +11,6 @@ The instruction strings are exported so the offline model can recognise a summar
 
 from __future__ import annotations
 
-from co_tui.governance.markers import separate_markers
-
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -30,7 +28,7 @@ from pydantic_ai.messages import (
 )
 
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.governance.markers import make_compact_pair, make_static_marker, make_summary_marker
+from co_tui.governance.markers import make_compact_pair, make_static_marker, make_summary_marker, separate_markers
 from co_tui.governance.tokens import content_text, estimate_tokens, message_tokens
 from co_tui.governance.turns import Layout, Turn, answers_calls, segment
 from co_tui.text import one_line

@@ -8,8 +8,6 @@ changes nothing.
 
 from __future__ import annotations
 
-from co_tui.governance.markers import separate_markers
-
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -18,7 +16,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelRequestPart, ModelResponse, SystemPromptPart
 
 from co_tui.governance.events import HistoryTrimmed, Reason, Strategy
-from co_tui.governance.markers import make_breadcrumb
+from co_tui.governance.markers import make_breadcrumb, separate_markers
 from co_tui.governance.tokens import _IdentityCache, content_text, estimate_tokens, message_tokens, part_tokens
 from co_tui.governance.turns import Layout, Turn, segment, steps_of
 
@@ -182,7 +180,7 @@ def trim_tool_returns(
     cut = before = after = 0
     tokens = estimate_tokens(source) if target_tokens is not None else 0
     for turn in layout.turns[:-1]:
-        for idx, message in zip(turn.indices, turn.messages):
+        for idx, message in zip(turn.indices, turn.messages, strict=False):
             if target_tokens is not None and tokens <= target_tokens:
                 break
             new, n, b, a = _truncate_in(message, max_chars)

@@ -18,6 +18,7 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
+from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -263,12 +264,12 @@ class ChatSession:
                 # terminal, the generator dropped): keep what the turn did, as an interrupt does.
                 self._keep_abandoned(history_in, prompt)
                 raise
-            except Exception as exc:  # noqa: BLE001 - every failure becomes one visible line
+            except Exception as exc:  # every failure becomes one visible line
                 failed = True
                 error = self._error_event(exc, partial=bool(output_parts))
                 run_messages = self._partial_messages()
             self._finish_run(history_in, run_messages)
-        except Exception as exc:  # noqa: BLE001 - last line of defence: the app never dies here
+        except Exception as exc:  # last line of defence: the app never dies here
             failed = True
             error = self._error_event(exc)
         finally:
@@ -288,7 +289,7 @@ class ChatSession:
     def _observe_new_response(self, run: AgentRunEvents[Any], seen: set[int], response_type: type[ModelResponse]) -> UsageUpdate | None:
         try:
             messages = run.all_messages()
-        except Exception:  # noqa: BLE001 - the run may not have started its state yet
+        except Exception:  # the run may not have started its state yet
             return None
         if not messages or not isinstance(messages[-1], response_type) or id(messages[-1]) in seen:
             return None
@@ -301,7 +302,7 @@ class ChatSession:
         try:
             self._finish_run(history_in, self._partial_messages())
             self._save(prompt)
-        except Exception:  # noqa: BLE001 - best effort while being torn down; the step saves already hold the rest
+        except Exception:  # best effort while being torn down; the step saves already hold the rest
             pass
 
     def _checkpoint(self, prompt: str) -> None:
@@ -320,7 +321,7 @@ class ChatSession:
             return None
         try:
             return run.all_messages()
-        except Exception:  # noqa: BLE001 - a run that never started has no messages
+        except Exception:  # a run that never started has no messages
             return None
 
     def _finish_run(self, history_in: list[ModelMessage], run_messages: list[ModelMessage] | None) -> None:
@@ -388,7 +389,7 @@ class ChatSession:
                 budget_tokens=self.policy.budget_tokens,
                 overhead_tokens=self._overhead,
             )
-        except Exception as exc:  # noqa: BLE001 - the history stays as it was
+        except Exception as exc:  # the history stays as it was
             yield self._error_event(exc)
             yield Done(output="", failed=True)
             return
@@ -475,14 +476,14 @@ class ChatSession:
         JSON export (`--format json`, mode 600) beside the database, so a process about to exit
         (print mode) loses nothing. Returns the file, or None when it could not be written either."""
         import time
-        from datetime import datetime, timezone
+        from datetime import datetime
 
         from co_tui.session.export import export_json, write_private
         from co_tui.session.store import LoadedSession, SessionMeta
 
         if self.store is None or not self.transcript:
             return None
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         meta = SessionMeta(id=self.id, title=self.title, created=now, updated=now, model=self.model_name,
                            workspace=self.workspace, messages=len(self.transcript))
         text = export_json(LoadedSession(meta, self.transcript, self.context, self.ledger, self.ledger_positions))

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from co_tui.config import Settings
     from co_tui.agent.tools import Approver
+    from co_tui.config import Settings
     from co_tui.session.chat import ChatSession
     from co_tui.session.store import SessionStore
 

@@ -48,7 +48,7 @@ class ContextState:
         """A state for rows read from the database (`messages` decoded, or None if not)."""
         objs = list(messages) if messages is not None else [None] * len(keys)
         state = cls(list(keys), list(digests), objs)
-        for key, digest, message in zip(keys, digests, objs):
+        for key, digest, message in zip(keys, digests, objs, strict=False):
             state.by_digest.setdefault(digest, []).append(key)
             if message is not None:
                 state.by_id[id(message)] = key
@@ -188,7 +188,7 @@ def plan_context_update(state: ContextState, new: Sequence[Any], encode: Callabl
             _, i, j, at = seg
             replacement = list(new[at : at + (j - i)])
             if not all(map(operator.is_, state.messages[i:j], replacement)):
-                for x, message in zip(range(i, j), replacement):  # equal copies took these rows
+                for x, message in zip(range(i, j), replacement, strict=False):  # equal copies took these rows
                     if state.messages[x] is not message:
                         if state.messages[x] is not None:
                             state.by_id.pop(id(state.messages[x]), None)
@@ -198,7 +198,7 @@ def plan_context_update(state: ContextState, new: Sequence[Any], encode: Callabl
             messages_out += replacement
         else:
             _, a, b = seg
-            for key, pos in zip(fresh[s], range(a, b)):
+            for key, pos in zip(fresh[s], range(a, b), strict=False):
                 enc = encoded.get(pos) or encode(new[pos])
                 inserts.append((key, enc))
                 state.by_id[id(new[pos])] = key

@@ -8,7 +8,7 @@ with its jsonl name, and the field names are the jsonl contract.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from co_tui.agent.errors import ErrorKind
 from co_tui.governance.events import HistoryTrimmed
@@ -103,7 +103,7 @@ class Done(_Event):
     type: Literal["done"] = "done"
 
 
-Event = Union[TextDelta, ToolCall, ToolResult, HistoryTrimmed, UsageUpdate, ErrorEvent, Done]
+Event = TextDelta | ToolCall | ToolResult | HistoryTrimmed | UsageUpdate | ErrorEvent | Done
 """Every event a session yields: a closed union (a front end matches each class, `assert_never` after)."""
 
 __all__ = ["INTERRUPTED_MESSAGE", "Done", "ErrorEvent", "ErrorKind", "Event", "HistoryTrimmed", "TextDelta", "ToolCall", "ToolResult", "UsageUpdate"]

@@ -131,7 +131,7 @@ def export_markdown(loaded: LoadedSession) -> str:
     """The transcript as markdown, with a trim banner at the position of every ledger entry."""
     positions = _positions(loaded)
     banners: dict[int, list[str]] = {}
-    for event, at in zip(loaded.ledger, positions):
+    for event, at in zip(loaded.ledger, positions, strict=False):
         banners.setdefault(min(max(at, 0), len(loaded.transcript)), []).append(trim_banner(event))
     blocks = [_header(loaded.meta)]
     for index, message in enumerate(loaded.transcript):
@@ -168,7 +168,7 @@ def export_json(loaded: LoadedSession) -> str:
         "version": JSON_FORMAT_VERSION,
         "meta": _meta_dict(loaded.meta),
         "transcript": ModelMessagesTypeAdapter.dump_python(loaded.transcript, mode="json"),
-        "ledger": [{**event.to_dict(), "at_message": at} for event, at in zip(loaded.ledger, positions)],
+        "ledger": [{**event.to_dict(), "at_message": at} for event, at in zip(loaded.ledger, positions, strict=False)],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 

@@ -47,7 +47,7 @@ def decode_bodies(bodies: Sequence[Any], labels: Sequence[str], damaged: Callabl
     except (ValidationError, ValueError):
         pass  # find the culprit below
     out = []
-    for label, body in zip(labels, bodies):
+    for label, body in zip(labels, bodies, strict=False):
         try:
             if not isinstance(body, str):
                 raise ValueError(f"stored as {type(body).__name__}, not text")

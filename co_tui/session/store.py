@@ -35,7 +35,7 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +45,6 @@ from co_tui.session import migrations
 from co_tui.session.context_diff import ContextState, plan_context_update
 from co_tui.session.message_codec import decode_bodies, encode_messages
 from co_tui.session.redaction import redact_text, secret_env_values
-from co_tui.session.store_tail import SessionTail, read_ledger, read_preview, read_tail
 from co_tui.session.store_errors import (
     StoreCorrupt,
     StoreError,
@@ -54,6 +53,7 @@ from co_tui.session.store_errors import (
     StoreTooNew,
     translate_sqlite_error,
 )
+from co_tui.session.store_tail import SessionTail, read_ledger, read_preview, read_tail
 from co_tui.text import one_line
 
 if TYPE_CHECKING:
@@ -124,9 +124,9 @@ def _now() -> float:
 
 def _to_datetime(value: Any) -> datetime:
     try:
-        return datetime.fromtimestamp(float(value), tz=timezone.utc)
+        return datetime.fromtimestamp(float(value), tz=UTC)
     except (TypeError, ValueError, OverflowError, OSError):
-        return datetime.fromtimestamp(0, tz=timezone.utc)
+        return datetime.fromtimestamp(0, tz=UTC)
 
 
 def _is_user_prompt(message: Any) -> bool:
@@ -345,7 +345,7 @@ class SessionStore:
         secrets = secret_env_values()
         encoded = encode_messages(new_transcript, secrets)
         # A context message that is one of this turn's new transcript messages is serialised once.
-        by_identity = {id(m): enc for m, enc in zip(new_transcript, encoded)}
+        by_identity = {id(m): enc for m, enc in zip(new_transcript, encoded, strict=False)}
         now = _now()
         with self._lock:  # the cache below is shared with other threads too
             try:
@@ -402,7 +402,7 @@ class SessionStore:
             "INSERT INTO ledger (session_id, seq, at_message, created, event) VALUES (?, ?, ?, ?, ?)",
             [
                 (session_id, first_seq + i, pos, now, redact_text(json.dumps(ev.to_dict()), secrets))
-                for i, (ev, pos) in enumerate(zip(events, at))
+                for i, (ev, pos) in enumerate(zip(events, at, strict=False))
             ],
         )
 
@@ -519,7 +519,7 @@ class SessionStore:
         context: list[Any] = []
         own = [(i, body) for i, (_pos, ref, _d, body) in enumerate(ctx_rows) if ref is None]
         decoded = decode_bodies([b for _, b in own], [f"context message {i}" for i, _ in own], damaged)
-        own_decoded = dict(zip((i for i, _ in own), decoded))
+        own_decoded = dict(zip((i for i, _ in own), decoded, strict=False))
         for i, (_ord, ref, _digest, _body) in enumerate(ctx_rows):
             if ref is None:
                 context.append(own_decoded[i])

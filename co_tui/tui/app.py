@@ -178,11 +178,12 @@ class CoTuiApp(App[int]):
 
     def action_show_history(self) -> None:
         """f2, /history: the history inspector (what the model sees vs the whole transcript)."""
-        if not self.controller.session_ready_for("history"):
+        session = self.session
+        if not self.controller.session_ready_for("history") or session is None:  # the check says None is not open
             return
         from co_tui.tui.screens.history import HistoryScreen
 
-        self.push_screen(HistoryScreen(self.session))
+        self.push_screen(HistoryScreen(session))
 
     def action_show_help(self) -> None:
         """f1, /help: keys and commands."""
@@ -232,10 +233,12 @@ class CoTuiApp(App[int]):
         assert session is not None
         try:
             session.set_model(name)  # builds the agent: imports the provider's SDK
-        except Exception as exc:  # noqa: BLE001 - ModelConfigError: one line, the old model stays
+        except Exception as exc:  # ModelConfigError: one line, the old model stays
             self.call_from_thread(self.chat.show_hint, f"{exc}")
             return
-        self.call_from_thread(self.controller.model_switched)
+        # Textual types the callback as returning `T | Awaitable[T]` and cannot solve T for a
+        # coroutine function returning None; call_from_thread awaits it (textual/app.py).
+        self.call_from_thread(self.controller.model_switched)  # type: ignore[arg-type]
 
     async def on_run_slash(self, message: RunSlash) -> None:
         await self.run_slash(message.line)
@@ -404,7 +407,7 @@ class CoTuiApp(App[int]):
         conversation is first shown from the store's rows, before pydantic-ai is imported."""
         try:
             settings = self._ensure_settings()
-        except Exception as exc:  # noqa: BLE001 - SettingsError: one line naming the setting, exit 2
+        except Exception as exc:  # SettingsError: one line naming the setting, exit 2
             self.post_message(SessionFailed(str(exc) or type(exc).__name__, 2))
             return
         try:
@@ -421,7 +424,7 @@ class CoTuiApp(App[int]):
                 approver=self.approve_shell,
                 store=store,
             )
-        except Exception as exc:  # noqa: BLE001 - OpenSessionError and anything else: one line
+        except Exception as exc:  # OpenSessionError and anything else: one line
             from co_tui.session.store_errors import StoreError
 
             code = getattr(exc, "exit_code", 2 if isinstance(exc, StoreError) else 1)  # as open_session
@@ -444,12 +447,12 @@ class CoTuiApp(App[int]):
             items = window_items(tail.rows, tail.start)
             # The whole conversation's items from its outline (no tool results): for the counts.
             every = transcript_items(tail.outline)
-        except Exception:  # noqa: BLE001 - damaged or unreadable: the full load says so, in one line
+        except Exception:  # damaged or unreadable: the full load says so, in one line
             return session_id
         shown = threading.Event()
         self.post_message(SessionPreview(
             session_id=session_id, title=tail.meta.title, items=items,
-            banners=list(zip(tail.ledger_positions, tail.ledger)), entries=len(every) + len(tail.ledger),
+            banners=list(zip(tail.ledger_positions, tail.ledger, strict=False)), entries=len(every) + len(tail.ledger),
             turns=sum(1 for item in every if item.kind == "user"), messages=tail.messages, shown=shown,
         ))
         # Mounting the preview and importing pydantic-ai would share one interpreter lock: the
@@ -465,7 +468,7 @@ class CoTuiApp(App[int]):
             from co_tui.tui.screens.sessions import SessionsScreen
 
             store = await asyncio.to_thread(open_store, settings)
-        except Exception as exc:  # noqa: BLE001 - SettingsError, OpenSessionError: one line, exit 2
+        except Exception as exc:  # SettingsError, OpenSessionError: one line, exit 2
             self.post_message(SessionFailed(str(exc), getattr(exc, "exit_code", 2)))
             return
         chosen = await self.push_screen_wait(SessionsScreen(store, self.workspace))

@@ -33,9 +33,11 @@ JobKind = Literal["turn", "compact", "clear"]
 
 
 class Job(Protocol):
-    """A running job as the view started it (a Textual worker): it can be cancelled."""
+    """A running job as the view started it (a Textual worker): it can be cancelled and awaited."""
 
     def cancel(self) -> None: ...
+
+    async def wait(self) -> object: ...
 
 
 class ChatView(Protocol):
@@ -199,9 +201,9 @@ class ChatController:
                     view.show_hint("nothing to compact yet", info=True)
                 try:
                     await view.show_event(event)
-                except Exception as exc:  # noqa: BLE001 - a display bug must not abandon the session's turn
+                except Exception as exc:  # a display bug must not abandon the session's turn
                     failure = failure or exc
-        except Exception as exc:  # noqa: BLE001 - the session broke its never-raises contract
+        except Exception as exc:  # the session broke its never-raises contract
             failure = failure or exc
         if failure is not None:
             await view.end_answer()
@@ -296,7 +298,7 @@ class ChatController:
         where = None if target is None else self.workspace / target.expanduser()
         try:
             path = await asyncio.to_thread(_write_export, store, session_id, fmt, where)
-        except Exception as exc:  # noqa: BLE001 - one line, the app keeps running
+        except Exception as exc:  # one line, the app keeps running
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             name = f" ({exc.filename})" if isinstance(exc, OSError) and exc.filename else ""
             await self.view.show_event(ErrorEvent(message=f"export failed: {reason}{name}", kind="storage"))
@@ -391,7 +393,7 @@ class ChatController:
         items = transcript_items(list(session.transcript))
         turns = sum(1 for item in items if item.kind == "user")
         await self._show_conversation(session.id, session.title, items,
-                                      list(zip(session.ledger_positions, session.ledger)),
+                                      list(zip(session.ledger_positions, session.ledger, strict=False)),
                                       turns=turns, messages=len(session.transcript))
         self._show_truncated()
 

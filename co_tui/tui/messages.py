@@ -40,7 +40,7 @@ class RunSlash(Message):
 class SessionEvent(Message):
     """One domain event from the session (`TextDelta`, `ToolCall`, `HistoryTrimmed`, `Done`, ...)."""
 
-    event: "Event"
+    event: Event
 
 
 @dataclass

@@ -14,7 +14,7 @@ from co_tui.config import load_settings
 
 
 def recording_model(seen: list[AgentInfo]) -> FunctionModel:
-    async def stream(messages, info: AgentInfo):  # noqa: ANN001
+    async def stream(messages, info: AgentInfo):
         seen.append(info)
         yield "ok"
 
@@ -54,7 +54,7 @@ class CountingCapability(AbstractCapability):
 
     requests: int = 0
 
-    async def before_model_request(self, ctx, request_context):  # noqa: ANN001, ANN201
+    async def before_model_request(self, ctx, request_context):
         self.requests += 1
         return request_context
 

@@ -58,7 +58,7 @@ def test_ollama_uses_its_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_missing_optional_sdk_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("pydantic_ai")
     try:
-        import google.genai  # noqa: F401
+        import google.genai
     except ImportError:
         pass
     else:

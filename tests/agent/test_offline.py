@@ -20,7 +20,7 @@ from pydantic_ai.messages import (
 )
 
 from co_tui.agent.models import context_window_of, is_offline, resolve_model
-from co_tui.agent.offline import OFFLINE_CONTEXT_WINDOW, DELAY_ENV, offline_model, word_chunks
+from co_tui.agent.offline import DELAY_ENV, OFFLINE_CONTEXT_WINDOW, offline_model, word_chunks
 from co_tui.agent.offline_intents import TRIGGERS, parse_intent
 from co_tui.config import load_settings
 

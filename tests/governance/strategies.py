@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 import warnings
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from hypothesis import strategies as st
 from pydantic_ai.messages import (
@@ -37,7 +37,7 @@ SIZES = (0, 12, 60, 250, 1200, 6000, 20_000, 60_000)
 SMALL = SIZES[:5]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _text(category: str, size: int, seed: int) -> str:
     # A fixed pool (categories × sizes × 2 seeds): generation stays out of the per-example cost.
     return make_text(category, size, seed)

@@ -105,7 +105,7 @@ async def test_in_run_step_shrink_keeps_pairs_and_transcript_has_full_outputs():
         response = chat(messages, info)
         part = response.parts[0]
         if isinstance(part, ToolCallPart):
-            yield {0: DeltaToolCall(name=part.tool_name, json_args='{"path": "%s"}' % part.args["path"], tool_call_id=part.tool_call_id)}
+            yield {0: DeltaToolCall(name=part.tool_name, json_args='{"path": "' + part.args["path"] + '"}', tool_call_id=part.tool_call_id)}
         else:
             yield part.content
 

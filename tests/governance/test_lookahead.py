@@ -7,8 +7,8 @@ import copy
 import pytest
 
 from co_tui.governance import estimate_tokens, turn_growth, turns_until_cut
-from co_tui.governance.markers import make_breadcrumb
 from co_tui.governance.lookahead import RECENT_TURNS
+from co_tui.governance.markers import make_breadcrumb
 
 from .builders import chat_turn, system, tool_turn
 

@@ -9,7 +9,6 @@ from collections import Counter
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from pydantic_ai.messages import ModelResponse, TextPart
 from pydantic_ai.models.function import FunctionModel
 
@@ -117,7 +116,7 @@ def assert_ledger_adds_up(events, before, after, overhead: int = 0) -> None:
     if not events:
         return
     assert events[0].tokens_before == estimate_tokens(before) + overhead
-    for previous, event in zip(events, events[1:]):
+    for previous, event in zip(events, events[1:], strict=False):
         assert event.tokens_before == previous.tokens_after, (previous, event)
     assert events[-1].tokens_after == estimate_tokens(after) + overhead
 
@@ -212,7 +211,7 @@ def test_trim_tool_returns_invariants(history, max_chars):
     assert not (pairing_problems(res.messages) - pairing_problems(history))
     if split_turns(history):
         assert split_turns(res.messages)[-1].messages == split_turns(history)[-1].messages
-    for old, new in zip(history, res.messages):
+    for old, new in zip(history, res.messages, strict=False):
         assert [getattr(p, "tool_call_id", None) for p in old.parts] == [getattr(p, "tool_call_id", None) for p in new.parts]
     assert trim_tool_returns(res.messages, max_chars).trimmed_parts == 0
     assert res.chars_after <= res.chars_before

@@ -3,7 +3,13 @@
 from pydantic_ai.messages import ModelRequest, ToolReturnPart, UserPromptPart
 
 from co_tui.governance import check_pairing, is_marker, split_turns
-from co_tui.governance.markers import make_breadcrumb, make_compact_pair, make_summary_marker, marker_info, separate_markers
+from co_tui.governance.markers import (
+    make_breadcrumb,
+    make_compact_pair,
+    make_summary_marker,
+    marker_info,
+    separate_markers,
+)
 from co_tui.governance.turns import pair_calls, segment, steps_of
 
 from .builders import calls, chat_turn, reply, results, system, tool_turn, user

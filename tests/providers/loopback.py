@@ -118,7 +118,7 @@ class Close:
     """Close the connection without sending a status line."""
 
 
-Script = Union[Reply, HTTPError, CutStream, Malformed, StreamError, Hang, Close]
+Script = Reply | HTTPError | CutStream | Malformed | StreamError | Hang | Close
 
 
 def openai_error(status: int, message: str, *, type: str = "invalid_request_error", code: str | None = None,

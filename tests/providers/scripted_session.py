@@ -56,7 +56,7 @@ def is_summary_request(body: dict[str, Any]) -> bool:
     return SUMMARY_SENTINEL in text or COMPACT_SENTINEL in text
 
 
-def responder(files: list[list[str]]):  # noqa: ANN201 - a loopback responder
+def responder(files: list[list[str]]):  # a loopback responder
     """The scripted model: read the turn's files, then answer; summarise when asked to."""
 
     def respond(request: Any) -> Reply:
@@ -119,7 +119,7 @@ async def run_session(chat: Any, server: LoopbackServer, files: list[list[str]],
 def shared_prefix(previous: list[dict[str, Any]], current: list[dict[str, Any]]) -> int:
     """How many leading messages of `current` are byte-for-byte those of `previous`."""
     n = 0
-    for a, b in zip(previous, current):
+    for a, b in zip(previous, current, strict=False):
         if json.dumps(a, sort_keys=True) != json.dumps(b, sort_keys=True):
             break
         n += 1

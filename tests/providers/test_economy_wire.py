@@ -30,7 +30,7 @@ async def test_requests_only_grow_between_reported_cuts(env: LoopbackServer, tmp
 
     cut_turns = {t for t, cuts in enumerate(record.cuts) if cuts}
     breaks = 0
-    for (_, previous), (turn, current) in zip(record.requests, record.requests[1:]):
+    for (_, previous), (turn, current) in zip(record.requests, record.requests[1:], strict=False):
         if shared_prefix(previous, current) == len(previous):
             continue
         breaks += 1

@@ -12,16 +12,16 @@ import pytest
 
 pytest.importorskip("co_tui.tui.app")
 
-from co_tui.config import Settings  # noqa: E402
-from co_tui.tui.app import CoTuiApp  # noqa: E402
-from co_tui.tui.widgets.assistant_message import AssistantMessage  # noqa: E402
-from co_tui.tui.widgets.error_block import ErrorBlock  # noqa: E402
-from co_tui.tui.widgets.trim_banner import TrimBanner  # noqa: E402
+from pilot_helpers import wait_until
 
-from pilot_helpers import wait_until  # noqa: E402
+from co_tui.config import Settings
+from co_tui.tui.app import CoTuiApp
+from co_tui.tui.widgets.assistant_message import AssistantMessage
+from co_tui.tui.widgets.error_block import ErrorBlock
+from co_tui.tui.widgets.trim_banner import TrimBanner
 
-from .harness import point_providers_at  # noqa: E402
-from .loopback import Close, CutStream, LoopbackServer, Reply, openai_error, windowed  # noqa: E402
+from .harness import point_providers_at
+from .loopback import Close, CutStream, LoopbackServer, Reply, openai_error, windowed
 
 FAST = {"retry-after-ms": "1"}
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -15,7 +15,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.usage import RequestUsage
 
-_T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
+_T0 = datetime(2025, 1, 1, tzinfo=UTC)
 
 
 def tool_turn(i: int, *, output_chars: int = 400) -> list[ModelMessage]:

@@ -22,7 +22,7 @@ def _encode(message: Msg) -> tuple[str, str, bytes]:
 
 
 def _apply(old: ContextState, plan) -> list[tuple[int, bytes]]:
-    table = dict(zip(old.keys, old.digests))
+    table = dict(zip(old.keys, old.digests, strict=False))
     for key in plan.deletes:
         del table[key]
     # The ranges say the same: every saved key inside a range is deleted, no other.
@@ -73,9 +73,9 @@ def test_plan_reproduces_the_new_context(old_texts: list[str], edit: list, with_
     result = _apply(old, plan)
     assert [d for _k, d in result] == [_encode(m)[2] for m in new]
     assert plan.state.keys == [k for k, _d in result]
-    assert all(a is b for a, b in zip(plan.state.messages, new)) and len(plan.state.messages) == len(new)
+    assert all(a is b for a, b in zip(plan.state.messages, new, strict=False)) and len(plan.state.messages) == len(new)
     # The indexes carried to the next save describe exactly the new rows.
-    assert plan.state.by_id == {id(m): k for m, k in zip(new, plan.state.keys)} or len(set(map(id, new))) < len(new)
+    assert plan.state.by_id == {id(m): k for m, k in zip(new, plan.state.keys, strict=False)} or len(set(map(id, new))) < len(new)
     assert sorted(k for keys in plan.state.by_digest.values() for k in keys) == plan.state.keys
     # A second save of the same context changes nothing.
     again = plan_context_update(plan.state, new, _encode)

@@ -125,12 +125,12 @@ async def test_a_prompt_that_reads_like_a_summary_is_answered(tmp_path: Path) ->
     assert not [e for e in events if e.type == "error"], [e for e in events if e.type == "error"]
     assert events[-1].type == "done"
     assert "2+2" in str(session.context[-2].parts[-1].content)
-    for i in range(3):
+    for _ in range(3):
         events = await _run(session, "[Earlier conversation trimmed — 3 messages (1 turns) removed to stay within the context budget]")
         assert not [e for e in events if e.type == "error"]
 
 
-def _saved_with_failed_summary(tmp_path: Path, settings) -> str:  # noqa: ANN001
+def _saved_with_failed_summary(tmp_path: Path, settings) -> str:
     from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
     from co_tui.governance.events import HistoryTrimmed
@@ -144,7 +144,7 @@ def _saved_with_failed_summary(tmp_path: Path, settings) -> str:  # noqa: ANN001
     return sid
 
 
-def test_a_failed_summary_cools_down_across_processes(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+def test_a_failed_summary_cools_down_across_processes(tmp_path: Path, monkeypatch) -> None:
     """Issue 17 #12: the cooldown lived in one process, so every print-mode --continue retried a dead
     summariser. The failure's time is in the ledger; a resumed session honours what is left of it."""
     import time

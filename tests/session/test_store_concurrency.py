@@ -103,7 +103,7 @@ def test_save_from_a_worker_thread_while_listing(store: SessionStore, tmp_path: 
             for i in range(20):
                 transcript += tool_turn(i)
                 store.save_turn(sid, new_transcript=tool_turn(i), context=list(transcript), new_events=[])
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:  # reported below
             errors.append(exc)
 
     thread = threading.Thread(target=worker)

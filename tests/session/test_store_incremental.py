@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
-
 from dataclasses import replace
+from pathlib import Path
 
 from pydantic_ai.messages import ToolReturnPart
 from store_builders import breadcrumb, tool_turn

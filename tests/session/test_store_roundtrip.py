@@ -41,7 +41,7 @@ def test_round_trip_keeps_tool_calls_usage_and_ids(store: SessionStore, tmp_path
     assert loaded.meta.workspace == tmp_path.resolve()
     assert (loaded.meta.messages, loaded.meta.context_messages, loaded.meta.tokens) == (8, 8, 1234)
     # Context messages that are transcript messages come back as the same objects (memory, speed).
-    assert all(c is t for c, t in zip(loaded.context, loaded.transcript))
+    assert all(c is t for c, t in zip(loaded.context, loaded.transcript, strict=False))
 
 
 def test_breadcrumb_summary_and_trimmed_copies_survive(store: SessionStore, tmp_path: Path) -> None:

@@ -8,11 +8,11 @@ from co_tui.config import load_settings
 from co_tui.session.chat import ChatSession
 
 
-async def collect(aiter) -> list:  # noqa: ANN001
+async def collect(aiter) -> list:
     return [event async for event in aiter]
 
 
-def usage_of(events: list):  # noqa: ANN201
+def usage_of(events: list):
     return [e for e in events if e.type == "usage"][-1]
 
 

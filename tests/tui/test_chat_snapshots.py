@@ -6,8 +6,8 @@ see tui_fakes.py. Terminal 100x30, no animations, no cursor blink, fixed ids, te
 
 from __future__ import annotations
 
-from tui_fakes import Fail, Hold, Text, Tool, Trim
 from pilot_helpers import wait_idle, wait_ready, wait_until
+from tui_fakes import Fail, Hold, Text, Tool, Trim
 
 from co_tui.governance.events import HistoryTrimmed
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 from conftest import QuietApp
+from pilot_helpers import wait_idle, wait_ready, wait_until
 from test_resume_view import _entries, _gated, _resumed, saved_session
 from tui_fakes import FakeSession, Text
-from pilot_helpers import wait_idle, wait_ready, wait_until
 
 from co_tui.config import Settings, load_settings
 from co_tui.session.events import UsageUpdate

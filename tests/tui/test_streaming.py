@@ -6,9 +6,9 @@ from __future__ import annotations
 import gc
 
 import pytest
+from pilot_helpers import wait_until
 from textual.app import App, ComposeResult
 from textual.widgets import Markdown
-from pilot_helpers import wait_until
 
 from co_tui.tui import gc_pause
 from co_tui.tui.widgets import assistant_message
@@ -219,7 +219,7 @@ async def test_interrupt_marks_every_segment(monkeypatch: pytest.MonkeyPatch) ->
         first = await new_answer(app.log_view)
         for n in range(12):
             first.live.write(f"Paragraph {n} has a few words in it.\n\n")
-            await wait_until(pilot, lambda: f"Paragraph {n} " in "".join(  # one flush per paragraph
+            await wait_until(pilot, lambda n=n: f"Paragraph {n} " in "".join(  # one flush per paragraph
                 seg.markdown.source for seg in segments_of(first)), what=f"paragraph {n} shown")
         segments = segments_of(first)
         assert len(segments) > 2
@@ -291,8 +291,8 @@ def test_full_collections_pause_and_resume() -> None:
 
 
 async def test_app_holds_full_collections_during_a_turn(make_app, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tui_fakes import Text, Tool
     from pilot_helpers import wait_idle, wait_ready
+    from tui_fakes import Text, Tool
 
     # The user's typing is a switch here, not a clock: "typing" until the test says it stopped.
     typing = [True]
@@ -317,8 +317,8 @@ async def test_app_holds_full_collections_during_a_turn(make_app, monkeypatch: p
 
 
 async def test_quitting_before_the_held_collection_gives_the_collector_back(make_app) -> None:
-    from tui_fakes import Text
     from pilot_helpers import wait_idle, wait_ready
+    from tui_fakes import Text
 
     normal = gc.get_threshold()
     app = make_app(script=lambda prompt: [Text("an answer")])

@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 import warnings
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -150,8 +150,8 @@ def test_it_imports_no_pydantic_ai() -> None:
 
 
 def _tail(rows: list[dict], start: int, positions: list[int]) -> SessionTail:
-    meta = SessionMeta(id="f00d", title="", created=datetime.now(timezone.utc),
-                       updated=datetime.now(timezone.utc), model="offline", workspace=Path("."))
+    meta = SessionMeta(id="f00d", title="", created=datetime.now(UTC),
+                       updated=datetime.now(UTC), model="offline", workspace=Path("."))
     return SessionTail(meta, start, rows[start:], len(rows), 0, [f"cut@{at}" for at in positions], positions)
 
 
@@ -162,7 +162,7 @@ def test_when_the_tail_is_enough_it_shows_the_newest_entries_of_the_whole(limit:
     from the window are those of the whole transcript."""
     rows = as_rows(awkward_transcript() * 5)  # 85 messages
     positions = list(cuts)
-    banners = list(zip(positions, [f"cut@{at}" for at in positions]))
+    banners = list(zip(positions, [f"cut@{at}" for at in positions], strict=False))
     whole = newest_entries(transcript_items(rows), banners, limit)[0]
     enough = tail_shows(limit)
     stops = [start for start in range(len(rows), 0, -1) if enough(_tail(rows, start, positions))]

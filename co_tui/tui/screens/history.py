@@ -33,9 +33,12 @@ if TYPE_CHECKING:
 class HistorySource(Protocol):
     """What the inspector reads from a `ChatSession`."""
 
-    transcript: list[Any]
-    context: list[Any]
-    ledger: list[HistoryTrimmed]
+    @property
+    def transcript(self) -> Sequence[Any]: ...
+    @property
+    def context(self) -> Sequence[Any]: ...
+    @property
+    def ledger(self) -> Sequence[HistoryTrimmed]: ...
 
     def meter_reading(self) -> UsageUpdate: ...
 

@@ -12,7 +12,7 @@ the status line; the picker stays open and nothing crashes.
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -125,7 +125,7 @@ class SessionsScreen(ModalScreen[str | None]):
                 table.add_column(label, key=key, width=self._title_width(table, rows))
             else:
                 table.add_column(label, key=key, width=max([cell_len(label)] + [r[i].cell_len for r in rows]))
-        for meta, cells in zip(self.sessions, rows):
+        for meta, cells in zip(self.sessions, rows, strict=False):
             table.add_row(*cells, key=meta.id)
         if self.sessions:
             table.move_cursor(row=min(max(row, 0), len(self.sessions) - 1))
@@ -168,7 +168,7 @@ class SessionsScreen(ModalScreen[str | None]):
             mark,
             Text(meta.id[:8], style="dim"),
             title,
-            Text(format_age(meta.updated, self.now or datetime.now(timezone.utc))),
+            Text(format_age(meta.updated, self.now or datetime.now(UTC))),
             Text(str(meta.messages), justify="right"),
             Text(format_tokens(meta.tokens), justify="right"),
             Text(_clip(meta.model, _MODEL_CHARS), style="dim"),

@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from pilot_helpers import wait_until  # tests/ is on sys.path: its conftest.py is loaded first
 from textual.app import App, ComposeResult
 from textual.screen import Screen
 from textual.widgets import Static
-from pilot_helpers import wait_until  # tests/ is on sys.path: its conftest.py is loaded first
 
 TERMINAL = (100, 32)
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+from screen_host import TERMINAL, make_host, screen_env  # (fixtures)
 from textual.widgets import Markdown
 
 from co_tui.tui.commands import COMMANDS, KEYS
 from co_tui.tui.keys_reference import key_label
 from co_tui.tui.screens.help import HelpScreen
-
-from screen_host import TERMINAL, make_host, screen_env  # noqa: F401 (fixtures)
 
 
 async def test_help_lists_every_command_and_key(make_host):

@@ -8,18 +8,16 @@ from functools import cache
 
 import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
-from textual.widgets import DataTable, Static, TabbedContent
-
 from pydantic_ai.models.function import FunctionModel
 from pydantic_ai.usage import RequestUsage
+from screen_host import TERMINAL, make_host, screen_env  # (fixtures)
+from textual.widgets import DataTable, Static, TabbedContent
 
 from co_tui.agent.offline import offline_model
-from co_tui.governance import GovernancePolicy, Governor, estimate_tokens, trim_tool_returns, trim_to_recent_turns
+from co_tui.governance import GovernancePolicy, Governor, estimate_tokens, trim_to_recent_turns, trim_tool_returns
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.events import UsageUpdate
 from co_tui.tui.screens.history import HistoryScreen
-
-from screen_host import TERMINAL, make_host, screen_env  # noqa: F401 (fixtures)
 
 TURNS = 8
 BUDGET = 900
@@ -154,7 +152,7 @@ def dropped_and_truncated() -> CutSession:
 async def test_transcript_statuses_follow_the_policy(make_host, summarised, dropped_and_truncated):
     for session, expected in ((summarised, {"summarised", "in context"}),
                               (dropped_and_truncated, {"dropped", "in context", "output truncated"})):
-        app = make_host(lambda: HistoryScreen(session))
+        app = make_host(lambda session=session: HistoryScreen(session))
         async with app.run_test(size=TERMINAL) as pilot:
             await pilot.pause()
             table = app.screen.query_one("#transcript-table", DataTable)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from screen_host import TERMINAL, ScreenHost, screen_env, until  # (fixtures)
 from textual.command import CommandList, CommandPalette
 
 from co_tui.tui.commands import COMMANDS
 from co_tui.tui.palette import SlashCommandProvider
-
-from screen_host import TERMINAL, ScreenHost, screen_env, until  # noqa: F401 (fixtures)
 
 
 class PaletteHost(ScreenHost):
@@ -39,7 +38,7 @@ async def test_discover_lists_every_registry_command_in_order():
     async with app.run_test(size=TERMINAL):
         hits = await _hits(app, None)
     assert [hit.text for hit in hits] == [spec.slash for spec in COMMANDS]
-    assert all(spec.summary in hit.help for hit, spec in zip(hits, COMMANDS))
+    assert all(spec.summary in hit.help for hit, spec in zip(hits, COMMANDS, strict=False))
 
 
 async def test_search_ranks_the_name_match_first():

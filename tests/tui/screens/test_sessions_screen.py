@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 from pathlib import Path
 
 import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.usage import RequestUsage
+from screen_host import TERMINAL, make_host, screen_env  # (fixtures)
 from textual.widgets import DataTable, Static
 
 from co_tui.session import store as store_module
 from co_tui.session.store import SessionStore
 from co_tui.tui.screens.confirm_delete import ConfirmDeleteScreen
 from co_tui.tui.screens.sessions import SessionsScreen
-
-from screen_host import TERMINAL, make_host, screen_env  # noqa: F401 (fixtures)
 
 IDS = {name: name[0] * 32 for name in ("abc", "bcd", "cde", "def")}
 # (title, model, turns, minutes after T0 of the last save)
@@ -27,7 +26,7 @@ PLAN = {
     IDS["cde"]: ("Summarise the design doc", "anthropic:claude-sonnet-4-5", 2, 10),
     IDS["def"]: ("Explore the corpus", "offline", 1, 5),
 }
-T0 = datetime(2025, 3, 14, 9, 0, tzinfo=timezone.utc).timestamp()
+T0 = datetime(2025, 3, 14, 9, 0, tzinfo=UTC).timestamp()
 
 
 def _turn(i: int) -> list:
@@ -71,7 +70,7 @@ def store(tmp_path: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> I
     opened.close()
 
 
-NOW = datetime.fromtimestamp(T0 + 3600, timezone.utc)  # ages are counted from 10:00
+NOW = datetime.fromtimestamp(T0 + 3600, UTC)  # ages are counted from 10:00
 
 
 def _picker(make_host, store: SessionStore, workspace: Path):
@@ -253,7 +252,7 @@ async def test_four_hello_sessions_can_be_told_apart(make_host, tmp_path, worksp
                                              session_id=f"{n}" * 32)
             turn = [ModelRequest(parts=[UserPromptPart("hello")]), ModelResponse(parts=[TextPart("Hello!")])]
             hello_store.save_turn(sid, new_transcript=turn, context=turn, new_events=[])
-        now = datetime.fromtimestamp(T0, timezone.utc)
+        now = datetime.fromtimestamp(T0, UTC)
         app = make_host(lambda: SessionsScreen(hello_store, workspace, now=now))
         async with app.run_test(size=TERMINAL) as pilot:
             await pilot.pause()
