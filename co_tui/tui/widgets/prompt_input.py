@@ -72,7 +72,7 @@ class PromptInput(TextArea):
         self.pastes[placeholder] = text
         return placeholder
 
-    def expand(self, text: str) -> str:
+    def expand_pastes(self, text: str) -> str:
         """`text` with every paste placeholder replaced by the text it stands for."""
         for placeholder, held in self.pastes.items():
             if placeholder in text:
@@ -181,4 +181,4 @@ class PromptInput(TextArea):
         if text.startswith("/") and not text.startswith("//"):
             self.post_message(RunSlash(text))
         else:
-            self.post_message(SendPrompt(self.expand(text[1:] if text.startswith("//") else text).strip()))
+            self.post_message(SendPrompt(self.expand_pastes(text[1:] if text.startswith("//") else text).strip()))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-
 SHOWN_MAX = 20_000  # characters of a prompt the log shows; laying out a 5 MB one froze the app
 
 
