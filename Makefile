@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck setup bench clean
+.PHONY: run test lint format typecheck setup bench clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -20,10 +20,15 @@ run: $(STAMP)
 test: lint
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
 
-# Lint only, no formatting (rules in pyproject.toml [tool.ruff]), then types.
+# Lint and the format check (rules in pyproject.toml [tool.ruff]), then types.
+# `make format` rewrites the tree in ruff's style.
 lint: $(STAMP)
 	$(VENV)/bin/python -m ruff check co_tui tests benchmarks scripts
+	$(VENV)/bin/python -m ruff format --check co_tui tests benchmarks scripts
 	$(VENV)/bin/python -m mypy co_tui
+
+format: $(STAMP)
+	$(VENV)/bin/python -m ruff format co_tui tests benchmarks scripts
 
 # Types (configured in pyproject.toml: governance/ and session/ strictly).
 typecheck: $(STAMP)

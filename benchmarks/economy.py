@@ -41,7 +41,9 @@ from tests.providers.scripted_session import run_session, shared_prefix, size, w
 UNCUT_BUDGET = 10_000_000
 
 
-async def one_session(strategy: str, budget: int, turns: int, files_per_turn: int, max_messages: int | None) -> dict[str, Any]:
+async def one_session(
+    strategy: str, budget: int, turns: int, files_per_turn: int, max_messages: int | None
+) -> dict[str, Any]:
     from co_tui.config import Settings
     from co_tui.session.chat import ChatSession
 
@@ -51,8 +53,12 @@ async def one_session(strategy: str, budget: int, turns: int, files_per_turn: in
         with tempfile.TemporaryDirectory() as tmp:
             workspace = Path(tmp)
             files = write_files(workspace, turns, files_per_turn, seed=11)
-            values: dict[str, Any] = {"model": "openai-chat:gpt-4o", "context_budget_tokens": budget,
-                                      "context_strategy": strategy, "request_timeout_s": 30.0}
+            values: dict[str, Any] = {
+                "model": "openai-chat:gpt-4o",
+                "context_budget_tokens": budget,
+                "context_strategy": strategy,
+                "request_timeout_s": 30.0,
+            }
             if max_messages is not None:
                 values["max_history_messages"] = max_messages
             chat = ChatSession(Settings(**values), workspace=workspace)
@@ -82,7 +88,9 @@ async def one_session(strategy: str, budget: int, turns: int, files_per_turn: in
 def _cost(input_tokens: int, cached_tokens: int) -> tuple[float, float]:
     from genai_prices import Usage, calc_price
 
-    cached = calc_price(Usage(input_tokens=input_tokens, cache_read_tokens=cached_tokens), model_ref="gpt-4o", provider_id="openai")
+    cached = calc_price(
+        Usage(input_tokens=input_tokens, cache_read_tokens=cached_tokens), model_ref="gpt-4o", provider_id="openai"
+    )
     plain = calc_price(Usage(input_tokens=input_tokens), model_ref="gpt-4o", provider_id="openai")
     return float(cached.total_price), float(plain.total_price)
 
@@ -92,18 +100,26 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=40)
     parser.add_argument("--files", type=int, default=3)
     parser.add_argument("--budget", type=int, default=30_000)
-    parser.add_argument("--max-history-messages", type=int, default=None,
-                        help="default: the setting's default (40); 0 disables the message trigger where supported")
+    parser.add_argument(
+        "--max-history-messages",
+        type=int,
+        default=None,
+        help="default: the setting's default (40); 0 disables the message trigger where supported",
+    )
     args = parser.parse_args()
 
     import co_tui
 
     print(f"code: {Path(co_tui.__file__).parent.parent}")
-    print(f"session: {args.turns} turns x {args.files} files of 1-15 KB, budget {args.budget:,}, "
-          f"max_history_messages {'default' if args.max_history_messages is None else args.max_history_messages}")
+    print(
+        f"session: {args.turns} turns x {args.files} files of 1-15 KB, budget {args.budget:,}, "
+        f"max_history_messages {'default' if args.max_history_messages is None else args.max_history_messages}"
+    )
     uncut = asyncio.run(one_session("trim", UNCUT_BUDGET, args.turns, args.files, 10**6))
-    results = {s: asyncio.run(one_session(s, args.budget, args.turns, args.files, args.max_history_messages))
-               for s in ("trim", "summarize")}
+    results = {
+        s: asyncio.run(one_session(s, args.budget, args.turns, args.files, args.max_history_messages))
+        for s in ("trim", "summarize")
+    }
     results["uncut"] = uncut
     print(f"{'':34}{'trim':>12}{'summarize':>12}{'uncut':>12}   target")
     rows = [
@@ -117,7 +133,9 @@ def main() -> None:
         ("gpt-4o input $, no caching", lambda r: f"{_cost(r['input_tokens'], r['cached_tokens'])[1]:.3f}", ""),
     ]
     for label, show, target in rows:
-        print(f"{label:34}" + "".join(f"{show(results[k]):>12}" for k in ("trim", "summarize", "uncut")) + f"   {target}")
+        print(
+            f"{label:34}" + "".join(f"{show(results[k]):>12}" for k in ("trim", "summarize", "uncut")) + f"   {target}"
+        )
 
 
 if __name__ == "__main__":

@@ -69,12 +69,16 @@ def build(n_messages: int, rng: random.Random, pool: list[str]) -> list:
             msgs += step(rng, pool, k)
             k += 1
         msgs.append(ModelResponse(parts=[TextPart(synthetic.make_text("markdown", 1500, k))]))
-    return msgs[:n_messages] if isinstance(msgs[n_messages - 1], ModelResponse) else msgs[: n_messages - 1] + [
-        ModelResponse(parts=[TextPart("done")])
-    ]
+    return (
+        msgs[:n_messages]
+        if isinstance(msgs[n_messages - 1], ModelResponse)
+        else msgs[: n_messages - 1] + [ModelResponse(parts=[TextPart("done")])]
+    )
 
 
-def time_passes(history: list, budget: int, rng: random.Random, pool: list[str], *, feed_back: bool) -> tuple[float, float]:
+def time_passes(
+    history: list, budget: int, rng: random.Random, pool: list[str], *, feed_back: bool
+) -> tuple[float, float]:
     """Median (pass, dump_json) seconds over `REQUESTS` requests, measured alternately.
 
     Each request appends one step to the context and runs one pass over it; `dump_json` of the same
@@ -123,7 +127,9 @@ def main() -> None:
 
     print("Policy pass per model request vs one ModelMessagesTypeAdapter.dump_json of the same history")
     print(f"(median of {REQUESTS} requests each; dump_json timed right after each pass on the same context)")
-    print(f"{'messages':>9} {'history':>9} {'est tokens':>11} {'dump_json':>10} {'pass':>9} {'ratio':>6}   {'dump_json':>10} {'cut pass':>9} {'ratio':>6}")
+    print(
+        f"{'messages':>9} {'history':>9} {'est tokens':>11} {'dump_json':>10} {'pass':>9} {'ratio':>6}   {'dump_json':>10} {'cut pass':>9} {'ratio':>6}"
+    )
     for n, mb, total, d1, steady, d2, cut in rows:
         print(
             f"{n:>9,} {mb:>7.1f}MB {total:>11,} {d1 * 1e3:>8.2f}ms {steady * 1e3:>7.2f}ms {steady / d1:>5.2f}x"

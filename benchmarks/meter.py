@@ -57,7 +57,9 @@ def pct(values: list[float], q: float) -> float:
 
 def raw_table(count) -> None:
     print("1. Raw estimator vs real tokenizer, per category (mean |error|, p95 |error|; chars/4 alongside)")
-    print(f"   {'category':<10} {'estimator mean':>15} {'p95':>7} {'bias':>7}   {'chars/4 mean':>12} {'p95':>7} {'bias':>7}")
+    print(
+        f"   {'category':<10} {'estimator mean':>15} {'p95':>7} {'bias':>7}   {'chars/4 mean':>12} {'p95':>7} {'bias':>7}"
+    )
     rng = random.Random(7)
     all_est: list[float] = []
     all_c4: list[float] = []
@@ -75,12 +77,14 @@ def raw_table(count) -> None:
         a = [abs(x) for x in est_err]
         b = [abs(x) for x in c4_err]
         print(
-            f"   {category:<10} {statistics.mean(a):>14.1%} {pct(a, .95):>7.1%} {statistics.mean(est_err):>+7.1%}"
-            f"   {statistics.mean(b):>12.1%} {pct(b, .95):>7.1%} {statistics.mean(c4_err):>+7.1%}"
+            f"   {category:<10} {statistics.mean(a):>14.1%} {pct(a, 0.95):>7.1%} {statistics.mean(est_err):>+7.1%}"
+            f"   {statistics.mean(b):>12.1%} {pct(b, 0.95):>7.1%} {statistics.mean(c4_err):>+7.1%}"
         )
     a = [abs(x) for x in all_est]
     b = [abs(x) for x in all_c4]
-    print(f"   {'ALL':<10} {statistics.mean(a):>14.1%} {pct(a, .95):>7.1%} {'':>7}   {statistics.mean(b):>12.1%} {pct(b, .95):>7.1%}")
+    print(
+        f"   {'ALL':<10} {statistics.mean(a):>14.1%} {pct(a, 0.95):>7.1%} {'':>7}   {statistics.mean(b):>12.1%} {pct(b, 0.95):>7.1%}"
+    )
 
 
 # Instructions + tool schemas the provider counts on every request; the session only has our
@@ -96,14 +100,26 @@ def session(category: str, rng: random.Random) -> list[list]:
     """Turns of (messages) for one replay: prompts, tool steps with `category` outputs, replies."""
     turns = []
     for t in range(rng.randint(5, 9)):
-        msgs = [ModelRequest(parts=[UserPromptPart(synthetic.make_text("prose", rng.randint(40, 600), rng.randrange(10**6)))])]
+        msgs = [
+            ModelRequest(
+                parts=[UserPromptPart(synthetic.make_text("prose", rng.randint(40, 600), rng.randrange(10**6)))]
+            )
+        ]
         for s in range(rng.randint(1, 4)):
             cat = rng.choice(synthetic.CATEGORIES) if category == "mixed" else category
             cid = f"c{t}_{s}"
             msgs.append(ModelResponse(parts=[ToolCallPart("read_file", {"path": f"src/{cid}.py"}, cid)]))
             size = rng.choice((800, 3_000, 12_000, 40_000))
-            msgs.append(ModelRequest(parts=[ToolReturnPart("read_file", synthetic.make_text(cat, size, rng.randrange(10**6)), cid)]))
-        msgs.append(ModelResponse(parts=[TextPart(synthetic.make_text("markdown", rng.randint(200, 2500), rng.randrange(10**6)))]))
+            msgs.append(
+                ModelRequest(
+                    parts=[ToolReturnPart("read_file", synthetic.make_text(cat, size, rng.randrange(10**6)), cid)]
+                )
+            )
+        msgs.append(
+            ModelResponse(
+                parts=[TextPart(synthetic.make_text("markdown", rng.randint(200, 2500), rng.randrange(10**6)))]
+            )
+        )
         turns.append(msgs)
     return turns
 
@@ -140,8 +156,12 @@ def replay(category: str, count, seeds: int) -> dict[str, list[float]]:
 
 
 def replay_table(name: str, count) -> None:
-    print(f"\n2{'a' if name == 'o200k' else 'b'}. Replay with a provider reporting exact {name} usage (instructions + tools: {count(INSTRUCTIONS)} tokens/request):")
-    print(f"   {'category':<10} {'raw mean':>9} {'raw p95':>8}   {'meter mean':>10} {'meter p95':>9}   {'readings (exact/anchored/estimated)':>36}")
+    print(
+        f"\n2{'a' if name == 'o200k' else 'b'}. Replay with a provider reporting exact {name} usage (instructions + tools: {count(INSTRUCTIONS)} tokens/request):"
+    )
+    print(
+        f"   {'category':<10} {'raw mean':>9} {'raw p95':>8}   {'meter mean':>10} {'meter p95':>9}   {'readings (exact/anchored/estimated)':>36}"
+    )
     everything: dict[str, list[float]] = {"raw": [], "meter": []}
     for category in (*synthetic.CATEGORIES, "mixed"):
         res = replay(category, count, seeds=3)
@@ -151,14 +171,14 @@ def replay_table(name: str, count) -> None:
         met = [abs(x) for x in res["meter"]]
         counts = "/".join(str(len(res[k])) for k in ("exact", "anchored", "estimated"))
         print(
-            f"   {category:<10} {statistics.mean(raw):>9.1%} {pct(raw, .95):>8.1%}   {statistics.mean(met):>10.1%}"
-            f" {pct(met, .95):>9.1%}   {counts:>36}"
+            f"   {category:<10} {statistics.mean(raw):>9.1%} {pct(raw, 0.95):>8.1%}   {statistics.mean(met):>10.1%}"
+            f" {pct(met, 0.95):>9.1%}   {counts:>36}"
         )
     raw = [abs(x) for x in everything["raw"]]
     met = [abs(x) for x in everything["meter"]]
     print(
-        f"   {'ALL':<10} {statistics.mean(raw):>9.1%} {pct(raw, .95):>8.1%}   {statistics.mean(met):>10.1%} {pct(met, .95):>9.1%}"
-        f"   target: ≤ 2.0% mean, ≤ 6.0% p95 -> {'MET' if statistics.mean(met) <= 0.02 and pct(met, .95) <= 0.06 else 'NOT MET'}"
+        f"   {'ALL':<10} {statistics.mean(raw):>9.1%} {pct(raw, 0.95):>8.1%}   {statistics.mean(met):>10.1%} {pct(met, 0.95):>9.1%}"
+        f"   target: ≤ 2.0% mean, ≤ 6.0% p95 -> {'MET' if statistics.mean(met) <= 0.02 and pct(met, 0.95) <= 0.06 else 'NOT MET'}"
     )
 
 

@@ -75,8 +75,9 @@ def corpus_outputs() -> list[str]:
 def generated_outputs() -> list[str]:
     """Large outputs real sessions have and the corpus lacks."""
     source = "".join(f"    def method_{i}(self, arg):\n        return self.helper(arg) + {i}\n" for i in range(400))
-    log = "".join(f"2025-01-01T00:00:{i % 60:02d}Z INFO worker[{i % 7}] processed batch {i} in {i % 97} ms\n"
-                  for i in range(300))
+    log = "".join(
+        f"2025-01-01T00:00:{i % 60:02d}Z INFO worker[{i % 7}] processed batch {i} in {i % 97} ms\n" for i in range(300)
+    )
     blob = json.dumps([{"id": i, "name": f"item-{i}", "tags": ["a", "b"], "score": i / 7} for i in range(400)])
     return [source[:30_000], log, blob[:25_000], source[:8_000]]
 
@@ -86,11 +87,15 @@ def build_turn(i: int, outputs: list[str]) -> list[ModelMessage]:
     call = f"call_{i}"
     return [
         ModelRequest(parts=[UserPromptPart(f"Step {i}: look at the next file and tell me what to change.")]),
-        ModelResponse(parts=[TextPart("Reading it."), ToolCallPart("read_file", {"path": f"src/m{i}.py"}, tool_call_id=call)],
-                      usage=RequestUsage(input_tokens=40_000 + i, output_tokens=40)),
+        ModelResponse(
+            parts=[TextPart("Reading it."), ToolCallPart("read_file", {"path": f"src/m{i}.py"}, tool_call_id=call)],
+            usage=RequestUsage(input_tokens=40_000 + i, output_tokens=40),
+        ),
         ModelRequest(parts=[ToolReturnPart("read_file", output, tool_call_id=call)]),
-        ModelResponse(parts=[TextPart(f"In src/m{i}.py the handler should validate its input first. " * 3)],
-                      usage=RequestUsage(input_tokens=41_000 + i, output_tokens=120)),
+        ModelResponse(
+            parts=[TextPart(f"In src/m{i}.py the handler should validate its input first. " * 3)],
+            usage=RequestUsage(input_tokens=41_000 + i, output_tokens=120),
+        ),
     ]
 
 
@@ -128,7 +133,9 @@ class _Session:
         self.transcript += new
         return (new, *self.gov.add(new))
 
-    def save(self, new: list[ModelMessage], context: list[ModelMessage], events: list[HistoryTrimmed]) -> tuple[float, float]:
+    def save(
+        self, new: list[ModelMessage], context: list[ModelMessage], events: list[HistoryTrimmed]
+    ) -> tuple[float, float]:
         start, start_cpu = time.perf_counter(), time.process_time()
         self.store.save_turn(self.id, new_transcript=new, context=context, new_events=events, tokens=40_000 + self.turn)
         return time.perf_counter() - start, time.process_time() - start_cpu
@@ -163,8 +170,15 @@ def save_timings(data_dir: Path, outputs: list[str]) -> dict[str, object]:
     (data_dir / "seed-style-blob.json").write_bytes(ModelMessagesTypeAdapter.dump_json(last.transcript))
     blob = time.perf_counter() - start
     store.close()
-    return {"wall": wall, "cpu": cpu, "worst": worst, "blob": blob, "context_len": len(last.gov.context),
-            "cuts": last.gov.cuts, "turn": last.turn}
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "worst": worst,
+        "blob": blob,
+        "context_len": len(last.gov.context),
+        "cuts": last.gov.cuts,
+        "turn": last.turn,
+    }
 
 
 _LOAD_PROBE = r"""
@@ -200,8 +214,9 @@ def load_figures(outputs: list[str]) -> tuple[float, int, int, int, int, int, in
             store.save_turn(sid, new_transcript=turn, context=context, new_events=events)
         store.close()
         size = sum(p.stat().st_size for p in data_dir.iterdir())
-        out = subprocess.run([sys.executable, "-c", _LOAD_PROBE, str(ROOT), str(data_dir)],
-                             capture_output=True, text=True, check=True).stdout.split()
+        out = subprocess.run(
+            [sys.executable, "-c", _LOAD_PROBE, str(ROOT), str(data_dir)], capture_output=True, text=True, check=True
+        ).stdout.split()
         took, before, after, peak, n_transcript, n_context = float(out[0]), *map(int, out[1:])
         return took, before, after, peak, n_transcript, n_context, size
 
@@ -209,33 +224,52 @@ def load_figures(outputs: list[str]) -> tuple[float, int, int, int, int, int, in
 def main() -> int:
     real = corpus_outputs()
     outputs = real + generated_outputs()
-    print(f"tool outputs: {len(real)} from the corpus + {len(generated_outputs())} generated "
-          f"(largest {max(map(len, outputs)):,} chars)")
+    print(
+        f"tool outputs: {len(real)} from the corpus + {len(generated_outputs())} generated "
+        f"(largest {max(map(len, outputs)):,} chars)"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         result = save_timings(Path(tmp), outputs)
-    print(f"context at turn {result['turn']:,}: {result['context_len']} messages (governed to {BUDGET_TOKENS:,} tokens; "
-          f"{result['cuts']} history_trimmed events on the way)")
-    print(f"{'per-turn save, median of 30':44}{'turn ~10':>10}{'turn ~500':>11}{f'turn ~{TURNS:,}':>13}"
-          f"{'2000/10':>9}{'2000/500':>9}")
+    print(
+        f"context at turn {result['turn']:,}: {result['context_len']} messages (governed to {BUDGET_TOKENS:,} tokens; "
+        f"{result['cuts']} history_trimmed events on the way)"
+    )
+    print(
+        f"{'per-turn save, median of 30':44}{'turn ~10':>10}{'turn ~500':>11}{f'turn ~{TURNS:,}':>13}"
+        f"{'2000/10':>9}{'2000/500':>9}"
+    )
     ratio = 0.0
-    for label, series in (("save_turn, wall clock", result["wall"]), ("save_turn, CPU (no fsync wait)", result["cpu"]),
-                          ("worst case: every context message a copy", result["worst"])):
+    for label, series in (
+        ("save_turn, wall clock", result["wall"]),
+        ("save_turn, CPU (no fsync wait)", result["cpu"]),
+        ("worst case: every context message a copy", result["worst"]),
+    ):
         early, steady, late = (statistics.median(times) for times in series)  # type: ignore[attr-defined]
         ratio = ratio or late / early
-        print(f"{label:44}{early * 1e3:>8.2f}ms{steady * 1e3:>9.2f}ms{late * 1e3:>11.2f}ms"
-              f"{late / early:>8.2f}x{late / steady:>8.2f}x")
-    print(f"target: wall clock turn ~{TURNS:,} <= 1.5x turn ~10: {'met' if ratio <= 1.5 else 'MISSED'} ({ratio:.2f}x)."
-          " From turn ~360 on every save also carries a cut (breadcrumb, trimmed copy, dropped turn),")
-    print("  which turn ~10 does not; the worst case compares every context message by == and grows with the"
-          " context, which the budget bounds.")
+        print(
+            f"{label:44}{early * 1e3:>8.2f}ms{steady * 1e3:>9.2f}ms{late * 1e3:>11.2f}ms"
+            f"{late / early:>8.2f}x{late / steady:>8.2f}x"
+        )
+    print(
+        f"target: wall clock turn ~{TURNS:,} <= 1.5x turn ~10: {'met' if ratio <= 1.5 else 'MISSED'} ({ratio:.2f}x)."
+        " From turn ~360 on every save also carries a cut (breadcrumb, trimmed copy, dropped turn),"
+    )
+    print(
+        "  which turn ~10 does not; the worst case compares every context message by == and grows with the"
+        " context, which the budget bounds."
+    )
     late = statistics.median(result["wall"][-1])  # type: ignore[index]
     blob = result["blob"]
-    print(f"seed design (rewrite one JSON blob per turn) at turn {TURNS:,}: {blob * 1e3:.0f} ms, "
-          f"{blob / late:.0f}x a save_turn")
+    print(
+        f"seed design (rewrite one JSON blob per turn) at turn {TURNS:,}: {blob * 1e3:.0f} ms, "
+        f"{blob / late:.0f}x a save_turn"
+    )
     took, before, after, peak, n_transcript, n_context, size = load_figures(outputs)
-    print(f"load a {n_transcript:,}-message session ({n_context} in context, {size / 1e6:.1f} MB on disk): "
-          f"{took * 1e3:.0f} ms; RSS {before / 1024:.0f} -> {after / 1024:.0f} MB "
-          f"(+{(after - before) / 1024:.1f} MB for the session), peak {peak / 1024:.0f} MB")
+    print(
+        f"load a {n_transcript:,}-message session ({n_context} in context, {size / 1e6:.1f} MB on disk): "
+        f"{took * 1e3:.0f} ms; RSS {before / 1024:.0f} -> {after / 1024:.0f} MB "
+        f"(+{(after - before) / 1024:.1f} MB for the session), peak {peak / 1024:.0f} MB"
+    )
     return 0
 
 

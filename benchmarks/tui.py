@@ -114,7 +114,7 @@ class Terminal:
             now = time.monotonic()
             if marker in tail + chunk:
                 return now - self.started
-            tail = (tail + chunk)[-len(marker):]
+            tail = (tail + chunk)[-len(marker) :]
         return None
 
     def send(self, data: bytes) -> None:
@@ -158,10 +158,19 @@ class Sandbox:
         self.workspace.mkdir()
         (self.workspace / "README.md").write_text("# Bench\n\nA workspace for the TUI benchmark.\n")
         self.data_dir = base / "data"
-        env = {k: v for k, v in os.environ.items()
-               if not (k.startswith("CO_TUI_") or k.endswith("_API_KEY") or k.startswith("TMUX"))}
-        env.update(TERM="xterm-256color", COLORTERM="truecolor", LANG="C.UTF-8", LC_ALL="C.UTF-8",
-                   CO_TUI_DATA_DIR=str(self.data_dir), CO_TUI_CONFIG_FILE=str(base / "config.toml"))
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not (k.startswith("CO_TUI_") or k.endswith("_API_KEY") or k.startswith("TMUX"))
+        }
+        env.update(
+            TERM="xterm-256color",
+            COLORTERM="truecolor",
+            LANG="C.UTF-8",
+            LC_ALL="C.UTF-8",
+            CO_TUI_DATA_DIR=str(self.data_dir),
+            CO_TUI_CONFIG_FILE=str(base / "config.toml"),
+        )
         self.env = env
 
     def start(self, argv: list[str], **extra_env: str) -> Terminal:
@@ -387,7 +396,7 @@ def streaming(box: Sandbox, child: str) -> dict[str, Any]:
         if pending is not None:
             kind, shows, sent = pending
             window = since + chunk
-            since = window[-len(shows):]
+            since = window[-len(shows) :]
             if shows in window:
                 latencies[kind].append(now - sent)
                 pending = None
@@ -408,8 +417,14 @@ def streaming(box: Sandbox, child: str) -> dict[str, Any]:
     finished = time.monotonic()
     term.close()
     produced = [tuple(p) for p in json.loads(log_path.read_text())] if log_path.exists() else []
-    return {"painted": painted, "produced": produced, "latencies": latencies, "misses": misses,
-            "finished": finished, "complete": newest >= last}
+    return {
+        "painted": painted,
+        "produced": produced,
+        "latencies": latencies,
+        "misses": misses,
+        "finished": finished,
+        "complete": newest >= last,
+    }
 
 
 def backlog_series(painted: list[tuple[float, int]], start: float) -> list[tuple[float, int]]:
@@ -449,8 +464,13 @@ def paint_rows(paint: dict[str, list[float]]) -> list[Row]:
     runs = len(paint["co-tui"])
     return [
         (f"a. first paint (median of {runs})", _ms(co), f"{_ms(bare)} bare app", "", ""),
-        ("a. first paint ratio co-tui / bare", f"{ratio:.2f}x", "", f"<= {TARGETS['paint_ratio']}x",
-         _verdict(ratio <= TARGETS["paint_ratio"])),
+        (
+            "a. first paint ratio co-tui / bare",
+            f"{ratio:.2f}x",
+            "",
+            f"<= {TARGETS['paint_ratio']}x",
+            _verdict(ratio <= TARGETS["paint_ratio"]),
+        ),
         ("a. model ready (pydantic-ai loaded)", _ms(ready), "", "after paint", _verdict(ready > co)),
     ]
 
@@ -461,15 +481,35 @@ def resume_rows(resumed: dict[str, list[float]], messages: int) -> list[Row]:
     ready, ready_hwm = statistics.median(resumed["ready"]), max(resumed["ready_hwm"])
     runs = len(resumed["visible"])
     return [
-        (f"b. resume {RESUME_TURNS:,} turns ({messages:,} msgs): first frame", _ms(statistics.median(resumed["frame"])),
-         "", "", ""),
-        (f"b. resume: conversation on screen (median of {runs})", _ms(visible), "",
-         f"<= {_ms(TARGETS['resume_s'])}", _verdict(visible <= TARGETS["resume_s"])),
-        ("b. resume: VmRSS / VmHWM then (max)", f"{rss:.0f} / {hwm:.0f} MB", "",
-         f"<= {TARGETS['resume_rss_mb']:.0f} MB", _verdict(hwm <= TARGETS["resume_rss_mb"])),
+        (
+            f"b. resume {RESUME_TURNS:,} turns ({messages:,} msgs): first frame",
+            _ms(statistics.median(resumed["frame"])),
+            "",
+            "",
+            "",
+        ),
+        (
+            f"b. resume: conversation on screen (median of {runs})",
+            _ms(visible),
+            "",
+            f"<= {_ms(TARGETS['resume_s'])}",
+            _verdict(visible <= TARGETS["resume_s"]),
+        ),
+        (
+            "b. resume: VmRSS / VmHWM then (max)",
+            f"{rss:.0f} / {hwm:.0f} MB",
+            "",
+            f"<= {TARGETS['resume_rss_mb']:.0f} MB",
+            _verdict(hwm <= TARGETS["resume_rss_mb"]),
+        ),
         ("b. resume: session ready (model loaded, all decoded)", _ms(ready), "", "", ""),
-        ("b. resume: VmHWM once ready (max)", f"{ready_hwm:.0f} MB", "",
-         f"<= {TARGETS['resume_rss_mb']:.0f} MB", _verdict(ready_hwm <= TARGETS["resume_rss_mb"])),
+        (
+            "b. resume: VmHWM once ready (max)",
+            f"{ready_hwm:.0f} MB",
+            "",
+            f"<= {TARGETS['resume_rss_mb']:.0f} MB",
+            _verdict(ready_hwm <= TARGETS["resume_rss_mb"]),
+        ),
     ]
 
 
@@ -506,19 +546,48 @@ def stream_rows(co: dict[str, Any], ref: dict[str, Any]) -> list[Row]:
     c, r = stream_figures(co), stream_figures(ref)
     duration = STREAM_TOKENS / STREAM_RATE
     ref_note = " MarkdownStream"
-    return [
-        (f"c. {STREAM_TOKENS:,} tokens taken from the model at", c["rate"], r["rate"] + ref_note,
-         f"{STREAM_RATE:,.0f} tok/s", ""),
-        ("c. letter typed -> painted, median / p95 / max (n)", c.get("type", "none seen"), r.get("type", ""),
-         f"<= {TARGETS['key_ms']:.0f} ms", c.get("type_ok", "MISSED")),
-        ("c. backspace -> painted, median / p95 / max (n)", c.get("erase", "none seen"), r.get("erase", ""),
-         f"<= {TARGETS['key_ms']:.0f} ms", c.get("erase_ok", "MISSED")),
-        (f"c. keys not painted within {KEY_TIMEOUT_S:.0f} s", c.get("lost", ""), r.get("lost", ""), "0",
-         _verdict(c.get("lost") == "0")),
-        ("c. backlog arrived - on screen, 1st -> 4th quarter", c["backlog"] + " tokens", r["backlog"],
-         "not growing", c["backlog_ok"]),
-        ("c. tokens on screen", c["done"], r["done"], f"all after {duration:.0f} s", c["done_ok"]),
-    ] if "backlog" in c and "backlog" in r else [("c. stream", c["rate"], r["rate"], "", "MISSED")]
+    return (
+        [
+            (
+                f"c. {STREAM_TOKENS:,} tokens taken from the model at",
+                c["rate"],
+                r["rate"] + ref_note,
+                f"{STREAM_RATE:,.0f} tok/s",
+                "",
+            ),
+            (
+                "c. letter typed -> painted, median / p95 / max (n)",
+                c.get("type", "none seen"),
+                r.get("type", ""),
+                f"<= {TARGETS['key_ms']:.0f} ms",
+                c.get("type_ok", "MISSED"),
+            ),
+            (
+                "c. backspace -> painted, median / p95 / max (n)",
+                c.get("erase", "none seen"),
+                r.get("erase", ""),
+                f"<= {TARGETS['key_ms']:.0f} ms",
+                c.get("erase_ok", "MISSED"),
+            ),
+            (
+                f"c. keys not painted within {KEY_TIMEOUT_S:.0f} s",
+                c.get("lost", ""),
+                r.get("lost", ""),
+                "0",
+                _verdict(c.get("lost") == "0"),
+            ),
+            (
+                "c. backlog arrived - on screen, 1st -> 4th quarter",
+                c["backlog"] + " tokens",
+                r["backlog"],
+                "not growing",
+                c["backlog_ok"],
+            ),
+            ("c. tokens on screen", c["done"], r["done"], f"all after {duration:.0f} s", c["done_ok"]),
+        ]
+        if "backlog" in c and "backlog" in r
+        else [("c. stream", c["rate"], r["rate"], "", "MISSED")]
+    )
 
 
 def print_table(rows: list[Row]) -> None:
@@ -539,7 +608,9 @@ def main() -> int:
         return 0
     parts = set(args.only or "abc")
     load = os.getloadavg()
-    print(f"co-tui TUI benchmark · {COLS}x{ROWS} pty · {os.cpu_count()} cpus · load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print(
+        f"co-tui TUI benchmark · {COLS}x{ROWS} pty · {os.cpu_count()} cpus · load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+    )
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="co-tui-bench-") as tmp:
         base = Path(tmp)

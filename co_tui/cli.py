@@ -38,21 +38,41 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"co-tui {__version__}")
     mode = p.add_mutually_exclusive_group()
-    mode.add_argument("-p", "--print", dest="prompt", metavar="PROMPT", nargs="?", const=BARE_P,
-                      help="run one turn, print the answer, exit; with no PROMPT (or -), stdin is the "
-                           "prompt; with both, stdin is attached before the prompt")
-    p.add_argument("--output-format", choices=("text", "jsonl"), default=None,
-                   help="print mode output: the answer as text (default), or every event as a JSON line")
-    p.add_argument("--model", help="model: 'offline' (default) or a pydantic-ai model string, e.g. anthropic:claude-sonnet-4-5")
+    mode.add_argument(
+        "-p",
+        "--print",
+        dest="prompt",
+        metavar="PROMPT",
+        nargs="?",
+        const=BARE_P,
+        help="run one turn, print the answer, exit; with no PROMPT (or -), stdin is the "
+        "prompt; with both, stdin is attached before the prompt",
+    )
+    p.add_argument(
+        "--output-format",
+        choices=("text", "jsonl"),
+        default=None,
+        help="print mode output: the answer as text (default), or every event as a JSON line",
+    )
+    p.add_argument(
+        "--model", help="model: 'offline' (default) or a pydantic-ai model string, e.g. anthropic:claude-sonnet-4-5"
+    )
     which = p.add_mutually_exclusive_group()
-    which.add_argument("--continue", dest="continue_latest", action="store_true",
-                       help="continue the latest session in this workspace")
-    which.add_argument("--resume", nargs="?", const="", metavar="ID",
-                       help="resume a session by id (or unique prefix); without ID, pick one")
+    which.add_argument(
+        "--continue", dest="continue_latest", action="store_true", help="continue the latest session in this workspace"
+    )
+    which.add_argument(
+        "--resume",
+        nargs="?",
+        const="",
+        metavar="ID",
+        help="resume a session by id (or unique prefix); without ID, pick one",
+    )
     mode.add_argument("--list-sessions", action="store_true", help="list saved sessions and exit")
     mode.add_argument("--export", metavar="ID", help="export a session to stdout and exit")
-    p.add_argument("--format", dest="export_format", choices=("md", "json"), default=None,
-                   help="format for --export (default md)")
+    p.add_argument(
+        "--format", dest="export_format", choices=("md", "json"), default=None, help="format for --export (default md)"
+    )
     p.add_argument("--yes", action="store_true", help="print mode: approve every run_shell call (needs allow_shell)")
     p.add_argument("--allow-shell", action="store_true", default=None, help="offer the run_shell tool")
     return p

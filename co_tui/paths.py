@@ -46,6 +46,8 @@ def loose_dir_warning(path: Path) -> str | None:
     except OSError:
         return None
     if mode & 0o044:
-        return (f"warning: data dir {path} is readable by other users (mode {mode:o}); "
-                f"your saved conversations are in it (chmod 700 {path} to make it private)")
+        return (
+            f"warning: data dir {path} is readable by other users (mode {mode:o}); "
+            f"your saved conversations are in it (chmod 700 {path} to make it private)"
+        )
     return None

@@ -91,7 +91,7 @@ def build_prompt(
     """
     if prompt in (BARE_P, STDIN_ARG):
         if stdin is None or (is_tty and prompt == BARE_P):
-            raise PromptUsageError("-p needs a prompt: give one (-p \"…\") or pipe it on stdin")
+            raise PromptUsageError('-p needs a prompt: give one (-p "…") or pipe it on stdin')
         text, total = read_capped(stdin, cap)
         text, line = _capped_note(text, total, "the prompt on stdin")
         if line:

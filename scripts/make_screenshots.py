@@ -29,8 +29,8 @@ PROMPTS = ("read README.md", "search TODO in src", "read src/server.py", "thanks
 
 DEMO_FILES = {
     "README.md": "# Demo service\n\nA small HTTP service used to show co-tui.\n\n## Run\n\n"
-                 "`python -m demo` starts it on port 8000.\n\n## Layout\n\n- `src/server.py`: the handlers\n"
-                 "- `src/store.py`: the storage\n",
+    "`python -m demo` starts it on port 8000.\n\n## Layout\n\n- `src/server.py`: the handlers\n"
+    "- `src/store.py`: the storage\n",
     "src/server.py": "".join(
         f"def handle_{name}(request):\n    # TODO: validate the {name} payload\n    return store.{name}(request.json)\n\n\n"
         for name in ("create", "read", "update", "delete", "list", "search", "export", "import")

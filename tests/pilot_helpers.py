@@ -14,8 +14,9 @@ from textual.pilot import Pilot
 TIMEOUT_S = 30.0  # only a failing test waits this long: generous for a loaded machine
 
 
-async def wait_until(pilot: Pilot, predicate: Callable[[], object], what: str = "condition", *,
-                     timeout: float = TIMEOUT_S) -> None:
+async def wait_until(
+    pilot: Pilot, predicate: Callable[[], object], what: str = "condition", *, timeout: float = TIMEOUT_S
+) -> None:
     """Pause the pilot until `predicate()` is truthy; fail the test after `timeout` seconds."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout

@@ -11,8 +11,16 @@ def test_format_tokens() -> None:
 
 
 def test_turn_trim_line_and_plurals() -> None:
-    event = HistoryTrimmed(reason="token_budget", strategy="turn_trim", dropped_messages=14, dropped_turns=3,
-                           kept_turns=1, tokens_before=41_200, tokens_after=12_900, budget_tokens=20_000)
+    event = HistoryTrimmed(
+        reason="token_budget",
+        strategy="turn_trim",
+        dropped_messages=14,
+        dropped_turns=3,
+        kept_turns=1,
+        tokens_before=41_200,
+        tokens_after=12_900,
+        budget_tokens=20_000,
+    )
     assert banner_line(event) == "✂ History trimmed · 14 messages (3 turns) · 41.2k → 12.9k tokens · token budget"
     one = HistoryTrimmed(reason="token_budget", strategy="turn_trim", dropped_messages=1, dropped_turns=1, kept_turns=1)
     assert "1 message (1 turn)" in banner_line(one)

@@ -239,7 +239,10 @@ async def test_the_clear_dialog_and_its_banner_give_the_same_figures(workspace: 
     assert preview.dropped_messages < len(session.context) + 1
     event = session.clear()
     assert (preview.dropped_messages, preview.dropped_turns, preview.tokens_before) == (
-        event.dropped_messages, event.dropped_turns, event.tokens_before)
+        event.dropped_messages,
+        event.dropped_turns,
+        event.tokens_before,
+    )
 
 
 def test_make_title() -> None:
@@ -270,18 +273,19 @@ async def test_saved_context_with_a_separate_marker_loses_no_prompt(workspace: P
 
     turns = []
     for n in range(6):
-        turns += [ModelRequest(parts=[UserPromptPart(f"question {n} " + "words " * 60)]),
-                  ModelResponse(parts=[TextPart(f"answer {n} " + "words " * 60)])]
+        turns += [
+            ModelRequest(parts=[UserPromptPart(f"question {n} " + "words " * 60)]),
+            ModelResponse(parts=[TextPart(f"answer {n} " + "words " * 60)]),
+        ]
     cut = trim_to_recent_turns(turns, 300)
     assert cut.trimmed and isinstance(cut.messages[0], ModelRequest) and isinstance(cut.messages[1], ModelRequest)
     store = SessionStore.open(workspace / "data")
     sid = store.create_session(model="echo", workspace=workspace)
     store.save_turn(sid, new_transcript=turns, context=cut.messages, new_events=[cut.to_event("token_budget", 300)])
 
-    session = ChatSession.resume(load_settings(), workspace=workspace, store=store, session_id=sid,
-                                 model=echo_model())
+    session = ChatSession.resume(load_settings(), workspace=workspace, store=store, session_id=sid, model=echo_model())
     await collect(session.run_turn("hello there"))
-    new = session.transcript[len(turns):]
+    new = session.transcript[len(turns) :]
     assert [type(m).__name__ for m in new] == ["ModelRequest", "ModelResponse"]
     assert [p.content for p in new[0].parts if isinstance(p, UserPromptPart)] == ["hello there"]
     assert "you said: hello there" in "".join(p.content for p in new[1].parts if isinstance(p, TextPart))
@@ -303,8 +307,9 @@ async def test_offline_summaries_cover_every_turn_they_report(workspace: Path) -
         summaries += sum(1 for e in events if e.type == "history_trimmed" and e.strategy == "summary")
     context = separate_markers(session.context)
     marker_text = " ".join(info.summary or "" for m in context if (info := marker_info(m)) is not None)
-    verbatim = " ".join(str(p.content) for m in context if marker_info(m) is None for p in m.parts
-                        if isinstance(p, UserPromptPart))
+    verbatim = " ".join(
+        str(p.content) for m in context if marker_info(m) is None for p in m.parts if isinstance(p, UserPromptPart)
+    )
     for i in range(1, notes + 1):
         note = f"note number {i}: the sky is blue"
         assert note in verbatim or note in marker_text, f"note {i} is neither in context nor in a summary"

@@ -13,10 +13,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def co_tui(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, timeout: int = 90) -> subprocess.CompletedProcess[str]:
+def co_tui(
+    *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, timeout: int = 90
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "co_tui", *args], cwd=cwd, capture_output=True, text=True,
-        env={**os.environ, **(env or {})}, timeout=timeout, stdin=subprocess.DEVNULL,  # stdin joins -p's prompt
+        [sys.executable, "-m", "co_tui", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,  # stdin joins -p's prompt
     )
 
 

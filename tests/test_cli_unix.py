@@ -23,11 +23,20 @@ def env(**extra: str) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT), **extra}
 
 
-def run(*args: str, stdin: int | None = subprocess.DEVNULL, data: str | None = None, cwd: Path = ROOT,
-        **extra: str) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str, stdin: int | None = subprocess.DEVNULL, data: str | None = None, cwd: Path = ROOT, **extra: str
+) -> subprocess.CompletedProcess[str]:
     """`co-tui ARGS` with stdin from /dev/null (or `data`), output captured."""
-    return subprocess.run([*CMD, *args], cwd=cwd, capture_output=True, text=True, timeout=90,
-                          stdin=None if data is not None else stdin, input=data, env=env(**extra))
+    return subprocess.run(
+        [*CMD, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=90,
+        stdin=None if data is not None else stdin,
+        input=data,
+        env=env(**extra),
+    )
 
 
 def run_into_closed_pipe(*args: str) -> tuple[int, str]:
@@ -35,8 +44,16 @@ def run_into_closed_pipe(*args: str) -> tuple[int, str]:
     read_end, write_end = os.pipe()
     os.close(read_end)  # closed before the process starts: every write to stdout fails
     try:
-        proc = subprocess.run([*CMD, *args], cwd=ROOT, stdout=write_end, stderr=subprocess.PIPE,
-                              stdin=subprocess.DEVNULL, text=True, timeout=90, env=env())
+        proc = subprocess.run(
+            [*CMD, *args],
+            cwd=ROOT,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            timeout=90,
+            env=env(),
+        )
     finally:
         os.close(write_end)
     return proc.returncode, proc.stderr
@@ -51,8 +68,13 @@ def exported_prompts(session_id: str) -> list[str]:
     proc = run("--export", session_id, "--format", "json")
     assert proc.returncode == 0, proc.stderr
     transcript = json.loads(proc.stdout)["transcript"]
-    return [p["content"] for m in transcript if m["kind"] == "request" for p in m["parts"]
-            if p["part_kind"] == "user-prompt"]
+    return [
+        p["content"]
+        for m in transcript
+        if m["kind"] == "request"
+        for p in m["parts"]
+        if p["part_kind"] == "user-prompt"
+    ]
 
 
 # --- 14. a reader that closes the pipe early --------------------------------------------------------
@@ -75,10 +97,16 @@ def test_print_mode_into_a_closed_pipe_exits_quietly_and_saves_the_turn() -> Non
 
 
 def test_head_in_a_real_shell_pipeline_leaves_stderr_empty() -> None:
-    script = ('"$@" -p "tell me a long story" --output-format jsonl | head -5; '
-              'echo "status=${PIPESTATUS[0]}" >&2')
-    proc = subprocess.run(["bash", "-c", script, "co-tui", *CMD], cwd=ROOT, capture_output=True, text=True,
-                          timeout=90, stdin=subprocess.DEVNULL, env=env(CO_TUI_OFFLINE_DELAY="0.01"))
+    script = '"$@" -p "tell me a long story" --output-format jsonl | head -5; echo "status=${PIPESTATUS[0]}" >&2'
+    proc = subprocess.run(
+        ["bash", "-c", script, "co-tui", *CMD],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=90,
+        stdin=subprocess.DEVNULL,
+        env=env(CO_TUI_OFFLINE_DELAY="0.01"),
+    )
     assert len(proc.stdout.splitlines()) == 5
     assert proc.stderr.splitlines()[-1] in ("status=141", "status=0")
     assert "Traceback" not in proc.stderr and "Error" not in proc.stderr
@@ -125,8 +153,9 @@ def test_huge_stdin_is_capped_and_both_user_and_model_are_told() -> None:
 def test_a_terminal_on_stdin_with_no_prompt_is_a_usage_error() -> None:
     controller, terminal = os.openpty()
     try:
-        proc = subprocess.run([*CMD, "-p"], cwd=ROOT, stdin=terminal, capture_output=True, text=True,
-                              timeout=90, env=env())
+        proc = subprocess.run(
+            [*CMD, "-p"], cwd=ROOT, stdin=terminal, capture_output=True, text=True, timeout=90, env=env()
+        )
     finally:
         os.close(terminal)
         os.close(controller)
@@ -139,8 +168,15 @@ def test_a_terminal_on_stdin_with_no_prompt_is_a_usage_error() -> None:
 def test_an_open_silent_stdin_is_not_waited_for_forever() -> None:
     """A harness that leaves stdin open and never writes: the prompt runs after a short wait, and
     a line says stdin was skipped."""
-    proc = subprocess.Popen([*CMD, "-p", "hello"], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env())
+    proc = subprocess.Popen(
+        [*CMD, "-p", "hello"],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
+    )
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     try:
         out = proc.stdout.read()  # to the end: the process exits with stdin still open
@@ -157,19 +193,22 @@ def test_an_open_silent_stdin_is_not_waited_for_forever() -> None:
 # --- 16. flag misuse: one line, exit 2, before anything is drawn or run --------------------------------
 
 
-@pytest.mark.parametrize(("args", "says"), [
-    (("--format", "json"), "--format"),
-    (("--output-format", "jsonl"), "--output-format"),
-    (("--output-format", "text"), "--output-format"),
-    (("-p", "hi", "--export", "abcd"), "not allowed"),
-    (("--list-sessions", "--export", "abcd"), "not allowed"),
-    (("--yes",), "--yes"),
-    (("--resume", "abcd", "--continue"), "not allowed"),
-    (("--export", "abcd", "--resume", "abcd"), "--resume"),
-    (("--resume", "nope"), "not a session id"),
-    (("--resume", "ffffffff"), "no session matches"),
-    (("--continue",), "no saved session"),
-])
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--format", "json"), "--format"),
+        (("--output-format", "jsonl"), "--output-format"),
+        (("--output-format", "text"), "--output-format"),
+        (("-p", "hi", "--export", "abcd"), "not allowed"),
+        (("--list-sessions", "--export", "abcd"), "not allowed"),
+        (("--yes",), "--yes"),
+        (("--resume", "abcd", "--continue"), "not allowed"),
+        (("--export", "abcd", "--resume", "abcd"), "--resume"),
+        (("--resume", "nope"), "not a session id"),
+        (("--resume", "ffffffff"), "no session matches"),
+        (("--continue",), "no saved session"),
+    ],
+)
 def test_flag_misuse_is_one_line_exit_2_before_any_screen(args: tuple[str, ...], says: str, tmp_path: Path) -> None:
     proc = run(*args, cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout[-300:]

@@ -22,7 +22,12 @@ def write_config(text: str) -> Path:
 
 def test_defaults_match_design() -> None:
     s = load_settings()
-    assert (s.model, s.summarization_model, s.tool_output_trim_chars, s.max_history_messages) == ("offline", None, 2000, 40)
+    assert (s.model, s.summarization_model, s.tool_output_trim_chars, s.max_history_messages) == (
+        "offline",
+        None,
+        2000,
+        40,
+    )
     assert (s.context_budget_tokens, s.compact_threshold, s.context_strategy) == (0, 0.8, "summarize")
     assert (s.summarizer_cooldown_s, s.allow_shell) == (600.0, False)
 
@@ -52,7 +57,9 @@ def test_data_dir_from_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> N
         ("CO_TUI_COMPACT_THRESHOLD", "1.5", "environment variable CO_TUI_COMPACT_THRESHOLD"),
     ],
 )
-def test_bad_env_value_names_setting_and_source(monkeypatch: pytest.MonkeyPatch, env: str, value: str, expect: str) -> None:
+def test_bad_env_value_names_setting_and_source(
+    monkeypatch: pytest.MonkeyPatch, env: str, value: str, expect: str
+) -> None:
     monkeypatch.setenv(env, value)
     with pytest.raises(SettingsError) as info:
         load_settings()
@@ -97,7 +104,10 @@ def test_private_dir_mode(tmp_path: Path) -> None:
 )
 def test_cli_exits_2_with_one_line(env: dict[str, str]) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "co_tui", "-p", "hello"], capture_output=True, text=True, env={**os.environ, **env},
+        [sys.executable, "-m", "co_tui", "-p", "hello"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
         timeout=60,
     )
     assert proc.returncode == 2
@@ -109,8 +119,16 @@ def test_cli_exits_2_with_one_line(env: dict[str, str]) -> None:
 
 def test_settings_fields_are_the_design_contract() -> None:
     expected = {
-        "model", "summarization_model", "tool_output_trim_chars", "max_history_messages", "context_budget_tokens",
-        "compact_threshold", "context_strategy", "summarizer_cooldown_s", "data_dir", "allow_shell",
+        "model",
+        "summarization_model",
+        "tool_output_trim_chars",
+        "max_history_messages",
+        "context_budget_tokens",
+        "compact_threshold",
+        "context_strategy",
+        "summarizer_cooldown_s",
+        "data_dir",
+        "allow_shell",
     }
     assert expected <= set(Settings.model_fields)
 
@@ -159,7 +177,10 @@ def test_store_in_a_shared_dir_leaves_it_as_it_was_and_warns(tmp_path: Path) -> 
     ws = tmp_path / "ws"
     ws.mkdir()
     proc = subprocess.run(
-        [sys.executable, "-m", "co_tui", "-p", "hello"], capture_output=True, text=True, cwd=ws,
+        [sys.executable, "-m", "co_tui", "-p", "hello"],
+        capture_output=True,
+        text=True,
+        cwd=ws,
         env={**os.environ, "CO_TUI_DATA_DIR": str(shared)},
     )
     assert proc.returncode == 0, proc.stderr
@@ -167,17 +188,23 @@ def test_store_in_a_shared_dir_leaves_it_as_it_was_and_warns(tmp_path: Path) -> 
     assert stat.S_IMODE((shared / "sessions.db").stat().st_mode) == 0o600
     assert proc.stderr.splitlines() == [
         f"co-tui: warning: data dir {shared} is readable by other users (mode 1777); your saved conversations "
-        f"are in it (chmod 700 {shared} to make it private)"]
+        f"are in it (chmod 700 {shared} to make it private)"
+    ]
 
 
-@pytest.mark.parametrize(("value", "why"), [("", "must not be empty"), ("data", "must be an absolute path"),
-                                            ("./x", "must be an absolute path")])
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [("", "must not be empty"), ("data", "must be an absolute path"), ("./x", "must be an absolute path")],
+)
 def test_empty_or_relative_data_dir_is_a_settings_error(value: str, why: str, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
     os.chmod(ws, 0o755)
     proc = subprocess.run(
-        [sys.executable, "-m", "co_tui", "-p", "hello"], capture_output=True, text=True, cwd=ws,
+        [sys.executable, "-m", "co_tui", "-p", "hello"],
+        capture_output=True,
+        text=True,
+        cwd=ws,
         env={**os.environ, "CO_TUI_DATA_DIR": value},
     )
     assert proc.returncode == 2

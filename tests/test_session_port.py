@@ -76,8 +76,13 @@ async def test_clear_starts_afresh_under_a_new_id(session: SessionPort) -> None:
     assert event.dropped_turns == 1 and event.session_id == old_id
     assert event.note == "conversation cleared"
     assert session.id != old_id
-    assert (list(session.transcript), list(session.context), list(session.ledger),
-            list(session.ledger_positions), session.title) == ([], [], [], [], "")
+    assert (
+        list(session.transcript),
+        list(session.context),
+        list(session.ledger),
+        list(session.ledger_positions),
+        session.title,
+    ) == ([], [], [], [], "")
 
 
 async def test_compact_of_nothing_says_so(session: SessionPort) -> None:

@@ -167,8 +167,13 @@ class FakeSession:
                     if self._cancelled:
                         break
                     self._append(ModelRequest(parts=[ToolReturnPart(step.name, step.result, call_id)]))
-                    yield ToolResult(tool_name=step.name, tool_call_id=call_id, content=step.result,
-                                     chars=len(step.result), is_error=step.is_error)
+                    yield ToolResult(
+                        tool_name=step.name,
+                        tool_call_id=call_id,
+                        content=step.result,
+                        chars=len(step.result),
+                        is_error=step.is_error,
+                    )
                 elif isinstance(step, Trim):
                     self.ledger.append(step.event)
                     self.ledger_positions.append(len(self.transcript))
@@ -204,10 +209,16 @@ class FakeSession:
         ]
         self.extra_tokens = 0
         event = HistoryTrimmed(
-            reason="manual_compact", strategy="compact", dropped_messages=len(self.transcript),
-            dropped_turns=len(self.prompts), kept_turns=0, tokens_before=before,
-            tokens_after=self.meter_reading().context_tokens, budget_tokens=self.budget_tokens,
-            summary=summary, session_id=self.id,
+            reason="manual_compact",
+            strategy="compact",
+            dropped_messages=len(self.transcript),
+            dropped_turns=len(self.prompts),
+            kept_turns=0,
+            tokens_before=before,
+            tokens_after=self.meter_reading().context_tokens,
+            budget_tokens=self.budget_tokens,
+            summary=summary,
+            session_id=self.id,
         )
         self.ledger.append(event)
         self.ledger_positions.append(len(self.transcript))
@@ -218,9 +229,16 @@ class FakeSession:
     def clear_preview(self) -> HistoryTrimmed:
         """The event `clear` would return now (the confirmation dialog's figures)."""
         return HistoryTrimmed(
-            reason="clear", strategy="turn_trim", dropped_messages=len(self.context),
-            dropped_turns=len(self.prompts), kept_turns=0, tokens_before=self.meter_reading().context_tokens,
-            tokens_after=0, budget_tokens=self.budget_tokens, session_id=self.id, note="conversation cleared",
+            reason="clear",
+            strategy="turn_trim",
+            dropped_messages=len(self.context),
+            dropped_turns=len(self.prompts),
+            kept_turns=0,
+            tokens_before=self.meter_reading().context_tokens,
+            tokens_after=0,
+            budget_tokens=self.budget_tokens,
+            session_id=self.id,
+            note="conversation cleared",
         )
 
     def clear(self) -> HistoryTrimmed:

@@ -208,7 +208,9 @@ def _unwrap(exc: BaseException) -> BaseException:
     return exc
 
 
-def _describe(exc: BaseException, *, model_name: str, base_url: str | None, partial: bool | None) -> tuple[str, ErrorKind]:
+def _describe(
+    exc: BaseException, *, model_name: str, base_url: str | None, partial: bool | None
+) -> tuple[str, ErrorKind]:
     from co_tui.agent.models import ModelConfigError
 
     if isinstance(exc, ModelConfigError):  # already one line, written for the user
@@ -223,8 +225,10 @@ def _describe(exc: BaseException, *, model_name: str, base_url: str | None, part
         return "interrupted", "interrupted"
 
     if isinstance(exc, ex.ModelContextWindowExceededError):
-        return (f"the conversation is too long for {_bare_model(model_name)}'s context window even after trimming",
-                "overflow")
+        return (
+            f"the conversation is too long for {_bare_model(model_name)}'s context window even after trimming",
+            "overflow",
+        )
 
     if isinstance(exc, ex.ModelAuthenticationError):
         status = getattr(exc, "status_code", None)
@@ -232,11 +236,15 @@ def _describe(exc: BaseException, *, model_name: str, base_url: str | None, part
         code = f" (HTTP {status})" if status else ""
         fix = f"check {var}" if var else "check the API key"
         if status == 403:
-            return one_line(f"{who} refused access to {_bare_model(model_name)}{code}: {fix} and its permissions", _MAX_LINE), "auth"
+            return one_line(
+                f"{who} refused access to {_bare_model(model_name)}{code}: {fix} and its permissions", _MAX_LINE
+            ), "auth"
         return one_line(f"{who} rejected the API key{code}: {fix}", _MAX_LINE), "auth"
 
     if isinstance(exc, ex.ModelQuotaExceededError):
-        return one_line(f"{who} says the account's quota or credits are exhausted: {_provider_message(exc)}", _MAX_LINE), "provider"
+        return one_line(
+            f"{who} says the account's quota or credits are exhausted: {_provider_message(exc)}", _MAX_LINE
+        ), "provider"
 
     if isinstance(exc, ex.ModelRateLimitError):
         n = _retries_taken(exc)
@@ -260,8 +268,9 @@ def _describe(exc: BaseException, *, model_name: str, base_url: str | None, part
     if isinstance(exc, ex.ModelRequestTimeout):
         where = f" from {host}" if host else ""
         what = "no answer" if getattr(exc, "setting", "") == "first_event_timeout" else "no complete answer"
-        return one_line(f"{what}{where} within {exc.timeout:g}s ({_bare_model(model_name)}): "
-                        "request timed out", _MAX_LINE), "network"
+        return one_line(
+            f"{what}{where} within {exc.timeout:g}s ({_bare_model(model_name)}): request timed out", _MAX_LINE
+        ), "network"
 
     if isinstance(exc, ex.ModelTimeoutError):
         seconds = _attempt_timeout(exc)
@@ -276,7 +285,9 @@ def _describe(exc: BaseException, *, model_name: str, base_url: str | None, part
     if isinstance(exc, ex.ModelNotFoundError):
         suggested = getattr(exc, "suggested_model_id", None)
         hint = f"; did you mean {suggested}?" if suggested else ""
-        return one_line(f"{who} does not know the model {_bare_model(model_name)!r} (HTTP 404){hint}", _MAX_LINE), "config"
+        return one_line(
+            f"{who} does not know the model {_bare_model(model_name)!r} (HTTP 404){hint}", _MAX_LINE
+        ), "config"
 
     if isinstance(exc, ex.ModelRequestRejectedError):
         status = getattr(exc, "status_code", None)
@@ -311,7 +322,9 @@ def _guess_prefixed(model_name: str, exc: BaseException) -> str:
     return f"{key}:{model_name}" if key else model_name
 
 
-def _describe_connection(exc: BaseException, *, host: str | None, who: str, partial: bool | None) -> tuple[str, ErrorKind]:
+def _describe_connection(
+    exc: BaseException, *, host: str | None, who: str, partial: bool | None
+) -> tuple[str, ErrorKind]:
     text = _transport_text(exc)
     target = host or who
     links = _chain(exc)
@@ -319,15 +332,30 @@ def _describe_connection(exc: BaseException, *, host: str | None, who: str, part
         name = (host or "").rsplit(":", 1)[0] or who
         return one_line(f"cannot resolve host {name}: check the base URL and your network", _MAX_LINE), "network"
     if any(isinstance(link, ConnectionRefusedError) for link in links):
-        return one_line(f"cannot connect to {target}: connection refused (is the server running?)", _MAX_LINE), "network"
+        return one_line(
+            f"cannot connect to {target}: connection refused (is the server running?)", _MAX_LINE
+        ), "network"
     if "incomplete" in text or "complete message body" in text or "incomplete chunked" in text:
         return _stream_broke(partial), "network"
-    if any(s in text for s in ("name or service not known", "nodename nor servname", "getaddrinfo",
-                               "name resolution", "no address associated", "errno -2", "errno -3", "errno 8")):
+    if any(
+        s in text
+        for s in (
+            "name or service not known",
+            "nodename nor servname",
+            "getaddrinfo",
+            "name resolution",
+            "no address associated",
+            "errno -2",
+            "errno -3",
+            "errno 8",
+        )
+    ):
         name = (host or "").rsplit(":", 1)[0] or who
         return one_line(f"cannot resolve host {name}: check the base URL and your network", _MAX_LINE), "network"
     if "refused" in text:
-        return one_line(f"cannot connect to {target}: connection refused (is the server running?)", _MAX_LINE), "network"
+        return one_line(
+            f"cannot connect to {target}: connection refused (is the server running?)", _MAX_LINE
+        ), "network"
     if "disconnected without sending a response" in text or "connection reset" in text:
         return one_line(f"{target} closed the connection without answering", _MAX_LINE), "network"
     phase = getattr(exc, "phase", None)

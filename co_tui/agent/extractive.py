@@ -60,8 +60,12 @@ class Digest:
 
 def budget_from_text(text: str, source_chars: int) -> int:
     """The character budget a request asks for ("at most 300 words" …), else 20% of the source, clamped."""
-    m = re.search(r"(?:at most|under|no more than|within|up to|max(?:imum)?(?: of)?|about)\s+(?:about\s+)?"
-                  r"([\d,]+)\s*(words|tokens|characters|chars)", text, re.I)
+    m = re.search(
+        r"(?:at most|under|no more than|within|up to|max(?:imum)?(?: of)?|about)\s+(?:about\s+)?"
+        r"([\d,]+)\s*(words|tokens|characters|chars)",
+        text,
+        re.I,
+    )
     if m:
         n = int(m.group(1).replace(",", ""))
         per = {"words": 6, "tokens": 4}.get(m.group(2).lower(), 1)
@@ -106,8 +110,11 @@ def digest_messages(messages: Sequence[Any]) -> Digest:
     return digest
 
 
-_ROLE = re.compile(r"^\s*[\[(*_]*\s*(user|human|you|assistant|ai|model|tool(?:[ _-]?(?:call|result|return))?|"
-                   r"system|summary|marker)\b[^:\n]{0,40}?[\])*_]*\s*:\s?(.*)$", re.I)
+_ROLE = re.compile(
+    r"^\s*[\[(*_]*\s*(user|human|you|assistant|ai|model|tool(?:[ _-]?(?:call|result|return))?|"
+    r"system|summary|marker)\b[^:\n]{0,40}?[\])*_]*\s*:\s?(.*)$",
+    re.I,
+)
 # The governance summariser's rendering (`render_for_summary`): "[user] …", "[assistant calls read_file] {…}",
 # "[tool result read_file, 120 chars] …", "[earlier summary of 12 messages] …", inside <conversation>…</conversation>.
 _BRACKET = re.compile(r"^\s*\[(?P<tag>[^\]\n]{1,80})\]\s?(?P<body>.*)$")
@@ -125,7 +132,7 @@ def line_role(raw: str) -> tuple[Role, str] | None:
         if tag in ("assistant", "ai", "model"):
             return "assistant", body
         if tag.startswith("assistant calls "):
-            return "tool", _call_label(m.group("tag").strip()[len("assistant calls "):], body)
+            return "tool", _call_label(m.group("tag").strip()[len("assistant calls ") :], body)
         if tag.startswith(("tool result", "retry")):
             return "skip", body
         if tag.startswith("earlier summary") or "earlier messages" in tag or "earlier lines omitted" in tag:
@@ -217,7 +224,9 @@ def summarize(digest: Digest, budget_chars: int, focus: Sequence[str] = ()) -> s
     room -= sum(len(line) + 1 for line in turn_lines)
     earlier = digest.earlier[-2:]
     for marker in earlier:
-        lines.append(_earlier_line(marker, max(EARLIER_MIN_CHARS, min(MARKER_CHARS, room // max(1, len(earlier)) - 60))))
+        lines.append(
+            _earlier_line(marker, max(EARLIER_MIN_CHARS, min(MARKER_CHARS, room // max(1, len(earlier)) - 60)))
+        )
     if prose:
         lines.append(prose)
     lines += turn_lines + closing
@@ -301,8 +310,9 @@ def key_sentences(text: str, budget_chars: int) -> str:
             value += 2
         if re.search(r"\b[\w-]+(?:/[\w.-]+)+|\b[\w-]+\.(?:py|md|toml|json|ya?ml|txt|js|ts|rs|go|c|h)\b", sentence):
             value += 1.5  # names files
-        if re.search(r"\b(?:decid|fix|error|fail|todo|must|should|need|because|result|found|changed?)\w*", sentence,
-                     re.I):
+        if re.search(
+            r"\b(?:decid|fix|error|fail|todo|must|should|need|because|result|found|changed?)\w*", sentence, re.I
+        ):
             value += 1
         if sentence.endswith("?"):
             value += 0.5

@@ -6,7 +6,7 @@ trimming may drop old messages, and a system prompt stored in history would go w
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,24 +43,35 @@ the summary, say plainly when a detail is no longer in view, and re-read files w
 you need the details again."""
 
 
-def overhead_tokens(settings: Settings, *, workspace: Path) -> int:
-    """Estimated tokens each request carries besides the messages: instructions plus tool schemas.
+def tool_schema_tokens(tool_defs: Iterable[Any]) -> int:
+    """Estimated tokens the given pydantic-ai `ToolDefinition`s add to every request.
 
-    The meter uses it until the first provider report shows the real figure.
+    Each definition counts as the JSON a provider receives for it (name, description, parameter
+    schema). One estimator for every view that prices tools: the meter's overhead, `/mcp` and
+    `/context`.
     """
     import json
 
     from co_tui.governance import estimate_text_tokens
 
+    schemas = [
+        {"name": d.name, "description": d.description, "parameters": d.parameters_json_schema} for d in tool_defs
+    ]
+    return estimate_text_tokens(json.dumps(schemas)) if schemas else 0
+
+
+def overhead_tokens(settings: Settings, *, workspace: Path) -> int:
+    """Estimated tokens each request carries besides the messages: instructions plus tool schemas.
+
+    The meter uses it until the first provider report shows the real figure.
+    """
+    from co_tui.governance import estimate_text_tokens
+
     root = Path(workspace).expanduser().resolve()
     toolset = workspace_toolset(root, allow_shell=settings.allow_shell)
-    schemas = json.dumps(
-        [
-            {"name": t.tool_def.name, "description": t.tool_def.description, "parameters": t.tool_def.parameters_json_schema}
-            for t in toolset.tools.values()
-        ]
+    return estimate_text_tokens(agent_instructions(root, allow_shell=settings.allow_shell)) + tool_schema_tokens(
+        t.tool_def for t in toolset.tools.values()
     )
-    return estimate_text_tokens(agent_instructions(root, allow_shell=settings.allow_shell)) + estimate_text_tokens(schemas)
 
 
 def prompt_cache_capabilities(settings: Settings) -> list[Any]:
@@ -98,8 +109,9 @@ def build_agent(
     # pydantic-ai prints a first-run banner on a terminal: it would land in print mode's output.
     pydantic_ai.BANNER_ENABLED = False
     root = Path(workspace).expanduser().resolve()
-    toolset = workspace_toolset(root, allow_shell=settings.allow_shell, approver=approver,
-                                search_timeout_s=settings.search_timeout_s)
+    toolset = workspace_toolset(
+        root, allow_shell=settings.allow_shell, approver=approver, search_timeout_s=settings.search_timeout_s
+    )
     return Agent(
         model,
         instructions=agent_instructions(root, allow_shell=settings.allow_shell),

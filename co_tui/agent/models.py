@@ -149,8 +149,16 @@ def _unknown_model_message(name: str) -> str:
 
 
 # A bare model name's likely provider, for the hint in the error message.
-_FAMILY_PREFIXES = (("claude", "anthropic"), ("gpt", "openai"), ("o1", "openai"), ("o3", "openai"),
-                    ("o4", "openai"), ("gemini", "google"), ("llama", "ollama"), ("qwen", "ollama"))
+_FAMILY_PREFIXES = (
+    ("claude", "anthropic"),
+    ("gpt", "openai"),
+    ("o1", "openai"),
+    ("o3", "openai"),
+    ("o4", "openai"),
+    ("gemini", "google"),
+    ("llama", "ollama"),
+    ("qwen", "ollama"),
+)
 
 
 def _missing_sdk_message(name: str, provider: str, detail: str) -> str:

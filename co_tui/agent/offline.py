@@ -147,8 +147,10 @@ async def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelRespons
     else:
         parts = [TextPart(reply.text)]
         out_text = reply.text
-    usage = RequestUsage(input_tokens=input_tokens(messages, info.instructions or "", info.function_tools),
-                         output_tokens=estimate_text_tokens(out_text))
+    usage = RequestUsage(
+        input_tokens=input_tokens(messages, info.instructions or "", info.function_tools),
+        output_tokens=estimate_text_tokens(out_text),
+    )
     return ModelResponse(parts=parts, usage=usage, model_name=OFFLINE_MODEL_NAME)
 
 
@@ -158,8 +160,10 @@ async def stream_reply(messages: list[ModelMessage], info: AgentInfo) -> AsyncIt
     if reply.calls:
         if reply.delay_s:
             await anyio.sleep(reply.delay_s)
-        yield {i: DeltaToolCall(name=c.tool, json_args=json.dumps(c.args), tool_call_id=c.call_id)
-               for i, c in enumerate(reply.calls)}
+        yield {
+            i: DeltaToolCall(name=c.tool, json_args=json.dumps(c.args), tool_call_id=c.call_id)
+            for i, c in enumerate(reply.calls)
+        }
         return
     for chunk in word_chunks(reply.text):
         if reply.delay_s:
@@ -212,8 +216,13 @@ def extractive_summary(messages: Sequence[ModelMessage], instructions: str, prom
     digest.turns += from_text.turns
     digest.earlier += from_text.earlier
     digest.prose = from_text.prose if not digest.turns else ""
-    source_chars = sum(len(prompt_text(p.content)) for m in messages if isinstance(m, ModelRequest)
-                       for p in m.parts if isinstance(p, UserPromptPart))
+    source_chars = sum(
+        len(prompt_text(p.content))
+        for m in messages
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+        if isinstance(p, UserPromptPart)
+    )
     request_text = f"{instructions}\n{prompt}"
     return summarize(digest, budget_from_text(request_text, source_chars), focus_words(request_text))
 
@@ -225,8 +234,10 @@ def recap(messages: Sequence[ModelMessage]) -> str:
         return "Nothing yet: this is the start of our conversation (as far as my context shows)."
     note = ""
     if digest.earlier:
-        note = (" Part of the conversation was trimmed or summarised to fit the context budget; that work did "
-                "happen, and the markers below are what remains of it.")
+        note = (
+            " Part of the conversation was trimmed or summarised to fit the context budget; that work did "
+            "happen, and the markers below are what remains of it."
+        )
     return f"Here is what I can see of our conversation.{note}\n\n" + summarize(digest, 4_000)
 
 
@@ -254,8 +265,14 @@ def tool_outcomes(messages: Sequence[ModelMessage]) -> list[ToolOutcome]:
     outcomes: list[ToolOutcome] = []
     for part in messages[-1].parts:
         if isinstance(part, ToolReturnPart):
-            outcomes.append(ToolOutcome(part.tool_name, calls.get(part.tool_call_id, {}),
-                                        part.model_response_str(wrap_if_error=False), part.outcome))
+            outcomes.append(
+                ToolOutcome(
+                    part.tool_name,
+                    calls.get(part.tool_call_id, {}),
+                    part.model_response_str(wrap_if_error=False),
+                    part.outcome,
+                )
+            )
         elif isinstance(part, RetryPromptPart) and part.tool_name:
             content = part.content if isinstance(part.content, str) else part.model_response()
             outcomes.append(ToolOutcome(part.tool_name, calls.get(part.tool_call_id, {}), content, "retry"))
@@ -285,8 +302,9 @@ def input_tokens(messages: Sequence[ModelMessage], instructions: str, tools: Seq
 
     Uses the meter's own estimator, so the offline "provider" figure and the meter agree.
     """
-    schema = json.dumps([{"name": t.name, "description": t.description, "parameters": t.parameters_json_schema}
-                         for t in tools])
+    schema = json.dumps(
+        [{"name": t.name, "description": t.description, "parameters": t.parameters_json_schema} for t in tools]
+    )
     return estimate_tokens(list(messages)) + estimate_text_tokens(instructions) + estimate_text_tokens(schema)
 
 
@@ -294,4 +312,3 @@ def _call_seed(messages: Sequence[ModelMessage], prompt: str) -> str:
     """A short deterministic id stem: same history and prompt → same tool call ids."""
     material = f"{len(messages)}|{prompt}|{estimate_tokens(list(messages))}"
     return hashlib.sha1(material.encode(), usedforsecurity=False).hexdigest()[:8]
-

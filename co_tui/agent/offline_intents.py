@@ -59,17 +59,26 @@ _POLITE = r"(?:(?:please|can you|could you|would you|pls|now)\s+)*"
 _READ = re.compile(rf"^{_POLITE}(?:read|open|show|cat|view)\s+(?:me\s+)?(?:the\s+)?(?:file\s+)?(?P<path>\S+)", re.I)
 # "summarise X" is a file request only when X looks like a path; otherwise it is a recap request.
 _SUMMARISE_FILE = re.compile(rf"^{_POLITE}summari[sz]e\s+(?:the\s+)?(?:file\s+)?(?P<path>\S*[./]\S*)\s*$", re.I)
-_LIST = re.compile(rf"^{_POLITE}(?:list|ls)(?:\s+(?:the\s+)?(?:files|entries|contents)?\s*(?:in|of|under)?\s*"
-                   rf"(?:the\s+)?(?:dir(?:ectory)?|folder)?\s*(?P<path>[^\s-]\S*))?\s*$", re.I)
-_SEARCH = re.compile(rf"^{_POLITE}(?:search|grep)\s+(?:for\s+)?(?P<pattern>.+?)"
-                     rf"(?:\s+(?:in|under|within)\s+(?P<path>\S+))?\s*$", re.I)
+_LIST = re.compile(
+    rf"^{_POLITE}(?:list|ls)(?:\s+(?:the\s+)?(?:files|entries|contents)?\s*(?:in|of|under)?\s*"
+    rf"(?:the\s+)?(?:dir(?:ectory)?|folder)?\s*(?P<path>[^\s-]\S*))?\s*$",
+    re.I,
+)
+_SEARCH = re.compile(
+    rf"^{_POLITE}(?:search|grep)\s+(?:for\s+)?(?P<pattern>.+?)"
+    rf"(?:\s+(?:in|under|within)\s+(?P<path>\S+))?\s*$",
+    re.I,
+)
 _RUN = re.compile(rf"^{_POLITE}(?:run|execute|exec)\s+(?P<cmd>.+)$|^\$\s*(?P<cmd2>.+)$", re.I | re.S)
 _SPLIT = re.compile(r"\s*(?:;|,?\s+and then\s+|,?\s+then\s+|\s+and\s+)\s*", re.I)
 _GREETING = re.compile(r"^(?:hi|hello|hey|hiya|yo|howdy|greetings|good (?:morning|afternoon|evening))\b", re.I)
 _THANKS = re.compile(r"^(?:thanks|thank you|thx|cheers|great|nice|ok(?:ay)?|cool)\b", re.I)
 _HELP = re.compile(r"^/?help\b|what can you do|how do i (?:use|configure|set up)|who are you|what are you", re.I)
-_RECALL = re.compile(r"what (?:did|have) (?:we|you|i)\b|remind me|so far\b|recap|earlier|previous(?:ly)?\b|summar"
-                     r"|what happened", re.I)
+_RECALL = re.compile(
+    r"what (?:did|have) (?:we|you|i)\b|remind me|so far\b|recap|earlier|previous(?:ly)?\b|summar"
+    r"|what happened",
+    re.I,
+)
 _QUESTION = re.compile(r"\?\s*$|^(?:what|why|how|when|where|who|which|is|are|can|could|should|does|do|will)\b", re.I)
 _SLOW = re.compile(r"\bslow(?:ly)?\b", re.I)
 _BIG = re.compile(r"\bbig output\b|\blarge output\b", re.I)

@@ -33,21 +33,29 @@ def canned_reply(intent: Intent, prompt: str, tool_names: Sequence[str]) -> str:
     if intent.kind == "help":
         return help_text(tool_names)
     if intent.kind == "greeting":
-        return (f"Hello! {OFFLINE_NOTICE} I can still work with this workspace: try `read README.md`, "
-                f"`list .` or `search TODO`. Type `help` for everything I understand.\n\n{SETUP_HINT}")
+        return (
+            f"Hello! {OFFLINE_NOTICE} I can still work with this workspace: try `read README.md`, "
+            f"`list .` or `search TODO`. Type `help` for everything I understand.\n\n{SETUP_HINT}"
+        )
     if intent.kind == "thanks":
         return "You're welcome. (Offline stand-in model: for real answers, configure a model; `help` says how.)"
     if intent.kind == "empty":
         return "I received an empty message. Type `help` to see what the offline model can do."
     if intent.kind == "slow":
         words = " ".join(f"word{n}" for n in range(1, SLOW_WORDS + 1))
-        return (f"Streaming slowly, as asked ({said}), so you can try interrupting with Esc: {words}. "
-                f"Done: that was {SLOW_WORDS} words.")
+        return (
+            f"Streaming slowly, as asked ({said}), so you can try interrupting with Esc: {words}. "
+            f"Done: that was {SLOW_WORDS} words."
+        )
     if intent.kind == "question":
-        return (f"You asked {said}. {OFFLINE_NOTICE} I cannot answer open questions, but I can look things up "
-                f"in this workspace: `read <file>`, `list <dir>`, `search <pattern> in <dir>`.\n\n{SETUP_HINT}")
-    return (f"You said {said} ({_count(len(prompt.split()), 'word')}). {OFFLINE_NOTICE} "
-            f"Type `help` to see the requests I understand.\n\n{SETUP_HINT}")
+        return (
+            f"You asked {said}. {OFFLINE_NOTICE} I cannot answer open questions, but I can look things up "
+            f"in this workspace: `read <file>`, `list <dir>`, `search <pattern> in <dir>`.\n\n{SETUP_HINT}"
+        )
+    return (
+        f"You said {said} ({_count(len(prompt.split()), 'word')}). {OFFLINE_NOTICE} "
+        f"Type `help` to see the requests I understand.\n\n{SETUP_HINT}"
+    )
 
 
 def help_text(tool_names: Sequence[str]) -> str:
@@ -57,17 +65,24 @@ def help_text(tool_names: Sequence[str]) -> str:
         if example.startswith("run") and "run_shell" not in tool_names:
             what += " — shell is off now: set allow_shell = true (CO_TUI_ALLOW_SHELL=1) to enable it"
         lines.append(f"- `{example}` — {what}")
-    lines += ["", "Summaries and /compact work offline too: I write extractive summaries (key lines picked from "
-              "the conversation).", "", SETUP_HINT]
+    lines += [
+        "",
+        "Summaries and /compact work offline too: I write extractive summaries (key lines picked from "
+        "the conversation).",
+        "",
+        SETUP_HINT,
+    ]
     return "\n".join(lines)
 
 
 def unavailable_tool_reply(tool: str, tool_names: Sequence[str]) -> str:
     """The reply when a request needs a tool this agent does not have."""
     if tool == "run_shell":
-        return ("I can't run shell commands: the run_shell tool is off. Start co-tui with allow_shell enabled "
-                "(CO_TUI_ALLOW_SHELL=1 or `allow_shell = true` in config.toml); every command still needs your "
-                "approval.")
+        return (
+            "I can't run shell commands: the run_shell tool is off. Start co-tui with allow_shell enabled "
+            "(CO_TUI_ALLOW_SHELL=1 or `allow_shell = true` in config.toml); every command still needs your "
+            "approval."
+        )
     available = ", ".join(tool_names) or "none"
     return f"I would need the {tool} tool for that, but this agent has no such tool (tools: {available})."
 
@@ -96,8 +111,10 @@ def _answer_one(r: ToolOutcome) -> str:
     return f"{r.tool} returned {len(r.content):,} chars, starting: {_quote(r.content)}"
 
 
-_READ_HEADER = re.compile(r"^(?P<path>.+?): lines (?P<first>[\d,]+)-(?P<last>[\d,]+) of (?P<total>[\d,?]+) "
-                          r"\((?P<size>[\d,]+) bytes\)$")
+_READ_HEADER = re.compile(
+    r"^(?P<path>.+?): lines (?P<first>[\d,]+)-(?P<last>[\d,]+) of (?P<total>[\d,?]+) "
+    r"\((?P<size>[\d,]+) bytes\)$"
+)
 _HEADING = re.compile(r"^(#{1,6})\s+(.+)$")
 _DEFINITION = re.compile(r"^(?:async\s+def|def|class)\s+(\w+)|^(?:export\s+)?(?:function|const|interface|type)\s+(\w+)")
 

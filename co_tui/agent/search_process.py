@@ -33,8 +33,12 @@ async def search_in_child(root: Path, pattern: str, path: str = ".", *, timeout_
     """
     request = json.dumps({"root": str(root), "pattern": pattern, "path": path, "cpu_s": timeout_s + 2})
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "co_tui.agent.search_process",
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "co_tui.agent.search_process",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     try:
         stdout, stderr = await asyncio.wait_for(proc.communicate(request.encode("utf-8")), timeout_s)

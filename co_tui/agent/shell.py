@@ -26,14 +26,15 @@ def cap_output(text: str, max_chars: int = SHELL_MAX_CHARS, *, already_dropped: 
         return text
     head_chars = min(_HEAD_CHARS, max_chars // 2)
     head = text[:head_chars]
-    tail = text[len(text) - (max_chars - head_chars):]
+    tail = text[len(text) - (max_chars - head_chars) :]
     omitted = len(text) - len(head) - len(tail) + already_dropped
     total = len(text) + already_dropped
     return f"{head}\n[capped: {omitted:,} of {total:,} chars omitted]\n{tail}"
 
 
-async def run_command(command: str, cwd: Path, *, timeout_s: float = SHELL_TIMEOUT_S,
-                      max_chars: int = SHELL_MAX_CHARS) -> str:
+async def run_command(
+    command: str, cwd: Path, *, timeout_s: float = SHELL_TIMEOUT_S, max_chars: int = SHELL_MAX_CHARS
+) -> str:
     """Run `command` with `/bin/sh` in `cwd`; return `$ command`, its merged output and the exit status.
 
     Never raises for the command's own failures (non-zero exit, timeout, missing program): they are

@@ -34,8 +34,25 @@ SNIFF_BYTES = 8192
 
 # Directories a text search never descends into (version control, environments, caches).
 SKIPPED_DIRS = frozenset(
-    {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache",
-     ".ruff_cache", ".hypothesis", ".tox", ".nox", ".idea", ".eggs", "dist", "build"}
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        "node_modules",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".hypothesis",
+        ".tox",
+        ".nox",
+        ".idea",
+        ".eggs",
+        "dist",
+        "build",
+    }
 )
 
 # Leading bytes of common binary formats, for a better description than "binary data".
@@ -184,8 +201,9 @@ class Workspace:
                         files.append(f"{name} -> {link} (a symlink loop)")
                         continue
                     where = "" if _inside(target, self.root) else " (leads outside the workspace)"
-                    (dirs if target.is_dir() else files).append(f"{name}{'/' if target.is_dir() else ''}"
-                                                                 f" -> {link}{where}")
+                    (dirs if target.is_dir() else files).append(
+                        f"{name}{'/' if target.is_dir() else ''} -> {link}{where}"
+                    )
                 elif entry.is_dir():
                     dirs.append(name + "/")
                 else:

@@ -122,7 +122,9 @@ class ContextGovernance(AbstractCapability[Any]):
         for event in outcome.events:
             await ctx.emit(HistoryTrimmedEvent.from_domain(event))
 
-    async def before_model_request(self, ctx: RunContext[Any], request_context: ModelRequestContext) -> ModelRequestContext:
+    async def before_model_request(
+        self, ctx: RunContext[Any], request_context: ModelRequestContext
+    ) -> ModelRequestContext:
         self._override = None
         self._shrink_done = False
         self._hand_over(ctx.messages)
@@ -138,7 +140,9 @@ class ContextGovernance(AbstractCapability[Any]):
             request_context.messages = list(outcome.messages)
         return request_context
 
-    async def prepare_model_request(self, ctx: RunContext[Any], request_context: ModelRequestContext) -> ModelRequestContext:
+    async def prepare_model_request(
+        self, ctx: RunContext[Any], request_context: ModelRequestContext
+    ) -> ModelRequestContext:
         # A retry after an overflow cut starts from the pre-cut request: put the cut back.
         if self._override is not None:
             request_context.messages = list(self._override)

@@ -75,7 +75,9 @@ def _preview(message: ModelMessage, limit: int = 80) -> str:
         if isinstance(part, ToolCallPart) and kind == "tool-call":
             pieces.append(f"→ {part.tool_name}()")
         elif answers_calls(part):
-            pieces.append(f"{getattr(part, 'tool_name', '?')}: {part_text(part)[len(getattr(part, 'tool_name', '') or '') :]}")
+            pieces.append(
+                f"{getattr(part, 'tool_name', '?')}: {part_text(part)[len(getattr(part, 'tool_name', '') or '') :]}"
+            )
         elif kind in ("user-prompt", "text", "system-prompt"):
             pieces.append(part_text(part))
     flat = " ".join(" ".join(pieces).split())
@@ -118,7 +120,9 @@ def annotate_history(transcript: Sequence[ModelMessage], context: Sequence[Model
         found_any = False
         only_system = all(getattr(p, "part_kind", "") == "system-prompt" for p in message.parts)
         if not message.parts:
-            where = empty.get(id(message), empty.get(("empty", type(message).__name__, getattr(message, "timestamp", None))))
+            where = empty.get(
+                id(message), empty.get(("empty", type(message).__name__, getattr(message, "timestamp", None)))
+            )
             located.append((where, True))
             continue
         for part, key in zip(message.parts, _part_keys(message), strict=False):

@@ -35,7 +35,6 @@ MARKER_PREFIXES = (BREADCRUMB_PREFIX, SUMMARY_PREFIX, COMPACT_HEADER)
 """How the text of each marker starts (breadcrumb, summary, compaction): the offline model skips them."""
 
 
-
 def breadcrumb_text(messages: int, turns: int) -> str:
     """The breadcrumb's exact text (docs/context-governance.md); plural forms are fixed so the text is parseable."""
     return f"[Earlier conversation trimmed — {messages} messages ({turns} turns) removed to stay within the context budget]"
@@ -130,7 +129,9 @@ def make_summary_marker(messages: int, turns: int, summary: str) -> ModelRequest
     return _make("summary", summary_text(messages, summary), messages, turns, summary)
 
 
-def make_compact_pair(messages: int, turns: int, summary: str, system_parts: list[Any] | None = None) -> list[ModelMessage]:
+def make_compact_pair(
+    messages: int, turns: int, summary: str, system_parts: list[Any] | None = None
+) -> list[ModelMessage]:
     """The two-message result of `/compact`: the summary request and the model's acknowledgement.
 
     `system_parts` (the conversation's leading system prompt, if any) ride in the same request so the
@@ -262,7 +263,9 @@ def is_compact_ack(message: ModelMessage, previous: ModelMessage | None) -> bool
         return True
     if previous is None or (info := marker_info(previous)) is None or info.kind != "compact":
         return False
-    return len(message.parts) == 1 and isinstance(message.parts[0], TextPart) and message.parts[0].content == COMPACT_ACK
+    return (
+        len(message.parts) == 1 and isinstance(message.parts[0], TextPart) and message.parts[0].content == COMPACT_ACK
+    )
 
 
 def is_marker(message: ModelMessage) -> bool:

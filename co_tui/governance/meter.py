@@ -104,7 +104,9 @@ class TokenMeter:
         self.model_name = model_name or self.model_name
         if provider and not self.provider:
             self.reset(provider=provider, model_name=self.model_name)
-        index = next((i for i in range(len(messages) - 1, -1, -1) if getattr(messages[i], "kind", "") == "response"), None)
+        index = next(
+            (i for i in range(len(messages) - 1, -1, -1) if getattr(messages[i], "kind", "") == "response"), None
+        )
         if index is None:
             return
         if usage is None:
@@ -121,7 +123,9 @@ class TokenMeter:
             grown_rep = input_tokens - self._last_input
             if grown_est >= _MIN_GROWTH and grown_rep > 0:
                 sample = _clamp(grown_rep / grown_est)
-                self._incremental = sample if self._incremental is None else (1 - _EMA) * self._incremental + _EMA * sample
+                self._incremental = (
+                    sample if self._incremental is None else (1 - _EMA) * self._incremental + _EMA * sample
+                )
         if self._incremental is not None:
             self.ratio = self._incremental
         elif estimated > 0:
@@ -134,7 +138,10 @@ class TokenMeter:
         self._anchor_total = input_tokens + output_tokens
         self._last_input = input_tokens
         self._last_output = output_tokens
-        self._last_cache = (int(getattr(usage, "cache_read_tokens", 0) or 0), int(getattr(usage, "cache_write_tokens", 0) or 0))
+        self._last_cache = (
+            int(getattr(usage, "cache_read_tokens", 0) or 0),
+            int(getattr(usage, "cache_write_tokens", 0) or 0),
+        )
         self._last_estimated_input = estimated
         self._overhead = max(0, round(input_tokens - self.ratio * estimated))
 

@@ -57,7 +57,14 @@ from co_tui.text import one_line
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
-__all__ = ["GovernancePolicy", "resolve_budget", "Governor", "PolicyOutcome", "OVERFLOW_SHRINK", "DEFAULT_COMPACT_TARGET"]
+__all__ = [
+    "GovernancePolicy",
+    "resolve_budget",
+    "Governor",
+    "PolicyOutcome",
+    "OVERFLOW_SHRINK",
+    "DEFAULT_COMPACT_TARGET",
+]
 
 # The low-water mark's default (setting `compact_target`): a cut goes down to this share of the limit.
 DEFAULT_COMPACT_TARGET = 0.6
@@ -171,7 +178,9 @@ class Governor:
         over_count = limit > 0 and sum(len(t) for t in layout.turns) > limit
         return current, tokens, layout, over_count, tokens > budget
 
-    def over_limits(self, messages: Sequence[ModelMessage], *, overhead_tokens: int = 0, next_prompt: bool = False) -> bool:
+    def over_limits(
+        self, messages: Sequence[ModelMessage], *, overhead_tokens: int = 0, next_prompt: bool = False
+    ) -> bool:
         """Whether the next pass over `messages` will change them: past the message limit or the
         token budget, as `apply` decides it (the meter says so; it counts differently).
 
@@ -248,7 +257,9 @@ class Governor:
                 current, tokens = cut.messages, cut.tokens_after
         return PolicyOutcome(current, self._as_sent(events, overhead_tokens), tokens <= budget, tokens)
 
-    def _as_sent(self, events: list[HistoryTrimmed], overhead_tokens: int, note: str | None = None) -> list[HistoryTrimmed]:
+    def _as_sent(
+        self, events: list[HistoryTrimmed], overhead_tokens: int, note: str | None = None
+    ) -> list[HistoryTrimmed]:
         """The events in the terms the user sees everywhere else (banner next to the meter): the
         request's tokens, overhead included, against the configured budget.
 
@@ -345,7 +356,9 @@ class Governor:
         return PolicyOutcome(shrink.messages, events, shrink.tokens_after <= target, shrink.tokens_after), True
 
 
-def _window_that_keeps_its_summary(window: SummaryWindow, budget: int, tool_output_trim_chars: int) -> SummaryWindow | None:
+def _window_that_keeps_its_summary(
+    window: SummaryWindow, budget: int, tool_output_trim_chars: int
+) -> SummaryWindow | None:
     """The window whose summary will still be in the context after this pass, or None.
 
     A summary goes in after the head; if head + summary + tail were still over the budget, the

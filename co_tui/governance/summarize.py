@@ -145,8 +145,10 @@ def _render_message(message: ModelMessage, lines: list[str]) -> None:
         if isinstance(part, SystemPromptPart):
             continue
         if isinstance(part, UserPromptPart):
-            content = part.content if isinstance(part.content, str) else content_text(
-                [c for c in part.content if isinstance(c, str)]
+            content = (
+                part.content
+                if isinstance(part.content, str)
+                else content_text([c for c in part.content if isinstance(c, str)])
             )
             lines.append(f"[user] {_cap(content)}")
         elif answers_calls(part):
@@ -384,12 +386,7 @@ async def compact(
     if not layout.turns:
         return CompactResult(source, None)
     summary = await summarize_messages(source, model, instructions=COMPACT_INSTRUCTIONS, focus=focus)
-    system_parts = [
-        p
-        for i in layout.system
-        for p in source[i].parts
-        if getattr(p, "part_kind", "") == "system-prompt"
-    ]
+    system_parts = [p for i in layout.system for p in source[i].parts if getattr(p, "part_kind", "") == "system-prompt"]
     if not system_parts and layout.turns[0].has_prompt:
         system_parts = [p for p in layout.turns[0].messages[0].parts if getattr(p, "part_kind", "") == "system-prompt"]
     dropped_messages = sum(len(t) for t in layout.turns)

@@ -62,7 +62,11 @@ def truncate_text(text: str, max_chars: int) -> str | None:
 
 def _has_media(content: Any) -> bool:
     items = content if isinstance(content, (list, tuple)) else [content]
-    return any(getattr(item, "kind", None) in ("binary", "image-url", "audio-url", "document-url", "video-url", "uploaded-file") for item in items)
+    return any(
+        getattr(item, "kind", None)
+        in ("binary", "image-url", "audio-url", "document-url", "video-url", "uploaded-file")
+        for item in items
+    )
 
 
 # id(original part) -> truncated part, per cap: repeated passes over the same history reuse the
@@ -221,7 +225,9 @@ class TrimResult:
     tokens_before: int
     tokens_after: int
 
-    def to_event(self, reason: Reason, budget_tokens: int, *, strategy: Strategy = "turn_trim", note: str | None = None) -> HistoryTrimmed:
+    def to_event(
+        self, reason: Reason, budget_tokens: int, *, strategy: Strategy = "turn_trim", note: str | None = None
+    ) -> HistoryTrimmed:
         """The `history_trimmed` event describing this cut."""
         return HistoryTrimmed(
             reason=reason,
@@ -261,7 +267,9 @@ def _cut(layout: Layout, first_kept: int, tokens_before: int) -> TrimResult:
     out = _system_head(layout, first_kept) + [breadcrumb]
     for turn in layout.turns[first_kept:]:
         out.extend(turn.messages)
-    return TrimResult(out, True, dropped_messages, len(dropped), len(layout.turns) - first_kept, tokens_before, estimate_tokens(out))
+    return TrimResult(
+        out, True, dropped_messages, len(dropped), len(layout.turns) - first_kept, tokens_before, estimate_tokens(out)
+    )
 
 
 def _unchanged(messages: list[ModelMessage], layout: Layout, tokens: int) -> TrimResult:

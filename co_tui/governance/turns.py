@@ -71,8 +71,10 @@ class Layout:
 
 
 def _is_system_only(message: ModelMessage) -> bool:
-    return isinstance(message, ModelRequest) and bool(message.parts) and all(
-        getattr(p, "part_kind", "") == "system-prompt" for p in message.parts
+    return (
+        isinstance(message, ModelRequest)
+        and bool(message.parts)
+        and all(getattr(p, "part_kind", "") == "system-prompt" for p in message.parts)
     )
 
 

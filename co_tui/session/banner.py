@@ -72,11 +72,13 @@ def banner_details(event: HistoryTrimmed) -> list[tuple[str, str]]:
     ]
     if event.unsummarised_messages:
         covered = event.dropped_messages - event.unsummarised_messages
-        rows.append((
-            "not summarised",
-            f"the oldest {_count(event.unsummarised_messages, 'message')} did not fit the summariser's input "
-            f"and were removed without a summary; the summary covers the {covered} after them",
-        ))
+        rows.append(
+            (
+                "not summarised",
+                f"the oldest {_count(event.unsummarised_messages, 'message')} did not fit the summariser's input "
+                f"and were removed without a summary; the summary covers the {covered} after them",
+            )
+        )
     if event.note:
         rows.append(("note", event.note))
     if event.summary:

@@ -155,16 +155,22 @@ class ChatSession:
         from co_tui.governance import turn_growth, turns_until_cut
         from co_tui.session.cost import session_cost
 
-        trim_pending = self.governance.governor.over_limits(messages, overhead_tokens=self._overhead, next_prompt=next_prompt)
+        trim_pending = self.governance.governor.over_limits(
+            messages, overhead_tokens=self._overhead, next_prompt=next_prompt
+        )
         reading = self.meter.reading(messages)
         growth = turn_growth(messages)
-        turns_to_trim = None if growth is None or trim_pending else turns_until_cut(
-            tokens=reading.tokens,
-            budget_tokens=self.policy.budget_tokens,
-            tokens_per_turn=growth.tokens * reading.ratio,  # in the meter's (calibrated) tokens
-            messages=growth.turn_messages,
-            max_messages=self.policy.max_history_messages,
-            messages_per_turn=growth.messages,
+        turns_to_trim = (
+            None
+            if growth is None or trim_pending
+            else turns_until_cut(
+                tokens=reading.tokens,
+                budget_tokens=self.policy.budget_tokens,
+                tokens_per_turn=growth.tokens * reading.ratio,  # in the meter's (calibrated) tokens
+                messages=growth.turn_messages,
+                max_messages=self.policy.max_history_messages,
+                messages_per_turn=growth.messages,
+            )
         )
         priced = self.transcript
         if new_response is not None and not any(m is new_response for m in self.transcript[-4:]):
@@ -286,7 +292,9 @@ class ChatSession:
         yield self.meter_reading()
         yield Done(output="".join(output_parts), interrupted=interrupted, failed=failed)
 
-    def _observe_new_response(self, run: AgentRunEvents[Any], seen: set[int], response_type: type[ModelResponse]) -> UsageUpdate | None:
+    def _observe_new_response(
+        self, run: AgentRunEvents[Any], seen: set[int], response_type: type[ModelResponse]
+    ) -> UsageUpdate | None:
         try:
             messages = run.all_messages()
         except Exception:  # the run may not have started its state yet
@@ -373,8 +381,9 @@ class ChatSession:
         from co_tui.governance import compact
 
         if self.busy:
-            yield ErrorEvent(message="wait for the running turn to finish (or press Esc) before compacting",
-                             kind="internal")
+            yield ErrorEvent(
+                message="wait for the running turn to finish (or press Esc) before compacting", kind="internal"
+            )
             yield Done(output="", failed=True)
             return
         if not self.context:
@@ -484,8 +493,15 @@ class ChatSession:
         if self.store is None or not self.transcript:
             return None
         now = datetime.now(UTC)
-        meta = SessionMeta(id=self.id, title=self.title, created=now, updated=now, model=self.model_name,
-                           workspace=self.workspace, messages=len(self.transcript))
+        meta = SessionMeta(
+            id=self.id,
+            title=self.title,
+            created=now,
+            updated=now,
+            model=self.model_name,
+            workspace=self.workspace,
+            messages=len(self.transcript),
+        )
         text = export_json(LoadedSession(meta, self.transcript, self.context, self.ledger, self.ledger_positions))
         path = self.store.path.parent / f"rescued-{self.id[:8]}-{time.strftime('%Y%m%d-%H%M%S')}.json"
         try:

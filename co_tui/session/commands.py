@@ -79,8 +79,9 @@ def open_session(
     try:
         session_id = resolve_session_id(store, workspace, resume_id=resume_id, continue_latest=continue_latest)
         if session_id is not None:
-            return ChatSession.resume(settings, workspace=workspace, store=store, session_id=session_id,
-                                      approver=approver)
+            return ChatSession.resume(
+                settings, workspace=workspace, store=store, session_id=session_id, approver=approver
+            )
         return ChatSession(settings, workspace=workspace, store=store, approver=approver)
     except ModelConfigError as exc:
         raise OpenSessionError(str(exc), 1) from None
@@ -144,9 +145,11 @@ def list_sessions(settings: Settings, workspace: Path) -> int:
         updated = meta.updated.strftime("%Y-%m-%d %H:%M") if hasattr(meta.updated, "strftime") else str(meta.updated)
         here = "" if Path(meta.workspace) == workspace else f"  [{meta.workspace}]"
         damaged = "  (damaged: cannot be opened)" if meta.damaged else ""
-        print(f"{meta.id[:8]:<10} {updated:<16} {meta.messages:>5} {format_tokens(meta.tokens):>7} "
-              f"{format_usd(meta.cost_usd):>7}  "
-              f"{meta.title}{here}{damaged}")
+        print(
+            f"{meta.id[:8]:<10} {updated:<16} {meta.messages:>5} {format_tokens(meta.tokens):>7} "
+            f"{format_usd(meta.cost_usd):>7}  "
+            f"{meta.title}{here}{damaged}"
+        )
     return 0
 
 

@@ -44,7 +44,9 @@ class ContextState:
     by_digest: dict[bytes, list[int]] = field(default_factory=dict)  # digest -> keys
 
     @classmethod
-    def from_rows(cls, keys: Sequence[int], digests: Sequence[bytes], messages: Sequence[Any] | None = None) -> ContextState:
+    def from_rows(
+        cls, keys: Sequence[int], digests: Sequence[bytes], messages: Sequence[Any] | None = None
+    ) -> ContextState:
         """A state for rows read from the database (`messages` decoded, or None if not)."""
         objs = list(messages) if messages is not None else [None] * len(keys)
         state = cls(list(keys), list(digests), objs)

@@ -67,8 +67,11 @@ def request_costs(messages: Iterable[Any]) -> list[RequestCost]:
         if getattr(message, "kind", None) != "response":
             continue
         usage = getattr(message, "usage", None)
-        counts: tuple[int, int, int, int] = (0, 0, 0, 0) if usage is None else (
-            usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens, usage.output_tokens)
+        counts: tuple[int, int, int, int] = (
+            (0, 0, 0, 0)
+            if usage is None
+            else (usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens, usage.output_tokens)
+        )
         rows.append(RequestCost(index, *counts, cost=response_cost(message)))
     return rows
 
@@ -95,5 +98,12 @@ def format_usd(value: float | Decimal | None, *, unknown: str = "–", digits: i
     return f"${value:.{digits}f}"
 
 
-__all__ = ["RequestCost", "cached_share", "format_usd", "request_costs", "response_cost", "session_cost",
-           "session_cost_of"]
+__all__ = [
+    "RequestCost",
+    "cached_share",
+    "format_usd",
+    "request_costs",
+    "response_cost",
+    "session_cost",
+    "session_cost_of",
+]

@@ -83,7 +83,6 @@ INTERRUPTED_MESSAGE = "interrupted: the partial answer is kept"
 """What an interrupted turn's `ErrorEvent` says (and a resumed interrupted answer shows)."""
 
 
-
 @dataclass(frozen=True, kw_only=True)
 class ErrorEvent(_Event):
     """Something failed; `message` is the one line shown to the user. History stays valid."""
@@ -106,4 +105,15 @@ class Done(_Event):
 Event = TextDelta | ToolCall | ToolResult | HistoryTrimmed | UsageUpdate | ErrorEvent | Done
 """Every event a session yields: a closed union (a front end matches each class, `assert_never` after)."""
 
-__all__ = ["INTERRUPTED_MESSAGE", "Done", "ErrorEvent", "ErrorKind", "Event", "HistoryTrimmed", "TextDelta", "ToolCall", "ToolResult", "UsageUpdate"]
+__all__ = [
+    "INTERRUPTED_MESSAGE",
+    "Done",
+    "ErrorEvent",
+    "ErrorKind",
+    "Event",
+    "HistoryTrimmed",
+    "TextDelta",
+    "ToolCall",
+    "ToolResult",
+    "UsageUpdate",
+]

@@ -79,7 +79,9 @@ def _request_blocks(message: Any) -> list[str]:
         elif kind == "system-prompt":
             blocks.append("## System\n\n" + part.content)
         elif kind == "tool-return":
-            blocks.append(f"**Tool result** `{part.tool_name}` · `{part.tool_call_id}`\n\n" + _fence(_as_text(part.content)))
+            blocks.append(
+                f"**Tool result** `{part.tool_name}` · `{part.tool_call_id}`\n\n" + _fence(_as_text(part.content))
+            )
         elif kind == "retry-prompt":
             name = f" `{part.tool_name}`" if getattr(part, "tool_name", None) else ""
             blocks.append(f"**Retry**{name}\n\n" + _fence(_as_text(part.content)))
@@ -95,12 +97,16 @@ def _response_blocks(message: Any) -> list[str]:
         if kind == "text":
             blocks.append(part.content)
         elif kind == "thinking":
-            blocks.append("\n".join(f"> {row}" if row else ">" for row in ["*Thinking*", "", *part.content.splitlines()]))
+            blocks.append(
+                "\n".join(f"> {row}" if row else ">" for row in ["*Thinking*", "", *part.content.splitlines()])
+            )
         elif kind in ("tool-call", "native-tool-call"):
             args = part.args if isinstance(part.args, str) else _as_text(part.args or {})
             blocks.append(f"**Tool call** `{part.tool_name}` · `{part.tool_call_id}`\n\n" + _fence(args, "json"))
         elif kind == "native-tool-return":
-            blocks.append(f"**Tool result** `{part.tool_name}` · `{part.tool_call_id}`\n\n" + _fence(_as_text(part.content)))
+            blocks.append(
+                f"**Tool result** `{part.tool_name}` · `{part.tool_call_id}`\n\n" + _fence(_as_text(part.content))
+            )
         elif kind:
             blocks.append(f"*[{kind}]*")
     return blocks if len(blocks) > 1 else []  # an empty response (cut off before it began): no heading
@@ -217,8 +223,9 @@ def write_export(text: str, default: Path, target: Path | None = None) -> Path:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
             if not unique:
-                raise FileExistsError(errno.EEXIST, "the file exists; give another path (nothing was overwritten)",
-                                      str(path)) from None
+                raise FileExistsError(
+                    errno.EEXIST, "the file exists; give another path (nothing was overwritten)", str(path)
+                ) from None
             path = path.with_name(f"{default.stem}-{n}{default.suffix}")
             continue
         with os.fdopen(fd, "w", encoding="utf-8") as out:

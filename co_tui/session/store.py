@@ -72,6 +72,7 @@ KEEP = KeepType.KEEP
 DB_NAME = "sessions.db"
 BUSY_TIMEOUT_S = 3.0
 
+
 @dataclass(frozen=True)
 class SessionMeta:
     """What the session list shows. `messages` counts transcript messages; `tokens` is the meter's
@@ -170,8 +171,7 @@ class SessionStore:
             version = migrations.schema_version(conn)
             if version > migrations.SCHEMA_VERSION:
                 raise StoreTooNew(
-                    f"session database {path} was created by a newer co-tui (schema {version}); "
-                    "refusing to modify it"
+                    f"session database {path} was created by a newer co-tui (schema {version}); refusing to modify it"
                 )
             conn.execute("PRAGMA journal_mode = WAL")
             # FULL: a committed turn survives power loss too, for one fsync per turn.
@@ -360,9 +360,18 @@ class SessionStore:
                     context_state = saved.context
                     if context is not None:
                         context_state = self._save_context(conn, session_id, saved, context, by_identity, secrets)
-                    self._append_ledger(conn, session_id, saved.ledger_len, new_events, event_positions, now, secrets,
-                                        default_at=min(base + (1 if new_transcript and _is_user_prompt(new_transcript[0])
-                                                               else 0), transcript_len))
+                    self._append_ledger(
+                        conn,
+                        session_id,
+                        saved.ledger_len,
+                        new_events,
+                        event_positions,
+                        now,
+                        secrets,
+                        default_at=min(
+                            base + (1 if new_transcript and _is_user_prompt(new_transcript[0]) else 0), transcript_len
+                        ),
+                    )
                     if cost_usd is not KEEP:
                         conn.execute("UPDATE sessions SET cost_usd = ? WHERE id = ?", (cost_usd, session_id))
                     conn.execute(
@@ -370,7 +379,15 @@ class SessionStore:
                                title = COALESCE(?, title), model = COALESCE(?, model), tokens = COALESCE(?, tokens),
                                context_messages = COALESCE(?, context_messages)
                            WHERE id = ?""",
-                        (now, transcript_len, title, model, tokens, None if context is None else len(context), session_id),
+                        (
+                            now,
+                            transcript_len,
+                            title,
+                            model,
+                            tokens,
+                            None if context is None else len(context),
+                            session_id,
+                        ),
                     )
             except BaseException:
                 # The context indexes may describe a write that did not happen: rebuild them next time.

@@ -60,6 +60,8 @@ def translate_sqlite_error(exc: sqlite3.Error, path: Path, action: str) -> Store
 
 def recovery_hint(path: Path) -> str:
     """How to recover a damaged database file, in one line (docs/architecture.md, "Sessions on disk")."""
-    return (f"to recover: copy it aside first (cp {path} {path}.bak), check it with "
-            f"sqlite3 {path} 'PRAGMA integrity_check' and salvage with sqlite3 {path} .recover; "
-            "or move it aside to start afresh")
+    return (
+        f"to recover: copy it aside first (cp {path} {path}.bak), check it with "
+        f"sqlite3 {path} 'PRAGMA integrity_check' and salvage with sqlite3 {path} .recover; "
+        "or move it aside to start afresh"
+    )

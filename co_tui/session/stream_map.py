@@ -47,9 +47,23 @@ def map_stream_event(event: Any) -> list[Any]:
         part = event.part
         if isinstance(part, RetryPromptPart):
             text = part.model_response()
-            return [ToolResult(tool_name=part.tool_name or "", tool_call_id=part.tool_call_id, content=text,
-                               chars=len(text), is_error=True)]
+            return [
+                ToolResult(
+                    tool_name=part.tool_name or "",
+                    tool_call_id=part.tool_call_id,
+                    content=text,
+                    chars=len(text),
+                    is_error=True,
+                )
+            ]
         text = part.model_response_str()
-        return [ToolResult(tool_name=part.tool_name, tool_call_id=part.tool_call_id, content=text, chars=len(text),
-                           is_error=getattr(part, "outcome", "success") not in ("success", None))]
+        return [
+            ToolResult(
+                tool_name=part.tool_name,
+                tool_call_id=part.tool_call_id,
+                content=text,
+                chars=len(text),
+                is_error=getattr(part, "outcome", "success") not in ("success", None),
+            )
+        ]
     return []

@@ -323,8 +323,9 @@ class CoTuiApp(App[int]):
     async def clear_log(self) -> None:
         await self.chat.clear_log()
 
-    async def show_items(self, items: list[Item], banners: Sequence[tuple[int, Any]], *,
-                         entries: int | None = None) -> None:
+    async def show_items(
+        self, items: list[Item], banners: Sequence[tuple[int, Any]], *, entries: int | None = None
+    ) -> None:
         await self.chat.show_items(items, banners=banners, entries=entries)
 
     def show_truncated(self, tool_call_ids: frozenset[str]) -> None:
@@ -400,8 +401,9 @@ class CoTuiApp(App[int]):
         return self.session_factory
 
     @work(thread=True, exit_on_error=False, group="session")
-    def _open_session(self, resume_id: str | None, continue_latest: bool, store: Any = None, *,
-                      preview: bool = False) -> None:
+    def _open_session(
+        self, resume_id: str | None, continue_latest: bool, store: Any = None, *, preview: bool = False
+    ) -> None:
         """Build the session (new, or resumed by id/prefix or `continue_latest`) and post
         `SessionReady`, or `SessionFailed` with one line. With `preview` (start-up), a resumed
         conversation is first shown from the store's rows, before pydantic-ai is imported."""
@@ -450,11 +452,18 @@ class CoTuiApp(App[int]):
         except Exception:  # damaged or unreadable: the full load says so, in one line
             return session_id
         shown = threading.Event()
-        self.post_message(SessionPreview(
-            session_id=session_id, title=tail.meta.title, items=items,
-            banners=list(zip(tail.ledger_positions, tail.ledger, strict=False)), entries=len(every) + len(tail.ledger),
-            turns=sum(1 for item in every if item.kind == "user"), messages=tail.messages, shown=shown,
-        ))
+        self.post_message(
+            SessionPreview(
+                session_id=session_id,
+                title=tail.meta.title,
+                items=items,
+                banners=list(zip(tail.ledger_positions, tail.ledger, strict=False)),
+                entries=len(every) + len(tail.ledger),
+                turns=sum(1 for item in every if item.kind == "user"),
+                messages=tail.messages,
+                shown=shown,
+            )
+        )
         # Mounting the preview and importing pydantic-ai would share one interpreter lock: the
         # conversation first, then the model.
         shown.wait(PREVIEW_WAIT_S)
@@ -477,9 +486,15 @@ class CoTuiApp(App[int]):
     async def on_session_preview(self, message: SessionPreview) -> None:
         try:
             if not self._chat_gone():
-                await self.controller.preview(message.session_id, message.title, message.items, message.banners,
-                                              turns=message.turns, messages=message.messages,
-                                              entries=message.entries)
+                await self.controller.preview(
+                    message.session_id,
+                    message.title,
+                    message.items,
+                    message.banners,
+                    turns=message.turns,
+                    messages=message.messages,
+                    entries=message.entries,
+                )
         finally:
             message.shown.set()
 
@@ -491,8 +506,9 @@ class CoTuiApp(App[int]):
         await self.controller.session_failed(message.message, message.exit_code)
 
 
-def run_app(settings: SettingsSource, workspace: Path, resume_id: str | None = None,
-            continue_latest: bool = False) -> int:
+def run_app(
+    settings: SettingsSource, workspace: Path, resume_id: str | None = None, continue_latest: bool = False
+) -> int:
     """Run the TUI until the user quits; returns the process exit code.
 
     When the settings or the session cannot be loaded, the app exits by itself and the one line

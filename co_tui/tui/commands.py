@@ -40,11 +40,15 @@ class KeySpec:
 
 
 COMMANDS: tuple[CommandSpec, ...] = (
-    CommandSpec("compact", "Summarise the conversation into a short recap to free context",
-                "/compact [focus]", "ctrl+k", "compact"),
+    CommandSpec(
+        "compact",
+        "Summarise the conversation into a short recap to free context",
+        "/compact [focus]",
+        "ctrl+k",
+        "compact",
+    ),
     CommandSpec("clear", "Start a fresh conversation (the old one stays saved)", "/clear", "ctrl+l", "clear"),
-    CommandSpec("history", "Inspect what the model sees versus the whole transcript", "/history", "f2",
-                "show_history"),
+    CommandSpec("history", "Inspect what the model sees versus the whole transcript", "/history", "f2", "show_history"),
     CommandSpec("sessions", "Browse saved sessions and resume one", "/sessions", None, "show_sessions"),
     CommandSpec("export", "Export this session as Markdown or JSON", "/export [md|json] [path]", None, "export"),
     CommandSpec("model", "Show the model, or switch to another one", "/model [name]", None, "model"),

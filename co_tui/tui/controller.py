@@ -73,8 +73,9 @@ class ChatView(Protocol):
 
     async def clear_log(self) -> None: ...
 
-    async def show_items(self, items: list[Item], banners: Sequence[tuple[int, Any]], *,
-                         entries: int | None = None) -> None: ...
+    async def show_items(
+        self, items: list[Item], banners: Sequence[tuple[int, Any]], *, entries: int | None = None
+    ) -> None: ...
 
     def show_truncated(self, tool_call_ids: frozenset[str]) -> None: ...
 
@@ -249,7 +250,9 @@ class ChatController:
         assert session is not None
         preview = session.clear_preview()  # the banner's own figures (issue 12.5)
         saved = session.store is not None and bool(session.transcript)
-        return clear_summary(preview.dropped_messages, preview.tokens_before, preview.dropped_turns, saved, session.title)
+        return clear_summary(
+            preview.dropped_messages, preview.tokens_before, preview.dropped_turns, saved, session.title
+        )
 
     def clear(self) -> None:
         """After the user confirmed: a fresh conversation (the old one stays saved)."""
@@ -336,14 +339,23 @@ class ChatController:
         """A saved session was chosen in /sessions: until it is ready, prompts wait and commands refuse."""
         self.opening_id = session_id
 
-    async def preview(self, session_id: str, title: str, items: list[Item],
-                      banners: list[tuple[int, HistoryTrimmed]], *, turns: int, messages: int,
-                      entries: int) -> None:
+    async def preview(
+        self,
+        session_id: str,
+        title: str,
+        items: list[Item],
+        banners: list[tuple[int, HistoryTrimmed]],
+        *,
+        turns: int,
+        messages: int,
+        entries: int,
+    ) -> None:
         """A resumed conversation read from the store's rows, while its session still loads."""
         if self.session is not None:  # a ready session shows itself
             return
-        await self._show_conversation(session_id, title, items, banners, turns=turns, messages=messages,
-                                      entries=entries)
+        await self._show_conversation(
+            session_id, title, items, banners, turns=turns, messages=messages, entries=entries
+        )
         self.shown = Shown(session_id, messages, len(banners))
 
     async def session_ready(self, session: SessionPort) -> None:
@@ -355,8 +367,12 @@ class ChatController:
         shown, self.shown = self.shown, None
         view = self.view
         view.show_session(session)
-        if shown is not None and previous is None and (shown.session_id, shown.messages, shown.banners) == (
-                session.id, len(session.transcript), len(session.ledger)):
+        if (
+            shown is not None
+            and previous is None
+            and (shown.session_id, shown.messages, shown.banners)
+            == (session.id, len(session.transcript), len(session.ledger))
+        ):
             # The same conversation is on screen: no remount, only the badges (they need the context).
             self._show_truncated()
         else:
@@ -392,13 +408,27 @@ class ChatController:
         assert session is not None
         items = transcript_items(list(session.transcript))
         turns = sum(1 for item in items if item.kind == "user")
-        await self._show_conversation(session.id, session.title, items,
-                                      list(zip(session.ledger_positions, session.ledger, strict=False)),
-                                      turns=turns, messages=len(session.transcript))
+        await self._show_conversation(
+            session.id,
+            session.title,
+            items,
+            list(zip(session.ledger_positions, session.ledger, strict=False)),
+            turns=turns,
+            messages=len(session.transcript),
+        )
         self._show_truncated()
 
-    async def _show_conversation(self, session_id: str, title: str, items: list[Item], banners: list[Any], *,
-                                 turns: int, messages: int, entries: int | None = None) -> None:
+    async def _show_conversation(
+        self,
+        session_id: str,
+        title: str,
+        items: list[Item],
+        banners: list[Any],
+        *,
+        turns: int,
+        messages: int,
+        entries: int | None = None,
+    ) -> None:
         """Mount a saved conversation's newest entries (banners at their cuts) and the "Resumed"
         line. `entries`: the whole conversation's, when `items` are only its newest part."""
         self.view.show_title(title)

@@ -45,7 +45,6 @@ def resume_full_collections(*, collect: bool = True) -> None:
         gc.collect()
 
 
-
 def collection_due(turn_ended_at: float) -> bool:
     """Whether the full collection held back since `turn_ended_at` (a `monotonic()` time) should run
     now: the user has not typed for `IDLE_S`, or it has waited `MAX_DEFER_S`."""

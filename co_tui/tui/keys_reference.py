@@ -19,8 +19,19 @@ DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "keys-and-commands.md"
 BEGIN_MARK = "<!-- BEGIN GENERATED: python -m co_tui.tui.keys_reference --write -->"
 END_MARK = "<!-- END GENERATED -->"
 
-_KEY_NAMES = {"escape": "Esc", "enter": "Enter", "tab": "Tab", "space": "Space", "delete": "Del",
-              "up": "↑", "down": "↓", "left": "←", "right": "→", "pageup": "PgUp", "pagedown": "PgDn"}
+_KEY_NAMES = {
+    "escape": "Esc",
+    "enter": "Enter",
+    "tab": "Tab",
+    "space": "Space",
+    "delete": "Del",
+    "up": "↑",
+    "down": "↓",
+    "left": "←",
+    "right": "→",
+    "pageup": "PgUp",
+    "pagedown": "PgDn",
+}
 
 GOVERNANCE_EXPLAINER = """\
 ## Context governance: what you are looking at
@@ -102,8 +113,11 @@ def bindings_table(bindings: Iterable[Binding | tuple[str, ...]]) -> str:
     """A screen's own `BINDINGS` (Binding objects or tuples) as a Markdown table."""
     rows = ["| Key | What it does |", "|---|---|"]
     for binding in bindings:
-        key, description = (binding.key, binding.description) if isinstance(binding, Binding) else (
-            binding[0], binding[2] if len(binding) > 2 else binding[1])
+        key, description = (
+            (binding.key, binding.description)
+            if isinstance(binding, Binding)
+            else (binding[0], binding[2] if len(binding) > 2 else binding[1])
+        )
         rows.append(f"| `{key_label(key)}` | {_cell(description)} |")
     return "\n".join(rows)
 
@@ -113,8 +127,10 @@ def _screen_sections() -> list[tuple[str, str]]:
     from co_tui.tui.screens.history import HistoryScreen
     from co_tui.tui.screens.sessions import SessionsScreen
 
-    return [("In the history inspector", bindings_table(HistoryScreen.BINDINGS)),
-            ("In the sessions picker", bindings_table(SessionsScreen.BINDINGS))]
+    return [
+        ("In the history inspector", bindings_table(HistoryScreen.BINDINGS)),
+        ("In the sessions picker", bindings_table(SessionsScreen.BINDINGS)),
+    ]
 
 
 def offline_triggers_section() -> str:
@@ -122,10 +138,14 @@ def offline_triggers_section() -> str:
     # offline_intents is pure Python: listing the phrases does not load pydantic-ai.
     from co_tui.agent.offline_intents import TRIGGERS
 
-    rows = ["## The offline model", "",
-            "With `--model offline` (the default) co-tui needs no network and no API key: the answers are",
-            "deterministic, and these prompts make it call the workspace tools, so every feature can be",
-            "tried without a real model. Several requests can be joined with \"and\", \"then\" or \";\".", ""]
+    rows = [
+        "## The offline model",
+        "",
+        "With `--model offline` (the default) co-tui needs no network and no API key: the answers are",
+        "deterministic, and these prompts make it call the workspace tools, so every feature can be",
+        'tried without a real model. Several requests can be joined with "and", "then" or ";".',
+        "",
+    ]
     # A list, not a table: the example prompts stay on one line each.
     rows += [f"- `{example}` — {effect}" for example, effect in TRIGGERS]
     return "\n".join(rows)
@@ -133,11 +153,19 @@ def offline_triggers_section() -> str:
 
 def reference_markdown() -> str:
     """The whole reference: keys, slash commands, per-screen keys, governance explainer, offline model."""
-    parts = ["## Keys", "", keys_table(), "",
-             "## Slash commands", "",
-             "Type them in the prompt (a popup completes them after `/`), or pick them from the",
-             "command palette (`Ctrl+P`). An unknown command gets a hint with the closest match.", "",
-             commands_table(), ""]
+    parts = [
+        "## Keys",
+        "",
+        keys_table(),
+        "",
+        "## Slash commands",
+        "",
+        "Type them in the prompt (a popup completes them after `/`), or pick them from the",
+        "command palette (`Ctrl+P`). An unknown command gets a hint with the closest match.",
+        "",
+        commands_table(),
+        "",
+    ]
     for title, table in _screen_sections():
         parts += [f"## {title}", "", table, ""]
     parts += [GOVERNANCE_EXPLAINER, offline_triggers_section(), ""]
@@ -149,7 +177,7 @@ def generated_block(text: str) -> str | None:
     start, end = text.find(BEGIN_MARK), text.find(END_MARK)
     if start < 0 or end < start:
         return None
-    return text[start + len(BEGIN_MARK):end].strip("\n") + "\n"
+    return text[start + len(BEGIN_MARK) : end].strip("\n") + "\n"
 
 
 def write_doc(path: Path = DOC_PATH) -> None:

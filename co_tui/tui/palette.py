@@ -48,7 +48,13 @@ class SlashCommandProvider(Provider):
         name_query = query.strip().lstrip("/")
         if not name_query:
             for rank, spec in enumerate(COMMANDS):  # falling scores keep the registry's order
-                yield Hit(1.0 - rank / 100, Content(spec.slash), partial(self._run, spec), text=spec.slash, help=_help_text(spec))
+                yield Hit(
+                    1.0 - rank / 100,
+                    Content(spec.slash),
+                    partial(self._run, spec),
+                    text=spec.slash,
+                    help=_help_text(spec),
+                )
             return
         matcher = self.matcher(name_query)
         for spec in COMMANDS:
@@ -57,5 +63,7 @@ class SlashCommandProvider(Provider):
             score = max(name_score, summary_score)
             if score <= 0:
                 continue
-            display = Content("/") + matcher.highlight(spec.name) if name_score >= summary_score else Content(spec.slash)
+            display = (
+                Content("/") + matcher.highlight(spec.name) if name_score >= summary_score else Content(spec.slash)
+            )
             yield Hit(score, display, partial(self._run, spec), text=spec.slash, help=_help_text(spec))

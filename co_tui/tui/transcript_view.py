@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from co_tui.session.store_tail import SessionTail
 
 
-
 @dataclass(frozen=True)
 class Item:
     """One chat-log entry. `kind` picks the widget; unused fields stay empty."""
@@ -46,8 +45,9 @@ def _text_of(content: Any) -> str:
         return content
     if isinstance(content, Sequence) and not isinstance(content, (bytes, bytearray)):
         # Multimodal prompts: text as is, anything else as its kind, e.g. `[image-url]`.
-        return "\n".join(part if isinstance(part, str) else f"[{_field(part, 'kind') or type(part).__name__}]"
-                         for part in content)
+        return "\n".join(
+            part if isinstance(part, str) else f"[{_field(part, 'kind') or type(part).__name__}]" for part in content
+        )
     return str(content)
 
 
@@ -106,10 +106,20 @@ def transcript_items(messages: Sequence[Any], *, start: int = 0) -> list[Item]:
                     # As session/stream_map.py: a return whose outcome is not success is an error.
                     is_error = part_kind == "retry-prompt" or outcome not in (None, "success")
                     content = _field(part, "content")
-                    text = _retry_text(content, _field(part, "tool_name")) if part_kind == "retry-prompt" \
+                    text = (
+                        _retry_text(content, _field(part, "tool_name"))
+                        if part_kind == "retry-prompt"
                         else _result_of(content)
-                    items[i] = Item("tool", tool_name=items[i].tool_name, tool_call_id=call_id,
-                                    args=items[i].args, result=text, is_error=is_error, at=items[i].at)
+                    )
+                    items[i] = Item(
+                        "tool",
+                        tool_name=items[i].tool_name,
+                        tool_call_id=call_id,
+                        args=items[i].args,
+                        result=text,
+                        is_error=is_error,
+                        at=items[i].at,
+                    )
         elif kind == "response":
             cut = _field(message, "state") == "interrupted"
             for part in parts:
@@ -122,8 +132,15 @@ def transcript_items(messages: Sequence[Any], *, start: int = 0) -> list[Item]:
                 elif part_kind == "tool-call":
                     call_id = _field(part, "tool_call_id")
                     tool_index[call_id] = len(items)
-                    items.append(Item("tool", tool_name=_field(part, "tool_name") or "", tool_call_id=call_id,
-                                      args=_args_of(_field(part, "args")), at=at))
+                    items.append(
+                        Item(
+                            "tool",
+                            tool_name=_field(part, "tool_name") or "",
+                            tool_call_id=call_id,
+                            args=_args_of(_field(part, "args")),
+                            at=at,
+                        )
+                    )
         if _field(message, "state") == "interrupted" and items and not items[-1].interrupted:
             items[-1] = replace(items[-1], interrupted=True)
     return items
@@ -180,7 +197,9 @@ def truncated_tool_call_ids(context: Sequence[Any]) -> frozenset[str]:
     for message in context:
         if _field(message, "kind") == "request":
             for part in _field(message, "parts") or ():
-                if _field(part, "part_kind") == "tool-return" and \
-                        TRUNCATION_MARK in _result_of(_field(part, "content"))[-200:]:
+                if (
+                    _field(part, "part_kind") == "tool-return"
+                    and TRUNCATION_MARK in _result_of(_field(part, "content"))[-200:]
+                ):
                     ids.add(_field(part, "tool_call_id"))
     return frozenset(ids)

@@ -29,13 +29,16 @@ async def test_instructions_not_system_prompt(run_turn, workspace: Path) -> None
     assert str(workspace.resolve()) in info.instructions
     assert "[Earlier conversation trimmed" in info.instructions and "[Summary of" in info.instructions
     assert "never deny having done it" in info.instructions
-    assert not any(isinstance(p, SystemPromptPart) for m in turn.messages if isinstance(m, ModelRequest)
-                   for p in m.parts)
+    assert not any(
+        isinstance(p, SystemPromptPart) for m in turn.messages if isinstance(m, ModelRequest) for p in m.parts
+    )
 
 
 async def test_tools_follow_allow_shell(run_turn, workspace: Path) -> None:
-    for allow_shell, expected in [(False, ["list_dir", "read_file", "search_text"]),
-                                  (True, ["list_dir", "read_file", "run_shell", "search_text"])]:
+    for allow_shell, expected in [
+        (False, ["list_dir", "read_file", "search_text"]),
+        (True, ["list_dir", "read_file", "run_shell", "search_text"]),
+    ]:
         seen: list[AgentInfo] = []
         agent = build_agent(load_settings(allow_shell=allow_shell), workspace=workspace, model=recording_model(seen))
         await run_turn(agent, "hi")
@@ -64,7 +67,8 @@ async def test_capabilities_are_installed(run_turn, workspace: Path) -> None:
 
     settings = load_settings()
     capability = CountingCapability()
-    agent = build_agent(settings, workspace=workspace, model=resolve_model("offline", settings),
-                        capabilities=[capability])
+    agent = build_agent(
+        settings, workspace=workspace, model=resolve_model("offline", settings), capabilities=[capability]
+    )
     await run_turn(agent, "read README.md")
     assert capability.requests == 2  # the tool call, then the answer

@@ -66,8 +66,10 @@ def test_missing_optional_sdk_names_the_extra(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("GOOGLE_API_KEY", "test-key")
     with pytest.raises(ModelConfigError) as err:
         resolve_model("google-gla:gemini-2.5-flash", load_settings())
-    assert str(err.value) == ('model google-gla:gemini-2.5-flash needs an optional SDK for google that is not '
-                              'installed: pip install "pydantic-ai-slim[google]"')
+    assert str(err.value) == (
+        "model google-gla:gemini-2.5-flash needs an optional SDK for google that is not "
+        'installed: pip install "pydantic-ai-slim[google]"'
+    )
 
 
 @pytest.mark.parametrize(
@@ -94,8 +96,9 @@ def test_bad_model_names_are_one_line(model: str, expected: str) -> None:
         ("anthropic:claude-sonnet-4-5", "ANTHROPIC_API_KEY", "AnthropicModel"),
     ],
 )
-def test_retries_and_timeout_come_from_settings(monkeypatch: pytest.MonkeyPatch, model: str, env: str,
-                                                cls: str) -> None:
+def test_retries_and_timeout_come_from_settings(
+    monkeypatch: pytest.MonkeyPatch, model: str, env: str, cls: str
+) -> None:
     monkeypatch.setenv(env, "test-key")
     resolved = resolve_model(model, load_settings(max_retries=5, request_timeout_s=7.5))
     assert type(resolved).__name__ == cls
@@ -133,6 +136,12 @@ def test_resolving_offline_loads_no_provider_sdk() -> None:
         "resolve_model('offline', Settings())\n"
         "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} & {'openai', 'anthropic', 'pydantic_ai'})))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
-                         env={"PATH": "/usr/bin:/bin", "CO_TUI_CONFIG_FILE": "/nonexistent/config.toml"})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PATH": "/usr/bin:/bin", "CO_TUI_CONFIG_FILE": "/nonexistent/config.toml"},
+    )
     assert json.loads(out.stdout) == ["pydantic_ai"]

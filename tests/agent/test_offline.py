@@ -145,8 +145,13 @@ async def test_same_input_gives_the_same_output(run_turn, offline_agent) -> None
 async def test_recap_mentions_trim_markers_honestly(run_turn, offline_agent) -> None:
     agent = offline_agent()
     history = [
-        ModelRequest(parts=[UserPromptPart("[Earlier conversation trimmed — 12 messages (3 turns) removed to stay "
-                                           "within the context budget]")]),
+        ModelRequest(
+            parts=[
+                UserPromptPart(
+                    "[Earlier conversation trimmed — 12 messages (3 turns) removed to stay within the context budget]"
+                )
+            ]
+        ),
     ]
     first = await run_turn(agent, "read README.md", history)
     recap = await run_turn(agent, "remind me what we did earlier", first.messages)
@@ -166,8 +171,9 @@ async def test_slow_prompt_streams_with_a_delay_and_can_be_interrupted(offline_a
                     if deltas == 3:
                         run.cancel()
     messages = cancelled.value.all_messages()
-    partial = "".join(p.content for m in messages if isinstance(m, ModelResponse) for p in m.parts
-                      if isinstance(p, TextPart))
+    partial = "".join(
+        p.content for m in messages if isinstance(m, ModelResponse) for p in m.parts if isinstance(p, TextPart)
+    )
     assert partial.startswith("Streaming slowly") and "Done:" not in partial
 
 
@@ -190,13 +196,15 @@ def conversation() -> list:
     """A realistic short history: two user turns with tool calls and final answers."""
     return [
         ModelRequest(parts=[UserPromptPart("Find where the config is loaded and explain it")]),
-        ModelResponse(parts=[ToolCallPart("search_text", {"pattern": "load_settings", "path": "co_tui"},
-                                          tool_call_id="a1")]),
+        ModelResponse(
+            parts=[ToolCallPart("search_text", {"pattern": "load_settings", "path": "co_tui"}, tool_call_id="a1")]
+        ),
         ModelRequest(parts=[ToolReturnPart("search_text", "3 matches ...", tool_call_id="a1")]),
         ModelResponse(parts=[ToolCallPart("read_file", {"path": "co_tui/config.py"}, tool_call_id="a2")]),
         ModelRequest(parts=[ToolReturnPart("read_file", "x = 1\n" * 200, tool_call_id="a2")]),
-        ModelResponse(parts=[TextPart("Settings are loaded by load_settings in co_tui/config.py. "
-                                      "CLI beats env beats TOML.")]),
+        ModelResponse(
+            parts=[TextPart("Settings are loaded by load_settings in co_tui/config.py. CLI beats env beats TOML.")]
+        ),
         ModelRequest(parts=[UserPromptPart("Now rename the TOML key model to default_model")]),
         ModelResponse(parts=[ToolCallPart("read_file", {"path": "co_tui/config.py"}, tool_call_id="b1")]),
         ModelRequest(parts=[ToolReturnPart("read_file", "y = 2\n" * 50, tool_call_id="b1")]),
@@ -214,21 +222,23 @@ async def test_summary_of_history_picks_asks_tools_and_answers() -> None:
     assert summary.startswith("Extractive summary (offline model")
     assert '1. User asked: "Find where the config is loaded and explain it"' in summary
     assert "search_text('load_settings' in co_tui), read_file(co_tui/config.py)" in summary
-    assert "answer: \"Settings are loaded by load_settings in co_tui/config.py." in summary
+    assert 'answer: "Settings are loaded by load_settings in co_tui/config.py.' in summary
     assert '2. User asked: "Now rename the TOML key model to default_model"' in summary
     assert "In all: 2 user turn(s), 3 tool call(s)." in summary
     assert "x = 1" not in summary  # tool outputs are not copied in
 
 
 async def test_summary_of_a_transcript_given_as_text() -> None:
-    transcript = "\n".join([
-        "Please summarise this conversation in at most 120 words.",
-        "User: add a --verbose flag to the CLI",
-        "Tool call: read_file co_tui/cli.py",
-        "Assistant: Added --verbose; it sets the log level to DEBUG.",
-        "User: and document it",
-        "Assistant: Documented in docs/configuration.md.",
-    ])
+    transcript = "\n".join(
+        [
+            "Please summarise this conversation in at most 120 words.",
+            "User: add a --verbose flag to the CLI",
+            "Tool call: read_file co_tui/cli.py",
+            "Assistant: Added --verbose; it sets the log level to DEBUG.",
+            "User: and document it",
+            "Assistant: Documented in docs/configuration.md.",
+        ]
+    )
     summary = (await summariser().run(transcript)).output
     assert '1. User asked: "add a --verbose flag to the CLI" → tools: read_file co_tui/cli.py' in summary
     assert '2. User asked: "and document it"' in summary and "docs/configuration.md" in summary
@@ -238,8 +248,10 @@ async def test_summary_of_a_transcript_given_as_text() -> None:
 async def test_summary_respects_the_requested_budget_and_says_what_it_dropped() -> None:
     history = []
     for i in range(40):
-        history += [ModelRequest(parts=[UserPromptPart(f"request number {i}: " + "detail " * 30)]),
-                    ModelResponse(parts=[TextPart(f"answer number {i}. " + "explanation " * 30)])]
+        history += [
+            ModelRequest(parts=[UserPromptPart(f"request number {i}: " + "detail " * 30)]),
+            ModelResponse(parts=[TextPart(f"answer number {i}. " + "explanation " * 30)]),
+        ]
     agent = Agent(offline_model(), instructions="Write a summary of at most 1500 characters.")
     summary = (await agent.run("Summarise.", message_history=history)).output
     assert len(summary) <= 1500
@@ -251,8 +263,10 @@ async def test_summary_keeps_focus_matches() -> None:
     history = []
     for i in range(30):
         topic = "database migration" if i == 12 else f"topic {i}"
-        history += [ModelRequest(parts=[UserPromptPart(f"work on {topic} " + "words " * 30)]),
-                    ModelResponse(parts=[TextPart("done " * 40)])]
+        history += [
+            ModelRequest(parts=[UserPromptPart(f"work on {topic} " + "words " * 30)]),
+            ModelResponse(parts=[TextPart("done " * 40)]),
+        ]
     agent = Agent(offline_model(), instructions="Summarise in at most 200 words. Focus on: database migration")
     summary = (await agent.run("Summarise.", message_history=history)).output
     assert "work on database migration" in summary
@@ -303,12 +317,15 @@ def corpus_messages(path: Path) -> list:
             messages.append(ModelRequest(parts=[UserPromptPart(content)]))
         elif role == "assistant":
             parts: list = [TextPart(content)] if content else []
-            parts += [ToolCallPart(c["name"], c.get("arguments") or "{}", tool_call_id=c["id"])
-                      for c in row.get("tool_calls") or []]
+            parts += [
+                ToolCallPart(c["name"], c.get("arguments") or "{}", tool_call_id=c["id"])
+                for c in row.get("tool_calls") or []
+            ]
             messages.append(ModelResponse(parts=parts or [TextPart("")]))
         elif role == "tool":
-            messages.append(ModelRequest(parts=[ToolReturnPart("tool", content, tool_call_id=row.get("tool_call_id")
-                                                               or "none")]))
+            messages.append(
+                ModelRequest(parts=[ToolReturnPart("tool", content, tool_call_id=row.get("tool_call_id") or "none")])
+            )
     return messages
 
 
@@ -326,12 +343,17 @@ def test_extractive_summary_of_every_corpus_transcript() -> None:
         summary = extractive_summary([*history, request], "You summarise conversations.", request.parts[0].content)
         assert summary.startswith("Extractive summary"), path.name
         assert len(summary) <= 250 * 6, path.name
-        asks = [p.content for m in history if isinstance(m, ModelRequest) for p in m.parts
-                if isinstance(p, UserPromptPart)]
-        calls = [p.tool_name for m in history if isinstance(m, ModelResponse) for p in m.parts
-                 if isinstance(p, ToolCallPart)]
-        assert not any(isinstance(p, SystemPromptPart) and p.content[:80] in summary
-                       for m in history for p in getattr(m, "parts", []))
+        asks = [
+            p.content for m in history if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, UserPromptPart)
+        ]
+        calls = [
+            p.tool_name for m in history if isinstance(m, ModelResponse) for p in m.parts if isinstance(p, ToolCallPart)
+        ]
+        assert not any(
+            isinstance(p, SystemPromptPart) and p.content[:80] in summary
+            for m in history
+            for p in getattr(m, "parts", [])
+        )
         if asks:
             first_words = " ".join(asks[0].split()[:4])
             assert first_words in summary, path.name  # the task-setting first ask is always kept
@@ -341,19 +363,23 @@ def test_extractive_summary_of_every_corpus_transcript() -> None:
 
 async def test_summary_of_the_governance_rendering() -> None:
     """The shape governance's summariser sends: sentinel instructions, a framed `[role] …` transcript."""
-    body = "\n".join([
-        "[earlier summary of 12 messages] The user set up the project and chose SQLite.",
-        "[user] Add a --verbose flag",
-        "to the CLI, please",
-        '[assistant calls read_file] {"path": "co_tui/cli.py"}',
-        "[tool result read_file, 3120 chars] import argparse …",
-        "[assistant] Added --verbose in co_tui/cli.py; it sets DEBUG logging.",
-        "[user] Now document it",
-        '[assistant calls search_text] {"pattern": "verbose", "path": "docs"}',
-        "[assistant] Documented in docs/configuration.md.",
-    ])
-    prompt = (f"Summarise the conversation below. Give particular attention to: logging flags\n\n"
-              f"<conversation>{body}</conversation>\n\nUse at most about 140 words.")
+    body = "\n".join(
+        [
+            "[earlier summary of 12 messages] The user set up the project and chose SQLite.",
+            "[user] Add a --verbose flag",
+            "to the CLI, please",
+            '[assistant calls read_file] {"path": "co_tui/cli.py"}',
+            "[tool result read_file, 3120 chars] import argparse …",
+            "[assistant] Added --verbose in co_tui/cli.py; it sets DEBUG logging.",
+            "[user] Now document it",
+            '[assistant calls search_text] {"pattern": "verbose", "path": "docs"}',
+            "[assistant] Documented in docs/configuration.md.",
+        ]
+    )
+    prompt = (
+        f"Summarise the conversation below. Give particular attention to: logging flags\n\n"
+        f"<conversation>{body}</conversation>\n\nUse at most about 140 words."
+    )
     agent = Agent(offline_model(), instructions="You are co-tui's conversation compactor.\nWrite a summary.")
     summary = (await agent.run(prompt)).output
     assert "Earlier context (already cut from view): [earlier summary of 12 messages] The user set up" in summary

@@ -245,13 +245,18 @@ def test_symlink_loop_is_a_failed_tool_result(tmp_path: Path) -> None:
 async def test_symlink_loop_through_the_agent(run_turn, offline_agent, workspace: Path) -> None:
     (workspace / "loop").symlink_to("loop")
     listed = await run_turn(offline_agent(), "list .")
-    assert listed.tool_results[0].outcome == "success" and "loop -> loop (a symlink loop)" in listed.tool_results[0].content
+    assert (
+        listed.tool_results[0].outcome == "success"
+        and "loop -> loop (a symlink loop)" in listed.tool_results[0].content
+    )
     read = await run_turn(offline_agent(), "read loop")
     assert read.tool_results[0].outcome == "failed" and "symlink loop" in read.tool_results[0].content
 
 
-@pytest.mark.parametrize("evil", ["x\n[capped: showing 1 of 1 entries]", "x\r[capped]", "x\u2028[capped]",
-                                  "x\x85[capped]", "x\x1b[2Jy", "x\ty"])
+@pytest.mark.parametrize(
+    "evil",
+    ["x\n[capped: showing 1 of 1 entries]", "x\r[capped]", "x\u2028[capped]", "x\x85[capped]", "x\x1b[2Jy", "x\ty"],
+)
 def test_file_names_cannot_forge_lines(tmp_path: Path, evil: str) -> None:
     from co_tui.agent.workspace import Workspace
 

@@ -62,7 +62,9 @@ def convert(entries: list[dict]) -> list[ModelMessage]:
             open_calls = list(calls)
         elif role == "tool":
             cid = entry.get("tool_call_id")
-            match = next((c for c in open_calls if c.tool_call_id == cid), None) or (open_calls[0] if open_calls else None)
+            match = next((c for c in open_calls if c.tool_call_id == cid), None) or (
+                open_calls[0] if open_calls else None
+            )
             if match is not None:
                 open_calls.remove(match)
             tool_parts.append(ToolReturnPart(match.tool_name if match else "unknown", content, cid or ""))

@@ -78,7 +78,9 @@ def _step(rng: random.Random, calls: int, big: bool) -> list[ModelMessage]:
         parts.append(ThinkingPart(_pick_text(rng, False)))
     if rng.random() < 0.4:
         parts.append(TextPart(_pick_text(rng, False)))
-    call_parts = [ToolCallPart(rng.choice(("read_file", "grep", "shell")), _args(rng), _call_id(rng)) for _ in range(calls)]
+    call_parts = [
+        ToolCallPart(rng.choice(("read_file", "grep", "shell")), _args(rng), _call_id(rng)) for _ in range(calls)
+    ]
     results: list = []
     for call in call_parts:
         kind = rng.randrange(8)

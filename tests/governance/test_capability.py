@@ -105,7 +105,13 @@ async def test_in_run_step_shrink_keeps_pairs_and_transcript_has_full_outputs():
         response = chat(messages, info)
         part = response.parts[0]
         if isinstance(part, ToolCallPart):
-            yield {0: DeltaToolCall(name=part.tool_name, json_args='{"path": "' + part.args["path"] + '"}', tool_call_id=part.tool_call_id)}
+            yield {
+                0: DeltaToolCall(
+                    name=part.tool_name,
+                    json_args='{"path": "' + part.args["path"] + '"}',
+                    tool_call_id=part.tool_call_id,
+                )
+            }
         else:
             yield part.content
 
@@ -123,7 +129,9 @@ async def test_in_run_step_shrink_keeps_pairs_and_transcript_has_full_outputs():
     transcript: list[ModelMessage] = []
     budget = 15_000
     cap = ContextGovernance(GovernancePolicy(budget_tokens=budget, strategy="trim"), transcript_sink=transcript.extend)
-    agent = Agent(FunctionModel(recording_chat, stream_function=recording_stream), tools=[read_file], capabilities=[cap])
+    agent = Agent(
+        FunctionModel(recording_chat, stream_function=recording_stream), tools=[read_file], capabilities=[cap]
+    )
     history = history_of(2, 500)
     cap.begin_run(len(history))
     events, messages, error = await run_events(agent, "read all files", history)

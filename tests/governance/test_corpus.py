@@ -93,7 +93,9 @@ async def test_corpus_policy_replay_events_are_honest(path, strategy, fraction):
     beyond what the message limit allows, and the ledger of a pass adds up."""
     history = load_transcript(path)
     budget = max(1, int(estimate_tokens(history) * fraction))
-    policy = GovernancePolicy(budget_tokens=budget, max_history_messages=16, strategy=strategy, tool_output_trim_chars=300)
+    policy = GovernancePolicy(
+        budget_tokens=budget, max_history_messages=16, strategy=strategy, tool_output_trim_chars=300
+    )
     for before, outcome in await _replay(history, policy, ScriptedModel().model()):
         assert bool(outcome.events) == (outcome.messages != before)
         assert_ledger_adds_up(outcome.events, before, outcome.messages)

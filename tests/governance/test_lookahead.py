@@ -14,8 +14,12 @@ from .builders import chat_turn, system, tool_turn
 
 
 def test_no_forecast_below_half_of_both_limits() -> None:
-    assert turns_until_cut(tokens=4_999, budget_tokens=10_000, tokens_per_turn=1_000,
-                           messages=10, max_messages=40, messages_per_turn=2) is None
+    assert (
+        turns_until_cut(
+            tokens=4_999, budget_tokens=10_000, tokens_per_turn=1_000, messages=10, max_messages=40, messages_per_turn=2
+        )
+        is None
+    )
 
 
 def test_forecast_counts_the_turns_that_fit_and_the_one_that_is_cut() -> None:
@@ -33,13 +37,21 @@ def test_the_sooner_trigger_wins() -> None:
     assert turns_until_cut(**args) == 12
     assert turns_until_cut(**args, messages=32, max_messages=40, messages_per_turn=4) == 3
     # Past half of the message limit alone is enough to forecast.
-    assert turns_until_cut(tokens=100, budget_tokens=10_000, tokens_per_turn=100,
-                           messages=30, max_messages=40, messages_per_turn=4) == 3
+    assert (
+        turns_until_cut(
+            tokens=100, budget_tokens=10_000, tokens_per_turn=100, messages=30, max_messages=40, messages_per_turn=4
+        )
+        == 3
+    )
 
 
 def test_a_limit_of_zero_is_off() -> None:
-    assert turns_until_cut(tokens=100, budget_tokens=10_000, tokens_per_turn=100,
-                           messages=300, max_messages=0, messages_per_turn=4) is None
+    assert (
+        turns_until_cut(
+            tokens=100, budget_tokens=10_000, tokens_per_turn=100, messages=300, max_messages=0, messages_per_turn=4
+        )
+        is None
+    )
 
 
 @pytest.mark.parametrize("per_turn", [0, -50])
@@ -50,8 +62,12 @@ def test_no_forecast_when_turns_do_not_grow_the_context(per_turn: float) -> None
 def test_no_forecast_when_already_over_a_limit() -> None:
     """Over the budget the cut comes with the next request: the meter says that instead."""
     assert turns_until_cut(tokens=10_001, budget_tokens=10_000, tokens_per_turn=500) is None
-    assert turns_until_cut(tokens=100, budget_tokens=10_000, tokens_per_turn=500,
-                           messages=41, max_messages=40, messages_per_turn=2) is None
+    assert (
+        turns_until_cut(
+            tokens=100, budget_tokens=10_000, tokens_per_turn=500, messages=41, max_messages=40, messages_per_turn=2
+        )
+        is None
+    )
 
 
 def test_turn_growth_is_the_mean_of_the_newest_turns() -> None:

@@ -17,8 +17,10 @@ from co_tui.governance.markers import separate_markers
 def history(turns: int, start: int = 0) -> list:
     out: list = []
     for i in range(start, start + turns):
-        out += [ModelRequest(parts=[UserPromptPart(f"question {i} " + "word " * 50)]),
-                ModelResponse(parts=[TextPart(f"answer {i} " + "blah " * 50)])]
+        out += [
+            ModelRequest(parts=[UserPromptPart(f"question {i} " + "word " * 50)]),
+            ModelResponse(parts=[TextPart(f"answer {i} " + "blah " * 50)]),
+        ]
     return out
 
 

@@ -9,7 +9,9 @@ from .synthetic import make_text
 
 
 def _response(text="ok", input_tokens=0, output_tokens=0):
-    return ModelResponse(parts=[TextPart(text)], usage=RequestUsage(input_tokens=input_tokens, output_tokens=output_tokens))
+    return ModelResponse(
+        parts=[TextPart(text)], usage=RequestUsage(input_tokens=input_tokens, output_tokens=output_tokens)
+    )
 
 
 def test_no_report_is_estimated_with_prior_and_overhead_hint():
@@ -53,7 +55,9 @@ def test_growth_between_reports_calibrates_ratio():
 def test_model_change_resets_calibration():
     meter = TokenMeter(provider="openai", model_name="a")
     history = [user(make_text("prose", 8000)), _response("x")]
-    meter.observe_response(RequestUsage(input_tokens=estimate_tokens(history[:1]) * 3, output_tokens=5), history, model_name="a")
+    meter.observe_response(
+        RequestUsage(input_tokens=estimate_tokens(history[:1]) * 3, output_tokens=5), history, model_name="a"
+    )
     assert meter.ratio > 1.5
     meter.observe_response(RequestUsage(input_tokens=0), history, model_name="b")  # switch, no usable report
     assert meter.ratio == meter.prior and meter.reading(history).exactness == "estimated"

@@ -23,7 +23,9 @@ def _turn(i: int, lines: int) -> list:
     return [
         ModelRequest(parts=[UserPromptPart(f"read module_{i}.py and explain it")]),
         ModelResponse(parts=[ToolCallPart("read_file", {"path": f"module_{i}.py"}, tool_call_id=call)]),
-        ModelRequest(parts=[ToolReturnPart("read_file", f"def step_{i}(x):\n    return x + {i}\n" * lines, tool_call_id=call)]),
+        ModelRequest(
+            parts=[ToolReturnPart("read_file", f"def step_{i}(x):\n    return x + {i}\n" * lines, tool_call_id=call)]
+        ),
         ModelResponse(parts=[TextPart(f"module_{i}.py defines step_{i}, which adds {i} to its input.")]),
     ]
 
@@ -53,7 +55,10 @@ async def test_the_history_screen_run_logs_no_cut_of_nothing():
     # The marker the model reads accounts for exactly what the ledger says was removed.
     [(_, marker)] = segment(context).markers
     cuts = [e for e in ledger if e.dropped_messages]
-    assert (marker.messages, marker.turns) == (sum(e.dropped_messages for e in cuts), sum(e.dropped_turns for e in cuts))
+    assert (marker.messages, marker.turns) == (
+        sum(e.dropped_messages for e in cuts),
+        sum(e.dropped_turns for e in cuts),
+    )
 
 
 def _chat(n: int, answer_chars: int) -> list:
@@ -93,7 +98,9 @@ async def test_a_summary_says_which_messages_its_input_could_not_hold():
     from co_tui.session.banner import banner_details, banner_line
 
     model = ScriptedModel()
-    governor = Governor(GovernancePolicy(budget_tokens=2_000_000, max_history_messages=8), summarizer_model=model.model())
+    governor = Governor(
+        GovernancePolicy(budget_tokens=2_000_000, max_history_messages=8), summarizer_model=model.model()
+    )
     turns = 2 * _MAX_INPUT_CHARS // 4000 + 10  # each message renders at most ~4,000 characters
     history = [system()]
     for t in range(turns):
@@ -135,8 +142,11 @@ async def test_a_giant_agent_turn_is_shrunk_in_batches_down_to_the_target():
     context = [system(), user("refactor the package")]
     cut_steps = []
     for step in range(60):
-        context = [*context, calls(("read_file", f"c{step}", {"path": f"m{step}.py"})),
-                   results(("read_file", f"c{step}", make_text("code", 3000, step)))]
+        context = [
+            *context,
+            calls(("read_file", f"c{step}", {"path": f"m{step}.py"})),
+            results(("read_file", f"c{step}", make_text("code", 3000, step))),
+        ]
         outcome = await governor.apply(context)
         if outcome.events:
             cut_steps.append(step)
@@ -169,8 +179,10 @@ async def test_a_summary_is_never_folded_into_a_breadcrumb_in_its_own_pass():
 async def test_no_summary_is_asked_for_when_not_even_the_newest_turn_fits_beside_it():
     model = ScriptedModel()
     history = _chat(6, 200) + chat_turn("q-last", make_text("prose", 8_000, 99))
-    governor = Governor(GovernancePolicy(budget_tokens=estimate_tokens(history[-2:]) + 100, max_history_messages=8),
-                        summarizer_model=model.model())
+    governor = Governor(
+        GovernancePolicy(budget_tokens=estimate_tokens(history[-2:]) + 100, max_history_messages=8),
+        summarizer_model=model.model(),
+    )
     out = await governor.apply(history)
     assert model.summary_calls == []  # the call would be wasted: its summary could not stay
     assert "summary" not in {e.strategy for e in out.events}

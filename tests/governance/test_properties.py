@@ -46,7 +46,11 @@ def fingerprint(messages) -> list:
         return (id(v), len(v)) if isinstance(v, (list, dict, str)) else id(v)
 
     return [
-        (id(m), tuple(value_key(v) for v in vars(m).values()), tuple((id(p), tuple(value_key(v) for v in vars(p).values())) for p in m.parts))
+        (
+            id(m),
+            tuple(value_key(v) for v in vars(m).values()),
+            tuple((id(p), tuple(value_key(v) for v in vars(p).values())) for p in m.parts),
+        )
         for m in messages
     ]
 
@@ -186,7 +190,10 @@ def test_fit_to_budget_invariants(history, fraction, trim_chars):
         assert after, "history nuked down to the breadcrumb"
         newest_before, newest_after = before[-1], after[-1]
         assert [type(m) for m in newest_before] == [type(m) for m in newest_after], "newest turn split"
-        assert newest_after.messages[0] is newest_before.messages[0] or newest_before.messages[0].parts[0].part_kind == "system-prompt"
+        assert (
+            newest_after.messages[0] is newest_before.messages[0]
+            or newest_before.messages[0].parts[0].part_kind == "system-prompt"
+        )
     if len(after) > 1:
         assert res.fits or no_cut_helps(res.messages)
     strategies = [e.strategy for e in res.events]
@@ -212,7 +219,9 @@ def test_trim_tool_returns_invariants(history, max_chars):
     if split_turns(history):
         assert split_turns(res.messages)[-1].messages == split_turns(history)[-1].messages
     for old, new in zip(history, res.messages, strict=False):
-        assert [getattr(p, "tool_call_id", None) for p in old.parts] == [getattr(p, "tool_call_id", None) for p in new.parts]
+        assert [getattr(p, "tool_call_id", None) for p in old.parts] == [
+            getattr(p, "tool_call_id", None) for p in new.parts
+        ]
     assert trim_tool_returns(res.messages, max_chars).trimmed_parts == 0
     assert res.chars_after <= res.chars_before
 
@@ -280,9 +289,12 @@ def test_policy_pass_events_are_honest(history, fraction, max_messages, strategy
     in the request's terms — the overhead counted, against the configured budget, as the meter shows it."""
     frozen = fingerprint(history)
     budget = max(1, int(estimate_tokens(history) * fraction))
-    policy = GovernancePolicy(budget_tokens=budget, max_history_messages=max_messages, strategy=strategy,
-                              tool_output_trim_chars=trim_chars)
-    out = asyncio.run(Governor(policy, summarizer_model=_summariser(summariser)).apply(history, overhead_tokens=overhead))
+    policy = GovernancePolicy(
+        budget_tokens=budget, max_history_messages=max_messages, strategy=strategy, tool_output_trim_chars=trim_chars
+    )
+    out = asyncio.run(
+        Governor(policy, summarizer_model=_summariser(summariser)).apply(history, overhead_tokens=overhead)
+    )
     assert fingerprint(history) == frozen, "input mutated"
     assert bool(out.events) == (out.messages != history), "an event without a change, or a change without one"
     assert_ledger_adds_up(out.events, history, out.messages, overhead)
@@ -314,8 +326,9 @@ def test_fit_to_budget_cuts_to_the_target_and_never_small(history, fraction, tar
     rules ran out, which is then the only reason it stopped higher or freed less."""
     budget = int(estimate_tokens(history) * fraction)
     target_tokens, minimum = int(target * budget), min_cut_tokens(budget)
-    res = fit_to_budget(history, budget, tool_output_trim_chars=trim_chars, target_tokens=target_tokens,
-                        min_cut_tokens=minimum)
+    res = fit_to_budget(
+        history, budget, tool_output_trim_chars=trim_chars, target_tokens=target_tokens, min_cut_tokens=minimum
+    )
     if res.tokens_before <= budget:
         assert not res.events and res.messages == history, "a cut below the trigger"
         return
@@ -326,8 +339,12 @@ def test_fit_to_budget_cuts_to_the_target_and_never_small(history, fraction, tar
         assert res.tokens_after <= target_tokens
         assert res.tokens_before - res.tokens_after >= minimum, "a small cut"
     # A cut that fits leaves room: the next pass over the same messages changes nothing.
-    assert fit_to_budget(res.messages, budget, tool_output_trim_chars=trim_chars, target_tokens=target_tokens,
-                         min_cut_tokens=minimum).events == []
+    assert (
+        fit_to_budget(
+            res.messages, budget, tool_output_trim_chars=trim_chars, target_tokens=target_tokens, min_cut_tokens=minimum
+        ).events
+        == []
+    )
 
 
 @settings(max_examples=800, **FAST)
@@ -341,15 +358,21 @@ def test_fit_to_budget_cuts_to_the_target_and_never_small(history, fraction, tar
     st.sampled_from([0, 300, 2000]),
     st.sampled_from([0, 120]),
 )
-def test_policy_pass_cuts_to_the_target_and_never_small(history, fraction, target, max_messages, strategy, summariser,
-                                                         trim_chars, overhead):
+def test_policy_pass_cuts_to_the_target_and_never_small(
+    history, fraction, target, max_messages, strategy, summariser, trim_chars, overhead
+):
     """`Governor.apply`: a pass that cuts ends at or under both low-water marks (tokens and, with a
     message limit, messages), and frees at least the minimum when the token budget triggered it —
     unless the rules ran out. No pass cuts below both triggers; `max_history_messages = 0` never
     triggers a cut by count."""
     budget = max(1, int(estimate_tokens(history) * fraction))
-    policy = GovernancePolicy(budget_tokens=budget, max_history_messages=max_messages, strategy=strategy,
-                              tool_output_trim_chars=trim_chars, compact_target=target)
+    policy = GovernancePolicy(
+        budget_tokens=budget,
+        max_history_messages=max_messages,
+        strategy=strategy,
+        tool_output_trim_chars=trim_chars,
+        compact_target=target,
+    )
     governor = Governor(policy, summarizer_model=_summariser(summariser))
     over = governor.over_limits(history, overhead_tokens=overhead)
     out = asyncio.run(governor.apply(history, overhead_tokens=overhead))

@@ -175,7 +175,13 @@ async def test_compact_success_two_messages_and_event():
     assert res.messages[1].parts[0].content == COMPACT_ACK
     assert marker_info(res.messages[0]).kind == "compact"
     e = res.event
-    assert (e.reason, e.strategy, e.dropped_messages, e.dropped_turns, e.kept_turns) == ("manual_compact", "compact", 6, 2, 0)
+    assert (e.reason, e.strategy, e.dropped_messages, e.dropped_turns, e.kept_turns) == (
+        "manual_compact",
+        "compact",
+        6,
+        2,
+        0,
+    )
     assert e.summary == "Everything so far, compacted." and e.budget_tokens == 5000
     messages, info = model.summary_calls[0]
     assert COMPACT_INSTRUCTIONS.splitlines()[0] in info.instructions
@@ -202,6 +208,11 @@ def test_clear_event():
     history = [system(), *chat_turn("a", "b"), *tool_turn("c", ["d"])]
     e = clear_event(history, 1234)
     assert (e.reason, e.strategy, e.dropped_messages, e.dropped_turns, e.kept_turns, e.tokens_after) == (
-        "clear", "turn_trim", 6, 2, 0, 0
+        "clear",
+        "turn_trim",
+        6,
+        2,
+        0,
+        0,
     )
     assert e.tokens_before == estimate_tokens(history) and e.budget_tokens == 1234

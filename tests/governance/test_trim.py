@@ -131,7 +131,12 @@ def test_earlier_summary_alone_over_budget_is_not_rewritten_without_a_cut():
 
 def test_system_prompt_inside_first_request_is_salvaged():
     history = [user("first", with_system="SYS"), *chat_turn("x", "y")[1:], *chat_turn("next", make_text("prose", 4000))]
-    history = [user("first", with_system="SYS"), history[1], *chat_turn("a", make_text("prose", 3000)), *chat_turn("b", "c")]
+    history = [
+        user("first", with_system="SYS"),
+        history[1],
+        *chat_turn("a", make_text("prose", 3000)),
+        *chat_turn("b", "c"),
+    ]
     res = trim_to_recent_turns(history, estimate_tokens(history) // 3)
     assert res.trimmed
     assert [p.part_kind for p in res.messages[0].parts] == ["system-prompt"]
@@ -143,7 +148,9 @@ def test_old_summary_marker_counts_are_absorbed():
     history = [system(), make_summary_marker(12, 4, "s" * 3000), *_history(3)[1:]]
     res = trim_to_recent_turns(history, estimate_tokens(history) // 2)
     info = segment(res.messages).markers[0][1]
-    assert info.kind == "breadcrumb" and info.messages == 12 + res.dropped_messages and info.turns == 4 + res.dropped_turns
+    assert (
+        info.kind == "breadcrumb" and info.messages == 12 + res.dropped_messages and info.turns == 4 + res.dropped_turns
+    )
 
 
 def test_message_count_trim():

@@ -90,14 +90,21 @@ def assert_openai_body_valid(body: dict[str, Any]) -> None:
 def co_tui(*args: str, cwd: Path, env: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """Run the `co-tui` command in a subprocess with `env` on top of the test's environment."""
     return subprocess.run(
-        [sys.executable, "-m", "co_tui", *args], cwd=cwd, capture_output=True, text=True,
-        env={**os.environ, **env}, timeout=timeout, stdin=subprocess.DEVNULL,  # stdin joins -p's prompt
+        [sys.executable, "-m", "co_tui", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,  # stdin joins -p's prompt
     )
 
 
 def provider_env(server: LoopbackServer) -> dict[str, str]:
     return {
-        "OPENAI_BASE_URL": server.openai_base_url, "OPENAI_API_KEY": "sk-test",
-        "ANTHROPIC_BASE_URL": server.anthropic_base_url, "ANTHROPIC_API_KEY": "sk-ant-test",
+        "OPENAI_BASE_URL": server.openai_base_url,
+        "OPENAI_API_KEY": "sk-test",
+        "ANTHROPIC_BASE_URL": server.anthropic_base_url,
+        "ANTHROPIC_API_KEY": "sk-ant-test",
         "CO_TUI_REQUEST_TIMEOUT_S": "5",
     }

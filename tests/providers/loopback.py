@@ -121,8 +121,14 @@ class Close:
 Script = Reply | HTTPError | CutStream | Malformed | StreamError | Hang | Close
 
 
-def openai_error(status: int, message: str, *, type: str = "invalid_request_error", code: str | None = None,
-                 headers: dict[str, str] | None = None) -> HTTPError:
+def openai_error(
+    status: int,
+    message: str,
+    *,
+    type: str = "invalid_request_error",
+    code: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> HTTPError:
     """An error as api.openai.com sends it: `{"error": {message, type, param, code}}`."""
     body = {"error": {"message": message, "type": type, "param": None, "code": code}}
     return HTTPError(status, body, dict(headers or {}))
@@ -228,8 +234,9 @@ class LoopbackServer:
     def start(self) -> LoopbackServer:
         handler = type("_BoundHandler", (_Handler,), {"loopback": self})
         self._httpd = _QuietServer(("127.0.0.1", 0), handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="loopback-server", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="loopback-server", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -284,8 +291,17 @@ class LoopbackServer:
         if self.responder is not None:
             return self.responder(request)
         # 400 (not retried by SDKs) so an unscripted request fails fast and says why.
-        return HTTPError(400, {"error": {"message": "loopback: no scripted response left", "type": "loopback",
-                                         "param": None, "code": None}})
+        return HTTPError(
+            400,
+            {
+                "error": {
+                    "message": "loopback: no scripted response left",
+                    "type": "loopback",
+                    "param": None,
+                    "code": None,
+                }
+            },
+        )
 
     def count(self, api: str | None = None) -> int:
         """Requests received so far (optionally only `openai` or `anthropic` ones)."""
@@ -408,7 +424,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._sse("[DONE]")
         self._end_stream()
 
-    def _stream_fault(self, item: CutStream | Malformed | StreamError, request: RecordedRequest, anthropic: bool) -> None:
+    def _stream_fault(
+        self, item: CutStream | Malformed | StreamError, request: RecordedRequest, anthropic: bool
+    ) -> None:
         self._start_stream()
         partial = Reply(text=item.text)
         events = _anthropic_stream_events(partial, request) if anthropic else _openai_stream_events(partial, request)
@@ -428,8 +446,9 @@ class _Handler(BaseHTTPRequestHandler):
             if anthropic:
                 self._sse({"type": "error", "error": {"type": item.error_type, "message": item.message}}, "error")
             else:
-                self._sse({"error": {"message": item.message, "type": item.error_type, "param": None,
-                                     "code": item.code}})
+                self._sse(
+                    {"error": {"message": item.message, "type": item.error_type, "param": None, "code": item.code}}
+                )
         if not anthropic:
             self._sse("[DONE]")
         self._end_stream()
@@ -479,16 +498,26 @@ def _openai_completion(item: Reply, request: RecordedRequest) -> dict[str, Any]:
         "object": "chat.completion",
         "created": int(time.time()),
         "model": _model(request),
-        "choices": [{"index": 0, "message": message, "logprobs": None,
-                     "finish_reason": "tool_calls" if item.tool_calls else "stop"}],
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "logprobs": None,
+                "finish_reason": "tool_calls" if item.tool_calls else "stop",
+            }
+        ],
         "usage": _openai_usage(item, inp, out),
     }
 
 
 def _openai_stream_events(item: Reply, request: RecordedRequest) -> list[tuple[str | None, dict[str, Any]]]:
     inp, out = _usage(item, request)
-    base = {"id": "chatcmpl-loopback", "object": "chat.completion.chunk", "created": int(time.time()),
-            "model": _model(request)}
+    base = {
+        "id": "chatcmpl-loopback",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": _model(request),
+    }
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> tuple[None, dict[str, Any]]:
         return None, {**base, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
@@ -496,10 +525,24 @@ def _openai_stream_events(item: Reply, request: RecordedRequest) -> list[tuple[s
     events = [chunk({"role": "assistant", "content": ""})]
     events += [chunk({"content": piece}) for piece in _chunks(item.text, item.chunks)]
     for index, call in enumerate(item.tool_calls):
-        events.append(chunk({"tool_calls": [{"index": index, "id": call.call_id, "type": "function",
-                                             "function": {"name": call.name, "arguments": ""}}]}))
-        events += [chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
-                   for piece in _chunks(call.args_json, 2)]
+        events.append(
+            chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": index,
+                            "id": call.call_id,
+                            "type": "function",
+                            "function": {"name": call.name, "arguments": ""},
+                        }
+                    ]
+                }
+            )
+        )
+        events += [
+            chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+            for piece in _chunks(call.args_json, 2)
+        ]
     events.append(chunk({}, "tool_calls" if item.tool_calls else "stop"))
     options = request.body.get("stream_options") if isinstance(request.body, dict) else None
     if isinstance(options, dict) and options.get("include_usage"):
@@ -510,41 +553,93 @@ def _openai_stream_events(item: Reply, request: RecordedRequest) -> list[tuple[s
 def _anthropic_message(item: Reply, request: RecordedRequest) -> dict[str, Any]:
     inp, out = _usage(item, request)
     content: list[dict[str, Any]] = [{"type": "text", "text": item.text}] if item.text else []
-    content += [{"type": "tool_use", "id": c.call_id, "name": c.name,
-                 "input": json.loads(c.args_json) if c.args_json else {}} for c in item.tool_calls]
+    content += [
+        {"type": "tool_use", "id": c.call_id, "name": c.name, "input": json.loads(c.args_json) if c.args_json else {}}
+        for c in item.tool_calls
+    ]
     return {
-        "id": "msg_loopback", "type": "message", "role": "assistant", "model": _model(request),
-        "content": content, "stop_reason": "tool_use" if item.tool_calls else "end_turn", "stop_sequence": None,
+        "id": "msg_loopback",
+        "type": "message",
+        "role": "assistant",
+        "model": _model(request),
+        "content": content,
+        "stop_reason": "tool_use" if item.tool_calls else "end_turn",
+        "stop_sequence": None,
         "usage": {**_anthropic_input_usage(item, inp), "output_tokens": out},
     }
 
 
 def _anthropic_stream_events(item: Reply, request: RecordedRequest) -> list[tuple[str, dict[str, Any]]]:
     inp, out = _usage(item, request)
-    events: list[tuple[str, dict[str, Any]]] = [("message_start", {"type": "message_start", "message": {
-        "id": "msg_loopback", "type": "message", "role": "assistant", "model": _model(request), "content": [],
-        "stop_reason": None, "stop_sequence": None, "usage": {**_anthropic_input_usage(item, inp), "output_tokens": 1}}})]
+    events: list[tuple[str, dict[str, Any]]] = [
+        (
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_loopback",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": _model(request),
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {**_anthropic_input_usage(item, inp), "output_tokens": 1},
+                },
+            },
+        )
+    ]
     index = 0
     if item.text:
-        events.append(("content_block_start", {"type": "content_block_start", "index": index,
-                                               "content_block": {"type": "text", "text": ""}}))
-        events += [("content_block_delta", {"type": "content_block_delta", "index": index,
-                                            "delta": {"type": "text_delta", "text": piece}})
-                   for piece in _chunks(item.text, item.chunks)]
+        events.append(
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}},
+            )
+        )
+        events += [
+            (
+                "content_block_delta",
+                {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece}},
+            )
+            for piece in _chunks(item.text, item.chunks)
+        ]
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
         index += 1
     for call in item.tool_calls:
-        events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": {
-            "type": "tool_use", "id": call.call_id, "name": call.name, "input": {}}}))
-        events += [("content_block_delta", {"type": "content_block_delta", "index": index,
-                                            "delta": {"type": "input_json_delta", "partial_json": piece}})
-                   for piece in _chunks(call.args_json, 2)]
+        events.append(
+            (
+                "content_block_start",
+                {
+                    "type": "content_block_start",
+                    "index": index,
+                    "content_block": {"type": "tool_use", "id": call.call_id, "name": call.name, "input": {}},
+                },
+            )
+        )
+        events += [
+            (
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "input_json_delta", "partial_json": piece},
+                },
+            )
+            for piece in _chunks(call.args_json, 2)
+        ]
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
         index += 1
-    events.append(("message_delta", {"type": "message_delta",
-                                     "delta": {"stop_reason": "tool_use" if item.tool_calls else "end_turn",
-                                               "stop_sequence": None},
-                                     "usage": {"output_tokens": out}}))
+    events.append(
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "tool_use" if item.tool_calls else "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": out},
+            },
+        )
+    )
     events.append(("message_stop", {"type": "message_stop"}))
     return events
 
@@ -566,7 +661,9 @@ def closed_port_url() -> str:
     return f"http://127.0.0.1:{port}"
 
 
-def windowed(limit_tokens: int, answer: Callable[[RecordedRequest], Script], *, api: str = "openai") -> Callable[[RecordedRequest], Script]:
+def windowed(
+    limit_tokens: int, answer: Callable[[RecordedRequest], Script], *, api: str = "openai"
+) -> Callable[[RecordedRequest], Script]:
     """A responder with a context window: overflow (in the API's own words) above `limit_tokens`.
 
     Tokens are the server's size figure (about 4 characters each), as a real provider counts its own.

@@ -19,12 +19,36 @@ from typing import Any
 from .loopback import LoopbackServer, Reply, ToolCallSpec
 
 SUMMARY = "The user had the agent read source files one batch per turn; each was reported read."
-_WORDS = ("def", "return", "self", "value", "config", "items", "result", "if", "for", "in", "None", "path",
-          "len", "data", "index", "name", "error", "raise", "class", "import", "yield", "async", "await")
+_WORDS = (
+    "def",
+    "return",
+    "self",
+    "value",
+    "config",
+    "items",
+    "result",
+    "if",
+    "for",
+    "in",
+    "None",
+    "path",
+    "len",
+    "data",
+    "index",
+    "name",
+    "error",
+    "raise",
+    "class",
+    "import",
+    "yield",
+    "async",
+    "await",
+)
 
 
-def write_files(workspace: Path, turns: int, files_per_turn: int, *, seed: int = 0,
-                min_kb: int = 1, max_kb: int = 15) -> list[list[str]]:
+def write_files(
+    workspace: Path, turns: int, files_per_turn: int, *, seed: int = 0, min_kb: int = 1, max_kb: int = 15
+) -> list[list[str]]:
     """Create `turns` × `files_per_turn` source-like files of `min_kb`–`max_kb` KB; names per turn."""
     rng = random.Random(seed)
     names: list[list[str]] = []
@@ -36,7 +60,11 @@ def write_files(workspace: Path, turns: int, files_per_turn: int, *, seed: int =
             lines, total = [], 0
             while total < size:
                 indent = "    " * rng.randint(0, 3)
-                line = indent + " ".join(rng.choice(_WORDS) for _ in range(rng.randint(3, 9))) + f"  # {rng.randint(0, 9999)}"
+                line = (
+                    indent
+                    + " ".join(rng.choice(_WORDS) for _ in range(rng.randint(3, 9)))
+                    + f"  # {rng.randint(0, 9999)}"
+                )
                 lines.append(line)
                 total += len(line) + 1
             path = workspace / name
@@ -68,7 +96,9 @@ def responder(files: list[list[str]]):  # a loopback responder
             return Reply("Read them; nothing unusual in these files.")
         text = last["content"] if isinstance(last["content"], str) else json.dumps(last["content"])
         turn = int(re.search(r"turn (\d+)", text).group(1))
-        calls = tuple(ToolCallSpec("read_file", {"path": name}, f"call_{turn}_{k}") for k, name in enumerate(files[turn]))
+        calls = tuple(
+            ToolCallSpec("read_file", {"path": name}, f"call_{turn}_{k}") for k, name in enumerate(files[turn])
+        )
         return Reply(tool_calls=calls)
 
     return respond
@@ -84,8 +114,9 @@ class SessionRecord:
     summary_calls: int = 0
 
 
-async def run_session(chat: Any, server: LoopbackServer, files: list[list[str]], *,
-                      report_estimate: bool = False) -> SessionRecord:
+async def run_session(
+    chat: Any, server: LoopbackServer, files: list[list[str]], *, report_estimate: bool = False
+) -> SessionRecord:
     """Drive `chat` (a ChatSession on `openai-chat:…` pointed at `server`) through one turn per batch.
 
     `report_estimate`: the server reports input tokens as co-tui estimates the request (so the meter

@@ -180,8 +180,11 @@ def test_api_key_env_by_model_string() -> None:
 @pytest.mark.parametrize("api", APIS)
 async def test_429_is_retried_by_the_sdk_then_reported(loopback: LoopbackServer, api: str) -> None:
     headers = {**FAST}
-    err = (openai_error(429, "Rate limit reached for gpt-4o", type="requests", code="rate_limit_exceeded", headers=headers)
-           if api == "openai" else anthropic_error(429, "rate_limit_error", "Number of requests exceeded", headers=headers))
+    err = (
+        openai_error(429, "Rate limit reached for gpt-4o", type="requests", code="rate_limit_exceeded", headers=headers)
+        if api == "openai"
+        else anthropic_error(429, "rate_limit_error", "Number of requests exceeded", headers=headers)
+    )
     loopback.script(err, err, err)
     out = await run_once(model_for(api, loopback), max_retries=2)
     assert isinstance(out.error, ex.ModelRateLimitError)
@@ -196,8 +199,9 @@ async def test_429_is_retried_by_the_sdk_then_reported(loopback: LoopbackServer,
 
 async def test_openai_429_long_retry_after_is_not_slept_and_is_reported(loopback: LoopbackServer) -> None:
     """Retry-After beyond the OpenAI SDK's 2-minute cap: it does not sleep, it gives up at once."""
-    err = openai_error(429, "Rate limit reached", type="requests", code="rate_limit_exceeded",
-                       headers={"retry-after": "300"})
+    err = openai_error(
+        429, "Rate limit reached", type="requests", code="rate_limit_exceeded", headers={"retry-after": "300"}
+    )
     loopback.script(err, err, err)
     out = await run_once(model_for("openai", loopback), max_retries=2)
     assert isinstance(out.error, ex.ModelRateLimitError)
@@ -233,8 +237,10 @@ async def test_anthropic_sdk_sleeps_any_retry_after_so_a_first_event_deadline_bo
 async def test_429_with_short_retry_after_succeeds_after_retry(loopback: LoopbackServer) -> None:
     from .loopback import Reply
 
-    loopback.script(openai_error(429, "Rate limit", code="rate_limit_exceeded", headers={"retry-after": "0", **FAST}),
-                    Reply("recovered"))
+    loopback.script(
+        openai_error(429, "Rate limit", code="rate_limit_exceeded", headers={"retry-after": "0", **FAST}),
+        Reply("recovered"),
+    )
     out = await run_once(model_for("openai", loopback), max_retries=2)
     assert out.error is None and out.text == "recovered"
     assert [r.retry_count for r in loopback.requests] == [0, 1]
@@ -248,10 +254,14 @@ async def test_429_with_short_retry_after_succeeds_after_retry(loopback: Loopbac
     [(500, ex.ModelServerError), (502, ex.ModelServerError), (503, ex.ModelUnavailableError)],
 )
 @pytest.mark.parametrize("api", APIS)
-async def test_5xx_bounded_retries_then_clear_error(loopback: LoopbackServer, api: str, status: int,
-                                                    category: type) -> None:
-    err = (openai_error(status, "The server had an error", type="server_error", headers=FAST) if api == "openai"
-           else anthropic_error(status, "api_error", "Internal server error", headers=FAST))
+async def test_5xx_bounded_retries_then_clear_error(
+    loopback: LoopbackServer, api: str, status: int, category: type
+) -> None:
+    err = (
+        openai_error(status, "The server had an error", type="server_error", headers=FAST)
+        if api == "openai"
+        else anthropic_error(status, "api_error", "Internal server error", headers=FAST)
+    )
     loopback.script(*[err] * 5)
     out = await run_once(model_for(api, loopback), max_retries=2)
     assert isinstance(out.error, category)
@@ -305,7 +315,8 @@ async def test_stream_cut_midway_keeps_partial_text(loopback: LoopbackServer, ap
     assert line == "the response stream broke off: partial answer kept"
     assert kind == "network"
     assert describe_error(out.error, model_name=MODEL_NAMES[api], partial=False)[0].endswith(
-        "before any answer arrived")
+        "before any answer arrived"
+    )
 
 
 @pytest.mark.parametrize("api", APIS)
@@ -333,12 +344,14 @@ async def test_malformed_plain_body(loopback: LoopbackServer, api: str) -> None:
     ("api", "item", "category"),
     [
         ("openai", StreamError("Partial", error_type="server_error"), ex.ModelServerError),
-        ("anthropic", StreamError("Partial", error_type="overloaded_error", message="Overloaded"),
-         ex.ModelOverloadedError),
+        (
+            "anthropic",
+            StreamError("Partial", error_type="overloaded_error", message="Overloaded"),
+            ex.ModelOverloadedError,
+        ),
     ],
 )
-async def test_error_event_inside_stream(loopback: LoopbackServer, api: str, item: StreamError,
-                                         category: type) -> None:
+async def test_error_event_inside_stream(loopback: LoopbackServer, api: str, item: StreamError, category: type) -> None:
     loopback.script(item)
     out = await run_once(model_for(api, loopback))
     assert isinstance(out.error, category)

@@ -34,7 +34,9 @@ async def test_requests_only_grow_between_reported_cuts(env: LoopbackServer, tmp
         if shared_prefix(previous, current) == len(previous):
             continue
         breaks += 1
-        assert turn in cut_turns, f"turn {turn}: the request no longer starts with the previous one, and no cut was reported"
+        assert turn in cut_turns, (
+            f"turn {turn}: the request no longer starts with the previous one, and no cut was reported"
+        )
     assert breaks >= 2 and len(cut_turns) >= 2, "the session is long enough to need cuts"
     assert breaks <= len(cut_turns)
 

@@ -78,8 +78,9 @@ async def test_tool_call_round_trip(loopback: LoopbackServer, api: str, stream: 
     assert [t.get("function", t).get("name") for t in first.body["tools"]] == ["add"]
     assert call_id in second.text() or call_id in str(second.body)
     assert "5" in str(second.body["messages"][-1])
-    calls = [p for m in result.all_messages() if isinstance(m, ModelResponse) for p in m.parts
-             if isinstance(p, ToolCallPart)]
+    calls = [
+        p for m in result.all_messages() if isinstance(m, ModelResponse) for p in m.parts if isinstance(p, ToolCallPart)
+    ]
     assert [(c.tool_name, c.tool_call_id, c.args_as_dict()) for c in calls] == [("add", call_id, {"a": 2, "b": 3})]
 
 

@@ -34,8 +34,16 @@ def stderr_lines(proc: subprocess.CompletedProcess[str]) -> list[str]:
 
 def test_openai_compatible_server_jsonl(loopback: LoopbackServer, tmp_path: Path) -> None:
     loopback.script(Reply("Local model says hi", input_tokens=42, output_tokens=5))
-    proc = co_tui("-p", "hello there", "--model", "openai-chat:qwen-local", "--output-format", "jsonl",
-                  cwd=tmp_path, env=provider_env(loopback))
+    proc = co_tui(
+        "-p",
+        "hello there",
+        "--model",
+        "openai-chat:qwen-local",
+        "--output-format",
+        "jsonl",
+        cwd=tmp_path,
+        env=provider_env(loopback),
+    )
     assert proc.returncode == 0, proc.stderr
     events = jsonl(proc.stdout)
     assert "".join(e["text"] for e in events if e["type"] == "text_delta") == "Local model says hi"
@@ -58,8 +66,14 @@ def test_anthropic_via_base_url_text(loopback: LoopbackServer, tmp_path: Path) -
 def test_server_errors_exit_1_with_one_line(loopback: LoopbackServer, tmp_path: Path) -> None:
     err = openai_error(503, "unavailable", type="server_error", headers=FAST)
     loopback.script(err, err, err, err)
-    proc = co_tui("-p", "hello", "--model", "openai-chat:gpt-4o", cwd=tmp_path,
-                  env={**provider_env(loopback), "CO_TUI_MAX_RETRIES": "2"})
+    proc = co_tui(
+        "-p",
+        "hello",
+        "--model",
+        "openai-chat:gpt-4o",
+        cwd=tmp_path,
+        env={**provider_env(loopback), "CO_TUI_MAX_RETRIES": "2"},
+    )
     assert proc.returncode == 1
     assert stderr_lines(proc) == [f"co-tui: the server at 127.0.0.1:{loopback.port} server error 503 after 2 retries"]
     assert "Traceback" not in proc.stderr
@@ -82,8 +96,17 @@ def test_overflow_recovery_is_a_jsonl_event(loopback: LoopbackServer, tmp_path: 
     assert first.returncode == 0, first.stderr
     loopback.responder = windowed(1500, lambda req: Reply("recovered answer"))
     before = loopback.count()
-    proc = co_tui("-p", "second question " + "detail " * 400, "--continue", "--model", "openai-chat:gpt-4o",
-                  "--output-format", "jsonl", cwd=tmp_path, env=env)
+    proc = co_tui(
+        "-p",
+        "second question " + "detail " * 400,
+        "--continue",
+        "--model",
+        "openai-chat:gpt-4o",
+        "--output-format",
+        "jsonl",
+        cwd=tmp_path,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     events = jsonl(proc.stdout)
     trims = [e for e in events if e["type"] == "history_trimmed"]
@@ -100,11 +123,18 @@ def test_overflow_recovery_is_a_jsonl_event(loopback: LoopbackServer, tmp_path: 
 
 def test_overflow_unrecoverable_exit_1_no_loop(loopback: LoopbackServer, tmp_path: Path) -> None:
     loopback.responder = windowed(500, lambda req: Reply("never"))
-    proc = co_tui("-p", "x " * 5000, "--model", "openai-chat:gpt-4o", cwd=tmp_path,
-                  env={**provider_env(loopback), "CO_TUI_CONTEXT_BUDGET_TOKENS": "100000"})
+    proc = co_tui(
+        "-p",
+        "x " * 5000,
+        "--model",
+        "openai-chat:gpt-4o",
+        cwd=tmp_path,
+        env={**provider_env(loopback), "CO_TUI_CONTEXT_BUDGET_TOKENS": "100000"},
+    )
     assert proc.returncode == 1
     assert stderr_lines(proc) == [
-        "co-tui: the conversation is too long for gpt-4o's context window even after trimming"]
+        "co-tui: the conversation is too long for gpt-4o's context window even after trimming"
+    ]
     assert loopback.count() <= 2, "one try, at most one in-turn shrink, then the error"
 
 
@@ -112,8 +142,12 @@ def test_ctrl_c_mid_stream_exit_130_and_session_saved(loopback: LoopbackServer, 
     loopback.script(Reply("tick " * 60, chunk_delay=0.1, chunks=60))
     proc = subprocess.Popen(
         [sys.executable, "-m", "co_tui", "-p", "count", "--model", "openai-chat:gpt-4o", "--output-format", "jsonl"],
-        cwd=tmp_path, env={**os.environ, **provider_env(loopback)},
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+        cwd=tmp_path,
+        env={**os.environ, **provider_env(loopback)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
     )
     try:
         assert proc.stdout is not None
@@ -131,8 +165,9 @@ def test_ctrl_c_mid_stream_exit_130_and_session_saved(loopback: LoopbackServer, 
     assert 0 < len(done["output"]) < len("tick " * 60)
     # The partial answer is in the saved session; the next turn continues from it.
     loopback.script(Reply("continuing"))
-    again = co_tui("-p", "go on", "--continue", "--model", "openai-chat:gpt-4o", cwd=tmp_path,
-                   env=provider_env(loopback))
+    again = co_tui(
+        "-p", "go on", "--continue", "--model", "openai-chat:gpt-4o", cwd=tmp_path, env=provider_env(loopback)
+    )
     assert again.returncode == 0, again.stderr
     assert again.stdout.strip() == "continuing"
     assert "tick" in loopback.requests[-1].text()

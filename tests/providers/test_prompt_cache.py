@@ -32,11 +32,13 @@ def env(loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch) -> LoopbackSe
     return loopback
 
 
-def list_price(model: str, provider: str, *, input_tokens: int, output_tokens: int, read: int = 0,
-               write: int = 0) -> Decimal:
+def list_price(
+    model: str, provider: str, *, input_tokens: int, output_tokens: int, read: int = 0, write: int = 0
+) -> Decimal:
     """What genai-prices says one request costs (input counts include the cached part)."""
-    usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens, cache_read_tokens=read,
-                  cache_write_tokens=write)
+    usage = Usage(
+        input_tokens=input_tokens, output_tokens=output_tokens, cache_read_tokens=read, cache_write_tokens=write
+    )
     return calc_price(usage, model, provider_id=provider).total_price
 
 
@@ -75,8 +77,10 @@ async def test_cache_counts_and_cost_reach_the_usage_event(
 ) -> None:
     chat = session(tmp_path, model=model)
     name = model.split(":", 1)[1]
-    env.script(Reply("first", input_tokens=9_000, output_tokens=400, cache_write_tokens=write),
-               Reply("second", input_tokens=12_000, output_tokens=600, cache_read_tokens=8_000))
+    env.script(
+        Reply("first", input_tokens=9_000, output_tokens=400, cache_write_tokens=write),
+        Reply("second", input_tokens=12_000, output_tokens=600, cache_read_tokens=8_000),
+    )
     first = of_type(await collect(chat.run_turn("one")), "usage")[-1]
     assert (first.input_tokens, first.cache_read_tokens, first.cache_write_tokens) == (9_000, 0, write)
     price_1 = list_price(name, provider, input_tokens=9_000, output_tokens=400, write=write)
@@ -93,8 +97,10 @@ async def test_cache_counts_and_cost_reach_the_usage_event(
 async def test_cost_of_every_request_in_a_turn_with_tool_calls(env: LoopbackServer, tmp_path: Path) -> None:
     """A usage event in the middle of a turn already counts the response it reports."""
     chat = session(tmp_path, model=OPENAI)
-    env.script(Reply("", tool_calls=(ToolCallSpec("list_dir", {"path": "."}),), input_tokens=5_000, output_tokens=50),
-               Reply("done", input_tokens=6_000, output_tokens=80, cache_read_tokens=4_000))
+    env.script(
+        Reply("", tool_calls=(ToolCallSpec("list_dir", {"path": "."}),), input_tokens=5_000, output_tokens=50),
+        Reply("done", input_tokens=6_000, output_tokens=80, cache_read_tokens=4_000),
+    )
     usage = of_type(await collect(chat.run_turn("look")), "usage")
     costs = [u.cost_usd for u in usage]
     first = float(list_price("gpt-4o", "openai", input_tokens=5_000, output_tokens=50))
@@ -145,16 +151,28 @@ async def test_cost_is_saved_listed_exported_and_resumed(
 
 @pytest.mark.slow
 def test_print_mode_usage_lines_carry_cache_and_cost(loopback: LoopbackServer, tmp_path: Path) -> None:
-    loopback.script(Reply("cached hello", input_tokens=20_000, output_tokens=100, cache_read_tokens=15_000,
-                          cache_write_tokens=2_000))
-    proc = co_tui("-p", "hello", "--model", ANTHROPIC, "--output-format", "jsonl", cwd=tmp_path,
-                  env={**provider_env(loopback), "CO_TUI_DATA_DIR": str(tmp_path / "data")})
+    loopback.script(
+        Reply(
+            "cached hello", input_tokens=20_000, output_tokens=100, cache_read_tokens=15_000, cache_write_tokens=2_000
+        )
+    )
+    proc = co_tui(
+        "-p",
+        "hello",
+        "--model",
+        ANTHROPIC,
+        "--output-format",
+        "jsonl",
+        cwd=tmp_path,
+        env={**provider_env(loopback), "CO_TUI_DATA_DIR": str(tmp_path / "data")},
+    )
     assert proc.returncode == 0, proc.stderr
     usage = [json.loads(line) for line in proc.stdout.splitlines() if '"usage"' in line]
     assert usage and all(u["type"] == "usage" for u in usage)
     last = usage[-1]
     assert (last["cache_read_tokens"], last["cache_write_tokens"]) == (15_000, 2_000)
-    expected = list_price("claude-sonnet-4-6", "anthropic", input_tokens=20_000, output_tokens=100, read=15_000,
-                          write=2_000)
+    expected = list_price(
+        "claude-sonnet-4-6", "anthropic", input_tokens=20_000, output_tokens=100, read=15_000, write=2_000
+    )
     assert last["cost_usd"] == pytest.approx(float(expected), abs=1e-9)
     assert "turns_to_trim" in last

@@ -148,8 +148,9 @@ async def test_5xx_then_success_within_retries_is_invisible(env: LoopbackServer,
 # --- transport failures ---------------------------------------------------------------------------------
 
 
-async def test_connection_refused_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                           loopback: LoopbackServer) -> None:
+async def test_connection_refused_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loopback: LoopbackServer
+) -> None:
     dead = closed_port_url()
     monkeypatch.setenv("OPENAI_BASE_URL", dead + "/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
@@ -247,7 +248,7 @@ async def test_overflow_recovery_trims_whole_turns_and_retries(env: LoopbackServ
     assert trims and all(t.reason == "context_overflow" for t in trims)
     assert trims[0].strategy == "turn_trim" and trims[0].dropped_turns >= 1
     assert trims[0].session_id == chat.id
-    assert chat.ledger[-len(trims):] == trims
+    assert chat.ledger[-len(trims) :] == trims
     requests = env.requests[before:]
     assert 2 <= len(requests) <= 4, "one overflow per dropped turn, then success"
     final = requests[-1]
@@ -260,8 +261,13 @@ async def test_overflow_recovery_trims_whole_turns_and_retries(env: LoopbackServ
 
 
 async def test_anthropic_prompt_too_long_recovers(env: LoopbackServer, tmp_path: Path) -> None:
-    chat = session(tmp_path, model="anthropic:claude-sonnet-4-6", context_budget_tokens=100_000,
-                   context_strategy="trim", max_history_messages=200)
+    chat = session(
+        tmp_path,
+        model="anthropic:claude-sonnet-4-6",
+        context_budget_tokens=100_000,
+        context_strategy="trim",
+        max_history_messages=200,
+    )
     env.responder = windowed(1800, lambda req: Reply("word " * 600), api="anthropic")
     for i in range(4):
         events = await collect(chat.run_turn(f"question {i}"))
@@ -371,8 +377,14 @@ async def test_interrupt_mid_tool_call_repairs_history(env: LoopbackServer, tmp_
 
 async def test_summary_failure_static_marker_event_and_cooldown(env: LoopbackServer, tmp_path: Path) -> None:
     # 8 is the smallest limit whose window has a middle with 2-message turns (head turn + 4-message tail).
-    chat = session(tmp_path, max_retries=1, context_strategy="summarize", max_history_messages=8,
-                   summarization_model="openai-chat:summarizer", summarizer_cooldown_s=600)
+    chat = session(
+        tmp_path,
+        max_retries=1,
+        context_strategy="summarize",
+        max_history_messages=8,
+        summarization_model="openai-chat:summarizer",
+        summarizer_cooldown_s=600,
+    )
 
     # Answers long enough that the middle outweighs the smallest summary (a lighter one is left to
     # the zero-LLM rules without asking the summariser).
@@ -392,7 +404,8 @@ async def test_summary_failure_static_marker_event_and_cooldown(env: LoopbackSer
         trims += of_type(events, "history_trimmed")
     summary_attempts = [r for r in env.requests if r.body.get("model") == "summarizer"]
     assert [r.retry_count for r in summary_attempts] == [0, 1], (
-        "one failed summary (the SDK retried it once), then the cooldown: no request spam")
+        "one failed summary (the SDK retried it once), then the cooldown: no request spam"
+    )
     failed = [t for t in trims if t.strategy == "static_marker"]
     assert failed, trims
     assert failed[0].note and "summary failed" in failed[0].note
@@ -419,11 +432,15 @@ async def test_compact_failure_over_http_leaves_history_unchanged(env: LoopbackS
 
 @pytest.mark.parametrize(
     ("model", "window", "guess"),
-    [("openai-chat:gpt-4o", 128_000, False), ("anthropic:claude-sonnet-4-6", None, False),
-     ("openai-chat:my-local-model", 16_384, True)],
+    [
+        ("openai-chat:gpt-4o", 128_000, False),
+        ("anthropic:claude-sonnet-4-6", None, False),
+        ("openai-chat:my-local-model", 16_384, True),
+    ],
 )
-async def test_budget_from_profile_or_fallback(env: LoopbackServer, tmp_path: Path, model: str,
-                                               window: int | None, guess: bool) -> None:
+async def test_budget_from_profile_or_fallback(
+    env: LoopbackServer, tmp_path: Path, model: str, window: int | None, guess: bool
+) -> None:
     chat = session(tmp_path, model=model, fallback_context_window=16_384)
     reading = chat.meter_reading()
     assert reading.window_is_guess is guess

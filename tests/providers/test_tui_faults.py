@@ -41,8 +41,9 @@ async def send(pilot: Any, text: str) -> None:
     app.chat.prompt.load_text(text)
     await pilot.press("enter")
     # The turn's worker shows the prompt first, and clears `_job` when the turn has ended.
-    await wait_until(pilot, lambda: len(app.chat.log_view.query(UserMessage)) > shown and not app.busy,
-                     "the turn to finish")
+    await wait_until(
+        pilot, lambda: len(app.chat.log_view.query(UserMessage)) > shown and not app.busy, "the turn to finish"
+    )
     await pilot.pause()
 
 
@@ -86,14 +87,18 @@ async def test_server_errors_show_error_block_and_app_lives_on(app_for: Any, loo
     ("fault", "kind", "needle"),
     [
         (openai_error(401, "Incorrect API key", code="invalid_api_key"), "auth", "check OPENAI_API_KEY"),
-        (openai_error(429, "Rate limit", code="rate_limit_exceeded", headers={"retry-after": "300"}), "provider",
-         "try again in 300s"),
+        (
+            openai_error(429, "Rate limit", code="rate_limit_exceeded", headers={"retry-after": "300"}),
+            "provider",
+            "try again in 300s",
+        ),
         (Close(), "network", "closed the connection without answering"),
     ],
     ids=["401", "429", "closed"],
 )
-async def test_fault_shows_one_error_block_and_next_turn_works(app_for: Any, loopback: LoopbackServer, fault: Any,
-                                                               kind: str, needle: str) -> None:
+async def test_fault_shows_one_error_block_and_next_turn_works(
+    app_for: Any, loopback: LoopbackServer, fault: Any, kind: str, needle: str
+) -> None:
     loopback.script(fault, fault, fault, Reply("fine"))
     app = app_for(max_retries=0)
     async with app.run_test(size=(100, 40)) as pilot:

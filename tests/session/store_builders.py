@@ -26,7 +26,10 @@ def tool_turn(i: int, *, output_chars: int = 400) -> list[ModelMessage]:
     return [
         ModelRequest(parts=[UserPromptPart(f"read file_{i}.py and explain it", timestamp=at)]),
         ModelResponse(
-            parts=[TextPart("Let me read it."), ToolCallPart("read_file", {"path": f"file_{i}.py"}, tool_call_id=call_id)],
+            parts=[
+                TextPart("Let me read it."),
+                ToolCallPart("read_file", {"path": f"file_{i}.py"}, tool_call_id=call_id),
+            ],
             usage=RequestUsage(input_tokens=100 + i, output_tokens=12),
             model_name="test-model",
             timestamp=at,

@@ -45,8 +45,8 @@ def _snapshot(state: ContextState) -> tuple:
 
 edits = st.lists(
     st.one_of(
-        st.tuples(st.just("keep"), st.integers(0, 30)),   # the same object as old[i]
-        st.tuples(st.just("copy"), st.integers(0, 30)),   # an equal, rebuilt copy of old[i]
+        st.tuples(st.just("keep"), st.integers(0, 30)),  # the same object as old[i]
+        st.tuples(st.just("copy"), st.integers(0, 30)),  # an equal, rebuilt copy of old[i]
         st.tuples(st.just("new"), st.text(min_size=1, max_size=6)),
     ),
     max_size=40,
@@ -75,7 +75,9 @@ def test_plan_reproduces_the_new_context(old_texts: list[str], edit: list, with_
     assert plan.state.keys == [k for k, _d in result]
     assert all(a is b for a, b in zip(plan.state.messages, new, strict=False)) and len(plan.state.messages) == len(new)
     # The indexes carried to the next save describe exactly the new rows.
-    assert plan.state.by_id == {id(m): k for m, k in zip(new, plan.state.keys, strict=False)} or len(set(map(id, new))) < len(new)
+    assert plan.state.by_id == {id(m): k for m, k in zip(new, plan.state.keys, strict=False)} or len(
+        set(map(id, new))
+    ) < len(new)
     assert sorted(k for keys in plan.state.by_digest.values() for k in keys) == plan.state.keys
     # A second save of the same context changes nothing.
     again = plan_context_update(plan.state, new, _encode)

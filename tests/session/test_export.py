@@ -19,11 +19,23 @@ def saved(store: SessionStore, tmp_path: Path) -> LoadedSession:
     sid = store.create_session(model="test:model", workspace=tmp_path, title="explain files")
     turns = [tool_turn(i) for i in range(3)]
     store.save_turn(sid, new_transcript=turns[0] + turns[1], context=turns[0] + turns[1], new_events=[])
-    cut = HistoryTrimmed(reason="token_budget", strategy="turn_trim", dropped_messages=4, dropped_turns=1,
-                         kept_turns=2, tokens_before=9000, tokens_after=5000, budget_tokens=8000)
+    cut = HistoryTrimmed(
+        reason="token_budget",
+        strategy="turn_trim",
+        dropped_messages=4,
+        dropped_turns=1,
+        kept_turns=2,
+        tokens_before=9000,
+        tokens_after=5000,
+        budget_tokens=8000,
+    )
     store.save_turn(sid, new_transcript=turns[2], context=[breadcrumb(4, 1), *turns[1], *turns[2]], new_events=[cut])
-    compacted = HistoryTrimmed(reason="manual_compact", strategy="compact", dropped_messages=9,
-                               summary="Three files were explained.\nAll are request handlers.")
+    compacted = HistoryTrimmed(
+        reason="manual_compact",
+        strategy="compact",
+        dropped_messages=9,
+        summary="Three files were explained.\nAll are request handlers.",
+    )
     summary_msg = ModelRequest(parts=[UserPromptPart("[Compacted conversation summary]\nThree files.")])
     store.save_turn(sid, new_transcript=[], context=[summary_msg], new_events=[compacted])
     return store.load(sid)

@@ -20,10 +20,15 @@ from co_tui.session.store import SessionStore, StoreCorrupt, StoreError
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def co_tui(*args: str, cwd: Path, data_dir: Path, env: dict[str, str] | None = None,
-           timeout: int = 90) -> subprocess.CompletedProcess[str]:
+def co_tui(
+    *args: str, cwd: Path, data_dir: Path, env: dict[str, str] | None = None, timeout: int = 90
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "co_tui", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+        [sys.executable, "-m", "co_tui", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
         stdin=subprocess.DEVNULL,  # stdin joins -p's prompt
         env={**os.environ, "CO_TUI_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT), **(env or {})},
     )
@@ -34,10 +39,18 @@ def seeded(data_dir: Path, tmp_path: Path) -> tuple[str, str]:
     """Two sessions in one workspace: one with a cut in its ledger, one with a damaged row."""
     with SessionStore.open(data_dir) as store:
         good = store.create_session(model="offline", workspace=tmp_path, title="explain the handlers")
-        cut = HistoryTrimmed(reason="token_budget", strategy="turn_trim", dropped_messages=4, dropped_turns=1,
-                             tokens_before=9000, tokens_after=5000, budget_tokens=8000)
-        store.save_turn(good, new_transcript=tool_turn(0) + tool_turn(1), context=tool_turn(1),
-                        new_events=[cut], tokens=5000)
+        cut = HistoryTrimmed(
+            reason="token_budget",
+            strategy="turn_trim",
+            dropped_messages=4,
+            dropped_turns=1,
+            tokens_before=9000,
+            tokens_after=5000,
+            budget_tokens=8000,
+        )
+        store.save_turn(
+            good, new_transcript=tool_turn(0) + tool_turn(1), context=tool_turn(1), new_events=[cut], tokens=5000
+        )
         bad = store.create_session(model="offline", workspace=tmp_path, title="broken one")
         store.save_turn(bad, new_transcript=tool_turn(0), context=tool_turn(0), new_events=[])
     conn = sqlite3.connect(data_dir / "sessions.db")
@@ -148,7 +161,9 @@ def _turns_in(data_dir: Path) -> tuple[str, int]:
     with SessionStore.open(data_dir) as store:
         [meta] = store.list_sessions()
         loaded = store.load(meta.id)
-    prompts = [m for m in loaded.transcript if m.kind == "request" and any(p.part_kind == "user-prompt" for p in m.parts)]
+    prompts = [
+        m for m in loaded.transcript if m.kind == "request" and any(p.part_kind == "user-prompt" for p in m.parts)
+    ]
     return meta.id, len(prompts)
 
 
@@ -165,7 +180,11 @@ def test_sigkill_mid_turn_keeps_every_completed_turn(data_dir: Path, tmp_path: P
     # A third turn, streamed slowly; killed once it is visibly under way.
     proc = subprocess.Popen(
         [sys.executable, "-m", "co_tui", "--continue", "-p", "tell me a long story", "--output-format", "jsonl"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
         env={**os.environ, "CO_TUI_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT), "CO_TUI_OFFLINE_DELAY": "0.2"},
     )
     assert proc.stdout is not None
@@ -218,7 +237,11 @@ def test_resume_hint_only_for_a_saved_session_with_turns(tmp_path: Path) -> None
 def _start_slow_turn(prompt: str, tmp_path: Path, data_dir: Path, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "co_tui", *extra, "-p", prompt, "--output-format", "jsonl"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
         env={**os.environ, "CO_TUI_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT), "CO_TUI_OFFLINE_DELAY": "0.2"},
     )
 
@@ -312,8 +335,18 @@ def test_six_parallel_continues_lose_no_turn_from_the_context(data_dir: Path, tm
     first = co_tui("-p", "hello", cwd=tmp_path, data_dir=data_dir)
     assert first.returncode == 0, first.stderr
     env = {**os.environ, "CO_TUI_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT)}
-    procs = [subprocess.Popen([sys.executable, "-m", "co_tui", "--continue", "-p", f"turn {i}"], cwd=tmp_path,
-                              env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(6)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "co_tui", "--continue", "-p", f"turn {i}"],
+            cwd=tmp_path,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(6)
+    ]
     results = [(p.communicate(timeout=120), p.returncode) for p in procs]
     ran = {f"turn {i}" for i, (_, code) in enumerate(results) if code == 0}
     refused = [err for (_, err), code in results if code != 0]
@@ -333,8 +366,17 @@ def test_ctrl_c_stops_a_catastrophic_search_in_print_mode(data_dir: Path, tmp_pa
     (tmp_path / "data.txt").write_text("a" * 40 + "!\n")  # `(a+)+$` backtracks ~2**40 steps here
     proc = subprocess.Popen(
         [sys.executable, "-m", "co_tui", "-p", "search (a+)+$ in .", "--output-format", "jsonl"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
-        env={**os.environ, "CO_TUI_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT), "CO_TUI_SEARCH_TIMEOUT_S": "3600"},
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env={
+            **os.environ,
+            "CO_TUI_DATA_DIR": str(data_dir),
+            "PYTHONPATH": str(ROOT),
+            "CO_TUI_SEARCH_TIMEOUT_S": "3600",
+        },
     )
     try:
         _read_until(proc, "tool_call")  # the search is running
@@ -351,8 +393,10 @@ def _damage_sessions_table(data_dir: Path) -> None:
     """Overwrite the `sessions` table's root page, after folding the WAL into the file."""
     conn = sqlite3.connect(data_dir / "sessions.db")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    root, page_size = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'sessions'").fetchone()[0], \
-        conn.execute("PRAGMA page_size").fetchone()[0]
+    root, page_size = (
+        conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'sessions'").fetchone()[0],
+        conn.execute("PRAGMA page_size").fetchone()[0],
+    )
     conn.close()
     with (data_dir / "sessions.db").open("r+b") as handle:
         handle.seek((root - 1) * page_size)

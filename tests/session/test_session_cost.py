@@ -16,10 +16,15 @@ from co_tui.session.cost import cached_share, format_usd, request_costs, respons
 from co_tui.session.store import SessionStore
 
 
-def answer(model: str | None, *, cost: str | None = None, input_tokens: int = 100, output_tokens: int = 10,
-           read: int = 0) -> ModelResponse:
-    usage = RequestUsage(input_tokens=input_tokens, output_tokens=output_tokens, cache_read_tokens=read,
-                         cost=None if cost is None else Decimal(cost))
+def answer(
+    model: str | None, *, cost: str | None = None, input_tokens: int = 100, output_tokens: int = 10, read: int = 0
+) -> ModelResponse:
+    usage = RequestUsage(
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cache_read_tokens=read,
+        cost=None if cost is None else Decimal(cost),
+    )
     return ModelResponse(parts=[TextPart("ok")], usage=usage, model_name=model)
 
 
@@ -58,8 +63,15 @@ def test_request_costs_lists_each_response_with_its_cache_counts() -> None:
 
 @pytest.mark.parametrize(
     ("value", "digits", "shown"),
-    [(None, 2, "–"), (0.0, 2, "$0.00"), (0.004, 2, "<$0.01"), (0.4249, 2, "$0.42"), (1234.5, 2, "$1,234"),
-     (0.00421, 4, "$0.0042"), (0.00001, 4, "<$0.0001")],
+    [
+        (None, 2, "–"),
+        (0.0, 2, "$0.00"),
+        (0.004, 2, "<$0.01"),
+        (0.4249, 2, "$0.42"),
+        (1234.5, 2, "$1,234"),
+        (0.00421, 4, "$0.0042"),
+        (0.00001, 4, "<$0.0001"),
+    ],
 )
 def test_format_usd(value: float | None, digits: int, shown: str) -> None:
     assert format_usd(value, digits=digits) == shown
@@ -84,8 +96,11 @@ def test_a_schema_1_database_gains_the_cost_column(data_dir: Path, tmp_path: Pat
     for statement in migrations.MIGRATIONS[0]:
         conn.execute(statement)
     conn.execute("PRAGMA user_version = 1")
-    conn.execute("INSERT INTO sessions (id, title, created, updated, model, workspace) VALUES "
-                 "('0ld5e55i0n', 'from before costs', 1.0, 1.0, 'offline', ?)", (str(tmp_path),))
+    conn.execute(
+        "INSERT INTO sessions (id, title, created, updated, model, workspace) VALUES "
+        "('0ld5e55i0n', 'from before costs', 1.0, 1.0, 'offline', ?)",
+        (str(tmp_path),),
+    )
     conn.commit()
     conn.close()
     with SessionStore.open(data_dir) as store:

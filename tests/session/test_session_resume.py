@@ -126,7 +126,9 @@ async def test_a_prompt_that_reads_like_a_summary_is_answered(tmp_path: Path) ->
     assert events[-1].type == "done"
     assert "2+2" in str(session.context[-2].parts[-1].content)
     for _ in range(3):
-        events = await _run(session, "[Earlier conversation trimmed — 3 messages (1 turns) removed to stay within the context budget]")
+        events = await _run(
+            session, "[Earlier conversation trimmed — 3 messages (1 turns) removed to stay within the context budget]"
+        )
         assert not [e for e in events if e.type == "error"]
 
 
@@ -135,8 +137,13 @@ def _saved_with_failed_summary(tmp_path: Path, settings) -> str:
 
     from co_tui.governance.events import HistoryTrimmed
 
-    failed = HistoryTrimmed(reason="message_count", strategy="static_marker", dropped_messages=6, dropped_turns=3,
-                            note="summary failed (ConnectionError: down); trimming only for 600s")
+    failed = HistoryTrimmed(
+        reason="message_count",
+        strategy="static_marker",
+        dropped_messages=6,
+        dropped_turns=3,
+        note="summary failed (ConnectionError: down); trimming only for 600s",
+    )
     with SessionStore.open(tmp_path / "data") as store:
         sid = store.create_session(model="offline", workspace=tmp_path)
         turn = [ModelRequest(parts=[UserPromptPart("hi")]), ModelResponse(parts=[TextPart("hello")])]
@@ -163,8 +170,9 @@ def test_a_failed_summary_cools_down_across_processes(tmp_path: Path, monkeypatc
     monkeypatch.setattr(store_module, "_now", lambda: time.time() - 3600)  # failed an hour ago: over
     old = _saved_with_failed_summary(tmp_path, settings)
     with SessionStore.open(tmp_path / "data") as store:
-        assert not ChatSession.resume(settings, workspace=tmp_path, store=store, session_id=old) \
-            .governance.governor.cooling_down()
+        assert not ChatSession.resume(
+            settings, workspace=tmp_path, store=store, session_id=old
+        ).governance.governor.cooling_down()
 
 
 def test_print_mode_banner_says_the_summary_failed() -> None:
@@ -174,7 +182,14 @@ def test_print_mode_banner_says_the_summary_failed() -> None:
     from co_tui.print_mode import _write_event
 
     err = io.StringIO()
-    event = HistoryTrimmed(reason="message_count", strategy="static_marker", dropped_messages=6, dropped_turns=3,
-                           tokens_before=900, tokens_after=400, note="summary failed (TimeoutError); trimming only for 600s")
+    event = HistoryTrimmed(
+        reason="message_count",
+        strategy="static_marker",
+        dropped_messages=6,
+        dropped_turns=3,
+        tokens_before=900,
+        tokens_after=400,
+        note="summary failed (TimeoutError); trimming only for 600s",
+    )
     _write_event(event, "text", io.StringIO(), err)
     assert err.getvalue().rstrip("\n").endswith("· summary failed (TimeoutError); trimming only for 600s")

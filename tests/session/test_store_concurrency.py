@@ -33,7 +33,9 @@ conn.execute("COMMIT")
 def _hold_lock(db_path: Path, hold: float) -> subprocess.Popen[str]:
     proc = subprocess.Popen(
         [sys.executable, "-c", _HOLDER, str(db_path), str(hold)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "locked"
     return proc

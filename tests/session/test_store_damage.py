@@ -24,8 +24,8 @@ def _two_sessions(store: SessionStore, tmp_path: Path) -> tuple[str, str]:
 @pytest.mark.parametrize(
     ("sql", "fragment"),
     [
-        ("UPDATE transcript SET body = '{\"kind\": \"request\", \"parts\": [' WHERE seq = 2", "transcript message 2"),
-        ("UPDATE transcript SET body = '{\"kind\": \"nonsense\"}' WHERE seq = 1", "transcript message 1"),
+        ('UPDATE transcript SET body = \'{"kind": "request", "parts": [\' WHERE seq = 2', "transcript message 2"),
+        ('UPDATE transcript SET body = \'{"kind": "nonsense"}\' WHERE seq = 1', "transcript message 1"),
         ("UPDATE transcript SET body = x'00ff' WHERE seq = 0", "transcript message 0"),
         ("DELETE FROM transcript WHERE seq = 1", "transcript message 1 is missing"),
         ("UPDATE context SET transcript_seq = 99 WHERE ord = 3 * 1048576", "context message 3"),

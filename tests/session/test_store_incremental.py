@@ -79,8 +79,13 @@ def test_equal_copies_are_not_rewritten(store: SessionStore, db: sqlite3.Connect
 
 def _shrunk(message, keep: int = 200):
     """A fresh trimmed copy, as a pure trim_tool_returns would make on every pass."""
-    return replace(message, parts=[replace(p, content=p.content[:keep] + " [...truncated]")
-                                   if isinstance(p, ToolReturnPart) else p for p in message.parts])
+    return replace(
+        message,
+        parts=[
+            replace(p, content=p.content[:keep] + " [...truncated]") if isinstance(p, ToolReturnPart) else p
+            for p in message.parts
+        ],
+    )
 
 
 def test_sliding_window_steady_state_costs_the_same_every_turn(

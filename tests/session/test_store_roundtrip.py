@@ -50,10 +50,25 @@ def test_breadcrumb_summary_and_trimmed_copies_survive(store: SessionStore, tmp_
     transcript = [m for t in turns for m in t]
     store.save_turn(sid, new_transcript=transcript, context=transcript, new_events=[])
 
-    cut = HistoryTrimmed(reason="token_budget", strategy="turn_trim", dropped_messages=4, dropped_turns=1,
-                         kept_turns=3, tokens_before=9000, tokens_after=6000, budget_tokens=7000, session_id=sid)
-    shrink = HistoryTrimmed(reason="token_budget", strategy="tool_output_trim", tokens_before=6000,
-                            tokens_after=3000, budget_tokens=7000, session_id=sid)
+    cut = HistoryTrimmed(
+        reason="token_budget",
+        strategy="turn_trim",
+        dropped_messages=4,
+        dropped_turns=1,
+        kept_turns=3,
+        tokens_before=9000,
+        tokens_after=6000,
+        budget_tokens=7000,
+        session_id=sid,
+    )
+    shrink = HistoryTrimmed(
+        reason="token_budget",
+        strategy="tool_output_trim",
+        tokens_before=6000,
+        tokens_after=3000,
+        budget_tokens=7000,
+        session_id=sid,
+    )
     context = [breadcrumb(4, 1), *turns[1][:2], _trimmed_copy(turns[1][2], 100), turns[1][3], *turns[2], *turns[3]]
     store.save_turn(sid, new_transcript=[], context=context, new_events=[cut, shrink])
 
@@ -65,8 +80,13 @@ def test_breadcrumb_summary_and_trimmed_copies_survive(store: SessionStore, tmp_
     assert loaded.ledger_positions == [16, 16]
 
     summarised = [summary(12, "The user had three files explained: handlers for requests."), *turns[3]]
-    s_event = HistoryTrimmed(reason="message_count", strategy="summary", dropped_messages=12,
-                             summary="The user had three files explained.", session_id=sid)
+    s_event = HistoryTrimmed(
+        reason="message_count",
+        strategy="summary",
+        dropped_messages=12,
+        summary="The user had three files explained.",
+        session_id=sid,
+    )
     new_turn = tool_turn(4)
     store.save_turn(sid, new_transcript=new_turn, context=summarised + new_turn, new_events=[s_event])
     loaded = store.load(sid)

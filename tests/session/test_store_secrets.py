@@ -67,19 +67,30 @@ def test_scrub_never_mutates_and_keeps_clean_messages_as_they_are() -> None:
 
     clean = ModelResponse(parts=[TextPart("hi")], provider_details={"finish_reason": "stop"})
     assert scrub_message(clean) is clean
-    leaky = ModelResponse(parts=[TextPart("hi", provider_details={"Cookie": "a=b"})],
-                          provider_details={"nested": [{"api_key": "k"}]}, provider_url="https://u:p@h.example:8443/v1")
+    leaky = ModelResponse(
+        parts=[TextPart("hi", provider_details={"Cookie": "a=b"})],
+        provider_details={"nested": [{"api_key": "k"}]},
+        provider_url="https://u:p@h.example:8443/v1",
+    )
     scrubbed = scrub_message(leaky)
-    assert leaky.provider_details == {"nested": [{"api_key": "k"}]} and leaky.parts[0].provider_details == {"Cookie": "a=b"}
+    assert leaky.provider_details == {"nested": [{"api_key": "k"}]} and leaky.parts[0].provider_details == {
+        "Cookie": "a=b"
+    }
     assert scrubbed.provider_details == {"nested": [{"api_key": "[redacted]"}]}
     assert scrubbed.parts[0].provider_details == {"Cookie": "[redacted]"}
     assert scrubbed.provider_url == "https://h.example:8443/v1"
-    env = {"ANTHROPIC_API_KEY": "sk-ant-123456789", "GITHUB_TOKEN": "ghp_abcdefgh", "HOME": "/home/someone-long",
-           "SHORT_KEY": "abc"}
+    env = {
+        "ANTHROPIC_API_KEY": "sk-ant-123456789",
+        "GITHUB_TOKEN": "ghp_abcdefgh",
+        "HOME": "/home/someone-long",
+        "SHORT_KEY": "abc",
+    }
     secrets = secret_env_values(env)
     assert set(secrets) == {"sk-ant-123456789", "ghp_abcdefgh"}
-    assert redact_text("k=sk-ant-123456789 t=ghp_abcdefgh h=/home/someone-long", secrets) == \
-        "k=[redacted] t=[redacted] h=/home/someone-long"
+    assert (
+        redact_text("k=sk-ant-123456789 t=ghp_abcdefgh h=/home/someone-long", secrets)
+        == "k=[redacted] t=[redacted] h=/home/someone-long"
+    )
 
 
 # Every character class a secret may hold (issue 17 #10): quotes and backslashes, control
@@ -98,8 +109,9 @@ SECRET_CLASSES = {
 
 
 @pytest.mark.parametrize("name", sorted(SECRET_CLASSES))
-def test_secret_with_any_character_is_redacted_at_rest(name: str, monkeypatch: pytest.MonkeyPatch,
-                                                       data_dir: Path, tmp_path: Path) -> None:
+def test_secret_with_any_character_is_redacted_at_rest(
+    name: str, monkeypatch: pytest.MonkeyPatch, data_dir: Path, tmp_path: Path
+) -> None:
     from pydantic_ai.messages import ModelRequest, ToolReturnPart, UserPromptPart
 
     from co_tui.governance.events import HistoryTrimmed

@@ -64,8 +64,12 @@ def test_delete_removes_every_row(store: SessionStore, db: sqlite3.Connection, t
     keep = store.create_session(model="m", workspace=tmp_path)
     gone = store.create_session(model="m", workspace=tmp_path)
     for sid in (keep, gone):
-        store.save_turn(sid, new_transcript=tool_turn(0), context=tool_turn(0)[1:], new_events=[
-            HistoryTrimmed(reason="clear", strategy="turn_trim")])
+        store.save_turn(
+            sid,
+            new_transcript=tool_turn(0),
+            context=tool_turn(0)[1:],
+            new_events=[HistoryTrimmed(reason="clear", strategy="turn_trim")],
+        )
     store.delete(gone)
     for table in ("transcript", "context", "ledger"):
         ids = {r[0] for r in db.execute(f"SELECT DISTINCT session_id FROM {table}")}
@@ -80,8 +84,12 @@ def test_resolve_id(store: SessionStore, tmp_path: Path) -> None:
     assert store.resolve_id("abd") == ids[1]
     assert store.resolve_id("ABC123") == ids[0]
     assert store.resolve_id("abc123") == "abc123"
-    for bad, why in (("abc", "matches 2 sessions"), ("fff", "no session matches"), ("", "not a session id"),
-                     ("ab%", "not a session id")):
+    for bad, why in (
+        ("abc", "matches 2 sessions"),
+        ("fff", "no session matches"),
+        ("", "not a session id"),
+        ("ab%", "not a session id"),
+    ):
         with pytest.raises(StoreError, match=why):
             store.resolve_id(bad)
 

@@ -21,8 +21,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _cut(n: int) -> HistoryTrimmed:
-    return HistoryTrimmed(reason="token_budget", strategy="turn_trim", dropped_messages=4 * n, dropped_turns=n,
-                          tokens_before=9000, tokens_after=5000, budget_tokens=8000)
+    return HistoryTrimmed(
+        reason="token_budget",
+        strategy="turn_trim",
+        dropped_messages=4 * n,
+        dropped_turns=n,
+        tokens_before=9000,
+        tokens_after=5000,
+        budget_tokens=8000,
+    )
 
 
 def _saved(store: SessionStore, tmp_path: Path, turns: int) -> str:
@@ -32,8 +39,9 @@ def _saved(store: SessionStore, tmp_path: Path, turns: int) -> str:
         messages = tool_turn(i)
         if i == 5:
             messages[0] = ModelRequest(parts=[UserPromptPart("one"), UserPromptPart("two")])
-        store.save_turn(sid, new_transcript=messages, context=messages,
-                        new_events=[_cut(i)] if i and i % 10 == 0 else [])
+        store.save_turn(
+            sid, new_transcript=messages, context=messages, new_events=[_cut(i)] if i and i % 10 == 0 else []
+        )
     return sid
 
 
@@ -53,8 +61,10 @@ def test_reads_back_until_enough_and_agrees_with_load(store: SessionStore, tmp_p
     # The outline: every response and every request with a user prompt, text but no tool output.
     assert len(tail.outline) == 180 and tail.outline[15]["kind"] == "request"  # 3 a turn, no tool result
     assert tail.outline[15]["parts"] == [{"part_kind": "user-prompt", "content": None}] * 2  # turn 5
-    assert tail.outline[1] == {"kind": "response", "parts": [{"part_kind": "text", "content": "Let me read it."},
-                                                             {"part_kind": "tool-call", "content": None}]}
+    assert tail.outline[1] == {
+        "kind": "response",
+        "parts": [{"part_kind": "text", "content": "Let me read it."}, {"part_kind": "tool-call", "content": None}],
+    }
     assert tail.ledger == loaded.ledger and tail.ledger_positions == loaded.ledger_positions
     assert tail.meta.id == sid and tail.meta.title == "long one"
 
@@ -71,12 +81,15 @@ def test_an_empty_session(store: SessionStore, tmp_path: Path) -> None:
     assert (tail.start, tail.rows, tail.messages, tail.outline, tail.ledger) == (0, [], 0, [], [])
 
 
-@pytest.mark.parametrize(("sql", "fragment"), [
-    ("UPDATE transcript SET body = '{\"kind\": \"response\", \"parts\": [' WHERE seq = 9", "cannot be decoded"),
-    ("UPDATE transcript SET body = '[1, 2]' WHERE seq = 10", "transcript message 10"),
-    ("DELETE FROM transcript WHERE seq = 1", "missing"),
-    ("UPDATE ledger SET event = '[1, 2' WHERE seq = 0", "ledger entry 0"),
-])
+@pytest.mark.parametrize(
+    ("sql", "fragment"),
+    [
+        ('UPDATE transcript SET body = \'{"kind": "response", "parts": [\' WHERE seq = 9', "cannot be decoded"),
+        ("UPDATE transcript SET body = '[1, 2]' WHERE seq = 10", "transcript message 10"),
+        ("DELETE FROM transcript WHERE seq = 1", "missing"),
+        ("UPDATE ledger SET event = '[1, 2' WHERE seq = 0", "ledger entry 0"),
+    ],
+)
 def test_damage_it_meets_is_one_line(store: SessionStore, tmp_path: Path, sql: str, fragment: str) -> None:
     sid = _saved(store, tmp_path, 12)
     conn = sqlite3.connect(store.path)
@@ -103,6 +116,11 @@ def test_it_imports_no_pydantic_ai(store: SessionStore, tmp_path: Path, data_dir
         "assert tail.messages == 8 and tail.rows[0]['parts'][0]['part_kind'] == 'user-prompt'\n"
         "sys.exit(1 if 'pydantic_ai' in sys.modules else 0)\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(ROOT)},
-                            capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr

@@ -14,14 +14,28 @@ from co_tui.governance.events import HistoryTrimmed
 SIZE = (100, 30)
 
 TRIM = HistoryTrimmed(
-    reason="token_budget", strategy="turn_trim", dropped_messages=14, dropped_turns=3, kept_turns=2,
-    tokens_before=41_200, tokens_after=12_900, budget_tokens=26_000, session_id="f00dfeed",
+    reason="token_budget",
+    strategy="turn_trim",
+    dropped_messages=14,
+    dropped_turns=3,
+    kept_turns=2,
+    tokens_before=41_200,
+    tokens_after=12_900,
+    budget_tokens=26_000,
+    session_id="f00dfeed",
 )
 SUMMARY_TRIM = HistoryTrimmed(
-    reason="message_count", strategy="summary", dropped_messages=22, dropped_turns=6, kept_turns=4,
-    tokens_before=30_400, tokens_after=9_800, budget_tokens=26_000, session_id="f00dfeed",
+    reason="message_count",
+    strategy="summary",
+    dropped_messages=22,
+    dropped_turns=6,
+    kept_turns=4,
+    tokens_before=30_400,
+    tokens_after=9_800,
+    budget_tokens=26_000,
+    session_id="f00dfeed",
     summary="The user is fixing **the parser**: tests in `tests/test_parser.py` fail on empty input.\n"
-            "- read `parser.py`, found the off-by-one\n- the fix is not applied yet",
+    "- read `parser.py`, found the off-by-one\n- the fix is not applied yet",
 )
 
 
@@ -227,11 +241,17 @@ def test_palette_open(snap_compare, make_app):
         from co_tui.tui.commands import COMMANDS
 
         # Every command listed (hits may arrive in more than one batch), and the list laid out.
-        await wait_until(pilot, lambda: pilot.app.screen.query("CommandList").first().option_count == len(COMMANDS),
-                         what="palette hits")
+        await wait_until(
+            pilot,
+            lambda: pilot.app.screen.query("CommandList").first().option_count == len(COMMANDS),
+            what="palette hits",
+        )
         await pilot.pause()
-        await wait_until(pilot, lambda: pilot.app.screen.query("CommandList").first().size.height >= len(COMMANDS),
-                         what="the palette's list laid out")
+        await wait_until(
+            pilot,
+            lambda: pilot.app.screen.query("CommandList").first().size.height >= len(COMMANDS),
+            what="the palette's list laid out",
+        )
 
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=run)
 
@@ -245,8 +265,11 @@ def test_interrupted_answer(snap_compare, make_app):
     async def run(pilot) -> None:
         await wait_ready(pilot)
         await pilot.press(*"tell me", "enter")
-        await wait_until(pilot, lambda: said in "".join(
-            m.text for m in pilot.app.chat.query("AssistantMessage")), what="the text before the pause")
+        await wait_until(
+            pilot,
+            lambda: said in "".join(m.text for m in pilot.app.chat.query("AssistantMessage")),
+            what="the text before the pause",
+        )
         assert pilot.app.busy, "the turn holds until escape"
         await pilot.press("escape")
         await wait_idle(pilot)
@@ -282,5 +305,6 @@ def test_long_answer_across_segments(snap_compare, make_app, monkeypatch):
         assert len(answers) >= 3, "the answer must have been split into segments"
         assert "".join(a.text for a in answers) == text
 
-    assert snap_compare(make_app(script=lambda p: [Text(text, chunks=40)], delay=0.03),
-                        terminal_size=(100, 40), run_before=run)
+    assert snap_compare(
+        make_app(script=lambda p: [Text(text, chunks=40)], delay=0.03), terminal_size=(100, 40), run_before=run
+    )

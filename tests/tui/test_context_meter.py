@@ -12,8 +12,16 @@ from co_tui.tui.widgets.context_meter import LAYOUTS, ContextMeter, ahead_text, 
 
 # A Claude session past half its budget: cost known, most of the last request read from the cache.
 READING = UsageUpdate(
-    input_tokens=118_000, output_tokens=2_400, context_tokens=120_400, budget_tokens=160_000, messages=38,
-    max_messages=40, exactness="exact", cache_read_tokens=95_600, cache_write_tokens=3_100, cost_usd=0.4213,
+    input_tokens=118_000,
+    output_tokens=2_400,
+    context_tokens=120_400,
+    budget_tokens=160_000,
+    messages=38,
+    max_messages=40,
+    exactness="exact",
+    cache_read_tokens=95_600,
+    cache_write_tokens=3_100,
+    cost_usd=0.4213,
     turns_to_trim=3,
 )
 

@@ -34,8 +34,12 @@ def _two_sessions(gate: threading.Event, fail: bool = False):
             assert gate.wait(30)
             if fail:
                 raise RuntimeError("the chosen session could not be read")
-        session = FakeSession(settings, id=OTHER if made else "a" * 32,
-                              script=lambda prompt: [Text(f"answer to {prompt}", chunks=4)], delay=0.01)
+        session = FakeSession(
+            settings,
+            id=OTHER if made else "a" * 32,
+            script=lambda prompt: [Text(f"answer to {prompt}", chunks=4)],
+            delay=0.01,
+        )
         made.append(session)
         return session
 
@@ -58,12 +62,18 @@ async def test_a_prompt_sent_while_another_session_opens_goes_to_that_session(wo
         _switch(app)
         await pilot.press(*"hello", "enter")
         # The prompt is shown (queued) in the same step that would otherwise have started its turn.
-        await wait_until(pilot, lambda: "a session is opening" in str(app.chat.query_one("#hint").render()),
-                         what="the prompt handled")
+        await wait_until(
+            pilot,
+            lambda: "a session is opening" in str(app.chat.query_one("#hint").render()),
+            what="the prompt handled",
+        )
         assert not app.busy and first.prompts == [], "no turn on the session being left"
         await pilot.press(*"/compact", "enter")
-        await wait_until(pilot, lambda: "/compact: a session is opening" in str(app.chat.query_one("#hint").render()),
-                         what="the command handled")
+        await wait_until(
+            pilot,
+            lambda: "/compact: a session is opening" in str(app.chat.query_one("#hint").render()),
+            what="the command handled",
+        )
         assert not app.busy, "commands wait too"
         gate.set()
         await wait_until(pilot, lambda: app.session is not first, what="switched")
@@ -91,7 +101,8 @@ async def test_when_the_chosen_session_fails_the_prompt_goes_to_the_current_one(
 
 
 async def test_a_prompt_typed_before_the_resumed_conversation_shows_comes_after_it(
-        workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     session = await saved_session(workspace, 3)
     tail_gate, open_gate = threading.Event(), threading.Event()
     load_tail = SessionStore.load_tail
@@ -121,7 +132,8 @@ async def test_a_prompt_typed_before_the_resumed_conversation_shows_comes_after_
 
 
 async def test_a_display_failure_mid_turn_is_shown_and_the_next_answer_stands_alone(
-        make_app, monkeypatch: pytest.MonkeyPatch) -> None:
+    make_app, monkeypatch: pytest.MonkeyPatch
+) -> None:
     app = make_app(script=lambda prompt: [Text(f"answer to {prompt}", chunks=2)])
     show_event = ChatScreen.show_event
     armed = [True]

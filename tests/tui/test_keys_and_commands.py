@@ -112,8 +112,9 @@ async def test_clear_asks_first(app, how, answer):
 # --- screens, interrupts ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("key", "screen"), [("f2", "HistoryScreen"), ("f1", "HelpScreen"),
-                                             ("ctrl+p", "CommandPalette")])
+@pytest.mark.parametrize(
+    ("key", "screen"), [("f2", "HistoryScreen"), ("f1", "HelpScreen"), ("ctrl+p", "CommandPalette")]
+)
 async def test_key_opens_screen(app, key, screen):
     async with after_one_turn(app) as pilot:
         await pilot.press(key)

@@ -29,7 +29,9 @@ async def test_a_5mb_paste_is_held_compactly_and_sent_whole(make_app) -> None:
         assert app.session.prompts == ["look at this: " + BIG.strip()]
         assert prompt.text == ""
         shown = str(app.chat.query_one(UserMessage).render())
-        assert shown.startswith("look at this: line 000000") and "99,980 more lines (5.5 MB in all, sent in full)" in shown
+        assert (
+            shown.startswith("look at this: line 000000") and "99,980 more lines (5.5 MB in all, sent in full)" in shown
+        )
 
 
 async def test_a_small_paste_goes_in_as_text(make_app) -> None:

@@ -31,8 +31,9 @@ class Tmux:
         self.socket = f"co-tui-quit-{os.getpid()}-{tmp.name}"
 
     def __call__(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, "-f", "/dev/null", *args], capture_output=True,
-                              text=True, check=False).stdout
+        return subprocess.run(
+            ["tmux", "-L", self.socket, "-f", "/dev/null", *args], capture_output=True, text=True, check=False
+        ).stdout
 
     def pane(self) -> str:
         return self("capture-pane", "-p", "-t", "t")
@@ -49,8 +50,17 @@ def tui(tmp_path: Path):
     ws, data = tmp_path / "ws", tmp_path / "data"
     ws.mkdir()
     tmux = Tmux(tmp_path)
-    env = ["env", "-i", f"PATH={os.environ['PATH']}", f"HOME={tmp_path}", "LANG=C.UTF-8", "TERM=tmux-256color",
-           f"CO_TUI_DATA_DIR={data}", f"CO_TUI_CONFIG_FILE={tmp_path / 'config.toml'}", "CO_TUI_OFFLINE_DELAY=0.3"]
+    env = [
+        "env",
+        "-i",
+        f"PATH={os.environ['PATH']}",
+        f"HOME={tmp_path}",
+        "LANG=C.UTF-8",
+        "TERM=tmux-256color",
+        f"CO_TUI_DATA_DIR={data}",
+        f"CO_TUI_CONFIG_FILE={tmp_path / 'config.toml'}",
+        "CO_TUI_OFFLINE_DELAY=0.3",
+    ]
     done = tmp_path / "exit-code"
     command = " ".join(env) + f" {CO_TUI}; echo $? > {done}"
     tmux("new-session", "-d", "-s", "t", "-x", "100", "-y", "30", "-c", str(ws), command)

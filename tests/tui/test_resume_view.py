@@ -76,8 +76,17 @@ def _entries(app: CoTuiApp) -> list[tuple]:
         elif isinstance(widget, AssistantMessage):
             shown.append(("assistant", widget.text))
         elif isinstance(widget, ToolCallBlock):
-            shown.append(("tool", widget.tool_name, widget.tool_call_id, widget.args, widget.status,
-                          widget.result_chars, widget.truncated))
+            shown.append(
+                (
+                    "tool",
+                    widget.tool_name,
+                    widget.tool_call_id,
+                    widget.args,
+                    widget.status,
+                    widget.result_chars,
+                    widget.truncated,
+                )
+            )
         elif isinstance(widget, TrimBanner):
             shown.append(("banner", widget.event))
         elif isinstance(widget, NoticeLine):
@@ -155,7 +164,9 @@ async def test_a_short_session_is_previewed_whole(workspace: Path, monkeypatch: 
         assert _entries(app) == expected
 
 
-async def test_a_resumed_interrupted_answer_is_marked_as_it_was_live(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_resumed_interrupted_answer_is_marked_as_it_was_live(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     s = load_settings()
     session = ChatSession(s, workspace=workspace, store=open_store(s))
     deltas = 0
@@ -173,8 +184,10 @@ async def test_a_resumed_interrupted_answer_is_marked_as_it_was_live(workspace: 
         answer = app.chat.log_view.query_one(AssistantMessage)
         assert answer.interrupted and answer.has_class("-interrupted")
         block = app.chat.log_view.query_one("ErrorBlock")
-        assert block.kind == "interrupted" and app.chat.log_view.items.index(block) == \
-            app.chat.log_view.items.index(answer) + 1
+        assert (
+            block.kind == "interrupted"
+            and app.chat.log_view.items.index(block) == app.chat.log_view.items.index(answer) + 1
+        )
         gate.set()
         await wait_ready(pilot)
 
@@ -184,8 +197,11 @@ async def test_every_way_to_resume_previews_then_opens_the_session(workspace: Pa
     older = await saved_session(workspace, 2)
     latest = await saved_session(workspace, 3)
     assert latest.title == older.title  # told apart by id and length
-    kwargs = {"continue": {"continue_latest": True}, "prefix": {"resume_id": older.id[:6]},
-              "picker": {"resume_id": ""}}[how]
+    kwargs = {
+        "continue": {"continue_latest": True},
+        "prefix": {"resume_id": older.id[:6]},
+        "picker": {"resume_id": ""},
+    }[how]
     wanted = older if how == "prefix" else latest
     gate = threading.Event()
     app = CoTuiApp(load_settings(), workspace, session_factory=_gated(gate), **kwargs)
@@ -204,14 +220,17 @@ async def test_every_way_to_resume_previews_then_opens_the_session(workspace: Pa
         assert app.chat.title_bar.session_title == wanted.title
 
 
-@pytest.mark.parametrize("body", ["{\"kind\": \"request\", \"parts\": [", "{\"kind\": \"nonsense\"}"],
-                         ids=["not-json", "not-a-message"])
+@pytest.mark.parametrize(
+    "body", ['{"kind": "request", "parts": [', '{"kind": "nonsense"}'], ids=["not-json", "not-a-message"]
+)
 async def test_a_damaged_session_ends_with_one_line(workspace: Path, body: str) -> None:
     session = await saved_session(workspace, 3)
     store = session.store
     conn = sqlite3.connect(store.path)
-    conn.execute("UPDATE transcript SET body = ? WHERE session_id = ? AND seq = ?",
-                 (body, session.id, len(session.transcript) - 1))
+    conn.execute(
+        "UPDATE transcript SET body = ? WHERE session_id = ? AND seq = ?",
+        (body, session.id, len(session.transcript) - 1),
+    )
     conn.commit()
     conn.close()
     app = CoTuiApp(load_settings(), workspace, resume_id=session.id[:8])
@@ -242,7 +261,8 @@ async def test_a_prompt_sent_during_the_preview_waits_then_runs(workspace: Path)
 
 
 async def test_a_declined_and_an_interrupted_tool_call_resume_as_they_were_live(
-        workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Live, a declined shell call is `✗ … failed` and Esc during a tool call ends with the
     `⏹ interrupted` line; the resumed view (from rows and from the full load alike) shows the same."""
     import asyncio

@@ -23,8 +23,9 @@ HEAVY = ("pydantic", "pydantic_settings", "pydantic_ai", "pydantic_core")
 
 def _run_python(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
 
 
 def test_importing_the_start_up_path_loads_no_pydantic(tmp_path: Path) -> None:
@@ -93,19 +94,30 @@ ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("args", "env", "line"), [
-    ((), {"CO_TUI_TOOL_OUTPUT_TRIM_CHARS": "lots"},
-     "co-tui: setting tool_output_trim_chars: invalid value 'lots' from environment variable "
-     "CO_TUI_TOOL_OUTPUT_TRIM_CHARS: "),
-    (("--continue",), {}, "co-tui: no saved session in "),
-], ids=["bad-setting", "nothing-to-continue"])
-def test_the_tui_exits_2_with_one_line(tmp_path: Path, args: tuple[str, ...], env: dict[str, str],
-                                       line: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "env", "line"),
+    [
+        (
+            (),
+            {"CO_TUI_TOOL_OUTPUT_TRIM_CHARS": "lots"},
+            "co-tui: setting tool_output_trim_chars: invalid value 'lots' from environment variable "
+            "CO_TUI_TOOL_OUTPUT_TRIM_CHARS: ",
+        ),
+        (("--continue",), {}, "co-tui: no saved session in "),
+    ],
+    ids=["bad-setting", "nothing-to-continue"],
+)
+def test_the_tui_exits_2_with_one_line(tmp_path: Path, args: tuple[str, ...], env: dict[str, str], line: str) -> None:
     """Through a real terminal: the app opens, cannot go on, restores the terminal, then prints one
     line (no traceback) and the process exits 2 — as `co-tui -p` does before anything starts."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith("CO_TUI_")}
-    clean.update(TERM="xterm-256color", PYTHONPATH=str(ROOT), CO_TUI_DATA_DIR=str(tmp_path / "data"),
-                 CO_TUI_CONFIG_FILE=str(tmp_path / "config.toml"), **env)
+    clean.update(
+        TERM="xterm-256color",
+        PYTHONPATH=str(ROOT),
+        CO_TUI_DATA_DIR=str(tmp_path / "data"),
+        CO_TUI_CONFIG_FILE=str(tmp_path / "config.toml"),
+        **env,
+    )
     code, output = _run_on_a_pty([sys.executable, "-m", "co_tui", *args], clean, tmp_path)
     assert code == 2, output
     # What stays on the terminal once the app has left the alternate screen: that one line.

@@ -81,7 +81,7 @@ ANSWER = "".join(PIECE.format(n=n) for n in range(8))
         ("```\nx\n\ny", -1),  # still inside a fence
         ("one\n\n2024 was\n\n", 5),  # a number that is not a list marker
         ("one\n\n_emph_", -1),  # could be a thematic break (___)
-        ("one\n\n\"quoted\"\nx", 5),
+        ('one\n\n"quoted"\nx', 5),
     ],
 )
 def test_block_boundary(text: str, expected: int) -> None:
@@ -169,8 +169,9 @@ async def test_segments_render_like_one_markdown(monkeypatch: pytest.MonkeyPatch
         assert all(s.finished for s in segments)
         assert [s.has_class("-continued") for s in segments] == [False] + [True] * (len(segments) - 1)
         for segment in segments[1:]:  # each continuation starts with a plain paragraph
-            assert block_boundary(segment.previous.text + segment.text, len(segment.previous.text) - 2) \
-                == len(segment.previous.text)
+            assert block_boundary(segment.previous.text + segment.text, len(segment.previous.text) - 2) == len(
+                segment.previous.text
+            )
         streamed = answer_lines(app, segments)
 
         await log.clear_log()
@@ -219,8 +220,16 @@ async def test_interrupt_marks_every_segment(monkeypatch: pytest.MonkeyPatch) ->
         first = await new_answer(app.log_view)
         for n in range(12):
             first.live.write(f"Paragraph {n} has a few words in it.\n\n")
-            await wait_until(pilot, lambda n=n: f"Paragraph {n} " in "".join(  # one flush per paragraph
-                seg.markdown.source for seg in segments_of(first)), what=f"paragraph {n} shown")
+            await wait_until(
+                pilot,
+                lambda n=n: (
+                    f"Paragraph {n} "
+                    in "".join(  # one flush per paragraph
+                        seg.markdown.source for seg in segments_of(first)
+                    )
+                ),
+                what=f"paragraph {n} shown",
+            )
         segments = segments_of(first)
         assert len(segments) > 2
         await first.live.finish(interrupted=True)

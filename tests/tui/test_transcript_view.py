@@ -51,10 +51,19 @@ def awkward_transcript() -> list:
         ModelResponse(parts=[TextPart("in three "), TextPart("responses.")]),
         ModelResponse(parts=[TextPart("Still the same run.")]),
         ModelRequest(parts=[UserPromptPart(["look at this", "and this"])]),
-        ModelResponse(parts=[TextPart("Reading both."), ToolCallPart("read_file", {"path": "a.py"}, tool_call_id="a"),
-                             ToolCallPart("read_file", '{"path": "b.py"}', tool_call_id="b")]),
-        ModelRequest(parts=[ToolReturnPart("read_file", "A" * 50, tool_call_id="a"),
-                            _retry(content="no such file: b.py", tool_name="read_file", tool_call_id="b")]),
+        ModelResponse(
+            parts=[
+                TextPart("Reading both."),
+                ToolCallPart("read_file", {"path": "a.py"}, tool_call_id="a"),
+                ToolCallPart("read_file", '{"path": "b.py"}', tool_call_id="b"),
+            ]
+        ),
+        ModelRequest(
+            parts=[
+                ToolReturnPart("read_file", "A" * 50, tool_call_id="a"),
+                _retry(content="no such file: b.py", tool_name="read_file", tool_call_id="b"),
+            ]
+        ),
         ModelResponse(parts=[TextPart("b.py is missing; "), ToolCallPart("list_dir", {"path": "."}, tool_call_id="c")]),
         ModelRequest(parts=[ToolReturnPart("list_dir", {"entries": ["a.py", "c.py"]}, tool_call_id="c")]),
         ModelResponse(parts=[TextPart("it is c.py.")]),
@@ -62,8 +71,17 @@ def awkward_transcript() -> list:
         ModelResponse(parts=[TextPart("continues after an orphan result")]),
         ModelRequest(parts=[UserPromptPart("bad args")]),
         ModelResponse(parts=[ToolCallPart("search", {"q": 1}, tool_call_id="d")]),
-        ModelRequest(parts=[_retry(content=[{"type": "string_type", "loc": ("q",), "msg": "Input should be a valid "
-                                             "string", "input": 1}], tool_name="search", tool_call_id="d")]),
+        ModelRequest(
+            parts=[
+                _retry(
+                    content=[
+                        {"type": "string_type", "loc": ("q",), "msg": "Input should be a valid string", "input": 1}
+                    ],
+                    tool_name="search",
+                    tool_call_id="d",
+                )
+            ]
+        ),
         ModelResponse(parts=[ToolCallPart("search", {"q": "x"}, tool_call_id="d")]),
         ModelResponse(parts=[TextPart("a call with no result yet")]),
     ]
@@ -82,8 +100,21 @@ def test_rows_and_messages_give_the_same_items() -> None:
 def test_items_of_the_awkward_transcript() -> None:
     items = transcript_items(awkward_transcript())
     kinds = [item.kind for item in items]
-    assert kinds == ["user", "assistant", "user", "assistant", "tool", "tool", "assistant", "tool", "assistant",
-                     "user", "tool", "tool", "assistant"]
+    assert kinds == [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "tool",
+        "tool",
+        "assistant",
+        "tool",
+        "assistant",
+        "user",
+        "tool",
+        "tool",
+        "assistant",
+    ]
     assert items[1].text == "An answer in three responses.Still the same run." and items[1].at == 1
     assert items[2].text == "look at this\nand this"
     assert items[4].result == "A" * 50 and not items[4].is_error
@@ -105,18 +136,34 @@ def test_an_answer_cut_by_an_interrupt_is_marked_in_both_forms() -> None:
     for form in (messages, as_rows(messages)):
         answers = [item for item in transcript_items(form) if item.kind == "assistant"]
         assert [(a.text, a.interrupted) for a in answers] == [
-            ("Done in full.", False), ("First I read ", False), ("then I wro", True)]
+            ("Done in full.", False),
+            ("First I read ", False),
+            ("then I wro", True),
+        ]
 
 
-@pytest.mark.parametrize("part", [
-    _retry(content="no such file", tool_name="read_file", tool_call_id="x"),
-    _retry(content="be shorter", tool_name=None, tool_call_id="x"),
-    _retry(content=[{"type": "missing", "loc": ("path",), "msg": "Field required", "input": {"é": 1},
-                     "ctx": {"a": 1}}], tool_name="read_file", tool_call_id="x"),
-    _retry(content=[{"type": "missing", "loc": ("path",), "msg": "Field required", "input": {}},
-                    {"type": "int_parsing", "loc": ("a", "b"), "msg": "bad", "input": "x"}], tool_name=None,
-           tool_call_id="x"),
-])
+@pytest.mark.parametrize(
+    "part",
+    [
+        _retry(content="no such file", tool_name="read_file", tool_call_id="x"),
+        _retry(content="be shorter", tool_name=None, tool_call_id="x"),
+        _retry(
+            content=[
+                {"type": "missing", "loc": ("path",), "msg": "Field required", "input": {"é": 1}, "ctx": {"a": 1}}
+            ],
+            tool_name="read_file",
+            tool_call_id="x",
+        ),
+        _retry(
+            content=[
+                {"type": "missing", "loc": ("path",), "msg": "Field required", "input": {}},
+                {"type": "int_parsing", "loc": ("a", "b"), "msg": "bad", "input": "x"},
+            ],
+            tool_name=None,
+            tool_call_id="x",
+        ),
+    ],
+)
 def test_a_retry_reads_as_pydantic_ai_words_it(part) -> None:
     messages = [ModelResponse(parts=[ToolCallPart("read_file", {}, tool_call_id="x")]), ModelRequest(parts=[part])]
     for form in (messages, as_rows(messages)):
@@ -129,29 +176,35 @@ def test_every_window_gives_the_newest_items_of_the_whole() -> None:
     whole = transcript_items(rows)
     for start in range(len(rows) + 1):
         window = window_items(rows[start:], start)
-        assert window == whole[len(whole) - len(window):], f"window from message {start}"
+        assert window == whole[len(whole) - len(window) :], f"window from message {start}"
     assert window_items(rows, 0) == whole
 
 
 def test_truncated_badges_from_rows_and_messages() -> None:
     messages = [
-        ModelRequest(parts=[ToolReturnPart("read_file", "x" * 10 + f"\n{TRUNCATION_MARK}, 9000 chars total]",
-                                           tool_call_id="cut")]),
+        ModelRequest(
+            parts=[
+                ToolReturnPart("read_file", "x" * 10 + f"\n{TRUNCATION_MARK}, 9000 chars total]", tool_call_id="cut")
+            ]
+        ),
         ModelRequest(parts=[ToolReturnPart("read_file", "whole", tool_call_id="whole")]),
     ]
     assert truncated_tool_call_ids(messages) == truncated_tool_call_ids(as_rows(messages)) == {"cut"}
 
 
 def test_it_imports_no_pydantic_ai() -> None:
-    code = ("import sys; from co_tui.tui.transcript_view import transcript_items, window_items; "
-            "transcript_items([{'kind': 'request', 'parts': [{'part_kind': 'user-prompt', 'content': 'hi'}]}]); "
-            "sys.exit(1 if 'pydantic_ai' in sys.modules else 0)")
+    code = (
+        "import sys; from co_tui.tui.transcript_view import transcript_items, window_items; "
+        "transcript_items([{'kind': 'request', 'parts': [{'part_kind': 'user-prompt', 'content': 'hi'}]}]); "
+        "sys.exit(1 if 'pydantic_ai' in sys.modules else 0)"
+    )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 
 
 def _tail(rows: list[dict], start: int, positions: list[int]) -> SessionTail:
-    meta = SessionMeta(id="f00d", title="", created=datetime.now(UTC),
-                       updated=datetime.now(UTC), model="offline", workspace=Path("."))
+    meta = SessionMeta(
+        id="f00d", title="", created=datetime.now(UTC), updated=datetime.now(UTC), model="offline", workspace=Path(".")
+    )
     return SessionTail(meta, start, rows[start:], len(rows), 0, [f"cut@{at}" for at in positions], positions)
 
 

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
 RESUME_ENTRIES = 40  # conversation entries mounted when a saved session opens
 
+
 class ChatScreen(Screen[None]):
     """Title bar, chat log, activity line, prompt with slash popup and hint, context meter, footer."""
 
@@ -194,8 +195,9 @@ class ChatScreen(Screen[None]):
         self._tools.clear()
         await self.log_view.clear_log()
 
-    async def show_items(self, items: list[Item], banners: Sequence[tuple[int, Any]] = (), *,
-                         entries: int | None = None) -> None:
+    async def show_items(
+        self, items: list[Item], banners: Sequence[tuple[int, Any]] = (), *, entries: int | None = None
+    ) -> None:
         """Show a saved conversation (resume) in one mount: only the newest entries that fit the log.
 
         `banners` are (transcript position, history_trimmed event) pairs; each banner goes before the

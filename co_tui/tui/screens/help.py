@@ -28,8 +28,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static("co-tui · keys and commands", id="help-title")
             with VerticalScroll(id="help-body"):
                 yield Markdown(reference_markdown(), id="help-text", open_links=False)
-            yield Static(f"{key_label('up')}/{key_label('down')} scroll · {key_label('escape')} close",
-                         id="help-hint")
+            yield Static(f"{key_label('up')}/{key_label('down')} scroll · {key_label('escape')} close", id="help-hint")
 
     def on_mount(self) -> None:
         # The scroll container takes the keys, so ↑/↓/PgUp/PgDn scroll the text straight away.

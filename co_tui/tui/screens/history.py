@@ -72,13 +72,22 @@ STATUS_LABELS = {
     "output_truncated": "output truncated",
 }
 # Each status wears the colour of the chart state it belongs to (truncated: shortened, like "partly").
-_STATUS_STATE = {"in context": "in_context", "output truncated": "partial", "summarised": "summarised",
-                 "dropped": "dropped"}
+_STATUS_STATE = {
+    "in context": "in_context",
+    "output truncated": "partial",
+    "summarised": "summarised",
+    "dropped": "dropped",
+}
 _PREVIEW_CHARS = 80
 _MIN_PREVIEW_WIDTH = 20
 # Fixed widths of the message tables' columns before the preview, which takes the rest.
-_MESSAGE_COLUMNS = (("index", "#", 4), ("turn", "turn", 4), ("kind", "kind", 9), ("tokens", "tokens", 6),
-                    ("status", "status", 16))
+_MESSAGE_COLUMNS = (
+    ("index", "#", 4),
+    ("turn", "turn", 4),
+    ("kind", "kind", 9),
+    ("tokens", "tokens", 6),
+    ("status", "status", 16),
+)
 
 
 def status_label(status: str) -> str:
@@ -213,8 +222,9 @@ class HistoryScreen(Screen[None]):
         from co_tui.session.cost import request_costs
 
         self._transcript_rows = list(annotate_history(self.session.transcript, self.session.context))
-        self._context_rows = context_view(self._transcript_rows,
-                                          annotate_history(self.session.context, self.session.context))
+        self._context_rows = context_view(
+            self._transcript_rows, annotate_history(self.session.context, self.session.context)
+        )
         self._ledger = list(self.session.ledger)
         self._requests = request_costs(self.session.transcript)
         self._draw()
@@ -277,7 +287,8 @@ class HistoryScreen(Screen[None]):
             table.add_column(label)
         for number, event in enumerate(ledger, start=1):
             dropped = _plural(event.dropped_messages, "msg") + (
-                f" ({_plural(event.dropped_turns, 'turn')})" if event.dropped_turns else "")
+                f" ({_plural(event.dropped_turns, 'turn')})" if event.dropped_turns else ""
+            )
             table.add_row(
                 Text(str(number), justify="right"),
                 REASON_TEXT.get(event.reason, event.reason),
@@ -304,8 +315,12 @@ class HistoryScreen(Screen[None]):
                 Text(str(number), justify="right"),
                 Text(str(turn) if turn > 0 else "–", justify="right"),
                 Text(format_tokens(request.input_tokens), justify="right"),
-                Text(f"{format_tokens(request.cache_read_tokens)} ({round(100 * share)}%)"
-                     if request.cache_read_tokens and share is not None else "–", justify="right"),
+                Text(
+                    f"{format_tokens(request.cache_read_tokens)} ({round(100 * share)}%)"
+                    if request.cache_read_tokens and share is not None
+                    else "–",
+                    justify="right",
+                ),
                 Text(format_tokens(request.cache_write_tokens) if request.cache_write_tokens else "–", justify="right"),
                 Text(format_tokens(request.output_tokens), justify="right"),
                 Text(format_usd(request.cost, unknown="unpriced", digits=4), justify="right"),
@@ -325,8 +340,12 @@ class HistoryScreen(Screen[None]):
             text.append(f"{value}\n")
         detail.update(text)
 
-    def _fill_totals(self, transcript_rows: Sequence[MessageRow], context_rows: Sequence[MessageRow],
-                     ledger: Sequence[HistoryTrimmed]) -> None:
+    def _fill_totals(
+        self,
+        transcript_rows: Sequence[MessageRow],
+        context_rows: Sequence[MessageRow],
+        ledger: Sequence[HistoryTrimmed],
+    ) -> None:
         reading = self.session.meter_reading()
         user_turns = {row.turn for row in transcript_rows if row.turn > 0}
         turns_in_context = sum(bar.state in ("in_context", "partial") for bar in turn_bars(transcript_rows))
@@ -335,15 +354,21 @@ class HistoryScreen(Screen[None]):
         text = Text()
         text.append("In context  ", style="bold")
         limit = f"/{reading.max_messages}" if reading.max_messages else ""
-        text.append(f"{reading.messages}{limit} messages · "
-                    f"{_tokens_of_budget(reading.context_tokens, reading.budget_tokens, reading.exactness != 'exact')}"
-                    f" · {turns_in_context} of {_plural(len(user_turns), 'user turn')}\n")
+        text.append(
+            f"{reading.messages}{limit} messages · "
+            f"{_tokens_of_budget(reading.context_tokens, reading.budget_tokens, reading.exactness != 'exact')}"
+            f" · {turns_in_context} of {_plural(len(user_turns), 'user turn')}\n"
+        )
         text.append("Transcript  ", style="bold")
-        text.append(f"{_plural(len(transcript_rows), 'message')} · {_plural(len(user_turns), 'user turn')} · "
-                    f"~{format_tokens(transcript_tokens)} tokens (messages only)\n")
+        text.append(
+            f"{_plural(len(transcript_rows), 'message')} · {_plural(len(user_turns), 'user turn')} · "
+            f"~{format_tokens(transcript_tokens)} tokens (messages only)\n"
+        )
         text.append("Trims       ", style="bold")
-        text.append(f"{len(ledger)} · {labels.count('dropped')} dropped · {labels.count('summarised')} summarised · "
-                    f"{_plural(labels.count('output truncated'), 'output')} truncated")
+        text.append(
+            f"{len(ledger)} · {labels.count('dropped')} dropped · {labels.count('summarised')} summarised · "
+            f"{_plural(labels.count('output truncated'), 'output')} truncated"
+        )
         self.query_one("#history-totals", Static).update(text)
 
     # --- actions -----------------------------------------------------------------------------------

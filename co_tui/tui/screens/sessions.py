@@ -34,8 +34,15 @@ _MIN_TITLE_WIDTH = 16
 _MODEL_CHARS = 18
 _HINT = "Enter resume · d delete · Esc cancel"
 # Column keys and labels, in display order; the title column takes whatever width the others leave.
-_COLUMNS = (("mark", " "), ("id", "id"), ("title", "title · latest"), ("updated", "updated"),
-            ("messages", "msgs"), ("tokens", "tokens"), ("model", "model"))
+_COLUMNS = (
+    ("mark", " "),
+    ("id", "id"),
+    ("title", "title · latest"),
+    ("updated", "updated"),
+    ("messages", "msgs"),
+    ("tokens", "tokens"),
+    ("model", "model"),
+)
 _TITLE = 2  # index of the title column in `_COLUMNS`
 
 
@@ -73,8 +80,9 @@ class SessionsScreen(ModalScreen[str | None]):
         Binding("escape", "cancel", "Cancel"),
     ]
 
-    def __init__(self, store: SessionStore, workspace: Path, *, current_id: str | None = None,
-                 now: datetime | None = None) -> None:
+    def __init__(
+        self, store: SessionStore, workspace: Path, *, current_id: str | None = None, now: datetime | None = None
+    ) -> None:
         super().__init__()
         self.store = store
         self.workspace = Path(workspace)
@@ -136,7 +144,8 @@ class SessionsScreen(ModalScreen[str | None]):
         """What the table's width leaves for titles once the other columns (and a scrollbar) fit."""
         others = sum(
             max([cell_len(label)] + [r[i].cell_len for r in rows]) + 2 * table.cell_padding
-            for i, (key, label) in enumerate(_COLUMNS) if key != "title"
+            for i, (key, label) in enumerate(_COLUMNS)
+            if key != "title"
         )
         room = table.size.width - table.styles.scrollbar_size_vertical - others - 2 * table.cell_padding
         longest = max([cell_len(_COLUMNS[_TITLE][1])] + [r[_TITLE].cell_len for r in rows])
@@ -159,8 +168,7 @@ class SessionsScreen(ModalScreen[str | None]):
         else:
             mark = Text(" ")
         # The whole title and preview: the column's width crops them with an ellipsis when narrow.
-        title = Text(meta.title or "untitled", style="red" if meta.damaged else "", no_wrap=True,
-                     overflow="ellipsis")
+        title = Text(meta.title or "untitled", style="red" if meta.damaged else "", no_wrap=True, overflow="ellipsis")
         preview = self.previews.get(meta.id, "")
         if preview and preview != meta.title:
             title.append(f"  › {preview}", style="dim")
@@ -228,11 +236,11 @@ class SessionsScreen(ModalScreen[str | None]):
         if meta is None:
             return
         if meta.id == self.current_id:
-            self._status("This is the open session: /clear first to start another, then delete it.",
-                         error=True)
+            self._status("This is the open session: /clear first to start another, then delete it.", error=True)
             return
-        self.app.push_screen(ConfirmDeleteScreen(meta.title, meta.messages),
-                             callback=lambda delete: self._delete(meta, bool(delete)))
+        self.app.push_screen(
+            ConfirmDeleteScreen(meta.title, meta.messages), callback=lambda delete: self._delete(meta, bool(delete))
+        )
 
     def _delete(self, meta: SessionMeta, confirmed: bool) -> None:
         from co_tui.session.store_errors import StoreError

@@ -42,6 +42,4 @@ class ActivityIndicator(Widget):
         self.frame = (self.frame + 1) % len(FRAMES)
 
     def render(self) -> Content:
-        return Content.assemble(
-            (FRAMES[self.frame] + " ", "bold"), self.label, ("  · esc to interrupt", "$text-muted")
-        )
+        return Content.assemble((FRAMES[self.frame] + " ", "bold"), self.label, ("  · esc to interrupt", "$text-muted"))

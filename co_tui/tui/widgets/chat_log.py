@@ -32,8 +32,9 @@ class ChatLog(VerticalScroll):
     }
     """
 
-    def __init__(self, *, max_items: int = MAX_ITEMS, widget_budget: int = WIDGET_BUDGET,
-                 id: str | None = None) -> None:
+    def __init__(
+        self, *, max_items: int = MAX_ITEMS, widget_budget: int = WIDGET_BUDGET, id: str | None = None
+    ) -> None:
         super().__init__(id=id)
         self.max_items = max_items
         self.widget_budget = widget_budget

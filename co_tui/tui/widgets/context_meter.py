@@ -44,8 +44,7 @@ def meter_text(reading: UsageUpdate, *, messages: bool = True) -> str:
     limit = f"/{reading.max_messages}" if reading.max_messages else ""  # 0: no message limit
     count = f"{reading.messages}{limit} msgs · " if messages else ""
     return (
-        f"{count}{approx}{format_tokens(reading.context_tokens)}/{format_tokens(reading.budget_tokens)} "
-        f"tokens ({pct}%)"
+        f"{count}{approx}{format_tokens(reading.context_tokens)}/{format_tokens(reading.budget_tokens)} tokens ({pct}%)"
     )
 
 

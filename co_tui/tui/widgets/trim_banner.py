@@ -49,7 +49,10 @@ class TrimBanner(Collapsible):
         details = Content("\n".join(f"{label:<{width}}  {value}" for label, value in table))
         children: list[Static | Markdown] = [Static(details, classes="banner-details")]
         if event.summary:
-            children += [Static("summary", classes="banner-summary-label"), Markdown(event.summary, parser_factory=literal_underscores_parser)]
+            children += [
+                Static("summary", classes="banner-summary-label"),
+                Markdown(event.summary, parser_factory=literal_underscores_parser),
+            ]
         kind = "clear" if event.reason == "clear" else "compact" if event.strategy == "compact" else "trim"
         super().__init__(
             *children,

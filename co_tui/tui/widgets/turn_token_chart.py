@@ -28,7 +28,10 @@ STATE_COLOURS: dict[str, str] = {
     "dropped": "$foreground-disabled",
 }
 STATE_LABELS: dict[str, str] = {
-    "in_context": "in context", "partial": "partly", "summarised": "summarised", "dropped": "dropped",
+    "in_context": "in context",
+    "partial": "partly",
+    "summarised": "summarised",
+    "dropped": "dropped",
 }
 # When one column stands for several turns, the most visible state wins.
 _STATE_RANK: dict[str, int] = {"dropped": 0, "summarised": 1, "partial": 2, "in_context": 3}
@@ -55,7 +58,7 @@ def _columns(bars: tuple[TurnBar, ...], width: int) -> tuple[list[TurnBar], int,
     per_column = math.ceil(len(bars) / width)
     merged = []
     for start in range(0, len(bars), per_column):
-        group = bars[start:start + per_column]
+        group = bars[start : start + per_column]
         state = max((bar.state for bar in group), key=_STATE_RANK.__getitem__)
         merged.append(TurnBar(group[0].turn, max(bar.tokens for bar in group), state))
     return merged, 1, 0
@@ -66,8 +69,7 @@ def legend_markup() -> str:
     return "  ".join(f"[{STATE_COLOURS[state]}]█[/] {label}" for state, label in STATE_LABELS.items())
 
 
-def render_bars(bars: tuple[TurnBar, ...], width: int, height: int,
-                styles: Mapping[str, Style | str]) -> Text:
+def render_bars(bars: tuple[TurnBar, ...], width: int, height: int, styles: Mapping[str, Style | str]) -> Text:
     """The chart as `height` lines of `width` cells; `styles` maps a state to a Rich style."""
     columns, bar_width, gap = _columns(bars, width)
     peak = max((bar.tokens for bar in columns), default=0)
@@ -107,12 +109,13 @@ class TurnTokenChart(Widget):
 
     bars: reactive[tuple[TurnBar, ...]] = reactive(())
 
-    def __init__(self, bars: tuple[TurnBar, ...] = (), *, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(self, bars: tuple[TurnBar, ...] = (), *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.bars = bars
 
     def render(self) -> Text:
-        styles = {state: self.get_component_rich_style(f"turn-token-chart--{state.replace('_', '-')}")
-                  for state in _STATE_RANK}
+        styles = {
+            state: self.get_component_rich_style(f"turn-token-chart--{state.replace('_', '-')}")
+            for state in _STATE_RANK
+        }
         return render_bars(self.bars, self.size.width, self.size.height, styles)

@@ -28,8 +28,9 @@ def _turn(i: int, lines: int = 40) -> list:
     return [
         ModelRequest(parts=[UserPromptPart(f"read module_{i}.py and explain it")]),
         ModelResponse(parts=[ToolCallPart("read_file", {"path": f"module_{i}.py"}, tool_call_id=call)]),
-        ModelRequest(parts=[ToolReturnPart("read_file", f"def step_{i}(x):\n    return x + {i}\n" * lines,
-                                           tool_call_id=call)]),
+        ModelRequest(
+            parts=[ToolReturnPart("read_file", f"def step_{i}(x):\n    return x + {i}\n" * lines, tool_call_id=call)]
+        ),
         ModelResponse(parts=[TextPart(f"module_{i}.py defines step_{i}, which adds {i} to its input.")]),
     ]
 
@@ -45,8 +46,14 @@ class CutSession:
     max_messages: int = 40
 
     def meter_reading(self) -> UsageUpdate:
-        return UsageUpdate(input_tokens=0, output_tokens=0, context_tokens=estimate_tokens(self.context),
-                           budget_tokens=self.budget, messages=len(self.context), max_messages=self.max_messages)
+        return UsageUpdate(
+            input_tokens=0,
+            output_tokens=0,
+            context_tokens=estimate_tokens(self.context),
+            budget_tokens=self.budget,
+            messages=len(self.context),
+            max_messages=self.max_messages,
+        )
 
 
 @pytest.fixture
@@ -150,8 +157,10 @@ def dropped_and_truncated() -> CutSession:
 
 
 async def test_transcript_statuses_follow_the_policy(make_host, summarised, dropped_and_truncated):
-    for session, expected in ((summarised, {"summarised", "in context"}),
-                              (dropped_and_truncated, {"dropped", "in context", "output truncated"})):
+    for session, expected in (
+        (summarised, {"summarised", "in context"}),
+        (dropped_and_truncated, {"dropped", "in context", "output truncated"}),
+    ):
         app = make_host(lambda session=session: HistoryScreen(session))
         async with app.run_test(size=TERMINAL) as pilot:
             await pilot.pause()
@@ -219,9 +228,13 @@ def _priced(turns: int) -> CutSession:
                 step = len(transcript)
                 read = 0 if step < 2 else 900 + 150 * step
                 write = 1_200 if step < 2 else 150
-                usage = RequestUsage(input_tokens=1_300 + 150 * step + write, output_tokens=60 + 5 * step,
-                                     cache_read_tokens=read, cache_write_tokens=write,
-                                     cost=Decimal("0.003") + Decimal(step) / 10_000)
+                usage = RequestUsage(
+                    input_tokens=1_300 + 150 * step + write,
+                    output_tokens=60 + 5 * step,
+                    cache_read_tokens=read,
+                    cache_write_tokens=write,
+                    cost=Decimal("0.003") + Decimal(step) / 10_000,
+                )
                 message = replace(message, usage=usage, model_name="claude-sonnet-4-6")
             transcript.append(message)
     return CutSession(transcript, list(transcript), budget=8_000)
@@ -250,8 +263,9 @@ async def test_usage_tab_lists_every_request_with_cache_and_cost(make_host):
 
 async def test_usage_tab_says_when_the_model_is_unpriced(make_host):
     session = CutSession(_turn(0), list(_turn(0)))
-    session.transcript[1] = replace(session.transcript[1], usage=RequestUsage(input_tokens=50, output_tokens=5),
-                                    model_name="my-local-model")
+    session.transcript[1] = replace(
+        session.transcript[1], usage=RequestUsage(input_tokens=50, output_tokens=5), model_name="my-local-model"
+    )
     app = make_host(lambda: HistoryScreen(session))
     async with app.run_test(size=TERMINAL) as pilot:
         await pilot.pause()

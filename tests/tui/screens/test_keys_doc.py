@@ -17,7 +17,8 @@ def test_doc_block_equals_the_generated_reference():
     block = generated_block(_doc())
     assert block is not None, "the generated-block markers are missing from the doc"
     assert block.strip() == reference_markdown().strip(), (
-        "docs/keys-and-commands.md is stale: run `python -m co_tui.tui.keys_reference --write`")
+        "docs/keys-and-commands.md is stale: run `python -m co_tui.tui.keys_reference --write`"
+    )
 
 
 def test_every_registry_entry_appears_in_the_doc():
@@ -49,7 +50,9 @@ def test_the_offline_models_phrases_are_documented():
 
 def test_the_reference_does_not_load_pydantic_ai():
     # The help screen is part of the TUI, which must paint before pydantic and pydantic-ai load.
-    code = ("import sys; from co_tui.tui.keys_reference import reference_markdown; reference_markdown(); "
-            "import co_tui.tui.screens.help, co_tui.tui.palette; heavy = {'pydantic_ai', 'pydantic', "
-            "'pydantic_settings'}; sys.exit(1 if any(m.split('.')[0] in heavy for m in sys.modules) else 0)")
+    code = (
+        "import sys; from co_tui.tui.keys_reference import reference_markdown; reference_markdown(); "
+        "import co_tui.tui.screens.help, co_tui.tui.palette; heavy = {'pydantic_ai', 'pydantic', "
+        "'pydantic_settings'}; sys.exit(1 if any(m.split('.')[0] in heavy for m in sys.modules) else 0)"
+    )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

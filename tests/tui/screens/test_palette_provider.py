@@ -44,8 +44,7 @@ async def test_discover_lists_every_registry_command_in_order():
 async def test_search_ranks_the_name_match_first():
     app = PaletteHost()
     async with app.run_test(size=TERMINAL):
-        for query, expected in (("hist", "/history"), ("/comp", "/compact"), ("sess", "/sessions"),
-                                ("exp", "/export")):
+        for query, expected in (("hist", "/history"), ("/comp", "/compact"), ("sess", "/sessions"), ("exp", "/export")):
             hits = sorted(await _hits(app, query), key=lambda hit: hit.score, reverse=True)
             assert hits and hits[0].text == expected, (query, [h.text for h in hits])
 
@@ -65,7 +64,9 @@ async def test_choosing_a_hit_in_the_palette_runs_the_slash_command(until):
         await until(pilot, lambda: isinstance(app.screen, CommandPalette))
         await pilot.press(*"compa")
         results = app.screen.query_one(CommandList)
-        await until(pilot, lambda: results.option_count > 0 and "/compact" in str(results.get_option_at_index(0).prompt))
+        await until(
+            pilot, lambda: results.option_count > 0 and "/compact" in str(results.get_option_at_index(0).prompt)
+        )
         await pilot.press("down", "enter")
         await until(pilot, lambda: app.slash_lines == ["/compact"])
         assert not isinstance(app.screen, CommandPalette)

@@ -33,11 +33,14 @@ def _turn(i: int) -> list:
     call = f"call_{i}"
     return [
         ModelRequest(parts=[UserPromptPart(f"read file_{i}.py")]),
-        ModelResponse(parts=[ToolCallPart("read_file", {"path": f"file_{i}.py"}, tool_call_id=call)],
-                      usage=RequestUsage(input_tokens=120, output_tokens=10)),
+        ModelResponse(
+            parts=[ToolCallPart("read_file", {"path": f"file_{i}.py"}, tool_call_id=call)],
+            usage=RequestUsage(input_tokens=120, output_tokens=10),
+        ),
         ModelRequest(parts=[ToolReturnPart("read_file", "def handler(): ...\n" * 20, tool_call_id=call)]),
-        ModelResponse(parts=[TextPart(f"file_{i}.py defines a handler.")],
-                      usage=RequestUsage(input_tokens=300, output_tokens=12)),
+        ModelResponse(
+            parts=[TextPart(f"file_{i}.py defines a handler.")], usage=RequestUsage(input_tokens=300, output_tokens=12)
+        ),
     ]
 
 
@@ -62,8 +65,7 @@ def store(tmp_path: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> I
     other = opened.create_session(model="offline", workspace=tmp_path, title="another workspace")
     opened.save_turn(other, new_transcript=_turn(0), context=_turn(0), new_events=[])
     db = sqlite3.connect(tmp_path / "data" / "sessions.db")
-    db.execute("UPDATE transcript SET body = '{\"kind\": \"nonsense\"}' WHERE session_id = ? AND seq = 1",
-               (IDS["cde"],))
+    db.execute('UPDATE transcript SET body = \'{"kind": "nonsense"}\' WHERE session_id = ? AND seq = 1', (IDS["cde"],))
     db.commit()
     db.close()
     yield opened
@@ -108,10 +110,13 @@ async def test_lists_this_workspace_newest_first(make_host, store, workspace):
         assert _status(app).startswith(f"{IDS['abc']} · 2025-03-14 ")
 
 
-@pytest.mark.parametrize(("keys", "result"), [
-    (("down", "enter"), IDS["bcd"]),  # enter resumes the highlighted session
-    (("escape",), None),  # escape cancels
-])
+@pytest.mark.parametrize(
+    ("keys", "result"),
+    [
+        (("down", "enter"), IDS["bcd"]),  # enter resumes the highlighted session
+        (("escape",), None),  # escape cancels
+    ],
+)
 async def test_enter_resumes_escape_cancels(make_host, store, workspace, keys, result):
     app = _picker(make_host, store, workspace)
     async with app.run_test(size=TERMINAL) as pilot:
@@ -248,8 +253,9 @@ async def test_four_hello_sessions_can_be_told_apart(make_host, tmp_path, worksp
     with SessionStore.open(tmp_path / "hello-data") as hello_store:
         for n, minutes in enumerate((1, 7, 90, 3000)):
             clock[0] = T0 - minutes * 60
-            sid = hello_store.create_session(model="offline", workspace=workspace, title="hello",
-                                             session_id=f"{n}" * 32)
+            sid = hello_store.create_session(
+                model="offline", workspace=workspace, title="hello", session_id=f"{n}" * 32
+            )
             turn = [ModelRequest(parts=[UserPromptPart("hello")]), ModelResponse(parts=[TextPart("Hello!")])]
             hello_store.save_turn(sid, new_transcript=turn, context=turn, new_events=[])
         now = datetime.fromtimestamp(T0, UTC)
