@@ -39,6 +39,8 @@ class HistorySource(Protocol):
     def context(self) -> Sequence[Any]: ...
     @property
     def ledger(self) -> Sequence[HistoryTrimmed]: ...
+    @property
+    def ledger_positions(self) -> Sequence[int]: ...
 
     def meter_reading(self) -> UsageUpdate: ...
 
@@ -221,7 +223,15 @@ class HistoryScreen(Screen[None]):
         from co_tui.governance import annotate_history
         from co_tui.session.cost import request_costs
 
-        self._transcript_rows = list(annotate_history(self.session.transcript, self.session.context))
+        # Statuses come from the ledger and the context, never from the text (issue 12, item 2).
+        self._transcript_rows = list(
+            annotate_history(
+                self.session.transcript,
+                self.session.context,
+                ledger=self.session.ledger,
+                positions=self.session.ledger_positions,
+            )
+        )
         self._context_rows = context_view(
             self._transcript_rows, annotate_history(self.session.context, self.session.context)
         )
