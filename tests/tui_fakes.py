@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -258,6 +258,22 @@ class FakeSession:
         if name.startswith("bad"):
             raise ValueError(f"unknown model '{name}': expected provider:model, e.g. openai:gpt-4o")
         self.model_name, self.is_offline = name, name == "offline"
+
+    def evict(self, index: int) -> HistoryTrimmed:
+        """Evict with the real pure rule (`co_tui.governance.evict`), recorded like the real session."""
+        from co_tui.governance.evict import EvictError, evict
+
+        if self.busy:
+            raise ValueError("wait for the running turn to finish (or press Esc) before evicting")
+        try:
+            result = evict(self.context, index, budget_tokens=self.budget_tokens)
+        except EvictError as exc:
+            raise ValueError(str(exc)) from None
+        self.context = list(result.messages)
+        event = replace(result.event, session_id=self.id)
+        self.ledger.append(event)
+        self.ledger_positions.append(len(self.transcript))
+        return event
 
 
 def fake_factory(**session_kwargs: Any) -> Callable[..., FakeSession]:

@@ -18,13 +18,13 @@ from typing import Any, Literal
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.governance.markers import marker_info, separate_markers
+from co_tui.governance.markers import evicted_turn_key, is_evicted_output, marker_info, separate_markers
 from co_tui.governance.tokens import message_tokens, part_text
 from co_tui.governance.turns import answers_calls, segment
 
 __all__ = ["MessageInfo", "annotate_history"]
 
-Status = Literal["in_context", "truncated", "summarised", "dropped"]
+Status = Literal["in_context", "truncated", "summarised", "dropped", "evicted"]
 
 
 @dataclass(frozen=True)
@@ -152,11 +152,13 @@ def annotate_history(
                 verbatim = False
         located.append((where if found_any else None, verbatim))
 
+    evicted = _evicted(transcript, context, located, turn_of)
     if ledger is not None:
-        removed_by = _removals_from_ledger(located, turn_of, ledger, positions or ())
+        removed_by = _removals_from_ledger(located, turn_of, ledger, positions or (), evicted)
         statuses = _statuses_from_ledger(located, removed_by)
     else:
         statuses = _statuses_from_markers(located, markers, len(context))
+    statuses = ["evicted" if i in evicted else status for i, status in enumerate(statuses)]
     infos: list[MessageInfo] = []
     for i, message in enumerate(transcript):
         where = located[i][0]
@@ -203,11 +205,43 @@ def _statuses_from_markers(
     return out
 
 
+def _evicted(
+    transcript: Sequence[ModelMessage],
+    context: Sequence[ModelMessage],
+    located: Sequence[tuple[int | None, bool]],
+    turn_of: dict[int, int],
+) -> set[int]:
+    """Transcript messages the user evicted (docs/context-governance.md, "Evict"), known by metadata:
+    a tool output whose context part carries the eviction key, and every missing message of a turn
+    whose opening prompt's timestamp an eviction marker in the context names."""
+    out: set[int] = set()
+    evicted_ids = {
+        (ci, getattr(part, "tool_call_id", None))
+        for ci, message in enumerate(context)
+        for part in message.parts
+        if is_evicted_output(part)
+    }
+    keys = {key for message in context if (key := evicted_turn_key(message)) is not None}
+    evicted_turns: set[int] = set()
+    for i, message in enumerate(transcript):
+        where = located[i][0]
+        if where is not None and any((where, getattr(p, "tool_call_id", None)) in evicted_ids for p in message.parts):
+            out.add(i)
+        if keys and where is None:
+            for part in message.parts:
+                stamp = getattr(part, "timestamp", None)
+                if getattr(part, "part_kind", "") == "user-prompt" and stamp is not None and stamp.isoformat() in keys:
+                    evicted_turns.add(turn_of.get(i, -1))
+    out.update(i for i, (where, _) in enumerate(located) if where is None and turn_of.get(i, -1) in evicted_turns)
+    return out
+
+
 def _removals_from_ledger(
     located: Sequence[tuple[int | None, bool]],
     turn_of: dict[int, int],
     ledger: Sequence[HistoryTrimmed],
     positions: Sequence[int],
+    evicted: set[int] = frozenset(),  # type: ignore[assignment]
 ) -> dict[int, Status]:
     """Which cut of the ledger removed each message missing from the context, as a status.
 
@@ -227,8 +261,15 @@ def _removals_from_ledger(
             continue
         everything = event.strategy == "compact" or event.reason == "clear"
         newest_turn = turn_of.get(position - 1, -1)
-        candidates = [i for i in alive if i < position and (everything or turn_of.get(i, 0) != newest_turn)]
-        taken = candidates[-count:] if everything else candidates[:count]
+        if event.reason == "manual_evict":  # the user's pick, known by its marker (`_evicted`)
+            taken = [i for i in alive if i < position and i in evicted][:count]
+        else:
+            candidates = [
+                i
+                for i in alive
+                if i < position and i not in evicted and (everything or turn_of.get(i, 0) != newest_turn)
+            ]
+            taken = candidates[-count:] if everything else candidates[:count]
         summarised = event.strategy in ("summary", "compact")
         without = event.unsummarised_messages if summarised else 0
         for k, i in enumerate(taken):

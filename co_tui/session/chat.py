@@ -442,6 +442,13 @@ class ChatSession:
         self.meter = self._new_meter()
         return trim
 
+    def evict(self, index: int) -> HistoryTrimmed:
+        """Remove context message `index`'s tool output, or its whole older turn, from the context
+        (never the transcript); see `co_tui.session.steering.evict_from_context`. Blocking (saves)."""
+        from co_tui.session.steering import evict_from_context
+
+        return evict_from_context(self, index)
+
     # --- persistence -----------------------------------------------------------------------------
 
     def _save(self, prompt: str | None, *, context: list[ModelMessage] | None = None) -> ErrorEvent | None:

@@ -90,5 +90,12 @@ class SessionPort(Protocol):
         """Use model `name` for the following turns; raises with one line when it is unknown."""
         ...
 
+    def evict(self, index: int) -> HistoryTrimmed:
+        """Remove context message `index`'s tool output, or its whole older turn, from the context
+        (never the transcript), leaving a marker naming it; returns the recorded `manual_evict`
+        event. Raises `ValueError` with one line when refused (the newest turn, a marker, busy).
+        Blocking (it saves): front ends call it off their UI loop."""
+        ...
+
 
 __all__ = ["SessionPort"]

@@ -183,7 +183,7 @@ class CoTuiApp(App[int]):
             return
         from co_tui.tui.screens.history import HistoryScreen
 
-        self.push_screen(HistoryScreen(session))
+        self.push_screen(HistoryScreen(session, evict=self.controller.evict))
 
     def action_show_help(self) -> None:
         """f1, /help: keys and commands."""

@@ -272,6 +272,31 @@ class ChatController:
             self._job_ended()
         self.send_queued()
 
+    # --- steering the context from the inspector -------------------------------------------------
+
+    async def evict(self, index: int) -> str:
+        """`d` in the inspector: remove context message `index`'s tool output, or its older turn,
+        from the context (the session saves, off the UI loop). The banner goes into the chat; the
+        returned line is what the inspector tells the user (the refusal, or what went — with the
+        prompt-cache warning the first time)."""
+        session = self.session
+        if session is None or self.opening_id is not None:
+            return "the session is not ready yet"
+        if self.job is not None:
+            return "a turn is running — press esc to interrupt it first"
+        from co_tui.governance.evict import CACHE_WARNING
+
+        first = not any(event.reason == "manual_evict" for event in session.ledger)
+        try:
+            event = await asyncio.to_thread(session.evict, index)
+        except ValueError as exc:
+            return str(exc)
+        await self.view.show_event(event)
+        from co_tui.session.banner import banner_line
+
+        line = banner_line(event).removeprefix("✂ ")
+        return f"{line}. Note: {CACHE_WARNING}." if first else line
+
     # --- /export and /model ----------------------------------------------------------------------
 
     def export(self, args: str = "") -> None:

@@ -9,7 +9,7 @@ screen only lays them out.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -45,6 +45,10 @@ class HistorySource(Protocol):
     def meter_reading(self) -> UsageUpdate: ...
 
 
+Evictor = Callable[[int], Awaitable[str]]
+"""Evicts context message N (the controller's `evict`) and returns the line to show."""
+
+
 class MessageRow(Protocol):
     """One annotated message (`co_tui.governance.MessageInfo`), read-only."""
 
@@ -72,6 +76,7 @@ STATUS_LABELS = {
     "summarized": "summarised",
     "truncated": "output truncated",
     "output_truncated": "output truncated",
+    "evicted": "evicted",
 }
 # Each status wears the colour of the chart state it belongs to (truncated: shortened, like "partly").
 _STATUS_STATE = {
@@ -79,6 +84,7 @@ _STATUS_STATE = {
     "output truncated": "partial",
     "summarised": "summarised",
     "dropped": "dropped",
+    "evicted": "dropped",
 }
 _PREVIEW_CHARS = 80
 _MIN_PREVIEW_WIDTH = 20
@@ -171,11 +177,14 @@ class HistoryScreen(Screen[None]):
         Binding("l", "show_tab('ledger')", "Trims"),
         Binding("u", "show_tab('usage')", "Usage"),
         Binding("r", "reload", "Refresh"),
+        Binding("d", "evict", "Evict"),
     ]
 
-    def __init__(self, session: HistorySource) -> None:
+    def __init__(self, session: HistorySource, *, evict: Evictor | None = None) -> None:
         super().__init__()
         self.session = session
+        # `d`: the controller's eviction (None: a read-only inspector, e.g. in tests of the layout).
+        self._evict = evict
         # What the tables show: read by `reload`, drawn by `_draw` (again on every resize).
         self._transcript_rows: list[MessageRow] = []
         self._context_rows: list[MessageRow] = []
@@ -276,7 +285,7 @@ class HistoryScreen(Screen[None]):
         table.add_column("preview", key="preview", width=self._preview_width(table))
         for row in rows:
             label = status_label(row.status)
-            dim = "dim" if label in ("dropped", "summarised") else ""
+            dim = "dim" if label in ("dropped", "summarised", "evicted") else ""
             table.add_row(
                 Text(str(row.index), justify="right"),
                 Text(str(row.turn) if row.turn > 0 else "–", justify="right"),
@@ -378,6 +387,7 @@ class HistoryScreen(Screen[None]):
         text.append(
             f"{len(ledger)} · {labels.count('dropped')} dropped · {labels.count('summarised')} summarised · "
             f"{_plural(labels.count('output truncated'), 'output')} truncated"
+            + (f" · {labels.count('evicted')} evicted" if "evicted" in labels else "")
         )
         self.query_one("#history-totals", Static).update(text)
 
@@ -398,6 +408,35 @@ class HistoryScreen(Screen[None]):
     def action_reload(self) -> None:
         """Re-read the session."""
         self.reload()
+
+    async def action_evict(self) -> None:
+        """`d`: remove the highlighted row's tool output, or its whole older turn, from the context
+        (never from the transcript); the chat gets a banner, this screen the outcome and a refresh."""
+        target = self._evict_target()
+        if isinstance(target, str):
+            self.notify(target, severity="warning")
+            return
+        if self._evict is None:
+            self.notify("evicting is not available here", severity="warning")
+            return
+        line = await self._evict(target)
+        self.reload()
+        self.notify(line, timeout=8)
+
+    def _evict_target(self) -> int | str:
+        """The context index the highlighted row stands for, or why there is none."""
+        tabs = self.query_one("#history-tabs", TabbedContent)
+        rows = {"context": self._context_rows, "transcript": self._transcript_rows}.get(tabs.active)
+        if rows is None:
+            return "select a message on the In context or Transcript tab to evict it"
+        table = self.query_one(f"#{tabs.active}-table", DataTable)
+        if not rows or not 0 <= table.cursor_row < len(rows):
+            return "nothing to evict"
+        row = rows[table.cursor_row]
+        index = row.index if tabs.active == "context" else row.context_index
+        if index is None:
+            return "that message is no longer in the context"
+        return index
 
     def action_close(self) -> None:
         """Back to the chat."""

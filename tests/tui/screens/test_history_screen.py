@@ -283,3 +283,37 @@ async def test_usage_tab_says_when_the_model_is_unpriced(make_host):
 def test_history_usage_snapshot(snap_compare, make_host):
     session = _priced(3)
     assert snap_compare(make_host(lambda: HistoryScreen(session)), terminal_size=(80, 24), press=["u"])
+
+
+def _evicted() -> CutSession:
+    """Four turns: the first turn's tool output evicted, then the whole second turn (issue 13 item 3)."""
+    from co_tui.governance.evict import evict
+
+    transcript = [m for i in range(4) for m in _turn(i, LINES[i])]
+    first = evict(transcript, 2, budget_tokens=BUDGET)
+    second = evict(first.messages, 4, budget_tokens=BUDGET)
+    return CutSession(
+        transcript,
+        second.messages,
+        [first.event, second.event],
+        ledger_positions=[len(transcript)] * 2,
+    )
+
+
+async def test_evicted_rows_are_marked_in_both_tabs(make_host):
+    session = _evicted()
+    app = make_host(lambda: HistoryScreen(session))
+    async with app.run_test(size=TERMINAL) as pilot:
+        await pilot.pause()
+        context = app.screen.query_one("#context-table", DataTable)
+        kinds = [str(context.get_row_at(i)[2]) for i in range(context.row_count)]
+        statuses = [str(context.get_row_at(i)[4]) for i in range(context.row_count)]
+        assert statuses[2] == "evicted" and kinds[4] == "marker"
+        assert "Removed from the context by the user: the turn" in str(context.get_row_at(4)[5])
+        transcript = [row.status for row in app.screen.transcript_rows]
+        assert transcript.count("evicted") == 1 + 4  # the output, the second turn's four messages
+
+
+def test_history_evicted_snapshot(snap_compare, make_host):
+    session = _evicted()
+    assert snap_compare(make_host(lambda: HistoryScreen(session)), terminal_size=TERMINAL)
