@@ -392,6 +392,9 @@ async def compact(
     if not system_parts and layout.turns[0].has_prompt:
         system_parts = [p for p in layout.turns[0].messages[0].parts if getattr(p, "part_kind", "") == "system-prompt"]
     dropped_messages = sum(len(t) for t in layout.turns)
+    from co_tui.governance.summary_check import check_summary
+
+    check = check_summary(source, summary)
     new = make_compact_pair(
         layout.prior_messages + dropped_messages, layout.prior_turns + len(layout.turns), summary, system_parts
     )
@@ -406,6 +409,8 @@ async def compact(
         budget_tokens=budget_tokens,
         summary=summary,
         unsummarised_messages=unsummarised_count(source),
+        summary_kept=check.kept,
+        summary_lost=check.lost,
     )
     return CompactResult(new, event, summary)
 

@@ -85,6 +85,10 @@ def banner_details(event: HistoryTrimmed) -> list[tuple[str, str]]:
                 f"and were removed without a summary; the summary covers the {covered} after them",
             )
         )
+    if event.summary_kept is not None or event.summary_lost is not None:
+        from co_tui.governance.summary_check import kept_line
+
+        rows.append(("checked", kept_line(event.summary_kept or [], event.summary_lost or [])))
     if event.note:
         rows.append(("note", event.note))
     if event.summary:

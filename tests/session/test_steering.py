@@ -70,3 +70,29 @@ async def test_evict_then_resume_keeps_markers_ledger_and_statuses(tmp_path: Pat
     )
     resumed.release_claim()
     session.release_claim()
+
+
+async def test_compaction_and_summary_events_say_what_the_summary_kept(tmp_path: Path) -> None:
+    """issue 13 item 5: every summary and compaction carries what its summary kept and lost, saved."""
+    (tmp_path / "notes_a.md").write_text("alpha\n")
+    settings = load_settings(max_history_messages=12)
+    store = SessionStore.open(tmp_path / "data")
+    session = ChatSession(settings, workspace=tmp_path, store=store, model="offline")
+    summaries = []
+    for i in range(12):
+        events = await _run(session, f"read notes_a.md and note item_{i} = {100 + i}")
+        summaries += [e for e in events if e.type == "history_trimmed" and e.strategy == "summary"]
+    assert summaries, "a 12-message limit should have summarised"
+    for event in summaries:
+        assert event.summary_kept is not None and event.summary_lost is not None
+        assert event.summary_kept or event.summary_lost
+    compacted = [e async for e in session.compact() if e.type == "history_trimmed"]
+    (event,) = compacted
+    assert event.summary_kept is not None and "notes_a.md" in event.summary_kept + (event.summary_lost or [])
+    resumed = ChatSession.resume(
+        settings, workspace=tmp_path, store=SessionStore.open(tmp_path / "data"), session_id=session.id
+    )
+    assert resumed.ledger[-1].summary_kept == event.summary_kept
+    assert resumed.ledger[-1].summary_lost == event.summary_lost
+    resumed.release_claim()
+    session.release_claim()

@@ -163,6 +163,30 @@ def test_summary_banner_expanded(snap_compare, make_app):
     assert snap_compare(make_app(script=script), terminal_size=(100, 34), run_before=run)
 
 
+def test_summary_banner_with_kept_and_lost(snap_compare, make_app):
+    """issue 13 item 5: the banner's details say what the summary kept and lost."""
+    from dataclasses import replace
+
+    checked = replace(
+        SUMMARY_TRIM,
+        summary_kept=["tests/test_parser.py", "parser.py", "read_file", "parse_args"],
+        summary_lost=["src/a.py", "docs/b.md", "TokenMeter", "1500"],
+    )
+
+    def script(prompt: str):
+        return [Trim(checked), Text("Continuing from the summary.")]
+
+    async def run(pilot) -> None:
+        await send("go on")(pilot)
+        banner = pilot.app.chat.query_one("TrimBanner")
+        banner.query_one("CollapsibleTitle").focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not banner.collapsed, what="banner expanded")
+        await pilot.pause()
+
+    assert snap_compare(make_app(script=script), terminal_size=(100, 34), run_before=run)
+
+
 def test_after_compact(snap_compare, make_app):
     async def run(pilot) -> None:
         await send("fix the parser", "and the tests")(pilot)
