@@ -120,3 +120,12 @@ async def test_evict_removes_an_older_turn_and_refuses_the_newest(session: Sessi
     assert event.session_id == session.id
     assert list(session.ledger)[-1] == event and len(session.ledger_positions) == len(session.ledger)
     assert list(session.transcript) == transcript_before  # never the transcript
+
+
+async def test_compact_preview_and_next_cut(session: SessionPort) -> None:
+    assert session.compact_preview() is None  # nothing to compact
+    assert session.next_cut() is None
+    await _turn(session, "hello")
+    preview = session.compact_preview()
+    assert preview is not None and preview.reason == "manual_compact" and preview.dropped_turns == 1
+    assert preview.tokens_after <= preview.tokens_before

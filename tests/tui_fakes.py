@@ -103,6 +103,7 @@ class FakeSession:
     prompts: list[str] = field(default_factory=list)
     compact_summary: str = "The user asked about the parser; tests now pass."
     extra_tokens: int = 0  # added to the meter figure (to drive it to a colour level)
+    next_cut_result: Any = None  # what `next_cut()` returns
     _cancelled: bool = False
     _calls: int = 0
 
@@ -274,6 +275,16 @@ class FakeSession:
         self.ledger.append(event)
         self.ledger_positions.append(len(self.transcript))
         return event
+
+    def next_cut(self) -> Any:
+        """No policy runs in the fake: `next_cut_result` is what it returns."""
+        return self.next_cut_result
+
+    def compact_preview(self) -> HistoryTrimmed | None:
+        """The real estimate over the fake's context."""
+        from co_tui.governance.next_cut import compact_estimate
+
+        return compact_estimate(self.context, self.budget_tokens)
 
 
 def fake_factory(**session_kwargs: Any) -> Callable[..., FakeSession]:

@@ -11,8 +11,8 @@ because governance rebuilds changed parts with `dataclasses.replace`, which keep
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
@@ -22,9 +22,9 @@ from co_tui.governance.markers import evicted_turn_key, is_evicted_output, marke
 from co_tui.governance.tokens import message_tokens, part_text
 from co_tui.governance.turns import answers_calls, segment
 
-__all__ = ["MessageInfo", "annotate_history"]
+__all__ = ["MessageInfo", "annotate_history", "mark_next_to_go"]
 
-Status = Literal["in_context", "truncated", "summarised", "dropped", "evicted"]
+Status = Literal["in_context", "truncated", "summarised", "dropped", "evicted", "next_to_go"]
 
 
 @dataclass(frozen=True)
@@ -292,4 +292,17 @@ def _statuses_from_ledger(located: Sequence[tuple[int | None, bool]], removed: d
             out.append(removed[i])
         else:
             out.append("in_context" if i > last_located else "dropped")
+    return out
+
+
+def mark_next_to_go(rows: Sequence[MessageInfo], going: Collection[int], *, context_rows: bool) -> list[MessageInfo]:
+    """`rows` with status `next_to_go` on those the next automatic cut would remove or summarise.
+
+    `going`: context indices (`NextCut.going`, from `co_tui.governance.next_cut.preview_next_cut`);
+    a context row is matched by its own index, a transcript row by its `context_index`. Pure.
+    """
+    out: list[MessageInfo] = []
+    for row in rows:
+        where = row.index if context_rows else row.context_index
+        out.append(replace(row, status="next_to_go") if where is not None and where in going else row)
     return out

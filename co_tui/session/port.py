@@ -97,5 +97,15 @@ class SessionPort(Protocol):
         Blocking (it saves): front ends call it off their UI loop."""
         ...
 
+    def next_cut(self) -> Any:
+        """What the next automatic cut would remove or summarise (`co_tui.governance.next_cut.NextCut`:
+        `.kind`, `.reason`, `.going` context indices), or None when the next send goes out uncut.
+        The policy's own rules; no model call."""
+        ...
+
+    def compact_preview(self) -> HistoryTrimmed | None:
+        """What `/compact` would summarise now and the estimated size after (None: nothing to)."""
+        ...
+
 
 __all__ = ["SessionPort"]

@@ -7,12 +7,14 @@ the ledger and saves. docs/context-governance.md, "Evict".
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from co_tui.governance.events import HistoryTrimmed
 
 if TYPE_CHECKING:
+    from co_tui.governance.next_cut import NextCut
     from co_tui.session.chat import ChatSession
 
 
@@ -47,3 +49,22 @@ def evict_from_context(session: ChatSession, index: int) -> HistoryTrimmed:
     if error is not None:
         raise SteeringError(error.message)
     return trim
+
+
+def next_cut_of(session: ChatSession, messages: Sequence[Any] | None = None) -> NextCut | None:
+    """What the next automatic cut of `messages` (default: the context) would do, by the session's
+    own policy, overhead and summariser cooldown — no model call (`preview_next_cut`)."""
+    from co_tui.governance.next_cut import preview_next_cut
+
+    return preview_next_cut(
+        session.governance.governor,
+        session.context if messages is None else messages,
+        overhead_tokens=session.overhead_tokens,
+    )
+
+
+def compact_preview_of(session: ChatSession) -> HistoryTrimmed | None:
+    """What `/compact` would summarise now and the estimated size after (`compact_estimate`)."""
+    from co_tui.governance.next_cut import compact_estimate
+
+    return compact_estimate(session.context, session.policy.budget_tokens, overhead_tokens=session.overhead_tokens)

@@ -225,6 +225,23 @@ class ChatController:
         if self.ready_and_idle("compact"):
             self._start("compact", self._run_compact(focus))
 
+    def compact_summary(self, focus: str | None) -> str | None:
+        """The /compact confirmation's text (what will be summarised, the estimated size after), or
+        None with a hint when it cannot run now or there is nothing to compact."""
+        if not self.ready_and_idle("compact"):
+            return None
+        session = self.session
+        assert session is not None
+        preview = session.compact_preview()
+        if preview is None:
+            self.view.show_hint("nothing to compact yet", info=True)
+            return None
+        from co_tui.tui.screens.confirm_compact import compact_summary
+
+        return compact_summary(
+            preview.dropped_messages, preview.dropped_turns, preview.tokens_before, preview.tokens_after, focus
+        )
+
     async def _run_compact(self, focus: str | None) -> None:
         session, view = self.session, self.view
         assert session is not None

@@ -96,3 +96,33 @@ async def test_compaction_and_summary_events_say_what_the_summary_kept(tmp_path:
     assert resumed.ledger[-1].summary_lost == event.summary_lost
     resumed.release_claim()
     session.release_claim()
+
+
+@pytest.mark.parametrize(
+    ("settings", "expected"),
+    [
+        ({"max_history_messages": 8, "context_strategy": "trim"}, "turn_trim"),
+        ({"max_history_messages": 8, "context_strategy": "summarize"}, "summary"),
+    ],
+)
+async def test_the_meter_names_the_cut_and_the_preview_is_what_happens(tmp_path: Path, settings, expected) -> None:
+    """issue 13 item 4 (and issue 12 item 4: the message limit too): when the meter says a cut is
+    due it says which kind, and the messages `next_cut` marks are the ones the next turn cuts."""
+    session = ChatSession(load_settings(**settings), workspace=tmp_path, model="offline")
+    checked = 0
+    for i in range(10):
+        reading = session.meter_reading()
+        cut = session.next_cut()
+        assert (cut is not None) == reading.trim_pending, f"turn {i}"
+        before = separate_markers(session.context)
+        events = await _run(session, f"note number {i}: the sky is blue")
+        trims = [e for e in events if e.type == "history_trimmed"]
+        if cut is None:
+            continue
+        checked += 1
+        assert reading.trim_kind == cut.kind == expected and trims[0].strategy == expected
+        # What was marked `next to go` is what the model no longer sees verbatim.
+        still = {id(p) for m in separate_markers(session.context) for p in m.parts}
+        gone = [i for i, m in enumerate(before) if not any(id(p) in still for p in m.parts)]
+        assert cut.going == gone
+    assert checked >= 1

@@ -190,9 +190,21 @@ def test_summary_banner_with_kept_and_lost(snap_compare, make_app):
 def test_after_compact(snap_compare, make_app):
     async def run(pilot) -> None:
         await send("fix the parser", "and the tests")(pilot)
-        await pilot.press("ctrl+k")
+        await pilot.press("ctrl+k", "ctrl+k")  # twice: compact without the preview question
         await wait_until(pilot, lambda: pilot.app.chat.query("TrimBanner.-compact"), what="compact banner")
         await wait_idle(pilot)
+
+    assert snap_compare(make_app(), terminal_size=SIZE, run_before=run)
+
+
+def test_compact_preview_dialog(snap_compare, make_app):
+    """issue 13 item 4: /compact first shows what it will summarise and the estimated size after."""
+
+    async def run(pilot) -> None:
+        await send("fix the parser", "and the tests")(pilot)
+        await pilot.press(*"/compact the parser", "enter")
+        await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "ConfirmCompact", what="preview")
+        await pilot.pause()
 
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=run)
 

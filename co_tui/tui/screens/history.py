@@ -77,6 +77,7 @@ STATUS_LABELS = {
     "truncated": "output truncated",
     "output_truncated": "output truncated",
     "evicted": "evicted",
+    "next_to_go": "next to go",
 }
 # Each status wears the colour of the chart state it belongs to (truncated: shortened, like "partly").
 _STATUS_STATE = {
@@ -85,6 +86,7 @@ _STATUS_STATE = {
     "summarised": "summarised",
     "dropped": "dropped",
     "evicted": "dropped",
+    "next to go": "partial",
 }
 _PREVIEW_CHARS = 80
 _MIN_PREVIEW_WIDTH = 20
@@ -147,7 +149,7 @@ def usage_summary(requests: Sequence[RequestCost]) -> str:
 
 
 def _turn_state(labels: set[str]) -> TurnState:
-    seen = {label in ("in context", "output truncated") for label in labels}
+    seen = {label in ("in context", "output truncated", "next to go") for label in labels}
     if seen == {True}:
         return "in_context"
     if True in seen:
@@ -180,9 +182,13 @@ class HistoryScreen(Screen[None]):
         Binding("d", "evict", "Evict"),
     ]
 
-    def __init__(self, session: HistorySource, *, evict: Evictor | None = None) -> None:
+    def __init__(
+        self, session: HistorySource, *, evict: Evictor | None = None, next_cut: Callable[[], Any] | None = None
+    ) -> None:
         super().__init__()
         self.session = session
+        # What the next automatic cut would remove (`SessionPort.next_cut`): rows marked `next to go`.
+        self._next_cut = next_cut
         # `d`: the controller's eviction (None: a read-only inspector, e.g. in tests of the layout).
         self._evict = evict
         # What the tables show: read by `reload`, drawn by `_draw` (again on every resize).
@@ -244,9 +250,21 @@ class HistoryScreen(Screen[None]):
         self._context_rows = context_view(
             self._transcript_rows, annotate_history(self.session.context, self.session.context)
         )
+        self._mark_next_to_go()
         self._ledger = list(self.session.ledger)
         self._requests = request_costs(self.session.transcript)
         self._draw()
+
+    def _mark_next_to_go(self) -> None:
+        """Rows the next automatic cut would remove or summarise read `next to go` (issue 13 item 4)."""
+        from co_tui.governance.inspect import mark_next_to_go
+
+        cut = self._next_cut() if self._next_cut is not None else None
+        if cut is None or not cut.going:
+            return
+        going = set(cut.going)
+        self._transcript_rows = list(mark_next_to_go(self._transcript_rows, going, context_rows=False))  # type: ignore[arg-type]
+        self._context_rows = list(mark_next_to_go(self._context_rows, going, context_rows=True))  # type: ignore[arg-type]
 
     def _draw(self) -> None:
         transcript_rows, context_rows, ledger = self._transcript_rows, self._context_rows, self._ledger

@@ -317,3 +317,31 @@ async def test_evicted_rows_are_marked_in_both_tabs(make_host):
 def test_history_evicted_snapshot(snap_compare, make_host):
     session = _evicted()
     assert snap_compare(make_host(lambda: HistoryScreen(session)), terminal_size=TERMINAL)
+
+
+def _about_to_cut():
+    """Five turns under a 16-message limit: the next send trims (the real policy, previewed)."""
+    from co_tui.governance.next_cut import preview_next_cut
+
+    transcript = [m for i in range(5) for m in _turn(i, LINES[i])]
+    session = CutSession(transcript, list(transcript), max_messages=16, budget=100_000)
+    governor = Governor(GovernancePolicy(budget_tokens=100_000, max_history_messages=16, strategy="trim"))
+    return session, lambda: preview_next_cut(governor, session.context)
+
+
+async def test_next_to_go_rows_are_what_the_next_cut_removes(make_host):
+    session, next_cut = _about_to_cut()
+    cut = next_cut()
+    assert cut is not None and cut.reason == "message_count" and cut.going
+    app = make_host(lambda: HistoryScreen(session, next_cut=next_cut))
+    async with app.run_test(size=TERMINAL) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#context-table", DataTable)
+        marked = [i for i in range(table.row_count) if str(table.get_row_at(i)[4]) == "next to go"]
+        assert marked == cut.going
+        assert marked == list(range(len(marked)))  # the oldest turns go first
+
+
+def test_history_next_to_go_snapshot(snap_compare, make_host):
+    session, next_cut = _about_to_cut()
+    assert snap_compare(make_host(lambda: HistoryScreen(session, next_cut=next_cut)), terminal_size=TERMINAL)
