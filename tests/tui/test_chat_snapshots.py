@@ -148,19 +148,21 @@ def test_trim_banner_collapsed(snap_compare, make_app):
     assert snap_compare(make_app(script=_trim_script), terminal_size=SIZE, run_before=send("start", "go on"))
 
 
+async def _expand_the_banner(pilot) -> None:
+    """run_before: send a prompt, then open its turn's banner with the keyboard."""
+    await send("go on")(pilot)
+    banner = pilot.app.chat.query_one("TrimBanner")
+    banner.query_one("CollapsibleTitle").focus()
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: not banner.collapsed, what="banner expanded")
+    await pilot.pause()
+
+
 def test_summary_banner_expanded(snap_compare, make_app):
     def script(prompt: str):
         return [Trim(SUMMARY_TRIM), Text("Continuing from the summary.")]
 
-    async def run(pilot) -> None:
-        await send("go on")(pilot)
-        banner = pilot.app.chat.query_one("TrimBanner")
-        banner.query_one("CollapsibleTitle").focus()
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: not banner.collapsed, what="banner expanded")
-        await pilot.pause()
-
-    assert snap_compare(make_app(script=script), terminal_size=(100, 34), run_before=run)
+    assert snap_compare(make_app(script=script), terminal_size=(100, 34), run_before=_expand_the_banner)
 
 
 def test_summary_banner_with_kept_and_lost(snap_compare, make_app):
@@ -176,15 +178,7 @@ def test_summary_banner_with_kept_and_lost(snap_compare, make_app):
     def script(prompt: str):
         return [Trim(checked), Text("Continuing from the summary.")]
 
-    async def run(pilot) -> None:
-        await send("go on")(pilot)
-        banner = pilot.app.chat.query_one("TrimBanner")
-        banner.query_one("CollapsibleTitle").focus()
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: not banner.collapsed, what="banner expanded")
-        await pilot.pause()
-
-    assert snap_compare(make_app(script=script), terminal_size=(100, 34), run_before=run)
+    assert snap_compare(make_app(script=script), terminal_size=(100, 34), run_before=_expand_the_banner)
 
 
 def test_after_compact(snap_compare, make_app):
