@@ -67,6 +67,11 @@ async def _run(session: ChatSession, prompt: str, fmt: str, out: TextIO, err: Te
                 code = EXIT_MODEL_ERROR
             err.write(f"co-tui: {event.message}\n")
             err.flush()
+        if event.type == "notice":  # not part of the jsonl stream (docs/architecture.md)
+            if not closed:
+                err.write(f"co-tui: {event.message}\n")
+                err.flush()
+            continue
         if event.type == "done":
             if event.interrupted and code == EXIT_OK:
                 code = EXIT_INTERRUPTED
