@@ -137,6 +137,9 @@ def run_print_mode(
     except OpenSessionError as exc:
         err.write(f"co-tui: {exc}\n")
         return exc.exit_code
+    for file in session.instruction_files:  # one line each; the turn runs without the file
+        if file.error:
+            err.write(f"co-tui: instructions skipped: {file.error}\n")
     if title and not session.title:
         from co_tui.session.chat import make_title
 
