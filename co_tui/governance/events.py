@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-Reason = Literal["token_budget", "message_count", "context_overflow", "manual_compact", "clear"]
+Reason = Literal["token_budget", "message_count", "context_overflow", "manual_compact", "clear", "restore"]
 Strategy = Literal["tool_output_trim", "turn_trim", "step_shrink", "summary", "static_marker", "compact"]
 
 
@@ -36,6 +36,9 @@ class HistoryTrimmed:
     # Of `dropped_messages`, how many the summary could not cover (the oldest, cut from the
     # summariser's input to fit it): removed without a summary. 0 for every other strategy.
     unsummarised_messages: int = 0
+    # Reason `restore` (an undone cut, docs/context-governance.md "Undo a cut"): how many messages
+    # the model sees again. 0 for every other event (a restore's `dropped_messages` stays 0).
+    restored_messages: int = 0
 
     type: Literal["history_trimmed"] = "history_trimmed"
 

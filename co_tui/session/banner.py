@@ -10,6 +10,7 @@ REASON_TEXT = {
     "context_overflow": "context window overflow",
     "manual_compact": "/compact",
     "clear": "/clear",
+    "restore": "/undo",
 }
 
 STRATEGY_TEXT = {
@@ -35,6 +36,8 @@ def banner_title(event: HistoryTrimmed) -> str:
     """The headline: 'History trimmed', 'History summarised', 'Conversation compacted', …"""
     if event.reason == "clear":
         return "Conversation cleared"
+    if event.reason == "restore":
+        return "Cut undone"
     if event.strategy == "compact":
         return "Conversation compacted"
     if event.strategy == "summary":
@@ -48,6 +51,15 @@ def _count(n: int, noun: str) -> str:
 
 def banner_line(event: HistoryTrimmed) -> str:
     """One line, e.g. '✂ History trimmed · 14 messages (3 turns) · 41.2k → 12.9k tokens · token budget'."""
+    if event.reason == "restore":  # the model sees more again, not less
+        return " · ".join(
+            [
+                f"↶ {banner_title(event)}",
+                f"{_count(event.restored_messages, 'message')} back in context",
+                f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)} tokens",
+                f"undid: {STRATEGY_TEXT.get(event.strategy, event.strategy)}",
+            ]
+        )
     parts = [f"✂ {banner_title(event)}"]
     if event.dropped_messages:
         turns = f" ({_count(event.dropped_turns, 'turn')})" if event.dropped_turns else ""
@@ -70,6 +82,8 @@ def banner_details(event: HistoryTrimmed) -> list[tuple[str, str]]:
         ("kept", _count(event.kept_turns, "turn")),
         ("tokens", f"{event.tokens_before:,} → {event.tokens_after:,} (budget {event.budget_tokens:,})"),
     ]
+    if event.reason == "restore":
+        rows[2] = ("restored", _count(event.restored_messages, "message"))
     if event.unsummarised_messages:
         covered = event.dropped_messages - event.unsummarised_messages
         rows.append(
