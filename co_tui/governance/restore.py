@@ -28,6 +28,7 @@ __all__ = [
     "undo_target",
     "restored_context",
     "restore_event",
+    "cut_position",
 ]
 
 # Ledger reasons that are not cuts of a live context (a /clear starts a new session; a restore is
@@ -137,3 +138,16 @@ def restore_event(
         restored_messages=back,
         note=f"undid trim #{cut_number} and every cut after it",
     )
+
+
+def cut_position(before: Sequence[ModelMessage], transcript: Sequence[ModelMessage], fallback: int) -> int:
+    """Where the transcript stood when the cut that started from `before` happened: just after the
+    newest transcript message `before` holds (the same object), else `fallback` (the ledger's
+    position). Every message after it is one the cut never saw."""
+    for message in reversed(before):
+        for i in range(len(transcript) - 1, -1, -1):
+            if transcript[i] is message:
+                return i + 1
+        if not is_marker(message):
+            break
+    return fallback

@@ -76,6 +76,10 @@ class ChatSession:
         self.ledger: list[HistoryTrimmed] = []
         # ledger_positions[i]: transcript length when ledger[i] happened (where its banner goes).
         self.ledger_positions: list[int] = []
+        # ledger_records[i]: what undoing ledger[i] needs (governance/restore.py CutRecord); `pins`:
+        # transcript indices of the pinned turns' prompts (session/steering.py).
+        self.ledger_records: list[Any] = []
+        self.pins: list[int] = []
         self.busy = False
         # Saved to the store lazily, at the first completed turn: opening and quitting leaves no empty session.
         self._persisted = session_id is not None
@@ -189,7 +193,16 @@ class ChatSession:
             cache_write_tokens=reading.cache_write_tokens,
             cost_usd=session_cost(priced),
             turns_to_trim=turns_to_trim,
+            pinned_tokens=self._pinned_tokens(messages),
         )
+
+    def _pinned_tokens(self, messages: Sequence[ModelMessage]) -> int:
+        pins = self.governance.governor.pins
+        if not pins:
+            return 0
+        from co_tui.governance.pins import pinned_tokens
+
+        return pinned_tokens(messages, pins)
 
     # --- turns -----------------------------------------------------------------------------------
 
@@ -243,7 +256,7 @@ class ChatSession:
                         if self._checkpoint_due:
                             self._checkpoint(prompt)
                         if isinstance(event, HistoryTrimmedEvent):
-                            yield self._apply_trim(event.to_domain())
+                            yield self._apply_trim(event.to_domain(), self._cut_record(event.before))
                             continue
                         if isinstance(event, AgentRunResultEvent):
                             run_messages = event.result.all_messages()
@@ -351,11 +364,26 @@ class ChatSession:
 
         self.context = tag_fused_markers(repair_messages(run_messages))
 
-    def _apply_trim(self, trim: HistoryTrimmed) -> HistoryTrimmed:
+    def _apply_trim(self, trim: HistoryTrimmed, record: Any = None) -> HistoryTrimmed:
+        """Record `trim` in the ledger; `record` (a `CutRecord`) is what undoing it needs."""
+        from co_tui.governance.restore import CutRecord
+
         trim = replace(trim, session_id=self.id)
         self.ledger.append(trim)
         self.ledger_positions.append(len(self.transcript))
+        self.ledger_records.append(record if record is not None else CutRecord())
         return trim
+
+    def _cut_record(self, before: Sequence[ModelMessage] | None) -> Any:
+        """The `CutRecord` of a cut that started from `before` (one pass's events share it)."""
+        from co_tui.governance.restore import CutRecord
+
+        if before is None:
+            return CutRecord()
+        last = self.ledger_records[-1].before if self.ledger_records else None
+        if last is not None and len(last) == len(before) and all(a is b for a, b in zip(last, before, strict=True)):
+            return CutRecord(before=last)
+        return CutRecord(before=tuple(before))
 
     def _error_event(self, exc: BaseException, *, partial: bool | None = None) -> ErrorEvent:
         from co_tui.agent.errors import describe_error
@@ -378,7 +406,7 @@ class ChatSession:
         Nothing happens on an empty context; on failure or cancellation the context is unchanged
         (and the error shown). The save runs in a thread.
         """
-        from co_tui.governance import compact
+        from co_tui.governance.pins import compact_around_pins
 
         if self.busy:
             yield ErrorEvent(
@@ -391,8 +419,9 @@ class ChatSession:
             return
         self.busy = True
         try:
-            result = await compact(
+            result = await compact_around_pins(
                 self.context,
+                self.governance.governor.pins,
                 self.governance.summarizer_model or self.model,
                 focus,
                 budget_tokens=self.policy.budget_tokens,
@@ -407,8 +436,9 @@ class ChatSession:
         if result.event is None:  # no turn to summarise, e.g. the context is already one compact pair
             yield Done(output="nothing to compact")
             return
+        before = tuple(self.context)
         self.context = list(result.messages)
-        trim = self._apply_trim(result.event)
+        trim = self._apply_trim(result.event, self._cut_record(before))
         yield trim
         save_error = await asyncio.to_thread(self._save, None)
         if save_error is not None:
@@ -437,10 +467,40 @@ class ChatSession:
         self.id = uuid.uuid4().hex
         self.title = ""
         self.transcript, self.context, self.ledger, self.ledger_positions = [], [], [], []
+        self.ledger_records, self.pins = [], []
+        self.governance.set_pins(frozenset())
         self._persisted = False
         self._saved_transcript_len = self._saved_ledger_len = 0
         self.meter = self._new_meter()
         return trim
+
+    # --- steering the context (session/steering.py) ------------------------------------------
+
+    async def restore(self, cut: int | None = None) -> HistoryTrimmed:
+        """`/undo`, `u`: undo the newest cut still in effect (or ledger entry `cut`, 0-based, and every
+        cut after it). Returns the `restore` event; raises `UndoRefused` with one line."""
+        from co_tui.session.steering import restore
+
+        return await restore(self, cut)
+
+    def toggle_pin(self, index: int) -> Any:
+        """`p`: pin (again: unpin) the turn holding transcript message `index`. Returns a
+        `PinChange`; raises `PinRefused` with one line. Writes one row when saved."""
+        from co_tui.session.steering import toggle_pin
+
+        return toggle_pin(self, index)
+
+    def pin_newest(self) -> Any:
+        """`/pin`: pin the newest turn. Returns a `PinChange`; raises `PinRefused` with one line."""
+        from co_tui.session.steering import pin_newest
+
+        return pin_newest(self)
+
+    def undoable_cuts(self) -> list[int]:
+        """Ledger indices of the cuts still in effect that `restore` can undo, oldest first."""
+        from co_tui.governance.restore import undoable_cuts
+
+        return undoable_cuts(self.ledger, self.ledger_records)
 
     # --- persistence -----------------------------------------------------------------------------
 
@@ -469,6 +529,7 @@ class ChatSession:
                 context=self.context if context is None else context,
                 new_events=self.ledger[self._saved_ledger_len :],
                 event_positions=self.ledger_positions[self._saved_ledger_len :],
+                event_records=self.ledger_records[self._saved_ledger_len :],
                 title=self.title or None,
                 model=self.model_name,
                 tokens=self.meter.reading(self.context if context is None else context).tokens,
@@ -538,11 +599,20 @@ class ChatSession:
         register_markers(session.context)
         session.ledger = list(loaded.ledger)
         session.ledger_positions = list(loaded.ledger_positions)
+        session._resume_steering(loaded.ledger_records, loaded.pins)
         session._saved_transcript_len = len(session.transcript)
         session._saved_ledger_len = len(session.ledger)
         session._anchor_meter_on_saved_usage()
         session._restore_summarizer_cooldown(store.last_summary_failure(session.id))
         return session
+
+    def _resume_steering(self, records: Sequence[Any], pins: Sequence[int]) -> None:
+        from co_tui.governance.restore import CutRecord
+        from co_tui.session.steering import pin_keys
+
+        self.ledger_records = list(records) or [CutRecord() for _ in self.ledger]
+        self.pins = list(pins)
+        self.governance.set_pins(pin_keys(self.transcript, self.pins))
 
     def _restore_summarizer_cooldown(self, failed_at: float | None) -> None:
         """A summary that failed in an earlier process (a print-mode turn) still cools down here, so

@@ -76,6 +76,8 @@ class UsageUpdate(_Event):
     cache_write_tokens: int = 0
     cost_usd: float | None = None
     turns_to_trim: int | None = None
+    # Estimated tokens of the pinned turns (docs/context-governance.md, "Pins"), part of `context_tokens`.
+    pinned_tokens: int = 0
     type: Literal["usage"] = "usage"
 
 
