@@ -85,6 +85,10 @@ def undo_target(ledger: Sequence[HistoryTrimmed], records: Sequence[CutRecord], 
         if not cuts:
             if not ledger:
                 raise UndoRefused("nothing to undo: the model has seen the whole conversation so far")
+            if any(r.before is None and e.reason not in _NOT_CUTS for e, r in zip(ledger, records, strict=False)):
+                raise UndoRefused(
+                    "nothing left to undo: the cuts left were saved before co-tui kept what a cut removed"
+                )
             raise UndoRefused("nothing left to undo: every cut in this session is already undone")
         return pass_start(records, cuts[-1])
     if not 0 <= selected < len(ledger):

@@ -163,6 +163,14 @@ class CoTuiApp(App[int]):
         """ctrl+k, /compact [focus]: summarise the conversation into a short recap."""
         self.controller.compact(focus)
 
+    async def action_undo(self) -> None:
+        """/undo: undo the newest cut or compaction still in effect (docs/context-governance.md)."""
+        await self.controller.undo()
+
+    async def action_pin(self) -> None:
+        """/pin: pin the newest turn, so no cut drops, summarises or shortens it."""
+        await self.controller.toggle_pin()
+
     def action_clear(self) -> None:
         """ctrl+l, /clear: after a confirm, start a fresh conversation (the old one stays saved)."""
         body = self.controller.clear_summary()
@@ -183,7 +191,7 @@ class CoTuiApp(App[int]):
             return
         from co_tui.tui.screens.history import HistoryScreen
 
-        self.push_screen(HistoryScreen(session))
+        self.push_screen(HistoryScreen(session, steer=self.controller))
 
     def action_show_help(self) -> None:
         """f1, /help: keys and commands."""

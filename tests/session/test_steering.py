@@ -145,3 +145,31 @@ async def test_pins_survive_cuts_and_resume_and_refuse_without_room(tmp_path: Pa
     assert 0 not in resumed.pins
     again = _resume(settings, workspace, resumed)
     assert 0 not in again.pins
+
+
+async def test_a_cut_saved_before_version_3_loads_and_cannot_be_undone(tmp_path: Path) -> None:
+    """Upgrading keeps old ledgers readable: their cuts have no undo data, and /undo says so."""
+    import sqlite3
+
+    from co_tui.session import migrations
+
+    workspace = _workspace(tmp_path)
+    settings = load_settings(context_budget_tokens=1500, context_strategy="trim", tool_output_trim_chars=200)
+    session = ChatSession(settings, workspace=workspace, store=SessionStore.open(workspace / "data"))
+    for i in range(6):
+        await _run(session, "read README.md" if i % 2 == 0 else f"hello number {i}")
+    assert session.undoable_cuts()
+    session.release_claim()
+    db = sqlite3.connect(workspace / "data" / "sessions.db")
+    db.execute("UPDATE ledger SET undo = NULL")  # what a version-2 database held
+    db.commit()
+    db.close()
+    resumed = ChatSession.resume(
+        settings, workspace=workspace, store=SessionStore.open(workspace / "data"), session_id=session.id
+    )
+    assert resumed.undoable_cuts() == [] and resumed.ledger == session.ledger
+    with pytest.raises(UndoRefused, match="^nothing left to undo: the cuts left were saved before"):
+        await resumed.restore()
+    with pytest.raises(UndoRefused, match="saved before co-tui kept"):
+        await resumed.restore(0)
+    assert migrations.SCHEMA_VERSION == len(migrations.MIGRATIONS)
