@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from co_tui.governance.events import HistoryTrimmed
@@ -99,7 +99,10 @@ async def restore(session: ChatSession, cut: int | None = None) -> HistoryTrimme
     )
     session.context = restored
     trim = session._apply_trim(event, CutRecord(undoes=target))
-    await asyncio.to_thread(session._save, None)
+    save_error = await asyncio.to_thread(session._save, None)
+    if save_error is not None:  # done in memory; the banner says it is not saved (nothing is lost)
+        trim = replace(trim, note=f"{trim.note}; {save_error.message}")
+        session.ledger[-1] = trim
     return trim
 
 
