@@ -149,3 +149,38 @@ async def test_context_breakdown_adds_up_to_the_meter(session: SessionPort) -> N
 
 async def test_no_instruction_files_in_an_empty_workspace(session: SessionPort) -> None:
     assert list(session.instruction_files) == []
+
+
+async def test_undo_walks_back_and_refuses_with_one_line(session: SessionPort) -> None:
+    from co_tui.governance.restore import UndoRefused
+
+    with pytest.raises(UndoRefused, match="^nothing to undo"):
+        await session.restore()
+    await _turn(session, "hello there")
+    await _turn(session, "and more")
+    before = list(session.context)
+    events = [event async for event in session.compact()]
+    assert isinstance(events[-1], Done) and session.undoable_cuts() == [0]
+    event = await session.restore()
+    assert (event.reason, event.strategy, event.dropped_messages) == ("restore", "compact", 0)
+    assert event.restored_messages > 0 and event.session_id == session.id
+    assert list(session.context) == before, "the context is the one before the compaction"
+    assert session.ledger[-1] is event or session.ledger[-1] == event
+    assert session.undoable_cuts() == []
+    with pytest.raises(UndoRefused, match="^nothing left to undo"):
+        await session.restore()
+
+
+async def test_pin_the_newest_turn_then_unpin_it(session: SessionPort) -> None:
+    from co_tui.session.steering import PinChange, PinRefused
+
+    with pytest.raises(PinRefused, match="nothing to pin"):
+        session.pin_newest()
+    await _turn(session, "remember this")
+    change = session.pin_newest()
+    assert isinstance(change, PinChange) and change.pinned and change.turn == 1 and change.pinned_tokens > 0
+    assert list(session.pins) == [0]
+    assert session.meter_reading().pinned_tokens == change.pinned_tokens
+    assert "pinned turn 1" in change.describe()
+    change = session.toggle_pin(len(session.transcript) - 1)
+    assert not change.pinned and list(session.pins) == [] and change.pinned_tokens == 0

@@ -27,7 +27,18 @@ from pydantic_ai.messages import (
 
 from co_tui.config import Settings
 from co_tui.governance.events import HistoryTrimmed
+from co_tui.governance.pins import pinned_tokens, turn_key
+from co_tui.governance.restore import (
+    CutRecord,
+    UndoRefused,
+    restore_event,
+    restored_context,
+    undo_target,
+    undoable_cuts,
+)
+from co_tui.governance.turns import segment
 from co_tui.session.events import Done, ErrorEvent, Event, TextDelta, ToolCall, ToolResult, UsageUpdate
+from co_tui.session.steering import PinChange, PinRefused
 
 
 @dataclass
@@ -106,6 +117,10 @@ class FakeSession:
     next_cut_result: Any = None  # what `next_cut()` returns
     instruction_files: tuple[Any, ...] = ()  # co_tui.agent.project_instructions.InstructionFile
     overhead_estimate: int = 1500  # instructions + tool schemas, for the /context breakdown
+
+    ledger_records: list[CutRecord] = field(default_factory=list)
+    pins: list[int] = field(default_factory=list)
+    refuse_pins: bool = False
     _cancelled: bool = False
     _calls: int = 0
 
@@ -124,6 +139,7 @@ class FakeSession:
             exactness=self.exactness,  # type: ignore[arg-type]
             window_is_guess=self.window_is_guess,
             trim_pending=tokens > self.budget_tokens,  # a stand-in for governance's own check
+            pinned_tokens=self._pinned_tokens() if self.pins else 0,
         )
 
     # --- turns -----------------------------------------------------------------------------------
@@ -180,6 +196,7 @@ class FakeSession:
                 elif isinstance(step, Trim):
                     self.ledger.append(step.event)
                     self.ledger_positions.append(len(self.transcript))
+                    self.ledger_records.append(CutRecord(before=tuple(self.context)))
                     yield step.event
                 elif isinstance(step, Hold):
                     while not self._cancelled:
@@ -205,6 +222,7 @@ class FakeSession:
             yield Done(output="nothing to compact")
             return
         before = self.meter_reading().context_tokens
+        before_context = tuple(self.context)
         summary = self.compact_summary + (f" (focus: {focus})" if focus else "")
         self.context = [
             ModelRequest(parts=[UserPromptPart(f"[Compacted conversation summary]\n{summary}")]),
@@ -225,6 +243,7 @@ class FakeSession:
         )
         self.ledger.append(event)
         self.ledger_positions.append(len(self.transcript))
+        self.ledger_records.append(CutRecord(before=before_context))
         yield event
         yield self.meter_reading()
         yield Done(output=summary)
@@ -250,6 +269,7 @@ class FakeSession:
         self.id = "f00dfeed0000000000000000000000bb"
         self.title = ""
         self.transcript, self.context, self.ledger, self.ledger_positions, self.prompts = [], [], [], [], []
+        self.ledger_records, self.pins = [], []
         self.extra_tokens = 0
         return event
 
@@ -313,6 +333,77 @@ class FakeSession:
             exactness=self.exactness,
             window_is_guess=self.window_is_guess,
         )
+
+    # --- steering the context: the real pure rules (governance/restore.py), a fake budget --------
+
+    def undoable_cuts(self) -> list[int]:
+        """Ledger indices of the cuts still in effect (compactions and scripted trims)."""
+        return undoable_cuts(self.ledger, self.ledger_records)
+
+    async def restore(self, cut: int | None = None) -> HistoryTrimmed:
+        """Undo like the real session; refused when the restored context would pass `budget_tokens`."""
+        if self.busy:
+            raise UndoRefused("wait for the running turn to finish (or press Esc) before undoing a cut")
+        target = undo_target(self.ledger, self.ledger_records, cut)
+        before = self.ledger_records[target].before or ()
+        restored = restored_context(before, self.transcript, self.ledger_positions[target])
+        tokens_before = self.meter_reading().context_tokens
+        tokens_after = len(restored) * self.tokens_per_message + self.extra_tokens
+        if tokens_after > self.budget_tokens:
+            raise UndoRefused(
+                f"cannot undo trim #{target + 1}: the restored context would need ~{tokens_after:,} tokens, "
+                f"over the {self.budget_tokens:,}-token budget — the next request would cut it again"
+            )
+        event = replace(
+            restore_event(
+                self.ledger[target],
+                current=self.context,
+                restored=restored,
+                tokens_before=tokens_before,
+                tokens_after=tokens_after,
+                budget_tokens=self.budget_tokens,
+                cut_number=target + 1,
+            ),
+            session_id=self.id,
+        )
+        self.context = restored
+        self.ledger.append(event)
+        self.ledger_positions.append(len(self.transcript))
+        self.ledger_records.append(CutRecord(undoes=target))
+        return event
+
+    def _prompt_of(self, index: int) -> tuple[int, int]:
+        turns = [t for t in segment(self.transcript).turns if t.has_prompt]
+        for number, turn in enumerate(turns, 1):
+            if index in turn.indices:
+                return number, turn.indices[0]
+        raise PinRefused("that message belongs to no user turn (the system prompt is always sent)")
+
+    def toggle_pin(self, index: int) -> PinChange:
+        """Pin or unpin the turn of transcript message `index` (`refuse_pins`: refused with figures)."""
+        turn, prompt = self._prompt_of(index)
+        if prompt in self.pins:
+            self.pins.remove(prompt)
+            return PinChange(turn, False, self._pinned_tokens())
+        if self.refuse_pins:
+            raise PinRefused(
+                f"cannot pin turn {turn}: pinned turns would hold ~90,000 tokens, over the 60,000-token mark"
+            )
+        self.pins.append(prompt)
+        return PinChange(turn, True, self._pinned_tokens())
+
+    def pin_newest(self) -> PinChange:
+        """Pin the newest turn (already pinned: unchanged)."""
+        if not self.transcript:
+            raise PinRefused("nothing to pin yet: send a message first")
+        turn, prompt = self._prompt_of(len(self.transcript) - 1)
+        if prompt not in self.pins:
+            return self.toggle_pin(prompt)
+        return PinChange(turn, True, self._pinned_tokens())
+
+    def _pinned_tokens(self) -> int:
+        keys = frozenset(k for i in self.pins if (k := turn_key(self.transcript[i])) is not None)
+        return pinned_tokens(self.context, keys)
 
 
 def fake_factory(**session_kwargs: Any) -> Callable[..., FakeSession]:

@@ -54,10 +54,14 @@ class HistoryTrimmedEvent(CapabilityEvent, namespace="co_tui"):
     unsummarised_messages: int = 0
     summary_kept: list[str] | None = None
     summary_lost: list[str] | None = None
+    restored_messages: int = 0
+    # The context the pass started from (shared by the events of one pass): what undoing it restores
+    # (governance/restore.py). In-process only; never part of the domain event.
+    before: tuple[ModelMessage, ...] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def from_domain(cls, event: HistoryTrimmed) -> HistoryTrimmedEvent:
-        return cls(**{name: getattr(event, name) for name in _PAYLOAD})
+    def from_domain(cls, event: HistoryTrimmed, before: tuple[ModelMessage, ...] | None = None) -> HistoryTrimmedEvent:
+        return cls(**{name: getattr(event, name) for name in _PAYLOAD}, before=before)
 
     def to_domain(self, session_id: str = "") -> HistoryTrimmed:
         """The domain event the session forwards (TUI banner, jsonl line, ledger row)."""
@@ -102,6 +106,10 @@ class ContextGovernance(AbstractCapability[Any]):
     def __post_init__(self) -> None:
         self.governor = Governor(self.policy, summarizer_model=self.summarizer_model, clock=self.clock)
 
+    def set_pins(self, pins: frozenset[str]) -> None:
+        """The keys of the turns no rule may cut from now on (`pins.turn_key`)."""
+        self.governor.pins = frozenset(pins)
+
     @classmethod
     def get_serialization_name(cls) -> str | None:
         return None  # holds callables and live state; not spec-serialisable
@@ -119,10 +127,11 @@ class ContextGovernance(AbstractCapability[Any]):
         self.seen_len = len(messages)
 
     async def _commit(self, ctx: RunContext[Any], outcome: PolicyOutcome) -> None:
+        before = tuple(ctx.messages)
         ctx.messages[:] = outcome.messages
         self.seen_len = len(ctx.messages)
         for event in outcome.events:
-            await ctx.emit(HistoryTrimmedEvent.from_domain(event))
+            await ctx.emit(HistoryTrimmedEvent.from_domain(event, before))
 
     async def before_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext

@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-Reason = Literal["token_budget", "message_count", "context_overflow", "manual_compact", "clear", "manual_evict"]
+Reason = Literal[
+    "token_budget", "message_count", "context_overflow", "manual_compact", "clear", "manual_evict", "restore"
+]
 Strategy = Literal["tool_output_trim", "turn_trim", "step_shrink", "summary", "static_marker", "compact"]
 
 
@@ -41,6 +43,9 @@ class HistoryTrimmed:
     # for every other cut.
     summary_kept: list[str] | None = None
     summary_lost: list[str] | None = None
+    # Reason `restore` (an undone cut, docs/context-governance.md "Undo a cut"): how many messages
+    # the model sees again. 0 for every other event (a restore's `dropped_messages` stays 0).
+    restored_messages: int = 0
 
     type: Literal["history_trimmed"] = "history_trimmed"
 

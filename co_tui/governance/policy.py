@@ -33,6 +33,7 @@ from pydantic_ai.messages import ModelMessage
 
 from co_tui.governance.events import HistoryTrimmed, Reason
 from co_tui.governance.markers import separate_markers
+from co_tui.governance.pins import reinsert, split_pinned
 from co_tui.governance.summarize import (
     SummaryError,
     SummaryWindow,
@@ -149,6 +150,8 @@ class Governor:
     clock: Callable[[], float] = time.monotonic
     cooldown_until: float | None = None
     last_summary_error: str | None = None
+    # Keys of the pinned turns (`pins.turn_key`): every rule runs around them (docs/context-governance.md).
+    pins: frozenset[str] = frozenset()
 
     def cooling_down(self) -> bool:
         """Whether a failed summary is recent enough that only zero-LLM trimming may run."""
@@ -189,6 +192,8 @@ class Governor:
         context exactly at the message limit is cut when it is sent (the prompt's own tokens are
         unknown until it is typed and are not counted).
         """
+        split = split_pinned(messages, self.pins)
+        messages, overhead_tokens = split.rest, overhead_tokens + split.tokens
         current, _, layout, over_count, over_tokens = self._triggers(messages, self._budget(overhead_tokens))
         if next_prompt and layout.turns:
             over_count = sum(len(t) for t in layout.turns) + 1 > self.policy.max_history_messages
@@ -198,6 +203,20 @@ class Governor:
         self, messages: Sequence[ModelMessage], *, model: Model | str | None = None, overhead_tokens: int = 0
     ) -> PolicyOutcome:
         """One full policy pass over the context view. Never mutates `messages`.
+
+        Pinned turns (`pins`) are taken out first, count as overhead, and come back verbatim in
+        place (`pins.reinsert`); the rest of this contract is `_apply_unpinned`'s.
+        """
+        split = split_pinned(messages, self.pins)
+        if not split.pinned:
+            return await self._apply_unpinned(split.rest, model=model, overhead_tokens=overhead_tokens)
+        outcome = await self._apply_unpinned(split.rest, model=model, overhead_tokens=overhead_tokens + split.tokens)
+        return replace(outcome, messages=reinsert(outcome.messages, split), tokens=outcome.tokens + split.tokens)
+
+    async def _apply_unpinned(
+        self, messages: Sequence[ModelMessage], *, model: Model | str | None = None, overhead_tokens: int = 0
+    ) -> PolicyOutcome:
+        """One policy pass over a context with no pinned turn.
 
         `model` is the summariser to use when `summarizer_model` is unset (the run's model).
         `overhead_tokens`: what every request carries besides the messages (instructions, tool
@@ -332,7 +351,15 @@ class Governor:
         `apply`, the events count the request (`overhead_tokens` included) against the configured
         budget; the reduced target goes in their `note`.
         """
-        current = separate_markers(messages)
+        split = split_pinned(messages, self.pins)
+        if split.pinned:  # pinned turns stay; the rest is cut as if they were instructions
+            outcome, ran = self.recover_overflow(
+                split.rest, shrink_done=shrink_done, overhead_tokens=overhead_tokens + split.tokens
+            )
+            return replace(
+                outcome, messages=reinsert(outcome.messages, split), tokens=outcome.tokens + split.tokens
+            ), ran
+        current = split.rest
         tokens = estimate_tokens(current)
         target = max(1, min(self.policy.budget_tokens, int(tokens * OVERFLOW_SHRINK)))
         note = f"the provider's context window was exceeded; cut aiming at {target + overhead_tokens:,} tokens"

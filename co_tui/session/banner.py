@@ -11,6 +11,7 @@ REASON_TEXT = {
     "manual_compact": "/compact",
     "clear": "/clear",
     "manual_evict": "evicted by you",
+    "restore": "/undo",
 }
 
 STRATEGY_TEXT = {
@@ -38,6 +39,8 @@ def banner_title(event: HistoryTrimmed) -> str:
         return "Conversation cleared"
     if event.reason == "manual_evict":
         return "Removed from the context"
+    if event.reason == "restore":
+        return "Cut undone"
     if event.strategy == "compact":
         return "Conversation compacted"
     if event.strategy == "summary":
@@ -51,6 +54,15 @@ def _count(n: int, noun: str) -> str:
 
 def banner_line(event: HistoryTrimmed) -> str:
     """One line, e.g. '✂ History trimmed · 14 messages (3 turns) · 41.2k → 12.9k tokens · token budget'."""
+    if event.reason == "restore":  # the model sees more again, not less
+        return " · ".join(
+            [
+                f"↶ {banner_title(event)}",
+                f"{_count(event.restored_messages, 'message')} back in context",
+                f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)} tokens",
+                f"undid: {STRATEGY_TEXT.get(event.strategy, event.strategy)}",
+            ]
+        )
     parts = [f"✂ {banner_title(event)}"]
     if event.reason == "manual_evict" and event.note:
         # What was removed, named by the eviction (its first clause; the cache warning is in the details).
@@ -76,6 +88,8 @@ def banner_details(event: HistoryTrimmed) -> list[tuple[str, str]]:
         ("kept", _count(event.kept_turns, "turn")),
         ("tokens", f"{event.tokens_before:,} → {event.tokens_after:,} (budget {event.budget_tokens:,})"),
     ]
+    if event.reason == "restore":
+        rows[2] = ("restored", _count(event.restored_messages, "message"))
     if event.unsummarised_messages:
         covered = event.dropped_messages - event.unsummarised_messages
         rows.append(

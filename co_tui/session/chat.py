@@ -51,7 +51,7 @@ def _shown_count(messages: Sequence[ModelMessage]) -> int:
 
 def _cut_kind(session: ChatSession, messages: Sequence[ModelMessage]) -> str | None:
     """The strategy of the cut the meter announces (`trims on next send` says which kind)."""
-    from co_tui.session.steering import next_cut_of
+    from co_tui.session.eviction import next_cut_of
 
     cut = next_cut_of(session, messages)
     return cut.kind if cut is not None else None
@@ -86,6 +86,10 @@ class ChatSession:
         self.ledger: list[HistoryTrimmed] = []
         # ledger_positions[i]: transcript length when ledger[i] happened (where its banner goes).
         self.ledger_positions: list[int] = []
+        # ledger_records[i]: what undoing ledger[i] needs (governance/restore.py CutRecord); `pins`:
+        # transcript indices of the pinned turns' prompts (session/steering.py).
+        self.ledger_records: list[Any] = []
+        self.pins: list[int] = []
         self.busy = False
         # Saved to the store lazily, at the first completed turn: opening and quitting leaves no empty session.
         self._persisted = session_id is not None
@@ -210,7 +214,16 @@ class ChatSession:
             cost_usd=session_cost(priced),
             turns_to_trim=turns_to_trim,
             trim_kind=_cut_kind(self, messages) if trim_pending else None,
+            pinned_tokens=self._pinned_tokens(messages),
         )
+
+    def _pinned_tokens(self, messages: Sequence[ModelMessage]) -> int:
+        pins = self.governance.governor.pins
+        if not pins:
+            return 0
+        from co_tui.governance.pins import pinned_tokens
+
+        return pinned_tokens(messages, pins)
 
     # --- turns -----------------------------------------------------------------------------------
 
@@ -269,7 +282,7 @@ class ChatSession:
                         if self._checkpoint_due:
                             self._checkpoint(prompt)
                         if isinstance(event, HistoryTrimmedEvent):
-                            yield self._apply_trim(event.to_domain())
+                            yield self._apply_trim(event.to_domain(), self._cut_record(event.before))
                             continue
                         if isinstance(event, AgentRunResultEvent):
                             run_messages = event.result.all_messages()
@@ -377,11 +390,26 @@ class ChatSession:
 
         self.context = tag_fused_markers(repair_messages(run_messages))
 
-    def _apply_trim(self, trim: HistoryTrimmed) -> HistoryTrimmed:
+    def _apply_trim(self, trim: HistoryTrimmed, record: Any = None) -> HistoryTrimmed:
+        """Record `trim` in the ledger; `record` (a `CutRecord`) is what undoing it needs."""
+        from co_tui.governance.restore import CutRecord
+
         trim = replace(trim, session_id=self.id)
         self.ledger.append(trim)
         self.ledger_positions.append(len(self.transcript))
+        self.ledger_records.append(record if record is not None else CutRecord())
         return trim
+
+    def _cut_record(self, before: Sequence[ModelMessage] | None) -> Any:
+        """The `CutRecord` of a cut that started from `before` (one pass's events share it)."""
+        from co_tui.governance.restore import CutRecord
+
+        if before is None:
+            return CutRecord()
+        last = self.ledger_records[-1].before if self.ledger_records else None
+        if last is not None and len(last) == len(before) and all(a is b for a, b in zip(last, before, strict=True)):
+            return CutRecord(before=last)
+        return CutRecord(before=tuple(before))
 
     def _error_event(self, exc: BaseException, *, partial: bool | None = None) -> ErrorEvent:
         from co_tui.agent.errors import describe_error
@@ -404,7 +432,7 @@ class ChatSession:
         Nothing happens on an empty context; on failure or cancellation the context is unchanged
         (and the error shown). The save runs in a thread.
         """
-        from co_tui.governance import compact
+        from co_tui.governance.pins import compact_around_pins
 
         if self.busy:
             yield ErrorEvent(
@@ -417,8 +445,9 @@ class ChatSession:
             return
         self.busy = True
         try:
-            result = await compact(
+            result = await compact_around_pins(
                 self.context,
+                self.governance.governor.pins,
                 self.governance.summarizer_model or self.model,
                 focus,
                 budget_tokens=self.policy.budget_tokens,
@@ -433,8 +462,9 @@ class ChatSession:
         if result.event is None:  # no turn to summarise, e.g. the context is already one compact pair
             yield Done(output="nothing to compact")
             return
+        before = tuple(self.context)
         self.context = list(result.messages)
-        trim = self._apply_trim(result.event)
+        trim = self._apply_trim(result.event, self._cut_record(before))
         yield trim
         save_error = await asyncio.to_thread(self._save, None)
         if save_error is not None:
@@ -463,6 +493,8 @@ class ChatSession:
         self.id = uuid.uuid4().hex
         self.title = ""
         self.transcript, self.context, self.ledger, self.ledger_positions = [], [], [], []
+        self.ledger_records, self.pins = [], []
+        self.governance.set_pins(frozenset())
         self._persisted = False
         self._saved_transcript_len = self._saved_ledger_len = 0
         from co_tui.session.instructions_reload import reload_instructions
@@ -473,23 +505,51 @@ class ChatSession:
 
     def evict(self, index: int) -> HistoryTrimmed:
         """Remove context message `index`'s tool output, or its whole older turn, from the context
-        (never the transcript); see `co_tui.session.steering.evict_from_context`. Blocking (saves)."""
-        from co_tui.session.steering import evict_from_context
+        (never the transcript); see `co_tui.session.eviction.evict_from_context`. Blocking (saves)."""
+        from co_tui.session.eviction import evict_from_context
 
         return evict_from_context(self, index)
 
     def next_cut(self) -> Any:
         """What the next automatic cut would remove or summarise (`NextCut`), or None: the policy's
-        own rules on the context, no model call (`co_tui.session.steering.next_cut_of`)."""
-        from co_tui.session.steering import next_cut_of
+        own rules on the context, no model call (`co_tui.session.eviction.next_cut_of`)."""
+        from co_tui.session.eviction import next_cut_of
 
         return next_cut_of(self)
 
     def compact_preview(self) -> HistoryTrimmed | None:
         """What `/compact` would summarise now, with the estimated size after (None: nothing to)."""
-        from co_tui.session.steering import compact_preview_of
+        from co_tui.session.eviction import compact_preview_of
 
         return compact_preview_of(self)
+
+    # --- steering the context (session/steering.py) ------------------------------------------
+
+    async def restore(self, cut: int | None = None) -> HistoryTrimmed:
+        """`/undo`, `u`: undo the newest cut still in effect (or ledger entry `cut`, 0-based, and every
+        cut after it). Returns the `restore` event; raises `UndoRefused` with one line."""
+        from co_tui.session.steering import restore
+
+        return await restore(self, cut)
+
+    def toggle_pin(self, index: int) -> Any:
+        """`p`: pin (again: unpin) the turn holding transcript message `index`. Returns a
+        `PinChange`; raises `PinRefused` with one line. Writes one row when saved."""
+        from co_tui.session.steering import toggle_pin
+
+        return toggle_pin(self, index)
+
+    def pin_newest(self) -> Any:
+        """`/pin`: pin the newest turn. Returns a `PinChange`; raises `PinRefused` with one line."""
+        from co_tui.session.steering import pin_newest
+
+        return pin_newest(self)
+
+    def undoable_cuts(self) -> list[int]:
+        """Ledger indices of the cuts still in effect that `restore` can undo, oldest first."""
+        from co_tui.governance.restore import undoable_cuts
+
+        return undoable_cuts(self.ledger, self.ledger_records)
 
     # --- persistence -----------------------------------------------------------------------------
 
@@ -518,6 +578,7 @@ class ChatSession:
                 context=self.context if context is None else context,
                 new_events=self.ledger[self._saved_ledger_len :],
                 event_positions=self.ledger_positions[self._saved_ledger_len :],
+                event_records=self.ledger_records[self._saved_ledger_len :],
                 title=self.title or None,
                 model=self.model_name,
                 tokens=self.meter.reading(self.context if context is None else context).tokens,
@@ -587,11 +648,20 @@ class ChatSession:
         register_markers(session.context)
         session.ledger = list(loaded.ledger)
         session.ledger_positions = list(loaded.ledger_positions)
+        session._resume_steering(loaded.ledger_records, loaded.pins)
         session._saved_transcript_len = len(session.transcript)
         session._saved_ledger_len = len(session.ledger)
         session._anchor_meter_on_saved_usage()
         session._restore_summarizer_cooldown(store.last_summary_failure(session.id))
         return session
+
+    def _resume_steering(self, records: Sequence[Any], pins: Sequence[int]) -> None:
+        from co_tui.governance.restore import CutRecord
+        from co_tui.session.steering import pin_keys
+
+        self.ledger_records = list(records) or [CutRecord() for _ in self.ledger]
+        self.pins = list(pins)
+        self.governance.set_pins(pin_keys(self.transcript, self.pins))
 
     def _restore_summarizer_cooldown(self, failed_at: float | None) -> None:
         """A summary that failed in an earlier process (a print-mode turn) still cools down here, so

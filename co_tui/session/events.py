@@ -78,6 +78,8 @@ class UsageUpdate(_Event):
     turns_to_trim: int | None = None
     # When `trim_pending`: the main strategy of that cut (`summary`, `turn_trim`, `tool_output_trim`…).
     trim_kind: str | None = None
+    # Estimated tokens of the pinned turns (docs/context-governance.md, "Pins"), part of `context_tokens`.
+    pinned_tokens: int = 0
     type: Literal["usage"] = "usage"
 
 

@@ -16,6 +16,12 @@ Layout (one row per thing, so a turn's save only appends or touches a short tail
 Version 2 adds `sessions.cost_usd`: the session's cost in USD so far, NULL when unknown (an unpriced
 model, or a session saved before costs were kept), so the session list needs no transcript.
 
+Version 3 (docs/context-governance.md, "Undo a cut" and "Pins") adds `ledger.undo`, what undoing
+that row needs — `{"before": [...]}` the context before the cut (each item a transcript index, or a
+message body of the context's own), `{"same": true}` the same context as the row before (one pass),
+`{"undoes": k}` for a restore — and the `pins` table: one row per pinned turn, by the transcript
+index of its user prompt.
+
 A database whose `user_version` is newer than `SCHEMA_VERSION` was written by a newer co-tui: the
 store refuses it rather than risk writing rows that version would misread.
 """
@@ -72,6 +78,16 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
     ),
     ("ALTER TABLE sessions ADD COLUMN cost_usd REAL",),
+    (
+        # Undo a cut: per ledger row, the context before it (JSON, see store_steering.py).
+        "ALTER TABLE ledger ADD COLUMN undo TEXT",
+        # Pinned turns, by the transcript index of the turn's user prompt.
+        """CREATE TABLE pins (
+            session_id     TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            transcript_seq INTEGER NOT NULL,
+            UNIQUE (session_id, transcript_seq)
+        )""",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

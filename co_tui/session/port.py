@@ -119,5 +119,30 @@ class SessionPort(Protocol):
         `meter_reading().context_tokens` whenever the context holds messages."""
         ...
 
+    # --- steering the context (docs/context-governance.md, "Undo a cut" and "Pins") ---------------
+
+    @property
+    def pins(self) -> Sequence[int]:
+        """Transcript indices of the pinned turns' user prompts."""
+        ...
+
+    def undoable_cuts(self) -> list[int]:
+        """Ledger indices (0-based, oldest first) of the cuts still in effect that `restore` can undo."""
+        ...
+
+    async def restore(self, cut: int | None = None) -> HistoryTrimmed:
+        """`/undo`, `u`: undo the newest cut still in effect, or ledger entry `cut` and every cut after
+        it; returns the `restore` event (in the ledger, saved). Raises `UndoRefused` (one line)."""
+        ...
+
+    def toggle_pin(self, index: int) -> Any:
+        """`p`: pin (again: unpin) the turn holding transcript message `index`; returns a `PinChange`
+        (its `describe()` is the line to show). Raises `PinRefused` (one line). Blocking (one row)."""
+        ...
+
+    def pin_newest(self) -> Any:
+        """`/pin`: pin the newest turn; returns a `PinChange`. Raises `PinRefused` (one line)."""
+        ...
+
 
 __all__ = ["SessionPort"]

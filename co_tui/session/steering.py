@@ -1,70 +1,196 @@
-"""The user steering the context from the session: evict (and the looks ahead that go with it).
+"""The user steers the context: undo a cut (`/undo`, `u`) and pin a turn (`/pin`, `p`).
 
-Kept out of chat.py (everyone edits that file): `ChatSession` calls these with a few lines. Each
-operation changes only the context — never the transcript — records one `history_trimmed` event in
-the ledger and saves. docs/context-governance.md, "Evict".
+`ChatSession.restore`, `toggle_pin` and `pin_newest` call these; the pure parts are in
+`governance/restore.py` and `governance/pins.py`, the rows in `store_steering.py`
+(docs/context-governance.md, "Undo a cut" and "Pins").
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+import asyncio
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from co_tui.governance.events import HistoryTrimmed
 
 if TYPE_CHECKING:
-    from co_tui.governance.next_cut import NextCut
+    from pydantic_ai.messages import ModelMessage
+
     from co_tui.session.chat import ChatSession
 
 
-class SteeringError(ValueError):
-    """An operation the session refuses; the message is one line for the user."""
+class PinRefused(Exception):
+    """A pin that cannot be set; `str()` is the one line the user sees."""
 
 
-def evict_from_context(session: ChatSession, index: int) -> HistoryTrimmed:
-    """Remove what context message `index` holds (numbered as the inspector's In context tab):
-    a tool output, or a whole older turn. Returns the recorded event; the first eviction of a
-    session also warns, in the event's note, that the prompt cache breaks from that point.
-    Raises `SteeringError` (one line) when refused or busy. Blocking: it saves."""
-    from co_tui.governance.evict import CACHE_WARNING, EvictError, evict
+@dataclass(frozen=True)
+class PinChange:
+    """What a pin toggle did: `turn` (1-based) is now `pinned` or not; `pinned_tokens` are all the
+    pinned turns' tokens now."""
+
+    turn: int
+    pinned: bool
+    pinned_tokens: int
+
+    def describe(self) -> str:
+        """The one line shown to the user."""
+        from co_tui.session.banner import format_tokens
+
+        if self.pinned:
+            return (
+                f"pinned turn {self.turn}: no cut will drop, summarise or shorten it "
+                f"(pinned: ~{format_tokens(self.pinned_tokens)} tokens)"
+            )
+        return f"unpinned turn {self.turn} (pinned: ~{format_tokens(self.pinned_tokens)} tokens)"
+
+
+# --- undo ----------------------------------------------------------------------------------------
+
+
+async def restore(session: ChatSession, cut: int | None = None) -> HistoryTrimmed:
+    """Undo the newest cut still in effect, or ledger entry `cut` (0-based) and every cut after it.
+
+    The context becomes the one before that cut plus every transcript message since (repaired so
+    calls stay paired); the `restore` event is recorded in the ledger and saved (in a thread).
+    Raises `UndoRefused` (one line) when busy, when nothing is left to undo, or when the restored
+    context would not fit the budget or the message limit.
+    """
+    from pydantic_ai.messages import repair_messages
+
+    from co_tui.governance.markers import tag_fused_markers
+    from co_tui.governance.restore import (
+        CutRecord,
+        UndoRefused,
+        cut_position,
+        restore_event,
+        restored_context,
+        undo_target,
+    )
 
     if session.busy:
-        raise SteeringError("wait for the running turn to finish (or press Esc) before evicting")
-    try:
-        result = evict(
-            session.context,
-            index,
-            budget_tokens=session.policy.budget_tokens,
-            overhead_tokens=session.overhead_tokens,
+        raise UndoRefused("wait for the running turn to finish (or press Esc) before undoing a cut")
+    target = undo_target(session.ledger, session.ledger_records, cut)
+    before = session.ledger_records[target].before
+    assert before is not None  # undo_target only returns cuts with their context kept
+    position = cut_position(before, session.transcript, session.ledger_positions[target])
+    restored = tag_fused_markers(repair_messages(restored_context(before, session.transcript, position)))
+    reading_before = session.meter.reading(session.context)
+    reading_after = session.meter.reading(restored)
+    budget = session.policy.budget_tokens
+    governor = session.governance.governor
+    if reading_after.tokens > budget or governor.over_limits(restored, overhead_tokens=session.overhead_tokens):
+        limit = session.policy.max_history_messages
+        from co_tui.session.chat import _shown_count
+
+        count = _shown_count(restored)
+        too_many = f", {count} messages (limit {limit})" if limit and count > limit else ""
+        raise UndoRefused(
+            f"cannot undo trim #{target + 1}: the restored context would need ~{reading_after.tokens:,} tokens"
+            f"{too_many}, over the {budget:,}-token budget — the next request would cut it again"
         )
-    except EvictError as exc:
-        raise SteeringError(str(exc)) from None
-    event = result.event
-    if not any(e.reason == "manual_evict" for e in session.ledger):  # warn once per session
-        event = replace(event, note=f"{event.note}; {CACHE_WARNING}")
-    session.context = list(result.messages)
-    trim = session._apply_trim(event)
-    error = session._save(None)
-    if error is not None:
-        raise SteeringError(error.message)
+    event = restore_event(
+        session.ledger[target],
+        current=session.context,
+        restored=restored,
+        tokens_before=reading_before.tokens,
+        tokens_after=reading_after.tokens,
+        budget_tokens=budget,
+        cut_number=target + 1,
+    )
+    session.context = restored
+    trim = session._apply_trim(event, CutRecord(undoes=target))
+    save_error = await asyncio.to_thread(session._save, None)
+    if save_error is not None:  # done in memory; the banner says it is not saved (nothing is lost)
+        trim = replace(trim, note=f"{trim.note}; {save_error.message}")
+        session.ledger[-1] = trim
     return trim
 
 
-def next_cut_of(session: ChatSession, messages: Sequence[Any] | None = None) -> NextCut | None:
-    """What the next automatic cut of `messages` (default: the context) would do, by the session's
-    own policy, overhead and summariser cooldown — no model call (`preview_next_cut`)."""
-    from co_tui.governance.next_cut import preview_next_cut
-
-    return preview_next_cut(
-        session.governance.governor,
-        session.context if messages is None else messages,
-        overhead_tokens=session.overhead_tokens,
-    )
+# --- pins ----------------------------------------------------------------------------------------
 
 
-def compact_preview_of(session: ChatSession) -> HistoryTrimmed | None:
-    """What `/compact` would summarise now and the estimated size after (`compact_estimate`)."""
-    from co_tui.governance.next_cut import compact_estimate
+def pin_keys(transcript: list[ModelMessage], pins: list[int]) -> frozenset[str]:
+    """The governance keys (`pins.turn_key`) of the turns whose prompts are transcript `pins`."""
+    from co_tui.governance.pins import turn_key
 
-    return compact_estimate(session.context, session.policy.budget_tokens, overhead_tokens=session.overhead_tokens)
+    keys = (turn_key(transcript[i]) for i in pins if 0 <= i < len(transcript))
+    return frozenset(k for k in keys if k is not None)
+
+
+def _turn_of(transcript: list[ModelMessage], index: int) -> tuple[int, int]:
+    """(1-based turn number, transcript index of its prompt) of the turn holding message `index`."""
+    from co_tui.governance.turns import segment
+
+    for number, turn in enumerate((t for t in segment(transcript).turns if t.has_prompt), 1):
+        if index in turn.indices:
+            return number, turn.indices[0]
+    raise PinRefused("that message belongs to no user turn (the system prompt is always sent)")
+
+
+def toggle_pin(session: ChatSession, index: int) -> PinChange:
+    """Pin the turn holding transcript message `index`, or unpin it when pinned; saved at once.
+
+    Raises `PinRefused` (one line) when busy, for a turn the context no longer holds, or when the
+    pinned turns plus the newest turn would exceed the low-water mark a cut aims at.
+    """
+    if session.busy:
+        raise PinRefused("wait for the running turn to finish before pinning")
+    turn, prompt = _turn_of(session.transcript, index)
+    pins = list(session.pins)
+    if prompt in pins:
+        pins.remove(prompt)
+        return _set_pins(session, pins, prompt, turn, pinned=False)
+    return _pin(session, pins, prompt, turn)
+
+
+def pin_newest(session: ChatSession) -> PinChange:
+    """`/pin`: pin the newest user turn (already pinned: nothing changes). Raises `PinRefused`."""
+    from co_tui.governance.turns import segment
+
+    if session.busy:
+        raise PinRefused("wait for the running turn to finish before pinning")
+    turns = [t for t in segment(session.transcript).turns if t.has_prompt]
+    if not turns:
+        raise PinRefused("nothing to pin yet: send a message first")
+    prompt = turns[-1].indices[0]
+    if prompt in session.pins:
+        from co_tui.governance.pins import pinned_tokens
+
+        tokens = pinned_tokens(session.context, pin_keys(session.transcript, session.pins))
+        return PinChange(len(turns), True, tokens)
+    return _pin(session, list(session.pins), prompt, len(turns))
+
+
+def _pin(session: ChatSession, pins: list[int], prompt: int, turn: int) -> PinChange:
+    from co_tui.governance.pins import pin_room, split_pinned, turn_key
+
+    key = turn_key(session.transcript[prompt])
+    in_context = key is not None and key in {turn_key(m) for m in split_pinned(session.context, frozenset()).rest}
+    if not in_context:
+        raise PinRefused(
+            f"turn {turn} is not in the context any more (dropped or summarised): /undo brings it back, then pin it"
+        )
+    keys = pin_keys(session.transcript, [*pins, prompt])
+    target = session.governance.governor.target_tokens(session.overhead_tokens)
+    tokens, newest, fits = pin_room(session.context, keys, target)
+    if not fits:
+        raise PinRefused(
+            f"cannot pin turn {turn}: pinned turns would hold ~{tokens:,} tokens and the newest turn ~{newest:,}, "
+            f"over the {target:,}-token mark a cut aims at — nothing else could ever be cut"
+        )
+    return _set_pins(session, sorted([*pins, prompt]), prompt, turn, pinned=True)
+
+
+def _set_pins(session: ChatSession, pins: list[int], prompt: int, turn: int, *, pinned: bool) -> PinChange:
+    from co_tui.governance.pins import pinned_tokens
+    from co_tui.session.store import StoreError
+
+    if session.store is not None and session._persisted:
+        try:
+            session.store.set_pin(session.id, prompt, pinned)
+        except StoreError as exc:  # nothing changes: the pin would not survive a resume
+            raise PinRefused(f"{exc} (the pin was not changed)") from None
+    session.pins = pins
+    keys = pin_keys(session.transcript, pins)
+    session.governance.set_pins(keys)
+    return PinChange(turn, pinned, pinned_tokens(session.context, keys))

@@ -53,6 +53,7 @@ from co_tui.session.store_errors import (
     StoreTooNew,
     translate_sqlite_error,
 )
+from co_tui.session.store_steering import read_pins, read_undo, write_pin, write_undo
 from co_tui.session.store_tail import SessionTail, read_ledger, read_preview, read_tail
 from co_tui.text import one_line
 
@@ -105,6 +106,9 @@ class LoadedSession:
     context: list[ModelMessage]
     ledger: list[HistoryTrimmed]
     ledger_positions: list[int] = field(default_factory=list)
+    # Per ledger entry, what undoing it needs (store_steering.py); the pinned turns' prompt indices.
+    ledger_records: list[Any] = field(default_factory=list)
+    pins: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -332,6 +336,7 @@ class SessionStore:
         tokens: int | None = None,
         event_positions: Sequence[int] | None = None,
         cost_usd: float | None | KeepType = KEEP,
+        event_records: Sequence[Any] | None = None,
     ) -> None:
         """Append `new_transcript` and `new_events`, store `context` (None: unchanged), update metadata.
 
@@ -340,6 +345,7 @@ class SessionStore:
         touched; context messages equal to a transcript message are stored as a reference to it.
         `event_positions` (transcript indices) place each event's banner; by default an event sits right after this turn's user prompt (or at the end if there is none).
         `cost_usd` is the session's cost so far (None: unknown); `KEEP` leaves the stored figure.
+        `event_records` (`governance.restore.CutRecord`, one per event): what undoing each needs.
         Raises `StoreLocked`, `StoreFull`, or `StoreError` (unknown session, other failures).
         """
         secrets = secret_env_values()
@@ -372,6 +378,8 @@ class SessionStore:
                             base + (1 if new_transcript and _is_user_prompt(new_transcript[0]) else 0), transcript_len
                         ),
                     )
+                    if event_records:
+                        write_undo(conn, session_id, saved.ledger_len, event_records, secrets)
                     if cost_usd is not KEEP:
                         conn.execute("UPDATE sessions SET cost_usd = ? WHERE id = ?", (cost_usd, session_id))
                     conn.execute(
@@ -546,6 +554,7 @@ class SessionStore:
                 raise damaged(f"context message {i} points at a missing transcript message")
 
         ledger, positions = read_ledger(conn, sid, damaged)
+        records = read_undo(conn, sid, transcript, len(ledger), damaged)
 
         saved = _Saved(
             revision=revision,
@@ -553,7 +562,12 @@ class SessionStore:
             ledger_len=len(ledger),
             context=ContextState.from_rows([r[0] for r in ctx_rows], [bytes(r[2]) for r in ctx_rows], context),
         )
-        return LoadedSession(meta, transcript, context, ledger, positions), saved
+        return LoadedSession(meta, transcript, context, ledger, positions, records, read_pins(conn, sid)), saved
+
+    def set_pin(self, session_id: str, transcript_seq: int, pinned: bool) -> None:
+        """Pin (or unpin) the turn whose user prompt is transcript message `transcript_seq`."""
+        with self._lock, self._transaction("save the pin") as conn:
+            write_pin(conn, session_id, transcript_seq, pinned)
 
     def _mark_damaged(self, conn: sqlite3.Connection, session_id: str, reason: str) -> None:
         # Best effort, so the list can flag it; a read-only or locked database just skips this.

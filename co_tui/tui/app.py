@@ -177,6 +177,14 @@ class CoTuiApp(App[int]):
 
         self.push_screen(ConfirmCompact(body), confirmed)
 
+    async def action_undo(self) -> None:
+        """/undo: undo the newest cut or compaction still in effect (docs/context-governance.md)."""
+        await self.controller.undo()
+
+    async def action_pin(self) -> None:
+        """/pin: pin the newest turn, so no cut drops, summarises or shortens it."""
+        await self.controller.toggle_pin()
+
     def action_clear(self) -> None:
         """ctrl+l, /clear: after a confirm, start a fresh conversation (the old one stays saved)."""
         body = self.controller.clear_summary()
@@ -197,7 +205,7 @@ class CoTuiApp(App[int]):
             return
         from co_tui.tui.screens.history import HistoryScreen
 
-        self.push_screen(HistoryScreen(session, evict=self.controller.evict, next_cut=session.next_cut))
+        self.push_screen(HistoryScreen(session, steer=self.controller, next_cut=session.next_cut))
 
     def action_show_context(self) -> None:
         """/context: what the next request holds, by category (instructions, tools, messages …)."""

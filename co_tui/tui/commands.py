@@ -57,6 +57,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("model", "Show the model, or switch to another one", "/model [name]", None, "model"),
     CommandSpec("help", "Keys and commands", "/help", "f1", "show_help"),
     CommandSpec("quit", "Quit co-tui", "/quit", "ctrl+q", "quit"),
+    CommandSpec("undo", "Undo the newest cut: the model sees what it removed again", "/undo", None, "undo"),
+    CommandSpec("pin", "Pin the newest turn: no cut drops, summarises or shortens it", "/pin", None, "pin"),
 )
 
 KEYS: tuple[KeySpec, ...] = (

@@ -315,6 +315,52 @@ class ChatController:
         line = banner_line(event).removeprefix("✂ ")
         return f"{line}. Note: {CACHE_WARNING}." if first else line
 
+    # --- /undo and /pin: steering the context (docs/context-governance.md) ----------------------
+
+    async def undo(self, cut: int | None = None) -> str:
+        """/undo, `u` on a Trims row: undo the newest cut still in effect (or ledger entry `cut`,
+        0-based, and every cut after it). Shows the `restore` banner and the meter; a refusal is a
+        hint. Returns the line to show where the user is (empty when the session is not ready)."""
+        from co_tui.governance.restore import UndoRefused
+
+        if not self.ready_and_idle("undo"):
+            return ""
+        session, view = self.session, self.view
+        assert session is not None
+        try:
+            trim = await session.restore(cut)
+        except UndoRefused as exc:
+            view.show_hint(str(exc))
+            return str(exc)
+        await view.show_event(trim)
+        await view.show_event(session.meter_reading())
+        from co_tui.session.banner import banner_line
+
+        return banner_line(trim)
+
+    async def toggle_pin(self, index: int | None = None) -> str:
+        """`p` on a message (its turn; again: unpin), /pin (`index` None: the newest turn). The pin
+        is saved in a thread; the meter shows the pinned tokens. Returns the line to show (a
+        refusal, with its figures, is also a hint)."""
+        from co_tui.session.steering import PinRefused
+
+        if not self.ready_and_idle("pin"):
+            return ""
+        session, view = self.session, self.view
+        assert session is not None
+        try:
+            if index is None:
+                change = await asyncio.to_thread(session.pin_newest)
+            else:
+                change = await asyncio.to_thread(session.toggle_pin, index)
+        except PinRefused as exc:
+            view.show_hint(str(exc))
+            return str(exc)
+        line: str = change.describe()
+        view.show_hint(line, info=True)
+        await view.show_event(session.meter_reading())
+        return line
+
     # --- /export and /model ----------------------------------------------------------------------
 
     def export(self, args: str = "") -> None:

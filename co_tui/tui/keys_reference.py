@@ -140,8 +140,13 @@ def _screen_sections() -> list[tuple[str, str]]:
     from co_tui.tui.screens.history import HistoryScreen
     from co_tui.tui.screens.sessions import SessionsScreen
 
+    # The tables' own keys: `u` on the Trims tab, `p` on the context and transcript tabs.
+    steering = [
+        ("u", "undo_cut", "Undo cut — on the Trims tab: the selected cut and every cut after it"),
+        ("p", "pin_turn", "Pin turn — on a message: its turn is never cut; again: unpin"),
+    ]
     return [
-        ("In the history inspector", bindings_table(HistoryScreen.BINDINGS)),
+        ("In the history inspector", bindings_table([*HistoryScreen.BINDINGS, *steering])),
         ("In the context breakdown", bindings_table(ContextScreen.BINDINGS)),
         ("In the sessions picker", bindings_table(SessionsScreen.BINDINGS)),
     ]

@@ -1,128 +1,175 @@
-"""Evict on a real session and a real SQLite file: the context changes, the transcript never does,
-the ledger records it, and all of it resumes exactly (issue 13 item 3)."""
+"""Undo a cut and pin a turn on a real ChatSession with a real SQLite file: survive resume, refuse
+with one line (docs/context-governance.md, "Undo a cut" and "Pins")."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-from pydantic_ai.messages import ModelRequest, ToolReturnPart
 
 from co_tui.config import load_settings
-from co_tui.governance import annotate_history
-from co_tui.governance.markers import is_evicted_output, marker_info, separate_markers
+from co_tui.governance.markers import is_marker, separate_markers
+from co_tui.governance.restore import UndoRefused
+from co_tui.governance.turns import segment
 from co_tui.session.chat import ChatSession
-from co_tui.session.steering import SteeringError
+from co_tui.session.steering import PinRefused
 from co_tui.session.store import SessionStore
 
 
-async def _run(session: ChatSession, prompt: str) -> list:
-    return [event async for event in session.run_turn(prompt)]
-
-
-def _index_of_output(session: ChatSession) -> int:
-    context = separate_markers(session.context)
-    return next(
-        i
-        for i, m in enumerate(context)
-        if isinstance(m, ModelRequest) and any(isinstance(p, ToolReturnPart) for p in m.parts)
-    )
-
-
-async def test_evict_then_resume_keeps_markers_ledger_and_statuses(tmp_path: Path) -> None:
-    (tmp_path / "README.md").write_text("# demo\n" + "A line of the readme.\n" * 60)
-    settings = load_settings()
-    store = SessionStore.open(tmp_path / "data")
-    session = ChatSession(settings, workspace=tmp_path, store=store)
-    for prompt in ("read README.md", "hello there", "what time is it"):
-        await _run(session, prompt)
-    transcript = list(session.transcript)
-
-    first = session.evict(_index_of_output(session))
-    assert (first.reason, first.strategy) == ("manual_evict", "tool_output_trim")
-    assert "read_file(path=README.md)" in (first.note or "") and "prompt cache" in (first.note or "")
-    hello = next(i for i, m in enumerate(separate_markers(session.context)) if "hello there" in str(m.parts[0]))
-    second = session.evict(hello)
-    assert (second.strategy, second.dropped_turns) == ("turn_trim", 1)
-    assert "prompt cache" not in (second.note or "")  # warned once
-    with pytest.raises(SteeringError, match="newest turn"):
-        session.evict(len(separate_markers(session.context)) - 1)
-    assert session.transcript == transcript
-
-    resumed = ChatSession.resume(
-        settings, workspace=tmp_path, store=SessionStore.open(tmp_path / "data"), session_id=session.id
-    )
-    assert resumed.context == session.context and resumed.ledger == session.ledger
-    context = separate_markers(resumed.context)
-    assert sum(1 for m in context for p in m.parts if is_evicted_output(p)) == 1
-    assert [marker_info(m).kind for m in context if marker_info(m) is not None] == ["evicted"]
-    rows = annotate_history(
-        resumed.transcript, resumed.context, ledger=resumed.ledger, positions=resumed.ledger_positions
-    )
-    assert [r.status for r in rows].count("evicted") == 3  # the output, and the turn's two messages
-    assert {r.status for r in rows if r.turn == 3} == {"in_context"}
-
-    # The next turn runs on the evicted context; the marker is still there, fused or not.
-    events = await _run(resumed, "and now?")
+async def _run(session: ChatSession, prompt: str) -> None:
+    events = [event async for event in session.run_turn(prompt)]
     assert not [e for e in events if e.type == "error"], events
-    assert any(
-        (info := marker_info(m)) is not None and info.kind == "evicted" for m in separate_markers(resumed.context)
-    )
-    resumed.release_claim()
+
+
+def _texts(messages) -> list[str]:
+    """What the model reads of each message, markers apart (pydantic-ai fuses a marker with the
+    prompt after it)."""
+    from co_tui.governance.tokens import part_text
+
+    return [
+        " ".join(part_text(p) for p in m.parts)
+        for m in separate_markers(messages)
+        if not is_marker(m) and any(getattr(p, "part_kind", "") != "system-prompt" for p in m.parts)
+    ]
+
+
+def _workspace(tmp_path: Path) -> Path:
+    (tmp_path / "README.md").write_text("# demo\n" + "A line of the readme that the tool returns.\n" * 80)
+    return tmp_path
+
+
+def _resume(settings, workspace: Path, session: ChatSession) -> ChatSession:
+    """Reopen `session` from the store, as another process would (the undo data comes from the file)."""
     session.release_claim()
-
-
-async def test_compaction_and_summary_events_say_what_the_summary_kept(tmp_path: Path) -> None:
-    """issue 13 item 5: every summary and compaction carries what its summary kept and lost, saved."""
-    (tmp_path / "notes_a.md").write_text("alpha\n")
-    settings = load_settings(max_history_messages=12)
-    store = SessionStore.open(tmp_path / "data")
-    session = ChatSession(settings, workspace=tmp_path, store=store, model="offline")
-    summaries = []
-    for i in range(12):
-        events = await _run(session, f"read notes_a.md and note item_{i} = {100 + i}")
-        summaries += [e for e in events if e.type == "history_trimmed" and e.strategy == "summary"]
-    assert summaries, "a 12-message limit should have summarised"
-    for event in summaries:
-        assert event.summary_kept is not None and event.summary_lost is not None
-        assert event.summary_kept or event.summary_lost
-    compacted = [e async for e in session.compact() if e.type == "history_trimmed"]
-    (event,) = compacted
-    assert event.summary_kept is not None and "notes_a.md" in event.summary_kept + (event.summary_lost or [])
-    resumed = ChatSession.resume(
-        settings, workspace=tmp_path, store=SessionStore.open(tmp_path / "data"), session_id=session.id
+    return ChatSession.resume(
+        settings, workspace=workspace, store=SessionStore.open(workspace / "data"), session_id=session.id
     )
-    assert resumed.ledger[-1].summary_kept == event.summary_kept
-    assert resumed.ledger[-1].summary_lost == event.summary_lost
-    resumed.release_claim()
-    session.release_claim()
 
 
-@pytest.mark.parametrize(
-    ("settings", "expected"),
-    [
-        ({"max_history_messages": 8, "context_strategy": "trim"}, "turn_trim"),
-        ({"max_history_messages": 8, "context_strategy": "summarize"}, "summary"),
-    ],
-)
-async def test_the_meter_names_the_cut_and_the_preview_is_what_happens(tmp_path: Path, settings, expected) -> None:
-    """issue 13 item 4 (and issue 12 item 4: the message limit too): when the meter says a cut is
-    due it says which kind, and the messages `next_cut` marks are the ones the next turn cuts."""
-    session = ChatSession(load_settings(**settings), workspace=tmp_path, model="offline")
-    checked = 0
+async def test_undo_restores_the_context_before_the_cut_and_survives_resume(tmp_path: Path) -> None:
+    workspace = _workspace(tmp_path)
+    settings = load_settings(context_budget_tokens=1500, context_strategy="trim", tool_output_trim_chars=200)
+    session = ChatSession(settings, workspace=workspace, store=SessionStore.open(workspace / "data"))
+    for i in range(8):
+        await _run(session, "read README.md" if i % 2 == 0 else f"hello number {i}")
+        if session.ledger:
+            break
+    assert session.ledger, "a 1,500-token budget should have cut something"
+    cuts = session.undoable_cuts()
+    assert cuts, "a cut made in this session can be undone"
+    transcript_len_at_cut = session.ledger_positions[cuts[-1]]
+    # Right after a budget cut, undoing it would not fit: refused, with the figures.
+    with pytest.raises(UndoRefused, match="would need ~"):
+        await session.restore()
+    # Resumed with a larger budget (the undo data comes back from the file), the cut can go.
+    settings = load_settings(context_budget_tokens=20_000, context_strategy="trim", tool_output_trim_chars=200)
+    session = _resume(settings, workspace, session)
+    assert session.undoable_cuts() == cuts
+    event = await session.restore()
+    assert event.reason == "restore" and event.restored_messages > 0 and event.dropped_messages == 0
+    assert event.tokens_after > event.tokens_before and event.tokens_after <= event.budget_tokens == 20_000
+    # The messages since the cut are the transcript's, verbatim (the same objects), and no marker of
+    # the undone cut is left.
+    tail = session.transcript[transcript_len_at_cut:]
+    assert all(any(m is c for c in session.context) for m in tail)
+    if len(session.undoable_cuts()) == 0:
+        assert not any(is_marker(m) for m in separate_markers(session.context))
+
+    resumed = _resume(settings, workspace, session)
+    assert resumed.context == session.context
+    assert resumed.ledger[-1].reason == "restore" and resumed.ledger[-1].restored_messages == event.restored_messages
+    assert resumed.undoable_cuts() == session.undoable_cuts()
+    db = resumed.store._conn  # the restore's row says what it undid
+    row = db.execute("SELECT undo FROM ledger WHERE session_id = ? ORDER BY seq DESC LIMIT 1", (resumed.id,))
+    assert "undoes" in json.loads(row.fetchone()[0])
+    await _run(resumed, "and on we go")  # the restored context is a valid history for the model
+
+
+async def test_undo_refuses_when_the_restored_context_would_not_fit(tmp_path: Path) -> None:
+    workspace = _workspace(tmp_path)
+    settings = load_settings(context_budget_tokens=1500, context_strategy="trim", tool_output_trim_chars=200)
+    session = ChatSession(settings, workspace=workspace, store=SessionStore.open(workspace / "data"))
+    with pytest.raises(UndoRefused, match="^nothing to undo"):
+        await session.restore()
     for i in range(10):
-        reading = session.meter_reading()
-        cut = session.next_cut()
-        assert (cut is not None) == reading.trim_pending, f"turn {i}"
-        before = separate_markers(session.context)
-        events = await _run(session, f"note number {i}: the sky is blue")
-        trims = [e for e in events if e.type == "history_trimmed"]
-        if cut is None:
-            continue
-        checked += 1
-        assert reading.trim_kind == cut.kind == expected and trims[0].strategy == expected
-        # What was marked `next to go` is what the model no longer sees verbatim.
-        still = {id(p) for m in separate_markers(session.context) for p in m.parts}
-        gone = [i for i, m in enumerate(before) if not any(id(p) in still for p in m.parts)]
-        assert cut.going == gone
-    assert checked >= 1
+        await _run(session, "read README.md" if i % 2 == 0 else f"hello number {i}")
+    assert len(session.undoable_cuts()) >= 2
+    oldest = session.undoable_cuts()[0]
+    context, ledger_len = list(session.context), len(session.ledger)
+    with pytest.raises(UndoRefused) as refused:
+        await session.restore(oldest)  # everything since the first cut: far over 1,500 tokens
+    line = str(refused.value)
+    assert "\n" not in line and "would need ~" in line and "1,500-token budget" in line
+    assert list(session.context) == context and len(session.ledger) == ledger_len, "nothing changed"
+    with pytest.raises(UndoRefused, match="no trim #99"):
+        await session.restore(98)
+
+
+async def test_pins_survive_cuts_and_resume_and_refuse_without_room(tmp_path: Path) -> None:
+    workspace = _workspace(tmp_path)
+    settings = load_settings(context_budget_tokens=2500, context_strategy="trim", tool_output_trim_chars=200)
+    session = ChatSession(settings, workspace=workspace, store=SessionStore.open(workspace / "data"))
+    await _run(session, "the secret word is tangerine")
+    change = session.pin_newest()
+    assert change.pinned and change.turn == 1 and session.pins == [0]
+    assert session.meter_reading().pinned_tokens == change.pinned_tokens > 0
+    pinned_turn = _texts(session.context[:2])
+    for i in range(8):
+        await _run(session, "read README.md" if i % 2 == 0 else f"hello number {i}")
+    assert session.ledger, "cuts happened around the pin"
+    assert _texts(session.context)[: len(pinned_turn)] == pinned_turn, "the pinned turn is still there, first"
+    assert session.ledger[-1].dropped_turns > 0
+
+    resumed = _resume(settings, workspace, session)
+    assert resumed.pins == [0] and resumed.meter_reading().pinned_tokens > 0
+    await _run(resumed, "read README.md")
+    await _run(resumed, "hello once more")
+    assert _texts(resumed.context)[: len(pinned_turn)] == pinned_turn, "still pinned after resume"
+
+    # The newest turn (a README read) plus every other turn pinned is over the low-water mark.
+    prompts = [t.indices[0] for t in segment(resumed.transcript).turns if t.has_prompt]
+    with pytest.raises(PinRefused) as refused:
+        for index in prompts:
+            if index not in resumed.pins:
+                try:
+                    resumed.toggle_pin(index)
+                except PinRefused as exc:
+                    if "not in the context" in str(exc):
+                        continue
+                    raise
+    line = str(refused.value)
+    assert "\n" not in line and "pinned turns would hold ~" in line and "tokens" in line
+    # Unpin: the row goes, and a resume agrees.
+    resumed.toggle_pin(0)
+    assert 0 not in resumed.pins
+    again = _resume(settings, workspace, resumed)
+    assert 0 not in again.pins
+
+
+async def test_a_cut_saved_before_version_3_loads_and_cannot_be_undone(tmp_path: Path) -> None:
+    """Upgrading keeps old ledgers readable: their cuts have no undo data, and /undo says so."""
+    import sqlite3
+
+    from co_tui.session import migrations
+
+    workspace = _workspace(tmp_path)
+    settings = load_settings(context_budget_tokens=1500, context_strategy="trim", tool_output_trim_chars=200)
+    session = ChatSession(settings, workspace=workspace, store=SessionStore.open(workspace / "data"))
+    for i in range(6):
+        await _run(session, "read README.md" if i % 2 == 0 else f"hello number {i}")
+    assert session.undoable_cuts()
+    session.release_claim()
+    db = sqlite3.connect(workspace / "data" / "sessions.db")
+    db.execute("UPDATE ledger SET undo = NULL")  # what a version-2 database held
+    db.commit()
+    db.close()
+    resumed = ChatSession.resume(
+        settings, workspace=workspace, store=SessionStore.open(workspace / "data"), session_id=session.id
+    )
+    assert resumed.undoable_cuts() == [] and resumed.ledger == session.ledger
+    with pytest.raises(UndoRefused, match="^nothing left to undo: the cuts left were saved before"):
+        await resumed.restore()
+    with pytest.raises(UndoRefused, match="saved before co-tui kept"):
+        await resumed.restore(0)
+    assert migrations.SCHEMA_VERSION == len(migrations.MIGRATIONS)

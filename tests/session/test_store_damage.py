@@ -53,10 +53,26 @@ def test_a_corrupt_row_breaks_only_its_session(
 
 def test_a_corrupt_ledger_row(store: SessionStore, db: sqlite3.Connection, tmp_path: Path) -> None:
     bad, good = _two_sessions(store, tmp_path)
-    db.execute("INSERT INTO ledger VALUES (?, 0, 0, 0, '[1, 2')", (bad,))
+    db.execute("INSERT INTO ledger (session_id, seq, at_message, created, event) VALUES (?, 0, 0, 0, '[1, 2')", (bad,))
     db.commit()
     with pytest.raises(StoreCorrupt, match="ledger entry 0"):
         store.load(bad)
+    store.load(good)
+
+
+@pytest.mark.parametrize("undo", ['{"before": [999]}', '{"before": ["{not json"]}', "[1, 2"])
+def test_a_corrupt_undo_row(store: SessionStore, db: sqlite3.Connection, tmp_path: Path, undo: str) -> None:
+    """What undoing a cut needs (ledger.undo) is read with the session: damage names the row."""
+    bad, good = _two_sessions(store, tmp_path)
+    event = '{"type": "history_trimmed", "reason": "token_budget", "strategy": "turn_trim"}'
+    db.execute(
+        "INSERT INTO ledger (session_id, seq, at_message, created, event, undo) VALUES (?, 0, 0, 0, ?, ?)",
+        (bad, event, undo),
+    )
+    db.commit()
+    with pytest.raises(StoreCorrupt, match="ledger entry 0") as caught:
+        store.load(bad)
+    assert "\n" not in str(caught.value)
     store.load(good)
 
 

@@ -1,24 +1,12 @@
-"""`d` in the history inspector: evict through the controller on the real session (issue 13 item 3)."""
+"""/undo, /pin and the inspector's `u` and `p` on the real session (offline model, SQLite store)."""
 
 from __future__ import annotations
 
 import pytest
 from pilot_helpers import wait_idle, wait_ready, wait_until
-from pydantic_ai.messages import ModelRequest, ToolReturnPart
-from textual.widgets import DataTable
+from textual.widgets import DataTable, TabbedContent
 
-from co_tui.governance.markers import separate_markers
-
-SIZE = (110, 34)
-
-
-async def _send(pilot, text: str) -> None:
-    await pilot.press(*text, "enter")
-    await wait_idle(pilot)
-
-
-def _notes(app) -> list[str]:
-    return [n.message for n in app._notifications]
+SIZE = (100, 32)
 
 
 @pytest.fixture
@@ -26,35 +14,70 @@ def app(real_app):
     return real_app
 
 
-async def test_d_evicts_a_tool_output_then_refuses_the_newest_turn(app):
+async def _send(pilot, text: str) -> None:
+    await pilot.press(*text, "enter")
+    await wait_idle(pilot)
+
+
+def _banners(pilot, kind: str) -> list:
+    return list(pilot.app.chat.query(f"TrimBanner.-{kind}"))
+
+
+def _hint(pilot) -> str:
+    return str(pilot.app.chat.query_one("#hint").render())
+
+
+async def test_undo_brings_back_what_compact_summarised(app):
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
-        await _send(pilot, "read README.md")
+        await _send(pilot, "/undo")
+        assert "nothing to undo" in _hint(pilot)
         await _send(pilot, "hello")
-        transcript = list(app.session.transcript)
-        context = separate_markers(app.session.context)
-        output = next(
-            i
-            for i, m in enumerate(context)
-            if isinstance(m, ModelRequest) and any(isinstance(p, ToolReturnPart) for p in m.parts)
-        )
-        await pilot.press("f2")
-        await wait_until(pilot, lambda: type(app.screen).__name__ == "HistoryScreen", what="inspector")
-        table = app.screen.query_one("#context-table", DataTable)
-        table.move_cursor(row=output)
-        await pilot.press("d")
-        await wait_until(pilot, lambda: any(e.reason == "manual_evict" for e in app.session.ledger), what="evict")
-        await wait_until(pilot, lambda: any("prompt cache" in n for n in _notes(app)), what="the cache warning")
-        assert app.session.transcript == transcript
-        assert str(table.get_row_at(output)[4]) == "evicted"
-        # The newest turn: refused, with the reason.
-        table.move_cursor(row=table.row_count - 1)
-        await pilot.press("d")
-        await wait_until(pilot, lambda: any("newest turn" in n for n in _notes(app)), what="refusal")
-        assert sum(e.reason == "manual_evict" for e in app.session.ledger) == 1
-        await pilot.press("escape")
-        await wait_until(pilot, lambda: app.chat.query("TrimBanner"), what="banner in the chat")
-        from co_tui.session.banner import banner_line
+        await _send(pilot, "read README.md")
+        before = list(app.session.context)
+        await _send(pilot, "/compact")
+        assert _banners(pilot, "compact") and app.session.context != before
+        await _send(pilot, "/undo")
+        await wait_until(pilot, lambda: _banners(pilot, "restore"), what="the restore banner")
+        assert list(app.session.context) == before
+        event = _banners(pilot, "restore")[0].event
+        assert event.reason == "restore" and event.strategy == "compact" and event.restored_messages > 0
+        await _send(pilot, "/undo")
+        assert "nothing left to undo" in _hint(pilot)
 
-        line = banner_line(app.chat.query("TrimBanner").last().event)
-        assert line.startswith("✂ Removed from the context · output of read_file(path=README.md)"), line
+
+async def test_p_pins_a_turn_and_u_undoes_a_cut_in_the_inspector(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await _send(pilot, "hello")
+        await _send(pilot, "read README.md")
+        await _send(pilot, "/compact")
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "HistoryScreen", what="the inspector")
+        screen = app.screen
+        # Trims tab: u undoes the selected cut (the compaction).
+        await pilot.press("l")
+        await pilot.pause()
+        assert "press u to undo this cut" in str(screen.query_one("#ledger-detail").render())
+        await pilot.press("u")
+        await wait_until(pilot, lambda: app.session.ledger[-1].reason == "restore", what="the restore")
+        await wait_until(pilot, lambda: screen.query_one("#ledger-table", DataTable).row_count == 2, what="reload")
+        assert app.session.undoable_cuts() == []
+        # Transcript tab: p on the first message pins turn 1; the row says so, the meter counts it.
+        await pilot.press("t")
+        await pilot.pause()
+        table = screen.query_one("#transcript-table", DataTable)
+        table.move_cursor(row=0)
+        await pilot.press("p")
+        await wait_until(pilot, lambda: list(app.session.pins) == [0], what="the pin")
+        await wait_until(pilot, lambda: str(table.get_row_at(0)[4]) == "pinned", what="the pinned row")
+        assert " pinned" in str(screen.query_one("#history-totals").render())
+        assert app.session.meter_reading().pinned_tokens > 0
+        await pilot.press("p")  # again: unpinned
+        await wait_until(pilot, lambda: list(app.session.pins) == [], what="the unpin")
+        assert screen.query_one("#history-tabs", TabbedContent).active == "transcript"
+        await pilot.press("escape")
+        await _send(pilot, "/pin")
+        await wait_until(pilot, lambda: list(app.session.pins) == [2], what="/pin pins the newest turn")
+        assert "pinned turn 2" in _hint(pilot)
+        assert "pinned" in str(app.chat.query_one("ContextMeter").render())

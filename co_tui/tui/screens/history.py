@@ -17,6 +17,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 
@@ -45,8 +46,13 @@ class HistorySource(Protocol):
     def meter_reading(self) -> UsageUpdate: ...
 
 
-Evictor = Callable[[int], Awaitable[str]]
-"""Evicts context message N (the controller's `evict`) and returns the line to show."""
+class Steering(Protocol):
+    """The controller's intents the inspector may call (co_tui/tui/controller.py): each returns
+    the line to show (a refusal says why, with its figures)."""
+
+    def undo(self, cut: int | None = None) -> Awaitable[str]: ...
+    def toggle_pin(self, index: int | None = None) -> Awaitable[str]: ...
+    def evict(self, index: int) -> Awaitable[str]: ...
 
 
 class MessageRow(Protocol):
@@ -87,6 +93,7 @@ _STATUS_STATE = {
     "dropped": "dropped",
     "evicted": "dropped",
     "next to go": "partial",
+    "pinned": "in_context",
 }
 _PREVIEW_CHARS = 80
 _MIN_PREVIEW_WIDTH = 20
@@ -149,7 +156,7 @@ def usage_summary(requests: Sequence[RequestCost]) -> str:
 
 
 def _turn_state(labels: set[str]) -> TurnState:
-    seen = {label in ("in context", "output truncated", "next to go") for label in labels}
+    seen = {label in ("in context", "pinned", "output truncated", "next to go") for label in labels}
     if seen == {True}:
         return "in_context"
     if True in seen:
@@ -168,8 +175,55 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+class LedgerTable(DataTable[Any]):
+    """The Trims tab's table: `u` undoes the selected cut (docs/context-governance.md, "Undo a cut")."""
+
+    BINDINGS = [Binding("u", "undo_cut", "Undo cut")]
+
+    class UndoCut(Message):
+        """Undo the cut on row `row` (its ledger index)."""
+
+        def __init__(self, row: int) -> None:
+            super().__init__()
+            self.row = row
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Without a controller (a read-only inspector) `u` stays the screen's: the Usage tab.
+        if action == "undo_cut":
+            return getattr(self.screen, "steer", None) is not None
+        return super().check_action(action, parameters)
+
+    def action_undo_cut(self) -> None:
+        if self.row_count:
+            self.post_message(self.UndoCut(self.cursor_row))
+
+
+class MessageTable(DataTable[Any]):
+    """The context and transcript tables: `p` pins (again: unpins) the selected message's turn."""
+
+    BINDINGS = [Binding("p", "pin_turn", "Pin turn")]
+
+    class PinTurn(Message):
+        """Pin or unpin the turn of the message on row `row` of `table`."""
+
+        def __init__(self, table: str, row: int) -> None:
+            super().__init__()
+            self.table = table
+            self.row = row
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "pin_turn":  # only with a controller to pin through
+            return getattr(self.screen, "steer", None) is not None
+        return super().check_action(action, parameters)
+
+    def action_pin_turn(self) -> None:
+        if self.row_count:
+            self.post_message(self.PinTurn(self.id or "", self.cursor_row))
+
+
 class HistoryScreen(Screen[None]):
-    """Read-only inspector of a session's context, transcript and trim ledger."""
+    """The inspector of a session's context, transcript and trim ledger; with `steer` (the chat
+    controller) `u` undoes a cut and `p` pins a turn, otherwise it is read-only."""
 
     CSS_PATH = "history.tcss"
     BINDINGS = [
@@ -183,14 +237,16 @@ class HistoryScreen(Screen[None]):
     ]
 
     def __init__(
-        self, session: HistorySource, *, evict: Evictor | None = None, next_cut: Callable[[], Any] | None = None
+        self, session: HistorySource, steer: Steering | None = None, *, next_cut: Callable[[], Any] | None = None
     ) -> None:
         super().__init__()
         self.session = session
+        # The controller's intents (undo, pin, evict); None: a read-only inspector (layout tests).
+        self.steer = steer
         # What the next automatic cut would remove (`SessionPort.next_cut`): rows marked `next to go`.
         self._next_cut = next_cut
-        # `d`: the controller's eviction (None: a read-only inspector, e.g. in tests of the layout).
-        self._evict = evict
+        self._undoable: set[int] = set()
+        self._pinned_turns: set[int] = set()
         # What the tables show: read by `reload`, drawn by `_draw` (again on every resize).
         self._transcript_rows: list[MessageRow] = []
         self._context_rows: list[MessageRow] = []
@@ -212,11 +268,11 @@ class HistoryScreen(Screen[None]):
             yield Static(legend_markup(), id="history-legend")
         with TabbedContent(id="history-tabs"):
             with TabPane("In context", id="context"):
-                yield DataTable(id="context-table", cursor_type="row", zebra_stripes=True)
+                yield MessageTable(id="context-table", cursor_type="row", zebra_stripes=True)
             with TabPane("Transcript", id="transcript"):
-                yield DataTable(id="transcript-table", cursor_type="row", zebra_stripes=True)
+                yield MessageTable(id="transcript-table", cursor_type="row", zebra_stripes=True)
             with TabPane("Trims", id="ledger"):
-                yield DataTable(id="ledger-table", cursor_type="row", zebra_stripes=True)
+                yield LedgerTable(id="ledger-table", cursor_type="row", zebra_stripes=True)
                 yield Static(id="ledger-detail")
             with TabPane("Usage", id="usage"):
                 yield DataTable(id="usage-table", cursor_type="row", zebra_stripes=True)
@@ -253,6 +309,7 @@ class HistoryScreen(Screen[None]):
         self._mark_next_to_go()
         self._ledger = list(self.session.ledger)
         self._requests = request_costs(self.session.transcript)
+        self._read_steering()
         self._draw()
 
     def _mark_next_to_go(self) -> None:
@@ -303,6 +360,8 @@ class HistoryScreen(Screen[None]):
         table.add_column("preview", key="preview", width=self._preview_width(table))
         for row in rows:
             label = status_label(row.status)
+            if label == "in context" and row.turn in self._pinned_turns:
+                label = "pinned"
             dim = "dim" if label in ("dropped", "summarised", "evicted") else ""
             table.add_row(
                 Text(str(row.index), justify="right"),
@@ -326,6 +385,8 @@ class HistoryScreen(Screen[None]):
             dropped = _plural(event.dropped_messages, "msg") + (
                 f" ({_plural(event.dropped_turns, 'turn')})" if event.dropped_turns else ""
             )
+            if event.reason == "restore":
+                dropped = f"+{_plural(event.restored_messages, 'msg')} back"
             table.add_row(
                 Text(str(number), justify="right"),
                 REASON_TEXT.get(event.reason, event.reason),
@@ -372,7 +433,11 @@ class HistoryScreen(Screen[None]):
             detail.update("No trims yet: the model sees the whole conversation.")
             return
         text = Text()
-        for label, value in banner_details(event):
+        rows = banner_details(event)
+        undo = self._undo_line(event)
+        if undo:
+            rows = [*rows, ("undo", undo)]
+        for label, value in rows:
             text.append(f"{label:>9}  ", style="bold")
             text.append(f"{value}\n")
         detail.update(text)
@@ -391,10 +456,12 @@ class HistoryScreen(Screen[None]):
         text = Text()
         text.append("In context  ", style="bold")
         limit = f"/{reading.max_messages}" if reading.max_messages else ""
+        # Short: the line must stay one line at 100 columns.
+        pinned = f" · ~{format_tokens(reading.pinned_tokens)} pinned" if self._pinned_turns else ""
         text.append(
             f"{reading.messages}{limit} messages · "
             f"{_tokens_of_budget(reading.context_tokens, reading.budget_tokens, reading.exactness != 'exact')}"
-            f" · {turns_in_context} of {_plural(len(user_turns), 'user turn')}\n"
+            f" · {turns_in_context} of {_plural(len(user_turns), 'user turn')}{pinned}\n"
         )
         text.append("Transcript  ", style="bold")
         text.append(
@@ -408,6 +475,52 @@ class HistoryScreen(Screen[None]):
             + (f" · {labels.count('evicted')} evicted" if "evicted" in labels else "")
         )
         self.query_one("#history-totals", Static).update(text)
+
+    # --- steering: undo a cut, pin a turn (docs/context-governance.md) ---------------------------
+
+    def _read_steering(self) -> None:
+        """Which cuts can be undone and which turns are pinned (a read-only source has neither)."""
+        undoable = getattr(self.session, "undoable_cuts", None)
+        self._undoable = set(undoable()) if callable(undoable) and self.steer is not None else set()
+        pins = getattr(self.session, "pins", ())
+        turn_of = {row.index: row.turn for row in self._transcript_rows}
+        self._pinned_turns = {turn_of[i] for i in pins if i in turn_of}
+
+    def _undo_line(self, event: HistoryTrimmed) -> str:
+        """The detail pane's `undo` row for the selected cut (empty when there is nothing to say)."""
+        if self.steer is None or event.reason in ("clear", "restore"):
+            return ""
+        index = next((i for i, e in enumerate(self._ledger) if e is event), None)
+        if index in self._undoable:
+            later = sum(1 for i in self._undoable if index is not None and i > index)
+            also = f" and the {_plural(later, 'cut')} after it" if later else ""
+            return f"press u to undo this cut{also}: the model sees what it removed again"
+        return "undone, or made before co-tui kept what it removed"
+
+    def on_ledger_table_undo_cut(self, message: LedgerTable.UndoCut) -> None:
+        if self.steer is not None and 0 <= message.row < len(self._ledger):
+            self.run_worker(self._steer(self.steer.undo(message.row)), group="steer", exclusive=True)
+
+    def on_message_table_pin_turn(self, message: MessageTable.PinTurn) -> None:
+        if self.steer is None:
+            return
+        rows = self._transcript_rows if message.table == "transcript-table" else self._context_rows
+        if not 0 <= message.row < len(rows):
+            return
+        row = rows[message.row]
+        if message.table != "transcript-table":  # a context row: find the transcript message it shows
+            source = next((r for r in self._transcript_rows if r.context_index == row.index), None)
+            if source is None:
+                self.notify("a marker is not a turn: pin a message of the turn you want kept", severity="warning")
+                return
+            row = source
+        self.run_worker(self._steer(self.steer.toggle_pin(row.index)), group="steer", exclusive=True)
+
+    async def _steer(self, work: Awaitable[str]) -> None:
+        line = await work
+        self.reload()
+        if line:
+            self.notify(line)
 
     # --- actions -----------------------------------------------------------------------------------
 
@@ -434,10 +547,10 @@ class HistoryScreen(Screen[None]):
         if isinstance(target, str):
             self.notify(target, severity="warning")
             return
-        if self._evict is None:
+        if self.steer is None:
             self.notify("evicting is not available here", severity="warning")
             return
-        line = await self._evict(target)
+        line = await self.steer.evict(target)
         self.reload()
         self.notify(line, timeout=8)
 

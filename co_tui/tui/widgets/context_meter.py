@@ -110,10 +110,14 @@ GAP = "  "
 
 
 def meter_notes(reading: UsageUpdate, layout: MeterLayout) -> list[tuple[str, str]]:
-    """The (text, kind) notes after the figure, in order: kind is `economy`, `ahead` or `guess`."""
+    """The (text, kind) notes after the figure, in order: kind is `economy`, `pinned`, `ahead` or `guess`."""
     notes = []
     if layout.economy != "none" and (economy := economy_text(reading, short=layout.economy == "short")):
         notes.append((economy, "economy"))
+    if reading.pinned_tokens:  # part of the figure, never cut (docs/context-governance.md, "Pins")
+        from co_tui.tui.format import format_tokens
+
+        notes.append((f"{format_tokens(reading.pinned_tokens)} pinned", "pinned"))
     if ahead := ahead_text(reading, short=layout.ahead == "short"):
         notes.append((ahead, "ahead"))
     if layout.guess and reading.window_is_guess:
@@ -200,7 +204,7 @@ class ContextMeter(Widget):
             parts.append(" ")
         parts.append((meter_text(self.reading, messages=layout.messages), "$foreground"))
         for text, kind in meter_notes(self.reading, layout):
-            note_style = "$foreground" if kind == "economy" else "italic $text-warning"
+            note_style = "$foreground" if kind in ("economy", "pinned") else "italic $text-warning"
             if kind == "ahead" and not self.over_limit:
                 note_style = "italic"  # a forecast, not a warning
             parts.append((GAP + text, note_style))

@@ -31,6 +31,8 @@ class TrimBanner(Collapsible):
     TrimBanner > CollapsibleTitle { padding: 0; color: $text-warning; }
     TrimBanner.-compact { border-left: outer $success; background: $success 8%; }
     TrimBanner.-compact > CollapsibleTitle { color: $text-success; }
+    TrimBanner.-restore { border-left: outer $success; background: $success 8%; }
+    TrimBanner.-restore > CollapsibleTitle { color: $text-success; }
     TrimBanner.-clear { border-left: outer $primary; background: $primary 8%; }
     TrimBanner.-clear > CollapsibleTitle { color: $text-primary; }
     TrimBanner > Contents { padding: 0 0 0 2; height: auto; }
@@ -53,7 +55,15 @@ class TrimBanner(Collapsible):
                 Static("summary", classes="banner-summary-label"),
                 Markdown(event.summary, parser_factory=literal_underscores_parser),
             ]
-        kind = "clear" if event.reason == "clear" else "compact" if event.strategy == "compact" else "trim"
+        kind = (
+            "clear"
+            if event.reason == "clear"
+            else "restore"
+            if event.reason == "restore"
+            else "compact"
+            if event.strategy == "compact"
+            else "trim"
+        )
         super().__init__(
             *children,
             title=Content(banner_line(event)),  # type: ignore[arg-type]  # not markup

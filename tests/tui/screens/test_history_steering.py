@@ -1,0 +1,107 @@
+"""The inspector's undo (`u` on the Trims tab) and pin (`p`) views: snapshots and the keys, on a
+history really cut by the governance rules (docs/context-governance.md, "Undo a cut" and "Pins")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+from screen_host import TERMINAL, make_host, screen_env  # (fixtures)
+from test_history_screen import BUDGET, TURNS, CutSession, _turn
+from textual.widgets import DataTable
+
+from co_tui.governance import estimate_tokens, trim_to_recent_turns, trim_tool_returns
+from co_tui.governance.pins import pinned_tokens, turn_key
+from co_tui.session.events import UsageUpdate
+from co_tui.tui.screens.history import HistoryScreen
+
+__all__ = ["make_host", "screen_env"]
+
+
+@dataclass
+class SteeredSession(CutSession):
+    """A cut session with pins (transcript indices of prompts) and its cuts undoable."""
+
+    pins: list[int] = field(default_factory=list)
+
+    def undoable_cuts(self) -> list[int]:
+        return list(range(len(self.ledger)))
+
+    def meter_reading(self) -> UsageUpdate:
+        keys = frozenset(k for i in self.pins if (k := turn_key(self.transcript[i])) is not None)
+        return UsageUpdate(
+            input_tokens=0,
+            output_tokens=0,
+            context_tokens=estimate_tokens(self.context),
+            budget_tokens=self.budget,
+            messages=len(self.context),
+            max_messages=self.max_messages,
+            pinned_tokens=pinned_tokens(self.context, keys),
+        )
+
+
+@dataclass
+class RecordingSteer:
+    """Stands in for the chat controller: records the intents, answers with a line."""
+
+    calls: list[tuple[str, int | None]] = field(default_factory=list)
+
+    async def undo(self, cut: int | None = None) -> str:
+        self.calls.append(("undo", cut))
+        return "↶ Cut undone"
+
+    async def toggle_pin(self, index: int | None = None) -> str:
+        self.calls.append(("pin", index))
+        return "pinned turn"
+
+
+@pytest.fixture
+def steered() -> SteeredSession:
+    transcript = [m for i in range(TURNS) for m in _turn(i)]
+    trimmed = trim_tool_returns(transcript, 200)
+    cut = trim_to_recent_turns(trimmed.messages, BUDGET)
+    newest_prompt = len(transcript) - 4  # turn 8 of 8
+    return SteeredSession(transcript, cut.messages, [cut.to_event("token_budget", BUDGET)], pins=[newest_prompt])
+
+
+async def test_u_on_a_trims_row_and_p_on_a_message_call_the_controller(make_host, steered):
+    steer = RecordingSteer()
+    app = make_host(lambda: HistoryScreen(steered, steer=steer))
+    async with app.run_test(size=TERMINAL) as pilot:
+        await pilot.pause()
+        await pilot.press("l", "u")
+        await app.workers.wait_for_complete()
+        assert steer.calls == [("undo", 0)]
+        await pilot.press("t")
+        table = app.screen.query_one("#transcript-table", DataTable)
+        table.move_cursor(row=5)
+        await pilot.press("p")
+        await app.workers.wait_for_complete()
+        assert steer.calls[-1] == ("pin", 5)
+        await pilot.press("c")  # a context row pins the transcript message it shows
+        context_table = app.screen.query_one("#context-table", DataTable)
+        context_table.move_cursor(row=context_table.row_count - 1)
+        await pilot.press("p")
+        await app.workers.wait_for_complete()
+        assert steer.calls[-1] == ("pin", len(steered.transcript) - 1)
+        pinned_rows = {str(table.get_row_at(i)[4]) for i in range(table.row_count) if steered.transcript[i]}
+        assert "pinned" in pinned_rows
+
+
+async def test_without_a_controller_the_inspector_stays_read_only(make_host, steered):
+    app = make_host(lambda: HistoryScreen(steered))
+    async with app.run_test(size=TERMINAL) as pilot:
+        await pilot.pause()
+        await pilot.press("l", "u")
+        await pilot.pause()
+        assert "press u" not in str(app.screen.query_one("#ledger-detail").render())
+
+
+def test_history_trims_tab_with_undo_snapshot(snap_compare, make_host, steered):
+    assert snap_compare(
+        make_host(lambda: HistoryScreen(steered, steer=RecordingSteer())), terminal_size=TERMINAL, press=["l"]
+    )
+
+
+def test_history_pinned_row_snapshot(snap_compare, make_host, steered):
+    assert snap_compare(make_host(lambda: HistoryScreen(steered, steer=RecordingSteer())), terminal_size=TERMINAL)
