@@ -62,15 +62,11 @@ __all__ = [
     "resolve_budget",
     "Governor",
     "PolicyOutcome",
-    "OVERFLOW_SHRINK",
     "DEFAULT_COMPACT_TARGET",
 ]
 
 # The low-water mark's default (setting `compact_target`): a cut goes down to this share of the limit.
 DEFAULT_COMPACT_TARGET = 0.6
-
-# On a provider overflow our estimate was wrong by at least this much: aim each retry this far lower.
-OVERFLOW_SHRINK = 0.7
 
 
 @dataclass(frozen=True)
@@ -321,8 +317,10 @@ class Governor:
     ) -> tuple[PolicyOutcome, bool]:
         """After the provider said the context window was exceeded: cut harder, zero-LLM.
 
-        Drops oldest whole turns aiming the messages at `OVERFLOW_SHRINK` × their current estimate
-        (reason `context_overflow`). When only the newest turn is left, runs the in-turn step shrink
+        Drops oldest whole turns down to the low-water mark, as every other cut
+        (docs/context-governance.md, "Economy"): `target_tokens(overhead_tokens)`, or `compact_target`
+        × the current estimate when that is lower — the provider refused what we estimated as
+        fitting, so each retry aims that much lower again (reason `context_overflow`). When only the newest turn is left, runs the in-turn step shrink
         once (`shrink_done` says whether it already ran this request). Returns (outcome, shrink_ran);
         `outcome.changed` is False when there is nothing left to cut — surface the error then. As in
         `apply`, the events count the request (`overhead_tokens` included) against the configured
@@ -330,7 +328,7 @@ class Governor:
         """
         current = separate_markers(messages)
         tokens = estimate_tokens(current)
-        target = max(1, min(self.policy.budget_tokens, int(tokens * OVERFLOW_SHRINK)))
+        target = max(1, min(self.target_tokens(overhead_tokens), int(tokens * self.policy.compact_target)))
         note = f"the provider's context window was exceeded; cut aiming at {target + overhead_tokens:,} tokens"
         layout = segment(current)
         if len(layout.turns) > 1:
