@@ -52,6 +52,9 @@ class HistoryTrimmedEvent(CapabilityEvent, namespace="co_tui"):
     summary: str | None = None
     note: str | None = None
     unsummarised_messages: int = 0
+    summarizer_input_tokens: int = 0
+    summarizer_output_tokens: int = 0
+    summarizer_cost_usd: float | None = 0.0
 
     @classmethod
     def from_domain(cls, event: HistoryTrimmed) -> HistoryTrimmedEvent:

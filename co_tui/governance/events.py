@@ -36,6 +36,12 @@ class HistoryTrimmed:
     # Of `dropped_messages`, how many the summary could not cover (the oldest, cut from the
     # summariser's input to fit it): removed without a summary. 0 for every other strategy.
     unsummarised_messages: int = 0
+    # The summariser call behind this change (`summary`, a `static_marker` whose call failed,
+    # `compact`): tokens as the provider reported them and USD at list prices (genai-prices through
+    # pydantic-ai), None when unpriced. The session adds them to its cost. 0 for zero-LLM cuts.
+    summarizer_input_tokens: int = 0
+    summarizer_output_tokens: int = 0
+    summarizer_cost_usd: float | None = 0.0
 
     type: Literal["history_trimmed"] = "history_trimmed"
 

@@ -38,10 +38,11 @@ from co_tui.governance.summarize import (
     SummaryWindow,
     apply_summary,
     plan_summary_window,
-    summarize_messages,
+    run_summarizer,
     summary_token_budget,
     unsummarised_count,
 )
+from co_tui.governance.summarizer_usage import SummarizerUsage
 from co_tui.governance.tokens import estimate_tokens
 from co_tui.governance.trim import (
     fit_to_budget,
@@ -278,17 +279,21 @@ class Governor:
         self, window: SummaryWindow, summarizer: Model | str, reason: Reason, budget: int, tokens_before: int
     ) -> tuple[list[ModelMessage], HistoryTrimmed]:
         middle = window.middle_messages
+        usage = SummarizerUsage()
         try:
-            summary = await summarize_messages(middle, summarizer, max_tokens=summary_token_budget(middle))
+            summary, usage = await run_summarizer(middle, summarizer, max_tokens=summary_token_budget(middle))
             new, dropped_messages, dropped_turns = apply_summary(window, summary)
             if (after := estimate_tokens(new)) >= tokens_before:
                 # Providers cap the answer at the summary budget, but a model may ignore it (or our
                 # estimate may disagree): a "summary" that grows the context is no summary.
                 raise SummaryError(
                     f"the summary was no shorter than the {estimate_tokens(middle)} tokens it would replace "
-                    f"({tokens_before} -> {after} tokens)"
+                    f"({tokens_before} -> {after} tokens)",
+                    usage,
                 )
         except Exception as exc:  # any failure: static marker + cooldown, never a crash mid-turn
+            if isinstance(exc, SummaryError):
+                usage = exc.usage  # an answer we could not use was billed all the same
             self.cooldown_until = self.clock() + self.policy.summarizer_cooldown_s
             self.last_summary_error = f"{type(exc).__name__}: {exc}".strip()
             summary = None
@@ -305,6 +310,9 @@ class Governor:
             budget_tokens=budget,
             summary=summary,
             unsummarised_messages=unsummarised_count(middle) if summary is not None else 0,
+            summarizer_input_tokens=usage.input_tokens,
+            summarizer_output_tokens=usage.output_tokens,
+            summarizer_cost_usd=usage.cost_usd,
             note=None
             if summary is not None
             else f"summary failed ({one_line(self.last_summary_error or '', 160)}); "
