@@ -130,6 +130,7 @@ class FakeSession:
         self.context.extend(messages)
 
     async def _pause(self, seconds: float) -> None:
+        # The scenario: a model that streams at `delay` per chunk (cut short by cancel()), not a wait.
         end = asyncio.get_running_loop().time() + seconds
         while not self._cancelled and asyncio.get_running_loop().time() < end:
             await asyncio.sleep(min(0.01, seconds))
@@ -179,7 +180,7 @@ class FakeSession:
                     self.ledger_positions.append(len(self.transcript))
                     yield step.event
                 elif isinstance(step, Hold):
-                    while not self._cancelled:
+                    while not self._cancelled:  # the scenario: a turn that runs until interrupted
                         await asyncio.sleep(0.01)
                 elif isinstance(step, Fail):
                     failed = True
