@@ -116,7 +116,7 @@ async def test_cancel_mid_stream_keeps_partial_and_next_turn_works(workspace: Pa
         for i in range(200):
             yield f"w{i} "
             started.set()
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(0.01)  # the scenario: a slow stream, so the interrupt lands mid-answer
 
     session = new_session(workspace, model=FunctionModel(stream_function=slow, model_name="slow"))
 

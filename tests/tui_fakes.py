@@ -149,6 +149,7 @@ class FakeSession:
         self.context.extend(messages)
 
     async def _pause(self, seconds: float) -> None:
+        # The scenario: a model that streams at `delay` per chunk (cut short by cancel()), not a wait.
         end = asyncio.get_running_loop().time() + seconds
         while not self._cancelled and asyncio.get_running_loop().time() < end:
             await asyncio.sleep(min(0.01, seconds))
@@ -199,7 +200,7 @@ class FakeSession:
                     self.ledger_records.append(CutRecord(before=tuple(self.context)))
                     yield step.event
                 elif isinstance(step, Hold):
-                    while not self._cancelled:
+                    while not self._cancelled:  # the scenario: a turn that runs until interrupted
                         await asyncio.sleep(0.01)
                 elif isinstance(step, Fail):
                     failed = True

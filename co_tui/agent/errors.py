@@ -18,6 +18,7 @@ import socket
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from co_tui.agent.providers import PROVIDERS, Provider, provider_of_bare_name, provider_of_prefix
 from co_tui.text import one_line
 
 ErrorKind = Literal["provider", "auth", "config", "overflow", "network", "interrupted", "storage", "internal"]
@@ -25,56 +26,33 @@ ErrorKind = Literal["provider", "auth", "config", "overflow", "network", "interr
 
 __all__ = ["ErrorKind", "api_key_env", "describe_error", "provider_label"]
 
-# Model-string prefix → (display name, API key variable, official API host).
-_PROVIDERS: dict[str, tuple[str, str | None, str | None]] = {
-    "openai": ("OpenAI", "OPENAI_API_KEY", "api.openai.com"),
-    "anthropic": ("Anthropic", "ANTHROPIC_API_KEY", "api.anthropic.com"),
-    "ollama": ("Ollama", None, None),
-    "groq": ("Groq", "GROQ_API_KEY", "api.groq.com"),
-    "mistral": ("Mistral", "MISTRAL_API_KEY", "api.mistral.ai"),
-    "google": ("Google", "GOOGLE_API_KEY", "generativelanguage.googleapis.com"),
-    "openrouter": ("OpenRouter", "OPENROUTER_API_KEY", "openrouter.ai"),
-    "deepseek": ("DeepSeek", "DEEPSEEK_API_KEY", "api.deepseek.com"),
-    "cohere": ("Cohere", "CO_API_KEY", "api.cohere.com"),
-}
-_PREFIX_ALIASES = {"openai-chat": "openai", "openai-responses": "openai", "google-gla": "google", "gemini": "google"}
 _MAX_LINE = 240
 
 
-def _provider_key(model_name: str, exc: BaseException | None = None) -> str | None:
+def _provider_key(model_name: str, exc: BaseException | None = None) -> Provider | None:
     """Which provider a model string (or, failing that, the SDK in the exception chain) belongs to."""
     prefix, sep, bare = model_name.partition(":")
-    if sep:
-        prefix = _PREFIX_ALIASES.get(prefix, prefix)
-        if prefix in _PROVIDERS:
-            return prefix
+    if sep and (known := provider_of_prefix(prefix)) is not None:
+        return known
     for link in _chain(exc):
         module = type(link).__module__.partition(".")[0]
         if module in ("openai", "anthropic"):
-            return module
-    name = (bare if sep else model_name).lower()
-    if name.startswith("claude"):
-        return "anthropic"
-    if name.startswith(("gpt", "o1", "o3", "o4", "chatgpt")):
-        return "openai"
-    return None
+            return PROVIDERS[module]
+    return provider_of_bare_name(bare if sep else model_name)
 
 
 def api_key_env(model_name: str) -> str | None:
     """The environment variable holding the API key for `model_name` (e.g. `OPENAI_API_KEY`), if known."""
-    key = _provider_key(model_name)
-    return _PROVIDERS[key][1] if key else None
+    known = _provider_key(model_name)
+    return known.api_key_env if known else None
 
 
 def provider_label(model_name: str, host: str | None = None) -> str:
     """How the provider is named in messages: `OpenAI`, or `the server at HOST` for a non-official host."""
-    key = _provider_key(model_name)
-    name, _, official = _PROVIDERS[key] if key else ("the provider", None, None)
-    if host and host != official and official is not None:
+    known = _provider_key(model_name)
+    if host and (known is None or (known.host is not None and host != known.host)):
         return f"the server at {host}"
-    if host and key is None:
-        return f"the server at {host}"
-    return name
+    return known.label if known else "the provider"
 
 
 def _chain(exc: BaseException | None) -> list[BaseException]:
@@ -318,8 +296,8 @@ def _describe(
 
 
 def _guess_prefixed(model_name: str, exc: BaseException) -> str:
-    key = _provider_key(model_name, exc)
-    return f"{key}:{model_name}" if key else model_name
+    known = _provider_key(model_name, exc)
+    return f"{known.key}:{model_name}" if known else model_name
 
 
 def _describe_connection(

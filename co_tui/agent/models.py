@@ -17,28 +17,14 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from co_tui.agent.providers import PROVIDER_ALIASES, provider_of_bare_name, provider_of_prefix
+
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
     from co_tui.config import Settings
 
 OFFLINE = "offline"
-
-# Older pydantic-ai names still in people's configs, mapped to the 2.x provider names.
-PROVIDER_ALIASES = {"google-gla": "google", "google-vertex": "google-cloud"}
-
-# The variable each common provider needs. When a base URL variable is set instead (a local or
-# proxy server), the key is optional: pydantic-ai passes a placeholder.
-REQUIRED_ENV: dict[str, tuple[str, str | None]] = {
-    "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
-    "openai-chat": ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
-    "openai-responses": ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
-    "anthropic": ("ANTHROPIC_API_KEY", None),
-    "ollama": ("OLLAMA_BASE_URL", None),
-    "google": ("GOOGLE_API_KEY", "GEMINI_API_KEY"),
-    "groq": ("GROQ_API_KEY", None),
-    "mistral": ("MISTRAL_API_KEY", None),
-}
 
 EXAMPLES = "anthropic:claude-sonnet-4-5, openai:gpt-5, openai-chat:gpt-4o, ollama:llama3.2 or offline"
 
@@ -126,12 +112,11 @@ def _with_settings(model: Model, settings: Settings) -> Model:
 
 
 def _check_env(provider: str, name: str) -> None:
-    needed = REQUIRED_ENV.get(provider)
-    if needed is None:
+    known = provider_of_prefix(provider)
+    needed = known.required_env if known is not None else ()
+    if not needed or any(os.environ.get(var) for var in needed):
         return
-    var, alternative = needed
-    if os.environ.get(var) or (alternative and os.environ.get(alternative)):
-        return
+    var = needed[0]
     if provider == "ollama":
         raise ModelConfigError(
             "OLLAMA_BASE_URL is not set: export it (e.g. http://localhost:11434/v1) or choose --model offline"
@@ -143,22 +128,10 @@ def _unknown_model_message(name: str) -> str:
     if not name:
         return f"no model given: use provider:model, e.g. {EXAMPLES}"
     bare = name.rstrip(":")
-    guess = next((f"{prefix}:{bare}" for start, prefix in _FAMILY_PREFIXES if bare.lower().startswith(start)), None)
+    family = provider_of_bare_name(bare)
+    guess = f"{family.key}:{bare}" if family is not None else None
     hint = f" (did you mean {guess}?)" if guess and ":" not in bare else ""
     return f"unknown model {name!r}{hint}: use provider:model, e.g. {EXAMPLES}"
-
-
-# A bare model name's likely provider, for the hint in the error message.
-_FAMILY_PREFIXES = (
-    ("claude", "anthropic"),
-    ("gpt", "openai"),
-    ("o1", "openai"),
-    ("o3", "openai"),
-    ("o4", "openai"),
-    ("gemini", "google"),
-    ("llama", "ollama"),
-    ("qwen", "ollama"),
-)
 
 
 def _missing_sdk_message(name: str, provider: str, detail: str) -> str:

@@ -30,6 +30,7 @@ import re
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
+from decimal import Decimal
 from typing import Any
 
 import anyio
@@ -126,7 +127,8 @@ class OfflineModel(FunctionModel):
             instructions = "\n".join(p.content for p in model_request_parameters.instruction_parts or ())
             tokens = input_tokens(messages, instructions, model_request_parameters.function_tools)
             # `_usage` is where every StreamedResponse keeps its usage (FunctionStreamedResponse adds to it too).
-            stream._usage = replace(stream._usage, input_tokens=tokens)
+            # The offline model is free: a known zero cost, not an unpriced model's unknown one.
+            stream._usage = replace(stream._usage, input_tokens=tokens, cost=Decimal(0))
             yield stream
 
 
@@ -150,6 +152,7 @@ async def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelRespons
     usage = RequestUsage(
         input_tokens=input_tokens(messages, info.instructions or "", info.function_tools),
         output_tokens=estimate_text_tokens(out_text),
+        cost=Decimal(0),  # free: a known zero, not an unpriced model's unknown
     )
     return ModelResponse(parts=parts, usage=usage, model_name=OFFLINE_MODEL_NAME)
 

@@ -58,6 +58,9 @@ class HistoryTrimmedEvent(CapabilityEvent, namespace="co_tui"):
     # The context the pass started from (shared by the events of one pass): what undoing it restores
     # (governance/restore.py). In-process only; never part of the domain event.
     before: tuple[ModelMessage, ...] | None = field(default=None, repr=False, compare=False)
+    summarizer_input_tokens: int = 0
+    summarizer_output_tokens: int = 0
+    summarizer_cost_usd: float | None = 0.0
 
     @classmethod
     def from_domain(cls, event: HistoryTrimmed, before: tuple[ModelMessage, ...] | None = None) -> HistoryTrimmedEvent:

@@ -46,6 +46,12 @@ class HistoryTrimmed:
     # Reason `restore` (an undone cut, docs/context-governance.md "Undo a cut"): how many messages
     # the model sees again. 0 for every other event (a restore's `dropped_messages` stays 0).
     restored_messages: int = 0
+    # The summariser call behind this change (`summary`, a `static_marker` whose call failed,
+    # `compact`): tokens as the provider reported them and USD at list prices (genai-prices through
+    # pydantic-ai), None when unpriced. The session adds them to its cost. 0 for zero-LLM cuts.
+    summarizer_input_tokens: int = 0
+    summarizer_output_tokens: int = 0
+    summarizer_cost_usd: float | None = 0.0
 
     type: Literal["history_trimmed"] = "history_trimmed"
 

@@ -39,10 +39,11 @@ from co_tui.governance.summarize import (
     SummaryWindow,
     apply_summary,
     plan_summary_window,
-    summarize_messages,
+    run_summarizer,
     summary_token_budget,
     unsummarised_count,
 )
+from co_tui.governance.summarizer_usage import SummarizerUsage
 from co_tui.governance.summary_check import check_summary
 from co_tui.governance.tokens import estimate_tokens
 from co_tui.governance.trim import (
@@ -64,15 +65,11 @@ __all__ = [
     "resolve_budget",
     "Governor",
     "PolicyOutcome",
-    "OVERFLOW_SHRINK",
     "DEFAULT_COMPACT_TARGET",
 ]
 
 # The low-water mark's default (setting `compact_target`): a cut goes down to this share of the limit.
 DEFAULT_COMPACT_TARGET = 0.6
-
-# On a provider overflow our estimate was wrong by at least this much: aim each retry this far lower.
-OVERFLOW_SHRINK = 0.7
 
 
 @dataclass(frozen=True)
@@ -302,17 +299,21 @@ class Governor:
         self, window: SummaryWindow, summarizer: Model | str, reason: Reason, budget: int, tokens_before: int
     ) -> tuple[list[ModelMessage], HistoryTrimmed]:
         middle = window.middle_messages
+        usage = SummarizerUsage()
         try:
-            summary = await summarize_messages(middle, summarizer, max_tokens=summary_token_budget(middle))
+            summary, usage = await run_summarizer(middle, summarizer, max_tokens=summary_token_budget(middle))
             new, dropped_messages, dropped_turns = apply_summary(window, summary)
             if (after := estimate_tokens(new)) >= tokens_before:
                 # Providers cap the answer at the summary budget, but a model may ignore it (or our
                 # estimate may disagree): a "summary" that grows the context is no summary.
                 raise SummaryError(
                     f"the summary was no shorter than the {estimate_tokens(middle)} tokens it would replace "
-                    f"({tokens_before} -> {after} tokens)"
+                    f"({tokens_before} -> {after} tokens)",
+                    usage,
                 )
         except Exception as exc:  # any failure: static marker + cooldown, never a crash mid-turn
+            if isinstance(exc, SummaryError):
+                usage = exc.usage  # an answer we could not use was billed all the same
             self.cooldown_until = self.clock() + self.policy.summarizer_cooldown_s
             self.last_summary_error = f"{type(exc).__name__}: {exc}".strip()
             summary = None
@@ -330,6 +331,9 @@ class Governor:
             budget_tokens=budget,
             summary=summary,
             unsummarised_messages=unsummarised_count(middle) if summary is not None else 0,
+            summarizer_input_tokens=usage.input_tokens,
+            summarizer_output_tokens=usage.output_tokens,
+            summarizer_cost_usd=usage.cost_usd,
             note=None
             if summary is not None
             else f"summary failed ({one_line(self.last_summary_error or '', 160)}); "
@@ -344,8 +348,10 @@ class Governor:
     ) -> tuple[PolicyOutcome, bool]:
         """After the provider said the context window was exceeded: cut harder, zero-LLM.
 
-        Drops oldest whole turns aiming the messages at `OVERFLOW_SHRINK` × their current estimate
-        (reason `context_overflow`). When only the newest turn is left, runs the in-turn step shrink
+        Drops oldest whole turns down to the low-water mark, as every other cut
+        (docs/context-governance.md, "Economy"): `target_tokens(overhead_tokens)`, or `compact_target`
+        × the current estimate when that is lower — the provider refused what we estimated as
+        fitting, so each retry aims that much lower again (reason `context_overflow`). When only the newest turn is left, runs the in-turn step shrink
         once (`shrink_done` says whether it already ran this request). Returns (outcome, shrink_ran);
         `outcome.changed` is False when there is nothing left to cut — surface the error then. As in
         `apply`, the events count the request (`overhead_tokens` included) against the configured
@@ -361,7 +367,7 @@ class Governor:
             ), ran
         current = split.rest
         tokens = estimate_tokens(current)
-        target = max(1, min(self.policy.budget_tokens, int(tokens * OVERFLOW_SHRINK)))
+        target = max(1, min(self.target_tokens(overhead_tokens), int(tokens * self.policy.compact_target)))
         note = f"the provider's context window was exceeded; cut aiming at {target + overhead_tokens:,} tokens"
         layout = segment(current)
         if len(layout.turns) > 1:

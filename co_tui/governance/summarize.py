@@ -29,6 +29,7 @@ from pydantic_ai.messages import (
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.markers import make_compact_pair, make_static_marker, make_summary_marker, separate_markers
+from co_tui.governance.summarizer_usage import SummarizerUsage, summarizer_usage
 from co_tui.governance.tokens import content_text, estimate_tokens, message_tokens, part_text
 from co_tui.governance.turns import Layout, Turn, answers_calls, segment
 from co_tui.text import one_line
@@ -45,6 +46,7 @@ __all__ = [
     "render_for_summary",
     "summary_token_budget",
     "summarize_messages",
+    "run_summarizer",
     "SummaryWindow",
     "plan_summary_window",
     "apply_summary",
@@ -217,7 +219,11 @@ def summary_token_budget(messages: Sequence[ModelMessage]) -> int:
 
 
 class SummaryError(RuntimeError):
-    """The summariser failed or returned nothing usable."""
+    """The summariser failed or returned nothing usable. `usage`: what the call used all the same."""
+
+    def __init__(self, message: str, usage: SummarizerUsage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage or SummarizerUsage()
 
 
 async def summarize_messages(
@@ -232,16 +238,32 @@ async def summarize_messages(
 
     Raises `SummaryError` (or the model's own error) on failure; never touches `messages`.
     """
+    return (await run_summarizer(messages, model, instructions=instructions, focus=focus, max_tokens=max_tokens))[0]
+
+
+async def run_summarizer(
+    messages: Sequence[ModelMessage],
+    model: Model | str,
+    *,
+    instructions: str = SUMMARIZER_INSTRUCTIONS,
+    focus: str | None = None,
+    max_tokens: int | None = None,
+) -> tuple[str, SummarizerUsage]:
+    """`summarize_messages`, also returning what the call used and cost (for the session's cost).
+
+    An empty answer raises `SummaryError` carrying that usage (it was billed all the same).
+    """
     from pydantic_ai import Agent
 
     limit = max_tokens or summary_token_budget(messages)
     agent = Agent(model, instructions=instructions, output_type=str, name="co_tui_summarizer")
     prompt = render_for_summary(messages, focus=focus) + f"\n\nUse at most about {int(limit * 0.7)} words."
     result = await agent.run(prompt, model_settings={"max_tokens": limit})
+    usage = summarizer_usage(m for m in result.new_messages() if m.kind == "response")
     text = (result.output or "").strip()
     if not text:
-        raise SummaryError("the summariser returned an empty summary")
-    return text
+        raise SummaryError("the summariser returned an empty summary", usage)
+    return text, usage
 
 
 @dataclass(frozen=True)
@@ -387,7 +409,7 @@ async def compact(
     layout = segment(source)
     if not layout.turns:
         return CompactResult(source, None)
-    summary = await summarize_messages(source, model, instructions=COMPACT_INSTRUCTIONS, focus=focus)
+    summary, usage = await run_summarizer(source, model, instructions=COMPACT_INSTRUCTIONS, focus=focus)
     system_parts = [p for i in layout.system for p in source[i].parts if getattr(p, "part_kind", "") == "system-prompt"]
     if not system_parts and layout.turns[0].has_prompt:
         system_parts = [p for p in layout.turns[0].messages[0].parts if getattr(p, "part_kind", "") == "system-prompt"]
@@ -411,6 +433,9 @@ async def compact(
         unsummarised_messages=unsummarised_count(source),
         summary_kept=check.kept,
         summary_lost=check.lost,
+        summarizer_input_tokens=usage.input_tokens,
+        summarizer_output_tokens=usage.output_tokens,
+        summarizer_cost_usd=usage.cost_usd,
     )
     return CompactResult(new, event, summary)
 

@@ -211,7 +211,7 @@ class ChatSession:
             trim_pending=trim_pending,
             cache_read_tokens=reading.cache_read_tokens,
             cache_write_tokens=reading.cache_write_tokens,
-            cost_usd=session_cost(priced),
+            cost_usd=session_cost(priced, self.ledger),
             turns_to_trim=turns_to_trim,
             trim_kind=_cut_kind(self, messages) if trim_pending else None,
             pinned_tokens=self._pinned_tokens(messages),
@@ -582,7 +582,7 @@ class ChatSession:
                 title=self.title or None,
                 model=self.model_name,
                 tokens=self.meter.reading(self.context if context is None else context).tokens,
-                cost_usd=session_cost(self.transcript),
+                cost_usd=session_cost(self.transcript, self.ledger),
             )
         except StoreError as exc:
             return ErrorEvent(message=f"{exc} (the conversation is kept in memory)", kind="storage")

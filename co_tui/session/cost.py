@@ -16,28 +16,29 @@ from decimal import Decimal
 from typing import Any
 
 from co_tui.agent.models import OFFLINE  # the offline model's name (also its responses' model_name)
+from co_tui.governance.summarizer_usage import usage_cost
 
 
 def response_cost(response: Any) -> Decimal | None:
     """The USD cost of one `ModelResponse`: its priced `usage.cost`; 0 for the offline model and for
     a response that reports no tokens at all (nothing billed that we know of: a marker, a cut-off
     answer); None when the provider reported tokens that genai-prices cannot price."""
-    if getattr(response, "model_name", None) == OFFLINE:
+    if getattr(response, "model_name", None) == OFFLINE:  # saved before the offline model priced itself at 0
         return Decimal(0)
-    usage = getattr(response, "usage", None)
-    if usage is None:
-        return Decimal(0)
-    if usage.cost is not None:
-        return Decimal(usage.cost)
-    if not (usage.input_tokens or usage.output_tokens):
-        return Decimal(0)
-    return None
+    return usage_cost(getattr(response, "usage", None))
 
 
-def session_cost(messages: Iterable[Any]) -> float | None:
-    """The summed cost in USD of every response in `messages` (a transcript), or None when any of
-    them is unpriced. An empty transcript costs 0."""
-    return session_cost_of(request_costs(messages))
+def session_cost(messages: Iterable[Any], ledger: Iterable[Any] = ()) -> float | None:
+    """The summed cost in USD of every response in `messages` (a transcript) and of the summariser
+    calls behind the cuts of `ledger` (`HistoryTrimmed.summarizer_cost_usd`: summaries, /compact),
+    or None when any of them is unpriced. An empty transcript costs 0."""
+    total = session_cost_of(request_costs(messages))
+    for event in ledger:
+        extra = getattr(event, "summarizer_cost_usd", 0.0)
+        if total is None or extra is None:
+            return None
+        total += extra
+    return total
 
 
 def cached_share(input_tokens: int, cache_read_tokens: int) -> float | None:

@@ -134,6 +134,11 @@ def _to_datetime(value: Any) -> datetime:
         return datetime.fromtimestamp(0, tz=UTC)
 
 
+def _too_new(path: Path, version: int, *, writing: bool) -> StoreTooNew:
+    refusal = "; refusing to modify it" if writing else ""
+    return StoreTooNew(f"session database {path} was created by a newer co-tui (schema {version}){refusal}")
+
+
 def _is_user_prompt(message: Any) -> bool:
     return getattr(message, "kind", None) == "request" and any(
         getattr(p, "part_kind", None) == "user-prompt" for p in message.parts
@@ -152,51 +157,37 @@ class SessionStore:
     # --- opening ---------------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, data_dir: Path) -> SessionStore:
+    def open(cls, data_dir: Path, *, read_only: bool = False) -> SessionStore:
         """Open or create `<data_dir>/sessions.db` and bring its schema up to date.
 
         Raises `StoreTooNew` for a database from a newer co-tui (left untouched), `StoreLocked` if
         another process holds it through the busy timeout, `StoreCorrupt` for a file that is not a
         readable database, `StoreError` for anything else (permissions, a missing disk).
+
+        `read_only` (`--list-sessions`, `--export`): no directory or file is created or chmod-ed, no
+        migration, no journal-mode change, and SQLite's `mode=ro` makes any write fail, so a read-only
+        data dir (or one owned by another user) still works. Then also `FileNotFoundError` when
+        there is no database yet, and `StoreError` for an older schema (it needs one writable open to
+        migrate).
         """
         data_dir = Path(data_dir).expanduser()
         path = data_dir / DB_NAME
-        try:
-            ensure_private_dir(data_dir)
-            # Create the file ourselves so it never exists with a looser mode, even for an instant.
-            os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-            os.chmod(path, 0o600)
-        except OSError as exc:
-            raise StoreError(f"cannot open session database {path}: {exc.strerror or exc}") from None
+        if read_only and not path.is_file():
+            raise FileNotFoundError(path)
+        if not read_only:
+            cls._create_private_file(data_dir, path)
         conn: sqlite3.Connection | None = None
         try:
-            conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
-            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-            version = migrations.schema_version(conn)
+            conn, version = cls._connect_ro(path) if read_only else cls._connect(path)
             if version > migrations.SCHEMA_VERSION:
-                raise StoreTooNew(
-                    f"session database {path} was created by a newer co-tui (schema {version}); refusing to modify it"
+                raise _too_new(path, version, writing=not read_only)
+            if read_only and version < migrations.SCHEMA_VERSION:
+                raise StoreError(
+                    f"session database {path} has an older schema ({version}); "
+                    "run co-tui once with a writable data dir to upgrade it"
                 )
-            conn.execute("PRAGMA journal_mode = WAL")
-            # FULL: a committed turn survives power loss too, for one fsync per turn.
-            conn.execute("PRAGMA synchronous = FULL")
-            conn.execute("PRAGMA foreign_keys = ON")
-            if version < migrations.SCHEMA_VERSION:
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    current = migrations.schema_version(conn)  # another process may have just done it
-                    if current > migrations.SCHEMA_VERSION:
-                        raise StoreTooNew(
-                            f"session database {path} was created by a newer co-tui (schema {current}); "
-                            "refusing to modify it"
-                        )
-                    if current < migrations.SCHEMA_VERSION:
-                        migrations.migrate(conn, current)
-                    conn.execute("COMMIT")
-                except BaseException:
-                    conn.execute("ROLLBACK")
-                    raise
-            cls._private_files(path)
+            if not read_only:
+                cls._prepare_writable(conn, path, version)
         except sqlite3.Error as exc:
             if conn is not None:
                 conn.close()
@@ -209,58 +200,73 @@ class SessionStore:
 
     @classmethod
     def open_read_only(cls, data_dir: Path) -> SessionStore:
-        """Open `<data_dir>/sessions.db` for reading only (`--list-sessions`, `--export`): no directory
-        or file is created or chmod-ed, no migration, no journal-mode change, and SQLite's `mode=ro`
-        makes any write fail, so a read-only data dir (or one owned by another user) still works.
-
-        Raises `FileNotFoundError` when there is no database yet, `StoreTooNew` / `StoreError` (one
-        line) when its schema is not this co-tui's (an older one needs one writable open to migrate).
-        Without a `-wal` file (no live writer) the file is read as `immutable`, so no `-wal`/`-shm`
-        is created either; with one, `mode=ro` shares the writer's WAL (falling back to `immutable`
-        when the `-shm` cannot be opened).
-        """
-        path = Path(data_dir).expanduser() / DB_NAME
-        if not path.is_file():
-            raise FileNotFoundError(path)
-        conn: sqlite3.Connection | None = None
-        try:
-            # No -wal file: no writer is live and everything is in the main file, which a writer
-            # arriving now changes only at a checkpoint; `mode=ro` would create -wal/-shm here.
-            wal = path.with_name(path.name + "-wal").exists()
-            try:
-                conn = cls._connect_ro(path, "mode=ro" if wal else "immutable=1")
-                version = migrations.schema_version(conn)
-            except sqlite3.OperationalError:
-                if conn is not None:
-                    conn.close()
-                conn = cls._connect_ro(path, "immutable=1")
-                version = migrations.schema_version(conn)
-            if version > migrations.SCHEMA_VERSION:
-                raise StoreTooNew(f"session database {path} was created by a newer co-tui (schema {version})")
-            if version < migrations.SCHEMA_VERSION:
-                raise StoreError(
-                    f"session database {path} has an older schema ({version}); "
-                    "run co-tui once with a writable data dir to upgrade it"
-                )
-        except sqlite3.Error as exc:
-            if conn is not None:
-                conn.close()
-            raise translate_sqlite_error(exc, path, "open") from None
-        except StoreError:
-            if conn is not None:
-                conn.close()
-            raise
-        return cls(conn, path)
+        """`open(data_dir, read_only=True)`."""
+        return cls.open(data_dir, read_only=True)
 
     @staticmethod
-    def _connect_ro(path: Path, flag: str) -> sqlite3.Connection:
+    def _create_private_file(data_dir: Path, path: Path) -> None:
+        try:
+            ensure_private_dir(data_dir)
+            # Create the file ourselves so it never exists with a looser mode, even for an instant.
+            os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+            os.chmod(path, 0o600)
+        except OSError as exc:
+            raise StoreError(f"cannot open session database {path}: {exc.strerror or exc}") from None
+
+    @classmethod
+    def _prepare_writable(cls, conn: sqlite3.Connection, path: Path, version: int) -> None:
+        conn.execute("PRAGMA journal_mode = WAL")
+        # FULL: a committed turn survives power loss too, for one fsync per turn.
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        if version < migrations.SCHEMA_VERSION:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                current = migrations.schema_version(conn)  # another process may have just done it
+                if current > migrations.SCHEMA_VERSION:
+                    raise _too_new(path, current, writing=True)
+                if current < migrations.SCHEMA_VERSION:
+                    migrations.migrate(conn, current)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        cls._private_files(path)
+
+    @classmethod
+    def _connect_ro(cls, path: Path) -> tuple[sqlite3.Connection, int]:
+        # No -wal file: no writer is live and everything is in the main file, which a writer
+        # arriving now changes only at a checkpoint; `mode=ro` would create -wal/-shm here. With
+        # one, `mode=ro` shares the writer's WAL, falling back to `immutable` when the `-shm`
+        # cannot be opened.
+        wal = path.with_name(path.name + "-wal").exists()
+        try:
+            return cls._connect(path, "mode=ro" if wal else "immutable=1")
+        except sqlite3.OperationalError:
+            return cls._connect(path, "immutable=1")
+
+    @staticmethod
+    def _connect(path: Path, read_only_flag: str | None = None) -> tuple[sqlite3.Connection, int]:
+        """A connection to `path` and its schema version; read-only (`query_only`, through a URI
+        with `read_only_flag`, e.g. `mode=ro`) when a flag is given."""
         from urllib.parse import quote
 
-        uri = f"file:{quote(str(path))}?{flag}"
-        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
-        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-        conn.execute("PRAGMA query_only = ON")
-        return conn
+        database = str(path) if read_only_flag is None else f"file:{quote(str(path))}?{read_only_flag}"
+        conn = sqlite3.connect(
+            database,
+            uri=read_only_flag is not None,
+            timeout=BUSY_TIMEOUT_S,
+            isolation_level=None,
+            check_same_thread=False,
+        )
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            if read_only_flag is not None:
+                conn.execute("PRAGMA query_only = ON")
+            return conn, migrations.schema_version(conn)
+        except BaseException:
+            conn.close()
+            raise
 
     @staticmethod
     def _private_files(path: Path) -> None:

@@ -145,3 +145,17 @@ def test_resolving_offline_loads_no_provider_sdk() -> None:
         env={"PATH": "/usr/bin:/bin", "CO_TUI_CONFIG_FILE": "/nonexistent/config.toml"},
     )
     assert json.loads(out.stdout) == ["pydantic_ai"]
+
+
+def test_one_provider_table_for_resolution_and_errors() -> None:
+    """Resolution and error messages read one table (co_tui/agent/providers.py): a provider or a
+    model family known to one is known to the other (they once had different aliases)."""
+    from co_tui.agent.errors import api_key_env, provider_label
+    from co_tui.agent.models import _unknown_model_message
+    from co_tui.agent.providers import PROVIDERS
+
+    for bare, key in (("chatgpt-4o-latest", "openai"), ("gemini-2.5-pro", "google"), ("claude-x", "anthropic")):
+        assert f"did you mean {key}:{bare}?" in _unknown_model_message(bare)
+        assert provider_label(bare) == PROVIDERS[key].label
+    assert api_key_env("google-gla:gemini-2.5-pro") == "GOOGLE_API_KEY"
+    assert api_key_env("openai-responses:gpt-5") == "OPENAI_API_KEY"

@@ -186,3 +186,28 @@ async def test_no_summary_is_asked_for_when_not_even_the_newest_turn_fits_beside
     out = await governor.apply(history)
     assert model.summary_calls == []  # the call would be wasted: its summary could not stay
     assert "summary" not in {e.strategy for e in out.events}
+
+
+def test_overflow_recovery_cuts_to_the_low_water_mark():
+    """A provider overflow is a cut like any other: it goes down to `compact_target` × the budget,
+    not merely 0.7 × the estimate (docs/context-governance.md, "Context-window overflow")."""
+    history = _chat(12, 1200)
+    tokens = estimate_tokens(history)
+    policy = GovernancePolicy(budget_tokens=tokens + 100, max_history_messages=0, strategy="trim")
+    outcome, shrink_ran = Governor(policy).recover_overflow(history, shrink_done=False)
+    [event] = outcome.events
+    assert (event.reason, event.strategy, shrink_ran) == ("context_overflow", "turn_trim", False)
+    assert outcome.tokens <= policy.compact_target * policy.budget_tokens < 0.7 * tokens
+    assert event.tokens_after == outcome.tokens and event.budget_tokens == policy.budget_tokens
+
+
+def test_overflow_recovery_below_the_low_water_mark_still_cuts_deeper():
+    """Our estimate already says the history is under the low-water mark, yet the provider refused
+    it: the retry aims at `compact_target` × the estimate, so every retry removes something."""
+    history = _chat(12, 1200)
+    tokens = estimate_tokens(history)
+    policy = GovernancePolicy(budget_tokens=tokens * 4, max_history_messages=0, strategy="trim")
+    outcome, _ = Governor(policy).recover_overflow(history, shrink_done=False)
+    [event] = outcome.events
+    assert event.dropped_turns >= 1
+    assert outcome.tokens <= policy.compact_target * tokens

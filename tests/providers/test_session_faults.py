@@ -9,6 +9,7 @@ the next turn working.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic_ai.messages import ModelResponse, TextPart
@@ -313,16 +314,27 @@ async def test_interrupt_mid_stream_keeps_partial_and_next_turn_works(env: Loopb
     await ok_turn(chat, env)
 
 
-async def test_interrupt_while_sdk_sleeps_on_retry_after(env: LoopbackServer, tmp_path: Path) -> None:
+async def test_interrupt_while_sdk_sleeps_on_retry_after(
+    env: LoopbackServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The Anthropic SDK sleeps any Retry-After: Esc must end that wait, with nothing lost."""
     import asyncio
 
+    import anyio
+
+    sleeping = asyncio.Event()
+    real_sleep = anyio.sleep
+
+    async def observed_sleep(delay: float, *args: Any, **kwargs: Any) -> None:
+        if delay >= 100:  # the SDK's wait on the 300 s Retry-After
+            sleeping.set()
+        await real_sleep(delay, *args, **kwargs)
+
+    monkeypatch.setattr(anyio, "sleep", observed_sleep)
     chat = session(tmp_path, model="anthropic:claude-sonnet-4-6", max_retries=1)
     env.script(anthropic_error(429, "rate_limit_error", "slow down", headers={"retry-after": "300"}))
     task = asyncio.create_task(collect(chat.run_turn("hello")))
-    while env.count() == 0:
-        await asyncio.sleep(0.02)
-    await asyncio.sleep(0.1)  # the SDK is now sleeping on Retry-After
+    await asyncio.wait_for(sleeping.wait(), 30)  # the SDK is now sleeping on Retry-After
     chat.cancel()
     events = await asyncio.wait_for(task, 10)
     assert events[-1].type == "done" and events[-1].interrupted
@@ -348,7 +360,7 @@ async def test_interrupt_mid_tool_call_repairs_history(env: LoopbackServer, tmp_
 
     async def approver(command: str) -> bool:
         asking.set()
-        await asyncio.sleep(30)  # the user never answers; Esc comes first
+        await asyncio.sleep(30)  # the scenario: the user never answers; Esc comes first
         return False
 
     chat = ChatSession(settings(allow_shell=True), workspace=tmp_path, approver=approver)

@@ -4,6 +4,7 @@ log bounded in widgets, and full garbage collections held back while a turn runs
 from __future__ import annotations
 
 import gc
+from time import monotonic
 
 import pytest
 from pilot_helpers import wait_until
@@ -137,12 +138,14 @@ async def new_answer(log: ChatLog) -> AssistantMessage:
 
 
 async def stream(pilot, log: ChatLog, text: str, chunk: int = 7) -> AssistantMessage:
-    """Write `text` in small deltas, letting a flush happen about every 60 characters."""
+    """Write `text` in small deltas, waiting for a flush about every 60 characters."""
     first = await new_answer(log)
     for i in range(0, len(text), chunk):
         first.live.write(text[i : i + chunk])
         if i % (chunk * 9) == 0:
-            await pilot.pause(1.5 / assistant_message.FLUSH_HZ)
+            written_at = monotonic()
+            # The flush timer painted what was written (a hand-over's new segment counts too).
+            await wait_until(pilot, lambda t=written_at: first.live._flushed_at > t, what="a flush")
     await first.live.finish()
     await pilot.pause()
     return first
@@ -414,7 +417,7 @@ async def test_finish_during_a_hand_over_keeps_one_segment(monkeypatch: pytest.M
             async def later() -> None:
                 started.set()
                 try:
-                    await asyncio.sleep(0.3)
+                    await asyncio.sleep(0.3)  # the scenario: a slow mount (not a wait for something)
                     await mounted
                 finally:  # mounted, or called off
                     settled.set()
