@@ -313,3 +313,31 @@ async def test_offline_summaries_cover_every_turn_they_report(workspace: Path) -
     for i in range(1, notes + 1):
         note = f"note number {i}: the sky is blue"
         assert note in verbatim or note in marker_text, f"note {i} is neither in context nor in a summary"
+
+
+async def test_the_first_question_after_an_interrupted_tool_call_is_answered(workspace: Path) -> None:
+    """Issue 12 item 7: the repaired history ends with the interrupted call's synthesized result and
+    the next run fuses the new prompt into that request; the offline model answers the prompt."""
+    approved = asyncio.Event()
+
+    async def approve(command: str) -> bool:
+        approved.set()
+        return True
+
+    session = ChatSession(load_settings(allow_shell=True), workspace=workspace, model="offline", approver=approve)
+
+    async def interrupt() -> None:
+        await approved.wait()
+        while not (workspace / "started").exists():  # the command runs: Esc as a person presses it
+            await asyncio.sleep(0.01)
+        session.cancel()
+
+    task = asyncio.create_task(interrupt())
+    events = await collect(session.run_turn("run touch started; sleep 20; echo done"))
+    await task
+    assert events[-1].interrupted
+    events = await collect(session.run_turn("what did we do so far?"))
+    answer = events[-1].output
+    assert "interrupted before it finished" not in answer
+    assert answer.startswith("Here is what I can see of our conversation")
+    assert "run touch started; sleep 20; echo done" in answer
