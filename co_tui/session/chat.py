@@ -104,6 +104,7 @@ class ChatSession:
         self.model = resolved
         self.model_name = model if isinstance(model, str) else f"{resolved.system}:{resolved.model_name}"
         self.is_offline = is_offline(resolved)
+        self.context_window = context_window_of(resolved)  # None: unknown (no refusal of huge prompts)
         self.governance = ContextGovernance(
             policy=self.policy, summarizer_model=summarizer, transcript_sink=self._record_transcript
         )
@@ -189,7 +190,13 @@ class ChatSession:
             cache_write_tokens=reading.cache_write_tokens,
             cost_usd=session_cost(priced),
             turns_to_trim=turns_to_trim,
+            oversized_turn=not next_prompt and self._newest_turn_oversized(messages),
         )
+
+    def _newest_turn_oversized(self, messages: Sequence[ModelMessage]) -> bool:
+        from co_tui.governance.oversize import oversized_turn_tokens
+
+        return oversized_turn_tokens(messages, self.policy.budget_tokens, self._overhead) is not None
 
     # --- turns -----------------------------------------------------------------------------------
 
@@ -202,6 +209,18 @@ class ChatSession:
         """
         if self.busy:
             yield ErrorEvent(message="a turn is already running", kind="internal")
+            yield Done(output="", failed=True)
+            return
+        from co_tui.session.oversize import refuse_oversized_prompt
+
+        refused = refuse_oversized_prompt(
+            prompt,
+            overhead_tokens=self._overhead,
+            budget_tokens=self.policy.budget_tokens,
+            context_window=self.context_window,
+        )
+        if refused is not None:  # nothing sent, nothing added to the history
+            yield refused
             yield Done(output="", failed=True)
             return
         self.busy = True
@@ -226,7 +245,8 @@ class ChatSession:
             from pydantic_ai.exceptions import RunCancelled
             from pydantic_ai.messages import ModelResponse, repair_messages
 
-            from co_tui.governance import HistoryTrimmedEvent
+            from co_tui.governance.capability import HistoryTrimmedEvent, OversizedTurnEvent
+            from co_tui.session.oversize import sent_whole
 
             # A run starts by cleaning its history (fusing adjacent requests, e.g. a cut's marker
             # saved apart from the prompt after it) and counts new messages from there; hand it that
@@ -244,6 +264,9 @@ class ChatSession:
                             self._checkpoint(prompt)
                         if isinstance(event, HistoryTrimmedEvent):
                             yield self._apply_trim(event.to_domain())
+                            continue
+                        if isinstance(event, OversizedTurnEvent):
+                            yield sent_whole(event.turn_tokens, event.budget_tokens, self.context_window)
                             continue
                         if isinstance(event, AgentRunResultEvent):
                             run_messages = event.result.all_messages()

@@ -76,7 +76,25 @@ class UsageUpdate(_Event):
     cache_write_tokens: int = 0
     cost_usd: float | None = None
     turns_to_trim: int | None = None
+    # The newest turn alone is over the budget (it is sent whole): why the figure is over 100%.
+    oversized_turn: bool = False
     type: Literal["usage"] = "usage"
+
+
+@dataclass(frozen=True, kw_only=True)
+class OversizedTurn(_Event):
+    """The newest turn alone is over the budget: governance never cuts the newest turn, so it is
+    sent whole (`refused` False), or — a prompt alone over the model's context window — not sent at
+    all (`refused` True; nothing is added to the history). `turn_tokens`: the request the turn makes
+    by itself (instructions and tool schemas included, as the meter counts); `message`: the one line
+    front ends show (`oversize.oversized_message`)."""
+
+    turn_tokens: int
+    budget_tokens: int
+    context_window: int | None = None
+    refused: bool = False
+    message: str = ""
+    type: Literal["oversized_turn"] = "oversized_turn"
 
 
 INTERRUPTED_MESSAGE = "interrupted: the partial answer is kept"
@@ -102,7 +120,7 @@ class Done(_Event):
     type: Literal["done"] = "done"
 
 
-Event = TextDelta | ToolCall | ToolResult | HistoryTrimmed | UsageUpdate | ErrorEvent | Done
+Event = TextDelta | ToolCall | ToolResult | HistoryTrimmed | UsageUpdate | ErrorEvent | Done | OversizedTurn
 """Every event a session yields: a closed union (a front end matches each class, `assert_never` after)."""
 
 __all__ = [
@@ -112,6 +130,7 @@ __all__ = [
     "ErrorKind",
     "Event",
     "HistoryTrimmed",
+    "OversizedTurn",
     "TextDelta",
     "ToolCall",
     "ToolResult",

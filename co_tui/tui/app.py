@@ -323,6 +323,9 @@ class CoTuiApp(App[int]):
     async def clear_log(self) -> None:
         await self.chat.clear_log()
 
+    def restore_prompt(self, text: str) -> None:
+        self.chat.prompt.restore(text)
+
     async def show_items(
         self, items: list[Item], banners: Sequence[tuple[int, Any]], *, entries: int | None = None
     ) -> None:

@@ -73,6 +73,10 @@ class ChatView(Protocol):
 
     async def clear_log(self) -> None: ...
 
+    def restore_prompt(self, text: str) -> None:
+        """Put `text` back into the prompt (a prompt that was not sent: nothing typed is lost)."""
+        ...
+
     async def show_items(
         self, items: list[Item], banners: Sequence[tuple[int, Any]], *, entries: int | None = None
     ) -> None: ...
@@ -180,24 +184,29 @@ class ChatController:
             await view.unqueue_user_message(prompt)
             await view.add_user_message(prompt)
             view.busy_changed("thinking…")
-            await self._show_events(session.run_turn(prompt))
+            refused = await self._show_events(session.run_turn(prompt))
         finally:
             self._job_ended()
+        if refused:  # over the model's window, not sent: the text goes back for editing
+            view.restore_prompt(prompt)
         from co_tui.tui.transcript_view import truncated_tool_call_ids
 
         view.show_truncated(truncated_tool_call_ids(session.context))
         self.send_queued()
 
-    async def _show_events(self, events: AsyncIterator[Event], *, compaction: bool = False) -> None:
+    async def _show_events(self, events: AsyncIterator[Event], *, compaction: bool = False) -> bool:
         """Render every event of a job. A failure to render one is shown once, as an internal error,
         after the job's last event: the session still finishes (and saves) the turn, and the next
-        answer starts in a widget of its own. A failure of the job itself is shown the same way."""
-        from co_tui.session.events import Done
+        answer starts in a widget of its own. A failure of the job itself is shown the same way.
+        Returns whether the session refused the prompt (an `oversized_turn` with `refused`)."""
+        from co_tui.session.events import Done, OversizedTurn
 
         view = self.view
         failure: BaseException | None = None
+        refused = False
         try:
             async for event in events:
+                refused = refused or (isinstance(event, OversizedTurn) and event.refused)
                 if compaction and isinstance(event, Done) and event.output == "nothing to compact":
                     view.show_hint("nothing to compact yet", info=True)
                 try:
@@ -209,6 +218,7 @@ class ChatController:
         if failure is not None:
             await view.end_answer()
             await view.show_event(internal_error(failure))
+        return refused
 
     def interrupt(self) -> None:
         """Esc: stop the running turn (the partial answer stays) or compaction."""

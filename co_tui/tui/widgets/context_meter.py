@@ -63,7 +63,10 @@ def economy_text(reading: UsageUpdate, *, short: bool = False) -> str:
 
 def ahead_text(reading: UsageUpdate, *, short: bool = False) -> str:
     """What comes next: `trims on next send` when governance will cut before the next request,
-    `≈3 turns to trim` when a cut is forecast (`reading.turns_to_trim`); empty otherwise."""
+    `≈3 turns to trim` when a cut is forecast (`reading.turns_to_trim`); empty otherwise. A figure
+    over 100% because the newest turn alone is over the budget (it is never cut) says that instead."""
+    if reading.oversized_turn:
+        return "newest turn sent whole" if short else "over: the newest turn alone, sent whole"
     if reading.trim_pending:
         return "trims next send" if short else "trims on next send"
     n = reading.turns_to_trim
