@@ -324,7 +324,12 @@ class CoTuiApp(App[int]):
         await self.chat.clear_log()
 
     def restore_prompt(self, text: str) -> None:
-        self.chat.prompt.restore(text)
+        prompt = self.chat.prompt
+        typed = prompt.text.strip()  # what was typed since stays, after the text put back
+        prompt.restore(f"{text}\n\n{typed}" if typed else text)
+
+    def show_queue(self, texts: Sequence[str]) -> None:
+        self.chat.queue_strip.show(texts)
 
     async def show_items(
         self, items: list[Item], banners: Sequence[tuple[int, Any]], *, entries: int | None = None

@@ -38,6 +38,7 @@ from co_tui.tui.widgets.context_meter import ContextMeter
 from co_tui.tui.widgets.error_block import ErrorBlock
 from co_tui.tui.widgets.notice_line import NoticeLine
 from co_tui.tui.widgets.prompt_input import PromptInput
+from co_tui.tui.widgets.queued_prompts import QueuedPrompts
 from co_tui.tui.widgets.slash_popup import SlashPopup
 from co_tui.tui.widgets.title_bar import TitleBar
 from co_tui.tui.widgets.tool_call_block import ToolCallBlock
@@ -73,6 +74,7 @@ class ChatScreen(Screen[None]):
         yield TitleBar(id="title-bar")
         yield ChatLog(id="chat-log")
         yield ActivityIndicator(id="activity")
+        yield QueuedPrompts(id="queued")
         yield PromptInput(popup, id="prompt")
         yield popup
         yield Static(id="hint")
@@ -90,6 +92,11 @@ class ChatScreen(Screen[None]):
     def prompt(self) -> PromptInput:
         """The prompt input."""
         return self.query_one(PromptInput)
+
+    @property
+    def queue_strip(self) -> QueuedPrompts:
+        """The prompts waiting to be sent, above the input."""
+        return self.query_one(QueuedPrompts)
 
     @property
     def meter(self) -> ContextMeter:
