@@ -47,12 +47,18 @@ what the model sees without telling you (and the model).
   context is past a limit as governance counts it (it happens right after a long answer) and
   will be cut before the next request goes out, with a banner. Past half the budget,
   `≈3 turns to trim` says roughly how many more turns fit before that cut, from the size of the
-  recent turns. `$0.42 · 81% cached` is the session's cost at list prices (priced models only)
+  recent turns. `over: the newest turn alone, sent whole` explains a figure over 100 %: the turn
+  being answered (a prompt and its tool results) is never cut, and it alone is over the budget; the
+  log says so too, with a `⚠ over budget` line. A prompt alone over the model's context window is
+  not sent at all (`✗ context overflow  not sent: …`) and comes back into the prompt.
+  `$0.42 · 81% cached` is the session's cost at list prices (priced models only)
   and the share of the last request the provider read back from its prompt cache. On a narrow
   terminal the bar shortens first, then the wording.
 - **Banners** in the chat mark every change to what the model sees, at the point of the cut:
-  `✂ History trimmed · 14 messages (3 turns) · 41.2k → 12.9k tokens · token budget`. Select one
-  and press Enter to see the reason, the strategy, the budget and, for summaries, the summary text.
+  `✂ History trimmed · 14 messages (3 turns) · 41.2k → 12.9k tokens · token budget`. Click one, or
+  press Shift+Tab in the prompt to focus the newest banner or tool row (Tab / Shift+Tab move between
+  them; the focused row is highlighted), and press Enter to open it: the reason, the strategy, the
+  budget and, for summaries, the summary text. Typing any character goes back to the prompt.
   `/compact` and `/clear` leave their own banners (`Conversation compacted`, `Conversation cleared`).
 - **Markers** are what the model reads in place of what was cut: a breadcrumb
   `[Earlier conversation trimmed — N messages (K turns) removed …]`, a `[Summary of N earlier

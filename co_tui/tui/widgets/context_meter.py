@@ -201,7 +201,10 @@ class ContextMeter(Widget):
             note_style = "$foreground" if kind == "economy" else "italic $text-warning"
             if kind == "ahead" and not self.over_limit:
                 note_style = "italic"  # a forecast, not a warning
-            parts.append((GAP + text, note_style))
+            # The gap is a segment of its own: a note whose text began with it was drawn glued to
+            # the figure (`(75%)$0.42`) by SVG renderers, which drop a text element's leading spaces.
+            parts.append(GAP)
+            parts.append((text, note_style))
         return Content.assemble(*parts)
 
     @property
