@@ -46,8 +46,19 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def banner_line(event: HistoryTrimmed) -> str:
-    """One line, e.g. '✂ History trimmed · 14 messages (3 turns) · 41.2k → 12.9k tokens · token budget'."""
+def banner_line(event: HistoryTrimmed, width: int | None = None) -> str:
+    """One line, e.g. '✂ History trimmed · 14 messages (3 turns) · 41.2k → 12.9k tokens · token budget'.
+
+    `width`: at most that many characters, shortened at segment boundaries (`fit_segments`: the
+    last segments give way to `…`), never cut mid-word; the full line is in the banner's details."""
+    from co_tui.text import fit_segments
+
+    parts = banner_parts(event)
+    return " · ".join(parts) if width is None else fit_segments(parts, width)
+
+
+def banner_parts(event: HistoryTrimmed) -> list[str]:
+    """The segments of `banner_line`, most important first."""
     parts = [f"✂ {banner_title(event)}"]
     if event.dropped_messages:
         turns = f" ({_count(event.dropped_turns, 'turn')})" if event.dropped_turns else ""
@@ -58,7 +69,7 @@ def banner_line(event: HistoryTrimmed) -> str:
         parts.append(STRATEGY_TEXT[event.strategy])
     parts.append(f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)} tokens")
     parts.append(REASON_TEXT.get(event.reason, event.reason))
-    return " · ".join(parts)
+    return parts
 
 
 def banner_details(event: HistoryTrimmed) -> list[tuple[str, str]]:

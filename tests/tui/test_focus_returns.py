@@ -44,3 +44,27 @@ async def test_tab_reaches_a_row_and_enter_opens_it(real_app) -> None:
         assert isinstance(app.focused, CollapsibleTitle)
         await pilot.press("enter")
         assert not block.collapsed
+
+
+async def test_banners_fit_a_narrow_terminal_without_cutting_words(real_app, monkeypatch) -> None:
+    """Issue 12 item 10: at 80×24 banners are shortened at segment boundaries, not cut mid-word."""
+    from co_tui.session.banner import banner_line
+
+    monkeypatch.setenv("CO_TUI_MAX_HISTORY_MESSAGES", "8")
+    from co_tui.config import load_settings
+
+    real_app.settings = load_settings()
+    async with real_app.run_test(size=(80, 24)) as pilot:
+        app = pilot.app
+        await wait_ready(pilot)
+        for prompt in ("read README.md", "hello", "hi again", "one more", "and more"):
+            await pilot.press(*prompt, "enter")
+            await wait_idle(pilot)
+        banners = list(app.chat.query("TrimBanner"))
+        assert banners
+        for banner in banners:
+            title = banner.query_one(CollapsibleTitle)
+            shown = str(banner.title)
+            assert title.content_region.right <= banner.content_region.right  # drawn whole
+            assert shown != banner_line(banner.event)  # the full line does not fit 80 columns
+            assert shown.endswith(" · …") and banner_line(banner.event).startswith(shown[:-1])
