@@ -3,7 +3,7 @@ lost, focus follows it); the focused row is visibly marked; Enter on it still op
 
 from __future__ import annotations
 
-from pilot_helpers import wait_idle, wait_ready
+from pilot_helpers import wait_idle, wait_ready, wait_until
 from textual.widgets._collapsible import CollapsibleTitle
 
 SIZE = (100, 30)
@@ -68,3 +68,27 @@ async def test_banners_fit_a_narrow_terminal_without_cutting_words(real_app, mon
             assert title.content_region.right <= banner.content_region.right  # drawn whole
             assert shown != banner_line(banner.event)  # the full line does not fit 80 columns
             assert shown.endswith(" · …") and banner_line(banner.event).startswith(shown[:-1])
+
+
+async def test_f1_builds_the_help_once_and_opens_it_at_the_top(real_app) -> None:
+    """Issue 12 item 13: the help's Markdown took ~2 s to lay out on every F1; it is built once
+    (benchmarks/help_screen.py measures it) and each open starts at the top."""
+    from co_tui.tui.screens.help import HelpScreen
+
+    async with real_app.run_test(size=SIZE) as pilot:
+        app = pilot.app
+        await wait_ready(pilot)
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
+        first = app.screen
+        body = first.query_one("#help-body")
+        await wait_until(pilot, lambda: body.max_scroll_y > 0, what="the help laid out")
+        body.scroll_end(animate=False)
+        await wait_until(pilot, lambda: body.scroll_y > 0, what="scrolled down")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, HelpScreen), what="closed")
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help again")
+        assert app.screen is first  # not built again
+        await wait_until(pilot, lambda: body.scroll_y == 0, what="back at the top")
+        assert body.has_focus
