@@ -185,17 +185,19 @@ async def test_compact_and_clear_events_count_the_request_against_the_configured
     session = new_session(workspace, model="offline", context_budget_tokens=50_000)
     await collect(session.run_turn("hello"))
     await collect(session.run_turn("read hello.txt"))
-    before = estimate_tokens(session.context)
+    before = session.meter_reading().context_tokens
+    assert before > estimate_tokens(session.context) + session.overhead_tokens // 2  # overhead included
     events = await collect(session.compact())
     trim = next(e for e in events if e.type == "history_trimmed")
     assert session.overhead_tokens > 0
     assert trim.budget_tokens == 50_000
-    assert trim.tokens_before == before + session.overhead_tokens
-    assert trim.tokens_after == estimate_tokens(session.context) + session.overhead_tokens
-    held = estimate_tokens(session.context)
+    # Issue 12 item 5: one computation (the meter's) feeds the banner and the meter beside it.
+    meter_after = [e for e in events if e.type == "usage"][-1]
+    assert (trim.tokens_before, trim.tokens_after) == (before, meter_after.context_tokens)
+    held = session.meter_reading().context_tokens
     cleared = session.clear()
     assert cleared.budget_tokens == 50_000
-    assert (cleared.tokens_before, cleared.tokens_after) == (held + session.overhead_tokens, 0)
+    assert (cleared.tokens_before, cleared.tokens_after) == (held, 0)
 
 
 async def test_a_trim_the_meter_says_is_pending_happens_on_the_next_turn(workspace: Path) -> None:

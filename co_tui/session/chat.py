@@ -398,6 +398,9 @@ class ChatSession:
     async def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
         """`/compact [focus]`: summarise the whole context into two messages. Never raises.
 
+        The event's `tokens_before`/`tokens_after` are the meter's readings of the context before and
+        after, so the banner and the meter agree to the token (issue 12 item 5).
+
         Nothing happens on an empty context; on failure or cancellation the context is unchanged
         (and the error shown). The save runs in a thread.
         """
@@ -413,6 +416,7 @@ class ChatSession:
             yield Done(output="nothing to compact")
             return
         self.busy = True
+        before = self.meter.reading(self.context).tokens  # the figure the meter shows now
         try:
             result = await compact(
                 self.context,
@@ -431,7 +435,9 @@ class ChatSession:
             yield Done(output="nothing to compact")
             return
         self.context = list(result.messages)
-        trim = self._apply_trim(result.event)
+        trim = self._apply_trim(
+            replace(result.event, tokens_before=before, tokens_after=self.meter.reading(self.context).tokens)
+        )
         yield trim
         save_error = await asyncio.to_thread(self._save, None)
         if save_error is not None:
@@ -444,7 +450,10 @@ class ChatSession:
         the banner after it give the same figures (one computation feeds both)."""
         from co_tui.governance import clear_event
 
-        return clear_event(self.context, self.policy.budget_tokens, overhead_tokens=self._overhead)
+        event = clear_event(self.context, self.policy.budget_tokens, overhead_tokens=self._overhead)
+        # The meter's own figure (its calibrated estimate), not governance's raw one: the dialog, the
+        # banner and the meter beside them show one number (issue 12 item 5).
+        return replace(event, tokens_before=self.meter.reading(self.context).tokens)
 
     def clear(self) -> HistoryTrimmed:
         """`/clear`: an empty context and transcript under a fresh session id; the old one stays saved.

@@ -37,10 +37,10 @@ def meter_level(fraction: float) -> Level:
 def meter_text(reading: UsageUpdate, *, messages: bool = True) -> str:
     """`23/40 msgs · ~18.2k/100k tokens (18%)`; `~` unless the figure is the provider's own report.
     `messages=False` leaves out the message count."""
-    from co_tui.tui.format import format_tokens
+    from co_tui.tui.format import budget_percent, format_tokens
 
     approx = "" if reading.exactness == "exact" else "~"
-    pct = round(100 * reading.context_tokens / reading.budget_tokens) if reading.budget_tokens else 0
+    pct = budget_percent(reading.context_tokens, reading.budget_tokens)
     limit = f"/{reading.max_messages}" if reading.max_messages else ""  # 0: no message limit
     count = f"{reading.messages}{limit} msgs · " if messages else ""
     return (
