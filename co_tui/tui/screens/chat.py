@@ -23,6 +23,7 @@ from co_tui.session.events import (
     Done,
     ErrorEvent,
     Event,
+    Notice,
     OversizedTurn,
     TextDelta,
     ToolCall,
@@ -200,6 +201,9 @@ class ChatScreen(Screen[None]):
             case OversizedTurn():
                 await self.end_answer()
                 await self.log_view.add(ErrorBlock(event.message, "overflow" if event.refused else "oversized"))
+            case Notice(message=message):
+                await self.end_answer()
+                await self.add_notice(message)
             case Done(interrupted=interrupted):
                 await self.end_answer(interrupted=interrupted)
                 if interrupted:
