@@ -44,6 +44,8 @@ def _write_event(event: Event, fmt: str, out: TextIO, err: TextIO, session_id: s
 
         failed = f" · {event.note}" if event.strategy == "static_marker" and event.note else ""
         err.write(banner_line(event) + failed + "\n")
+    elif event.type == "oversized_turn":
+        err.write(f"co-tui: {event.message}\n")
 
 
 async def _run(session: ChatSession, prompt: str, fmt: str, out: TextIO, err: TextIO) -> int:
@@ -67,6 +69,8 @@ async def _run(session: ChatSession, prompt: str, fmt: str, out: TextIO, err: Te
                 code = EXIT_MODEL_ERROR
             err.write(f"co-tui: {event.message}\n")
             err.flush()
+        if event.type == "oversized_turn" and event.refused:
+            code = EXIT_MODEL_ERROR
         if event.type == "notice":  # not part of the jsonl stream (docs/architecture.md)
             if not closed:
                 err.write(f"co-tui: {event.message}\n")

@@ -8,3 +8,30 @@ def one_line(text: str, limit: int) -> str:
     (the last one an ellipsis when cut)."""
     line = " ".join(str(text).split())
     return line if len(line) <= limit else line[: max(0, limit - 1)].rstrip() + "…"
+
+
+def fit_words(text: str, width: int) -> str:
+    """`text` within `width` characters, cut at a word boundary with an ellipsis (never mid-word,
+    unless its first word alone is too long)."""
+    if len(text) <= width:
+        return text
+    words, line = text.split(" "), ""
+    for word in words:
+        candidate = f"{line} {word}" if line else word
+        if len(candidate) + 1 > width:
+            break
+        line = candidate
+    return (line or text[: max(0, width - 1)]) + "…"
+
+
+def fit_segments(parts: list[str], width: int, sep: str = " · ") -> str:
+    """`parts` joined by `sep` within `width` characters: whole parts are dropped from the end, an
+    ellipsis segment saying some were; the first part alone is cut at a word boundary (`fit_words`)."""
+    line = sep.join(parts)
+    if len(line) <= width:
+        return line
+    for n in range(len(parts) - 1, 0, -1):
+        line = sep.join([*parts[:n], "…"])
+        if len(line) <= width:
+            return line
+    return fit_words(parts[0], width)

@@ -35,3 +35,30 @@ def test_titles_for_compact_clear_and_summary() -> None:
     assert banner_line(clear).startswith("✂ Conversation cleared")
     assert banner_line(summary).startswith("✂ History summarised")
     assert banner_details(summary)[-1] == ("summary", "recap")
+
+
+def test_a_narrow_banner_is_shortened_at_segment_boundaries() -> None:
+    """Issue 12 item 10: at 80×24 a banner was cut mid-word (`· t`, `messag`)."""
+    event = HistoryTrimmed(
+        reason="message_count", strategy="turn_trim", dropped_messages=4, dropped_turns=1, kept_turns=2,
+        tokens_before=816, tokens_after=544,
+    )  # fmt: skip
+    full = banner_line(event)
+    assert banner_line(event, len(full)) == full
+    assert banner_line(event, 72) == "✂ History trimmed · 4 messages (1 turn) · 816 → 544 tokens · …"
+    assert banner_line(event, 50) == "✂ History trimmed · 4 messages (1 turn) · …"
+    for width in range(8, len(full)):
+        line = banner_line(event, width)
+        assert len(line) <= width
+        # Every segment shown is whole: a prefix of the full line's segments, then perhaps `…`.
+        shown = line.split(" · ")
+        whole = [s for s in shown if s != "…"]
+        assert whole == full.split(" · ")[: len(whole)] or (len(shown) == 1 and line.endswith("…"))
+
+
+def test_fit_words_never_cuts_a_word() -> None:
+    from co_tui.text import fit_words
+
+    assert fit_words("History trimmed here", 100) == "History trimmed here"
+    assert fit_words("History trimmed here", 17) == "History trimmed…"
+    assert fit_words("History trimmed here", 10) == "History…"

@@ -185,17 +185,19 @@ async def test_compact_and_clear_events_count_the_request_against_the_configured
     session = new_session(workspace, model="offline", context_budget_tokens=50_000)
     await collect(session.run_turn("hello"))
     await collect(session.run_turn("read hello.txt"))
-    before = estimate_tokens(session.context)
+    before = session.meter_reading().context_tokens
+    assert before > estimate_tokens(session.context) + session.overhead_tokens // 2  # overhead included
     events = await collect(session.compact())
     trim = next(e for e in events if e.type == "history_trimmed")
     assert session.overhead_tokens > 0
     assert trim.budget_tokens == 50_000
-    assert trim.tokens_before == before + session.overhead_tokens
-    assert trim.tokens_after == estimate_tokens(session.context) + session.overhead_tokens
-    held = estimate_tokens(session.context)
+    # Issue 12 item 5: one computation (the meter's) feeds the banner and the meter beside it.
+    meter_after = [e for e in events if e.type == "usage"][-1]
+    assert (trim.tokens_before, trim.tokens_after) == (before, meter_after.context_tokens)
+    held = session.meter_reading().context_tokens
     cleared = session.clear()
     assert cleared.budget_tokens == 50_000
-    assert (cleared.tokens_before, cleared.tokens_after) == (held + session.overhead_tokens, 0)
+    assert (cleared.tokens_before, cleared.tokens_after) == (held, 0)
 
 
 async def test_a_trim_the_meter_says_is_pending_happens_on_the_next_turn(workspace: Path) -> None:
@@ -313,3 +315,31 @@ async def test_offline_summaries_cover_every_turn_they_report(workspace: Path) -
     for i in range(1, notes + 1):
         note = f"note number {i}: the sky is blue"
         assert note in verbatim or note in marker_text, f"note {i} is neither in context nor in a summary"
+
+
+async def test_the_first_question_after_an_interrupted_tool_call_is_answered(workspace: Path) -> None:
+    """Issue 12 item 7: the repaired history ends with the interrupted call's synthesized result and
+    the next run fuses the new prompt into that request; the offline model answers the prompt."""
+    approved = asyncio.Event()
+
+    async def approve(command: str) -> bool:
+        approved.set()
+        return True
+
+    session = ChatSession(load_settings(allow_shell=True), workspace=workspace, model="offline", approver=approve)
+
+    async def interrupt() -> None:
+        await approved.wait()
+        while not (workspace / "started").exists():  # the command runs: Esc as a person presses it
+            await asyncio.sleep(0.01)
+        session.cancel()
+
+    task = asyncio.create_task(interrupt())
+    events = await collect(session.run_turn("run touch started; sleep 20; echo done"))
+    await task
+    assert events[-1].interrupted
+    events = await collect(session.run_turn("what did we do so far?"))
+    answer = events[-1].output
+    assert "interrupted before it finished" not in answer
+    assert answer.startswith("Here is what I can see of our conversation")
+    assert "run touch started; sleep 20; echo done" in answer

@@ -257,8 +257,15 @@ def latest_prompt(messages: Sequence[ModelMessage]) -> str:
 
 
 def tool_outcomes(messages: Sequence[ModelMessage]) -> list[ToolOutcome]:
-    """The tool results in the request that ends `messages`, paired with their calls' arguments."""
+    """The tool results in the request that ends `messages`, paired with their calls' arguments.
+
+    Empty when that request also carries a new user prompt: after an interrupted tool call the
+    repaired history ends with the call's synthesized result, and the next run fuses the user's new
+    prompt into that same request; the prompt is what asks for an answer then, not the old result.
+    """
     if not messages or not isinstance(messages[-1], ModelRequest):
+        return []
+    if _has_new_prompt(messages[-1]):
         return []
     calls: dict[str, dict[str, Any]] = {}
     for message in reversed(messages[:-1]):
@@ -280,6 +287,12 @@ def tool_outcomes(messages: Sequence[ModelMessage]) -> list[ToolOutcome]:
             content = part.content if isinstance(part.content, str) else part.model_response()
             outcomes.append(ToolOutcome(part.tool_name, calls.get(part.tool_call_id, {}), content, "retry"))
     return outcomes
+
+
+def _has_new_prompt(request: ModelRequest) -> bool:
+    return any(
+        isinstance(p, UserPromptPart) and not prompt_text(p.content).startswith(MARKER_PREFIXES) for p in request.parts
+    )
 
 
 # --- streaming, delay, usage -----------------------------------------------------------------------

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from pydantic_ai.models import Model, ModelRequestContext
     from pydantic_ai.tools import RunContext
 
-__all__ = ["ContextGovernance", "HistoryTrimmedEvent"]
+__all__ = ["ContextGovernance", "HistoryTrimmedEvent", "OversizedTurnEvent"]
 
 
 @dataclass(kw_only=True)
@@ -71,6 +71,15 @@ class HistoryTrimmedEvent(CapabilityEvent, namespace="co_tui"):
         return HistoryTrimmed(**{name: getattr(self, name) for name in _PAYLOAD}, session_id=session_id)
 
 
+@dataclass(kw_only=True)
+class OversizedTurnEvent(CapabilityEvent, namespace="co_tui"):
+    """The newest turn alone is over the budget and goes out whole (governance/oversize.py); the
+    session turns it into its `oversized_turn` event. Emitted at most once per run."""
+
+    turn_tokens: int = 0
+    budget_tokens: int = 0
+
+
 # The fields the carrier copies between itself and `HistoryTrimmed` (all but the id and `type`).
 _PAYLOAD = tuple(f.name for f in dataclasses.fields(HistoryTrimmed) if f.name not in ("session_id", "type"))
 
@@ -105,6 +114,7 @@ class ContextGovernance(AbstractCapability[Any]):
     governor: Governor = field(init=False, repr=False)
     _override: list[ModelMessage] | None = field(default=None, init=False, repr=False)
     _shrink_done: bool = field(default=False, init=False, repr=False)
+    _oversize_said: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.governor = Governor(self.policy, summarizer_model=self.summarizer_model, clock=self.clock)
@@ -122,6 +132,7 @@ class ContextGovernance(AbstractCapability[Any]):
         self.seen_len = history_len
         self._override = None
         self._shrink_done = False
+        self._oversize_said = False
 
     def _hand_over(self, messages: list[ModelMessage]) -> None:
         new = messages[self.seen_len :] if self.seen_len <= len(messages) else []
@@ -152,7 +163,19 @@ class ContextGovernance(AbstractCapability[Any]):
         if outcome.changed:
             await self._commit(ctx, outcome)
             request_context.messages = list(outcome.messages)
+        if not outcome.fits and not self._oversize_said:
+            await self._say_oversized(ctx, outcome.messages, request_overhead_tokens(request_context))
         return request_context
+
+    async def _say_oversized(self, ctx: RunContext[Any], messages: list[ModelMessage], overhead: int) -> None:
+        """The rules ran out with the request still over budget: if that is the newest turn's own
+        weight (it is never cut), say so once this run."""
+        from co_tui.governance.oversize import oversized_turn_tokens
+
+        tokens = oversized_turn_tokens(messages, self.policy.budget_tokens, overhead)
+        if tokens is not None:
+            self._oversize_said = True
+            await ctx.emit(OversizedTurnEvent(turn_tokens=tokens, budget_tokens=self.policy.budget_tokens))
 
     async def prepare_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext

@@ -52,17 +52,26 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def banner_line(event: HistoryTrimmed) -> str:
-    """One line, e.g. '✂ History trimmed · 14 messages (3 turns) · 41.2k → 12.9k tokens · token budget'."""
+def banner_line(event: HistoryTrimmed, width: int | None = None) -> str:
+    """One line, e.g. '✂ History trimmed · 14 messages (3 turns) · 41.2k → 12.9k tokens · token budget'.
+
+    `width`: at most that many characters, shortened at segment boundaries (`fit_segments`: the
+    last segments give way to `…`), never cut mid-word; the full line is in the banner's details."""
+    from co_tui.text import fit_segments
+
+    parts = banner_parts(event)
+    return " · ".join(parts) if width is None else fit_segments(parts, width)
+
+
+def banner_parts(event: HistoryTrimmed) -> list[str]:
+    """The segments of `banner_line`, most important first."""
     if event.reason == "restore":  # the model sees more again, not less
-        return " · ".join(
-            [
-                f"↶ {banner_title(event)}",
-                f"{_count(event.restored_messages, 'message')} back in context",
-                f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)} tokens",
-                f"undid: {STRATEGY_TEXT.get(event.strategy, event.strategy)}",
-            ]
-        )
+        return [
+            f"↶ {banner_title(event)}",
+            f"{_count(event.restored_messages, 'message')} back in context",
+            f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)} tokens",
+            f"undid: {STRATEGY_TEXT.get(event.strategy, event.strategy)}",
+        ]
     parts = [f"✂ {banner_title(event)}"]
     if event.reason == "manual_evict" and event.note:
         # What was removed, named by the eviction (its first clause; the cache warning is in the details).
@@ -76,7 +85,7 @@ def banner_line(event: HistoryTrimmed) -> str:
         parts.append(STRATEGY_TEXT[event.strategy])
     parts.append(f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)} tokens")
     parts.append(REASON_TEXT.get(event.reason, event.reason))
-    return " · ".join(parts)
+    return parts
 
 
 def banner_details(event: HistoryTrimmed) -> list[tuple[str, str]]:

@@ -215,6 +215,7 @@ class ChatSession:
             turns_to_trim=turns_to_trim,
             trim_kind=_cut_kind(self, messages) if trim_pending else None,
             pinned_tokens=self._pinned_tokens(messages),
+            oversized_turn=not next_prompt and self._newest_turn_oversized(messages),
         )
 
     def _pinned_tokens(self, messages: Sequence[ModelMessage]) -> int:
@@ -224,6 +225,11 @@ class ChatSession:
         from co_tui.governance.pins import pinned_tokens
 
         return pinned_tokens(messages, pins)
+
+    def _newest_turn_oversized(self, messages: Sequence[ModelMessage]) -> bool:
+        from co_tui.governance.oversize import oversized_turn_tokens
+
+        return oversized_turn_tokens(messages, self.policy.budget_tokens, self._overhead) is not None
 
     # --- turns -----------------------------------------------------------------------------------
 
@@ -236,6 +242,18 @@ class ChatSession:
         """
         if self.busy:
             yield ErrorEvent(message="a turn is already running", kind="internal")
+            yield Done(output="", failed=True)
+            return
+        from co_tui.session.oversize import refuse_oversized_prompt
+
+        refused = refuse_oversized_prompt(
+            prompt,
+            overhead_tokens=self._overhead,
+            budget_tokens=self.policy.budget_tokens,
+            context_window=None if self.policy.window_is_guess else self.context_window,  # no refusal on a guess
+        )
+        if refused is not None:  # nothing sent, nothing added to the history
+            yield refused
             yield Done(output="", failed=True)
             return
         self.busy = True
@@ -265,7 +283,8 @@ class ChatSession:
             from pydantic_ai.exceptions import RunCancelled
             from pydantic_ai.messages import ModelResponse, repair_messages
 
-            from co_tui.governance import HistoryTrimmedEvent
+            from co_tui.governance.capability import HistoryTrimmedEvent, OversizedTurnEvent
+            from co_tui.session.oversize import sent_whole
 
             # A run starts by cleaning its history (fusing adjacent requests, e.g. a cut's marker
             # saved apart from the prompt after it) and counts new messages from there; hand it that
@@ -283,6 +302,9 @@ class ChatSession:
                             self._checkpoint(prompt)
                         if isinstance(event, HistoryTrimmedEvent):
                             yield self._apply_trim(event.to_domain(), self._cut_record(event.before))
+                            continue
+                        if isinstance(event, OversizedTurnEvent):
+                            yield sent_whole(event.turn_tokens, event.budget_tokens, self.context_window)
                             continue
                         if isinstance(event, AgentRunResultEvent):
                             run_messages = event.result.all_messages()
@@ -429,6 +451,9 @@ class ChatSession:
     async def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
         """`/compact [focus]`: summarise the whole context into two messages. Never raises.
 
+        The event's `tokens_before`/`tokens_after` are the meter's readings of the context before and
+        after, so the banner and the meter agree to the token (issue 12 item 5).
+
         Nothing happens on an empty context; on failure or cancellation the context is unchanged
         (and the error shown). The save runs in a thread.
         """
@@ -444,6 +469,7 @@ class ChatSession:
             yield Done(output="nothing to compact")
             return
         self.busy = True
+        figure_before = self.meter.reading(self.context).tokens  # the figure the meter shows now
         try:
             result = await compact_around_pins(
                 self.context,
@@ -464,7 +490,10 @@ class ChatSession:
             return
         before = tuple(self.context)
         self.context = list(result.messages)
-        trim = self._apply_trim(result.event, self._cut_record(before))
+        trim = self._apply_trim(
+            replace(result.event, tokens_before=figure_before, tokens_after=self.meter.reading(self.context).tokens),
+            self._cut_record(before),
+        )
         yield trim
         save_error = await asyncio.to_thread(self._save, None)
         if save_error is not None:
@@ -477,7 +506,10 @@ class ChatSession:
         the banner after it give the same figures (one computation feeds both)."""
         from co_tui.governance import clear_event
 
-        return clear_event(self.context, self.policy.budget_tokens, overhead_tokens=self._overhead)
+        event = clear_event(self.context, self.policy.budget_tokens, overhead_tokens=self._overhead)
+        # The meter's own figure (its calibrated estimate), not governance's raw one: the dialog, the
+        # banner and the meter beside them show one number (issue 12 item 5).
+        return replace(event, tokens_before=self.meter.reading(self.context).tokens)
 
     def clear(self) -> HistoryTrimmed:
         """`/clear`: an empty context and transcript under a fresh session id; the old one stays saved.

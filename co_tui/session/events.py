@@ -80,7 +80,25 @@ class UsageUpdate(_Event):
     trim_kind: str | None = None
     # Estimated tokens of the pinned turns (docs/context-governance.md, "Pins"), part of `context_tokens`.
     pinned_tokens: int = 0
+    # The newest turn alone is over the budget (it is sent whole): why the figure is over 100%.
+    oversized_turn: bool = False
     type: Literal["usage"] = "usage"
+
+
+@dataclass(frozen=True, kw_only=True)
+class OversizedTurn(_Event):
+    """The newest turn alone is over the budget: governance never cuts the newest turn, so it is
+    sent whole (`refused` False), or — a prompt alone over the model's context window — not sent at
+    all (`refused` True; nothing is added to the history). `turn_tokens`: the request the turn makes
+    by itself (instructions and tool schemas included, as the meter counts); `message`: the one line
+    front ends show (`oversize.oversized_message`)."""
+
+    turn_tokens: int
+    budget_tokens: int
+    context_window: int | None = None
+    refused: bool = False
+    message: str = ""
+    type: Literal["oversized_turn"] = "oversized_turn"
 
 
 INTERRUPTED_MESSAGE = "interrupted: the partial answer is kept"
@@ -116,7 +134,7 @@ class Done(_Event):
     type: Literal["done"] = "done"
 
 
-Event = TextDelta | ToolCall | ToolResult | HistoryTrimmed | UsageUpdate | ErrorEvent | Notice | Done
+Event = TextDelta | ToolCall | ToolResult | HistoryTrimmed | UsageUpdate | ErrorEvent | Notice | Done | OversizedTurn
 """Every event a session yields: a closed union (a front end matches each class, `assert_never` after)."""
 
 __all__ = [
@@ -127,6 +145,7 @@ __all__ = [
     "Event",
     "HistoryTrimmed",
     "Notice",
+    "OversizedTurn",
     "TextDelta",
     "ToolCall",
     "ToolResult",

@@ -217,10 +217,14 @@ class CoTuiApp(App[int]):
         self.push_screen(ContextScreen(session))
 
     def action_show_help(self) -> None:
-        """f1, /help: keys and commands."""
-        from co_tui.tui.screens.help import HelpScreen
+        """f1, /help: keys and commands. The screen is built once and kept (installed): its Markdown
+        took ~2 s to lay out on every open (benchmarks/help_screen.py)."""
+        from co_tui.tui.screens.help import HELP_SCREEN, HelpScreen
 
-        self.push_screen(HelpScreen())
+        if not self.is_screen_installed(HELP_SCREEN):
+            self.install_screen(HelpScreen(), HELP_SCREEN)
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HELP_SCREEN)
 
     def action_show_sessions(self) -> None:
         """/sessions: pick a saved session to resume."""
@@ -353,6 +357,14 @@ class CoTuiApp(App[int]):
 
     async def clear_log(self) -> None:
         await self.chat.clear_log()
+
+    def restore_prompt(self, text: str) -> None:
+        prompt = self.chat.prompt
+        typed = prompt.text.strip()  # what was typed since stays, after the text put back
+        prompt.restore(f"{text}\n\n{typed}" if typed else text)
+
+    def show_queue(self, texts: Sequence[str]) -> None:
+        self.chat.queue_strip.show(texts)
 
     async def show_items(
         self, items: list[Item], banners: Sequence[tuple[int, Any]], *, entries: int | None = None

@@ -73,6 +73,14 @@ class ChatView(Protocol):
 
     async def clear_log(self) -> None: ...
 
+    def restore_prompt(self, text: str) -> None:
+        """Put `text` back into the prompt (a prompt that was not sent: nothing typed is lost)."""
+        ...
+
+    def show_queue(self, texts: Sequence[str]) -> None:
+        """Show the prompts waiting to be sent (none: hide them)."""
+        ...
+
     async def show_items(
         self, items: list[Item], banners: Sequence[tuple[int, Any]], *, entries: int | None = None
     ) -> None: ...
@@ -109,7 +117,8 @@ class ChatController:
         self.session: SessionPort | None = None
         self.job: Job | None = None  # the running turn, compaction or clear
         self.job_kind: JobKind | None = None
-        self.queued: list[str] = []  # prompts sent before the session was ready, or while another opens
+        # Prompts waiting: sent before the session was ready, while another opens, or while a job runs.
+        self.queued: list[str] = []
         self.opening_id: str | None = None  # a session chosen to replace the current one, loading
         self.shown: Shown | None = None  # the preview on screen until its session is ready
 
@@ -142,26 +151,27 @@ class ChatController:
     # --- turns -----------------------------------------------------------------------------------
 
     async def send(self, text: str) -> bool:
-        """The user sent a prompt. Runs it, queues it (no session yet, or another one opening), or
-        refuses while a job runs (False: the caller puts the text back into the prompt)."""
+        """The user sent a prompt. Runs it, or queues it (no session yet, another one opening, or a
+        job running: it is sent when the job ends, shown meanwhile above the input). Always True
+        (the caller clears the prompt)."""
         view = self.view
         view.clear_hint()
-        if self.session is None or self.opening_id is not None:
+        if self.session is None or self.opening_id is not None or self.job is not None:
             self.queued.append(text)
-            await view.add_user_message(text, queued=True)
-            waiting = "the model is still loading" if self.session is None else "a session is opening"
-            view.show_hint(f"{waiting} — your prompt will be sent when it is ready", info=True)
+            view.show_queue(self.queued)
+            if self.job is None:
+                waiting = "the model is still loading" if self.session is None else "a session is opening"
+                view.show_hint(f"{waiting} — your prompt will be sent when it is ready", info=True)
             return True
-        if self.job is not None:
-            view.show_hint("a turn is running — press esc to interrupt it, or wait")
-            return False
         self._start("turn", self._run_turn(text))
         return True
 
     def send_queued(self) -> None:
         """Start the oldest prompt that waited, if it can run now."""
         if self.queued and self.job is None and self.session is not None and self.opening_id is None:
-            self._start("turn", self._run_turn(self.queued.pop(0)))
+            prompt = self.queued.pop(0)
+            self.view.show_queue(self.queued)
+            self._start("turn", self._run_turn(prompt))
 
     def _start(self, kind: JobKind, work: Coroutine[Any, Any, None]) -> None:
         self.job_kind = kind
@@ -180,24 +190,29 @@ class ChatController:
             await view.unqueue_user_message(prompt)
             await view.add_user_message(prompt)
             view.busy_changed("thinking…")
-            await self._show_events(session.run_turn(prompt))
+            refused = await self._show_events(session.run_turn(prompt))
         finally:
             self._job_ended()
+        if refused:  # over the model's window, not sent: the text goes back for editing
+            view.restore_prompt(prompt)
         from co_tui.tui.transcript_view import truncated_tool_call_ids
 
         view.show_truncated(truncated_tool_call_ids(session.context))
         self.send_queued()
 
-    async def _show_events(self, events: AsyncIterator[Event], *, compaction: bool = False) -> None:
+    async def _show_events(self, events: AsyncIterator[Event], *, compaction: bool = False) -> bool:
         """Render every event of a job. A failure to render one is shown once, as an internal error,
         after the job's last event: the session still finishes (and saves) the turn, and the next
-        answer starts in a widget of its own. A failure of the job itself is shown the same way."""
-        from co_tui.session.events import Done
+        answer starts in a widget of its own. A failure of the job itself is shown the same way.
+        Returns whether the session refused the prompt (an `oversized_turn` with `refused`)."""
+        from co_tui.session.events import Done, OversizedTurn
 
         view = self.view
         failure: BaseException | None = None
+        refused = False
         try:
             async for event in events:
+                refused = refused or (isinstance(event, OversizedTurn) and event.refused)
                 if compaction and isinstance(event, Done) and event.output == "nothing to compact":
                     view.show_hint("nothing to compact yet", info=True)
                 try:
@@ -209,11 +224,19 @@ class ChatController:
         if failure is not None:
             await view.end_answer()
             await view.show_event(internal_error(failure))
+        return refused
 
     def interrupt(self) -> None:
-        """Esc: stop the running turn (the partial answer stays) or compaction."""
+        """Esc: stop the running turn (the partial answer stays) or compaction. Prompts queued behind
+        it are not sent: they go back into the prompt, to edit or send again."""
         if self.job is None or self.session is None:
             return
+        if self.queued:
+            waiting, self.queued = self.queued, []
+            self.view.show_queue([])
+            self.view.restore_prompt("\n\n".join(waiting))
+            # A log line, not a hint: the text put back into the input would clear a hint at once.
+            self.view.spawn(self.view.add_notice("the queued prompt was not sent: it is back in the prompt"))
         if self.job_kind == "turn":
             self.session.cancel()
             self.view.busy_changed("interrupting…")

@@ -50,12 +50,18 @@ what the model sees without telling you (and the model).
   or `shortens outputs on next send`. The history inspector marks the rows that cut would remove
   or summarise `next to go`. Past half the budget,
   `≈3 turns to trim` says roughly how many more turns fit before that cut, from the size of the
-  recent turns. `$0.42 · 81% cached` is the session's cost at list prices (priced models only)
+  recent turns. `over: the newest turn alone, sent whole` explains a figure over 100 %: the turn
+  being answered (a prompt and its tool results) is never cut, and it alone is over the budget; the
+  log says so too, with a `⚠ over budget` line. A prompt alone over the model's context window is
+  not sent at all (`✗ context overflow  not sent: …`) and comes back into the prompt.
+  `$0.42 · 81% cached` is the session's cost at list prices (priced models only)
   and the share of the last request the provider read back from its prompt cache. On a narrow
   terminal the bar shortens first, then the wording.
 - **Banners** in the chat mark every change to what the model sees, at the point of the cut:
-  `✂ History trimmed · 14 messages (3 turns) · 41.2k → 12.9k tokens · token budget`. Select one
-  and press Enter to see the reason, the strategy, the budget and, for summaries, the summary text.
+  `✂ History trimmed · 14 messages (3 turns) · 41.2k → 12.9k tokens · token budget`. Click one, or
+  press Shift+Tab in the prompt to focus the newest banner or tool row (Tab / Shift+Tab move between
+  them; the focused row is highlighted), and press Enter to open it: the reason, the strategy, the
+  budget and, for summaries, the summary text. Typing any character goes back to the prompt.
   `/compact` and `/clear` leave their own banners (`Conversation compacted`, `Conversation cleared`).
   `/compact` (and `Ctrl+K`) first shows what it will summarise and the estimated size after:
   Enter compacts, Esc keeps the conversation; `Ctrl+K` pressed twice compacts without the question.

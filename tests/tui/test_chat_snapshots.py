@@ -266,6 +266,11 @@ def test_palette_open(snap_compare, make_app):
         await wait_ready(pilot)
         await pilot.press("ctrl+p")
         await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "CommandPalette", what="palette")
+        # Its search box's cursor blinks every 0.5 s: on a loaded machine the snapshot caught it off
+        # (1 run in 5 under a CPU hog). Off, it shows steadily.
+        from textual.widgets import Input
+
+        pilot.app.screen.query_one(Input).cursor_blink = False
         await pilot.press("/")
         # The palette searches in a worker after a debounce: wait for the hits, not a fixed time.
         from co_tui.tui.commands import COMMANDS

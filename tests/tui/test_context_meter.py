@@ -100,3 +100,13 @@ def test_meter_text_without_a_message_limit() -> None:
     reading = dict(input_tokens=0, output_tokens=0, context_tokens=18_200, budget_tokens=100_000, messages=23)
     assert meter_text(UsageUpdate(**reading, max_messages=40)).startswith("23/40 msgs · ")
     assert meter_text(UsageUpdate(**reading, max_messages=0)).startswith("23 msgs · ")
+
+
+def test_the_meter_and_the_inspector_round_one_way() -> None:
+    """Issue 12 item 5: the meter said 90% and the history inspector 89% for one figure."""
+    from co_tui.tui.screens.history import _tokens_of_budget
+    from co_tui.tui.widgets.context_meter import meter_text
+
+    reading = replace(READING, context_tokens=143_900, budget_tokens=160_000)  # 89.94%
+    assert meter_text(reading).endswith("(90%)")
+    assert _tokens_of_budget(reading.context_tokens, reading.budget_tokens, False).endswith("(90%)")

@@ -116,7 +116,7 @@ async def test_a_prompt_typed_before_the_resumed_conversation_shows_comes_after_
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_until(pilot, lambda: app.chat.prompt.has_focus, what="the prompt")
         await pilot.press(*"typed early", "enter")
-        await wait_until(pilot, lambda: bool(app.chat.log_view.query("UserMessage.-queued")), what="the prompt queued")
+        await wait_until(pilot, lambda: app.chat.queue_strip.texts == ("typed early",), what="the prompt queued")
         tail_gate.set()
         await wait_until(pilot, lambda: _resumed(app), what="the preview")
         open_gate.set()

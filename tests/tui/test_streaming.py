@@ -328,10 +328,16 @@ async def test_app_holds_full_collections_during_a_turn(make_app, monkeypatch: p
         await wait_until(pilot, lambda: gc.get_threshold()[2] == normal, what="collection once idle")
 
 
-async def test_quitting_before_the_held_collection_gives_the_collector_back(make_app) -> None:
+async def test_quitting_before_the_held_collection_gives_the_collector_back(
+    make_app, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from pilot_helpers import wait_idle, wait_ready
     from tui_fakes import Text
 
+    # The user is typing for as long as the test runs (a switch, not the clock: on a loaded machine
+    # wait_idle took longer than the 0.5 s pause after a key that lets the collection run).
+    monkeypatch.setattr(gc_pause, "since_input", lambda: 0.0)
+    monkeypatch.setattr(gc_pause, "MAX_DEFER_S", float("inf"))
     normal = gc.get_threshold()
     app = make_app(script=lambda prompt: [Text("an answer")])
     async with app.run_test(size=(100, 30)) as pilot:

@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, assert_never
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Input, Static, TextArea
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.events import (
@@ -24,6 +24,7 @@ from co_tui.session.events import (
     ErrorEvent,
     Event,
     Notice,
+    OversizedTurn,
     TextDelta,
     ToolCall,
     ToolResult,
@@ -38,6 +39,7 @@ from co_tui.tui.widgets.context_meter import ContextMeter
 from co_tui.tui.widgets.error_block import ErrorBlock
 from co_tui.tui.widgets.notice_line import NoticeLine
 from co_tui.tui.widgets.prompt_input import PromptInput
+from co_tui.tui.widgets.queued_prompts import QueuedPrompts
 from co_tui.tui.widgets.slash_popup import SlashPopup
 from co_tui.tui.widgets.title_bar import TitleBar
 from co_tui.tui.widgets.tool_call_block import ToolCallBlock
@@ -73,6 +75,7 @@ class ChatScreen(Screen[None]):
         yield TitleBar(id="title-bar")
         yield ChatLog(id="chat-log")
         yield ActivityIndicator(id="activity")
+        yield QueuedPrompts(id="queued")
         yield PromptInput(popup, id="prompt")
         yield popup
         yield Static(id="hint")
@@ -90,6 +93,11 @@ class ChatScreen(Screen[None]):
     def prompt(self) -> PromptInput:
         """The prompt input."""
         return self.query_one(PromptInput)
+
+    @property
+    def queue_strip(self) -> QueuedPrompts:
+        """The prompts waiting to be sent, above the input."""
+        return self.query_one(QueuedPrompts)
 
     @property
     def meter(self) -> ContextMeter:
@@ -116,6 +124,20 @@ class ChatScreen(Screen[None]):
     def clear_hint(self) -> None:
         """Hide the hint line."""
         self.show_hint("")
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key typed while a banner, a tool row or the log has focus goes to the prompt
+        (focus follows it), so nothing typed is lost; Enter there still opens or closes the row."""
+        prompt = self.prompt
+        focused = self.focused
+        if prompt.has_focus or isinstance(focused, TextArea | Input) or not event.is_printable:
+            return
+        if event.character is None or prompt.read_only:
+            return
+        event.stop()
+        event.prevent_default()
+        prompt.focus()
+        prompt.insert(event.character)
 
     @on(PromptInput.Changed)
     def _typing_clears_hint(self) -> None:
@@ -176,6 +198,9 @@ class ChatScreen(Screen[None]):
             case ErrorEvent():
                 await self.end_answer(interrupted=event.kind == "interrupted")
                 await self.log_view.add(ErrorBlock(event.message, event.kind))
+            case OversizedTurn():
+                await self.end_answer()
+                await self.log_view.add(ErrorBlock(event.message, "overflow" if event.refused else "oversized"))
             case Notice(message=message):
                 await self.end_answer()
                 await self.add_notice(message)

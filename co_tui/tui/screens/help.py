@@ -14,6 +14,9 @@ from textual.widgets import Markdown, Static
 
 from co_tui.tui.keys_reference import key_label, reference_markdown
 
+HELP_SCREEN = "help"
+"""The name the app installs its one help screen under (built at the first F1, kept after)."""
+
 
 class HelpScreen(ModalScreen[None]):
     """Keys and commands (`f1`, `/help`). Read-only; Esc, Q or F1 closes it."""
@@ -30,9 +33,12 @@ class HelpScreen(ModalScreen[None]):
                 yield Markdown(reference_markdown(), id="help-text", open_links=False)
             yield Static(f"{key_label('up')}/{key_label('down')} scroll · {key_label('escape')} close", id="help-hint")
 
-    def on_mount(self) -> None:
-        # The scroll container takes the keys, so ↑/↓/PgUp/PgDn scroll the text straight away.
-        self.query_one("#help-body", VerticalScroll).focus()
+    def on_screen_resume(self) -> None:
+        # Each open starts at the top, and the scroll container takes the keys, so ↑/↓/PgUp/PgDn
+        # scroll the text straight away (the screen is kept between opens).
+        body = self.query_one("#help-body", VerticalScroll)
+        body.scroll_home(animate=False)
+        body.focus()
 
     def action_dismiss_help(self) -> None:
         """Close the help and return to where the user was."""

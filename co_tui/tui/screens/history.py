@@ -24,6 +24,7 @@ from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 from co_tui.session.banner import REASON_TEXT, STRATEGY_TEXT, banner_details, format_tokens
 from co_tui.session.cost import RequestCost, cached_share, format_usd
 from co_tui.text import one_line
+from co_tui.tui.format import budget_percent
 from co_tui.tui.widgets.turn_token_chart import STATE_COLOURS, TurnBar, TurnState, TurnTokenChart, legend_markup
 
 if TYPE_CHECKING:
@@ -168,7 +169,7 @@ def _tokens_of_budget(tokens: int, budget: int, estimated: bool) -> str:
     approx = "~" if estimated else ""
     if budget <= 0:
         return f"{approx}{format_tokens(tokens)} tokens"
-    return f"{approx}{format_tokens(tokens)} / {format_tokens(budget)} tokens ({tokens * 100 // budget}%)"
+    return f"{approx}{format_tokens(tokens)} / {format_tokens(budget)} tokens ({budget_percent(tokens, budget)}%)"
 
 
 def _plural(n: int, word: str) -> str:

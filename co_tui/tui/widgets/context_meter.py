@@ -37,10 +37,10 @@ def meter_level(fraction: float) -> Level:
 def meter_text(reading: UsageUpdate, *, messages: bool = True) -> str:
     """`23/40 msgs · ~18.2k/100k tokens (18%)`; `~` unless the figure is the provider's own report.
     `messages=False` leaves out the message count."""
-    from co_tui.tui.format import format_tokens
+    from co_tui.tui.format import budget_percent, format_tokens
 
     approx = "" if reading.exactness == "exact" else "~"
-    pct = round(100 * reading.context_tokens / reading.budget_tokens) if reading.budget_tokens else 0
+    pct = budget_percent(reading.context_tokens, reading.budget_tokens)
     limit = f"/{reading.max_messages}" if reading.max_messages else ""  # 0: no message limit
     count = f"{reading.messages}{limit} msgs · " if messages else ""
     return (
@@ -63,7 +63,10 @@ def economy_text(reading: UsageUpdate, *, short: bool = False) -> str:
 
 def ahead_text(reading: UsageUpdate, *, short: bool = False) -> str:
     """What comes next: `trims on next send` when governance will cut before the next request,
-    `≈3 turns to trim` when a cut is forecast (`reading.turns_to_trim`); empty otherwise."""
+    `≈3 turns to trim` when a cut is forecast (`reading.turns_to_trim`); empty otherwise. A figure
+    over 100% because the newest turn alone is over the budget (it is never cut) says that instead."""
+    if reading.oversized_turn:
+        return "newest turn sent whole" if short else "over: the newest turn alone, sent whole"
     if reading.trim_pending:
         # Which kind of cut it will be (docs/context-governance.md, "See the next cut coming").
         if reading.trim_kind == "summary":
@@ -207,7 +210,10 @@ class ContextMeter(Widget):
             note_style = "$foreground" if kind in ("economy", "pinned") else "italic $text-warning"
             if kind == "ahead" and not self.over_limit:
                 note_style = "italic"  # a forecast, not a warning
-            parts.append((GAP + text, note_style))
+            # The gap is a segment of its own: a note whose text began with it was drawn glued to
+            # the figure (`(75%)$0.42`) by SVG renderers, which drop a text element's leading spaces.
+            parts.append(GAP)
+            parts.append((text, note_style))
         return Content.assemble(*parts)
 
     @property

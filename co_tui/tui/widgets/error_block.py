@@ -14,6 +14,7 @@ KIND_LABEL = {
     "interrupted": "interrupted",
     "storage": "storage error",
     "internal": "error",
+    "oversized": "over budget",  # an `oversized_turn` sent whole: a warning, not a failure
 }
 
 
@@ -34,10 +35,15 @@ class ErrorBlock(Static):
         color: $text-warning;
         text-style: italic;
     }
+    ErrorBlock.-oversized {
+        border-left: outer $warning;
+        background: $warning 10%;
+        color: $text-warning;
+    }
     """
 
     def __init__(self, message: str, kind: str = "provider") -> None:
-        icon = "⏹" if kind == "interrupted" else "✗"
+        icon = {"interrupted": "⏹", "oversized": "⚠"}.get(kind, "✗")
         label = KIND_LABEL.get(kind, kind)
         body = message if kind == "interrupted" else f"{label}  {message}"
         super().__init__(Content.assemble((f"{icon} ", "bold"), body), classes=f"-{kind}")

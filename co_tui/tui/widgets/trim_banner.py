@@ -72,3 +72,11 @@ class TrimBanner(Collapsible):
             expanded_symbol="▾",
             classes=f"-{kind}",
         )
+
+    def on_resize(self) -> None:
+        """Shorten the title to the width at segment boundaries (never mid-word, issue 12 item 10)."""
+        from co_tui.session.banner import banner_line
+
+        room = self.content_region.width - 2  # the `▸ ` before the title
+        if room > 0:
+            self.title = Content(banner_line(self.event, room))  # type: ignore[assignment]

@@ -1,0 +1,58 @@
+"""The `oversized_turn` event: a newest turn that alone is over the budget (sent whole), or a prompt
+that alone is over the model's context window (refused before anything is sent or saved).
+
+Governance never cuts the newest turn (docs/context-governance.md), so the only honest thing left
+is to say so, where it happens, in one line that every front end shows the same way.
+"""
+
+from __future__ import annotations
+
+from co_tui.governance.tokens import estimate_text_tokens
+from co_tui.session.banner import format_tokens
+from co_tui.session.events import OversizedTurn
+
+__all__ = ["oversized_message", "refuse_oversized_prompt", "sent_whole"]
+
+
+def oversized_message(turn_tokens: int, budget_tokens: int, context_window: int | None, *, refused: bool) -> str:
+    """The one line, e.g. `this turn alone is 5.1k tokens, over the budget of 1.5k: sent whole
+    (the newest turn is never cut)`."""
+    if refused:
+        window = format_tokens(context_window or 0)
+        return (
+            f"not sent: this prompt alone is {format_tokens(turn_tokens)} tokens, over the model's context "
+            f"window of {window}; shorten it or send it in parts"
+        )
+    return (
+        f"this turn alone is {format_tokens(turn_tokens)} tokens, over the budget of "
+        f"{format_tokens(budget_tokens)}: sent whole (the newest turn is never cut)"
+    )
+
+
+def sent_whole(turn_tokens: int, budget_tokens: int, context_window: int | None) -> OversizedTurn:
+    """The event for a newest turn sent whole over the budget (governance found nothing to cut)."""
+    return OversizedTurn(
+        turn_tokens=turn_tokens,
+        budget_tokens=budget_tokens,
+        context_window=context_window,
+        message=oversized_message(turn_tokens, budget_tokens, context_window, refused=False),
+    )
+
+
+def refuse_oversized_prompt(
+    prompt: str, *, overhead_tokens: int, budget_tokens: int, context_window: int | None
+) -> OversizedTurn | None:
+    """The refusal of a prompt whose request alone (prompt plus `overhead_tokens`) exceeds the
+    model's `context_window`; None when it fits or the window is unknown (the provider decides then)."""
+    if not context_window:
+        return None
+    tokens = estimate_text_tokens(prompt) + overhead_tokens
+    if tokens <= context_window:
+        return None
+    return OversizedTurn(
+        turn_tokens=tokens,
+        budget_tokens=budget_tokens,
+        context_window=context_window,
+        refused=True,
+        message=oversized_message(tokens, budget_tokens, context_window, refused=True),
+    )
