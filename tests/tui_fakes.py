@@ -105,6 +105,7 @@ class FakeSession:
     extra_tokens: int = 0  # added to the meter figure (to drive it to a colour level)
     _cancelled: bool = False
     _calls: int = 0
+    mcp: Any = None  # the session's MCP servers (an McpServers; None: none configured)
 
     # --- the meter -------------------------------------------------------------------------------
 

@@ -96,12 +96,14 @@ def build_agent(
     model: Model,
     capabilities: Sequence[Any] = (),
     approver: Approver | None = None,
+    toolsets: Sequence[Any] = (),
 ) -> Agent[None, str]:
     """An `Agent` for `model` with the workspace tools (run_shell only if `settings.allow_shell`).
 
     `capabilities` (e.g. the governance capability) are passed through in order, followed by
     pydantic-ai's `Caching` when `settings.prompt_cache` is on; `approver` is awaited before every
-    shell command (none → every command is refused).
+    shell command (none → every command is refused). `toolsets` come after the workspace tools
+    (the MCP servers' toolsets, `mcp_servers.McpServers.toolsets`).
     """
     import pydantic_ai
     from pydantic_ai import Agent
@@ -115,7 +117,7 @@ def build_agent(
     return Agent(
         model,
         instructions=agent_instructions(root, allow_shell=settings.allow_shell),
-        toolsets=[toolset],
+        toolsets=[toolset, *toolsets],
         capabilities=[*capabilities, *prompt_cache_capabilities(settings)],
         name="co-tui",
     )

@@ -52,6 +52,15 @@ def make_title(prompt: str) -> str:
     return one_line(prompt, TITLE_CHARS)
 
 
+def _mcp_servers(settings: Settings, workspace: Path, approver: Approver | None) -> Any:
+    """The session's MCP servers (none configured: an empty `McpServers`, nothing imported)."""
+    from co_tui.agent.mcp_servers import load_mcp_servers
+
+    servers = load_mcp_servers(settings, workspace)
+    servers.approver = approver
+    return servers
+
+
 class ChatSession:
     """A conversation with one model, governed, optionally persisted. See module docstring."""
 
@@ -87,6 +96,7 @@ class ChatSession:
         # This process's claim on the session in the store (session_lock.py): taken by `resume`
         # before loading, or at the first save of a new session; released by `close`.
         self._claim: Any = None
+        self.mcp = _mcp_servers(settings, self.workspace, approver)
         self._configure_model(model if model is not None else settings.model)
 
     # --- model and governance wiring -------------------------------------------------------------
@@ -110,7 +120,12 @@ class ChatSession:
         self._overhead = overhead_tokens(s, workspace=self.workspace)
         self.meter = self._new_meter()
         self.agent = build_agent(
-            s, workspace=self.workspace, model=resolved, capabilities=[self.governance], approver=self.approver
+            s,
+            workspace=self.workspace,
+            model=resolved,
+            capabilities=[self.governance],
+            approver=self.approver,
+            toolsets=self.mcp.toolsets(),
         )
 
     def _new_meter(self) -> Any:

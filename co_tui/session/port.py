@@ -90,5 +90,11 @@ class SessionPort(Protocol):
         """Use model `name` for the following turns; raises with one line when it is unknown."""
         ...
 
+    @property
+    def mcp(self) -> Any:
+        """The session's MCP servers (`co_tui.agent.mcp_servers.McpServers`, falsy when none are
+        configured): the front end starts them after its first paint (`run`) and lists them (/mcp)."""
+        ...
+
 
 __all__ = ["SessionPort"]
