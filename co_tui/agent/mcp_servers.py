@@ -397,6 +397,33 @@ def _capped(result: Any) -> Any:
     return result
 
 
+@dataclass(frozen=True)
+class McpServerRow:
+    """One line of `/mcp`: a server, its status, its tools and what their schemas cost per request."""
+
+    name: str
+    status: McpStatus
+    reason: str
+    tools: int
+    schema_tokens: int
+    approve_all: bool
+    source: str
+
+
+def mcp_overview(servers: McpServers | None) -> list[McpServerRow]:
+    """The rows of `/mcp`, in configuration order (tokens by `factory.tool_schema_tokens`)."""
+    from co_tui.agent.factory import tool_schema_tokens
+
+    if servers is None:
+        return []
+    return [
+        McpServerRow(
+            s.name, s.status, s.reason, len(s.tool_defs), tool_schema_tokens(s.tool_defs), s.approve_all, s.source
+        )
+        for s in servers.servers
+    ]
+
+
 def mcp_tool_definitions_by_server(servers: McpServers | None) -> dict[str, list[Any]]:
     """`{server name: its ToolDefinitions as the model sees them}` — empty lists for servers not running.
 
@@ -410,7 +437,9 @@ def mcp_tool_definitions_by_server(servers: McpServers | None) -> dict[str, list
 __all__ = [
     "McpConfigError",
     "McpServer",
+    "McpServerRow",
     "McpServers",
     "load_mcp_servers",
+    "mcp_overview",
     "mcp_tool_definitions_by_server",
 ]

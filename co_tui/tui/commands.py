@@ -53,6 +53,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("export", "Export this session as Markdown or JSON", "/export [md|json] [path]", None, "export"),
     CommandSpec("model", "Show the model, or switch to another one", "/model [name]", None, "model"),
     CommandSpec("help", "Keys and commands", "/help", "f1", "show_help"),
+    CommandSpec("mcp", "List MCP servers: status, tools and their schemas' token cost", "/mcp", None, "show_mcp"),
     CommandSpec("quit", "Quit co-tui", "/quit", "ctrl+q", "quit"),
 )
 

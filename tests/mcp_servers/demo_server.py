@@ -7,6 +7,7 @@ Tools: `big` (a 50 KB text), `echo`, `fail` (always an error), `wipe` (marked de
 import os
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
 BIG_CHARS = 50_000
@@ -31,7 +32,7 @@ def echo(text: str) -> str:
 @server.tool()
 def fail() -> str:
     """Always fails."""
-    raise ValueError("the demo tool failed on purpose")
+    raise ToolError("the demo tool failed on purpose")
 
 
 @server.tool(annotations=ToolAnnotations(destructiveHint=True))
