@@ -34,7 +34,7 @@ def mcp_markdown(rows: list[Any], *, config_error: str | None = None) -> str:
     failed = [row for row in rows if row.status == "failed"]
     if failed:
         lines.append("")
-        lines += [f"- **{row.name}** failed: {row.reason}" for row in failed]
+        lines += [f"- {row.name} failed: {row.reason}" for row in failed]
     lines += ["", "Tools are offered as `server_tool`; schema tokens are sent with every request."]
     sources = sorted({row.source for row in rows})
     lines += ["", "From: " + "; ".join(sources)]
