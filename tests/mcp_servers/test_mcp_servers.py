@@ -145,3 +145,17 @@ async def test_mcp_approve_asks_the_approver_for_every_call(workspace) -> None:
         assert part.outcome == "denied"
     finally:
         await session.mcp.stop()
+
+
+async def test_an_http_server_that_does_not_answer_fails_with_one_line(workspace) -> None:
+    # Port 9 (discard) on the loopback: nothing listens, the connection is refused at once.
+    session = session_with(workspace, {"web": {"url": "http://127.0.0.1:9/mcp"}})
+    await session.mcp.start()
+    try:
+        [web] = session.mcp.servers
+        assert web.status == "failed" and web.line().startswith("MCP server web failed: could not start:")
+        assert "\n" not in web.line()
+        events = await collect(session.run_turn("read hello.txt"))
+        assert events[-1].type == "done" and not events[-1].failed
+    finally:
+        await session.mcp.stop()
