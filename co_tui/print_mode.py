@@ -87,6 +87,11 @@ async def _run_turn(session: ChatSession, prompt: str, fmt: str, out: TextIO, er
                 code = EXIT_MODEL_ERROR
             err.write(f"co-tui: {event.message}\n")
             err.flush()
+        if event.type == "notice":  # not part of the jsonl stream (docs/architecture.md)
+            if not closed:
+                err.write(f"co-tui: {event.message}\n")
+                err.flush()
+            continue
         if event.type == "done":
             if event.interrupted and code == EXIT_OK:
                 code = EXIT_INTERRUPTED
@@ -157,6 +162,9 @@ def run_print_mode(
         err.write(f"co-tui: {session.mcp.config_error}\n")
         session.release_claim()
         return EXIT_USAGE
+    for file in session.instruction_files:  # one line each; the turn runs without the file
+        if file.error:
+            err.write(f"co-tui: instructions skipped: {file.error}\n")
     if title and not session.title:
         from co_tui.session.chat import make_title
 

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage, ModelResponse
     from pydantic_ai.models import Model
 
+    from co_tui.agent.project_instructions import InstructionFile
+    from co_tui.session.context_breakdown import ContextBreakdown
     from co_tui.session.store import SessionStore
 
 TITLE_CHARS = 60
@@ -97,6 +99,10 @@ class ChatSession:
         # before loading, or at the first save of a new session; released by `close`.
         self._claim: Any = None
         self.mcp = _mcp_servers(settings, self.workspace, approver)
+        from co_tui.agent.project_instructions import ProjectInstructions
+
+        # AGENTS.md / CLAUDE.md, sent with every request (docs/configuration.md, "Project instructions").
+        self.project = ProjectInstructions(self.workspace, enabled=settings.project_instructions)
         self._configure_model(model if model is not None else settings.model)
 
     # --- model and governance wiring -------------------------------------------------------------
@@ -117,7 +123,8 @@ class ChatSession:
         self.governance = ContextGovernance(
             policy=self.policy, summarizer_model=summarizer, transcript_sink=self._record_transcript
         )
-        self._overhead = overhead_tokens(s, workspace=self.workspace)
+        self._overhead = overhead_tokens(s, workspace=self.workspace, project_text=self.project.text)
+        self.context_window = context_window_of(resolved) or s.fallback_context_window
         self.meter = self._new_meter()
         self.agent = build_agent(
             s,
@@ -126,6 +133,7 @@ class ChatSession:
             capabilities=[self.governance],
             approver=self.approver,
             toolsets=self.mcp.toolsets(),
+            project_instructions=lambda: self.project.text,
         )
 
     def _new_meter(self) -> Any:
@@ -231,6 +239,11 @@ class ChatSession:
 
     async def _turn(self, prompt: str) -> AsyncIterator[Event]:
         self._cancel_requested = False
+        from co_tui.session.instructions_reload import refresh_instructions
+
+        # The instruction files changed since the last turn: the model is sent the new text, said in one line.
+        for notice in await asyncio.to_thread(refresh_instructions, self):
+            yield notice
         output_parts: list[str] = []
         interrupted = failed = False
         error: ErrorEvent | None = None
@@ -454,6 +467,9 @@ class ChatSession:
         self.transcript, self.context, self.ledger, self.ledger_positions = [], [], [], []
         self._persisted = False
         self._saved_transcript_len = self._saved_ledger_len = 0
+        from co_tui.session.instructions_reload import reload_instructions
+
+        reload_instructions(self)  # a fresh start reads the instruction files again
         self.meter = self._new_meter()
         return trim
 
@@ -602,3 +618,22 @@ class ChatSession:
                 if message.usage.input_tokens:
                     self.meter.observe_response(message.usage, self.context[: i + 1])
                 return
+
+    # --- project instructions and the /context breakdown ----------------------------------------
+
+    @property
+    def instruction_files(self) -> Sequence[InstructionFile]:
+        """The project instruction files loaded now (AGENTS.md …), failed ones with their `error`."""
+        return self.project.files
+
+    def set_overhead(self, tokens: int) -> None:
+        """The fixed part of every request changed (instructions reloaded): governance and the meter
+        count `tokens` from now on."""
+        self._overhead = tokens
+        self.meter.set_overhead_hint(tokens)
+
+    def context_breakdown(self) -> ContextBreakdown:
+        """What the next request holds, by category, adding up to `meter_reading()` (/context)."""
+        from co_tui.session.context_breakdown import session_breakdown
+
+        return session_breakdown(self)
