@@ -7,11 +7,12 @@ one line naming the setting and where the value came from. Callers print it and 
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -26,6 +27,36 @@ ENV_PREFIX = "CO_TUI_"
 
 class SettingsError(Exception):
     """A bad setting. `str(err)` is the one line shown to the user."""
+
+
+_SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+
+
+class McpServerConfig(BaseModel):
+    """One `[mcp_servers.NAME]` table: `command` (+ `args`, `env`, `cwd`) for stdio, or `url` (+ `headers`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    command: str | None = Field(None, min_length=1)
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] | None = None
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] | None = None
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerConfig:
+        # Same shape as a `.mcp.json` entry (docs/configuration.md, "MCP servers").
+        if (self.command is None) == (self.url is None):
+            raise ValueError("needs either `command` (a stdio server) or `url` (an HTTP server), not both")
+        if self.url is not None:
+            if not self.url.startswith(("http://", "https://")):
+                raise ValueError("`url` must start with http:// or https://")
+            if self.args or self.env or self.cwd:
+                raise ValueError("`args`, `env` and `cwd` are for stdio servers (with `command`), not `url`")
+        elif self.headers:
+            raise ValueError("`headers` are for HTTP servers (with `url`), not `command`")
+        return self
 
 
 class Settings(BaseSettings):
@@ -61,6 +92,22 @@ class Settings(BaseSettings):
     max_retries: int = Field(2, ge=0, le=10, description="Provider retries on 429/5xx/connection errors.")
     request_timeout_s: float = Field(120.0, gt=0, description="Per-request timeout for provider HTTP calls.")
     search_timeout_s: float = Field(10.0, gt=0, description="search_text is stopped (a failed tool result) after this.")
+    mcp_servers: dict[str, McpServerConfig] = Field(
+        default_factory=dict, description="MCP servers by name (`[mcp_servers.NAME]` tables); tools become NAME_tool."
+    )
+    mcp_project_config: bool = Field(False, description="Also start the servers of the workspace's `.mcp.json`.")
+    mcp_approve: list[str] = Field(
+        default_factory=list, description="MCP servers whose every tool call needs approval (as run_shell)."
+    )
+
+    @field_validator("mcp_servers")
+    @classmethod
+    def _server_names(cls, value: dict[str, McpServerConfig]) -> dict[str, McpServerConfig]:
+        # The name prefixes the server's tools, and providers accept only these characters in tool names.
+        for name in value:
+            if not _SERVER_NAME.match(name):
+                raise ValueError(f"server name {name!r}: use 1-32 letters, digits, '_' or '-'")
+        return value
 
     @field_validator("data_dir", mode="before")
     @classmethod
@@ -133,9 +180,11 @@ def load_settings(**cli: Any) -> Settings:
     except ValidationError as exc:
         err = exc.errors()[0]
         field = str(err["loc"][0]) if err["loc"] else "?"
+        # A nested setting (an MCP server's table) is named down to the key: mcp_servers.docs.url.
+        where = ".".join(str(part) for part in err["loc"]) or "?"
         if err["type"] == "extra_forbidden":
-            raise SettingsError(f"config file {config_file}: unknown setting '{field}'") from None
+            raise SettingsError(f"config file {config_file}: unknown setting '{where}'") from None
         source = _source_of(field, cli, toml_data, config_file)
         value = err.get("input")
         shown = f" {value!r}" if isinstance(value, (str, int, float, bool)) else ""
-        raise SettingsError(f"setting {field}: invalid value{shown} from {source}: {err['msg']}") from None
+        raise SettingsError(f"setting {where}: invalid value{shown} from {source}: {err['msg']}") from None

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, TextIO
 from co_tui.config import Settings
 
 if TYPE_CHECKING:
+    from co_tui.agent.mcp_servers import McpServer
     from co_tui.session.chat import ChatSession
     from co_tui.session.events import Event
 
@@ -49,6 +50,25 @@ def _write_event(event: Event, fmt: str, out: TextIO, err: TextIO, session_id: s
 
 
 async def _run(session: ChatSession, prompt: str, fmt: str, out: TextIO, err: TextIO) -> int:
+    """The turn, with the session's MCP servers up around it (each failure: one line on stderr)."""
+    servers = session.mcp
+    if not servers:
+        return await _run_turn(session, prompt, fmt, out, err)
+
+    def failed(server: McpServer) -> None:
+        if server.status == "failed":
+            err.write(f"co-tui: {server.line()}\n")
+            err.flush()
+
+    servers.set_listener(failed)
+    await servers.start()
+    try:
+        return await _run_turn(session, prompt, fmt, out, err)
+    finally:
+        await servers.stop()
+
+
+async def _run_turn(session: ChatSession, prompt: str, fmt: str, out: TextIO, err: TextIO) -> int:
     loop = asyncio.get_running_loop()
     # SIGTERM and SIGHUP (a closed terminal) interrupt and save like Ctrl+C: the turn is kept.
     for signum in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):
@@ -127,9 +147,10 @@ def run_print_mode(
         err.write("co-tui: -p needs a non-empty prompt\n")
         return EXIT_USAGE
 
-    async def approve(command: str) -> bool:
+    async def approve(command: str, tool: str = "run_shell") -> bool:
         if not assume_yes:
-            err.write(f"co-tui: run_shell refused ({command!r}): pass --yes to approve shell commands in print mode\n")
+            what = "shell commands" if tool == "run_shell" else "tool calls that need approval"
+            err.write(f"co-tui: {tool} refused ({command!r}): pass --yes to approve {what} in print mode\n")
         return assume_yes
 
     from co_tui.session.commands import OpenSessionError, open_session
@@ -141,6 +162,10 @@ def run_print_mode(
     except OpenSessionError as exc:
         err.write(f"co-tui: {exc}\n")
         return exc.exit_code
+    if session.mcp.config_error:  # a malformed .mcp.json: one line naming the file
+        err.write(f"co-tui: {session.mcp.config_error}\n")
+        session.release_claim()
+        return EXIT_USAGE
     for file in session.instruction_files:  # one line each; the turn runs without the file
         if file.error:
             err.write(f"co-tui: instructions skipped: {file.error}\n")

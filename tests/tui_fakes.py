@@ -123,6 +123,7 @@ class FakeSession:
     refuse_pins: bool = False
     _cancelled: bool = False
     _calls: int = 0
+    mcp: Any = None  # the session's MCP servers (an McpServers; None: none configured)
 
     # --- the meter -------------------------------------------------------------------------------
 

@@ -126,6 +126,7 @@ def build_agent(
     model: Model,
     capabilities: Sequence[Any] = (),
     approver: Approver | None = None,
+    toolsets: Sequence[Any] = (),
     project_instructions: Callable[[], str | None] | None = None,
 ) -> Agent[None, str]:
     """An `Agent` for `model` with the workspace tools (run_shell only if `settings.allow_shell`).
@@ -134,7 +135,8 @@ def build_agent(
     pydantic-ai's `Caching` when `settings.prompt_cache` is on; `approver` is awaited before every
     shell command (none → every command is refused). `project_instructions` is called for every
     request and its text (AGENTS.md …, see `project_instructions.py`) follows co-tui's own
-    instructions; None from it adds nothing.
+    instructions; None from it adds nothing. `toolsets` come after the workspace tools (the MCP
+    servers' toolsets, `mcp_servers.McpServers.toolsets`).
     """
     import pydantic_ai
     from pydantic_ai import Agent
@@ -152,7 +154,7 @@ def build_agent(
     return Agent(
         model,
         instructions=instructions,
-        toolsets=[toolset],
+        toolsets=[toolset, *toolsets],
         capabilities=[*capabilities, *prompt_cache_capabilities(settings)],
         name="co-tui",
     )

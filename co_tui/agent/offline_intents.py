@@ -7,7 +7,9 @@ joined with "and", "then" or ";" ("read README.md and list docs").
 
 from __future__ import annotations
 
+import json
 import re
+import shlex
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -16,6 +18,10 @@ TRIGGERS: tuple[tuple[str, str], ...] = (
     ("list co_tui", "list_dir on the path (`list` alone lists the workspace root)"),
     ("search TODO in docs", "search_text for the pattern under the path (`grep`/`find` work too)"),
     ("run ls -la", "run_shell with the command, when `allow_shell` is on (you approve it first)"),
+    (
+        "use demo_echo text=hi",
+        "calls any tool by its name, e.g. an MCP server's `NAME_tool`, with key=value or JSON args",
+    ),
     ("big output", "a search that returns a large, capped tool output (to see trimming at work)"),
     ("slow …", "any prompt containing the word `slow` streams word by word with a delay (try Esc)"),
     ("what did we do so far?", "an extractive recap of the visible context, trims and summaries included"),
@@ -70,6 +76,10 @@ _SEARCH = re.compile(
     re.I,
 )
 _RUN = re.compile(rf"^{_POLITE}(?:run|execute|exec)\s+(?P<cmd>.+)$|^\$\s*(?P<cmd2>.+)$", re.I | re.S)
+# "use demo_echo text=hi": any tool by name (MCP tools are namespaced `server_tool`, hence the `_`).
+_USE = re.compile(
+    rf"^{_POLITE}(?:use|call)\s+(?:the\s+)?(?:tool\s+)?(?P<tool>\w*_[\w-]*)(?:\s+(?P<args>.*))?$", re.I | re.S
+)
 _SPLIT = re.compile(r"\s*(?:;|,?\s+and then\s+|,?\s+then\s+|\s+and\s+)\s*", re.I)
 _GREETING = re.compile(r"^(?:hi|hello|hey|hiya|yo|howdy|greetings|good (?:morning|afternoon|evening))\b", re.I)
 _THANKS = re.compile(r"^(?:thanks|thank you|thx|cheers|great|nice|ok(?:ay)?|cool)\b", re.I)
@@ -111,6 +121,8 @@ def parse_intent(prompt: str) -> Intent:
 
 
 def _tool_actions(text: str) -> tuple[Action, ...]:
+    if m := _USE.match(text):
+        return (Action(m.group("tool"), _use_args(m.group("args") or "")),)  # its args may contain "and"
     whole = _action(text)
     if whole is not None and whole.tool == "run_shell":
         return (whole,)  # a shell command may itself contain "and" / ";"
@@ -137,6 +149,30 @@ def _action(text: str) -> Action | None:
             return None
         return Action("search_text", {"pattern": pattern, "path": _clean(m.group("path") or ".") or "."})
     return None
+
+
+def _use_args(text: str) -> dict[str, Any]:
+    """A JSON object, or `key=value` pairs (a value that parses as JSON is taken as such: `n=3` is 3)."""
+    text = text.strip()
+    if text.startswith("{"):
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            return {}
+        return parsed if isinstance(parsed, dict) else {}
+    try:
+        tokens = shlex.split(text)
+    except ValueError:
+        tokens = text.split()
+    args: dict[str, Any] = {}
+    for token in tokens:
+        key, eq, value = token.partition("=")
+        if eq and key:
+            try:
+                args[key] = json.loads(value)
+            except ValueError:
+                args[key] = value
+    return args
 
 
 _ROOT_WORDS = {"files", "entries", "contents", "everything", "all", "here", "root", "workspace"}

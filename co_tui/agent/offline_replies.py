@@ -97,7 +97,8 @@ def _answer_one(r: ToolOutcome) -> str:
     if r.outcome == "denied":
         return f"Not run: {r.content}"
     if r.outcome in ("failed", "retried", "retry"):
-        return f"{r.tool} could not do that for `{target}`: {_first_line(r.content)}"
+        where = f" for `{target}`" if target else ""
+        return f"{r.tool} could not do that{where}: {_first_line(r.content)}"
     if r.outcome == "interrupted":
         return f"{r.tool} was interrupted before it finished."
     if r.tool == "read_file":

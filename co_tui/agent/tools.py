@@ -23,8 +23,10 @@ from co_tui.agent.workspace import READ_LIMIT_LINES, Workspace, WorkspaceError
 if TYPE_CHECKING:
     from pydantic_ai.toolsets import FunctionToolset
 
-Approver = Callable[[str], Awaitable[bool]]
-"""Asked before every `run_shell` call with the exact command; True runs it."""
+Approver = Callable[..., Awaitable[bool]]
+"""`approver(text, tool="run_shell") -> bool`: asked before every `run_shell` call with the exact
+command, and before an MCP tool call that needs approval (`mcp_servers.py`) with the tool's name
+and arguments as `text` and `tool=` its name; True runs it."""
 
 TOOL_NAMES = ("read_file", "list_dir", "search_text")
 SHELL_TOOL_NAME = "run_shell"

@@ -62,6 +62,15 @@ def make_title(prompt: str) -> str:
     return one_line(prompt, TITLE_CHARS)
 
 
+def _mcp_servers(settings: Settings, workspace: Path, approver: Approver | None) -> Any:
+    """The session's MCP servers (none configured: an empty `McpServers`, nothing imported)."""
+    from co_tui.agent.mcp_servers import load_mcp_servers
+
+    servers = load_mcp_servers(settings, workspace)
+    servers.approver = approver
+    return servers
+
+
 class ChatSession:
     """A conversation with one model, governed, optionally persisted. See module docstring."""
 
@@ -101,6 +110,7 @@ class ChatSession:
         # This process's claim on the session in the store (session_lock.py): taken by `resume`
         # before loading, or at the first save of a new session; released by `close`.
         self._claim: Any = None
+        self.mcp = _mcp_servers(settings, self.workspace, approver)
         from co_tui.agent.project_instructions import ProjectInstructions
 
         # AGENTS.md / CLAUDE.md, sent with every request (docs/configuration.md, "Project instructions").
@@ -134,6 +144,7 @@ class ChatSession:
             model=resolved,
             capabilities=[self.governance],
             approver=self.approver,
+            toolsets=self.mcp.toolsets(),
             project_instructions=lambda: self.project.text,
         )
 

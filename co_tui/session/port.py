@@ -144,5 +144,11 @@ class SessionPort(Protocol):
         """`/pin`: pin the newest turn; returns a `PinChange`. Raises `PinRefused` (one line)."""
         ...
 
+    @property
+    def mcp(self) -> Any:
+        """The session's MCP servers (`co_tui.agent.mcp_servers.McpServers`, falsy when none are
+        configured): the front end starts them after its first paint (`run`) and lists them (/mcp)."""
+        ...
+
 
 __all__ = ["SessionPort"]

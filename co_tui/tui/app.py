@@ -95,6 +95,7 @@ class CoTuiApp(App[int]):
         self.continue_latest = continue_latest
         self.controller = ChatController(self, self.workspace)
         self.failure: str | None = None  # one line printed by run_app when the session cannot open
+        self._mcp_worker: Worker[None] | None = None  # runs the session's MCP servers
 
     @property
     def session(self) -> SessionPort | None:
@@ -226,6 +227,15 @@ class CoTuiApp(App[int]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HELP_SCREEN)
 
+    def action_show_mcp(self) -> None:
+        """/mcp: the MCP servers, their status, tools and schema token cost."""
+        session = self.session
+        if not self.controller.session_ready_for("mcp") or session is None:
+            return
+        from co_tui.tui.screens.mcp import McpScreen
+
+        self.push_screen(McpScreen(session.mcp))
+
     def action_show_sessions(self) -> None:
         """/sessions: pick a saved session to resume."""
         controller = self.controller
@@ -303,8 +313,9 @@ class CoTuiApp(App[int]):
             await self.run_action(spec.action)
         return True
 
-    async def approve_shell(self, command: str) -> bool:
-        """The session's approver for `run_shell`: a modal dialog; Esc or n refuses."""
+    async def approve_shell(self, command: str, tool: str = "run_shell") -> bool:
+        """The session's approver for `run_shell` and MCP tools that need approval: a modal
+        dialog; Esc or n refuses."""
         from co_tui.tui.screens.approve_shell import ApproveShell
 
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
@@ -313,7 +324,7 @@ class CoTuiApp(App[int]):
             if not future.done():
                 future.set_result(bool(result))
 
-        self.push_screen(ApproveShell(command), answered)
+        self.push_screen(ApproveShell(command, tool=tool), answered)
         return await future
 
     # --- ChatView: what the controller shows, on the chat screen ---------------------------------
@@ -544,6 +555,28 @@ class CoTuiApp(App[int]):
     async def on_session_ready(self, message: SessionReady) -> None:
         if not self._chat_gone():  # else: quit while the session was loading
             await self.controller.session_ready(message.session)
+            await self._start_mcp_servers(message.session)
+
+    async def _start_mcp_servers(self, session: SessionPort) -> None:
+        """Start the session's MCP servers in a worker (after the first paint; typing never waits).
+        A failure, at start or later, is one line in the chat; quitting stops them (the worker ends)."""
+        if self._mcp_worker is not None:  # another session's servers (/sessions)
+            self._mcp_worker.cancel()
+            self._mcp_worker = None
+        servers = session.mcp
+        if servers is None:
+            return
+        if servers.config_error:
+            await self.chat.add_notice(f"MCP: {servers.config_error}")
+        if not servers:
+            return
+
+        def changed(server: Any) -> None:
+            if server.status == "failed" and not self._chat_gone():
+                self.spawn(self.chat.add_notice(server.line()))
+
+        servers.set_listener(changed)
+        self._mcp_worker = self.run_worker(servers.run(), group="mcp", exit_on_error=False)
 
     async def on_session_failed(self, message: SessionFailed) -> None:
         await self.controller.session_failed(message.message, message.exit_code)

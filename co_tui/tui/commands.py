@@ -56,6 +56,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("export", "Export this session as Markdown or JSON", "/export [md|json] [path]", None, "export"),
     CommandSpec("model", "Show the model, or switch to another one", "/model [name]", None, "model"),
     CommandSpec("help", "Keys and commands", "/help", "f1", "show_help"),
+    CommandSpec("mcp", "List MCP servers: status, tools and their schemas' token cost", "/mcp", None, "show_mcp"),
     CommandSpec("quit", "Quit co-tui", "/quit", "ctrl+q", "quit"),
     CommandSpec("undo", "Undo the newest cut: the model sees what it removed again", "/undo", None, "undo"),
     CommandSpec("pin", "Pin the newest turn: no cut drops, summarises or shortens it", "/pin", None, "pin"),

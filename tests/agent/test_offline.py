@@ -405,3 +405,22 @@ async def test_governance_compact_and_summary_work_offline() -> None:
     summary = await summarize_messages(history[:6], offline_model())
     assert "Settings are loaded by load_settings" in summary
     assert "Now rename" not in summary  # only the messages it was given
+
+
+@pytest.mark.parametrize(
+    ("prompt", "tool", "args"),
+    [
+        ("use demo_echo text=hi", "demo_echo", {"text": "hi"}),
+        ("please call docs_search query='a and b' limit=3", "docs_search", {"query": "a and b", "limit": 3}),
+        ('use files_read {"path": "x.md", "n": [1, 2]}', "files_read", {"path": "x.md", "n": [1, 2]}),
+        ("use the tool demo_big", "demo_big", {}),
+    ],
+)
+def test_use_calls_a_tool_by_its_name(prompt: str, tool: str, args: dict) -> None:
+    intent = parse_intent(prompt)
+    assert intent.kind == "tools"
+    assert [(a.tool, a.args) for a in intent.actions] == [(tool, args)]
+
+
+def test_use_without_a_namespaced_name_is_not_a_tool_request() -> None:
+    assert parse_intent("use the force").kind != "tools"

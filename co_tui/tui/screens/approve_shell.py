@@ -1,4 +1,5 @@
-"""The approval dialog for `run_shell` (only offered when `allow_shell` is on)."""
+"""The approval dialog for `run_shell` (only offered when `allow_shell` is on) and for MCP tool
+calls that need approval (`mcp_approve`, or marked destructive by their server)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from textual.widgets import Button, Static
 
 
 class ApproveShell(ModalScreen[bool]):
-    """Shows the exact command; dismisses with True to run it, False to refuse."""
+    """Shows the exact command (or MCP tool call); dismisses with True to run it, False to refuse."""
 
     CSS_PATH = "dialog.tcss"
     BINDINGS = [
@@ -19,14 +20,17 @@ class ApproveShell(ModalScreen[bool]):
         Binding("y", "dismiss(True)", "Run", show=False),
     ]
 
-    def __init__(self, command: str) -> None:
+    def __init__(self, command: str, *, tool: str = "run_shell") -> None:
         super().__init__(classes="dialog")
         self.command = command
+        self.tool = tool
 
     def compose(self) -> ComposeResult:
+        shell = self.tool == "run_shell"
         with Vertical(id="dialog"):
-            yield Static("Run this shell command?", id="dialog-title")
-            yield Static("The model asked to run, in the workspace:", id="dialog-body")
+            yield Static("Run this shell command?" if shell else "Call this MCP tool?", id="dialog-title")
+            body = "The model asked to run, in the workspace:" if shell else f"The model asked to call {self.tool}:"
+            yield Static(body, id="dialog-body")
             yield Static(Content(self.command), id="dialog-command")
             with Horizontal(id="dialog-buttons"):
                 yield Button("Deny (n)", id="deny", variant="default")

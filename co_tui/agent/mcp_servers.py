@@ -1,0 +1,445 @@
+"""MCP servers as agent toolsets: configured, started in the background, supervised (docs/configuration.md, "MCP servers").
+
+Everything MCP is pydantic-ai's: `MCPToolset` connects (stdio or streamable HTTP), `load_mcp_toolsets`
+reads a Claude Code `.mcp.json`, `PrefixedToolset` namespaces the tools by server (`NAME_tool`). What
+co-tui adds, in `McpServerToolset` (a `WrapperToolset` the agent holds):
+
+- a server is entered once by its own supervisor task, started after the TUI's first paint, and not
+  by each agent run: a server that fails to start is `failed` with a one-line reason, offers no
+  tools, and the run goes on with the others;
+- a server that dies mid-call becomes a failed tool result (and `failed`), never a crashed turn;
+- calls the server marks destructive (`destructiveHint`), or every call of a server listed in
+  `mcp_approve`, await the same approver as `run_shell`;
+- a text output is capped like the shell's (`cap_output`); governance trims it in later turns like
+  any tool output.
+
+pydantic-ai and fastmcp are imported only when a server is configured, so a session without MCP
+servers (and the TUI's start-up) never loads them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from co_tui.agent.shell import cap_output
+from co_tui.agent.tools import Approver
+from co_tui.text import one_line
+
+if TYPE_CHECKING:
+    from pydantic_ai.toolsets import AbstractToolset
+
+    from co_tui.config import Settings
+
+McpStatus = Literal["starting", "running", "failed", "stopped"]
+StatusListener = Callable[["McpServer"], None]
+"""Called on every status change of a server (the TUI turns `failed` into a line in the chat)."""
+
+PROJECT_CONFIG_NAME = ".mcp.json"
+START_TIMEOUT_S = 30.0  # connect + initialize; a server started by `npx`/`uvx` may install first
+MCP_OUTPUT_MAX_CHARS = 16_000  # as run_shell's cap (shell.SHELL_MAX_CHARS)
+_REASON_CHARS = 200
+_CONNECTION_CLOSED = -32000  # JSON-RPC error code of MCP's "Connection closed" (mcp_types.CONNECTION_CLOSED)
+
+
+class McpConfigError(Exception):
+    """A malformed MCP configuration. `str(err)` is one line naming the file."""
+
+
+@dataclass
+class McpServer:
+    """One configured server: where it came from, its status, its tools once running."""
+
+    name: str
+    source: str  # "config file …" or the `.mcp.json` path: where the user fixes it
+    toolset: Any  # pydantic-ai MCPToolset
+    approve_all: bool = False
+    status: McpStatus = "starting"
+    reason: str = ""
+    tool_defs: list[Any] = field(default_factory=list)  # pydantic-ai ToolDefinitions, names prefixed
+    stderr: Any = None  # the stdio server's stderr file (read for the reason it died)
+    listener: StatusListener | None = None
+
+    @property
+    def prefix(self) -> str:
+        """The namespace of the server's tools: a tool `x` is offered as `NAME_x`."""
+        return self.name
+
+    def set_status(self, status: McpStatus, reason: str = "") -> None:
+        """Move to `status` (a failed server keeps its first reason) and tell the listener."""
+        if self.status == "failed" and status == "failed":
+            return
+        self.status = status
+        self.reason = one_line(reason, _REASON_CHARS) if reason else ""
+        if status != "running":
+            self.tool_defs = []
+        if self.listener is not None:
+            self.listener(self)
+
+    def fail(self, reason: str) -> None:
+        """Mark the server failed with `reason` plus the last line it wrote to stderr, if any."""
+        last = self.last_stderr_line()
+        self.set_status("failed", f"{reason} ({last})" if last and last not in reason else reason)
+
+    def last_stderr_line(self) -> str:
+        """The last non-empty line of the server's stderr (stdio servers), or ""."""
+        if self.stderr is None:
+            return ""
+        try:
+            self.stderr.flush()
+            self.stderr.seek(0)
+            lines = [line.strip() for line in self.stderr.read()[-4000:].splitlines() if line.strip()]
+        except (OSError, ValueError):
+            return ""
+        return lines[-1] if lines else ""
+
+    def needs_approval(self, tool_def: Any) -> bool:
+        """Every tool of a server in `mcp_approve`, and any tool the server marks destructive."""
+        if self.approve_all:
+            return True
+        annotations = (tool_def.metadata or {}).get("annotations") or {}
+        return annotations.get("destructiveHint") is True
+
+    def line(self) -> str:
+        """One line for the chat: which server, what happened."""
+        if self.status == "failed":
+            return f"MCP server {self.name} failed: {self.reason}"
+        if self.status == "running":
+            return f"MCP server {self.name}: running, {len(self.tool_defs)} tools"
+        return f"MCP server {self.name}: {self.status}"
+
+
+class McpServers:
+    """The session's MCP servers (possibly none), their toolsets for the agent and their lifecycle."""
+
+    def __init__(self, servers: Sequence[McpServer] = (), *, config_error: str | None = None) -> None:
+        self.servers = list(servers)
+        self.config_error = config_error
+        """A malformed `.mcp.json` or server entry, one line (print mode exits 2; the TUI shows it)."""
+        self.approver: Approver | None = None
+        self._stop: asyncio.Event | None = None
+        self._toolsets: list[Any] | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.servers)
+
+    def toolsets(self) -> list[AbstractToolset[Any]]:
+        """One toolset per server for `build_agent` (the same objects across agent rebuilds)."""
+        if self._toolsets is None:
+            self._toolsets = [_server_toolset(server, self) for server in self.servers]
+        return list(self._toolsets)
+
+    def set_listener(self, listener: StatusListener | None) -> None:
+        """Call `listener(server)` on every status change from now on."""
+        for server in self.servers:
+            server.listener = listener
+
+    async def run(self, on_ready: Callable[[], None] | None = None) -> None:
+        """Start every server and keep them up until `stop()` or cancellation, then close them.
+
+        Never raises for a server's failure: it becomes that server's `failed` status. `on_ready`
+        is called once every server is running or failed.
+        """
+        if not self.servers:
+            if on_ready is not None:
+                on_ready()
+            return
+        self._stop = asyncio.Event()
+        started = [asyncio.Event() for _ in self.servers]
+        tasks = [asyncio.ensure_future(self._supervise(s, e)) for s, e in zip(self.servers, started, strict=True)]
+        try:
+            await asyncio.gather(*(e.wait() for e in started))  # each supervisor sets its event, come what may
+            if on_ready is not None:
+                on_ready()
+            await asyncio.gather(*tasks)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def start(self) -> None:
+        """Start the servers in a background task; return once each is running or failed (print mode)."""
+        ready = asyncio.Event()
+        self._runner = asyncio.ensure_future(self.run(ready.set))
+        await ready.wait()
+
+    async def stop(self) -> None:
+        """Close every server (stdio processes end) and wait for it."""
+        if self._stop is not None:
+            self._stop.set()
+        runner = getattr(self, "_runner", None)
+        if runner is not None:
+            await asyncio.gather(runner, return_exceptions=True)
+
+    async def _supervise(self, server: McpServer, started: asyncio.Event) -> None:
+        assert self._stop is not None
+        try:
+            try:
+                async with asyncio.timeout(START_TIMEOUT_S):
+                    await server.toolset.__aenter__()
+            except Exception as exc:
+                why = f"no answer in {START_TIMEOUT_S:g} s" if isinstance(exc, TimeoutError) else _reason(exc)
+                server.fail(f"could not start: {why}")
+                return
+            try:
+                tools = await server.toolset.list_tools()
+                server.tool_defs = [_tool_def(server.prefix, t) for t in tools]
+                server.set_status("running")
+            except Exception as exc:
+                server.fail(f"could not list its tools: {_reason(exc)}")
+            started.set()
+            try:
+                await self._stop.wait()
+            finally:
+                if server.status == "running":
+                    server.set_status("stopped")
+                try:
+                    await server.toolset.__aexit__(None, None, None)
+                except Exception:  # a dead process or closed pipe: nothing left to close
+                    pass
+        finally:
+            started.set()
+
+
+def _reason(exc: BaseException) -> str:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    text = str(exc) or type(exc).__name__
+    return text.removeprefix("Client failed to connect: ")
+
+
+def _tool_def(prefix: str, tool: Any) -> Any:
+    """A pydantic-ai `ToolDefinition` for an MCP tool as the model sees it (name prefixed)."""
+    from pydantic_ai.tools import ToolDefinition
+
+    annotations = tool.annotations.model_dump(by_alias=True) if tool.annotations else None
+    return ToolDefinition(
+        name=f"{prefix}_{tool.name}",
+        description=tool.description,
+        parameters_json_schema=dict(tool.input_schema),
+        metadata={"annotations": annotations},
+    )
+
+
+# --- configuration ------------------------------------------------------------------------------
+
+
+def load_mcp_servers(settings: Settings, workspace: Path) -> McpServers:
+    """The servers of `settings.mcp_servers` plus, when `mcp_project_config` is on, `workspace/.mcp.json`.
+
+    Never raises: a malformed `.mcp.json` is `config_error` (one line naming the file) and the
+    config.toml servers still load. Imports pydantic-ai's MCP support only if a server is configured.
+    """
+    servers: list[McpServer] = []
+    error: str | None = None
+    approve = set(settings.mcp_approve)
+    if settings.mcp_servers:
+        from co_tui.paths import default_config_file
+
+        for name, entry in settings.mcp_servers.items():
+            servers.append(_server(name, f"config file {default_config_file()}", _transport(entry.model_dump())))
+    project = Path(workspace) / PROJECT_CONFIG_NAME
+    if settings.mcp_project_config and project.is_file():
+        try:
+            servers.extend(_project_servers(project, taken={s.name for s in servers}))
+        except McpConfigError as exc:
+            error = str(exc)
+    for server in servers:
+        server.approve_all = server.name in approve
+    return McpServers(servers, config_error=error)
+
+
+def _project_servers(path: Path, *, taken: set[str]) -> list[McpServer]:
+    """The servers of a Claude Code `.mcp.json`, read by pydantic-ai's `load_mcp_toolsets`."""
+    from pydantic import ValidationError
+    from pydantic_ai.mcp import MCPToolset, load_mcp_toolsets
+    from pydantic_ai.toolsets import PrefixedToolset
+
+    try:
+        loaded = load_mcp_toolsets(path)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise McpConfigError(f"{path}: {where}: {err['msg']}") from None
+    except (OSError, ValueError) as exc:
+        raise McpConfigError(f"{path}: {one_line(str(exc), _REASON_CHARS)}") from None
+    servers = []
+    for prefixed in loaded:
+        assert isinstance(prefixed, PrefixedToolset) and isinstance(prefixed.wrapped, MCPToolset)
+        name = prefixed.prefix  # PrefixedToolset(MCPToolset(transport, id=name), prefix=name)
+        if name in taken:  # config.toml wins: the user's own file over the repository's
+            continue
+        servers.append(_server(name, str(path), prefixed.wrapped.client.transport))
+    return servers
+
+
+def _transport(entry: dict[str, Any]) -> Any:
+    """The fastmcp transport of one `[mcp_servers.NAME]` table (as `load_mcp_toolsets` builds it)."""
+    if entry.get("command"):
+        from fastmcp.client.transports import StdioTransport
+
+        return StdioTransport(
+            command=entry["command"], args=list(entry.get("args") or []), env=entry.get("env"), cwd=entry.get("cwd")
+        )
+    from fastmcp.client.transports import StreamableHttpTransport
+
+    return StreamableHttpTransport(url=entry["url"], headers=entry.get("headers") or None)
+
+
+def _server(name: str, source: str, transport: Any) -> McpServer:
+    from pydantic_ai.mcp import MCPToolset
+
+    stderr = None
+    if hasattr(transport, "log_file"):  # stdio: the server's stderr must not reach the terminal
+        stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115 (closed with the process)
+        transport.log_file = stderr
+        transport.keep_alive = False  # closing the toolset ends the process
+    toolset = MCPToolset(transport, id=name, tool_error_behavior="failed", init_timeout=START_TIMEOUT_S)
+    return McpServer(name=name, source=source, toolset=toolset, stderr=stderr)
+
+
+# --- the agent's view of a server ----------------------------------------------------------------
+
+
+def _server_toolset(server: McpServer, servers: McpServers) -> AbstractToolset[Any]:
+    from pydantic_ai.toolsets import PrefixedToolset
+
+    return _guarded_toolset_class()(PrefixedToolset(server.toolset, prefix=server.prefix), server, servers)
+
+
+_GUARDED: type | None = None
+
+
+def _guarded_toolset_class() -> type:
+    """`McpServerToolset`, defined on first use: it subclasses pydantic-ai's `WrapperToolset`."""
+    global _GUARDED
+    if _GUARDED is not None:
+        return _GUARDED
+    from pydantic_ai import ToolDenied, ToolFailed
+    from pydantic_ai.exceptions import ModelRetry
+    from pydantic_ai.toolsets import WrapperToolset
+
+    class McpServerToolset(WrapperToolset[Any]):
+        """One server's tools for the agent (see the module docstring); `server_name` says which."""
+
+        def __init__(self, wrapped: Any, server: McpServer, servers: McpServers) -> None:
+            super().__init__(wrapped)
+            self.server = server
+            self.servers = servers
+
+        @property
+        def server_name(self) -> str:
+            return self.server.name
+
+        async def __aenter__(self) -> Any:
+            return self  # the supervisor task keeps the connection, not each run
+
+        async def __aexit__(self, *args: Any) -> bool | None:
+            return None
+
+        async def get_tools(self, ctx: Any) -> dict[str, Any]:
+            if self.server.status != "running":
+                return {}
+            try:
+                return await super().get_tools(ctx)
+            except Exception as exc:
+                self.server.fail(f"stopped answering: {_reason(exc)}")
+                return {}
+
+        async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
+            server = self.server
+            if server.status != "running":
+                raise ToolFailed(f"MCP server {server.name} is not running ({server.reason or server.status})")
+            if server.needs_approval(tool.tool_def):
+                text = f"{name} {json.dumps(tool_args, ensure_ascii=False)}"
+                approver = self.servers.approver
+                if approver is None:
+                    return ToolDenied(f"Not run: no one can approve {name} here, so the call was refused.")
+                try:
+                    approved = await approver(text, tool=name)
+                except Exception as exc:  # a broken dialog must not run the tool
+                    return ToolDenied(f"Not run: asking for approval failed ({exc}), so {name} was not called.")
+                if not approved:
+                    return ToolDenied(f"The user declined the call to {name}. Do not retry it; ask what they want.")
+            try:
+                result = await super().call_tool(name, tool_args, ctx, tool)
+            except ModelRetry as exc:
+                # pydantic-ai turns a protocol error into a retry; "connection closed" means the
+                # server's process is gone, which no retry can fix: a failure, and the server failed.
+                if getattr(exc.__cause__, "code", None) != _CONNECTION_CLOSED:
+                    raise
+                server.fail(f"it stopped during a call to {name} ({_reason(exc.__cause__ or exc)})")
+                raise ToolFailed(f"MCP server {server.name} failed: {server.reason}") from None
+            except ToolFailed:
+                raise
+            except Exception as exc:
+                server.fail(f"it stopped during a call to {name} ({_reason(exc)})")
+                raise ToolFailed(f"MCP server {server.name} failed: {server.reason}") from None
+            return _capped(result)
+
+    _GUARDED = McpServerToolset
+    return McpServerToolset
+
+
+def _capped(result: Any) -> Any:
+    """A text (or JSON) result over the cap: its head and tail around a note, as run_shell's output."""
+    if isinstance(result, str):
+        return cap_output(result, MCP_OUTPUT_MAX_CHARS)
+    if isinstance(result, (dict, list)):
+        text = json.dumps(result, ensure_ascii=False, default=str)
+        if len(text) > MCP_OUTPUT_MAX_CHARS:
+            return cap_output(text, MCP_OUTPUT_MAX_CHARS)
+    return result
+
+
+@dataclass(frozen=True)
+class McpServerRow:
+    """One line of `/mcp`: a server, its status, its tools and what their schemas cost per request."""
+
+    name: str
+    status: McpStatus
+    reason: str
+    tools: int
+    schema_tokens: int
+    approve_all: bool
+    source: str
+
+
+def mcp_overview(servers: McpServers | None) -> list[McpServerRow]:
+    """The rows of `/mcp`, in configuration order (tokens by `factory.tool_schema_tokens`)."""
+    from co_tui.agent.factory import tool_schema_tokens
+
+    if servers is None:
+        return []
+    return [
+        McpServerRow(
+            s.name, s.status, s.reason, len(s.tool_defs), tool_schema_tokens(s.tool_defs), s.approve_all, s.source
+        )
+        for s in servers.servers
+    ]
+
+
+def mcp_tool_definitions_by_server(servers: McpServers | None) -> dict[str, list[Any]]:
+    """`{server name: its ToolDefinitions as the model sees them}` — empty lists for servers not running.
+
+    For `/mcp` and `/context`: price them with `co_tui.agent.factory.tool_schema_tokens`.
+    """
+    if servers is None:
+        return {}
+    return {server.name: list(server.tool_defs) for server in servers.servers}
+
+
+__all__ = [
+    "McpConfigError",
+    "McpServer",
+    "McpServerRow",
+    "McpServers",
+    "load_mcp_servers",
+    "mcp_overview",
+    "mcp_tool_definitions_by_server",
+]

@@ -1,0 +1,69 @@
+"""The `/mcp` screen: each MCP server, its status, its tools and their schemas' token cost.
+
+The rows come from `co_tui.agent.mcp_servers.mcp_overview` (no Textual there); this only lays them out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Markdown, Static
+
+from co_tui.tui.keys_reference import key_label
+
+
+def mcp_markdown(rows: list[Any], *, config_error: str | None = None) -> str:
+    """The screen's text: a table of `McpServerRow`s, then why each failed server failed."""
+    lines: list[str] = []
+    if config_error:
+        lines += [f"**Not loaded:** {config_error}", ""]
+    if not rows:
+        lines += [
+            "No MCP servers configured. Add `[mcp_servers.NAME]` tables to config.toml, or set",
+            "`mcp_project_config = true` to start the workspace's `.mcp.json` (docs/configuration.md).",
+        ]
+        return "\n".join(lines)
+    lines += ["| server | status | tools | schema tokens | approval |", "|---|---|---:|---:|---|"]
+    for row in rows:
+        approval = "every call" if row.approve_all else "destructive calls"
+        lines.append(f"| {row.name} | {row.status} | {row.tools} | ~{row.schema_tokens:,} | {approval} |")
+    failed = [row for row in rows if row.status == "failed"]
+    if failed:
+        lines.append("")
+        lines += [f"- {row.name} failed: {row.reason}" for row in failed]
+    lines += ["", "Tools are offered as `server_tool`; schema tokens are sent with every request."]
+    sources = sorted({row.source for row in rows})
+    lines += ["", "From: " + "; ".join(sources)]
+    return "\n".join(lines)
+
+
+class McpScreen(ModalScreen[None]):
+    """Read-only list of the session's MCP servers (`/mcp`); Esc or Q closes it."""
+
+    CSS_PATH = ["help.tcss", "mcp.tcss"]
+    BINDINGS = [Binding("escape,q", "dismiss_mcp", "Close", show=True)]
+
+    def __init__(self, servers: Any) -> None:
+        super().__init__()
+        self.servers = servers
+
+    def compose(self) -> ComposeResult:
+        from co_tui.agent.mcp_servers import mcp_overview
+
+        error = getattr(self.servers, "config_error", None)
+        with Vertical(id="help-dialog"):
+            yield Static("co-tui · MCP servers", id="help-title")
+            with VerticalScroll(id="help-body"):
+                yield Markdown(mcp_markdown(mcp_overview(self.servers), config_error=error), id="help-text")
+            yield Static(f"{key_label('escape')} close", id="help-hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#help-body", VerticalScroll).focus()
+
+    def action_dismiss_mcp(self) -> None:
+        """Close the list."""
+        self.dismiss(None)

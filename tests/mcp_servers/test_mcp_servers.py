@@ -1,0 +1,161 @@
+"""MCP servers with real parts: a real stdio server (tests/mcp/demo_server.py), the real agent on the
+offline model, the real governance. The offline model calls a tool by name with `use NAME_tool`."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from pydantic_ai.messages import ToolReturnPart
+
+from co_tui.agent.factory import tool_schema_tokens
+from co_tui.agent.mcp_servers import mcp_overview, mcp_tool_definitions_by_server
+from co_tui.config import load_settings
+from co_tui.session.chat import ChatSession
+from mcp_servers.conftest import demo_entry
+
+pytestmark = pytest.mark.slow
+
+
+async def collect(aiter) -> list:
+    return [event async for event in aiter]
+
+
+def session_with(workspace, servers: dict, **settings) -> ChatSession:
+    return ChatSession(load_settings(mcp_servers=servers, **settings), workspace=workspace)
+
+
+def returns_of(messages, tool: str) -> list[ToolReturnPart]:
+    return [p for m in messages for p in m.parts if isinstance(p, ToolReturnPart) and p.tool_name == tool]
+
+
+async def test_a_real_server_is_driven_by_the_agent_and_its_big_output_governed(workspace) -> None:
+    session = session_with(
+        workspace,
+        {"demo": demo_entry()},
+        tool_output_trim_chars=2000,
+        context_budget_tokens=4000,
+        context_strategy="trim",
+    )
+    await session.mcp.start()
+    try:
+        [server] = session.mcp.servers
+        assert (server.status, server.reason) == ("running", "")
+        names = {d.name for d in mcp_tool_definitions_by_server(session.mcp)["demo"]}
+        assert names == {"demo_big", "demo_echo", "demo_fail", "demo_wipe", "demo_die"}
+        [row] = mcp_overview(session.mcp)
+        assert row.tools == 5 and row.schema_tokens == tool_schema_tokens(server.tool_defs) > 0
+
+        events = await collect(session.run_turn("use demo_big"))
+        result = next(e for e in events if e.type == "tool_result")
+        assert result.tool_name == "demo_big"
+        # The 50 KB answer is capped as run_shell's output is, and says so.
+        assert "[capped:" in result.content and "of 50,000 chars omitted" in result.content
+        assert len(result.content) < 17_000
+        assert events[-1].type == "done" and not events[-1].failed
+
+        events = await collect(session.run_turn("use demo_echo text=hello"))
+        # A later turn over the budget: the old MCP output is trimmed in what the model sees, like
+        # any tool output, with its banner; the transcript keeps it whole.
+        trims = [e for e in events if e.type == "history_trimmed"]
+        assert [t.strategy for t in trims] == ["tool_output_trim"]
+        [old] = returns_of(session.context, "demo_big")
+        assert len(str(old.content)) <= 2_200 and "truncated" in str(old.content)
+        [kept] = returns_of(session.transcript, "demo_big")
+        assert "[capped:" in str(kept.content) and len(str(kept.content)) > 15_000
+        [echo] = returns_of(session.context, "demo_echo")
+        assert echo.content == "echo: hello"
+    finally:
+        await session.mcp.stop()
+    assert server.status == "stopped"
+
+
+async def test_a_failing_tool_is_a_failed_result_and_the_server_keeps_running(workspace) -> None:
+    session = session_with(workspace, {"demo": demo_entry()})
+    await session.mcp.start()
+    try:
+        events = await collect(session.run_turn("use demo_fail"))
+        result = next(e for e in events if e.type == "tool_result")
+        assert result.is_error and "failed on purpose" in result.content
+        assert not events[-1].failed
+        assert session.mcp.servers[0].status == "running"
+        events = await collect(session.run_turn("use demo_echo text=again"))
+        assert next(e for e in events if e.type == "tool_result").content == "echo: again"
+    finally:
+        await session.mcp.stop()
+
+
+async def test_a_server_command_that_does_not_exist_fails_alone(workspace) -> None:
+    changes = []
+    session = session_with(workspace, {"ghost": {"command": "no-such-mcp-server-co-tui"}, "demo": demo_entry()})
+    session.mcp.set_listener(lambda s: changes.append((s.name, s.status)))
+    await session.mcp.start()
+    try:
+        ghost, demo = session.mcp.servers
+        assert ghost.status == "failed" and "no-such-mcp-server-co-tui" in ghost.reason
+        assert ghost.line().startswith("MCP server ghost failed: could not start:")
+        assert ("ghost", "failed") in changes
+        assert demo.status == "running"
+        events = await collect(session.run_turn("use demo_echo text=still"))
+        assert next(e for e in events if e.type == "tool_result").content == "echo: still"
+        # The dead server's tools are not offered: the offline model says so.
+        events = await collect(session.run_turn("use ghost_anything"))
+        assert "no such tool" in events[-1].output
+    finally:
+        await session.mcp.stop()
+
+
+async def test_a_server_that_exits_mid_call_is_one_failed_result_and_the_session_goes_on(workspace) -> None:
+    changes = []
+    session = session_with(workspace, {"demo": demo_entry()})
+    session.mcp.set_listener(lambda s: changes.append(s.line()))
+    await session.mcp.start()
+    try:
+        events = await collect(session.run_turn("use demo_die"))
+        result = next(e for e in events if e.type == "tool_result")
+        assert result.is_error and "MCP server demo failed" in result.content
+        assert events[-1].type == "done" and not events[-1].failed
+        server = session.mcp.servers[0]
+        assert server.status == "failed" and "demo_die" in server.reason
+        assert changes[-1].startswith("MCP server demo failed: it stopped during a call to demo_die")
+        # The session goes on: workspace tools still work, the dead server offers nothing.
+        events = await collect(session.run_turn("read hello.txt"))
+        assert next(e for e in events if e.type == "tool_result").content.startswith("hello.txt")
+        assert mcp_overview(session.mcp)[0].tools == 0
+    finally:
+        await session.mcp.stop()
+
+
+async def test_mcp_approve_asks_the_approver_for_every_call(workspace) -> None:
+    asked = []
+
+    async def approver(text: str, tool: str = "run_shell") -> bool:
+        asked.append((tool, text))
+        return False
+
+    settings = load_settings(mcp_servers={"demo": demo_entry()}, mcp_approve=["demo"])
+    session = ChatSession(settings, workspace=workspace, approver=approver)
+    await session.mcp.start()
+    try:
+        events = await collect(session.run_turn("use demo_echo text=hi"))
+        result = next(e for e in events if e.type == "tool_result")
+        assert asked == [("demo_echo", 'demo_echo {"text": "hi"}')]
+        assert "declined" in result.content
+        [part] = returns_of(session.context, "demo_echo")
+        assert part.outcome == "denied"
+    finally:
+        await session.mcp.stop()
+
+
+async def test_an_http_server_that_does_not_answer_fails_with_one_line(workspace) -> None:
+    # Port 9 (discard) on the loopback: nothing listens, the connection is refused at once.
+    session = session_with(workspace, {"web": {"url": "http://127.0.0.1:9/mcp"}})
+    await session.mcp.start()
+    try:
+        [web] = session.mcp.servers
+        assert web.status == "failed" and web.line().startswith("MCP server web failed: could not start:")
+        assert "\n" not in web.line()
+        events = await collect(session.run_turn("read hello.txt"))
+        assert events[-1].type == "done" and not events[-1].failed
+    finally:
+        await session.mcp.stop()

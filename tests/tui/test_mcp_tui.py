@@ -1,0 +1,65 @@
+"""MCP servers in the TUI with real parts: the real app and session, a real stdio server
+(tests/mcp_servers/demo_server.py) and a command that does not exist."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from pilot_helpers import wait_until
+
+from co_tui.config import load_settings
+from co_tui.tui.screens.approve_shell import ApproveShell
+from co_tui.tui.screens.mcp import McpScreen
+from co_tui.tui.widgets.notice_line import NoticeLine
+
+pytestmark = pytest.mark.slow
+
+DEMO = Path(__file__).resolve().parents[1] / "mcp_servers" / "demo_server.py"
+
+
+def notices(app) -> list[str]:
+    return [str(w.content) for w in app.chat.query(NoticeLine)]
+
+
+def tool_results(app) -> list[str]:
+    session = app.session
+    return [str(p.content) for m in session.transcript for p in m.parts if getattr(p, "part_kind", "") == "tool-return"]
+
+
+async def test_servers_start_after_the_session_and_failures_are_one_line(workspace: Path) -> None:
+    from conftest import QuietApp
+
+    Path(os.environ["CO_TUI_CONFIG_FILE"]).write_text(
+        f"[mcp_servers.demo]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(DEMO))}]\n\n"
+        '[mcp_servers.ghost]\ncommand = "no-such-mcp-server-co-tui"\n'
+    )
+    app = QuietApp(load_settings(), workspace)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await wait_until(pilot, lambda: app.session is not None, what="session ready")
+        servers = app.session.mcp
+        await wait_until(pilot, lambda: all(s.status != "starting" for s in servers.servers), what="servers started")
+        demo, ghost = servers.servers
+        assert demo.status == "running" and ghost.status == "failed"
+        await wait_until(pilot, lambda: any("MCP server ghost failed" in n for n in notices(app)), what="notice")
+        [line] = [n for n in notices(app) if "ghost" in n]
+        assert "no-such-mcp-server-co-tui" in line and "\n" not in line
+
+        await pilot.press(*"/mcp", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, McpScreen), what="/mcp screen")
+        source = app.screen.query_one("#help-text").source
+        assert "| demo | running | 5 |" in source and "| ghost | failed | 0 |" in source
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, McpScreen), what="/mcp closed")
+
+        # A destructive tool asks, through the run_shell dialog.
+        await pilot.press(*"use demo_wipe path=notes.txt", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApproveShell), what="approval dialog")
+        assert app.screen.tool == "demo_wipe"
+        assert str(app.screen.query_one("#dialog-title").content) == "Call this MCP tool?"
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "wiped notes.txt" in tool_results(app), what="the approved call")
+        await wait_until(pilot, lambda: not app.busy, what="turn finished")
