@@ -23,7 +23,19 @@ import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any, Generic, TypeVar
 
-__all__ = ["estimate_tokens", "estimate_text_tokens", "message_tokens", "part_text", "content_text"]
+__all__ = [
+    "estimate_tokens",
+    "estimate_text_tokens",
+    "message_tokens",
+    "part_text",
+    "content_text",
+    "prime_message_tokens",
+    "ESTIMATOR_VERSION",
+]
+
+# Bump whenever a change to the estimator changes its figures: estimates saved with a session's rows
+# (session/token_counts.py) under another version are ignored and counted afresh.
+ESTIMATOR_VERSION = 1
 
 # Framing the providers add around every message / part (role tags, tool-call envelopes).
 MESSAGE_OVERHEAD = 3
@@ -261,3 +273,17 @@ def estimate_tokens(messages: Iterable[Any] | Any) -> int:
 def estimate_each(messages: Sequence[Any]) -> list[int]:
     """Per-message estimates, in order (what the policy sums over turns)."""
     return [message_tokens(m) for m in messages]
+
+
+def prime_message_tokens(messages: Sequence[Any], counts: Sequence[int | None]) -> None:
+    """Seed the cache with estimates computed earlier for these very messages (a resumed session's
+    rows keep them), so the first pass after a resume costs what a repeat pass costs.
+
+    `counts[i]` must be `message_tokens` of an equal message under this `ESTIMATOR_VERSION`; None
+    leaves message i to be counted on first use. Parts are not seeded: a cut that rewrites a part
+    counts it then.
+    """
+    for message, tokens in zip(messages, counts, strict=False):
+        if tokens is not None and tokens > 0:
+            parts = message.parts
+            _MESSAGE_CACHE.put(message, (id(parts), len(parts)), int(tokens))

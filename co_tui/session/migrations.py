@@ -16,6 +16,10 @@ Layout (one row per thing, so a turn's save only appends or touches a short tail
 Version 2 adds `sessions.cost_usd`: the session's cost in USD so far, NULL when unknown (an unpriced
 model, or a session saved before costs were kept), so the session list needs no transcript.
 
+Version 3 adds `token_counts`: each saved message's token estimate, keyed by its row digest and
+the estimator version (`token_counts.py`), so a resumed session's first governance pass does not
+count every message again.
+
 A database whose `user_version` is newer than `SCHEMA_VERSION` was written by a newer co-tui: the
 store refuses it rather than risk writing rows that version would misread.
 """
@@ -72,6 +76,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
     ),
     ("ALTER TABLE sessions ADD COLUMN cost_usd REAL",),
+    (
+        """CREATE TABLE token_counts (
+            session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            digest     BLOB NOT NULL,
+            estimator  INTEGER NOT NULL,
+            tokens     INTEGER NOT NULL,
+            PRIMARY KEY (session_id, digest)
+        ) WITHOUT ROWID""",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

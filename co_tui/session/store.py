@@ -54,6 +54,7 @@ from co_tui.session.store_errors import (
     translate_sqlite_error,
 )
 from co_tui.session.store_tail import SessionTail, read_ledger, read_preview, read_tail
+from co_tui.session.token_counts import prime_from_rows, read_counts, save_counts
 from co_tui.text import one_line
 
 if TYPE_CHECKING:
@@ -357,9 +358,13 @@ class SessionStore:
                         [(session_id, base + i, kind, digest, body) for i, (kind, body, digest) in enumerate(encoded)],
                     )
                     transcript_len = base + len(encoded)
+                    counted = [(enc[2], m) for m, enc in zip(new_transcript, encoded, strict=False)]
                     context_state = saved.context
                     if context is not None:
-                        context_state = self._save_context(conn, session_id, saved, context, by_identity, secrets)
+                        context_state = self._save_context(
+                            conn, session_id, saved, context, by_identity, secrets, counted
+                        )
+                    save_counts(conn, session_id, counted)
                     self._append_ledger(
                         conn,
                         session_id,
@@ -455,14 +460,18 @@ class SessionStore:
         context: Sequence[Any],
         by_identity: dict[int, tuple[str, str, bytes]],
         secrets: tuple[str, ...],
+        counted: list[tuple[bytes, Any]],
     ) -> ContextState:
         """Delete the context rows that left, insert the ones that arrived; return the new state.
 
-        An inserted message equal to a transcript message is stored as a reference to it.
+        An inserted message equal to a transcript message is stored as a reference to it. Every
+        message encoded here goes to `counted` (digest, message) for its token estimate.
         """
 
         def encode(message: Any) -> tuple[str, str, bytes]:
-            return by_identity.get(id(message)) or encode_messages([message], secrets)[0]
+            encoded = by_identity.get(id(message)) or encode_messages([message], secrets)[0]
+            counted.append((encoded[2], message))
+            return encoded
 
         plan = plan_context_update(saved.context, context, encode)
         conn.executemany(
@@ -524,11 +533,15 @@ class SessionStore:
             return _damaged(meta, what)
 
         revision = conn.execute("SELECT revision FROM sessions WHERE id = ?", (sid,)).fetchone()[0]
-        rows = conn.execute("SELECT seq, body FROM transcript WHERE session_id = ? ORDER BY seq", (sid,)).fetchall()
-        for expected, (seq, _body) in enumerate(rows):
+        rows = conn.execute(
+            "SELECT seq, body, digest FROM transcript WHERE session_id = ? ORDER BY seq", (sid,)
+        ).fetchall()
+        for expected, (seq, _body, _digest) in enumerate(rows):
             if seq != expected:
                 raise damaged(f"transcript message {expected} is missing")
-        transcript = decode_bodies([body for _seq, body in rows], [f"transcript message {s}" for s, _ in rows], damaged)
+        transcript = decode_bodies([r[1] for r in rows], [f"transcript message {r[0]}" for r in rows], damaged)
+        counts = read_counts(conn, sid)
+        prime_from_rows(transcript, [r[2] for r in rows], counts)
 
         ctx_rows = conn.execute(
             "SELECT ord, transcript_seq, digest, body FROM context WHERE session_id = ? ORDER BY ord", (sid,)
@@ -545,6 +558,7 @@ class SessionStore:
             else:
                 raise damaged(f"context message {i} points at a missing transcript message")
 
+        prime_from_rows(decoded, [ctx_rows[i][2] for i, _ in own], counts)
         ledger, positions = read_ledger(conn, sid, damaged)
 
         saved = _Saved(

@@ -109,5 +109,5 @@ def test_a_schema_1_database_gains_the_cost_column(data_dir: Path, tmp_path: Pat
         store.save_turn(meta.id, new_transcript=tool_turn(0), context=tool_turn(0), new_events=[], cost_usd=0.0)
         assert store.list_sessions()[0].cost_usd == 0.0
     conn = sqlite3.connect(data_dir / "sessions.db")
-    assert migrations.schema_version(conn) == migrations.SCHEMA_VERSION == 2
+    assert migrations.schema_version(conn) == migrations.SCHEMA_VERSION == len(migrations.MIGRATIONS)
     conn.close()
