@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from co_tui.governance.events import HistoryTrimmed
+from co_tui.governance.tokens import ESTIMATOR_VERSION, prime_message_tokens
 from co_tui.paths import ensure_private_dir
 from co_tui.session import migrations
 from co_tui.session.context_diff import ContextState, plan_context_update
@@ -71,6 +72,7 @@ KEEP = KeepType.KEEP
 """`save_turn(cost_usd=KEEP)`: leave the stored figure as it is (None would store "unknown")."""
 
 DB_NAME = "sessions.db"
+LAZY_TAIL = 64  # transcript messages a lazy load decodes up front: the newest screenful and more
 BUSY_TIMEOUT_S = 3.0
 
 
@@ -102,7 +104,7 @@ class LoadedSession:
     """
 
     meta: SessionMeta
-    transcript: list[ModelMessage]
+    transcript: Sequence[ModelMessage]  # a `LazyTranscript` from `load(lazy=True)`
     context: list[ModelMessage]
     ledger: list[HistoryTrimmed]
     ledger_positions: list[int] = field(default_factory=list)
@@ -490,16 +492,22 @@ class SessionStore:
         )
         return plan.state
 
-    def load(self, session_id: str) -> LoadedSession:
+    def load(self, session_id: str, *, lazy: bool = False) -> LoadedSession:
         """Read one session back. Raises `StoreError` for an unknown id and `StoreCorrupt` (naming the
-        session) when any of its rows cannot be decoded; other sessions are unaffected."""
+        session) when any of its rows cannot be decoded; other sessions are unaffected.
+
+        `lazy` (resume): the context and the newest `LAZY_TAIL` transcript messages are decoded now;
+        the transcript is a `LazyTranscript` that decodes the rest from this store when read, so
+        time and memory do not grow with the session. Damage in rows not decoded yet is reported
+        (`StoreCorrupt`) when they are read.
+        """
         with self._guard("read the session") as conn:
             row = conn.execute(f"SELECT {_META_COLUMNS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
             if row is None:
                 raise StoreError(f"no session with id {session_id}")
             meta = _meta_from_row(row)
             try:
-                loaded, saved = self._read(conn, meta)
+                loaded, saved = self._read_lazy(conn, meta) if lazy else self._read(conn, meta)
             except StoreCorrupt as exc:
                 self._mark_damaged(conn, session_id, str(exc))
                 raise
@@ -525,6 +533,83 @@ class SessionStore:
                 return read_tail(conn, meta, enough, lambda what: _damaged(meta, what))
             finally:
                 conn.execute("COMMIT")
+
+    def _read_lazy(self, conn: sqlite3.Connection, meta: SessionMeta) -> tuple[LoadedSession, _Saved]:
+        """`load(lazy=True)`: decode the context (with the transcript rows it points at) and the newest
+        `LAZY_TAIL` transcript rows; the transcript is a `LazyTranscript` over the rest."""
+        from co_tui.session.lazy_transcript import LazyTranscript
+
+        sid = meta.id
+
+        def damaged(what: str) -> StoreCorrupt:
+            return _damaged(meta, what)
+
+        conn.execute("BEGIN")  # one snapshot for every figure below
+        try:
+            revision, cost = conn.execute("SELECT revision, cost_usd FROM sessions WHERE id = ?", (sid,)).fetchone()
+            count, last = conn.execute(
+                "SELECT count(*), max(seq) FROM transcript WHERE session_id = ?", (sid,)
+            ).fetchone()
+            if count and last != count - 1:
+                raise damaged("a transcript message is missing")
+            ctx_rows = conn.execute(
+                "SELECT ord, transcript_seq, digest, body FROM context WHERE session_id = ? ORDER BY ord", (sid,)
+            ).fetchall()
+            refs = {ref for _o, ref, _d, _b in ctx_rows if isinstance(ref, int) and 0 <= ref < count}
+            known = self._decode_rows(conn, meta, sorted(refs | set(range(max(0, count - LAZY_TAIL), count))))
+            own = [(i, body) for i, (_pos, ref, _d, body) in enumerate(ctx_rows) if ref is None]
+            decoded = decode_bodies([b for _, b in own], [f"context message {i}" for i, _ in own], damaged)
+            prime_from_rows(decoded, [ctx_rows[i][2] for i, _ in own], read_counts(conn, sid))
+            own_decoded = dict(zip((i for i, _ in own), decoded, strict=False))
+            context: list[Any] = []
+            for i, (_ord, ref, _digest, _body) in enumerate(ctx_rows):
+                if ref is None:
+                    context.append(own_decoded[i])
+                elif ref in known:
+                    context.append(known[ref])
+                else:
+                    raise damaged(f"context message {i} points at a missing transcript message")
+            ledger, positions = read_ledger(conn, sid, damaged)
+        finally:
+            conn.execute("COMMIT")
+
+        def load_rows(start: int, stop: int) -> list[Any]:
+            with self._guard("read the session") as conn:
+                rows = self._decode_rows(conn, meta, list(range(start, stop)))
+            return [rows[seq] for seq in range(start, stop)]
+
+        cost_known = cost is not None and isinstance(cost, (int, float)) and math.isfinite(cost) and cost >= 0
+        transcript = LazyTranscript(load_rows, count, known, saved_cost=float(cost) if cost_known else None)
+        saved = _Saved(
+            revision=revision,
+            transcript_len=count,
+            ledger_len=len(ledger),
+            context=ContextState.from_rows([r[0] for r in ctx_rows], [bytes(r[2]) for r in ctx_rows], context),
+        )
+        return LoadedSession(meta, transcript, context, ledger, positions), saved
+
+    @staticmethod
+    def _decode_rows(conn: sqlite3.Connection, meta: SessionMeta, seqs: list[int]) -> dict[int, Any]:
+        """Transcript messages `seqs` decoded (token estimates primed from their saved counts)."""
+        out: dict[int, Any] = {}
+        for at in range(0, len(seqs), 500):  # SQLite's bound-parameter limit
+            batch = seqs[at : at + 500]
+            rows = conn.execute(
+                f"""SELECT t.seq, t.body, t.digest, c.tokens FROM transcript AS t
+                    LEFT JOIN token_counts AS c
+                      ON c.session_id = t.session_id AND c.digest = t.digest AND c.estimator = ?
+                    WHERE t.session_id = ? AND t.seq IN ({",".join("?" * len(batch))}) ORDER BY t.seq""",
+                (ESTIMATOR_VERSION, meta.id, *batch),
+            ).fetchall()
+            if len(rows) != len(batch):
+                missing = sorted(set(batch) - {r[0] for r in rows})[0]
+                raise _damaged(meta, f"transcript message {missing} is missing")
+            messages = decode_bodies(
+                [r[1] for r in rows], [f"transcript message {r[0]}" for r in rows], lambda what: _damaged(meta, what)
+            )
+            prime_message_tokens(messages, [r[3] for r in rows])
+            out.update(zip((r[0] for r in rows), messages, strict=False))
+        return out
 
     def _read(self, conn: sqlite3.Connection, meta: SessionMeta) -> tuple[LoadedSession, _Saved]:
         sid = meta.id

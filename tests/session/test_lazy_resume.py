@@ -1,0 +1,62 @@
+"""Resume decodes what it shows: the context and the newest rows now, the rest of the transcript when read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic_ai.messages import ModelMessagesTypeAdapter
+from store_builders import tool_turn
+
+from co_tui.session.lazy_transcript import CHUNK, LazyTranscript, transcript_cost
+from co_tui.session.store import LAZY_TAIL, SessionStore
+
+TURNS = 200  # 800 messages: more than the tail and a few chunks
+
+
+def _long_session(store: SessionStore) -> tuple[str, list]:
+    sid = store.create_session(model="offline", workspace=Path("."))
+    transcript: list = []
+    for i in range(TURNS):
+        turn = tool_turn(i)
+        transcript += turn
+        store.save_turn(sid, new_transcript=turn, context=transcript[-8:], new_events=[], cost_usd=0.0)
+    return sid, transcript
+
+
+def test_a_lazy_load_decodes_the_context_and_the_newest_rows_only(data_dir: Path, store: SessionStore) -> None:
+    sid, transcript = _long_session(store)
+    with SessionStore.open(data_dir) as other:
+        loaded = other.load(sid, lazy=True)
+    lazy = loaded.transcript
+    assert isinstance(lazy, LazyTranscript)
+    assert len(lazy) == len(transcript) and lazy.decoded == LAZY_TAIL
+    assert loaded.context == transcript[-8:]
+    assert all(c is lazy[len(transcript) - 8 + i] for i, c in enumerate(loaded.context))  # one object each
+    assert lazy.decoded == LAZY_TAIL  # the context's messages are among the newest rows
+
+
+def test_reading_old_messages_decodes_them_in_chunks_and_equals_the_full_load(
+    data_dir: Path, store: SessionStore
+) -> None:
+    sid, transcript = _long_session(store)
+    with SessionStore.open(data_dir) as other:
+        lazy = other.load(sid, lazy=True).transcript
+        assert lazy[3] == transcript[3]
+        assert lazy.decoded == LAZY_TAIL + CHUNK
+        assert lazy[10:20] == transcript[10:20] and lazy[-1] == transcript[-1]
+        full = other.load(sid).transcript
+        dump = ModelMessagesTypeAdapter.dump_json
+        assert dump(list(lazy)) == dump(list(full)) == dump(transcript)
+        assert lazy == full and lazy.decoded == len(transcript)
+
+
+def test_a_resumed_lazy_transcript_grows_and_its_cost_comes_from_the_store(data_dir: Path, store: SessionStore) -> None:
+    sid, transcript = _long_session(store)
+    with SessionStore.open(data_dir) as other:
+        lazy = other.load(sid, lazy=True).transcript
+        assert isinstance(lazy, LazyTranscript)
+        assert transcript_cost(lazy) == 0.0 and lazy.decoded == LAZY_TAIL  # the saved figure, nothing decoded
+        lazy.extend(tool_turn(TURNS))
+        assert len(lazy) == len(transcript) + 4 and lazy[-4:] == tool_turn(TURNS)
+        # The new turn's responses are unpriced (tokens from a model genai-prices does not know).
+        assert transcript_cost(lazy) is None and lazy.decoded == LAZY_TAIL
