@@ -575,7 +575,19 @@ class SessionStore:
 
         def load_rows(start: int, stop: int) -> list[Any]:
             with self._guard("read the session") as conn:
-                rows = self._decode_rows(conn, meta, list(range(start, stop)))
+                try:
+                    rows = self._decode_rows(conn, meta, list(range(start, stop)))
+                except StoreCorrupt as exc:
+                    # Read later, from the inspector or an export: a damaged old row must not take the
+                    # screen down. It reads as a one-line notice in its place (never saved back: only
+                    # messages after the saved ones are), and the session list flags the session.
+                    self._mark_damaged(conn, sid, str(exc))
+                    rows = {}
+                    for seq in range(start, stop):
+                        try:
+                            rows.update(self._decode_rows(conn, meta, [seq]))
+                        except StoreCorrupt as one:
+                            rows[seq] = _damaged_stand_in(str(one))
             return [rows[seq] for seq in range(start, stop)]
 
         cost_known = cost is not None and isinstance(cost, (int, float)) and math.isfinite(cost) and cost >= 0
@@ -723,6 +735,13 @@ class SessionStore:
         if any(r[0] == wanted for r in rows):
             return wanted
         raise StoreError(f"{prefix!r} matches {len(rows)} sessions; give more of the id")
+
+
+def _damaged_stand_in(error: str) -> Any:
+    """What a lazily read transcript shows for a row that cannot be decoded: the error, as a request."""
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    return ModelRequest(parts=[UserPromptPart(f"[{error}]")])
 
 
 def _damaged(meta: SessionMeta, what: str) -> StoreCorrupt:

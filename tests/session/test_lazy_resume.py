@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from pydantic_ai.messages import ModelMessagesTypeAdapter
@@ -60,3 +61,17 @@ def test_a_resumed_lazy_transcript_grows_and_its_cost_comes_from_the_store(data_
         assert len(lazy) == len(transcript) + 4 and lazy[-4:] == tool_turn(TURNS)
         # The new turn's responses are unpriced (tokens from a model genai-prices does not know).
         assert transcript_cost(lazy) is None and lazy.decoded == LAZY_TAIL
+
+
+def test_a_damaged_old_row_read_later_shows_as_its_error(data_dir: Path, store: SessionStore) -> None:
+    sid, transcript = _long_session(store)
+    conn = sqlite3.connect(data_dir / "sessions.db")
+    conn.execute('UPDATE transcript SET body = \'{"kind": "nonsense"}\' WHERE session_id = ? AND seq = 5', (sid,))
+    conn.commit()
+    conn.close()
+    with SessionStore.open(data_dir) as other:
+        lazy = other.load(sid, lazy=True).transcript  # the damage is not in what a resume decodes
+        assert lazy[4] == transcript[4] and lazy[6] == transcript[6]
+        [part] = lazy[5].parts
+        assert "transcript message 5 cannot be decoded" in part.content and "\n" not in part.content
+        assert other.list_sessions()[0].damaged
