@@ -115,11 +115,15 @@ class LazyTranscript(Sequence[Any]):
 
 
 def transcript_cost(transcript: Sequence[Any], extra: Sequence[Any] = ()) -> float | None:
-    """`session_cost` of `transcript` plus `extra`, without decoding a lazy transcript's saved
-    messages when the store knows what they cost (it saves the figure with every turn)."""
+    """`session_cost` of `transcript` plus `extra`, never decoding a lazy transcript's saved
+    messages: the store saves the figure with every turn. A saved None means unknown (a response
+    was unpriced), and one unknown makes the sum unknown, as `session_cost` does; a session saved
+    before costs were kept (schema 1) reads as unknown too."""
     from co_tui.session.cost import session_cost
 
-    if isinstance(transcript, LazyTranscript) and transcript.saved_cost is not None:
+    if isinstance(transcript, LazyTranscript):
+        if transcript.saved_cost is None:
+            return None
         rest = session_cost([*transcript.added(), *extra])
         return None if rest is None else transcript.saved_cost + rest
     return session_cost([*transcript, *extra])

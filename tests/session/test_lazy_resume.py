@@ -61,6 +61,8 @@ def test_a_resumed_lazy_transcript_grows_and_its_cost_comes_from_the_store(data_
         assert len(lazy) == len(transcript) + 4 and lazy[-4:] == tool_turn(TURNS)
         # The new turn's responses are unpriced (tokens from a model genai-prices does not know).
         assert transcript_cost(lazy) is None and lazy.decoded == LAZY_TAIL
+        lazy.saved_cost = None  # unknown in the store: unknown still, and nothing decoded to say so
+        assert transcript_cost(lazy[-4:]) is None and transcript_cost(lazy) is None and lazy.decoded == LAZY_TAIL
 
 
 def test_a_damaged_old_row_read_later_shows_as_its_error(data_dir: Path, store: SessionStore) -> None:
