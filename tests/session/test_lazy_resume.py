@@ -77,3 +77,30 @@ def test_a_damaged_old_row_read_later_shows_as_its_error(data_dir: Path, store: 
         [part] = lazy[5].parts
         assert "transcript message 5 cannot be decoded" in part.content and "\n" not in part.content
         assert other.list_sessions()[0].damaged
+
+
+async def test_a_resumed_chat_session_reads_its_meter_and_cost_without_decoding_old_messages(tmp_path: Path) -> None:
+    from co_tui.config import load_settings
+    from co_tui.session.chat import ChatSession
+
+    settings = load_settings()
+    store = SessionStore.open(tmp_path / "data")
+    session = ChatSession(settings, workspace=tmp_path, store=store)
+    while len(session.transcript) <= LAZY_TAIL + 10:
+        [_ async for _ in session.run_turn(f"hello number {len(session.transcript)}")]
+    reading = session.meter_reading()
+    reopened = SessionStore.open(tmp_path / "data")
+    resumed = ChatSession.resume(settings, workspace=tmp_path, store=reopened, session_id=session.id)
+    assert isinstance(resumed.transcript, LazyTranscript)
+    decoded = resumed.transcript.decoded  # the newest rows and the context's
+    assert decoded < len(resumed.transcript)
+    again = resumed.meter_reading()
+    assert (again.cost_usd, again.context_tokens, again.messages) == (
+        reading.cost_usd,
+        reading.context_tokens,
+        reading.messages,
+    )
+    assert again.cost_usd == 0.0  # the offline model is free, and the saved figure says so
+    assert resumed.transcript.decoded == decoded
+    store.close()
+    reopened.close()
