@@ -54,6 +54,9 @@ class Settings(BaseSettings):
     fallback_context_window: int = Field(32_768, ge=1024, description="Window assumed for unknown models.")
     prompt_cache: bool = Field(True, description="Ask the provider to cache the prompt prefix (Anthropic breakpoints).")
     data_dir: Path | None = Field(None, description="Where sessions.db lives; default: platformdirs data dir.")
+    project_instructions: bool = Field(
+        True, description="Send AGENTS.md (else CLAUDE.md) of the workspace and of the config dir with every request."
+    )
     allow_shell: bool = Field(False, description="Offer the `run_shell` tool (every call needs approval).")
     max_retries: int = Field(2, ge=0, le=10, description="Provider retries on 429/5xx/connection errors.")
     request_timeout_s: float = Field(120.0, gt=0, description="Per-request timeout for provider HTTP calls.")

@@ -67,6 +67,11 @@ async def _run(session: ChatSession, prompt: str, fmt: str, out: TextIO, err: Te
                 code = EXIT_MODEL_ERROR
             err.write(f"co-tui: {event.message}\n")
             err.flush()
+        if event.type == "notice":  # not part of the jsonl stream (docs/architecture.md)
+            if not closed:
+                err.write(f"co-tui: {event.message}\n")
+                err.flush()
+            continue
         if event.type == "done":
             if event.interrupted and code == EXIT_OK:
                 code = EXIT_INTERRUPTED
@@ -132,6 +137,9 @@ def run_print_mode(
     except OpenSessionError as exc:
         err.write(f"co-tui: {exc}\n")
         return exc.exit_code
+    for file in session.instruction_files:  # one line each; the turn runs without the file
+        if file.error:
+            err.write(f"co-tui: instructions skipped: {file.error}\n")
     if title and not session.title:
         from co_tui.session.chat import make_title
 

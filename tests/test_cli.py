@@ -122,3 +122,11 @@ def test_print_mode_on_a_terminal_has_no_pydantic_ai_banner() -> None:
     out = b"".join(chunks).decode(errors="replace")
     assert "offline" in out.lower()
     assert "pydantic-ai v" not in out and "observability" not in out
+
+
+def test_print_mode_with_a_bad_instructions_file_says_so_and_answers(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_bytes(b"\xff\xfe not text\n")
+    proc = co_tui("-p", "hello", "--output-format", "jsonl", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "instructions skipped" in proc.stderr and "not UTF-8" in proc.stderr
+    assert [json.loads(line)["type"] for line in proc.stdout.splitlines()][-1] == "done"

@@ -106,3 +106,23 @@ async def test_an_unknown_model_is_refused_and_the_old_one_stays(session: Sessio
         session.set_model("badprovider:nothing")
     assert "\n" not in str(caught.value) and str(caught.value)
     assert session.model_name == before
+
+
+async def test_context_breakdown_adds_up_to_the_meter(session: SessionPort) -> None:
+    from co_tui.session.context_breakdown import ContextBreakdown
+
+    empty = session.context_breakdown()
+    assert isinstance(empty, ContextBreakdown)
+    keys = [row.key for row in empty.rows]
+    assert keys[0] == "instructions" and "tool_schemas" in keys and "messages" not in keys
+    assert empty.total_tokens == sum(row.tokens for row in empty.rows) > 0, "instructions and tools before any message"
+    await _turn(session, "hello there")
+    breakdown = session.context_breakdown()
+    assert breakdown.total_tokens == session.meter_reading().context_tokens
+    assert breakdown.category_tokens("messages") > 0 and breakdown.rows[-1].items == len(session.context)
+    assert breakdown.free_tokens == breakdown.budget_tokens - breakdown.total_tokens
+    assert breakdown.reserve_tokens == breakdown.window_tokens - breakdown.budget_tokens
+
+
+async def test_no_instruction_files_in_an_empty_workspace(session: SessionPort) -> None:
+    assert list(session.instruction_files) == []

@@ -103,6 +103,8 @@ class FakeSession:
     prompts: list[str] = field(default_factory=list)
     compact_summary: str = "The user asked about the parser; tests now pass."
     extra_tokens: int = 0  # added to the meter figure (to drive it to a colour level)
+    instruction_files: tuple[Any, ...] = ()  # co_tui.agent.project_instructions.InstructionFile
+    overhead_estimate: int = 1500  # instructions + tool schemas, for the /context breakdown
     _cancelled: bool = False
     _calls: int = 0
 
@@ -258,6 +260,32 @@ class FakeSession:
         if name.startswith("bad"):
             raise ValueError(f"unknown model '{name}': expected provider:model, e.g. openai:gpt-4o")
         self.model_name, self.is_offline = name, name == "offline"
+
+    def context_breakdown(self) -> Any:
+        """The real computation over the fake's figures: co-tui's instructions, the instruction
+        files and the workspace tools share `overhead_estimate`, fitted to the fake meter."""
+        from co_tui.agent.project_instructions import instructions_block
+        from co_tui.governance import estimate_text_tokens
+        from co_tui.session.context_breakdown import OverheadPart, compute_breakdown
+
+        files = [f for f in self.instruction_files if f.error is None]
+        parts = [OverheadPart("instructions", "co-tui", self.overhead_estimate * 2 // 5)]
+        parts += [
+            OverheadPart("project_instructions", f.label, estimate_text_tokens(instructions_block(f))) for f in files
+        ]
+        parts.append(OverheadPart("tool_schemas", "workspace", self.overhead_estimate * 3 // 5, 3))
+        reading = self.meter_reading()
+        return compute_breakdown(
+            self.context,
+            parts,
+            meter_tokens=reading.context_tokens,
+            overhead_tokens=sum(part.tokens for part in parts),
+            ratio=1.0,
+            budget_tokens=self.budget_tokens,
+            window_tokens=self.budget_tokens * 5 // 4,
+            exactness=self.exactness,
+            window_is_guess=self.window_is_guess,
+        )
 
 
 def fake_factory(**session_kwargs: Any) -> Callable[..., FakeSession]:

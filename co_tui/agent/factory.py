@@ -6,7 +6,7 @@ trimming may drop old messages, and a system prompt stored in history would go w
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -60,8 +60,38 @@ def tool_schema_tokens(tool_defs: Iterable[Any]) -> int:
     return estimate_text_tokens(json.dumps(schemas)) if schemas else 0
 
 
-def overhead_tokens(settings: Settings, *, workspace: Path) -> int:
-    """Estimated tokens each request carries besides the messages: instructions plus tool schemas.
+def known_tool_defs(toolset: Any) -> list[Any]:
+    """The `ToolDefinition`s of `toolset` known without asking anyone: a `FunctionToolset`'s (the
+    workspace tools). A toolset whose tools come from elsewhere (an MCP server) has none here until
+    its list is known."""
+    tools = getattr(toolset, "tools", None)
+    if isinstance(tools, dict):
+        return [tool.tool_def for tool in tools.values()]
+    return []
+
+
+def toolset_source(toolset: Any) -> str:
+    """The name a toolset's schemas are counted under in `/context`: `workspace` for co-tui's own
+    function tools, else the toolset's id (an MCP server's name) or label."""
+    from pydantic_ai.toolsets import FunctionToolset
+
+    if isinstance(toolset, FunctionToolset) and toolset.id is None:
+        return "workspace"
+    return str(getattr(toolset, "id", None) or getattr(toolset, "label", None) or type(toolset).__name__)
+
+
+def tool_schema_costs(toolsets: Iterable[Any]) -> list[tuple[str, int, int]]:
+    """(source, schema tokens, tools) for `toolsets` (e.g. `agent.toolsets`), grouped by
+    `toolset_source` in first-seen order; a source with no known tool is left out."""
+    grouped: dict[str, list[Any]] = {}
+    for toolset in toolsets:
+        grouped.setdefault(toolset_source(toolset), []).extend(known_tool_defs(toolset))
+    return [(source, tool_schema_tokens(defs), len(defs)) for source, defs in grouped.items() if defs]
+
+
+def overhead_tokens(settings: Settings, *, workspace: Path, project_text: str | None = None) -> int:
+    """Estimated tokens each request carries besides the messages: instructions (co-tui's own and
+    `project_text`, the project instructions' part) plus tool schemas.
 
     The meter uses it until the first provider report shows the real figure.
     """
@@ -69,9 +99,9 @@ def overhead_tokens(settings: Settings, *, workspace: Path) -> int:
 
     root = Path(workspace).expanduser().resolve()
     toolset = workspace_toolset(root, allow_shell=settings.allow_shell)
-    return estimate_text_tokens(agent_instructions(root, allow_shell=settings.allow_shell)) + tool_schema_tokens(
-        t.tool_def for t in toolset.tools.values()
-    )
+    own = estimate_text_tokens(agent_instructions(root, allow_shell=settings.allow_shell))
+    project = estimate_text_tokens(project_text) if project_text else 0
+    return own + project + tool_schema_tokens(t.tool_def for t in toolset.tools.values())
 
 
 def prompt_cache_capabilities(settings: Settings) -> list[Any]:
@@ -96,12 +126,15 @@ def build_agent(
     model: Model,
     capabilities: Sequence[Any] = (),
     approver: Approver | None = None,
+    project_instructions: Callable[[], str | None] | None = None,
 ) -> Agent[None, str]:
     """An `Agent` for `model` with the workspace tools (run_shell only if `settings.allow_shell`).
 
     `capabilities` (e.g. the governance capability) are passed through in order, followed by
     pydantic-ai's `Caching` when `settings.prompt_cache` is on; `approver` is awaited before every
-    shell command (none → every command is refused).
+    shell command (none → every command is refused). `project_instructions` is called for every
+    request and its text (AGENTS.md …, see `project_instructions.py`) follows co-tui's own
+    instructions; None from it adds nothing.
     """
     import pydantic_ai
     from pydantic_ai import Agent
@@ -112,9 +145,13 @@ def build_agent(
     toolset = workspace_toolset(
         root, allow_shell=settings.allow_shell, approver=approver, search_timeout_s=settings.search_timeout_s
     )
+    instructions: list[Any] = [agent_instructions(root, allow_shell=settings.allow_shell)]
+    if project_instructions is not None:
+        # A function: pydantic-ai evaluates it per request, so a reloaded file needs no new agent.
+        instructions.append(project_instructions)
     return Agent(
         model,
-        instructions=agent_instructions(root, allow_shell=settings.allow_shell),
+        instructions=instructions,
         toolsets=[toolset],
         capabilities=[*capabilities, *prompt_cache_capabilities(settings)],
         name="co-tui",

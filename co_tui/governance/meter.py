@@ -81,6 +81,19 @@ class TokenMeter:
         # Reported input the messages do not explain (instructions, tool schemas); a hint until reported.
         self._overhead = self.overhead_hint
 
+    def set_overhead_hint(self, tokens: int) -> None:
+        """The fixed part of every request changed (the project instructions were reloaded): shift
+        the overhead estimate by the difference. An anchored figure keeps the provider's report
+        until the next one shows the new size."""
+        self._overhead = max(0, self._overhead + tokens - self.overhead_hint)
+        self.overhead_hint = tokens
+
+    @property
+    def overhead(self) -> int:
+        """Tokens of each request the messages do not explain (instructions, tool schemas): the
+        last report's remainder, or the hint before any report."""
+        return self._overhead
+
     def observe_response(
         self,
         usage: Any,

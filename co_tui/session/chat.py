@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage, ModelResponse
     from pydantic_ai.models import Model
 
+    from co_tui.agent.project_instructions import InstructionFile
+    from co_tui.session.context_breakdown import ContextBreakdown
     from co_tui.session.lazy_transcript import LazyTranscript
     from co_tui.session.store import SessionStore
 
@@ -88,6 +90,10 @@ class ChatSession:
         # This process's claim on the session in the store (session_lock.py): taken by `resume`
         # before loading, or at the first save of a new session; released by `close`.
         self._claim: Any = None
+        from co_tui.agent.project_instructions import ProjectInstructions
+
+        # AGENTS.md / CLAUDE.md, sent with every request (docs/configuration.md, "Project instructions").
+        self.project = ProjectInstructions(self.workspace, enabled=settings.project_instructions)
         self._configure_model(model if model is not None else settings.model)
 
     # --- model and governance wiring -------------------------------------------------------------
@@ -108,10 +114,16 @@ class ChatSession:
         self.governance = ContextGovernance(
             policy=self.policy, summarizer_model=summarizer, transcript_sink=self._record_transcript
         )
-        self._overhead = overhead_tokens(s, workspace=self.workspace)
+        self._overhead = overhead_tokens(s, workspace=self.workspace, project_text=self.project.text)
+        self.context_window = context_window_of(resolved) or s.fallback_context_window
         self.meter = self._new_meter()
         self.agent = build_agent(
-            s, workspace=self.workspace, model=resolved, capabilities=[self.governance], approver=self.approver
+            s,
+            workspace=self.workspace,
+            model=resolved,
+            capabilities=[self.governance],
+            approver=self.approver,
+            project_instructions=lambda: self.project.text,
         )
 
     def _new_meter(self) -> Any:
@@ -219,6 +231,11 @@ class ChatSession:
 
     async def _turn(self, prompt: str) -> AsyncIterator[Event]:
         self._cancel_requested = False
+        from co_tui.session.instructions_reload import refresh_instructions
+
+        # The instruction files changed since the last turn: the model is sent the new text, said in one line.
+        for notice in await asyncio.to_thread(refresh_instructions, self):
+            yield notice
         output_parts: list[str] = []
         interrupted = failed = False
         error: ErrorEvent | None = None
@@ -442,6 +459,9 @@ class ChatSession:
         self.transcript, self.context, self.ledger, self.ledger_positions = [], [], [], []
         self._persisted = False
         self._saved_transcript_len = self._saved_ledger_len = 0
+        from co_tui.session.instructions_reload import reload_instructions
+
+        reload_instructions(self)  # a fresh start reads the instruction files again
         self.meter = self._new_meter()
         return trim
 
@@ -594,3 +614,22 @@ class ChatSession:
                 if message.usage.input_tokens:
                     self.meter.observe_response(message.usage, self.context[: i + 1])
                 return
+
+    # --- project instructions and the /context breakdown ----------------------------------------
+
+    @property
+    def instruction_files(self) -> Sequence[InstructionFile]:
+        """The project instruction files loaded now (AGENTS.md …), failed ones with their `error`."""
+        return self.project.files
+
+    def set_overhead(self, tokens: int) -> None:
+        """The fixed part of every request changed (instructions reloaded): governance and the meter
+        count `tokens` from now on."""
+        self._overhead = tokens
+        self.meter.set_overhead_hint(tokens)
+
+    def context_breakdown(self) -> ContextBreakdown:
+        """What the next request holds, by category, adding up to `meter_reading()` (/context)."""
+        from co_tui.session.context_breakdown import session_breakdown
+
+        return session_breakdown(self)

@@ -93,6 +93,16 @@ class ErrorEvent(_Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Notice(_Event):
+    """A one-line fact about what the model is sent that changed outside a turn's answer (the
+    project instructions reloaded, or a file of them unreadable). Shown as a dim line; print mode
+    writes it to stderr, never to jsonl's stdout."""
+
+    message: str
+    type: Literal["notice"] = "notice"
+
+
+@dataclass(frozen=True, kw_only=True)
 class Done(_Event):
     """The turn ended (always the last event). `interrupted`: the user stopped it."""
 
@@ -102,7 +112,7 @@ class Done(_Event):
     type: Literal["done"] = "done"
 
 
-Event = TextDelta | ToolCall | ToolResult | HistoryTrimmed | UsageUpdate | ErrorEvent | Done
+Event = TextDelta | ToolCall | ToolResult | HistoryTrimmed | UsageUpdate | ErrorEvent | Notice | Done
 """Every event a session yields: a closed union (a front end matches each class, `assert_never` after)."""
 
 __all__ = [
@@ -112,6 +122,7 @@ __all__ = [
     "ErrorKind",
     "Event",
     "HistoryTrimmed",
+    "Notice",
     "TextDelta",
     "ToolCall",
     "ToolResult",

@@ -12,7 +12,9 @@ from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    from co_tui.agent.project_instructions import InstructionFile
     from co_tui.governance.events import HistoryTrimmed
+    from co_tui.session.context_breakdown import ContextBreakdown
     from co_tui.session.events import Event, UsageUpdate
 
 
@@ -88,6 +90,17 @@ class SessionPort(Protocol):
 
     def set_model(self, name: str) -> None:
         """Use model `name` for the following turns; raises with one line when it is unknown."""
+        ...
+
+    @property
+    def instruction_files(self) -> Sequence[InstructionFile]:
+        """The project instruction files (AGENTS.md …) sent with every request now; a file that
+        could not be read is listed with its one-line `error`. Empty when none (or turned off)."""
+        ...
+
+    def context_breakdown(self) -> ContextBreakdown:
+        """What the next request holds by category (`/context`); the rows add up to
+        `meter_reading().context_tokens` whenever the context holds messages."""
         ...
 
 

@@ -185,6 +185,15 @@ class CoTuiApp(App[int]):
 
         self.push_screen(HistoryScreen(session))
 
+    def action_show_context(self) -> None:
+        """/context: what the next request holds, by category (instructions, tools, messages …)."""
+        session = self.session
+        if not self.controller.session_ready_for("context") or session is None:
+            return
+        from co_tui.tui.screens.context import ContextScreen
+
+        self.push_screen(ContextScreen(session))
+
     def action_show_help(self) -> None:
         """f1, /help: keys and commands."""
         from co_tui.tui.screens.help import HelpScreen

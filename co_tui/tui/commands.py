@@ -49,6 +49,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec("clear", "Start a fresh conversation (the old one stays saved)", "/clear", "ctrl+l", "clear"),
     CommandSpec("history", "Inspect what the model sees versus the whole transcript", "/history", "f2", "show_history"),
+    CommandSpec(
+        "context", "What the next request holds, by category, against the window", "/context", None, "show_context"
+    ),
     CommandSpec("sessions", "Browse saved sessions and resume one", "/sessions", None, "show_sessions"),
     CommandSpec("export", "Export this session as Markdown or JSON", "/export [md|json] [path]", None, "export"),
     CommandSpec("model", "Show the model, or switch to another one", "/model [name]", None, "model"),

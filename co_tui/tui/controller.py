@@ -267,6 +267,7 @@ class ChatController:
             trim = await asyncio.to_thread(session.clear)  # it saves the old session
             await view.clear_log()
             await view.show_event(trim)
+            await self._show_instructions()  # read again by the clear
             view.show_session(session)
         finally:
             self._job_ended()
@@ -385,6 +386,7 @@ class ChatController:
                     f"New conversation in {self.workspace.name or self.workspace} · "
                     "/ for commands · F1 for help · esc interrupts a reply"
                 )
+        await self._show_instructions()
         if self.queued:
             view.clear_hint()  # "the model is still loading — your prompt will be sent…": it is sent now
         self.send_queued()
@@ -435,6 +437,21 @@ class ChatController:
         # One mount for the newest entries, banners at their cuts (not one mount per ledger event).
         await self.view.show_items(items, banners, entries=entries)
         await self.view.add_notice(f"Resumed “{title or session_id[:8]}” · {turns} turns · {messages} messages")
+
+    async def _show_instructions(self) -> None:
+        """Which project instruction files the model is sent (one line), and one line per file that
+        could not be read (the rest works without it)."""
+        from co_tui.agent.project_instructions import describe_files
+        from co_tui.session.events import ErrorEvent
+
+        assert self.session is not None
+        files = list(self.session.instruction_files)
+        line = describe_files(files)
+        if line:
+            await self.view.add_notice(f"Project {line} · /context shows what each request holds")
+        for file in files:
+            if file.error:
+                await self.view.show_event(ErrorEvent(message=f"instructions skipped: {file.error}", kind="config"))
 
     def _show_truncated(self) -> None:
         """The `truncated` badges of the tool calls whose output the model now sees shortened."""

@@ -58,6 +58,11 @@ what the model sees without telling you (and the model).
   `[Earlier conversation trimmed — N messages (K turns) removed …]`, a `[Summary of N earlier
   messages]`, or an old tool output cut to `tool_output_trim_chars` and ending in
   `[…truncated, N chars total]`.
+- **What each request holds**: `/context` breaks the next request down by category — co-tui's
+  instructions, your project instructions (AGENTS.md / CLAUDE.md, one row per file), the tool
+  schemas (per source), the conversation's messages, markers and summaries — with a bar across the
+  model's window showing the free space before the trigger (`┃`) and the reserve above it (`·`).
+  The rows add up to the meter's figure.
 - **Nothing is lost**: the transcript keeps every message. The history inspector (`F2`) shows
   what the model sees now next to the whole transcript, with every message's status (in context,
   dropped, summarised, output truncated), the ledger of every cut, and the usage of every request
@@ -124,11 +129,13 @@ def bindings_table(bindings: Iterable[Binding | tuple[str, ...]]) -> str:
 
 def _screen_sections() -> list[tuple[str, str]]:
     # Lazy: only the full reference needs the screens (and their widgets) loaded.
+    from co_tui.tui.screens.context import ContextScreen
     from co_tui.tui.screens.history import HistoryScreen
     from co_tui.tui.screens.sessions import SessionsScreen
 
     return [
         ("In the history inspector", bindings_table(HistoryScreen.BINDINGS)),
+        ("In the context breakdown", bindings_table(ContextScreen.BINDINGS)),
         ("In the sessions picker", bindings_table(SessionsScreen.BINDINGS)),
     ]
 

@@ -23,6 +23,7 @@ from co_tui.session.events import (
     Done,
     ErrorEvent,
     Event,
+    Notice,
     TextDelta,
     ToolCall,
     ToolResult,
@@ -181,6 +182,9 @@ class ChatScreen(Screen[None]):
             case ErrorEvent():
                 await self.end_answer(interrupted=event.kind == "interrupted")
                 await self.log_view.add(ErrorBlock(event.message, event.kind))
+            case Notice(message=message):
+                await self.end_answer()
+                await self.add_notice(message)
             case Done(interrupted=interrupted):
                 await self.end_answer(interrupted=interrupted)
                 if interrupted:

@@ -1,0 +1,208 @@
+"""Project instructions: `AGENTS.md` (else `CLAUDE.md`) from the workspace root and from the config dir.
+
+The convention of the field (Codex reads AGENTS.md, Claude Code CLAUDE.md): the user's own rules for
+the agent, in a file. co-tui sends them with its own instructions on every request (pydantic-ai's
+`instructions=`, so trimming never drops them) — docs/configuration.md, "Project instructions".
+
+`ProjectInstructions` holds what was loaded. `refresh()` is called before each turn: it compares a
+cheap signature (path, mtime, size of each candidate file; four `stat` calls, no watcher thread) and
+reads the files again only when it changed. A file over `MAX_CHARS` is cut with a notice the model
+reads; an unreadable or non-UTF-8 file is skipped with one line saying why.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
+"""Looked for in this order in each directory; the first one that exists is used."""
+
+MAX_CHARS = 40_000
+"""A file longer than this is cut to its first MAX_CHARS characters, with a notice."""
+
+Scope = Literal["global", "project"]
+
+Signature = tuple[tuple[str, int, int], ...]
+
+
+@dataclass(frozen=True)
+class InstructionFile:
+    """One loaded (or failed) instructions file.
+
+    `scope`: `global` (the config dir, the user's own rules) or `project` (the workspace root).
+    `text` is what the model is sent (cut to MAX_CHARS); `chars` the file's full length; `error`
+    one line when the file could not be used (then `text` is empty).
+    """
+
+    scope: Scope
+    path: Path
+    text: str = ""
+    chars: int = 0
+    cut: bool = False
+    error: str | None = None
+
+    @property
+    def label(self) -> str:
+        """How the file is named to the user: `AGENTS.md` for the workspace's, `~/…` for the global one."""
+        if self.scope == "project":
+            return self.path.name
+        home = Path.home()
+        try:
+            return "~/" + str(self.path.relative_to(home))
+        except ValueError:
+            return str(self.path)
+
+
+def default_global_dir() -> Path:
+    """The directory of the global instructions: the one holding config.toml (platformdirs, or
+    beside `CO_TUI_CONFIG_FILE` when that is set)."""
+    from co_tui.paths import default_config_file
+
+    return default_config_file().parent
+
+
+def find_instructions(directory: Path) -> Path | None:
+    """The first of INSTRUCTION_FILES that is a file in `directory`, or None."""
+    for name in INSTRUCTION_FILES:
+        candidate = directory / name
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def read_instructions(path: Path, scope: Scope, *, max_chars: int = MAX_CHARS) -> InstructionFile:
+    """Read one instructions file: cut past `max_chars` with a notice; never raises (an unreadable
+    or non-UTF-8 file comes back with `error` set to one line)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return InstructionFile(scope, path, error=f"{path}: cannot be read ({exc.strerror or exc})")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return InstructionFile(scope, path, error=f"{path}: not UTF-8 text (byte {exc.start}); skipped")
+    if len(text) <= max_chars:
+        return InstructionFile(scope, path, text=text, chars=len(text))
+    notice = (
+        f"\n\n[… {path.name} was cut here by co-tui: it is {len(text):,} characters long and only the "
+        f"first {max_chars:,} are sent. Ask the user for the rest if you need it.]"
+    )
+    return InstructionFile(scope, path, text=text[:max_chars] + notice, chars=len(text), cut=True)
+
+
+def instructions_block(file: InstructionFile) -> str:
+    """The text one file adds to the agent's instructions: a header naming it, then its content."""
+    whose = (
+        "The user's own instructions for every project"
+        if file.scope == "global"
+        else "The project's instructions (from the workspace root)"
+    )
+    return f"{whose}, from {file.path.name}; follow them unless the user says otherwise:\n\n{file.text.strip()}"
+
+
+def instructions_text(files: Sequence[InstructionFile]) -> str | None:
+    """The project-instructions part of the agent's instructions (global first, then the project's,
+    the more specific last), or None when no file was loaded."""
+    blocks = [instructions_block(f) for f in files if f.error is None and f.text.strip()]
+    return "\n\n".join(blocks) if blocks else None
+
+
+def describe_files(files: Sequence[InstructionFile]) -> str | None:
+    """One line for the user about the loaded files (`instructions: AGENTS.md · ~/.config/co-tui/AGENTS.md
+    (cut at 40,000 chars)`), or None when there is none. Errors are not listed here (see `errors`)."""
+    loaded = [f for f in files if f.error is None]
+    if not loaded:
+        return None
+    parts = [f.label + (f" (cut at {MAX_CHARS:,} of {f.chars:,} chars)" if f.cut else "") for f in loaded]
+    return "instructions: " + ", ".join(parts)
+
+
+class ProjectInstructions:
+    """The instruction files of one session: loaded at start, on `/clear` and when they change.
+
+    `enabled=False` (setting `project_instructions = false`) loads nothing and never looks again.
+    Blocking (it stats and reads files): a front end with a UI loop calls it off that loop.
+    """
+
+    def __init__(self, workspace: Path, *, global_dir: Path | None = None, enabled: bool = True) -> None:
+        self.workspace = Path(workspace)
+        self.global_dir = global_dir if global_dir is not None else default_global_dir()
+        self.enabled = enabled
+        self.files: tuple[InstructionFile, ...] = ()
+        self._signature: Signature | None = None
+        if enabled:
+            self.reload()
+
+    def _dirs(self) -> list[tuple[Scope, Path]]:
+        dirs: list[tuple[Scope, Path]] = [("global", self.global_dir), ("project", self.workspace)]
+        # A workspace that is the config dir would send the same file twice.
+        if self.global_dir.resolve() == self.workspace.resolve():
+            dirs = dirs[1:]
+        return dirs
+
+    def signature(self) -> Signature:
+        """(path, mtime_ns, size) of every candidate file that exists: what `refresh` compares."""
+        found = []
+        for _, directory in self._dirs():
+            for name in INSTRUCTION_FILES:
+                path = directory / name
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue
+                found.append((str(path), st.st_mtime_ns, st.st_size))
+        return tuple(found)
+
+    def reload(self) -> tuple[InstructionFile, ...]:
+        """Read the files again (start, `/clear`); returns them."""
+        if not self.enabled:
+            return self.files
+        self._signature = self.signature()
+        files = []
+        for scope, directory in self._dirs():
+            path = find_instructions(directory)
+            if path is not None:
+                files.append(read_instructions(path, scope))
+        self.files = tuple(files)
+        return self.files
+
+    def refresh(self) -> bool:
+        """Before a turn: reload when a file appeared, changed or went away. True when it did and what
+        the model is sent changed."""
+        if not self.enabled or self.signature() == self._signature:
+            return False
+        before = self.text
+        self.reload()
+        return self.text != before
+
+    @property
+    def text(self) -> str | None:
+        """The instructions the files add (None: nothing loaded). Read by the agent on every request."""
+        return instructions_text(self.files)
+
+    @property
+    def errors(self) -> list[str]:
+        """One line per file that could not be used."""
+        return [f.error for f in self.files if f.error is not None]
+
+    def summary(self) -> str | None:
+        """`describe_files` of the loaded files."""
+        return describe_files(self.files)
+
+
+__all__ = [
+    "INSTRUCTION_FILES",
+    "MAX_CHARS",
+    "InstructionFile",
+    "ProjectInstructions",
+    "default_global_dir",
+    "describe_files",
+    "find_instructions",
+    "instructions_block",
+    "instructions_text",
+    "read_instructions",
+]

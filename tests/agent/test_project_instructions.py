@@ -1,0 +1,152 @@
+"""Loading AGENTS.md / CLAUDE.md: which file, from where, the cap and its notice, failures, changes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from co_tui.agent.project_instructions import (
+    MAX_CHARS,
+    ProjectInstructions,
+    default_global_dir,
+    describe_files,
+)
+
+
+@pytest.fixture
+def dirs(tmp_path: Path) -> tuple[Path, Path]:
+    workspace, config = tmp_path / "ws", tmp_path / "config"
+    workspace.mkdir()
+    config.mkdir()
+    return workspace, config
+
+
+def test_agents_md_of_the_workspace_is_loaded(dirs: tuple[Path, Path]) -> None:
+    workspace, config = dirs
+    (workspace / "AGENTS.md").write_text("Run make test before saying it works.\n")
+    (workspace / "CLAUDE.md").write_text("Not me: AGENTS.md wins.\n")
+    project = ProjectInstructions(workspace, global_dir=config)
+    assert [(f.scope, f.path.name) for f in project.files] == [("project", "AGENTS.md")]
+    text = project.text
+    assert text is not None and "Run make test before saying it works." in text
+    assert "AGENTS.md wins" not in text
+    assert project.summary() == "instructions: AGENTS.md"
+
+
+def test_claude_md_is_the_fallback(dirs: tuple[Path, Path]) -> None:
+    workspace, config = dirs
+    (workspace / "CLAUDE.md").write_text("Use tabs.\n")
+    project = ProjectInstructions(workspace, global_dir=config)
+    assert [f.path.name for f in project.files] == ["CLAUDE.md"]
+    assert "Use tabs." in (project.text or "")
+
+
+def test_the_global_file_comes_first(dirs: tuple[Path, Path]) -> None:
+    workspace, config = dirs
+    (config / "AGENTS.md").write_text("GLOBAL RULE\n")
+    (workspace / "AGENTS.md").write_text("PROJECT RULE\n")
+    project = ProjectInstructions(workspace, global_dir=config)
+    assert [f.scope for f in project.files] == ["global", "project"]
+    text = project.text or ""
+    assert text.index("GLOBAL RULE") < text.index("PROJECT RULE")
+    assert "for every project" in text and "from the workspace root" in text
+
+
+def test_the_global_dir_is_beside_the_config_file(isolated_env: Path) -> None:
+    assert default_global_dir() == Path(os.environ["CO_TUI_CONFIG_FILE"]).parent
+
+
+def test_no_file_no_text(dirs: tuple[Path, Path]) -> None:
+    project = ProjectInstructions(*dirs[:1], global_dir=dirs[1])
+    assert project.files == () and project.text is None and project.summary() is None
+
+
+def test_a_long_file_is_cut_with_a_notice(dirs: tuple[Path, Path]) -> None:
+    workspace, config = dirs
+    body = "x" * (MAX_CHARS + 5000)
+    (workspace / "AGENTS.md").write_text(body + "THE TAIL")
+    project = ProjectInstructions(workspace, global_dir=config)
+    (file,) = project.files
+    assert file.cut and file.chars == MAX_CHARS + 5000 + len("THE TAIL")
+    assert "THE TAIL" not in file.text
+    assert file.text.startswith("x" * MAX_CHARS)
+    assert "AGENTS.md was cut here by co-tui" in file.text and f"first {MAX_CHARS:,}" in file.text
+    assert "cut at 40,000 of 45,008 chars" in (project.summary() or "")
+
+
+def test_a_file_of_exactly_the_cap_is_not_cut(dirs: tuple[Path, Path]) -> None:
+    workspace, config = dirs
+    (workspace / "AGENTS.md").write_text("y" * MAX_CHARS)
+    (file,) = ProjectInstructions(workspace, global_dir=config).files
+    assert not file.cut and "cut here" not in file.text
+
+
+def test_a_file_that_is_not_utf8_is_skipped_with_one_line(dirs: tuple[Path, Path]) -> None:
+    workspace, config = dirs
+    (workspace / "AGENTS.md").write_bytes(b"caf\xe9 au lait\n")
+    (config / "AGENTS.md").write_text("GLOBAL RULE\n")
+    project = ProjectInstructions(workspace, global_dir=config)
+    (error,) = project.errors
+    assert "AGENTS.md" in error and "not UTF-8" in error and "\n" not in error
+    assert "GLOBAL RULE" in (project.text or ""), "the rest still works"
+    assert describe_files(project.files) == f"instructions: {project.files[0].label}"
+
+
+def test_an_unreadable_file_is_skipped_with_one_line(dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    workspace, config = dirs
+    path = workspace / "AGENTS.md"
+    path.write_text("secret\n")
+    real_read = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:  # chmod 0 does not stop root, who runs these tests in CI
+        if self == path:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_read(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    project = ProjectInstructions(workspace, global_dir=config)
+    (error,) = project.errors
+    assert error == f"{path}: cannot be read (Permission denied)"
+    assert project.text is None
+
+
+def test_a_change_is_picked_up_by_refresh(dirs: tuple[Path, Path]) -> None:
+    workspace, config = dirs
+    path = workspace / "AGENTS.md"
+    path.write_text("first version\n")
+    project = ProjectInstructions(workspace, global_dir=config)
+    assert not project.refresh(), "nothing changed"
+    path.write_text("second version, longer\n")
+    assert project.refresh()
+    assert "second version" in (project.text or "") and "first version" not in (project.text or "")
+    path.unlink()
+    (workspace / "CLAUDE.md").write_text("now the fallback\n")
+    assert project.refresh() and "now the fallback" in (project.text or "")
+    (workspace / "CLAUDE.md").unlink()
+    assert project.refresh() and project.text is None
+
+
+def test_a_touch_without_a_change_of_text_is_not_a_change(dirs: tuple[Path, Path]) -> None:
+    workspace, config = dirs
+    path = workspace / "AGENTS.md"
+    path.write_text("same\n")
+    project = ProjectInstructions(workspace, global_dir=config)
+    os.utime(path, ns=(1, 1))
+    assert not project.refresh(), "the files were read again, but the model's text is the same"
+
+
+def test_turned_off_reads_nothing(dirs: tuple[Path, Path]) -> None:
+    workspace, config = dirs
+    (workspace / "AGENTS.md").write_text("rule\n")
+    project = ProjectInstructions(workspace, global_dir=config, enabled=False)
+    assert project.files == () and project.text is None
+    (workspace / "AGENTS.md").write_text("changed\n")
+    assert not project.refresh() and project.text is None
+
+
+def test_a_workspace_that_is_the_config_dir_sends_its_file_once(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("rule\n")
+    project = ProjectInstructions(tmp_path, global_dir=tmp_path)
+    assert [f.scope for f in project.files] == ["project"]

@@ -1,0 +1,169 @@
+"""The /context screen: the bar and rows of a breakdown, opened from the chat, and its snapshots."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from pilot_helpers import wait_idle, wait_ready
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+from screen_host import make_host, screen_env, until  # noqa: F401 (fixtures)
+from textual.widgets import Static
+
+from co_tui.governance import estimate_tokens
+from co_tui.governance.markers import make_summary_marker
+from co_tui.session.banner import format_tokens
+from co_tui.session.context_breakdown import ContextBreakdown, OverheadPart, compute_breakdown
+from co_tui.tui.screens.context import ContextScreen, bar_cells, row_lines, summary_line
+
+
+def _conversation(turns: int, words: int = 400) -> list:
+    out: list = [make_summary_marker(12, 3, "The user set up the parser; tests pass. " * 20)]
+    for i in range(turns):
+        out.append(ModelRequest(parts=[UserPromptPart(f"question {i} " + "about the parser " * (words // 4))]))
+        out.append(ModelResponse(parts=[TextPart(f"answer {i} " + "the parser reads tokens " * (words // 4))]))
+    return out
+
+
+PARTS = [
+    OverheadPart("instructions", "co-tui", 420),
+    OverheadPart("project_instructions", "AGENTS.md", 610),
+    OverheadPart("project_instructions", "~/.config/co-tui/AGENTS.md", 180),
+    OverheadPart("tool_schemas", "workspace", 330, 3),
+    OverheadPart("tool_schemas", "github", 2400, 26),
+]
+
+
+@dataclass
+class Stub:
+    """A session as the screen sees it: `turns` of conversation under the fixed parts, the meter
+    `extra` tokens above their estimate (as a provider's report would put it)."""
+
+    turns: int = 14
+    extra: int = 700
+
+    def context_breakdown(self) -> ContextBreakdown:
+        messages = _conversation(self.turns)
+        return compute_breakdown(
+            messages,
+            PARTS,
+            meter_tokens=estimate_tokens(messages) + sum(p.tokens for p in PARTS) + self.extra,
+            overhead_tokens=sum(p.tokens for p in PARTS),
+            ratio=1.0,
+            budget_tokens=25_600,
+            window_tokens=32_000,
+            exactness="anchored",
+        )
+
+
+def test_the_bar_is_the_window_to_scale() -> None:
+    breakdown = Stub().context_breakdown()
+    for width in (20, 57, 98):
+        runs = bar_cells(breakdown, width)
+        assert sum(cells for _, cells in runs) == width
+        names = [name for name, _ in runs]
+        assert names.count("mark") == 1 and names.index("mark") == names.index("free") + 1
+        assert names[-1] == "reserve" and names[0] in ("instructions", "project_instructions", "tool_schemas")
+    assert bar_cells(breakdown, 98)[0][0] == "instructions", "wide enough, every part shows"
+    held = sum(cells for name, cells in bar_cells(breakdown, 99) if name not in ("free", "mark", "reserve"))
+    assert held == round(98 * breakdown.total_tokens / breakdown.window_tokens)
+
+
+def test_rows_name_every_part_and_the_room() -> None:
+    breakdown = Stub().context_breakdown()
+    text = "\n".join(line.plain for line in row_lines(breakdown))
+    for expected in (
+        "Instructions",
+        "co-tui",
+        "Project instructions",
+        "AGENTS.md",
+        "github (26 tools)",
+        "Conversation messages",
+        "28 messages",
+        "Markers and summaries",
+        "1 message",
+        "Free before the trigger",
+        "Reserve above the trigger",
+        "Next request",
+        "Next request",
+    ):
+        assert expected in text, expected
+    assert "Pinned" not in text, "no pinned turns, no row"
+    pct = round(100 * breakdown.total_tokens / 25_600)
+    assert summary_line(breakdown).startswith(
+        f"~{format_tokens(breakdown.total_tokens)}/25.6k tokens to the trigger ({pct}%)"
+    )
+    assert 40 < pct < 80
+
+
+def test_past_the_trigger_the_screen_says_so() -> None:
+    breakdown = Stub(turns=33).context_breakdown()
+    assert breakdown.over_tokens > 0
+    runs = bar_cells(breakdown, 81)
+    mark = sum(cells for _, cells in runs[: [name for name, _ in runs].index("mark")])
+    assert mark == round(80 * 25_600 / (breakdown.total_tokens + breakdown.reserve_tokens)), (
+        "the trigger stays where the budget ends"
+    )
+    assert runs[[name for name, _ in runs].index("mark") + 1][0] == "messages", "the messages go past it"
+    text = "\n".join(line.plain for line in row_lines(breakdown))
+    assert "Over the trigger" in text and format_tokens(breakdown.over_tokens) in text and "trims on next send" in text
+    assert "Free before" not in text
+
+
+async def test_refresh_reads_the_breakdown_again(make_host) -> None:
+    stub = Stub()
+    app = make_host(lambda: ContextScreen(stub))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        before = str(app.screen.query_one("#context-figures", Static).render())
+        stub.turns = 33
+        await pilot.press("r")
+        after = str(app.screen.query_one("#context-figures", Static).render())
+        assert after != before and after.startswith(f"~{format_tokens(stub.context_breakdown().total_tokens)}/")
+        await pilot.press("escape")
+        assert app.results == [None]
+
+
+def test_context_snapshot(snap_compare, make_host) -> None:
+    assert snap_compare(make_host(lambda: ContextScreen(Stub())), terminal_size=(100, 30))
+
+
+def test_context_over_the_trigger_snapshot_80x24(snap_compare, make_host) -> None:
+    assert snap_compare(make_host(lambda: ContextScreen(Stub(turns=33))), terminal_size=(80, 24))
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "README.md").write_text("# Demo\n")
+    (root / "AGENTS.md").write_text("Answer briefly.\n")
+    return root
+
+
+async def test_slash_context_opens_the_real_sessions_breakdown(workspace: Path) -> None:
+    from co_tui.config import load_settings
+    from co_tui.tui.app import CoTuiApp
+    from co_tui.tui.widgets.error_block import ErrorBlock
+    from co_tui.tui.widgets.notice_line import NoticeLine
+
+    (Path(__import__("os").environ["CO_TUI_CONFIG_FILE"]).parent / "AGENTS.md").write_bytes(b"\xff bad\n")
+    app = CoTuiApp(load_settings(), workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        await wait_idle(pilot)
+        notices = [w.text for w in app.chat.log_view.query(NoticeLine)]
+        assert any(n.startswith("Project instructions: AGENTS.md") for n in notices), notices
+        (error,) = app.chat.log_view.query(ErrorBlock)
+        assert "instructions skipped" in error.message and "not UTF-8" in error.message
+        await pilot.press(*"read README.md", "enter")
+        await wait_idle(pilot)
+        await pilot.press(*"/context", "enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ContextScreen)
+        breakdown = screen.breakdown
+        assert breakdown.total_tokens == app.session.meter_reading().context_tokens
+        labels = [row.label for row in breakdown.rows]
+        assert labels[:3] == ["co-tui", "AGENTS.md", "workspace"]
