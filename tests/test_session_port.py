@@ -108,6 +108,29 @@ async def test_an_unknown_model_is_refused_and_the_old_one_stays(session: Sessio
     assert session.model_name == before
 
 
+async def test_evict_removes_an_older_turn_and_refuses_the_newest(session: SessionPort) -> None:
+    await _turn(session, "hello")
+    await _turn(session, "how are you")
+    transcript_before = list(session.transcript)
+    with pytest.raises(ValueError) as caught:
+        session.evict(len(session.context) - 1)
+    assert "newest turn" in str(caught.value) and "\n" not in str(caught.value)
+    event = session.evict(0)
+    assert (event.reason, event.strategy, event.dropped_turns) == ("manual_evict", "turn_trim", 1)
+    assert event.session_id == session.id
+    assert list(session.ledger)[-1] == event and len(session.ledger_positions) == len(session.ledger)
+    assert list(session.transcript) == transcript_before  # never the transcript
+
+
+async def test_compact_preview_and_next_cut(session: SessionPort) -> None:
+    assert session.compact_preview() is None  # nothing to compact
+    assert session.next_cut() is None
+    await _turn(session, "hello")
+    preview = session.compact_preview()
+    assert preview is not None and preview.reason == "manual_compact" and preview.dropped_turns == 1
+    assert preview.tokens_after <= preview.tokens_before
+
+
 async def test_context_breakdown_adds_up_to_the_meter(session: SessionPort) -> None:
     from co_tui.session.context_breakdown import ContextBreakdown
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +103,7 @@ class FakeSession:
     prompts: list[str] = field(default_factory=list)
     compact_summary: str = "The user asked about the parser; tests now pass."
     extra_tokens: int = 0  # added to the meter figure (to drive it to a colour level)
+    next_cut_result: Any = None  # what `next_cut()` returns
     instruction_files: tuple[Any, ...] = ()  # co_tui.agent.project_instructions.InstructionFile
     overhead_estimate: int = 1500  # instructions + tool schemas, for the /context breakdown
     _cancelled: bool = False
@@ -260,6 +261,32 @@ class FakeSession:
         if name.startswith("bad"):
             raise ValueError(f"unknown model '{name}': expected provider:model, e.g. openai:gpt-4o")
         self.model_name, self.is_offline = name, name == "offline"
+
+    def evict(self, index: int) -> HistoryTrimmed:
+        """Evict with the real pure rule (`co_tui.governance.evict`), recorded like the real session."""
+        from co_tui.governance.evict import EvictError, evict
+
+        if self.busy:
+            raise ValueError("wait for the running turn to finish (or press Esc) before evicting")
+        try:
+            result = evict(self.context, index, budget_tokens=self.budget_tokens)
+        except EvictError as exc:
+            raise ValueError(str(exc)) from None
+        self.context = list(result.messages)
+        event = replace(result.event, session_id=self.id)
+        self.ledger.append(event)
+        self.ledger_positions.append(len(self.transcript))
+        return event
+
+    def next_cut(self) -> Any:
+        """No policy runs in the fake: `next_cut_result` is what it returns."""
+        return self.next_cut_result
+
+    def compact_preview(self) -> HistoryTrimmed | None:
+        """The real estimate over the fake's context."""
+        from co_tui.governance.next_cut import compact_estimate
+
+        return compact_estimate(self.context, self.budget_tokens)
 
     def context_breakdown(self) -> Any:
         """The real computation over the fake's figures: co-tui's instructions, the instruction

@@ -52,6 +52,8 @@ class HistoryTrimmedEvent(CapabilityEvent, namespace="co_tui"):
     summary: str | None = None
     note: str | None = None
     unsummarised_messages: int = 0
+    summary_kept: list[str] | None = None
+    summary_lost: list[str] | None = None
 
     @classmethod
     def from_domain(cls, event: HistoryTrimmed) -> HistoryTrimmedEvent:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-Reason = Literal["token_budget", "message_count", "context_overflow", "manual_compact", "clear"]
+Reason = Literal["token_budget", "message_count", "context_overflow", "manual_compact", "clear", "manual_evict"]
 Strategy = Literal["tool_output_trim", "turn_trim", "step_shrink", "summary", "static_marker", "compact"]
 
 
@@ -36,6 +36,11 @@ class HistoryTrimmed:
     # Of `dropped_messages`, how many the summary could not cover (the oldest, cut from the
     # summariser's input to fit it): removed without a summary. 0 for every other strategy.
     unsummarised_messages: int = 0
+    # After a summary or compaction: the file paths, tool names, identifiers and numbers of the
+    # summarised messages the summary still mentions / no longer mentions (`summary_check`). None
+    # for every other cut.
+    summary_kept: list[str] | None = None
+    summary_lost: list[str] | None = None
 
     type: Literal["history_trimmed"] = "history_trimmed"
 

@@ -11,19 +11,20 @@ because governance rebuilds changed parts with `dataclasses.replace`, which keep
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 
-from co_tui.governance.markers import marker_info, separate_markers
+from co_tui.governance.events import HistoryTrimmed
+from co_tui.governance.markers import evicted_turn_key, is_evicted_output, marker_info, separate_markers
 from co_tui.governance.tokens import message_tokens, part_text
 from co_tui.governance.turns import answers_calls, segment
 
-__all__ = ["MessageInfo", "annotate_history"]
+__all__ = ["MessageInfo", "annotate_history", "mark_next_to_go"]
 
-Status = Literal["in_context", "truncated", "summarised", "dropped"]
+Status = Literal["in_context", "truncated", "summarised", "dropped", "evicted", "next_to_go"]
 
 
 @dataclass(frozen=True)
@@ -84,10 +85,22 @@ def _preview(message: ModelMessage, limit: int = 80) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def annotate_history(transcript: Sequence[ModelMessage], context: Sequence[ModelMessage]) -> list[MessageInfo]:
+def annotate_history(
+    transcript: Sequence[ModelMessage],
+    context: Sequence[ModelMessage],
+    *,
+    ledger: Sequence[HistoryTrimmed] | None = None,
+    positions: Sequence[int] | None = None,
+) -> list[MessageInfo]:
     """Per transcript message: turn, role, estimated tokens, status against `context`, preview.
 
-    Pure; O(len(transcript) + len(context)).
+    A message found in `context` is `in_context` (verbatim) or `truncated`. With the session's
+    `ledger` (and `positions`: the transcript length at each cut), a message missing from the
+    context takes its status from the cut that removed it (`_removals_from_ledger`): `summarised`
+    only when a summary or compaction covered it, `dropped` otherwise; a missing message no cut can
+    have removed is the request being sent right now (`in_context`). Without a ledger, the marker
+    standing where the message was decides (a fallback for histories without their ledger).
+    Pure; O(len(transcript) + len(context) + len(ledger)).
     """
     # Markers fused with the next prompt (pydantic-ai merges adjacent requests) are shown apart.
     transcript, context = separate_markers(transcript), separate_markers(context)
@@ -139,29 +152,17 @@ def annotate_history(transcript: Sequence[ModelMessage], context: Sequence[Model
                 verbatim = False
         located.append((where if found_any else None, verbatim))
 
-    # Second pass: missing runs take the kind of the marker sitting where they used to be.
+    evicted = _evicted(transcript, context, located, turn_of)
+    if ledger is not None:
+        removed_by = _removals_from_ledger(located, turn_of, ledger, positions or (), evicted)
+        statuses = _statuses_from_ledger(located, removed_by)
+    else:
+        statuses = _statuses_from_markers(located, markers, len(context))
+    statuses = ["evicted" if i in evicted else status for i, status in enumerate(statuses)]
     infos: list[MessageInfo] = []
-    next_present: list[int] = [len(context)] * len(transcript)
-    upcoming = len(context)
-    for i in range(len(transcript) - 1, -1, -1):
-        next_present[i] = upcoming
-        where = located[i][0]
-        if where is not None:
-            upcoming = where
-    last_located = max((i for i, (where, _) in enumerate(located) if where is not None), default=-1)
-    previous = -1
     for i, message in enumerate(transcript):
-        where, verbatim = located[i]
-        if where is not None:
-            status: Status = "in_context" if verbatim else "truncated"
-            previous = where
-        elif i > last_located and not any(ci > previous for ci, _ in markers):
-            # Newer than everything the context holds and no cut after it: the request being sent
-            # right now (the session's context catches up when the turn ends), not a dropped message.
-            status = "in_context"
-        else:
-            between = [kind for ci, kind in markers if previous < ci < next_present[i]] or [k for _, k in markers[-1:]]
-            status = "summarised" if between and between[-1] in ("summary", "compact", "compact_ack") else "dropped"
+        where = located[i][0]
+        status = statuses[i]
         infos.append(
             MessageInfo(
                 index=i,
@@ -174,3 +175,134 @@ def annotate_history(transcript: Sequence[ModelMessage], context: Sequence[Model
             )
         )
     return infos
+
+
+def _statuses_from_markers(
+    located: Sequence[tuple[int | None, bool]], markers: Sequence[tuple[int, str]], context_len: int
+) -> list[Status]:
+    """Without a ledger: a missing run takes the kind of the marker sitting where it used to be."""
+    next_present: list[int] = [context_len] * len(located)
+    upcoming = context_len
+    for i in range(len(located) - 1, -1, -1):
+        next_present[i] = upcoming
+        where = located[i][0]
+        if where is not None:
+            upcoming = where
+    last_located = max((i for i, (where, _) in enumerate(located) if where is not None), default=-1)
+    previous = -1
+    out: list[Status] = []
+    for i, (where, verbatim) in enumerate(located):
+        if where is not None:
+            out.append("in_context" if verbatim else "truncated")
+            previous = where
+        elif i > last_located and not any(ci > previous for ci, _ in markers):
+            # Newer than everything the context holds and no cut after it: the request being sent
+            # right now (the session's context catches up when the turn ends), not a dropped message.
+            out.append("in_context")
+        else:
+            between = [kind for ci, kind in markers if previous < ci < next_present[i]] or [k for _, k in markers[-1:]]
+            out.append("summarised" if between and between[-1] in ("summary", "compact", "compact_ack") else "dropped")
+    return out
+
+
+def _evicted(
+    transcript: Sequence[ModelMessage],
+    context: Sequence[ModelMessage],
+    located: Sequence[tuple[int | None, bool]],
+    turn_of: dict[int, int],
+) -> set[int]:
+    """Transcript messages the user evicted (docs/context-governance.md, "Evict"), known by metadata:
+    a tool output whose context part carries the eviction key, and every missing message of a turn
+    whose opening prompt's timestamp an eviction marker in the context names."""
+    out: set[int] = set()
+    evicted_ids = {
+        (ci, getattr(part, "tool_call_id", None))
+        for ci, message in enumerate(context)
+        for part in message.parts
+        if is_evicted_output(part)
+    }
+    keys = {key for message in context if (key := evicted_turn_key(message)) is not None}
+    evicted_turns: set[int] = set()
+    for i, message in enumerate(transcript):
+        where = located[i][0]
+        if where is not None and any((where, getattr(p, "tool_call_id", None)) in evicted_ids for p in message.parts):
+            out.add(i)
+        if keys and where is None:
+            for part in message.parts:
+                stamp = getattr(part, "timestamp", None)
+                if getattr(part, "part_kind", "") == "user-prompt" and stamp is not None and stamp.isoformat() in keys:
+                    evicted_turns.add(turn_of.get(i, -1))
+    out.update(i for i, (where, _) in enumerate(located) if where is None and turn_of.get(i, -1) in evicted_turns)
+    return out
+
+
+def _removals_from_ledger(
+    located: Sequence[tuple[int | None, bool]],
+    turn_of: dict[int, int],
+    ledger: Sequence[HistoryTrimmed],
+    positions: Sequence[int],
+    evicted: set[int] = frozenset(),  # type: ignore[assignment]
+) -> dict[int, Status]:
+    """Which cut of the ledger removed each message missing from the context, as a status.
+
+    Replays the ledger in order over the missing messages (a removed message never comes back): a
+    cut at transcript length `p` can only have removed messages older than `p`, never from the
+    newest turn of its time (docs/context-governance.md); a turn cut or summary removes the oldest
+    messages still unaccounted for, `dropped_messages` of them (the first `unsummarised_messages`
+    of a summary without one); a compaction or /clear removes every turn the context held, the
+    newest `dropped_messages`. A message dropped by a trim and later "covered" by a compaction stays
+    `dropped`: the compaction only read the trim's breadcrumb.
+    """
+    alive = [i for i, (where, _) in enumerate(located) if where is None]
+    removed: dict[int, Status] = {}
+    for event, position in zip(ledger, positions, strict=False):
+        count = event.dropped_messages
+        if count <= 0 or not alive:
+            continue
+        everything = event.strategy == "compact" or event.reason == "clear"
+        newest_turn = turn_of.get(position - 1, -1)
+        if event.reason == "manual_evict":  # the user's pick, known by its marker (`_evicted`)
+            taken = [i for i in alive if i < position and i in evicted][:count]
+        else:
+            candidates = [
+                i
+                for i in alive
+                if i < position and i not in evicted and (everything or turn_of.get(i, 0) != newest_turn)
+            ]
+            taken = candidates[-count:] if everything else candidates[:count]
+        summarised = event.strategy in ("summary", "compact")
+        without = event.unsummarised_messages if summarised else 0
+        for k, i in enumerate(taken):
+            removed[i] = "summarised" if summarised and k >= without else "dropped"
+        gone = set(taken)
+        alive = [i for i in alive if i not in gone]
+    return removed
+
+
+def _statuses_from_ledger(located: Sequence[tuple[int | None, bool]], removed: dict[int, Status]) -> list[Status]:
+    """Statuses when the ledger is known: found → in context / truncated; removed by a cut → its
+    kind; missing but removed by no cut → the request being sent now when it is newer than all the
+    context holds (the session's context catches up when the turn ends), else `dropped`."""
+    last_located = max((i for i, (where, _) in enumerate(located) if where is not None), default=-1)
+    out: list[Status] = []
+    for i, (where, verbatim) in enumerate(located):
+        if where is not None:
+            out.append("in_context" if verbatim else "truncated")
+        elif i in removed:
+            out.append(removed[i])
+        else:
+            out.append("in_context" if i > last_located else "dropped")
+    return out
+
+
+def mark_next_to_go(rows: Sequence[MessageInfo], going: Collection[int], *, context_rows: bool) -> list[MessageInfo]:
+    """`rows` with status `next_to_go` on those the next automatic cut would remove or summarise.
+
+    `going`: context indices (`NextCut.going`, from `co_tui.governance.next_cut.preview_next_cut`);
+    a context row is matched by its own index, a transcript row by its `context_index`. Pure.
+    """
+    out: list[MessageInfo] = []
+    for row in rows:
+        where = row.index if context_rows else row.context_index
+        out.append(replace(row, status="next_to_go") if where is not None and where in going else row)
+    return out

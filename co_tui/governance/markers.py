@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 
-MarkerKind = Literal["breadcrumb", "summary", "static", "compact", "compact_ack"]
+MarkerKind = Literal["breadcrumb", "summary", "static", "compact", "compact_ack", "evicted"]
 
 METADATA_KEY = "co_tui_marker"
 # On a request pydantic-ai fused: what its first (non-system) part is — a marker's kind and counts.
@@ -31,8 +31,10 @@ COMPACT_HEADER = "[Compacted conversation summary]"
 COMPACT_ACK = "Understood. I have the conversation context."
 BREADCRUMB_PREFIX = "[Earlier conversation trimmed"
 SUMMARY_PREFIX = "[Summary of"
-MARKER_PREFIXES = (BREADCRUMB_PREFIX, SUMMARY_PREFIX, COMPACT_HEADER)
-"""How the text of each marker starts (breadcrumb, summary, compaction): the offline model skips them."""
+EVICTED_PREFIX = "[Removed from the context by the user"
+MARKER_PREFIXES = (BREADCRUMB_PREFIX, SUMMARY_PREFIX, COMPACT_HEADER, EVICTED_PREFIX)
+"""How the text of each marker starts (breadcrumb, summary, compaction, eviction): the offline model
+skips them."""
 
 
 def breadcrumb_text(messages: int, turns: int) -> str:
@@ -104,7 +106,14 @@ def _marker_part(message: ModelMessage) -> tuple[int, Any] | None:
 
 
 def _valid_meta(meta: Any) -> bool:
-    return isinstance(meta, dict) and meta.get("kind") in ("breadcrumb", "summary", "static", "compact", "compact_ack")
+    return isinstance(meta, dict) and meta.get("kind") in (
+        "breadcrumb",
+        "summary",
+        "static",
+        "compact",
+        "compact_ack",
+        "evicted",
+    )
 
 
 def _make(kind: MarkerKind, text: str, messages: int, turns: int, summary: str | None = None) -> ModelRequest:
@@ -127,6 +136,42 @@ def make_static_marker(messages: int, turns: int) -> ModelRequest:
 def make_summary_marker(messages: int, turns: int, summary: str) -> ModelRequest:
     """The summary marker: a `ModelRequest` `[Summary of N earlier messages]\\n…`."""
     return _make("summary", summary_text(messages, summary), messages, turns, summary)
+
+
+def make_evicted_marker(messages: int, text: str, prompt_at: str | None = None) -> ModelRequest:
+    """The marker standing where the user evicted a whole turn (`messages` messages): `text` names
+    what was removed (docs/context-governance.md, "Evict"). `prompt_at`: the ISO timestamp of the
+    turn's opening prompt, so the inspector can tell which transcript turn it stands for."""
+    meta: dict[str, Any] = {"kind": "evicted", "messages": messages, "turns": 1}
+    if prompt_at is not None:
+        meta["prompt_at"] = prompt_at
+    part = UserPromptPart(text)
+    _PARTS.put(part, meta)
+    return ModelRequest(parts=[part], metadata={METADATA_KEY: meta})
+
+
+def evicted_turn_key(message: ModelMessage) -> str | None:
+    """The `prompt_at` an eviction marker carries (see `make_evicted_marker`), else None."""
+    meta = (getattr(message, "metadata", None) or {}).get(METADATA_KEY)
+    if marker_info(message) is None or not isinstance(meta, dict):
+        found = _marker_part(message) if isinstance(message, ModelRequest) else None
+        meta = _PARTS.get(found[1]) if found is not None else None
+    if not isinstance(meta, dict) or meta.get("kind") != "evicted":
+        return None
+    value = meta.get("prompt_at")
+    return value if isinstance(value, str) else None
+
+
+def is_evicted_output(part: Any) -> bool:
+    """Whether a tool-return part is an output the user evicted (its content replaced by a marker).
+
+    Recognised by our key in the part's own metadata (which pydantic-ai keeps and never sends)."""
+    meta = getattr(part, "metadata", None)
+    return (
+        isinstance(meta, dict)
+        and isinstance(meta.get(METADATA_KEY), dict)
+        and meta[METADATA_KEY].get("kind") == "evicted"
+    )
 
 
 def make_compact_pair(

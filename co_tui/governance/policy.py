@@ -42,6 +42,7 @@ from co_tui.governance.summarize import (
     summary_token_budget,
     unsummarised_count,
 )
+from co_tui.governance.summary_check import check_summary
 from co_tui.governance.tokens import estimate_tokens
 from co_tui.governance.trim import (
     fit_to_budget,
@@ -298,6 +299,7 @@ class Governor:
             summary = None
             new, dropped_messages, dropped_turns = apply_summary(window, summary)
         kept = len(window.layout.turns) - dropped_turns
+        check = check_summary(middle, summary) if summary is not None else None
         event = HistoryTrimmed(
             reason=reason,
             strategy="summary" if summary is not None else "static_marker",
@@ -313,6 +315,8 @@ class Governor:
             if summary is not None
             else f"summary failed ({one_line(self.last_summary_error or '', 160)}); "
             f"trimming only for {self.policy.summarizer_cooldown_s:g}s",
+            summary_kept=check.kept if check is not None else None,
+            summary_lost=check.lost if check is not None else None,
         )
         return new, event
 

@@ -29,7 +29,7 @@ from pydantic_ai.messages import (
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.markers import make_compact_pair, make_static_marker, make_summary_marker, separate_markers
-from co_tui.governance.tokens import content_text, estimate_tokens, message_tokens
+from co_tui.governance.tokens import content_text, estimate_tokens, message_tokens, part_text
 from co_tui.governance.turns import Layout, Turn, answers_calls, segment
 from co_tui.text import one_line
 
@@ -140,6 +140,8 @@ def _render_message(message: ModelMessage, lines: list[str]) -> None:
             lines.append(f"[earlier summary of {info.messages} messages] {_cap(info.summary)}")
         elif info.kind in ("breadcrumb", "static"):
             lines.append(f"[{info.messages} even earlier messages were removed without a summary]")
+        elif info.kind == "evicted":
+            lines.append(one_line(part_text(message.parts[-1]), _DIGEST_CHARS))
         return
     for part in message.parts:
         if isinstance(part, SystemPromptPart):
@@ -390,6 +392,9 @@ async def compact(
     if not system_parts and layout.turns[0].has_prompt:
         system_parts = [p for p in layout.turns[0].messages[0].parts if getattr(p, "part_kind", "") == "system-prompt"]
     dropped_messages = sum(len(t) for t in layout.turns)
+    from co_tui.governance.summary_check import check_summary
+
+    check = check_summary(source, summary)
     new = make_compact_pair(
         layout.prior_messages + dropped_messages, layout.prior_turns + len(layout.turns), summary, system_parts
     )
@@ -404,6 +409,8 @@ async def compact(
         budget_tokens=budget_tokens,
         summary=summary,
         unsummarised_messages=unsummarised_count(source),
+        summary_kept=check.kept,
+        summary_lost=check.lost,
     )
     return CompactResult(new, event, summary)
 

@@ -10,6 +10,7 @@ REASON_TEXT = {
     "context_overflow": "context window overflow",
     "manual_compact": "/compact",
     "clear": "/clear",
+    "manual_evict": "evicted by you",
 }
 
 STRATEGY_TEXT = {
@@ -35,6 +36,8 @@ def banner_title(event: HistoryTrimmed) -> str:
     """The headline: 'History trimmed', 'History summarised', 'Conversation compacted', …"""
     if event.reason == "clear":
         return "Conversation cleared"
+    if event.reason == "manual_evict":
+        return "Removed from the context"
     if event.strategy == "compact":
         return "Conversation compacted"
     if event.strategy == "summary":
@@ -49,7 +52,10 @@ def _count(n: int, noun: str) -> str:
 def banner_line(event: HistoryTrimmed) -> str:
     """One line, e.g. '✂ History trimmed · 14 messages (3 turns) · 41.2k → 12.9k tokens · token budget'."""
     parts = [f"✂ {banner_title(event)}"]
-    if event.dropped_messages:
+    if event.reason == "manual_evict" and event.note:
+        # What was removed, named by the eviction (its first clause; the cache warning is in the details).
+        parts.append(event.note.split("; ", 1)[0].removeprefix("removed the "))
+    elif event.dropped_messages:
         turns = f" ({_count(event.dropped_turns, 'turn')})" if event.dropped_turns else ""
         parts.append(_count(event.dropped_messages, "message") + turns)
         if event.unsummarised_messages:
@@ -79,6 +85,10 @@ def banner_details(event: HistoryTrimmed) -> list[tuple[str, str]]:
                 f"and were removed without a summary; the summary covers the {covered} after them",
             )
         )
+    if event.summary_kept is not None or event.summary_lost is not None:
+        from co_tui.governance.summary_check import kept_line
+
+        rows.append(("checked", kept_line(event.summary_kept or [], event.summary_lost or [])))
     if event.note:
         rows.append(("note", event.note))
     if event.summary:

@@ -50,6 +50,14 @@ def _shown_count(messages: Sequence[ModelMessage]) -> int:
     return len(separate_markers(messages))
 
 
+def _cut_kind(session: ChatSession, messages: Sequence[ModelMessage]) -> str | None:
+    """The strategy of the cut the meter announces (`trims on next send` says which kind)."""
+    from co_tui.session.steering import next_cut_of
+
+    cut = next_cut_of(session, messages)
+    return cut.kind if cut is not None else None
+
+
 def make_title(prompt: str) -> str:
     """A session title from the first user prompt: one line, at most TITLE_CHARS characters."""
     return one_line(prompt, TITLE_CHARS)
@@ -204,6 +212,7 @@ class ChatSession:
             cache_write_tokens=reading.cache_write_tokens,
             cost_usd=transcript_cost(self.transcript, pending),
             turns_to_trim=turns_to_trim,
+            trim_kind=_cut_kind(self, messages) if trim_pending else None,
         )
 
     # --- turns -----------------------------------------------------------------------------------
@@ -464,6 +473,26 @@ class ChatSession:
         reload_instructions(self)  # a fresh start reads the instruction files again
         self.meter = self._new_meter()
         return trim
+
+    def evict(self, index: int) -> HistoryTrimmed:
+        """Remove context message `index`'s tool output, or its whole older turn, from the context
+        (never the transcript); see `co_tui.session.steering.evict_from_context`. Blocking (saves)."""
+        from co_tui.session.steering import evict_from_context
+
+        return evict_from_context(self, index)
+
+    def next_cut(self) -> Any:
+        """What the next automatic cut would remove or summarise (`NextCut`), or None: the policy's
+        own rules on the context, no model call (`co_tui.session.steering.next_cut_of`)."""
+        from co_tui.session.steering import next_cut_of
+
+        return next_cut_of(self)
+
+    def compact_preview(self) -> HistoryTrimmed | None:
+        """What `/compact` would summarise now, with the estimated size after (None: nothing to)."""
+        from co_tui.session.steering import compact_preview_of
+
+        return compact_preview_of(self)
 
     # --- persistence -----------------------------------------------------------------------------
 

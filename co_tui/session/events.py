@@ -76,6 +76,8 @@ class UsageUpdate(_Event):
     cache_write_tokens: int = 0
     cost_usd: float | None = None
     turns_to_trim: int | None = None
+    # When `trim_pending`: the main strategy of that cut (`summary`, `turn_trim`, `tool_output_trim`…).
+    trim_kind: str | None = None
     type: Literal["usage"] = "usage"
 
 

@@ -92,6 +92,22 @@ class SessionPort(Protocol):
         """Use model `name` for the following turns; raises with one line when it is unknown."""
         ...
 
+    def evict(self, index: int) -> HistoryTrimmed:
+        """Remove context message `index`'s tool output, or its whole older turn, from the context
+        (never the transcript), leaving a marker naming it; returns the recorded `manual_evict`
+        event. Raises `ValueError` with one line when refused (the newest turn, a marker, busy).
+        Blocking (it saves): front ends call it off their UI loop."""
+        ...
+
+    def next_cut(self) -> Any:
+        """What the next automatic cut would remove or summarise (`co_tui.governance.next_cut.NextCut`:
+        `.kind`, `.reason`, `.going` context indices), or None when the next send goes out uncut.
+        The policy's own rules; no model call."""
+        ...
+
+    def compact_preview(self) -> HistoryTrimmed | None:
+        """What `/compact` would summarise now and the estimated size after (None: nothing to)."""
+
     @property
     def instruction_files(self) -> Sequence[InstructionFile]:
         """The project instruction files (AGENTS.md …) sent with every request now; a file that

@@ -160,8 +160,22 @@ class CoTuiApp(App[int]):
         self.controller.interrupt()
 
     def action_compact(self, focus: str | None = None) -> None:
-        """ctrl+k, /compact [focus]: summarise the conversation into a short recap."""
-        self.controller.compact(focus)
+        """ctrl+k, /compact [focus]: show what will be summarised and the estimated size after, then
+        summarise the conversation into a short recap (Enter or ctrl+k again confirms, Esc cancels)."""
+        from co_tui.tui.screens.confirm_compact import ConfirmCompact
+
+        if isinstance(self.screen, ConfirmCompact):  # ctrl+k pressed twice: compact without asking
+            self.screen.dismiss(True)
+            return
+        body = self.controller.compact_summary(focus)
+        if body is None:
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.controller.compact(focus)
+
+        self.push_screen(ConfirmCompact(body), confirmed)
 
     def action_clear(self) -> None:
         """ctrl+l, /clear: after a confirm, start a fresh conversation (the old one stays saved)."""
@@ -183,7 +197,7 @@ class CoTuiApp(App[int]):
             return
         from co_tui.tui.screens.history import HistoryScreen
 
-        self.push_screen(HistoryScreen(session))
+        self.push_screen(HistoryScreen(session, evict=self.controller.evict, next_cut=session.next_cut))
 
     def action_show_context(self) -> None:
         """/context: what the next request holds, by category (instructions, tools, messages …)."""

@@ -225,6 +225,23 @@ class ChatController:
         if self.ready_and_idle("compact"):
             self._start("compact", self._run_compact(focus))
 
+    def compact_summary(self, focus: str | None) -> str | None:
+        """The /compact confirmation's text (what will be summarised, the estimated size after), or
+        None with a hint when it cannot run now or there is nothing to compact."""
+        if not self.ready_and_idle("compact"):
+            return None
+        session = self.session
+        assert session is not None
+        preview = session.compact_preview()
+        if preview is None:
+            self.view.show_hint("nothing to compact yet", info=True)
+            return None
+        from co_tui.tui.screens.confirm_compact import compact_summary
+
+        return compact_summary(
+            preview.dropped_messages, preview.dropped_turns, preview.tokens_before, preview.tokens_after, focus
+        )
+
     async def _run_compact(self, focus: str | None) -> None:
         session, view = self.session, self.view
         assert session is not None
@@ -272,6 +289,31 @@ class ChatController:
         finally:
             self._job_ended()
         self.send_queued()
+
+    # --- steering the context from the inspector -------------------------------------------------
+
+    async def evict(self, index: int) -> str:
+        """`d` in the inspector: remove context message `index`'s tool output, or its older turn,
+        from the context (the session saves, off the UI loop). The banner goes into the chat; the
+        returned line is what the inspector tells the user (the refusal, or what went — with the
+        prompt-cache warning the first time)."""
+        session = self.session
+        if session is None or self.opening_id is not None:
+            return "the session is not ready yet"
+        if self.job is not None:
+            return "a turn is running — press esc to interrupt it first"
+        from co_tui.governance.evict import CACHE_WARNING
+
+        first = not any(event.reason == "manual_evict" for event in session.ledger)
+        try:
+            event = await asyncio.to_thread(session.evict, index)
+        except ValueError as exc:
+            return str(exc)
+        await self.view.show_event(event)
+        from co_tui.session.banner import banner_line
+
+        line = banner_line(event).removeprefix("✂ ")
+        return f"{line}. Note: {CACHE_WARNING}." if first else line
 
     # --- /export and /model ----------------------------------------------------------------------
 

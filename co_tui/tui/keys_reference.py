@@ -44,8 +44,11 @@ what the model sees without telling you (and the model).
   figure is partly estimated (no provider report covers the newest messages yet); without `~` it
   equals what the provider last reported. The bar is green below 60 %, amber below 85 % and red
   from 85 %; the tick on the bar is where compaction kicks in. `trims on next send` means the
-  context is past a limit as governance counts it (it happens right after a long answer) and
-  will be cut before the next request goes out, with a banner. Past half the budget,
+  context is past a limit (the token budget or the message limit) as governance counts it (it
+  happens right after a long answer) and will be cut before the next request goes out, with a
+  banner; it says which kind of cut: `summarises on next send`, `trims on next send` (whole turns)
+  or `shortens outputs on next send`. The history inspector marks the rows that cut would remove
+  or summarise `next to go`. Past half the budget,
   `≈3 turns to trim` says roughly how many more turns fit before that cut, from the size of the
   recent turns. `$0.42 · 81% cached` is the session's cost at list prices (priced models only)
   and the share of the last request the provider read back from its prompt cache. On a narrow
@@ -54,6 +57,10 @@ what the model sees without telling you (and the model).
   `✂ History trimmed · 14 messages (3 turns) · 41.2k → 12.9k tokens · token budget`. Select one
   and press Enter to see the reason, the strategy, the budget and, for summaries, the summary text.
   `/compact` and `/clear` leave their own banners (`Conversation compacted`, `Conversation cleared`).
+  `/compact` (and `Ctrl+K`) first shows what it will summarise and the estimated size after:
+  Enter compacts, Esc keeps the conversation; `Ctrl+K` pressed twice compacts without the question.
+  After a summary or compaction the banner's details list what the summary kept and lost of the
+  paths, names and numbers it covers (`kept 14 of 16 paths; lost: src/a.py, docs/b.md`).
 - **Markers** are what the model reads in place of what was cut: a breadcrumb
   `[Earlier conversation trimmed — N messages (K turns) removed …]`, a `[Summary of N earlier
   messages]`, or an old tool output cut to `tool_output_trim_chars` and ending in

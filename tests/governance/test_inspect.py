@@ -79,3 +79,54 @@ def test_an_empty_interrupted_answer_in_context_is_in_context():
     transcript = [*_transcript()[:5], ModelResponse(parts=[])]
     infos = annotate_history(transcript, list(transcript))
     assert [i.status for i in infos] == ["in_context"] * len(transcript)
+
+
+def test_a_compaction_does_not_relabel_what_an_earlier_trim_dropped():
+    """issue 12.2: after /compact, messages an earlier trim had dropped showed as `summarised`
+    (the compaction only read the trim's breadcrumb). With the ledger, each missing message takes the
+    status of the cut that removed it."""
+    from co_tui.governance import trim_to_message_count
+    from co_tui.governance.events import HistoryTrimmed
+    from co_tui.governance.markers import make_compact_pair
+
+    transcript = [m for t in range(10) for m in chat_turn(f"q{t}", f"a{t}")]
+    cut = trim_to_message_count(transcript, 8)
+    assert cut.trimmed
+    trim_event = cut.to_event("message_count", 1000)
+    compacted = make_compact_pair(20, 10, "the summary")
+    compact_event = HistoryTrimmed(
+        reason="manual_compact", strategy="compact", dropped_messages=len(transcript) - cut.dropped_messages
+    )
+    ledger, positions = [trim_event, compact_event], [len(transcript), len(transcript)]
+    infos = annotate_history(transcript, compacted, ledger=ledger, positions=positions)
+    statuses = [i.status for i in infos]
+    assert statuses == ["dropped"] * cut.dropped_messages + ["summarised"] * (len(transcript) - cut.dropped_messages)
+    # Without the ledger, the compact marker decides for everything (the old, wrong answer).
+    assert {i.status for i in annotate_history(transcript, compacted)} == {"summarised"}
+
+
+def test_with_the_ledger_the_prompt_being_sent_after_an_in_run_cut_is_not_dropped():
+    """issue 12.2: during streaming the prompt is in the transcript but not in the (stale) context,
+    and a cut made before this request is already in the ledger: the prompt is never its victim."""
+    from .builders import user
+
+    transcript = _transcript()
+    sending = [*transcript, user("and now?")]
+    cut = trim_to_recent_turns(sending, estimate_tokens(sending[-5:]) + 200)
+    assert cut.trimmed
+    event = cut.to_event("token_budget", 1000)
+    # The context the session holds is still the one from before this turn (no cut applied yet).
+    infos = annotate_history(sending, transcript, ledger=[event], positions=[len(sending)])
+    assert infos[-1].status == "in_context"
+    assert all(i.status == "in_context" for i in infos)  # the stale context still holds the rest
+
+
+def test_with_the_ledger_an_empty_interrupted_answer_is_in_context():
+    """issue 12.2: an empty assistant message left by Esc during a tool call is in the context."""
+    from pydantic_ai.messages import ModelResponse
+
+    transcript = [*_transcript()[:5], ModelResponse(parts=[])]
+    context = [*transcript[:5], ModelResponse(parts=[], timestamp=transcript[-1].timestamp)]
+    infos = annotate_history(transcript, context, ledger=[], positions=[])
+    assert [i.status for i in infos] == ["in_context"] * len(transcript)
+    assert infos[-1].context_index == 5

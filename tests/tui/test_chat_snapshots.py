@@ -148,27 +148,57 @@ def test_trim_banner_collapsed(snap_compare, make_app):
     assert snap_compare(make_app(script=_trim_script), terminal_size=SIZE, run_before=send("start", "go on"))
 
 
+async def _expand_the_banner(pilot) -> None:
+    """run_before: send a prompt, then open its turn's banner with the keyboard."""
+    await send("go on")(pilot)
+    banner = pilot.app.chat.query_one("TrimBanner")
+    banner.query_one("CollapsibleTitle").focus()
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: not banner.collapsed, what="banner expanded")
+    await pilot.pause()
+
+
 def test_summary_banner_expanded(snap_compare, make_app):
     def script(prompt: str):
         return [Trim(SUMMARY_TRIM), Text("Continuing from the summary.")]
 
-    async def run(pilot) -> None:
-        await send("go on")(pilot)
-        banner = pilot.app.chat.query_one("TrimBanner")
-        banner.query_one("CollapsibleTitle").focus()
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: not banner.collapsed, what="banner expanded")
-        await pilot.pause()
+    assert snap_compare(make_app(script=script), terminal_size=(100, 34), run_before=_expand_the_banner)
 
-    assert snap_compare(make_app(script=script), terminal_size=(100, 34), run_before=run)
+
+def test_summary_banner_with_kept_and_lost(snap_compare, make_app):
+    """issue 13 item 5: the banner's details say what the summary kept and lost."""
+    from dataclasses import replace
+
+    checked = replace(
+        SUMMARY_TRIM,
+        summary_kept=["tests/test_parser.py", "parser.py", "read_file", "parse_args"],
+        summary_lost=["src/a.py", "docs/b.md", "TokenMeter", "1500"],
+    )
+
+    def script(prompt: str):
+        return [Trim(checked), Text("Continuing from the summary.")]
+
+    assert snap_compare(make_app(script=script), terminal_size=(100, 34), run_before=_expand_the_banner)
 
 
 def test_after_compact(snap_compare, make_app):
     async def run(pilot) -> None:
         await send("fix the parser", "and the tests")(pilot)
-        await pilot.press("ctrl+k")
+        await pilot.press("ctrl+k", "ctrl+k")  # twice: compact without the preview question
         await wait_until(pilot, lambda: pilot.app.chat.query("TrimBanner.-compact"), what="compact banner")
         await wait_idle(pilot)
+
+    assert snap_compare(make_app(), terminal_size=SIZE, run_before=run)
+
+
+def test_compact_preview_dialog(snap_compare, make_app):
+    """issue 13 item 4: /compact first shows what it will summarise and the estimated size after."""
+
+    async def run(pilot) -> None:
+        await send("fix the parser", "and the tests")(pilot)
+        await pilot.press(*"/compact the parser", "enter")
+        await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "ConfirmCompact", what="preview")
+        await pilot.pause()
 
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=run)
 

@@ -83,11 +83,30 @@ async def test_compact(app, how):
     async with after_one_turn(app) as pilot:
         before = len(app.session.transcript)
         await press_or_type(pilot, how)
+        # It first shows what it will summarise and the estimated size after (issue 13 item 4).
+        await wait_until(pilot, lambda: screen_name(pilot) == "ConfirmCompact", what="compact preview")
+        body = str(pilot.app.screen.query_one("#dialog-body").render())
+        assert "2 messages (1 turn" in body and "Estimated size after" in body
+        await pilot.press("enter")
         await wait_until(pilot, lambda: banners(pilot, "compact"), what="compact banner")
         await wait_idle(pilot)
         assert banners(pilot, "compact")[0].startswith("✂ Conversation compacted")
         assert app.session.ledger[-1].reason == "manual_compact"
         assert len(app.session.transcript) == before  # the transcript keeps everything
+
+
+async def test_compact_twice_skips_the_question_and_esc_cancels(app):
+    async with after_one_turn(app) as pilot:
+        await pilot.press("ctrl+k")
+        await wait_until(pilot, lambda: screen_name(pilot) == "ConfirmCompact", what="compact preview")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: screen_name(pilot) != "ConfirmCompact", what="dialog closed")
+        await wait_idle(pilot)
+        assert not app.session.ledger and not banners(pilot, "compact")
+        await pilot.press("ctrl+k", "ctrl+k")
+        await wait_until(pilot, lambda: banners(pilot, "compact"), what="compact banner")
+        await wait_idle(pilot)
+        assert [e.reason for e in app.session.ledger] == ["manual_compact"]
 
 
 @pytest.mark.parametrize(("how", "answer"), [("ctrl+l", "y"), ("/clear", "y"), ("ctrl+l", "n")])

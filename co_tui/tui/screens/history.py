@@ -9,7 +9,7 @@ screen only lays them out.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -39,8 +39,14 @@ class HistorySource(Protocol):
     def context(self) -> Sequence[Any]: ...
     @property
     def ledger(self) -> Sequence[HistoryTrimmed]: ...
+    @property
+    def ledger_positions(self) -> Sequence[int]: ...
 
     def meter_reading(self) -> UsageUpdate: ...
+
+
+Evictor = Callable[[int], Awaitable[str]]
+"""Evicts context message N (the controller's `evict`) and returns the line to show."""
 
 
 class MessageRow(Protocol):
@@ -70,6 +76,8 @@ STATUS_LABELS = {
     "summarized": "summarised",
     "truncated": "output truncated",
     "output_truncated": "output truncated",
+    "evicted": "evicted",
+    "next_to_go": "next to go",
 }
 # Each status wears the colour of the chart state it belongs to (truncated: shortened, like "partly").
 _STATUS_STATE = {
@@ -77,6 +85,8 @@ _STATUS_STATE = {
     "output truncated": "partial",
     "summarised": "summarised",
     "dropped": "dropped",
+    "evicted": "dropped",
+    "next to go": "partial",
 }
 _PREVIEW_CHARS = 80
 _MIN_PREVIEW_WIDTH = 20
@@ -139,7 +149,7 @@ def usage_summary(requests: Sequence[RequestCost]) -> str:
 
 
 def _turn_state(labels: set[str]) -> TurnState:
-    seen = {label in ("in context", "output truncated") for label in labels}
+    seen = {label in ("in context", "output truncated", "next to go") for label in labels}
     if seen == {True}:
         return "in_context"
     if True in seen:
@@ -169,11 +179,18 @@ class HistoryScreen(Screen[None]):
         Binding("l", "show_tab('ledger')", "Trims"),
         Binding("u", "show_tab('usage')", "Usage"),
         Binding("r", "reload", "Refresh"),
+        Binding("d", "evict", "Evict"),
     ]
 
-    def __init__(self, session: HistorySource) -> None:
+    def __init__(
+        self, session: HistorySource, *, evict: Evictor | None = None, next_cut: Callable[[], Any] | None = None
+    ) -> None:
         super().__init__()
         self.session = session
+        # What the next automatic cut would remove (`SessionPort.next_cut`): rows marked `next to go`.
+        self._next_cut = next_cut
+        # `d`: the controller's eviction (None: a read-only inspector, e.g. in tests of the layout).
+        self._evict = evict
         # What the tables show: read by `reload`, drawn by `_draw` (again on every resize).
         self._transcript_rows: list[MessageRow] = []
         self._context_rows: list[MessageRow] = []
@@ -221,13 +238,33 @@ class HistoryScreen(Screen[None]):
         from co_tui.governance import annotate_history
         from co_tui.session.cost import request_costs
 
-        self._transcript_rows = list(annotate_history(self.session.transcript, self.session.context))
+        # Statuses come from the ledger and the context, never from the text (issue 12, item 2).
+        self._transcript_rows = list(
+            annotate_history(
+                self.session.transcript,
+                self.session.context,
+                ledger=self.session.ledger,
+                positions=self.session.ledger_positions,
+            )
+        )
         self._context_rows = context_view(
             self._transcript_rows, annotate_history(self.session.context, self.session.context)
         )
+        self._mark_next_to_go()
         self._ledger = list(self.session.ledger)
         self._requests = request_costs(self.session.transcript)
         self._draw()
+
+    def _mark_next_to_go(self) -> None:
+        """Rows the next automatic cut would remove or summarise read `next to go` (issue 13 item 4)."""
+        from co_tui.governance.inspect import mark_next_to_go
+
+        cut = self._next_cut() if self._next_cut is not None else None
+        if cut is None or not cut.going:
+            return
+        going = set(cut.going)
+        self._transcript_rows = list(mark_next_to_go(self._transcript_rows, going, context_rows=False))  # type: ignore[arg-type]
+        self._context_rows = list(mark_next_to_go(self._context_rows, going, context_rows=True))  # type: ignore[arg-type]
 
     def _draw(self) -> None:
         transcript_rows, context_rows, ledger = self._transcript_rows, self._context_rows, self._ledger
@@ -266,7 +303,7 @@ class HistoryScreen(Screen[None]):
         table.add_column("preview", key="preview", width=self._preview_width(table))
         for row in rows:
             label = status_label(row.status)
-            dim = "dim" if label in ("dropped", "summarised") else ""
+            dim = "dim" if label in ("dropped", "summarised", "evicted") else ""
             table.add_row(
                 Text(str(row.index), justify="right"),
                 Text(str(row.turn) if row.turn > 0 else "–", justify="right"),
@@ -368,6 +405,7 @@ class HistoryScreen(Screen[None]):
         text.append(
             f"{len(ledger)} · {labels.count('dropped')} dropped · {labels.count('summarised')} summarised · "
             f"{_plural(labels.count('output truncated'), 'output')} truncated"
+            + (f" · {labels.count('evicted')} evicted" if "evicted" in labels else "")
         )
         self.query_one("#history-totals", Static).update(text)
 
@@ -388,6 +426,35 @@ class HistoryScreen(Screen[None]):
     def action_reload(self) -> None:
         """Re-read the session."""
         self.reload()
+
+    async def action_evict(self) -> None:
+        """`d`: remove the highlighted row's tool output, or its whole older turn, from the context
+        (never from the transcript); the chat gets a banner, this screen the outcome and a refresh."""
+        target = self._evict_target()
+        if isinstance(target, str):
+            self.notify(target, severity="warning")
+            return
+        if self._evict is None:
+            self.notify("evicting is not available here", severity="warning")
+            return
+        line = await self._evict(target)
+        self.reload()
+        self.notify(line, timeout=8)
+
+    def _evict_target(self) -> int | str:
+        """The context index the highlighted row stands for, or why there is none."""
+        tabs = self.query_one("#history-tabs", TabbedContent)
+        rows = {"context": self._context_rows, "transcript": self._transcript_rows}.get(tabs.active)
+        if rows is None:
+            return "select a message on the In context or Transcript tab to evict it"
+        table = self.query_one(f"#{tabs.active}-table", DataTable)
+        if not rows or not 0 <= table.cursor_row < len(rows):
+            return "nothing to evict"
+        row = rows[table.cursor_row]
+        index = row.index if tabs.active == "context" else row.context_index
+        if index is None:
+            return "that message is no longer in the context"
+        return index
 
     def action_close(self) -> None:
         """Back to the chat."""

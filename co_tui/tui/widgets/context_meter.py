@@ -65,6 +65,11 @@ def ahead_text(reading: UsageUpdate, *, short: bool = False) -> str:
     """What comes next: `trims on next send` when governance will cut before the next request,
     `≈3 turns to trim` when a cut is forecast (`reading.turns_to_trim`); empty otherwise."""
     if reading.trim_pending:
+        # Which kind of cut it will be (docs/context-governance.md, "See the next cut coming").
+        if reading.trim_kind == "summary":
+            return "summary next send" if short else "summarises on next send"
+        if reading.trim_kind in ("tool_output_trim", "step_shrink"):
+            return "shortens next send" if short else "shortens outputs on next send"
         return "trims next send" if short else "trims on next send"
     n = reading.turns_to_trim
     if n is None:

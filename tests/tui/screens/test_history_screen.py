@@ -44,6 +44,7 @@ class CutSession:
     ledger: list[HistoryTrimmed] = field(default_factory=list)
     budget: int = BUDGET
     max_messages: int = 40
+    ledger_positions: list[int] = field(default_factory=list)
 
     def meter_reading(self) -> UsageUpdate:
         return UsageUpdate(
@@ -62,7 +63,9 @@ def session() -> CutSession:
     trimmed = trim_tool_returns(transcript, 200)
     cut = trim_to_recent_turns(trimmed.messages, BUDGET)
     assert cut.trimmed and trimmed.trimmed  # the fixture must exercise both kinds of cut
-    return CutSession(transcript, cut.messages, [cut.to_event("token_budget", BUDGET)])
+    return CutSession(
+        transcript, cut.messages, [cut.to_event("token_budget", BUDGET)], ledger_positions=[len(transcript)]
+    )
 
 
 async def test_tables_totals_and_ledger(make_host, session):
@@ -131,6 +134,7 @@ async def _govern(turns: int, budget: int = 1300, revive_at: int = 6) -> CutSess
         session.transcript += turn
         outcome = await governor.apply(session.context + turn)
         session.context, session.ledger = outcome.messages, session.ledger + outcome.events
+        session.ledger_positions += [len(session.transcript)] * len(outcome.events)
     return session
 
 
@@ -158,7 +162,9 @@ def dropped_and_truncated() -> CutSession:
 
 async def test_transcript_statuses_follow_the_policy(make_host, summarised, dropped_and_truncated):
     for session, expected in (
-        (summarised, {"summarised", "in context"}),
+        # The oldest turns were cut while the summariser was down (static marker, turn trims): a later
+        # summary read only their breadcrumb, so they stay `dropped` (issue 12, item 2).
+        (summarised, {"dropped", "summarised", "in context"}),
         (dropped_and_truncated, {"dropped", "in context", "output truncated"}),
     ):
         app = make_host(lambda session=session: HistoryScreen(session))
@@ -277,3 +283,65 @@ async def test_usage_tab_says_when_the_model_is_unpriced(make_host):
 def test_history_usage_snapshot(snap_compare, make_host):
     session = _priced(3)
     assert snap_compare(make_host(lambda: HistoryScreen(session)), terminal_size=(80, 24), press=["u"])
+
+
+def _evicted() -> CutSession:
+    """Four turns: the first turn's tool output evicted, then the whole second turn (issue 13 item 3)."""
+    from co_tui.governance.evict import evict
+
+    transcript = [m for i in range(4) for m in _turn(i, LINES[i])]
+    first = evict(transcript, 2, budget_tokens=BUDGET)
+    second = evict(first.messages, 4, budget_tokens=BUDGET)
+    return CutSession(
+        transcript,
+        second.messages,
+        [first.event, second.event],
+        ledger_positions=[len(transcript)] * 2,
+    )
+
+
+async def test_evicted_rows_are_marked_in_both_tabs(make_host):
+    session = _evicted()
+    app = make_host(lambda: HistoryScreen(session))
+    async with app.run_test(size=TERMINAL) as pilot:
+        await pilot.pause()
+        context = app.screen.query_one("#context-table", DataTable)
+        kinds = [str(context.get_row_at(i)[2]) for i in range(context.row_count)]
+        statuses = [str(context.get_row_at(i)[4]) for i in range(context.row_count)]
+        assert statuses[2] == "evicted" and kinds[4] == "marker"
+        assert "Removed from the context by the user: the turn" in str(context.get_row_at(4)[5])
+        transcript = [row.status for row in app.screen.transcript_rows]
+        assert transcript.count("evicted") == 1 + 4  # the output, the second turn's four messages
+
+
+def test_history_evicted_snapshot(snap_compare, make_host):
+    session = _evicted()
+    assert snap_compare(make_host(lambda: HistoryScreen(session)), terminal_size=TERMINAL)
+
+
+def _about_to_cut():
+    """Five turns under a 16-message limit: the next send trims (the real policy, previewed)."""
+    from co_tui.governance.next_cut import preview_next_cut
+
+    transcript = [m for i in range(5) for m in _turn(i, LINES[i])]
+    session = CutSession(transcript, list(transcript), max_messages=16, budget=100_000)
+    governor = Governor(GovernancePolicy(budget_tokens=100_000, max_history_messages=16, strategy="trim"))
+    return session, lambda: preview_next_cut(governor, session.context)
+
+
+async def test_next_to_go_rows_are_what_the_next_cut_removes(make_host):
+    session, next_cut = _about_to_cut()
+    cut = next_cut()
+    assert cut is not None and cut.reason == "message_count" and cut.going
+    app = make_host(lambda: HistoryScreen(session, next_cut=next_cut))
+    async with app.run_test(size=TERMINAL) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#context-table", DataTable)
+        marked = [i for i in range(table.row_count) if str(table.get_row_at(i)[4]) == "next to go"]
+        assert marked == cut.going
+        assert marked == list(range(len(marked)))  # the oldest turns go first
+
+
+def test_history_next_to_go_snapshot(snap_compare, make_host):
+    session, next_cut = _about_to_cut()
+    assert snap_compare(make_host(lambda: HistoryScreen(session, next_cut=next_cut)), terminal_size=TERMINAL)

@@ -1,0 +1,84 @@
+"""preview_next_cut: the inspector's `next to go` is what the next automatic cut really does (issue 13 item 4)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic_ai.messages import ModelRequest, UserPromptPart
+from pydantic_ai.models.function import FunctionModel
+
+from co_tui.governance import GovernancePolicy, Governor, estimate_tokens
+from co_tui.governance.markers import separate_markers
+from co_tui.governance.next_cut import compact_estimate, preview_next_cut
+
+from .builders import chat_turn, system, tool_turn
+from .strategies import histories
+from .synthetic import make_text
+from .test_properties import fingerprint
+
+pytestmark = pytest.mark.filterwarnings("ignore:`RetryPromptPart` is deprecated")
+FAST = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def _really(governor: Governor, context, overhead: int = 0):
+    """What `apply` does to the next request (the context plus an empty prompt): the context
+    indices it removes, and its strategies."""
+    current = separate_markers(context)
+    prompt = ModelRequest(parts=[UserPromptPart("")])
+    outcome = asyncio.run(governor.apply([*current, prompt], overhead_tokens=overhead))
+    kept = {id(m) for m in outcome.messages}
+    removed = {i for i, m in enumerate(current) if id(m) not in kept}
+    return removed, [e.strategy for e in outcome.events]
+
+
+@settings(max_examples=120, **FAST)
+@given(histories(), st.floats(0.2, 1.2), st.sampled_from([0, 8, 12]))
+def test_the_preview_matches_what_the_trim_policy_does(history, fraction, limit):
+    policy = GovernancePolicy(
+        budget_tokens=max(200, int(estimate_tokens(history) * fraction)),
+        max_history_messages=limit,
+        strategy="trim",
+        tool_output_trim_chars=500,
+    )
+    governor = Governor(policy)
+    before = fingerprint(history)
+    preview = preview_next_cut(governor, history)
+    assert fingerprint(history) == before
+    removed, strategies = _really(governor, history)
+    if preview is None:
+        assert not strategies
+        return
+    assert list(preview.strategies) == strategies
+    # A truncated message is replaced too (a new object): removed = going + truncated.
+    assert set(preview.fates) == removed
+
+
+def test_a_summary_is_previewed_as_summarised_and_matches_the_real_pass():
+    history = [system(), *[m for t in range(12) for m in chat_turn(f"question {t} " * 20, f"answer {t} " * 40)]]
+    policy = GovernancePolicy(budget_tokens=100_000, max_history_messages=16)
+    summariser = FunctionModel(
+        lambda messages, info: __import__("pydantic_ai").messages.ModelResponse(
+            parts=[__import__("pydantic_ai").messages.TextPart("short summary")]
+        )
+    )
+    governor = Governor(policy, summarizer_model=summariser)
+    preview = preview_next_cut(governor, history)
+    assert preview is not None and preview.reason == "message_count" and preview.kind == "summary"
+    removed, strategies = _really(governor, history)
+    assert strategies[0] == "summary"
+    assert set(preview.going) == removed
+    assert {preview.fates[i] for i in preview.going} == {"summarised"}
+    assert preview_next_cut(governor, history, summarizer_available=False).kind == "turn_trim"
+
+
+def test_nothing_pending_is_none_and_compact_estimate_says_what_it_would_summarise():
+    history = [system(), *tool_turn("read", [make_text("logs", 4000, 1)], "ok")]
+    governor = Governor(GovernancePolicy(budget_tokens=100_000))
+    assert preview_next_cut(governor, history) is None
+    estimate = compact_estimate(history, 100_000, overhead_tokens=50)
+    assert estimate is not None and estimate.dropped_messages == 4 and estimate.dropped_turns == 1
+    assert estimate.tokens_after < estimate.tokens_before and estimate.tokens_before == estimate_tokens(history) + 50
+    assert compact_estimate([system()], 1000) is None

@@ -1,0 +1,128 @@
+"""Evict on a real session and a real SQLite file: the context changes, the transcript never does,
+the ledger records it, and all of it resumes exactly (issue 13 item 3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic_ai.messages import ModelRequest, ToolReturnPart
+
+from co_tui.config import load_settings
+from co_tui.governance import annotate_history
+from co_tui.governance.markers import is_evicted_output, marker_info, separate_markers
+from co_tui.session.chat import ChatSession
+from co_tui.session.steering import SteeringError
+from co_tui.session.store import SessionStore
+
+
+async def _run(session: ChatSession, prompt: str) -> list:
+    return [event async for event in session.run_turn(prompt)]
+
+
+def _index_of_output(session: ChatSession) -> int:
+    context = separate_markers(session.context)
+    return next(
+        i
+        for i, m in enumerate(context)
+        if isinstance(m, ModelRequest) and any(isinstance(p, ToolReturnPart) for p in m.parts)
+    )
+
+
+async def test_evict_then_resume_keeps_markers_ledger_and_statuses(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("# demo\n" + "A line of the readme.\n" * 60)
+    settings = load_settings()
+    store = SessionStore.open(tmp_path / "data")
+    session = ChatSession(settings, workspace=tmp_path, store=store)
+    for prompt in ("read README.md", "hello there", "what time is it"):
+        await _run(session, prompt)
+    transcript = list(session.transcript)
+
+    first = session.evict(_index_of_output(session))
+    assert (first.reason, first.strategy) == ("manual_evict", "tool_output_trim")
+    assert "read_file(path=README.md)" in (first.note or "") and "prompt cache" in (first.note or "")
+    hello = next(i for i, m in enumerate(separate_markers(session.context)) if "hello there" in str(m.parts[0]))
+    second = session.evict(hello)
+    assert (second.strategy, second.dropped_turns) == ("turn_trim", 1)
+    assert "prompt cache" not in (second.note or "")  # warned once
+    with pytest.raises(SteeringError, match="newest turn"):
+        session.evict(len(separate_markers(session.context)) - 1)
+    assert session.transcript == transcript
+
+    resumed = ChatSession.resume(
+        settings, workspace=tmp_path, store=SessionStore.open(tmp_path / "data"), session_id=session.id
+    )
+    assert resumed.context == session.context and resumed.ledger == session.ledger
+    context = separate_markers(resumed.context)
+    assert sum(1 for m in context for p in m.parts if is_evicted_output(p)) == 1
+    assert [marker_info(m).kind for m in context if marker_info(m) is not None] == ["evicted"]
+    rows = annotate_history(
+        resumed.transcript, resumed.context, ledger=resumed.ledger, positions=resumed.ledger_positions
+    )
+    assert [r.status for r in rows].count("evicted") == 3  # the output, and the turn's two messages
+    assert {r.status for r in rows if r.turn == 3} == {"in_context"}
+
+    # The next turn runs on the evicted context; the marker is still there, fused or not.
+    events = await _run(resumed, "and now?")
+    assert not [e for e in events if e.type == "error"], events
+    assert any(
+        (info := marker_info(m)) is not None and info.kind == "evicted" for m in separate_markers(resumed.context)
+    )
+    resumed.release_claim()
+    session.release_claim()
+
+
+async def test_compaction_and_summary_events_say_what_the_summary_kept(tmp_path: Path) -> None:
+    """issue 13 item 5: every summary and compaction carries what its summary kept and lost, saved."""
+    (tmp_path / "notes_a.md").write_text("alpha\n")
+    settings = load_settings(max_history_messages=12)
+    store = SessionStore.open(tmp_path / "data")
+    session = ChatSession(settings, workspace=tmp_path, store=store, model="offline")
+    summaries = []
+    for i in range(12):
+        events = await _run(session, f"read notes_a.md and note item_{i} = {100 + i}")
+        summaries += [e for e in events if e.type == "history_trimmed" and e.strategy == "summary"]
+    assert summaries, "a 12-message limit should have summarised"
+    for event in summaries:
+        assert event.summary_kept is not None and event.summary_lost is not None
+        assert event.summary_kept or event.summary_lost
+    compacted = [e async for e in session.compact() if e.type == "history_trimmed"]
+    (event,) = compacted
+    assert event.summary_kept is not None and "notes_a.md" in event.summary_kept + (event.summary_lost or [])
+    resumed = ChatSession.resume(
+        settings, workspace=tmp_path, store=SessionStore.open(tmp_path / "data"), session_id=session.id
+    )
+    assert resumed.ledger[-1].summary_kept == event.summary_kept
+    assert resumed.ledger[-1].summary_lost == event.summary_lost
+    resumed.release_claim()
+    session.release_claim()
+
+
+@pytest.mark.parametrize(
+    ("settings", "expected"),
+    [
+        ({"max_history_messages": 8, "context_strategy": "trim"}, "turn_trim"),
+        ({"max_history_messages": 8, "context_strategy": "summarize"}, "summary"),
+    ],
+)
+async def test_the_meter_names_the_cut_and_the_preview_is_what_happens(tmp_path: Path, settings, expected) -> None:
+    """issue 13 item 4 (and issue 12 item 4: the message limit too): when the meter says a cut is
+    due it says which kind, and the messages `next_cut` marks are the ones the next turn cuts."""
+    session = ChatSession(load_settings(**settings), workspace=tmp_path, model="offline")
+    checked = 0
+    for i in range(10):
+        reading = session.meter_reading()
+        cut = session.next_cut()
+        assert (cut is not None) == reading.trim_pending, f"turn {i}"
+        before = separate_markers(session.context)
+        events = await _run(session, f"note number {i}: the sky is blue")
+        trims = [e for e in events if e.type == "history_trimmed"]
+        if cut is None:
+            continue
+        checked += 1
+        assert reading.trim_kind == cut.kind == expected and trims[0].strategy == expected
+        # What was marked `next to go` is what the model no longer sees verbatim.
+        still = {id(p) for m in separate_markers(session.context) for p in m.parts}
+        gone = [i for i, m in enumerate(before) if not any(id(p) in still for p in m.parts)]
+        assert cut.going == gone
+    assert checked >= 1

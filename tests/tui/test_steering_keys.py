@@ -1,0 +1,60 @@
+"""`d` in the history inspector: evict through the controller on the real session (issue 13 item 3)."""
+
+from __future__ import annotations
+
+import pytest
+from pilot_helpers import wait_idle, wait_ready, wait_until
+from pydantic_ai.messages import ModelRequest, ToolReturnPart
+from textual.widgets import DataTable
+
+from co_tui.governance.markers import separate_markers
+
+SIZE = (110, 34)
+
+
+async def _send(pilot, text: str) -> None:
+    await pilot.press(*text, "enter")
+    await wait_idle(pilot)
+
+
+def _notes(app) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+@pytest.fixture
+def app(real_app):
+    return real_app
+
+
+async def test_d_evicts_a_tool_output_then_refuses_the_newest_turn(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await _send(pilot, "read README.md")
+        await _send(pilot, "hello")
+        transcript = list(app.session.transcript)
+        context = separate_markers(app.session.context)
+        output = next(
+            i
+            for i, m in enumerate(context)
+            if isinstance(m, ModelRequest) and any(isinstance(p, ToolReturnPart) for p in m.parts)
+        )
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "HistoryScreen", what="inspector")
+        table = app.screen.query_one("#context-table", DataTable)
+        table.move_cursor(row=output)
+        await pilot.press("d")
+        await wait_until(pilot, lambda: any(e.reason == "manual_evict" for e in app.session.ledger), what="evict")
+        await wait_until(pilot, lambda: any("prompt cache" in n for n in _notes(app)), what="the cache warning")
+        assert app.session.transcript == transcript
+        assert str(table.get_row_at(output)[4]) == "evicted"
+        # The newest turn: refused, with the reason.
+        table.move_cursor(row=table.row_count - 1)
+        await pilot.press("d")
+        await wait_until(pilot, lambda: any("newest turn" in n for n in _notes(app)), what="refusal")
+        assert sum(e.reason == "manual_evict" for e in app.session.ledger) == 1
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.chat.query("TrimBanner"), what="banner in the chat")
+        from co_tui.session.banner import banner_line
+
+        line = banner_line(app.chat.query("TrimBanner").last().event)
+        assert line.startswith("✂ Removed from the context · output of read_file(path=README.md)"), line
