@@ -13,6 +13,23 @@ logs, base64, markdown). For each size, side by side in one run:
 
 Prints median times and ratios. Targets (issue 3): pass ≤ 0.25× dump_json; 10× the messages costs
 ≤ 12× the time.
+
+The steady state flatters the policy (every count cached, synthetic outputs averaging ~15 KB, which
+inflates `dump_json`), so a second table times the FIRST pass over freshly decoded messages, as
+right after a resume: histories of 1,000 / 10,000 (and with `--large` 50,000) messages cycled from the real transcripts
+of the shared corpus (../shared/corpus, ~1.2 KB a message), dumped to JSON once, then per run
+decoded afresh (`ModelMessagesTypeAdapter.validate_json`, untimed) and timed, interleaved:
+
+* `dump_json`   — one `ModelMessagesTypeAdapter.dump_json` of the decoded history;
+* `cold pass`   — `Governor.apply` on it with nothing cached (no persisted estimates);
+* `resumed pass`— the same after `prime_message_tokens` with the per-message estimates a saved
+                  session keeps with its rows (what `SessionStore.load` does), as after a resume;
+* `repeat pass` — a second pass over the same objects (everything cached).
+
+Target (issue 16): first pass after a resume ≤ 0.5× dump_json. A saved context was under its budget
+when saved, so the pass after a resume is a `no cut` pass; the `cut` rows (half the budget: a
+smaller model picked on resume) are the worst case and printed beside it. `--first-only` skips the
+steady-state table.
 """
 
 from __future__ import annotations
@@ -39,7 +56,9 @@ from pydantic_ai.messages import (  # noqa: E402
 )
 
 from co_tui.governance import GovernancePolicy, Governor, estimate_tokens  # noqa: E402
+from co_tui.governance.tokens import estimate_each, prime_message_tokens  # noqa: E402
 from tests.governance import synthetic  # noqa: E402  (shared generators; tests/ is a namespace package)
+from tests.governance.corpus import load_transcript, transcript_files  # noqa: E402
 
 CATEGORIES = ("code", "json", "json_min", "logs", "base64", "markdown")
 SIZES = (2_000, 5_000, 12_000, 30_000, 80_000)
@@ -106,6 +125,78 @@ def time_passes(
     return statistics.median(passes), statistics.median(dumps)
 
 
+def corpus_history(n_messages: int, corpus: list[list]) -> list:
+    """`n_messages` messages: the corpus transcripts one after another, cycled."""
+    out: list = []
+    i = 0
+    while len(out) < n_messages:
+        out += corpus[i % len(corpus)]
+        i += 1
+    return out[:n_messages]
+
+
+FIRST_RUNS = 3  # decoded afresh per run (medians)
+
+
+def time_first_pass(history: list, budget_factor: float) -> dict[str, float]:
+    """Medians of dump_json, cold/resumed/repeat first passes over freshly decoded `history`."""
+    blob = ModelMessagesTypeAdapter.dump_json(history)
+    counts = estimate_each(ModelMessagesTypeAdapter.validate_json(blob))  # what a saved session keeps
+    budget = max(1000, int(sum(counts) * budget_factor))
+    times: dict[str, list[float]] = {"dump": [], "cold": [], "resumed": [], "repeat": []}
+    for _ in range(FIRST_RUNS):
+        governor = Governor(GovernancePolicy(budget_tokens=budget, max_history_messages=10**9, strategy="trim"))
+        fresh = list(ModelMessagesTypeAdapter.validate_json(blob))
+        t = time.perf_counter()
+        ModelMessagesTypeAdapter.dump_json(fresh)
+        times["dump"].append(time.perf_counter() - t)
+        t = time.perf_counter()
+        _run(governor.apply(fresh))
+        times["cold"].append(time.perf_counter() - t)
+        t = time.perf_counter()
+        _run(governor.apply(fresh))
+        times["repeat"].append(time.perf_counter() - t)
+        del fresh
+        resumed = list(ModelMessagesTypeAdapter.validate_json(blob))
+        prime_message_tokens(resumed, counts)  # untimed: the store reads them with the rows
+        t = time.perf_counter()
+        _run(governor.apply(resumed))
+        times["resumed"].append(time.perf_counter() - t)
+        del resumed
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def first_pass_table() -> None:
+    corpus = [load_transcript(p) for p in transcript_files()]
+    if not corpus:
+        print("first pass: the shared corpus (../shared/corpus) is absent; skipped")
+        return
+    print()
+    print("FIRST pass over freshly decoded corpus messages (as after a resume) vs one dump_json of them")
+    print(f"(median of {FIRST_RUNS} runs, each on a history decoded afresh; interleaved)")
+    print(
+        f"{'messages':>9} {'history':>9} {'budget':>7} {'dump_json':>10} {'cold pass':>10} {'ratio':>6}"
+        f" {'resumed':>9} {'ratio':>6} {'repeat':>9} {'ratio':>6}  target resumed ≤ 0.5×"
+    )
+    worst = 0.0
+    for n in (1_000, 10_000, 50_000) if "--large" in sys.argv else (1_000, 10_000):
+        history = corpus_history(n, corpus)
+        mb = len(ModelMessagesTypeAdapter.dump_json(history)) / 1e6
+        for label, factor in (("no cut", 10.0), ("cut", 0.5)):
+            f = time_first_pass(history, factor)
+            d = f["dump"]
+            if label == "no cut":
+                worst = max(worst, f["resumed"] / d)
+            print(
+                f"{n:>9,} {mb:>7.1f}MB {label:>7} {d * 1e3:>8.1f}ms {f['cold'] * 1e3:>8.1f}ms {f['cold'] / d:>5.2f}x"
+                f" {f['resumed'] * 1e3:>7.1f}ms {f['resumed'] / d:>5.2f}x {f['repeat'] * 1e3:>7.1f}ms"
+                f" {f['repeat'] / d:>5.2f}x  {'MET' if f['resumed'] / d <= 0.5 else 'NOT MET'}"
+            )
+    print(
+        f"target first pass after resume (no cut) ≤ 0.5× dump_json: worst {worst:.2f}x -> {'MET' if worst <= 0.5 else 'NOT MET'}"
+    )
+
+
 _LOOP = asyncio.new_event_loop()
 
 
@@ -114,6 +205,12 @@ def _run(coro):
 
 
 def main() -> None:
+    if "--first-only" not in sys.argv:
+        steady_table()
+    first_pass_table()
+
+
+def steady_table() -> None:
     rng = random.Random(3)
     pool = output_pool(rng)
     rows = []

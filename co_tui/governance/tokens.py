@@ -5,7 +5,8 @@ low). This estimator counts the pieces BPE tokenizers split text into — word r
 inside words, digit groups, punctuation runs, line breaks, multibyte characters — with weights fitted
 against cl100k/o200k on prose, code, JSON, logs, base64, CJK, markdown and the real-transcript corpus
 (see `benchmarks/meter.py`). Every feature is a C-level `bytes.translate`/`count` pass over the
-whole text (about 30 ms per MB, once per part thanks to the cache below). Nothing is sampled: a
+whole text (about 30 ms per MB, once per part thanks to the cache below; two-byte counts are the
+bulk of it, so each is counted once and shared between features). Nothing is sampled: a
 sample can be fooled by any text whose dense and sparse stretches fall between its windows (16
 windows once read 102 KB as 99 tokens against 98,418 measured), and the meter's promise is a
 bounded error for every input, not only for homogeneous ones (docs/context-governance.md).
@@ -23,7 +24,19 @@ import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any, Generic, TypeVar
 
-__all__ = ["estimate_tokens", "estimate_text_tokens", "message_tokens", "part_text", "content_text"]
+__all__ = [
+    "estimate_tokens",
+    "estimate_text_tokens",
+    "message_tokens",
+    "part_text",
+    "content_text",
+    "prime_message_tokens",
+    "ESTIMATOR_VERSION",
+]
+
+# Bump whenever a change to the estimator changes its figures: estimates saved with a session's rows
+# (session/token_counts.py) under another version are ignored and counted afresh.
+ESTIMATOR_VERSION = 1
 
 # Framing the providers add around every message / part (role tags, tool-call envelopes).
 MESSAGE_OVERHEAD = 3
@@ -77,8 +90,12 @@ def _features_score(data: bytes, ascii_only: bool) -> float:
     p = data.translate(_T_PUNCT)
     n = data.translate(_T_NL)
     first = data[:1]
-    words = c.count(b"xl") + c.count(b"xU") + (1 if first.isalpha() else 0)
-    digit_runs = a.count(b"x0") + a.count(b"a0") + (1 if first.isdigit() else 0)
+    # Two-byte counts are the bulk of the cost: each one is counted once and shared. A word starts
+    # where a letter follows a non-letter (`x` or a digit `0` in the alnum classes).
+    letter_after_digit = a.count(b"0a")
+    digit_after_letter = a.count(b"a0")
+    words = a.count(b"xa") + letter_after_digit + (1 if first.isalpha() else 0)
+    digit_runs = a.count(b"x0") + digit_after_letter + (1 if first.isdigit() else 0)
     score = (
         _W_WORD * words
         + _W_CAMEL * c.count(b"lU")
@@ -86,7 +103,7 @@ def _features_score(data: bytes, ascii_only: bool) -> float:
         + _W_UL * c.count(b"Ul")
         + _W_DIGIT_RUN * digit_runs
         + _W_DIGIT3 * a.count(b"000")
-        + _W_ALNUM_MIX * (a.count(b"a0") + a.count(b"0a"))
+        + _W_ALNUM_MIX * (digit_after_letter + letter_after_digit)
         + _W_PUNCT * p.count(b".")
         + _W_PUNCT_RUN * (p.count(b"x.") + (1 if p[:1] == b"." else 0))
         + _W_NEWLINE * (n.count(b"xn") + (1 if n[:1] == b"n" else 0))
@@ -261,3 +278,17 @@ def estimate_tokens(messages: Iterable[Any] | Any) -> int:
 def estimate_each(messages: Sequence[Any]) -> list[int]:
     """Per-message estimates, in order (what the policy sums over turns)."""
     return [message_tokens(m) for m in messages]
+
+
+def prime_message_tokens(messages: Sequence[Any], counts: Sequence[int | None]) -> None:
+    """Seed the cache with estimates computed earlier for these very messages (a resumed session's
+    rows keep them), so the first pass after a resume costs what a repeat pass costs.
+
+    `counts[i]` must be `message_tokens` of an equal message under this `ESTIMATOR_VERSION`; None
+    leaves message i to be counted on first use. Parts are not seeded: a cut that rewrites a part
+    counts it then.
+    """
+    for message, tokens in zip(messages, counts, strict=False):
+        if tokens is not None and tokens > 0:
+            parts = message.parts
+            _MESSAGE_CACHE.put(message, (id(parts), len(parts)), int(tokens))

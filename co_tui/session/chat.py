@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
     from co_tui.agent.project_instructions import InstructionFile
     from co_tui.session.context_breakdown import ContextBreakdown
+    from co_tui.session.lazy_transcript import LazyTranscript
     from co_tui.session.store import SessionStore
 
 TITLE_CHARS = 60
@@ -90,7 +91,7 @@ class ChatSession:
         self.approver = approver
         self.id: str = session_id or uuid.uuid4().hex
         self.title: str = ""
-        self.transcript: list[ModelMessage] = []
+        self.transcript: list[ModelMessage] | LazyTranscript = []  # lazy once resumed
         self.context: list[ModelMessage] = []
         self.ledger: list[HistoryTrimmed] = []
         # ledger_positions[i]: transcript length when ledger[i] happened (where its banner goes).
@@ -188,7 +189,7 @@ class ChatSession:
         look-ahead to the next cut (`next_prompt`: judged for the request the next prompt makes). The
         one place a `usage` event is built."""
         from co_tui.governance import turn_growth, turns_until_cut
-        from co_tui.session.cost import session_cost
+        from co_tui.session.lazy_transcript import transcript_cost
 
         trim_pending = self.governance.governor.over_limits(
             messages, overhead_tokens=self._overhead, next_prompt=next_prompt
@@ -207,9 +208,11 @@ class ChatSession:
                 messages_per_turn=growth.messages,
             )
         )
-        priced = self.transcript
-        if new_response is not None and not any(m is new_response for m in self.transcript[-4:]):
-            priced = [*self.transcript, new_response]
+        pending = (
+            [new_response]
+            if new_response is not None and not any(m is new_response for m in self.transcript[-4:])
+            else []
+        )
         return UsageUpdate(
             input_tokens=reading.input_tokens,
             output_tokens=reading.output_tokens,
@@ -222,7 +225,7 @@ class ChatSession:
             trim_pending=trim_pending,
             cache_read_tokens=reading.cache_read_tokens,
             cache_write_tokens=reading.cache_write_tokens,
-            cost_usd=session_cost(priced, self.ledger),
+            cost_usd=transcript_cost(self.transcript, pending, self.ledger),
             turns_to_trim=turns_to_trim,
             trim_kind=_cut_kind(self, messages) if trim_pending else None,
             pinned_tokens=self._pinned_tokens(messages),
@@ -605,7 +608,7 @@ class ChatSession:
             return None
         if not self._persisted and not self.transcript:
             return None
-        from co_tui.session.cost import session_cost
+        from co_tui.session.lazy_transcript import transcript_cost
         from co_tui.session.store import StoreError
 
         try:
@@ -625,7 +628,7 @@ class ChatSession:
                 title=self.title or None,
                 model=self.model_name,
                 tokens=self.meter.reading(self.context if context is None else context).tokens,
-                cost_usd=session_cost(self.transcript, self.ledger),
+                cost_usd=transcript_cost(self.transcript, ledger=self.ledger),
             )
         except StoreError as exc:
             return ErrorEvent(message=f"{exc} (the conversation is kept in memory)", kind="storage")
@@ -676,14 +679,18 @@ class ChatSession:
 
         claim = claim_session(store.path.parent, session_id)
         try:
-            loaded = store.load(session_id)
+            loaded = store.load(session_id, lazy=True)
             session = cls(settings, workspace=workspace, store=store, session_id=loaded.meta.id, **kwargs)
         except BaseException:
             claim.release()
             raise
         session._hold_claim(claim)
         session.title = loaded.meta.title
-        session.transcript = list(loaded.transcript)
+        from co_tui.session.lazy_transcript import LazyTranscript
+
+        # Saved messages decode when read (docs/architecture.md): resume costs the same at any length.
+        lazy = loaded.transcript
+        session.transcript = lazy if isinstance(lazy, LazyTranscript) else list(lazy)
         session.context = list(loaded.context)
         # A saved marker fused with a prompt at the next run start must still be known as a marker.
         from co_tui.governance.markers import register_markers

@@ -30,12 +30,20 @@ def response_cost(response: Any) -> Decimal | None:
 
 def session_cost(messages: Iterable[Any], ledger: Iterable[Any] = ()) -> float | None:
     """The summed cost in USD of every response in `messages` (a transcript) and of the summariser
-    calls behind the cuts of `ledger` (`HistoryTrimmed.summarizer_cost_usd`: summaries, /compact),
-    or None when any of them is unpriced. An empty transcript costs 0."""
+    calls behind the cuts of `ledger` (`ledger_cost`), or None when any of them is unpriced. An
+    empty transcript costs 0."""
     total = session_cost_of(request_costs(messages))
+    extra = ledger_cost(ledger)
+    return None if total is None or extra is None else total + extra
+
+
+def ledger_cost(ledger: Iterable[Any]) -> float | None:
+    """The summed cost in USD of the summariser calls behind the cuts of `ledger`
+    (`HistoryTrimmed.summarizer_cost_usd`: summaries, /compact), None when any is unpriced."""
+    total = 0.0
     for event in ledger:
         extra = getattr(event, "summarizer_cost_usd", 0.0)
-        if total is None or extra is None:
+        if extra is None:
             return None
         total += extra
     return total

@@ -173,7 +173,7 @@ def export_json(loaded: LoadedSession) -> str:
         "format": JSON_FORMAT_NAME,
         "version": JSON_FORMAT_VERSION,
         "meta": _meta_dict(loaded.meta),
-        "transcript": ModelMessagesTypeAdapter.dump_python(loaded.transcript, mode="json"),
+        "transcript": ModelMessagesTypeAdapter.dump_python(list(loaded.transcript), mode="json"),
         "ledger": [{**event.to_dict(), "at_message": at} for event, at in zip(loaded.ledger, positions, strict=False)],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

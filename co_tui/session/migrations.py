@@ -22,6 +22,10 @@ message body of the context's own), `{"same": true}` the same context as the row
 `{"undoes": k}` for a restore — and the `pins` table: one row per pinned turn, by the transcript
 index of its user prompt.
 
+Version 4 adds `token_counts`: each saved message's token estimate, keyed by its row digest and
+the estimator version (`token_counts.py`), so a resumed session's first governance pass does not
+count every message again.
+
 A database whose `user_version` is newer than `SCHEMA_VERSION` was written by a newer co-tui: the
 store refuses it rather than risk writing rows that version would misread.
 """
@@ -87,6 +91,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             transcript_seq INTEGER NOT NULL,
             UNIQUE (session_id, transcript_seq)
         )""",
+    ),
+    (
+        """CREATE TABLE token_counts (
+            session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            digest     BLOB NOT NULL,
+            estimator  INTEGER NOT NULL,
+            tokens     INTEGER NOT NULL,
+            PRIMARY KEY (session_id, digest)
+        ) WITHOUT ROWID""",
     ),
 )
 

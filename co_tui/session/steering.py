@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -109,7 +110,7 @@ async def restore(session: ChatSession, cut: int | None = None) -> HistoryTrimme
 # --- pins ----------------------------------------------------------------------------------------
 
 
-def pin_keys(transcript: list[ModelMessage], pins: list[int]) -> frozenset[str]:
+def pin_keys(transcript: Sequence[ModelMessage], pins: list[int]) -> frozenset[str]:
     """The governance keys (`pins.turn_key`) of the turns whose prompts are transcript `pins`."""
     from co_tui.governance.pins import turn_key
 
@@ -117,7 +118,7 @@ def pin_keys(transcript: list[ModelMessage], pins: list[int]) -> frozenset[str]:
     return frozenset(k for k in keys if k is not None)
 
 
-def _turn_of(transcript: list[ModelMessage], index: int) -> tuple[int, int]:
+def _turn_of(transcript: Sequence[ModelMessage], index: int) -> tuple[int, int]:
     """(1-based turn number, transcript index of its prompt) of the turn holding message `index`."""
     from co_tui.governance.turns import segment
 

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from co_tui.governance.events import HistoryTrimmed
+from co_tui.governance.tokens import ESTIMATOR_VERSION, prime_message_tokens
 from co_tui.paths import ensure_private_dir
 from co_tui.session import migrations
 from co_tui.session.context_diff import ContextState, plan_context_update
@@ -55,6 +56,7 @@ from co_tui.session.store_errors import (
 )
 from co_tui.session.store_steering import read_pins, read_undo, write_pin, write_undo
 from co_tui.session.store_tail import SessionTail, read_ledger, read_preview, read_tail
+from co_tui.session.token_counts import prime_from_rows, read_counts, save_counts
 from co_tui.text import one_line
 
 if TYPE_CHECKING:
@@ -71,6 +73,7 @@ KEEP = KeepType.KEEP
 """`save_turn(cost_usd=KEEP)`: leave the stored figure as it is (None would store "unknown")."""
 
 DB_NAME = "sessions.db"
+LAZY_TAIL = 64  # transcript messages a lazy load decodes up front: the newest screenful and more
 BUSY_TIMEOUT_S = 3.0
 
 
@@ -102,7 +105,7 @@ class LoadedSession:
     """
 
     meta: SessionMeta
-    transcript: list[ModelMessage]
+    transcript: Sequence[ModelMessage]  # a `LazyTranscript` from `load(lazy=True)`
     context: list[ModelMessage]
     ledger: list[HistoryTrimmed]
     ledger_positions: list[int] = field(default_factory=list)
@@ -369,9 +372,13 @@ class SessionStore:
                         [(session_id, base + i, kind, digest, body) for i, (kind, body, digest) in enumerate(encoded)],
                     )
                     transcript_len = base + len(encoded)
+                    counted = [(enc[2], m) for m, enc in zip(new_transcript, encoded, strict=False)]
                     context_state = saved.context
                     if context is not None:
-                        context_state = self._save_context(conn, session_id, saved, context, by_identity, secrets)
+                        context_state = self._save_context(
+                            conn, session_id, saved, context, by_identity, secrets, counted
+                        )
+                    save_counts(conn, session_id, counted)
                     self._append_ledger(
                         conn,
                         session_id,
@@ -469,14 +476,18 @@ class SessionStore:
         context: Sequence[Any],
         by_identity: dict[int, tuple[str, str, bytes]],
         secrets: tuple[str, ...],
+        counted: list[tuple[bytes, Any]],
     ) -> ContextState:
         """Delete the context rows that left, insert the ones that arrived; return the new state.
 
-        An inserted message equal to a transcript message is stored as a reference to it.
+        An inserted message equal to a transcript message is stored as a reference to it. Every
+        message encoded here goes to `counted` (digest, message) for its token estimate.
         """
 
         def encode(message: Any) -> tuple[str, str, bytes]:
-            return by_identity.get(id(message)) or encode_messages([message], secrets)[0]
+            encoded = by_identity.get(id(message)) or encode_messages([message], secrets)[0]
+            counted.append((encoded[2], message))
+            return encoded
 
         plan = plan_context_update(saved.context, context, encode)
         conn.executemany(
@@ -495,16 +506,22 @@ class SessionStore:
         )
         return plan.state
 
-    def load(self, session_id: str) -> LoadedSession:
+    def load(self, session_id: str, *, lazy: bool = False) -> LoadedSession:
         """Read one session back. Raises `StoreError` for an unknown id and `StoreCorrupt` (naming the
-        session) when any of its rows cannot be decoded; other sessions are unaffected."""
+        session) when any of its rows cannot be decoded; other sessions are unaffected.
+
+        `lazy` (resume): the context and the newest `LAZY_TAIL` transcript messages are decoded now;
+        the transcript is a `LazyTranscript` that decodes the rest from this store when read, so
+        time and memory do not grow with the session. Damage in rows not decoded yet is reported
+        (`StoreCorrupt`) when they are read.
+        """
         with self._guard("read the session") as conn:
             row = conn.execute(f"SELECT {_META_COLUMNS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
             if row is None:
                 raise StoreError(f"no session with id {session_id}")
             meta = _meta_from_row(row)
             try:
-                loaded, saved = self._read(conn, meta)
+                loaded, saved = self._read_lazy(conn, meta) if lazy else self._read(conn, meta)
             except StoreCorrupt as exc:
                 self._mark_damaged(conn, session_id, str(exc))
                 raise
@@ -531,6 +548,101 @@ class SessionStore:
             finally:
                 conn.execute("COMMIT")
 
+    def _read_lazy(self, conn: sqlite3.Connection, meta: SessionMeta) -> tuple[LoadedSession, _Saved]:
+        """`load(lazy=True)`: decode the context (with the transcript rows it points at) and the newest
+        `LAZY_TAIL` transcript rows; the transcript is a `LazyTranscript` over the rest."""
+        from co_tui.session.lazy_transcript import LazyTranscript
+
+        sid = meta.id
+
+        def damaged(what: str) -> StoreCorrupt:
+            return _damaged(meta, what)
+
+        conn.execute("BEGIN")  # one snapshot for every figure below
+        try:
+            revision, cost = conn.execute("SELECT revision, cost_usd FROM sessions WHERE id = ?", (sid,)).fetchone()
+            count, last = conn.execute(
+                "SELECT count(*), max(seq) FROM transcript WHERE session_id = ?", (sid,)
+            ).fetchone()
+            if count and last != count - 1:
+                raise damaged("a transcript message is missing")
+            ctx_rows = conn.execute(
+                "SELECT ord, transcript_seq, digest, body FROM context WHERE session_id = ? ORDER BY ord", (sid,)
+            ).fetchall()
+            refs = {ref for _o, ref, _d, _b in ctx_rows if isinstance(ref, int) and 0 <= ref < count}
+            known = self._decode_rows(conn, meta, sorted(refs | set(range(max(0, count - LAZY_TAIL), count))))
+            own = [(i, body) for i, (_pos, ref, _d, body) in enumerate(ctx_rows) if ref is None]
+            decoded = decode_bodies([b for _, b in own], [f"context message {i}" for i, _ in own], damaged)
+            prime_from_rows(decoded, [ctx_rows[i][2] for i, _ in own], read_counts(conn, sid))
+            own_decoded = dict(zip((i for i, _ in own), decoded, strict=False))
+            context: list[Any] = []
+            for i, (_ord, ref, _digest, _body) in enumerate(ctx_rows):
+                if ref is None:
+                    context.append(own_decoded[i])
+                elif ref in known:
+                    context.append(known[ref])
+                else:
+                    raise damaged(f"context message {i} points at a missing transcript message")
+            ledger, positions = read_ledger(conn, sid, damaged)
+        finally:
+            conn.execute("COMMIT")
+
+        def load_rows(start: int, stop: int) -> list[Any]:
+            with self._guard("read the session") as conn:
+                try:
+                    rows = self._decode_rows(conn, meta, list(range(start, stop)))
+                except StoreCorrupt as exc:
+                    # Read later, from the inspector or an export: a damaged old row must not take the
+                    # screen down. It reads as a one-line notice in its place (never saved back: only
+                    # messages after the saved ones are), and the session list flags the session.
+                    self._mark_damaged(conn, sid, str(exc))
+                    rows = {}
+                    for seq in range(start, stop):
+                        try:
+                            rows.update(self._decode_rows(conn, meta, [seq]))
+                        except StoreCorrupt as one:
+                            rows[seq] = _damaged_stand_in(str(one))
+            return [rows[seq] for seq in range(start, stop)]
+
+        cost_known = cost is not None and isinstance(cost, (int, float)) and math.isfinite(cost) and cost >= 0
+        # The saved cost covers the transcript and the ledger's summariser calls; the transcript keeps
+        # its own share, since the session adds the (whole, loaded) ledger's again (`transcript_cost`).
+        from co_tui.session.cost import ledger_cost
+
+        cuts_cost = ledger_cost(ledger)
+        transcript_share = max(0.0, float(cost) - cuts_cost) if cost_known and cuts_cost is not None else None
+        transcript = LazyTranscript(load_rows, count, known, saved_cost=transcript_share)
+        saved = _Saved(
+            revision=revision,
+            transcript_len=count,
+            ledger_len=len(ledger),
+            context=ContextState.from_rows([r[0] for r in ctx_rows], [bytes(r[2]) for r in ctx_rows], context),
+        )
+        return LoadedSession(meta, transcript, context, ledger, positions), saved
+
+    @staticmethod
+    def _decode_rows(conn: sqlite3.Connection, meta: SessionMeta, seqs: list[int]) -> dict[int, Any]:
+        """Transcript messages `seqs` decoded (token estimates primed from their saved counts)."""
+        out: dict[int, Any] = {}
+        for at in range(0, len(seqs), 500):  # SQLite's bound-parameter limit
+            batch = seqs[at : at + 500]
+            rows = conn.execute(
+                f"""SELECT t.seq, t.body, t.digest, c.tokens FROM transcript AS t
+                    LEFT JOIN token_counts AS c
+                      ON c.session_id = t.session_id AND c.digest = t.digest AND c.estimator = ?
+                    WHERE t.session_id = ? AND t.seq IN ({",".join("?" * len(batch))}) ORDER BY t.seq""",
+                (ESTIMATOR_VERSION, meta.id, *batch),
+            ).fetchall()
+            if len(rows) != len(batch):
+                missing = sorted(set(batch) - {r[0] for r in rows})[0]
+                raise _damaged(meta, f"transcript message {missing} is missing")
+            messages = decode_bodies(
+                [r[1] for r in rows], [f"transcript message {r[0]}" for r in rows], lambda what: _damaged(meta, what)
+            )
+            prime_message_tokens(messages, [r[3] for r in rows])
+            out.update(zip((r[0] for r in rows), messages, strict=False))
+        return out
+
     def _read(self, conn: sqlite3.Connection, meta: SessionMeta) -> tuple[LoadedSession, _Saved]:
         sid = meta.id
 
@@ -538,11 +650,15 @@ class SessionStore:
             return _damaged(meta, what)
 
         revision = conn.execute("SELECT revision FROM sessions WHERE id = ?", (sid,)).fetchone()[0]
-        rows = conn.execute("SELECT seq, body FROM transcript WHERE session_id = ? ORDER BY seq", (sid,)).fetchall()
-        for expected, (seq, _body) in enumerate(rows):
+        rows = conn.execute(
+            "SELECT seq, body, digest FROM transcript WHERE session_id = ? ORDER BY seq", (sid,)
+        ).fetchall()
+        for expected, (seq, _body, _digest) in enumerate(rows):
             if seq != expected:
                 raise damaged(f"transcript message {expected} is missing")
-        transcript = decode_bodies([body for _seq, body in rows], [f"transcript message {s}" for s, _ in rows], damaged)
+        transcript = decode_bodies([r[1] for r in rows], [f"transcript message {r[0]}" for r in rows], damaged)
+        counts = read_counts(conn, sid)
+        prime_from_rows(transcript, [r[2] for r in rows], counts)
 
         ctx_rows = conn.execute(
             "SELECT ord, transcript_seq, digest, body FROM context WHERE session_id = ? ORDER BY ord", (sid,)
@@ -559,6 +675,7 @@ class SessionStore:
             else:
                 raise damaged(f"context message {i} points at a missing transcript message")
 
+        prime_from_rows(decoded, [ctx_rows[i][2] for i, _ in own], counts)
         ledger, positions = read_ledger(conn, sid, damaged)
         records = read_undo(conn, sid, transcript, len(ledger), damaged)
 
@@ -644,6 +761,13 @@ class SessionStore:
         if any(r[0] == wanted for r in rows):
             return wanted
         raise StoreError(f"{prefix!r} matches {len(rows)} sessions; give more of the id")
+
+
+def _damaged_stand_in(error: str) -> Any:
+    """What a lazily read transcript shows for a row that cannot be decoded: the error, as a request."""
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    return ModelRequest(parts=[UserPromptPart(f"[{error}]")])
 
 
 def _damaged(meta: SessionMeta, what: str) -> StoreCorrupt:

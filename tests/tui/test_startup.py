@@ -40,6 +40,18 @@ def test_importing_the_start_up_path_loads_no_pydantic(tmp_path: Path) -> None:
     assert json.loads(out.stdout) == []
 
 
+def test_the_start_up_path_loads_no_markdown(tmp_path: Path) -> None:
+    """Textual's Markdown widgets and markdown-it wait for a first answer or a resumed conversation."""
+    code = (
+        "import sys, json\n"
+        "import co_tui.cli, co_tui.tui.app, co_tui.tui.messages, co_tui.tui.screens.chat\n"
+        "print(json.dumps(sorted(m for m in sys.modules if 'markdown' in m.lower())))\n"
+    )
+    out = _run_python(code, tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == []
+
+
 def test_the_first_frame_is_drawn_before_settings_load(tmp_path: Path) -> None:
     """The real `co-tui` start-up (`cli.main`) up to the moment the session worker starts: the chat
     screen is composed and refreshed, and no pydantic module is loaded yet."""

@@ -33,7 +33,6 @@ from co_tui.session.events import (
 from co_tui.tui.commands import KEYS
 from co_tui.tui.messages import SessionEvent
 from co_tui.tui.widgets.activity_indicator import ActivityIndicator
-from co_tui.tui.widgets.assistant_message import AssistantMessage
 from co_tui.tui.widgets.chat_log import ChatLog
 from co_tui.tui.widgets.context_meter import ContextMeter
 from co_tui.tui.widgets.error_block import ErrorBlock
@@ -43,11 +42,14 @@ from co_tui.tui.widgets.queued_prompts import QueuedPrompts
 from co_tui.tui.widgets.slash_popup import SlashPopup
 from co_tui.tui.widgets.title_bar import TitleBar
 from co_tui.tui.widgets.tool_call_block import ToolCallBlock
-from co_tui.tui.widgets.trim_banner import TrimBanner
 from co_tui.tui.widgets.user_message import UserMessage
 
 if TYPE_CHECKING:
     from co_tui.tui.transcript_view import Item
+    from co_tui.tui.widgets.assistant_message import AssistantMessage
+
+# AssistantMessage and TrimBanner bring Textual's Markdown and markdown-it (~60 ms): imported when a
+# first answer, banner or resumed conversation needs them, not before the first frame.
 
 
 RESUME_ENTRIES = 40  # conversation entries mounted when a saved session opens
@@ -178,6 +180,8 @@ class ChatScreen(Screen[None]):
         match event:
             case TextDelta(text=text):
                 if self._assistant is None:
+                    from co_tui.tui.widgets.assistant_message import AssistantMessage
+
                     self._assistant = AssistantMessage()
                     await self.log_view.add(self._assistant)
                 self._assistant.live.write(text)
@@ -192,6 +196,8 @@ class ChatScreen(Screen[None]):
                     found.set_result(event.content, event.chars, is_error=event.is_error)
             case HistoryTrimmed():
                 await self.end_answer()
+                from co_tui.tui.widgets.trim_banner import TrimBanner
+
                 await self.log_view.add(TrimBanner(event))
             case UsageUpdate():
                 self.meter.reading = event
@@ -236,6 +242,8 @@ class ChatScreen(Screen[None]):
         shown here.
         """
         from co_tui.tui.transcript_view import newest_entries
+        from co_tui.tui.widgets.assistant_message import AssistantMessage
+        from co_tui.tui.widgets.trim_banner import TrimBanner
 
         log = self.log_view
         # Fewer than the log holds: each Markdown answer costs a render, and resume must paint fast.
