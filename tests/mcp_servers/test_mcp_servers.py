@@ -159,3 +159,19 @@ async def test_an_http_server_that_does_not_answer_fails_with_one_line(workspace
         assert events[-1].type == "done" and not events[-1].failed
     finally:
         await session.mcp.stop()
+
+
+async def test_context_breakdown_prices_each_running_servers_schemas(workspace) -> None:
+    session = session_with(workspace, {"demo": demo_entry()})
+    before = {row.label for row in session.context_breakdown().rows}
+    assert "mcp: demo" not in before  # not running yet: its tools are not known
+    await session.mcp.start()
+    try:
+        await collect(session.run_turn("hello"))
+        b = session.context_breakdown()
+        [row] = [r for r in b.rows if r.label == "mcp: demo"]
+        [server] = session.mcp.servers
+        assert row.key == "tool_schemas" and row.tokens > 0 and row.items == len(server.tool_defs) == 5
+        assert b.total_tokens == session.meter_reading().context_tokens
+    finally:
+        await session.mcp.stop()

@@ -115,3 +115,17 @@ async def test_a_real_session_adds_up_through_turns_and_cuts(workspace: Path) ->
     assert chat.ledger, "the budget made governance cut"
     assert seen_markers, "the cut's marker is counted as a marker"
     assert b.window_tokens == chat.context_window and b.budget_tokens == 3000
+
+
+async def test_a_pinned_turn_of_a_real_session_has_its_own_row(workspace: Path) -> None:
+    settings = load_settings(context_budget_tokens=20_000, max_history_messages=0, context_strategy="trim")
+    chat = ChatSession(settings, workspace=workspace)
+    for prompt in ("read README.md", "hello"):
+        async for _ in chat.run_turn(prompt):
+            pass
+    assert chat.context_breakdown().category_tokens("pinned") == 0
+    chat.pin_newest()  # "hello" and its answer
+    b = chat.context_breakdown()
+    pinned = b.category_tokens("pinned")
+    assert 0 < pinned < b.category_tokens("messages"), b
+    assert b.total_tokens == chat.meter_reading().context_tokens
