@@ -54,7 +54,7 @@ from co_tui.session.store_errors import (
     StoreTooNew,
     translate_sqlite_error,
 )
-from co_tui.session.store_steering import read_pins, read_undo, write_pin, write_undo
+from co_tui.session.store_steering import read_pins, read_undo, undo_transcript_refs, write_pin, write_undo
 from co_tui.session.store_tail import SessionTail, read_ledger, read_preview, read_tail
 from co_tui.session.token_counts import prime_from_rows, read_counts, save_counts
 from co_tui.text import one_line
@@ -73,6 +73,8 @@ KEEP = KeepType.KEEP
 """`save_turn(cost_usd=KEEP)`: leave the stored figure as it is (None would store "unknown")."""
 
 DB_NAME = "sessions.db"
+# A lazy resume keeps the undo data of this many newest cuts (docs/context-governance.md, "Undo a cut").
+UNDO_ON_RESUME = 32
 LAZY_TAIL = 64  # transcript messages a lazy load decodes up front: the newest screenful and more
 BUSY_TIMEOUT_S = 3.0
 
@@ -584,6 +586,17 @@ class SessionStore:
                 else:
                     raise damaged(f"context message {i} points at a missing transcript message")
             ledger, positions = read_ledger(conn, sid, damaged)
+            # Undo data of the newest cuts (older ones read as not undoable): the rows they point at
+            # are decoded now, as the transcript's own objects (`known`).
+            undo_refs = undo_transcript_refs(conn, sid, len(ledger), UNDO_ON_RESUME)
+            missing = sorted(r for r in undo_refs if 0 <= r < count and r not in known)
+            if missing:
+                known.update(self._decode_rows(conn, meta, missing))
+            rows_view: list[Any] = [None] * count
+            for seq, message in known.items():
+                rows_view[seq] = message
+            records = read_undo(conn, sid, rows_view, len(ledger), damaged, newest=UNDO_ON_RESUME)
+            pins = read_pins(conn, sid)
         finally:
             conn.execute("COMMIT")
 
@@ -618,7 +631,7 @@ class SessionStore:
             ledger_len=len(ledger),
             context=ContextState.from_rows([r[0] for r in ctx_rows], [bytes(r[2]) for r in ctx_rows], context),
         )
-        return LoadedSession(meta, transcript, context, ledger, positions), saved
+        return LoadedSession(meta, transcript, context, ledger, positions, records, pins), saved
 
     @staticmethod
     def _decode_rows(conn: sqlite3.Connection, meta: SessionMeta, seqs: list[int]) -> dict[int, Any]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 from co_tui.session.message_codec import decode_bodies, encode_messages
@@ -63,14 +64,16 @@ def read_undo(
     transcript: Sequence[Any],
     ledger_len: int,
     damaged: Callable[[str], Exception],
+    newest: int | None = None,
 ) -> list[CutRecord]:
-    """One `CutRecord` per ledger row (rows of one pass share their `before` object)."""
+    """One `CutRecord` per ledger row (rows of one pass share their `before` object). `newest`: only
+    the newest that many rows keep their undo data (a lazy resume: older cuts read as not undoable,
+    so what is decoded stays flat in the session's length)."""
     from co_tui.governance.restore import CutRecord
 
     records = [CutRecord()] * ledger_len
-    for seq, raw in conn.execute(
-        "SELECT seq, undo FROM ledger WHERE session_id = ? AND undo IS NOT NULL ORDER BY seq", (session_id,)
-    ):
+    first = 0 if newest is None else max(0, ledger_len - newest)
+    for seq, raw in _undo_rows(conn, session_id, first):
         if not 0 <= seq < ledger_len:
             continue
         try:
@@ -84,6 +87,25 @@ def read_undo(
         except (TypeError, ValueError, AttributeError, KeyError) as exc:
             raise damaged(f"ledger entry {seq}'s undo data cannot be decoded ({exc})") from None
     return records
+
+
+def _undo_rows(conn: sqlite3.Connection, session_id: str, first: int) -> list[tuple[int, str]]:
+    return conn.execute(
+        "SELECT seq, undo FROM ledger WHERE session_id = ? AND seq >= ? AND undo IS NOT NULL ORDER BY seq",
+        (session_id, first),
+    ).fetchall()
+
+
+def undo_transcript_refs(conn: sqlite3.Connection, session_id: str, ledger_len: int, newest: int) -> set[int]:
+    """The transcript indices the newest `newest` ledger rows' undo data points at (what a lazy
+    resume decodes up front for `read_undo`); unreadable rows are left to `read_undo` to report."""
+    refs: set[int] = set()
+    for _seq, raw in _undo_rows(conn, session_id, max(0, ledger_len - newest)):
+        with suppress(TypeError, ValueError, AttributeError):
+            value = json.loads(raw)
+            if isinstance(value, dict) and isinstance(value.get("before"), list):
+                refs.update(item for item in value["before"] if isinstance(item, int))
+    return refs
 
 
 def _messages(

@@ -79,10 +79,16 @@ def test_a_damaged_old_row_read_later_shows_as_its_error(data_dir: Path, store: 
         assert other.list_sessions()[0].damaged
 
 
-async def test_a_resumed_chat_session_reads_its_meter_and_cost_without_decoding_old_messages(tmp_path: Path) -> None:
+async def test_a_resumed_chat_session_reads_its_meter_and_cost_without_decoding_old_messages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from co_tui.config import load_settings
+    from co_tui.session import store as store_module
     from co_tui.session.chat import ChatSession
 
+    # A cut's undo data points at the context before it, and a resume decodes those rows for the
+    # newest cuts (`UNDO_ON_RESUME`, tested with undo); this test is about the meter and the cost.
+    monkeypatch.setattr(store_module, "UNDO_ON_RESUME", 0)
     settings = load_settings()
     store = SessionStore.open(tmp_path / "data")
     session = ChatSession(settings, workspace=tmp_path, store=store)

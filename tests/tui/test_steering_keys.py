@@ -19,6 +19,15 @@ async def _send(pilot, text: str) -> None:
     await wait_idle(pilot)
 
 
+async def _compact(pilot) -> None:
+    """/compact, confirmed in its preview dialog (Enter)."""
+    await pilot.press(*"/compact", "enter")
+    await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "ConfirmCompact", what="compact preview")
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: _banners(pilot, "compact"), what="the compact banner")
+    await wait_idle(pilot)
+
+
 def _banners(pilot, kind: str) -> list:
     return list(pilot.app.chat.query(f"TrimBanner.-{kind}"))
 
@@ -35,7 +44,7 @@ async def test_undo_brings_back_what_compact_summarised(app):
         await _send(pilot, "hello")
         await _send(pilot, "read README.md")
         before = list(app.session.context)
-        await _send(pilot, "/compact")
+        await _compact(pilot)
         assert _banners(pilot, "compact") and app.session.context != before
         await _send(pilot, "/undo")
         await wait_until(pilot, lambda: _banners(pilot, "restore"), what="the restore banner")
@@ -51,7 +60,7 @@ async def test_p_pins_a_turn_and_u_undoes_a_cut_in_the_inspector(app):
         await wait_ready(pilot)
         await _send(pilot, "hello")
         await _send(pilot, "read README.md")
-        await _send(pilot, "/compact")
+        await _compact(pilot)
         await pilot.press("f2")
         await wait_until(pilot, lambda: type(app.screen).__name__ == "HistoryScreen", what="the inspector")
         screen = app.screen
