@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 from store_builders import tool_turn
 
