@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic_ai.messages import ModelMessage
 
 from co_tui.governance.events import HistoryTrimmed, Reason
-from co_tui.governance.markers import separate_markers
 from co_tui.governance.pins import reinsert, split_pinned
 from co_tui.governance.summarize import (
     SummaryError,
@@ -172,7 +171,8 @@ class Governor:
     def _triggers(
         self, messages: Sequence[ModelMessage], budget: int
     ) -> tuple[list[ModelMessage], int, Layout, bool, bool]:
-        current = separate_markers(messages)
+        # Both callers pass `split_pinned(...).rest`: its markers are already separated.
+        current = list(messages)
         tokens = estimate_tokens(current)
         layout = segment(current)
         limit = self.policy.max_history_messages
