@@ -14,6 +14,7 @@ shrink runs once; after that the error surfaces. No loop.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import time
@@ -27,7 +28,7 @@ from pydantic_ai.exceptions import ModelContextWindowExceededError
 from pydantic_ai.messages import CapabilityEvent, ModelMessage, ModelResponse
 
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.governance.policy import GovernancePolicy, Governor, PolicyOutcome
+from co_tui.governance.policy import OFFLOAD_MIN_MESSAGES, GovernancePolicy, Governor, PolicyOutcome
 from co_tui.governance.tokens import estimate_text_tokens
 
 if TYPE_CHECKING:
@@ -117,7 +118,11 @@ class ContextGovernance(AbstractCapability[Any]):
     _oversize_said: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.governor = Governor(self.policy, summarizer_model=self.summarizer_model, clock=self.clock)
+        # The pass's zero-LLM work on a large history runs in a thread: the run shares the UI's
+        # event loop, which must keep painting and echoing keys meanwhile.
+        self.governor = Governor(
+            self.policy, summarizer_model=self.summarizer_model, clock=self.clock, offload=_in_thread
+        )
 
     def set_pins(self, pins: frozenset[str]) -> None:
         """The keys of the turns no rule may cut from now on (`pins.turn_key`)."""
@@ -191,12 +196,20 @@ class ContextGovernance(AbstractCapability[Any]):
         if not isinstance(error, ModelContextWindowExceededError):
             raise error
         self._hand_over(ctx.messages)
-        outcome, shrink_ran = self.governor.recover_overflow(
-            ctx.messages, shrink_done=self._shrink_done, overhead_tokens=request_overhead_tokens(request_context)
-        )
+        messages, overhead = list(ctx.messages), request_overhead_tokens(request_context)
+
+        def recover() -> tuple[PolicyOutcome, bool]:
+            return self.governor.recover_overflow(messages, shrink_done=self._shrink_done, overhead_tokens=overhead)
+
+        outcome, shrink_ran = await _in_thread(recover) if len(messages) >= OFFLOAD_MIN_MESSAGES else recover()
         self._shrink_done = self._shrink_done or shrink_ran
         if not outcome.changed:
             raise error
         await self._commit(ctx, outcome)
         self._override = list(outcome.messages)
         raise RetryModelRequest()
+
+
+async def _in_thread(call: Callable[[], Any]) -> Any:
+    """`Governor.offload`: run `call` in a worker thread, awaited (see `policy.OFFLOAD_MIN_MESSAGES`)."""
+    return await asyncio.to_thread(call)
