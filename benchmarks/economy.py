@@ -205,7 +205,7 @@ def report(
         ("  of which by message count only", lambda r: f"{r['count_only']}", ""),
         ("summariser calls per turn", lambda r: f"{r['summary_calls'] / r['turns']:.2f}", "<= 0.25"),
         ("prefix reuse (share of all input)", lambda r: f"{r['reuse']:.0%}", ""),
-        ("prefix reuse vs uncut", lambda r: f"{r['reuse'] / uncut['reuse']:.2f}x", ">= 0.90x"),
+        ("prefix reuse vs uncut", lambda r: f"{r['reuse'] / uncut['reuse']:.3f}x", ">= 0.90x"),
         ("  ceiling: if cuts lost nothing", lambda r: f"{r['resent_share'] / uncut['reuse']:.2f}x", ""),
         ("reuse of re-sent input", lambda r: f"{r['resent_reuse']:.1%}", ""),
         ("mean context / budget", lambda r: "n/a" if r is uncut else f"{r['context_share']:.0%}", ">= 35%"),
