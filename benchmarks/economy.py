@@ -12,9 +12,9 @@ estimator, so the meter and the policy count alike. Two scenarios run side by si
   turns (default 80), enough for many cuts. The targets of docs/context-governance.md ("Economy")
   are judged here.
 - **stress**: the issue's repro, `--stress-turns` turns (default 40) into a 30,000-token budget
-  (`--stress-budget`), every other setting at its default. Each turn adds ~20% of the budget, so no
-  policy cutting to the default low-water mark can cut rarely; beside the measured cut rate it
-  prints that arithmetic (below).
+  (`--stress-budget`), every other setting at its default. Each turn adds ~18% of the budget, so
+  cuts landing at the default low-water mark would come in nearly half the turns; beside the
+  measured cut rate it prints that arithmetic (below), and the prefix-reuse ceiling (0.88× there).
 
 Per strategy it prints, beside the targets:
 
