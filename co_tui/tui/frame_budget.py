@@ -16,6 +16,8 @@ See docs/architecture.md ("Streaming").
 
 from __future__ import annotations
 
+from time import monotonic
+
 MAX_CONTENT_HZ = 10  # appends a second when frames are cheap
 MAX_INTERVAL_S = 0.5  # the slowest cadence: text never waits longer than this to appear
 LAYOUT_SHARE = 0.25  # at most this share of the time goes to layout frames caused by appends
@@ -23,6 +25,7 @@ LAYOUTS_PER_APPEND = 2  # the reflow, then the anchored scroll's re-arrange
 _SMOOTHING = 0.2  # weight of the newest frame in the running average
 
 _layout_s = 0.0  # running average of one layout frame's cost, in seconds
+_appended_at = float("-inf")  # when a streaming answer last appended text
 
 
 def note_layout(seconds: float) -> None:
@@ -43,7 +46,19 @@ def content_interval() -> float:
     return min(MAX_INTERVAL_S, max(1 / MAX_CONTENT_HZ, wanted))
 
 
+def note_append() -> None:
+    """Record that a streaming answer appended text now (its growth shows the turn is alive)."""
+    global _appended_at
+    _appended_at = monotonic()
+
+
+def since_append() -> float:
+    """Seconds since a streaming answer last appended text (infinite before the first)."""
+    return monotonic() - _appended_at
+
+
 def reset() -> None:
-    """Forget the measured cost (tests)."""
-    global _layout_s
+    """Forget the measured cost and the last append (tests)."""
+    global _layout_s, _appended_at
     _layout_s = 0.0
+    _appended_at = float("-inf")

@@ -552,3 +552,29 @@ async def test_text_held_back_by_slow_frames_is_kept_when_the_turn_is_interrupte
         assert answer.interrupted and answer.finished
         assert answer.text == said and answer.markdown.source == said
         assert app.session.prompts == ["go"]
+
+
+def test_the_spinner_steps_slowly_while_text_streams(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each spinner step is a frame; while the answer's text grows on screen it steps every
+    STREAMING_STEP_S instead of every tick."""
+    from co_tui.tui.widgets import activity_indicator
+    from co_tui.tui.widgets.activity_indicator import ActivityIndicator
+
+    now = [100.0]
+    monkeypatch.setattr(activity_indicator, "monotonic", lambda: now[0])
+    appended = [float("inf")]  # seconds since the last append
+    monkeypatch.setattr(activity_indicator, "since_append", lambda: appended[0])
+    spinner = ActivityIndicator()
+
+    def ticks(n: int) -> int:
+        before = spinner.frame
+        for _ in range(n):
+            now[0] += 0.125  # a tick (exact in binary: the sums stay exact)
+            spinner._tick()
+        return (spinner.frame - before) % len(activity_indicator.FRAMES)
+
+    assert ticks(5) == 5, "waiting for the model: a step every tick"
+    appended[0] = 0.2
+    assert ticks(4) == 1, "text streaming: one step in half a second"
+    appended[0] = activity_indicator.STREAMING_WINDOW_S
+    assert ticks(3) == 3, "the text stopped: back to every tick"

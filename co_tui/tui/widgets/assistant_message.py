@@ -30,7 +30,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
 
-from co_tui.tui.frame_budget import content_interval
+from co_tui.tui.frame_budget import content_interval, note_append
 from co_tui.tui.input_clock import since_input
 from co_tui.tui.markdown_parser import literal_underscores_parser
 
@@ -202,6 +202,7 @@ class AssistantMessage(Vertical):
                 self._pending = True  # the rest waits for the next flush, even if nothing arrives
         await self._stream.write(text[self._written :])
         self._written = len(text)
+        note_append()
 
     async def _hand_over(self, cut: int) -> None:
         """End this segment at `cut` and continue the stream in a new segment mounted after it.
