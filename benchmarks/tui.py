@@ -24,7 +24,10 @@ c. streaming 20,000 tokens offered at 4,000 tokens/s: the real CoTuiApp and Chat
    rate the app takes tokens from the model at (target >= 2,000 tok/s). Every tenth
    token is a numbered word (`w120`), so the script also sees which token is on screen: the
    backlog is tokens arrived (by the schedule) minus tokens on screen, early versus late (target:
-   not growing). The reference column streams the same tokens through Textual's own
+   not growing), and at 25/50/75/100% of the answer the lag from the app taking a token to its
+   paint, with the tokens taken but not yet shown (target: flat), beside the lag from the
+   schedule. The app's CPU seconds per token taken (from /proc) are printed too: the shared host's
+   load inflates the rate and the latencies, much less the CPU a token costs. The reference column streams the same tokens through Textual's own
    MarkdownStream in a bare app (anchored scroll + Input), to separate Textual's cost from co-tui's.
 
 Run: `.venv/bin/python benchmarks/tui.py` (a few minutes; `--runs N` for part a).
