@@ -226,9 +226,11 @@ def salvage(
     if not snippets:
         raise SalvageRefused(f'"{item}" is not mentioned in the messages trim #{cut_number} summarised')
     excerpt = _excerpt_text(item, snippets, left, max_chars)
-    last = current[-1] if current else None
+    # Built on `context` as given (a marker pydantic-ai fused with its prompt stays fused): every
+    # message before the excerpt is the same object, so the request's prefix is sent as before.
+    last = context[-1] if context else None
     items, text = [item], excerpt
-    base = list(current)
+    base = list(context)
     if last is not None and (earlier := salvaged_items(last)):
         items, text = [*earlier, item], f"{part_text(last.parts[-1])}\n\n{excerpt}"
         base = base[:-1]
@@ -236,8 +238,8 @@ def salvage(
         raise SalvageRefused("the context ends with a request the model has not answered: send a message first")
     marker = make_salvaged_marker(items, text)
     new = [*base, marker]
-    before = estimate_tokens(current) + overhead_tokens if tokens_before is None else tokens_before
-    after = before - estimate_tokens(current[len(base) :]) + message_tokens(marker)
+    before = estimate_tokens(context) + overhead_tokens if tokens_before is None else tokens_before
+    after = before - estimate_tokens(context[len(base) :]) + message_tokens(marker)
     if budget_tokens > 0 and after > budget_tokens:
         raise SalvageRefused(
             f'cannot recover "{item}": the excerpt would take the context to ~{after:,} tokens, over the '
