@@ -184,3 +184,27 @@ async def test_pin_the_newest_turn_then_unpin_it(session: SessionPort) -> None:
     assert "pinned turn 1" in change.describe()
     change = session.toggle_pin(len(session.transcript) - 1)
     assert not change.pinned and list(session.pins) == [] and change.pinned_tokens == 0
+
+
+async def test_salvage_brings_a_lost_item_back_at_the_end_and_undo_takes_it_out(session: SessionPort) -> None:
+    from co_tui.governance.markers import salvaged_items
+
+    with pytest.raises(ValueError, match="no summary in this session lost"):
+        session.salvage("src/a.py")
+    await _turn(session, "please look at notes_v7.md and the parse_tokens helper")
+    await _turn(session, "and more")
+    [event async for event in session.compact()]
+    lost = session.ledger[-1].summary_lost
+    assert lost, "the compaction lost something to recover"
+    before = list(session.context)
+    trim = session.salvage(lost[0])
+    assert (trim.reason, trim.strategy, trim.restored_messages, trim.dropped_messages) == ("restore", "compact", 1, 0)
+    assert trim.salvaged_item == lost[0] and trim.salvaged_text and lost[0] in trim.salvaged_text
+    assert trim.session_id == session.id and lost[0] in (trim.note or "")
+    assert list(session.context[: len(before)]) == before, "appended at the end: the prefix is unchanged"
+    assert salvaged_items(session.context[-1]) == [lost[0]]
+    with pytest.raises(ValueError, match="already in the context"):
+        session.salvage(lost[0])
+    undo = await session.restore()
+    assert undo.reason == "restore" and "left the context" in (undo.note or "")
+    assert list(session.context) == before, "/undo of a recovery takes the excerpt back out"

@@ -226,6 +226,9 @@ class FakeSession:
         before = self.meter_reading().context_tokens
         before_context = tuple(self.context)
         summary = self.compact_summary + (f" (focus: {focus})" if focus else "")
+        from co_tui.governance.summary_check import check_summary
+
+        check = check_summary(before_context, summary)
         self.context = [
             ModelRequest(parts=[UserPromptPart(f"[Compacted conversation summary]\n{summary}")]),
             ModelResponse(parts=[TextPart("Understood. I have the conversation context.")]),
@@ -242,6 +245,8 @@ class FakeSession:
             budget_tokens=self.budget_tokens,
             summary=summary,
             session_id=self.id,
+            summary_kept=check.kept,
+            summary_lost=check.lost,
         )
         self.ledger.append(event)
         self.ledger_positions.append(len(self.transcript))
@@ -406,6 +411,32 @@ class FakeSession:
     def _pinned_tokens(self) -> int:
         keys = frozenset(k for i in self.pins if (k := turn_key(self.transcript[i])) is not None)
         return pinned_tokens(self.context, keys)
+
+    def salvage(self, item: str, cut: int | None = None) -> HistoryTrimmed:
+        """Recover a lost item with the real pure rule (`co_tui.governance.salvage`), recorded like
+        the real session (undoable by its `before`)."""
+        from co_tui.governance.salvage import SalvageRefused, salvage
+        from co_tui.session.recover import summarised_messages, summary_index
+
+        if self.busy:
+            raise SalvageRefused("wait for the running turn to finish (or press Esc) before recovering an item")
+        index = summary_index(self.ledger, item.strip(), cut)
+        result = salvage(
+            self.context,
+            summarised_messages(self, index),
+            item,
+            strategy=self.ledger[index].strategy,
+            cut_number=index + 1,
+            budget_tokens=self.budget_tokens,
+            tokens_before=self.meter_reading().context_tokens,
+        )
+        before = tuple(self.context)
+        self.context = list(result.messages)
+        event = replace(result.event, session_id=self.id)
+        self.ledger.append(event)
+        self.ledger_positions.append(len(self.transcript))
+        self.ledger_records.append(CutRecord(before=before))
+        return event
 
 
 def fake_factory(**session_kwargs: Any) -> Callable[..., FakeSession]:

@@ -66,6 +66,8 @@ class HistoryTrimmedEvent(CapabilityEvent, namespace="co_tui"):
     summarizer_input_tokens: int = 0
     summarizer_output_tokens: int = 0
     summarizer_cost_usd: float | None = 0.0
+    salvaged_item: str | None = None
+    salvaged_text: str | None = None
 
     @classmethod
     def from_domain(

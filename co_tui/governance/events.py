@@ -52,6 +52,11 @@ class HistoryTrimmed:
     summarizer_input_tokens: int = 0
     summarizer_output_tokens: int = 0
     summarizer_cost_usd: float | None = 0.0
+    # Reason `restore` with `restored_messages` 1 when the user recovered an item a summary lost
+    # (docs/context-governance.md, "Recover a lost item"): the item, and the verbatim excerpt of the
+    # summarised messages appended to the context. None for every other event.
+    salvaged_item: str | None = None
+    salvaged_text: str | None = None
 
     type: Literal["history_trimmed"] = "history_trimmed"
 

@@ -114,7 +114,7 @@ def annotate_history(
         if not message.parts:
             empty[id(message)] = empty[("empty", type(message).__name__, getattr(message, "timestamp", None))] = ci
         info = marker_info(message)
-        if info is not None:
+        if info is not None and info.kind != "salvaged":  # a recovered excerpt stands for nothing removed
             markers.append((ci, info.kind))
         for part, key in zip(message.parts, _part_keys(message), strict=False):
             identity[id(part)] = ci

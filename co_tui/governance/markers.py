@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 
-MarkerKind = Literal["breadcrumb", "summary", "static", "compact", "compact_ack", "evicted"]
+MarkerKind = Literal["breadcrumb", "summary", "static", "compact", "compact_ack", "evicted", "salvaged"]
 
 METADATA_KEY = "co_tui_marker"
 # On a request pydantic-ai fused: what its first (non-system) part is — a marker's kind and counts.
@@ -32,9 +32,10 @@ COMPACT_ACK = "Understood. I have the conversation context."
 BREADCRUMB_PREFIX = "[Earlier conversation trimmed"
 SUMMARY_PREFIX = "[Summary of"
 EVICTED_PREFIX = "[Removed from the context by the user"
-MARKER_PREFIXES = (BREADCRUMB_PREFIX, SUMMARY_PREFIX, COMPACT_HEADER, EVICTED_PREFIX)
-"""How the text of each marker starts (breadcrumb, summary, compaction, eviction): the offline model
-skips them."""
+SALVAGED_PREFIX = "[Recovered from the transcript by the user"
+MARKER_PREFIXES = (BREADCRUMB_PREFIX, SUMMARY_PREFIX, COMPACT_HEADER, EVICTED_PREFIX, SALVAGED_PREFIX)
+"""How the text of each marker starts (breadcrumb, summary, compaction, eviction, recovered
+excerpt): the offline model skips them."""
 
 
 def breadcrumb_text(messages: int, turns: int) -> str:
@@ -113,6 +114,7 @@ def _valid_meta(meta: Any) -> bool:
         "compact",
         "compact_ack",
         "evicted",
+        "salvaged",
     )
 
 
@@ -148,6 +150,28 @@ def make_evicted_marker(messages: int, text: str, prompt_at: str | None = None) 
     part = UserPromptPart(text)
     _PARTS.put(part, meta)
     return ModelRequest(parts=[part], metadata={METADATA_KEY: meta})
+
+
+def make_salvaged_marker(items: Sequence[str], text: str) -> ModelRequest:
+    """The marker holding verbatim excerpts the user recovered for `items` (paths, names, numbers
+    a summary lost; docs/context-governance.md, "Recover a lost item"). It stands for no removed
+    messages (counts 0): a later cut takes it along like any marker."""
+    meta: dict[str, Any] = {"kind": "salvaged", "messages": 0, "turns": 0, "items": list(items)}
+    part = UserPromptPart(text)
+    _PARTS.put(part, meta)
+    return ModelRequest(parts=[part], metadata={METADATA_KEY: meta})
+
+
+def salvaged_items(message: ModelMessage) -> list[str]:
+    """The items a recovered-excerpt marker holds (see `make_salvaged_marker`); [] for any other message."""
+    if (info := marker_info(message)) is None or info.kind != "salvaged":
+        return []
+    meta = (getattr(message, "metadata", None) or {}).get(METADATA_KEY)
+    if not isinstance(meta, dict):
+        found = _marker_part(message) if isinstance(message, ModelRequest) else None
+        meta = _PARTS.get(found[1]) if found is not None else None
+    items = meta.get("items") if isinstance(meta, dict) else None
+    return [i for i in items if isinstance(i, str)] if isinstance(items, list) else []
 
 
 def evicted_turn_key(message: ModelMessage) -> str | None:

@@ -62,8 +62,13 @@ def undoable_cuts(ledger: Sequence[HistoryTrimmed], records: Sequence[CutRecord]
     return [
         i
         for i, (event, record) in enumerate(zip(ledger, records, strict=False))
-        if record.before is not None and event.reason not in _NOT_CUTS and i not in undone
+        if record.before is not None and (event.reason not in _NOT_CUTS or _is_salvage(event)) and i not in undone
     ]
+
+
+def _is_salvage(event: HistoryTrimmed) -> bool:
+    """A recovered excerpt (reason `restore`, governance/salvage.py): undone like a cut, by its `before`."""
+    return event.salvaged_item is not None
 
 
 def pass_start(records: Sequence[CutRecord], index: int) -> int:
@@ -95,7 +100,7 @@ def undo_target(ledger: Sequence[HistoryTrimmed], records: Sequence[CutRecord], 
         raise UndoRefused(f"no trim #{selected + 1} in this session's ledger")
     if selected not in cuts:
         event = ledger[selected]
-        if event.reason in _NOT_CUTS:
+        if event.reason in _NOT_CUTS and not _is_salvage(event):
             what = "a /clear" if event.reason == "clear" else "an undo"
             raise UndoRefused(f"trim #{selected + 1} is {what}, not a cut: nothing to undo there")
         if records[selected].before is None:
@@ -140,7 +145,11 @@ def restore_event(
         tokens_after=tokens_after,
         budget_tokens=budget_tokens,
         restored_messages=back,
-        note=f"undid trim #{cut_number} and every cut after it",
+        note=(
+            f'undid trim #{cut_number}: the excerpt of "{undone.salvaged_item}" left the context'
+            if _is_salvage(undone)
+            else f"undid trim #{cut_number} and every cut after it"
+        ),
     )
 
 

@@ -144,6 +144,8 @@ def _render_message(message: ModelMessage, lines: list[str]) -> None:
             lines.append(f"[{info.messages} even earlier messages were removed without a summary]")
         elif info.kind == "evicted":
             lines.append(one_line(part_text(message.parts[-1]), _DIGEST_CHARS))
+        elif info.kind == "salvaged":  # a verbatim excerpt the user brought back: the summary keeps it
+            lines.append(_cap(part_text(message.parts[-1])))
         return
     for part in message.parts:
         if isinstance(part, SystemPromptPart):

@@ -39,6 +39,8 @@ def banner_title(event: HistoryTrimmed) -> str:
         return "Conversation cleared"
     if event.reason == "manual_evict":
         return "Removed from the context"
+    if event.salvaged_item is not None:
+        return "Lost item recovered"
     if event.reason == "restore":
         return "Cut undone"
     if event.strategy == "compact":
@@ -65,6 +67,19 @@ def banner_line(event: HistoryTrimmed, width: int | None = None) -> str:
 
 def banner_parts(event: HistoryTrimmed) -> list[str]:
     """The segments of `banner_line`, most important first."""
+    if event.salvaged_item is not None:  # a lost item recovered (governance/salvage.py)
+        return [
+            f"↶ {banner_title(event)}",
+            f'"{event.salvaged_item}" back in context',
+            f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)} tokens",
+            "a verbatim excerpt, at the end",
+        ]
+    if event.reason == "restore" and event.restored_messages == 0 and event.note and ": " in event.note:
+        return [  # an undone recovery: nothing comes back, the excerpt leaves
+            f"↶ {banner_title(event)}",
+            event.note.split(": ", 1)[1],
+            f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)} tokens",
+        ]
     if event.reason == "restore":  # the model sees more again, not less
         return [
             f"↶ {banner_title(event)}",
@@ -99,6 +114,10 @@ def banner_details(event: HistoryTrimmed) -> list[tuple[str, str]]:
     ]
     if event.reason == "restore":
         rows[2] = ("restored", _count(event.restored_messages, "message"))
+    if event.salvaged_item is not None:
+        rows[0] = ("reason", "a lost item recovered by you (r on the summary's banner)")
+        rows[1] = ("lost by", STRATEGY_TEXT.get(event.strategy, event.strategy))
+        rows[2] = ("recovered", f'"{event.salvaged_item}": a verbatim excerpt, appended at the end of the context')
     if event.unsummarised_messages:
         covered = event.dropped_messages - event.unsummarised_messages
         rows.append(

@@ -603,6 +603,13 @@ class ChatSession:
 
         return undoable_cuts(self.ledger, self.ledger_records)
 
+    def salvage(self, item: str, cut: int | None = None) -> HistoryTrimmed:
+        """`r` on a summary banner: append a verbatim excerpt around `item`, which ledger entry `cut`'s
+        summary lost, to the end of the context (`co_tui.session.recover.recover_lost`). Blocking (saves)."""
+        from co_tui.session.recover import recover_lost
+
+        return recover_lost(self, item, cut)
+
     # --- persistence -----------------------------------------------------------------------------
 
     def _save(self, prompt: str | None, *, context: list[ModelMessage] | None = None) -> ErrorEvent | None:

@@ -150,5 +150,13 @@ class SessionPort(Protocol):
         configured): the front end starts them after its first paint (`run`) and lists them (/mcp)."""
         ...
 
+    def salvage(self, item: str, cut: int | None = None) -> HistoryTrimmed:
+        """`r` on a summary banner: bring `item` — a path, name or number on the lost list of ledger
+        entry `cut` (0-based; None: the newest summary that lost it) — back as a short verbatim
+        excerpt of the summarised messages, appended at the end of the context; returns the `restore`
+        event (`salvaged_item` set; in the ledger, saved; `/undo` takes it back out). Raises
+        `ValueError` with one line when refused. Blocking (it saves): call it off the UI loop."""
+        ...
+
 
 __all__ = ["SessionPort"]

@@ -186,6 +186,26 @@ class CoTuiApp(App[int]):
         """/pin: pin the newest turn, so no cut drops, summarises or shortens it."""
         await self.controller.toggle_pin()
 
+    async def on_trim_banner_recover_requested(self, message: Any) -> None:
+        """`r` on a summary banner with lost items: the item (a picker when there are several), then
+        the session brings it back as a verbatim excerpt (docs/context-governance.md)."""
+        event = message.event
+        lost = list(event.summary_lost or [])
+        if len(lost) == 1:
+            await self.controller.salvage(lost[0], event)
+            return
+        from co_tui.governance.summary_check import kept_line
+        from co_tui.tui.screens.recover_lost import RecoverLostScreen
+
+        def picked(item: str | None) -> None:
+            if item:
+                self.spawn(self._salvage(item, event))
+
+        self.push_screen(RecoverLostScreen(lost, kept_line(event.summary_kept or [], lost)), picked)
+
+    async def _salvage(self, item: str, event: Any) -> None:
+        await self.controller.salvage(item, event)
+
     def action_clear(self) -> None:
         """ctrl+l, /clear: after a confirm, start a fresh conversation (the old one stays saved)."""
         body = self.controller.clear_summary()

@@ -384,6 +384,32 @@ class ChatController:
         await view.show_event(session.meter_reading())
         return line
 
+    async def salvage(self, item: str, event: HistoryTrimmed) -> str:
+        """`r` on a summary banner: bring `item`, which `event`'s summary lost, back as a verbatim
+        excerpt at the end of the context (the session saves, off the UI loop). Shows the new banner
+        and the meter; a refusal is a hint. Returns the line shown."""
+        session, view = self.session, self.view
+        if session is None or self.opening_id is not None:
+            return ""  # a banner is only shown for an open session; it is being replaced
+        if self.job is not None:
+            view.show_hint("a turn is running — press esc to interrupt it first, then press r again")
+            return ""
+        ledger = list(session.ledger)
+        # The banner holds the ledger's own event object (or, after a resume, an equal one).
+        cut = next((i for i in range(len(ledger) - 1, -1, -1) if ledger[i] is event), None)
+        if cut is None:
+            cut = next((i for i in range(len(ledger) - 1, -1, -1) if ledger[i] == event), None)
+        try:
+            trim = await asyncio.to_thread(session.salvage, item, cut)
+        except ValueError as exc:
+            view.show_hint(str(exc))
+            return str(exc)
+        await view.show_event(trim)
+        await view.show_event(session.meter_reading())
+        from co_tui.session.banner import banner_line
+
+        return banner_line(trim)
+
     # --- /export and /model ----------------------------------------------------------------------
 
     def export(self, args: str = "") -> None:

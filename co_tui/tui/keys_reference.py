@@ -66,7 +66,9 @@ what the model sees without telling you (and the model).
   `/compact` (and `Ctrl+K`) first shows what it will summarise and the estimated size after:
   Enter compacts, Esc keeps the conversation; `Ctrl+K` pressed twice compacts without the question.
   After a summary or compaction the banner's details list what the summary kept and lost of the
-  paths, names and numbers it covers (`kept 14 of 16 paths; lost: src/a.py, docs/b.md`).
+  paths, names and numbers it covers (`kept 14 of 16 paths; lost: src/a.py, docs/b.md`); `r` on
+  that banner brings a lost item back: the lines around its mentions in the summarised messages,
+  verbatim, as one short message at the end of the context (`/undo` takes it out again).
 - **Markers** are what the model reads in place of what was cut: a breadcrumb
   `[Earlier conversation trimmed — N messages (K turns) removed …]`, a `[Summary of N earlier
   messages]`, or an old tool output cut to `tool_output_trim_chars` and ending in
@@ -155,7 +157,24 @@ def _screen_sections() -> list[tuple[str, str]]:
         ("In the history inspector", bindings_table([*HistoryScreen.BINDINGS, *steering])),
         ("In the context breakdown", bindings_table(ContextScreen.BINDINGS)),
         ("In the sessions picker", bindings_table(SessionsScreen.BINDINGS)),
+        ("On a banner in the chat (Shift+Tab from the prompt)", _banner_table()),
     ]
+
+
+def _banner_table() -> str:
+    from co_tui.tui.widgets.trim_banner import RECOVER_KEY
+
+    return bindings_table(
+        [
+            ("enter", "toggle", "Open or close its details"),
+            (
+                RECOVER_KEY,
+                "recover",
+                "Recover a lost item — on a summary whose check lost items: pick one (Enter); a verbatim "
+                "excerpt of it goes at the end of the context",
+            ),
+        ]
+    )
 
 
 def offline_triggers_section() -> str:

@@ -343,3 +343,51 @@ def test_long_answer_across_segments(snap_compare, make_app, monkeypatch):
     assert snap_compare(
         make_app(script=lambda p: [Text(text, chunks=40)], delay=0.03), terminal_size=(100, 40), run_before=run
     )
+
+
+def _lost_script(prompt: str):
+    """Turn 1 mentions src/a.py and docs/b.md; turn 2's summary loses them (issue 13 item 5)."""
+    from dataclasses import replace
+
+    if prompt != "go on":
+        return [Text("Read src/a.py: the retry loop lives there.\nThe design notes are in docs/b.md.")]
+    checked = replace(
+        SUMMARY_TRIM,
+        summary_kept=["tests/test_parser.py", "parser.py", "read_file", "parse_args"],
+        summary_lost=["src/a.py", "docs/b.md", "TokenMeter", "1500"],
+    )
+    return [Trim(checked), Text("Continuing from the summary.")]
+
+
+async def _press_r_on_the_summary_banner(pilot) -> None:
+    await send("start", "go on")(pilot)
+    session = pilot.app.session
+    session.context = session.context[-2:]  # what the summary replaced leaves (the fake does not cut)
+    pilot.app.chat.query_one("TrimBanner").query_one("CollapsibleTitle").focus()
+    await pilot.press("r")
+    await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "RecoverLostScreen", what="the picker")
+    await pilot.pause()
+
+
+def test_recover_lost_item_picker(snap_compare, make_app):
+    """`r` on a summary banner with lost items: the picker of what to bring back."""
+    assert snap_compare(
+        make_app(script=_lost_script), terminal_size=(100, 34), run_before=_press_r_on_the_summary_banner
+    )
+
+
+def test_recovered_item_banner(snap_compare, make_app):
+    """Enter in the picker: the banner of the recovery, opened, shows the verbatim excerpt."""
+
+    async def run(pilot) -> None:
+        await _press_r_on_the_summary_banner(pilot)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: pilot.app.chat.query("TrimBanner.-restore"), what="the recovery banner")
+        await wait_idle(pilot)
+        banner = pilot.app.chat.query_one("TrimBanner.-restore")
+        banner.query_one("CollapsibleTitle").focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not banner.collapsed, what="banner expanded")
+        await pilot.pause()
+
+    assert snap_compare(make_app(script=_lost_script), terminal_size=(100, 40), run_before=run)

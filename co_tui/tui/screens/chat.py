@@ -138,6 +138,10 @@ class ChatScreen(Screen[None]):
             return
         if event.character is None or prompt.read_only:
             return
+        from co_tui.tui.widgets.trim_banner import recover_key_for
+
+        if recover_key_for(focused, event.key):  # `r` on a summary banner with lost items
+            return
         event.stop()
         event.prevent_default()
         prompt.focus()

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from textual.binding import Binding
 from textual.content import Content
+from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 
 from co_tui.tui.markdown_parser import literal_underscores_parser
@@ -13,12 +17,25 @@ if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
 
 
+RECOVER_KEY = "r"
+
+
 class TrimBanner(Collapsible):
     """`✂ History trimmed · 14 messages (3 turns) · 41.2k → 12.9k tokens · token budget`.
 
     Enter or a click expands it to reason, strategy, counts, budget and the summary text.
-    Wording comes from `co_tui.session.banner`, shared with print mode and exports.
+    Wording comes from `co_tui.session.banner`, shared with print mode and exports. On a summary
+    whose check lost items, `r` asks to bring one back (`RecoverRequested`; the app picks the item
+    and the session makes the excerpt: docs/context-governance.md, "Recover a lost item").
     """
+
+    BINDINGS = [Binding(RECOVER_KEY, "recover", "Recover lost item")]
+
+    @dataclass
+    class RecoverRequested(Message):
+        """`r` on a banner whose summary lost items: `event` is the banner's `history_trimmed` event."""
+
+        event: HistoryTrimmed
 
     DEFAULT_CSS = """
     TrimBanner {
@@ -39,6 +56,7 @@ class TrimBanner(Collapsible):
     TrimBanner .banner-details { color: $foreground 85%; }
     TrimBanner .banner-summary-label { color: $text-muted; text-style: bold; margin-top: 1; }
     TrimBanner Markdown { margin: 0; padding: 0; background: transparent; }
+    TrimBanner .banner-recover-hint { color: $text-muted; text-style: italic; }
     """
 
     def __init__(self, event: HistoryTrimmed) -> None:
@@ -50,6 +68,13 @@ class TrimBanner(Collapsible):
         width = max(len(label) for label, _ in table)
         details = Content("\n".join(f"{label:<{width}}  {value}" for label, value in table))
         children: list[Static | Markdown] = [Static(details, classes="banner-details")]
+        if event.summary_lost:
+            children.append(Static(f"press {RECOVER_KEY} to bring a lost item back", classes="banner-recover-hint"))
+        if event.salvaged_text:  # what came back, verbatim (not Markdown: it is the model's text as is)
+            children += [
+                Static("recovered excerpt", classes="banner-summary-label"),
+                Static(Content(event.salvaged_text), classes="banner-details"),
+            ]
         if event.summary:
             children += [
                 Static("summary", classes="banner-summary-label"),
@@ -80,3 +105,24 @@ class TrimBanner(Collapsible):
         room = self.content_region.width - 2  # the `▸ ` before the title
         if room > 0:
             self.title = Content(banner_line(self.event, room))  # type: ignore[assignment]
+
+    @property
+    def recoverable(self) -> bool:
+        """Whether `r` applies: the summary behind this banner lost items."""
+        return bool(self.event.summary_lost)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`r` only on a banner with a lost list (elsewhere it is typing, sent to the prompt)."""
+        return self.recoverable if action == "recover" else True
+
+    def action_recover(self) -> None:
+        """`r`: ask the app to bring one of the lost items back."""
+        self.post_message(self.RecoverRequested(self.event))
+
+
+def recover_key_for(focused: Widget | None, key: str) -> bool:
+    """Whether `key`, pressed while `focused` has focus, is `r` on a banner with lost items (the
+    chat screen then lets it reach the banner's binding instead of typing it into the prompt)."""
+    if key != RECOVER_KEY or focused is None:
+        return False
+    return any(isinstance(node, TrimBanner) and node.recoverable for node in focused.ancestors_with_self)

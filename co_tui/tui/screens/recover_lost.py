@@ -1,0 +1,56 @@
+"""The picker of `r` on a summary banner: which lost item to bring back (docs/keys-and-commands.md).
+
+Lists the items the summary check found lost (paths, names, numbers); Enter recovers the highlighted
+one as a short verbatim excerpt at the end of the context, Esc closes. The session does the work
+(`SessionPort.salvage`); this screen only picks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+
+class RecoverLostScreen(ModalScreen[str | None]):
+    """Dismisses with the picked item, or None (Esc)."""
+
+    CSS_PATH = "dialog.tcss"
+    DEFAULT_CSS = """
+    RecoverLostScreen OptionList { height: auto; max-height: 14; margin-top: 1; border: none; }
+    """
+    BINDINGS = [Binding("escape", "dismiss(None)", "Close", show=False)]
+
+    def __init__(self, items: Sequence[str], kept_line: str) -> None:
+        super().__init__(classes="dialog")
+        self.items = list(items)
+        self.kept_line = kept_line
+
+    def compose(self) -> ComposeResult:
+        from co_tui.governance.salvage import MAX_EXCERPT_CHARS
+
+        with Vertical(id="dialog"):
+            yield Static("Bring a lost item back?", id="dialog-title")
+            yield Static(
+                Content(
+                    f"The summary {self.kept_line.split(';')[0]}. Enter appends the lines around the item's "
+                    f"mentions in the summarised messages, verbatim (at most {MAX_EXCERPT_CHARS:,} chars), "
+                    "at the end of the context. Esc closes; /undo takes it back out."
+                ),
+                id="dialog-body",
+            )
+            yield OptionList(*(Option(Content(item), id=str(i)) for i, item in enumerate(self.items)))
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        options.highlighted = 0
+        options.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.items[event.option_index])
