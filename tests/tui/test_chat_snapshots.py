@@ -340,6 +340,7 @@ def test_long_answer_across_segments(snap_compare, make_app, monkeypatch):
         assert len(answers) >= 3, "the answer must have been split into segments"
         assert "".join(a.text for a in answers) == text
 
+    # The scenario: the answer arrives in 40 paced chunks, so it grows across segments as it streams.
     assert snap_compare(
         make_app(script=lambda p: [Text(text, chunks=40)], delay=0.03), terminal_size=(100, 40), run_before=run
     )
