@@ -56,6 +56,13 @@ async def wait_idle(pilot: Pilot) -> None:
     await wait_until(pilot, lambda: layout_settled(pilot), what="the layout settled")
 
 
+async def send_prompt(pilot: Pilot, text: str) -> None:
+    """Type `text` into the prompt, press Enter, as a user does; wait until the turn (or command) is
+    done and drawn (`wait_idle`)."""
+    await pilot.press(*text, "enter")
+    await wait_idle(pilot)
+
+
 def poll_until(
     predicate: Callable[[], object], what: str | Callable[[], str] = "condition", *, timeout: float = 60.0
 ) -> None:

@@ -6,7 +6,7 @@ see tui_fakes.py. Terminal 100x30, no animations, no cursor blink, fixed ids, te
 
 from __future__ import annotations
 
-from pilot_helpers import wait_idle, wait_ready, wait_until
+from pilot_helpers import send_prompt, wait_idle, wait_ready, wait_until
 from tui_fakes import Fail, Hold, Text, Tool, Trim
 
 from co_tui.governance.events import HistoryTrimmed
@@ -53,8 +53,7 @@ def send(*prompts: str):
     async def run(pilot) -> None:
         await wait_ready(pilot)
         for prompt in prompts:
-            await pilot.press(*prompt, "enter")
-            await wait_idle(pilot)
+            await send_prompt(pilot, prompt)
 
     return run
 
