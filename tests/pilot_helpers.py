@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 
 from textual.pilot import Pilot
@@ -53,3 +54,23 @@ async def wait_idle(pilot: Pilot) -> None:
     await app.workers.wait_for_complete()
     await pilot.pause()
     await wait_until(pilot, lambda: layout_settled(pilot), what="the layout settled")
+
+
+async def send_prompt(pilot: Pilot, text: str) -> None:
+    """Type `text` into the prompt, press Enter, as a user does; wait until the turn (or command) is
+    done and drawn (`wait_idle`)."""
+    await pilot.press(*text, "enter")
+    await wait_idle(pilot)
+
+
+def poll_until(
+    predicate: Callable[[], object], what: str | Callable[[], str] = "condition", *, timeout: float = 60.0
+) -> None:
+    """`wait_until` for tests without a pilot (a real process, tmux): block until `predicate()` is
+    truthy, checking every 0.1 s; fail naming `what` (called at the failure, when it is a callable:
+    e.g. the screen as it was then) after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what() if callable(what) else what}")
+        time.sleep(0.1)

@@ -9,22 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def co_tui(
-    *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, timeout: int = 90
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "co_tui", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,  # stdin joins -p's prompt
-    )
+from cli_process import ROOT
+from cli_process import run_co_tui as co_tui
 
 
 def test_version() -> None:

@@ -1,9 +1,9 @@
 """See the next cut coming: what the next automatic cut would remove or summarise, and `/compact`'s
 estimate — computed with the policy's own rules, without calling any model.
 
-`preview_next_cut` runs the same steps as `Governor.apply` (policy.py) on the context plus a
-stand-in for the next prompt (its text is unknown until typed), with the summary step done by its
-zero-LLM stand-in (the static marker, what a failed summary leaves): which messages the summary
+`preview_next_cut` runs `Governor.apply`'s own steps (`Governor.plan_cut` and `finish_cut`,
+policy.py) on the context plus a stand-in for the next prompt (its text is unknown until typed),
+with the summary step done by its zero-LLM stand-in (the static marker, what a failed summary leaves): which messages the summary
 would cover, which a trim would drop and which outputs would be shortened are then read off by
 identity (governance passes untouched messages through as they are). Pure.
 docs/context-governance.md, "See the next cut coming".
@@ -20,10 +20,9 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 from co_tui.governance.events import HistoryTrimmed, Reason, Strategy
 from co_tui.governance.inspect import annotate_history
 from co_tui.governance.markers import separate_markers
-from co_tui.governance.policy import Governor, _window_that_keeps_its_summary, _worth_summarising
-from co_tui.governance.summarize import apply_summary, plan_summary_window, summary_token_budget
+from co_tui.governance.policy import Governor
+from co_tui.governance.summarize import apply_summary, summary_token_budget
 from co_tui.governance.tokens import estimate_tokens
-from co_tui.governance.trim import fit_to_budget, min_cut_tokens, trim_to_message_count
 from co_tui.governance.turns import segment
 
 __all__ = ["NextCut", "preview_next_cut", "compact_estimate"]
@@ -63,56 +62,23 @@ def preview_next_cut(
     summarizer_available: bool = True,
 ) -> NextCut | None:
     """The cut the next request (the context plus the next prompt) would trigger, or None when it
-    would go out unchanged. Mirrors `Governor.apply` step by step; the summary is assumed to come
+    would go out unchanged. `Governor.apply`'s own planning and cuts; the summary is assumed to come
     back (a failed one leaves the same messages out, behind the static marker). Never mutates
     `context`; never calls a model."""
-    policy = governor.policy
     current = separate_markers(context)
     probe = ModelRequest(parts=[UserPromptPart("")])  # the next prompt; its text is not known yet
-    pending: list[ModelMessage] = [*current, probe]
-    budget = governor._budget(overhead_tokens)
-    tokens = estimate_tokens(pending)
-    layout = segment(pending)
-    limit = policy.max_history_messages
-    over_count = limit > 0 and sum(len(t) for t in layout.turns) > limit
-    over_tokens = tokens > budget
-    if not (over_count or over_tokens):
+    plan = governor.plan_cut([*current, probe], overhead_tokens=overhead_tokens, summarize=summarizer_available)
+    if plan.reason is None:
         return None
-    reason: Reason = "token_budget" if over_tokens else "message_count"
     strategies: list[Strategy] = []
-    target = min(governor.target_tokens(overhead_tokens), budget)
-    goal = min(target, tokens - min_cut_tokens(policy.budget_tokens)) if over_tokens else target
     summarised: set[int] = set()
-    if policy.strategy == "summarize" and summarizer_available and not governor.cooling_down():
-        window = plan_summary_window(
-            pending, limit, budget, target_tokens=goal, target_messages=policy.target_messages if over_count else None
-        )
-        if window is not None:
-            window = _window_that_keeps_its_summary(window, budget, policy.tool_output_trim_chars)
-        if window is not None and _worth_summarising(window):
-            summarised = {id(m) for m in window.middle_messages}
-            pending = apply_summary(window, None)[0]
-            strategies.append("summary")
-    if not strategies and over_count:
-        cut = trim_to_message_count(pending, policy.target_messages)
-        if cut.trimmed:
-            strategies.append("turn_trim")
-            pending = cut.messages
-    synced = bool(strategies)
-    fitted = fit_to_budget(
-        pending,
-        goal if synced else budget,
-        tool_output_trim_chars=policy.tool_output_trim_chars,
-        target_tokens=goal,
-        min_cut_tokens=0 if synced else min_cut_tokens(policy.budget_tokens),
-    )
-    strategies += [event.strategy for event in fitted.events]
-    pending = fitted.messages
-    if strategies and limit > 0:
-        cut = trim_to_message_count(pending, policy.target_messages)
-        if cut.trimmed:
-            strategies.append("turn_trim")
-            pending = cut.messages
+    pending: list[ModelMessage] | None = None
+    if plan.window is not None:
+        summarised = {id(m) for m in plan.window.middle_messages}
+        pending = apply_summary(plan.window, None)[0]
+        strategies.append("summary")
+    pending, _tokens, events = governor.finish_cut(plan, pending)
+    strategies += [event.strategy for event in events]
     if not strategies:
         return None
     fates: dict[int, Fate] = {}
@@ -123,7 +89,7 @@ def preview_next_cut(
             fates[info.index] = "dropped"
         elif info.status == "truncated":
             fates[info.index] = "truncated"
-    return NextCut(reason, tuple(strategies), fates)
+    return NextCut(plan.reason, tuple(strategies), fates)
 
 
 def compact_estimate(

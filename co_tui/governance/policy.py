@@ -64,6 +64,7 @@ __all__ = [
     "resolve_budget",
     "Governor",
     "PolicyOutcome",
+    "CutPlan",
     "DEFAULT_COMPACT_TARGET",
 ]
 
@@ -144,6 +145,23 @@ class PolicyOutcome:
     @property
     def changed(self) -> bool:
         return bool(self.events)
+
+
+@dataclass(frozen=True)
+class CutPlan:
+    """What a pass decided before cutting (`Governor.plan_cut`): the context with its markers
+    separated, its tokens and layout, the budget for the messages, the trigger (`reason`, None when
+    under both: nothing to cut), whether the message limit fired, the token goal of the cut, and
+    the summary window to ask for (None: no summary)."""
+
+    messages: list[ModelMessage]
+    tokens: int
+    layout: Layout
+    budget: int
+    reason: Reason | None
+    over_count: bool
+    goal: int
+    window: SummaryWindow | None
 
 
 @dataclass
@@ -250,58 +268,78 @@ class Governor:
         `tokens_before`/`tokens_after` include the overhead and `budget_tokens` is the configured
         `policy.budget_tokens`.
         """
+        # The pure steps go through `run` (a thread for a large history); the summariser stays here.
+        run = self._runner(len(messages))
+        summarize = (self.summarizer_model or model) is not None
+        plan = await run(lambda: self.plan_cut(messages, overhead_tokens=overhead_tokens, summarize=summarize))
+        if plan.reason is None:
+            return PolicyOutcome(plan.messages, [], True, plan.tokens)
+        events: list[HistoryTrimmed] = []
+        summarised: list[ModelMessage] | None = None
+        if plan.window is not None:
+            summarizer = self.summarizer_model or model
+            assert summarizer is not None  # `plan_cut` plans a summary only with a summariser
+            summarised, event = await self._summarize(plan.window, summarizer, plan.reason, plan.budget, plan.tokens)
+            events.append(event)
+        current, tokens, cuts = await run(lambda: self.finish_cut(plan, summarised))
+        events += cuts
+        return PolicyOutcome(current, self._as_sent(events, overhead_tokens), tokens <= plan.budget, tokens)
+
+    def plan_cut(self, messages: Sequence[ModelMessage], *, overhead_tokens: int = 0, summarize: bool) -> CutPlan:
+        """Steps 1–2 of a pass (module docstring) over a context with no pinned turn: the triggers,
+        the low-water goal and the summary window to ask for (`summarize`: a summariser is there).
+        Pure; shared by `apply` and the inspector's preview (next_cut.py), so the two cannot drift."""
         policy = self.policy
         budget = self._budget(overhead_tokens)
-        run = self._runner(len(messages))
-        current, tokens, layout, over_count, over_tokens = await run(lambda: self._triggers(messages, budget))
+        current, tokens, layout, over_count, over_tokens = self._triggers(messages, budget)
         if not (over_count or over_tokens):
-            return PolicyOutcome(current, [], True, tokens)
+            return CutPlan(current, tokens, layout, budget, None, over_count, budget, None)
         reason: Reason = "token_budget" if over_tokens else "message_count"
-        events: list[HistoryTrimmed] = []
         # Cut down to the low-water mark, and at least the minimum when over the token budget.
         target = min(self.target_tokens(overhead_tokens), budget)
-        min_cut = min_cut_tokens(policy.budget_tokens)
-        goal = min(target, tokens - min_cut) if over_tokens else target
-        target_messages = policy.target_messages if over_count else None
+        goal = min(target, tokens - min_cut_tokens(policy.budget_tokens)) if over_tokens else target
+        window = None
+        if summarize and policy.strategy == "summarize" and not self.cooling_down():
+            target_messages = policy.target_messages if over_count else None
+            window = self._summary_window(current, budget, goal, target_messages)
+        return CutPlan(current, tokens, layout, budget, reason, over_count, goal, window)
 
-        summarizer = self.summarizer_model or model
-        if policy.strategy == "summarize" and summarizer is not None and not self.cooling_down():
-            window = await run(lambda: self._summary_window(current, budget, goal, target_messages))
-            if window is not None:
-                current, event = await self._summarize(window, summarizer, reason, budget, tokens)
-                events.append(event)
-                tokens = event.tokens_after
-        if not events and over_count:
-            cut = await run(lambda: trim_to_message_count(current, policy.target_messages))
+    def finish_cut(
+        self, plan: CutPlan, summarised: list[ModelMessage] | None
+    ) -> tuple[list[ModelMessage], int, list[HistoryTrimmed]]:
+        """Steps 3–4 of a pass, zero-LLM, after the summary step: `summarised` is the context the
+        summary (or its failure's marker) left, None when none was made. Returns the messages, their
+        tokens and the events of these cuts (messages-only figures: `apply` adds the overhead). Pure."""
+        policy = self.policy
+        current = plan.messages if summarised is None else summarised
+        events: list[HistoryTrimmed] = []
+        if summarised is None and plan.over_count:
+            cut = trim_to_message_count(current, policy.target_messages)
             if cut.trimmed:
-                events.append(cut.to_event("message_count", budget))
-                current, tokens = cut.messages, cut.tokens_after
+                events.append(cut.to_event("message_count", plan.budget))
+                current = cut.messages
         # One batch for both limits: a pass that already cut (the prompt cache is lost either way)
         # takes the tokens to their low-water mark too — after a message cut, or a summary that came
         # back longer than planned — and a token cut takes the messages to theirs; otherwise the two
         # triggers take turns and the banners come twice as often.
-        synced = bool(events)
-        before_fit, tokens_before_fit = current, tokens
-        fitted = await run(
-            lambda: fit_to_budget(
-                before_fit,
-                goal if synced else budget,
-                tool_output_trim_chars=policy.tool_output_trim_chars,
-                target_tokens=goal,
-                min_cut_tokens=0 if synced else min_cut,
-                layout=None if synced else layout,  # reuse this pass's work if unchanged
-                tokens=None if synced else tokens_before_fit,
-            )
+        synced = summarised is not None or bool(events)
+        fitted = fit_to_budget(
+            current,
+            plan.goal if synced else plan.budget,
+            tool_output_trim_chars=policy.tool_output_trim_chars,
+            target_tokens=plan.goal,
+            min_cut_tokens=0 if synced else min_cut_tokens(policy.budget_tokens),
+            layout=None if synced else plan.layout,  # reuse this pass's work if unchanged
+            tokens=None if synced else plan.tokens,
         )
         events.extend(fitted.events)
         current, tokens = fitted.messages, fitted.tokens_after
-        if events and policy.max_history_messages > 0:
-            fitted_messages = current
-            cut = await run(lambda: trim_to_message_count(fitted_messages, policy.target_messages))
+        if (synced or events) and policy.max_history_messages > 0:
+            cut = trim_to_message_count(current, policy.target_messages)
             if cut.trimmed:
-                events.append(cut.to_event("message_count", budget))
+                events.append(cut.to_event("message_count", plan.budget))
                 current, tokens = cut.messages, cut.tokens_after
-        return PolicyOutcome(current, self._as_sent(events, overhead_tokens), tokens <= budget, tokens)
+        return current, tokens, events
 
     def _summary_window(
         self, current: list[ModelMessage], budget: int, goal: int, target_messages: int | None

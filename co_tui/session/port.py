@@ -18,14 +18,48 @@ if TYPE_CHECKING:
     from co_tui.session.events import Event, UsageUpdate
 
 
+class HistoryView(Protocol):
+    """The read-only views of a session's histories: what the history inspector lays out
+    (tui/screens/history.py), and part of every `SessionPort`.
+
+    `transcript` (everything), `context` (what the model is sent next), `ledger` (every cut) with
+    `ledger_positions` (transcript length at each cut), as read-only sequences; the meter's figure;
+    the pinned turns and the cuts `restore` can undo.
+    """
+
+    @property
+    def transcript(self) -> Sequence[Any]: ...
+
+    @property
+    def context(self) -> Sequence[Any]: ...
+
+    @property
+    def ledger(self) -> Sequence[HistoryTrimmed]: ...
+
+    @property
+    def ledger_positions(self) -> Sequence[int]: ...
+
+    def meter_reading(self) -> UsageUpdate:
+        """The meter's figure for `context` (what the model is sent next)."""
+        ...
+
+    @property
+    def pins(self) -> Sequence[int]:
+        """Transcript indices of the pinned turns' user prompts."""
+        ...
+
+    def undoable_cuts(self) -> list[int]:
+        """Ledger indices (0-based, oldest first) of the cuts still in effect that `restore` can undo."""
+        ...
+
+
 @runtime_checkable
-class SessionPort(Protocol):
+class SessionPort(HistoryView, Protocol):
     """What a front end may use of a session (see module docstring).
 
     Views: `id`, `title`, `model_name`, `is_offline`, `busy` (a turn or compaction runs), `store`
-    (where it is saved, None when it is not: the sessions picker lists that store), and the three
-    histories as read-only sequences — `transcript` (everything), `context` (what the model is sent
-    next), `ledger` (every cut) with `ledger_positions` (transcript length at each cut).
+    (where it is saved, None when it is not: the sessions picker lists that store), and the
+    histories (`HistoryView`).
     """
 
     @property
@@ -45,22 +79,6 @@ class SessionPort(Protocol):
 
     @property
     def store(self) -> Any: ...
-
-    @property
-    def transcript(self) -> Sequence[Any]: ...
-
-    @property
-    def context(self) -> Sequence[Any]: ...
-
-    @property
-    def ledger(self) -> Sequence[HistoryTrimmed]: ...
-
-    @property
-    def ledger_positions(self) -> Sequence[int]: ...
-
-    def meter_reading(self) -> UsageUpdate:
-        """The meter's figure for `context` (what the model is sent next)."""
-        ...
 
     def run_turn(self, prompt: str) -> AsyncIterator[Event]:
         """Run one user turn; yield its events, always ending with `Done`; never raises."""
@@ -119,16 +137,8 @@ class SessionPort(Protocol):
         `meter_reading().context_tokens` whenever the context holds messages."""
         ...
 
-    # --- steering the context (docs/context-governance.md, "Undo a cut" and "Pins") ---------------
-
-    @property
-    def pins(self) -> Sequence[int]:
-        """Transcript indices of the pinned turns' user prompts."""
-        ...
-
-    def undoable_cuts(self) -> list[int]:
-        """Ledger indices (0-based, oldest first) of the cuts still in effect that `restore` can undo."""
-        ...
+    # --- steering the context (docs/context-governance.md, "Undo a cut" and "Pins"); `pins` and
+    # `undoable_cuts` are read-only views, in `HistoryView` ---------------------------------------
 
     async def restore(self, cut: int | None = None) -> HistoryTrimmed:
         """`/undo`, `u`: undo the newest cut still in effect, or ledger entry `cut` and every cut after
@@ -159,4 +169,4 @@ class SessionPort(Protocol):
         ...
 
 
-__all__ = ["SessionPort"]
+__all__ = ["HistoryView", "SessionPort"]

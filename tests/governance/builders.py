@@ -52,3 +52,19 @@ def tool_turn(prompt: str, outputs: list[str], answer: str = "done", *, id_prefi
 
 def chat_turn(prompt: str, answer: str) -> list[ModelMessage]:
     return [user(prompt), reply(answer)]
+
+
+# Line counts of the module turns of the history inspector's summarised conversation
+# (tests/tui/screens/test_history_screen.py; tests/governance/test_policy.py replays its ledger).
+MODULE_LINES = (3, 40, 8, 60, 5, 25, 12, 70, 6, 30)
+
+
+def module_turn(i: int, lines: int = 40) -> list[ModelMessage]:
+    """User turn `i`: asks to read module_i.py → read_file call → `lines` × 2 lines of code → answer."""
+    call = f"call_{i}"
+    return [
+        user(f"read module_{i}.py and explain it"),
+        calls(("read_file", call, {"path": f"module_{i}.py"})),
+        results(("read_file", call, f"def step_{i}(x):\n    return x + {i}\n" * lines)),
+        reply(f"module_{i}.py defines step_{i}, which adds {i} to its input."),
+    ]

@@ -2,32 +2,16 @@
 
 from __future__ import annotations
 
-from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import FunctionModel
 
 from co_tui.agent.offline import offline_model
 from co_tui.governance import GovernancePolicy, Governor, estimate_tokens
 from co_tui.governance.turns import segment
 
-from .builders import chat_turn, system
+from .builders import MODULE_LINES, chat_turn, module_turn, system
 from .models import ScriptedModel, last_user_text
 from .synthetic import make_text
 from .test_properties import assert_event_invariants, assert_ledger_adds_up
-
-# The conversation `tests/tui/screens/test_history_screen.py` builds for its summarised ledger.
-LINES = (3, 40, 8, 60, 5, 25, 12, 70, 6, 30)
-
-
-def _turn(i: int, lines: int) -> list:
-    call = f"call_{i}"
-    return [
-        ModelRequest(parts=[UserPromptPart(f"read module_{i}.py and explain it")]),
-        ModelResponse(parts=[ToolCallPart("read_file", {"path": f"module_{i}.py"}, tool_call_id=call)]),
-        ModelRequest(
-            parts=[ToolReturnPart("read_file", f"def step_{i}(x):\n    return x + {i}\n" * lines, tool_call_id=call)]
-        ),
-        ModelResponse(parts=[TextPart(f"module_{i}.py defines step_{i}, which adds {i} to its input.")]),
-    ]
 
 
 def _down(messages, info):
@@ -42,10 +26,10 @@ async def test_the_history_screen_run_logs_no_cut_of_nothing():
     governor = Governor(policy, summarizer_model=FunctionModel(_down), clock=lambda: now[0])
     context: list = []
     ledger = []
-    for i, lines in enumerate(LINES[:9]):
+    for i, lines in enumerate(MODULE_LINES[:9]):
         if i == 6:  # the cooldown is over and the summariser is back
             governor.summarizer_model, now[0] = offline_model(), 1000.0
-        before = context + _turn(i, lines)
+        before = context + module_turn(i, lines)
         outcome = await governor.apply(before)
         assert_ledger_adds_up(outcome.events, before, outcome.messages)
         for event in outcome.events:

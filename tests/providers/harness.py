@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_process import run_co_tui as co_tui  # the provider tests run the command through it
 
 from .loopback import LoopbackServer
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def point_providers_at(monkeypatch: pytest.MonkeyPatch, server: LoopbackServer) -> None:
@@ -85,19 +84,6 @@ def assert_openai_body_valid(body: dict[str, Any]) -> None:
             pending.discard(message["tool_call_id"])
     assert not pending
     assert messages[-1]["role"] in ("user", "tool")
-
-
-def co_tui(*args: str, cwd: Path, env: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """Run the `co-tui` command in a subprocess with `env` on top of the test's environment."""
-    return subprocess.run(
-        [sys.executable, "-m", "co_tui", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **env},
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,  # stdin joins -p's prompt
-    )
 
 
 def provider_env(server: LoopbackServer) -> dict[str, str]:

@@ -388,7 +388,7 @@ async def test_dns_failure_one_line_with_host(api: str) -> None:
 
 @pytest.mark.parametrize("api", APIS)
 async def test_attempt_timeout(loopback: LoopbackServer, api: str) -> None:
-    loopback.script(Hang(5))
+    loopback.script(Hang(5))  # the scenario: a server that never answers, and a 0.2 s limit per attempt
     out = await run_once(model_for(api, loopback), max_retries=0, timeout=0.2)
     assert isinstance(out.error, ex.ModelTimeoutError)
     line, kind = out.describe(api)
@@ -397,7 +397,7 @@ async def test_attempt_timeout(loopback: LoopbackServer, api: str) -> None:
 
 
 async def test_request_deadline_timeout(loopback: LoopbackServer) -> None:
-    loopback.script(Hang(5))
+    loopback.script(Hang(5))  # the scenario: a server that never answers, and a 0.2 s request deadline
     out = await run_once(model_for("openai", loopback), max_retries=0, request_timeout=0.2)
     assert isinstance(out.error, ex.ModelRequestTimeout)
     line, kind = out.describe("openai", base_url=loopback.openai_base_url)

@@ -85,7 +85,7 @@ async def test_tool_call_round_trip(loopback: LoopbackServer, api: str, stream: 
 
 
 async def test_slow_stream_delivers_everything(loopback: LoopbackServer) -> None:
-    loopback.script(Reply("slow but steady", chunk_delay=0.02))
+    loopback.script(Reply("slow but steady", chunk_delay=0.02))  # the scenario: a slow stream
     result = await Agent(model_for("openai", loopback)).run("go")
     assert result.output == "slow but steady"
 

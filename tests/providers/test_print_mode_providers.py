@@ -139,6 +139,7 @@ def test_overflow_unrecoverable_exit_1_no_loop(loopback: LoopbackServer, tmp_pat
 
 
 def test_ctrl_c_mid_stream_exit_130_and_session_saved(loopback: LoopbackServer, tmp_path: Path) -> None:
+    # The scenario: a stream still running when Ctrl+C comes (sent once its first delta is read).
     loopback.script(Reply("tick " * 60, chunk_delay=0.1, chunks=60))
     proc = subprocess.Popen(
         [sys.executable, "-m", "co_tui", "-p", "count", "--model", "openai-chat:gpt-4o", "--output-format", "jsonl"],

@@ -300,6 +300,7 @@ async def test_overflow_unrecoverable_ends_in_clear_error_without_loop(env: Loop
 
 async def test_interrupt_mid_stream_keeps_partial_and_next_turn_works(env: LoopbackServer, tmp_path: Path) -> None:
     chat = session(tmp_path)
+    # The scenario: a stream slow enough that the interrupt (at the first delta) lands mid-answer.
     env.script(Reply("one two three four five six seven eight nine ten " * 4, chunk_delay=0.05, chunks=20))
     events = []
     async for event in chat.run_turn("count slowly"):

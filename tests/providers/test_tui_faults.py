@@ -139,6 +139,7 @@ async def test_overflow_recovery_shows_banner(app_for: Any, loopback: LoopbackSe
 
 
 async def test_escape_interrupts_stream_and_next_turn_works(app_for: Any, loopback: LoopbackServer) -> None:
+    # The scenario: a stream still running when Esc comes (pressed once its first text shows).
     loopback.script(Reply("tick " * 200, chunk_delay=0.05, chunks=200), Reply("after the interrupt"))
     app = app_for()
     async with app.run_test(size=(100, 40)) as pilot:

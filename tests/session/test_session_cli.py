@@ -12,26 +12,17 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_process import run_co_tui, start_co_tui
 from store_builders import tool_turn
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.store import SessionStore, StoreCorrupt, StoreError
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def co_tui(
     *args: str, cwd: Path, data_dir: Path, env: dict[str, str] | None = None, timeout: int = 90
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "co_tui", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,  # stdin joins -p's prompt
-        env={**os.environ, "CO_TUI_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT), **(env or {})},
-    )
+    return run_co_tui(*args, cwd=cwd, env={"CO_TUI_DATA_DIR": str(data_dir), **(env or {})}, timeout=timeout)
 
 
 @pytest.fixture
@@ -178,24 +169,8 @@ def test_sigkill_mid_turn_keeps_every_completed_turn(data_dir: Path, tmp_path: P
     assert completed == 2
 
     # A third turn, streamed slowly; killed once it is visibly under way.
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "co_tui", "--continue", "-p", "tell me a long story", "--output-format", "jsonl"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "CO_TUI_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT), "CO_TUI_OFFLINE_DELAY": "0.2"},
-    )
-    assert proc.stdout is not None
-    deltas = 0
-    deadline = time.monotonic() + 60
-    while deltas < 3 and time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        deltas += json.loads(line)["type"] == "text_delta"
-    assert deltas == 3, proc.stderr.read() if proc.poll() is not None else "no streaming"
+    proc = _start_slow_turn("tell me a long story", tmp_path, data_dir, "--continue")
+    _read_until(proc, "text_delta", 3)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=10)
     assert proc.returncode == -signal.SIGKILL
@@ -235,14 +210,15 @@ def test_resume_hint_only_for_a_saved_session_with_turns(tmp_path: Path) -> None
 
 
 def _start_slow_turn(prompt: str, tmp_path: Path, data_dir: Path, *extra: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "co_tui", *extra, "-p", prompt, "--output-format", "jsonl"],
+    """A -p turn streamed slowly (the scenario: a signal or a second process lands mid-answer)."""
+    return start_co_tui(
+        *extra,
+        "-p",
+        prompt,
+        "--output-format",
+        "jsonl",
         cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "CO_TUI_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT), "CO_TUI_OFFLINE_DELAY": "0.2"},
+        env={"CO_TUI_DATA_DIR": str(data_dir), "CO_TUI_OFFLINE_DELAY": "0.2"},
     )
 
 
@@ -334,17 +310,8 @@ def test_parallel_continue_refuses_the_second_writer(data_dir: Path, tmp_path: P
 def test_six_parallel_continues_lose_no_turn_from_the_context(data_dir: Path, tmp_path: Path) -> None:
     first = co_tui("-p", "hello", cwd=tmp_path, data_dir=data_dir)
     assert first.returncode == 0, first.stderr
-    env = {**os.environ, "CO_TUI_DATA_DIR": str(data_dir), "PYTHONPATH": str(ROOT)}
     procs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "co_tui", "--continue", "-p", f"turn {i}"],
-            cwd=tmp_path,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        start_co_tui("--continue", "-p", f"turn {i}", cwd=tmp_path, env={"CO_TUI_DATA_DIR": str(data_dir)})
         for i in range(6)
     ]
     results = [(p.communicate(timeout=120), p.returncode) for p in procs]
@@ -364,19 +331,13 @@ def test_six_parallel_continues_lose_no_turn_from_the_context(data_dir: Path, tm
 @pytest.mark.slow
 def test_ctrl_c_stops_a_catastrophic_search_in_print_mode(data_dir: Path, tmp_path: Path) -> None:
     (tmp_path / "data.txt").write_text("a" * 40 + "!\n")  # `(a+)+$` backtracks ~2**40 steps here
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "co_tui", "-p", "search (a+)+$ in .", "--output-format", "jsonl"],
+    proc = start_co_tui(
+        "-p",
+        "search (a+)+$ in .",
+        "--output-format",
+        "jsonl",
         cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        env={
-            **os.environ,
-            "CO_TUI_DATA_DIR": str(data_dir),
-            "PYTHONPATH": str(ROOT),
-            "CO_TUI_SEARCH_TIMEOUT_S": "3600",
-        },
+        env={"CO_TUI_DATA_DIR": str(data_dir), "CO_TUI_SEARCH_TIMEOUT_S": "3600"},
     )
     try:
         _read_until(proc, "tool_call")  # the search is running

@@ -13,26 +13,22 @@ from store_builders import tool_turn
 from co_tui.session import store as store_module
 from co_tui.session.store import SessionStore, StoreFull, StoreLocked
 
-# A real second process that takes the write lock and holds it until told to let go (or for
-# `hold` seconds). It prints "locked" once it has the lock.
+# A real second process that takes the write lock and holds it until told to let go (a line on its
+# stdin). It prints "locked" once it has the lock.
 _HOLDER = r"""
-import sqlite3, sys, time
+import sqlite3, sys
 conn = sqlite3.connect(sys.argv[1], isolation_level=None)
 conn.execute("BEGIN IMMEDIATE")
 conn.execute("UPDATE sessions SET title = title")
 print("locked", flush=True)
-hold = float(sys.argv[2])
-if hold < 0:
-    sys.stdin.readline()
-else:
-    time.sleep(hold)
+sys.stdin.readline()
 conn.execute("COMMIT")
 """
 
 
-def _hold_lock(db_path: Path, hold: float) -> subprocess.Popen[str]:
+def _hold_lock(db_path: Path) -> subprocess.Popen[str]:
     proc = subprocess.Popen(
-        [sys.executable, "-c", _HOLDER, str(db_path), str(hold)],
+        [sys.executable, "-c", _HOLDER, str(db_path)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -49,7 +45,7 @@ def quick_busy_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_locked_by_another_process_then_recovers(quick_busy_timeout: None, data_dir: Path, tmp_path: Path) -> None:
     store = SessionStore.open(data_dir)
     sid = store.create_session(model="m", workspace=tmp_path)
-    holder = _hold_lock(store.path, -1)
+    holder = _hold_lock(store.path)
     try:
         with pytest.raises(StoreLocked) as caught:
             store.save_turn(sid, new_transcript=tool_turn(0), context=tool_turn(0), new_events=[])
@@ -67,10 +63,19 @@ def test_locked_by_another_process_then_recovers(quick_busy_timeout: None, data_
 def test_waits_for_a_short_lock(data_dir: Path, tmp_path: Path) -> None:
     store = SessionStore.open(data_dir)
     sid = store.create_session(model="m", workspace=tmp_path)
-    holder = _hold_lock(store.path, 0.4)  # well inside the 3 s busy timeout
-    assert holder.poll() is None  # it still holds the lock as the save starts
-    store.save_turn(sid, new_transcript=tool_turn(0), context=tool_turn(0), new_events=[])
-    holder.wait(timeout=10)
+    holder = _hold_lock(store.path)  # until told: let go once the save is waiting for it
+    asking = threading.Event()
+    store._conn.set_trace_callback(lambda sql: asking.set() if sql.startswith("BEGIN IMMEDIATE") else None)
+    saver = threading.Thread(
+        target=store.save_turn,
+        args=(sid,),
+        kwargs=dict(new_transcript=tool_turn(0), context=tool_turn(0), new_events=[]),
+    )
+    saver.start()
+    assert asking.wait(10)  # the save asked for the lock while the other process held it
+    holder.communicate("go\n", timeout=10)  # well inside the 3 s busy timeout
+    saver.join(10)
+    store._conn.set_trace_callback(None)
     assert store.load(sid).transcript == tool_turn(0)
     store.close()
 

@@ -6,7 +6,7 @@ see tui_fakes.py. Terminal 100x30, no animations, no cursor blink, fixed ids, te
 
 from __future__ import annotations
 
-from pilot_helpers import wait_idle, wait_ready, wait_until
+from pilot_helpers import send_prompt, wait_idle, wait_ready, wait_until
 from tui_fakes import Fail, Hold, Text, Tool, Trim
 
 from co_tui.governance.events import HistoryTrimmed
@@ -53,8 +53,7 @@ def send(*prompts: str):
     async def run(pilot) -> None:
         await wait_ready(pilot)
         for prompt in prompts:
-            await pilot.press(*prompt, "enter")
-            await wait_idle(pilot)
+            await send_prompt(pilot, prompt)
 
     return run
 
@@ -340,6 +339,7 @@ def test_long_answer_across_segments(snap_compare, make_app, monkeypatch):
         assert len(answers) >= 3, "the answer must have been split into segments"
         assert "".join(a.text for a in answers) == text
 
+    # The scenario: the answer arrives in 40 paced chunks, so it grows across segments as it streams.
     assert snap_compare(
         make_app(script=lambda p: [Text(text, chunks=40)], delay=0.03), terminal_size=(100, 40), run_before=run
     )

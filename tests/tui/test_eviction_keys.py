@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from pilot_helpers import wait_idle, wait_ready, wait_until
+from pilot_helpers import send_prompt, wait_idle, wait_ready, wait_until
 from pydantic_ai.messages import ModelRequest, ToolReturnPart
 from textual.widgets import DataTable
 
 from co_tui.governance.markers import separate_markers
 
 SIZE = (110, 34)
-
-
-async def _send(pilot, text: str) -> None:
-    await pilot.press(*text, "enter")
-    await wait_idle(pilot)
 
 
 def _notes(app) -> list[str]:
@@ -29,8 +24,8 @@ def app(real_app):
 async def test_d_evicts_a_tool_output_then_refuses_the_newest_turn(app):
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
-        await _send(pilot, "read README.md")
-        await _send(pilot, "hello")
+        await send_prompt(pilot, "read README.md")
+        await send_prompt(pilot, "hello")
         transcript = list(app.session.transcript)
         context = separate_markers(app.session.context)
         output = next(

@@ -3,19 +3,23 @@ lost, focus follows it); the focused row is visibly marked; Enter on it still op
 
 from __future__ import annotations
 
-from pilot_helpers import wait_idle, wait_ready, wait_until
+from pilot_helpers import send_prompt, wait_idle, wait_ready, wait_until
 from textual.widgets._collapsible import CollapsibleTitle
 
 SIZE = (100, 30)
 
 
+async def _tool_row(pilot):
+    """The tool row of a `read README.md` turn, once the turn is done and drawn."""
+    await wait_ready(pilot)
+    await send_prompt(pilot, "read README.md")
+    return pilot.app.chat.query_one("ToolCallBlock")
+
+
 async def test_typing_after_clicking_a_tool_row_goes_to_the_prompt(real_app) -> None:
     async with real_app.run_test(size=SIZE) as pilot:
         app = pilot.app
-        await wait_ready(pilot)
-        await pilot.press(*"read README.md", "enter")
-        await wait_idle(pilot)
-        block = app.chat.query_one("ToolCallBlock")
+        block = await _tool_row(pilot)
         title = block.query_one(CollapsibleTitle)
         await pilot.click(title)
         await pilot.pause()
@@ -35,10 +39,7 @@ async def test_typing_after_clicking_a_tool_row_goes_to_the_prompt(real_app) -> 
 async def test_tab_reaches_a_row_and_enter_opens_it(real_app) -> None:
     async with real_app.run_test(size=SIZE) as pilot:
         app = pilot.app
-        await wait_ready(pilot)
-        await pilot.press(*"read README.md", "enter")
-        await wait_idle(pilot)
-        block = app.chat.query_one("ToolCallBlock")
+        block = await _tool_row(pilot)
         assert app.chat.prompt.has_focus and block.collapsed
         await pilot.press("shift+tab")
         assert isinstance(app.focused, CollapsibleTitle)
@@ -58,8 +59,7 @@ async def test_banners_fit_a_narrow_terminal_without_cutting_words(real_app, mon
         app = pilot.app
         await wait_ready(pilot)
         for prompt in ("read README.md", "hello", "hi again", "one more", "and more"):
-            await pilot.press(*prompt, "enter")
-            await wait_idle(pilot)
+            await send_prompt(pilot, prompt)
         banners = list(app.chat.query("TrimBanner"))
         assert banners
         for banner in banners:

@@ -38,7 +38,7 @@ def _two_sessions(gate: threading.Event, fail: bool = False):
             settings,
             id=OTHER if made else "a" * 32,
             script=lambda prompt: [Text(f"answer to {prompt}", chunks=4)],
-            delay=0.01,
+            delay=0.01,  # the scenario: answers stream over a few ticks, as a model's do
         )
         made.append(session)
         return session

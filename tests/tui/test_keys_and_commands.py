@@ -11,7 +11,7 @@ import json
 from contextlib import asynccontextmanager
 
 import pytest
-from pilot_helpers import wait_idle, wait_ready, wait_until
+from pilot_helpers import send_prompt, wait_idle, wait_ready, wait_until
 
 from co_tui.session.banner import banner_line
 
@@ -32,12 +32,6 @@ def banners(pilot, kind: str) -> list[str]:
     return [banner_line(b.event) for b in pilot.app.chat.query(f"TrimBanner.-{kind}")]
 
 
-async def send(pilot, text: str) -> None:
-    """Type `text`, press enter, wait until the turn (or command) is done."""
-    await pilot.press(*text, "enter")
-    await wait_idle(pilot)
-
-
 async def send_nowait(pilot, text: str) -> None:
     """Type `text` and press enter without waiting for the turn (pilot.press would wait for it)."""
     await pilot.press(*text)
@@ -52,7 +46,7 @@ def answers(pilot) -> list:
 async def next_turn_works(pilot) -> None:
     """After an interrupt: a fresh prompt gets a full, uninterrupted answer and no new error."""
     errors_before = len(pilot.app.chat.query("ErrorBlock"))
-    await send(pilot, "hello")
+    await send_prompt(pilot, "hello")
     last = answers(pilot)[-1]
     assert last.text and not last.interrupted
     assert len(pilot.app.chat.query("ErrorBlock")) == errors_before
@@ -63,14 +57,14 @@ async def after_one_turn(app):
     """The running app's pilot, after one finished "hello" turn."""
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
-        await send(pilot, "hello")
+        await send_prompt(pilot, "hello")
         yield pilot
 
 
 async def press_or_type(pilot, how: str) -> None:
     """A key (`ctrl+k`) or a slash command line (`/compact focus`, sent with enter)."""
     if how.startswith("/"):
-        await send(pilot, how)
+        await send_prompt(pilot, how)
     else:
         await pilot.press(how)
 
@@ -183,7 +177,7 @@ async def test_escape_interrupts_mid_tool_call(app, monkeypatch):
 async def test_slash_opens_screen(app, line, screen):
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
-        await send(pilot, line)
+        await send_prompt(pilot, line)
         await wait_until(pilot, lambda: screen_name(pilot) == screen, what=screen)
 
 
@@ -194,9 +188,9 @@ async def test_slash_model_shows_and_switches(app):
         def notices() -> list[str]:
             return [n.text for n in app.chat.query("NoticeLine")]
 
-        await send(pilot, "/model")
+        await send_prompt(pilot, "/model")
         assert any(text.startswith("Model: offline") for text in notices())
-        await send(pilot, "/model offline")
+        await send_prompt(pilot, "/model offline")
         await wait_until(pilot, lambda: "Model switched to offline" in notices(), what="switch notice")
         assert app.session.model_name == "offline" and app.chat.title_bar.offline
 
@@ -261,7 +255,7 @@ async def test_slash_export_writes_where_it_says(app, workspace):
             return app.chat.query("NoticeLine").last().text
 
         async def export(args: str, outcome) -> None:  # the file is written in a thread: wait for its line
-            await send(pilot, f"/export{args}")
+            await send_prompt(pilot, f"/export{args}")
             await wait_until(pilot, outcome, what=f"/export{args}")
 
         exports = app.settings.resolved_data_dir / "exports"  # by default there, not in the workspace

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from pilot_helpers import poll_until
 
 from co_tui.session.store import SessionStore
 
@@ -39,10 +40,9 @@ class Tmux:
         return self("capture-pane", "-p", "-t", "t")
 
     def wait_for(self, text: str, *, gone: bool = False, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while (text in self.pane()) == gone:
-            assert time.monotonic() < deadline, f"waited for {text!r} (gone={gone}):\n{self.pane()}"
-            time.sleep(0.1)
+        poll_until(
+            lambda: (text in self.pane()) != gone, lambda: f"{text!r} (gone={gone}):\n{self.pane()}", timeout=timeout
+        )
 
 
 @pytest.fixture
@@ -87,10 +87,7 @@ def test_quitting_mid_turn_keeps_the_prompt_and_the_partial_answer(tui, how: str
         tmux("send-keys", "-t", "t", "C-q")
     else:
         os.kill(_co_tui_pid(tmux), signal.SIGTERM if how == "sigterm" else signal.SIGHUP)
-    deadline = time.monotonic() + 60
-    while not done.exists():
-        assert time.monotonic() < deadline, tmux.pane()
-        time.sleep(0.1)
+    poll_until(done.exists, lambda: f"co-tui to exit:\n{tmux.pane()}")
     with SessionStore.open(data) as store:
         [meta] = store.list_sessions()
         loaded = store.load(meta.id)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from pilot_helpers import wait_idle, wait_ready, wait_until
+from pilot_helpers import send_prompt, wait_idle, wait_ready, wait_until
 from textual.widgets import DataTable, TabbedContent
 
 SIZE = (100, 32)
@@ -12,11 +12,6 @@ SIZE = (100, 32)
 @pytest.fixture
 def app(real_app):
     return real_app
-
-
-async def _send(pilot, text: str) -> None:
-    await pilot.press(*text, "enter")
-    await wait_idle(pilot)
 
 
 async def _compact(pilot) -> None:
@@ -39,27 +34,27 @@ def _hint(pilot) -> str:
 async def test_undo_brings_back_what_compact_summarised(app):
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
-        await _send(pilot, "/undo")
+        await send_prompt(pilot, "/undo")
         assert "nothing to undo" in _hint(pilot)
-        await _send(pilot, "hello")
-        await _send(pilot, "read README.md")
+        await send_prompt(pilot, "hello")
+        await send_prompt(pilot, "read README.md")
         before = list(app.session.context)
         await _compact(pilot)
         assert _banners(pilot, "compact") and app.session.context != before
-        await _send(pilot, "/undo")
+        await send_prompt(pilot, "/undo")
         await wait_until(pilot, lambda: _banners(pilot, "restore"), what="the restore banner")
         assert list(app.session.context) == before
         event = _banners(pilot, "restore")[0].event
         assert event.reason == "restore" and event.strategy == "compact" and event.restored_messages > 0
-        await _send(pilot, "/undo")
+        await send_prompt(pilot, "/undo")
         assert "nothing left to undo" in _hint(pilot)
 
 
 async def test_p_pins_a_turn_and_u_undoes_a_cut_in_the_inspector(app):
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
-        await _send(pilot, "hello")
-        await _send(pilot, "read README.md")
+        await send_prompt(pilot, "hello")
+        await send_prompt(pilot, "read README.md")
         await _compact(pilot)
         await pilot.press("f2")
         await wait_until(pilot, lambda: type(app.screen).__name__ == "HistoryScreen", what="the inspector")
@@ -86,7 +81,7 @@ async def test_p_pins_a_turn_and_u_undoes_a_cut_in_the_inspector(app):
         await wait_until(pilot, lambda: list(app.session.pins) == [], what="the unpin")
         assert screen.query_one("#history-tabs", TabbedContent).active == "transcript"
         await pilot.press("escape")
-        await _send(pilot, "/pin")
+        await send_prompt(pilot, "/pin")
         await wait_until(pilot, lambda: list(app.session.pins) == [2], what="/pin pins the newest turn")
         assert "pinned turn 2" in _hint(pilot)
         assert "pinned" in str(app.chat.query_one("ContextMeter").render())

@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.content import Content
-from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from co_tui.tui.screens.yes_no import Answer, YesNoDialog
 
 
 def clear_summary(messages: int, tokens: int, turns: int, session_saved: bool, title: str) -> str:
@@ -26,29 +21,12 @@ def clear_summary(messages: int, tokens: int, turns: int, session_saved: bool, t
     return f"{what}\n{keep}"
 
 
-class ConfirmClear(ModalScreen[bool]):
+class ConfirmClear(YesNoDialog):
     """Dismisses with True to clear, False to keep the conversation."""
 
-    CSS_PATH = "dialog.tcss"
-    BINDINGS = [
-        Binding("escape,n", "dismiss(False)", "Keep", show=False),
-        Binding("y", "dismiss(True)", "Clear", show=False),
-    ]
+    NO = Answer("Keep (n)", "keep", "escape,n", "Keep")
+    YES = Answer("Clear (y)", "clear", "y", "Clear", variant="error")
+    FOCUS = "keep"
 
     def __init__(self, body: str) -> None:
-        super().__init__(classes="dialog -danger")
-        self.body = body
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
-            yield Static("Clear the conversation?", id="dialog-title")
-            yield Static(Content(self.body), id="dialog-body")
-            with Horizontal(id="dialog-buttons"):
-                yield Button("Keep (n)", id="keep", variant="default")
-                yield Button("Clear (y)", id="clear", variant="error")
-
-    def on_mount(self) -> None:
-        self.query_one("#keep", Button).focus()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "clear")
+        super().__init__("Clear the conversation?", body, classes="-danger")

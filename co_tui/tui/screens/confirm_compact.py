@@ -5,12 +5,7 @@ Enter (or ctrl+k again) compacts, Esc keeps the conversation as it is. docs/keys
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.content import Content
-from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from co_tui.tui.screens.yes_no import Answer, YesNoDialog
 
 
 def compact_summary(messages: int, turns: int, tokens_before: int, tokens_after: int, focus: str | None) -> str:
@@ -29,29 +24,12 @@ def compact_summary(messages: int, turns: int, tokens_before: int, tokens_after:
     return body
 
 
-class ConfirmCompact(ModalScreen[bool]):
+class ConfirmCompact(YesNoDialog):
     """Dismisses with True to compact, False to keep the conversation as it is."""
 
-    CSS_PATH = "dialog.tcss"
-    BINDINGS = [
-        Binding("escape,n", "dismiss(False)", "Keep", show=False),
-        Binding("enter,y,ctrl+k", "dismiss(True)", "Compact", show=False, priority=True),
-    ]
+    NO = Answer("Keep (esc)", "keep", "escape,n", "Keep")
+    YES = Answer("Compact (enter)", "compact", "enter,y,ctrl+k", "Compact", variant="primary", priority=True)
+    FOCUS = "compact"
 
     def __init__(self, body: str) -> None:
-        super().__init__(classes="dialog")
-        self.body = body
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
-            yield Static("Compact the conversation?", id="dialog-title")
-            yield Static(Content(self.body), id="dialog-body")
-            with Horizontal(id="dialog-buttons"):
-                yield Button("Keep (esc)", id="keep", variant="default")
-                yield Button("Compact (enter)", id="compact", variant="primary")
-
-    def on_mount(self) -> None:
-        self.query_one("#compact", Button).focus()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "compact")
+        super().__init__("Compact the conversation?", body)

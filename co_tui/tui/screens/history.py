@@ -29,22 +29,7 @@ from co_tui.tui.widgets.turn_token_chart import STATE_COLOURS, TurnBar, TurnStat
 
 if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
-    from co_tui.session.events import UsageUpdate
-
-
-class HistorySource(Protocol):
-    """What the inspector reads from a `ChatSession`."""
-
-    @property
-    def transcript(self) -> Sequence[Any]: ...
-    @property
-    def context(self) -> Sequence[Any]: ...
-    @property
-    def ledger(self) -> Sequence[HistoryTrimmed]: ...
-    @property
-    def ledger_positions(self) -> Sequence[int]: ...
-
-    def meter_reading(self) -> UsageUpdate: ...
+    from co_tui.session.port import HistoryView
 
 
 class Steering(Protocol):
@@ -238,7 +223,7 @@ class HistoryScreen(Screen[None]):
     ]
 
     def __init__(
-        self, session: HistorySource, steer: Steering | None = None, *, next_cut: Callable[[], Any] | None = None
+        self, session: HistoryView, steer: Steering | None = None, *, next_cut: Callable[[], Any] | None = None
     ) -> None:
         super().__init__()
         self.session = session
@@ -480,12 +465,10 @@ class HistoryScreen(Screen[None]):
     # --- steering: undo a cut, pin a turn (docs/context-governance.md) ---------------------------
 
     def _read_steering(self) -> None:
-        """Which cuts can be undone and which turns are pinned (a read-only source has neither)."""
-        undoable = getattr(self.session, "undoable_cuts", None)
-        self._undoable = set(undoable()) if callable(undoable) and self.steer is not None else set()
-        pins = getattr(self.session, "pins", ())
+        """Which cuts can be undone (none without a controller to undo them) and which turns are pinned."""
+        self._undoable = set(self.session.undoable_cuts()) if self.steer is not None else set()
         turn_of = {row.index: row.turn for row in self._transcript_rows}
-        self._pinned_turns = {turn_of[i] for i in pins if i in turn_of}
+        self._pinned_turns = {turn_of[i] for i in self.session.pins if i in turn_of}
 
     def _undo_line(self, event: HistoryTrimmed) -> str:
         """The detail pane's `undo` row for the selected cut (empty when there is nothing to say)."""

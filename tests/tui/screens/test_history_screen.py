@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 
 import pytest
+from governance.builders import MODULE_LINES, module_turn
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import FunctionModel
 from pydantic_ai.usage import RequestUsage
@@ -16,6 +17,7 @@ from textual.widgets import DataTable, Static, TabbedContent
 from co_tui.agent.offline import offline_model
 from co_tui.governance import GovernancePolicy, Governor, estimate_tokens, trim_to_recent_turns, trim_tool_returns
 from co_tui.governance.events import HistoryTrimmed
+from co_tui.governance.pins import pinned_tokens, turn_key
 from co_tui.session.events import UsageUpdate
 from co_tui.tui.screens.history import HistoryScreen
 
@@ -23,21 +25,10 @@ TURNS = 8
 BUDGET = 900
 
 
-def _turn(i: int, lines: int = 40) -> list:
-    call = f"call_{i}"
-    return [
-        ModelRequest(parts=[UserPromptPart(f"read module_{i}.py and explain it")]),
-        ModelResponse(parts=[ToolCallPart("read_file", {"path": f"module_{i}.py"}, tool_call_id=call)]),
-        ModelRequest(
-            parts=[ToolReturnPart("read_file", f"def step_{i}(x):\n    return x + {i}\n" * lines, tool_call_id=call)]
-        ),
-        ModelResponse(parts=[TextPart(f"module_{i}.py defines step_{i}, which adds {i} to its input.")]),
-    ]
-
-
 @dataclass
 class CutSession:
-    """What the inspector reads from a ChatSession, filled by the real trim rules."""
+    """The inspector's view of a ChatSession (`HistoryView`), filled by the real trim rules; `pins`
+    are transcript indices of pinned prompts, and every cut is undoable."""
 
     transcript: list
     context: list = field(default_factory=list)
@@ -45,8 +36,13 @@ class CutSession:
     budget: int = BUDGET
     max_messages: int = 40
     ledger_positions: list[int] = field(default_factory=list)
+    pins: list[int] = field(default_factory=list)
+
+    def undoable_cuts(self) -> list[int]:
+        return list(range(len(self.ledger)))
 
     def meter_reading(self) -> UsageUpdate:
+        keys = frozenset(k for i in self.pins if (k := turn_key(self.transcript[i])) is not None)
         return UsageUpdate(
             input_tokens=0,
             output_tokens=0,
@@ -54,12 +50,13 @@ class CutSession:
             budget_tokens=self.budget,
             messages=len(self.context),
             max_messages=self.max_messages,
+            pinned_tokens=pinned_tokens(self.context, keys),
         )
 
 
 @pytest.fixture
 def session() -> CutSession:
-    transcript = [m for i in range(TURNS) for m in _turn(i)]
+    transcript = [m for i in range(TURNS) for m in module_turn(i)]
     trimmed = trim_tool_returns(transcript, 200)
     cut = trim_to_recent_turns(trimmed.messages, BUDGET)
     assert cut.trimmed and trimmed.trimmed  # the fixture must exercise both kinds of cut
@@ -96,7 +93,7 @@ async def test_tables_totals_and_ledger(make_host, session):
 
 
 async def test_an_untrimmed_session_says_so(make_host):
-    whole = _turn(0)
+    whole = module_turn(0)
     app = make_host(lambda: HistoryScreen(CutSession(whole, list(whole))))
     async with app.run_test(size=TERMINAL) as pilot:
         await pilot.pause()
@@ -112,7 +109,6 @@ def test_history_ledger_snapshot(snap_compare, make_host, session):
 
 
 # Tool outputs of uneven size, so the chart's bars differ.
-LINES = (3, 40, 8, 60, 5, 25, 12, 70, 6, 30)
 
 
 def _summariser_down(messages, info):
@@ -130,7 +126,7 @@ async def _govern(turns: int, budget: int = 1300, revive_at: int = 6) -> CutSess
     for i in range(turns):
         if i == revive_at:  # the cooldown is over and the summariser is back
             governor.summarizer_model, now[0] = offline_model(), 1000.0
-        turn = _turn(i, LINES[i])
+        turn = module_turn(i, MODULE_LINES[i])
         session.transcript += turn
         outcome = await governor.apply(session.context + turn)
         session.context, session.ledger = outcome.messages, session.ledger + outcome.events
@@ -199,14 +195,14 @@ async def test_keys_switch_tabs_and_move_the_ledger_detail(make_host, summarised
 
 
 async def test_refresh_picks_up_a_session_that_moved_on(make_host):
-    session = CutSession(_turn(0), list(_turn(0)))
+    session = CutSession(module_turn(0), list(module_turn(0)))
     app = make_host(lambda: HistoryScreen(session))
     async with app.run_test(size=TERMINAL) as pilot:
         await pilot.pause()
         table = app.screen.query_one("#transcript-table", DataTable)
         assert table.row_count == 4
-        session.transcript += _turn(1)
-        session.context += _turn(1)
+        session.transcript += module_turn(1)
+        session.context += module_turn(1)
         await pilot.press("r")
         await pilot.pause()
         assert table.row_count == 8
@@ -229,7 +225,7 @@ def _priced(turns: int) -> CutSession:
 
     transcript = []
     for i in range(turns):
-        for message in _turn(i):
+        for message in module_turn(i):
             if isinstance(message, ModelResponse):
                 step = len(transcript)
                 read = 0 if step < 2 else 900 + 150 * step
@@ -268,7 +264,7 @@ async def test_usage_tab_lists_every_request_with_cache_and_cost(make_host):
 
 
 async def test_usage_tab_says_when_the_model_is_unpriced(make_host):
-    session = CutSession(_turn(0), list(_turn(0)))
+    session = CutSession(module_turn(0), list(module_turn(0)))
     session.transcript[1] = replace(
         session.transcript[1], usage=RequestUsage(input_tokens=50, output_tokens=5), model_name="my-local-model"
     )
@@ -289,7 +285,7 @@ def _evicted() -> CutSession:
     """Four turns: the first turn's tool output evicted, then the whole second turn (issue 13 item 3)."""
     from co_tui.governance.evict import evict
 
-    transcript = [m for i in range(4) for m in _turn(i, LINES[i])]
+    transcript = [m for i in range(4) for m in module_turn(i, MODULE_LINES[i])]
     first = evict(transcript, 2, budget_tokens=BUDGET)
     second = evict(first.messages, 4, budget_tokens=BUDGET)
     return CutSession(
@@ -323,7 +319,7 @@ def _about_to_cut():
     """Five turns under a 16-message limit: the next send trims (the real policy, previewed)."""
     from co_tui.governance.next_cut import preview_next_cut
 
-    transcript = [m for i in range(5) for m in _turn(i, LINES[i])]
+    transcript = [m for i in range(5) for m in module_turn(i, MODULE_LINES[i])]
     session = CutSession(transcript, list(transcript), max_messages=16, budget=100_000)
     governor = Governor(GovernancePolicy(budget_tokens=100_000, max_history_messages=16, strategy="trim"))
     return session, lambda: preview_next_cut(governor, session.context)

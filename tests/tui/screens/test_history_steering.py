@@ -6,38 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import pytest
+from governance.builders import module_turn
 from screen_host import TERMINAL, make_host, screen_env  # (fixtures)
-from test_history_screen import BUDGET, TURNS, CutSession, _turn
+from test_history_screen import BUDGET, TURNS, CutSession
 from textual.widgets import DataTable
 
-from co_tui.governance import estimate_tokens, trim_to_recent_turns, trim_tool_returns
-from co_tui.governance.pins import pinned_tokens, turn_key
-from co_tui.session.events import UsageUpdate
+from co_tui.governance import trim_to_recent_turns, trim_tool_returns
 from co_tui.tui.screens.history import HistoryScreen
 
 __all__ = ["make_host", "screen_env"]
-
-
-@dataclass
-class SteeredSession(CutSession):
-    """A cut session with pins (transcript indices of prompts) and its cuts undoable."""
-
-    pins: list[int] = field(default_factory=list)
-
-    def undoable_cuts(self) -> list[int]:
-        return list(range(len(self.ledger)))
-
-    def meter_reading(self) -> UsageUpdate:
-        keys = frozenset(k for i in self.pins if (k := turn_key(self.transcript[i])) is not None)
-        return UsageUpdate(
-            input_tokens=0,
-            output_tokens=0,
-            context_tokens=estimate_tokens(self.context),
-            budget_tokens=self.budget,
-            messages=len(self.context),
-            max_messages=self.max_messages,
-            pinned_tokens=pinned_tokens(self.context, keys),
-        )
 
 
 @dataclass
@@ -56,12 +33,12 @@ class RecordingSteer:
 
 
 @pytest.fixture
-def steered() -> SteeredSession:
-    transcript = [m for i in range(TURNS) for m in _turn(i)]
+def steered() -> CutSession:
+    transcript = [m for i in range(TURNS) for m in module_turn(i)]
     trimmed = trim_tool_returns(transcript, 200)
     cut = trim_to_recent_turns(trimmed.messages, BUDGET)
     newest_prompt = len(transcript) - 4  # turn 8 of 8
-    return SteeredSession(transcript, cut.messages, [cut.to_event("token_budget", BUDGET)], pins=[newest_prompt])
+    return CutSession(transcript, cut.messages, [cut.to_event("token_budget", BUDGET)], pins=[newest_prompt])
 
 
 async def test_u_on_a_trims_row_and_p_on_a_message_call_the_controller(make_host, steered):

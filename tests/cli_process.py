@@ -1,0 +1,48 @@
+"""The real `co-tui` command in a subprocess, for every test folder (`from cli_process import
+run_co_tui`): the same interpreter and package as the tests, stdin closed (it would join -p's
+prompt), `env` on top of the test's environment."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _command(args: tuple[str, ...]) -> list[str]:
+    return [sys.executable, "-m", "co_tui", *args]
+
+
+def _env(env: dict[str, str] | None) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+
+
+def run_co_tui(
+    *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, timeout: float = 90
+) -> subprocess.CompletedProcess[str]:
+    """Run `co-tui args…` to its end; its output captured as text."""
+    return subprocess.run(
+        _command(args),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=_env(env),
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def start_co_tui(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """Start `co-tui args…` and return at once; its stdout and stderr are text pipes to read."""
+    return subprocess.Popen(
+        _command(args),
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=_env(env),
+    )
