@@ -35,7 +35,12 @@ from textual.worker import Worker
 
 from co_tui.tui.commands import closest_command, find_command
 from co_tui.tui.controller import ChatController, internal_error
-from co_tui.tui.gc_pause import collection_due, pause_full_collections, resume_full_collections
+from co_tui.tui.gc_pause import (
+    collection_due,
+    pause_full_collections,
+    release_collections_after_start_up,
+    resume_full_collections,
+)
 from co_tui.tui.messages import (
     RunSlash,
     SendPrompt,
@@ -447,6 +452,17 @@ class CoTuiApp(App[int]):
             self.settings = self._load_settings()
         return self.settings
 
+    def _data_dir(self) -> Path:
+        """The data dir, without building the settings when they are not loaded yet (falls back to
+        them when it is unclear: their error names the bad value). Raises `SettingsError`."""
+        if self.settings is None:
+            from co_tui.paths import data_dir_without_settings
+
+            data_dir = data_dir_without_settings()
+            if data_dir is not None:
+                return data_dir
+        return self._ensure_settings().resolved_data_dir
+
     def _factory(self) -> SessionFactory:
         if self.session_factory is None:
             from co_tui.session.commands import open_session
@@ -462,16 +478,21 @@ class CoTuiApp(App[int]):
         `SessionReady`, or `SessionFailed` with one line. With `preview` (start-up), a resumed
         conversation is first shown from the store's rows, before pydantic-ai is imported."""
         try:
+            if preview and (resume_id or continue_latest):
+                # Before the settings: the conversation needs only the store (docs/architecture.md).
+                from co_tui.session.commands import open_store_at
+
+                store = store or open_store_at(self._data_dir())
+                resume_id, continue_latest = self._preview(store, resume_id, continue_latest), False
+        except Exception as exc:  # SettingsError, OpenSessionError, StoreError: one line
+            self.post_message(SessionFailed(str(exc) or type(exc).__name__, getattr(exc, "exit_code", 2)))
+            return
+        try:
             settings = self._ensure_settings()
         except Exception as exc:  # SettingsError: one line naming the setting, exit 2
             self.post_message(SessionFailed(str(exc) or type(exc).__name__, 2))
             return
         try:
-            if preview and (resume_id or continue_latest):
-                from co_tui.session.commands import open_store
-
-                store = store or open_store(settings)
-                resume_id, continue_latest = self._preview(store, resume_id, continue_latest), False
             session = self._factory()(
                 settings,
                 self.workspace,
@@ -553,6 +574,7 @@ class CoTuiApp(App[int]):
             message.shown.set()
 
     async def on_session_ready(self, message: SessionReady) -> None:
+        release_collections_after_start_up()
         if not self._chat_gone():  # else: quit while the session was loading
             await self.controller.session_ready(message.session)
             await self._start_mcp_servers(message.session)
@@ -579,6 +601,7 @@ class CoTuiApp(App[int]):
         self._mcp_worker = self.run_worker(servers.run(), group="mcp", exit_on_error=False)
 
     async def on_session_failed(self, message: SessionFailed) -> None:
+        release_collections_after_start_up()
         await self.controller.session_failed(message.message, message.exit_code)
 
 
@@ -592,7 +615,10 @@ def run_app(
     Otherwise, when the session has turns, one line says how to resume it (`resume_hint`).
     """
     app = CoTuiApp(settings, workspace, resume_id=resume_id, continue_latest=continue_latest)
-    app.run()
+    try:
+        app.run()
+    finally:  # quit before the session was ready
+        release_collections_after_start_up()
     if app.failure:
         print(f"co-tui: {app.failure}", file=sys.stderr)
     else:
