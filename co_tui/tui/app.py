@@ -578,6 +578,15 @@ class CoTuiApp(App[int]):
         if not self._chat_gone():  # else: quit while the session was loading
             await self.controller.session_ready(message.session)
             await self._start_mcp_servers(message.session)
+            self.call_after_refresh(self._preload_pricing)  # once the ready session is on screen
+
+    @work(thread=True, exit_on_error=False, group="pricing")
+    def _preload_pricing(self) -> None:
+        """genai-prices' table, deferred while the session was built (co_tui/agent/pricing_data.py),
+        loaded off the UI thread before a first answer needs it."""
+        from co_tui.agent.pricing_data import preload
+
+        preload()
 
     async def _start_mcp_servers(self, session: SessionPort) -> None:
         """Start the session's MCP servers in a worker (after the first paint; typing never waits).
