@@ -11,9 +11,9 @@ Three parts, one concern each (docs/architecture.md has the picture):
 
 Start-up order matters (the TUI must paint before pydantic and pydantic-ai load): this module
 imports no pydantic, pydantic-ai, provider SDK or domain package at module level. The chat screen
-paints first; then one thread worker loads the settings, shows a resumed conversation from the
-store's raw rows and builds the session (which imports pydantic-ai). A prompt sent before the
-session is ready waits in the controller's queue.
+paints first; then one thread worker shows a resumed conversation from the store's raw rows,
+loads the settings and builds the session (which imports pydantic-ai), never on the UI thread. A
+prompt sent before the session is ready waits in the controller's queue.
 """
 
 from __future__ import annotations
@@ -476,7 +476,8 @@ class CoTuiApp(App[int]):
     ) -> None:
         """Build the session (new, or resumed by id/prefix or `continue_latest`) and post
         `SessionReady`, or `SessionFailed` with one line. With `preview` (start-up), a resumed
-        conversation is first shown from the store's rows, before pydantic-ai is imported."""
+        conversation is first shown from the store's rows, before the settings are built and
+        pydantic-ai is imported."""
         try:
             if preview and (resume_id or continue_latest):
                 # Before the settings: the conversation needs only the store (docs/architecture.md).
