@@ -138,14 +138,8 @@ def _main(argv: Sequence[str] | None) -> int:
         except PromptUsageError as exc:
             parser.error(str(exc))
     tui = not (args.list_sessions or args.export or printing)
-    if tui:
-        from co_tui.tui.gc_pause import hold_collections_for_start_up
-
-        hold_collections_for_start_up()  # released once the session is ready (docs/architecture.md)
     if tui and not args.resume and not args.continue_latest:
-        from co_tui.tui.app import run_app
-
-        return run_app(_settings_loader(args), workspace)
+        return _run_tui(_settings_loader(args), workspace)
     if tui:
         from co_tui.paths import data_dir_without_settings
 
@@ -154,9 +148,7 @@ def _main(argv: Sequence[str] | None) -> int:
             resume_id = _check_resumable(data_dir, workspace, args)
             if resume_id is None:
                 return EXIT_USAGE
-            from co_tui.tui.app import run_app
-
-            return run_app(_settings_loader(args), workspace, resume_id=resume_id)
+            return _run_tui(_settings_loader(args), workspace, resume_id)
 
     from co_tui.config import SettingsError, load_settings
 
@@ -170,9 +162,7 @@ def _main(argv: Sequence[str] | None) -> int:
         resume_id = _check_resumable(settings.resolved_data_dir, workspace, args)
         if resume_id is None:
             return EXIT_USAGE
-        from co_tui.tui.app import run_app
-
-        return run_app(settings, workspace, resume_id=resume_id)
+        return _run_tui(settings, workspace, resume_id)
 
     if args.list_sessions or args.export:
         from co_tui.session.commands import export_session, list_sessions
@@ -193,6 +183,17 @@ def _main(argv: Sequence[str] | None) -> int:
         continue_latest=args.continue_latest,
         title=title,
     )
+
+
+def _run_tui(settings: Settings | Callable[[], Settings], workspace: Path, resume_id: str | None = None) -> int:
+    """`tui.app.run_app`, with the garbage collector off from before Textual is imported until the
+    session is ready (`run_app` turns it back on, at the latest when the app ends; docs/architecture.md)."""
+    from co_tui.tui.gc_pause import hold_collections_for_start_up
+
+    hold_collections_for_start_up()
+    from co_tui.tui.app import run_app
+
+    return run_app(settings, workspace, resume_id=resume_id)
 
 
 def _check_resumable(data_dir: Path, workspace: Path, args: argparse.Namespace) -> str | None:
