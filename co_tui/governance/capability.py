@@ -14,6 +14,7 @@ shrink runs once; after that the error surfaces. No loop.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import time
@@ -27,12 +28,14 @@ from pydantic_ai.exceptions import ModelContextWindowExceededError
 from pydantic_ai.messages import CapabilityEvent, ModelMessage, ModelResponse
 
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.governance.policy import GovernancePolicy, Governor, PolicyOutcome
+from co_tui.governance.policy import OFFLOAD_MIN_MESSAGES, GovernancePolicy, Governor, PolicyOutcome
 from co_tui.governance.tokens import estimate_text_tokens
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model, ModelRequestContext
     from pydantic_ai.tools import RunContext
+
+    from co_tui.governance.meter import TokenMeter
 
 __all__ = ["ContextGovernance", "HistoryTrimmedEvent", "OversizedTurnEvent"]
 
@@ -58,13 +61,17 @@ class HistoryTrimmedEvent(CapabilityEvent, namespace="co_tui"):
     # The context the pass started from (shared by the events of one pass): what undoing it restores
     # (governance/restore.py). In-process only; never part of the domain event.
     before: tuple[ModelMessage, ...] | None = field(default=None, repr=False, compare=False)
+    # Whether this is the pass's last event: the context after it is the one the request sends.
+    ends_pass: bool = field(default=True, repr=False, compare=False)
     summarizer_input_tokens: int = 0
     summarizer_output_tokens: int = 0
     summarizer_cost_usd: float | None = 0.0
 
     @classmethod
-    def from_domain(cls, event: HistoryTrimmed, before: tuple[ModelMessage, ...] | None = None) -> HistoryTrimmedEvent:
-        return cls(**{name: getattr(event, name) for name in _PAYLOAD}, before=before)
+    def from_domain(
+        cls, event: HistoryTrimmed, before: tuple[ModelMessage, ...] | None = None, *, ends_pass: bool = True
+    ) -> HistoryTrimmedEvent:
+        return cls(**{name: getattr(event, name) for name in _PAYLOAD}, before=before, ends_pass=ends_pass)
 
     def to_domain(self, session_id: str = "") -> HistoryTrimmed:
         """The domain event the session forwards (TUI banner, jsonl line, ledger row)."""
@@ -103,13 +110,17 @@ class ContextGovernance(AbstractCapability[Any]):
     Before any rewrite it hands every message the run added since its last pass (the original
     objects) to `transcript_sink`. `seen_len` is `len(ctx.messages)` after its last pass: after a
     run the session takes `all_messages()[seen_len:]` as the rest. Call `begin_run(len(history))`
-    before each run. Emits one `HistoryTrimmedEvent` per change.
+    before each run. Emits one `HistoryTrimmedEvent` per change; with `meter_of`, in that meter's
+    figures.
     """
 
     policy: GovernancePolicy
     summarizer_model: Model | str | None = None
     transcript_sink: Callable[[list[ModelMessage]], None] | None = None
     clock: Callable[[], float] = time.monotonic
+    # The session's meter (it replaces it on /clear): the events then carry its figures, so a
+    # banner's "after" is what the meter shows for the request (governance/metered_cuts.py).
+    meter_of: Callable[[], TokenMeter] | None = None
     seen_len: int = field(default=0, init=False)
     governor: Governor = field(init=False, repr=False)
     _override: list[ModelMessage] | None = field(default=None, init=False, repr=False)
@@ -117,7 +128,11 @@ class ContextGovernance(AbstractCapability[Any]):
     _oversize_said: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.governor = Governor(self.policy, summarizer_model=self.summarizer_model, clock=self.clock)
+        # The pass's zero-LLM work on a large history runs in a thread: the run shares the UI's
+        # event loop, which must keep painting and echoing keys meanwhile.
+        self.governor = Governor(
+            self.policy, summarizer_model=self.summarizer_model, clock=self.clock, offload=_in_thread
+        )
 
     def set_pins(self, pins: frozenset[str]) -> None:
         """The keys of the turns no rule may cut from now on (`pins.turn_key`)."""
@@ -144,8 +159,13 @@ class ContextGovernance(AbstractCapability[Any]):
         before = tuple(ctx.messages)
         ctx.messages[:] = outcome.messages
         self.seen_len = len(ctx.messages)
-        for event in outcome.events:
-            await ctx.emit(HistoryTrimmedEvent.from_domain(event, before))
+        events = outcome.events
+        if self.meter_of is not None:
+            from co_tui.governance.metered_cuts import in_meter_figures
+
+            events = in_meter_figures(events, self.meter_of(), before, ctx.messages)
+        for i, event in enumerate(events):
+            await ctx.emit(HistoryTrimmedEvent.from_domain(event, before, ends_pass=i == len(events) - 1))
 
     async def before_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext
@@ -191,12 +211,20 @@ class ContextGovernance(AbstractCapability[Any]):
         if not isinstance(error, ModelContextWindowExceededError):
             raise error
         self._hand_over(ctx.messages)
-        outcome, shrink_ran = self.governor.recover_overflow(
-            ctx.messages, shrink_done=self._shrink_done, overhead_tokens=request_overhead_tokens(request_context)
-        )
+        messages, overhead = list(ctx.messages), request_overhead_tokens(request_context)
+
+        def recover() -> tuple[PolicyOutcome, bool]:
+            return self.governor.recover_overflow(messages, shrink_done=self._shrink_done, overhead_tokens=overhead)
+
+        outcome, shrink_ran = await _in_thread(recover) if len(messages) >= OFFLOAD_MIN_MESSAGES else recover()
         self._shrink_done = self._shrink_done or shrink_ran
         if not outcome.changed:
             raise error
         await self._commit(ctx, outcome)
         self._override = list(outcome.messages)
         raise RetryModelRequest()
+
+
+async def _in_thread(call: Callable[[], Any]) -> Any:
+    """`Governor.offload`: run `call` in a worker thread, awaited (see `policy.OFFLOAD_MIN_MESSAGES`)."""
+    return await asyncio.to_thread(call)

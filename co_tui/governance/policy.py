@@ -25,14 +25,13 @@ turns away and, in between, the context only grows at its end (the provider's pr
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic_ai.messages import ModelMessage
 
 from co_tui.governance.events import HistoryTrimmed, Reason
-from co_tui.governance.markers import separate_markers
 from co_tui.governance.pins import reinsert, split_pinned
 from co_tui.governance.summarize import (
     SummaryError,
@@ -70,6 +69,15 @@ __all__ = [
 
 # The low-water mark's default (setting `compact_target`): a cut goes down to this share of the limit.
 DEFAULT_COMPACT_TARGET = 0.6
+
+# A pass over at least this many messages hands its zero-LLM work to `Governor.offload` (a thread):
+# a first pass over a freshly resumed history of a few hundred messages already takes more than a
+# frame (docs/context-governance.md, "Cost").
+OFFLOAD_MIN_MESSAGES = 256
+
+_T = TypeVar("_T")
+Offload = Callable[[Callable[[], Any]], Awaitable[Any]]
+"""`await offload(call)` → `call()`, run somewhere that does not block the event loop (a thread)."""
 
 
 @dataclass(frozen=True)
@@ -149,6 +157,10 @@ class Governor:
     last_summary_error: str | None = None
     # Keys of the pinned turns (`pins.turn_key`): every rule runs around them (docs/context-governance.md).
     pins: frozenset[str] = frozenset()
+    # Where `apply` runs its pure, synchronous steps for a history of `OFFLOAD_MIN_MESSAGES` or more
+    # (None: inline). The steps still run one after another and the summariser stays on the loop, so
+    # results and the events' order are the same either way.
+    offload: Offload | None = None
 
     def cooling_down(self) -> bool:
         """Whether a failed summary is recent enough that only zero-LLM trimming may run."""
@@ -172,7 +184,8 @@ class Governor:
     def _triggers(
         self, messages: Sequence[ModelMessage], budget: int
     ) -> tuple[list[ModelMessage], int, Layout, bool, bool]:
-        current = separate_markers(messages)
+        # Both callers pass `split_pinned(...).rest`: its markers are already separated.
+        current = list(messages)
         tokens = estimate_tokens(current)
         layout = segment(current)
         limit = self.policy.max_history_messages
@@ -204,11 +217,26 @@ class Governor:
         Pinned turns (`pins`) are taken out first, count as overhead, and come back verbatim in
         place (`pins.reinsert`); the rest of this contract is `_apply_unpinned`'s.
         """
-        split = split_pinned(messages, self.pins)
+        run = self._runner(len(messages))
+        split = await run(lambda: split_pinned(messages, self.pins))
         if not split.pinned:
             return await self._apply_unpinned(split.rest, model=model, overhead_tokens=overhead_tokens)
         outcome = await self._apply_unpinned(split.rest, model=model, overhead_tokens=overhead_tokens + split.tokens)
-        return replace(outcome, messages=reinsert(outcome.messages, split), tokens=outcome.tokens + split.tokens)
+        return replace(
+            outcome, messages=await run(lambda: reinsert(outcome.messages, split)), tokens=outcome.tokens + split.tokens
+        )
+
+    def _runner(self, size: int) -> Callable[[Callable[[], _T]], Awaitable[_T]]:
+        """How this pass runs a synchronous step: through `offload` for a large history, else inline."""
+        offload = self.offload if size >= OFFLOAD_MIN_MESSAGES else None
+
+        async def run(call: Callable[[], _T]) -> _T:
+            if offload is None:
+                return call()
+            result: _T = await offload(call)
+            return result
+
+        return run
 
     async def _apply_unpinned(
         self, messages: Sequence[ModelMessage], *, model: Model | str | None = None, overhead_tokens: int = 0
@@ -224,7 +252,8 @@ class Governor:
         """
         policy = self.policy
         budget = self._budget(overhead_tokens)
-        current, tokens, layout, over_count, over_tokens = self._triggers(messages, budget)
+        run = self._runner(len(messages))
+        current, tokens, layout, over_count, over_tokens = await run(lambda: self._triggers(messages, budget))
         if not (over_count or over_tokens):
             return PolicyOutcome(current, [], True, tokens)
         reason: Reason = "token_budget" if over_tokens else "message_count"
@@ -237,17 +266,13 @@ class Governor:
 
         summarizer = self.summarizer_model or model
         if policy.strategy == "summarize" and summarizer is not None and not self.cooling_down():
-            window = plan_summary_window(
-                current, policy.max_history_messages, budget, target_tokens=goal, target_messages=target_messages
-            )
+            window = await run(lambda: self._summary_window(current, budget, goal, target_messages))
             if window is not None:
-                window = _window_that_keeps_its_summary(window, budget, policy.tool_output_trim_chars)
-            if window is not None and _worth_summarising(window):
                 current, event = await self._summarize(window, summarizer, reason, budget, tokens)
                 events.append(event)
                 tokens = event.tokens_after
         if not events and over_count:
-            cut = trim_to_message_count(current, policy.target_messages)
+            cut = await run(lambda: trim_to_message_count(current, policy.target_messages))
             if cut.trimmed:
                 events.append(cut.to_event("message_count", budget))
                 current, tokens = cut.messages, cut.tokens_after
@@ -256,23 +281,39 @@ class Governor:
         # back longer than planned — and a token cut takes the messages to theirs; otherwise the two
         # triggers take turns and the banners come twice as often.
         synced = bool(events)
-        fitted = fit_to_budget(
-            current,
-            goal if synced else budget,
-            tool_output_trim_chars=policy.tool_output_trim_chars,
-            target_tokens=goal,
-            min_cut_tokens=0 if synced else min_cut,
-            layout=None if synced else layout,  # reuse this pass's work if unchanged
-            tokens=None if synced else tokens,
+        before_fit, tokens_before_fit = current, tokens
+        fitted = await run(
+            lambda: fit_to_budget(
+                before_fit,
+                goal if synced else budget,
+                tool_output_trim_chars=policy.tool_output_trim_chars,
+                target_tokens=goal,
+                min_cut_tokens=0 if synced else min_cut,
+                layout=None if synced else layout,  # reuse this pass's work if unchanged
+                tokens=None if synced else tokens_before_fit,
+            )
         )
         events.extend(fitted.events)
         current, tokens = fitted.messages, fitted.tokens_after
         if events and policy.max_history_messages > 0:
-            cut = trim_to_message_count(current, policy.target_messages)
+            fitted_messages = current
+            cut = await run(lambda: trim_to_message_count(fitted_messages, policy.target_messages))
             if cut.trimmed:
                 events.append(cut.to_event("message_count", budget))
                 current, tokens = cut.messages, cut.tokens_after
         return PolicyOutcome(current, self._as_sent(events, overhead_tokens), tokens <= budget, tokens)
+
+    def _summary_window(
+        self, current: list[ModelMessage], budget: int, goal: int, target_messages: int | None
+    ) -> SummaryWindow | None:
+        """The window a summary would replace in this pass, or None when none is worth a model call."""
+        policy = self.policy
+        window = plan_summary_window(
+            current, policy.max_history_messages, budget, target_tokens=goal, target_messages=target_messages
+        )
+        if window is not None:
+            window = _window_that_keeps_its_summary(window, budget, policy.tool_output_trim_chars)
+        return window if window is not None and _worth_summarising(window) else None
 
     def _as_sent(
         self, events: list[HistoryTrimmed], overhead_tokens: int, note: str | None = None

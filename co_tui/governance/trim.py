@@ -372,7 +372,29 @@ def _shrink_args(part: Any, cap: int) -> Any | None:
     return new if part_tokens(new) < part_tokens(part) else None
 
 
+# id(message) -> {cap: (shrunk message, parts shrunk)}: every level of the step shrink, kept per
+# message object. The per-part and per-message truncation caches above hold one cap per object, so
+# the shrink's levels (1000, 200, 0) and the tool-output trim's cap evicted each other and every
+# pass over a turn that needs the shrink redid it; with this memo a repeat pass (the next request
+# of the same turn, the next-cut preview) reuses the same new objects and their token counts.
+_SHRUNK: _IdentityCache[dict[int, tuple[ModelMessage, int]]] = _IdentityCache()
+
+
 def _shrink_message(message: ModelMessage, cap: int) -> tuple[ModelMessage, int]:
+    """(message with its tool outputs / huge call arguments cut to `cap`, parts cut). Memoised per
+    message object and cap (`_SHRUNK`); never mutates `message`."""
+    key = (id(message.parts), len(message.parts))
+    levels = _SHRUNK.get(message, key)
+    if levels is None:
+        levels = {}
+        _SHRUNK.put(message, key, levels)
+    found = levels.get(cap)
+    if found is None:
+        found = levels[cap] = _shrink_message_uncached(message, cap)
+    return found
+
+
+def _shrink_message_uncached(message: ModelMessage, cap: int) -> tuple[ModelMessage, int]:
     if isinstance(message, ModelRequest):
         new, n, _, _ = _truncate_in(message, cap)
         return new, n

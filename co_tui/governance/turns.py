@@ -107,7 +107,14 @@ _START, _SYSTEM, _OTHER = 1, 2, 3
 _CLASS_CACHE: _IdentityCache[tuple[int, MarkerInfo | None]] = _IdentityCache()
 
 
+_PLAIN_RESPONSE: tuple[int, MarkerInfo | None] = (_OTHER, None)
+
+
 def _classify(message: ModelMessage) -> tuple[int, MarkerInfo | None]:
+    if isinstance(message, ModelResponse) and not message.metadata:
+        # Only a response's metadata can make it a marker (a compact acknowledgement), and a response
+        # never starts a turn: decided without the cache (half of a fresh history's first pass).
+        return _PLAIN_RESPONSE
     parts = message.parts
     key = (id(parts), len(parts))
     cached = _CLASS_CACHE.get(message, key)

@@ -134,7 +134,10 @@ class ChatSession:
         self.model_name = model if isinstance(model, str) else f"{resolved.system}:{resolved.model_name}"
         self.is_offline = is_offline(resolved)
         self.governance = ContextGovernance(
-            policy=self.policy, summarizer_model=summarizer, transcript_sink=self._record_transcript
+            policy=self.policy,
+            summarizer_model=summarizer,
+            transcript_sink=self._record_transcript,
+            meter_of=lambda: self.meter,  # a cut's banner gives the meter's figures (issue 12 item 5)
         )
         self._overhead = overhead_tokens(s, workspace=self.workspace, project_text=self.project.text)
         self.context_window = context_window_of(resolved) or s.fallback_context_window
@@ -316,6 +319,9 @@ class ChatSession:
                             self._checkpoint(prompt)
                         if isinstance(event, HistoryTrimmedEvent):
                             yield self._apply_trim(event.to_domain(), self._cut_record(event.before))
+                            if event.ends_pass and (cut := self._partial_messages()) is not None:
+                                # The meter shows the request the cut leaves: the banner's "after".
+                                yield self._usage_update(cut)
                             continue
                         if isinstance(event, OversizedTurnEvent):
                             yield sent_whole(event.turn_tokens, event.budget_tokens, self.context_window)

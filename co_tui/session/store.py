@@ -158,6 +158,10 @@ class SessionStore:
         self.path = path
         self._lock = threading.RLock()
         self._saved: dict[str, _Saved] = {}
+        # The newest session's parsed ledger, keyed by (rows, newest seq): a resume reads it for the
+        # preview (`load_tail`) and again for the session (`load`); parsing thousands of entries
+        # twice cost a long session's resume a second. Ledger events are append-only.
+        self._ledger_memo: tuple[str, tuple[int, int], tuple[HistoryTrimmed, ...], tuple[int, ...]] | None = None
 
     # --- opening ---------------------------------------------------------------------------------
 
@@ -546,7 +550,8 @@ class SessionStore:
                 if row is None:
                     raise StoreError(f"no session with id {session_id}")
                 meta = _meta_from_row(row)
-                return read_tail(conn, meta, enough, lambda what: _damaged(meta, what))
+                damaged = lambda what: _damaged(meta, what)  # noqa: E731
+                return read_tail(conn, meta, enough, damaged, ledger=lambda: self._read_ledger(conn, meta.id, damaged))
             finally:
                 conn.execute("COMMIT")
 
@@ -575,7 +580,8 @@ class SessionStore:
             known = self._decode_rows(conn, meta, sorted(refs | set(range(max(0, count - LAZY_TAIL), count))))
             own = [(i, body) for i, (_pos, ref, _d, body) in enumerate(ctx_rows) if ref is None]
             decoded = decode_bodies([b for _, b in own], [f"context message {i}" for i, _ in own], damaged)
-            prime_from_rows(decoded, [ctx_rows[i][2] for i, _ in own], read_counts(conn, sid))
+            own_digests = [bytes(ctx_rows[i][2]) for i, _ in own]
+            prime_from_rows(decoded, own_digests, read_counts(conn, sid, own_digests))
             own_decoded = dict(zip((i for i, _ in own), decoded, strict=False))
             context: list[Any] = []
             for i, (_ord, ref, _digest, _body) in enumerate(ctx_rows):
@@ -585,7 +591,7 @@ class SessionStore:
                     context.append(known[ref])
                 else:
                     raise damaged(f"context message {i} points at a missing transcript message")
-            ledger, positions = read_ledger(conn, sid, damaged)
+            ledger, positions = self._read_ledger(conn, sid, damaged)
             # Undo data of the newest cuts (older ones read as not undoable): the rows they point at
             # are decoded now, as the transcript's own objects (`known`).
             undo_refs = undo_transcript_refs(conn, sid, len(ledger), UNDO_ON_RESUME)
@@ -632,6 +638,22 @@ class SessionStore:
             context=ContextState.from_rows([r[0] for r in ctx_rows], [bytes(r[2]) for r in ctx_rows], context),
         )
         return LoadedSession(meta, transcript, context, ledger, positions, records, pins), saved
+
+    def _read_ledger(
+        self, conn: sqlite3.Connection, session_id: str, damaged: Callable[[str], Exception]
+    ) -> tuple[list[HistoryTrimmed], list[int]]:
+        """`read_ledger`, memoised for the newest session read while its ledger keeps the same rows
+        (new lists each call; the events are frozen)."""
+        rows, newest = conn.execute(
+            "SELECT count(*), coalesce(max(seq), -1) FROM ledger WHERE session_id = ?", (session_id,)
+        ).fetchone()
+        key = (int(rows), int(newest))
+        memo = self._ledger_memo
+        if memo is not None and memo[0] == session_id and memo[1] == key:
+            return list(memo[2]), list(memo[3])
+        ledger, positions = read_ledger(conn, session_id, damaged)
+        self._ledger_memo = (session_id, key, tuple(ledger), tuple(positions))
+        return ledger, positions
 
     @staticmethod
     def _decode_rows(conn: sqlite3.Connection, meta: SessionMeta, seqs: list[int]) -> dict[int, Any]:
@@ -689,7 +711,7 @@ class SessionStore:
                 raise damaged(f"context message {i} points at a missing transcript message")
 
         prime_from_rows(decoded, [ctx_rows[i][2] for i, _ in own], counts)
-        ledger, positions = read_ledger(conn, sid, damaged)
+        ledger, positions = self._read_ledger(conn, sid, damaged)
         records = read_undo(conn, sid, transcript, len(ledger), damaged)
 
         saved = _Saved(

@@ -57,13 +57,14 @@ def read_tail(
     damaged: Damaged,
     *,
     first_chunk: int = FIRST_CHUNK,
+    ledger: Callable[[], tuple[list[HistoryTrimmed], list[int]]] | None = None,
 ) -> SessionTail:
     """Read transcript rows backwards from the end, a chunk at a time (each twice the last), until
     `enough(tail)` says the rows so far suffice or the first message is reached.
 
     Run inside one read transaction, so every figure comes from the same snapshot. Raises
     `damaged(...)` for a gap in the transcript, a row that is not JSON (or, in the rows read, not a
-    JSON object), or a bad ledger row.
+    JSON object), or a bad ledger row. `ledger`: how to read the ledger (default `read_ledger`).
     """
     sid = meta.id
     count, last = conn.execute("SELECT count(*), max(seq) FROM transcript WHERE session_id = ?", (sid,)).fetchone()
@@ -75,7 +76,7 @@ def read_tail(
         if "JSON" not in str(exc):
             raise
         raise damaged(f"a transcript message cannot be decoded ({exc})") from None
-    ledger, positions = read_ledger(conn, sid, damaged)
+    events, positions = ledger() if ledger is not None else read_ledger(conn, sid, damaged)
     rows: list[dict[str, Any]] = []
     start, size = count, first_chunk
     while True:
@@ -86,7 +87,7 @@ def read_tail(
         ).fetchall()
         rows = [_parse_row(seq, body, damaged) for seq, body in chunk] + rows
         start, size = lower, size * 2
-        tail = SessionTail(meta, start, rows, count, outline, ledger, positions)
+        tail = SessionTail(meta, start, rows, count, outline, events, positions)
         if start == 0 or enough(tail):
             return tail
 

@@ -27,16 +27,21 @@ def save_counts(conn: sqlite3.Connection, session_id: str, counted: Iterable[tup
     )
 
 
-def read_counts(conn: sqlite3.Connection, session_id: str) -> dict[bytes, int]:
-    """digest → saved estimate, for this estimator version only."""
-    return {
-        bytes(digest): int(tokens)
-        for digest, tokens in conn.execute(
-            "SELECT digest, tokens FROM token_counts WHERE session_id = ? AND estimator = ?",
-            (session_id, ESTIMATOR_VERSION),
-        )
-        if isinstance(tokens, int)
-    }
+def read_counts(conn: sqlite3.Connection, session_id: str, digests: Sequence[bytes] | None = None) -> dict[bytes, int]:
+    """digest → saved estimate, for this estimator version only: of every row, or only of `digests`
+    (a lazy resume needs a few; reading all of a long session's took a third of a second)."""
+    query = "SELECT digest, tokens FROM token_counts WHERE session_id = ? AND estimator = ?"
+    if digests is None:
+        found = list(conn.execute(query, (session_id, ESTIMATOR_VERSION)))
+    else:
+        wanted = list(dict.fromkeys(digests))
+        found = []
+        for at in range(0, len(wanted), 500):  # SQLite's bound-parameter limit
+            batch = wanted[at : at + 500]
+            found += conn.execute(
+                f"{query} AND digest IN ({','.join('?' * len(batch))})", (session_id, ESTIMATOR_VERSION, *batch)
+            )
+    return {bytes(digest): int(tokens) for digest, tokens in found if isinstance(tokens, int)}
 
 
 def prime_from_rows(messages: Sequence[Any], digests: Sequence[bytes], counts: dict[bytes, int]) -> None:

@@ -84,21 +84,27 @@ def is_summary_request(body: dict[str, Any]) -> bool:
     return SUMMARY_SENTINEL in text or COMPACT_SENTINEL in text
 
 
-def responder(files: list[list[str]]):  # a loopback responder
-    """The scripted model: read the turn's files, then answer; summarise when asked to."""
+def responder(files: list[list[str]], *, sequential: bool = False):  # a loopback responder
+    """The scripted model: read the turn's files, then answer; summarise when asked to.
+
+    All of a turn's files in one step (parallel calls), or with `sequential` one call per step, as
+    an agent exploring a repository does (a turn of N files is then 2N + 2 messages).
+    """
 
     def respond(request: Any) -> Reply:
         body = request.body
         if is_summary_request(body):
             return Reply(SUMMARY)
-        last = body["messages"][-1]
-        if last["role"] == "tool":
+        messages = body["messages"]
+        start = max(i for i, m in enumerate(messages) if m["role"] == "user")  # the turn's prompt
+        prompt = messages[start]["content"]
+        turn = int(re.search(r"turn (\d+)", prompt if isinstance(prompt, str) else json.dumps(prompt)).group(1))
+        results = sum(1 for m in messages[start:] if m["role"] == "tool")
+        if messages[-1]["role"] == "tool" and (not sequential or results >= len(files[turn])):
             return Reply("Read them; nothing unusual in these files.")
-        text = last["content"] if isinstance(last["content"], str) else json.dumps(last["content"])
-        turn = int(re.search(r"turn (\d+)", text).group(1))
-        calls = tuple(
-            ToolCallSpec("read_file", {"path": name}, f"call_{turn}_{k}") for k, name in enumerate(files[turn])
-        )
+        batch = list(enumerate(files[turn]))
+        batch = batch[results : results + 1] if sequential else batch
+        calls = tuple(ToolCallSpec("read_file", {"path": name}, f"call_{turn}_{k}") for k, name in batch)
         return Reply(tool_calls=calls)
 
     return respond
@@ -115,17 +121,23 @@ class SessionRecord:
 
 
 async def run_session(
-    chat: Any, server: LoopbackServer, files: list[list[str]], *, report_estimate: bool = False
+    chat: Any,
+    server: LoopbackServer,
+    files: list[list[str]],
+    *,
+    report_estimate: bool = False,
+    sequential: bool = False,
 ) -> SessionRecord:
     """Drive `chat` (a ChatSession on `openai-chat:…` pointed at `server`) through one turn per batch.
 
     `report_estimate`: the server reports input tokens as co-tui estimates the request (so the meter
-    and the policy count alike) instead of its chars/4 stand-in.
+    and the policy count alike) instead of its chars/4 stand-in. `sequential`: one tool call per
+    step (see `responder`).
     """
     from co_tui.governance.tokens import estimate_text_tokens
 
     record = SessionRecord()
-    respond = responder(files)
+    respond = responder(files, sequential=sequential)
 
     def estimating(request: Any) -> Reply:
         reply = respond(request)

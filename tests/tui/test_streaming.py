@@ -11,7 +11,7 @@ from pilot_helpers import wait_until
 from textual.app import App, ComposeResult
 from textual.widgets import Markdown
 
-from co_tui.tui import gc_pause
+from co_tui.tui import frame_budget, gc_pause
 from co_tui.tui.widgets import assistant_message
 from co_tui.tui.widgets.assistant_message import AssistantMessage, block_boundary, boundary_scan
 from co_tui.tui.widgets.chat_log import ChatLog
@@ -161,7 +161,8 @@ def segments_of(first: AssistantMessage) -> list[AssistantMessage]:
 
 async def test_segments_render_like_one_markdown(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(assistant_message, "SEGMENT_CHARS", 300)
-    monkeypatch.setattr(assistant_message, "FLUSH_HZ", 50)
+    monkeypatch.setattr(frame_budget, "MAX_CONTENT_HZ", 50)
+    monkeypatch.setattr(assistant_message, "FLUSH_TICK_S", 0.02)
     app = LogHost()
     async with app.run_test(size=(100, 400)) as pilot:
         log = app.log_view
@@ -458,3 +459,122 @@ async def test_file_names_are_shown_literally_streamed_and_whole() -> None:
 
     inline = literal_underscores_parser().parseInline(text)[0].children
     assert [t.type for t in inline if t.type.endswith("_open")] == ["em_open"]  # *check* only
+
+
+# --- content frames adapt to the cost of layout (tui/frame_budget.py) -------------------------------
+
+
+def test_slow_layout_frames_space_the_appends_out() -> None:
+    frame_budget.reset()
+    try:
+        assert frame_budget.content_interval() == 1 / frame_budget.MAX_CONTENT_HZ, "cheap frames: 10 a second"
+        for _ in range(50):
+            frame_budget.note_layout(0.040)  # a loaded host: 40 ms to reflow and repaint
+        interval = frame_budget.content_interval()
+        # two layout frames per append take at most a quarter of the time
+        assert interval == pytest.approx(0.040 * 2 / frame_budget.LAYOUT_SHARE, rel=0.01)
+        for _ in range(50):
+            frame_budget.note_layout(1.0)
+        assert frame_budget.content_interval() == frame_budget.MAX_INTERVAL_S, "text never waits longer"
+    finally:
+        frame_budget.reset()
+
+
+async def test_the_chat_screen_times_its_layout_frames(make_app) -> None:
+    frame_budget.reset()
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: frame_budget.layout_cost() > 0, what="a layout frame timed")
+    frame_budget.reset()
+
+
+async def test_an_answer_in_one_character_deltas_renders_as_one_arriving_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """However the text is cut into deltas and whenever the appends fall (fast or spaced out by
+    slow frames), the streamed answer reads line for line as the same text rendered at once."""
+    monkeypatch.setattr(assistant_message, "SEGMENT_CHARS", 300)
+    monkeypatch.setattr(assistant_message, "FLUSH_TICK_S", 0.01)
+    spacing = [0.0]
+    monkeypatch.setattr(assistant_message, "content_interval", lambda: spacing[0])
+    app = LogHost()
+    async with app.run_test(size=(100, 400)) as pilot:
+        log = app.log_view
+        first = await new_answer(log)
+        for i, char in enumerate(ANSWER):
+            first.live.write(char)
+            if i % 97 == 0:  # appends fall at arbitrary points, some spaced out like slow frames
+                spacing[0] = 0.0 if i % 3 else 10.0
+                await pilot.pause()
+        await first.live.finish()
+        await pilot.pause()
+        segments = segments_of(first)
+        assert len(segments) >= 5
+        assert "".join(s.text for s in segments) == ANSWER
+        assert "".join(s.markdown.source for s in segments) == ANSWER
+        streamed = answer_lines(app, segments)
+
+        await log.clear_log()
+        whole = AssistantMessage(ANSWER)
+        await log.add(whole)
+        await wait_until(pilot, lambda: len(whole.markdown.children) > 10, what="one-shot render")
+        await pilot.pause()
+        assert streamed == answer_lines(app, [whole])
+
+
+async def test_text_held_back_by_slow_frames_is_kept_when_the_turn_is_interrupted(
+    make_app, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Esc mid-stream while frames are so slow that no append has happened yet: the answer still
+    shows every delta the model sent, as the session kept it."""
+    from tui_fakes import Hold, Text
+
+    said = "".join(f"word{n} " for n in range(400)) + "cut mid-wo"
+    monkeypatch.setattr(assistant_message, "content_interval", lambda: 3600.0)  # no append would be due
+
+    def script(prompt: str):
+        return [Text(said, chunks=len(said)), Hold(), Text("never shown")]  # one-character deltas
+
+    app = make_app(script=script)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: getattr(app, "session", None) is not None, what="session ready")
+        await pilot.press(*"go", "enter")
+        await wait_until(
+            pilot,
+            lambda: said in "".join(m.text for m in app.chat.query(AssistantMessage)),
+            what="every delta buffered",
+        )
+        [answer] = app.chat.query(AssistantMessage)
+        assert answer.markdown.source == "", "nothing appended yet: the frames are slow"
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not app.busy, what="the turn to end")
+        [answer] = app.chat.query(AssistantMessage)
+        assert answer.interrupted and answer.finished
+        assert answer.text == said and answer.markdown.source == said
+        assert app.session.prompts == ["go"]
+
+
+def test_the_spinner_steps_slowly_while_text_streams(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each spinner step is a frame; while the answer's text grows on screen it steps every
+    STREAMING_STEP_S instead of every tick."""
+    from co_tui.tui.widgets import activity_indicator
+    from co_tui.tui.widgets.activity_indicator import ActivityIndicator
+
+    now = [100.0]
+    monkeypatch.setattr(activity_indicator, "monotonic", lambda: now[0])
+    appended = [float("inf")]  # seconds since the last append
+    monkeypatch.setattr(activity_indicator, "since_append", lambda: appended[0])
+    spinner = ActivityIndicator()
+
+    def ticks(n: int) -> int:
+        before = spinner.frame
+        for _ in range(n):
+            now[0] += 0.125  # a tick (exact in binary: the sums stay exact)
+            spinner._tick()
+        return (spinner.frame - before) % len(activity_indicator.FRAMES)
+
+    assert ticks(5) == 5, "waiting for the model: a step every tick"
+    appended[0] = 0.2
+    assert ticks(4) == 1, "text streaming: one step in half a second"
+    appended[0] = activity_indicator.STREAMING_WINDOW_S
+    assert ticks(3) == 3, "the text stopped: back to every tick"

@@ -7,6 +7,7 @@ events here in order; this screen maps each one to a widget (`show_event`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from time import perf_counter
 from typing import TYPE_CHECKING, Any, assert_never
 
 from textual import events, on
@@ -31,6 +32,7 @@ from co_tui.session.events import (
     UsageUpdate,
 )
 from co_tui.tui.commands import KEYS
+from co_tui.tui.frame_budget import note_layout
 from co_tui.tui.messages import SessionEvent
 from co_tui.tui.widgets.activity_indicator import ActivityIndicator
 from co_tui.tui.widgets.chat_log import ChatLog
@@ -164,6 +166,12 @@ class ChatScreen(Screen[None]):
             if widget.text == text:
                 await widget.remove()
                 return
+
+    def _refresh_layout(self, size: Any = None, scroll: bool = False) -> None:
+        # Timed so a streaming answer appends no faster than layout frames allow (tui/frame_budget.py).
+        started = perf_counter()
+        super()._refresh_layout(size, scroll)
+        note_layout(perf_counter() - started)
 
     async def on_session_event(self, message: SessionEvent) -> None:
         await self.show_event(message.event)

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from time import monotonic
+
 from textual.content import Content
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
+from co_tui.tui.frame_budget import since_append
+
 FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+# While an answer's text is growing on screen, that is the sign of life: the spinner steps only
+# every STREAMING_STEP_S, as each step is a frame of its own (on a loaded host one took ~10 ms,
+# a fifth of the CPU a fast stream needed). See tui/frame_budget.py.
+STREAMING_STEP_S = 0.5
+STREAMING_WINDOW_S = 1.0  # text appended this recently: the answer is streaming
 
 
 class ActivityIndicator(Widget):
@@ -29,6 +38,7 @@ class ActivityIndicator(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._timer: Timer | None = None
+        self._stepped_at = float("-inf")
 
     def watch_label(self, label: str) -> None:
         self.set_class(bool(label), "-busy")
@@ -39,6 +49,10 @@ class ActivityIndicator(Widget):
             self._timer = None
 
     def _tick(self) -> None:
+        now = monotonic()
+        if since_append() < STREAMING_WINDOW_S and now - self._stepped_at < STREAMING_STEP_S:
+            return
+        self._stepped_at = now
         self.frame = (self.frame + 1) % len(FRAMES)
 
     def render(self) -> Content:

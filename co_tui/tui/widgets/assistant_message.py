@@ -2,8 +2,9 @@
 
 Two limits keep a long, fast stream from starving the event loop (keys must paint while it runs):
 
-- text reaches the Markdown at most `FLUSH_HZ` times a second — deltas are only buffered in
-  between, so a provider sending 1,000 tokens/s costs 10 appends/s, not 1,000;
+- text reaches the Markdown at most once per `content_interval()` — deltas are only buffered in
+  between, so a provider sending 4,000 tokens/s costs at most 10 appends/s, not 4,000, and fewer
+  when the layout frames an append causes are slow (tui/frame_budget.py);
 - an `AssistantMessage` is a *segment* of bounded size: once it holds `SEGMENT_CHARS`, the stream
   continues in a new segment mounted right after it in the chat log, from the next block boundary
   (the continuation has no top margin, so the answer reads as one block). Every layout pass
@@ -29,10 +30,11 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
 
+from co_tui.tui.frame_budget import content_interval, note_append
 from co_tui.tui.input_clock import since_input
 from co_tui.tui.markdown_parser import literal_underscores_parser
 
-FLUSH_HZ = 10
+FLUSH_TICK_S = 0.05  # how often a streaming answer checks whether an append is due
 SEGMENT_CHARS = 4_000
 # A flush waits this long after a key press in the prompt (input first: see input_clock), but
 # never holds text back longer than MAX_HOLD_S.
@@ -166,18 +168,20 @@ class AssistantMessage(Vertical):
         return self.query_one(Markdown)
 
     def write(self, chunk: str) -> None:
-        """Buffer one delta; it is painted with the next flush (at most `FLUSH_HZ` a second)."""
+        """Buffer one delta; it is painted with the next flush (at most one per `content_interval()`)."""
         if not chunk or self.finished:
             return
         self._parts.append(chunk)
         self._pending = True
         if self._timer is None:
-            self._timer = self.set_interval(1 / FLUSH_HZ, self._flush)
+            self._timer = self.set_interval(FLUSH_TICK_S, self._flush)
 
     async def _flush(self) -> None:
         if not self._pending or self.finished:
             return
         now = monotonic()
+        if now - self._flushed_at < content_interval():
+            return  # the last append's layout frames had their share of the time
         if since_input() < INPUT_PRIORITY_S and now - self._flushed_at < MAX_HOLD_S:
             return  # the user is typing: the key's frame goes first
         self._flushed_at = now
@@ -198,6 +202,7 @@ class AssistantMessage(Vertical):
                 self._pending = True  # the rest waits for the next flush, even if nothing arrives
         await self._stream.write(text[self._written :])
         self._written = len(text)
+        note_append()
 
     async def _hand_over(self, cut: int) -> None:
         """End this segment at `cut` and continue the stream in a new segment mounted after it.

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from screen_host import TERMINAL, make_host, screen_env  # (fixtures)
-from textual.widgets import Markdown
 
 from co_tui.tui.commands import COMMANDS, KEYS
 from co_tui.tui.keys_reference import key_label
 from co_tui.tui.screens.help import HelpScreen
+from co_tui.tui.widgets.help_text import HelpText
 
 
 async def test_help_lists_every_command_and_key(make_host):
@@ -15,13 +15,23 @@ async def test_help_lists_every_command_and_key(make_host):
     async with app.run_test(size=TERMINAL) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
-        source = app.screen.query_one("#help-text", Markdown).source
+        help_text = app.screen.query_one("#help-text", HelpText)
+        source = help_text.source
         for spec in COMMANDS:
             # A `|` inside a table cell is escaped in the Markdown source.
             assert f"`{(spec.usage or spec.slash).replace('|', chr(92) + '|')}`" in source, spec.name
             assert spec.summary in source
         for key in KEYS:
             assert f"`{key_label(key.key)}`" in source, key.key
+        # What is drawn: every command and key on screen, the Markdown syntax gone (one line each).
+        shown = " ".join(
+            " ".join(strip.text.split()) for strip in help_text.render_lines(help_text.region.reset_offset)
+        )
+        for spec in COMMANDS:
+            assert (spec.usage or spec.slash) in shown, spec.name
+        for key in KEYS:
+            assert key_label(key.key) in shown, key.key
+        assert "`" not in shown and "| " not in shown and "##" not in shown
 
 
 async def test_help_closes_on_escape_q_and_f1(make_host):
