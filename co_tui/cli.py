@@ -118,8 +118,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     """`main` without the closed-pipe guard. The TUI loads settings itself, after its first frame
     (pydantic-settings alone costs ~150 ms), and prints a bad setting's line once the terminal is
-    restored; only `--resume ID` and `--continue` load them first, to refuse a session that is
-    not there before the screen is drawn."""
+    restored. `--resume ID` and `--continue` look the session up first, to refuse one that is not
+    there before the screen is drawn, in the data dir read without the settings
+    (`paths.data_dir_without_settings`; the settings are built first only when that is unclear)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     problem = usage_problem(args)
@@ -138,9 +139,16 @@ def _main(argv: Sequence[str] | None) -> int:
             parser.error(str(exc))
     tui = not (args.list_sessions or args.export or printing)
     if tui and not args.resume and not args.continue_latest:
-        from co_tui.tui.app import run_app
+        return _run_tui(_settings_loader(args), workspace)
+    if tui:
+        from co_tui.paths import data_dir_without_settings
 
-        return run_app(_settings_loader(args), workspace)
+        data_dir = data_dir_without_settings()
+        if data_dir is not None:  # else the settings are built first: their error names the bad value
+            resume_id = _check_resumable(data_dir, workspace, args)
+            if resume_id is None:
+                return EXIT_USAGE
+            return _run_tui(_settings_loader(args), workspace, resume_id)
 
     from co_tui.config import SettingsError, load_settings
 
@@ -151,12 +159,10 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_USAGE
 
     if tui:
-        resume_id = _check_resumable(settings, workspace, args)
+        resume_id = _check_resumable(settings.resolved_data_dir, workspace, args)
         if resume_id is None:
             return EXIT_USAGE
-        from co_tui.tui.app import run_app
-
-        return run_app(settings, workspace, resume_id=resume_id)
+        return _run_tui(settings, workspace, resume_id)
 
     if args.list_sessions or args.export:
         from co_tui.session.commands import export_session, list_sessions
@@ -179,16 +185,28 @@ def _main(argv: Sequence[str] | None) -> int:
     )
 
 
-def _check_resumable(settings: Settings, workspace: Path, args: argparse.Namespace) -> str | None:
-    """The full id of the session `--resume ID` / `--continue` names, or None after printing the
-    one line that says why there is none. A bare `--resume` returns "" (the TUI's picker)."""
+def _run_tui(settings: Settings | Callable[[], Settings], workspace: Path, resume_id: str | None = None) -> int:
+    """`tui.app.run_app`, with the garbage collector off from before Textual is imported until the
+    session is ready (`run_app` turns it back on, at the latest when the app ends; docs/architecture.md)."""
+    from co_tui.tui.gc_pause import hold_collections_for_start_up
+
+    hold_collections_for_start_up()
+    from co_tui.tui.app import run_app
+
+    return run_app(settings, workspace, resume_id=resume_id)
+
+
+def _check_resumable(data_dir: Path, workspace: Path, args: argparse.Namespace) -> str | None:
+    """The full id of the session `--resume ID` / `--continue` names in the store under `data_dir`,
+    or None after printing the one line that says why there is none. A bare `--resume` returns ""
+    (the TUI's picker)."""
     if args.resume == "":
         return ""
-    from co_tui.session.commands import OpenSessionError, open_store, resolve_session_id
+    from co_tui.session.commands import OpenSessionError, open_store_at, resolve_session_id
     from co_tui.session.store_errors import StoreError
 
     try:
-        store = open_store(settings)
+        store = open_store_at(data_dir)
     except OpenSessionError as exc:
         _warn(str(exc))
         return None

@@ -26,6 +26,37 @@ def default_data_dir() -> Path:
     return Path(user_data_dir(APP_NAME))
 
 
+def data_dir_without_settings() -> Path | None:
+    """Where `Settings.resolved_data_dir` will point, read without pydantic-settings (~150 ms that a
+    resumed conversation need not wait for: docs/architecture.md, "Start-up"): `CO_TUI_DATA_DIR`,
+    else `data_dir` in the config file, else the platformdirs default.
+
+    None when the value is not plainly valid (an empty or relative path, a config file that does
+    not parse, a `data_dir` that is not a string): the caller then builds `Settings`, whose error
+    names the setting and its source. Same precedence as `Settings` (CLI > env > file > default;
+    there is no data-dir flag).
+    """
+    value: object = None
+    for name, env_value in os.environ.items():
+        if name.upper() == "CO_TUI_DATA_DIR":  # pydantic-settings matches env names case-insensitively
+            value = env_value
+    if value is None:
+        config_file = default_config_file()
+        if config_file.exists():
+            import tomllib
+
+            try:
+                value = tomllib.loads(config_file.read_text(encoding="utf-8")).get("data_dir")
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                return None
+    if value is None:
+        return default_data_dir().expanduser()
+    if not isinstance(value, str) or not value.strip():
+        return None
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else None
+
+
 def ensure_private_dir(path: Path) -> Path:
     """Create `path` (and missing parents) with mode 700 if it does not exist. Returns the path.
 

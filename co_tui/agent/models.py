@@ -43,8 +43,10 @@ def resolve_model(name: str, settings: Settings) -> Model:
     name = (name or "").strip()
     if name == OFFLINE:
         from co_tui.agent.offline import offline_model
+        from co_tui.agent.pricing_data import deferred
 
-        return offline_model()
+        with deferred():  # the offline model has no price: the table loads after start-up
+            return offline_model()
     provider, sep, model_name = name.partition(":")
     if not sep or not provider or not model_name:
         raise ModelConfigError(_unknown_model_message(name))

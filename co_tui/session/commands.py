@@ -26,17 +26,23 @@ class OpenSessionError(Exception):
 
 def open_store(settings: Settings) -> SessionStore:
     """The session database under the data dir. Raises `OpenSessionError` (exit 2) when unusable."""
+    return open_store_at(settings.resolved_data_dir)
+
+
+def open_store_at(data_dir: Path) -> SessionStore:
+    """`open_store` given the data dir itself (`paths.data_dir_without_settings` at start-up, before
+    the settings are built). Raises `OpenSessionError` (exit 2) when unusable."""
     from co_tui.paths import ensure_private_dir, loose_dir_warning
     from co_tui.session.store import SessionStore, StoreError
 
     try:
-        data_dir = ensure_private_dir(settings.resolved_data_dir)
+        ensure_private_dir(data_dir)
         warning = loose_dir_warning(data_dir)
         if warning:
             print(f"co-tui: {warning}", file=sys.stderr)
         return SessionStore.open(data_dir)
     except OSError as exc:
-        raise OpenSessionError(f"data dir {settings.resolved_data_dir}: {exc.strerror or exc}", 2) from None
+        raise OpenSessionError(f"data dir {data_dir}: {exc.strerror or exc}", 2) from None
     except StoreError as exc:
         raise OpenSessionError(str(exc), 2) from None
 

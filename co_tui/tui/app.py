@@ -11,9 +11,9 @@ Three parts, one concern each (docs/architecture.md has the picture):
 
 Start-up order matters (the TUI must paint before pydantic and pydantic-ai load): this module
 imports no pydantic, pydantic-ai, provider SDK or domain package at module level. The chat screen
-paints first; then one thread worker loads the settings, shows a resumed conversation from the
-store's raw rows and builds the session (which imports pydantic-ai). A prompt sent before the
-session is ready waits in the controller's queue.
+paints first; then one thread worker shows a resumed conversation from the store's raw rows,
+loads the settings and builds the session (which imports pydantic-ai), never on the UI thread. A
+prompt sent before the session is ready waits in the controller's queue.
 """
 
 from __future__ import annotations
@@ -35,7 +35,12 @@ from textual.worker import Worker
 
 from co_tui.tui.commands import closest_command, find_command
 from co_tui.tui.controller import ChatController, internal_error
-from co_tui.tui.gc_pause import collection_due, pause_full_collections, resume_full_collections
+from co_tui.tui.gc_pause import (
+    collection_due,
+    pause_full_collections,
+    release_collections_after_start_up,
+    resume_full_collections,
+)
 from co_tui.tui.messages import (
     RunSlash,
     SendPrompt,
@@ -467,6 +472,17 @@ class CoTuiApp(App[int]):
             self.settings = self._load_settings()
         return self.settings
 
+    def _data_dir(self) -> Path:
+        """The data dir, without building the settings when they are not loaded yet (falls back to
+        them when it is unclear: their error names the bad value). Raises `SettingsError`."""
+        if self.settings is None:
+            from co_tui.paths import data_dir_without_settings
+
+            data_dir = data_dir_without_settings()
+            if data_dir is not None:
+                return data_dir
+        return self._ensure_settings().resolved_data_dir
+
     def _factory(self) -> SessionFactory:
         if self.session_factory is None:
             from co_tui.session.commands import open_session
@@ -480,18 +496,24 @@ class CoTuiApp(App[int]):
     ) -> None:
         """Build the session (new, or resumed by id/prefix or `continue_latest`) and post
         `SessionReady`, or `SessionFailed` with one line. With `preview` (start-up), a resumed
-        conversation is first shown from the store's rows, before pydantic-ai is imported."""
+        conversation is first shown from the store's rows, before the settings are built and
+        pydantic-ai is imported."""
+        try:
+            if preview and (resume_id or continue_latest):
+                # Before the settings: the conversation needs only the store (docs/architecture.md).
+                from co_tui.session.commands import open_store_at
+
+                store = store or open_store_at(self._data_dir())
+                resume_id, continue_latest = self._preview(store, resume_id, continue_latest), False
+        except Exception as exc:  # SettingsError, OpenSessionError, StoreError: one line
+            self.post_message(SessionFailed(str(exc) or type(exc).__name__, getattr(exc, "exit_code", 2)))
+            return
         try:
             settings = self._ensure_settings()
         except Exception as exc:  # SettingsError: one line naming the setting, exit 2
             self.post_message(SessionFailed(str(exc) or type(exc).__name__, 2))
             return
         try:
-            if preview and (resume_id or continue_latest):
-                from co_tui.session.commands import open_store
-
-                store = store or open_store(settings)
-                resume_id, continue_latest = self._preview(store, resume_id, continue_latest), False
             session = self._factory()(
                 settings,
                 self.workspace,
@@ -573,9 +595,19 @@ class CoTuiApp(App[int]):
             message.shown.set()
 
     async def on_session_ready(self, message: SessionReady) -> None:
+        release_collections_after_start_up()
         if not self._chat_gone():  # else: quit while the session was loading
             await self.controller.session_ready(message.session)
             await self._start_mcp_servers(message.session)
+            self.call_after_refresh(self._preload_pricing)  # once the ready session is on screen
+
+    @work(thread=True, exit_on_error=False, group="pricing")
+    def _preload_pricing(self) -> None:
+        """genai-prices' table, deferred while the session was built (co_tui/agent/pricing_data.py),
+        loaded off the UI thread before a first answer needs it."""
+        from co_tui.agent.pricing_data import preload
+
+        preload()
 
     async def _start_mcp_servers(self, session: SessionPort) -> None:
         """Start the session's MCP servers in a worker (after the first paint; typing never waits).
@@ -599,6 +631,7 @@ class CoTuiApp(App[int]):
         self._mcp_worker = self.run_worker(servers.run(), group="mcp", exit_on_error=False)
 
     async def on_session_failed(self, message: SessionFailed) -> None:
+        release_collections_after_start_up()
         await self.controller.session_failed(message.message, message.exit_code)
 
 
@@ -612,7 +645,10 @@ def run_app(
     Otherwise, when the session has turns, one line says how to resume it (`resume_hint`).
     """
     app = CoTuiApp(settings, workspace, resume_id=resume_id, continue_latest=continue_latest)
-    app.run()
+    try:
+        app.run()
+    finally:  # quit before the session was ready
+        release_collections_after_start_up()
     if app.failure:
         print(f"co-tui: {app.failure}", file=sys.stderr)
     else:

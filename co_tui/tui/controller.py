@@ -162,6 +162,8 @@ class ChatController:
             if self.job is None:
                 waiting = "the model is still loading" if self.session is None else "a session is opening"
                 view.show_hint(f"{waiting} — your prompt will be sent when it is ready", info=True)
+                if self.session is None:  # the first send waits for pydantic-ai: show that it is moving
+                    view.busy_changed("loading the model…")
             return True
         self._start("turn", self._run_turn(text))
         return True

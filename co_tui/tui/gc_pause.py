@@ -9,6 +9,13 @@ worst key-press latencies of the stream. Textual pauses the collector for smooth
 While paused, young collections (generations 0 and 1) still run, so short-lived cycles are freed
 as usual; only the full pass waits, and runs once when the turn is over and the user is not typing
 (`collection_due`): after a 20,000-token answer that one pass takes about half a second.
+
+At start-up the collector is off altogether until the session is ready
+(`hold_collections_for_start_up`): importing Textual, pydantic and pydantic-ai allocates hundreds
+of thousands of long-lived objects (classes, schemas, widgets) and the collector would walk them
+again and again while they pile up, for no garbage; ~10% of the CPU time to ready
+(benchmarks/tui.py). What start-up built is then frozen (`gc.freeze`), so later full collections
+skip it.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ IDLE_S = 0.5  # no key press in the prompt for this long: the user has paused
 MAX_DEFER_S = 10.0  # a user who never pauses still gets the collection this long after the turn
 _FULL_NEVER = 1 << 30  # gen-1 collections before a full one: never, in practice
 _saved_threshold: int | None = None
+_held_for_start_up = False
 
 
 def pause_full_collections() -> None:
@@ -49,3 +57,21 @@ def collection_due(turn_ended_at: float) -> bool:
     """Whether the full collection held back since `turn_ended_at` (a `monotonic()` time) should run
     now: the user has not typed for `IDLE_S`, or it has waited `MAX_DEFER_S`."""
     return since_input() >= IDLE_S or monotonic() - turn_ended_at >= MAX_DEFER_S
+
+
+def hold_collections_for_start_up() -> None:
+    """Turn the collector off until `release_collections_after_start_up()` (the TUI's start-up)."""
+    global _held_for_start_up
+    if gc.isenabled():
+        gc.disable()
+        _held_for_start_up = True
+
+
+def release_collections_after_start_up() -> None:
+    """Freeze what start-up built (never collected again: modules, classes, the session) and turn
+    the collector back on. Does nothing unless `hold_collections_for_start_up` turned it off."""
+    global _held_for_start_up
+    if _held_for_start_up:
+        _held_for_start_up = False
+        gc.freeze()
+        gc.enable()

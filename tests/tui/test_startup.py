@@ -1,5 +1,6 @@
-"""Start-up of the TUI: nothing heavy before the first frame; settings load after it, in the
-start-up worker, and a bad one still ends the program with one line and exit 2.
+"""Start-up of the TUI: nothing heavy before the first frame; settings and pydantic-ai load after
+it, in the start-up thread (never on the UI thread); a resumed conversation shows before either;
+a bad setting still ends the program with one line and exit 2.
 
 Timing lives in benchmarks/tui.py; these tests pin the order (what is imported when), not speed.
 """
@@ -52,31 +53,95 @@ def test_the_start_up_path_loads_no_markdown(tmp_path: Path) -> None:
     assert json.loads(out.stdout) == []
 
 
-def test_the_first_frame_is_drawn_before_settings_load(tmp_path: Path) -> None:
-    """The real `co-tui` start-up (`cli.main`) up to the moment the session worker starts: the chat
-    screen is composed and refreshed, and no pydantic module is loaded yet."""
-    code = (
-        "import sys, json\n"
-        "from co_tui import cli\n"
-        "from co_tui.tui import app as app_module\n"
-        f"heavy = {HEAVY!r}\n"
-        "seen = {}\n"
-        "class Probe(app_module.CoTuiApp):\n"
-        "    def _start_session(self):\n"
-        "        seen['heavy'] = sorted(m for m in sys.modules if m.split('.')[0] in heavy)\n"
-        "        seen['prompt'] = bool(self.chat.query('PromptInput'))\n"
-        "        seen['settings'] = self.settings is not None\n"
-        "        self.exit(0)\n"
-        "    def run(self, **kwargs):\n"
-        "        return super().run(headless=True)\n"
-        "app_module.CoTuiApp = Probe\n"
-        "code = cli.main([])\n"
-        "print(json.dumps({**seen, 'code': code}))\n"
+# Records, for each heavy package, whether its first import ran on the main (UI) thread and whether
+# the first frame had been drawn by then (`painted`, set when the start-up worker is launched:
+# `CoTuiApp.on_mount` schedules it after the first refresh).
+_PROBE = (
+    "import sys, json, threading, gc\n"
+    "from co_tui import cli\n"
+    "from co_tui.tui import app as app_module\n"
+    f"heavy = {HEAVY!r}\n"
+    "state = {'painted': False}\n"
+    "seen = {}\n"
+    "class Watch:\n"
+    "    def find_spec(self, name, path=None, target=None):\n"
+    "        if name in heavy and name not in seen:\n"
+    "            seen[name] = {'main_thread': threading.current_thread() is threading.main_thread(),\n"
+    "                          'after_first_frame': state['painted']}\n"
+    "        return None\n"
+    "sys.meta_path.insert(0, Watch())\n"
+    "class Probe(app_module.CoTuiApp):\n"
+    "    def _start_session(self):\n"
+    "        state['painted'] = True\n"
+    "        state['prompt'] = bool(self.chat.query('PromptInput'))\n"
+    "        state['gc_on_before_ready'] = gc.isenabled()\n"
+    "        super()._start_session()\n"
+    "    async def on_session_preview(self, message):\n"
+    "        state['at_preview'] = sorted(m for m in sys.modules if m.split('.')[0] in heavy)\n"
+    "    async def on_session_ready(self, message):\n"
+    "        state['ready'] = True\n"
+    "        self.exit(0)\n"
+    "    def run(self, **kwargs):\n"
+    "        return super().run(headless=True)\n"
+    "app_module.CoTuiApp = Probe\n"
+    "code = cli.main(sys.argv[1:])\n"
+    "print(json.dumps({'seen': seen, 'gc_on_after': gc.isenabled(), **state, 'code': code}))\n"
+)
+
+
+def _run_probe(tmp_path: Path, *args: str) -> dict[str, object]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CO_TUI_")}
+    env.update(
+        PYTHONPATH=str(ROOT),
+        CO_TUI_DATA_DIR=str(tmp_path / "data"),
+        CO_TUI_CONFIG_FILE=str(tmp_path / "config.toml"),
     )
-    out = _run_python(code, tmp_path)
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr
-    result = json.loads(out.stdout.strip().splitlines()[-1])
-    assert result == {"heavy": [], "prompt": True, "settings": False, "code": 0}
+    return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def test_pydantic_ai_loads_off_the_ui_thread_after_the_first_frame(tmp_path: Path) -> None:
+    """The real `co-tui` start-up (`cli.main`) to a ready session: the chat screen is drawn first;
+    then settings (pydantic, pydantic-settings) and pydantic-ai are imported by the start-up
+    thread, never on the UI thread, which stays free for keys while they load. The collector,
+    held during start-up, is back on once the session is ready."""
+    result = _run_probe(tmp_path)
+    assert result["code"] == 0 and result["ready"] and result["prompt"]
+    assert set(result["seen"]) == set(HEAVY), result["seen"]  # type: ignore[arg-type]
+    for name, where in result["seen"].items():  # type: ignore[attr-defined]
+        assert where == {"main_thread": False, "after_first_frame": True}, (name, where)
+    assert result["gc_on_before_ready"] is False and result["gc_on_after"] is True
+
+
+def test_a_resumed_conversation_shows_before_pydantic_loads(tmp_path: Path) -> None:
+    """`co-tui --continue`: the saved conversation is read from the store and shown before the
+    settings are built (pydantic-settings) and before pydantic-ai loads; the session then opens."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CO_TUI_")}
+    env.update(CO_TUI_DATA_DIR=str(tmp_path / "data"), CO_TUI_CONFIG_FILE=str(tmp_path / "config.toml"))
+    saved = subprocess.run(
+        [sys.executable, "-m", "co_tui", "-p", "hello there"],
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert saved.returncode == 0, saved.stderr
+    result = _run_probe(tmp_path, "--continue")
+    assert result["code"] == 0 and result["ready"]
+    assert result["at_preview"] == []
+    for name, where in result["seen"].items():  # type: ignore[attr-defined]
+        assert where == {"main_thread": False, "after_first_frame": True}, (name, where)
 
 
 def _run_on_a_pty(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[int, str]:
