@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from pilot_helpers import send_prompt, wait_idle, wait_ready, wait_until
 from pydantic_ai.messages import ModelRequest, ToolReturnPart
+from textual.notifications import Notify
 from textual.widgets import DataTable
 
 from co_tui.governance.markers import separate_markers
@@ -12,8 +13,12 @@ from co_tui.governance.markers import separate_markers
 SIZE = (110, 34)
 
 
-def _notes(app) -> list[str]:
-    return [n.message for n in app._notifications]
+class _Notes(list):
+    """The text of every notification the app posts (Textual's public `Notify` message)."""
+
+    def __call__(self, message: object) -> None:
+        if isinstance(message, Notify):
+            self.append(message.notification.message)
 
 
 @pytest.fixture
@@ -22,7 +27,8 @@ def app(real_app):
 
 
 async def test_d_evicts_a_tool_output_then_refuses_the_newest_turn(app):
-    async with app.run_test(size=SIZE) as pilot:
+    notes = _Notes()
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
         await wait_ready(pilot)
         await send_prompt(pilot, "read README.md")
         await send_prompt(pilot, "hello")
@@ -39,13 +45,13 @@ async def test_d_evicts_a_tool_output_then_refuses_the_newest_turn(app):
         table.move_cursor(row=output)
         await pilot.press("d")
         await wait_until(pilot, lambda: any(e.reason == "manual_evict" for e in app.session.ledger), what="evict")
-        await wait_until(pilot, lambda: any("prompt cache" in n for n in _notes(app)), what="the cache warning")
+        await wait_until(pilot, lambda: any("prompt cache" in n for n in notes), what="the cache warning")
         assert app.session.transcript == transcript
         assert str(table.get_row_at(output)[4]) == "evicted"
         # The newest turn: refused, with the reason.
         table.move_cursor(row=table.row_count - 1)
         await pilot.press("d")
-        await wait_until(pilot, lambda: any("newest turn" in n for n in _notes(app)), what="refusal")
+        await wait_until(pilot, lambda: any("newest turn" in n for n in notes), what="refusal")
         assert sum(e.reason == "manual_evict" for e in app.session.ledger) == 1
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.chat.query("TrimBanner"), what="banner in the chat")
