@@ -530,7 +530,13 @@ async def test_text_held_back_by_slow_frames_is_kept_when_the_turn_is_interrupte
     from tui_fakes import Hold, Text
 
     said = "".join(f"word{n} " for n in range(400)) + "cut mid-wo"
-    monkeypatch.setattr(assistant_message, "content_interval", lambda: 3600.0)  # no append would be due
+    asked = [0]
+
+    def never_due() -> float:  # asked by every flush tick while text waits: no append is ever due
+        asked[0] += 1
+        return 3600.0
+
+    monkeypatch.setattr(assistant_message, "content_interval", never_due)
 
     def script(prompt: str):
         return [Text(said, chunks=len(said)), Hold(), Text("never shown")]  # one-character deltas
@@ -545,6 +551,11 @@ async def test_text_held_back_by_slow_frames_is_kept_when_the_turn_is_interrupte
             what="every delta buffered",
         )
         [answer] = app.chat.query(AssistantMessage)
+        # Two flush ticks after the last delta came: each would have appended it all, were one due.
+        buffered = asked[0]
+        await wait_until(
+            pilot, lambda: asked[0] >= buffered + 2 or answer.markdown.source, what="two flush ticks or an append"
+        )
         assert answer.markdown.source == "", "nothing appended yet: the frames are slow"
         await pilot.press("escape")
         await wait_until(pilot, lambda: not app.busy, what="the turn to end")
