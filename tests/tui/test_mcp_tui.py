@@ -63,3 +63,5 @@ async def test_servers_start_after_the_session_and_failures_are_one_line(workspa
         await pilot.press("y")
         await wait_until(pilot, lambda: "wiped notes.txt" in tool_results(app), what="the approved call")
         await wait_until(pilot, lambda: not app.busy, what="turn finished")
+        # Long after the servers settled (a whole turn later): the failure was still said once.
+        assert sum("ghost" in n for n in notices(app)) == 1
