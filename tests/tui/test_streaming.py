@@ -144,8 +144,10 @@ async def stream(pilot, log: ChatLog, text: str, chunk: int = 7) -> AssistantMes
         first.live.write(text[i : i + chunk])
         if i % (chunk * 9) == 0:
             written_at = monotonic()
-            # The flush timer painted what was written (a hand-over's new segment counts too).
-            await wait_until(pilot, lambda t=written_at: first.live._flushed_at > t, what="a flush")
+            # The flush timer appended what was written (after a hand-over: the new segment's first append).
+            await wait_until(
+                pilot, lambda t=written_at: monotonic() - t > frame_budget.since_append(), what="an append"
+            )
     await first.live.finish()
     await pilot.pause()
     return first
@@ -368,20 +370,22 @@ async def test_a_key_press_holds_the_flush_briefly(monkeypatch: pytest.MonkeyPat
     # The clock and the typing are switches: the test decides when time has passed.
     now = [0.0]
     monkeypatch.setattr(assistant_message, "monotonic", lambda: now[0])
-    monkeypatch.setattr(assistant_message, "since_input", lambda: 0.0)  # typing "never stops"...
-    ticks = [0]
-    flush = AssistantMessage._flush
+    monkeypatch.setattr(assistant_message, "content_interval", lambda: 0.1)
+    asked = [0]
 
-    async def counted(self: AssistantMessage) -> None:
-        ticks[0] += 1
-        await flush(self)
+    def typing() -> float:  # asked by a flush tick whose append is due: a key "was just pressed"...
+        asked[0] += 1
+        return 0.0
 
-    monkeypatch.setattr(AssistantMessage, "_flush", counted)
+    monkeypatch.setattr(assistant_message, "since_input", typing)
     app = LogHost()
     async with app.run_test(size=(80, 24)) as pilot:
         answer = await new_answer(app.log_view)
+        now[0] = 0.2  # past the content interval: without the key press, the next tick appends
         answer.write("held back")
-        await wait_until(pilot, lambda: ticks[0] >= 3, what="flush ticks that would have shown the text")
+        await wait_until(
+            pilot, lambda: asked[0] >= 3 or answer.markdown.source, what="flush ticks that would have shown the text"
+        )
         assert answer.markdown.source == "", "a flush right after a key press waits"
         now[0] = assistant_message.MAX_HOLD_S  # ...so only the bound releases text
         await wait_until(pilot, lambda: answer.markdown.source == "held back", what="bounded hold")
