@@ -1,7 +1,7 @@
 """The session port: everything a front end (the TUI, print mode, a test fake) may use of a session.
 
 `ChatSession` implements it; so does the TUI tests' `FakeSession`, and one conformance suite
-(tests/session/test_port_conformance.py) holds both to it. A front end reads the histories as
+(tests/test_session_port.py) holds both to it. A front end reads the histories as
 read-only views and changes the session only through the operations; the events it renders form
 the closed union `co_tui.session.events.Event`, matched by class. See docs/architecture.md.
 """
@@ -125,6 +125,7 @@ class SessionPort(HistoryView, Protocol):
 
     def compact_preview(self) -> HistoryTrimmed | None:
         """What `/compact` would summarise now and the estimated size after (None: nothing to)."""
+        ...
 
     @property
     def instruction_files(self) -> Sequence[InstructionFile]:

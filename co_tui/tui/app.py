@@ -243,8 +243,8 @@ class CoTuiApp(App[int]):
         self.push_screen(ContextScreen(session))
 
     def action_show_help(self) -> None:
-        """f1, /help: keys and commands. The screen is built once and kept (installed): its Markdown
-        took ~2 s to lay out on every open (benchmarks/help_screen.py)."""
+        """f1, /help: keys and commands. The screen is built once and kept (installed), and
+        draws the reference as one widget, so opening it stays quick (benchmarks/help_screen.py)."""
         from co_tui.tui.screens.help import HELP_SCREEN, HelpScreen
 
         if not self.is_screen_installed(HELP_SCREEN):

@@ -3,7 +3,7 @@
 `ChatController` is a plain class (no Textual). It owns the session (a `SessionPort`), the running
 job (a turn, a compaction or a clear), the prompts waiting for a session, and the state of opening
 one. The app turns keys, slash commands and palette picks into its intents (`send`, `interrupt`,
-`compact`, `clear`, `export`, `switch_model`, `opening`, `session_ready`, …) and implements
+`compact`, `clear`, `export`, `model_switched`, `opening`, `session_ready`, …) and implements
 `ChatView`, through which the controller shows what happened and starts background work; the chat
 screen renders the events. See docs/architecture.md for the picture.
 
