@@ -42,42 +42,27 @@ __all__ = ["ContextGovernance", "HistoryTrimmedEvent", "OversizedTurnEvent"]
 
 @dataclass(kw_only=True)
 class HistoryTrimmedEvent(CapabilityEvent, namespace="co_tui"):
-    """The stream carrier of `HistoryTrimmed` (capabilities may only emit `CapabilityEvent`s)."""
+    """The stream carrier of a `HistoryTrimmed` (capabilities may only emit `CapabilityEvent`s).
 
-    reason: str = "token_budget"
-    strategy: str = "turn_trim"
-    dropped_messages: int = 0
-    dropped_turns: int = 0
-    kept_turns: int = 0
-    tokens_before: int = 0
-    tokens_after: int = 0
-    budget_tokens: int = 0
-    summary: str | None = None
-    note: str | None = None
-    unsummarised_messages: int = 0
-    summary_kept: list[str] | None = None
-    summary_lost: list[str] | None = None
-    restored_messages: int = 0
+    It carries the domain event whole, so a field added to `HistoryTrimmed` needs nothing here.
+    """
+
+    trimmed: HistoryTrimmed
     # The context the pass started from (shared by the events of one pass): what undoing it restores
     # (governance/restore.py). In-process only; never part of the domain event.
     before: tuple[ModelMessage, ...] | None = field(default=None, repr=False, compare=False)
     # Whether this is the pass's last event: the context after it is the one the request sends.
     ends_pass: bool = field(default=True, repr=False, compare=False)
-    summarizer_input_tokens: int = 0
-    summarizer_output_tokens: int = 0
-    summarizer_cost_usd: float | None = 0.0
-    salvaged_item: str | None = None
-    salvaged_text: str | None = None
 
     @classmethod
     def from_domain(
         cls, event: HistoryTrimmed, before: tuple[ModelMessage, ...] | None = None, *, ends_pass: bool = True
     ) -> HistoryTrimmedEvent:
-        return cls(**{name: getattr(event, name) for name in _PAYLOAD}, before=before, ends_pass=ends_pass)
+        return cls(trimmed=event, before=before, ends_pass=ends_pass)
 
     def to_domain(self, session_id: str = "") -> HistoryTrimmed:
         """The domain event the session forwards (TUI banner, jsonl line, ledger row)."""
-        return HistoryTrimmed(**{name: getattr(self, name) for name in _PAYLOAD}, session_id=session_id)
+        return dataclasses.replace(self.trimmed, session_id=session_id)
 
 
 @dataclass(kw_only=True)
@@ -87,10 +72,6 @@ class OversizedTurnEvent(CapabilityEvent, namespace="co_tui"):
 
     turn_tokens: int = 0
     budget_tokens: int = 0
-
-
-# The fields the carrier copies between itself and `HistoryTrimmed` (all but the id and `type`).
-_PAYLOAD = tuple(f.name for f in dataclasses.fields(HistoryTrimmed) if f.name not in ("session_id", "type"))
 
 
 def request_overhead_tokens(request_context: ModelRequestContext) -> int:

@@ -58,7 +58,7 @@ async def test_policy_runs_before_each_request_and_sink_sees_originals():
     cap.begin_run(len(history))
     events, messages, error = await run_events(agent, "hello", history)
     assert error is None
-    assert [e.strategy for e in events] == ["turn_trim"]
+    assert [e.trimmed.strategy for e in events] == ["turn_trim"]
     domain = events[0].to_domain(session_id="s1")
     assert domain.type == "history_trimmed" and domain.session_id == "s1" and domain.reason == "token_budget"
     # The model saw the trimmed context: breadcrumb + recent turns, and it fits.
@@ -136,7 +136,7 @@ async def test_in_run_step_shrink_keeps_pairs_and_transcript_has_full_outputs():
     cap.begin_run(len(history))
     events, messages, error = await run_events(agent, "read all files", history)
     assert error is None
-    assert "step_shrink" in [e.strategy for e in events]
+    assert "step_shrink" in [e.trimmed.strategy for e in events]
     assert all(estimate_tokens(m) <= budget * 1.05 for m in seen[-2:])
     assert check_pairing(messages) == []
     transcript += messages[cap.seen_len :]
@@ -171,10 +171,10 @@ async def test_overflow_recovery_cuts_turns_and_retries_in_run():
     cap.begin_run(len(history))
     events, messages, error = await run_events(agent, "go on", history)
     assert error is None
-    assert events and all(e.reason == "context_overflow" and e.strategy == "turn_trim" for e in events)
+    assert events and all(e.trimmed.reason == "context_overflow" and e.trimmed.strategy == "turn_trim" for e in events)
     assert calls[-1] <= limit < calls[0]
     assert len(calls) == len(events) + 1  # one retry per cut, no extra calls
-    assert marker_info(messages[0]).messages == sum(e.dropped_messages for e in events)
+    assert marker_info(messages[0]).messages == sum(e.trimmed.dropped_messages for e in events)
     assert len(segment(messages).markers) == 1
 
 
@@ -188,7 +188,7 @@ async def test_overflow_unrecoverable_surfaces_error_without_loop():
     assert isinstance(error, ModelContextWindowExceededError)
     # first attempt, then one retry per dropped batch of turns; no step shrink possible (no tool steps)
     assert 2 <= len(calls) <= 4
-    assert [e.reason for e in events] == ["context_overflow"] * (len(calls) - 1)
+    assert [e.trimmed.reason for e in events] == ["context_overflow"] * (len(calls) - 1)
 
 
 async def test_overflow_newest_turn_gets_one_step_shrink_then_error():
@@ -200,7 +200,7 @@ async def test_overflow_newest_turn_gets_one_step_shrink_then_error():
     cap.begin_run(len(history))
     events, _, error = await run_events(agent, None, history)
     assert isinstance(error, ModelContextWindowExceededError)
-    assert [e.strategy for e in events] == ["step_shrink"]
+    assert [e.trimmed.strategy for e in events] == ["step_shrink"]
     assert len(calls) == 2
 
 
@@ -211,8 +211,8 @@ async def test_summarize_strategy_in_a_run_uses_run_model_and_emits_summary():
     history = history_of(15, 100)
     cap.begin_run(len(history))
     events, messages, _ = await run_events(agent, "next", history)
-    assert [e.strategy for e in events] == ["summary"]
-    assert events[0].summary == "they talked about many things"
+    assert [e.trimmed.strategy for e in events] == ["summary"]
+    assert events[0].trimmed.summary == "they talked about many things"
     assert len(model.summary_calls) == 1
     infos = [marker_info(m) for m in messages]
     assert [i.kind for i in infos if i] == ["summary"]
