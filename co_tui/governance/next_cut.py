@@ -12,7 +12,7 @@ docs/context-governance.md, "See the next cut coming".
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
@@ -21,7 +21,7 @@ from co_tui.governance.events import HistoryTrimmed, Reason, Strategy
 from co_tui.governance.inspect import annotate_history
 from co_tui.governance.markers import separate_markers
 from co_tui.governance.policy import Governor
-from co_tui.governance.summarize import apply_summary, summary_token_budget
+from co_tui.governance.summarize import apply_summary, clear_event, summary_token_budget
 from co_tui.governance.tokens import estimate_tokens
 from co_tui.governance.turns import segment
 
@@ -105,14 +105,11 @@ def compact_estimate(
         return None
     system = sum(estimate_tokens([source[i]]) for i in layout.system)
     after = system + summary_token_budget(source) + 40  # the header and the acknowledgement
-    return HistoryTrimmed(
+    # Every turn leaves the context, as for /clear; the summary pair takes their place.
+    return replace(
+        clear_event(source, budget_tokens, overhead_tokens=overhead_tokens),
         reason="manual_compact",
         strategy="compact",
-        dropped_messages=sum(len(t) for t in layout.turns),
-        dropped_turns=len(layout.turns),
-        kept_turns=0,
-        tokens_before=estimate_tokens(source) + overhead_tokens,
         tokens_after=min(after, estimate_tokens(source)) + overhead_tokens,
-        budget_tokens=budget_tokens,
         note="estimated: the summary's length is known only once it is written",
     )

@@ -18,7 +18,7 @@ module level: they load inside the jobs, after the first paint.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Coroutine, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -350,11 +350,18 @@ class ChatController:
 
         if not self.ready_and_idle("undo"):
             return ""
+        session = self.session
+        assert session is not None
+        return await self._steer(lambda: session.restore(cut), UndoRefused)
+
+    async def _steer(self, call: Callable[[], Awaitable[HistoryTrimmed]], refused: type[Exception]) -> str:
+        """Run one steering operation of the session (`call`): show its banner and the meter, or,
+        when it raises `refused`, its one line as a hint. Returns the line shown."""
         session, view = self.session, self.view
         assert session is not None
         try:
-            trim = await session.restore(cut)
-        except UndoRefused as exc:
+            trim = await call()
+        except refused as exc:
             view.show_hint(str(exc))
             return str(exc)
         await view.show_event(trim)
@@ -401,16 +408,7 @@ class ChatController:
         cut = next((i for i in range(len(ledger) - 1, -1, -1) if ledger[i] is event), None)
         if cut is None:
             cut = next((i for i in range(len(ledger) - 1, -1, -1) if ledger[i] == event), None)
-        try:
-            trim = await asyncio.to_thread(session.salvage, item, cut)
-        except ValueError as exc:
-            view.show_hint(str(exc))
-            return str(exc)
-        await view.show_event(trim)
-        await view.show_event(session.meter_reading())
-        from co_tui.session.banner import banner_line
-
-        return banner_line(trim)
+        return await self._steer(lambda: asyncio.to_thread(session.salvage, item, cut), ValueError)
 
     # --- /export and /model ----------------------------------------------------------------------
 
