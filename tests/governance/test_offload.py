@@ -89,6 +89,6 @@ async def test_capability_segments_a_large_history_off_the_loop(monkeypatch: pyt
     agent = Agent(model.model(), capabilities=[cap])
     cap.begin_run(len(history))
     events, messages, error = await run_events(agent, "hello", history)
-    assert error is None and [e.strategy for e in events][-1] == "turn_trim"
+    assert error is None and [e.trimmed.strategy for e in events][-1] == "turn_trim"
     assert seen and threading.get_ident() not in seen
     assert messages is not None and messages[-1].parts[0].content == "fine"
