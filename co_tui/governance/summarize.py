@@ -302,7 +302,9 @@ def plan_summary_window(
     Head: the first turn (the first run, through its first text answer, extended to the turn's end so
     no turn is split) — kept only if it is a real prompt turn and at most a quarter of the budget.
     Tail, without targets: the most recent whole turns holding at least `max(4, max_history_messages
-    // 2)` messages. With `target_tokens` (the low-water mark) and/or `target_messages`: the most recent
+    // 2)` messages — half the limit, or half the turn messages when the history holds fewer than
+    the limit (a token-triggered summary under a large limit would otherwise keep everything and
+    summarise nothing). With `target_tokens` (the low-water mark) and/or `target_messages`: the most recent
     whole turns that fit beside the system prefix, the head and the longest summary we would ask for
     (`summary_token_budget` of the rest), so the result lands at or under the target — the policy's
     one batched cut (docs/context-governance.md, "Economy"). The tail always holds at least the newest
@@ -318,7 +320,8 @@ def plan_summary_window(
     small = sum(message_tokens(m) for m in first.messages) * 4 <= budget_tokens
     head = 1 if first.has_prompt and untouched and small else 0
     if target_tokens is None and target_messages is None:
-        want = max(4, max_history_messages // 2)
+        # Half of what the limit allows, but never all of a history still under it.
+        want = max(4, min(max_history_messages, sum(len(t) for t in turns)) // 2)
         tail_start = len(turns) - 1
         count = len(turns[-1])
         while tail_start > 0 and count < want:

@@ -62,6 +62,24 @@ def test_plan_window_is_turn_aligned():
     assert len(window.middle_turns) == 30 - 1 - len(tail)
 
 
+def test_plan_window_under_a_large_limit_still_summarises():
+    """A history under `max_history_messages` (a token-triggered summary at the default limit): the
+    tail without targets is half of the history, not half of the limit — which would hold every
+    turn and leave no middle. With targets (the policy's call) the window lands under the goal."""
+    history = _long_chat(30)  # 60 turn messages, far under 500
+    turns = split_turns(history)
+    window = plan_summary_window(history, 500, 100_000)
+    assert window is not None and window.middle_turns
+    tail = turns[window.tail_start :]
+    assert sum(len(t) for t in tail) >= 30
+    assert sum(len(t) for t in tail[1:]) < 30  # the smallest tail holding half the turn messages
+    goal = estimate_tokens(history) // 2
+    targeted = plan_summary_window(history, 500, 100_000, target_tokens=goal, target_messages=300)
+    assert targeted is not None and targeted.middle_turns
+    kept = [m for t in turns[targeted.tail_start :] for m in t.messages]
+    assert estimate_tokens(kept) < goal
+
+
 def test_summary_budget_bounds():
     assert summary_token_budget([user("hi")]) == 200
     assert summary_token_budget([user(make_text("prose", 400_000))]) == 12_000
