@@ -91,8 +91,13 @@ async def record_session(
     uncut: bool = False,
     sequential: bool = False,
     max_kb: int = 15,
+    limit: int | None = None,
+    corpus: bool = False,
 ) -> Any:
-    """One scripted session; returns (record, the session's governance policy, messages per turn)."""
+    """One scripted session; returns (record, the session's governance policy, messages per turn).
+
+    `limit`: `max_history_messages` (None: its default). `corpus`: corpus-shaped turns
+    (`write_corpus_files`; `files_per_turn` and `max_kb` unused)."""
     from co_tui.config import Settings
     from co_tui.governance.lookahead import turn_growth
     from co_tui.session.chat import ChatSession
@@ -102,18 +107,71 @@ async def record_session(
         os.environ.update(OPENAI_BASE_URL=server.openai_base_url, OPENAI_API_KEY="sk-bench")
         with tempfile.TemporaryDirectory() as tmp:
             workspace = Path(tmp)
-            files = write_files(workspace, turns, files_per_turn, seed=11, max_kb=max_kb)
+            if corpus:
+                files = write_corpus_files(workspace, turns, seed=11)
+            else:
+                files = write_files(workspace, turns, files_per_turn, seed=11, max_kb=max_kb)
             values: dict[str, Any] = {"model": MODEL, "context_strategy": strategy, "request_timeout_s": 60.0}
             if budget:
                 values["context_budget_tokens"] = budget
+            if limit is not None:
+                values["max_history_messages"] = limit
             if uncut:
                 values["max_history_messages"] = 0  # the message-count trigger off, as well as the budget
             chat = ChatSession(Settings(**values), workspace=workspace)
-            record = await run_session(chat, server, files, report_estimate=True, sequential=sequential)
+            record = await run_session(chat, server, files, report_estimate=True, sequential=sequential or corpus)
             growth = turn_growth(chat.context, recent=turns)
             return record, chat.policy, growth.messages if growth else 0.0
     finally:
         server.stop()
+
+
+def corpus_tool_turns() -> list[list[str]]:
+    """The tool outputs of every turn of the shared corpus that made a tool call (85 turns)."""
+    from pydantic_ai.messages import ModelRequest, ToolReturnPart
+
+    from co_tui.governance.turns import segment
+    from tests.governance.corpus import load_transcript, transcript_files
+
+    turns: list[list[str]] = []
+    for path in transcript_files():
+        for turn in segment(load_transcript(path)).turns:
+            outputs = [
+                p.content if isinstance(p.content, str) else json.dumps(p.content)
+                for m in turn.messages
+                if isinstance(m, ModelRequest)
+                for p in m.parts
+                if isinstance(p, ToolReturnPart)
+            ]
+            if outputs:
+                turns.append(outputs)
+    return turns
+
+
+def write_corpus_files(workspace: Path, turns: int, *, seed: int = 0) -> list[list[str]]:
+    """Corpus-shaped turns: each is a real corpus turn that made tool calls (drawn at random), its tool
+    outputs as the content of one file (a turn with one output) or two (the first and second half of
+    its outputs), read by one sequential `read_file` call each — ~5 messages and ~700 tokens a turn,
+    as the corpus's turns. Returns the file names per turn."""
+    import random
+
+    rng = random.Random(seed)
+    pool = corpus_tool_turns()
+    if not pool:
+        raise SystemExit(f"the corpus-shaped scenario needs the shared corpus ({ROOT.parent / 'shared' / 'corpus'})")
+    names: list[list[str]] = []
+    for t in range(turns):
+        outputs = rng.choice(pool)
+        half = (len(outputs) + 1) // 2
+        parts = [outputs] if len(outputs) == 1 else [outputs[:half], outputs[half:]]
+        batch = []
+        for f, chunk in enumerate(parts):
+            name = f"out/t{t:03d}_f{f}.txt"
+            (workspace / name).parent.mkdir(parents=True, exist_ok=True)
+            (workspace / name).write_text("\n".join(chunk) + "\n", encoding="utf-8")
+            batch.append(name)
+        names.append(batch)
+    return names
 
 
 def _dumps(message: dict[str, Any]) -> str:
@@ -193,7 +251,7 @@ def report(
 ) -> None:
     uncut = results["uncut"]
     budget, target, limit = policy.budget_tokens, policy.compact_target, policy.max_history_messages
-    judged = scenario.name == "defaults"
+    judged = scenario.name in JUDGED
     print(
         f"\n== {scenario.name}: {scenario.turns} turns, budget {budget:,}"
         + (" (derived from gpt-4o's window)" if not scenario.budget else "")
@@ -237,47 +295,145 @@ def report(
         )
 
 
+JUDGED = ("defaults", "corpus")  # the scenarios whose four targets decide the default (docs/context-governance.md)
+
+
+def targets_met(figures: dict[str, Any], uncut: dict[str, Any]) -> dict[str, bool]:
+    """The four targets of one governed session against its uncut twin."""
+    turns = figures["turns"]
+    return {
+        "cuts": figures["cut_turns"] <= 0.25 * turns,
+        "summariser": figures["summary_calls"] <= 0.25 * turns,
+        "reuse": figures["reuse"] >= 0.9 * uncut["reuse"],
+        "context": figures["context_share"] >= 0.35,
+    }
+
+
+def decide(verdicts: dict[int, dict[str, bool]], candidates: tuple[int, ...] = (200, 500)) -> int | None:
+    """The rule of docs/context-governance.md ("Why 500 messages"): the smallest candidate at which every
+    judged target held and the many-calls session cut in at most 25% of its turns; 0 if none did;
+    None when a candidate was not measured."""
+    needed = {f"{name}/{strategy}" for name in JUDGED for strategy in ("trim", "summarize")} | {"calls"}
+    for limit in candidates:
+        if not needed <= set(verdicts.get(limit, {})):
+            return None
+        if all(verdicts[limit].values()):
+            return limit
+    return 0
+
+
 def main() -> None:
+    from co_tui.config import Settings
+
+    default_limit = Settings.model_fields["max_history_messages"].default
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--defaults-turns", type=int, default=80)
     parser.add_argument("--stress-turns", type=int, default=40)
     parser.add_argument("--stress-budget", type=int, default=30_000)
+    parser.add_argument("--corpus-turns", type=int, default=150, help="turns of the corpus-shaped session")
     parser.add_argument("--files", type=int, default=3)
     parser.add_argument("--calls-turns", type=int, default=12, help="turns of the many-tool-calls session")
     parser.add_argument("--calls", type=int, default=20, help="sequential tool calls per turn in that session")
+    parser.add_argument(
+        "--limits",
+        default=str(default_limit),
+        help=f"comma-separated max_history_messages values to run defaults, corpus and many calls at "
+        f"(default: the default, {default_limit}; the decision: 40,200,500,0); stress runs at the default only",
+    )
+    parser.add_argument(
+        "--only", default="defaults,stress,corpus,calls", help="comma-separated scenarios to run (default: all)"
+    )
     args = parser.parse_args()
+    limits = [int(v) for v in args.limits.split(",")]
+    only = set(args.only.split(","))
 
     import co_tui
 
     print(f"code: {Path(co_tui.__file__).parent.parent}")
-    print(f"each turn reads {args.files} files of 1-15 KB; every setting not named is at its default")
-    scenarios = [
-        Scenario("defaults", args.defaults_turns, 0),
-        Scenario("stress", args.stress_turns, args.stress_budget),
-    ]
-    # One uncut session serves both scenarios: its first turns are the shorter scenario's session.
-    longest = max(s.turns for s in scenarios)
-    uncut, _, per_turn = asyncio.run(record_session("trim", UNCUT_BUDGET, longest, args.files, uncut=True))
-    for scenario in scenarios:
+    print(
+        f"defaults/stress: each turn reads {args.files} files of 1-15 KB; corpus: each turn one or two sequential "
+        f"read_file calls returning a real corpus turn's tool outputs; every setting not named is at its default"
+    )
+    verdicts: dict[int, dict[str, bool]] = {}
+    summary: list[str] = []
+
+    def judge(limit: int, name: str, results: dict[str, dict[str, Any]]) -> None:
+        for strategy in ("trim", "summarize"):
+            met = targets_met(results[strategy], results["uncut"])
+            verdicts.setdefault(limit, {})[f"{name}/{strategy}"] = all(met.values())
+            r, u = results[strategy], results["uncut"]
+            summary.append(
+                f"{limit:>6} {name:9}{strategy:10}{r['cut_turns'] / r['turns']:>7.0%}{r['summary_calls'] / r['turns']:>9.2f}"
+                f"{r['reuse'] / u['reuse']:>9.3f}x{r['context_share']:>9.0%}   "
+                + ("all met" if all(met.values()) else "missed: " + ", ".join(k for k, ok in met.items() if not ok))
+            )
+
+    def run_scenario(scenario: Scenario, uncut: SessionRecord, per_turn: float, limit: int | None, **kw: Any) -> None:
         results: dict[str, dict[str, Any]] = {}
         for strategy in ("trim", "summarize"):
-            record, policy, _ = asyncio.run(record_session(strategy, scenario.budget, scenario.turns, args.files))
+            record, policy, _ = asyncio.run(
+                record_session(strategy, scenario.budget, scenario.turns, args.files, limit=limit, **kw)
+            )
             results[strategy] = measure(record, scenario.turns, policy.budget_tokens)
         results["uncut"] = measure(uncut, scenario.turns, policy.budget_tokens)
         report(scenario, results, policy, growth_per_turn(uncut, scenario.turns), per_turn)
+        if scenario.name in JUDGED:
+            judge(policy.max_history_messages, scenario.name, results)
 
-    # The message-count trigger at its default against an agent that makes many calls per turn.
-    record, policy, per_turn = asyncio.run(
-        record_session("trim", 0, args.calls_turns, args.calls, sequential=True, max_kb=3)
-    )
-    figures = measure(record, args.calls_turns, policy.budget_tokens)
-    print(
-        f"\n== many calls: {args.calls_turns} turns of {args.calls} sequential read_file calls (files of 1-3 KB), "
-        f"every setting at its default (max_history_messages {policy.max_history_messages}): "
-        f"{per_turn:.0f} messages per turn; turns with a cut {figures['cut_turns']}/{args.calls_turns}, "
-        f"of which by message count only {figures['count_only']}; mean context {figures['context_share']:.0%} "
-        f"of the budget; reuse of re-sent input {figures['resent_reuse']:.1%}"
-    )
+    # One uncut session serves defaults and stress: its first turns are the shorter scenario's session.
+    scenarios = [
+        s
+        for s in (
+            Scenario("defaults", args.defaults_turns, 0),
+            Scenario("stress", args.stress_turns, args.stress_budget),
+        )
+        if s.name in only
+    ]
+    if scenarios:
+        longest = max(s.turns for s in scenarios)
+        uncut, _, per_turn = asyncio.run(record_session("trim", UNCUT_BUDGET, longest, args.files, uncut=True))
+        for limit in limits:
+            for scenario in scenarios:
+                if scenario.name == "defaults" or limit == default_limit:
+                    run_scenario(scenario, uncut, per_turn, limit)
+    if "corpus" in only:
+        corpus = Scenario("corpus", args.corpus_turns, 0)
+        uncut, _, per_turn = asyncio.run(record_session("trim", UNCUT_BUDGET, corpus.turns, 0, uncut=True, corpus=True))
+        for limit in limits:
+            run_scenario(corpus, uncut, per_turn, limit, corpus=True)
+
+    # The message-count trigger against an agent that makes many calls per turn.
+    for limit in limits if "calls" in only else []:
+        record, policy, per_turn = asyncio.run(
+            record_session("trim", 0, args.calls_turns, args.calls, sequential=True, max_kb=3, limit=limit)
+        )
+        figures = measure(record, args.calls_turns, policy.budget_tokens)
+        verdicts.setdefault(policy.max_history_messages, {})["calls"] = figures["cut_turns"] <= 0.25 * args.calls_turns
+        print(
+            f"\n== many calls: {args.calls_turns} turns of {args.calls} sequential read_file calls (files of 1-3 KB), "
+            f"every other setting at its default (max_history_messages {policy.max_history_messages}): "
+            f"{per_turn:.0f} messages per turn; turns with a cut {figures['cut_turns']}/{args.calls_turns}, "
+            f"of which by message count only {figures['count_only']}; mean context {figures['context_share']:.0%} "
+            f"of the budget; reuse of re-sent input {figures['resent_reuse']:.1%}"
+        )
+        summary.append(
+            f"{policy.max_history_messages:>6} calls    trim      {figures['cut_turns'] / args.calls_turns:>7.0%}"
+            f"{'-':>9}{'-':>10}{figures['context_share']:>9.0%}   "
+            + ("met (cuts <= 25%)" if figures["cut_turns"] <= 0.25 * args.calls_turns else "missed: cuts")
+        )
+
+    if summary:
+        print("\n== targets per max_history_messages (0: no message limit)")
+        print(
+            f"{'limit':>6} {'scenario':9}{'strategy':10}{'cuts':>7}{'summ/t':>9}{'reuse':>10}{'context':>9}   targets"
+        )
+        print("\n".join(summary))
+        choice = decide(verdicts)
+        if choice is not None:
+            print(
+                f"rule (smallest of 200, 500 meeting every judged target, many calls cutting <= 25% of turns; else 0): "
+                f"{choice}; the default is {default_limit}"
+            )
 
 
 if __name__ == "__main__":
