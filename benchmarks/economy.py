@@ -4,13 +4,17 @@ how much of each request could a provider's prompt cache read back?
 A scripted agent session (tests/providers/scripted_session.py) runs through the real pydantic-ai
 OpenAI client against the loopback server on 127.0.0.1: each turn reads `--files` files (default 3)
 of 1–15 KB with the real `read_file` tool. The server reports input tokens with co-tui's own
-estimator, so the meter and the policy count alike. Two scenarios run side by side, each per strategy
-(`trim`, `summarize`) and for the same session with nothing cut (a budget no request reaches):
+estimator, so the meter and the policy count alike. Three scenarios run, each per strategy (`trim`,
+`summarize`) and for the same session with nothing cut (a budget no request reaches):
 
 - **defaults**: every setting at its default, the budget derived from gpt-4o's context window as
   co-tui derives it (`context_budget_tokens = 0`: `compact_threshold` × 128k), `--defaults-turns`
-  turns (default 80), enough for many cuts. The targets of docs/context-governance.md ("Economy")
-  are judged here.
+  turns (default 80), enough for many cuts.
+- **corpus**: `--corpus-turns` turns (default 150) shaped like the shared corpus's (../shared/corpus):
+  each is a real corpus turn that made tool calls, drawn at random, whose tool outputs one or two
+  sequential `read_file` calls return — ~5 messages and ~750 tokens a turn, as real agent sessions;
+  every setting at its default. The targets of docs/context-governance.md ("Economy") are judged
+  here and in defaults.
 - **stress**: the issue's repro, `--stress-turns` turns (default 40) into a 30,000-token budget
   (`--stress-budget`), every other setting at its default. Each turn adds ~18% of the budget, so
   cuts landing at the default low-water mark would come in nearly half the turns; beside the
@@ -44,11 +48,17 @@ request that triggered it went past the budget), so a policy whose cuts land at 
 about g ÷ ((1 − `compact_target`) × budget) of the turns; only cutting deeper than the mark (less
 context kept) or by larger overshoots cuts less often.
 
-Last, the message-count trigger at its default (`max_history_messages` 40) against an agent that
-makes `--calls` (20) sequential tool calls per turn (`--calls-turns` turns, files of 1–3 KB): how
-often it cuts and how much context it leaves.
+Last, an agent that makes `--calls` (20) sequential tool calls per turn (`--calls-turns` turns, files
+of 1–3 KB, 42 messages a turn): how often it is cut and how much context it keeps.
 
-Run: `.venv/bin/python benchmarks/economy.py` (about three minutes on an idle machine). To measure other code (say main's),
+`--limits` (default: the default `max_history_messages`, 500) runs defaults, corpus and many calls at
+each value given (stress only at the default) and ends with a table of the four targets per value
+and the rule that chose the default (docs/context-governance.md, "Why 500 messages"): the smallest of
+200 and 500 at which every judged target holds for both strategies and many calls cuts in at most 25%
+of its turns, else 0. `--only defaults,corpus,...` runs a subset.
+
+Run: `.venv/bin/python benchmarks/economy.py` (about ten minutes on an idle machine; the decision,
+`--limits 40,200,500,0`, about four times that). To measure other code (say main's),
 put its checkout first on the path: `PYTHONPATH=/path/to/checkout .venv/bin/python benchmarks/economy.py`
 (the checkout needs tests/providers/scripted_session.py).
 """

@@ -25,6 +25,11 @@ from co_tui.paths import default_config_file, default_data_dir
 ENV_PREFIX = "CO_TUI_"
 
 
+# The message-count trigger's default: high enough that, for agent sessions, the token budget
+# decides (docs/context-governance.md, "Why 500 messages"); the governance policy's default too.
+DEFAULT_MAX_HISTORY_MESSAGES = 500
+
+
 class SettingsError(Exception):
     """A bad setting. `str(err)` is the one line shown to the user."""
 
@@ -73,7 +78,9 @@ class Settings(BaseSettings):
     summarization_model: str | None = Field(None, description="Model for summaries; default: `model`.")
     tool_output_trim_chars: int = Field(2000, ge=0, description="Cap on old tool outputs in context; 0 disables.")
     max_history_messages: int = Field(
-        40, ge=0, description="Cuts trigger above this many messages; 0 disables the message-count trigger."
+        DEFAULT_MAX_HISTORY_MESSAGES,
+        ge=0,
+        description="Cuts trigger above this many messages; 0 disables the message-count trigger.",
     )
     context_budget_tokens: int = Field(0, ge=0, description="Token budget; 0 derives it from the model window.")
     compact_threshold: float = Field(0.8, gt=0.0, le=1.0, description="Budget as a fraction of the window.")

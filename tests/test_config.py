@@ -26,10 +26,18 @@ def test_defaults_match_design() -> None:
         "offline",
         None,
         2000,
-        40,
+        500,
     )
     assert (s.context_budget_tokens, s.compact_threshold, s.context_strategy) == (0, 0.8, "summarize")
     assert (s.summarizer_cooldown_s, s.allow_shell) == (600.0, False)
+
+
+def test_governance_policy_default_follows_the_setting() -> None:
+    """One default for the message limit (docs/context-governance.md, "Why 500 messages"): a policy
+    built without the setting counts against the same limit as the settings' default."""
+    from co_tui.governance import GovernancePolicy
+
+    assert GovernancePolicy(budget_tokens=1000).max_history_messages == load_settings().max_history_messages == 500
 
 
 def test_precedence_cli_over_env_over_toml(monkeypatch: pytest.MonkeyPatch) -> None:

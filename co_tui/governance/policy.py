@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic_ai.messages import ModelMessage
 
+from co_tui.config import DEFAULT_MAX_HISTORY_MESSAGES
 from co_tui.governance.events import HistoryTrimmed, Reason
 from co_tui.governance.pins import reinsert, split_pinned
 from co_tui.governance.summarize import (
@@ -86,7 +87,7 @@ class GovernancePolicy:
     """The settings governance runs with (already resolved; `budget_tokens > 0`)."""
 
     budget_tokens: int
-    max_history_messages: int = 40
+    max_history_messages: int = DEFAULT_MAX_HISTORY_MESSAGES
     tool_output_trim_chars: int = 2000
     strategy: Literal["summarize", "trim"] = "summarize"
     summarizer_cooldown_s: float = 600.0

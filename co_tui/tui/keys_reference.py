@@ -39,7 +39,7 @@ GOVERNANCE_EXPLAINER = """\
 co-tui never lets the conversation silently outgrow the model's context window, and it never cuts
 what the model sees without telling you (and the model).
 
-- **The meter** under the chat, e.g. `23/40 msgs · ~18.2k/100k tokens (18%)`: messages the model
+- **The meter** under the chat, e.g. `23/500 msgs · ~18.2k/100k tokens (18%)`: messages the model
   will be sent against `max_history_messages`, and tokens against the budget. A `~` means the
   figure is partly estimated (no provider report covers the newest messages yet); without `~` it
   equals what the provider last reported. The bar is green below 60 %, amber below 85 % and red

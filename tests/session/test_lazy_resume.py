@@ -90,7 +90,7 @@ async def test_a_resumed_chat_session_reads_its_meter_and_cost_without_decoding_
     # A cut's undo data points at the context before it, and a resume decodes those rows for the
     # newest cuts (`UNDO_ON_RESUME`, tested with undo); this test is about the meter and the cost.
     monkeypatch.setattr(store_module, "UNDO_ON_RESUME", 0)
-    settings = load_settings()
+    settings = load_settings(max_history_messages=40)  # message-count cuts keep the old rows out of the context
     store = SessionStore.open(tmp_path / "data")
     session = ChatSession(settings, workspace=tmp_path, store=store)
     while len(session.transcript) <= LAZY_TAIL + 10:
