@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Input, Static, TextArea
+from textual.widgets import Input, Static, TextArea
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.events import (
@@ -38,6 +38,7 @@ from co_tui.tui.widgets.activity_indicator import ActivityIndicator
 from co_tui.tui.widgets.chat_log import ChatLog
 from co_tui.tui.widgets.context_meter import ContextMeter
 from co_tui.tui.widgets.error_block import ErrorBlock
+from co_tui.tui.widgets.key_footer import KeyFooter
 from co_tui.tui.widgets.notice_line import NoticeLine
 from co_tui.tui.widgets.prompt_input import PromptInput
 from co_tui.tui.widgets.queued_prompts import QueuedPrompts
@@ -84,7 +85,7 @@ class ChatScreen(Screen[None]):
         yield popup
         yield Static(id="hint")
         yield ContextMeter(self.trigger, id="meter")
-        yield Footer()
+        yield KeyFooter()
 
     # --- parts -----------------------------------------------------------------------------------
 
