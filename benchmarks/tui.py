@@ -13,7 +13,9 @@ a. time to first paint of `co-tui` (the prompt's placeholder is on screen) versu
    the model runs in-process through pydantic-ai: a fresh `python -c "import pydantic_ai"`, the same
    with the collector off (as co-tui starts), and one that also builds an Agent on pydantic-ai's
    FunctionModel (what the offline model is built on), each until it prints a marker; above 2x, no
-   start-up order meets the target in-process.
+   start-up order meets the target in-process. From them, the least "ready" can be in-process
+   (co-tui's first paint + the agent floor - a bare interpreter's start: the interpreter lock runs
+   the UI and the import one after the other) and co-tui's own share of ready above it.
 b. `co-tui --resume ID` of a 1,000- and a 5,000-turn session built with the real SessionStore
    (tool outputs from the shared corpus and large generated ones, the context governed by the
    real zero-LLM policy at the offline model's budget, one ledger entry per cut), each run a
@@ -224,6 +226,7 @@ _FLOOR_WAIT = (
 )
 _GC_OFF = "import gc\ngc.disable()\n"
 FLOORS = {
+    "python": _FLOOR_WAIT,  # a bare interpreter's start, to take out of the floor's own work
     "floor": "import pydantic_ai\n" + _FLOOR_WAIT,
     "floor-gc": _GC_OFF + "import pydantic_ai\n" + _FLOOR_WAIT,
     "floor-agent": (
@@ -622,6 +625,26 @@ def paint_rows(paint: dict[str, list[float]]) -> list[Row]:
         rows.append(
             (f"{label} / bare first paint", f"{_ms(floor)} = {floor / bare:.2f}x", "", f"<= {target}x", verdict)
         )
+    # The interpreter lock runs the UI and the import one after the other: with co-tui's first
+    # paint as it is, ready cannot come before that paint plus pydantic-ai's own work (the agent
+    # floor without the interpreter's start). What is left above it is co-tui's to shave.
+    least = co + statistics.median(paint["floor-agent"]) - statistics.median(paint["python"])
+    rows += [
+        (
+            "a. least ready in-process: first paint + agent floor - bare interpreter",
+            f"{_ms(least)} = {least / bare:.2f}x",
+            "",
+            f"<= {target}x",
+            "under target" if least / bare <= target else "over target",
+        ),
+        (
+            "a. co-tui's own share of ready: ready - least",
+            f"{_ms(ready - least)} = {(ready - least) / bare:.2f}x",
+            "",
+            "",
+            "",
+        ),
+    ]
     rows += [
         (
             "a. peak RSS (VmHWM, max)",
@@ -652,6 +675,23 @@ def paint_rows(paint: dict[str, list[float]]) -> list[Row]:
         rows.append(
             (f"{label.replace('a. floor', 'a. CPU floor')} / bare's", f"{_ms(cpu)} = {cpu / bare_cpu:.2f}x", "", "", "")
         )
+    least_cpu = co_cpu + statistics.median(paint["floor-agent-cpu"]) - statistics.median(paint["python-cpu"])
+    rows += [
+        (
+            "a. CPU least ready in-process (as above) / bare's",
+            f"{_ms(least_cpu)} = {least_cpu / bare_cpu:.2f}x",
+            "",
+            "",
+            "",
+        ),
+        (
+            "a. CPU co-tui's own share: ready - least",
+            f"{_ms(ready_cpu - least_cpu)} = {(ready_cpu - least_cpu) / bare_cpu:.2f}x",
+            "",
+            "",
+            "",
+        ),
+    ]
     return rows
 
 
