@@ -754,8 +754,11 @@ class SessionStore:
         """When (epoch seconds) the session's newest failed summary happened — its newest
         `static_marker` ledger entry — or None. The summariser cooldown outlives the process with it."""
         with self._guard("read the session") as conn:
+            # Only rows that name the strategy are parsed: a resume must not parse a long ledger.
             rows = conn.execute(
-                "SELECT created, event FROM ledger WHERE session_id = ? ORDER BY seq DESC", (session_id,)
+                """SELECT created, event FROM ledger
+                   WHERE session_id = ? AND instr(event, 'static_marker') > 0 ORDER BY seq DESC""",
+                (session_id,),
             )
             for created, event in rows:
                 try:

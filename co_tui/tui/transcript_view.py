@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from co_tui.session.store_tail import SessionTail
 
 
-RESUME_ENTRIES = 40  # conversation entries mounted when a saved session opens
+RESUME_ENTRIES = 24  # conversation entries mounted when a saved session opens: about a screenful and a half
 FIRST_WINDOW = 64  # transcript messages `newest_window` reads first; each further read back doubles
 
 
