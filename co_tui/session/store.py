@@ -161,9 +161,9 @@ class SessionStore:
         self.path = path
         self._lock = threading.RLock()
         self._saved: dict[str, _Saved] = {}
-        # The newest session's parsed ledger, keyed by (rows, newest seq): a resume reads it for the
-        # preview (`load_tail`) and again for the session (`load`); parsing thousands of entries
-        # twice cost a long session's resume a second. Ledger events are append-only.
+        # The newest session's parsed ledger, keyed by (rows, newest seq), so loading the same
+        # session again (another /sessions switch, a reload) does not parse thousands of entries
+        # again; the resume preview parses only its own banners. Ledger events are append-only.
         self._ledger_memo: tuple[str, tuple[int, int], tuple[HistoryTrimmed, ...], tuple[int, ...]] | None = None
 
     # --- opening ---------------------------------------------------------------------------------
