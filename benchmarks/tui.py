@@ -23,7 +23,8 @@ b. `co-tui --resume ID` of a 1,000- and a 5,000-turn session built with the real
    conversation is on screen (the "Resumed" notice) (target at 1,000 turns <= 1 s), until the
    session is ready (the OFFLINE badge: pydantic-ai loaded, the model usable) (target at 5,000
    turns <= 1.5 s), and the peak RSS (VmHWM from /proc) once ready (target <= 120 MB, flat in
-   turns).
+   turns); both times again in CPU seconds, and how every figure grows from the smaller session
+   to the larger (flat: the CPU figures and the memory within 1.2x).
 c. streaming 20,000 tokens offered at 4,000 tokens/s: the real CoTuiApp and ChatSession, with a
    FunctionModel whose stream yields one token per event on a fixed schedule (a provider does not
    wait for the terminal). While it streams, the script types a letter into the prompt every 0.3 s
@@ -352,10 +353,15 @@ def resume(box: Sandbox, session_id: str, runs: int) -> dict[str, list[float]]:
         "ready_hwm": [],
         "bare": [],
         "bare_hwm": [],
+        # CPU seconds (from /proc) as each marker shows: what a loaded host does not stretch.
+        "visible_cpu": [],
+        "ready_cpu": [],
+        "bare_cpu": [],
     }
     for round_ in range(runs + 1):
         bare = box.start(_self("--child", "bare"))
         bare_paint = bare.wait_for(PROMPT_MARKER, 30)
+        bare_cpu = bare.cpu_s() if bare_paint is not None else 0.0
         _, bare_hwm = bare.memory_mb() if bare_paint is not None else (0.0, 0.0)
         bare.close()
         if bare_paint is None:
@@ -363,17 +369,25 @@ def resume(box: Sandbox, session_id: str, runs: int) -> dict[str, list[float]]:
         if round_:
             figures["bare"].append(bare_paint)
             figures["bare_hwm"].append(bare_hwm)
+            figures["bare_cpu"].append(bare_cpu)
         term = box.start([str(CO_TUI), "--resume", session_id])
         frame = term.wait_for(PROMPT_MARKER, 30)
         visible = term.wait_for(RESUMED_MARKER, 60)
+        visible_cpu = term.cpu_s() if visible is not None else 0.0
         rss, hwm = term.memory_mb() if visible is not None else (0.0, 0.0)
         ready = term.wait_for(READY_MARKER, 60) if visible is not None else None
+        ready_cpu = term.cpu_s() if ready is not None else 0.0
         _, ready_hwm = term.memory_mb() if ready is not None else (0.0, 0.0)
         term.close()
         if frame is None or visible is None or ready is None:
             raise SystemExit("the resumed session did not show within 60 s")
         if round_:
-            for key, value in zip(figures, (frame, visible, rss, hwm, ready, ready_hwm), strict=False):
+            measured = (frame, visible, rss, hwm, ready, ready_hwm, visible_cpu, ready_cpu)
+            for key, value in zip(
+                ("frame", "visible", "rss", "hwm", "ready", "ready_hwm", "visible_cpu", "ready_cpu"),
+                measured,
+                strict=True,
+            ):
                 figures[key].append(value)
     return figures
 
@@ -700,6 +714,7 @@ def resume_rows(resumed: dict[str, list[float]], turns: int, messages: int) -> l
     rss, hwm = max(resumed["rss"]), max(resumed["hwm"])
     ready, ready_hwm = statistics.median(resumed["ready"]), max(resumed["ready_hwm"])
     bare, bare_hwm = statistics.median(resumed["bare"]), max(resumed["bare_hwm"])
+    visible_cpu, ready_cpu, bare_cpu = (statistics.median(resumed[k]) for k in ("visible_cpu", "ready_cpu", "bare_cpu"))
     runs = len(resumed["visible"])
     ref = f"{_ms(bare)} bare app"
     big = turns >= 5000  # the ready and memory targets are set at 5,000 turns
@@ -739,7 +754,33 @@ def resume_rows(resumed: dict[str, list[float]], turns: int, messages: int) -> l
             f"<= {TARGETS['resume_rss_mb']:.0f} MB" if big else "",
             _verdict(ready_hwm <= TARGETS["resume_rss_mb"]) if big else "",
         ),
+        (
+            f"b. {turns:,} turns: CPU to on screen / to ready",
+            f"{_ms(visible_cpu)} = {visible_cpu / bare_cpu:.1f}x / {_ms(ready_cpu)} = {ready_cpu / bare_cpu:.1f}x",
+            f"{_ms(bare_cpu)} bare app's first paint",
+            "",
+            "",
+        ),
     ]
+
+
+def resume_flatness(small: dict[str, list[float]], large: dict[str, list[float]], turns: tuple[int, int]) -> Row:
+    """How the resume figures grow from the smaller session to the larger (1.0x: flat in turns)."""
+
+    def growth(key: str) -> float:
+        return statistics.median(large[key]) / statistics.median(small[key])
+
+    def memory(figures: dict[str, list[float]]) -> float:
+        return max(figures["ready_hwm"])
+
+    return (
+        f"b. {turns[1]:,} turns / {turns[0]:,}: on screen, ready, their CPU, VmHWM",
+        f"{growth('visible'):.2f}x  {growth('ready'):.2f}x  {growth('visible_cpu'):.2f}x  "
+        f"{growth('ready_cpu'):.2f}x  {memory(large) / memory(small):.2f}x",
+        "",
+        "flat (each <= 1.2x)",
+        _verdict(max(growth("visible_cpu"), growth("ready_cpu"), memory(large) / memory(small)) <= 1.2),
+    )
 
 
 def stream_figures(stream: dict[str, Any]) -> dict[str, str]:
@@ -885,12 +926,17 @@ def main() -> int:
             print("a. first paint …", flush=True)
             rows += paint_rows(first_paint(_sandbox(base, "a"), args.runs))
         if "b" in parts:
+            resumes: dict[int, dict[str, list[float]]] = {}
             for turns in args.turns:
                 print(f"b. building a {turns:,}-turn session …", flush=True)
                 box = _sandbox(base, f"b{turns}")
                 sid, messages = build_long_session(box, turns)
                 print("b. resuming it …", flush=True)
-                rows += resume_rows(resume(box, sid, max(3, args.runs // 2)), turns, messages)
+                resumes[turns] = resume(box, sid, max(3, args.runs // 2))
+                rows += resume_rows(resumes[turns], turns, messages)
+            if len(resumes) >= 2:
+                small, large = min(resumes), max(resumes)
+                rows.append(resume_flatness(resumes[small], resumes[large], (small, large)))
         if "c" in parts:
             print(f"c. streaming {STREAM_TOKENS:,} tokens at {STREAM_RATE:,.0f}/s while typing: co-tui …", flush=True)
             co = streaming(_sandbox(base, "c"), "stream")

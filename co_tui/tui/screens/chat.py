@@ -36,6 +36,7 @@ from co_tui.tui.frame_budget import note_layout
 from co_tui.tui.input_clock import note_input_painted
 from co_tui.tui.key_echo import paint_key_first
 from co_tui.tui.messages import SessionEvent
+from co_tui.tui.transcript_view import RESUME_ENTRIES
 from co_tui.tui.widgets.activity_indicator import ActivityIndicator
 from co_tui.tui.widgets.chat_log import ChatLog
 from co_tui.tui.widgets.context_meter import ContextMeter
@@ -55,9 +56,6 @@ if TYPE_CHECKING:
 
 # AssistantMessage and TrimBanner bring Textual's Markdown and markdown-it (~60 ms): imported when a
 # first answer, banner or resumed conversation needs them, not before the first frame.
-
-
-RESUME_ENTRIES = 40  # conversation entries mounted when a saved session opens
 
 
 class ChatScreen(Screen[None]):
