@@ -438,6 +438,12 @@ class FakeSession:
         self.ledger_records.append(CutRecord(before=before))
         return event
 
+    def conversation_counts(self) -> Any:
+        """Counted over the (in-memory) transcript, as a session that was never saved counts."""
+        from co_tui.session.conversation_counts import ConversationCounts
+
+        return ConversationCounts().add(self.transcript)
+
 
 def fake_factory(**session_kwargs: Any) -> Callable[..., FakeSession]:
     """A `session_factory` for CoTuiApp that builds a FakeSession (ignores resume/approver)."""

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
     from co_tui.agent.project_instructions import InstructionFile
     from co_tui.session.context_breakdown import ContextBreakdown
+    from co_tui.session.conversation_counts import ConversationCounts
     from co_tui.session.lazy_transcript import LazyTranscript
     from co_tui.session.store import SessionStore
 
@@ -92,6 +93,7 @@ class ChatSession:
         self.id: str = session_id or uuid.uuid4().hex
         self.title: str = ""
         self.transcript: list[ModelMessage] | LazyTranscript = []  # lazy once resumed
+        self._saved_counts: ConversationCounts | None = None  # of a lazy transcript's saved messages
         self.context: list[ModelMessage] = []
         self.ledger: list[HistoryTrimmed] = []
         # ledger_positions[i]: transcript length when ledger[i] happened (where its banner goes).
@@ -704,6 +706,7 @@ class ChatSession:
         # Saved messages decode when read (docs/architecture.md): resume costs the same at any length.
         lazy = loaded.transcript
         session.transcript = lazy if isinstance(lazy, LazyTranscript) else list(lazy)
+        session._saved_counts = loaded.counts
         session.context = list(loaded.context)
         # A saved marker fused with a prompt at the next run start must still be known as a marker.
         from co_tui.governance.markers import register_markers
@@ -788,3 +791,14 @@ class ChatSession:
         from co_tui.session.context_breakdown import session_breakdown
 
         return session_breakdown(self)
+
+    def conversation_counts(self) -> ConversationCounts:
+        """The transcript's turns and chat-log items: the store's figures for a resumed session's
+        saved messages (never decoded for this) plus this process's own."""
+        from co_tui.session.conversation_counts import ConversationCounts
+        from co_tui.session.lazy_transcript import LazyTranscript
+
+        saved, transcript = self._saved_counts, self.transcript
+        if isinstance(transcript, LazyTranscript) and saved is not None and saved.messages == transcript.saved:
+            return saved.add(transcript.added())
+        return ConversationCounts().add(transcript)

@@ -26,6 +26,10 @@ Version 4 adds `token_counts`: each saved message's token estimate, keyed by its
 the estimator version (`token_counts.py`), so a resumed session's first governance pass does not
 count every message again.
 
+Version 5 adds `sessions.conversation_counts`: the transcript's turns and chat-log items as JSON
+(`conversation_counts.py`), kept by every save, so a resume counts what it does not show without
+reading every row. NULL (older sessions) is counted from the rows once, at the next resume.
+
 A database whose `user_version` is newer than `SCHEMA_VERSION` was written by a newer co-tui: the
 store refuses it rather than risk writing rows that version would misread.
 """
@@ -101,6 +105,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (session_id, digest)
         ) WITHOUT ROWID""",
     ),
+    ("ALTER TABLE sessions ADD COLUMN conversation_counts TEXT",),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

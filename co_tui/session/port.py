@@ -169,5 +169,11 @@ class SessionPort(HistoryView, Protocol):
         `ValueError` with one line when refused. Blocking (it saves): call it off the UI loop."""
         ...
 
+    def conversation_counts(self) -> Any:
+        """The whole transcript's turns and chat-log items
+        (`co_tui.session.conversation_counts.ConversationCounts`: `.messages`, `.turns`, `.items`),
+        without decoding the saved messages of a resumed session (the store keeps their counts)."""
+        ...
+
 
 __all__ = ["HistoryView", "SessionPort"]

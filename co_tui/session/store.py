@@ -44,6 +44,7 @@ from co_tui.governance.tokens import ESTIMATOR_VERSION, prime_message_tokens
 from co_tui.paths import ensure_private_dir
 from co_tui.session import migrations
 from co_tui.session.context_diff import ContextState, plan_context_update
+from co_tui.session.conversation_counts import ConversationCounts, keep_counts, record_counts, stored_counts
 from co_tui.session.message_codec import decode_bodies, encode_messages
 from co_tui.session.redaction import redact_text, secret_env_values
 from co_tui.session.store_errors import (
@@ -114,6 +115,8 @@ class LoadedSession:
     # Per ledger entry, what undoing it needs (store_steering.py); the pinned turns' prompt indices.
     ledger_records: list[Any] = field(default_factory=list)
     pins: list[int] = field(default_factory=list)
+    # The transcript's turns and chat-log items (conversation_counts.py); None: count `transcript`.
+    counts: ConversationCounts | None = None
 
 
 @dataclass
@@ -158,9 +161,9 @@ class SessionStore:
         self.path = path
         self._lock = threading.RLock()
         self._saved: dict[str, _Saved] = {}
-        # The newest session's parsed ledger, keyed by (rows, newest seq): a resume reads it for the
-        # preview (`load_tail`) and again for the session (`load`); parsing thousands of entries
-        # twice cost a long session's resume a second. Ledger events are append-only.
+        # The newest session's parsed ledger, keyed by (rows, newest seq), so loading the same
+        # session again (another /sessions switch, a reload) does not parse thousands of entries
+        # again; the resume preview parses only its own banners. Ledger events are append-only.
         self._ledger_memo: tuple[str, tuple[int, int], tuple[HistoryTrimmed, ...], tuple[int, ...]] | None = None
 
     # --- opening ---------------------------------------------------------------------------------
@@ -378,6 +381,7 @@ class SessionStore:
                         [(session_id, base + i, kind, digest, body) for i, (kind, body, digest) in enumerate(encoded)],
                     )
                     transcript_len = base + len(encoded)
+                    record_counts(conn, session_id, base, new_transcript)
                     counted = [(enc[2], m) for m, enc in zip(new_transcript, encoded, strict=False)]
                     context_state = saved.context
                     if context is not None:
@@ -535,10 +539,10 @@ class SessionStore:
             return loaded
 
     def load_tail(self, session_id: str, enough: Callable[[SessionTail], bool]) -> SessionTail:
-        """The newest transcript rows of a session as parsed JSON, with its metadata, ledger and an
-        outline of the whole transcript, read without pydantic-ai (see `store_tail.py`): rows
+        """The newest transcript rows of a session as parsed JSON, with its metadata, its counts and
+        the ledger events among those rows, read without pydantic-ai (see `store_tail.py`): rows
         backwards from the end in growing chunks until `enough(tail)` or the first message. One
-        snapshot; nothing is written.
+        snapshot; the only write is the counts of a session saved before they were kept.
 
         Raises `StoreError` for an unknown id and `StoreCorrupt` for damage it meets on the way
         (what it does not read, or cannot judge without decoding, is `load`'s to report).
@@ -550,10 +554,12 @@ class SessionStore:
                 if row is None:
                     raise StoreError(f"no session with id {session_id}")
                 meta = _meta_from_row(row)
-                damaged = lambda what: _damaged(meta, what)  # noqa: E731
-                return read_tail(conn, meta, enough, damaged, ledger=lambda: self._read_ledger(conn, meta.id, damaged))
+                tail = read_tail(conn, meta, enough, lambda what: _damaged(meta, what))
             finally:
                 conn.execute("COMMIT")
+            if tail.counted:  # a session saved before counts were kept: counted once, from now on kept
+                keep_counts(conn, session_id, tail.counts)
+            return tail
 
     def _read_lazy(self, conn: sqlite3.Connection, meta: SessionMeta) -> tuple[LoadedSession, _Saved]:
         """`load(lazy=True)`: decode the context (with the transcript rows it points at) and the newest
@@ -573,6 +579,12 @@ class SessionStore:
             ).fetchone()
             if count and last != count - 1:
                 raise damaged("a transcript message is missing")
+            try:
+                counts, counted = stored_counts(conn, sid, count)
+            except sqlite3.OperationalError as exc:
+                if "JSON" not in str(exc):
+                    raise
+                raise damaged(f"a transcript message cannot be decoded ({exc})") from None
             ctx_rows = conn.execute(
                 "SELECT ord, transcript_seq, digest, body FROM context WHERE session_id = ? ORDER BY ord", (sid,)
             ).fetchall()
@@ -605,6 +617,8 @@ class SessionStore:
             pins = read_pins(conn, sid)
         finally:
             conn.execute("COMMIT")
+        if counted:
+            keep_counts(conn, sid, counts)
 
         def load_rows(start: int, stop: int) -> list[Any]:
             with self._guard("read the session") as conn:
@@ -637,7 +651,7 @@ class SessionStore:
             ledger_len=len(ledger),
             context=ContextState.from_rows([r[0] for r in ctx_rows], [bytes(r[2]) for r in ctx_rows], context),
         )
-        return LoadedSession(meta, transcript, context, ledger, positions, records, pins), saved
+        return LoadedSession(meta, transcript, context, ledger, positions, records, pins, counts), saved
 
     def _read_ledger(
         self, conn: sqlite3.Connection, session_id: str, damaged: Callable[[str], Exception]
@@ -720,7 +734,9 @@ class SessionStore:
             ledger_len=len(ledger),
             context=ContextState.from_rows([r[0] for r in ctx_rows], [bytes(r[2]) for r in ctx_rows], context),
         )
-        return LoadedSession(meta, transcript, context, ledger, positions, records, read_pins(conn, sid)), saved
+        loaded = LoadedSession(meta, transcript, context, ledger, positions, records, read_pins(conn, sid))
+        loaded.counts = ConversationCounts().add(transcript)
+        return loaded, saved
 
     def set_pin(self, session_id: str, transcript_seq: int, pinned: bool) -> None:
         """Pin (or unpin) the turn whose user prompt is transcript message `transcript_seq`."""
@@ -738,8 +754,11 @@ class SessionStore:
         """When (epoch seconds) the session's newest failed summary happened — its newest
         `static_marker` ledger entry — or None. The summariser cooldown outlives the process with it."""
         with self._guard("read the session") as conn:
+            # Only rows that name the strategy are parsed: a resume must not parse a long ledger.
             rows = conn.execute(
-                "SELECT created, event FROM ledger WHERE session_id = ? ORDER BY seq DESC", (session_id,)
+                """SELECT created, event FROM ledger
+                   WHERE session_id = ? AND instr(event, 'static_marker') > 0 ORDER BY seq DESC""",
+                (session_id,),
             )
             for created, event in rows:
                 try:

@@ -1,5 +1,6 @@
 """The light read of a saved session (`SessionStore.load_tail`): its newest transcript rows as
-parsed JSON, an outline of the whole transcript, and the ledger — with no pydantic-ai.
+parsed JSON, the whole transcript's counts (kept with the session row) and the newest ledger
+events — with no pydantic-ai.
 
 Decoding a whole transcript into pydantic-ai messages needs pydantic-ai itself (about a second to
 import) plus a pass over every message; a resumed conversation can be on screen long before that.
@@ -14,10 +15,11 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from co_tui.governance.events import HistoryTrimmed
+from co_tui.session.conversation_counts import ConversationCounts, stored_counts
 
 if TYPE_CHECKING:
     from co_tui.session.store import SessionMeta
@@ -33,21 +35,26 @@ class SessionTail:
     """The newest part of a saved session, and the shape of the whole.
 
     `rows[i]` is transcript message `start + i` as parsed JSON; the rows run to the transcript's
-    end. `messages` is the transcript's length. `outline` is the whole transcript reduced to what
-    counting its turns and answers needs: in order, every response and every request holding a
-    user prompt, as `{"kind", "parts": [{"part_kind", "content"}]}` with the content of text parts
-    only (the rest, tool results above all, is left out: it is most of a transcript's bytes).
-    `ledger[i]` happened when the transcript was `ledger_positions[i]` messages long (where its
-    banner goes), as in `LoadedSession`.
+    end. `messages` is the transcript's length and `counts` its turns and chat-log items
+    (`conversation_counts.py`), from the session row. `ledger_positions[i]`: the transcript length
+    when ledger entry `i` happened (where its banner goes), for every entry; `banners` are the
+    (position, event) pairs of the entries at or after `start` — the only events parsed.
+    `counted` says the counts were counted from rows (worth storing, `keep_counts`).
     """
 
     meta: SessionMeta
     start: int
     rows: list[dict[str, Any]]
     messages: int
-    outline: list[dict[str, Any]]
-    ledger: list[HistoryTrimmed]
+    counts: ConversationCounts
     ledger_positions: list[int]
+    banners: list[tuple[int, HistoryTrimmed]] = field(default_factory=list)
+    counted: bool = False
+
+    @property
+    def cuts(self) -> int:
+        """How many `history_trimmed` events the session's ledger holds."""
+        return len(self.ledger_positions)
 
 
 def read_tail(
@@ -57,26 +64,29 @@ def read_tail(
     damaged: Damaged,
     *,
     first_chunk: int = FIRST_CHUNK,
-    ledger: Callable[[], tuple[list[HistoryTrimmed], list[int]]] | None = None,
 ) -> SessionTail:
     """Read transcript rows backwards from the end, a chunk at a time (each twice the last), until
-    `enough(tail)` says the rows so far suffice or the first message is reached.
+    `enough(tail)` says the rows so far suffice or the first message is reached; then parse the
+    ledger events from `start` on. What it reads does not grow with the session beyond the ledger's
+    positions (integers) and the rows `enough` asks for.
 
     Run inside one read transaction, so every figure comes from the same snapshot. Raises
     `damaged(...)` for a gap in the transcript, a row that is not JSON (or, in the rows read, not a
-    JSON object), or a bad ledger row. `ledger`: how to read the ledger (default `read_ledger`).
+    JSON object), or a bad ledger row among those parsed.
     """
     sid = meta.id
     count, last = conn.execute("SELECT count(*), max(seq) FROM transcript WHERE session_id = ?", (sid,)).fetchone()
     if count and last != count - 1:
         raise damaged("a transcript message is missing")
     try:
-        outline = _read_outline(conn, sid)
+        counts, counted = stored_counts(conn, sid, count)
     except sqlite3.OperationalError as exc:
         if "JSON" not in str(exc):
             raise
         raise damaged(f"a transcript message cannot be decoded ({exc})") from None
-    events, positions = ledger() if ledger is not None else read_ledger(conn, sid, damaged)
+    positions = [
+        int(at) for (at,) in conn.execute("SELECT at_message FROM ledger WHERE session_id = ? ORDER BY seq", (sid,))
+    ]
     rows: list[dict[str, Any]] = []
     start, size = count, first_chunk
     while True:
@@ -87,29 +97,12 @@ def read_tail(
         ).fetchall()
         rows = [_parse_row(seq, body, damaged) for seq, body in chunk] + rows
         start, size = lower, size * 2
-        tail = SessionTail(meta, start, rows, count, outline, events, positions)
+        tail = SessionTail(meta, start, rows, count, counts, positions, counted=counted)
         if start == 0 or enough(tail):
-            return tail
-
-
-def _read_outline(conn: sqlite3.Connection, session_id: str) -> list[dict[str, Any]]:
-    """`SessionTail.outline`. SQLite's JSON functions pick the fields, and request rows are parsed
-    only when a substring test finds a user prompt in them: tool results are never parsed."""
-    outline: list[dict[str, Any]] = []
-    last = None
-    for seq, kind, part_kind, text in conn.execute(
-        """SELECT t.seq, t.kind, json_extract(p.value, '$.part_kind'),
-                  CASE json_extract(p.value, '$.part_kind') WHEN 'text' THEN json_extract(p.value, '$.content') END
-           FROM transcript AS t, json_each(t.body, '$.parts') AS p
-           WHERE t.session_id = ? AND (t.kind = 'response' OR instr(t.body, '"user-prompt"') > 0)
-           ORDER BY t.seq, p.key""",
-        (session_id,),
-    ):
-        if seq != last:
-            outline.append({"kind": kind, "parts": []})
-            last = seq
-        outline[-1]["parts"].append({"part_kind": part_kind, "content": text})
-    return outline
+            break
+    first = next((i for i, at in enumerate(positions) if at >= start), len(positions))
+    events, _ = read_ledger(conn, sid, damaged, first=first)
+    return replace(tail, banners=list(zip(positions[first:], events, strict=False)))
 
 
 def _parse_row(seq: int, body: Any, damaged: Damaged) -> dict[str, Any]:
@@ -122,13 +115,16 @@ def _parse_row(seq: int, body: Any, damaged: Damaged) -> dict[str, Any]:
     return parsed
 
 
-def read_ledger(conn: sqlite3.Connection, session_id: str, damaged: Damaged) -> tuple[list[HistoryTrimmed], list[int]]:
-    """Every `history_trimmed` event of the session in order, with its transcript position.
-    Raises `damaged("ledger entry N cannot be decoded (…)")` for a bad row."""
+def read_ledger(
+    conn: sqlite3.Connection, session_id: str, damaged: Damaged, *, first: int = 0
+) -> tuple[list[HistoryTrimmed], list[int]]:
+    """Every `history_trimmed` event of the session in order (from entry `first` on), with its
+    transcript position. Raises `damaged("ledger entry N cannot be decoded (…)")` for a bad row."""
     ledger: list[HistoryTrimmed] = []
     positions: list[int] = []
     for seq, at, event in conn.execute(
-        "SELECT seq, at_message, event FROM ledger WHERE session_id = ? ORDER BY seq", (session_id,)
+        "SELECT seq, at_message, event FROM ledger WHERE session_id = ? AND seq >= ? ORDER BY seq",
+        (session_id, first),
     ):
         try:
             ledger.append(HistoryTrimmed.from_dict(json.loads(event)))

@@ -535,7 +535,7 @@ class CoTuiApp(App[int]):
         read from the store's raw rows; wait until they are on screen. Returns the full id (None: a
         new session). Raises `OpenSessionError`/`StoreError` when there is nothing to resume."""
         from co_tui.session.commands import resolve_session_id
-        from co_tui.tui.transcript_view import tail_shows, transcript_items, window_items
+        from co_tui.tui.transcript_view import tail_shows, window_items
 
         session_id = resolve_session_id(store, self.workspace, resume_id=resume_id, continue_latest=continue_latest)
         if session_id is None:
@@ -543,8 +543,6 @@ class CoTuiApp(App[int]):
         try:
             tail = store.load_tail(session_id, tail_shows(RESUME_ENTRIES))
             items = window_items(tail.rows, tail.start)
-            # The whole conversation's items from its outline (no tool results): for the counts.
-            every = transcript_items(tail.outline)
         except Exception:  # damaged or unreadable: the full load says so, in one line
             return session_id
         shown = threading.Event()
@@ -553,10 +551,11 @@ class CoTuiApp(App[int]):
                 session_id=session_id,
                 title=tail.meta.title,
                 items=items,
-                banners=list(zip(tail.ledger_positions, tail.ledger, strict=False)),
-                entries=len(every) + len(tail.ledger),
-                turns=sum(1 for item in every if item.kind == "user"),
+                banners=tail.banners,
+                entries=tail.counts.items + tail.cuts,
+                turns=tail.counts.turns,
                 messages=tail.messages,
+                cuts=tail.cuts,
                 shown=shown,
             )
         )
@@ -590,6 +589,7 @@ class CoTuiApp(App[int]):
                     turns=message.turns,
                     messages=message.messages,
                     entries=message.entries,
+                    cuts=message.cuts,
                 )
         finally:
             message.shown.set()

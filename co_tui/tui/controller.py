@@ -487,14 +487,16 @@ class ChatController:
         turns: int,
         messages: int,
         entries: int,
+        cuts: int | None = None,
     ) -> None:
-        """A resumed conversation read from the store's rows, while its session still loads."""
+        """A resumed conversation read from the store's rows, while its session still loads.
+        `banners` may be only those among `items`; `cuts` is then the whole ledger's length."""
         if self.session is not None:  # a ready session shows itself
             return
         await self._show_conversation(
             session_id, title, items, banners, turns=turns, messages=messages, entries=entries
         )
-        self.shown = Shown(session_id, messages, len(banners))
+        self.shown = Shown(session_id, messages, len(banners) if cuts is None else cuts)
 
     async def session_ready(self, session: SessionPort) -> None:
         """The session opened (at start-up, or the one chosen in /sessions): show it, send what waited."""
@@ -541,19 +543,23 @@ class ChatController:
         self.send_queued()
 
     async def _show_saved(self) -> None:
-        from co_tui.tui.transcript_view import transcript_items
+        """Show the session's newest entries; the counts come from the session (the store's for a
+        resumed one), so only the newest messages of a long transcript are decoded."""
+        from co_tui.tui.transcript_view import RESUME_ENTRIES, newest_window
 
         session = self.session
         assert session is not None
-        items = transcript_items(list(session.transcript))
-        turns = sum(1 for item in items if item.kind == "user")
+        counts = session.conversation_counts()
+        positions, ledger = list(session.ledger_positions), list(session.ledger)
+        start, items = newest_window(session.transcript, positions, RESUME_ENTRIES)
         await self._show_conversation(
             session.id,
             session.title,
             items,
-            list(zip(session.ledger_positions, session.ledger, strict=False)),
-            turns=turns,
+            [(at, event) for at, event in zip(positions, ledger, strict=False) if at >= start],
+            turns=counts.turns,
             messages=len(session.transcript),
+            entries=counts.items + len(ledger),
         )
         self._show_truncated()
 

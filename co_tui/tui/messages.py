@@ -53,9 +53,10 @@ class SessionReady(Message):
 @dataclass
 class SessionPreview(Message):
     """A saved conversation read from the store's raw rows, to show while its session (and
-    pydantic-ai) still loads: the newest `items` (`window_items`), every trim banner as (position,
-    event), how many chat entries the whole conversation has, and the "Resumed …" figures. The
-    start-up worker waits for `shown` (set once it is on screen) before it imports pydantic-ai."""
+    pydantic-ai) still loads: the newest `items` (`window_items`), the trim banners among them as
+    (position, event), how many chat entries the whole conversation has, and the "Resumed …"
+    figures; `cuts` is the whole ledger's length (None: `len(banners)`). The start-up worker waits
+    for `shown` (set once it is on screen) before it imports pydantic-ai."""
 
     session_id: str
     title: str
@@ -65,6 +66,7 @@ class SessionPreview(Message):
     turns: int
     messages: int
     shown: threading.Event
+    cuts: int | None = None
 
 
 @dataclass

@@ -14,8 +14,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
+from co_tui.session.conversation_counts import field_of as _field
+
 if TYPE_CHECKING:
     from co_tui.session.store_tail import SessionTail
+
+
+RESUME_ENTRIES = 24  # conversation entries mounted when a saved session opens: about a screenful and a half
+FIRST_WINDOW = 64  # transcript messages `newest_window` reads first; each further read back doubles
 
 
 @dataclass(frozen=True)
@@ -33,11 +39,6 @@ class Item:
     # The user stopped the turn here (pydantic-ai's message state): an answer cut off, or the
     # prompt or tool call that was the last thing before the interrupt. Shown as it was live.
     interrupted: bool = False
-
-
-def _field(obj: Any, name: str) -> Any:
-    """A field of a message or part: a key of its stored JSON, or an attribute of the object."""
-    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
 
 
 def _text_of(content: Any) -> str:
@@ -174,19 +175,37 @@ def window_items(messages: Sequence[Any], start: int) -> list[Item]:
     return items[1:] if start > 0 else items
 
 
+def window_shows(items: Sequence[Item], ledger_positions: Sequence[int], entries: int) -> bool:
+    """Whether the items of a window (`window_items`) give the newest `entries` chat-log entries
+    (items and trim banners) in the places the whole transcript would put them — every item of the
+    window and every banner after its first item."""
+    if not items:
+        return False
+    return len(items) + sum(1 for at in ledger_positions if at > items[0].at) >= entries
+
+
 def tail_shows(entries: int) -> Callable[[SessionTail], bool]:
-    """`enough` for `SessionStore.load_tail`: the rows read so far give the newest `entries`
-    chat-log entries (items and trim banners) in the places the whole transcript would put them —
-    every item of `window_items` and every banner after its first item."""
+    """`enough` for `SessionStore.load_tail`: the rows read so far show the newest `entries`
+    chat-log entries (`window_shows`)."""
 
     def enough(tail: SessionTail) -> bool:
-        items = window_items(tail.rows, tail.start)
-        if not items:
-            return False
-        exact = len(items) + sum(1 for at in tail.ledger_positions if at > items[0].at)
-        return exact >= entries
+        return window_shows(window_items(tail.rows, tail.start), tail.ledger_positions, entries)
 
     return enough
+
+
+def newest_window(
+    transcript: Sequence[Any], ledger_positions: Sequence[int], entries: int, *, first: int = FIRST_WINDOW
+) -> tuple[int, list[Item]]:
+    """(start, items): the newest transcript messages that show the newest `entries` chat-log
+    entries (`window_shows`) and their items, read backwards in growing slices — a resumed
+    session's lazy transcript decodes only those."""
+    start, size = len(transcript), first
+    while True:
+        start, size = max(0, start - size), size * 2
+        items = window_items(transcript[start:], start)
+        if start == 0 or window_shows(items, ledger_positions, entries):
+            return start, items
 
 
 def truncated_tool_call_ids(context: Sequence[Any]) -> frozenset[str]:

@@ -1,5 +1,6 @@
-"""A resume reads the ledger once for the preview and the session (`SessionStore._read_ledger`'s
-memo), and a lazy load reads only the token counts it primes."""
+"""A resume's preview parses only the ledger events among the rows it shows, the session's lazy
+load parses the ledger once (`SessionStore._read_ledger`'s memo), and a lazy load reads only the
+token counts it primes."""
 
 from __future__ import annotations
 
@@ -34,29 +35,42 @@ def _count_ledger_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     reads: list[str] = []
     real = store_tail.read_ledger
 
-    def counting(conn, session_id, damaged):  # noqa: ANN001, ANN202
+    def counting(conn, session_id, damaged, first=0):  # noqa: ANN001, ANN202
         reads.append(session_id)
-        return real(conn, session_id, damaged)
+        return real(conn, session_id, damaged, first=first)
 
     monkeypatch.setattr("co_tui.session.store.read_ledger", counting)
     return reads
 
 
-def test_preview_then_load_parse_the_ledger_once(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_preview_parses_only_its_banners_and_load_the_ledger_once(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with SessionStore.open(data_dir) as store:
-        sid = _saved(store, 5)
+        sid = _saved(store, 30)  # 120 messages, one cut a turn, after its prompt (4 i + 1)
+    parsed: list[int] = []
+    real = store_tail.read_ledger
+
+    def counting(conn, session_id, damaged, first=0):  # noqa: ANN001, ANN202
+        events, positions = real(conn, session_id, damaged, first=first)
+        parsed.append(len(events))
+        return events, positions
+
+    monkeypatch.setattr(store_tail, "read_ledger", counting)
     reads = _count_ledger_reads(monkeypatch)
     with SessionStore.open(data_dir) as store:
-        tail = store.load_tail(sid, lambda tail: True)
+        tail = store.load_tail(sid, lambda tail: True)  # the newest 64 rows: from message 56
+        assert tail.start == 56 and parsed == [16]  # the cuts of turns 14…29, at 57…117
+        assert tail.banners == [(4 * i + 1, _cut(i + 1)) for i in range(14, 30)] and tail.cuts == 30
         loaded = store.load(sid, lazy=True)
-        assert reads == [sid]
-        assert tail.ledger == loaded.ledger == [_cut(n) for n in range(1, 6)]
+        assert reads == [sid] and parsed == [16, 30]
+        assert loaded.ledger == [_cut(n) for n in range(1, 31)]
         assert tail.ledger_positions == loaded.ledger_positions
         # The lists are the caller's own: changing one leaves the next load alone.
         loaded.ledger.clear()
         loaded.ledger_positions.append(99)
         again = store.load(sid, lazy=True)
-        assert again.ledger == tail.ledger and again.ledger_positions == tail.ledger_positions
+        assert again.ledger == [_cut(n) for n in range(1, 31)] and again.ledger_positions == tail.ledger_positions
         assert reads == [sid]
 
 

@@ -15,7 +15,9 @@ from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, UserPro
 from store_builders import tool_turn
 
 from co_tui.governance.events import HistoryTrimmed
+from co_tui.session.conversation_counts import ConversationCounts
 from co_tui.session.store import SessionStore, StoreCorrupt, StoreError
+from co_tui.tui.transcript_view import transcript_items
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,14 +60,14 @@ def test_reads_back_until_enough_and_agrees_with_load(store: SessionStore, tmp_p
     loaded = store.load(sid)
     assert tail.start == 48 and tail.messages == len(loaded.transcript) == 240
     assert tail.rows == json.loads(ModelMessagesTypeAdapter.dump_json(loaded.transcript[48:]))
-    # The outline: every response and every request with a user prompt, text but no tool output.
-    assert len(tail.outline) == 180 and tail.outline[15]["kind"] == "request"  # 3 a turn, no tool result
-    assert tail.outline[15]["parts"] == [{"part_kind": "user-prompt", "content": None}] * 2  # turn 5
-    assert tail.outline[1] == {
-        "kind": "response",
-        "parts": [{"part_kind": "text", "content": "Let me read it."}, {"part_kind": "tool-call", "content": None}],
-    }
-    assert tail.ledger == loaded.ledger and tail.ledger_positions == loaded.ledger_positions
+    # The counts of the whole transcript (kept by every save), as the chat log counts them.
+    items = transcript_items(loaded.transcript)
+    assert tail.counts == ConversationCounts().add(loaded.transcript)
+    assert (tail.counts.turns, tail.counts.items) == (61, len(items)) == (61, sum(1 for _ in items))
+    # Every cut's position, but only the events among the rows read are parsed (the banners).
+    assert tail.ledger_positions == loaded.ledger_positions and tail.cuts == len(loaded.ledger) == 5
+    pairs = list(zip(loaded.ledger_positions, loaded.ledger, strict=False))
+    assert tail.banners == [(at, event) for at, event in pairs if at >= 48] and 0 < len(tail.banners) < 5
     assert tail.meta.id == sid and tail.meta.title == "long one"
 
 
@@ -78,7 +80,7 @@ def test_never_enough_reads_to_the_first_message(store: SessionStore, tmp_path: 
 def test_an_empty_session(store: SessionStore, tmp_path: Path) -> None:
     sid = store.create_session(model="offline", workspace=tmp_path)
     tail = store.load_tail(sid, lambda tail: True)
-    assert (tail.start, tail.rows, tail.messages, tail.outline, tail.ledger) == (0, [], 0, [], [])
+    assert (tail.start, tail.rows, tail.messages, tail.counts, tail.banners) == (0, [], 0, ConversationCounts(), [])
 
 
 @pytest.mark.parametrize(

@@ -22,6 +22,7 @@ from pydantic_ai.messages import (
 )
 
 from co_tui.governance.trim import TRUNCATION_MARK
+from co_tui.session.conversation_counts import ConversationCounts
 from co_tui.session.store import SessionMeta, SessionTail
 from co_tui.tui.transcript_view import (
     newest_entries,
@@ -205,7 +206,7 @@ def _tail(rows: list[dict], start: int, positions: list[int]) -> SessionTail:
     meta = SessionMeta(
         id="f00d", title="", created=datetime.now(UTC), updated=datetime.now(UTC), model="offline", workspace=Path(".")
     )
-    return SessionTail(meta, start, rows[start:], len(rows), 0, [f"cut@{at}" for at in positions], positions)
+    return SessionTail(meta, start, rows[start:], len(rows), ConversationCounts(), positions)
 
 
 @pytest.mark.parametrize("limit", [1, 5, 12, 40])

@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Input, Static, TextArea
+from textual.widgets import Input, Static, TextArea
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.events import (
@@ -36,10 +36,12 @@ from co_tui.tui.frame_budget import note_layout
 from co_tui.tui.input_clock import note_input_painted
 from co_tui.tui.key_echo import paint_key_first
 from co_tui.tui.messages import SessionEvent
+from co_tui.tui.transcript_view import RESUME_ENTRIES
 from co_tui.tui.widgets.activity_indicator import ActivityIndicator
 from co_tui.tui.widgets.chat_log import ChatLog
 from co_tui.tui.widgets.context_meter import ContextMeter
 from co_tui.tui.widgets.error_block import ErrorBlock
+from co_tui.tui.widgets.key_footer import KeyFooter
 from co_tui.tui.widgets.notice_line import NoticeLine
 from co_tui.tui.widgets.prompt_input import PromptInput
 from co_tui.tui.widgets.queued_prompts import QueuedPrompts
@@ -54,9 +56,6 @@ if TYPE_CHECKING:
 
 # AssistantMessage and TrimBanner bring Textual's Markdown and markdown-it (~60 ms): imported when a
 # first answer, banner or resumed conversation needs them, not before the first frame.
-
-
-RESUME_ENTRIES = 40  # conversation entries mounted when a saved session opens
 
 
 class ChatScreen(Screen[None]):
@@ -86,7 +85,7 @@ class ChatScreen(Screen[None]):
         yield popup
         yield Static(id="hint")
         yield ContextMeter(self.trigger, id="meter")
-        yield Footer()
+        yield KeyFooter()
 
     # --- parts -----------------------------------------------------------------------------------
 
