@@ -7,12 +7,14 @@ import asyncio
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic_ai.messages import ModelRequest, UserPromptPart
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.models.function import FunctionModel
 
 from co_tui.governance import GovernancePolicy, Governor, estimate_tokens
 from co_tui.governance.markers import separate_markers
 from co_tui.governance.next_cut import compact_estimate, preview_next_cut
+from co_tui.governance.pins import turn_key
+from co_tui.governance.turns import segment
 
 from .builders import chat_turn, system, tool_turn
 from .strategies import histories
@@ -54,6 +56,63 @@ def test_the_preview_matches_what_the_trim_policy_does(history, fraction, limit)
     assert list(preview.strategies) == strategies
     # A truncated message is replaced too (a new object): removed = going + truncated.
     assert set(preview.fates) == removed
+
+
+def _pinned_indices(context, pins: frozenset[str]) -> set[int]:
+    """Context indices (as the inspector numbers them) of the turns whose key is in `pins`."""
+    turns = segment(separate_markers(context)).turns
+    return {i for t in turns if t.has_prompt and turn_key(t.messages[0]) in pins for i in t.indices}
+
+
+@settings(max_examples=150, **FAST)
+@given(
+    histories(),
+    st.lists(st.booleans(), min_size=6, max_size=6),
+    st.floats(0.2, 1.2),
+    st.sampled_from([0, 4, 8, 12]),
+)
+def test_the_preview_keeps_pinned_turns_out_as_apply_does(history, choice, fraction, limit):
+    """A pinned turn is never `next to go`, and the preview still agrees with what `apply` then
+    does (same strategies, same messages removed or shortened)."""
+    turns = segment(separate_markers(history)).turns
+    keys = [turn_key(t.messages[0]) for t in turns if t.has_prompt]
+    pins = frozenset(k for k, pick in zip(keys, choice, strict=False) if pick and k is not None)
+    policy = GovernancePolicy(
+        budget_tokens=max(200, int(estimate_tokens(history) * fraction)),
+        max_history_messages=limit,
+        strategy="trim",
+        tool_output_trim_chars=500,
+    )
+    governor = Governor(policy, pins=pins)
+    before = fingerprint(history)
+    preview = preview_next_cut(governor, history)
+    assert fingerprint(history) == before
+    removed, strategies = _really(governor, history)
+    if preview is None:
+        assert not strategies
+        return
+    assert not set(preview.fates) & _pinned_indices(history, pins)
+    assert list(preview.strategies) == strategies
+    assert set(preview.fates) == removed
+
+
+@pytest.mark.parametrize("strategy", ["trim", "summarize"])
+def test_a_pinned_oldest_turn_is_not_next_to_go(strategy):
+    """The message limit is over by a few turns and the oldest turn is pinned: the cut (and its
+    preview) takes the turns after it."""
+    history = [system(), *[m for t in range(10) for m in chat_turn(f"question {t} " * 20, f"answer {t} " * 40)]]
+    pins = frozenset({turn_key(history[1])})
+    summariser = FunctionModel(lambda messages, info: ModelResponse(parts=[TextPart("short summary")]))
+    governor = Governor(
+        GovernancePolicy(budget_tokens=100_000, max_history_messages=12, strategy=strategy),
+        summarizer_model=summariser,
+        pins=pins,
+    )
+    preview = preview_next_cut(governor, history)
+    assert preview is not None and preview.going
+    assert 1 not in preview.going and 2 not in preview.going
+    removed, _strategies = _really(governor, history)
+    assert set(preview.going) == removed and {1, 2}.isdisjoint(removed)
 
 
 def test_a_summary_is_previewed_as_summarised_and_matches_the_real_pass():
