@@ -20,6 +20,7 @@ from .builders import chat_turn, system, tool_turn
 from .strategies import histories
 from .synthetic import make_text
 from .test_properties import fingerprint
+from .test_restore_pins import _pins_of
 
 pytestmark = pytest.mark.filterwarnings("ignore:`RetryPromptPart` is deprecated")
 FAST = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -36,47 +37,9 @@ def _really(governor: Governor, context, overhead: int = 0):
     return removed, [e.strategy for e in outcome.events]
 
 
-@settings(max_examples=120, **FAST)
-@given(histories(), st.floats(0.2, 1.2), st.sampled_from([0, 8, 12]))
-def test_the_preview_matches_what_the_trim_policy_does(history, fraction, limit):
-    policy = GovernancePolicy(
-        budget_tokens=max(200, int(estimate_tokens(history) * fraction)),
-        max_history_messages=limit,
-        strategy="trim",
-        tool_output_trim_chars=500,
-    )
-    governor = Governor(policy)
-    before = fingerprint(history)
-    preview = preview_next_cut(governor, history)
-    assert fingerprint(history) == before
-    removed, strategies = _really(governor, history)
-    if preview is None:
-        assert not strategies
-        return
-    assert list(preview.strategies) == strategies
-    # A truncated message is replaced too (a new object): removed = going + truncated.
-    assert set(preview.fates) == removed
-
-
-def _pinned_indices(context, pins: frozenset[str]) -> set[int]:
-    """Context indices (as the inspector numbers them) of the turns whose key is in `pins`."""
-    turns = segment(separate_markers(context)).turns
-    return {i for t in turns if t.has_prompt and turn_key(t.messages[0]) in pins for i in t.indices}
-
-
-@settings(max_examples=150, **FAST)
-@given(
-    histories(),
-    st.lists(st.booleans(), min_size=6, max_size=6),
-    st.floats(0.2, 1.2),
-    st.sampled_from([0, 4, 8, 12]),
-)
-def test_the_preview_keeps_pinned_turns_out_as_apply_does(history, choice, fraction, limit):
-    """A pinned turn is never `next to go`, and the preview still agrees with what `apply` then
-    does (same strategies, same messages removed or shortened)."""
-    turns = segment(separate_markers(history)).turns
-    keys = [turn_key(t.messages[0]) for t in turns if t.has_prompt]
-    pins = frozenset(k for k, pick in zip(keys, choice, strict=False) if pick and k is not None)
+def _preview_matches_apply(history, fraction: float, limit: int, pins: frozenset[str] = frozenset()) -> None:
+    """On the trim policy: the preview is what `apply` then does (same strategies, same messages
+    removed or shortened), never marks a pinned turn, and mutates nothing."""
     policy = GovernancePolicy(
         budget_tokens=max(200, int(estimate_tokens(history) * fraction)),
         max_history_messages=limit,
@@ -93,7 +56,27 @@ def test_the_preview_keeps_pinned_turns_out_as_apply_does(history, choice, fract
         return
     assert not set(preview.fates) & _pinned_indices(history, pins)
     assert list(preview.strategies) == strategies
+    # A truncated message is replaced too (a new object): removed = going + truncated.
     assert set(preview.fates) == removed
+
+
+def _pinned_indices(context, pins: frozenset[str]) -> set[int]:
+    """Context indices (as the inspector numbers them) of the turns whose key is in `pins`."""
+    turns = segment(separate_markers(context)).turns
+    return {i for t in turns if t.has_prompt and turn_key(t.messages[0]) in pins for i in t.indices}
+
+
+@settings(max_examples=120, **FAST)
+@given(histories(), st.floats(0.2, 1.2), st.sampled_from([0, 8, 12]))
+def test_the_preview_matches_what_the_trim_policy_does(history, fraction, limit):
+    _preview_matches_apply(history, fraction, limit)
+
+
+@settings(max_examples=150, **FAST)
+@given(histories(), st.lists(st.booleans(), min_size=6, max_size=6), st.floats(0.2, 1.2), st.sampled_from([0, 4, 8]))
+def test_the_preview_keeps_pinned_turns_out_as_apply_does(history, choice, fraction, limit):
+    """A pinned turn is never `next to go`, and the preview still agrees with `apply`."""
+    _preview_matches_apply(history, fraction, limit, _pins_of(history, choice))
 
 
 @pytest.mark.parametrize("strategy", ["trim", "summarize"])
