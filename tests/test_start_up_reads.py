@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_process import run_python
 
 from co_tui.config import SettingsError, load_settings
 from co_tui.paths import data_dir_without_settings
@@ -81,15 +82,6 @@ def test_the_offline_model_is_built_without_the_price_table(isolated_env: Path) 
         "from pydantic_ai import Agent\n"
         "print('answer', bool(Agent(model).run_sync('hello').output))\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=isolated_env,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    out = run_python(code, cwd=isolated_env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[:3] == ["built False True", "preloaded True", "answer True"]
