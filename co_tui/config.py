@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -169,6 +168,8 @@ def load_settings(**cli: Any) -> Settings:
     if config_file.exists() and not config_file.is_file():
         raise SettingsError(f"config file {config_file}: is a directory (or not a regular file), not a TOML file")
     if config_file.is_file():
+        import tomllib  # only with a file to read (~6 ms): pydantic-settings imports it only then too
+
         try:
             toml_data = tomllib.loads(config_file.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

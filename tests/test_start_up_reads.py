@@ -85,3 +85,30 @@ def test_the_offline_model_is_built_without_the_price_table(isolated_env: Path) 
     out = run_python(code, cwd=isolated_env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[:3] == ["built False True", "preloaded True", "answer True"]
+
+
+@pytest.mark.parametrize("with_file", [False, True], ids=["no-config-file", "config-file"])
+def test_tomllib_is_imported_only_for_a_config_file(isolated_env: Path, with_file: bool) -> None:
+    """In a fresh interpreter: without a config file, building the settings does not import
+    tomllib (~6 ms of the start-up thread); with one, they read it."""
+    if with_file:
+        (isolated_env / "config.toml").write_text("tool_output_trim_chars = 123\n")
+    code = (
+        "import sys\n"
+        "from co_tui.config import load_settings\n"
+        "settings = load_settings()\n"
+        "print('tomllib' in sys.modules, settings.tool_output_trim_chars)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=isolated_env,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    imported, trim_chars = out.stdout.split()
+    assert imported == str(with_file)
+    assert (trim_chars == "123") is with_file

@@ -143,6 +143,9 @@ def build_agent(
 
     # pydantic-ai prints a first-run banner on a terminal: it would land in print mode's output.
     pydantic_ai.BANNER_ENABLED = False
+    from co_tui.agent.stream_locks import quicken_stream_locks
+
+    quicken_stream_locks()  # a streamed token no longer waits three event-loop turns (stream_locks.py)
     root = Path(workspace).expanduser().resolve()
     toolset = workspace_toolset(
         root, allow_shell=settings.allow_shell, approver=approver, search_timeout_s=settings.search_timeout_s

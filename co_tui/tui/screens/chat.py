@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Input, Static, TextArea
+from textual.widgets import Input, Static, TextArea
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.events import (
@@ -33,11 +33,14 @@ from co_tui.session.events import (
 )
 from co_tui.tui.commands import KEYS
 from co_tui.tui.frame_budget import note_layout
+from co_tui.tui.input_clock import note_input_painted
+from co_tui.tui.key_echo import paint_key_first
 from co_tui.tui.messages import SessionEvent
 from co_tui.tui.widgets.activity_indicator import ActivityIndicator
 from co_tui.tui.widgets.chat_log import ChatLog
 from co_tui.tui.widgets.context_meter import ContextMeter
 from co_tui.tui.widgets.error_block import ErrorBlock
+from co_tui.tui.widgets.key_footer import KeyFooter
 from co_tui.tui.widgets.notice_line import NoticeLine
 from co_tui.tui.widgets.prompt_input import PromptInput
 from co_tui.tui.widgets.queued_prompts import QueuedPrompts
@@ -84,7 +87,7 @@ class ChatScreen(Screen[None]):
         yield popup
         yield Static(id="hint")
         yield ContextMeter(self.trigger, id="meter")
-        yield Footer()
+        yield KeyFooter()
 
     # --- parts -----------------------------------------------------------------------------------
 
@@ -176,6 +179,13 @@ class ChatScreen(Screen[None]):
         started = perf_counter()
         super()._refresh_layout(size, scroll)
         note_layout(perf_counter() - started)
+
+    def _on_timer_update(self) -> None:
+        # A key typed while an answer streams paints before the answer's layout (tui/key_echo.py).
+        if not paint_key_first(self, self.prompt):
+            super()._on_timer_update()
+            if self.prompt not in self._dirty_widgets:
+                note_input_painted()
 
     async def on_session_event(self, message: SessionEvent) -> None:
         await self.show_event(message.event)

@@ -17,9 +17,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from co_tui.session.banner import format_tokens
+from co_tui.tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
     from co_tui.session.context_breakdown import ContextBreakdown
@@ -238,7 +239,7 @@ class ContextScreen(Screen[None]):
                 "messages, markers and summaries when the request reaches the trigger.",
                 id="context-note",
             )
-        yield Footer()
+        yield KeyFooter()
 
     def action_refresh_breakdown(self) -> None:
         """Read the breakdown again (after a turn ended behind the screen)."""

@@ -19,12 +19,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from co_tui.session.banner import REASON_TEXT, STRATEGY_TEXT, banner_details, format_tokens
 from co_tui.session.cost import RequestCost, cached_share, format_usd
 from co_tui.text import one_line
 from co_tui.tui.format import budget_percent
+from co_tui.tui.widgets.key_footer import KeyFooter
 from co_tui.tui.widgets.turn_token_chart import STATE_COLOURS, TurnBar, TurnState, TurnTokenChart, legend_markup
 
 if TYPE_CHECKING:
@@ -268,7 +269,7 @@ class HistoryScreen(Screen[None]):
             with TabPane("Usage", id="usage"):
                 yield DataTable(id="usage-table", cursor_type="row", zebra_stripes=True)
                 yield Static(id="usage-totals")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.reload()

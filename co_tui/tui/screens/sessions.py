@@ -22,10 +22,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from co_tui.session.banner import format_tokens
 from co_tui.tui.screens.confirm_delete import ConfirmDeleteScreen
+from co_tui.tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
     from co_tui.session.store import SessionMeta, SessionStore
@@ -97,7 +98,7 @@ class SessionsScreen(ModalScreen[str | None]):
             yield Static(f"Sessions in {self.workspace.name or self.workspace}", id="sessions-title")
             yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
             yield Static(id="sessions-status")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.reload()
