@@ -3,9 +3,6 @@ the offline model without genai-prices' price table (docs/architecture.md, "Star
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,8 +10,6 @@ from cli_process import run_python
 
 from co_tui.config import SettingsError, load_settings
 from co_tui.paths import data_dir_without_settings
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize(
@@ -99,15 +94,7 @@ def test_tomllib_is_imported_only_for_a_config_file(isolated_env: Path, with_fil
         "settings = load_settings()\n"
         "print('tomllib' in sys.modules, settings.tool_output_trim_chars)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=isolated_env,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    out = run_python(code, cwd=isolated_env)
     assert out.returncode == 0, out.stderr
     imported, trim_chars = out.stdout.split()
     assert imported == str(with_file)

@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from cli_process import run_python
 
 from co_tui.agent.models import ModelConfigError, context_window_of, resolve_model
 from co_tui.config import load_settings
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(
