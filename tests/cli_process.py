@@ -1,6 +1,6 @@
-"""The real `co-tui` command in a subprocess, for every test folder (`from cli_process import
-run_co_tui`): the same interpreter and package as the tests, stdin closed (it would join -p's
-prompt), `env` on top of the test's environment."""
+"""The real `co-tui` command, or a Python snippet, in a subprocess, for every test folder
+(`from cli_process import run_co_tui, run_python`): the same interpreter and package as the tests,
+stdin closed (it would join -p's prompt), `env` on top of the test's environment."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ def _command(args: tuple[str, ...]) -> list[str]:
     return [sys.executable, "-m", "co_tui", *args]
 
 
-def _env(env: dict[str, str] | None) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+def _env(env: dict[str, str] | None, *, inherit: bool = True) -> dict[str, str]:
+    return {**(os.environ if inherit else {}), "PYTHONPATH": str(ROOT), **(env or {})}
 
 
 def run_co_tui(
@@ -30,6 +30,27 @@ def run_co_tui(
         capture_output=True,
         text=True,
         env=_env(env),
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def run_python(
+    code: str,
+    *args: str,
+    cwd: Path = ROOT,
+    env: dict[str, str] | None = None,
+    inherit_env: bool = True,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    """Run `python -c code args…` (a fresh interpreter: what a module import loads, a second process)
+    to its end; its output captured as text. `inherit_env=False`: `env` alone (plus PYTHONPATH)."""
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=_env(env, inherit=inherit_env),
         timeout=timeout,
         stdin=subprocess.DEVNULL,
     )

@@ -3,17 +3,13 @@ the offline model without genai-prices' price table (docs/architecture.md, "Star
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_process import run_python
 
 from co_tui.config import SettingsError, load_settings
 from co_tui.paths import data_dir_without_settings
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize(
@@ -81,16 +77,7 @@ def test_the_offline_model_is_built_without_the_price_table(isolated_env: Path) 
         "from pydantic_ai import Agent\n"
         "print('answer', bool(Agent(model).run_sync('hello').output))\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=isolated_env,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    out = run_python(code, cwd=isolated_env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[:3] == ["built False True", "preloaded True", "answer True"]
 
@@ -107,15 +94,7 @@ def test_tomllib_is_imported_only_for_a_config_file(isolated_env: Path, with_fil
         "settings = load_settings()\n"
         "print('tomllib' in sys.modules, settings.tool_output_trim_chars)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=isolated_env,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    out = run_python(code, cwd=isolated_env)
     assert out.returncode == 0, out.stderr
     imported, trim_chars = out.stdout.split()
     assert imported == str(with_file)

@@ -64,6 +64,9 @@ class McpServer:
     tool_defs: list[Any] = field(default_factory=list)  # pydantic-ai ToolDefinitions, names prefixed
     stderr: Any = None  # the stdio server's stderr file (read for the reason it died)
     listener: StatusListener | None = None
+    # Called after every status change, besides `listener` (the front end's): the session recounts
+    # what every request carries (`McpServers.watch_tools`).
+    tools_watcher: Callable[[], None] | None = None
 
     @property
     def prefix(self) -> str:
@@ -80,6 +83,8 @@ class McpServer:
             self.tool_defs = []
         if self.listener is not None:
             self.listener(self)
+        if self.tools_watcher is not None:
+            self.tools_watcher()
 
     def fail(self, reason: str) -> None:
         """Mark the server failed with `reason` plus the last line it wrote to stderr, if any."""
@@ -138,6 +143,21 @@ class McpServers:
         """Call `listener(server)` on every status change from now on."""
         for server in self.servers:
             server.listener = listener
+
+    def watch_tools(self, watcher: Callable[[], None] | None) -> None:
+        """Call `watcher()` whenever a server's tools may have changed (it started with its list, or
+        failed or stopped: none), independently of `set_listener`'s listener."""
+        for server in self.servers:
+            server.tools_watcher = watcher
+
+    def tool_defs(self) -> list[Any]:
+        """The `ToolDefinition`s the running servers offer the model now (names prefixed)."""
+        return [d for server in self.servers for d in server.tool_defs]
+
+    def starting(self) -> list[str]:
+        """The servers whose tools are not known yet (not started, or starting): their schemas are
+        in no count until they run (docs/context-governance.md, "The meter")."""
+        return [server.name for server in self.servers if server.status == "starting"]
 
     async def run(self, on_ready: Callable[[], None] | None = None) -> None:
         """Start every server and keep them up until `stop()` or cancellation, then close them.

@@ -147,7 +147,9 @@ def annotate_history(
             elif key in by_key and key[-1] is not None:
                 where = by_key[key][0] if where is None else where
                 found_any = True
-                verbatim = False
+                # A copy (a resumed context holds its own copy of a prompt pydantic-ai fused with a
+                # marker) is verbatim when equal; only a changed part (a shortened output) is not.
+                verbatim = verbatim and by_key[key][1] == part
             else:
                 verbatim = False
         located.append((where if found_any else None, verbatim))

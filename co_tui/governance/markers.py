@@ -24,7 +24,8 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 MarkerKind = Literal["breadcrumb", "summary", "static", "compact", "compact_ack", "evicted", "salvaged"]
 
 METADATA_KEY = "co_tui_marker"
-# On a request pydantic-ai fused: what its first (non-system) part is — a marker's kind and counts.
+# On a request pydantic-ai fused: what its leading (non-system) parts are — a marker's kind and
+# counts, or a list of them when adjacent markers were fused together.
 FUSED_KEY = "co_tui_fused_marker"
 
 COMPACT_HEADER = "[Compacted conversation summary]"
@@ -251,49 +252,69 @@ def marker_info(message: ModelMessage) -> MarkerInfo | None:
     return MarkerInfo(kind, int(meta.get("messages", 0) or 0), int(meta.get("turns", 0) or 0), summary)
 
 
-def _fused_marker_meta(message: ModelMessage) -> tuple[int, dict[str, Any]] | None:
-    """(index of the marker part, its meta) when `message` is a marker request fused with the request
-    after it, else None."""
+def _fused_markers(message: ModelMessage) -> list[tuple[int, dict[str, Any]]]:
+    """(index, meta) of every marker part of a request pydantic-ai fused — the leading run of marker
+    parts, in order (several when adjacent markers were fused: two evictions in a row) — or [] when
+    `message` is no fused marker request (an ordinary request, or one marker alone)."""
     if not isinstance(message, ModelRequest) or len(message.parts) < 2:
-        return None
-    found = _marker_part(message)
-    if found is None or found[0] == len(message.parts) - 1:
-        return None
-    first, part = found
-    meta = _PARTS.get(part)
-    if meta is None:
-        tagged = (message.metadata or {}).get(FUSED_KEY)
-        meta = tagged if _valid_meta(tagged) else None
-    if meta is None or meta.get("kind") == "compact":  # a compact request legitimately holds system parts only
-        return None
-    return first, meta
+        return []
+    tagged = (message.metadata or {}).get(FUSED_KEY)  # one marker's meta, or a list of them (saved)
+    tags = [tagged] if isinstance(tagged, dict) else tagged if isinstance(tagged, list) else []
+    found: list[tuple[int, dict[str, Any]]] = []
+    for i, part in enumerate(message.parts):
+        if not found and getattr(part, "part_kind", "") == "system-prompt":
+            continue
+        if not isinstance(part, UserPromptPart) or not isinstance(part.content, str):
+            break
+        meta = _PARTS.get(part)
+        if meta is None:
+            tag = tags[len(found)] if len(found) < len(tags) else None
+            meta = tag if _valid_meta(tag) else None
+        if meta is None or meta.get("kind") == "compact":  # a compact request legitimately holds system parts only
+            break
+        found.append((i, meta))
+    if len(found) == 1 and found[0][0] == len(message.parts) - 1:
+        return []  # one marker alone (after system parts): not fused
+    return found
 
 
 def _split_fused(message: ModelMessage) -> list[ModelMessage] | None:
-    """[marker, rest] when `message` is a marker request fused with the request after it, else None."""
-    found = _fused_marker_meta(message)
-    if found is None or not isinstance(message, ModelRequest):  # only a request is ever found fused
+    """[marker, …, rest] when `message` is a request pydantic-ai fused from markers and the request
+    after them (the rest left out when there is none), else None."""
+    found = _fused_markers(message)
+    if not found or not isinstance(message, ModelRequest):  # only a request is ever found fused
         return None
-    first, meta = found
-    _PARTS.put(message.parts[first], meta)
-    marker = ModelRequest(parts=[*message.parts[: first + 1]], metadata={METADATA_KEY: dict(meta)})
-    rest_meta = {k: v for k, v in (message.metadata or {}).items() if k != FUSED_KEY} or None
-    rest = replace(message, parts=list(message.parts[first + 1 :]), metadata=rest_meta)
-    return [marker, rest]
+    out: list[ModelMessage] = []
+    start = 0
+    for index, meta in found:
+        _PARTS.put(message.parts[index], meta)
+        out.append(ModelRequest(parts=[*message.parts[start : index + 1]], metadata={METADATA_KEY: dict(meta)}))
+        start = index + 1
+    if start < len(message.parts):
+        rest_meta = {k: v for k, v in (message.metadata or {}).items() if k != FUSED_KEY} or None
+        out.append(replace(message, parts=list(message.parts[start:]), metadata=rest_meta))
+    return out
+
+
+def _fused_tag(found: list[tuple[int, dict[str, Any]]]) -> dict[str, Any] | list[dict[str, Any]]:
+    """What `FUSED_KEY` holds for `found`: the marker's meta, or the list of them when several."""
+    metas = [dict(meta) for _, meta in found]
+    return metas[0] if len(metas) == 1 else metas
 
 
 def tag_fused_markers(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
-    """A new list in which every request that fuses a marker with the prompt after it carries the
-    marker's kind and counts in its metadata (`FUSED_KEY`), so they survive a save and a resume.
+    """A new list in which every request that fuses markers with the prompt after them carries the
+    markers' kinds and counts in its metadata (`FUSED_KEY`: one meta, or a list of them in order), so
+    they survive a save and a resume.
 
-    pydantic-ai's fusion keeps the marker's part but drops our request metadata; call this on what a
+    pydantic-ai's fusion keeps the markers' parts but drops our request metadata; call this on what a
     run returns before storing it. Never mutates its input; untouched messages are returned as they are.
     """
     out = list(messages)
     for i, message in enumerate(out):
-        found = _fused_marker_meta(message)
-        if found is not None and (message.metadata or {}).get(FUSED_KEY) != found[1]:
-            out[i] = replace(message, metadata={**(message.metadata or {}), FUSED_KEY: dict(found[1])})
+        found = _fused_markers(message)
+        if found and (message.metadata or {}).get(FUSED_KEY) != (tag := _fused_tag(found)):
+            out[i] = replace(message, metadata={**(message.metadata or {}), FUSED_KEY: tag})
     return out
 
 
@@ -301,8 +322,9 @@ def register_markers(messages: Sequence[ModelMessage]) -> None:
     """Remember the marker parts of `messages` (e.g. read back from storage) by identity, so the
     fusion pydantic-ai applies when a run starts does not hide them from governance."""
     for message in messages:
-        if marker_info(message) is None:
-            _fused_marker_meta(message)
+        if marker_info(message) is None and isinstance(message, ModelRequest):
+            for index, meta in _fused_markers(message):
+                _PARTS.put(message.parts[index], meta)
 
 
 def separate_markers(messages: Sequence[ModelMessage]) -> list[ModelMessage]:

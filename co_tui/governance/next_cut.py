@@ -1,8 +1,8 @@
 """See the next cut coming: what the next automatic cut would remove or summarise, and `/compact`'s
 estimate — computed with the policy's own rules, without calling any model.
 
-`preview_next_cut` runs `Governor.apply`'s own steps (`Governor.plan_cut` and `finish_cut`,
-policy.py) on the context plus a stand-in for the next prompt (its text is unknown until typed),
+`preview_next_cut` runs `Governor.apply`'s own steps (`Governor.plan_pass` and `finish_pass`,
+policy.py: pinned turns out, `plan_cut`, `finish_cut`, pinned turns back) on the context plus a stand-in for the next prompt (its text is unknown until typed),
 with the summary step done by its zero-LLM stand-in (the static marker, what a failed summary leaves): which messages the summary
 would cover, which a trim would drop and which outputs would be shortened are then read off by
 identity (governance passes untouched messages through as they are). Pure.
@@ -62,12 +62,13 @@ def preview_next_cut(
     summarizer_available: bool = True,
 ) -> NextCut | None:
     """The cut the next request (the context plus the next prompt) would trigger, or None when it
-    would go out unchanged. `Governor.apply`'s own planning and cuts; the summary is assumed to come
-    back (a failed one leaves the same messages out, behind the static marker). Never mutates
-    `context`; never calls a model."""
+        would go out unchanged. `Governor.apply`'s own planning and cuts, pinned turns kept out of them
+    as `apply` keeps them (never `going`); the summary is assumed to come
+        back (a failed one leaves the same messages out, behind the static marker). Never mutates
+        `context`; never calls a model."""
     current = separate_markers(context)
     probe = ModelRequest(parts=[UserPromptPart("")])  # the next prompt; its text is not known yet
-    plan = governor.plan_cut([*current, probe], overhead_tokens=overhead_tokens, summarize=summarizer_available)
+    split, plan = governor.plan_pass([*current, probe], overhead_tokens=overhead_tokens, summarize=summarizer_available)
     if plan.reason is None:
         return None
     strategies: list[Strategy] = []
@@ -77,15 +78,18 @@ def preview_next_cut(
         summarised = {id(m) for m in plan.window.middle_messages}
         pending = apply_summary(plan.window, None)[0]
         strategies.append("summary")
-    pending, _tokens, events = governor.finish_cut(plan, pending)
+    pending, _tokens, events = governor.finish_pass(split, plan, pending)
     strategies += [event.strategy for event in events]
     if not strategies:
         return None
     fates: dict[int, Fate] = {}
+    # Where each message went is read off the cut's output, never off the markers around it: a
+    # pinned turn put back after the cut's marker made the messages cut after it look like the
+    # request being sent (newest, with no marker after them).
     for info in annotate_history(current, [m for m in pending if m is not probe]):
         if id(current[info.index]) in summarised:
             fates[info.index] = "summarised"
-        elif info.status in ("dropped", "summarised"):
+        elif info.context_index is None:
             fates[info.index] = "dropped"
         elif info.status == "truncated":
             fates[info.index] = "truncated"

@@ -33,7 +33,7 @@ from pydantic_ai.messages import ModelMessage
 
 from co_tui.config import DEFAULT_MAX_HISTORY_MESSAGES
 from co_tui.governance.events import HistoryTrimmed, Reason
-from co_tui.governance.pins import reinsert, split_pinned
+from co_tui.governance.pins import PinSplit, reinsert, split_pinned
 from co_tui.governance.summarize import (
     SummaryError,
     SummaryWindow,
@@ -233,17 +233,34 @@ class Governor:
     ) -> PolicyOutcome:
         """One full policy pass over the context view. Never mutates `messages`.
 
+        `model` is the summariser to use when `summarizer_model` is unset (the run's model).
+        `overhead_tokens`: what every request carries besides the messages (instructions, tool
+        schemas). The messages are fitted into the budget minus that overhead (at most half of it),
+        but the events describe the request the model is sent, as the context meter does: their
+        `tokens_before`/`tokens_after` include the overhead and `budget_tokens` is the configured
+        `policy.budget_tokens`.
+
         Pinned turns (`pins`) are taken out first, count as overhead, and come back verbatim in
-        place (`pins.reinsert`); the rest of this contract is `_apply_unpinned`'s.
+        place (`pins.reinsert`): `plan_pass`, then the summary, then `finish_pass`.
         """
+        # The pure steps go through `run` (a thread for a large history); the summariser stays here.
         run = self._runner(len(messages))
-        split = await run(lambda: split_pinned(messages, self.pins))
-        if not split.pinned:
-            return await self._apply_unpinned(split.rest, model=model, overhead_tokens=overhead_tokens)
-        outcome = await self._apply_unpinned(split.rest, model=model, overhead_tokens=overhead_tokens + split.tokens)
-        return replace(
-            outcome, messages=await run(lambda: reinsert(outcome.messages, split)), tokens=outcome.tokens + split.tokens
-        )
+        summarize = (self.summarizer_model or model) is not None
+        split, plan = await run(lambda: self.plan_pass(messages, overhead_tokens=overhead_tokens, summarize=summarize))
+        overhead = overhead_tokens + split.tokens
+        if plan.reason is None:
+            kept = await run(lambda: reinsert(plan.messages, split)) if split.pinned else plan.messages
+            return PolicyOutcome(kept, [], True, plan.tokens + split.tokens)
+        events: list[HistoryTrimmed] = []
+        summarised: list[ModelMessage] | None = None
+        if plan.window is not None:
+            summarizer = self.summarizer_model or model
+            assert summarizer is not None  # `plan_cut` plans a summary only with a summariser
+            summarised, event = await self._summarize(plan.window, summarizer, plan.reason, plan.budget, plan.tokens)
+            events.append(event)
+        current, tokens, cuts = await run(lambda: self.finish_pass(split, plan, summarised))
+        events += cuts
+        return PolicyOutcome(current, self._as_sent(events, overhead), tokens - split.tokens <= plan.budget, tokens)
 
     def _runner(self, size: int) -> Callable[[Callable[[], _T]], Awaitable[_T]]:
         """How this pass runs a synchronous step: through `offload` for a large history, else inline."""
@@ -257,39 +274,31 @@ class Governor:
 
         return run
 
-    async def _apply_unpinned(
-        self, messages: Sequence[ModelMessage], *, model: Model | str | None = None, overhead_tokens: int = 0
-    ) -> PolicyOutcome:
-        """One policy pass over a context with no pinned turn.
+    def plan_pass(
+        self, messages: Sequence[ModelMessage], *, overhead_tokens: int = 0, summarize: bool
+    ) -> tuple[PinSplit, CutPlan]:
+        """The planning half of `apply`: the pinned turns taken out (`split_pinned`), then `plan_cut`
+        over the rest with their tokens counted as overhead. Pure; `apply` and the inspector's preview
+        (next_cut.py) both start here, so neither can cut a pinned turn the other keeps."""
+        split = split_pinned(messages, self.pins)
+        return split, self.plan_cut(split.rest, overhead_tokens=overhead_tokens + split.tokens, summarize=summarize)
 
-        `model` is the summariser to use when `summarizer_model` is unset (the run's model).
-        `overhead_tokens`: what every request carries besides the messages (instructions, tool
-        schemas). The messages are fitted into the budget minus that overhead (at most half of it),
-        but the events describe the request the model is sent, as the context meter does: their
-        `tokens_before`/`tokens_after` include the overhead and `budget_tokens` is the configured
-        `policy.budget_tokens`.
-        """
-        # The pure steps go through `run` (a thread for a large history); the summariser stays here.
-        run = self._runner(len(messages))
-        summarize = (self.summarizer_model or model) is not None
-        plan = await run(lambda: self.plan_cut(messages, overhead_tokens=overhead_tokens, summarize=summarize))
-        if plan.reason is None:
-            return PolicyOutcome(plan.messages, [], True, plan.tokens)
-        events: list[HistoryTrimmed] = []
-        summarised: list[ModelMessage] | None = None
-        if plan.window is not None:
-            summarizer = self.summarizer_model or model
-            assert summarizer is not None  # `plan_cut` plans a summary only with a summariser
-            summarised, event = await self._summarize(plan.window, summarizer, plan.reason, plan.budget, plan.tokens)
-            events.append(event)
-        current, tokens, cuts = await run(lambda: self.finish_cut(plan, summarised))
-        events += cuts
-        return PolicyOutcome(current, self._as_sent(events, overhead_tokens), tokens <= plan.budget, tokens)
+    def finish_pass(
+        self, split: PinSplit, plan: CutPlan, summarised: list[ModelMessage] | None
+    ) -> tuple[list[ModelMessage], int, list[HistoryTrimmed]]:
+        """The cutting half of `apply` after the summary step: `finish_cut`, then the pinned turns
+        back in place (`pins.reinsert`). Returns the messages, their tokens (pinned turns included)
+        and the events (messages-only figures, pinned turns excluded: `apply` adds the overhead). Pure."""
+        current, tokens, events = self.finish_cut(plan, summarised)
+        if not split.pinned:
+            return current, tokens, events
+        return reinsert(current, split), tokens + split.tokens, events
 
     def plan_cut(self, messages: Sequence[ModelMessage], *, overhead_tokens: int = 0, summarize: bool) -> CutPlan:
         """Steps 1–2 of a pass (module docstring) over a context with no pinned turn: the triggers,
         the low-water goal and the summary window to ask for (`summarize`: a summariser is there).
-        Pure; shared by `apply` and the inspector's preview (next_cut.py), so the two cannot drift."""
+        Pure; `plan_pass` runs it for `apply` and the inspector's preview (next_cut.py), so the two
+        cannot drift."""
         policy = self.policy
         budget = self._budget(overhead_tokens)
         current, tokens, layout, over_count, over_tokens = self._triggers(messages, budget)

@@ -119,12 +119,15 @@ class ChatSession:
         # AGENTS.md / CLAUDE.md, sent with every request (docs/configuration.md, "Project instructions").
         self.project = ProjectInstructions(self.workspace, enabled=settings.project_instructions)
         self._configure_model(model if model is not None else settings.model)
+        from co_tui.session.request_overhead import follow_mcp_tools
+
+        follow_mcp_tools(self)  # an MCP server's schemas count once it has listed its tools
 
     # --- model and governance wiring -------------------------------------------------------------
 
     def _configure_model(self, model: Model | str) -> None:
         """Resolve the model and build the governed agent. Raises `ModelConfigError` on a bad model."""
-        from co_tui.agent.factory import build_agent, overhead_tokens
+        from co_tui.agent.factory import build_agent
         from co_tui.agent.models import context_window_of, is_offline, resolve_model
         from co_tui.governance import ContextGovernance, GovernancePolicy
 
@@ -141,7 +144,9 @@ class ChatSession:
             transcript_sink=self._record_transcript,
             meter_of=lambda: self.meter,  # a cut's banner gives the meter's figures (issue 12 item 5)
         )
-        self._overhead = overhead_tokens(s, workspace=self.workspace, project_text=self.project.text)
+        from co_tui.session.request_overhead import session_overhead_tokens
+
+        self._overhead = session_overhead_tokens(self)
         self.context_window = context_window_of(resolved) or s.fallback_context_window
         self.meter = self._new_meter()
         self.agent = build_agent(
@@ -235,6 +240,7 @@ class ChatSession:
             trim_kind=_cut_kind(self, messages) if trim_pending else None,
             pinned_tokens=self._pinned_tokens(messages),
             oversized_turn=not next_prompt and self._newest_turn_oversized(messages),
+            mcp_starting=len(self.mcp.starting()) if self.mcp else 0,
         )
 
     def _pinned_tokens(self, messages: Sequence[ModelMessage]) -> int:

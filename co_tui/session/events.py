@@ -82,6 +82,8 @@ class UsageUpdate(_Event):
     pinned_tokens: int = 0
     # The newest turn alone is over the budget (it is sent whole): why the figure is over 100%.
     oversized_turn: bool = False
+    # MCP servers not running yet: their tool schemas are in no figure until they list their tools.
+    mcp_starting: int = 0
     type: Literal["usage"] = "usage"
 
 

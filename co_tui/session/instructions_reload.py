@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from co_tui.session.events import Notice
+from co_tui.session.request_overhead import sync_overhead
 
 if TYPE_CHECKING:
     from co_tui.agent.project_instructions import InstructionFile
@@ -25,14 +26,6 @@ def reload_notice(files: Sequence[InstructionFile]) -> str:
     loaded = describe_files(files)
     now = loaded.removeprefix("instructions: ") if loaded else "no instructions file now"
     return f"Project instructions changed — the model is sent the new ones from this turn on: {now}"
-
-
-def _sync_overhead(session: ChatSession) -> None:
-    from co_tui.agent.factory import overhead_tokens
-
-    session.set_overhead(
-        overhead_tokens(session.settings, workspace=session.workspace, project_text=session.project.text)
-    )
 
 
 def refresh_instructions(session: ChatSession) -> list[Notice]:
@@ -49,7 +42,7 @@ def refresh_instructions(session: ChatSession) -> list[Notice]:
         return [Notice(message=f"project instructions not re-read: {exc.strerror or exc}")]
     notices = [Notice(message=error) for error in project.errors if error not in errors_before]
     if changed:
-        _sync_overhead(session)
+        sync_overhead(session)
         notices.insert(0, Notice(message=reload_notice(project.files)))
     return notices
 
@@ -60,7 +53,7 @@ def reload_instructions(session: ChatSession) -> None:
         session.project.reload()
     except OSError:
         return
-    _sync_overhead(session)
+    sync_overhead(session)
 
 
 __all__ = ["refresh_instructions", "reload_instructions", "reload_notice"]

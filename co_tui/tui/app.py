@@ -624,8 +624,12 @@ class CoTuiApp(App[int]):
             return
 
         def changed(server: Any) -> None:
-            if server.status == "failed" and not self._chat_gone():
+            if self._chat_gone():
+                return
+            if server.status == "failed":
                 self.spawn(self.chat.add_notice(server.line()))
+            if not session.busy:  # its schemas join (or leave) the figure; a turn's own events redraw it
+                self.chat.meter.reading = session.meter_reading()
 
         servers.set_listener(changed)
         self._mcp_worker = self.run_worker(servers.run(), group="mcp", exit_on_error=False)

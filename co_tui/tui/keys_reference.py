@@ -55,8 +55,9 @@ what the model sees without telling you (and the model).
   log says so too, with a `⚠ over budget` line. A prompt alone over the model's context window is
   not sent at all (`✗ context overflow  not sent: …`) and comes back into the prompt.
   `$0.42 · 81% cached` is the session's cost at list prices (priced models only)
-  and the share of the last request the provider read back from its prompt cache. On a narrow
-  terminal the bar shortens first, then the wording.
+  and the share of the last request the provider read back from its prompt cache.
+  `MCP tools not counted yet`: an MCP server is still starting, and its tool schemas join the
+  figure once it has listed them. On a narrow terminal the bar shortens first, then the wording.
 - **Banners** in the chat mark every change to what the model sees, at the point of the cut:
   `✂ History trimmed · 14 messages (3 turns) · 41.2k → 12.9k tokens · token budget`. Click one, or
   press Shift+Tab in the prompt to focus the newest banner or tool row (Tab / Shift+Tab move between

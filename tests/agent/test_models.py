@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from cli_process import run_python
 
 from co_tui.agent.models import ModelConfigError, context_window_of, resolve_model
 from co_tui.config import load_settings
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(
@@ -124,7 +120,8 @@ def test_importing_the_agent_layer_loads_no_sdk() -> None:
         "heavy = ('pydantic_ai', 'openai', 'anthropic', 'httpx', 'httpx2', 'genai_prices')\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in heavy)))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    out = run_python(code)
+    assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == []
 
 
@@ -136,14 +133,10 @@ def test_resolving_offline_loads_no_provider_sdk() -> None:
         "resolve_model('offline', Settings())\n"
         "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} & {'openai', 'anthropic', 'pydantic_ai'})))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-        env={"PATH": "/usr/bin:/bin", "CO_TUI_CONFIG_FILE": "/nonexistent/config.toml"},
+    out = run_python(
+        code, env={"PATH": "/usr/bin:/bin", "CO_TUI_CONFIG_FILE": "/nonexistent/config.toml"}, inherit_env=False
     )
+    assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == ["pydantic_ai"]
 
 

@@ -7,17 +7,20 @@ import asyncio
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic_ai.messages import ModelRequest, UserPromptPart
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.models.function import FunctionModel
 
 from co_tui.governance import GovernancePolicy, Governor, estimate_tokens
 from co_tui.governance.markers import separate_markers
 from co_tui.governance.next_cut import compact_estimate, preview_next_cut
+from co_tui.governance.pins import turn_key
+from co_tui.governance.turns import segment
 
 from .builders import chat_turn, system, tool_turn
 from .strategies import histories
 from .synthetic import make_text
 from .test_properties import fingerprint
+from .test_restore_pins import _pins_of
 
 pytestmark = pytest.mark.filterwarnings("ignore:`RetryPromptPart` is deprecated")
 FAST = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -34,16 +37,16 @@ def _really(governor: Governor, context, overhead: int = 0):
     return removed, [e.strategy for e in outcome.events]
 
 
-@settings(max_examples=120, **FAST)
-@given(histories(), st.floats(0.2, 1.2), st.sampled_from([0, 8, 12]))
-def test_the_preview_matches_what_the_trim_policy_does(history, fraction, limit):
+def _preview_matches_apply(history, fraction: float, limit: int, pins: frozenset[str] = frozenset()) -> None:
+    """On the trim policy: the preview is what `apply` then does (same strategies, same messages
+    removed or shortened), never marks a pinned turn, and mutates nothing."""
     policy = GovernancePolicy(
         budget_tokens=max(200, int(estimate_tokens(history) * fraction)),
         max_history_messages=limit,
         strategy="trim",
         tool_output_trim_chars=500,
     )
-    governor = Governor(policy)
+    governor = Governor(policy, pins=pins)
     before = fingerprint(history)
     preview = preview_next_cut(governor, history)
     assert fingerprint(history) == before
@@ -51,9 +54,48 @@ def test_the_preview_matches_what_the_trim_policy_does(history, fraction, limit)
     if preview is None:
         assert not strategies
         return
+    assert not set(preview.fates) & _pinned_indices(history, pins)
     assert list(preview.strategies) == strategies
     # A truncated message is replaced too (a new object): removed = going + truncated.
     assert set(preview.fates) == removed
+
+
+def _pinned_indices(context, pins: frozenset[str]) -> set[int]:
+    """Context indices (as the inspector numbers them) of the turns whose key is in `pins`."""
+    turns = segment(separate_markers(context)).turns
+    return {i for t in turns if t.has_prompt and turn_key(t.messages[0]) in pins for i in t.indices}
+
+
+@settings(max_examples=120, **FAST)
+@given(histories(), st.floats(0.2, 1.2), st.sampled_from([0, 8, 12]))
+def test_the_preview_matches_what_the_trim_policy_does(history, fraction, limit):
+    _preview_matches_apply(history, fraction, limit)
+
+
+@settings(max_examples=150, **FAST)
+@given(histories(), st.lists(st.booleans(), min_size=6, max_size=6), st.floats(0.2, 1.2), st.sampled_from([0, 4, 8]))
+def test_the_preview_keeps_pinned_turns_out_as_apply_does(history, choice, fraction, limit):
+    """A pinned turn is never `next to go`, and the preview still agrees with `apply`."""
+    _preview_matches_apply(history, fraction, limit, _pins_of(history, choice))
+
+
+@pytest.mark.parametrize("strategy", ["trim", "summarize"])
+def test_a_pinned_oldest_turn_is_not_next_to_go(strategy):
+    """The message limit is over by a few turns and the oldest turn is pinned: the cut (and its
+    preview) takes the turns after it."""
+    history = [system(), *[m for t in range(10) for m in chat_turn(f"question {t} " * 20, f"answer {t} " * 40)]]
+    pins = frozenset({turn_key(history[1])})
+    summariser = FunctionModel(lambda messages, info: ModelResponse(parts=[TextPart("short summary")]))
+    governor = Governor(
+        GovernancePolicy(budget_tokens=100_000, max_history_messages=12, strategy=strategy),
+        summarizer_model=summariser,
+        pins=pins,
+    )
+    preview = preview_next_cut(governor, history)
+    assert preview is not None and preview.going
+    assert 1 not in preview.going and 2 not in preview.going
+    removed, _strategies = _really(governor, history)
+    assert set(preview.going) == removed and {1, 2}.isdisjoint(removed)
 
 
 def test_a_summary_is_previewed_as_summarised_and_matches_the_real_pass():

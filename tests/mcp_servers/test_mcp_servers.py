@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from pydantic_ai.messages import ToolReturnPart
+from pydantic_ai.messages import ModelRequest, ModelResponse, ToolReturnPart, UserPromptPart
 
 from co_tui.agent.factory import tool_schema_tokens
 from co_tui.agent.mcp_servers import mcp_overview, mcp_tool_definitions_by_server
@@ -175,3 +175,34 @@ async def test_context_breakdown_prices_each_running_servers_schemas(workspace) 
         assert b.total_tokens == session.meter_reading().context_tokens
     finally:
         await session.mcp.stop()
+
+
+async def test_the_overhead_counts_a_servers_schemas_once_it_lists_its_tools(workspace) -> None:
+    """Before the first provider report the meter adds the overhead hint to its estimate, and
+    governance fits the history around the same figure: a running server's tool schemas are part of
+    it (a starting one's are not known: the usage event says so), a failed server's are not."""
+    plain = session_with(workspace, {})
+    session = session_with(workspace, {"demo": demo_entry(), "ghost": {"command": "no-such-mcp-server-co-tui"}})
+    assert session.overhead_tokens == plain.overhead_tokens
+    assert session.meter_reading().mcp_starting == 2 and plain.meter_reading().mcp_starting == 0
+    await session.mcp.start()
+    try:
+        demo, ghost = session.mcp.servers
+        assert (demo.status, ghost.status) == ("running", "failed")
+        schemas = tool_schema_tokens(demo.tool_defs)
+        assert schemas > 100
+        assert session.overhead_tokens == plain.overhead_tokens + schemas
+        assert session.meter.overhead_hint == session.overhead_tokens
+        assert session.meter_reading().mcp_starting == 0
+        # The estimate before the first report is what the offline "provider" then reports for the
+        # same request (it counts the tools the agent really sent, the MCP ones included).
+        prompt = ModelRequest(parts=[UserPromptPart("hello")])
+        before = session.meter.reading([prompt]).tokens
+        events = await collect(session.run_turn("hello"))
+        assert events[-1].type == "done" and not events[-1].failed
+        first = next(m for m in session.transcript if isinstance(m, ModelResponse))
+        assert abs(first.usage.input_tokens - before) <= 5, (first.usage.input_tokens, before)
+    finally:
+        await session.mcp.stop()
+    # Stopped: no tools are offered any more, none are counted.
+    assert session.overhead_tokens == plain.overhead_tokens

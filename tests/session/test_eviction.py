@@ -126,3 +126,45 @@ async def test_the_meter_names_the_cut_and_the_preview_is_what_happens(tmp_path:
         gone = [i for i, m in enumerate(before) if not any(id(p) in still for p in m.parts)]
         assert cut.going == gone
     assert checked >= 1
+
+
+def _kinds(messages) -> list[str | None]:
+    return [(info.kind if (info := marker_info(m)) is not None else None) for m in separate_markers(messages)]
+
+
+async def test_two_evictions_in_a_row_stay_two_markers_once_fused(tmp_path: Path) -> None:
+    """pydantic-ai fuses the two adjacent eviction markers and the prompt after them into one request
+    when the next run starts; every marker part of it is still a marker — for the meter's count, the
+    inspector, /context — live and after a resume."""
+    settings = load_settings()
+    store = SessionStore.open(tmp_path / "data")
+    session = ChatSession(settings, workspace=tmp_path, store=store)
+    for prompt in ("hello one", "hello two", "hello three", "hello four"):
+        await _run(session, prompt)
+
+    def at(text: str) -> int:
+        return next(i for i, m in enumerate(separate_markers(session.context)) if text in str(m.parts[0]))
+
+    session.evict(at("hello one"))
+    session.evict(at("hello two"))
+    assert _kinds(session.context)[:3] == ["evicted", "evicted", None]
+    events = await _run(session, "and now?")
+    assert not [e for e in events if e.type == "error"], events
+    fused = session.context[0]
+    assert len(fused.parts) == 3, "pydantic-ai no longer fuses adjacent requests: this test checks nothing"
+
+    resumed = ChatSession.resume(
+        settings, workspace=tmp_path, store=SessionStore.open(tmp_path / "data"), session_id=session.id
+    )
+    for s in (session, resumed):
+        shown = separate_markers(s.context)
+        assert _kinds(s.context)[:3] == ["evicted", "evicted", None]
+        assert "hello three" in str(shown[2].parts[0].content) and len(shown[2].parts) == 1
+        assert s.meter_reading().messages == len(shown) == 2 + 2 * 3  # two markers, three turns
+        markers = [r for r in s.context_breakdown().rows if r.key == "markers"]
+        assert [r.items for r in markers] == [2]
+        rows = annotate_history(s.transcript, s.context, ledger=s.ledger, positions=s.ledger_positions)
+        assert [r.status for r in rows] == ["evicted"] * 4 + ["in_context"] * 6
+        context_rows = annotate_history(s.context, s.context)
+        assert [r.role for r in context_rows[:3]] == ["marker", "marker", "user"]
+        s.release_claim()

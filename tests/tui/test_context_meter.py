@@ -110,3 +110,15 @@ def test_the_meter_and_the_inspector_round_one_way() -> None:
     reading = replace(READING, context_tokens=143_900, budget_tokens=160_000)  # 89.94%
     assert meter_text(reading).endswith("(90%)")
     assert _tokens_of_budget(reading.context_tokens, reading.budget_tokens, False).endswith("(90%)")
+
+
+def test_an_mcp_server_still_starting_is_said_like_a_guessed_window() -> None:
+    """Its tool schemas are in no figure yet: the meter says so, shorter when narrow, and not at all
+    once no server is starting."""
+    from co_tui.tui.widgets.context_meter import meter_notes
+
+    starting = replace(READING, mcp_starting=1)
+    assert ("MCP tools not counted yet", "guess") in meter_notes(starting, LAYOUTS[0])
+    assert ("MCP pending", "guess") in meter_notes(starting, LAYOUTS[-1])
+    assert all("MCP" not in text for text, _ in meter_notes(READING, LAYOUTS[0]))
+    assert meter_width(starting, fit_layout(starting, 78)) <= 78

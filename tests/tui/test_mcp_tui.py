@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from pilot_helpers import wait_until
 
+from co_tui.agent.factory import tool_schema_tokens
 from co_tui.config import load_settings
 from co_tui.tui.screens.approve_shell import ApproveShell
 from co_tui.tui.screens.mcp import McpScreen
@@ -44,6 +45,9 @@ async def test_servers_start_after_the_session_and_failures_are_one_line(workspa
         await wait_until(pilot, lambda: all(s.status != "starting" for s in servers.servers), what="servers started")
         demo, ghost = servers.servers
         assert demo.status == "running" and ghost.status == "failed"
+        # The meter counts the running server's schemas now, and no longer says they are missing.
+        await wait_until(pilot, lambda: app.chat.meter.reading.mcp_starting == 0, what="meter redrawn")
+        assert app.session.overhead_tokens == app.session.meter.overhead_hint > tool_schema_tokens(demo.tool_defs)
         await wait_until(pilot, lambda: any("MCP server ghost failed" in n for n in notices(app)), what="notice")
         [line] = [n for n in notices(app) if "ghost" in n]
         assert "no-such-mcp-server-co-tui" in line and "\n" not in line

@@ -16,17 +16,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_process import run_python
 
 ROOT = Path(__file__).resolve().parents[2]
 # Not before the first frame: pydantic-settings/pydantic (~150 ms) and pydantic-ai (~1 s).
 HEAVY = ("pydantic", "pydantic_settings", "pydantic_ai", "pydantic_core")
-
-
-def _run_python(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=False
-    )
 
 
 def test_importing_the_start_up_path_loads_no_pydantic(tmp_path: Path) -> None:
@@ -36,7 +30,7 @@ def test_importing_the_start_up_path_loads_no_pydantic(tmp_path: Path) -> None:
         f"heavy = {HEAVY!r}\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in heavy)))\n"
     )
-    out = _run_python(code, tmp_path)
+    out = run_python(code, tmp_path)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == []
 
@@ -48,7 +42,7 @@ def test_the_start_up_path_loads_no_markdown(tmp_path: Path) -> None:
         "import co_tui.cli, co_tui.tui.app, co_tui.tui.messages, co_tui.tui.screens.chat\n"
         "print(json.dumps(sorted(m for m in sys.modules if 'markdown' in m.lower())))\n"
     )
-    out = _run_python(code, tmp_path)
+    out = run_python(code, tmp_path)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == []
 
@@ -91,20 +85,8 @@ _PROBE = (
 
 def _run_probe(tmp_path: Path, *args: str) -> dict[str, object]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CO_TUI_")}
-    env.update(
-        PYTHONPATH=str(ROOT),
-        CO_TUI_DATA_DIR=str(tmp_path / "data"),
-        CO_TUI_CONFIG_FILE=str(tmp_path / "config.toml"),
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", _PROBE, *args],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    env.update(CO_TUI_DATA_DIR=str(tmp_path / "data"), CO_TUI_CONFIG_FILE=str(tmp_path / "config.toml"))
+    out = run_python(_PROBE, *args, cwd=tmp_path, env=env, inherit_env=False)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 

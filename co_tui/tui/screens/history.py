@@ -162,6 +162,9 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+TABS = Binding.Group("Tabs", compact=True)
+
+
 class LedgerTable(DataTable[Any]):
     """The Trims tab's table: `u` undoes the selected cut (docs/context-governance.md, "Undo a cut")."""
 
@@ -175,7 +178,7 @@ class LedgerTable(DataTable[Any]):
             self.row = row
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Without a controller (a read-only inspector) `u` stays the screen's: the Usage tab.
+        # Without a controller (a read-only inspector) there is nothing to undo with.
         if action == "undo_cut":
             return getattr(self.screen, "steer", None) is not None
         return super().check_action(action, parameters)
@@ -215,10 +218,12 @@ class HistoryScreen(Screen[None]):
     CSS_PATH = "history.tcss"
     BINDINGS = [
         Binding("escape,q", "close", "Close"),
-        Binding("c", "show_tab('context')", "In context"),
-        Binding("t", "show_tab('transcript')", "Transcript"),
-        Binding("l", "show_tab('ledger')", "Trims"),
-        Binding("u", "show_tab('usage')", "Usage"),
+        # The tabs by position (the footer shows `1234 Tabs`), and the first three by letter too;
+        # `u` is the Trims table's Undo cut only (docs/keys-and-commands.md).
+        Binding("1,c", "show_tab('context')", "In context", group=TABS),
+        Binding("2,t", "show_tab('transcript')", "Transcript", group=TABS),
+        Binding("3,l", "show_tab('ledger')", "Trims", group=TABS),
+        Binding("4", "show_tab('usage')", "Usage", group=TABS),
         Binding("r", "reload", "Refresh"),
         Binding("d", "evict", "Evict"),
     ]

@@ -247,7 +247,7 @@ async def test_usage_tab_lists_every_request_with_cache_and_cost(make_host):
     app = make_host(lambda: HistoryScreen(session))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("u")
+        await pilot.press("4")
         await pilot.pause()
         tabs = app.screen.query_one("#history-tabs", TabbedContent)
         assert tabs.active == "usage"
@@ -278,7 +278,7 @@ async def test_usage_tab_says_when_the_model_is_unpriced(make_host):
 
 def test_history_usage_snapshot(snap_compare, make_host):
     session = _priced(3)
-    assert snap_compare(make_host(lambda: HistoryScreen(session)), terminal_size=(80, 24), press=["u"])
+    assert snap_compare(make_host(lambda: HistoryScreen(session)), terminal_size=(80, 24), press=["4"])
 
 
 def _evicted() -> CutSession:

@@ -9,7 +9,7 @@ import pytest
 from governance.builders import module_turn
 from screen_host import TERMINAL, make_host, screen_env  # (fixtures)
 from test_history_screen import BUDGET, TURNS, CutSession
-from textual.widgets import DataTable
+from textual.widgets import DataTable, TabbedContent
 
 from co_tui.governance import trim_to_recent_turns, trim_tool_returns
 from co_tui.tui.screens.history import HistoryScreen
@@ -72,6 +72,38 @@ async def test_without_a_controller_the_inspector_stays_read_only(make_host, ste
         await pilot.press("l", "u")
         await pilot.pause()
         assert "press u" not in str(app.screen.query_one("#ledger-detail").render())
+
+
+TAB_KEYS = {"context": ("1", "c"), "transcript": ("2", "t"), "ledger": ("3", "l"), "usage": ("4",)}
+
+
+@pytest.mark.parametrize("with_controller", [True, False])
+async def test_each_key_does_one_thing_on_every_tab(make_host, steered, with_controller):
+    """`1`-`4` (and `c`, `t`, `l`) switch tabs on every tab; `u` undoes on the Trims tab (with a
+    controller) and nowhere switches to the Usage tab (it once did both, by tab)."""
+    steer = RecordingSteer()
+    app = make_host(lambda: HistoryScreen(steered, steer=steer if with_controller else None))
+    async with app.run_test(size=TERMINAL) as pilot:
+        await pilot.pause()
+        tabs = app.screen.query_one("#history-tabs", TabbedContent)
+        for start in TAB_KEYS:
+            for target, keys in TAB_KEYS.items():
+                for key in keys:
+                    await pilot.press(TAB_KEYS[start][0])
+                    await pilot.pause()
+                    assert tabs.active == start
+                    await pilot.press(key)
+                    await pilot.pause()
+                    assert tabs.active == target, f"{key} on the {start} tab"
+            await pilot.press(TAB_KEYS[start][0])
+            await pilot.pause()
+            before = list(steer.calls)
+            await pilot.press("u")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert tabs.active == start, f"u on the {start} tab switched tabs"
+            undone = [("undo", 0)] if with_controller and start == "ledger" else []
+            assert steer.calls == [*before, *undone], f"u on the {start} tab"
 
 
 def test_history_trims_tab_with_undo_snapshot(snap_compare, make_host, steered):
