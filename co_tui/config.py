@@ -19,14 +19,10 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from co_tui.governance.defaults import DEFAULT_COMPACT_TARGET, DEFAULT_MAX_HISTORY_MESSAGES
 from co_tui.paths import default_config_file, default_data_dir
 
 ENV_PREFIX = "CO_TUI_"
-
-
-# The message-count trigger's default: high enough that, for agent sessions, the token budget
-# decides (docs/context-governance.md, "Why 500 messages"); the governance policy's default too.
-DEFAULT_MAX_HISTORY_MESSAGES = 500
 
 
 class SettingsError(Exception):
@@ -84,7 +80,10 @@ class Settings(BaseSettings):
     context_budget_tokens: int = Field(0, ge=0, description="Token budget; 0 derives it from the model window.")
     compact_threshold: float = Field(0.8, gt=0.0, le=1.0, description="Budget as a fraction of the window.")
     compact_target: float = Field(
-        0.6, ge=0.2, le=0.95, description="A cut goes down to this fraction of the budget (the low-water mark)."
+        DEFAULT_COMPACT_TARGET,
+        ge=0.2,
+        le=0.95,
+        description="A cut goes down to this fraction of the budget (the low-water mark).",
     )
     context_strategy: Literal["summarize", "trim"] = Field("summarize", description="How old turns leave context.")
     summarizer_cooldown_s: float = Field(600.0, ge=0.0, description="After a failed summary, only trim this long.")

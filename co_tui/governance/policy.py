@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic_ai.messages import ModelMessage
 
-from co_tui.config import DEFAULT_MAX_HISTORY_MESSAGES
+from co_tui.governance.defaults import DEFAULT_COMPACT_TARGET, DEFAULT_MAX_HISTORY_MESSAGES
 from co_tui.governance.events import HistoryTrimmed, Reason
 from co_tui.governance.pins import PinSplit, reinsert, split_pinned
 from co_tui.governance.summarize import (
@@ -68,9 +68,6 @@ __all__ = [
     "CutPlan",
     "DEFAULT_COMPACT_TARGET",
 ]
-
-# The low-water mark's default (setting `compact_target`): a cut goes down to this share of the limit.
-DEFAULT_COMPACT_TARGET = 0.6
 
 # A pass over at least this many messages hands its zero-LLM work to `Governor.offload` (a thread):
 # a first pass over a freshly resumed history of a few hundred messages already takes more than a

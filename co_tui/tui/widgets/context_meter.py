@@ -35,7 +35,7 @@ def meter_level(fraction: float) -> Level:
 
 
 def meter_text(reading: UsageUpdate, *, messages: bool = True) -> str:
-    """`23/40 msgs · ~18.2k/100k tokens (18%)`; `~` unless the figure is the provider's own report.
+    """`23/500 msgs · ~18.2k/100k tokens (18%)`; `~` unless the figure is the provider's own report.
     `messages=False` leaves out the message count."""
     from co_tui.tui.format import budget_percent, format_tokens
 
@@ -88,7 +88,7 @@ class MeterLayout:
 
     label: bool = True  # "Context "
     bar_width: int = 20  # 0: no bar
-    messages: bool = True  # "23/40 msgs · "
+    messages: bool = True  # "23/500 msgs · "
     economy: Literal["full", "short", "none"] = "full"
     ahead: Literal["full", "short"] = "full"
     guess: bool = True  # "window guessed"
@@ -155,7 +155,7 @@ def meter_bar(fraction: float, trigger: float, width: int) -> tuple[int, int]:
 
 
 class ContextMeter(Widget):
-    """One line: `Context ███░░┃░ 23/40 msgs · ~18.2k/100k tokens (64%)  $0.42 · 81% cached  ≈3 turns to trim`.
+    """One line: `Context ███░░┃░ 23/500 msgs · ~18.2k/100k tokens (64%)  $0.42 · 81% cached  ≈3 turns to trim`.
 
     `reading` is the latest `UsageUpdate`; `None` until the session is ready. `trigger` is the
     compaction threshold (`Settings.compact_threshold`), drawn as a mark on the bar.

@@ -1,0 +1,13 @@
+"""The policy's defaults, in one place: the settings (`co_tui.config`) and `GovernancePolicy` both
+read them, so a default is written once. Plain constants: importing this pulls in nothing.
+
+Why these values: docs/context-governance.md ("Economy", "Why 500 messages").
+"""
+
+from __future__ import annotations
+
+# The message-count trigger: high enough that, for agent sessions, the token budget decides.
+DEFAULT_MAX_HISTORY_MESSAGES = 500
+
+# The low-water mark (setting `compact_target`): a cut goes down to this share of the limit.
+DEFAULT_COMPACT_TARGET = 0.6
