@@ -44,7 +44,7 @@ from co_tui.governance.tokens import ESTIMATOR_VERSION, prime_message_tokens
 from co_tui.paths import ensure_private_dir
 from co_tui.session import migrations
 from co_tui.session.context_diff import ContextState, plan_context_update
-from co_tui.session.conversation_counts import ConversationCounts, keep_counts, record_counts, stored_counts
+from co_tui.session.conversation_counts import ConversationCounts, keep_counts, record_counts
 from co_tui.session.message_codec import decode_bodies, encode_messages
 from co_tui.session.redaction import redact_text, secret_env_values
 from co_tui.session.store_errors import (
@@ -56,7 +56,7 @@ from co_tui.session.store_errors import (
     translate_sqlite_error,
 )
 from co_tui.session.store_steering import read_pins, read_undo, undo_transcript_refs, write_pin, write_undo
-from co_tui.session.store_tail import SessionTail, read_ledger, read_preview, read_tail
+from co_tui.session.store_tail import SessionTail, checked_counts, read_ledger, read_preview, read_tail
 from co_tui.session.token_counts import prime_from_rows, read_counts, save_counts
 from co_tui.text import one_line
 
@@ -574,17 +574,7 @@ class SessionStore:
         conn.execute("BEGIN")  # one snapshot for every figure below
         try:
             revision, cost = conn.execute("SELECT revision, cost_usd FROM sessions WHERE id = ?", (sid,)).fetchone()
-            count, last = conn.execute(
-                "SELECT count(*), max(seq) FROM transcript WHERE session_id = ?", (sid,)
-            ).fetchone()
-            if count and last != count - 1:
-                raise damaged("a transcript message is missing")
-            try:
-                counts, counted = stored_counts(conn, sid, count)
-            except sqlite3.OperationalError as exc:
-                if "JSON" not in str(exc):
-                    raise
-                raise damaged(f"a transcript message cannot be decoded ({exc})") from None
+            count, counts, counted = checked_counts(conn, sid, damaged)
             ctx_rows = conn.execute(
                 "SELECT ord, transcript_seq, digest, body FROM context WHERE session_id = ? ORDER BY ord", (sid,)
             ).fetchall()

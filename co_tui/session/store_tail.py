@@ -57,6 +57,24 @@ class SessionTail:
         return len(self.ledger_positions)
 
 
+def checked_counts(
+    conn: sqlite3.Connection, sid: str, damaged: Callable[[str], Exception]
+) -> tuple[int, ConversationCounts, bool]:
+    """The session's transcript length, its conversation counts and whether they had to be counted
+    from rows (`stored_counts`), after checking the transcript has no gap. Raises `damaged(...)` for
+    a missing message or a row that is not JSON."""
+    count, last = conn.execute("SELECT count(*), max(seq) FROM transcript WHERE session_id = ?", (sid,)).fetchone()
+    if count and last != count - 1:
+        raise damaged("a transcript message is missing")
+    try:
+        counts, counted = stored_counts(conn, sid, count)
+    except sqlite3.OperationalError as exc:
+        if "JSON" not in str(exc):
+            raise
+        raise damaged(f"a transcript message cannot be decoded ({exc})") from None
+    return count, counts, counted
+
+
 def read_tail(
     conn: sqlite3.Connection,
     meta: SessionMeta,
@@ -75,15 +93,7 @@ def read_tail(
     JSON object), or a bad ledger row among those parsed.
     """
     sid = meta.id
-    count, last = conn.execute("SELECT count(*), max(seq) FROM transcript WHERE session_id = ?", (sid,)).fetchone()
-    if count and last != count - 1:
-        raise damaged("a transcript message is missing")
-    try:
-        counts, counted = stored_counts(conn, sid, count)
-    except sqlite3.OperationalError as exc:
-        if "JSON" not in str(exc):
-            raise
-        raise damaged(f"a transcript message cannot be decoded ({exc})") from None
+    count, counts, counted = checked_counts(conn, sid, damaged)
     positions = [
         int(at) for (at,) in conn.execute("SELECT at_message FROM ledger WHERE session_id = ? ORDER BY seq", (sid,))
     ]
