@@ -15,7 +15,7 @@ estimator, so the meter and the policy count alike. Three scenarios run, each pe
   sequential `read_file` calls return — ~5 messages and ~750 tokens a turn, as real agent sessions;
   every setting at its default. The targets of docs/context-governance.md ("Economy") are judged
   here and in defaults.
-- **stress**: a small budget each turn fills by ~18%, `--stress-turns` turns (default 40) into a 30,000-token budget
+- **stress**: `--stress-turns` turns (default 40) into a 30,000-token budget
   (`--stress-budget`), every other setting at its default. Each turn adds ~18% of the budget, so
   cuts landing at the default low-water mark would come in nearly half the turns; beside the
   measured cut rate it prints that arithmetic (below), and the prefix-reuse ceiling (0.88× there).
