@@ -579,7 +579,10 @@ class ChatController:
         self.view.show_title(title)
         # One mount for the newest entries, banners at their cuts (not one mount per ledger event).
         await self.view.show_items(items, banners, entries=entries)
-        await self.view.add_notice(f"Resumed “{title or session_id[:8]}” · {turns} turns · {messages} messages")
+        from co_tui.tui.format import plural
+
+        name = title or session_id[:8]
+        await self.view.add_notice(f"Resumed “{name}” · {plural(turns, 'turn')} · {plural(messages, 'message')}")
 
     async def _show_instructions(self) -> None:
         """Which project instruction files the model is sent (one line), and one line per file that

@@ -11,9 +11,15 @@ def format_tokens(n: int) -> str:
     return _format(n)
 
 
+def plural(n: int, word: str, shown: str | None = None) -> str:
+    """`n` and `word`, with an `s` unless `n` is 1: '1 turn', '3 turns'. `shown`: how `n` is written
+    (default `f"{n:,}"`)."""
+    return f"{f'{n:,}' if shown is None else shown} {word}{'' if n == 1 else 's'}"
+
+
 def format_chars(n: int) -> str:
     """A result size for tool blocks: '812 chars', '2.3k chars'."""
-    return f"{format_tokens(n)} char{'s' if n != 1 else ''}"
+    return plural(n, "char", format_tokens(n))
 
 
 def budget_percent(tokens: int, budget: int) -> int:

@@ -68,7 +68,7 @@ async def test_a_long_resume_decodes_the_newest_and_scrolls_back_to_the_first_tu
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_ready(pilot)
         await wait_until(pilot, lambda: _resumed_line(app) is not None, what="the conversation")
-        assert _resumed_line(app) == f"Resumed “long” · {TURNS} turns · {4 * TURNS} messages"
+        assert _resumed_line(app) == f"Resumed “long” · {TURNS} turns · {4 * TURNS:,} messages"
         log = app.chat.log_view
         shown = [w.text for w in log.query(UserMessage)]
         assert shown[-1] == f"read file_{TURNS - 1}.py" and len(shown) < TURNS

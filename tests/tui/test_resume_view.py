@@ -303,3 +303,13 @@ async def test_a_declined_and_an_interrupted_tool_call_resume_as_they_were_live(
     md = export_markdown(session.store.load(session.id))
     assert "## Assistant\n\n## " not in md and not md.rstrip().endswith("## Assistant")
     assert md.rstrip().endswith("*⏹ interrupted: the partial answer is kept*")
+
+
+async def test_a_one_turn_session_resumes_as_one_turn(workspace: Path) -> None:
+    """The "Resumed" line counts in words a person would write: `1 turn`, not `1 turns`."""
+    session = await saved_session(workspace, 1)
+    app = CoTuiApp(load_settings(), workspace, resume_id=session.id)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_until(pilot, lambda: _resumed(app), what="the Resumed line")
+        notice = [e for e in _entries(app) if e[0] == "notice"][-1][1]
+        assert notice == f"Resumed “{session.title}” · 1 turn · {len(session.transcript)} messages"

@@ -7,10 +7,10 @@ from co_tui.tui.screens.yes_no import Answer, YesNoDialog
 
 def clear_summary(messages: int, tokens: int, turns: int, session_saved: bool, title: str) -> str:
     """The dialog's body text: what is discarded and where the old conversation lives on."""
-    from co_tui.tui.format import format_tokens
+    from co_tui.tui.format import format_tokens, plural
 
     what = (
-        f"{messages} message{'s' if messages != 1 else ''} ({turns} turn{'s' if turns != 1 else ''}, "
+        f"{plural(messages, 'message')} ({plural(turns, 'turn')}, "
         f"~{format_tokens(tokens)} tokens) leave the model's context and the chat is emptied."
     )
     if session_saved:

@@ -10,10 +10,10 @@ from co_tui.tui.screens.yes_no import Answer, YesNoDialog
 
 def compact_summary(messages: int, turns: int, tokens_before: int, tokens_after: int, focus: str | None) -> str:
     """The dialog's body: what the summary replaces, the estimated request after it, and the focus."""
-    from co_tui.tui.format import format_tokens
+    from co_tui.tui.format import format_tokens, plural
 
     body = (
-        f"{messages} message{'s' if messages != 1 else ''} ({turns} turn{'s' if turns != 1 else ''}, "
+        f"{plural(messages, 'message')} ({plural(turns, 'turn')}, "
         f"~{format_tokens(tokens_before)} tokens) will be summarised into one recap by the model.\n"
         f"Estimated size after: at most ~{format_tokens(tokens_after)} tokens "
         f"(the summary's length is known once it is written).\n"

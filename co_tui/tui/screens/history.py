@@ -24,7 +24,7 @@ from textual.widgets import DataTable, Static, TabbedContent, TabPane
 from co_tui.session.banner import REASON_TEXT, STRATEGY_TEXT, banner_details, format_tokens
 from co_tui.session.cost import RequestCost, cached_share, format_usd
 from co_tui.text import one_line
-from co_tui.tui.format import budget_percent
+from co_tui.tui.format import budget_percent, plural
 from co_tui.tui.widgets.key_footer import KeyFooter
 from co_tui.tui.widgets.turn_token_chart import STATE_COLOURS, TurnBar, TurnState, TurnTokenChart, legend_markup
 
@@ -136,7 +136,7 @@ def usage_summary(requests: Sequence[RequestCost]) -> str:
     read = sum(r.cache_read_tokens for r in requests)
     written = sum(r.cache_write_tokens for r in requests)
     share = cached_share(sum(r.input_tokens for r in requests), read)
-    text = f"{_plural(len(requests), 'request')} · {format_usd(cost, unknown='cost unknown (unpriced model)')}"
+    text = f"{plural(len(requests), 'request')} · {format_usd(cost, unknown='cost unknown (unpriced model)')}"
     if read or written:
         text += f" · {round(100 * (share or 0))}% of input read from cache · {format_tokens(written)} written to it"
     return text
@@ -156,10 +156,6 @@ def _tokens_of_budget(tokens: int, budget: int, estimated: bool) -> str:
     if budget <= 0:
         return f"{approx}{format_tokens(tokens)} tokens"
     return f"{approx}{format_tokens(tokens)} / {format_tokens(budget)} tokens ({budget_percent(tokens, budget)}%)"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 TABS = Binding.Group("Tabs", compact=True)
@@ -374,11 +370,11 @@ class HistoryScreen(Screen[None]):
         for label in ("#", "reason", "strategy", "dropped", "tokens"):
             table.add_column(label)
         for number, event in enumerate(ledger, start=1):
-            dropped = _plural(event.dropped_messages, "msg") + (
-                f" ({_plural(event.dropped_turns, 'turn')})" if event.dropped_turns else ""
+            dropped = plural(event.dropped_messages, "msg") + (
+                f" ({plural(event.dropped_turns, 'turn')})" if event.dropped_turns else ""
             )
             if event.reason == "restore":
-                dropped = f"+{_plural(event.restored_messages, 'msg')} back"
+                dropped = f"+{plural(event.restored_messages, 'msg')} back"
             table.add_row(
                 Text(str(number), justify="right"),
                 REASON_TEXT.get(event.reason, event.reason),
@@ -453,17 +449,17 @@ class HistoryScreen(Screen[None]):
         text.append(
             f"{reading.messages}{limit} messages · "
             f"{_tokens_of_budget(reading.context_tokens, reading.budget_tokens, reading.exactness != 'exact')}"
-            f" · {turns_in_context} of {_plural(len(user_turns), 'user turn')}{pinned}\n"
+            f" · {turns_in_context} of {plural(len(user_turns), 'user turn')}{pinned}\n"
         )
         text.append("Transcript  ", style="bold")
         text.append(
-            f"{_plural(len(transcript_rows), 'message')} · {_plural(len(user_turns), 'user turn')} · "
+            f"{plural(len(transcript_rows), 'message')} · {plural(len(user_turns), 'user turn')} · "
             f"~{format_tokens(transcript_tokens)} tokens (messages only)\n"
         )
         text.append("Trims       ", style="bold")
         text.append(
             f"{len(ledger)} · {labels.count('dropped')} dropped · {labels.count('summarised')} summarised · "
-            f"{_plural(labels.count('output truncated'), 'output')} truncated"
+            f"{plural(labels.count('output truncated'), 'output')} truncated"
             + (f" · {labels.count('evicted')} evicted" if "evicted" in labels else "")
         )
         self.query_one("#history-totals", Static).update(text)
@@ -483,7 +479,7 @@ class HistoryScreen(Screen[None]):
         index = next((i for i, e in enumerate(self._ledger) if e is event), None)
         if index in self._undoable:
             later = sum(1 for i in self._undoable if index is not None and i > index)
-            also = f" and the {_plural(later, 'cut')} after it" if later else ""
+            also = f" and the {plural(later, 'cut')} after it" if later else ""
             return f"press u to undo this cut{also}: the model sees what it removed again"
         return "undone, or made before co-tui kept what it removed"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
+from co_tui.tui.format import plural
 from co_tui.tui.widgets.notice_line import NoticeLine
 
 # Enough for many screens of scroll-back; beyond either bound the oldest items are removed (the
@@ -78,8 +79,7 @@ class ChatLog(VerticalScroll):
         self.hidden_count += count
         self._earlier.display = self.hidden_count > 0
         self._earlier.set_text(
-            f"⋯ {self.hidden_count:,} earlier item{'s' if self.hidden_count != 1 else ''} not shown here "
-            "· F2 inspects the whole history"
+            f"⋯ {plural(self.hidden_count, 'earlier item')} not shown here · F2 inspects the whole history"
         )
 
     async def clear_log(self) -> None:

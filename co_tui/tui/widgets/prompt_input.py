@@ -6,6 +6,7 @@ from textual import events
 from textual.binding import Binding
 from textual.widgets import TextArea
 
+from co_tui.tui.format import plural
 from co_tui.tui.input_clock import note_input
 from co_tui.tui.messages import RunSlash, SendPrompt
 from co_tui.tui.widgets.slash_popup import SlashPopup
@@ -21,7 +22,7 @@ def paste_placeholder(text: str, number: int) -> str:
     size = len(text.encode("utf-8", "surrogatepass"))
     amount = f"{size / 1_000_000:.1f} MB" if size >= 1_000_000 else f"{size / 1000:.0f} KB"
     lines = text.count("\n") + (0 if text.endswith("\n") else 1)
-    return f"[pasted {amount}, {lines:,} line{'s' if lines != 1 else ''} #{number}]"
+    return f"[pasted {amount}, {plural(lines, 'line')} #{number}]"
 
 
 class PromptInput(TextArea):

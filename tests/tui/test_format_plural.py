@@ -1,0 +1,27 @@
+"""`plural`: the one way TUI text counts things."""
+
+from __future__ import annotations
+
+import pytest
+
+from co_tui.tui.format import format_chars, plural
+
+
+@pytest.mark.parametrize(
+    ("n", "word", "shown", "expected"),
+    [
+        (0, "turn", None, "0 turns"),
+        (1, "turn", None, "1 turn"),
+        (2, "message", None, "2 messages"),
+        (12_345, "earlier item", None, "12,345 earlier items"),
+        (1, "char", "1", "1 char"),
+        (2300, "char", "2.3k", "2.3k chars"),
+    ],
+)
+def test_plural(n: int, word: str, shown: str | None, expected: str) -> None:
+    assert plural(n, word, shown) == expected
+
+
+def test_format_chars_counts_with_the_token_style() -> None:
+    assert format_chars(1) == "1 char"
+    assert format_chars(2300) == "2.3k chars"
