@@ -356,3 +356,25 @@ async def test_the_compact_and_clear_dialogs_count_what_the_meter_shows(workspac
     assert compact is not None
     assert compact.tokens_before == clear.tokens_before == shown
     assert session.overhead_tokens < compact.tokens_after < compact.tokens_before
+
+
+def test_a_session_start_builds_the_workspace_tools_once(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The workspace tools' schemas were built twice per start (the agent's and the meter's
+    overhead, a few ms each): the overhead now prices the agent's own tools."""
+    import co_tui.agent.factory as factory
+
+    builds: list[bool] = []
+    real = factory.workspace_toolset
+
+    def counted(*args, **kwargs):
+        builds.append(True)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(factory, "workspace_toolset", counted)
+    session = new_session(workspace, model="offline")
+    assert len(builds) == 1
+    session.set_model("offline")
+    assert len(builds) == 2  # a new agent: once more
+    # The figure is the one tools built on purpose give (instructions and three tool schemas).
+    built = factory.overhead_tokens(session.settings, workspace=workspace, project_text=session.project.text)
+    assert session.overhead_tokens == built and len(builds) == 3
