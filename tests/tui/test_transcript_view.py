@@ -4,13 +4,12 @@ onto the newest rows gives exactly the newest items of the whole transcript."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import warnings
 from datetime import UTC, datetime, timezone
 from pathlib import Path
 
 import pytest
+from cli_process import run_python
 from pydantic_ai.messages import (
     ModelMessagesTypeAdapter,
     ModelRequest,
@@ -199,7 +198,8 @@ def test_it_imports_no_pydantic_ai() -> None:
         "transcript_items([{'kind': 'request', 'parts': [{'part_kind': 'user-prompt', 'content': 'hi'}]}]); "
         "sys.exit(1 if 'pydantic_ai' in sys.modules else 0)"
     )
-    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+    done = run_python(code)
+    assert done.returncode == 0, done.stderr
 
 
 def _tail(rows: list[dict], start: int, positions: list[int]) -> SessionTail:
