@@ -423,9 +423,20 @@ def resume(box: Sandbox, session_id: str, runs: int, programs: dict[str, Path]) 
             if not round_:
                 continue
             if kind.startswith("steps:"):
-                clocked = [(step, at - started, cpu) for step, at, cpu in json.loads(steps_file.read_text())]
-                clocked += [("on screen (pty)", visible, visible_cpu), ("OFFLINE badge (pty)", ready, ready_cpu)]
-                figures[name]["steps"].append(sorted(clocked, key=lambda step: step[1]))
+                # (step, at, +wall, +CPU): the program's own steps in the order they ran, each
+                # since the one before; the two the terminal saw, since the program's last step before.
+                marks = [(step, at - started, cpu) for step, at, cpu in json.loads(steps_file.read_text())]
+                clocked = [
+                    (step, at, at - (marks[i - 1][1] if i else 0.0), cpu - (marks[i - 1][2] if i else 0.0))
+                    for i, (step, at, cpu) in enumerate(marks)
+                ]
+                for step, at, cpu in (
+                    ("on screen (pty)", visible, visible_cpu),
+                    ("OFFLINE badge (pty)", ready, ready_cpu),
+                ):
+                    before = max((m for m in marks if m[1] <= at), key=lambda m: m[1], default=("", 0.0, 0.0))
+                    clocked.append((step, at, at - before[1], cpu - before[2]))
+                figures[name]["steps"].append(clocked)
             else:
                 for key, value in zip(
                     keys, (frame, visible, rss, hwm, ready, ready_hwm, visible_cpu, ready_cpu), strict=True
@@ -844,7 +855,8 @@ def resume_rows(figures: dict[str, dict[str, Any]], turns: int, messages: int) -
 
 def step_rows(figures: dict[str, dict[str, Any]], turns: int, names: list[str]) -> list[Row]:
     """One row per step of the resume path (benchmarks/resume_steps.py): when it ended after the
-    fork, and the wall and CPU time since the step before (medians over the runs); the first
+    fork, and the wall and CPU time since the step before it in that process (for the two steps the
+    terminal saw: since the process's last step before), medians over the runs; the first
     program in the co-tui column, the second (`--base`) in the reference column."""
     if not figures[names[0]]["steps"]:
         return []
@@ -852,17 +864,10 @@ def step_rows(figures: dict[str, dict[str, Any]], turns: int, names: list[str]) 
     def medians(name: str) -> dict[str, tuple[float, float, float]]:
         runs = figures[name]["steps"]
         out: dict[str, tuple[float, float, float]] = {}
-        for step in [s for s, _, _ in runs[0]]:
-            at, wall, cpu = [], [], []
-            for clocked in runs:
-                for i, (name_, t, c) in enumerate(clocked):
-                    if name_ == step:
-                        at.append(t)
-                        wall.append(t - (clocked[i - 1][1] if i else 0.0))
-                        cpu.append(c - (clocked[i - 1][2] if i else 0.0))
-                        break
-            out[step] = (statistics.median(at), statistics.median(wall), statistics.median(cpu))
-        return out
+        for step in [s for s, *_ in runs[0]]:
+            found = [next(c for c in clocked if c[0] == step) for clocked in runs if any(c[0] == step for c in clocked)]
+            out[step] = tuple(statistics.median(c[k] for c in found) for k in (1, 2, 3))  # type: ignore[assignment]
+        return dict(sorted(out.items(), key=lambda item: item[1][0]))
 
     tables = {name: medians(name) for name in names}
     first = tables[names[0]]
