@@ -602,12 +602,12 @@ def test_the_spinner_steps_slowly_while_text_streams(monkeypatch: pytest.MonkeyP
 
 async def stream_until_closed_segments_are_lines(pilot, log: ChatLog, text: str = ANSWER) -> AssistantMessage:
     """Stream `text` in small segments, then a trailing paragraph (no new cut) one word a poll until
-    every closed segment is drawn as lines; the answer is still streaming."""
+    every closed segment still in the log is drawn as lines; the answer is still streaming."""
     first = await stream(pilot, log, text, finish=False)
     tail = iter(f" tail{n}" for n in range(10_000))
 
     def all_closed_drawn() -> bool:
-        closed = segments_of(first)[:-1]
+        closed = [s for s in segments_of(first)[:-1] if s.is_attached]  # not those pruned
         if closed and all(s.rendered is not None for s in closed):
             return True
         first.live.write(next(tail))  # a flush (the only place segments are drawn) needs new text
@@ -674,3 +674,26 @@ async def test_a_theme_change_gives_the_lines_up(monkeypatch: pytest.MonkeyPatch
         app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
         await wait_until(pilot, lambda: all(s.rendered is None for s in closed), what="lines given up")
         assert all(s.markdown.display for s in closed)
+
+
+async def test_segments_pruned_mid_stream_are_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long answer in a small log: its oldest segments are pruned while it streams; later flushes
+    and the answer's end skip those, and the segments left show their Markdown."""
+    monkeypatch.setattr(assistant_message, "SEGMENT_CHARS", 300)
+    monkeypatch.setattr(frame_budget, "MAX_CONTENT_HZ", 50)
+    monkeypatch.setattr(assistant_message, "FLUSH_TICK_S", 0.02)
+    app = LogHost()
+    async with app.run_test(size=(100, 40)) as pilot:
+        log = app.log_view
+        first = await stream_until_closed_segments_are_lines(pilot, log)
+        segments = segments_of(first)
+        log.widget_budget = laid_out(segments[-1]) + 2  # the live segment and one drawn as lines
+        await log.prune()
+        assert log.hidden_count == len(segments) - 2 and not segments[0].is_attached
+        before = frame_budget.since_append()
+        first.live.write(" more words")
+        await wait_until(pilot, lambda: frame_budget.since_append() < before, what="a flush after the prune")
+        await first.live.finish()
+        await pilot.pause()
+        shown = [s for s in segments if s.is_attached]
+        assert len(shown) == 2 and all(s.rendered is None and s.markdown.display for s in shown)

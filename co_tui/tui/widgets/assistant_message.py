@@ -245,7 +245,7 @@ class AssistantMessage(Vertical):
         """Draw the closed segments before this one as lines (a few a flush, newest first): each
         was laid out by a frame since it closed, or waits for the next flush."""
         budget, segment = FREEZES_PER_FLUSH, self.previous
-        while segment is not None and budget > 0:
+        while segment is not None and segment.is_attached and budget > 0:  # older ones were pruned
             if segment.rendered is None:
                 budget -= 1
                 await segment.freeze()
@@ -256,7 +256,7 @@ class AssistantMessage(Vertical):
         not closed or not laid out since its last change (see `render_subtree`)."""
         if self.rendered is not None:
             return True
-        if self.next is None or not self.finished:
+        if self.next is None or not self.finished or not self.is_attached:
             return False
         lines = render_subtree(self.markdown)
         if lines is None:
@@ -270,7 +270,7 @@ class AssistantMessage(Vertical):
     async def thaw(self) -> None:
         """Show the real Markdown again (after the answer, or when the lines went stale)."""
         rendered, self.rendered = self.rendered, None
-        if rendered is not None:
+        if rendered is not None and self.is_attached:  # a pruned segment has nothing to show
             with self.app.batch_update():
                 self.markdown.display = True
                 await rendered.remove()
@@ -299,11 +299,15 @@ class AssistantMessage(Vertical):
                 self._stream = None
             await self.markdown.update(self.text)
             self._written = len(self.text)
+        segments: list[AssistantMessage] = []
         segment: AssistantMessage | None = self
-        with self.app.batch_update():  # the whole answer changes back in one frame
-            while segment is not None:
-                await segment.thaw()
-                if interrupted:
-                    segment.interrupted = True
-                    segment.add_class("-interrupted")
-                segment = segment.previous
+        while segment is not None:
+            segments.append(segment)
+            segment = segment.previous
+        if any(s.rendered is not None for s in segments):
+            with self.app.batch_update():  # the whole answer changes back in one frame
+                for segment in segments:
+                    await segment.thaw()
+        for segment in segments if interrupted else ():
+            segment.interrupted = True
+            segment.add_class("-interrupted")
