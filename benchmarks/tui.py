@@ -1111,5 +1111,111 @@ CHILDREN = {
     "resume-steps": run_resume_steps,
 }
 
+
+# --- c, appended: the cost of a layout frame as the answer grows ---------------------------------
+# Kept as its own section so part c's code above stays as it is: each streaming child also times
+# every layout frame (Textual's Screen._refresh_layout: the reflow and the repaint it triggers) and
+# writes them beside the stream log; `streaming` returns them and `stream_rows` appends two rows.
+# A frame that grows with the answer (O(blocks) arrangement) shows as a last quarter slower than
+# the first; see docs/architecture.md ("Streaming").
+
+LAYOUT_FLAT = 1.5  # the last quarter's median layout frame within this factor of the first's
+
+
+def _frames_path(log_path: Path) -> Path:
+    return log_path.with_suffix(".frames.json")
+
+
+def _timing_layout_frames(run: Any, *, is_co_tui: bool) -> Any:
+    """`run`, a streaming child, with every layout frame timed: (monotonic end, seconds) pairs are
+    written at exit to `_frames_path` of the stream log."""
+
+    def timed() -> None:
+        import atexit
+
+        if is_co_tui:
+            import co_tui.tui  # noqa: F401  (first: it sets the frame rate before Textual loads)
+        from textual.screen import Screen
+
+        frames: list[tuple[float, float]] = []
+        refresh_layout = Screen._refresh_layout
+
+        def _refresh_layout(self: Screen, size: Any = None, scroll: bool = False) -> None:
+            started = time.perf_counter()
+            refresh_layout(self, size, scroll)
+            frames.append((time.monotonic(), time.perf_counter() - started))
+
+        Screen._refresh_layout = _refresh_layout  # type: ignore[method-assign]
+        path = _frames_path(Path(os.environ[STREAM_LOG_ENV]))
+        atexit.register(lambda: path.write_text(json.dumps(frames)))
+        run()
+
+    return timed
+
+
+CHILDREN.update(
+    stream=_timing_layout_frames(run_stream_app, is_co_tui=True),
+    markdown=_timing_layout_frames(run_markdown_app, is_co_tui=False),
+)
+_streaming_untimed, _stream_rows_untimed = streaming, stream_rows
+
+
+def streaming(box: Sandbox, child: str) -> dict[str, Any]:  # type: ignore[no-redef]
+    """Part c's `streaming`, plus "layout_frames": the child's timed layout frames."""
+    out = _streaming_untimed(box, child)
+    path = _frames_path(box.data_dir.parent / f"{child}-log.json")
+    out["layout_frames"] = [tuple(f) for f in json.loads(path.read_text())] if path.exists() else []
+    return out
+
+
+def layout_figures(stream: dict[str, Any]) -> dict[str, str]:
+    """Layout frames in the first and the last quarter of the answer (of the tokens the app took),
+    and how often and how much of the stream's time they ran."""
+    produced, frames = stream["produced"], stream.get("layout_frames", [])
+    if len(produced) < 2 or not frames:
+        return {"quarters": "not recorded", "rate": ""}
+
+    def taken_at(percent: int) -> float:  # of the tokens taken: a reference may not finish in time
+        index = produced[-1][1] * percent // 100
+        return next((t for t, i in produced if i >= index), produced[-1][0])
+
+    def window(low: int, high: int) -> list[float]:
+        start, end = taken_at(low), taken_at(high)
+        return sorted(s for t, s in frames if start <= t <= end)
+
+    first, last = window(0, 25), window(75, 100)
+    if not first or not last:
+        return {"quarters": "too few frames", "rate": ""}
+
+    def cell(samples: list[float]) -> str:
+        p95 = samples[min(len(samples) - 1, int(0.95 * len(samples)))]
+        return f"{statistics.median(samples) * 1000:.1f} / {p95 * 1000:.1f} ms ({len(samples)})"
+
+    start, end = produced[0][0], produced[-1][0]
+    during = [s for t, s in frames if start <= t <= end]
+    growth = statistics.median(last) / statistics.median(first)
+    return {
+        "quarters": f"{cell(first)} -> {cell(last)} = {growth:.2f}x",
+        "quarters_ok": _verdict(growth <= LAYOUT_FLAT),
+        "rate": f"{len(during) / (end - start):.1f}/s, {sum(during) / (end - start):.0%} of the time",
+    }
+
+
+def stream_rows(co: dict[str, Any], ref: dict[str, Any]) -> list[Row]:  # type: ignore[no-redef]
+    """Part c's rows, then the layout frame rows."""
+    c, r = layout_figures(co), layout_figures(ref)
+    return [
+        *_stream_rows_untimed(co, ref),
+        (
+            "c. layout frame (reflow + its repaint), median / p95 (n): 1st quarter of the answer -> 4th",
+            c["quarters"],
+            r["quarters"],
+            f"flat (4th <= {LAYOUT_FLAT}x 1st)",
+            c.get("quarters_ok", ""),
+        ),
+        ("c. layout frames while the answer streams: per second, share of the time", c["rate"], r["rate"], "", ""),
+    ]
+
+
 if __name__ == "__main__":
     raise SystemExit(main())
