@@ -37,6 +37,11 @@ c. streaming 20,000 tokens offered at 4,000 tokens/s: the real CoTuiApp and Chat
    schedule. The app's CPU seconds per token taken (from /proc) are printed too: the shared host's
    load inflates the rate and the latencies, much less the CPU a token costs. The reference column streams the same tokens through Textual's own
    MarkdownStream in a bare app (anchored scroll + Input), to separate Textual's cost from co-tui's.
+   One stream gives ~21 letters: its p95 is the second slowest key. So co-tui streams
+   `--stream-runs` times (3 by default, ~60 keys a kind); the key latencies of all runs are pooled,
+   the other figures are the run with the median rate's. `--against DIR` also streams another
+   checkout of co-tui (its own `.venv`, e.g. a `git worktree` of main) in the same rounds,
+   interleaved, and prints its figures beside: a loaded host only compares within one run.
 
 Run: `.venv/bin/python benchmarks/tui.py` (a few minutes; `--runs N` for part a).
 The host is shared: the load average is printed with the figures.
@@ -481,11 +486,15 @@ def run_markdown_app() -> None:
     MarkdownOnly().run()
 
 
-def streaming(box: Sandbox, child: str) -> dict[str, Any]:
-    """Start `--child child`, send a prompt, type during the stream, track the newest token on screen."""
+def streaming(box: Sandbox, child: str, checkout: Path | None = None) -> dict[str, Any]:
+    """Start `--child child`, send a prompt, type during the stream, track the newest token on screen.
+    `checkout`: run it with that checkout's interpreter (its `.venv`: its co-tui), not this one's."""
     log_path = box.data_dir.parent / f"{child}-log.json"
     log_path.unlink(missing_ok=True)
-    term = box.start(_self("--child", child), **{STREAM_LOG_ENV: str(log_path)})
+    argv = _self("--child", child)
+    if checkout is not None:
+        argv[0] = str(checkout / ".venv" / "bin" / "python")
+    term = box.start(argv, **{STREAM_LOG_ENV: str(log_path)})
     if term.wait_for(STREAM_MODEL.encode(), 30) is None:  # co-tui's title bar names the model once it is ready
         raise SystemExit(f"the {child} app did not start")
     term.send(b"write a long answer\r")
@@ -547,6 +556,21 @@ def streaming(box: Sandbox, child: str) -> dict[str, Any]:
         "complete": newest >= last,
         "cpu": cpu,
     }
+
+
+def pool_streams(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several streams of one app as one: the key latencies and misses of all of them, every other
+    figure from the run that took tokens at the median rate."""
+
+    def rate(run: dict[str, Any]) -> float:
+        produced = run["produced"]
+        if len(produced) < 2:
+            return 0.0
+        return (produced[-1][1] - produced[0][1]) / max(1e-9, produced[-1][0] - produced[0][0])
+
+    median = sorted(runs, key=rate)[len(runs) // 2]
+    latencies = {kind: sorted(x for run in runs for x in run["latencies"][kind]) for kind in median["latencies"]}
+    return {**median, "latencies": latencies, "misses": sum(run["misses"] for run in runs), "runs": len(runs)}
 
 
 def backlog_series(painted: list[tuple[float, int]], start: float) -> list[tuple[float, int]]:
@@ -827,11 +851,14 @@ def stream_figures(stream: dict[str, Any]) -> dict[str, str]:
 def stream_rows(co: dict[str, Any], ref: dict[str, Any]) -> list[Row]:
     c, r = stream_figures(co), stream_figures(ref)
     duration = STREAM_TOKENS / STREAM_RATE
+    runs = co.get("runs", 1)
+    pooled = f", co-tui: {runs} runs pooled" if runs > 1 else ""
     ref_note = " MarkdownStream"
     return (
         [
             (
-                f"c. {STREAM_TOKENS:,} tokens offered at {STREAM_RATE:,.0f}/s taken at",
+                f"c. {STREAM_TOKENS:,} tokens offered at {STREAM_RATE:,.0f}/s taken at"
+                + (f" (co-tui: the median of {runs} runs)" if runs > 1 else ""),
                 f"{c['rate']} ({c.get('rate_share', '')} of offered)",
                 r["rate"] + ref_note,
                 f">= {TARGETS['stream_rate']:,.0f} tok/s",
@@ -845,14 +872,14 @@ def stream_rows(co: dict[str, Any], ref: dict[str, Any]) -> list[Row]:
                 c.get("cpu_ok", ""),
             ),
             (
-                "c. letter typed -> painted, median / p95 / max (n)",
+                f"c. letter typed -> painted, median / p95 / max (n{pooled})",
                 c.get("type", "none seen"),
                 r.get("type", ""),
                 f"<= {TARGETS['key_ms']:.0f} ms",
                 c.get("type_ok", "MISSED"),
             ),
             (
-                "c. backspace -> painted, median / p95 / max (n)",
+                f"c. backspace -> painted, median / p95 / max (n{pooled})",
                 c.get("erase", "none seen"),
                 r.get("erase", ""),
                 f"<= {TARGETS['key_ms']:.0f} ms",
@@ -893,6 +920,21 @@ def stream_rows(co: dict[str, Any], ref: dict[str, Any]) -> list[Row]:
     )
 
 
+def against_rows(co: dict[str, Any], other: dict[str, Any], name: str) -> list[Row]:
+    """Part c's headline figures for this checkout and another one streamed in the same rounds."""
+    c, o = stream_figures(co), stream_figures(other)
+    out = []
+    for key, label in (
+        ("rate", "taken at"),
+        ("cpu", "CPU per token taken"),
+        ("type", "letter typed -> painted, median / p95 / max (n)"),
+        ("erase", "backspace -> painted, median / p95 / max (n)"),
+        ("lost", f"keys not painted within {KEY_TIMEOUT_S:.0f} s"),
+    ):
+        out.append((f"c. {label}: this checkout / {name}", c.get(key, ""), o.get(key, ""), "", ""))
+    return out
+
+
 def print_table(rows: list[Row]) -> None:
     header = ("figure", "co-tui", "reference (bare Textual)", "target", "")
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
@@ -908,6 +950,10 @@ def main() -> int:
     parser.add_argument("--only", choices=("a", "b", "c"), action="append", help="run only these parts")
     parser.add_argument(
         "--turns", type=int, nargs="+", default=list(RESUME_TURNS), help="session sizes for part b (1000 5000)"
+    )
+    parser.add_argument("--stream-runs", type=int, default=3, help="co-tui streams in part c, pooled (default 3)")
+    parser.add_argument(
+        "--against", type=Path, help="part c: also stream this other checkout of co-tui (with its .venv), interleaved"
     )
     args = parser.parse_args()
     if args.child:
@@ -938,23 +984,39 @@ def main() -> int:
                 small, large = min(resumes), max(resumes)
                 rows.append(resume_flatness(resumes[small], resumes[large], (small, large)))
         if "c" in parts:
-            print(f"c. streaming {STREAM_TOKENS:,} tokens at {STREAM_RATE:,.0f}/s while typing: co-tui …", flush=True)
-            co = streaming(_sandbox(base, "c"), "stream")
+            arms: list[tuple[str, Path | None]] = [("co-tui", None)]
+            if args.against:
+                _compile_bytecode(args.against)
+                arms.append((str(args.against), args.against))
+            streams: dict[str, list[dict[str, Any]]] = {name: [] for name, _ in arms}
+            for run in range(args.stream_runs):
+                for name, checkout in arms if run % 2 == 0 else arms[::-1]:
+                    print(
+                        f"c. streaming {STREAM_TOKENS:,} tokens at {STREAM_RATE:,.0f}/s while typing: {name}"
+                        f" ({run + 1}/{args.stream_runs}, load {os.getloadavg()[0]:.2f}) …",
+                        flush=True,
+                    )
+                    streams[name].append(
+                        streaming(_sandbox(base, f"c{len(arms) * run + len(streams[name])}"), "stream", checkout)
+                    )
             print("c. … and the same stream into a bare Textual Markdown", flush=True)
             ref = streaming(_sandbox(base, "ref"), "markdown")
+            co = pool_streams(streams["co-tui"])
             rows += stream_rows(co, ref)
+            if args.against:
+                rows += against_rows(co, pool_streams(streams[str(args.against)]), args.against.name)
     print()
     print_table(rows)
     print(f"(load average after: {os.getloadavg()[0]:.2f}; a shared host adds noise to every figure)")
     return 0
 
 
-def _compile_bytecode() -> None:
+def _compile_bytecode(checkout: Path = ROOT) -> None:
     """Write co-tui's bytecode first, as an install does: with PYTHONDONTWRITEBYTECODE set (or an
     edited source), every run would compile the changed modules again and time the compiler."""
     import compileall
 
-    compileall.compile_dir(ROOT / "co_tui", quiet=1)
+    compileall.compile_dir(checkout / "co_tui", quiet=1)
 
 
 def _sandbox(base: Path, name: str) -> Sandbox:
