@@ -997,7 +997,7 @@ def main() -> int:
                         flush=True,
                     )
                     streams[name].append(
-                        streaming(_sandbox(base, f"c{len(arms) * run + len(streams[name])}"), "stream", checkout)
+                        streaming(_sandbox(base, f"c{run}-{arms.index((name, checkout))}"), "stream", checkout)
                     )
             print("c. … and the same stream into a bare Textual Markdown", flush=True)
             ref = streaming(_sandbox(base, "ref"), "markdown")
