@@ -45,6 +45,11 @@ c. streaming 20,000 tokens offered at 4,000 tokens/s: the real CoTuiApp and Chat
    schedule. The app's CPU seconds per token taken (from /proc) are printed too: the shared host's
    load inflates the rate and the latencies, much less the CPU a token costs. The reference column streams the same tokens through Textual's own
    MarkdownStream in a bare app (anchored scroll + Input), to separate Textual's cost from co-tui's.
+   One stream gives ~21 letters: its p95 is the second slowest key. So co-tui streams
+   `--stream-runs` times (3 by default, ~60 keys a kind); the key latencies of all runs are pooled,
+   the other figures are the run with the median rate's. `--base DIR` (as in part b) also streams another
+   checkout of co-tui (its own `.venv`, e.g. a `git worktree` of main) in the same rounds,
+   interleaved, and prints its figures beside: a loaded host only compares within one run.
 
 Run: `.venv/bin/python benchmarks/tui.py` (a few minutes; `--runs N` for part a; part b makes
 half as many, at least 3; `--only b --base ../main` compares resume with main's side by side).
@@ -542,11 +547,88 @@ def run_markdown_app() -> None:
     MarkdownOnly().run()
 
 
-def streaming(box: Sandbox, child: str) -> dict[str, Any]:
-    """Start `--child child`, send a prompt, type during the stream, track the newest token on screen."""
+# --- c: the cost of a layout frame as the answer grows ----------------------------------------
+# Each streaming child also times every layout frame (Textual's Screen._refresh_layout: the reflow
+# and the repaint it triggers) and writes them beside the stream log. A frame that grows with the
+# answer (O(blocks) arrangement) shows as a last quarter slower than the first; see
+# docs/architecture.md ("Streaming").
+
+LAYOUT_FLAT = 1.5  # the last quarter's median layout frame within this factor of the first's
+
+
+def _frames_path(log_path: Path) -> Path:
+    return log_path.with_suffix(".frames.json")
+
+
+def _timing_layout_frames(run: Any, *, is_co_tui: bool) -> Any:
+    """`run`, a streaming child, with every layout frame timed: (monotonic end, seconds) pairs are
+    written at exit to `_frames_path` of the stream log."""
+
+    def timed() -> None:
+        import atexit
+
+        if is_co_tui:
+            import co_tui.tui  # noqa: F401  (first: it sets the frame rate before Textual loads)
+        from textual.screen import Screen
+
+        frames: list[tuple[float, float]] = []
+        refresh_layout = Screen._refresh_layout
+
+        def _refresh_layout(self: Screen, size: Any = None, scroll: bool = False) -> None:
+            started = time.perf_counter()
+            refresh_layout(self, size, scroll)
+            frames.append((time.monotonic(), time.perf_counter() - started))
+
+        Screen._refresh_layout = _refresh_layout  # type: ignore[method-assign]
+        path = _frames_path(Path(os.environ[STREAM_LOG_ENV]))
+        atexit.register(lambda: path.write_text(json.dumps(frames)))
+        run()
+
+    return timed
+
+
+def layout_figures(stream: dict[str, Any]) -> dict[str, str]:
+    """Layout frames in the first and the last quarter of the answer (of the tokens the app took),
+    and how often and how much of the stream's time they ran."""
+    produced, frames = stream["produced"], stream.get("layout_frames", [])
+    if len(produced) < 2 or not frames:
+        return {"quarters": "not recorded", "rate": ""}
+
+    def taken_at(percent: int) -> float:  # of the tokens taken: a reference may not finish in time
+        index = produced[-1][1] * percent // 100
+        return next((t for t, i in produced if i >= index), produced[-1][0])
+
+    def window(low: int, high: int) -> list[float]:
+        start, end = taken_at(low), taken_at(high)
+        return sorted(s for t, s in frames if start <= t <= end)
+
+    first, last = window(0, 25), window(75, 100)
+    if not first or not last:
+        return {"quarters": "too few frames", "rate": ""}
+
+    def cell(samples: list[float]) -> str:
+        p95 = samples[min(len(samples) - 1, int(0.95 * len(samples)))]
+        return f"{statistics.median(samples) * 1000:.1f} / {p95 * 1000:.1f} ms ({len(samples)})"
+
+    start, end = produced[0][0], produced[-1][0]
+    during = [s for t, s in frames if start <= t <= end]
+    growth = statistics.median(last) / statistics.median(first)
+    return {
+        "quarters": f"{cell(first)} -> {cell(last)} = {growth:.2f}x",
+        "quarters_ok": _verdict(growth <= LAYOUT_FLAT),
+        "rate": f"{len(during) / (end - start):.1f}/s, {sum(during) / (end - start):.0%} of the time",
+    }
+
+
+def streaming(box: Sandbox, child: str, checkout: Path | None = None) -> dict[str, Any]:
+    """Start `--child child`, send a prompt, type during the stream, track the newest token on screen.
+    `checkout`: run it with that checkout's interpreter (its `.venv`: its co-tui), not this one's."""
     log_path = box.data_dir.parent / f"{child}-log.json"
     log_path.unlink(missing_ok=True)
-    term = box.start(_self("--child", child), **{STREAM_LOG_ENV: str(log_path)})
+    argv = _self("--child", child)
+    if checkout is not None:
+        argv[0] = str(checkout / ".venv" / "bin" / "python")
+    term = box.start(argv, **{STREAM_LOG_ENV: str(log_path)})
     if term.wait_for(STREAM_MODEL.encode(), 30) is None:  # co-tui's title bar names the model once it is ready
         raise SystemExit(f"the {child} app did not start")
     term.send(b"write a long answer\r")
@@ -599,7 +681,10 @@ def streaming(box: Sandbox, child: str) -> dict[str, Any]:
     cpu = term.cpu_s() - cpu_start
     term.close()
     produced = [tuple(p) for p in json.loads(log_path.read_text())] if log_path.exists() else []
+    frames_path = _frames_path(log_path)
+    frames = [tuple(f) for f in json.loads(frames_path.read_text())] if frames_path.exists() else []
     return {
+        "layout_frames": frames,
         "painted": painted,
         "produced": produced,
         "latencies": latencies,
@@ -608,6 +693,21 @@ def streaming(box: Sandbox, child: str) -> dict[str, Any]:
         "complete": newest >= last,
         "cpu": cpu,
     }
+
+
+def pool_streams(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several streams of one app as one: the key latencies and misses of all of them, every other
+    figure from the run that took tokens at the median rate."""
+
+    def rate(run: dict[str, Any]) -> float:
+        produced = run["produced"]
+        if len(produced) < 2:
+            return 0.0
+        return (produced[-1][1] - produced[0][1]) / max(1e-9, produced[-1][0] - produced[0][0])
+
+    median = sorted(runs, key=rate)[len(runs) // 2]
+    latencies = {kind: sorted(x for run in runs for x in run["latencies"][kind]) for kind in median["latencies"]}
+    return {**median, "latencies": latencies, "misses": sum(run["misses"] for run in runs), "runs": len(runs)}
 
 
 def backlog_series(painted: list[tuple[float, int]], start: float) -> list[tuple[float, int]]:
@@ -956,12 +1056,16 @@ def stream_figures(stream: dict[str, Any]) -> dict[str, str]:
 
 def stream_rows(co: dict[str, Any], ref: dict[str, Any]) -> list[Row]:
     c, r = stream_figures(co), stream_figures(ref)
+    lc, lr = layout_figures(co), layout_figures(ref)
     duration = STREAM_TOKENS / STREAM_RATE
+    runs = co.get("runs", 1)
+    pooled = f", co-tui: {runs} runs pooled" if runs > 1 else ""
     ref_note = " MarkdownStream"
     return (
         [
             (
-                f"c. {STREAM_TOKENS:,} tokens offered at {STREAM_RATE:,.0f}/s taken at",
+                f"c. {STREAM_TOKENS:,} tokens offered at {STREAM_RATE:,.0f}/s taken at"
+                + (f" (co-tui: the median of {runs} runs)" if runs > 1 else ""),
                 f"{c['rate']} ({c.get('rate_share', '')} of offered)",
                 r["rate"] + ref_note,
                 f">= {TARGETS['stream_rate']:,.0f} tok/s",
@@ -975,14 +1079,14 @@ def stream_rows(co: dict[str, Any], ref: dict[str, Any]) -> list[Row]:
                 c.get("cpu_ok", ""),
             ),
             (
-                "c. letter typed -> painted, median / p95 / max (n)",
+                f"c. letter typed -> painted, median / p95 / max (n{pooled})",
                 c.get("type", "none seen"),
                 r.get("type", ""),
                 f"<= {TARGETS['key_ms']:.0f} ms",
                 c.get("type_ok", "MISSED"),
             ),
             (
-                "c. backspace -> painted, median / p95 / max (n)",
+                f"c. backspace -> painted, median / p95 / max (n{pooled})",
                 c.get("erase", "none seen"),
                 r.get("erase", ""),
                 f"<= {TARGETS['key_ms']:.0f} ms",
@@ -1017,10 +1121,39 @@ def stream_rows(co: dict[str, Any], ref: dict[str, Any]) -> list[Row]:
                 "",
             ),
             ("c. tokens on screen", c["done"], r["done"], f"all after {duration:.0f} s", c["done_ok"]),
+            (
+                "c. layout frame (reflow + its repaint), median / p95 (n): 1st quarter of the answer -> 4th",
+                lc["quarters"],
+                lr["quarters"],
+                f"flat (4th <= {LAYOUT_FLAT}x 1st)",
+                lc.get("quarters_ok", ""),
+            ),
+            (
+                "c. layout frames while the answer streams: per second, share of the time",
+                lc["rate"],
+                lr["rate"],
+                "",
+                "",
+            ),
         ]
         if "backlog" in c and "backlog" in r
         else [("c. stream", c["rate"], r["rate"], "", "MISSED")]
     )
+
+
+def against_rows(co: dict[str, Any], other: dict[str, Any], name: str) -> list[Row]:
+    """Part c's headline figures for this checkout and another one streamed in the same rounds."""
+    c, o = stream_figures(co), stream_figures(other)
+    out = []
+    for key, label in (
+        ("rate", "taken at"),
+        ("cpu", "CPU per token taken"),
+        ("type", "letter typed -> painted, median / p95 / max (n)"),
+        ("erase", "backspace -> painted, median / p95 / max (n)"),
+        ("lost", f"keys not painted within {KEY_TIMEOUT_S:.0f} s"),
+    ):
+        out.append((f"c. {label}: this checkout / {name}", c.get(key, ""), o.get(key, ""), "", ""))
+    return out
 
 
 def print_table(rows: list[Row]) -> None:
@@ -1039,10 +1172,11 @@ def main() -> int:
     parser.add_argument(
         "--turns", type=int, nargs="+", default=list(RESUME_TURNS), help="session sizes for part b (1000 5000)"
     )
+    parser.add_argument("--stream-runs", type=int, default=3, help="co-tui streams in part c, pooled (default 3)")
     parser.add_argument(
         "--base",
         type=Path,
-        help="another checkout with its own .venv (e.g. main's): part b resumes its co-tui too, interleaved",
+        help="another checkout with its own .venv (e.g. main's): parts b and c run its co-tui too, interleaved",
     )
     args = parser.parse_args()
     if args.child:
@@ -1078,11 +1212,26 @@ def main() -> int:
                     row = resume_flatness(resumes[small][name], resumes[large][name], (small, large))
                     rows.append(row if name == "co-tui" else (f"{row[0]} [{name}]", *row[1:]))
         if "c" in parts:
-            print(f"c. streaming {STREAM_TOKENS:,} tokens at {STREAM_RATE:,.0f}/s while typing: co-tui …", flush=True)
-            co = streaming(_sandbox(base, "c"), "stream")
+            arms: list[tuple[str, Path | None]] = [("co-tui", None)]
+            if args.base:
+                arms.append((str(args.base), args.base))
+            streams: dict[str, list[dict[str, Any]]] = {name: [] for name, _ in arms}
+            for run in range(args.stream_runs):
+                for name, checkout in arms if run % 2 == 0 else arms[::-1]:
+                    print(
+                        f"c. streaming {STREAM_TOKENS:,} tokens at {STREAM_RATE:,.0f}/s while typing: {name}"
+                        f" ({run + 1}/{args.stream_runs}, load {os.getloadavg()[0]:.2f}) …",
+                        flush=True,
+                    )
+                    streams[name].append(
+                        streaming(_sandbox(base, f"c{run}-{arms.index((name, checkout))}"), "stream", checkout)
+                    )
             print("c. … and the same stream into a bare Textual Markdown", flush=True)
             ref = streaming(_sandbox(base, "ref"), "markdown")
+            co = pool_streams(streams["co-tui"])
             rows += stream_rows(co, ref)
+            if args.base:
+                rows += against_rows(co, pool_streams(streams[str(args.base)]), args.base.name)
     print()
     print_table(rows)
     print(f"(load average after: {os.getloadavg()[0]:.2f}; a shared host adds noise to every figure)")
@@ -1105,116 +1254,11 @@ def _sandbox(base: Path, name: str) -> Sandbox:
 
 CHILDREN = {
     "bare": run_bare_app,
-    "stream": run_stream_app,
-    "markdown": run_markdown_app,
+    "stream": _timing_layout_frames(run_stream_app, is_co_tui=True),
+    "markdown": _timing_layout_frames(run_markdown_app, is_co_tui=False),
     "build": run_build,
     "resume-steps": run_resume_steps,
 }
-
-
-# --- c, appended: the cost of a layout frame as the answer grows ---------------------------------
-# Kept as its own section so part c's code above stays as it is: each streaming child also times
-# every layout frame (Textual's Screen._refresh_layout: the reflow and the repaint it triggers) and
-# writes them beside the stream log; `streaming` returns them and `stream_rows` appends two rows.
-# A frame that grows with the answer (O(blocks) arrangement) shows as a last quarter slower than
-# the first; see docs/architecture.md ("Streaming").
-
-LAYOUT_FLAT = 1.5  # the last quarter's median layout frame within this factor of the first's
-
-
-def _frames_path(log_path: Path) -> Path:
-    return log_path.with_suffix(".frames.json")
-
-
-def _timing_layout_frames(run: Any, *, is_co_tui: bool) -> Any:
-    """`run`, a streaming child, with every layout frame timed: (monotonic end, seconds) pairs are
-    written at exit to `_frames_path` of the stream log."""
-
-    def timed() -> None:
-        import atexit
-
-        if is_co_tui:
-            import co_tui.tui  # noqa: F401  (first: it sets the frame rate before Textual loads)
-        from textual.screen import Screen
-
-        frames: list[tuple[float, float]] = []
-        refresh_layout = Screen._refresh_layout
-
-        def _refresh_layout(self: Screen, size: Any = None, scroll: bool = False) -> None:
-            started = time.perf_counter()
-            refresh_layout(self, size, scroll)
-            frames.append((time.monotonic(), time.perf_counter() - started))
-
-        Screen._refresh_layout = _refresh_layout  # type: ignore[method-assign]
-        path = _frames_path(Path(os.environ[STREAM_LOG_ENV]))
-        atexit.register(lambda: path.write_text(json.dumps(frames)))
-        run()
-
-    return timed
-
-
-CHILDREN.update(
-    stream=_timing_layout_frames(run_stream_app, is_co_tui=True),
-    markdown=_timing_layout_frames(run_markdown_app, is_co_tui=False),
-)
-_streaming_untimed, _stream_rows_untimed = streaming, stream_rows
-
-
-def streaming(box: Sandbox, child: str) -> dict[str, Any]:  # type: ignore[no-redef]
-    """Part c's `streaming`, plus "layout_frames": the child's timed layout frames."""
-    out = _streaming_untimed(box, child)
-    path = _frames_path(box.data_dir.parent / f"{child}-log.json")
-    out["layout_frames"] = [tuple(f) for f in json.loads(path.read_text())] if path.exists() else []
-    return out
-
-
-def layout_figures(stream: dict[str, Any]) -> dict[str, str]:
-    """Layout frames in the first and the last quarter of the answer (of the tokens the app took),
-    and how often and how much of the stream's time they ran."""
-    produced, frames = stream["produced"], stream.get("layout_frames", [])
-    if len(produced) < 2 or not frames:
-        return {"quarters": "not recorded", "rate": ""}
-
-    def taken_at(percent: int) -> float:  # of the tokens taken: a reference may not finish in time
-        index = produced[-1][1] * percent // 100
-        return next((t for t, i in produced if i >= index), produced[-1][0])
-
-    def window(low: int, high: int) -> list[float]:
-        start, end = taken_at(low), taken_at(high)
-        return sorted(s for t, s in frames if start <= t <= end)
-
-    first, last = window(0, 25), window(75, 100)
-    if not first or not last:
-        return {"quarters": "too few frames", "rate": ""}
-
-    def cell(samples: list[float]) -> str:
-        p95 = samples[min(len(samples) - 1, int(0.95 * len(samples)))]
-        return f"{statistics.median(samples) * 1000:.1f} / {p95 * 1000:.1f} ms ({len(samples)})"
-
-    start, end = produced[0][0], produced[-1][0]
-    during = [s for t, s in frames if start <= t <= end]
-    growth = statistics.median(last) / statistics.median(first)
-    return {
-        "quarters": f"{cell(first)} -> {cell(last)} = {growth:.2f}x",
-        "quarters_ok": _verdict(growth <= LAYOUT_FLAT),
-        "rate": f"{len(during) / (end - start):.1f}/s, {sum(during) / (end - start):.0%} of the time",
-    }
-
-
-def stream_rows(co: dict[str, Any], ref: dict[str, Any]) -> list[Row]:  # type: ignore[no-redef]
-    """Part c's rows, then the layout frame rows."""
-    c, r = layout_figures(co), layout_figures(ref)
-    return [
-        *_stream_rows_untimed(co, ref),
-        (
-            "c. layout frame (reflow + its repaint), median / p95 (n): 1st quarter of the answer -> 4th",
-            c["quarters"],
-            r["quarters"],
-            f"flat (4th <= {LAYOUT_FLAT}x 1st)",
-            c.get("quarters_ok", ""),
-        ),
-        ("c. layout frames while the answer streams: per second, share of the time", c["rate"], r["rate"], "", ""),
-    ]
 
 
 if __name__ == "__main__":

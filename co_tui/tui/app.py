@@ -53,6 +53,8 @@ from co_tui.tui.palette import SlashCommandProvider
 from co_tui.tui.screens.chat import RESUME_ENTRIES, ChatScreen
 
 if TYPE_CHECKING:
+    from textual.driver import Driver
+
     from co_tui.config import Settings
     from co_tui.session.events import Event
     from co_tui.session.port import SessionPort
@@ -111,6 +113,14 @@ class CoTuiApp(App[int]):
     def busy(self) -> bool:
         """A turn, compaction or clear runs."""
         return self.controller.busy
+
+    def get_driver_class(self) -> type[Driver]:
+        # Keys are noted as the driver's thread reads them: layout frames wait for them
+        # (tui/key_arrival.py).
+        from co_tui.tui.key_arrival import noting_keys
+
+        driver: type[Driver] = noting_keys(super().get_driver_class())
+        return driver
 
     def get_default_screen(self) -> ChatScreen:
         # The chat is the base screen: the first frame is the chat, not a blank screen switched away from.

@@ -9,14 +9,27 @@ The prompt's size does not change when a letter is typed or erased, so its repai
 that layout: `paint_key_first` paints the prompt alone on the old layout (a millisecond or two)
 and leaves the layout, and every other widget's repaint, to the next frame, one frame period
 later. When the prompt itself asked for a layout (it grew a line), the frame runs as usual.
+
+Before the prompt has even handled the key, a layout frame can still start: the key passes the
+App's and the prompt's message queues first, and a frame that begins in between makes it wait
+15–40 ms more, twice when the anchored scroll asks for a second layout. Traced key by key in part
+c, that was most of the slow keys' wait. So while a key read from the terminal is in flight
+(key_arrival.py, input_clock.py), `hold_for_key` skips layout frames, for at most `KEY_HOLD_S`
+per key (a key that never reaches the prompt, say a binding, delays the layout only that long).
 See docs/architecture.md ("Streaming").
 """
 
 from __future__ import annotations
 
+from time import monotonic
 from typing import Any
 
-from co_tui.tui.input_clock import input_unpainted, note_input_painted
+from co_tui.tui.input_clock import input_unpainted, key_in_flight, note_input_painted
+
+KEY_HOLD_S = 0.05  # the longest a layout frame waits for a key in flight
+
+_held_since: float | None = None  # when the frame now held was first due
+_released = float("-inf")  # the key (its arrival time) that held frames as long as it may
 
 
 def paint_key_first(screen: Any, prompt: Any) -> bool:
@@ -40,3 +53,28 @@ def paint_key_first(screen: Any, prompt: Any) -> bool:
     note_input_painted()
     screen._update_timer.resume()  # the layout and the other repaints, one frame period later
     return True
+
+
+def hold_for_key(screen: Any, prompt: Any) -> bool:
+    """On `screen`'s update frame: when a key read from the terminal has not been painted in the
+    focused `prompt` yet and the frame owes a layout, skip the frame and return True (the update
+    timer keeps running: the next tick asks again). Each key holds frames at most `KEY_HOLD_S`;
+    then, or when no key is in flight, return False (the caller runs the frame)."""
+    global _held_since, _released
+    arrived = key_in_flight()
+    if (
+        arrived is None
+        or arrived == _released
+        or not screen.is_current
+        or not screen._layout_required
+        or not prompt.has_focus
+    ):
+        _held_since = None
+        return False
+    now = monotonic()
+    if _held_since is None:
+        _held_since = now
+    if now - _held_since < KEY_HOLD_S:
+        return True
+    _held_since, _released = None, arrived  # held long enough for this key
+    return False

@@ -65,3 +65,130 @@ async def test_a_prompt_that_changes_size_waits_for_its_own_layout(make_app, mon
         screen._on_timer_update()
         assert calls and calls[0] == "layout", "the frame ran whole: the key's paint needs the layout"
         assert not input_clock.input_unpainted()
+
+
+class _Clock:
+    """A monotonic clock the test moves by hand (input_clock and key_echo read it)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> _Clock:
+    from co_tui.tui import key_echo
+
+    fake = _Clock()
+    monkeypatch.setattr(input_clock, "monotonic", fake)
+    monkeypatch.setattr(key_echo, "monotonic", fake)
+    # The clocks' state is module-wide: start from no key at all, put back after the test.
+    for name, value in (("_arrived", float("-inf")), ("_echoed", float("-inf")), ("_unpainted", False)):
+        monkeypatch.setattr(input_clock, name, value)
+    monkeypatch.setattr(key_echo, "_held_since", None)
+    monkeypatch.setattr(key_echo, "_released", float("-inf"))
+    return fake
+
+
+async def test_a_layout_waits_for_a_key_read_but_not_yet_handled(make_app, monkeypatch, clock) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        prompt = screen.prompt
+        prompt.focus()
+        await pilot.pause()
+        calls = _spy_frames(app, screen, monkeypatch)
+        # The driver's thread read a key; the App and the prompt have not handled it yet, and the
+        # answer grew meanwhile (a layout is owed).
+        input_clock.note_key_arrived()
+        screen._layout_required = True
+        screen._on_timer_update()
+        clock.now += 0.01
+        screen._on_timer_update()
+        assert calls == [], "no layout frame ran ahead of the key"
+        assert screen._layout_required
+        # The prompt handles the key: the next frame paints it alone, and the key is no longer in flight.
+        input_clock.note_input()
+        prompt.insert("y")
+        screen._dirty_widgets.add(prompt)
+        screen._on_timer_update()
+        assert calls == ["paint"], "the key's repaint went out alone"
+        assert input_clock.key_in_flight() is None
+        screen._on_timer_update()
+        assert calls[1] == "layout", "the held layout runs on the next frame"
+
+
+async def test_a_key_that_never_reaches_the_prompt_holds_the_layout_once_and_briefly(
+    make_app, monkeypatch, clock
+) -> None:
+    from co_tui.tui.key_echo import KEY_HOLD_S
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        screen.prompt.focus()
+        await pilot.pause()
+        calls = _spy_frames(app, screen, monkeypatch)
+        input_clock.note_key_arrived()  # a binding, say: the prompt never repaints for it
+        screen._layout_required = True
+        screen._on_timer_update()
+        assert calls == []
+        clock.now += KEY_HOLD_S * 1.01
+        screen._on_timer_update()
+        assert calls and calls[0] == "layout", "held no longer than KEY_HOLD_S"
+        calls.clear()
+        screen._layout_required = True
+        screen._on_timer_update()
+        assert calls and calls[0] == "layout", "the same key does not hold a second layout"
+
+
+async def test_no_key_in_flight_or_an_unfocused_prompt_holds_nothing(make_app, monkeypatch, clock) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        await pilot.pause()
+        calls = _spy_frames(app, screen, monkeypatch)
+        screen._layout_required = True
+        screen._on_timer_update()
+        assert calls and calls[0] == "layout", "no key: the frame runs"
+        calls.clear()
+        screen.log_view.focus()
+        await pilot.pause()
+        calls.clear()
+        input_clock.note_key_arrived()  # the key goes to the focused log (a scroll), not the prompt
+        screen._layout_required = True
+        screen._on_timer_update()
+        assert calls and calls[0] == "layout", "the prompt does not have the focus: nothing to wait for"
+
+
+def test_the_driver_notes_each_key_as_its_thread_reads_it(clock) -> None:
+    from textual import events
+
+    from co_tui.tui.key_arrival import noting_keys
+
+    class Driver:  # stands for Textual's platform driver
+        def __init__(self) -> None:
+            self.sent: list[object] = []
+
+        def process_message(self, message: object) -> None:
+            self.sent.append(message)
+
+    driver = noting_keys(Driver)()
+    resize = events.Resize(size=(80, 24), virtual_size=(80, 24))  # type: ignore[arg-type]
+    driver.process_message(resize)
+    assert input_clock.key_in_flight() is None, "only keys count"
+    key = events.Key("a", "a")
+    driver.process_message(key)
+    assert input_clock.key_in_flight() == clock.now
+    assert driver.sent == [resize, key], "every message still goes on, in order"
+    assert noting_keys(Driver) is noting_keys(Driver), "one subclass per driver class"
+
+
+def test_the_app_runs_on_the_platform_driver_noting_keys(make_app) -> None:
+    from textual.app import App
+
+    app = make_app()
+    platform = App.get_driver_class(app)
+    assert issubclass(app.driver_class, platform) and app.driver_class is not platform

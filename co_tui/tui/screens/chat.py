@@ -34,7 +34,7 @@ from co_tui.session.events import (
 from co_tui.tui.commands import KEYS
 from co_tui.tui.frame_budget import note_layout
 from co_tui.tui.input_clock import note_input_painted
-from co_tui.tui.key_echo import paint_key_first
+from co_tui.tui.key_echo import hold_for_key, paint_key_first
 from co_tui.tui.messages import SessionEvent
 from co_tui.tui.transcript_view import RESUME_ENTRIES
 from co_tui.tui.widgets.activity_indicator import ActivityIndicator
@@ -183,10 +183,13 @@ class ChatScreen(Screen[None]):
 
     def _on_timer_update(self) -> None:
         # A key typed while an answer streams paints before the answer's layout (tui/key_echo.py).
-        if not paint_key_first(self, self.prompt):
-            super()._on_timer_update()
-            if self.prompt not in self._dirty_widgets:
-                note_input_painted()
+        prompt = self.prompt
+        if paint_key_first(self, prompt) or hold_for_key(self, prompt):
+            return
+        painted = self._layout_required or self._repaint_required or prompt in self._dirty_widgets
+        super()._on_timer_update()
+        if painted and not self._layout_required and prompt not in self._dirty_widgets:
+            note_input_painted()
 
     async def on_session_event(self, message: SessionEvent) -> None:
         await self.show_event(message.event)
