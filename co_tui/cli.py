@@ -138,7 +138,7 @@ def _main(argv: Sequence[str] | None) -> int:
         except PromptUsageError as exc:
             parser.error(str(exc))
     tui = not (args.list_sessions or args.export or printing)
-    if tui and not args.resume and not args.continue_latest:
+    if tui and args.resume is None and not args.continue_latest:  # a bare --resume ("") opens the picker
         return _run_tui(_settings_loader(args), workspace)
     if tui:
         from co_tui.paths import data_dir_without_settings
