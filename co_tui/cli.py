@@ -91,6 +91,11 @@ def usage_problem(args: argparse.Namespace) -> str | None:
     if (args.list_sessions or args.export) and (args.resume is not None or args.continue_latest):
         flag = "--resume" if args.resume is not None else "--continue"
         return f"{flag} cannot be combined with {'--list-sessions' if args.list_sessions else '--export'}"
+    if (args.list_sessions or args.export) and (args.model is not None or args.allow_shell):
+        flag = "--model" if args.model is not None else "--allow-shell"
+        return (
+            f"{flag} applies to a chat (the TUI or -p), not {'--list-sessions' if args.list_sessions else '--export'}"
+        )
     return None
 
 

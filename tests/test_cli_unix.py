@@ -202,6 +202,8 @@ def test_an_open_silent_stdin_is_not_waited_for_forever() -> None:
         (("-p", "hi", "--export", "abcd"), "not allowed"),
         (("--list-sessions", "--export", "abcd"), "not allowed"),
         (("--yes",), "--yes"),
+        (("--list-sessions", "--model", "openai:gpt-5"), "--model applies to a chat"),
+        (("--export", "abcd", "--allow-shell"), "--allow-shell applies to a chat"),
         (("--resume", "abcd", "--continue"), "not allowed"),
         (("--export", "abcd", "--resume", "abcd"), "--resume"),
         (("--resume", "nope"), "not a session id"),
