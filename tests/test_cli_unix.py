@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -235,3 +236,26 @@ def test_jsonl_names_the_session_first_and_in_done() -> None:
     later = jsonl(again.stdout)
     assert later[0]["session_id"] == later[-1]["session_id"] == session_id
     assert exported_prompts(session_id) == ["hello", "hello again"]
+
+
+def test_an_interrupt_line_starts_on_its_own_line_after_a_partial_answer() -> None:
+    """Ctrl+C mid-answer on a terminal (stdout and stderr on one screen) showed
+    `You co-tui: interrupted: the partial answer is kept`: the partial answer's line is ended first."""
+    proc = subprocess.Popen(
+        [*CMD, "-p", "tell me a story"],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,  # one screen, as on a terminal
+        env=env(CO_TUI_OFFLINE_DELAY="0.3"),
+    )
+    assert proc.stdout is not None
+    shown = os.read(proc.stdout.fileno(), 4096)  # the first words of the answer, streamed
+    proc.send_signal(signal.SIGINT)
+    shown += proc.stdout.read()
+    assert proc.wait(timeout=60) == 130
+    text = shown.decode()
+    answer, line, end = text.partition("co-tui: interrupted: the partial answer is kept")
+    assert line, text
+    assert answer and answer.endswith("\n") and not answer.endswith("\n\n"), text  # one newline, before it
+    assert end == "\n", text
