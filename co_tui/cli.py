@@ -104,11 +104,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     A bad setting prints one line naming it and its source and exits 2, in every mode; so does
     misuse of the flags, before anything is drawn. A reader that closes the output early
-    (`| head`) ends the program quietly with status 141 (`co_tui.broken_pipe`).
+    (`| head`) ends the program quietly with status 141 (`co_tui.broken_pipe`). Ctrl+C before a
+    turn runs (waiting for stdin, loading) is one line and status 130, not a traceback.
     """
     try:
         code = _main(argv)
         sys.stdout.flush()  # inside the guard: a closed pipe shows here, not at interpreter exit
+    except KeyboardInterrupt:  # a running turn handles Ctrl+C itself (print_mode, the TUI)
+        print("co-tui: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         from co_tui.broken_pipe import discard_stdout
 

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pilot_helpers import poll_until
 
 ROOT = Path(__file__).resolve().parents[1]
 CMD = [sys.executable, "-m", "co_tui"]
@@ -259,3 +260,27 @@ def test_an_interrupt_line_starts_on_its_own_line_after_a_partial_answer() -> No
     assert line, text
     assert answer and answer.endswith("\n") and not answer.endswith("\n\n"), text  # one newline, before it
     assert end == "\n", text
+
+
+def test_ctrl_c_while_waiting_for_stdin_is_one_line_not_a_traceback() -> None:
+    """`sleep 10 | co-tui -p hi`, Ctrl+C during the wait for stdin, printed a KeyboardInterrupt traceback."""
+    proc = subprocess.Popen(
+        [*CMD, "-p", "hi"],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,  # open and silent: co-tui waits on it (select) before the turn
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
+    )
+    wchan = Path(f"/proc/{proc.pid}/wchan")  # where the process sleeps (Linux)
+    try:
+        poll_until(lambda: wchan.read_text().startswith(("poll_schedule_timeout", "do_select")), "the wait on stdin")
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)  # closes stdin
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert err == "co-tui: interrupted\n"
+    assert out == ""
