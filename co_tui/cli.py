@@ -66,14 +66,18 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="?",
         const="",
         metavar="ID",
-        help="resume a session by id (or unique prefix); without ID, pick one",
+        help="resume a session by id (or unique prefix); without ID, pick one (in the TUI)",
     )
     mode.add_argument("--list-sessions", action="store_true", help="list saved sessions and exit")
     mode.add_argument("--export", metavar="ID", help="export a session to stdout and exit")
     p.add_argument(
         "--format", dest="export_format", choices=("md", "json"), default=None, help="format for --export (default md)"
     )
-    p.add_argument("--yes", action="store_true", help="print mode: approve every run_shell call (needs allow_shell)")
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="print mode: approve every call that asks first: run_shell (needs allow_shell) and MCP tools that need approval",
+    )
     p.add_argument("--allow-shell", action="store_true", default=None, help="offer the run_shell tool")
     return p
 
