@@ -24,7 +24,15 @@ b. `co-tui --resume ID` of a 1,000- and a 5,000-turn session built with the real
    session is ready (the OFFLINE badge: pydantic-ai loaded, the model usable) (target at 5,000
    turns <= 1.5 s), and the peak RSS (VmHWM from /proc) once ready (target <= 120 MB, flat in
    turns); both times again in CPU seconds, and how every figure grows from the smaller session
-   to the larger (flat: the CPU figures and the memory within 1.2x).
+   to the larger (flat: the CPU figures and the memory within 1.2x). Beside the ready target, the
+   resume's floor in-process, measured in the same rounds: co-tui's first frame plus a fresh
+   interpreter's import of pydantic-ai, an Agent on FunctionModel and the message schema pydantic
+   builds on the first decode (`RESUME_FLOOR`, less a bare interpreter's start), and what ready
+   is above it. Then the path step by step (benchmarks/resume_steps.py: first frame, preview read
+   and mounted, settings, pydantic-ai import, message schema, store load, session built,
+   governance pass, meter live), each as when it ended after the fork and the wall and CPU ms
+   since the step before, medians. With `--base DIR` (another checkout with its own .venv, e.g.
+   main's) every run of part b is made with its co-tui too, in the same rounds, and printed beside.
 c. streaming 20,000 tokens offered at 4,000 tokens/s: the real CoTuiApp and ChatSession, with a
    FunctionModel whose stream yields one token per event on a fixed schedule (a provider does not
    wait for the terminal). While it streams, the script types a letter into the prompt every 0.3 s
@@ -38,7 +46,8 @@ c. streaming 20,000 tokens offered at 4,000 tokens/s: the real CoTuiApp and Chat
    load inflates the rate and the latencies, much less the CPU a token costs. The reference column streams the same tokens through Textual's own
    MarkdownStream in a bare app (anchored scroll + Input), to separate Textual's cost from co-tui's.
 
-Run: `.venv/bin/python benchmarks/tui.py` (a few minutes; `--runs N` for part a).
+Run: `.venv/bin/python benchmarks/tui.py` (a few minutes; `--runs N` for part a; part b makes
+half as many, at least 3; `--only b --base ../main` compares resume with main's side by side).
 The host is shared: the load average is printed with the figures.
 """
 
@@ -341,55 +350,107 @@ def _build_long_session(box: Sandbox, turns: int) -> tuple[str, int]:
     return sid, meta.messages
 
 
-def resume(box: Sandbox, session_id: str, runs: int) -> dict[str, list[float]]:
-    """`co-tui --resume ID`: first frame, conversation on screen, memory then and once the session
-    is ready (pydantic-ai loaded, the model usable); interleaved with runs of the bare app."""
-    figures: dict[str, list[float]] = {
-        "frame": [],
-        "visible": [],
-        "rss": [],
-        "hwm": [],
-        "ready": [],
-        "ready_hwm": [],
-        "bare": [],
-        "bare_hwm": [],
-        # CPU seconds (from /proc) as each marker shows: what a loaded host does not stretch.
-        "visible_cpu": [],
-        "ready_cpu": [],
-        "bare_cpu": [],
-    }
+# The floor of a resume's "ready" in-process: pydantic-ai imported, an Agent built on FunctionModel
+# and pydantic's message schema built (a resumed session decodes its context with it), in a fresh
+# interpreter with the collector off, timed like FLOORS.
+RESUME_FLOOR = (
+    _GC_OFF + "from pydantic_ai import Agent\n"
+    "from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelResponse, TextPart\n"
+    "from pydantic_ai.models.function import FunctionModel\n"
+    "Agent(FunctionModel(lambda messages, info: ModelResponse(parts=[TextPart('ok')])))\n"
+    "ModelMessagesTypeAdapter.validate_json('[]')\n" + _FLOOR_WAIT
+)
+STEPS_ENV = "CO_TUI_BENCH_STEPS"  # benchmarks/resume_steps.py writes the steps' clocks there
+
+
+def resume(box: Sandbox, session_id: str, runs: int, programs: dict[str, Path]) -> dict[str, dict[str, Any]]:
+    """`co-tui --resume ID` of each program (this checkout's, and `--base`'s): first frame,
+    conversation on screen, memory then and once the session is ready (pydantic-ai loaded, the
+    model usable); then the same resume with its steps clocked (benchmarks/resume_steps.py).
+    Interleaved in every round with the bare app, a bare interpreter and the resume floor
+    (`RESUME_FLOOR`); who goes first rotates. Returns figures per program, and under "ref" those
+    of the bare app and the floors."""
+    keys = ("frame", "visible", "rss", "hwm", "ready", "ready_hwm", "visible_cpu", "ready_cpu")
+    figures: dict[str, dict[str, Any]] = {name: {key: [] for key in keys} | {"steps": []} for name in programs}
+    ref: dict[str, Any] = {key: [] for key in ("bare", "bare_hwm", "bare_cpu", "python", "floor", "floor_cpu")}
+    figures["ref"] = ref
+    kinds = ["bare", "python", "floor", *programs, *(f"steps:{name}" for name in programs)]
     for round_ in range(runs + 1):
-        bare = box.start(_self("--child", "bare"))
-        bare_paint = bare.wait_for(PROMPT_MARKER, 30)
-        bare_cpu = bare.cpu_s() if bare_paint is not None else 0.0
-        _, bare_hwm = bare.memory_mb() if bare_paint is not None else (0.0, 0.0)
-        bare.close()
-        if bare_paint is None:
-            raise SystemExit("the bare app did not paint within 30 s")
-        if round_:
-            figures["bare"].append(bare_paint)
-            figures["bare_hwm"].append(bare_hwm)
-            figures["bare_cpu"].append(bare_cpu)
-        term = box.start([str(CO_TUI), "--resume", session_id])
-        frame = term.wait_for(PROMPT_MARKER, 30)
-        visible = term.wait_for(RESUMED_MARKER, 60)
-        visible_cpu = term.cpu_s() if visible is not None else 0.0
-        rss, hwm = term.memory_mb() if visible is not None else (0.0, 0.0)
-        ready = term.wait_for(READY_MARKER, 60) if visible is not None else None
-        ready_cpu = term.cpu_s() if ready is not None else 0.0
-        _, ready_hwm = term.memory_mb() if ready is not None else (0.0, 0.0)
-        term.close()
-        if frame is None or visible is None or ready is None:
-            raise SystemExit("the resumed session did not show within 60 s")
-        if round_:
-            measured = (frame, visible, rss, hwm, ready, ready_hwm, visible_cpu, ready_cpu)
-            for key, value in zip(
-                ("frame", "visible", "rss", "hwm", "ready", "ready_hwm", "visible_cpu", "ready_cpu"),
-                measured,
-                strict=True,
-            ):
-                figures[key].append(value)
+        shift = round_ % len(kinds)
+        for kind in kinds[shift:] + kinds[:shift]:
+            if kind in ("bare", "python", "floor"):
+                argv = (
+                    _self("--child", "bare")
+                    if kind == "bare"
+                    else [sys.executable, "-c", _FLOOR_WAIT if kind == "python" else RESUME_FLOOR]
+                )
+                term = box.start(argv)
+                painted = term.wait_for(PROMPT_MARKER if kind == "bare" else FLOOR_MARKER, 30)
+                cpu = term.cpu_s() if painted is not None else 0.0
+                _, hwm = term.memory_mb() if painted is not None else (0.0, 0.0)
+                term.close()
+                if painted is None:
+                    raise SystemExit(f"{kind} did not start within 30 s")
+                if round_:
+                    ref[kind].append(painted)
+                    if kind == "bare":
+                        ref["bare_hwm"].append(hwm)
+                        ref["bare_cpu"].append(cpu)
+                    elif kind == "floor":
+                        ref["floor_cpu"].append(cpu)
+                continue
+            name = kind.removeprefix("steps:")
+            program = programs[name]
+            if kind.startswith("steps:"):
+                steps_file = box.data_dir.parent / f"steps-{name}.json"
+                steps_file.unlink(missing_ok=True)
+                python = program.with_name("python")
+                argv = [str(python), str(Path(__file__).resolve()), "--child", "resume-steps", session_id]
+                term = box.start(argv, **{STEPS_ENV: str(steps_file)})
+            else:
+                term = box.start([str(program), "--resume", session_id])
+            frame = term.wait_for(PROMPT_MARKER, 30)
+            visible = term.wait_for(RESUMED_MARKER, 60)
+            visible_cpu = term.cpu_s() if visible is not None else 0.0
+            rss, hwm = term.memory_mb() if visible is not None else (0.0, 0.0)
+            ready = term.wait_for(READY_MARKER, 60) if visible is not None else None
+            ready_cpu = term.cpu_s() if ready is not None else 0.0
+            _, ready_hwm = term.memory_mb() if ready is not None else (0.0, 0.0)
+            started = term.started
+            term.close()
+            if frame is None or visible is None or ready is None:
+                raise SystemExit(f"{name}: the resumed session did not show within 60 s")
+            if not round_:
+                continue
+            if kind.startswith("steps:"):
+                # (step, at, +wall, +CPU): the program's own steps in the order they ran, each
+                # since the one before; the two the terminal saw, since the program's last step before.
+                marks = [(step, at - started, cpu) for step, at, cpu in json.loads(steps_file.read_text())]
+                clocked = [
+                    (step, at, at - (marks[i - 1][1] if i else 0.0), cpu - (marks[i - 1][2] if i else 0.0))
+                    for i, (step, at, cpu) in enumerate(marks)
+                ]
+                for step, at, cpu in (
+                    ("on screen (pty)", visible, visible_cpu),
+                    ("OFFLINE badge (pty)", ready, ready_cpu),
+                ):
+                    before = max((m for m in marks if m[1] <= at), key=lambda m: m[1], default=("", 0.0, 0.0))
+                    clocked.append((step, at, at - before[1], cpu - before[2]))
+                figures[name]["steps"].append(clocked)
+            else:
+                for key, value in zip(
+                    keys, (frame, visible, rss, hwm, ready, ready_hwm, visible_cpu, ready_cpu), strict=True
+                ):
+                    figures[name][key].append(value)
     return figures
+
+
+def run_resume_steps() -> None:
+    """(child) `resume-steps ID`: `co-tui --resume ID` with its steps clocked."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import resume_steps
+
+    raise SystemExit(resume_steps.run(["--resume", sys.argv[-1]]))
 
 
 # --- c. streaming with typing -------------------------------------------------------------------
@@ -709,59 +770,128 @@ def paint_rows(paint: dict[str, list[float]]) -> list[Row]:
     return rows
 
 
-def resume_rows(resumed: dict[str, list[float]], turns: int, messages: int) -> list[Row]:
-    visible = statistics.median(resumed["visible"])
-    rss, hwm = max(resumed["rss"]), max(resumed["hwm"])
-    ready, ready_hwm = statistics.median(resumed["ready"]), max(resumed["ready_hwm"])
-    bare, bare_hwm = statistics.median(resumed["bare"]), max(resumed["bare_hwm"])
-    visible_cpu, ready_cpu, bare_cpu = (statistics.median(resumed[k]) for k in ("visible_cpu", "ready_cpu", "bare_cpu"))
-    runs = len(resumed["visible"])
-    ref = f"{_ms(bare)} bare app"
+def resume_rows(figures: dict[str, dict[str, Any]], turns: int, messages: int) -> list[Row]:
+    """Part b's rows for one session size: every program's figures (this checkout first, then
+    `--base`'s, marked), the resume floor beside the ready target, and the steps side by side."""
+    ref = figures["ref"]
+    bare, bare_hwm, bare_cpu = statistics.median(ref["bare"]), max(ref["bare_hwm"]), statistics.median(ref["bare_cpu"])
+    runs = len(ref["bare"])
+    ref_cell = f"{_ms(bare)} bare app"
     big = turns >= 5000  # the ready and memory targets are set at 5,000 turns
-    return [
+    names = [name for name in figures if name != "ref"]
+    rows: list[Row] = []
+    for name in names:
+        resumed = figures[name]
+        tag = "" if name == "co-tui" else f" [{name}]"
+        visible = statistics.median(resumed["visible"])
+        rss, hwm = max(resumed["rss"]), max(resumed["hwm"])
+        ready, ready_hwm = statistics.median(resumed["ready"]), max(resumed["ready_hwm"])
+        visible_cpu, ready_cpu = (statistics.median(resumed[k]) for k in ("visible_cpu", "ready_cpu"))
+        rows += [
+            (
+                f"b. resume {turns:,} turns ({messages:,} msgs){tag}: first frame",
+                _ms(statistics.median(resumed["frame"])),
+                ref_cell,
+                "",
+                "",
+            ),
+            (
+                f"b. {turns:,} turns{tag}: conversation on screen (median of {runs})",
+                f"{_ms(visible)} = {visible / bare:.1f}x",
+                ref_cell,
+                f"<= {_ms(TARGETS['resume_s'])}",
+                _verdict(visible <= TARGETS["resume_s"]),
+            ),
+            (
+                f"b. {turns:,} turns{tag}: VmRSS / VmHWM then (max)",
+                f"{rss:.0f} / {hwm:.0f} MB",
+                f"{bare_hwm:.0f} MB bare app",
+                "",
+                "",
+            ),
+            (
+                f"b. {turns:,} turns{tag}: session ready (model usable)",
+                f"{_ms(ready)} = {ready / bare:.1f}x",
+                ref_cell,
+                f"<= {_ms(TARGETS['resume_ready_s'])}" if big else "",
+                _verdict(ready <= TARGETS["resume_ready_s"]) if big else "",
+            ),
+            (
+                f"b. {turns:,} turns{tag}: VmHWM once ready (max)",
+                f"{ready_hwm:.0f} MB",
+                f"{bare_hwm:.0f} MB bare app",
+                f"<= {TARGETS['resume_rss_mb']:.0f} MB" if big else "",
+                _verdict(ready_hwm <= TARGETS["resume_rss_mb"]) if big else "",
+            ),
+            (
+                f"b. {turns:,} turns{tag}: CPU to on screen / to ready",
+                f"{_ms(visible_cpu)} = {visible_cpu / bare_cpu:.1f}x / {_ms(ready_cpu)} = {ready_cpu / bare_cpu:.1f}x",
+                f"{_ms(bare_cpu)} bare app's first paint",
+                "",
+                "",
+            ),
+        ]
+    # The floor of ready in-process, as part a's: the first frame, then pydantic-ai's own work
+    # (import, an Agent, the message schema; without a bare interpreter's start). The interpreter
+    # lock runs them one after the other, so no start-up order is ready before it.
+    floor_work = statistics.median(ref["floor"]) - statistics.median(ref["python"])
+    frame = statistics.median(figures["co-tui"]["frame"])
+    floor = frame + floor_work
+    ready = statistics.median(figures["co-tui"]["ready"])
+    target = TARGETS["resume_ready_s"]
+    rows += [
         (
-            f"b. resume {turns:,} turns ({messages:,} msgs): first frame",
-            _ms(statistics.median(resumed["frame"])),
-            ref,
-            "",
-            "",
+            f"b. {turns:,} turns: floor of ready = first frame + import + Agent + message schema",
+            f"{_ms(floor)} = {_ms(frame)} + {_ms(floor_work)}",
+            f"{_ms(statistics.median(ref['floor']))} python -c (cpu {_ms(statistics.median(ref['floor_cpu']))})",
+            f"<= {_ms(target)}" if big else "",
+            ("under target" if floor <= target else "floor over target") if big else "",
         ),
-        (
-            f"b. {turns:,} turns: conversation on screen (median of {runs})",
-            f"{_ms(visible)} = {visible / bare:.1f}x",
-            ref,
-            f"<= {_ms(TARGETS['resume_s'])}",
-            _verdict(visible <= TARGETS["resume_s"]),
-        ),
-        (
-            f"b. {turns:,} turns: VmRSS / VmHWM then (max)",
-            f"{rss:.0f} / {hwm:.0f} MB",
-            f"{bare_hwm:.0f} MB bare app",
-            "",
-            "",
-        ),
-        (
-            f"b. {turns:,} turns: session ready (model usable)",
-            f"{_ms(ready)} = {ready / bare:.1f}x",
-            ref,
-            f"<= {_ms(TARGETS['resume_ready_s'])}" if big else "",
-            _verdict(ready <= TARGETS["resume_ready_s"]) if big else "",
-        ),
-        (
-            f"b. {turns:,} turns: VmHWM once ready (max)",
-            f"{ready_hwm:.0f} MB",
-            f"{bare_hwm:.0f} MB bare app",
-            f"<= {TARGETS['resume_rss_mb']:.0f} MB" if big else "",
-            _verdict(ready_hwm <= TARGETS["resume_rss_mb"]) if big else "",
-        ),
-        (
-            f"b. {turns:,} turns: CPU to on screen / to ready",
-            f"{_ms(visible_cpu)} = {visible_cpu / bare_cpu:.1f}x / {_ms(ready_cpu)} = {ready_cpu / bare_cpu:.1f}x",
-            f"{_ms(bare_cpu)} bare app's first paint",
-            "",
-            "",
-        ),
+        (f"b. {turns:,} turns: ready above that floor (co-tui's own share)", f"{_ms(ready - floor)}", "", "", ""),
     ]
+    rows += step_rows(figures, turns, names)
+    return rows
+
+
+def step_rows(figures: dict[str, dict[str, Any]], turns: int, names: list[str]) -> list[Row]:
+    """One row per step of the resume path (benchmarks/resume_steps.py): when it ended after the
+    fork, and the wall and CPU time since the step before it in that process (for the two steps the
+    terminal saw: since the process's last step before), medians over the runs; the first
+    program in the co-tui column, the second (`--base`) in the reference column."""
+    if not figures[names[0]]["steps"]:
+        return []
+
+    def medians(name: str) -> dict[str, tuple[float, float, float]]:
+        runs = figures[name]["steps"]
+        out: dict[str, tuple[float, float, float]] = {}
+        for step in [s for s, *_ in runs[0]]:
+            found = [next(c for c in clocked if c[0] == step) for clocked in runs if any(c[0] == step for c in clocked)]
+            out[step] = tuple(statistics.median(c[k] for c in found) for k in (1, 2, 3))  # type: ignore[assignment]
+        return dict(sorted(out.items(), key=lambda item: item[1][0]))
+
+    tables = {name: medians(name) for name in names}
+    first = tables[names[0]]
+    other = tables[names[1]] if len(names) > 1 else {}
+    rows: list[Row] = [
+        (f"b. {turns:,} turns, step by step: at / +wall / +CPU ms", names[0], names[1] if other else "", "", "")
+    ]
+    for step, figure in first.items():
+        cell = "{:>6,.0f} {:>+6,.0f} {:>+6,.0f}"
+        rows.append(
+            (
+                f"b.   {step}",
+                cell.format(*(v * 1000 for v in figure)),
+                cell.format(*(v * 1000 for v in other[step])) if step in other else "",
+                "",
+                "",
+            )
+        )
+    for step in other:
+        if step not in first:
+            rows.append(
+                (f"b.   {step}", "", "{:>6,.0f} {:>+6,.0f} {:>+6,.0f}".format(*(v * 1000 for v in other[step])), "", "")
+            )
+    return rows
 
 
 def resume_flatness(small: dict[str, list[float]], large: dict[str, list[float]], turns: tuple[int, int]) -> Row:
@@ -909,6 +1039,11 @@ def main() -> int:
     parser.add_argument(
         "--turns", type=int, nargs="+", default=list(RESUME_TURNS), help="session sizes for part b (1000 5000)"
     )
+    parser.add_argument(
+        "--base",
+        type=Path,
+        help="another checkout with its own .venv (e.g. main's): part b resumes its co-tui too, interleaved",
+    )
     args = parser.parse_args()
     if args.child:
         CHILDREN[args.child]()
@@ -919,24 +1054,29 @@ def main() -> int:
         f"co-tui TUI benchmark · {COLS}x{ROWS} pty · {os.cpu_count()} cpus · load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
     )
     rows: list[Row] = []
-    _compile_bytecode()
+    _compile_bytecode(args.base)
     with tempfile.TemporaryDirectory(prefix="co-tui-bench-") as tmp:
         base = Path(tmp)
         if "a" in parts:
             print("a. first paint …", flush=True)
             rows += paint_rows(first_paint(_sandbox(base, "a"), args.runs))
         if "b" in parts:
-            resumes: dict[int, dict[str, list[float]]] = {}
+            resumes: dict[int, dict[str, dict[str, Any]]] = {}
+            programs = {"co-tui": CO_TUI}
+            if args.base:
+                programs[f"base {args.base.name}"] = args.base.resolve() / ".venv" / "bin" / "co-tui"
             for turns in args.turns:
                 print(f"b. building a {turns:,}-turn session …", flush=True)
                 box = _sandbox(base, f"b{turns}")
                 sid, messages = build_long_session(box, turns)
                 print("b. resuming it …", flush=True)
-                resumes[turns] = resume(box, sid, max(3, args.runs // 2))
+                resumes[turns] = resume(box, sid, max(3, args.runs // 2), programs)
                 rows += resume_rows(resumes[turns], turns, messages)
             if len(resumes) >= 2:
                 small, large = min(resumes), max(resumes)
-                rows.append(resume_flatness(resumes[small], resumes[large], (small, large)))
+                for name in programs:
+                    row = resume_flatness(resumes[small][name], resumes[large][name], (small, large))
+                    rows.append(row if name == "co-tui" else (f"{row[0]} [{name}]", *row[1:]))
         if "c" in parts:
             print(f"c. streaming {STREAM_TOKENS:,} tokens at {STREAM_RATE:,.0f}/s while typing: co-tui …", flush=True)
             co = streaming(_sandbox(base, "c"), "stream")
@@ -949,12 +1089,13 @@ def main() -> int:
     return 0
 
 
-def _compile_bytecode() -> None:
+def _compile_bytecode(base: Path | None = None) -> None:
     """Write co-tui's bytecode first, as an install does: with PYTHONDONTWRITEBYTECODE set (or an
     edited source), every run would compile the changed modules again and time the compiler."""
     import compileall
 
-    compileall.compile_dir(ROOT / "co_tui", quiet=1)
+    for root in (ROOT, base) if base else (ROOT,):
+        compileall.compile_dir(root / "co_tui", quiet=1)
 
 
 def _sandbox(base: Path, name: str) -> Sandbox:
@@ -962,7 +1103,119 @@ def _sandbox(base: Path, name: str) -> Sandbox:
     return Sandbox(base / name)
 
 
-CHILDREN = {"bare": run_bare_app, "stream": run_stream_app, "markdown": run_markdown_app, "build": run_build}
+CHILDREN = {
+    "bare": run_bare_app,
+    "stream": run_stream_app,
+    "markdown": run_markdown_app,
+    "build": run_build,
+    "resume-steps": run_resume_steps,
+}
+
+
+# --- c, appended: the cost of a layout frame as the answer grows ---------------------------------
+# Kept as its own section so part c's code above stays as it is: each streaming child also times
+# every layout frame (Textual's Screen._refresh_layout: the reflow and the repaint it triggers) and
+# writes them beside the stream log; `streaming` returns them and `stream_rows` appends two rows.
+# A frame that grows with the answer (O(blocks) arrangement) shows as a last quarter slower than
+# the first; see docs/architecture.md ("Streaming").
+
+LAYOUT_FLAT = 1.5  # the last quarter's median layout frame within this factor of the first's
+
+
+def _frames_path(log_path: Path) -> Path:
+    return log_path.with_suffix(".frames.json")
+
+
+def _timing_layout_frames(run: Any, *, is_co_tui: bool) -> Any:
+    """`run`, a streaming child, with every layout frame timed: (monotonic end, seconds) pairs are
+    written at exit to `_frames_path` of the stream log."""
+
+    def timed() -> None:
+        import atexit
+
+        if is_co_tui:
+            import co_tui.tui  # noqa: F401  (first: it sets the frame rate before Textual loads)
+        from textual.screen import Screen
+
+        frames: list[tuple[float, float]] = []
+        refresh_layout = Screen._refresh_layout
+
+        def _refresh_layout(self: Screen, size: Any = None, scroll: bool = False) -> None:
+            started = time.perf_counter()
+            refresh_layout(self, size, scroll)
+            frames.append((time.monotonic(), time.perf_counter() - started))
+
+        Screen._refresh_layout = _refresh_layout  # type: ignore[method-assign]
+        path = _frames_path(Path(os.environ[STREAM_LOG_ENV]))
+        atexit.register(lambda: path.write_text(json.dumps(frames)))
+        run()
+
+    return timed
+
+
+CHILDREN.update(
+    stream=_timing_layout_frames(run_stream_app, is_co_tui=True),
+    markdown=_timing_layout_frames(run_markdown_app, is_co_tui=False),
+)
+_streaming_untimed, _stream_rows_untimed = streaming, stream_rows
+
+
+def streaming(box: Sandbox, child: str) -> dict[str, Any]:  # type: ignore[no-redef]
+    """Part c's `streaming`, plus "layout_frames": the child's timed layout frames."""
+    out = _streaming_untimed(box, child)
+    path = _frames_path(box.data_dir.parent / f"{child}-log.json")
+    out["layout_frames"] = [tuple(f) for f in json.loads(path.read_text())] if path.exists() else []
+    return out
+
+
+def layout_figures(stream: dict[str, Any]) -> dict[str, str]:
+    """Layout frames in the first and the last quarter of the answer (of the tokens the app took),
+    and how often and how much of the stream's time they ran."""
+    produced, frames = stream["produced"], stream.get("layout_frames", [])
+    if len(produced) < 2 or not frames:
+        return {"quarters": "not recorded", "rate": ""}
+
+    def taken_at(percent: int) -> float:  # of the tokens taken: a reference may not finish in time
+        index = produced[-1][1] * percent // 100
+        return next((t for t, i in produced if i >= index), produced[-1][0])
+
+    def window(low: int, high: int) -> list[float]:
+        start, end = taken_at(low), taken_at(high)
+        return sorted(s for t, s in frames if start <= t <= end)
+
+    first, last = window(0, 25), window(75, 100)
+    if not first or not last:
+        return {"quarters": "too few frames", "rate": ""}
+
+    def cell(samples: list[float]) -> str:
+        p95 = samples[min(len(samples) - 1, int(0.95 * len(samples)))]
+        return f"{statistics.median(samples) * 1000:.1f} / {p95 * 1000:.1f} ms ({len(samples)})"
+
+    start, end = produced[0][0], produced[-1][0]
+    during = [s for t, s in frames if start <= t <= end]
+    growth = statistics.median(last) / statistics.median(first)
+    return {
+        "quarters": f"{cell(first)} -> {cell(last)} = {growth:.2f}x",
+        "quarters_ok": _verdict(growth <= LAYOUT_FLAT),
+        "rate": f"{len(during) / (end - start):.1f}/s, {sum(during) / (end - start):.0%} of the time",
+    }
+
+
+def stream_rows(co: dict[str, Any], ref: dict[str, Any]) -> list[Row]:  # type: ignore[no-redef]
+    """Part c's rows, then the layout frame rows."""
+    c, r = layout_figures(co), layout_figures(ref)
+    return [
+        *_stream_rows_untimed(co, ref),
+        (
+            "c. layout frame (reflow + its repaint), median / p95 (n): 1st quarter of the answer -> 4th",
+            c["quarters"],
+            r["quarters"],
+            f"flat (4th <= {LAYOUT_FLAT}x 1st)",
+            c.get("quarters_ok", ""),
+        ),
+        ("c. layout frames while the answer streams: per second, share of the time", c["rate"], r["rate"], "", ""),
+    ]
+
 
 if __name__ == "__main__":
     raise SystemExit(main())

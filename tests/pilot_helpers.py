@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from typing import Any
 
 from textual.pilot import Pilot
 
@@ -28,9 +29,16 @@ async def wait_until(
 
 
 async def wait_ready(pilot: Pilot) -> None:
-    """Wait until the app's session exists and the first paint settled."""
+    """Wait until the app's session exists, a resumed conversation is all mounted (the entries above
+    its first screen follow the session: `ChatScreen.mount_earlier`) and the first paint settled."""
     await wait_until(pilot, lambda: getattr(pilot.app, "session", None) is not None, what="session ready")
+    await wait_until(pilot, lambda: not _earlier_pending(pilot.app), what="resumed entries mounted")
     await pilot.pause()
+
+
+def _earlier_pending(app: Any) -> int:
+    chat = next((s for s in getattr(app, "screen_stack", ()) if hasattr(s, "earlier_pending")), None)
+    return chat.earlier_pending if chat is not None else 0
 
 
 def layout_settled(pilot: Pilot) -> bool:

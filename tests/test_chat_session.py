@@ -343,3 +343,38 @@ async def test_the_first_question_after_an_interrupted_tool_call_is_answered(wor
     assert "interrupted before it finished" not in answer
     assert answer.startswith("Here is what I can see of our conversation")
     assert "run touch started; sleep 20; echo done" in answer
+
+
+async def test_the_compact_and_clear_dialogs_count_what_the_meter_shows(workspace: Path) -> None:
+    """The /compact dialog counted the messages' tokens only ("~42 tokens" beside a meter at 1.6k)
+    while /clear's counted the meter's request: both now show the meter's figure."""
+    session = new_session(workspace, model="offline")
+    for i in range(3):
+        await collect(session.run_turn(f"note number {i}: the sky is blue"))
+    shown = session.meter_reading().context_tokens
+    compact, clear = session.compact_preview(), session.clear_preview()
+    assert compact is not None
+    assert compact.tokens_before == clear.tokens_before == shown
+    assert session.overhead_tokens < compact.tokens_after < compact.tokens_before
+
+
+def test_a_session_start_builds_the_workspace_tools_once(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The workspace tools' schemas were built twice per start (the agent's and the meter's
+    overhead, a few ms each): the overhead now prices the agent's own tools."""
+    import co_tui.agent.factory as factory
+
+    builds: list[bool] = []
+    real = factory.workspace_toolset
+
+    def counted(*args, **kwargs):
+        builds.append(True)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(factory, "workspace_toolset", counted)
+    session = new_session(workspace, model="offline")
+    assert len(builds) == 1
+    session.set_model("offline")
+    assert len(builds) == 2  # a new agent: once more
+    # The figure is the one tools built on purpose give (instructions and three tool schemas).
+    built = factory.overhead_tokens(session.settings, workspace=workspace, project_text=session.project.text)
+    assert session.overhead_tokens == built and len(builds) == 3

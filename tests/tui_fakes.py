@@ -310,10 +310,16 @@ class FakeSession:
         return self.next_cut_result
 
     def compact_preview(self) -> HistoryTrimmed | None:
-        """The real estimate over the fake's context."""
+        """The real estimate over the fake's context, in the fake meter's figures as the real session
+        gives it: before, the meter's figure; after, the figure for the two-message summary pair."""
         from co_tui.governance.next_cut import compact_estimate
 
-        return compact_estimate(self.context, self.budget_tokens)
+        estimate = compact_estimate(self.context, self.budget_tokens)
+        if estimate is None:
+            return None
+        before = self.meter_reading().context_tokens
+        after = min(before, 2 * self.tokens_per_message)  # `compact` leaves the pair and no extra
+        return replace(estimate, tokens_before=before, tokens_after=after)
 
     def context_breakdown(self) -> Any:
         """The real computation over the fake's figures: co-tui's instructions, the instruction

@@ -89,19 +89,24 @@ def tool_schema_costs(toolsets: Iterable[Any]) -> list[tuple[str, int, int]]:
     return [(source, tool_schema_tokens(defs), len(defs)) for source, defs in grouped.items() if defs]
 
 
-def overhead_tokens(settings: Settings, *, workspace: Path, project_text: str | None = None) -> int:
+def overhead_tokens(settings: Settings, *, workspace: Path, project_text: str | None = None, agent: Any = None) -> int:
     """Estimated tokens each request carries besides the messages: instructions (co-tui's own and
-    `project_text`, the project instructions' part) plus tool schemas.
+    `project_text`, the project instructions' part) plus the workspace tools' schemas.
 
+    `agent` (from `build_agent`): its workspace tools are priced, so none are built here — building
+    their schemas is a few milliseconds of a session's start; without it they are built once.
     The meter uses it until the first provider report shows the real figure.
     """
     from co_tui.governance import estimate_text_tokens
 
     root = Path(workspace).expanduser().resolve()
-    toolset = workspace_toolset(root, allow_shell=settings.allow_shell)
+    if agent is not None:
+        defs = [d for ts in agent.toolsets if toolset_source(ts) == "workspace" for d in known_tool_defs(ts)]
+    else:
+        defs = known_tool_defs(workspace_toolset(root, allow_shell=settings.allow_shell))
     own = estimate_text_tokens(agent_instructions(root, allow_shell=settings.allow_shell))
     project = estimate_text_tokens(project_text) if project_text else 0
-    return own + project + tool_schema_tokens(t.tool_def for t in toolset.tools.values())
+    return own + project + tool_schema_tokens(defs)
 
 
 def prompt_cache_capabilities(settings: Settings) -> list[Any]:

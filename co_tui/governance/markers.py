@@ -34,7 +34,7 @@ BREADCRUMB_PREFIX = "[Earlier conversation trimmed"
 SUMMARY_PREFIX = "[Summary of"
 EVICTED_PREFIX = "[Removed from the context by the user"
 SALVAGED_PREFIX = "[Recovered from the transcript by the user"
-MARKER_PREFIXES = (BREADCRUMB_PREFIX, SUMMARY_PREFIX, COMPACT_HEADER, EVICTED_PREFIX, SALVAGED_PREFIX)
+MARKER_PREFIXES = (BREADCRUMB_PREFIX, SUMMARY_PREFIX, COMPACT_HEADER[:-1], EVICTED_PREFIX, SALVAGED_PREFIX)
 """How the text of each marker starts (breadcrumb, summary, compaction, eviction, recovered
 excerpt): the offline model skips them."""
 
@@ -44,14 +44,22 @@ def breadcrumb_text(messages: int, turns: int) -> str:
     return f"[Earlier conversation trimmed — {messages} messages ({turns} turns) removed to stay within the context budget]"
 
 
-def summary_text(messages: int, summary: str) -> str:
-    """`[Summary of N earlier messages]` + newline + the summary."""
-    return f"[Summary of {messages} earlier messages]\n{summary}"
+def summary_text(messages: int, summary: str, pinned: int = 0) -> str:
+    """`[Summary of N earlier messages]` + newline + the summary; `pinned`: how many pinned turns
+    from among those messages follow it verbatim (said inside the brackets; docs/context-governance.md, "Pins")."""
+    return f"[Summary of {messages} earlier messages{_pinned_note(pinned)}]\n{summary}"
 
 
-def compact_text(summary: str) -> str:
-    """`[Compacted conversation summary]` + newline + the summary."""
-    return f"{COMPACT_HEADER}\n{summary}"
+def compact_text(summary: str, pinned: int = 0) -> str:
+    """`[Compacted conversation summary]` + newline + the summary (`pinned` as in `summary_text`)."""
+    return f"{COMPACT_HEADER[:-1]}{_pinned_note(pinned)}]\n{summary}"
+
+
+def _pinned_note(pinned: int) -> str:
+    if pinned <= 0:
+        return ""
+    turns = "1 pinned turn" if pinned == 1 else f"{pinned} pinned turns"
+    return f"; {turns} from among them kept verbatim after this summary"
 
 
 @dataclass(frozen=True)
@@ -213,6 +221,23 @@ def make_compact_pair(
     request = ModelRequest(parts=[*(system_parts or []), part], metadata={METADATA_KEY: meta})
     ack = ModelResponse(parts=[TextPart(COMPACT_ACK)], metadata={METADATA_KEY: {"kind": "compact_ack"}})
     return [request, ack]
+
+
+def with_pinned_note(marker: ModelMessage, pinned: int) -> ModelMessage:
+    """A new summary or compact marker like `marker` whose first line says that `pinned` pinned
+    turns from among the messages it stands for follow it verbatim (`marker` itself when `pinned`
+    is 0 or it is another kind). Never mutates `marker`."""
+    info = marker_info(marker)
+    found = _marker_part(marker) if isinstance(marker, ModelRequest) else None
+    if pinned <= 0 or info is None or info.kind not in ("summary", "compact") or found is None:
+        return marker
+    assert isinstance(marker, ModelRequest)  # `found` is only set for a request
+    summary = info.summary or ""
+    text = summary_text(info.messages, summary, pinned) if info.kind == "summary" else compact_text(summary, pinned)
+    index, part = found
+    new_part = replace(part, content=text)
+    _PARTS.put(new_part, {"kind": info.kind, "messages": info.messages, "turns": info.turns})
+    return replace(marker, parts=[*marker.parts[:index], new_part, *marker.parts[index + 1 :]])
 
 
 def _only_text(message: ModelMessage) -> str | None:

@@ -33,7 +33,11 @@ DEFAULT_PRIOR = 1.05
 _MIN_RATIO, _MAX_RATIO = 0.5, 3.0
 _SHRINK_TOKENS = 3000  # level-ratio weight = est / (est + this)
 _MIN_GROWTH = 50  # estimated tokens of growth needed for an incremental ratio
-_EMA = 0.5
+# How many estimated tokens of growth the learned ratio rests on, at most: each new growth sample
+# moves it by its size over (its size + what the ratio already rests on), so a short prompt (a few
+# tokens, where a tokenizer's rounding is a large share) barely moves it and a growth this large
+# moves it halfway (docs/context-governance.md, "The meter").
+_SETTLED_TOKENS = 2000
 
 
 def _clamp(ratio: float) -> float:
@@ -71,6 +75,7 @@ class TokenMeter:
         self.prior = PROVIDER_PRIORS.get((provider or "").split("-")[0], DEFAULT_PRIOR)
         self.ratio = self.prior
         self._incremental: float | None = None
+        self._incremental_tokens = 0  # the estimated growth the incremental ratio rests on (capped)
         self._anchor_index: int | None = None
         self._anchor_ids: tuple[int, ...] = ()
         self._anchor_total = 0
@@ -136,9 +141,17 @@ class TokenMeter:
             grown_rep = input_tokens - self._last_input
             if grown_est >= _MIN_GROWTH and grown_rep > 0:
                 sample = _clamp(grown_rep / grown_est)
-                self._incremental = (
-                    sample if self._incremental is None else (1 - _EMA) * self._incremental + _EMA * sample
+                # Weighted by size: the first sample against the level ratio (resting on little).
+                base, held = (
+                    (self.ratio, _MIN_GROWTH)
+                    if self._incremental is None
+                    else (
+                        self._incremental,
+                        self._incremental_tokens,
+                    )
                 )
+                self._incremental = _clamp(base + grown_est / (grown_est + held) * (sample - base))
+                self._incremental_tokens = min(_SETTLED_TOKENS, held + grown_est)
         if self._incremental is not None:
             self.ratio = self._incremental
         elif estimated > 0:

@@ -20,7 +20,7 @@ from co_tui.governance.events import HistoryTrimmed
 if TYPE_CHECKING:
     from co_tui.governance.meter import TokenMeter
 
-__all__ = ["in_meter_figures"]
+__all__ = ["in_meter_figures", "preview_in_meter_figures"]
 
 
 def in_meter_figures(
@@ -51,3 +51,18 @@ def in_meter_figures(
         restated.append(replace(event, tokens_before=start, tokens_after=end))
         start = end
     return restated
+
+
+def preview_in_meter_figures(
+    event: HistoryTrimmed, meter: TokenMeter, context: Sequence[Any], overhead_tokens: int
+) -> HistoryTrimmed:
+    """A cut's preview (`event`, in the rules' figures with `overhead_tokens` included, e.g.
+    `next_cut.compact_estimate`) restated in the meter's: `tokens_before` is the meter's figure for
+    `context`, `tokens_after` its calibrated estimate of the request the cut would leave (`ratio` ×
+    the messages' estimate, plus the overhead the meter knows), never above the before figure. So
+    the /compact dialog counts what the meter beside it counts, as the /clear dialog does
+    (docs/context-governance.md, "/compact"). Never mutates its inputs."""
+    before = meter.reading(context).tokens
+    messages_after = max(0, event.tokens_after - overhead_tokens)
+    after = round(meter.ratio * messages_after) + (meter.overhead if messages_after else 0)
+    return replace(event, tokens_before=before, tokens_after=min(after, before))

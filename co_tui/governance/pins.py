@@ -3,9 +3,10 @@
 A pin names a turn by a key of its user prompt (the prompt part's timestamp and text), which
 survives every copy governance or pydantic-ai makes of the request. Every rule runs on the context
 with its pinned turns taken out (`split_pinned`); their tokens count as fixed overhead, like the
-instructions; then `reinsert` puts each pinned turn back before the first later turn that is still
-there (at the end when none is). So the head/tail rules work around a pinned turn without
-knowing about it, and a pinned turn comes back verbatim: the very same message objects.
+instructions; then `reinsert` puts each pinned turn back where it stood, splitting a breadcrumb
+whose cut messages lie on both sides of it, so the model reads the history in order. So the
+head/tail rules work around a pinned turn without knowing about it, and a pinned turn comes back
+verbatim: the very same message objects.
 Pure: nothing here mutates its inputs.
 """
 
@@ -18,7 +19,13 @@ from typing import TYPE_CHECKING
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
-from co_tui.governance.markers import separate_markers
+from co_tui.governance.markers import (
+    make_breadcrumb,
+    make_static_marker,
+    marker_info,
+    separate_markers,
+    with_pinned_note,
+)
 from co_tui.governance.tokens import estimate_tokens
 from co_tui.governance.turns import segment, starts_turn
 
@@ -46,7 +53,7 @@ def turn_key(message: ModelMessage) -> str | None:
 @dataclass(frozen=True)
 class _Pinned:
     messages: tuple[ModelMessage, ...]
-    later: tuple[ModelMessage, ...]  # the unpinned messages after it, oldest first
+    at: int  # where it stood in `PinSplit.rest`: right before rest[at] (at == len(rest): at the end)
 
 
 @dataclass(frozen=True)
@@ -72,10 +79,7 @@ def split_pinned(messages: Sequence[ModelMessage], pins: frozenset[str]) -> PinS
     out_indices = {j for i in pinned_at for j in turns[i].indices}
     rest = [m for j, m in enumerate(current) if j not in out_indices]
     pinned = tuple(
-        _Pinned(
-            tuple(turns[i].messages),
-            tuple(m for j, m in enumerate(current) if j > turns[i].indices[-1] and j not in out_indices),
-        )
+        _Pinned(tuple(turns[i].messages), sum(1 for j in range(turns[i].indices[-1] + 1) if j not in out_indices))
         for i in pinned_at
     )
     tokens = sum(estimate_tokens(p.messages) for p in pinned)
@@ -83,36 +87,91 @@ def split_pinned(messages: Sequence[ModelMessage], pins: frozenset[str]) -> PinS
 
 
 def reinsert(messages: Sequence[ModelMessage], split: PinSplit) -> list[ModelMessage]:
-    """`messages` (what the rules made of `split.rest`) with the pinned turns back in place: each
-    before the first later message still present (the same object, or a turn with the same key),
-    else at the end, in their original order."""
+    """`messages` (what the rules made of `split.rest`) with the pinned turns back where they stood,
+    so the model reads history in order (docs/context-governance.md, "Pins").
+
+    Each pinned turn goes before the first message of `messages` that stands for rest messages
+    after it: a kept message (the same object, or a turn with the same key), or a marker this cut
+    made, which stands for the rest messages between its kept neighbours. A breadcrumb or static
+    marker whose cut messages lie on both sides of a pinned turn is split there into one marker per
+    side, each with its side's counts (the total unchanged). A summary cannot be split: the pinned
+    turns from among its messages follow it, and its first line says how many. At the end when
+    nothing later is left; pinned turns keep their original order.
+    """
     if not split.pinned:
         return list(messages)
-    by_id: dict[int, int] = {}
-    by_key: dict[str, int] = {}
-    for i, message in enumerate(messages):
-        by_id.setdefault(id(message), i)
-        key = turn_key(message)
-        if key is not None:
-            by_key.setdefault(key, i)
-
-    def where(message: ModelMessage) -> int | None:
-        if id(message) in by_id:
-            return by_id[id(message)]
-        key = turn_key(message)
-        return by_key.get(key) if key is not None else None
-
-    anchored: dict[int, list[ModelMessage]] = {}
-    for pinned in split.pinned:
-        found = (where(m) for m in pinned.later)
-        at = next((i for i in found if i is not None), len(messages))
-        anchored.setdefault(at, []).extend(pinned.messages)
+    rest = split.rest
+    spans = _spans(messages, rest)
+    waiting = list(split.pinned)  # in their original order, so `at` never decreases
     out: list[ModelMessage] = []
-    for i, message in enumerate(messages):
-        out.extend(anchored.get(i, ()))
+    for message, (low, high) in zip(messages, spans, strict=True):
+        while waiting and waiting[0].at <= low:
+            out.extend(waiting.pop(0).messages)
+        inside = [p for p in waiting if p.at <= high]
+        info = marker_info(message) if inside and high >= low else None
+        if info is not None and info.kind in ("breadcrumb", "static"):
+            start, left_messages, left_turns = low, info.messages, info.turns
+            for pinned in inside:
+                messages_before, turns_before = _counts(rest[start : pinned.at])
+                if messages_before or turns_before:
+                    out.append(_crumb(info.kind, messages_before, turns_before))
+                    left_messages, left_turns = left_messages - messages_before, left_turns - turns_before
+                out.extend(pinned.messages)
+                start = pinned.at
+            waiting = waiting[len(inside) :]
+            message = _crumb(info.kind, left_messages, left_turns)
+        elif info is not None and info.kind in ("summary", "compact"):
+            message = with_pinned_note(message, len(inside))
         out.append(message)
-    out.extend(anchored.get(len(messages), ()))
+    for pinned in waiting:
+        out.extend(pinned.messages)
     return out
+
+
+def _spans(messages: Sequence[ModelMessage], rest: Sequence[ModelMessage]) -> list[tuple[int, int]]:
+    """For each of `messages`, the positions in `rest` it stands for, (low, high) inclusive: a kept
+    message its own (p, p); a marker the cut made, the rest messages between its kept neighbours; a
+    changed copy (a truncated tool output, a lifted system prompt) goes with the kept message before
+    it, (p, p) (-1 at the start)."""
+    by_id = {id(m): i for i, m in enumerate(rest)}
+    by_key: dict[str, int] = {}
+    for i, message in enumerate(rest):
+        if (key := turn_key(message)) is not None:
+            by_key.setdefault(key, i)
+    kept: list[int | None] = []
+    for message in messages:
+        found = by_id.get(id(message))
+        if found is None and (key := turn_key(message)) is not None:
+            found = by_key.get(key)
+        kept.append(found)
+    after: list[int] = [len(rest)] * len(messages)  # the next kept position after each message
+    upcoming = len(rest)
+    for i in range(len(messages) - 1, -1, -1):
+        after[i] = upcoming
+        if (found := kept[i]) is not None:
+            upcoming = found
+    spans: list[tuple[int, int]] = []
+    previous = -1
+    for i, message in enumerate(messages):
+        if (found := kept[i]) is not None:
+            spans.append((found, found))
+            previous = found
+        elif marker_info(message) is not None:
+            spans.append((previous + 1, after[i] - 1))
+        else:
+            spans.append((previous, previous))
+    return spans
+
+
+def _counts(messages: Sequence[ModelMessage]) -> tuple[int, int]:
+    """(messages, turns) that `messages` stand for once cut: a marker its own counts, every other
+    message one, every turn it opens one — as the rules count a cut's breadcrumb."""
+    layout = segment(messages)
+    return sum(len(t) for t in layout.turns) + layout.prior_messages, len(layout.turns) + layout.prior_turns
+
+
+def _crumb(kind: str, messages: int, turns: int) -> ModelMessage:
+    return make_static_marker(messages, turns) if kind == "static" else make_breadcrumb(messages, turns)
 
 
 def pinned_tokens(messages: Sequence[ModelMessage], pins: frozenset[str]) -> int:
@@ -141,7 +200,8 @@ async def compact_around_pins(
     budget_tokens: int = 0,
     overhead_tokens: int = 0,
 ) -> CompactResult:
-    """`/compact` that leaves the pinned turns out of the summary and keeps them, verbatim, after it.
+    """`/compact` that leaves the pinned turns out of the summary and keeps them verbatim where they
+    stood: after it (its first line says how many) unless nothing before them was compacted.
 
     Same contract as `summarize.compact` otherwise; the event's token figures include the pinned turns.
     """

@@ -289,7 +289,8 @@ class Governor:
         current, tokens, events = self.finish_cut(plan, summarised)
         if not split.pinned:
             return current, tokens, events
-        return reinsert(current, split), tokens + split.tokens, events
+        kept = reinsert(current, split)  # a marker split around a pinned turn adds a few tokens: count again
+        return kept, estimate_tokens(kept), events
 
     def plan_cut(self, messages: Sequence[ModelMessage], *, overhead_tokens: int = 0, summarize: bool) -> CutPlan:
         """Steps 1–2 of a pass (module docstring) over a context with no pinned turn: the triggers,
@@ -448,9 +449,8 @@ class Governor:
             outcome, ran = self.recover_overflow(
                 split.rest, shrink_done=shrink_done, overhead_tokens=overhead_tokens + split.tokens
             )
-            return replace(
-                outcome, messages=reinsert(outcome.messages, split), tokens=outcome.tokens + split.tokens
-            ), ran
+            kept = reinsert(outcome.messages, split)
+            return replace(outcome, messages=kept, tokens=estimate_tokens(kept)), ran
         current = split.rest
         tokens = estimate_tokens(current)
         target = max(1, min(self.target_tokens(overhead_tokens), int(tokens * self.policy.compact_target)))

@@ -144,11 +144,6 @@ class ChatSession:
             transcript_sink=self._record_transcript,
             meter_of=lambda: self.meter,  # a cut's banner gives the meter's figures (issue 12 item 5)
         )
-        from co_tui.session.request_overhead import session_overhead_tokens
-
-        self._overhead = session_overhead_tokens(self)
-        self.context_window = context_window_of(resolved) or s.fallback_context_window
-        self.meter = self._new_meter()
         self.agent = build_agent(
             s,
             workspace=self.workspace,
@@ -158,6 +153,11 @@ class ChatSession:
             toolsets=self.mcp.toolsets(),
             project_instructions=lambda: self.project.text,
         )
+        from co_tui.session.request_overhead import session_overhead_tokens
+
+        self._overhead = session_overhead_tokens(self)  # after the agent: its tools are priced, not built again
+        self.context_window = context_window_of(resolved) or s.fallback_context_window
+        self.meter = self._new_meter()
 
     def _new_meter(self) -> Any:
         from co_tui.governance import TokenMeter

@@ -65,7 +65,11 @@ def next_cut_of(session: ChatSession, messages: Sequence[Any] | None = None) -> 
 
 
 def compact_preview_of(session: ChatSession) -> HistoryTrimmed | None:
-    """What `/compact` would summarise now and the estimated size after (`compact_estimate`)."""
+    """What `/compact` would summarise now and the estimated size after (`compact_estimate`), in the
+    meter's figures like `/clear`'s preview: its dialog counts what the meter beside it shows."""
+    from co_tui.governance.metered_cuts import preview_in_meter_figures
     from co_tui.governance.next_cut import compact_estimate
 
-    return compact_estimate(session.context, session.policy.budget_tokens, overhead_tokens=session.overhead_tokens)
+    overhead = session.overhead_tokens
+    estimate = compact_estimate(session.context, session.policy.budget_tokens, overhead_tokens=overhead)
+    return None if estimate is None else preview_in_meter_figures(estimate, session.meter, session.context, overhead)

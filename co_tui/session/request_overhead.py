@@ -18,10 +18,13 @@ if TYPE_CHECKING:
 
 def session_overhead_tokens(session: ChatSession) -> int:
     """Estimated tokens of `session`'s instructions and tool schemas, the running MCP servers'
-    included (each priced as `/mcp` and `/context` price it: `factory.tool_schema_tokens`)."""
+    included (each priced as `/mcp` and `/context` price it: `factory.tool_schema_tokens`). The
+    workspace tools are read off `session.agent`, which must be built: never built a second time."""
     from co_tui.agent.factory import overhead_tokens, tool_schema_tokens
 
-    own = overhead_tokens(session.settings, workspace=session.workspace, project_text=session.project.text)
+    own = overhead_tokens(
+        session.settings, workspace=session.workspace, project_text=session.project.text, agent=session.agent
+    )
     servers = session.mcp.servers if session.mcp else []
     return own + sum(tool_schema_tokens(server.tool_defs) for server in servers)
 

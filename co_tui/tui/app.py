@@ -600,6 +600,13 @@ class CoTuiApp(App[int]):
             await self.controller.session_ready(message.session)
             await self._start_mcp_servers(message.session)
             self.call_after_refresh(self._preload_pricing)  # once the ready session is on screen
+            self.call_after_refresh(self._mount_earlier)
+
+    def _mount_earlier(self) -> None:
+        """A resumed conversation's entries above the first screen, once the ready session is on
+        screen (the preview mounts a screenful: docs/architecture.md, Start-up)."""
+        if not self._chat_gone() and self.chat.earlier_pending:
+            self.spawn(self.chat.mount_earlier())
 
     @work(thread=True, exit_on_error=False, group="pricing")
     def _preload_pricing(self) -> None:

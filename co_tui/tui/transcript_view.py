@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 
 RESUME_ENTRIES = 24  # conversation entries mounted when a saved session opens: about a screenful and a half
+# Columns an entry's text loses to the log's padding and its own border and padding (the widgets' CSS).
+ENTRY_INSET = 6
 FIRST_WINDOW = 64  # transcript messages `newest_window` reads first; each further read back doubles
 
 
@@ -165,6 +167,33 @@ def newest_entries(items: Sequence[Item], banners: Sequence[tuple[int, Any]], li
     entries.extend(event for _, event in pending[b:])
     skipped = max(0, len(entries) - limit)
     return entries[skipped:], skipped
+
+
+def rows_at_least(entry: Any, width: int) -> int:
+    """A lower bound of the rows chat-log entry `entry` (an `Item` or a trim banner) takes in a log
+    `width` columns wide: its top margin, then a title line (tool calls, banners) or its text with
+    every block's lines joined (Markdown may join soft line breaks, never splits fewer rows), one
+    row between blocks."""
+    if not isinstance(entry, Item) or entry.kind == "tool":
+        return 2
+    room = max(1, width - ENTRY_INSET)
+    blocks = [block for block in entry.text.split("\n\n") if block.strip()] or [""]
+    text_rows = sum(max(1, -(-len(" ".join(block.split())) // room)) for block in blocks)
+    return 1 + text_rows + len(blocks) - 1 + (1 if entry.interrupted else 0)
+
+
+def first_screen(entries: Sequence[Any], width: int, rows: int) -> int:
+    """How many of the newest `entries` (oldest first) a log `width` x `rows` needs to be full
+    (`rows_at_least`: the estimate never leaves the screen short); all of them when they do not
+    fill it, or when the log has no size yet."""
+    if width <= 0 or rows <= 0:
+        return len(entries)
+    filled = 0
+    for count, entry in enumerate(reversed(entries), 1):
+        filled += rows_at_least(entry, width)
+        if filled >= rows:
+            return count
+    return len(entries)
 
 
 def window_items(messages: Sequence[Any], start: int) -> list[Item]:

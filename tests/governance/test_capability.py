@@ -243,13 +243,12 @@ async def test_overflow_recovery_without_streaming():
 
 def test_events_module_does_not_load_pydantic_ai():
     """The TUI imports `co_tui.governance.events` at start-up: it must stay free of pydantic-ai."""
-    import subprocess
-    import sys
+    from cli_process import run_python
 
     code = (
         "import sys, co_tui.governance, co_tui.governance.events; "
         "assert 'pydantic_ai' not in sys.modules, 'pydantic_ai loaded'; "
         "co_tui.governance.split_turns; assert 'pydantic_ai' in sys.modules"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    done = run_python(code)
     assert done.returncode == 0, done.stderr

@@ -1,5 +1,7 @@
 """TokenMeter: exact / anchored / estimated, calibration, reset on model change."""
 
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from pydantic_ai.messages import ModelResponse, RequestUsage, TextPart
 
 from co_tui.governance import TokenMeter, estimate_tokens, trim_to_recent_turns
@@ -70,3 +72,42 @@ def test_meter_survives_governance_rewrites():
     cut = trim_to_recent_turns(history, estimate_tokens(history) // 2).messages
     reading = meter.reading(cut)
     assert reading.exactness == "estimated" and 0 < reading.tokens < estimate_tokens(history)
+
+
+def _settled_meter(settle_ratio: float) -> tuple[TokenMeter, list]:
+    """A meter that has learned `settle_ratio` from two growths of a few thousand tokens."""
+    meter = TokenMeter(provider="openai")
+    history = [user("start"), _response("a")]
+    reported = 500
+    meter.observe_response(RequestUsage(input_tokens=reported, output_tokens=5), history)
+    for seed in range(2):
+        before = estimate_tokens(history[:-1])  # the request the last report was for
+        history = [*history, user(make_text("prose", 8000, seed)), _response("b")]
+        reported += round(settle_ratio * (estimate_tokens(history[:-1]) - before))
+        meter.observe_response(RequestUsage(input_tokens=reported, output_tokens=5), history)
+    return meter, history
+
+
+def _move(settle_ratio: float, sample: float, chars: int) -> float:
+    """How far one growth of `chars` characters reported at `sample` × our estimate moves the ratio."""
+    meter, history = _settled_meter(settle_ratio)
+    start, reported = meter.ratio, meter.reading(history).input_tokens
+    before = estimate_tokens(history[:-1])
+    grown = [*history, user(make_text("prose", chars, 7)), _response("c")]
+    meter.observe_response(
+        RequestUsage(input_tokens=reported + round(sample * (estimate_tokens(grown[:-1]) - before)), output_tokens=5),
+        grown,
+    )
+    return abs(meter.ratio - start)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(0.7, 2.0), st.floats(0.5, 3.0), st.integers(300, 700), st.integers(6000, 20000))
+def test_a_short_prompt_moves_the_learned_ratio_less_than_a_long_one(settle_ratio, sample, short, long):
+    """The ratio swung on short prompts (each growth sample weighed alike, half the ratio): now a
+    sample weighs by its size, so a prompt of a few dozen tokens moves it less than a long tool
+    output reported at the same ratio, and far less than halfway."""
+    small, large = _move(settle_ratio, sample, short), _move(settle_ratio, sample, long)
+    gap = abs(sample - settle_ratio)
+    assume(gap > 0.1)  # nearer, the reports' rounding to whole tokens is all that moves it
+    assert small < large and small < 0.2 * gap

@@ -13,9 +13,9 @@ import pytest
 pytest.importorskip("co_tui.tui.app")
 
 from pilot_helpers import wait_idle, wait_until
+from quiet_app import QuietApp
 
 from co_tui.config import Settings
-from co_tui.tui.app import CoTuiApp
 from co_tui.tui.widgets.assistant_message import AssistantMessage
 from co_tui.tui.widgets.error_block import ErrorBlock
 from co_tui.tui.widgets.trim_banner import TrimBanner
@@ -24,11 +24,6 @@ from .harness import point_providers_at
 from .loopback import Close, CutStream, LoopbackServer, Reply, openai_error, windowed
 
 FAST = {"retry-after-ms": "1"}
-
-
-class QuietApp(CoTuiApp):
-    def on_ready(self) -> None:
-        self.chat.prompt.cursor_blink = False
 
 
 async def send(pilot: Any, text: str) -> None:

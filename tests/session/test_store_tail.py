@@ -4,13 +4,11 @@ until the caller has enough — without pydantic-ai — and the same figures `lo
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_process import run_python
 from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, UserPromptPart
 from store_builders import tool_turn
 
@@ -18,8 +16,6 @@ from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.conversation_counts import ConversationCounts
 from co_tui.session.store import SessionStore, StoreCorrupt, StoreError
 from co_tui.tui.transcript_view import transcript_items
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _cut(n: int) -> HistoryTrimmed:
@@ -118,11 +114,5 @@ def test_it_imports_no_pydantic_ai(store: SessionStore, tmp_path: Path, data_dir
         "assert tail.messages == 8 and tail.rows[0]['parts'][0]['part_kind'] == 'user-prompt'\n"
         "sys.exit(1 if 'pydantic_ai' in sys.modules else 0)\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = run_python(code)
     assert result.returncode == 0, result.stderr

@@ -10,17 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from quiet_app import QuietApp
 from tui_fakes import fake_factory
 
 from co_tui.config import Settings
-from co_tui.tui.app import CoTuiApp
-
-
-class QuietApp(CoTuiApp):
-    """CoTuiApp for tests: the prompt's cursor does not blink (stable snapshots)."""
-
-    def on_ready(self) -> None:
-        self.chat.prompt.cursor_blink = False
 
 
 @pytest.fixture

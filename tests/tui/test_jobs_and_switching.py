@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import QuietApp
 from pilot_helpers import wait_idle, wait_ready, wait_until
+from quiet_app import QuietApp
 from test_resume_view import _entries, _gated, _resumed, saved_session
 from tui_fakes import FakeSession, Text
 

@@ -32,7 +32,7 @@ def tool_results(app) -> list[str]:
 
 
 async def test_servers_start_after_the_session_and_failures_are_one_line(workspace: Path) -> None:
-    from conftest import QuietApp
+    from quiet_app import QuietApp
 
     Path(os.environ["CO_TUI_CONFIG_FILE"]).write_text(
         f"[mcp_servers.demo]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(DEMO))}]\n\n"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import QuietApp
 from pilot_helpers import wait_idle, wait_ready, wait_until
+from quiet_app import QuietApp
 
 from co_tui.config import load_settings
 from co_tui.tui.widgets.notice_line import NoticeLine

@@ -14,7 +14,8 @@ from textual.widgets import Markdown
 from co_tui.tui import frame_budget, gc_pause
 from co_tui.tui.widgets import assistant_message
 from co_tui.tui.widgets.assistant_message import AssistantMessage, block_boundary, boundary_scan
-from co_tui.tui.widgets.chat_log import ChatLog
+from co_tui.tui.widgets.chat_log import ChatLog, laid_out
+from co_tui.tui.widgets.rendered_lines import RenderedLines
 from co_tui.tui.widgets.user_message import UserMessage
 
 # Every kind of block a model writes, several times over: paragraphs, headers, loose and tight
@@ -137,8 +138,8 @@ async def new_answer(log: ChatLog) -> AssistantMessage:
     return answer
 
 
-async def stream(pilot, log: ChatLog, text: str, chunk: int = 7) -> AssistantMessage:
-    """Write `text` in small deltas, waiting for a flush about every 60 characters."""
+async def stream(pilot, log: ChatLog, text: str, chunk: int = 7, *, finish: bool = True) -> AssistantMessage:
+    """Write `text` in small deltas, waiting for a flush about every 60 characters; `finish` ends it."""
     first = await new_answer(log)
     for i in range(0, len(text), chunk):
         first.live.write(text[i : i + chunk])
@@ -148,7 +149,8 @@ async def stream(pilot, log: ChatLog, text: str, chunk: int = 7) -> AssistantMes
             await wait_until(
                 pilot, lambda t=written_at: monotonic() - t > frame_budget.since_append(), what="an append"
             )
-    await first.live.finish()
+    if finish:
+        await first.live.finish()
     await pilot.pause()
     return first
 
@@ -593,3 +595,105 @@ def test_the_spinner_steps_slowly_while_text_streams(monkeypatch: pytest.MonkeyP
     assert ticks(4) == 1, "text streaming: one step in half a second"
     appended[0] = activity_indicator.STREAMING_WINDOW_S
     assert ticks(3) == 3, "the text stopped: back to every tick"
+
+
+# --- closed segments drawn as lines while the answer streams ----------------------------------------
+
+
+async def stream_until_closed_segments_are_lines(pilot, log: ChatLog, text: str = ANSWER) -> AssistantMessage:
+    """Stream `text` in small segments, then a trailing paragraph (no new cut) one word a poll until
+    every closed segment still in the log is drawn as lines; the answer is still streaming."""
+    first = await stream(pilot, log, text, finish=False)
+    tail = iter(f" tail{n}" for n in range(10_000))
+
+    def all_closed_drawn() -> bool:
+        closed = [s for s in segments_of(first)[:-1] if s.is_attached]  # not those pruned
+        if closed and all(s.rendered is not None for s in closed):
+            return True
+        first.live.write(next(tail))  # a flush (the only place segments are drawn) needs new text
+        return False
+
+    await wait_until(pilot, all_closed_drawn, what="closed segments drawn as lines")
+    await pilot.pause()
+    return first
+
+
+async def test_closed_segments_are_drawn_as_lines_while_streaming_and_shown_again_at_the_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While an answer streams, a closed segment's Markdown blocks leave the layout (one widget of
+    lines stands in, drawing the same text); the answer's end brings the real Markdown back."""
+    monkeypatch.setattr(assistant_message, "SEGMENT_CHARS", 300)
+    monkeypatch.setattr(frame_budget, "MAX_CONTENT_HZ", 50)
+    monkeypatch.setattr(assistant_message, "FLUSH_TICK_S", 0.02)
+    app = LogHost()
+    async with app.run_test(size=(100, 400)) as pilot:
+        log = app.log_view
+        first = await stream_until_closed_segments_are_lines(pilot, log)
+        segments = segments_of(first)
+        closed = segments[:-1]
+        assert len(closed) >= 4 and not segments[-1].finished
+        placed = app.screen._compositor.full_map
+        blocks = [block for s in closed for block in s.markdown.children]
+        assert len(blocks) > 4 * len(closed), "closed segments hold many blocks"
+        assert not any(block in placed for block in blocks), "a layout pass no longer places them"
+        assert all(s.rendered in placed and not s.markdown.display for s in closed)
+        assert [laid_out(s) for s in closed] == [2] * len(closed), "the log's budget counts what is placed"
+        drawn = answer_lines(app, segments)
+
+        await first.live.finish()
+        await pilot.pause()
+        assert all(s.rendered is None and s.markdown.display for s in segments)
+        assert not app.query(RenderedLines), "the lines were removed"
+        assert answer_lines(app, segments) == drawn, "the lines drew what the Markdown draws"
+        assert "".join(s.text for s in segments) == "".join(s.markdown.source for s in segments)
+
+
+async def test_lines_drawn_at_another_width_give_way_to_the_markdown(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(assistant_message, "SEGMENT_CHARS", 300)
+    monkeypatch.setattr(frame_budget, "MAX_CONTENT_HZ", 50)
+    monkeypatch.setattr(assistant_message, "FLUSH_TICK_S", 0.02)
+    app = LogHost()
+    async with app.run_test(size=(100, 40)) as pilot:
+        first = await stream_until_closed_segments_are_lines(pilot, app.log_view, ANSWER[:800])
+        closed = segments_of(first)[:-1]
+        await pilot.resize_terminal(70, 40)
+        await wait_until(pilot, lambda: all(s.rendered is None for s in closed), what="lines given up")
+        assert all(s.markdown.display for s in closed)
+        assert not first.live.finished, "still streaming: a later flush draws them again at the new width"
+
+
+async def test_a_theme_change_gives_the_lines_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(assistant_message, "SEGMENT_CHARS", 300)
+    monkeypatch.setattr(frame_budget, "MAX_CONTENT_HZ", 50)
+    monkeypatch.setattr(assistant_message, "FLUSH_TICK_S", 0.02)
+    app = LogHost()
+    async with app.run_test(size=(100, 40)) as pilot:
+        first = await stream_until_closed_segments_are_lines(pilot, app.log_view, ANSWER[:800])
+        closed = segments_of(first)[:-1]
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await wait_until(pilot, lambda: all(s.rendered is None for s in closed), what="lines given up")
+        assert all(s.markdown.display for s in closed)
+
+
+async def test_segments_pruned_mid_stream_are_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long answer in a small log: its oldest segments are pruned while it streams; later flushes
+    and the answer's end skip those, and the segments left show their Markdown."""
+    monkeypatch.setattr(assistant_message, "SEGMENT_CHARS", 300)
+    monkeypatch.setattr(frame_budget, "MAX_CONTENT_HZ", 50)
+    monkeypatch.setattr(assistant_message, "FLUSH_TICK_S", 0.02)
+    app = LogHost()
+    async with app.run_test(size=(100, 40)) as pilot:
+        log = app.log_view
+        first = await stream_until_closed_segments_are_lines(pilot, log)
+        segments = segments_of(first)
+        log.widget_budget = laid_out(segments[-1]) + 2  # the live segment and one drawn as lines
+        await log.prune()
+        assert log.hidden_count == len(segments) - 2 and not segments[0].is_attached
+        before = frame_budget.since_append()
+        first.live.write(" more words")
+        await wait_until(pilot, lambda: frame_budget.since_append() < before, what="a flush after the prune")
+        await first.live.finish()
+        await pilot.pause()
+        shown = [s for s in segments if s.is_attached]
+        assert len(shown) == 2 and all(s.rendered is None and s.markdown.display for s in shown)

@@ -4,13 +4,12 @@ onto the newest rows gives exactly the newest items of the whole transcript."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import warnings
 from datetime import UTC, datetime, timezone
 from pathlib import Path
 
 import pytest
+from cli_process import run_python
 from pydantic_ai.messages import (
     ModelMessagesTypeAdapter,
     ModelRequest,
@@ -25,7 +24,10 @@ from co_tui.governance.trim import TRUNCATION_MARK
 from co_tui.session.conversation_counts import ConversationCounts
 from co_tui.session.store import SessionMeta, SessionTail
 from co_tui.tui.transcript_view import (
+    Item,
+    first_screen,
     newest_entries,
+    rows_at_least,
     tail_shows,
     transcript_items,
     truncated_tool_call_ids,
@@ -199,7 +201,8 @@ def test_it_imports_no_pydantic_ai() -> None:
         "transcript_items([{'kind': 'request', 'parts': [{'part_kind': 'user-prompt', 'content': 'hi'}]}]); "
         "sys.exit(1 if 'pydantic_ai' in sys.modules else 0)"
     )
-    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+    done = run_python(code)
+    assert done.returncode == 0, done.stderr
 
 
 def _tail(rows: list[dict], start: int, positions: list[int]) -> SessionTail:
@@ -224,3 +227,26 @@ def test_when_the_tail_is_enough_it_shows_the_newest_entries_of_the_whole(limit:
     for start in stops:
         window = newest_entries(window_items(rows[start:], start), banners, limit)[0]
         assert window == whole, f"window from message {start}"
+
+
+# --- the first screen of a resumed conversation ---------------------------------------------------
+
+
+def test_the_first_screen_is_the_newest_entries_that_fill_it() -> None:
+    short = [Item("user", text=f"prompt {i}", at=i) for i in range(20)]  # two rows each: margin + text
+    assert first_screen(short, 100, 10) == 5
+    assert first_screen(short, 100, 11) == 6  # a row short of full takes one entry more
+    long = [*short, Item("assistant", text="word " * 200, at=20)]  # ~1,000 chars: 11 rows at 94 columns + margin
+    assert first_screen(long, 100, 10) == 1
+    assert first_screen(long, 100, 14) == 2
+    assert first_screen(long, 100, 15) == 3
+    assert first_screen(short, 100, 1000) == len(short)  # fewer than a screen: all of them
+    assert first_screen(short, 0, 0) == len(short)  # a log not laid out yet: all of them
+
+
+def test_the_row_estimate_never_exceeds_what_markdown_can_render() -> None:
+    # Soft line breaks may join (one paragraph, however many source lines); blocks keep a gap.
+    assert rows_at_least(Item("assistant", text="a\nb\nc"), 100) == 2
+    assert rows_at_least(Item("assistant", text="one\n\ntwo\n\n\nthree"), 100) == 1 + 3 + 2
+    assert rows_at_least(Item("tool", tool_name="read_file"), 100) == 2
+    assert rows_at_least(Item("assistant", text="x", interrupted=True), 100) == 3  # the interrupted line

@@ -74,6 +74,9 @@ class ChatScreen(Screen[None]):
         self.trigger = trigger
         self._assistant: AssistantMessage | None = None  # the answer being streamed (its first segment)
         self._tools: dict[str, ToolCallBlock] = {}  # tool_call_id -> block, for results and badges
+        # A resumed conversation's entries above the first screen, built but mounted once the
+        # session is ready (`mount_earlier`): one widget group per entry, oldest first.
+        self._earlier: list[list[Widget]] = []
 
     def compose(self) -> ComposeResult:
         popup = SlashPopup(id="slash-popup")
@@ -248,6 +251,7 @@ class ChatScreen(Screen[None]):
         """Empty the chat log (after /clear, or before showing another session)."""
         await self.end_answer()
         self._tools.clear()
+        self._earlier = []
         await self.log_view.clear_log()
 
     async def show_items(
@@ -261,7 +265,7 @@ class ChatScreen(Screen[None]):
         are only its newest part (a preview from the store's rows); the log counts the rest as not
         shown here.
         """
-        from co_tui.tui.transcript_view import newest_entries
+        from co_tui.tui.transcript_view import first_screen, newest_entries
         from co_tui.tui.widgets.assistant_message import AssistantMessage
         from co_tui.tui.widgets.trim_banner import TrimBanner
 
@@ -270,14 +274,15 @@ class ChatScreen(Screen[None]):
         newest, skipped = newest_entries(items, banners, min(log.max_items, RESUME_ENTRIES))
         if entries is not None:
             skipped = entries - len(newest)
-        widgets: list[Widget] = []
+        groups: list[list[Widget]] = []  # the widgets of each entry
         for entry in newest:
+            group: list[Widget] = []
             if isinstance(entry, HistoryTrimmed):
-                widgets.append(TrimBanner(entry))
+                group.append(TrimBanner(entry))
             elif entry.kind == "user":
-                widgets.append(UserMessage(entry.text))
+                group.append(UserMessage(entry.text))
             elif entry.kind == "assistant":
-                widgets.append(AssistantMessage(entry.text, interrupted=entry.interrupted))
+                group.append(AssistantMessage(entry.text, interrupted=entry.interrupted))
             else:
                 block = ToolCallBlock(entry.tool_name, entry.tool_call_id, entry.args)
                 if entry.result is not None:
@@ -285,9 +290,39 @@ class ChatScreen(Screen[None]):
                 else:
                     block.mark_interrupted()
                 self._tools[entry.tool_call_id] = block
-                widgets.append(block)
+                group.append(block)
             if getattr(entry, "interrupted", False):  # the line the live turn ended with
-                widgets.append(ErrorBlock(INTERRUPTED_MESSAGE, kind="interrupted"))
-        if skipped:
-            log.note_hidden(skipped)
-        await log.add(*widgets)
+                group.append(ErrorBlock(INTERRUPTED_MESSAGE, kind="interrupted"))
+            groups.append(group)
+        # The screen's worth first (what the terminal shows); the entries above it are mounted
+        # once the session is ready (`mount_earlier`), counted as not shown until then.
+        shown = first_screen(newest, log.content_region.width, log.content_region.height)
+        self._earlier = groups[: len(groups) - shown]
+        if skipped + len(self._earlier):
+            log.note_hidden(skipped + len(self._earlier))
+        await log.add(*(widget for group in groups[len(groups) - shown :] for widget in group))
+
+    @property
+    def earlier_pending(self) -> int:
+        """Entries of a resumed conversation built but not mounted yet (`mount_earlier`)."""
+        return len(self._earlier)
+
+    async def mount_earlier(self, batch: int = 4) -> None:
+        """Mount the resumed conversation's entries above the first screen (`show_items`), the
+        nearest first, `batch` entries per mount so keys are handled in between; the log then
+        holds what one mount of them all would (pruned to its bounds)."""
+        log = self.log_view
+        while self._earlier:
+            earlier = self._earlier
+            groups, rest = earlier[-batch:], earlier[:-batch]
+            items = log.items
+            widgets = [widget for group in groups for widget in group]
+            if items:
+                await log.mount_all(widgets, before=items[0])
+            else:
+                await log.mount_all(widgets)
+            if self._earlier is not earlier:  # the log was cleared (or refilled) meanwhile
+                return
+            self._earlier = rest
+            log.note_hidden(-len(groups))
+            await log.prune()

@@ -12,8 +12,13 @@ Two limits keep a long, fast stream from starving the event loop (keys must pain
   growing keeps its cached layout. One ever-growing widget would make each frame slower than the
   last (measured: 2 ms → 36 ms per layout pass over a 20,000-token answer).
 
+While the answer streams, a closed segment's Markdown (a widget per block) is hidden behind the
+lines it drew, one widget (`widgets/rendered_lines.py`): a layout pass places every displayed
+widget, so without that the frames still grew with the answer (by ~14 widgets a segment).
+
 `finish()` renders the live segment once more with `Markdown.update` so its final layout matches a
-one-shot render; closed segments end at a block boundary and are left as they are.
+one-shot render, and shows every segment's Markdown again; closed segments end at a block boundary
+and are left as they are.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from textual.widgets.markdown import MarkdownStream
 from co_tui.tui.frame_budget import content_interval, note_append
 from co_tui.tui.input_clock import since_input
 from co_tui.tui.markdown_parser import literal_underscores_parser
+from co_tui.tui.widgets.rendered_lines import RenderedLines, render_subtree
 
 FLUSH_TICK_S = 0.05  # how often a streaming answer checks whether an append is due
 SEGMENT_CHARS = 4_000
@@ -51,6 +57,7 @@ _PARAGRAPH = re.compile(r"(?!\d{1,9}[.)][ \t])[^\W_]|[\"'(]")
 # (`===`, `---`) or a table's delimiter row (`--|--`, `| :- | -: |`).
 _UNDERLINE = re.compile(r" {0,3}(?:=+|-+)[ \t]*|[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+\|?[ \t]*")
 _UNDERLINE_CHARS = frozenset("=-|: \t")
+FREEZES_PER_FLUSH = 2  # closed segments drawn as lines per flush: bounds the work a flush adds
 LONG_LINE = 100  # a line this long is no setext header: cut before it without waiting for the next
 
 
@@ -141,6 +148,7 @@ class AssistantMessage(Vertical):
         self.next: AssistantMessage | None = None  # the continuation, once this segment is full
         self.finished = bool(text)
         self.interrupted = interrupted
+        self.rendered: RenderedLines | None = None  # stands in for the Markdown while the answer streams
 
     def compose(self) -> ComposeResult:
         # File names stay literal: `__init__.py` is not a bold "init" (tui/markdown_parser.py).
@@ -186,6 +194,7 @@ class AssistantMessage(Vertical):
             return  # the user is typing: the key's frame goes first
         self._flushed_at = now
         self._pending = False
+        await self._freeze_closed()
         text = self.text
         if self._stream is None:
             self._stream = Markdown.get_stream(self.markdown)
@@ -232,14 +241,52 @@ class AssistantMessage(Vertical):
         continuation.write(text[cut:])
         self.post_message(self.Continued())
 
+    async def _freeze_closed(self) -> None:
+        """Draw the closed segments before this one as lines (a few a flush, newest first): each
+        was laid out by a frame since it closed, or waits for the next flush."""
+        budget, segment = FREEZES_PER_FLUSH, self.previous
+        while segment is not None and segment.is_attached and budget > 0:  # older ones were pruned
+            if segment.rendered is None:
+                budget -= 1
+                await segment.freeze()
+            segment = segment.previous
+
+    async def freeze(self) -> bool:
+        """Hide this closed segment's Markdown behind the lines it draws now; False when it is
+        not closed or not laid out since its last change (see `render_subtree`)."""
+        if self.rendered is not None:
+            return True
+        if self.next is None or not self.finished or not self.is_attached:
+            return False
+        lines = render_subtree(self.markdown)
+        if lines is None:
+            return False
+        self.rendered = RenderedLines(lines, self.markdown.region.width)
+        with self.app.batch_update():  # one frame: the lines replace the blocks in place
+            self.markdown.display = False
+            await self.mount(self.rendered)
+        return True
+
+    async def thaw(self) -> None:
+        """Show the real Markdown again (after the answer, or when the lines went stale)."""
+        rendered, self.rendered = self.rendered, None
+        if rendered is not None and self.is_attached:  # a pruned segment has nothing to show
+            with self.app.batch_update():
+                self.markdown.display = True
+                await rendered.remove()
+
+    async def on_rendered_lines_stale(self, message: RenderedLines.Stale) -> None:
+        message.stop()
+        await self.thaw()  # a later flush draws it again at the new width or theme
+
     def _stop_timer(self) -> None:
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
 
     async def finish(self, *, interrupted: bool = False) -> None:
-        """Stop the stream and render this segment's whole text once with `update`; when
-        interrupted, mark every segment of the answer.
+        """Stop the stream and render this segment's whole text once with `update`, show every
+        segment's own Markdown again (`thaw`); when interrupted, mark every segment of the answer.
 
         The mark is only the border colour: the words ("interrupted…") come once, from the
         session's `ErrorEvent(kind="interrupted")` shown right after as an error block.
@@ -252,8 +299,15 @@ class AssistantMessage(Vertical):
                 self._stream = None
             await self.markdown.update(self.text)
             self._written = len(self.text)
+        segments: list[AssistantMessage] = []
         segment: AssistantMessage | None = self
-        while interrupted and segment is not None:
+        while segment is not None:
+            segments.append(segment)
+            segment = segment.previous
+        if any(s.rendered is not None for s in segments):
+            with self.app.batch_update():  # the whole answer changes back in one frame
+                for segment in segments:
+                    await segment.thaw()
+        for segment in segments if interrupted else ():
             segment.interrupted = True
             segment.add_class("-interrupted")
-            segment = segment.previous

@@ -11,9 +11,15 @@ from co_tui.tui.widgets.notice_line import NoticeLine
 # Enough for many screens of scroll-back; beyond either bound the oldest items are removed (the
 # transcript keeps everything: F2 shows it, /export writes it) so long sessions stay fast. Items
 # alone are not enough: an answer's Markdown has a widget per block, and every layout pass walks
-# every mounted widget (about 25 µs each measured while streaming), so the widgets are counted too.
+# every displayed widget (about 25 µs each measured while streaming), so those are counted too (a
+# hidden subtree, such as a streaming answer's Markdown drawn as lines, is not walked).
 MAX_ITEMS = 150
 WIDGET_BUDGET = 300
+
+
+def laid_out(widget: Widget) -> int:
+    """How many widgets a layout pass places for `widget`: it and its displayed descendants."""
+    return 1 + sum(laid_out(child) for child in widget.children if child.display)
 
 
 class ChatLog(VerticalScroll):
@@ -62,9 +68,9 @@ class ChatLog(VerticalScroll):
 
     async def prune(self) -> None:
         """Remove the oldest items so at most `max_items` items and, but for the newest item,
-        `widget_budget` widgets (the items and all their descendants) stay mounted."""
+        `widget_budget` widgets (the items and their displayed descendants: `laid_out`) stay mounted."""
         items = self.items
-        weights = [1 + sum(1 for _ in item.walk_children()) for item in items]
+        weights = [laid_out(item) for item in items]
         total, excess = sum(weights), max(0, len(items) - self.max_items)
         total -= sum(weights[:excess])
         while excess < len(items) - 1 and total > self.widget_budget:

@@ -1,7 +1,7 @@
 """Fixtures and the host app for the inspection screens' tests.
 
-Not a conftest.py: tests/tui/test_*.py do `from conftest import …`, and a second conftest module
-would shadow theirs. Test modules here import what they use (fixtures included) from this module.
+Not a conftest.py: a second module named `conftest` on the path shadows the others when they are
+imported by name. Test modules here import what they use (fixtures included) from this module.
 
 Snapshots must not depend on the machine: fixed time zone, temp config and data dirs (root
 conftest), no animations, no cursor blink. Every screen is pushed onto `ScreenHost`, a bare app, so what the

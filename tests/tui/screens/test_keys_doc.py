@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from cli_process import run_python
 
 from co_tui.tui.commands import COMMANDS, KEYS
 from co_tui.tui.keys_reference import DOC_PATH, generated_block, key_label, reference_markdown
@@ -55,4 +54,5 @@ def test_the_reference_does_not_load_pydantic_ai():
         "import co_tui.tui.screens.help, co_tui.tui.palette; heavy = {'pydantic_ai', 'pydantic', "
         "'pydantic_settings'}; sys.exit(1 if any(m.split('.')[0] in heavy for m in sys.modules) else 0)"
     )
-    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+    done = run_python(code)
+    assert done.returncode == 0, done.stderr
