@@ -66,14 +66,18 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="?",
         const="",
         metavar="ID",
-        help="resume a session by id (or unique prefix); without ID, pick one",
+        help="resume a session by id (or unique prefix); without ID, pick one (in the TUI)",
     )
     mode.add_argument("--list-sessions", action="store_true", help="list saved sessions and exit")
     mode.add_argument("--export", metavar="ID", help="export a session to stdout and exit")
     p.add_argument(
         "--format", dest="export_format", choices=("md", "json"), default=None, help="format for --export (default md)"
     )
-    p.add_argument("--yes", action="store_true", help="print mode: approve every run_shell call (needs allow_shell)")
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="print mode: approve every call that asks first: run_shell (needs allow_shell) and MCP tools that need approval",
+    )
     p.add_argument("--allow-shell", action="store_true", default=None, help="offer the run_shell tool")
     return p
 
@@ -91,6 +95,11 @@ def usage_problem(args: argparse.Namespace) -> str | None:
     if (args.list_sessions or args.export) and (args.resume is not None or args.continue_latest):
         flag = "--resume" if args.resume is not None else "--continue"
         return f"{flag} cannot be combined with {'--list-sessions' if args.list_sessions else '--export'}"
+    if (args.list_sessions or args.export) and (args.model is not None or args.allow_shell):
+        flag = "--model" if args.model is not None else "--allow-shell"
+        return (
+            f"{flag} applies to a chat (the TUI or -p), not {'--list-sessions' if args.list_sessions else '--export'}"
+        )
     return None
 
 
@@ -99,11 +108,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     A bad setting prints one line naming it and its source and exits 2, in every mode; so does
     misuse of the flags, before anything is drawn. A reader that closes the output early
-    (`| head`) ends the program quietly with status 141 (`co_tui.broken_pipe`).
+    (`| head`) ends the program quietly with status 141 (`co_tui.broken_pipe`). Ctrl+C before a
+    turn runs (waiting for stdin, loading) is one line and status 130, not a traceback.
     """
     try:
         code = _main(argv)
         sys.stdout.flush()  # inside the guard: a closed pipe shows here, not at interpreter exit
+    except KeyboardInterrupt:  # a running turn handles Ctrl+C itself (print_mode, the TUI)
+        print("co-tui: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         from co_tui.broken_pipe import discard_stdout
 
@@ -138,7 +151,7 @@ def _main(argv: Sequence[str] | None) -> int:
         except PromptUsageError as exc:
             parser.error(str(exc))
     tui = not (args.list_sessions or args.export or printing)
-    if tui and not args.resume and not args.continue_latest:
+    if tui and args.resume is None and not args.continue_latest:  # a bare --resume ("") opens the picker
         return _run_tui(_settings_loader(args), workspace)
     if tui:
         from co_tui.paths import data_dir_without_settings

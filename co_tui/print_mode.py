@@ -79,6 +79,8 @@ async def _run_turn(session: ChatSession, prompt: str, fmt: str, out: TextIO, er
             pass
     code = EXIT_OK
     ended_with_text = True
+    line_open = False  # the answer's text on stdout does not end with a newline yet
+    ended_early = False  # that newline was written before an error line
     first = True
     closed = False  # the reader closed stdout (`| head`): the turn is interrupted, and saved
     storage_failed = False
@@ -87,6 +89,9 @@ async def _run_turn(session: ChatSession, prompt: str, fmt: str, out: TextIO, er
         if event.type == "error" and not closed:
             if event.kind != "interrupted":
                 code = EXIT_MODEL_ERROR
+            if fmt == "text" and line_open:  # end the partial answer's line first: on a terminal the
+                ended_early = _end_line(out)  # error line would start glued to it ("You co-tui: …")
+                line_open = False
             err.write(f"co-tui: {event.message}\n")
             err.flush()
         if event.type == "oversized_turn" and event.refused:
@@ -99,13 +104,15 @@ async def _run_turn(session: ChatSession, prompt: str, fmt: str, out: TextIO, er
         if event.type == "done":
             if event.interrupted and code == EXIT_OK:
                 code = EXIT_INTERRUPTED
-            ended_with_text = event.output.endswith("\n") or not event.output
+            ended_with_text = event.output.endswith("\n") or not event.output or ended_early
         if closed or (event.type == "error" and fmt != "jsonl"):
             continue
         # The first line and `done` name the session, so a script can --resume it.
         tagged = session.id if first or event.type == "done" else None
         try:
             _write_event(event, fmt, out, err, tagged)
+            if event.type == "text_delta" and event.text:
+                line_open = not event.text.endswith("\n")
         except BrokenPipeError:
             closed = True
             session.cancel()
@@ -123,6 +130,17 @@ async def _run_turn(session: ChatSession, prompt: str, fmt: str, out: TextIO, er
         except BrokenPipeError:
             return EXIT_BROKEN_PIPE
     return code
+
+
+def _end_line(out: TextIO) -> bool:
+    """Write the newline that ends the answer's open line on stdout (the one the turn would end
+    with anyway); True when written. A closed stdout is noticed by the next write."""
+    try:
+        out.write("\n")
+        out.flush()
+    except BrokenPipeError:
+        return False
+    return True
 
 
 def run_print_mode(

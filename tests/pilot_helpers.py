@@ -82,3 +82,30 @@ def poll_until(
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout}s waiting for {what() if callable(what) else what}")
         time.sleep(0.1)
+
+
+class Tmux:
+    """A private tmux server for one test (its own socket, no user config): `tmux(*args)` runs a
+    tmux command on it and returns its stdout; the session the tests drive is named `t`."""
+
+    def __init__(self, name: str) -> None:
+        import os
+
+        self.socket = f"co-tui-{name}-{os.getpid()}"
+
+    def __call__(self, *args: str) -> str:
+        import subprocess
+
+        return subprocess.run(
+            ["tmux", "-L", self.socket, "-f", "/dev/null", *args], capture_output=True, text=True, check=False
+        ).stdout
+
+    def pane(self) -> str:
+        """The visible screen of session `t`, as text."""
+        return self("capture-pane", "-p", "-t", "t")
+
+    def wait_for(self, text: str, *, gone: bool = False, timeout: float = 60) -> None:
+        """Block until `text` is on the screen (or, `gone`, off it); fail showing the screen."""
+        poll_until(
+            lambda: (text in self.pane()) != gone, lambda: f"{text!r} (gone={gone}):\n{self.pane()}", timeout=timeout
+        )

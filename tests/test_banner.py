@@ -62,3 +62,16 @@ def test_fit_words_never_cuts_a_word() -> None:
     assert fit_words("History trimmed here", 100) == "History trimmed here"
     assert fit_words("History trimmed here", 17) == "History trimmed…"
     assert fit_words("History trimmed here", 10) == "History…"
+
+
+def test_the_strategy_says_what_an_eviction_and_a_clear_removed() -> None:
+    """An evicted turn from the middle read "oldest turns removed" in its details and on the Trims tab."""
+
+    def strategy(reason: str, kind: str) -> str:
+        event = HistoryTrimmed(reason=reason, strategy=kind, dropped_messages=4, dropped_turns=1)  # type: ignore[arg-type]
+        return dict(banner_details(event))["strategy"]
+
+    assert strategy("manual_evict", "turn_trim") == "an older turn removed"
+    assert strategy("manual_evict", "tool_output_trim") == "a tool output removed"
+    assert strategy("clear", "turn_trim") == "every turn removed"
+    assert strategy("token_budget", "turn_trim") == "oldest turns removed"

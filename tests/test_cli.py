@@ -26,6 +26,9 @@ def test_help_shows_print_mode_and_flags() -> None:
     assert proc.returncode == 0
     for flag in ("-p", "--output-format", "--model", "--resume", "--continue", "--list-sessions", "--export"):
         assert flag in proc.stdout
+    # --yes approves MCP calls that ask first too (README, "Bring your tools"), not only run_shell
+    assert "MCP tools" in " ".join(proc.stdout.split())
+    assert "without ID, pick one (in the TUI)" in " ".join(proc.stdout.split())  # -p needs an id
 
 
 def test_bad_flag_is_one_line_exit_2() -> None:

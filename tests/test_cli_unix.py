@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from pilot_helpers import poll_until
 
 ROOT = Path(__file__).resolve().parents[1]
 CMD = [sys.executable, "-m", "co_tui"]
@@ -202,6 +204,8 @@ def test_an_open_silent_stdin_is_not_waited_for_forever() -> None:
         (("-p", "hi", "--export", "abcd"), "not allowed"),
         (("--list-sessions", "--export", "abcd"), "not allowed"),
         (("--yes",), "--yes"),
+        (("--list-sessions", "--model", "openai:gpt-5"), "--model applies to a chat"),
+        (("--export", "abcd", "--allow-shell"), "--allow-shell applies to a chat"),
         (("--resume", "abcd", "--continue"), "not allowed"),
         (("--export", "abcd", "--resume", "abcd"), "--resume"),
         (("--resume", "nope"), "not a session id"),
@@ -233,3 +237,50 @@ def test_jsonl_names_the_session_first_and_in_done() -> None:
     later = jsonl(again.stdout)
     assert later[0]["session_id"] == later[-1]["session_id"] == session_id
     assert exported_prompts(session_id) == ["hello", "hello again"]
+
+
+def test_an_interrupt_line_starts_on_its_own_line_after_a_partial_answer() -> None:
+    """Ctrl+C mid-answer on a terminal (stdout and stderr on one screen) showed
+    `You co-tui: interrupted: the partial answer is kept`: the partial answer's line is ended first."""
+    proc = subprocess.Popen(
+        [*CMD, "-p", "tell me a story"],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,  # one screen, as on a terminal
+        env=env(CO_TUI_OFFLINE_DELAY="0.3"),
+    )
+    assert proc.stdout is not None
+    shown = os.read(proc.stdout.fileno(), 4096)  # the first words of the answer, streamed
+    proc.send_signal(signal.SIGINT)
+    shown += proc.stdout.read()
+    assert proc.wait(timeout=60) == 130
+    text = shown.decode()
+    answer, line, end = text.partition("co-tui: interrupted: the partial answer is kept")
+    assert line, text
+    assert answer and answer.endswith("\n") and not answer.endswith("\n\n"), text  # one newline, before it
+    assert end == "\n", text
+
+
+def test_ctrl_c_while_waiting_for_stdin_is_one_line_not_a_traceback() -> None:
+    """`sleep 10 | co-tui -p hi`, Ctrl+C during the wait for stdin, printed a KeyboardInterrupt traceback."""
+    proc = subprocess.Popen(
+        [*CMD, "-p", "hi"],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,  # open and silent: co-tui waits on it (select) before the turn
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
+    )
+    wchan = Path(f"/proc/{proc.pid}/wchan")  # where the process sleeps (Linux)
+    try:
+        poll_until(lambda: wchan.read_text().startswith(("poll_schedule_timeout", "do_select")), "the wait on stdin")
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)  # closes stdin
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert err == "co-tui: interrupted\n"
+    assert out == ""

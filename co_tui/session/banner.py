@@ -24,6 +24,20 @@ STRATEGY_TEXT = {
 }
 
 
+# What the user's `d` did, said as such: STRATEGY_TEXT's "oldest turns removed" was wrong for a
+# turn picked from the middle (docs/context-governance.md, "Evict").
+_EVICTED_TEXT = {"tool_output_trim": "a tool output removed", "turn_trim": "an older turn removed"}
+
+
+def strategy_text(event: HistoryTrimmed) -> str:
+    """How `event` cut, in words: STRATEGY_TEXT, or what an eviction removed."""
+    if event.reason == "manual_evict" and event.strategy in _EVICTED_TEXT:
+        return _EVICTED_TEXT[event.strategy]
+    if event.reason == "clear":
+        return "every turn removed"
+    return STRATEGY_TEXT.get(event.strategy, event.strategy)
+
+
 def format_tokens(n: int) -> str:
     """12 → '12', 12_900 → '12.9k', 1_250_000 → '1.25M'."""
     if n < 1000:
@@ -107,7 +121,7 @@ def banner_details(event: HistoryTrimmed) -> list[tuple[str, str]]:
     """The expanded view: (label, value) rows; the summary text comes last when there is one."""
     rows = [
         ("reason", REASON_TEXT.get(event.reason, event.reason)),
-        ("strategy", STRATEGY_TEXT.get(event.strategy, event.strategy)),
+        ("strategy", strategy_text(event)),
         ("removed", f"{_count(event.dropped_messages, 'message')}, {_count(event.dropped_turns, 'turn')}"),
         ("kept", _count(event.kept_turns, "turn")),
         ("tokens", f"{event.tokens_before:,} → {event.tokens_after:,} (budget {event.budget_tokens:,})"),

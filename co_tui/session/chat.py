@@ -657,6 +657,13 @@ class ChatSession:
         self._saved_ledger_len = len(self.ledger)
         return None
 
+    def unsaved(self) -> bool:
+        """Whether the store lacks part of this conversation: its last save failed (a damaged or
+        unwritable database). The TUI then writes a rescue copy when it quits."""
+        if self.store is None:
+            return False
+        return len(self.transcript) > self._saved_transcript_len or len(self.ledger) > self._saved_ledger_len
+
     def write_rescue_copy(self) -> Path | None:
         """After a failed save (a damaged or unwritable database), write the whole conversation as a
         JSON export (`--format json`, mode 600) beside the database, so a process about to exit

@@ -126,6 +126,22 @@ def resume_hint(session: object) -> str | None:
     return f"resume with: co-tui --resume {session.id}"  # type: ignore[attr-defined]
 
 
+def quit_lines(session: object) -> tuple[str | None, str | None]:
+    """What the TUI prints when it quits, as (stdout line, stderr line): how to resume `session`
+    (`resume_hint`); or, when its last save failed (`unsaved`), where a rescue copy of the whole
+    conversation was written instead — the database cannot resume what it does not hold."""
+    unsaved = getattr(session, "unsaved", None)
+    if not (callable(unsaved) and unsaved()):
+        return resume_hint(session), None
+    rescued = session.write_rescue_copy()  # type: ignore[attr-defined]
+    if rescued is None:
+        return None, "the conversation could not be saved, nor written to a rescue copy beside the database"
+    return (
+        None,
+        f"the conversation could not be saved to the database; it was written to {rescued} (a --format json export)",
+    )
+
+
 def list_sessions(settings: Settings, workspace: Path) -> int:
     """`--list-sessions`: a table of saved sessions (all workspaces, this one's first); COST is the
     session's cost at list prices, `–` when unknown (an unpriced model, or saved before costs were kept)."""

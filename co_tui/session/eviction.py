@@ -43,8 +43,9 @@ def evict_from_context(session: ChatSession, index: int) -> HistoryTrimmed:
     event = result.event
     if not any(e.reason == "manual_evict" for e in session.ledger):  # warn once per session
         event = replace(event, note=f"{event.note}; {CACHE_WARNING}")
+    record = session._cut_record(session.context)  # what /undo puts back (docs/context-governance.md, "Undo a cut")
     session.context = list(result.messages)
-    trim = session._apply_trim(event)
+    trim = session._apply_trim(event, record)
     error = session._save(None)
     if error is not None:
         raise SteeringError(error.message)

@@ -663,7 +663,8 @@ def run_app(
 
     When the settings or the session cannot be loaded, the app exits by itself and the one line
     saying why is printed here, after the terminal is restored (exit 2 for settings and usage).
-    Otherwise, when the session has turns, one line says how to resume it (`resume_hint`).
+    Otherwise, when the session has turns, one line says how to resume it, or, when its last save
+    failed, where its rescue copy went (`quit_lines`).
     """
     app = CoTuiApp(settings, workspace, resume_id=resume_id, continue_latest=continue_latest)
     try:
@@ -673,9 +674,11 @@ def run_app(
     if app.failure:
         print(f"co-tui: {app.failure}", file=sys.stderr)
     else:
-        from co_tui.session.commands import resume_hint
+        from co_tui.session.commands import quit_lines
 
-        hint = resume_hint(app.session)
+        hint, problem = quit_lines(app.session)
+        if problem:
+            print(f"co-tui: {problem}", file=sys.stderr)
         if hint:
             print(hint)
     return app.return_code or 0

@@ -335,6 +335,7 @@ class ChatController:
         except ValueError as exc:
             return str(exc)
         await self.view.show_event(event)
+        await self.view.show_event(session.meter_reading())  # the meter counts what went, as after /undo
         from co_tui.session.banner import banner_line
 
         line = banner_line(event).removeprefix("✂ ")

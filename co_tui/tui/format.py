@@ -17,6 +17,19 @@ def plural(n: int, word: str, shown: str | None = None) -> str:
     return f"{f'{n:,}' if shown is None else shown} {word}{'' if n == 1 else 's'}"
 
 
+def format_bytes(n: int) -> str:
+    """A text's size for the paste stand-in and the log: '812 bytes', '50 KB', '5.5 MB'."""
+    if n < 1000:
+        return plural(n, "byte")
+    return f"{n / 1000:.0f} KB" if n < 1_000_000 else f"{n / 1_000_000:.1f} MB"
+
+
+def normal_newlines(text: str) -> str:
+    """`text` with CR LF and lone CR as LF: terminals paste line breaks as CR (tmux, xterm), which
+    the prompt's text area takes as line breaks but a held paste kept as they came."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def format_chars(n: int) -> str:
     """A result size for tool blocks: '812 chars', '2.3k chars'."""
     return plural(n, "char", format_tokens(n))

@@ -168,3 +168,31 @@ async def test_two_evictions_in_a_row_stay_two_markers_once_fused(tmp_path: Path
         context_rows = annotate_history(s.context, s.context)
         assert [r.role for r in context_rows[:3]] == ["marker", "marker", "user"]
         s.release_claim()
+
+
+async def test_an_eviction_is_undone_like_any_cut_and_after_a_resume(tmp_path: Path) -> None:
+    """`/undo` after `d` said "trim #1 was saved before co-tui kept what a cut removed: it cannot be
+    undone" in a brand-new session: the eviction kept no `before`. It is a cut like any other."""
+    (tmp_path / "README.md").write_text("# demo\n" + "A line of the readme.\n" * 60)
+    settings = load_settings()
+    store = SessionStore.open(tmp_path / "data")
+    session = ChatSession(settings, workspace=tmp_path, store=store)
+    for prompt in ("read README.md", "hello there", "what time is it"):
+        await _run(session, prompt)
+    before = list(session.context)
+    session.evict(_index_of_output(session))
+    assert session.context != before
+
+    restored = await session.restore()
+    assert (restored.reason, restored.strategy) == ("restore", "tool_output_trim")
+    assert session.context == before  # the output is back, verbatim
+
+    hello = next(i for i, m in enumerate(separate_markers(session.context)) if "hello there" in str(m.parts[0]))
+    session.evict(hello)
+    session.release_claim()
+    resumed = ChatSession.resume(
+        settings, workspace=tmp_path, store=SessionStore.open(tmp_path / "data"), session_id=session.id
+    )
+    await resumed.restore()
+    assert resumed.context == before  # the turn is back after a resume too
+    resumed.release_claim()

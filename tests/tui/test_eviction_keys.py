@@ -59,3 +59,30 @@ async def test_d_evicts_a_tool_output_then_refuses_the_newest_turn(app):
 
         line = banner_line(app.chat.query("TrimBanner").last().event)
         assert line.startswith("✂ Removed from the context · output of read_file(path=README.md)"), line
+
+
+async def test_evicting_a_turn_updates_the_meter_names_it_and_u_undoes_it(app):
+    """Walk-through: after `d` the meter still counted the evicted turn's messages, the Trims row
+    said "oldest turns removed" for a turn from the middle, and `u` refused to undo it."""
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        for prompt in ("hello", "list co_tui", "hello again"):
+            await send_prompt(pilot, prompt)
+        shown = len(separate_markers(app.session.context))
+        assert app.chat.meter.reading.messages == shown
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "HistoryScreen", what="inspector")
+        table = app.screen.query_one("#context-table", DataTable)
+        table.move_cursor(row=2)  # the prompt of turn 2, "list co_tui": the turn goes
+        await pilot.press("d")
+        await wait_until(pilot, lambda: any(e.reason == "manual_evict" for e in app.session.ledger), what="evict")
+        evicted = len(separate_markers(app.session.context))
+        assert evicted < shown
+        await wait_until(pilot, lambda: app.chat.meter.reading.messages == evicted, what="the meter's new count")
+        await pilot.press("3")
+        ledger = app.screen.query_one("#ledger-table", DataTable)
+        await wait_until(pilot, lambda: ledger.row_count == 1, what="the Trims row")
+        assert str(ledger.get_row_at(0)[2]) == "an older turn removed"
+        await pilot.press("u")
+        await wait_until(pilot, lambda: app.session.ledger[-1].reason == "restore", what="the undo")
+        await wait_until(pilot, lambda: app.chat.meter.reading.messages == shown, what="the meter after the undo")

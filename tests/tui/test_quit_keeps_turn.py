@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pilot_helpers import poll_until
+from pilot_helpers import Tmux, poll_until
 
 from co_tui.session.store import SessionStore
 
@@ -27,29 +27,11 @@ pytestmark = [
 PROMPT = "tell me a long story"
 
 
-class Tmux:
-    def __init__(self, tmp: Path) -> None:
-        self.socket = f"co-tui-quit-{os.getpid()}-{tmp.name}"
-
-    def __call__(self, *args: str) -> str:
-        return subprocess.run(
-            ["tmux", "-L", self.socket, "-f", "/dev/null", *args], capture_output=True, text=True, check=False
-        ).stdout
-
-    def pane(self) -> str:
-        return self("capture-pane", "-p", "-t", "t")
-
-    def wait_for(self, text: str, *, gone: bool = False, timeout: float = 60) -> None:
-        poll_until(
-            lambda: (text in self.pane()) != gone, lambda: f"{text!r} (gone={gone}):\n{self.pane()}", timeout=timeout
-        )
-
-
 @pytest.fixture
 def tui(tmp_path: Path):
     ws, data = tmp_path / "ws", tmp_path / "data"
     ws.mkdir()
-    tmux = Tmux(tmp_path)
+    tmux = Tmux(f"quit-{tmp_path.name}")
     env = [
         "env",
         "-i",

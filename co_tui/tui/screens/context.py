@@ -45,7 +45,8 @@ FREE_STYLE = "$foreground 25%"
 RESERVE_STYLE = "$foreground 12%"
 MARK_STYLE = "bold $foreground 70%"
 
-_TITLE_W, _LABEL_W, _TOKENS_W = 23, 24, 7
+_TITLE_W, _ROOMY_LABEL_W, _TOKENS_W = 23, 24, 7
+_MIN_LABEL_W = 12
 
 
 def bar_cells(breakdown: ContextBreakdown, width: int) -> list[tuple[str, int]]:
@@ -115,13 +116,18 @@ def _count(key: str, items: int) -> str:
     return ""
 
 
-def row_lines(breakdown: ContextBreakdown) -> list[Content]:
+def row_lines(breakdown: ContextBreakdown, width: int = 0) -> list[Content]:
     """One line per row: swatch, category (on its first row), what it is, tokens, share of the
-    window; then the free space, the reserve and the total."""
+    window; then the free space, the reserve and the total. `width` (0: roomy): the cells the
+    lines may take; on a narrow screen the "what it is" column gives way first, so the window
+    column stays on screen (at 60 columns it was cut off)."""
     from co_tui.session.context_breakdown import CATEGORY_TITLES
 
+    fixed = 2 + _TITLE_W + _TOKENS_W + 8  # swatch, category, tokens, "  window" (the header is widest)
+    label_w = min(_ROOMY_LABEL_W, max(_MIN_LABEL_W, width - fixed)) if width else _ROOMY_LABEL_W
+
     lines: list[Content] = [
-        Content.assemble(" " * (2 + _TITLE_W + _LABEL_W), (f"{'tokens':>{_TOKENS_W}}  window", "$text-muted"))
+        Content.assemble(" " * (2 + _TITLE_W + label_w), (f"{'tokens':>{_TOKENS_W}}  window", "$text-muted"))
     ]
     window = breakdown.window_tokens
     previous = ""
@@ -136,7 +142,7 @@ def row_lines(breakdown: ContextBreakdown) -> list[Content]:
             Content.assemble(
                 ("■ ", CATEGORY_STYLE[row.key]),
                 (f"{title:<{_TITLE_W}}", "bold"),
-                f"{_fit(what, _LABEL_W - 1):<{_LABEL_W}}",
+                f"{_fit(what, label_w - 1):<{label_w}}",
                 (f"{format_tokens(row.tokens):>{_TOKENS_W}}", "$foreground"),
                 (f"  {_share(row.tokens, window):>4}", "$text-muted"),
             )
@@ -147,7 +153,7 @@ def row_lines(breakdown: ContextBreakdown) -> list[Content]:
         lines.append(
             Content.assemble(
                 ("▲ ", "$error"),
-                (f"{'Over the trigger':<{_TITLE_W + _LABEL_W}}", "bold $error"),
+                (f"{'Over the trigger':<{_TITLE_W + label_w}}", "bold $error"),
                 (f"{format_tokens(breakdown.over_tokens):>{_TOKENS_W}}", "$error"),
                 ("  trims on next send", "italic $text-warning"),
             )
@@ -156,7 +162,7 @@ def row_lines(breakdown: ContextBreakdown) -> list[Content]:
         lines.append(
             Content.assemble(
                 ("░ ", FREE_STYLE),
-                (f"{'Free before the trigger':<{_TITLE_W + _LABEL_W}}", "bold"),
+                (f"{'Free before the trigger':<{_TITLE_W + label_w}}", "bold"),
                 f"{format_tokens(breakdown.free_tokens):>{_TOKENS_W}}",
                 (f"  {_share(breakdown.free_tokens, window):>4}", "$text-muted"),
             )
@@ -164,7 +170,7 @@ def row_lines(breakdown: ContextBreakdown) -> list[Content]:
     lines.append(
         Content.assemble(
             ("· ", "$foreground 40%"),
-            (f"{'Reserve above the trigger':<{_TITLE_W + _LABEL_W}}", "bold"),
+            (f"{'Reserve above the trigger':<{_TITLE_W + label_w}}", "bold"),
             f"{format_tokens(breakdown.reserve_tokens):>{_TOKENS_W}}",
             (f"  {_share(breakdown.reserve_tokens, window):>4}", "$text-muted"),
         )
@@ -172,7 +178,7 @@ def row_lines(breakdown: ContextBreakdown) -> list[Content]:
     lines.append(
         Content.assemble(
             "  ",
-            (f"{'Next request':<{_TITLE_W + _LABEL_W}}", "bold"),
+            (f"{'Next request':<{_TITLE_W + label_w}}", "bold"),
             (f"{approx + format_tokens(breakdown.total_tokens):>{_TOKENS_W}}", "bold $foreground"),
             (f"  {_share(breakdown.total_tokens, window):>4}", "$text-muted"),
         )
@@ -213,6 +219,23 @@ class ContextBar(Widget):
         return bar_content(self.breakdown, self.content_size.width or 60)
 
 
+class ContextRows(Widget):
+    """The rows of a breakdown (`row_lines`), fitted to the width the screen gives them."""
+
+    DEFAULT_CSS = """
+    ContextRows {
+        height: auto;
+    }
+    """
+
+    def __init__(self, breakdown: ContextBreakdown, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.breakdown = breakdown
+
+    def render(self) -> Content:
+        return Content("\n").join(row_lines(self.breakdown, self.content_size.width))
+
+
 class ContextScreen(Screen[None]):
     """`/context`: the breakdown of the next request. Esc or Q closes it, R reads it again."""
 
@@ -233,7 +256,7 @@ class ContextScreen(Screen[None]):
             yield ContextBar(self.breakdown, id="context-bar")
             yield Static(summary_line(self.breakdown), id="context-figures")
         with VerticalScroll(id="context-body"):
-            yield Static(Content("\n").join(row_lines(self.breakdown)), id="context-rows")
+            yield ContextRows(self.breakdown, id="context-rows")
             yield Static(
                 "Instructions and tool schemas go with every request, never trimmed; governance cuts "
                 "messages, markers and summaries when the request reaches the trigger.",
@@ -248,11 +271,13 @@ class ContextScreen(Screen[None]):
         bar.breakdown = self.breakdown
         bar.refresh()
         self.query_one("#context-figures", Static).update(summary_line(self.breakdown))
-        self.query_one("#context-rows", Static).update(Content("\n").join(row_lines(self.breakdown)))
+        rows = self.query_one("#context-rows", ContextRows)
+        rows.breakdown = self.breakdown
+        rows.refresh(layout=True)
 
     def action_close(self) -> None:
         """Back to the chat."""
         self.dismiss(None)
 
 
-__all__ = ["ContextBar", "ContextScreen", "bar_cells", "bar_content", "row_lines", "summary_line"]
+__all__ = ["ContextBar", "ContextRows", "ContextScreen", "bar_cells", "bar_content", "row_lines", "summary_line"]

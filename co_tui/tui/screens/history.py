@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
-from co_tui.session.banner import REASON_TEXT, STRATEGY_TEXT, banner_details, format_tokens
+from co_tui.session.banner import REASON_TEXT, banner_details, format_tokens, strategy_text
 from co_tui.session.cost import RequestCost, cached_share, format_usd
 from co_tui.text import one_line
 from co_tui.tui.format import budget_percent, plural
@@ -378,7 +378,7 @@ class HistoryScreen(Screen[None]):
             table.add_row(
                 Text(str(number), justify="right"),
                 REASON_TEXT.get(event.reason, event.reason),
-                STRATEGY_TEXT.get(event.strategy, event.strategy),
+                strategy_text(event),
                 dropped,
                 f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)}",
             )

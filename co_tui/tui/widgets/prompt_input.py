@@ -6,7 +6,7 @@ from textual import events
 from textual.binding import Binding
 from textual.widgets import TextArea
 
-from co_tui.tui.format import plural
+from co_tui.tui.format import format_bytes, normal_newlines, plural
 from co_tui.tui.input_clock import note_input
 from co_tui.tui.messages import RunSlash, SendPrompt
 from co_tui.tui.widgets.slash_popup import SlashPopup
@@ -19,8 +19,7 @@ PASTE_INLINE_MAX = 20_000
 
 def paste_placeholder(text: str, number: int) -> str:
     """The one-line stand-in for a large paste: `[pasted 5.0 MB, 120,000 lines #1]`."""
-    size = len(text.encode("utf-8", "surrogatepass"))
-    amount = f"{size / 1_000_000:.1f} MB" if size >= 1_000_000 else f"{size / 1000:.0f} KB"
+    amount = format_bytes(len(text.encode("utf-8", "surrogatepass")))
     lines = text.count("\n") + (0 if text.endswith("\n") else 1)
     return f"[pasted {amount}, {plural(lines, 'line')} #{number}]"
 
@@ -94,7 +93,7 @@ class PromptInput(TextArea):
         if len(event.text) > PASTE_INLINE_MAX and not self.read_only:
             event.stop()
             event.prevent_default()
-            self.insert(self.hold_paste(event.text))
+            self.insert(self.hold_paste(normal_newlines(event.text)))
             self.focus()
 
     def action_newline(self) -> None:

@@ -13,10 +13,13 @@ def shown_text(text: str) -> str:
     how much more was sent (the session gets it all)."""
     if len(text) <= SHOWN_MAX:
         return text
+    from co_tui.tui.format import format_bytes, plural
+
     head = "\n".join(text[:2_000].split("\n")[:20])
     more = text.count("\n") - head.count("\n")
-    size = len(text.encode("utf-8", "surrogatepass"))
-    return f"{head}\n… {more:,} more lines ({size / 1_000_000:.1f} MB in all, sent in full)"
+    rest = plural(more, "more line") if more else plural(len(text) - len(head), "more character")
+    size = format_bytes(len(text.encode("utf-8", "surrogatepass")))
+    return f"{head}\n… {rest} ({size} in all, sent in full)"
 
 
 class UserMessage(Static):

@@ -15,7 +15,7 @@ from co_tui.governance import estimate_tokens
 from co_tui.governance.markers import make_summary_marker
 from co_tui.session.banner import format_tokens
 from co_tui.session.context_breakdown import ContextBreakdown, OverheadPart, compute_breakdown
-from co_tui.tui.screens.context import ContextScreen, bar_cells, row_lines, summary_line
+from co_tui.tui.screens.context import ContextRows, ContextScreen, bar_cells, row_lines, summary_line
 
 
 def _conversation(turns: int, words: int = 400) -> list:
@@ -123,6 +123,24 @@ async def test_refresh_reads_the_breakdown_again(make_host) -> None:
         assert after != before and after.startswith(f"~{format_tokens(stub.context_breakdown().total_tokens)}/")
         await pilot.press("escape")
         assert app.results == [None]
+
+
+async def test_at_60_columns_the_window_column_stays_on_screen(make_host) -> None:
+    """At 60 columns the rows were laid out 62 cells wide: the window share was cut to `…`."""
+    stub = Stub()
+    app = make_host(lambda: ContextScreen(stub))
+    async with app.run_test(size=(60, 30)) as pilot:
+        await pilot.pause()
+        rows = app.screen.query_one("#context-rows", ContextRows)
+        width = rows.content_size.width
+        lines = [line.plain for line in rows.render().split("\n")]
+        assert 0 < width < 60 and all(len(line) <= width for line in lines), (width, lines)
+        assert lines[0].endswith("window") and lines[-1].rstrip().endswith("%")
+        stub.turns = 33
+        await pilot.press("r")  # the rows are read again too
+        await pilot.pause()
+        again = [line.plain for line in rows.render().split("\n")]
+        assert any("Over the trigger" in line for line in again)
 
 
 def test_context_snapshot(snap_compare, make_host) -> None:

@@ -1,0 +1,98 @@
+"""What a new user met walking through co-tui in a real terminal (tmux): the real `co-tui`, a real
+SQLite file. Each test is a problem found that way, fixed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from cli_process import run_co_tui
+from pilot_helpers import Tmux, poll_until
+
+ROOT = Path(__file__).resolve().parents[2]
+CO_TUI = ROOT / ".venv" / "bin" / "co-tui"
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("tmux") is None or not CO_TUI.exists(), reason="needs tmux and the venv's co-tui"),
+]
+
+
+@pytest.fixture
+def walk(tmp_path: Path):
+    """(start, tmux, ws, env): `start(*args)` runs `co-tui args…` in a 100x30 tmux pane in the
+    workspace `ws`, its data and config under `tmp_path` (`env`: the same for a print-mode run);
+    the exit status lands in `tmp_path/exit-code`, and the pane stays to read what it printed."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    env = {"CO_TUI_DATA_DIR": str(tmp_path / "data"), "CO_TUI_CONFIG_FILE": str(tmp_path / "config.toml")}
+    tmux = Tmux(f"walk-{tmp_path.name}")
+
+    def start(*args: str) -> None:
+        fixed = [f"PATH={os.environ['PATH']}", f"HOME={tmp_path}", "LANG=C.UTF-8", "TERM=tmux-256color"]
+        command = " ".join(["env", "-i", *fixed, *(f"{k}={v}" for k, v in env.items()), str(CO_TUI), *args])
+        tmux(
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            "100",
+            "-y",
+            "30",
+            "-c",
+            str(ws),
+            f"{command}; echo $? > ../exit-code; sleep 600",
+        )
+
+    try:
+        yield start, tmux, ws, env
+    finally:
+        tmux("kill-server")
+
+
+def test_a_bare_resume_opens_the_session_picker(walk) -> None:
+    """`co-tui --resume` without an id started a new conversation: README says it lets you pick one."""
+    start, tmux, ws, env = walk
+    saved = run_co_tui("-p", "hello from the walk", cwd=ws, env=env)
+    assert saved.returncode == 0, saved.stderr
+    start("--resume")
+    tmux.wait_for("Sessions in ws")  # the picker, filled in after it opens:
+    tmux.wait_for("hello from the walk")
+    tmux("send-keys", "-t", "t", "Enter")
+    tmux.wait_for("Resumed “hello from the walk”")
+    tmux("send-keys", "-t", "t", "C-q")
+    poll_until((ws.parent / "exit-code").exists, lambda: f"co-tui to exit:\n{tmux.pane()}")
+
+
+def _damage(db: Path) -> None:
+    """Scribble over every page after the first (the header stays: the database still opens)."""
+    data = bytearray(db.read_bytes())
+    for i in range(4096, len(data), 7):
+        data[i] = 0x5A
+    db.write_bytes(bytes(data))
+
+
+def test_quitting_after_a_failed_save_writes_a_rescue_copy_not_a_resume_hint(walk) -> None:
+    """With a damaged database the chat said "the conversation is kept in memory", then quitting
+    printed `resume with: co-tui --resume ID` for a session the database never got, and the
+    conversation was gone. Nothing is lost: it goes to a rescue copy, and the line says where."""
+    start, tmux, ws, env = walk
+    saved = run_co_tui("-p", "hello", cwd=ws, env=env)
+    assert saved.returncode == 0, saved.stderr
+    data = Path(env["CO_TUI_DATA_DIR"])
+    _damage(data / "sessions.db")
+    start()
+    tmux.wait_for("Ask anything")
+    tmux("send-keys", "-t", "t", "-l", "a prompt worth keeping")
+    tmux("send-keys", "-t", "t", "Enter")
+    tmux.wait_for("kept in memory")
+    tmux("send-keys", "-t", "t", "C-q")
+    poll_until((ws.parent / "exit-code").exists, lambda: f"co-tui to exit:\n{tmux.pane()}")
+    screen = tmux("capture-pane", "-p", "-J", "-t", "t")  # -J: lines the terminal wrapped, joined
+    assert "resume with" not in screen
+    [rescued] = data.glob("rescued-*.json")
+    assert f"co-tui: the conversation could not be saved to the database; it was written to {rescued}" in screen
+    assert "a prompt worth keeping" in rescued.read_text()
