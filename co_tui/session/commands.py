@@ -104,7 +104,7 @@ def resolve_session_id(
 
     Raises `OpenSessionError` (exit 2) for a bare `--resume` (`resume_id == ""`: only the TUI has a
     picker) or when nothing is there to continue; `StoreError` (one line) for an unknown or
-    ambiguous id.
+    ambiguous id, or a damaged database (`StoreCorrupt`, also when a damaged index finds no session).
     """
     if resume_id == "":
         raise OpenSessionError("--resume needs a session id here (see co-tui --list-sessions)", 2)

@@ -53,6 +53,7 @@ from co_tui.session.store_errors import (
     StoreFull,
     StoreLocked,
     StoreTooNew,
+    recovery_hint,
     translate_sqlite_error,
 )
 from co_tui.session.store_steering import read_pins, read_undo, undo_transcript_refs, write_pin, write_undo
@@ -760,15 +761,30 @@ class SessionStore:
 
     def list_sessions(self, workspace: Path | None = None) -> list[SessionMeta]:
         """Every session (or those of `workspace`), newest first. Reads metadata only, so a session
-        with damaged messages still lists (with `damaged` set once a load has found it)."""
+        with damaged messages still lists (with `damaged` set once a load has found it).
+        `StoreCorrupt` when the file is damaged, also when a damaged index hides the workspace's rows."""
         with self._guard("list sessions") as conn:
             if workspace is None:
                 rows = conn.execute(f"SELECT {_META_COLUMNS} FROM sessions ORDER BY updated DESC, rowid DESC")
             else:
-                rows = conn.execute(
+                where = str(Path(workspace).expanduser().resolve())
+                found = conn.execute(
                     f"SELECT {_META_COLUMNS} FROM sessions WHERE workspace = ? ORDER BY updated DESC, rowid DESC",
-                    (str(Path(workspace).expanduser().resolve()),),
-                )
+                    (where,),
+                ).fetchall()
+                # A damaged index answers "no rows" without an error (then --continue said "no saved
+                # session"): an empty answer is checked against the table itself, which is small.
+                if (
+                    not found
+                    and conn.execute(
+                        "SELECT 1 FROM sessions NOT INDEXED WHERE workspace = ? LIMIT 1", (where,)
+                    ).fetchone()
+                ):
+                    raise StoreCorrupt(
+                        f"session database {self.path} is damaged (an index disagrees with its table); "
+                        f"{recovery_hint(self.path)}"
+                    )
+                return [_meta_from_row(r) for r in found]
             return [_meta_from_row(r) for r in rows.fetchall()]
 
     def latest(self, workspace: Path) -> SessionMeta | None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from cli_process import run_co_tui, start_co_tui
+from damaged_db import damage_workspace_index
 from store_builders import tool_turn
 
 from co_tui.governance.events import HistoryTrimmed
@@ -386,3 +387,16 @@ def test_damaged_database_file_says_where_and_how_to_recover(data_dir: Path, tmp
     doc = json.loads(rescued.read_text())
     assert doc["transcript"][0]["parts"][0]["content"] == "hello there"
     assert any(p.get("part_kind") == "text" for m in doc["transcript"] for p in m["parts"])
+
+
+@pytest.mark.slow
+def test_continue_on_a_damaged_index_says_damaged(data_dir: Path, tmp_path: Path) -> None:
+    """The lookup by workspace finds no rows through a damaged index: --continue said "no saved
+    session in ... to continue"; it says the file is damaged, in one line, exit 2."""
+    assert co_tui("-p", "hello", cwd=tmp_path, data_dir=data_dir).returncode == 0
+    damage_workspace_index(data_dir / "sessions.db", tmp_path)
+    proc = co_tui("--continue", "-p", "again", cwd=tmp_path, data_dir=data_dir)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"session database {data_dir / 'sessions.db'} is damaged" in proc.stderr
+    assert "no saved session" not in proc.stderr

@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from damaged_db import damage_workspace_index
 from store_builders import tool_turn
 
 from co_tui.session.store import SessionStore, StoreCorrupt, StoreError, StoreTooNew
@@ -121,3 +122,18 @@ def test_unknown_session(store: SessionStore) -> None:
         store.save_turn("abc", new_transcript=tool_turn(0), context=None, new_events=[])
     with pytest.raises(StoreError, match="no session"):
         store.delete("abc")
+
+
+def test_a_damaged_workspace_index_is_damage_not_an_empty_list(data_dir: Path, tmp_path: Path) -> None:
+    """A damaged index answers a lookup by workspace with no rows and no SQLite error: the store
+    says the file is damaged (one line, how to recover) instead of "no sessions here"."""
+    with SessionStore.open(data_dir) as store:
+        store.create_session(model="m", workspace=tmp_path, title="kept")
+    damage_workspace_index(data_dir / "sessions.db", tmp_path)
+    with SessionStore.open(data_dir) as store:
+        for read in (store.latest, store.list_sessions):
+            with pytest.raises(StoreCorrupt) as caught:
+                read(tmp_path)
+            message = str(caught.value)
+            assert "is damaged" in message and "PRAGMA integrity_check" in message and "\n" not in message
+        assert store.list_sessions(tmp_path / "elsewhere") == []  # nothing there: still an empty list

@@ -17,6 +17,9 @@ from pathlib import Path
 
 import pytest
 from cli_process import run_python
+from damaged_db import damage_workspace_index
+
+from co_tui.session.store import SessionStore
 
 ROOT = Path(__file__).resolve().parents[2]
 # Not before the first frame: pydantic-settings/pydantic (~150 ms) and pydantic-ai (~1 s).
@@ -163,12 +166,19 @@ ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-
             "CO_TUI_TOOL_OUTPUT_TRIM_CHARS: ",
         ),
         (("--continue",), {}, "co-tui: no saved session in "),
+        (("--continue",), {"damaged": "index"}, "co-tui: session database "),
     ],
-    ids=["bad-setting", "nothing-to-continue"],
+    ids=["bad-setting", "nothing-to-continue", "damaged-index"],
 )
 def test_the_tui_exits_2_with_one_line(tmp_path: Path, args: tuple[str, ...], env: dict[str, str], line: str) -> None:
     """Through a real terminal: the app opens, cannot go on, restores the terminal, then prints one
-    line (no traceback) and the process exits 2 — as `co-tui -p` does before anything starts."""
+    line (no traceback) and the process exits 2 — as `co-tui -p` does before anything starts.
+    `damaged` (not an environment variable): a saved session whose workspace index is damaged."""
+    env = dict(env)  # the parameter is shared between runs
+    if env.pop("damaged", None):
+        with SessionStore.open(tmp_path / "data") as store:
+            store.create_session(model="offline", workspace=tmp_path, title="kept")
+        damage_workspace_index(tmp_path / "data" / "sessions.db", tmp_path)
     clean = {k: v for k, v in os.environ.items() if not k.startswith("CO_TUI_")}
     clean.update(
         TERM="xterm-256color",
