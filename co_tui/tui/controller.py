@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from co_tui.tui.activity_label import INTERRUPTING, THINKING, next_activity_label
+
 if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
     from co_tui.session.events import Event
@@ -121,6 +123,7 @@ class ChatController:
         self.queued: list[str] = []
         self.opening_id: str | None = None  # a session chosen to replace the current one, loading
         self.shown: Shown | None = None  # the preview on screen until its session is ready
+        self.activity = ""  # what the activity line says while a turn runs (tui/activity_label.py)
 
     # --- state -----------------------------------------------------------------------------------
 
@@ -182,6 +185,7 @@ class ChatController:
     def _job_ended(self) -> None:
         self.job = None
         self.job_kind = None
+        self.activity = ""
         self.view.busy_changed(None)
 
     async def _run_turn(self, prompt: str) -> None:
@@ -191,7 +195,7 @@ class ChatController:
             # Shown while waiting: a resumed conversation may have been mounted below it since.
             await view.unqueue_user_message(prompt)
             await view.add_user_message(prompt)
-            view.busy_changed("thinking…")
+            self._show_activity(THINKING)
             refused = await self._show_events(session.run_turn(prompt))
         finally:
             self._job_ended()
@@ -215,6 +219,8 @@ class ChatController:
         try:
             async for event in events:
                 refused = refused or (isinstance(event, OversizedTurn) and event.refused)
+                if not compaction:
+                    self._show_activity(next_activity_label(self.activity, event))
                 if compaction and isinstance(event, Done) and event.output == "nothing to compact":
                     view.show_hint("nothing to compact yet", info=True)
                 try:
@@ -227,6 +233,12 @@ class ChatController:
             await view.end_answer()
             await view.show_event(internal_error(failure))
         return refused
+
+    def _show_activity(self, label: str) -> None:
+        """Set the activity line's label for a turn, only when it changes (a token must not repaint it)."""
+        if label != self.activity:
+            self.activity = label
+            self.view.busy_changed(label)
 
     def interrupt(self) -> None:
         """Esc: stop the running turn (the partial answer stays) or compaction. Prompts queued behind
@@ -241,7 +253,7 @@ class ChatController:
             self.view.spawn(self.view.add_notice("the queued prompt was not sent: it is back in the prompt"))
         if self.job_kind == "turn":
             self.session.cancel()
-            self.view.busy_changed("interrupting…")
+            self._show_activity(INTERRUPTING)
         elif self.job_kind == "compact":
             self.job.cancel()
 

@@ -1,0 +1,31 @@
+"""What the activity line says while a turn runs: what is happening now, from the turn's events.
+
+The label starts as "thinking…" (waiting for the model), turns to "writing…" once the answer's text
+streams, to "running <tool>…" while a tool runs, and back to "thinking…" when the model gets the
+result. Once Esc was pressed it stays "interrupting…" until the turn ends (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from co_tui.session.events import Event
+
+THINKING = "thinking…"
+WRITING = "writing…"
+INTERRUPTING = "interrupting…"
+
+
+def next_activity_label(current: str, event: Event) -> str:
+    """The label after `event` given the `current` one: unchanged for events that say nothing
+    about what the turn is doing (usage, notices, …) and once the turn is being interrupted."""
+    if current == INTERRUPTING:
+        return current
+    if event.type == "text_delta":
+        return WRITING
+    if event.type == "tool_call":
+        return f"running {event.tool_name}…"
+    if event.type == "tool_result":
+        return THINKING
+    return current

@@ -1,0 +1,41 @@
+"""The activity line says what the turn is doing: thinking, writing the answer, running a tool."""
+
+from __future__ import annotations
+
+from pilot_helpers import wait_until
+from tui_fakes import Hold, Text, Tool
+
+from co_tui.tui.widgets.activity_indicator import ActivityIndicator
+
+
+async def test_the_label_follows_the_turn(make_app) -> None:
+    """ "thinking…" while waiting, "running <tool>…" while a tool runs, "writing…" once the answer's
+    text streams (it said "thinking…" with the answer on screen), "interrupting…" after esc."""
+
+    def script(prompt: str):
+        return [Tool("read_file", '{"path": "README.md"}', "# Demo"), Text("The answer is here.", chunks=2), Hold()]
+
+    app = make_app(script=script)
+    labels: list[str | None] = []
+    shown = app.busy_changed
+
+    def record(label: str | None) -> None:
+        labels.append(label)
+        shown(label)
+
+    app.busy_changed = record  # type: ignore[method-assign]
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: getattr(app, "session", None) is not None, what="session ready")
+        labels.clear()
+        await pilot.press(*"go", "enter")
+        await wait_until(
+            pilot,
+            lambda: "The answer is here." in "".join(m.text for m in app.chat.query("AssistantMessage")),
+            what="the answer streamed",
+        )
+        indicator = app.chat.query_one(ActivityIndicator)
+        assert indicator.label == "writing…"
+        assert "writing…" in str(indicator.render())
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not app.busy, what="the turn to end")
+    assert labels == ["thinking…", "running read_file…", "thinking…", "writing…", "interrupting…", None]
