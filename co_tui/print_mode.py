@@ -13,6 +13,7 @@ import asyncio
 import json
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -69,6 +70,8 @@ async def _run(session: ChatSession, prompt: str, fmt: str, out: TextIO, err: Te
 
 
 async def _run_turn(session: ChatSession, prompt: str, fmt: str, out: TextIO, err: TextIO) -> int:
+    from co_tui.session.chat import KEPT_IN_MEMORY
+
     loop = asyncio.get_running_loop()
     # SIGTERM and SIGHUP (a closed terminal) interrupt and save like Ctrl+C: the turn is kept.
     for signum in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):
@@ -85,7 +88,10 @@ async def _run_turn(session: ChatSession, prompt: str, fmt: str, out: TextIO, er
     closed = False  # the reader closed stdout (`| head`): the turn is interrupted, and saved
     storage_failed = False
     async for event in session.run_turn(prompt):
-        storage_failed = storage_failed or (event.type == "error" and event.kind == "storage")
+        if event.type == "error" and event.kind == "storage":
+            storage_failed = True
+            # This process exits after the turn, memory with it: the rescue copy's line says where it went.
+            event = replace(event, message=event.message.removesuffix(KEPT_IN_MEMORY))
         if event.type == "error" and not closed:
             if event.kind != "interrupted":
                 code = EXIT_MODEL_ERROR
@@ -121,6 +127,8 @@ async def _run_turn(session: ChatSession, prompt: str, fmt: str, out: TextIO, er
         rescued = session.write_rescue_copy()
         if rescued is not None:
             err.write(f"co-tui: the conversation was written to {rescued} instead (co-tui --format json export)\n")
+        else:
+            err.write("co-tui: the conversation could not be saved, nor written to a rescue copy beside the database\n")
     if closed:
         return EXIT_BROKEN_PIPE
     if fmt == "text" and not ended_with_text:

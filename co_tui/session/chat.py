@@ -42,6 +42,9 @@ if TYPE_CHECKING:
 
 TITLE_CHARS = 60
 
+# Said after a failed save: true in the TUI, which keeps the turn; print mode drops it (it exits).
+KEPT_IN_MEMORY = " (the conversation is kept in memory)"
+
 
 def _shown_count(messages: Sequence[ModelMessage]) -> int:
     """Messages in context as the user sees them: a marker fused with the next prompt counts apart,
@@ -652,7 +655,7 @@ class ChatSession:
                 cost_usd=transcript_cost(self.transcript, ledger=self.ledger),
             )
         except StoreError as exc:
-            return ErrorEvent(message=f"{exc} (the conversation is kept in memory)", kind="storage")
+            return ErrorEvent(message=f"{exc}{KEPT_IN_MEMORY}", kind="storage")
         self._saved_transcript_len = len(self.transcript)
         self._saved_ledger_len = len(self.ledger)
         return None
