@@ -542,7 +542,7 @@ class ChatSession:
     def clear(self) -> HistoryTrimmed:
         """`/clear`: an empty context and transcript under a fresh session id; the old one stays saved.
 
-        Returns the `clear` event for the front end's banner, with the new session's id. No ledger
+        Returns the `clear` event for the front end's banner, with the old session's id. No ledger
         records it: the old session's context is not changed (it resumes whole) and the new one never
         held what went, so either record would be false (docs/context-governance.md, "/compact and
         /clear"). It saves the old session first: blocking, so a front end with a UI loop calls it
@@ -550,7 +550,7 @@ class ChatSession:
         """
         if self.busy:
             raise RuntimeError("cannot clear while a turn is running")
-        trim = self.clear_preview()
+        trim = replace(self.clear_preview(), session_id=self.id)
         self._save(None)
         self.release_claim()
         self.id = uuid.uuid4().hex
@@ -564,7 +564,7 @@ class ChatSession:
 
         reload_instructions(self)  # a fresh start reads the instruction files again
         self.meter = self._new_meter()
-        return replace(trim, session_id=self.id)
+        return trim
 
     def evict(self, index: int) -> HistoryTrimmed:
         """Remove context message `index`'s tool output, or its whole older turn, from the context

@@ -55,7 +55,7 @@ async def test_clear_starts_a_new_session_and_keeps_the_old(tmp_path: Path) -> N
     held = session.meter.reading(session.context).tokens
     event = session.clear()
     assert event.reason == "clear" and session.id != old_id
-    assert (event.session_id, event.tokens_before, event.tokens_after) == (session.id, held, 0)
+    assert (event.session_id, event.tokens_before, event.tokens_after) == (old_id, held, 0)
     await _run(session, "a fresh start")
     listed = {m.id: m for m in store.list_sessions(tmp_path)}
     assert set(listed) == {old_id, session.id}
