@@ -272,6 +272,9 @@ def test_ctrl_c_while_waiting_for_stdin_is_one_line_not_a_traceback() -> None:
         stderr=subprocess.PIPE,
         text=True,
         env=env(),
+        # A shell without job control starts background commands with SIGINT ignored, and Python
+        # then keeps it ignored: the test would pass or fail by how pytest itself was started.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     wchan = Path(f"/proc/{proc.pid}/wchan")  # where the process sleeps (Linux)
     try:

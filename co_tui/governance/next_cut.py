@@ -20,6 +20,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 from co_tui.governance.events import HistoryTrimmed, Reason, Strategy
 from co_tui.governance.inspect import annotate_history
 from co_tui.governance.markers import separate_markers
+from co_tui.governance.pins import split_pinned
 from co_tui.governance.policy import Governor
 from co_tui.governance.summarize import apply_summary, clear_event, summary_token_budget
 from co_tui.governance.tokens import estimate_tokens
@@ -97,19 +98,27 @@ def preview_next_cut(
 
 
 def compact_estimate(
-    context: Sequence[ModelMessage], budget_tokens: int, *, overhead_tokens: int = 0
+    context: Sequence[ModelMessage],
+    budget_tokens: int,
+    *,
+    overhead_tokens: int = 0,
+    pins: frozenset[str] = frozenset(),
 ) -> HistoryTrimmed | None:
     """What `/compact` would do now, for its confirmation: every turn summarised, and the request
     after it at most the system prompt, the compact pair and the longest summary asked for
     (`summary_token_budget`) — an upper estimate, as the summary's real length is not known before.
-    None when there is nothing to compact. Pure; no model call."""
-    source = separate_markers(context)
+    Pinned turns (`pins`) are left out of the counts and kept in the size after, as
+    `pins.compact_around_pins` does, so the dialog counts what the banner then says. None when there
+    is nothing to compact (also when every turn is pinned). Pure; no model call."""
+    split = split_pinned(context, pins)
+    source = split.rest
     layout = segment(source)
     if not layout.turns:
         return None
     system = sum(estimate_tokens([source[i]]) for i in layout.system)
     after = system + summary_token_budget(source) + 40  # the header and the acknowledgement
-    # Every turn leaves the context, as for /clear; the summary pair takes their place.
+    # Every unpinned turn leaves the context, as for /clear; the summary pair takes their place.
+    overhead_tokens += split.tokens  # the pinned turns stay, counted like the instructions
     return replace(
         clear_event(source, budget_tokens, overhead_tokens=overhead_tokens),
         reason="manual_compact",

@@ -545,12 +545,15 @@ class ChatSession:
     def clear(self) -> HistoryTrimmed:
         """`/clear`: an empty context and transcript under a fresh session id; the old one stays saved.
 
-        Returns the `clear` event (recorded in the old session's ledger, and shown by the front end).
-        It saves the old session first: blocking, so a front end with a UI loop calls it in a thread.
+        Returns the `clear` event for the front end's banner, with the old session's id. No ledger
+        records it: the old session's context is not changed (it resumes whole) and the new one never
+        held what went, so either record would be false (docs/context-governance.md, "/compact and
+        /clear"). It saves the old session first: blocking, so a front end with a UI loop calls it
+        in a thread.
         """
         if self.busy:
             raise RuntimeError("cannot clear while a turn is running")
-        trim = self._apply_trim(self.clear_preview())
+        trim = replace(self.clear_preview(), session_id=self.id)
         self._save(None)
         self.release_claim()
         self.id = uuid.uuid4().hex

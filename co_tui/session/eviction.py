@@ -71,5 +71,6 @@ def compact_preview_of(session: ChatSession) -> HistoryTrimmed | None:
     from co_tui.governance.next_cut import compact_estimate
 
     overhead = session.overhead_tokens
-    estimate = compact_estimate(session.context, session.policy.budget_tokens, overhead_tokens=overhead)
+    pins = session.governance.governor.pins  # left out of the summary, as `ChatSession.compact` does
+    estimate = compact_estimate(session.context, session.policy.budget_tokens, overhead_tokens=overhead, pins=pins)
     return None if estimate is None else preview_in_meter_figures(estimate, session.meter, session.context, overhead)

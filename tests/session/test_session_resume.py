@@ -51,15 +51,27 @@ async def test_clear_starts_a_new_session_and_keeps_the_old(tmp_path: Path) -> N
     store = SessionStore.open(tmp_path / "data")
     session = ChatSession(load_settings(), workspace=tmp_path, store=store)
     await _run(session, "hello")
-    old_id = session.id
+    old_id, old_context = session.id, list(session.context)
+    held = session.meter.reading(session.context).tokens
     event = session.clear()
     assert event.reason == "clear" and session.id != old_id
+    assert (event.session_id, event.tokens_before, event.tokens_after) == (old_id, held, 0)
     await _run(session, "a fresh start")
     listed = {m.id: m for m in store.list_sessions(tmp_path)}
     assert set(listed) == {old_id, session.id}
     old = store.load(old_id)
-    assert old.ledger[-1].reason == "clear" and old.meta.messages == 2
+    assert old.meta.messages == 2
     assert store.load(session.id).meta.title == "a fresh start"
+
+    # The record is true: neither ledger claims a clear. The old session resumes whole (its context
+    # and meter as before the /clear) with no "Conversation cleared" banner; the new one never held
+    # what went, so its first banner would be false too.
+    assert [e.reason for e in old.ledger] == []
+    assert [e.reason for e in store.load(session.id).ledger] == []
+    session.release_claim()
+    resumed = ChatSession.resume(load_settings(), workspace=tmp_path, store=store, session_id=old_id)
+    assert resumed.context == old_context and resumed.ledger == []
+    assert resumed.meter.reading(resumed.context).tokens == held
 
 
 async def test_disk_full_keeps_the_conversation_and_the_next_save_catches_up(tmp_path: Path) -> None:

@@ -173,3 +173,31 @@ async def test_a_cut_saved_before_version_3_loads_and_cannot_be_undone(tmp_path:
     with pytest.raises(UndoRefused, match="saved before co-tui kept"):
         await resumed.restore(0)
     assert migrations.SCHEMA_VERSION == len(migrations.MIGRATIONS)
+
+
+async def test_the_compact_dialog_counts_what_the_compaction_does_around_a_pin(tmp_path: Path) -> None:
+    """The /compact dialog said "14 messages (4 turns)" with a turn pinned, the banner after it 12
+    messages, 3 turns: the dialog counted the pinned turn the compaction keeps verbatim."""
+    workspace = _workspace(tmp_path)
+    session = ChatSession(load_settings(), workspace=workspace, store=SessionStore.open(workspace / "data"))
+    await _run(session, "the secret word is tangerine")
+    session.pin_newest()
+    for i in range(3):
+        await _run(session, f"hello number {i}")
+    preview = session.compact_preview()
+    assert preview is not None
+    events = [event async for event in session.compact()]
+    (banner,) = [e for e in events if e.type == "history_trimmed"]
+    dialog = (preview.dropped_messages, preview.dropped_turns, preview.tokens_before)
+    assert dialog == (banner.dropped_messages, banner.dropped_turns, banner.tokens_before)
+    assert banner.dropped_turns == 3 and banner.tokens_after <= preview.tokens_after
+    assert _texts(session.context)[-2:] == ["the secret word is tangerine", _texts(session.transcript)[1]]
+
+    # Every turn left is pinned (the summary pair is no turn of the user's): nothing to compact.
+    assert session.compact_preview() is None
+
+    # /clear takes the pinned turn too, and its dialog says so: the same figures as its banner.
+    before = session.clear_preview()
+    cleared = session.clear()
+    assert (before.dropped_messages, before.dropped_turns) == (cleared.dropped_messages, cleared.dropped_turns)
+    assert cleared.dropped_turns == 1 and session.pins == [] and session.context == []

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import QuietApp
 from pilot_helpers import send_prompt, wait_idle, wait_ready
 from pydantic_ai.models.function import FunctionModel
+from quiet_app import QuietApp
 from textual import events
 
 from co_tui.config import Settings
