@@ -3,6 +3,22 @@
 from __future__ import annotations
 
 
+def plural(n: int, word: str, shown: str | None = None, *, many: str | None = None) -> str:
+    """`n` and `word`, with an `s` unless `n` is 1: '1 turn', '1,234 messages'. `shown`: how `n` is
+    written (default `f"{n:,}"`); `many`: the plural when it is not `word` + 's' ('directories')."""
+    return f"{f'{n:,}' if shown is None else shown} {word if n == 1 else many or word + 's'}"
+
+
+def format_tokens(n: int) -> str:
+    """A token count as banners, the meter, the inspectors and exports write it: 12 → '12',
+    12_900 → '12.9k', 1_250_000 → '1.25M'."""
+    if n < 1000:
+        return str(n)
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k".replace(".0k", "k")
+    return f"{n / 1_000_000:.2f}M"
+
+
 def one_line(text: str, limit: int) -> str:
     """`text` with its whitespace runs collapsed to single spaces, cut to at most `limit` characters
     (the last one an ellipsis when cut)."""

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.session.banner import banner_details, banner_line, format_tokens
+from co_tui.session.banner import banner_details, banner_line
+from co_tui.text import format_tokens
 
 
 def test_format_tokens() -> None:
@@ -25,6 +26,17 @@ def test_turn_trim_line_and_plurals() -> None:
     one = HistoryTrimmed(reason="token_budget", strategy="turn_trim", dropped_messages=1, dropped_turns=1, kept_turns=1)
     assert "1 message (1 turn)" in banner_line(one)
     assert dict(banner_details(one))["removed"] == "1 message, 1 turn"
+
+
+def test_large_counts_have_the_thousands_separator_the_log_uses() -> None:
+    """The banner said `1234 messages` where the chat log and the inspector say `1,234`."""
+    event = HistoryTrimmed(
+        reason="clear", strategy="turn_trim", dropped_messages=1234, dropped_turns=1001, kept_turns=1200
+    )
+    assert "1,234 messages (1,001 turns)" in banner_line(event)
+    details = dict(banner_details(event))
+    assert details["removed"] == "1,234 messages, 1,001 turns"
+    assert details["kept"] == "1,200 turns"
 
 
 def test_titles_for_compact_clear_and_summary() -> None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from co_tui.agent.offline_intents import OFFLINE_NOTICE, SETUP_HINT, TRIGGERS, Intent
+from co_tui.text import plural
 
 QUOTE_CHARS = 120
 SLOW_WORDS = 60
@@ -53,7 +54,7 @@ def canned_reply(intent: Intent, prompt: str, tool_names: Sequence[str]) -> str:
             f"in this workspace: `read <file>`, `list <dir>`, `search <pattern> in <dir>`.\n\n{SETUP_HINT}"
         )
     return (
-        f"You said {said} ({_count(len(prompt.split()), 'word')}). {OFFLINE_NOTICE} "
+        f"You said {said} ({plural(len(prompt.split()), 'word')}). {OFFLINE_NOTICE} "
         f"Type `help` to see the requests I understand.\n\n{SETUP_HINT}"
     )
 
@@ -182,7 +183,7 @@ def _describe_shell(content: str) -> str:
     text = f"I ran `{command}`: {status.strip('[]') or 'no status'}."
     if output and output != ["(no output)"]:
         tail = output[-5:]
-        text += f" Output ({_count(len(output), 'line')}), last lines:\n" + "\n".join(f"    {line}" for line in tail)
+        text += f" Output ({plural(len(output), 'line')}), last lines:\n" + "\n".join(f"    {line}" for line in tail)
     else:
         text += " It printed nothing."
     return text
@@ -195,7 +196,3 @@ def _quote(text: str, limit: int = QUOTE_CHARS) -> str:
 
 def _first_line(text: str) -> str:
     return (text.strip().splitlines() or [""])[0]
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"

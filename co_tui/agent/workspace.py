@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from co_tui.text import plural
+
 # Caps: large enough to be useful, small enough that one call cannot flood the context window.
 READ_LIMIT_LINES = 400
 READ_MAX_LINES = 2000
@@ -211,7 +213,7 @@ class Workspace:
             except OSError:
                 files.append(f"{name}  (unreadable)")
         rel = self.relative(real)
-        header = f"{rel if rel == '.' else rel + '/'}: {_count(len(dirs), 'directory')}, {_count(len(files), 'file')}"
+        header = f"{rel if rel == '.' else rel + '/'}: {plural(len(dirs), 'directory', many='directories')}, {plural(len(files), 'file')}"
         listed = dirs + files
         out = [header, *listed[:LIST_MAX_ENTRIES]]
         if len(listed) > LIST_MAX_ENTRIES:
@@ -263,7 +265,7 @@ class Workspace:
                     chars += len(entry) + 1
         where = self.relative(real)
         how = " (not a valid regular expression: searched literally)" if literal else ""
-        header = f"{_count(total, 'match')} for {pattern!r} in {_count(len(files_with), 'file')} under {where}{how}"
+        header = f"{plural(total, 'match', many='matches')} for {pattern!r} in {plural(len(files_with), 'file')} under {where}{how}"
         out = [header, *matches]
         if total > len(matches):
             out.append(f"[capped: showing {len(matches)} of {total:,} matches; narrow the pattern or the path]")
@@ -288,13 +290,6 @@ class Workspace:
                 except (OSError, RuntimeError):  # RuntimeError: a symlink loop
                     continue
                 yield file
-
-
-def _count(n: int, noun: str) -> str:
-    if n == 1:
-        return f"1 {noun}"
-    plural = noun[:-1] + "ies" if noun.endswith("y") else noun + ("es" if noun.endswith("ch") else "s")
-    return f"{n:,} {plural}"
 
 
 # Control characters and the Unicode line breaks `str.splitlines` honours, escaped in names.

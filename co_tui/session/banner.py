@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from co_tui.governance.events import HistoryTrimmed
+from co_tui.text import fit_segments, format_tokens, plural
 
 REASON_TEXT = {
     "token_budget": "token budget",
@@ -38,15 +39,6 @@ def strategy_text(event: HistoryTrimmed) -> str:
     return STRATEGY_TEXT.get(event.strategy, event.strategy)
 
 
-def format_tokens(n: int) -> str:
-    """12 → '12', 12_900 → '12.9k', 1_250_000 → '1.25M'."""
-    if n < 1000:
-        return str(n)
-    if n < 1_000_000:
-        return f"{n / 1000:.1f}k".replace(".0k", "k")
-    return f"{n / 1_000_000:.2f}M"
-
-
 def banner_title(event: HistoryTrimmed) -> str:
     """The headline: 'History trimmed', 'History summarised', 'Conversation compacted', …"""
     if event.reason == "clear":
@@ -64,17 +56,11 @@ def banner_title(event: HistoryTrimmed) -> str:
     return "History trimmed"
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
 def banner_line(event: HistoryTrimmed, width: int | None = None) -> str:
     """One line, e.g. '✂ History trimmed · 14 messages (3 turns) · 41.2k → 12.9k tokens · token budget'.
 
     `width`: at most that many characters, shortened at segment boundaries (`fit_segments`: the
     last segments give way to `…`), never cut mid-word; the full line is in the banner's details."""
-    from co_tui.text import fit_segments
-
     parts = banner_parts(event)
     return " · ".join(parts) if width is None else fit_segments(parts, width)
 
@@ -97,7 +83,7 @@ def banner_parts(event: HistoryTrimmed) -> list[str]:
     if event.reason == "restore":  # the model sees more again, not less
         return [
             f"↶ {banner_title(event)}",
-            f"{_count(event.restored_messages, 'message')} back in context",
+            f"{plural(event.restored_messages, 'message')} back in context",
             f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)} tokens",
             f"undid: {STRATEGY_TEXT.get(event.strategy, event.strategy)}",
         ]
@@ -106,8 +92,8 @@ def banner_parts(event: HistoryTrimmed) -> list[str]:
         # What was removed, named by the eviction (its first clause; the cache warning is in the details).
         parts.append(event.note.split("; ", 1)[0].removeprefix("removed the "))
     elif event.dropped_messages:
-        turns = f" ({_count(event.dropped_turns, 'turn')})" if event.dropped_turns else ""
-        parts.append(_count(event.dropped_messages, "message") + turns)
+        turns = f" ({plural(event.dropped_turns, 'turn')})" if event.dropped_turns else ""
+        parts.append(plural(event.dropped_messages, "message") + turns)
         if event.unsummarised_messages:
             parts.append(f"{event.unsummarised_messages} of them without a summary")
     elif event.strategy in ("tool_output_trim", "step_shrink"):
@@ -122,12 +108,12 @@ def banner_details(event: HistoryTrimmed) -> list[tuple[str, str]]:
     rows = [
         ("reason", REASON_TEXT.get(event.reason, event.reason)),
         ("strategy", strategy_text(event)),
-        ("removed", f"{_count(event.dropped_messages, 'message')}, {_count(event.dropped_turns, 'turn')}"),
-        ("kept", _count(event.kept_turns, "turn")),
+        ("removed", f"{plural(event.dropped_messages, 'message')}, {plural(event.dropped_turns, 'turn')}"),
+        ("kept", plural(event.kept_turns, "turn")),
         ("tokens", f"{event.tokens_before:,} → {event.tokens_after:,} (budget {event.budget_tokens:,})"),
     ]
     if event.reason == "restore":
-        rows[2] = ("restored", _count(event.restored_messages, "message"))
+        rows[2] = ("restored", plural(event.restored_messages, "message"))
     if event.salvaged_item is not None:
         rows[0] = ("reason", "a lost item recovered by you (r on the summary's banner)")
         rows[1] = ("lost by", STRATEGY_TEXT.get(event.strategy, event.strategy))
@@ -137,7 +123,7 @@ def banner_details(event: HistoryTrimmed) -> list[tuple[str, str]]:
         rows.append(
             (
                 "not summarised",
-                f"the oldest {_count(event.unsummarised_messages, 'message')} did not fit the summariser's input "
+                f"the oldest {plural(event.unsummarised_messages, 'message')} did not fit the summariser's input "
                 f"and were removed without a summary; the summary covers the {covered} after them",
             )
         )

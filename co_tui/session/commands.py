@@ -24,6 +24,17 @@ class OpenSessionError(Exception):
         self.exit_code = exit_code
 
 
+def exit_code_for(exc: BaseException) -> int:
+    """The exit status for a session that could not be opened: an `OpenSessionError`'s own code,
+    2 for an unusable session database (`StoreError`: usage/data), 1 for anything else (a model
+    that cannot be built, `ModelConfigError`, included)."""
+    from co_tui.session.store_errors import StoreError
+
+    if isinstance(exc, OpenSessionError):
+        return exc.exit_code
+    return 2 if isinstance(exc, StoreError) else 1
+
+
 def open_store(settings: Settings) -> SessionStore:
     """The session database under the data dir. Raises `OpenSessionError` (exit 2) when unusable."""
     return open_store_at(settings.resolved_data_dir)
@@ -89,10 +100,8 @@ def open_session(
                 settings, workspace=workspace, store=store, session_id=session_id, approver=approver
             )
         return ChatSession(settings, workspace=workspace, store=store, approver=approver)
-    except ModelConfigError as exc:
-        raise OpenSessionError(str(exc), 1) from None
-    except StoreError as exc:
-        raise OpenSessionError(str(exc), 2) from None
+    except (ModelConfigError, StoreError) as exc:
+        raise OpenSessionError(str(exc), exit_code_for(exc)) from None
 
 
 def resolve_session_id(
@@ -159,8 +168,8 @@ def list_sessions(settings: Settings, workspace: Path) -> int:
     if not sessions:
         print("no saved sessions")
         return 0
-    from co_tui.session.banner import format_tokens
     from co_tui.session.cost import format_usd
+    from co_tui.text import format_tokens
 
     print(f"{'ID':<10} {'UPDATED':<16} {'MSGS':>5} {'TOKENS':>7} {'COST':>7}  TITLE")
     for meta in sessions:

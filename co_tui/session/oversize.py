@@ -8,8 +8,8 @@ is to say so, where it happens, in one line that every front end shows the same 
 from __future__ import annotations
 
 from co_tui.governance.tokens import estimate_text_tokens
-from co_tui.session.banner import format_tokens
 from co_tui.session.events import OversizedTurn
+from co_tui.text import format_tokens
 
 __all__ = ["oversized_message", "refuse_oversized_prompt", "sent_whole"]
 

@@ -35,7 +35,7 @@ class PinChange:
 
     def describe(self) -> str:
         """The one line shown to the user."""
-        from co_tui.session.banner import format_tokens
+        from co_tui.text import format_tokens
 
         if self.pinned:
             return (

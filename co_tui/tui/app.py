@@ -533,10 +533,9 @@ class CoTuiApp(App[int]):
                 store=store,
             )
         except Exception as exc:  # OpenSessionError and anything else: one line
-            from co_tui.session.store_errors import StoreError
+            from co_tui.session.commands import exit_code_for
 
-            code = getattr(exc, "exit_code", 2 if isinstance(exc, StoreError) else 1)  # as open_session
-            self.post_message(SessionFailed(str(exc) or type(exc).__name__, code))
+            self.post_message(SessionFailed(str(exc) or type(exc).__name__, exit_code_for(exc)))
             return
         self.post_message(SessionReady(session))
 

@@ -592,7 +592,7 @@ class ChatController:
         self.view.show_title(title)
         # One mount for the newest entries, banners at their cuts (not one mount per ledger event).
         await self.view.show_items(items, banners, entries=entries)
-        from co_tui.tui.format import plural
+        from co_tui.text import plural
 
         name = title or session_id[:8]
         await self.view.add_notice(f"Resumed “{name}” · {plural(turns, 'turn')} · {plural(messages, 'message')}")

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
+from co_tui.text import format_tokens, plural
 
-def format_tokens(n: int) -> str:
-    """12 → '12', 12_900 → '12.9k', 1_250_000 → '1.25M' (same wording as banners and exports)."""
-    # Imported lazily: co_tui.session pulls in the governance package, which is not start-up weight.
-    from co_tui.session.banner import format_tokens as _format
-
-    return _format(n)
-
-
-def plural(n: int, word: str, shown: str | None = None) -> str:
-    """`n` and `word`, with an `s` unless `n` is 1: '1 turn', '3 turns'. `shown`: how `n` is written
-    (default `f"{n:,}"`)."""
-    return f"{f'{n:,}' if shown is None else shown} {word}{'' if n == 1 else 's'}"
+# Text longer than this (characters) is never laid out whole: a paste is held aside behind a one-line
+# stand-in (widgets/prompt_input.py), a prompt is shown shortened in the log (widgets/user_message.py).
+# Textual lays out and wraps every line a widget holds: a 5 MB paste froze the app for about a minute
+# (docs/keys-and-commands.md).
+TEXT_LAYOUT_MAX = 20_000
 
 
 def format_bytes(n: int) -> str:

@@ -1,10 +1,11 @@
-"""`plural`: the one way TUI text counts things."""
+"""`plural` (co_tui/text.py): the one way every layer counts things."""
 
 from __future__ import annotations
 
 import pytest
 
-from co_tui.tui.format import format_chars, plural
+from co_tui.text import plural
+from co_tui.tui.format import format_chars
 
 
 @pytest.mark.parametrize(
@@ -20,6 +21,11 @@ from co_tui.tui.format import format_chars, plural
 )
 def test_plural(n: int, word: str, shown: str | None, expected: str) -> None:
     assert plural(n, word, shown) == expected
+
+
+def test_plural_with_an_irregular_plural() -> None:
+    assert plural(1, "directory", many="directories") == "1 directory"
+    assert plural(3, "match", many="matches") == "3 matches"
 
 
 def test_format_chars_counts_with_the_token_style() -> None:

@@ -6,7 +6,7 @@ from pilot_helpers import wait_idle, wait_ready, wait_until
 from textual import events
 from tui_fakes import Text
 
-from co_tui.tui.widgets.prompt_input import PASTE_INLINE_MAX
+from co_tui.tui.format import TEXT_LAYOUT_MAX
 from co_tui.tui.widgets.user_message import UserMessage
 
 BIG = "".join(f"line {i:06d} of a large log file pasted into the prompt\n" for i in range(100_000))  # 5.5 MB
@@ -36,7 +36,7 @@ async def test_a_5mb_paste_is_held_compactly_and_sent_whole(make_app) -> None:
 
 async def test_a_small_paste_goes_in_as_text(make_app) -> None:
     small = "a\nb\n" * 10
-    assert len(small) < PASTE_INLINE_MAX
+    assert len(small) < TEXT_LAYOUT_MAX
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_ready(pilot)

@@ -7,7 +7,7 @@ from co_tui.tui.screens.yes_no import Answer, YesNoDialog
 
 def clear_summary(messages: int, tokens: int, turns: int, session_saved: bool, title: str) -> str:
     """The dialog's body text: what is discarded and where the old conversation lives on."""
-    from co_tui.tui.format import format_tokens, plural
+    from co_tui.text import format_tokens, plural
 
     what = (
         f"{plural(messages, 'message')} ({plural(turns, 'turn')}, "

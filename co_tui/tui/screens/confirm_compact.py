@@ -10,7 +10,7 @@ from co_tui.tui.screens.yes_no import Answer, YesNoDialog
 
 def compact_summary(messages: int, turns: int, tokens_before: int, tokens_after: int, focus: str | None) -> str:
     """The dialog's body: what the summary replaces, the estimated request after it, and the focus."""
-    from co_tui.tui.format import format_tokens, plural
+    from co_tui.text import format_tokens, plural
 
     body = (
         f"{plural(messages, 'message')} ({plural(turns, 'turn')}, "

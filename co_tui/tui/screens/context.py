@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
-from co_tui.session.banner import format_tokens
+from co_tui.text import format_tokens, plural
 from co_tui.tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
@@ -110,9 +110,9 @@ def _count(key: str, items: int) -> str:
     if not items:
         return ""
     if key == "tool_schemas":
-        return f" ({items} tool{'' if items == 1 else 's'})"
+        return f" ({plural(items, 'tool')})"
     if key in ("messages", "markers", "pinned"):
-        return f"{items} message{'' if items == 1 else 's'}"
+        return plural(items, "message")
     return ""
 
 

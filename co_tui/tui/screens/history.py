@@ -21,10 +21,10 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
-from co_tui.session.banner import REASON_TEXT, banner_details, format_tokens, strategy_text
+from co_tui.session.banner import REASON_TEXT, banner_details, strategy_text
 from co_tui.session.cost import RequestCost, cached_share, format_usd
-from co_tui.text import one_line
-from co_tui.tui.format import budget_percent, plural
+from co_tui.text import format_tokens, one_line, plural
+from co_tui.tui.format import budget_percent
 from co_tui.tui.widgets.key_footer import KeyFooter
 from co_tui.tui.widgets.turn_token_chart import STATE_COLOURS, TurnBar, TurnState, TurnTokenChart, legend_markup
 

@@ -24,7 +24,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from co_tui.session.banner import format_tokens
+from co_tui.text import format_tokens
 from co_tui.tui.screens.confirm_delete import ConfirmDeleteScreen
 from co_tui.tui.widgets.key_footer import KeyFooter
 

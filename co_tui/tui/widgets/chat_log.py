@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
-from co_tui.tui.format import plural
+from co_tui.text import plural
 from co_tui.tui.widgets.notice_line import NoticeLine
 
 # Enough for many screens of scroll-back; beyond either bound the oldest items are removed (the

@@ -37,7 +37,8 @@ def meter_level(fraction: float) -> Level:
 def meter_text(reading: UsageUpdate, *, messages: bool = True) -> str:
     """`23/500 msgs · ~18.2k/100k tokens (18%)`; `~` unless the figure is the provider's own report.
     `messages=False` leaves out the message count."""
-    from co_tui.tui.format import budget_percent, format_tokens
+    from co_tui.text import format_tokens
+    from co_tui.tui.format import budget_percent
 
     approx = "" if reading.exactness == "exact" else "~"
     pct = budget_percent(reading.context_tokens, reading.budget_tokens)
@@ -79,7 +80,9 @@ def ahead_text(reading: UsageUpdate, *, short: bool = False) -> str:
         return ""
     if short:
         return f"≈{n} to trim"
-    return f"≈{n} turn{'' if n == 1 else 's'} to trim"
+    from co_tui.text import plural
+
+    return f"≈{plural(n, 'turn')} to trim"
 
 
 @dataclass(frozen=True)
@@ -118,7 +121,7 @@ def meter_notes(reading: UsageUpdate, layout: MeterLayout) -> list[tuple[str, st
     if layout.economy != "none" and (economy := economy_text(reading, short=layout.economy == "short")):
         notes.append((economy, "economy"))
     if reading.pinned_tokens:  # part of the figure, never cut (docs/context-governance.md, "Pins")
-        from co_tui.tui.format import format_tokens
+        from co_tui.text import format_tokens
 
         notes.append((f"{format_tokens(reading.pinned_tokens)} pinned", "pinned"))
     if ahead := ahead_text(reading, short=layout.ahead == "short"):

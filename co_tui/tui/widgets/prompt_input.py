@@ -6,15 +6,11 @@ from textual import events
 from textual.binding import Binding
 from textual.widgets import TextArea
 
-from co_tui.tui.format import format_bytes, normal_newlines, plural
+from co_tui.text import plural
+from co_tui.tui.format import TEXT_LAYOUT_MAX, format_bytes, normal_newlines
 from co_tui.tui.input_clock import note_input
 from co_tui.tui.messages import RunSlash, SendPrompt
 from co_tui.tui.widgets.slash_popup import SlashPopup
-
-# A paste longer than this is held aside and shown as one placeholder line: TextArea lays out and
-# wraps every line it holds, so a 5 MB paste froze the app for about a minute
-# (docs/keys-and-commands.md). The full text is put back when the prompt is sent.
-PASTE_INLINE_MAX = 20_000
 
 
 def paste_placeholder(text: str, number: int) -> str:
@@ -84,13 +80,13 @@ class PromptInput(TextArea):
         for placeholder, held in self.pastes.items():
             if held and held in text:
                 text = text.replace(held, placeholder)
-        if len(text) > PASTE_INLINE_MAX:
+        if len(text) > TEXT_LAYOUT_MAX:
             text = self.hold_paste(text)
         self._set_text(text)
 
     async def _on_paste(self, event: events.Paste) -> None:
         # Textual then runs TextArea._on_paste too (handlers run down the MRO) unless prevented.
-        if len(event.text) > PASTE_INLINE_MAX and not self.read_only:
+        if len(event.text) > TEXT_LAYOUT_MAX and not self.read_only:
             event.stop()
             event.prevent_default()
             self.insert(self.hold_paste(normal_newlines(event.text)))

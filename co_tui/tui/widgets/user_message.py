@@ -5,16 +5,15 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-SHOWN_MAX = 20_000  # characters of a prompt the log shows; laying out a 5 MB one froze the app
+from co_tui.text import plural
+from co_tui.tui.format import TEXT_LAYOUT_MAX, format_bytes
 
 
 def shown_text(text: str) -> str:
-    """`text` for the log: whole up to `SHOWN_MAX` characters, else its first lines and a note of
+    """`text` for the log: whole up to `TEXT_LAYOUT_MAX` characters, else its first lines and a note of
     how much more was sent (the session gets it all)."""
-    if len(text) <= SHOWN_MAX:
+    if len(text) <= TEXT_LAYOUT_MAX:
         return text
-    from co_tui.tui.format import format_bytes, plural
-
     head = "\n".join(text[:2_000].split("\n")[:20])
     more = text.count("\n") - head.count("\n")
     rest = plural(more, "more line") if more else plural(len(text) - len(head), "more character")

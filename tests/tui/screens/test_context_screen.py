@@ -13,8 +13,8 @@ from textual.widgets import Static
 
 from co_tui.governance import estimate_tokens
 from co_tui.governance.markers import make_summary_marker
-from co_tui.session.banner import format_tokens
 from co_tui.session.context_breakdown import ContextBreakdown, OverheadPart, compute_breakdown
+from co_tui.text import format_tokens
 from co_tui.tui.screens.context import ContextRows, ContextScreen, bar_cells, row_lines, summary_line
 
 
