@@ -54,7 +54,7 @@ async def test_servers_start_after_the_session_and_failures_are_one_line(workspa
 
         await pilot.press(*"/mcp", "enter")
         await wait_until(pilot, lambda: isinstance(app.screen, McpScreen), what="/mcp screen")
-        source = app.screen.query_one("#help-text").source
+        source = app.screen.query_one("#mcp-text").source
         assert "| demo | running | 5 |" in source and "| ghost | failed | 0 |" in source
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, McpScreen), what="/mcp closed")

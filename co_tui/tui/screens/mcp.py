@@ -44,7 +44,7 @@ def mcp_markdown(rows: list[Any], *, config_error: str | None = None) -> str:
 class McpScreen(ModalScreen[None]):
     """Read-only list of the session's MCP servers (`/mcp`); Esc or Q closes it."""
 
-    CSS_PATH = ["help.tcss", "mcp.tcss"]
+    CSS_PATH = "mcp.tcss"
     BINDINGS = [Binding("escape,q", "dismiss_mcp", "Close", show=True)]
 
     def __init__(self, servers: Any) -> None:
@@ -55,14 +55,14 @@ class McpScreen(ModalScreen[None]):
         from co_tui.agent.mcp_servers import mcp_overview
 
         error = getattr(self.servers, "config_error", None)
-        with Vertical(id="help-dialog"):
-            yield Static("co-tui · MCP servers", id="help-title")
-            with VerticalScroll(id="help-body"):
-                yield Markdown(mcp_markdown(mcp_overview(self.servers), config_error=error), id="help-text")
-            yield Static(f"{key_label('escape')} close", id="help-hint")
+        with Vertical(id="mcp-dialog"):
+            yield Static("co-tui · MCP servers", id="mcp-title")
+            with VerticalScroll(id="mcp-body"):
+                yield Markdown(mcp_markdown(mcp_overview(self.servers), config_error=error), id="mcp-text")
+            yield Static(f"{key_label('escape')} close", id="mcp-hint")
 
     def on_mount(self) -> None:
-        self.query_one("#help-body", VerticalScroll).focus()
+        self.query_one("#mcp-body", VerticalScroll).focus()
 
     def action_dismiss_mcp(self) -> None:
         """Close the list."""

@@ -21,10 +21,7 @@ from textual.widgets.option_list import Option
 class RecoverLostScreen(ModalScreen[str | None]):
     """Dismisses with the picked item, or None (Esc)."""
 
-    CSS_PATH = "dialog.tcss"
-    DEFAULT_CSS = """
-    RecoverLostScreen OptionList { height: auto; max-height: 14; margin-top: 1; border: none; }
-    """
+    CSS_PATH = ["dialog.tcss", "recover_lost.tcss"]
     BINDINGS = [Binding("escape", "dismiss(None)", "Close", show=False)]
 
     def __init__(self, items: Sequence[str], kept_line: str) -> None:

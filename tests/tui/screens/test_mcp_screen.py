@@ -32,7 +32,7 @@ async def test_the_screen_lists_every_server_with_status_tools_and_tokens(make_h
     app = make_host(lambda: McpScreen(state))
     async with app.run_test(size=TERMINAL) as pilot:
         await pilot.pause()
-        source = app.screen.query_one("#help-text", Markdown).source
+        source = app.screen.query_one("#mcp-text", Markdown).source
         docs_tokens = tool_schema_tokens(state.servers[0].tool_defs)
         assert f"| docs | running | 2 | ~{docs_tokens:,} | destructive calls |" in source
         assert "| files | running | 1 |" in source and "| every call |" in source
@@ -47,7 +47,7 @@ async def test_no_servers_says_how_to_add_one(make_host):
     app = make_host(lambda: McpScreen(McpServers(config_error="/w/.mcp.json: Expecting value")))
     async with app.run_test(size=TERMINAL) as pilot:
         await pilot.pause()
-        source = app.screen.query_one("#help-text", Markdown).source
+        source = app.screen.query_one("#mcp-text", Markdown).source
         assert "No MCP servers configured" in source and "/w/.mcp.json: Expecting value" in source
 
 
