@@ -1,0 +1,88 @@
+"""The private parts of Textual co-tui relies on still exist, with the shapes it uses.
+
+The key echo (tui/key_echo.py), the chat screen's frame hooks (tui/screens/chat.py) and the
+finished segments of a streaming answer (tui/widgets/rendered_lines.py) reach past Textual's public
+API. A Textual release may rename or reshape any of these without notice; pyproject.toml pins
+Textual to the minor version tested, and this test fails loudly, naming the attribute, when an
+upgrade breaks one (rather than keys painting late or a stream drawing nothing).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from textual.app import App, ComposeResult
+from textual.driver import Driver
+from textual.geometry import Size
+from textual.screen import Screen
+from textual.strip import Strip
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Static, TextArea
+
+
+def parameters(function: object) -> list[str]:
+    return [name for name in inspect.signature(function).parameters if name != "self"]  # type: ignore[arg-type]
+
+
+def test_the_screen_hooks_the_chat_screen_overrides() -> None:
+    # screens/chat.py overrides both and calls super() with these arguments.
+    assert parameters(Screen._on_timer_update) == []
+    assert parameters(Screen._refresh_layout) == ["size", "scroll"]
+    assert inspect.signature(Screen._refresh_layout).parameters["scroll"].default is False
+    assert parameters(Screen._compositor_refresh) == []
+
+
+def test_the_driver_hands_keys_on_through_process_message() -> None:
+    # key_arrival.py subclasses the driver and notes each key in process_message.
+    assert parameters(Driver.process_message) == ["message"]
+
+
+class _Host(App[None]):
+    def compose(self) -> ComposeResult:
+        yield TextArea("x", id="prompt")
+        yield Static("a\n\n**b**", id="segment")
+
+
+async def test_the_screen_and_app_attributes_key_echo_reads() -> None:
+    async with _Host().run_test(size=(40, 10)) as pilot:
+        app, screen = pilot.app, pilot.app.screen
+        prompt = screen.query_one("#prompt", TextArea)
+        await pilot.pause()
+        assert isinstance(app._batch_count, int)
+        assert isinstance(screen._layout_required, bool)
+        assert isinstance(screen._repaint_required, bool)
+        assert isinstance(prompt._layout_required, bool)
+        assert isinstance(screen._dirty_widgets, set)
+        timer = screen._update_timer
+        assert isinstance(timer, Timer)
+        assert callable(timer.pause) and callable(timer.resume)
+        # The update frame calls the screen's _on_timer_update: the chat screen's override is the hook.
+        assert timer._callback == screen._on_timer_update
+        compositor = screen._compositor
+        assert parameters(compositor.update_widgets) == ["widgets"]
+        # The sequence paint_key_first runs: paint one widget now, the rest at the next frame.
+        timer.pause()
+        screen._dirty_widgets.add(prompt)
+        screen._dirty_widgets.discard(prompt)
+        compositor.update_widgets({prompt})
+        screen._compositor_refresh()
+        timer.resume()
+
+
+async def test_a_private_compositor_renders_a_subtree() -> None:
+    # rendered_lines.render_subtree: a Compositor of its own, reflowed on one widget.
+    from textual._compositor import Compositor
+
+    async with _Host().run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        segment = pilot.app.screen.query_one("#segment", Widget)
+        width = segment.region.width
+        height = segment.get_content_height(segment.container_size, pilot.app.size, width)
+        compositor = Compositor()
+        compositor.reflow(segment, Size(width, height))
+        assert segment in compositor.full_map
+        assert compositor.full_map[segment].region.size == Size(width, height)
+        strips = compositor.render_strips()
+        assert isinstance(strips, list) and strips and all(isinstance(strip, Strip) for strip in strips)
+        assert parameters(pilot.app.screen._compositor.render_full_update) == ["simplify"]
