@@ -10,7 +10,7 @@ estimator, so the meter and the policy count alike. Three scenarios run, each pe
 - **defaults**: every setting at its default, the budget derived from gpt-4o's context window as
   co-tui derives it (`context_budget_tokens = 0`: `compact_threshold` × 128k), `--defaults-turns`
   turns (default 80), enough for many cuts.
-- **corpus**: `--corpus-turns` turns (default 150) shaped like the shared corpus's (../shared/corpus):
+- **corpus**: `--corpus-turns` turns (default 150) shaped like the shared corpus of agent transcripts (`../shared/corpus` beside the checkout):
   each is a real corpus turn that made tool calls, drawn at random, whose tool outputs one or two
   sequential `read_file` calls return — ~5 messages and ~750 tokens a turn, as real agent sessions;
   every setting at its default. The targets of docs/context-governance.md ("Economy") are judged

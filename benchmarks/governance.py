@@ -11,13 +11,13 @@ logs, base64, markdown). For each size, side by side in one run:
 * `cut pass`  — the full history as input every request with half the budget, so every pass cuts
                 (old tool outputs trimmed, oldest turns dropped, breadcrumb) — the worst case.
 
-Prints median times and ratios. Targets (issue 3): pass ≤ 0.25× dump_json; 10× the messages costs
-≤ 12× the time.
+Prints median times and ratios. Targets (docs/context-governance.md, "Cost of a policy pass (CPU)"):
+pass ≤ 0.25× dump_json; 10× the messages costs ≤ 12× the time.
 
 The steady state flatters the policy (every count cached, synthetic outputs averaging ~15 KB, which
 inflates `dump_json`), so a second table times the FIRST pass over freshly decoded messages, as
 right after a resume: histories of 1,000 / 10,000 (and with `--large` 50,000) messages cycled from the real transcripts
-of the shared corpus (../shared/corpus, ~1.2 KB a message), dumped to JSON once, then per run
+of the shared corpus of agent transcripts (`../shared/corpus` beside the checkout, ~1.2 KB a message), dumped to JSON once, then per run
 decoded afresh (`ModelMessagesTypeAdapter.validate_json`, untimed) and timed, interleaved:
 
 * `dump_json`   — one `ModelMessagesTypeAdapter.dump_json` of the decoded history;
@@ -28,7 +28,7 @@ decoded afresh (`ModelMessagesTypeAdapter.validate_json`, untimed) and timed, in
 Decoding leaves the garbage collector a full collection due (hundreds of ms at 10,000 messages);
 it is settled, untimed, after each decode, so whichever timed step allocates next does not pay it.
 
-Target (issue 16): first pass after a resume ≤ 0.5× dump_json. A saved context was under its budget
+Target (same section): first pass after a resume ≤ 0.5× dump_json. A saved context was under its budget
 when saved, so the pass after a resume is a `no cut` pass; the `cut` rows (half the budget: a
 smaller model picked on resume) are the worst case and printed beside it. `--first-only` skips the
 steady-state table.
@@ -174,7 +174,9 @@ def time_first_pass(history: list, budget_factor: float) -> dict[str, float]:
 def first_pass_table() -> None:
     corpus = [load_transcript(p) for p in transcript_files()]
     if not corpus:
-        print("first pass: the shared corpus (../shared/corpus) is absent; skipped")
+        print(
+            "first pass: the shared corpus of agent transcripts (../shared/corpus beside the checkout) is absent; skipped"
+        )
         return
     print()
     print("FIRST pass over freshly decoded corpus messages (as after a resume) vs one dump_json of them")

@@ -8,7 +8,7 @@ ships cl100k. Prints, side by side:
    instructions and tool schemas): the TokenMeter's calibrated figure vs the truth, per category,
    by exactness, compared with the raw estimate.
 
-Target (issue 3): calibrated ≤ 2% mean and ≤ 6% p95 absolute error.
+Target: calibrated ≤ 2% mean and ≤ 6% p95 absolute error (docs/context-governance.md, "The meter").
 """
 
 from __future__ import annotations

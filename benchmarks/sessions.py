@@ -1,7 +1,7 @@
 """Session store benchmark (not a test): does saving a turn stay flat as a session grows?
 
 Builds a 2,000-turn session (8,000 messages) whose tool outputs are real ones from the shared corpus
-(`../shared/corpus/transcripts`) mixed with generated large ones (file reads, logs, minified JSON,
+of agent transcripts (`../shared/corpus/transcripts` beside the checkout) mixed with generated large ones (file reads, logs, minified JSON,
 up to ~30 KB), saves it turn by turn the way ChatSession does (new transcript messages + the
 governed context), and prints, side by side:
 

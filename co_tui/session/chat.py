@@ -145,7 +145,7 @@ class ChatSession:
             policy=self.policy,
             summarizer_model=summarizer,
             transcript_sink=self._record_transcript,
-            meter_of=lambda: self.meter,  # a cut's banner gives the meter's figures (issue 12 item 5)
+            meter_of=lambda: self.meter,  # a cut's banner gives the meter's figures: the two agree
         )
         self.agent = build_agent(
             s,
@@ -483,7 +483,8 @@ class ChatSession:
         """`/compact [focus]`: summarise the whole context into two messages. Never raises.
 
         The event's `tokens_before`/`tokens_after` are the meter's readings of the context before and
-        after, so the banner and the meter agree to the token (issue 12 item 5).
+        after, so the banner and the meter agree to the token (docs/context-governance.md, "The
+        `history_trimmed` event").
 
         Nothing happens on an empty context; on failure or cancellation the context is unchanged
         (and the error shown). The save runs in a thread.
@@ -539,7 +540,7 @@ class ChatSession:
 
         event = clear_event(self.context, self.policy.budget_tokens, overhead_tokens=self._overhead)
         # The meter's own figure (its calibrated estimate), not governance's raw one: the dialog, the
-        # banner and the meter beside them show one number (issue 12 item 5).
+        # banner and the meter beside them show one number.
         return replace(event, tokens_before=self.meter.reading(self.context).tokens)
 
     def clear(self) -> HistoryTrimmed:

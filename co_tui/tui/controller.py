@@ -302,7 +302,7 @@ class ChatController:
 
         session = self.session
         assert session is not None
-        preview = session.clear_preview()  # the banner's own figures (issue 12.5)
+        preview = session.clear_preview()  # the figures its banner will show: the dialog and the banner agree
         saved = session.store is not None and bool(session.transcript)
         return clear_summary(
             preview.dropped_messages, preview.tokens_before, preview.dropped_turns, saved, session.title

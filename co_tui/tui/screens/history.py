@@ -282,7 +282,8 @@ class HistoryScreen(Screen[None]):
         from co_tui.governance import annotate_history
         from co_tui.session.cost import request_costs
 
-        # Statuses come from the ledger and the context, never from the text (issue 12, item 2).
+        # Statuses come from the ledger and the context, never from the text (docs/context-governance.md,
+        # "The history inspector").
         self._transcript_rows = list(
             annotate_history(
                 self.session.transcript,
@@ -301,7 +302,8 @@ class HistoryScreen(Screen[None]):
         self._draw()
 
     def _mark_next_to_go(self) -> None:
-        """Rows the next automatic cut would remove or summarise read `next to go` (issue 13 item 4)."""
+        """Rows the next automatic cut would remove or summarise read `next to go` (docs/context-governance.md,
+        "See the next cut coming")."""
         from co_tui.governance.inspect import mark_next_to_go
 
         cut = self._next_cut() if self._next_cut is not None else None

@@ -99,7 +99,7 @@ class TrimBanner(Collapsible):
         )
 
     def on_resize(self) -> None:
-        """Shorten the title to the width at segment boundaries (never mid-word, issue 12 item 10)."""
+        """Shorten the title to the width at segment boundaries, never mid-word (`banner_line`)."""
         from co_tui.session.banner import banner_line
 
         room = self.content_region.width - 2  # the `▸ ` before the title
