@@ -1,9 +1,9 @@
 """Session store benchmark (not a test): does saving a turn stay flat as a session grows?
 
 Builds a 2,000-turn session (8,000 messages) whose tool outputs are real ones from the shared corpus
-of agent transcripts (`../shared/corpus/transcripts` beside the checkout) mixed with generated large ones (file reads, logs, minified JSON,
-up to ~30 KB), saves it turn by turn the way ChatSession does (new transcript messages + the
-governed context), and prints, side by side:
+of agent transcripts (`../shared/corpus/transcripts` beside the checkout) mixed with generated large
+ones (file reads, logs, minified JSON, up to ~30 KB), saves it turn by turn the way ChatSession does
+(new transcript messages + the governed context), and prints, side by side:
 
 - per-turn save time around turn 10, turn 500 and turn 2,000 (target: turn 2,000 at most 1.5x
   turn 10), wall clock and CPU, measured in interleaved rounds so all see the same machine load;
