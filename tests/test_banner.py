@@ -50,7 +50,7 @@ def test_titles_for_compact_clear_and_summary() -> None:
 
 
 def test_a_narrow_banner_is_shortened_at_segment_boundaries() -> None:
-    """Issue 12 item 10: at 80×24 a banner was cut mid-word (`· t`, `messag`)."""
+    """At 80×24 a banner was cut mid-word (`· t`, `messag`)."""
     event = HistoryTrimmed(
         reason="message_count", strategy="turn_trim", dropped_messages=4, dropped_turns=1, kept_turns=2,
         tokens_before=816, tokens_after=544,

@@ -191,7 +191,7 @@ async def test_compact_and_clear_events_count_the_request_against_the_configured
     trim = next(e for e in events if e.type == "history_trimmed")
     assert session.overhead_tokens > 0
     assert trim.budget_tokens == 50_000
-    # Issue 12 item 5: one computation (the meter's) feeds the banner and the meter beside it.
+    # One computation (the meter's) feeds the banner and the meter beside it.
     meter_after = [e for e in events if e.type == "usage"][-1]
     assert (trim.tokens_before, trim.tokens_after) == (before, meter_after.context_tokens)
     held = session.meter_reading().context_tokens
@@ -215,7 +215,7 @@ async def test_a_trim_the_meter_says_is_pending_happens_on_the_next_turn(workspa
 
 
 async def test_the_meter_says_when_the_message_limit_will_cut(workspace: Path) -> None:
-    """issue 12.4: at the message limit the next prompt makes one message too many: the meter says
+    """At the message limit the next prompt makes one message too many: the meter says
     `trims on next send` (trim_pending) before it, and the trim does happen."""
     session = new_session(workspace, max_history_messages=8, context_strategy="trim")
     seen = []
@@ -231,7 +231,7 @@ async def test_the_meter_says_when_the_message_limit_will_cut(workspace: Path) -
 
 
 async def test_the_clear_dialog_and_its_banner_give_the_same_figures(workspace: Path) -> None:
-    """issue 12.5: the /clear dialog said ~1k tokens and 4 messages, its banner 1.1k and 2 messages:
+    """The /clear dialog said ~1k tokens and 4 messages, its banner 1.1k and 2 messages:
     the dialog now shows the very event the clear then emits (markers are not messages removed)."""
     session = new_session(workspace, model="offline", max_history_messages=8, context_strategy="trim")
     for i in range(6):
@@ -294,7 +294,7 @@ async def test_saved_context_with_a_separate_marker_loses_no_prompt(workspace: P
 
 
 async def test_offline_summaries_cover_every_turn_they_report(workspace: Path) -> None:
-    """issue 12.1: with a 12-message limit, nine notes: the second summary spent its length cap on
+    """With a 12-message limit, nine notes: the second summary spent its length cap on
     the earlier summary and silently left out notes 4 and 5. Every note the context no longer holds
     verbatim must be in its summary."""
     from co_tui.governance.markers import marker_info, separate_markers
@@ -318,7 +318,7 @@ async def test_offline_summaries_cover_every_turn_they_report(workspace: Path) -
 
 
 async def test_the_first_question_after_an_interrupted_tool_call_is_answered(workspace: Path) -> None:
-    """Issue 12 item 7: the repaired history ends with the interrupted call's synthesized result and
+    """The repaired history ends with the interrupted call's synthesized result and
     the next run fuses the new prompt into that request; the offline model answers the prompt."""
     approved = asyncio.Event()
 

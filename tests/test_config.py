@@ -162,7 +162,7 @@ def test_message_limit_zero_disables_it_and_small_limits_are_refused(monkeypatch
     assert "\n" not in str(info.value) and "max_history_messages" in str(info.value) and "at least 8" in str(info.value)
 
 
-# --- issue 17 #7: data_dir handling never damages a directory ---------------------------------------
+# --- data_dir handling never damages a directory ---------------------------------------------------
 
 
 def test_existing_data_dir_keeps_its_mode(tmp_path: Path) -> None:

@@ -133,7 +133,7 @@ async def test_tool_results_reach_the_model_uncapped_when_small(run_turn, offlin
     assert "[capped" not in result.content
 
 
-# --- a catastrophic regex (issue 17 #1): bounded, interruptible, a failed result the model sees ------
+# --- a catastrophic regex: bounded, interruptible, a failed result the model sees ------------------
 
 EVIL_PATTERN = "(a+)+$"
 EVIL_LINE = "a" * 40 + "!\n"  # `re` needs ~2**40 steps on this line

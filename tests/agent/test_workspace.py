@@ -224,7 +224,7 @@ def test_unreadable_file_is_a_clear_error(workspace: Path) -> None:
         locked.chmod(0o600)
 
 
-# --- issue 17 #8: symlink loops and names that would forge lines ------------------------------------
+# --- symlink loops and names that would forge lines ------------------------------------------------
 
 
 def test_symlink_loop_is_a_failed_tool_result(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""evict: the user removes one tool output or one older turn from the context (issue 13 item 3)."""
+"""evict: the user removes one tool output or one older turn from the context."""
 
 from __future__ import annotations
 

@@ -58,7 +58,7 @@ def test_context_view_annotates_markers_as_in_context():
 
 
 def test_the_prompt_being_sent_is_not_dropped():
-    """issue 12.2: during a streaming answer the transcript already holds the new prompt while the
+    """During a streaming answer the transcript already holds the new prompt while the
     context (updated when the turn ends) does not; after a cut it showed as `dropped`."""
     transcript = _transcript()
     cut = trim_to_recent_turns(transcript, estimate_tokens(transcript[-8:]) + 200)
@@ -72,7 +72,7 @@ def test_the_prompt_being_sent_is_not_dropped():
 
 
 def test_an_empty_interrupted_answer_in_context_is_in_context():
-    """issue 12.2: after Esc during a tool call an empty assistant message sat in the context but the
+    """After Esc during a tool call an empty assistant message sat in the context but the
     inspector showed it `dropped` (no part to match)."""
     from pydantic_ai.messages import ModelResponse
 
@@ -82,7 +82,7 @@ def test_an_empty_interrupted_answer_in_context_is_in_context():
 
 
 def test_a_compaction_does_not_relabel_what_an_earlier_trim_dropped():
-    """issue 12.2: after /compact, messages an earlier trim had dropped showed as `summarised`
+    """After /compact, messages an earlier trim had dropped showed as `summarised`
     (the compaction only read the trim's breadcrumb). With the ledger, each missing message takes the
     status of the cut that removed it."""
     from co_tui.governance import trim_to_message_count
@@ -106,7 +106,7 @@ def test_a_compaction_does_not_relabel_what_an_earlier_trim_dropped():
 
 
 def test_with_the_ledger_the_prompt_being_sent_after_an_in_run_cut_is_not_dropped():
-    """issue 12.2: during streaming the prompt is in the transcript but not in the (stale) context,
+    """During streaming the prompt is in the transcript but not in the (stale) context,
     and a cut made before this request is already in the ledger: the prompt is never its victim."""
     from .builders import user
 
@@ -122,7 +122,7 @@ def test_with_the_ledger_the_prompt_being_sent_after_an_in_run_cut_is_not_droppe
 
 
 def test_with_the_ledger_an_empty_interrupted_answer_is_in_context():
-    """issue 12.2: an empty assistant message left by Esc during a tool call is in the context."""
+    """An empty assistant message left by Esc during a tool call is in the context."""
     from pydantic_ai.messages import ModelResponse
 
     transcript = [*_transcript()[:5], ModelResponse(parts=[])]

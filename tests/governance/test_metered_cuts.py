@@ -1,4 +1,4 @@
-"""`in_meter_figures`: a policy pass's events restated in the meter's readings (issue 12 item 5)."""
+"""`in_meter_figures`: a policy pass's events restated in the meter's readings."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""preview_next_cut: the inspector's `next to go` is what the next automatic cut really does (issue 13 item 4)."""
+"""preview_next_cut: the inspector's `next to go` is what the next automatic cut really does."""
 
 from __future__ import annotations
 

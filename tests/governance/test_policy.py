@@ -76,7 +76,7 @@ async def test_a_summary_longer_than_what_it_replaces_counts_as_a_failure():
 
 
 async def test_a_summary_says_which_messages_its_input_could_not_hold():
-    """issue 12.1: the summariser's input is cut to fit (oldest lines first); the messages cut from it
+    """The summariser's input is cut to fit (oldest lines first); the messages cut from it
     are not covered by the summary, and the event and banner say how many were removed without one."""
     from co_tui.governance.summarize import _MAX_INPUT_CHARS
     from co_tui.session.banner import banner_details, banner_line
@@ -144,7 +144,7 @@ async def test_a_giant_agent_turn_is_shrunk_in_batches_down_to_the_target():
 
 
 async def test_a_summary_is_never_folded_into_a_breadcrumb_in_its_own_pass():
-    """Issue 17 #12: the tail the window plan keeps (>= max_history_messages // 2 messages) was over
+    """The tail the window plan keeps (>= max_history_messages // 2 messages) was over
     the budget on its own, so the whole-turn trim after the summary swapped the fresh summary for a
     breadcrumb. Now the tail gives turns to the summary until what stays fits beside it."""
     model = ScriptedModel()

@@ -1,4 +1,4 @@
-"""check_summary: what a summary kept of the summarised messages' paths, names and numbers (issue 13 item 5)."""
+"""check_summary: what a summary kept of the summarised messages' paths, names and numbers."""
 
 from __future__ import annotations
 

@@ -63,7 +63,7 @@ def test_media_is_billed():
     assert estimate_tokens([req]) >= tok.MEDIA_TOKENS
 
 
-# Adversarial layouts for the estimate (issue 17.6): dense and sparse stretches of any length in any
+# Adversarial layouts for the estimate: dense and sparse stretches of any length in any
 # order. A sampled estimate read 102 KB laid out as "1 KB of blanks, then dense text" × 16 as 99
 # tokens against 98,418 measured; the estimate must be about the sum of its pieces for every mix.
 _PIECES = {

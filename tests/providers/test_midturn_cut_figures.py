@@ -1,7 +1,7 @@
 """A cut in the middle of a turn (the policy runs before every request, also the ones after tool
 calls) reports the meter's figures: over the real OpenAI client and the loopback server, the banner's
-"after" is the figure the meter shows for the request the cut leaves (issue 12 item 5;
-governance/metered_cuts.py)."""
+"after" is the figure the meter shows for the request the cut leaves
+(governance/metered_cuts.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Evict on a real session and a real SQLite file: the context changes, the transcript never does,
-the ledger records it, and all of it resumes exactly (issue 13 item 3)."""
+the ledger records it, and all of it resumes exactly."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ async def test_evict_then_resume_keeps_markers_ledger_and_statuses(tmp_path: Pat
 
 
 async def test_compaction_and_summary_events_say_what_the_summary_kept(tmp_path: Path) -> None:
-    """issue 13 item 5: every summary and compaction carries what its summary kept and lost, saved."""
+    """Every summary and compaction carries what its summary kept and lost, saved."""
     (tmp_path / "notes_a.md").write_text("alpha\n")
     settings = load_settings(max_history_messages=12)
     store = SessionStore.open(tmp_path / "data")
@@ -106,7 +106,7 @@ async def test_compaction_and_summary_events_say_what_the_summary_kept(tmp_path:
     ],
 )
 async def test_the_meter_names_the_cut_and_the_preview_is_what_happens(tmp_path: Path, settings, expected) -> None:
-    """issue 13 item 4 (and issue 12 item 4: the message limit too): when the meter says a cut is
+    """When the meter says a cut is
     due it says which kind, and the messages `next_cut` marks are the ones the next turn cuts."""
     session = ChatSession(load_settings(**settings), workspace=tmp_path, model="offline")
     checked = 0

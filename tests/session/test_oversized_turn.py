@@ -1,4 +1,4 @@
-"""Issue 12 item 3: a newest turn that alone is over the budget is said where it happens (an
+"""A newest turn that alone is over the budget is said where it happens (an
 `oversized_turn` event, sent whole), and a prompt over the model's window is refused in one line."""
 
 from __future__ import annotations

@@ -97,7 +97,7 @@ async def test_disk_full_keeps_the_conversation_and_the_next_save_catches_up(tmp
 
 
 async def test_marker_counts_survive_fusion_save_and_resume(tmp_path: Path) -> None:
-    """issue 17.4: pydantic-ai fuses a marker with the next prompt and drops its metadata; the counts
+    """pydantic-ai fuses a marker with the next prompt and drops its metadata; the counts
     must still add up after a run, a save and a resume (the ledger is the reference)."""
     from co_tui.governance import segment
     from co_tui.governance.markers import separate_markers
@@ -129,7 +129,7 @@ async def test_marker_counts_survive_fusion_save_and_resume(tmp_path: Path) -> N
 
 
 async def test_a_prompt_that_reads_like_a_summary_is_answered(tmp_path: Path) -> None:
-    """issue 17.5: `[Summary of 12 earlier messages]\\nWhat is 2+2?` is a user prompt, not a marker."""
+    """`[Summary of 12 earlier messages]\\nWhat is 2+2?` is a user prompt, not a marker."""
     session = ChatSession(load_settings(max_history_messages=8), workspace=tmp_path, store=None)
     for i in range(4):
         await _run(session, f"note number {i}: the sky is blue")
@@ -164,7 +164,7 @@ def _saved_with_failed_summary(tmp_path: Path, settings) -> str:
 
 
 def test_a_failed_summary_cools_down_across_processes(tmp_path: Path, monkeypatch) -> None:
-    """Issue 17 #12: the cooldown lived in one process, so every print-mode --continue retried a dead
+    """The cooldown lived in one process, so every print-mode --continue retried a dead
     summariser. The failure's time is in the ledger; a resumed session honours what is left of it."""
     import time
 

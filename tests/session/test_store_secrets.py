@@ -93,7 +93,7 @@ def test_scrub_never_mutates_and_keeps_clean_messages_as_they_are() -> None:
     )
 
 
-# Every character class a secret may hold (issue 17 #10): quotes and backslashes, control
+# Every character class a secret may hold: quotes and backslashes, control
 # characters (JSON escapes them), non-ASCII (the ledger's json.dumps escapes it), DEL, slash.
 SECRET_CLASSES = {
     "plain": "sk-plainSECRET123",

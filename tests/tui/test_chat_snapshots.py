@@ -165,7 +165,7 @@ def test_summary_banner_expanded(snap_compare, make_app):
 
 
 def test_summary_banner_with_kept_and_lost(snap_compare, make_app):
-    """issue 13 item 5: the banner's details say what the summary kept and lost."""
+    """The banner's details say what the summary kept and lost."""
     from dataclasses import replace
 
     checked = replace(
@@ -191,7 +191,7 @@ def test_after_compact(snap_compare, make_app):
 
 
 def test_compact_preview_dialog(snap_compare, make_app):
-    """issue 13 item 4: /compact first shows what it will summarise and the estimated size after."""
+    """/compact first shows what it will summarise and the estimated size after."""
 
     async def run(pilot) -> None:
         await send("fix the parser", "and the tests")(pilot)
@@ -346,7 +346,7 @@ def test_long_answer_across_segments(snap_compare, make_app, monkeypatch):
 
 
 def _lost_script(prompt: str):
-    """Turn 1 mentions src/a.py and docs/b.md; turn 2's summary loses them (issue 13 item 5)."""
+    """Turn 1 mentions src/a.py and docs/b.md; turn 2's summary loses them."""
     from dataclasses import replace
 
     if prompt != "go on":

@@ -103,7 +103,7 @@ def test_meter_text_without_a_message_limit() -> None:
 
 
 def test_the_meter_and_the_inspector_round_one_way() -> None:
-    """Issue 12 item 5: the meter said 90% and the history inspector 89% for one figure."""
+    """The meter said 90% and the history inspector 89% for one figure."""
     from co_tui.tui.screens.history import _tokens_of_budget
     from co_tui.tui.widgets.context_meter import meter_text
 

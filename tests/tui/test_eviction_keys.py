@@ -1,4 +1,4 @@
-"""`d` in the history inspector: evict through the controller on the real session (issue 13 item 3)."""
+"""`d` in the history inspector: evict through the controller on the real session."""
 
 from __future__ import annotations
 

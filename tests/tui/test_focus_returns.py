@@ -1,4 +1,4 @@
-"""Issue 12 item 6: after clicking a banner or a tool row, typed text goes to the prompt (nothing
+"""After clicking a banner or a tool row, typed text goes to the prompt (nothing
 lost, focus follows it); the focused row is visibly marked; Enter on it still opens it."""
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ async def test_tab_reaches_a_row_and_enter_opens_it(real_app) -> None:
 
 
 async def test_banners_fit_a_narrow_terminal_without_cutting_words(real_app, monkeypatch) -> None:
-    """Issue 12 item 10: at 80×24 banners are shortened at segment boundaries, not cut mid-word."""
+    """At 80×24 banners are shortened at segment boundaries, not cut mid-word."""
     from co_tui.session.banner import banner_line
 
     monkeypatch.setenv("CO_TUI_MAX_HISTORY_MESSAGES", "8")
@@ -71,7 +71,7 @@ async def test_banners_fit_a_narrow_terminal_without_cutting_words(real_app, mon
 
 
 async def test_f1_builds_the_help_once_and_opens_it_at_the_top(real_app) -> None:
-    """Issue 12 item 13: the help's Markdown took ~2 s to lay out on every F1; it is built once
+    """The help's Markdown took ~2 s to lay out on every F1; it is built once
     (benchmarks/help_screen.py measures it) and each open starts at the top."""
     from co_tui.tui.screens.help import HelpScreen
 

@@ -77,7 +77,7 @@ async def test_compact(app, how):
     async with after_one_turn(app) as pilot:
         before = len(app.session.transcript)
         await press_or_type(pilot, how)
-        # It first shows what it will summarise and the estimated size after (issue 13 item 4).
+        # It first shows what it will summarise and the estimated size after.
         await wait_until(pilot, lambda: screen_name(pilot) == "ConfirmCompact", what="compact preview")
         body = str(pilot.app.screen.query_one("#dialog-body").render())
         assert "2 messages (1 turn" in body and "Estimated size after" in body

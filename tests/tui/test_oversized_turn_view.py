@@ -1,6 +1,6 @@
-"""Issue 12 item 3 as a person sees it: an oversized newest turn gets a warning line where it
-happens, a prompt over the model's window is refused in one line and comes back into the prompt,
-and the meter says why its figure is over 100%."""
+"""An oversized newest turn as a person sees it: a warning line where it happens, a prompt over the
+model's window is refused in one line and comes back into the prompt, and the meter says why its
+figure is over 100%."""
 
 from __future__ import annotations
 

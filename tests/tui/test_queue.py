@@ -1,4 +1,4 @@
-"""Issue 12 item 9: Enter while an answer streams queues the prompt, visibly, and sends it when the
+"""Enter while an answer streams queues the prompt, visibly, and sends it when the
 turn ends; Esc still interrupts and puts the queued prompt back into the input (not sent, not lost).
 Real app, real session, the offline model streaming slowly (the word `slow`)."""
 

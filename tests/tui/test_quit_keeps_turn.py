@@ -1,4 +1,4 @@
-"""Quitting mid-turn keeps the turn (issue 17 #2): Ctrl+Q, SIGTERM and SIGHUP (a closed terminal)
+"""Quitting mid-turn keeps the turn: Ctrl+Q, SIGTERM and SIGHUP (a closed terminal)
 interrupt the running turn and save it, as Esc does, before co-tui exits. The real `co-tui` in a
 real terminal (tmux), the real SQLite file afterwards."""
 

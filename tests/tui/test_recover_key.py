@@ -1,4 +1,4 @@
-"""`r` on a summary banner with lost items brings one back (issue 13 item 5): on the real session
+"""`r` on a summary banner with lost items brings one back: on the real session
 (offline model, SQLite store), a picker of the lost items, Enter recovers, a banner says what came back."""
 
 from __future__ import annotations

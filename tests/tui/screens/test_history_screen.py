@@ -159,7 +159,7 @@ def dropped_and_truncated() -> CutSession:
 async def test_transcript_statuses_follow_the_policy(make_host, summarised, dropped_and_truncated):
     for session, expected in (
         # The oldest turns were cut while the summariser was down (static marker, turn trims): a later
-        # summary read only their breadcrumb, so they stay `dropped` (issue 12, item 2).
+        # summary read only their breadcrumb, so they stay `dropped`.
         (summarised, {"dropped", "summarised", "in context"}),
         (dropped_and_truncated, {"dropped", "in context", "output truncated"}),
     ):
@@ -282,7 +282,7 @@ def test_history_usage_snapshot(snap_compare, make_host):
 
 
 def _evicted() -> CutSession:
-    """Four turns: the first turn's tool output evicted, then the whole second turn (issue 13 item 3)."""
+    """Four turns: the first turn's tool output evicted, then the whole second turn."""
     from co_tui.governance.evict import evict
 
     transcript = [m for i in range(4) for m in module_turn(i, MODULE_LINES[i])]
