@@ -39,6 +39,24 @@ def _workspace(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def _trim_settings(budget_tokens: int):
+    """Settings that cut by trimming at `budget_tokens`, old tool outputs cut to 200 characters."""
+    return load_settings(context_budget_tokens=budget_tokens, context_strategy="trim", tool_output_trim_chars=200)
+
+
+def _open(settings, workspace: Path) -> ChatSession:
+    """A new session saved to the workspace's own data dir."""
+    return ChatSession(settings, workspace=workspace, store=SessionStore.open(workspace / "data"))
+
+
+async def _read_and_chat(session: ChatSession, turns: int, *, until_cut: bool = False) -> None:
+    """`turns` turns, reading README.md and saying hello in turn (with `until_cut`: up to the first cut)."""
+    for i in range(turns):
+        await _run(session, "read README.md" if i % 2 == 0 else f"hello number {i}")
+        if until_cut and session.ledger:
+            break
+
+
 def _resume(settings, workspace: Path, session: ChatSession) -> ChatSession:
     """Reopen `session` from the store, as another process would (the undo data comes from the file)."""
     session.release_claim()
@@ -49,12 +67,9 @@ def _resume(settings, workspace: Path, session: ChatSession) -> ChatSession:
 
 async def test_undo_restores_the_context_before_the_cut_and_survives_resume(tmp_path: Path) -> None:
     workspace = _workspace(tmp_path)
-    settings = load_settings(context_budget_tokens=1500, context_strategy="trim", tool_output_trim_chars=200)
-    session = ChatSession(settings, workspace=workspace, store=SessionStore.open(workspace / "data"))
-    for i in range(8):
-        await _run(session, "read README.md" if i % 2 == 0 else f"hello number {i}")
-        if session.ledger:
-            break
+    settings = _trim_settings(1500)
+    session = _open(settings, workspace)
+    await _read_and_chat(session, 8, until_cut=True)
     assert session.ledger, "a 1,500-token budget should have cut something"
     cuts = session.undoable_cuts()
     assert cuts, "a cut made in this session can be undone"
@@ -63,7 +78,7 @@ async def test_undo_restores_the_context_before_the_cut_and_survives_resume(tmp_
     with pytest.raises(UndoRefused, match="would need ~"):
         await session.restore()
     # Resumed with a larger budget (the undo data comes back from the file), the cut can go.
-    settings = load_settings(context_budget_tokens=20_000, context_strategy="trim", tool_output_trim_chars=200)
+    settings = _trim_settings(20_000)
     session = _resume(settings, workspace, session)
     assert session.undoable_cuts() == cuts
     event = await session.restore()
@@ -88,12 +103,10 @@ async def test_undo_restores_the_context_before_the_cut_and_survives_resume(tmp_
 
 async def test_undo_refuses_when_the_restored_context_would_not_fit(tmp_path: Path) -> None:
     workspace = _workspace(tmp_path)
-    settings = load_settings(context_budget_tokens=1500, context_strategy="trim", tool_output_trim_chars=200)
-    session = ChatSession(settings, workspace=workspace, store=SessionStore.open(workspace / "data"))
+    session = _open(_trim_settings(1500), workspace)
     with pytest.raises(UndoRefused, match="^nothing to undo"):
         await session.restore()
-    for i in range(10):
-        await _run(session, "read README.md" if i % 2 == 0 else f"hello number {i}")
+    await _read_and_chat(session, 10)
     assert len(session.undoable_cuts()) >= 2
     oldest = session.undoable_cuts()[0]
     context, ledger_len = list(session.context), len(session.ledger)
@@ -108,15 +121,14 @@ async def test_undo_refuses_when_the_restored_context_would_not_fit(tmp_path: Pa
 
 async def test_pins_survive_cuts_and_resume_and_refuse_without_room(tmp_path: Path) -> None:
     workspace = _workspace(tmp_path)
-    settings = load_settings(context_budget_tokens=2500, context_strategy="trim", tool_output_trim_chars=200)
-    session = ChatSession(settings, workspace=workspace, store=SessionStore.open(workspace / "data"))
+    settings = _trim_settings(2500)
+    session = _open(settings, workspace)
     await _run(session, "the secret word is tangerine")
     change = session.pin_newest()
     assert change.pinned and change.turn == 1 and session.pins == [0]
     assert session.meter_reading().pinned_tokens == change.pinned_tokens > 0
     pinned_turn = _texts(session.context[:2])
-    for i in range(8):
-        await _run(session, "read README.md" if i % 2 == 0 else f"hello number {i}")
+    await _read_and_chat(session, 8)
     assert session.ledger, "cuts happened around the pin"
     assert _texts(session.context)[: len(pinned_turn)] == pinned_turn, "the pinned turn is still there, first"
     assert session.ledger[-1].dropped_turns > 0
@@ -154,10 +166,9 @@ async def test_a_cut_saved_before_version_3_loads_and_cannot_be_undone(tmp_path:
     from co_tui.session import migrations
 
     workspace = _workspace(tmp_path)
-    settings = load_settings(context_budget_tokens=1500, context_strategy="trim", tool_output_trim_chars=200)
-    session = ChatSession(settings, workspace=workspace, store=SessionStore.open(workspace / "data"))
-    for i in range(6):
-        await _run(session, "read README.md" if i % 2 == 0 else f"hello number {i}")
+    settings = _trim_settings(1500)
+    session = _open(settings, workspace)
+    await _read_and_chat(session, 6)
     assert session.undoable_cuts()
     session.release_claim()
     db = sqlite3.connect(workspace / "data" / "sessions.db")
@@ -179,7 +190,7 @@ async def test_the_compact_dialog_counts_what_the_compaction_does_around_a_pin(t
     """The /compact dialog said "14 messages (4 turns)" with a turn pinned, the banner after it 12
     messages, 3 turns: the dialog counted the pinned turn the compaction keeps verbatim."""
     workspace = _workspace(tmp_path)
-    session = ChatSession(load_settings(), workspace=workspace, store=SessionStore.open(workspace / "data"))
+    session = _open(load_settings(), workspace)
     await _run(session, "the secret word is tangerine")
     session.pin_newest()
     for i in range(3):

@@ -9,10 +9,14 @@ from pilot_helpers import wait_idle, wait_ready, wait_until
 SIZE = (100, 30)
 
 
-async def start_slow_turn(pilot) -> None:
+async def queue_while_streaming(pilot, text: str) -> None:
+    """Once the app is ready, send `say something slow` and, while its answer streams, type `text`
+    and press Enter (which queues it)."""
+    await wait_ready(pilot)
     await pilot.press(*"say something slow")
     pilot.app.simulate_key("enter")
     await wait_until(pilot, lambda: pilot.app.chat.query("AssistantMessage"), what="the answer streaming")
+    await pilot.press(*text, "enter")
 
 
 def user_prompts(app) -> list[str]:
@@ -22,9 +26,7 @@ def user_prompts(app) -> list[str]:
 async def test_enter_while_streaming_queues_the_prompt_and_sends_it_after(real_app) -> None:
     async with real_app.run_test(size=SIZE) as pilot:
         app = pilot.app
-        await wait_ready(pilot)
-        await start_slow_turn(pilot)
-        await pilot.press(*"tell me more please", "enter")
+        await queue_while_streaming(pilot, "tell me more please")
         strip = app.chat.queue_strip
         assert app.busy and strip.texts == ("tell me more please",) and strip.display
         assert "↳ queued: tell me more please" in str(strip.render()) and "sent when this turn ends" in str(
@@ -42,9 +44,7 @@ async def test_enter_while_streaming_queues_the_prompt_and_sends_it_after(real_a
 async def test_esc_interrupts_and_puts_the_queued_prompt_back(real_app) -> None:
     async with real_app.run_test(size=SIZE) as pilot:
         app = pilot.app
-        await wait_ready(pilot)
-        await start_slow_turn(pilot)
-        await pilot.press(*"tell me more please", "enter")
+        await queue_while_streaming(pilot, "tell me more please")
         assert app.chat.queue_strip.texts == ("tell me more please",)
         await pilot.press("escape")
         await wait_idle(pilot)

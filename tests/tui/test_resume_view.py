@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +111,20 @@ def _gated(gate: threading.Event) -> Callable[..., ChatSession]:
     return factory
 
 
+@asynccontextmanager
+async def _previewing(workspace: Path, session_id: str) -> AsyncIterator[tuple[CoTuiApp, Any, threading.Event]]:
+    """The app resuming `session_id` with its session held back (`_gated`): entered once the preview
+    is on screen, as (app, pilot, gate); setting the gate lets the session open."""
+    gate = threading.Event()
+    app = CoTuiApp(load_settings(), workspace, resume_id=session_id, session_factory=_gated(gate))
+    try:
+        async with app.run_test(size=(100, 40)) as pilot:
+            await wait_until(pilot, lambda: _resumed(app), what="the preview")
+            yield app, pilot, gate
+    finally:
+        gate.set()  # a failed test does not leave the session's thread waiting
+
+
 async def _full_path_view(workspace: Path, session_id: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list, int]:
     """What the app shows for the session when it cannot preview (the whole session decoded)."""
 
@@ -134,10 +149,7 @@ async def test_the_preview_shows_what_the_whole_session_shows(workspace: Path, m
     tail = session.store.load_tail(session.id, tail_shows(RESUME_ENTRIES))
     assert tail.start > 0 and min(tail.ledger_positions) < tail.start, "cuts before the rows the preview reads"
 
-    gate = threading.Event()
-    app = CoTuiApp(load_settings(), workspace, resume_id=session.id, session_factory=_gated(gate))
-    async with app.run_test(size=(100, 40)) as pilot:
-        await wait_until(pilot, lambda: _resumed(app), what="the preview")
+    async with _previewing(workspace, session.id) as (app, pilot, gate):
         assert app.session is None, "shown before the session (and pydantic-ai) was ready"
         preview, widgets = _entries(app), list(app.chat.log_view.items)
         # The newest entries, banners at the same cuts — as many as fill the screen, not all of them.
@@ -158,10 +170,7 @@ async def test_the_preview_shows_what_the_whole_session_shows(workspace: Path, m
 async def test_a_short_session_is_previewed_whole(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     session = await saved_session(workspace, 3)
     expected, expected_hidden = await _full_path_view(workspace, session.id, monkeypatch)
-    gate = threading.Event()
-    app = CoTuiApp(load_settings(), workspace, resume_id=session.id, session_factory=_gated(gate))
-    async with app.run_test(size=(100, 40)) as pilot:
-        await wait_until(pilot, lambda: _resumed(app), what="the preview")
+    async with _previewing(workspace, session.id) as (app, pilot, gate):
         assert _entries(app) == expected and app.chat.log_view.hidden_count == expected_hidden == 0
         gate.set()
         await wait_ready(pilot)
@@ -180,10 +189,7 @@ async def test_a_resumed_interrupted_answer_is_marked_as_it_was_live(
             session.cancel()
     assert session.transcript[-1].state == "interrupted"
     expected, _ = await _full_path_view(workspace, session.id, monkeypatch)
-    gate = threading.Event()
-    app = CoTuiApp(load_settings(), workspace, resume_id=session.id, session_factory=_gated(gate))
-    async with app.run_test(size=(100, 40)) as pilot:
-        await wait_until(pilot, lambda: _resumed(app), what="the preview")
+    async with _previewing(workspace, session.id) as (app, pilot, gate):
         assert _entries(app) == expected
         answer = app.chat.log_view.query_one(AssistantMessage)
         assert answer.interrupted and answer.has_class("-interrupted")
@@ -247,10 +253,7 @@ async def test_a_damaged_session_ends_with_one_line(workspace: Path, body: str) 
 
 async def test_a_prompt_sent_during_the_preview_waits_then_runs(workspace: Path) -> None:
     session = await saved_session(workspace, 3)
-    gate = threading.Event()
-    app = CoTuiApp(load_settings(), workspace, resume_id=session.id, session_factory=_gated(gate))
-    async with app.run_test(size=(100, 40)) as pilot:
-        await wait_until(pilot, lambda: _resumed(app), what="the preview")
+    async with _previewing(workspace, session.id) as (app, pilot, gate):
         await pilot.press(*"hello there", "enter")
         hint = app.chat.query_one("#hint")
         await wait_until(pilot, lambda: hint.has_class("-shown"), what="the loading hint")
@@ -289,10 +292,7 @@ async def test_a_declined_and_an_interrupted_tool_call_resume_as_they_were_live(
     assert declined.is_error and live[-1].type == "done" and live[-1].interrupted
 
     expected, _ = await _full_path_view(workspace, session.id, monkeypatch)
-    gate = threading.Event()
-    app = CoTuiApp(load_settings(), workspace, resume_id=session.id, session_factory=_gated(gate))
-    async with app.run_test(size=(100, 40)) as pilot:
-        await wait_until(pilot, lambda: _resumed(app), what="the preview")
+    async with _previewing(workspace, session.id) as (app, pilot, gate):
         assert _entries(app) == expected
         items = app.chat.log_view.items
         blocks = [w for w in items if isinstance(w, ToolCallBlock)]
