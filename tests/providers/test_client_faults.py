@@ -76,10 +76,27 @@ async def run_once(model: Any, *, stream: bool = True, max_retries: int = 2, **s
     return Outcome(None, "".join(text))
 
 
-async def rejected_once(loopback: LoopbackServer, api: str, error: Any, error_type: type) -> tuple[str, str]:
-    """One request the server answers with `error`, which must not be retried: the outcome is an
-    `error_type`, and its one line and kind are returned."""
-    loopback.script(error)
+# Requests the server rejects for good (never retried): per HTTP status, the error each API sends
+# and the pydantic-ai exception it becomes.
+REJECTIONS = {
+    401: (
+        openai_error(401, "Incorrect API key provided: sk-test.", code="invalid_api_key"),
+        anthropic_error(401, "authentication_error", "invalid x-api-key"),
+        ex.ModelAuthenticationError,
+    ),
+    404: (
+        openai_error(404, "The model `gpt-4o` does not exist", code="model_not_found"),
+        anthropic_error(404, "not_found_error", "model: claude-sonnet-4-6"),
+        ex.ModelNotFoundError,
+    ),
+}
+
+
+async def rejected_once(loopback: LoopbackServer, api: str, status: int) -> tuple[str, str]:
+    """One request the server rejects with `status` (`REJECTIONS`): it fails with the expected
+    exception after one attempt; returns its one line and kind."""
+    openai, anthropic, error_type = REJECTIONS[status]
+    loopback.script(openai if api == "openai" else anthropic)
     out = await run_once(model_for(api, loopback))
     assert isinstance(out.error, error_type)
     assert loopback.count() == 1, "a rejected request is not retried"
@@ -119,12 +136,7 @@ async def test_openai_compatible_overflow_without_code_is_detected(loopback: Loo
 
 @pytest.mark.parametrize("api", APIS)
 async def test_401_names_the_key_variable(loopback: LoopbackServer, api: str) -> None:
-    error = (
-        openai_error(401, "Incorrect API key provided: sk-test.", code="invalid_api_key")
-        if api == "openai"
-        else anthropic_error(401, "authentication_error", "invalid x-api-key")
-    )
-    line, kind = await rejected_once(loopback, api, error, ex.ModelAuthenticationError)
+    line, kind = await rejected_once(loopback, api, 401)
     var = "OPENAI_API_KEY" if api == "openai" else "ANTHROPIC_API_KEY"
     assert var in line and "401" in line
     assert kind == "auth"
@@ -142,12 +154,7 @@ def test_missing_key_at_model_setup_names_the_variable() -> None:
 
 @pytest.mark.parametrize("api", APIS)
 async def test_unknown_model_404(loopback: LoopbackServer, api: str) -> None:
-    error = (
-        openai_error(404, "The model `gpt-4o` does not exist", code="model_not_found")
-        if api == "openai"
-        else anthropic_error(404, "not_found_error", "model: claude-sonnet-4-6")
-    )
-    line, kind = await rejected_once(loopback, api, error, ex.ModelNotFoundError)
+    line, kind = await rejected_once(loopback, api, 404)
     bare = MODEL_NAMES[api].split(":")[1]
     assert line.startswith(f"the server at 127.0.0.1:{loopback.port} does not know the model '{bare}' (HTTP 404)")
     assert kind == "config"
