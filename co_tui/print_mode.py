@@ -188,6 +188,8 @@ def run_print_mode(
     except OpenSessionError as exc:
         err.write(f"co-tui: {exc}\n")
         return exc.exit_code
+    if session.data_dir_warning:
+        err.write(f"co-tui: {session.data_dir_warning}\n")
     if session.mcp.config_error:  # a malformed .mcp.json: one line naming the file
         err.write(f"co-tui: {session.mcp.config_error}\n")
         session.release_claim()

@@ -450,6 +450,8 @@ class FakeSession:
 
         return ConversationCounts().add(self.transcript)
 
+    data_dir_warning: str | None = None  # the store's "readable by other users" line
+
 
 def fake_factory(**session_kwargs: Any) -> Callable[..., FakeSession]:
     """A `session_factory` for CoTuiApp that builds a FakeSession (ignores resume/approver)."""

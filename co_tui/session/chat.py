@@ -670,6 +670,11 @@ class ChatSession:
             return False
         return len(self.transcript) > self._saved_transcript_len or len(self.ledger) > self._saved_ledger_len
 
+    @property
+    def data_dir_warning(self) -> str | None:
+        """The store's warning that other users can read the data dir (None: private, or not saved)."""
+        return self.store.warning if self.store is not None else None
+
     def write_rescue_copy(self) -> Path | None:
         """After a failed save (a damaged or unwritable database), write the whole conversation as a
         JSON export (`--format json`, mode 600) beside the database, so a process about to exit

@@ -31,16 +31,18 @@ def open_store(settings: Settings) -> SessionStore:
 
 def open_store_at(data_dir: Path) -> SessionStore:
     """`open_store` given the data dir itself (`paths.data_dir_without_settings` at start-up, before
-    the settings are built). Raises `OpenSessionError` (exit 2) when unusable."""
+    the settings are built). Raises `OpenSessionError` (exit 2) when unusable. A data dir other users
+    can read is used as it is; the store's `warning` says so, for the front end to show (nothing is
+    printed here: the TUI's start-up worker has no terminal)."""
     from co_tui.paths import ensure_private_dir, loose_dir_warning
     from co_tui.session.store import SessionStore, StoreError
 
     try:
         ensure_private_dir(data_dir)
         warning = loose_dir_warning(data_dir)
-        if warning:
-            print(f"co-tui: {warning}", file=sys.stderr)
-        return SessionStore.open(data_dir)
+        store = SessionStore.open(data_dir)
+        store.warning = warning
+        return store
     except OSError as exc:
         raise OpenSessionError(f"data dir {data_dir}: {exc.strerror or exc}", 2) from None
     except StoreError as exc:

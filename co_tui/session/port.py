@@ -175,5 +175,12 @@ class SessionPort(HistoryView, Protocol):
         without decoding the saved messages of a resumed session (the store keeps their counts)."""
         ...
 
+    @property
+    def data_dir_warning(self) -> str | None:
+        """One line when the data dir the session is saved in is readable by other users
+        (docs/configuration.md), else None: the front end shows it once (print mode on stderr, the
+        TUI in the chat once the session is ready)."""
+        ...
+
 
 __all__ = ["HistoryView", "SessionPort"]

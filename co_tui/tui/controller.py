@@ -538,6 +538,8 @@ class ChatController:
                     f"New conversation in {self.workspace.name or self.workspace} · "
                     "/ for commands · F1 for help · esc interrupts a reply"
                 )
+        if previous is None and session.data_dir_warning:  # once: a switch keeps the same data dir
+            await view.add_notice(session.data_dir_warning)
         await self._show_instructions()
         if self.queued:
             view.clear_hint()  # "the model is still loading — your prompt will be sent…": it is sent now
