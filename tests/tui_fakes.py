@@ -141,6 +141,7 @@ class FakeSession:
             window_is_guess=self.window_is_guess,
             trim_pending=tokens > self.budget_tokens,  # a stand-in for governance's own check
             pinned_tokens=self._pinned_tokens() if self.pins else 0,
+            window_tokens=self.budget_tokens * 5 // 4,  # as `context_breakdown` says
         )
 
     # --- turns -----------------------------------------------------------------------------------

@@ -244,6 +244,7 @@ class ChatSession:
             pinned_tokens=self._pinned_tokens(messages),
             oversized_turn=not next_prompt and self._newest_turn_oversized(messages),
             mcp_starting=len(self.mcp.starting()) if self.mcp else 0,
+            window_tokens=self.context_window,
         )
 
     def _pinned_tokens(self, messages: Sequence[ModelMessage]) -> int:

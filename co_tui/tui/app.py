@@ -124,8 +124,8 @@ class CoTuiApp(App[int]):
 
     def get_default_screen(self) -> ChatScreen:
         # The chat is the base screen: the first frame is the chat, not a blank screen switched away from.
-        # The meter's trigger mark is set again when the settings are loaded (it shows "starting…" until then).
-        return ChatScreen(trigger=self.settings.compact_threshold if self.settings else 0.8)
+        # The meter shows "starting…" until the session's first reading (its window and budget).
+        return ChatScreen()
 
     @property
     def chat(self) -> ChatScreen:
@@ -422,8 +422,6 @@ class CoTuiApp(App[int]):
 
     def show_session(self, session: SessionPort) -> None:
         self._refresh_title(session)
-        if self.settings is not None:
-            self.chat.meter.trigger = self.settings.compact_threshold
         self.chat.meter.reading = session.meter_reading()
 
     def show_title(self, title: str) -> None:
