@@ -453,6 +453,24 @@ class FakeSession:
 
     data_dir_warning: str | None = None  # the store's "readable by other users" line
 
+    @property
+    def saved(self) -> bool:
+        """Saved when a test gives the fake a store (a real `SessionStore`)."""
+        return self.store is not None
+
+    @property
+    def catalog(self) -> Any:
+        """The store a test gave the fake: what /sessions lists."""
+        return self.store
+
+    def export(self, fmt: str, where: Path | None = None) -> Path:
+        """As the real session: refused when nothing is saved, else the store's copy is written."""
+        from co_tui.session.export import export_saved
+
+        if self.store is None:
+            raise ValueError("nothing saved to export yet")
+        return export_saved(self.store, self.id, fmt, where)
+
 
 def fake_factory(**session_kwargs: Any) -> Callable[..., FakeSession]:
     """A `session_factory` for CoTuiApp that builds a FakeSession (ignores resume/approver)."""

@@ -34,10 +34,13 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage, ModelResponse
     from pydantic_ai.models import Model
 
+    from co_tui.agent.mcp_servers import McpServers
     from co_tui.agent.project_instructions import InstructionFile
+    from co_tui.governance.next_cut import NextCut
     from co_tui.session.context_breakdown import ContextBreakdown
     from co_tui.session.conversation_counts import ConversationCounts
     from co_tui.session.lazy_transcript import LazyTranscript
+    from co_tui.session.steering import PinChange
     from co_tui.session.store import SessionStore
 
 TITLE_CHARS = 60
@@ -67,7 +70,7 @@ def make_title(prompt: str) -> str:
     return one_line(prompt, TITLE_CHARS)
 
 
-def _mcp_servers(settings: Settings, workspace: Path, approver: Approver | None) -> Any:
+def _mcp_servers(settings: Settings, workspace: Path, approver: Approver | None) -> McpServers:
     """The session's MCP servers (none configured: an empty `McpServers`, nothing imported)."""
     from co_tui.agent.mcp_servers import load_mcp_servers
 
@@ -577,7 +580,7 @@ class ChatSession:
 
         return evict_from_context(self, index)
 
-    def next_cut(self) -> Any:
+    def next_cut(self) -> NextCut | None:
         """What the next automatic cut would remove or summarise (`NextCut`), or None: the policy's
         own rules on the context, no model call (`co_tui.session.eviction.next_cut_of`)."""
         from co_tui.session.eviction import next_cut_of
@@ -599,14 +602,14 @@ class ChatSession:
 
         return await restore(self, cut)
 
-    def toggle_pin(self, index: int) -> Any:
+    def toggle_pin(self, index: int) -> PinChange:
         """`p`: pin (again: unpin) the turn holding transcript message `index`. Returns a
         `PinChange`; raises `PinRefused` with one line. Writes one row when saved."""
         from co_tui.session.steering import toggle_pin
 
         return toggle_pin(self, index)
 
-    def pin_newest(self) -> Any:
+    def pin_newest(self) -> PinChange:
         """`/pin`: pin the newest turn. Returns a `PinChange`; raises `PinRefused` with one line."""
         from co_tui.session.steering import pin_newest
 
@@ -670,6 +673,26 @@ class ChatSession:
         if self.store is None:
             return False
         return len(self.transcript) > self._saved_transcript_len or len(self.ledger) > self._saved_ledger_len
+
+    @property
+    def saved(self) -> bool:
+        """Whether the conversation is kept in a session database (it has a store)."""
+        return self.store is not None
+
+    @property
+    def catalog(self) -> SessionStore | None:
+        """The store this session is saved in: the sessions picker lists it (None: not saved)."""
+        return self.store
+
+    def export(self, fmt: str, where: Path | None = None) -> Path:
+        """`/export`: the saved conversation as `fmt` in a new private file (`export.export_saved`;
+        `where` None: the data dir's exports folder). Raises `ValueError` when nothing is saved,
+        `StoreError`, `OSError`. Blocking."""
+        from co_tui.session.export import export_saved
+
+        if self.store is None or not self._persisted:
+            raise ValueError("nothing saved to export yet")
+        return export_saved(self.store, self.id, fmt, where)
 
     @property
     def data_dir_warning(self) -> str | None:

@@ -179,19 +179,19 @@ def list_sessions(settings: Settings, workspace: Path) -> int:
 
 def export_session(settings: Settings, session_id: str, fmt: str) -> int:
     """`--export ID --format md|json`: write the session to stdout."""
-    from co_tui.session.export import render_export
+    from co_tui.session.export import render_saved
     from co_tui.session.store import StoreError
 
     try:
         store = open_store_read_only(settings)
         if store is None:
             raise StoreError(f"no session matches {session_id!r} (no session database in {settings.resolved_data_dir})")
-        loaded = store.load(store.resolve_id(session_id))
+        _, text = render_saved(store, store.resolve_id(session_id), fmt)
     except OpenSessionError as exc:
         print(f"co-tui: {exc}", file=sys.stderr)
         return exc.exit_code
     except StoreError as exc:
         print(f"co-tui: {exc}", file=sys.stderr)
         return 2
-    sys.stdout.write(render_export(loaded, fmt))
+    sys.stdout.write(text)
     return 0

@@ -303,7 +303,7 @@ class ChatController:
         session = self.session
         assert session is not None
         preview = session.clear_preview()  # the banner's own figures (issue 12.5)
-        saved = session.store is not None and bool(session.transcript)
+        saved = session.saved and bool(session.transcript)
         return clear_summary(
             preview.dropped_messages, preview.tokens_before, preview.dropped_turns, saved, session.title
         )
@@ -441,17 +441,17 @@ class ChatController:
             return
         session = self.session
         assert session is not None
-        if session.store is None or not session.transcript:
+        if not session.saved or not session.transcript:
             self.view.show_hint("nothing saved to export yet", info=True)
             return
-        self.view.spawn(self._run_export(session.store, session.id, fmt, target))
+        self.view.spawn(self._run_export(session, fmt, target))
 
-    async def _run_export(self, store: Any, session_id: str, fmt: str, target: Path | None) -> None:
+    async def _run_export(self, session: SessionPort, fmt: str, target: Path | None) -> None:
         from co_tui.session.events import ErrorEvent
 
         where = None if target is None else self.workspace / target.expanduser()
         try:
-            path = await asyncio.to_thread(_write_export, store, session_id, fmt, where)
+            path = await asyncio.to_thread(session.export, fmt, where)
         except Exception as exc:  # one line, the app keeps running
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             name = f" ({exc.filename})" if isinstance(exc, OSError) and exc.filename else ""
@@ -638,18 +638,6 @@ def parse_export_args(args: str) -> tuple[str, Path | None]:
         raise ValueError(f"unknown export format '{words[0]}' — use /export [{'|'.join(FORMATS)}] [path]")
     path = Path(raw)
     return ("json" if path.suffix.lower() == ".json" else "md"), path
-
-
-def _write_export(store: Any, session_id: str, fmt: str, where: Path | None) -> Path:
-    """(In a thread.) Load the saved session, render it as `fmt` and write it with
-    `export.write_export`: `where` None means the data dir's exports folder (the store's folder);
-    returns the file's path."""
-    from co_tui.session.export import EXPORTS_DIR, default_export_path, render_export, write_export
-
-    loaded = store.load(session_id)
-    text = render_export(loaded, fmt)
-    exports = Path(store.path).parent / EXPORTS_DIR
-    return write_export(text, default_export_path(loaded.meta, fmt, exports), where)
 
 
 def internal_error(error: BaseException) -> Event:

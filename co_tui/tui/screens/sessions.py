@@ -29,7 +29,8 @@ from co_tui.tui.screens.confirm_delete import ConfirmDeleteScreen
 from co_tui.tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
-    from co_tui.session.store import SessionMeta, SessionStore
+    from co_tui.session.port import SessionCatalog
+    from co_tui.session.store import SessionMeta
 
 _MIN_TITLE_WIDTH = 16
 _MODEL_CHARS = 18
@@ -82,7 +83,7 @@ class SessionsScreen(ModalScreen[str | None]):
     ]
 
     def __init__(
-        self, store: SessionStore, workspace: Path, *, current_id: str | None = None, now: datetime | None = None
+        self, store: SessionCatalog, workspace: Path, *, current_id: str | None = None, now: datetime | None = None
     ) -> None:
         super().__init__()
         self.store = store
