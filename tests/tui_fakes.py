@@ -471,6 +471,14 @@ class FakeSession:
             raise ValueError("nothing saved to export yet")
         return export_saved(self.store, self.id, fmt, where)
 
+    def unsaved(self) -> bool:
+        """The fake's saves never fail."""
+        return False
+
+    def write_rescue_copy(self) -> Path | None:
+        """Nothing to rescue: see `unsaved`."""
+        return None
+
 
 def fake_factory(**session_kwargs: Any) -> Callable[..., FakeSession]:
     """A `session_factory` for CoTuiApp that builds a FakeSession (ignores resume/approver)."""

@@ -45,7 +45,8 @@ if TYPE_CHECKING:
 
 TITLE_CHARS = 60
 
-# Said after a failed save: true in the TUI, which keeps the turn; print mode drops it (it exits).
+# Said after a failed save: true in the TUI, which keeps the turn; not for a one-shot session (print
+# mode exits after its turn: its rescue copy keeps it).
 KEPT_IN_MEMORY = " (the conversation is kept in memory)"
 
 
@@ -91,8 +92,12 @@ class ChatSession:
         session_id: str | None = None,
         model: Model | str | None = None,
         approver: Approver | None = None,
+        one_shot: bool = False,
     ) -> None:
         self.settings = settings
+        # The front end exits after one turn (print mode): errors do not promise what only a running
+        # process keeps (`KEPT_IN_MEMORY`).
+        self.one_shot = one_shot
         self.workspace = Path(workspace).resolve()
         self.store = store
         self.approver = approver
@@ -662,7 +667,7 @@ class ChatSession:
                 cost_usd=transcript_cost(self.transcript, ledger=self.ledger),
             )
         except StoreError as exc:
-            return ErrorEvent(message=f"{exc}{KEPT_IN_MEMORY}", kind="storage")
+            return ErrorEvent(message=f"{exc}{'' if self.one_shot else KEPT_IN_MEMORY}", kind="storage")
         self._saved_transcript_len = len(self.transcript)
         self._saved_ledger_len = len(self.ledger)
         return None

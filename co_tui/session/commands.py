@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from co_tui.agent.tools import Approver
     from co_tui.config import Settings
     from co_tui.session.chat import ChatSession
+    from co_tui.session.port import SessionPort
     from co_tui.session.store import SessionStore
 
 
@@ -74,27 +75,36 @@ def open_session(
     continue_latest: bool = False,
     approver: Approver | None = None,
     store: SessionStore | None = None,
+    title: str | None = None,
+    one_shot: bool = False,
 ) -> ChatSession:
     """A new session, or the one named by `resume_id` (id or unique prefix) / the latest here.
 
     `resume_id == ""` (a bare `--resume`) needs a picker, which only the TUI has: an error here.
+    `title` names a session that has no title yet (else its first prompt does); `one_shot`: the
+    front end exits after one turn (print mode), so a failed save's error does not say the
+    conversation is kept in memory.
     """
     from co_tui.agent.models import ModelConfigError
-    from co_tui.session.chat import ChatSession
+    from co_tui.session.chat import ChatSession, make_title
     from co_tui.session.store import StoreError
 
     store = store or open_store(settings)
     try:
         session_id = resolve_session_id(store, workspace, resume_id=resume_id, continue_latest=continue_latest)
         if session_id is not None:
-            return ChatSession.resume(
-                settings, workspace=workspace, store=store, session_id=session_id, approver=approver
+            session = ChatSession.resume(
+                settings, workspace=workspace, store=store, session_id=session_id, approver=approver, one_shot=one_shot
             )
-        return ChatSession(settings, workspace=workspace, store=store, approver=approver)
+        else:
+            session = ChatSession(settings, workspace=workspace, store=store, approver=approver, one_shot=one_shot)
     except ModelConfigError as exc:
         raise OpenSessionError(str(exc), 1) from None
     except StoreError as exc:
         raise OpenSessionError(str(exc), 2) from None
+    if title and not session.title:
+        session.title = make_title(title)
+    return session
 
 
 def resolve_session_id(
@@ -120,22 +130,21 @@ def resolve_session_id(
     return None
 
 
-def resume_hint(session: object) -> str | None:
+def resume_hint(session: SessionPort | None) -> str | None:
     """The line printed when the TUI quits, as Codex and Claude Code do: how to come back to
-    `session` (`resume with: co-tui --resume ID`). None for a session with no turn or no store."""
-    if session is None or getattr(session, "store", None) is None or not getattr(session, "transcript", None):
+    `session` (`resume with: co-tui --resume ID`). None for no session, one with no turn or not saved."""
+    if session is None or not session.saved or not session.transcript:
         return None
-    return f"resume with: co-tui --resume {session.id}"  # type: ignore[attr-defined]
+    return f"resume with: co-tui --resume {session.id}"
 
 
-def quit_lines(session: object) -> tuple[str | None, str | None]:
+def quit_lines(session: SessionPort | None) -> tuple[str | None, str | None]:
     """What the TUI prints when it quits, as (stdout line, stderr line): how to resume `session`
     (`resume_hint`); or, when its last save failed (`unsaved`), where a rescue copy of the whole
     conversation was written instead — the database cannot resume what it does not hold."""
-    unsaved = getattr(session, "unsaved", None)
-    if not (callable(unsaved) and unsaved()):
+    if session is None or not session.unsaved():
         return resume_hint(session), None
-    rescued = session.write_rescue_copy()  # type: ignore[attr-defined]
+    rescued = session.write_rescue_copy()
     if rescued is None:
         return None, "the conversation could not be saved, nor written to a rescue copy beside the database"
     return (

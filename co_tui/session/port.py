@@ -228,5 +228,15 @@ class SessionPort(HistoryView, Protocol):
         Blocking (it reads the database and writes the file): front ends call it off their UI loop."""
         ...
 
+    def unsaved(self) -> bool:
+        """Whether the database lacks part of this conversation (its last save failed): a front end
+        about to exit writes a rescue copy (`write_rescue_copy`) instead of offering to resume it."""
+        ...
+
+    def write_rescue_copy(self) -> Path | None:
+        """Write the whole conversation as a `--format json` export (mode 600) beside the database;
+        returns the file, or None when it could not be written either (or there is nothing to keep)."""
+        ...
+
 
 __all__ = ["HistoryView", "SessionCatalog", "SessionPort"]
