@@ -154,7 +154,8 @@ def quit_lines(session: SessionPort | None) -> tuple[str | None, str | None]:
 
 
 def list_sessions(settings: Settings, workspace: Path) -> int:
-    """`--list-sessions`: a table of saved sessions (all workspaces, this one's first); COST is the
+    """`--list-sessions`: a table of saved sessions of all workspaces, the most recently updated first
+    (one of another workspace names it); UPDATED is local time, as `/sessions` shows it; COST is the
     session's cost at list prices, `–` when unknown (an unpriced model, or saved before costs were kept)."""
     from co_tui.session.store import StoreError
 
@@ -172,10 +173,11 @@ def list_sessions(settings: Settings, workspace: Path) -> int:
         return 0
     from co_tui.session.banner import format_tokens
     from co_tui.session.cost import format_usd
+    from co_tui.session.times import format_updated
 
     print(f"{'ID':<10} {'UPDATED':<16} {'MSGS':>5} {'TOKENS':>7} {'COST':>7}  TITLE")
     for meta in sessions:
-        updated = meta.updated.strftime("%Y-%m-%d %H:%M") if hasattr(meta.updated, "strftime") else str(meta.updated)
+        updated = format_updated(meta.updated)
         here = "" if Path(meta.workspace) == workspace else f"  [{meta.workspace}]"
         damaged = "  (damaged: cannot be opened)" if meta.damaged else ""
         print(

@@ -25,6 +25,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from co_tui.session.banner import format_tokens
+from co_tui.session.times import format_updated
 from co_tui.tui.screens.confirm_delete import ConfirmDeleteScreen
 from co_tui.tui.widgets.key_footer import KeyFooter
 
@@ -50,11 +51,6 @@ _TITLE = 2  # index of the title column in `_COLUMNS`
 
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def format_updated(value: datetime) -> str:
-    """A timestamp in the local time zone, to the minute."""
-    return value.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
 def format_age(value: datetime, now: datetime) -> str:
