@@ -72,10 +72,10 @@ class ChatView(Protocol):
 
     async def show_event(self, event: Event) -> None:
         """Render one domain event of the closed union `co_tui.session.events.Event` in the chat:
-        text deltas extend the answer being streamed (starting one if none); every other event but
-        a `UsageUpdate` (which only moves the meter) ends that answer first — a tool call or result
-        is a tool row, a `HistoryTrimmed` a banner, an error or oversized turn an error line, a
-        `Notice` a notice, `Done` (interrupted: marked so). May raise on a display bug: the
+        text deltas extend the answer being streamed (starting one if none); a tool call (a new
+        tool row), a `HistoryTrimmed` (a banner), an error or oversized turn (an error line), a
+        `Notice` and `Done` end that answer first; a tool result fills its call's row and a
+        `UsageUpdate` moves the meter, the answer staying open. May raise on a display bug: the
         controller catches it (`_show_events`)."""
         ...
 
