@@ -13,7 +13,6 @@ import asyncio
 import json
 import signal
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -21,8 +20,8 @@ from co_tui.config import Settings
 
 if TYPE_CHECKING:
     from co_tui.agent.mcp_servers import McpServer
-    from co_tui.session.chat import ChatSession
     from co_tui.session.events import Event
+    from co_tui.session.port import SessionPort
 
 EXIT_OK, EXIT_MODEL_ERROR, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
 
@@ -50,7 +49,7 @@ def _write_event(event: Event, fmt: str, out: TextIO, err: TextIO, session_id: s
         err.write(f"co-tui: {event.message}\n")
 
 
-async def _run(session: ChatSession, prompt: str, fmt: str, out: TextIO, err: TextIO) -> int:
+async def _run(session: SessionPort, prompt: str, fmt: str, out: TextIO, err: TextIO) -> int:
     """The turn, with the session's MCP servers up around it (each failure: one line on stderr)."""
     servers = session.mcp
     if not servers:
@@ -69,9 +68,7 @@ async def _run(session: ChatSession, prompt: str, fmt: str, out: TextIO, err: Te
         await servers.stop()
 
 
-async def _run_turn(session: ChatSession, prompt: str, fmt: str, out: TextIO, err: TextIO) -> int:
-    from co_tui.session.chat import KEPT_IN_MEMORY
-
+async def _run_turn(session: SessionPort, prompt: str, fmt: str, out: TextIO, err: TextIO) -> int:
     loop = asyncio.get_running_loop()
     # SIGTERM and SIGHUP (a closed terminal) interrupt and save like Ctrl+C: the turn is kept.
     for signum in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):
@@ -89,9 +86,7 @@ async def _run_turn(session: ChatSession, prompt: str, fmt: str, out: TextIO, er
     storage_failed = False
     async for event in session.run_turn(prompt):
         if event.type == "error" and event.kind == "storage":
-            storage_failed = True
-            # This process exits after the turn, memory with it: the rescue copy's line says where it went.
-            event = replace(event, message=event.message.removesuffix(KEPT_IN_MEMORY))
+            storage_failed = True  # the session (one-shot) does not say "kept in memory": the rescue copy keeps it
         if event.type == "error" and not closed:
             if event.kind != "interrupted":
                 code = EXIT_MODEL_ERROR
@@ -183,11 +178,19 @@ def run_print_mode(
 
     try:
         session = open_session(
-            settings, workspace, resume_id=resume_id, continue_latest=continue_latest, approver=approve
+            settings,
+            workspace,
+            resume_id=resume_id,
+            continue_latest=continue_latest,
+            approver=approve,
+            title=title,
+            one_shot=True,
         )
     except OpenSessionError as exc:
         err.write(f"co-tui: {exc}\n")
         return exc.exit_code
+    if session.data_dir_warning:
+        err.write(f"co-tui: {session.data_dir_warning}\n")
     if session.mcp.config_error:  # a malformed .mcp.json: one line naming the file
         err.write(f"co-tui: {session.mcp.config_error}\n")
         session.release_claim()
@@ -195,8 +198,4 @@ def run_print_mode(
     for file in session.instruction_files:  # one line each; the turn runs without the file
         if file.error:
             err.write(f"co-tui: instructions skipped: {file.error}\n")
-    if title and not session.title:
-        from co_tui.session.chat import make_title
-
-        session.title = make_title(title)
     return asyncio.run(_run(session, prompt, output_format, out, err))

@@ -208,3 +208,10 @@ async def test_salvage_brings_a_lost_item_back_at_the_end_and_undo_takes_it_out(
     undo = await session.restore()
     assert undo.reason == "restore" and "left the context" in (undo.note or "")
     assert list(session.context) == before, "/undo of a recovery takes the excerpt back out"
+
+
+def test_saved_and_catalog_agree(session: SessionPort) -> None:
+    """`saved` says whether there is a database; `catalog` is that database (the picker's) or None."""
+    assert isinstance(session.saved, bool)
+    assert (session.catalog is not None) == session.saved
+    assert session.data_dir_warning is None, "the tests' data dir is private"

@@ -141,6 +141,7 @@ class FakeSession:
             window_is_guess=self.window_is_guess,
             trim_pending=tokens > self.budget_tokens,  # a stand-in for governance's own check
             pinned_tokens=self._pinned_tokens() if self.pins else 0,
+            window_tokens=self.budget_tokens * 5 // 4,  # as `context_breakdown` says
         )
 
     # --- turns -----------------------------------------------------------------------------------
@@ -449,6 +450,34 @@ class FakeSession:
         from co_tui.session.conversation_counts import ConversationCounts
 
         return ConversationCounts().add(self.transcript)
+
+    data_dir_warning: str | None = None  # the store's "readable by other users" line
+
+    @property
+    def saved(self) -> bool:
+        """Saved when a test gives the fake a store (a real `SessionStore`)."""
+        return self.store is not None
+
+    @property
+    def catalog(self) -> Any:
+        """The store a test gave the fake: what /sessions lists."""
+        return self.store
+
+    def export(self, fmt: str, where: Path | None = None) -> Path:
+        """As the real session: refused when nothing is saved, else the store's copy is written."""
+        from co_tui.session.export import export_saved
+
+        if self.store is None:
+            raise ValueError("nothing saved to export yet")
+        return export_saved(self.store, self.id, fmt, where)
+
+    def unsaved(self) -> bool:
+        """The fake's saves never fail."""
+        return False
+
+    def write_rescue_copy(self) -> Path | None:
+        """Nothing to rescue: see `unsaved`."""
+        return None
 
 
 def fake_factory(**session_kwargs: Any) -> Callable[..., FakeSession]:

@@ -34,15 +34,19 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage, ModelResponse
     from pydantic_ai.models import Model
 
+    from co_tui.agent.mcp_servers import McpServers
     from co_tui.agent.project_instructions import InstructionFile
+    from co_tui.governance.next_cut import NextCut
     from co_tui.session.context_breakdown import ContextBreakdown
     from co_tui.session.conversation_counts import ConversationCounts
     from co_tui.session.lazy_transcript import LazyTranscript
+    from co_tui.session.steering import PinChange
     from co_tui.session.store import SessionStore
 
 TITLE_CHARS = 60
 
-# Said after a failed save: true in the TUI, which keeps the turn; print mode drops it (it exits).
+# Said after a failed save: true in the TUI, which keeps the turn; not for a one-shot session (print
+# mode exits after its turn: its rescue copy keeps it).
 KEPT_IN_MEMORY = " (the conversation is kept in memory)"
 
 
@@ -67,7 +71,7 @@ def make_title(prompt: str) -> str:
     return one_line(prompt, TITLE_CHARS)
 
 
-def _mcp_servers(settings: Settings, workspace: Path, approver: Approver | None) -> Any:
+def _mcp_servers(settings: Settings, workspace: Path, approver: Approver | None) -> McpServers:
     """The session's MCP servers (none configured: an empty `McpServers`, nothing imported)."""
     from co_tui.agent.mcp_servers import load_mcp_servers
 
@@ -88,8 +92,12 @@ class ChatSession:
         session_id: str | None = None,
         model: Model | str | None = None,
         approver: Approver | None = None,
+        one_shot: bool = False,
     ) -> None:
         self.settings = settings
+        # The front end exits after one turn (print mode): errors do not promise what only a running
+        # process keeps (`KEPT_IN_MEMORY`).
+        self.one_shot = one_shot
         self.workspace = Path(workspace).resolve()
         self.store = store
         self.approver = approver
@@ -244,6 +252,7 @@ class ChatSession:
             pinned_tokens=self._pinned_tokens(messages),
             oversized_turn=not next_prompt and self._newest_turn_oversized(messages),
             mcp_starting=len(self.mcp.starting()) if self.mcp else 0,
+            window_tokens=self.context_window,
         )
 
     def _pinned_tokens(self, messages: Sequence[ModelMessage]) -> int:
@@ -577,7 +586,7 @@ class ChatSession:
 
         return evict_from_context(self, index)
 
-    def next_cut(self) -> Any:
+    def next_cut(self) -> NextCut | None:
         """What the next automatic cut would remove or summarise (`NextCut`), or None: the policy's
         own rules on the context, no model call (`co_tui.session.eviction.next_cut_of`)."""
         from co_tui.session.eviction import next_cut_of
@@ -599,14 +608,14 @@ class ChatSession:
 
         return await restore(self, cut)
 
-    def toggle_pin(self, index: int) -> Any:
+    def toggle_pin(self, index: int) -> PinChange:
         """`p`: pin (again: unpin) the turn holding transcript message `index`. Returns a
         `PinChange`; raises `PinRefused` with one line. Writes one row when saved."""
         from co_tui.session.steering import toggle_pin
 
         return toggle_pin(self, index)
 
-    def pin_newest(self) -> Any:
+    def pin_newest(self) -> PinChange:
         """`/pin`: pin the newest turn. Returns a `PinChange`; raises `PinRefused` with one line."""
         from co_tui.session.steering import pin_newest
 
@@ -659,7 +668,7 @@ class ChatSession:
                 cost_usd=transcript_cost(self.transcript, ledger=self.ledger),
             )
         except StoreError as exc:
-            return ErrorEvent(message=f"{exc}{KEPT_IN_MEMORY}", kind="storage")
+            return ErrorEvent(message=f"{exc}{'' if self.one_shot else KEPT_IN_MEMORY}", kind="storage")
         self._saved_transcript_len = len(self.transcript)
         self._saved_ledger_len = len(self.ledger)
         return None
@@ -670,6 +679,31 @@ class ChatSession:
         if self.store is None:
             return False
         return len(self.transcript) > self._saved_transcript_len or len(self.ledger) > self._saved_ledger_len
+
+    @property
+    def saved(self) -> bool:
+        """Whether the conversation is kept in a session database (it has a store)."""
+        return self.store is not None
+
+    @property
+    def catalog(self) -> SessionStore | None:
+        """The store this session is saved in: the sessions picker lists it (None: not saved)."""
+        return self.store
+
+    def export(self, fmt: str, where: Path | None = None) -> Path:
+        """`/export`: the saved conversation as `fmt` in a new private file (`export.export_saved`;
+        `where` None: the data dir's exports folder). Raises `ValueError` when nothing is saved,
+        `StoreError`, `OSError`. Blocking."""
+        from co_tui.session.export import export_saved
+
+        if self.store is None or not self._persisted:
+            raise ValueError("nothing saved to export yet")
+        return export_saved(self.store, self.id, fmt, where)
+
+    @property
+    def data_dir_warning(self) -> str | None:
+        """The store's warning that other users can read the data dir (None: private, or not saved)."""
+        return self.store.warning if self.store is not None else None
 
     def write_rescue_copy(self) -> Path | None:
         """After a failed save (a damaged or unwritable database), write the whole conversation as a

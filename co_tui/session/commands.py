@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from co_tui.agent.tools import Approver
     from co_tui.config import Settings
     from co_tui.session.chat import ChatSession
+    from co_tui.session.port import SessionPort
     from co_tui.session.store import SessionStore
 
 
@@ -42,16 +43,18 @@ def open_store(settings: Settings) -> SessionStore:
 
 def open_store_at(data_dir: Path) -> SessionStore:
     """`open_store` given the data dir itself (`paths.data_dir_without_settings` at start-up, before
-    the settings are built). Raises `OpenSessionError` (exit 2) when unusable."""
+    the settings are built). Raises `OpenSessionError` (exit 2) when unusable. A data dir other users
+    can read is used as it is; the store's `warning` says so, for the front end to show (nothing is
+    printed here: the TUI's start-up worker has no terminal)."""
     from co_tui.paths import ensure_private_dir, loose_dir_warning
     from co_tui.session.store import SessionStore, StoreError
 
     try:
         ensure_private_dir(data_dir)
         warning = loose_dir_warning(data_dir)
-        if warning:
-            print(f"co-tui: {warning}", file=sys.stderr)
-        return SessionStore.open(data_dir)
+        store = SessionStore.open(data_dir)
+        store.warning = warning
+        return store
     except OSError as exc:
         raise OpenSessionError(f"data dir {data_dir}: {exc.strerror or exc}", 2) from None
     except StoreError as exc:
@@ -83,25 +86,34 @@ def open_session(
     continue_latest: bool = False,
     approver: Approver | None = None,
     store: SessionStore | None = None,
+    title: str | None = None,
+    one_shot: bool = False,
 ) -> ChatSession:
     """A new session, or the one named by `resume_id` (id or unique prefix) / the latest here.
 
     `resume_id == ""` (a bare `--resume`) needs a picker, which only the TUI has: an error here.
+    `title` names a session that has no title yet (else its first prompt does); `one_shot`: the
+    front end exits after one turn (print mode), so a failed save's error does not say the
+    conversation is kept in memory.
     """
     from co_tui.agent.models import ModelConfigError
-    from co_tui.session.chat import ChatSession
+    from co_tui.session.chat import ChatSession, make_title
     from co_tui.session.store import StoreError
 
     store = store or open_store(settings)
     try:
         session_id = resolve_session_id(store, workspace, resume_id=resume_id, continue_latest=continue_latest)
         if session_id is not None:
-            return ChatSession.resume(
-                settings, workspace=workspace, store=store, session_id=session_id, approver=approver
+            session = ChatSession.resume(
+                settings, workspace=workspace, store=store, session_id=session_id, approver=approver, one_shot=one_shot
             )
-        return ChatSession(settings, workspace=workspace, store=store, approver=approver)
+        else:
+            session = ChatSession(settings, workspace=workspace, store=store, approver=approver, one_shot=one_shot)
     except (ModelConfigError, StoreError) as exc:
         raise OpenSessionError(str(exc), exit_code_for(exc)) from None
+    if title and not session.title:
+        session.title = make_title(title)
+    return session
 
 
 def resolve_session_id(
@@ -127,22 +139,21 @@ def resolve_session_id(
     return None
 
 
-def resume_hint(session: object) -> str | None:
+def resume_hint(session: SessionPort | None) -> str | None:
     """The line printed when the TUI quits, as Codex and Claude Code do: how to come back to
-    `session` (`resume with: co-tui --resume ID`). None for a session with no turn or no store."""
-    if session is None or getattr(session, "store", None) is None or not getattr(session, "transcript", None):
+    `session` (`resume with: co-tui --resume ID`). None for no session, one with no turn or not saved."""
+    if session is None or not session.saved or not session.transcript:
         return None
-    return f"resume with: co-tui --resume {session.id}"  # type: ignore[attr-defined]
+    return f"resume with: co-tui --resume {session.id}"
 
 
-def quit_lines(session: object) -> tuple[str | None, str | None]:
+def quit_lines(session: SessionPort | None) -> tuple[str | None, str | None]:
     """What the TUI prints when it quits, as (stdout line, stderr line): how to resume `session`
     (`resume_hint`); or, when its last save failed (`unsaved`), where a rescue copy of the whole
     conversation was written instead — the database cannot resume what it does not hold."""
-    unsaved = getattr(session, "unsaved", None)
-    if not (callable(unsaved) and unsaved()):
+    if session is None or not session.unsaved():
         return resume_hint(session), None
-    rescued = session.write_rescue_copy()  # type: ignore[attr-defined]
+    rescued = session.write_rescue_copy()
     if rescued is None:
         return None, "the conversation could not be saved, nor written to a rescue copy beside the database"
     return (
@@ -152,7 +163,8 @@ def quit_lines(session: object) -> tuple[str | None, str | None]:
 
 
 def list_sessions(settings: Settings, workspace: Path) -> int:
-    """`--list-sessions`: a table of saved sessions (all workspaces, this one's first); COST is the
+    """`--list-sessions`: a table of saved sessions of all workspaces, the most recently updated first
+    (one of another workspace names it); UPDATED is local time, as `/sessions` shows it; COST is the
     session's cost at list prices, `–` when unknown (an unpriced model, or saved before costs were kept)."""
     from co_tui.session.store import StoreError
 
@@ -169,11 +181,12 @@ def list_sessions(settings: Settings, workspace: Path) -> int:
         print("no saved sessions")
         return 0
     from co_tui.session.cost import format_usd
+    from co_tui.session.times import format_updated
     from co_tui.text import format_tokens
 
     print(f"{'ID':<10} {'UPDATED':<16} {'MSGS':>5} {'TOKENS':>7} {'COST':>7}  TITLE")
     for meta in sessions:
-        updated = meta.updated.strftime("%Y-%m-%d %H:%M") if hasattr(meta.updated, "strftime") else str(meta.updated)
+        updated = format_updated(meta.updated)
         here = "" if Path(meta.workspace) == workspace else f"  [{meta.workspace}]"
         damaged = "  (damaged: cannot be opened)" if meta.damaged else ""
         print(
@@ -186,19 +199,19 @@ def list_sessions(settings: Settings, workspace: Path) -> int:
 
 def export_session(settings: Settings, session_id: str, fmt: str) -> int:
     """`--export ID --format md|json`: write the session to stdout."""
-    from co_tui.session.export import render_export
+    from co_tui.session.export import render_saved
     from co_tui.session.store import StoreError
 
     try:
         store = open_store_read_only(settings)
         if store is None:
             raise StoreError(f"no session matches {session_id!r} (no session database in {settings.resolved_data_dir})")
-        loaded = store.load(store.resolve_id(session_id))
+        _, text = render_saved(store, store.resolve_id(session_id), fmt)
     except OpenSessionError as exc:
         print(f"co-tui: {exc}", file=sys.stderr)
         return exc.exit_code
     except StoreError as exc:
         print(f"co-tui: {exc}", file=sys.stderr)
         return 2
-    sys.stdout.write(render_export(loaded, fmt))
+    sys.stdout.write(text)
     return 0

@@ -84,6 +84,9 @@ class UsageUpdate(_Event):
     oversized_turn: bool = False
     # MCP servers not running yet: their tool schemas are in no figure until they list their tools.
     mcp_starting: int = 0
+    # The model's context window (the fallback's for an unknown model; 0: not known): the meter's bar
+    # spans it and marks the budget in it, as /context draws it.
+    window_tokens: int = 0
     type: Literal["usage"] = "usage"
 
 

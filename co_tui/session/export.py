@@ -20,7 +20,7 @@ from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.banner import banner_line
 from co_tui.session.cost import format_usd
 from co_tui.session.events import INTERRUPTED_MESSAGE
-from co_tui.session.store import LoadedSession, SessionMeta
+from co_tui.session.store import LoadedSession, SessionMeta, SessionStore
 
 FORMATS = ("md", "json")  # the names `render_export` knows; /export and --format offer these
 JSON_FORMAT_NAME = "co-tui-session"
@@ -198,6 +198,22 @@ _RENDERERS = {"md": export_markdown, "json": export_json}
 EXPORTS_DIR = "exports"
 """`/export`'s default folder, under the data dir: an export is a copy of the session (secrets
 included), so it stays private and out of the workspace the agent searches."""
+
+
+def render_saved(store: SessionStore, session_id: str, fmt: str) -> tuple[SessionMeta, str]:
+    """Load saved session `session_id` (a full id) and render it as `fmt` (`render_export`).
+    Raises `StoreError` (one line) or `ValueError` (an unknown format). `--export` and `/export`."""
+    loaded = store.load(session_id)
+    return loaded.meta, render_export(loaded, fmt)
+
+
+def export_saved(store: SessionStore, session_id: str, fmt: str, where: Path | None = None) -> Path:
+    """`/export`: render saved session `session_id` as `fmt` and write it with `write_export` —
+    `where` None means the data dir's exports folder (beside the database). Returns the file.
+    Raises `StoreError`, `ValueError` or `OSError`. Blocking."""
+    meta, text = render_saved(store, session_id, fmt)
+    exports = store.path.parent / EXPORTS_DIR
+    return write_export(text, default_export_path(meta, fmt, exports), where)
 
 
 def write_export(text: str, default: Path, target: Path | None = None) -> Path:

@@ -12,10 +12,17 @@ from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from co_tui.agent.mcp_servers import McpServers
     from co_tui.agent.project_instructions import InstructionFile
     from co_tui.governance.events import HistoryTrimmed
+    from co_tui.governance.next_cut import NextCut
     from co_tui.session.context_breakdown import ContextBreakdown
+    from co_tui.session.conversation_counts import ConversationCounts
     from co_tui.session.events import Event, UsageUpdate
+    from co_tui.session.steering import PinChange
+    from co_tui.session.store import LoadedSession, SessionMeta
 
 
 class HistoryView(Protocol):
@@ -53,13 +60,35 @@ class HistoryView(Protocol):
         ...
 
 
+class SessionCatalog(Protocol):
+    """The saved sessions, as the sessions picker (tui/screens/sessions.py) uses them; a
+    `SessionStore` is one. Every call reads or writes the database: blocking. Failures raise
+    `StoreError` with one line."""
+
+    def list_sessions(self, workspace: Path | None = None) -> list[SessionMeta]:
+        """Every session (or those of `workspace`), most recently updated first."""
+        ...
+
+    def preview(self, session_id: str) -> str:
+        """One line for the picker: the session's newest prompt (or its one answer)."""
+        ...
+
+    def load(self, session_id: str) -> LoadedSession:
+        """The whole session (the picker reads it before switching, so a damaged one is caught there)."""
+        ...
+
+    def delete(self, session_id: str) -> None:
+        """Remove the session, its messages and its ledger."""
+        ...
+
+
 @runtime_checkable
 class SessionPort(HistoryView, Protocol):
     """What a front end may use of a session (see module docstring).
 
-    Views: `id`, `title`, `model_name`, `is_offline`, `busy` (a turn or compaction runs), `store`
-    (where it is saved, None when it is not: the sessions picker lists that store), and the
-    histories (`HistoryView`).
+    Views: `id`, `title`, `model_name`, `is_offline`, `busy` (a turn or compaction runs), `saved`
+    (whether it is kept in a session database), `catalog` (the saved sessions beside it, for the
+    picker), and the histories (`HistoryView`).
     """
 
     @property
@@ -78,7 +107,10 @@ class SessionPort(HistoryView, Protocol):
     def busy(self) -> bool: ...
 
     @property
-    def store(self) -> Any: ...
+    def saved(self) -> bool:
+        """Whether the conversation is kept in a session database (False: nothing is saved — then
+        there is nothing to resume or export)."""
+        ...
 
     def run_turn(self, prompt: str) -> AsyncIterator[Event]:
         """Run one user turn; yield its events, always ending with `Done`; never raises."""
@@ -117,7 +149,7 @@ class SessionPort(HistoryView, Protocol):
         Blocking (it saves): front ends call it off their UI loop."""
         ...
 
-    def next_cut(self) -> Any:
+    def next_cut(self) -> NextCut | None:
         """What the next automatic cut would remove or summarise (`co_tui.governance.next_cut.NextCut`:
         `.kind`, `.reason`, `.going` context indices), or None when the next send goes out uncut.
         The policy's own rules; no model call."""
@@ -146,17 +178,17 @@ class SessionPort(HistoryView, Protocol):
         it; returns the `restore` event (in the ledger, saved). Raises `UndoRefused` (one line)."""
         ...
 
-    def toggle_pin(self, index: int) -> Any:
+    def toggle_pin(self, index: int) -> PinChange:
         """`p`: pin (again: unpin) the turn holding transcript message `index`; returns a `PinChange`
         (its `describe()` is the line to show). Raises `PinRefused` (one line). Blocking (one row)."""
         ...
 
-    def pin_newest(self) -> Any:
+    def pin_newest(self) -> PinChange:
         """`/pin`: pin the newest turn; returns a `PinChange`. Raises `PinRefused` (one line)."""
         ...
 
     @property
-    def mcp(self) -> Any:
+    def mcp(self) -> McpServers:
         """The session's MCP servers (`co_tui.agent.mcp_servers.McpServers`, falsy when none are
         configured): the front end starts them after its first paint (`run`) and lists them (/mcp)."""
         ...
@@ -169,11 +201,42 @@ class SessionPort(HistoryView, Protocol):
         `ValueError` with one line when refused. Blocking (it saves): call it off the UI loop."""
         ...
 
-    def conversation_counts(self) -> Any:
+    def conversation_counts(self) -> ConversationCounts:
         """The whole transcript's turns and chat-log items
         (`co_tui.session.conversation_counts.ConversationCounts`: `.messages`, `.turns`, `.items`),
         without decoding the saved messages of a resumed session (the store keeps their counts)."""
         ...
 
+    @property
+    def data_dir_warning(self) -> str | None:
+        """One line when the data dir the session is saved in is readable by other users
+        (docs/configuration.md), else None: the front end shows it once (print mode on stderr, the
+        TUI in the chat once the session is ready)."""
+        ...
 
-__all__ = ["HistoryView", "SessionPort"]
+    @property
+    def catalog(self) -> SessionCatalog | None:
+        """The session database this session is saved in, as the sessions picker lists it (None:
+        not saved). Opening a session picked from it reuses it (`open_session(store=…)`)."""
+        ...
+
+    def export(self, fmt: str, where: Path | None = None) -> Path:
+        """`/export`: write the saved conversation as `fmt` (one of `session.export.FORMATS`) to a
+        new file, mode 600, never over an existing one (`session.export.write_export`): `where` None
+        is the data dir's exports folder, an existing directory gets the default name. Returns the
+        file. Raises `ValueError` (one line) when nothing is saved, `StoreError` or `OSError`.
+        Blocking (it reads the database and writes the file): front ends call it off their UI loop."""
+        ...
+
+    def unsaved(self) -> bool:
+        """Whether the database lacks part of this conversation (its last save failed): a front end
+        about to exit writes a rescue copy (`write_rescue_copy`) instead of offering to resume it."""
+        ...
+
+    def write_rescue_copy(self) -> Path | None:
+        """Write the whole conversation as a `--format json` export (mode 600) beside the database;
+        returns the file, or None when it could not be written either (or there is nothing to keep)."""
+        ...
+
+
+__all__ = ["HistoryView", "SessionCatalog", "SessionPort"]

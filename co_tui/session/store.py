@@ -166,6 +166,9 @@ class SessionStore:
         # session again (another /sessions switch, a reload) does not parse thousands of entries
         # again; the resume preview parses only its own banners. Ledger events are append-only.
         self._ledger_memo: tuple[str, tuple[int, int], tuple[HistoryTrimmed, ...], tuple[int, ...]] | None = None
+        # One line when other users can read the data dir (set by `commands.open_store_at`): the
+        # front end shows it — print mode on stderr, the TUI in the chat (docs/configuration.md).
+        self.warning: str | None = None
 
     # --- opening ---------------------------------------------------------------------------------
 

@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 
     from co_tui.config import Settings
     from co_tui.session.events import Event
-    from co_tui.session.port import SessionPort
+    from co_tui.session.port import SessionCatalog, SessionPort
     from co_tui.tui.transcript_view import Item
 
 __all__ = ["CoTuiApp", "SessionFactory", "SettingsSource", "run_app"]
@@ -65,9 +65,11 @@ __all__ = ["CoTuiApp", "SessionFactory", "SettingsSource", "run_app"]
 SettingsSource = Union["Settings", Callable[[], "Settings"]]
 """`Settings`, or a loader called in the start-up worker after the first paint (raises `SettingsError`)."""
 
-SessionFactory = Callable[..., Any]
+SessionFactory = Callable[..., "SessionPort"]
 """`(settings, workspace, *, resume_id, continue_latest, approver, store) -> SessionPort`;
-the default is `co_tui.session.commands.open_session` (tests pass a fake with the same shape)."""
+the default is `co_tui.session.commands.open_session` (tests pass a fake with the same shape).
+`store` is None (the factory opens the data dir's) or the one the start-up worker or the
+sessions picker already opened."""
 
 PREVIEW_WAIT_S = 3.0  # the start-up worker waits this long at most for the preview to be on screen
 JOB_GROUP = "task"  # the Textual worker group of the controller's jobs
@@ -124,8 +126,8 @@ class CoTuiApp(App[int]):
 
     def get_default_screen(self) -> ChatScreen:
         # The chat is the base screen: the first frame is the chat, not a blank screen switched away from.
-        # The meter's trigger mark is set again when the settings are loaded (it shows "starting…" until then).
-        return ChatScreen(trigger=self.settings.compact_threshold if self.settings else 0.8)
+        # The meter shows "starting…" until the session's first reading (its window and budget).
+        return ChatScreen()
 
     @property
     def chat(self) -> ChatScreen:
@@ -278,21 +280,22 @@ class CoTuiApp(App[int]):
             return
         session = controller.session
         assert session is not None
-        store = session.store
-        if store is None:
+        catalog = session.catalog
+        if catalog is None:
             self.chat.show_hint("sessions are not being saved (no store)")
             return
         from co_tui.tui.screens.sessions import SessionsScreen
 
         def chosen(session_id: str | None) -> None:
             if session_id and session_id != session.id:
-                self.switch_session(session_id, store)
+                self.switch_session(session_id, catalog)
 
-        self.push_screen(SessionsScreen(store, self.workspace, current_id=session.id), chosen)
+        self.push_screen(SessionsScreen(catalog, self.workspace, current_id=session.id), chosen)
 
-    def switch_session(self, session_id: str, store: Any = None) -> None:
+    def switch_session(self, session_id: str, store: SessionCatalog | None = None) -> None:
         """Open saved session `session_id` in place of the current one (what /sessions does once one
-        is picked); until it is ready, prompts wait for it and commands refuse."""
+        is picked); until it is ready, prompts wait for it and commands refuse. `store`: the catalog
+        it was picked from, which the new session is saved in too (None: the factory opens one)."""
         self.controller.opening(session_id)
         self._open_session(session_id, False, store)
 
@@ -422,8 +425,6 @@ class CoTuiApp(App[int]):
 
     def show_session(self, session: SessionPort) -> None:
         self._refresh_title(session)
-        if self.settings is not None:
-            self.chat.meter.trigger = self.settings.compact_threshold
         self.chat.meter.reading = session.meter_reading()
 
     def show_title(self, title: str) -> None:

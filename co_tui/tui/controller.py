@@ -43,7 +43,11 @@ class Job(Protocol):
 
 
 class ChatView(Protocol):
-    """What the controller needs of the screen (`CoTuiApp` implements it on the chat screen)."""
+    """What the controller needs of the screen (`CoTuiApp` implements it on the chat screen).
+
+    Every method runs on the UI loop and returns once its change is made (the async ones once the
+    widgets are mounted); none reads the session: the controller passes what to show.
+    """
 
     def start_job(self, work: Coroutine[Any, Any, None]) -> Job:
         """Run `work` on the UI loop, apart from the caller (the one job at a time)."""
@@ -57,23 +61,46 @@ class ChatView(Protocol):
         """A job started (`label` says what runs) or ended (None)."""
         ...
 
-    def show_hint(self, text: str, *, info: bool = False) -> None: ...
+    def show_hint(self, text: str, *, info: bool = False) -> None:
+        """Show `text` as the one-line hint under the prompt, replacing any hint (`info`: an
+        informational line, not a refusal). It stays until `clear_hint` or the next hint."""
+        ...
 
-    def clear_hint(self) -> None: ...
+    def clear_hint(self) -> None:
+        """Hide the hint line (a no-op when none is shown)."""
+        ...
 
-    async def show_event(self, event: Event) -> None: ...
+    async def show_event(self, event: Event) -> None:
+        """Render one domain event of the closed union `co_tui.session.events.Event` in the chat:
+        text deltas extend the answer being streamed (starting one if none); a tool call (a new
+        tool row), a `HistoryTrimmed` (a banner), an error or oversized turn (an error line), a
+        `Notice` and `Done` end that answer first; a tool result fills its call's row and a
+        `UsageUpdate` moves the meter, the answer staying open. May raise on a display bug: the
+        controller catches it (`_show_events`)."""
+        ...
 
-    async def end_answer(self) -> None: ...
+    async def end_answer(self) -> None:
+        """Finish the answer being streamed, if any (its text is final); the next text delta starts
+        a new answer. A no-op when no answer is open."""
+        ...
 
-    async def add_notice(self, text: str) -> None: ...
+    async def add_notice(self, text: str) -> None:
+        """Append `text` as a dim informational line at the end of the chat log."""
+        ...
 
-    async def add_user_message(self, text: str, *, queued: bool = False) -> None: ...
+    async def add_user_message(self, text: str, *, queued: bool = False) -> None:
+        """Append a prompt the user sent to the chat log (`queued`: it waits to be sent and is
+        shown as waiting; `unqueue_user_message` removes that copy)."""
+        ...
 
     async def unqueue_user_message(self, text: str) -> None:
         """Remove the queued copy of prompt `text`, if one is shown."""
         ...
 
-    async def clear_log(self) -> None: ...
+    async def clear_log(self) -> None:
+        """Empty the chat log (after /clear, or before another session is shown); an answer being
+        streamed is finished first. The hint, queue, title and meter are left as they are."""
+        ...
 
     def restore_prompt(self, text: str) -> None:
         """Put `text` back into the prompt (a prompt that was not sent: nothing typed is lost)."""
@@ -84,16 +111,30 @@ class ChatView(Protocol):
         ...
 
     async def show_items(
-        self, items: list[Item], banners: Sequence[tuple[int, Any]], *, entries: int | None = None
-    ) -> None: ...
+        self, items: list[Item], banners: Sequence[tuple[int, HistoryTrimmed]], *, entries: int | None = None
+    ) -> None:
+        """Show a saved conversation (a resume, a switch) in the log, in one mount.
 
-    def show_truncated(self, tool_call_ids: frozenset[str]) -> None: ...
+        `items` are its entries, oldest first (`tui/transcript_view.py`); `banners` are (transcript
+        position, `history_trimmed` event) pairs, each drawn before the first item that starts at
+        or after its position, where the cut happened. `entries`: how many entries (items and
+        banners) the whole conversation has when `items` are only its newest part; the log counts
+        the rest as not shown. The screen may mount only the newest that fit and the rest later.
+        """
+        ...
+
+    def show_truncated(self, tool_call_ids: frozenset[str]) -> None:
+        """Mark these tool calls (by `tool_call_id`) `truncated`: the model now sees their output
+        shortened. Ids with no tool row on screen are ignored; marks are never removed."""
+        ...
 
     def show_session(self, session: SessionPort) -> None:
         """Title bar (model, title) and meter for `session`."""
         ...
 
-    def show_title(self, title: str) -> None: ...
+    def show_title(self, title: str) -> None:
+        """Show `title` as the session's title in the title bar (empty: none yet)."""
+        ...
 
     def fail_to_start(self, message: str, exit_code: int) -> None:
         """No session could open at start-up: leave with `message`."""
@@ -303,7 +344,7 @@ class ChatController:
         session = self.session
         assert session is not None
         preview = session.clear_preview()  # the figures its banner will show: the dialog and the banner agree
-        saved = session.store is not None and bool(session.transcript)
+        saved = session.saved and bool(session.transcript)
         return clear_summary(
             preview.dropped_messages, preview.tokens_before, preview.dropped_turns, saved, session.title
         )
@@ -441,17 +482,17 @@ class ChatController:
             return
         session = self.session
         assert session is not None
-        if session.store is None or not session.transcript:
+        if not session.saved or not session.transcript:
             self.view.show_hint("nothing saved to export yet", info=True)
             return
-        self.view.spawn(self._run_export(session.store, session.id, fmt, target))
+        self.view.spawn(self._run_export(session, fmt, target))
 
-    async def _run_export(self, store: Any, session_id: str, fmt: str, target: Path | None) -> None:
+    async def _run_export(self, session: SessionPort, fmt: str, target: Path | None) -> None:
         from co_tui.session.events import ErrorEvent
 
         where = None if target is None else self.workspace / target.expanduser()
         try:
-            path = await asyncio.to_thread(_write_export, store, session_id, fmt, where)
+            path = await asyncio.to_thread(session.export, fmt, where)
         except Exception as exc:  # one line, the app keeps running
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             name = f" ({exc.filename})" if isinstance(exc, OSError) and exc.filename else ""
@@ -538,6 +579,8 @@ class ChatController:
                     f"New conversation in {self.workspace.name or self.workspace} · "
                     "/ for commands · F1 for help · esc interrupts a reply"
                 )
+        if previous is None and session.data_dir_warning:  # once: a switch keeps the same data dir
+            await view.add_notice(session.data_dir_warning)
         await self._show_instructions()
         if self.queued:
             view.clear_hint()  # "the model is still loading — your prompt will be sent…": it is sent now
@@ -636,18 +679,6 @@ def parse_export_args(args: str) -> tuple[str, Path | None]:
         raise ValueError(f"unknown export format '{words[0]}' — use /export [{'|'.join(FORMATS)}] [path]")
     path = Path(raw)
     return ("json" if path.suffix.lower() == ".json" else "md"), path
-
-
-def _write_export(store: Any, session_id: str, fmt: str, where: Path | None) -> Path:
-    """(In a thread.) Load the saved session, render it as `fmt` and write it with
-    `export.write_export`: `where` None means the data dir's exports folder (the store's folder);
-    returns the file's path."""
-    from co_tui.session.export import EXPORTS_DIR, default_export_path, render_export, write_export
-
-    loaded = store.load(session_id)
-    text = render_export(loaded, fmt)
-    exports = Path(store.path).parent / EXPORTS_DIR
-    return write_export(text, default_export_path(loaded.meta, fmt, exports), where)
 
 
 def internal_error(error: BaseException) -> Event:

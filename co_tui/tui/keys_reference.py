@@ -43,7 +43,7 @@ what the model sees without telling you (and the model).
   will be sent against `max_history_messages`, and tokens against the budget. A `~` means the
   figure is partly estimated (no provider report covers the newest messages yet); without `~` it
   equals what the provider last reported. The bar is green below 60 %, amber below 85 % and red
-  from 85 %; the tick on the bar is where compaction kicks in. `trims on next send` means the
+  from 85 %; the bar spans the model's window, its tick marks the budget. `trims on next send` means the
   context is past a limit (the token budget or the message limit) as governance counts it (it
   happens right after a long answer) and will be cut before the next request goes out, with a
   banner; it says which kind of cut: `summarises on next send`, `trims on next send` (whole turns)

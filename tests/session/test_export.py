@@ -116,3 +116,28 @@ def test_write_export_defaults_to_a_private_folder_and_never_overwrites(tmp_path
     assert mine.read_text() == "keep me"
     fresh = write_export("five", default, tmp_path / "fresh.md")
     assert fresh.read_text() == "five" and stat.S_IMODE(fresh.stat().st_mode) == 0o600
+
+
+async def test_the_session_exports_itself_as_the_cli_renders_it(store: SessionStore, tmp_path: Path) -> None:
+    """`SessionPort.export` (/export) and `--export` render through one path (`render_saved`): the
+    file holds what the CLI prints; nothing saved yet is refused with one line."""
+    from co_tui.config import load_settings
+    from co_tui.session.chat import ChatSession
+    from co_tui.session.export import EXPORTS_DIR, render_saved
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    session = ChatSession(load_settings(), workspace=workspace, store=store)
+    assert session.saved and session.catalog is store
+    with pytest.raises(ValueError, match="nothing saved to export yet"):
+        session.export("md")
+    async for _ in session.run_turn("hello there"):
+        pass
+    path = session.export("md")
+    assert path == store.path.parent / EXPORTS_DIR / f"co-tui-{session.id[:8]}.md"
+    assert path.read_text() == render_saved(store, session.id, "md")[1]
+    assert "## User\n\nhello there" in path.read_text()
+    where = session.export("json", tmp_path)
+    assert where.parent == tmp_path and json.loads(where.read_text())["meta"]["id"] == session.id
+    unsaved = ChatSession(load_settings(), workspace=workspace)
+    assert not unsaved.saved and unsaved.catalog is None

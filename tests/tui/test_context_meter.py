@@ -23,6 +23,7 @@ READING = UsageUpdate(
     cache_write_tokens=3_100,
     cost_usd=0.4213,
     turns_to_trim=3,
+    window_tokens=200_000,  # the budget is 80% of it
 )
 
 
@@ -72,7 +73,7 @@ class MeterHost(App[None]):
         self.reading = reading
 
     def compose(self) -> ComposeResult:
-        yield ContextMeter(0.8, id="meter")
+        yield ContextMeter(id="meter")
 
     def on_mount(self) -> None:
         self.query_one(ContextMeter).reading = self.reading
@@ -122,3 +123,27 @@ def test_an_mcp_server_still_starting_is_said_like_a_guessed_window() -> None:
     assert ("MCP pending", "guess") in meter_notes(starting, LAYOUTS[-1])
     assert all("MCP" not in text for text, _ in meter_notes(READING, LAYOUTS[0]))
     assert meter_width(starting, fit_layout(starting, 78)) <= 78
+
+
+async def test_the_bar_marks_the_budget_in_the_models_real_window(workspace) -> None:
+    """With `context_budget_tokens` set, the budget is not `compact_threshold` of the window: the mark
+    sits at budget / window, the same window /context draws (the session's, not the settings')."""
+    from pilot_helpers import wait_ready, wait_until
+    from quiet_app import QuietApp
+
+    from co_tui.config import load_settings
+
+    app = QuietApp(load_settings(context_budget_tokens=8_000), workspace)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_ready(pilot)
+        meter = app.chat.meter
+        await wait_until(pilot, lambda: meter.reading is not None, what="a reading")
+        assert app.session is not None and meter.reading is not None
+        breakdown = app.session.context_breakdown()
+        assert meter.reading.window_tokens == breakdown.window_tokens > breakdown.budget_tokens == 8_000
+        layout = fit_layout(meter.reading, meter.content_size.width)
+        bar = str(meter.render()).removeprefix("Context ")[: layout.bar_width]
+        assert set(bar) <= {"█", "░", "┃"} and bar.count("┃") == 1
+        share = breakdown.budget_tokens / breakdown.window_tokens
+        assert abs(share - app.settings.compact_threshold) > 0.2, "the test needs a budget off the threshold"
+        assert bar.index("┃") == round(share * layout.bar_width)

@@ -69,9 +69,8 @@ class ChatScreen(Screen[None]):
         if k.action != "command_palette"  # Textual binds the palette itself (App.COMMAND_PALETTE_BINDING)
     ]
 
-    def __init__(self, *, trigger: float = 0.8) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.trigger = trigger
         self._assistant: AssistantMessage | None = None  # the answer being streamed (its first segment)
         self._tools: dict[str, ToolCallBlock] = {}  # tool_call_id -> block, for results and badges
         # A resumed conversation's entries above the first screen, built but mounted once the
@@ -87,7 +86,7 @@ class ChatScreen(Screen[None]):
         yield PromptInput(popup, id="prompt")
         yield popup
         yield Static(id="hint")
-        yield ContextMeter(self.trigger, id="meter")
+        yield ContextMeter(id="meter")
         yield KeyFooter()
 
     # --- parts -----------------------------------------------------------------------------------

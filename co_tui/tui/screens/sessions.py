@@ -24,12 +24,14 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
+from co_tui.session.times import format_updated
 from co_tui.text import format_tokens
 from co_tui.tui.screens.confirm_delete import ConfirmDeleteScreen
 from co_tui.tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
-    from co_tui.session.store import SessionMeta, SessionStore
+    from co_tui.session.port import SessionCatalog
+    from co_tui.session.store import SessionMeta
 
 _MIN_TITLE_WIDTH = 16
 _MODEL_CHARS = 18
@@ -49,11 +51,6 @@ _TITLE = 2  # index of the title column in `_COLUMNS`
 
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def format_updated(value: datetime) -> str:
-    """A timestamp in the local time zone, to the minute."""
-    return value.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
 def format_age(value: datetime, now: datetime) -> str:
@@ -82,7 +79,7 @@ class SessionsScreen(ModalScreen[str | None]):
     ]
 
     def __init__(
-        self, store: SessionStore, workspace: Path, *, current_id: str | None = None, now: datetime | None = None
+        self, store: SessionCatalog, workspace: Path, *, current_id: str | None = None, now: datetime | None = None
     ) -> None:
         super().__init__()
         self.store = store

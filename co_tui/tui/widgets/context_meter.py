@@ -145,23 +145,25 @@ def fit_layout(reading: UsageUpdate, width: int) -> MeterLayout:
     return next((layout for layout in LAYOUTS if meter_width(reading, layout) <= width), LAYOUTS[-1])
 
 
-def meter_bar(fraction: float, trigger: float, width: int) -> tuple[int, int]:
-    """(filled cells, mark cell) of a bar whose full width is the window (budget / trigger).
+def meter_bar(reading: UsageUpdate, width: int) -> tuple[int, int]:
+    """(filled cells, mark cell) of a bar whose full width is the model's window (`window_tokens`;
+    the budget when that is unknown or smaller).
 
-    The budget is where governance steps in (the compaction trigger), so it sits at `trigger` of
-    the bar, and the bar reaches the mark exactly when the budget is used up.
+    The budget is where governance steps in (the trigger), so the mark sits at budget / window of
+    the bar — where /context draws it — and the bar reaches the mark exactly when the budget is used up.
     """
-    trigger = min(max(trigger, 0.05), 1.0)
-    filled = round(min(max(fraction * trigger, 0.0), 1.0) * width)
-    mark = min(width - 1, round(trigger * width))
+    budget = max(reading.budget_tokens, 1)
+    window = max(reading.window_tokens, budget)
+    filled = round(min(max(reading.context_tokens / window, 0.0), 1.0) * width)
+    mark = min(width - 1, round(budget / window * width))
     return filled, mark
 
 
 class ContextMeter(Widget):
     """One line: `Context ███░░┃░ 23/500 msgs · ~18.2k/100k tokens (64%)  $0.42 · 81% cached  ≈3 turns to trim`.
 
-    `reading` is the latest `UsageUpdate`; `None` until the session is ready. `trigger` is the
-    compaction threshold (`Settings.compact_threshold`), drawn as a mark on the bar.
+    `reading` is the latest `UsageUpdate`; `None` until the session is ready. The bar spans the
+    model's window, with a mark where the budget (the trigger) ends (`meter_bar`).
     """
 
     DEFAULT_CSS = """
@@ -175,9 +177,8 @@ class ContextMeter(Widget):
 
     reading: reactive[UsageUpdate | None] = reactive(None, layout=False)
 
-    def __init__(self, trigger: float = 0.8, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.trigger = trigger
 
     @property
     def fraction(self) -> float:
@@ -201,7 +202,7 @@ class ContextMeter(Widget):
         style = LEVEL_STYLE[self.level]
         parts: list[str | tuple[str, str]] = ["Context "] if layout.label else []
         if layout.bar_width:
-            filled, mark = meter_bar(self.fraction, self.trigger, layout.bar_width)
+            filled, mark = meter_bar(self.reading, layout.bar_width)
             for i in range(layout.bar_width):
                 if i == mark:
                     parts.append(("┃", f"bold {style}" if i < filled else "$foreground 60%"))
