@@ -208,3 +208,15 @@ async def test_salvage_brings_a_lost_item_back_at_the_end_and_undo_takes_it_out(
     undo = await session.restore()
     assert undo.reason == "restore" and "left the context" in (undo.note or "")
     assert list(session.context) == before, "/undo of a recovery takes the excerpt back out"
+
+
+async def test_the_compact_preview_leaves_pinned_turns_out(session: SessionPort) -> None:
+    """The fake's preview counted a pinned turn among what /compact summarises; the real one keeps
+    pinned turns out of the summary (docs/context-governance.md, "Pins")."""
+    await _turn(session, "the secret word is tangerine")
+    session.pin_newest()
+    await _turn(session, "hello there")
+    preview = session.compact_preview()
+    assert preview is not None and preview.dropped_turns == 1  # only the unpinned turn
+    session.pin_newest()
+    assert session.compact_preview() is None  # every turn pinned: nothing to compact
