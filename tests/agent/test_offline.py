@@ -91,6 +91,15 @@ async def test_a_search_reply_says_only_true_figures(run_turn, offline_agent, wo
     assert "2 matches for 'TODO' in 1 file under docs. Most in: docs/guide.md (2)." in small.output
 
 
+def test_a_search_cut_at_its_file_limit_says_so() -> None:
+    from co_tui.agent.offline_replies import _describe_search
+
+    content = "1 match for 'x' in 1 file under the workspace\na.py:1: x\n[capped: searched the first 2,000 files only]"
+    reply = _describe_search(content)
+    assert "Most in: a.py (1)." in reply and "Only the first 2,000 files were searched: there may be more." in reply
+    assert "output was capped" not in reply  # every match found is shown
+
+
 async def test_missing_file_is_reported(run_turn, offline_agent) -> None:
     turn = await run_turn(offline_agent(), "read nothing-here.txt")
     assert "read_file could not do that for `nothing-here.txt`: not found" in turn.output
