@@ -215,3 +215,15 @@ def test_saved_and_catalog_agree(session: SessionPort) -> None:
     assert isinstance(session.saved, bool)
     assert (session.catalog is not None) == session.saved
     assert session.data_dir_warning is None, "the tests' data dir is private"
+
+
+async def test_the_compact_preview_leaves_pinned_turns_out(session: SessionPort) -> None:
+    """The fake's preview counted a pinned turn among what /compact summarises; the real one keeps
+    pinned turns out of the summary (docs/context-governance.md, "Pins")."""
+    await _turn(session, "the secret word is tangerine")
+    session.pin_newest()
+    await _turn(session, "hello there")
+    preview = session.compact_preview()
+    assert preview is not None and preview.dropped_turns == 1  # only the unpinned turn
+    session.pin_newest()
+    assert session.compact_preview() is None  # every turn pinned: nothing to compact

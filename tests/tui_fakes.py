@@ -27,7 +27,7 @@ from pydantic_ai.messages import (
 
 from co_tui.config import Settings
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.governance.pins import pinned_tokens, turn_key
+from co_tui.governance.pins import pinned_tokens, split_pinned, turn_key
 from co_tui.governance.restore import (
     CutRecord,
     UndoRefused,
@@ -315,11 +315,12 @@ class FakeSession:
         gives it: before, the meter's figure; after, the figure for the two-message summary pair."""
         from co_tui.governance.next_cut import compact_estimate
 
-        estimate = compact_estimate(self.context, self.budget_tokens)
+        estimate = compact_estimate(self.context, self.budget_tokens, pins=self._pin_keys())
         if estimate is None:
             return None
         before = self.meter_reading().context_tokens
-        after = min(before, 2 * self.tokens_per_message)  # `compact` leaves the pair and no extra
+        kept = sum(len(turn.messages) for turn in split_pinned(self.context, self._pin_keys()).pinned)  # they stay
+        after = min(before, (2 + kept) * self.tokens_per_message)  # `compact` leaves the pair and no extra
         return replace(estimate, tokens_before=before, tokens_after=after)
 
     def context_breakdown(self) -> Any:
@@ -416,8 +417,7 @@ class FakeSession:
         return PinChange(turn, True, self._pinned_tokens())
 
     def _pinned_tokens(self) -> int:
-        keys = frozenset(k for i in self.pins if (k := turn_key(self.transcript[i])) is not None)
-        return pinned_tokens(self.context, keys)
+        return pinned_tokens(self.context, self._pin_keys())
 
     def salvage(self, item: str, cut: int | None = None) -> HistoryTrimmed:
         """Recover a lost item with the real pure rule (`co_tui.governance.salvage`), recorded like
@@ -478,6 +478,10 @@ class FakeSession:
     def write_rescue_copy(self) -> Path | None:
         """Nothing to rescue: see `unsaved`."""
         return None
+
+    def _pin_keys(self) -> frozenset[str]:
+        """The turn keys (`pins.turn_key`) of the pinned prompts, as the real governor holds them."""
+        return frozenset(k for i in self.pins if (k := turn_key(self.transcript[i])) is not None)
 
 
 def fake_factory(**session_kwargs: Any) -> Callable[..., FakeSession]:

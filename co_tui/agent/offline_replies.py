@@ -166,11 +166,18 @@ def _describe_search(content: str) -> str:
     for hit in hits:
         per_file[hit.split(":", 1)[0]] = per_file.get(hit.split(":", 1)[0], 0) + 1
     text = lines[0] + "."
+    # Every figure said must be true: per-file counts come from the matches shown, which a capped
+    # search limits to its first ones (the header's totals count them all).
+    shown_only = any(line.startswith("[capped: showing") for line in lines)
     if per_file:
         top = sorted(per_file.items(), key=lambda kv: (-kv[1], kv[0]))[:5]
-        text += " Most in: " + ", ".join(f"{name} ({n})" for name, n in top) + "."
+        most = f"Of the first {len(hits):,} shown, most are in: " if shown_only else "Most in: "
+        text += " " + most + ", ".join(f"{name} ({n})" for name, n in top) + "."
         text += " First: " + _quote(hits[0], 160) + "."
-    if any(line.startswith("[capped") for line in lines):
+    files_cap = next((line for line in lines if line.startswith("[capped: searched the first")), None)
+    if files_cap is not None:
+        text += f" Only the first {files_cap.split()[4]} files were searched: there may be more."
+    if shown_only:
         text += " The output was capped (a large tool result: older ones get trimmed in context)."
     return text
 

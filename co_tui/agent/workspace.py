@@ -263,7 +263,8 @@ class Workspace:
                     entry = f"{rel}:{number}: {text}"
                     matches.append(entry)
                     chars += len(entry) + 1
-        where = self.relative(real)
+        # The root by name: "under ." read as "under .." once a sentence ended after it.
+        where = "the workspace" if real == self.root else self.relative(real)
         how = " (not a valid regular expression: searched literally)" if literal else ""
         header = f"{plural(total, 'match', many='matches')} for {pattern!r} in {plural(len(files_with), 'file')} under {where}{how}"
         out = [header, *matches]

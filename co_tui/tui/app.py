@@ -29,12 +29,13 @@ from pathlib import Path
 from time import monotonic
 from typing import TYPE_CHECKING, Any, Union
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.worker import Worker
 
 from co_tui.tui.commands import closest_command, find_command
 from co_tui.tui.controller import ChatController, internal_error
+from co_tui.tui.early_input import EarlyInput
 from co_tui.tui.gc_pause import (
     collection_due,
     pause_full_collections,
@@ -105,6 +106,7 @@ class CoTuiApp(App[int]):
         self.controller = ChatController(self, self.workspace)
         self.failure: str | None = None  # one line printed by run_app when the session cannot open
         self._mcp_worker: Worker[None] | None = None  # runs the session's MCP servers
+        self.early_input = EarlyInput()  # what is typed or pasted before the prompt is ready
 
     @property
     def session(self) -> SessionPort | None:
@@ -469,6 +471,28 @@ class CoTuiApp(App[int]):
     def on_mount(self) -> None:
         # After the first frame: building the session imports pydantic and pydantic-ai (hundreds of ms).
         self.call_after_refresh(self._start_session)
+        self.call_later(self._release_early_input)  # after the keys read so far
+
+    async def on_event(self, event: events.Event) -> None:
+        # A paste read as keys while co-tui starts stays one paste (tui/early_input.py).
+        if not self.early_input.hold(event):
+            await super().on_event(event)
+
+    def _release_early_input(self) -> None:
+        """Put what was typed or pasted while co-tui started into the prompt, as one paste, once
+        the prompt is mounted and no more keys come (`EarlyInput.release`)."""
+        if self._chat_gone():
+            return
+        prompt = self.chat.prompt
+        if not prompt.is_mounted:
+            self.call_after_refresh(self._release_early_input)
+            return
+        text = self.early_input.release()
+        if text is None:  # more may be queued behind this: look again after it
+            self.call_later(self._release_early_input)
+        elif text:  # through the app, as the terminal's pastes come, to the prompt
+            prompt.focus()
+            self.post_message(events.Paste(text))
 
     def _start_session(self) -> None:
         if self.resume_id == "":  # bare --resume: pick from the saved sessions first

@@ -471,7 +471,8 @@ class ChatController:
         exports folder; `export.write_export` never overwrites and makes it mode 0600).
 
         A relative path is taken from the workspace; an existing directory gets the default file
-        name. Says where the file went, or one line on what was wrong. The file is written in a thread.
+        name. Says where the file went, or one line on what was wrong (a file that exists: the hint
+        under the prompt refuses, docs/keys-and-commands.md). The file is written in a thread.
         """
         try:
             fmt, target = parse_export_args(args)
@@ -493,6 +494,9 @@ class ChatController:
         where = None if target is None else self.workspace / target.expanduser()
         try:
             path = await asyncio.to_thread(session.export, fmt, where)
+        except FileExistsError:  # the path the user gave is taken: their input, not a storage fault
+            self.view.show_hint(f"export refused: {target} exists (nothing was overwritten) — give another path")
+            return
         except Exception as exc:  # one line, the app keeps running
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             name = f" ({exc.filename})" if isinstance(exc, OSError) and exc.filename else ""

@@ -79,6 +79,27 @@ async def test_list_and_search_in_one_prompt(run_turn, offline_agent) -> None:
     assert "docs/guide.md (2)" in turn.output
 
 
+async def test_a_search_reply_says_only_true_figures(run_turn, offline_agent, workspace: Path) -> None:
+    """It said "under .." for the workspace root, and "Most in: notes.txt (100)" counted from the
+    100 matches shown of 153, as if that were all of them."""
+    (workspace / "notes.txt").write_text("TODO: an item\n" * 150)
+    turn = await run_turn(offline_agent(), "search TODO")
+    assert "153 matches for 'TODO' in 3 files under the workspace." in turn.output
+    assert "Of the first 100 shown, most are in: notes.txt (100)." in turn.output
+    assert "Most in" not in turn.output and "under .." not in turn.output
+    small = await run_turn(offline_agent(), "search TODO in docs")  # nothing capped: every match counted
+    assert "2 matches for 'TODO' in 1 file under docs. Most in: docs/guide.md (2)." in small.output
+
+
+def test_a_search_cut_at_its_file_limit_says_so() -> None:
+    from co_tui.agent.offline_replies import _describe_search
+
+    content = "1 match for 'x' in 1 file under the workspace\na.py:1: x\n[capped: searched the first 2,000 files only]"
+    reply = _describe_search(content)
+    assert "Most in: a.py (1)." in reply and "Only the first 2,000 files were searched: there may be more." in reply
+    assert "output was capped" not in reply  # every match found is shown
+
+
 async def test_missing_file_is_reported(run_turn, offline_agent) -> None:
     turn = await run_turn(offline_agent(), "read nothing-here.txt")
     assert "read_file could not do that for `nothing-here.txt`: not found" in turn.output

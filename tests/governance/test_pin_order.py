@@ -23,7 +23,7 @@ from co_tui.governance.turns import check_pairing, segment, starts_turn
 from .builders import chat_turn, tool_turn
 from .corpus import load_transcript, transcript_files
 from .strategies import _text, histories
-from .test_restore_pins import FAST, _assert_pinned_kept, _pinned_turns, _pins_of, _summariser
+from .test_restore_pins import FAST, _assert_pinned_kept, _governor, _pinned_turns, _pins_of, _summariser
 
 pytestmark = pytest.mark.filterwarnings("ignore:`RetryPromptPart` is deprecated")
 
@@ -89,12 +89,6 @@ def assert_reads_in_order(before, pins: frozenset[str], after) -> None:
                 "a pinned turn inside a marker's gap"
             )
         assert (info.messages, info.turns) == _counts(gap), "a marker's counts are not its gap's"
-
-
-def _governor(history, fraction: float, max_messages: int, strategy: str, pins, failing: bool) -> Governor:
-    budget = max(1, int(estimate_tokens(history) * fraction))
-    policy = GovernancePolicy(budget_tokens=budget, max_history_messages=max_messages, strategy=strategy)  # type: ignore[arg-type]
-    return Governor(policy, summarizer_model=_summariser(failing), pins=pins)
 
 
 @settings(max_examples=300, **FAST)

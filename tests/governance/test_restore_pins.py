@@ -139,6 +139,17 @@ def _pinned_turns(history, pins):
     ]
 
 
+def _governor(
+    history, fraction: float, max_messages: int, strategy: str, pins, failing: bool, *, trim_chars: int = 2000
+) -> Governor:
+    """A governor over `pins` with a budget of `fraction` of `history`'s tokens (at least 1)."""
+    budget = max(1, int(estimate_tokens(history) * fraction))
+    policy = GovernancePolicy(
+        budget_tokens=budget, max_history_messages=max_messages, strategy=strategy, tool_output_trim_chars=trim_chars
+    )
+    return Governor(policy, summarizer_model=_summariser(failing), pins=pins)
+
+
 def _assert_pinned_kept(pinned_turns, messages):
     """Every pinned turn is in `messages`: the same objects, contiguous, in order."""
     ids = [id(m) for m in messages]
@@ -166,11 +177,8 @@ def test_pins_survive_every_rule(history, choice, fraction, max_messages, strate
     pins = _pins_of(history, choice)
     pinned = _pinned_turns(history, pins)
     frozen = fingerprint(history)
-    budget = max(1, int(estimate_tokens(history) * fraction))
-    policy = GovernancePolicy(
-        budget_tokens=budget, max_history_messages=max_messages, strategy=strategy, tool_output_trim_chars=trim_chars
-    )
-    governor = Governor(policy, summarizer_model=_summariser(failing), pins=pins)
+    governor = _governor(history, fraction, max_messages, strategy, pins, failing, trim_chars=trim_chars)
+    budget = governor.policy.budget_tokens
     out = asyncio.run(governor.apply(history))
     _assert_pinned_kept(pinned, out.messages)
     assert len(check_pairing(out.messages)) <= len(check_pairing(history))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic_ai.messages import ModelRequest, ToolReturnPart
 
-from co_tui.config import load_settings
+from co_tui.config import Settings, load_settings
 from co_tui.governance import annotate_history
 from co_tui.governance.markers import is_evicted_output, marker_info, separate_markers
 from co_tui.session.chat import ChatSession
@@ -29,13 +29,21 @@ def _index_of_output(session: ChatSession) -> int:
     )
 
 
-async def test_evict_then_resume_keeps_markers_ledger_and_statuses(tmp_path: Path) -> None:
+@pytest.fixture
+async def read_then_chat(tmp_path: Path) -> tuple[Settings, ChatSession]:
+    """The settings and a saved session in `tmp_path` (data in `data/`) after three turns: a README
+    read (one tool output), then two chats."""
     (tmp_path / "README.md").write_text("# demo\n" + "A line of the readme.\n" * 60)
     settings = load_settings()
     store = SessionStore.open(tmp_path / "data")
     session = ChatSession(settings, workspace=tmp_path, store=store)
     for prompt in ("read README.md", "hello there", "what time is it"):
         await _run(session, prompt)
+    return settings, session
+
+
+async def test_evict_then_resume_keeps_markers_ledger_and_statuses(tmp_path: Path, read_then_chat) -> None:
+    settings, session = read_then_chat
     transcript = list(session.transcript)
 
     first = session.evict(_index_of_output(session))
@@ -170,15 +178,10 @@ async def test_two_evictions_in_a_row_stay_two_markers_once_fused(tmp_path: Path
         s.release_claim()
 
 
-async def test_an_eviction_is_undone_like_any_cut_and_after_a_resume(tmp_path: Path) -> None:
+async def test_an_eviction_is_undone_like_any_cut_and_after_a_resume(tmp_path: Path, read_then_chat) -> None:
     """`/undo` after `d` said "trim #1 was saved before co-tui kept what a cut removed: it cannot be
     undone" in a brand-new session: the eviction kept no `before`. It is a cut like any other."""
-    (tmp_path / "README.md").write_text("# demo\n" + "A line of the readme.\n" * 60)
-    settings = load_settings()
-    store = SessionStore.open(tmp_path / "data")
-    session = ChatSession(settings, workspace=tmp_path, store=store)
-    for prompt in ("read README.md", "hello there", "what time is it"):
-        await _run(session, prompt)
+    settings, session = read_then_chat
     before = list(session.context)
     session.evict(_index_of_output(session))
     assert session.context != before

@@ -275,9 +275,10 @@ async def test_slash_export_writes_where_it_says(app, workspace):
         data = json.loads((workspace / "saved.json").read_text())
         assert data and last_notice() == f"Exported json to {workspace / 'saved.json'}"
         errors = len(app.chat.query("ErrorBlock"))
-        await export(" json saved.json", lambda: len(app.chat.query("ErrorBlock")) > errors)  # exists: refused
-        error = app.chat.query("ErrorBlock").last()
-        assert "nothing was overwritten" in error.message and "\n" not in error.message
+        hint = app.chat.query_one("#hint")
+        await export(" json saved.json", lambda: hint.has_class("-shown"))  # exists: refused in one line
+        assert str(hint.render()) == "export refused: saved.json exists (nothing was overwritten) — give another path"
+        assert len(app.chat.query("ErrorBlock")) == errors, "no storage-error block: the path was taken"
         assert json.loads((workspace / "saved.json").read_text()) == data
 
         await export(" pdf", lambda: "unknown export format" in str(app.chat.query_one("#hint").render()))

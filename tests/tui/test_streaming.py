@@ -4,7 +4,10 @@ log bounded in widgets, and full garbage collections held back while a turn runs
 from __future__ import annotations
 
 import gc
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from time import monotonic
+from typing import Any
 
 import pytest
 from pilot_helpers import wait_until
@@ -654,16 +657,30 @@ async def test_closed_segments_are_drawn_as_lines_while_streaming_and_shown_agai
         assert "".join(s.text for s in segments) == "".join(s.markdown.source for s in segments)
 
 
-async def test_lines_drawn_at_another_width_give_way_to_the_markdown(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def lines_drawn(monkeypatch: pytest.MonkeyPatch) -> Callable[[], AbstractAsyncContextManager[Any]]:
+    """Enter `lines_drawn()` to stream the start of ANSWER into a LogHost at 100x40 in small, fast
+    segments until its closed segments are drawn as lines; it gives (pilot, app, the answer, its
+    closed segments, their lines), still streaming."""
     monkeypatch.setattr(assistant_message, "SEGMENT_CHARS", 300)
     monkeypatch.setattr(frame_budget, "MAX_CONTENT_HZ", 50)
     monkeypatch.setattr(assistant_message, "FLUSH_TICK_S", 0.02)
-    app = LogHost()
-    async with app.run_test(size=(100, 40)) as pilot:
-        first = await stream_until_closed_segments_are_lines(pilot, app.log_view, ANSWER[:800])
-        closed = segments_of(first)[:-1]
-        drawn = [s.rendered for s in closed]
-        assert any(drawn)
+
+    @asynccontextmanager
+    async def run() -> AsyncIterator[Any]:
+        app = LogHost()
+        async with app.run_test(size=(100, 40)) as pilot:
+            first = await stream_until_closed_segments_are_lines(pilot, app.log_view, ANSWER[:800])
+            closed = segments_of(first)[:-1]
+            drawn = [s.rendered for s in closed]
+            assert any(drawn)
+            yield pilot, app, first, closed, drawn
+
+    return run
+
+
+async def test_lines_drawn_at_another_width_give_way_to_the_markdown(lines_drawn) -> None:
+    async with lines_drawn() as (pilot, app, first, closed, drawn):
         await pilot.resize_terminal(70, 40)
         # A flush still due may draw a segment again at the new width before this looks: what must
         # hold is that no lines drawn at the old width are left.
@@ -672,16 +689,8 @@ async def test_lines_drawn_at_another_width_give_way_to_the_markdown(monkeypatch
         assert not first.live.finished, "still streaming: a later flush draws them again at the new width"
 
 
-async def test_a_theme_change_gives_the_lines_up(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(assistant_message, "SEGMENT_CHARS", 300)
-    monkeypatch.setattr(frame_budget, "MAX_CONTENT_HZ", 50)
-    monkeypatch.setattr(assistant_message, "FLUSH_TICK_S", 0.02)
-    app = LogHost()
-    async with app.run_test(size=(100, 40)) as pilot:
-        first = await stream_until_closed_segments_are_lines(pilot, app.log_view, ANSWER[:800])
-        closed = segments_of(first)[:-1]
-        drawn = [s.rendered for s in closed]
-        assert any(drawn)
+async def test_a_theme_change_gives_the_lines_up(lines_drawn) -> None:
+    async with lines_drawn() as (pilot, app, _first, closed, drawn):
         app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
         await wait_until(pilot, lambda: gave_up(drawn), what="lines given up")  # (a later flush may draw anew)
         assert all(s.markdown.display or s.rendered not in drawn for s in closed)

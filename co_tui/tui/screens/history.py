@@ -92,6 +92,15 @@ _MESSAGE_COLUMNS = (
     ("tokens", "tokens", 6),
     ("status", "status", 16),
 )
+# Where those leave the preview less than _MIN_PREVIEW_WIDTH (e.g. 60 columns: it was cut to 8
+# characters), the turn column goes (rows stay in order, turn by turn) and the status words shorten.
+_NARROW_COLUMNS = (
+    ("index", "#", 4),
+    ("kind", "kind", 9),
+    ("tokens", "tokens", 6),
+    ("status", "status", 10),
+)
+_SHORT_STATUS = {"output truncated": "truncated"}
 
 
 def status_label(status: str) -> str:
@@ -334,31 +343,38 @@ class HistoryScreen(Screen[None]):
             colour = self.app.theme_variables.get(colour[1:], "")
         return colour if colour.startswith("#") else "dim"
 
-    def _preview_width(self, table: DataTable) -> int:
-        """Room for the preview: the tabs' width less the fixed columns, padding and a scrollbar."""
+    def _preview_width(self, table: DataTable, columns: Sequence[tuple[str, str, int]]) -> int:
+        """Room for the preview: the tabs' width less the fixed `columns`, padding and a scrollbar."""
         width = self.query_one("#history-tabs", TabbedContent).size.width
-        fixed = sum(w + 2 * table.cell_padding for _key, _label, w in _MESSAGE_COLUMNS)
-        room = width - fixed - 2 * table.cell_padding - table.styles.scrollbar_size_vertical
-        return max(_MIN_PREVIEW_WIDTH, room)
+        fixed = sum(w + 2 * table.cell_padding for _key, _label, w in columns)
+        return width - fixed - 2 * table.cell_padding - table.styles.scrollbar_size_vertical
 
     def _fill_messages(self, selector: str, rows: Sequence[MessageRow]) -> None:
         table = self.query_one(selector, DataTable)
         cursor = table.cursor_row
         table.clear(columns=True)
-        for key, label, width in _MESSAGE_COLUMNS:
+        columns: Sequence[tuple[str, str, int]] = _MESSAGE_COLUMNS
+        if self._preview_width(table, columns) < _MIN_PREVIEW_WIDTH:
+            columns = _NARROW_COLUMNS
+        for key, label, width in columns:
             table.add_column(label, key=key, width=width)
-        table.add_column("preview", key="preview", width=self._preview_width(table))
+        # The rest, however little: a wider column would run off the right edge.
+        table.add_column("preview", key="preview", width=max(1, self._preview_width(table, columns)))
         for row in rows:
             label = status_label(row.status)
             if label == "in context" and row.turn in self._pinned_turns:
                 label = "pinned"
             dim = "dim" if label in ("dropped", "summarised", "evicted") else ""
+            shown = _SHORT_STATUS.get(label, label) if columns is _NARROW_COLUMNS else label
+            cells = {
+                "index": Text(str(row.index), justify="right"),
+                "turn": Text(str(row.turn) if row.turn > 0 else "–", justify="right"),
+                "kind": Text(row.kind, style=dim),
+                "tokens": Text(format_tokens(row.tokens), justify="right", style=dim),
+                "status": Text(shown, style=self._status_style(label)),
+            }
             table.add_row(
-                Text(str(row.index), justify="right"),
-                Text(str(row.turn) if row.turn > 0 else "–", justify="right"),
-                Text(row.kind, style=dim),
-                Text(format_tokens(row.tokens), justify="right", style=dim),
-                Text(label, style=self._status_style(label)),
+                *(cells[key] for key, _label, _width in columns),
                 Text(one_line(row.preview, _PREVIEW_CHARS), style=dim, no_wrap=True, overflow="ellipsis"),
             )
         if rows:

@@ -8,6 +8,7 @@ from functools import cache
 
 import pytest
 from governance.builders import MODULE_LINES, module_turn
+from pilot_helpers import wait_until
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import FunctionModel
 from pydantic_ai.usage import RequestUsage
@@ -106,6 +107,24 @@ def test_history_snapshot(snap_compare, make_host, session):
 
 def test_history_ledger_snapshot(snap_compare, make_host, session):
     assert snap_compare(make_host(lambda: HistoryScreen(session)), terminal_size=TERMINAL, press=["l"])
+
+
+async def test_at_60_columns_the_preview_keeps_its_room(make_host, session):
+    """At 60 columns the preview column ran off the right edge (8 of its characters showed): there,
+    the turn column goes and the status words shorten, and every column is on screen."""
+    app = make_host(lambda: HistoryScreen(session))
+    async with app.run_test(size=(60, 24)) as pilot:
+        table = app.screen.query_one("#context-table", DataTable)
+        await wait_until(pilot, lambda: table.size.width > 0 and table.row_count, what="the table drawn")
+        await pilot.pause()
+        assert [str(column.label) for column in table.ordered_columns] == ["#", "kind", "tokens", "status", "preview"]
+        assert table.ordered_columns[-1].width >= 19 and table.max_scroll_x == 0, "the preview fits on screen"
+        statuses = {str(table.get_row_at(i)[3]) for i in range(table.row_count)}
+        assert "truncated" in statuses and "in context" in statuses
+
+
+def test_history_snapshot_at_60_columns(snap_compare, make_host, session):
+    assert snap_compare(make_host(lambda: HistoryScreen(session)), terminal_size=(60, 24))
 
 
 # Tool outputs of uneven size, so the chart's bars differ.
