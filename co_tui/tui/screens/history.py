@@ -18,7 +18,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.coordinate import Coordinate
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 from textual.widgets.data_table import ColumnKey
@@ -29,6 +28,8 @@ from co_tui.session.history_rows import HistoryRows
 from co_tui.text import one_line
 from co_tui.tui.format import budget_percent, plural
 from co_tui.tui.widgets.key_footer import KeyFooter
+from co_tui.tui.widgets.ledger_table import LedgerTable
+from co_tui.tui.widgets.message_table import MessageTable
 from co_tui.tui.widgets.turn_token_chart import STATE_COLOURS, TurnBar, TurnState, TurnTokenChart, legend_markup
 
 if TYPE_CHECKING:
@@ -149,52 +150,6 @@ def _tokens_of_budget(tokens: int, budget: int, estimated: bool) -> str:
 
 
 TABS = Binding.Group("Tabs", compact=True)
-
-
-class LedgerTable(DataTable[Any]):
-    """The Trims tab's table: `u` undoes the selected cut (docs/context-governance.md, "Undo a cut")."""
-
-    BINDINGS = [Binding("u", "undo_cut", "Undo cut")]
-
-    class UndoCut(Message):
-        """Undo the cut on row `row` (its ledger index)."""
-
-        def __init__(self, row: int) -> None:
-            super().__init__()
-            self.row = row
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Without a controller (a read-only inspector) there is nothing to undo with.
-        if action == "undo_cut":
-            return getattr(self.screen, "steer", None) is not None
-        return super().check_action(action, parameters)
-
-    def action_undo_cut(self) -> None:
-        if self.row_count:
-            self.post_message(self.UndoCut(self.cursor_row))
-
-
-class MessageTable(DataTable[Any]):
-    """The context and transcript tables: `p` pins (again: unpins) the selected message's turn."""
-
-    BINDINGS = [Binding("p", "pin_turn", "Pin turn")]
-
-    class PinTurn(Message):
-        """Pin or unpin the turn of the message on row `row` of `table`."""
-
-        def __init__(self, table: str, row: int) -> None:
-            super().__init__()
-            self.table = table
-            self.row = row
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "pin_turn":  # only with a controller to pin through
-            return getattr(self.screen, "steer", None) is not None
-        return super().check_action(action, parameters)
-
-    def action_pin_turn(self) -> None:
-        if self.row_count:
-            self.post_message(self.PinTurn(self.id or "", self.cursor_row))
 
 
 class HistoryScreen(Screen[None]):
