@@ -20,11 +20,10 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.markers import evicted_turn_key, is_evicted_output, marker_info, separate_markers
 from co_tui.governance.tokens import message_tokens, part_text
+from co_tui.governance.turn_states import Status
 from co_tui.governance.turns import answers_calls, segment
 
 __all__ = ["MessageInfo", "annotate_history", "context_view", "mark_next_to_go"]
-
-Status = Literal["in_context", "truncated", "summarised", "dropped", "evicted", "next_to_go"]
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 from textual.widgets.data_table import ColumnKey
 
+from co_tui.governance.turn_states import status_label, turn_bars
 from co_tui.session.banner import REASON_TEXT, banner_details, format_tokens, strategy_text
 from co_tui.session.cost import RequestCost, cached_share, format_usd
 from co_tui.session.history_rows import HistoryRows
@@ -30,7 +31,7 @@ from co_tui.tui.format import budget_percent, plural
 from co_tui.tui.widgets.key_footer import KeyFooter
 from co_tui.tui.widgets.ledger_table import LedgerTable
 from co_tui.tui.widgets.message_table import MessageTable
-from co_tui.tui.widgets.turn_token_chart import STATE_COLOURS, TurnBar, TurnState, TurnTokenChart, legend_markup
+from co_tui.tui.widgets.turn_token_chart import STATE_COLOURS, TurnTokenChart, legend_markup
 
 if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
@@ -65,17 +66,6 @@ class MessageRow(Protocol):
     def context_index(self) -> int | None: ...
 
 
-# Status words of `annotate_history` → what the table says, and the turn state they count as.
-STATUS_LABELS = {
-    "in_context": "in context",
-    "dropped": "dropped",
-    "summarised": "summarised",
-    "summarized": "summarised",
-    "truncated": "output truncated",
-    "output_truncated": "output truncated",
-    "evicted": "evicted",
-    "next_to_go": "next to go",
-}
 # Each status wears the colour of the chart state it belongs to (truncated: shortened, like "partly").
 _STATUS_STATE = {
     "in context": "in_context",
@@ -99,23 +89,6 @@ _MESSAGE_COLUMNS = (
 )
 
 
-def status_label(status: str) -> str:
-    """The words shown for a status value (unknown values are shown as they come, de-underscored)."""
-    return STATUS_LABELS.get(status, status.replace("_", " "))
-
-
-def turn_bars(rows: Iterable[MessageRow]) -> tuple[TurnBar, ...]:
-    """Tokens and context state per user turn (turn 0 — the preamble — is left out)."""
-    tokens: dict[int, int] = {}
-    labels: dict[int, set[str]] = {}
-    for row in rows:
-        if row.turn <= 0:
-            continue
-        tokens[row.turn] = tokens.get(row.turn, 0) + row.tokens
-        labels.setdefault(row.turn, set()).add(status_label(row.status))
-    return tuple(TurnBar(turn, tokens[turn], _turn_state(labels[turn])) for turn in sorted(tokens))
-
-
 def usage_summary(requests: Sequence[RequestCost]) -> str:
     """The Usage tab's closing line: requests, cost at list prices, and the share of all input the
     provider's prompt cache served."""
@@ -131,15 +104,6 @@ def usage_summary(requests: Sequence[RequestCost]) -> str:
     if read or written:
         text += f" · {round(100 * (share or 0))}% of input read from cache · {format_tokens(written)} written to it"
     return text
-
-
-def _turn_state(labels: set[str]) -> TurnState:
-    seen = {label in ("in context", "pinned", "output truncated", "next to go") for label in labels}
-    if seen == {True}:
-        return "in_context"
-    if True in seen:
-        return "partial"
-    return "summarised" if "summarised" in labels else "dropped"
 
 
 def _tokens_of_budget(tokens: int, budget: int, estimated: bool) -> str:
