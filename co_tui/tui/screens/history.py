@@ -3,8 +3,9 @@
 Read-only. Four tabs — the context (what goes to the model next, markers included), the
 transcript (every message, with its status), the ledger of trims, and the usage of every request
 (input, the part read from / written to the provider's prompt cache, output, cost) — under the
-totals and a tokens-per-turn chart. The per-message facts come from `co_tui.governance.annotate_history`; this
-screen only lays them out.
+totals and a tokens-per-turn chart. The per-message facts come from `co_tui.governance.annotate_history`,
+read in a thread by `co_tui.session.history_rows` (a resumed transcript decodes from the store); this
+screen only lays them out, a slice of rows at a time, so keys work while it fills.
 """
 
 from __future__ import annotations
