@@ -36,6 +36,11 @@ async def wait_ready(pilot: Pilot) -> None:
     await pilot.pause()
 
 
+async def inspector_loaded(pilot: Pilot) -> None:
+    """Wait until the history inspector on top has drawn the rows it reads in a thread."""
+    await wait_until(pilot, lambda: getattr(pilot.app.screen, "loaded", False), what="the inspector's rows")
+
+
 def _earlier_pending(app: Any) -> int:
     chat = next((s for s in getattr(app, "screen_stack", ()) if hasattr(s, "earlier_pending")), None)
     return chat.earlier_pending if chat is not None else 0

@@ -20,11 +20,10 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.markers import evicted_turn_key, is_evicted_output, marker_info, separate_markers
 from co_tui.governance.tokens import message_tokens, part_text
+from co_tui.governance.turn_states import Status
 from co_tui.governance.turns import answers_calls, segment
 
-__all__ = ["MessageInfo", "annotate_history", "mark_next_to_go"]
-
-Status = Literal["in_context", "truncated", "summarised", "dropped", "evicted", "next_to_go"]
+__all__ = ["MessageInfo", "annotate_history", "context_view", "mark_next_to_go"]
 
 
 @dataclass(frozen=True)
@@ -307,4 +306,18 @@ def mark_next_to_go(rows: Sequence[MessageInfo], going: Collection[int], *, cont
     for row in rows:
         where = row.index if context_rows else row.context_index
         out.append(replace(row, status="next_to_go") if where is not None and where in going else row)
+    return out
+
+
+def context_view(transcript_rows: Sequence[MessageInfo], context_rows: Sequence[MessageInfo]) -> list[MessageInfo]:
+    """The context's rows with the turn number and status of the transcript message each one shows.
+
+    Annotated on its own, the context would count its turns from 1 and call a truncated tool output
+    plain "in context"; markers (which have no transcript message) keep their own annotation. Pure.
+    """
+    seen_as = {row.context_index: row for row in transcript_rows if row.context_index is not None}
+    out: list[MessageInfo] = []
+    for row in context_rows:
+        source = seen_as.get(row.index)
+        out.append(row if source is None else replace(row, turn=source.turn, status=source.status))
     return out

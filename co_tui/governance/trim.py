@@ -31,6 +31,7 @@ __all__ = [
     "shrink_steps",
     "fit_to_budget",
     "truncate_text",
+    "is_truncated_output",
     "min_cut_tokens",
 ]
 
@@ -58,6 +59,12 @@ def truncate_text(text: str, max_chars: int) -> str | None:
         return None
     cut = f"{visible[:max_chars]}\n{TRUNCATION_MARK}, {total} chars total]"
     return cut if len(cut) < len(text) else None  # a "cut" that adds text is no cut
+
+
+def is_truncated_output(text: str) -> bool:
+    """Whether a tool output's text ends with the note `truncate_text` leaves: the model sees the
+    output shortened (the TUI badges its tool call): its last line starts with `TRUNCATION_MARK`."""
+    return text.rpartition("\n")[2].startswith(TRUNCATION_MARK)
 
 
 def _has_media(content: Any) -> bool:

@@ -238,16 +238,16 @@ def newest_window(
 
 
 def truncated_tool_call_ids(context: Sequence[Any]) -> frozenset[str]:
-    """Ids of tool calls whose output the model now sees shortened (governance's marker)."""
-    from co_tui.governance.trim import TRUNCATION_MARK
+    """Ids of tool calls whose output the model now sees shortened (governance says which:
+    `co_tui.governance.trim.is_truncated_output`)."""
+    from co_tui.governance.trim import is_truncated_output
 
     ids = set()
     for message in context:
         if _field(message, "kind") == "request":
             for part in _field(message, "parts") or ():
-                if (
-                    _field(part, "part_kind") == "tool-return"
-                    and TRUNCATION_MARK in _result_of(_field(part, "content"))[-200:]
+                if _field(part, "part_kind") == "tool-return" and is_truncated_output(
+                    _result_of(_field(part, "content"))
                 ):
                     ids.add(_field(part, "tool_call_id"))
     return frozenset(ids)

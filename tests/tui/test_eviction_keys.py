@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from pilot_helpers import send_prompt, wait_idle, wait_ready, wait_until
+from pilot_helpers import inspector_loaded, send_prompt, wait_idle, wait_ready, wait_until
 from pydantic_ai.messages import ModelRequest, ToolReturnPart
 from textual.notifications import Notify
 from textual.widgets import DataTable
@@ -41,13 +41,14 @@ async def test_d_evicts_a_tool_output_then_refuses_the_newest_turn(app):
         )
         await pilot.press("f2")
         await wait_until(pilot, lambda: type(app.screen).__name__ == "HistoryScreen", what="inspector")
+        await inspector_loaded(pilot)
         table = app.screen.query_one("#context-table", DataTable)
         table.move_cursor(row=output)
         await pilot.press("d")
         await wait_until(pilot, lambda: any(e.reason == "manual_evict" for e in app.session.ledger), what="evict")
         await wait_until(pilot, lambda: any("prompt cache" in n for n in notes), what="the cache warning")
         assert app.session.transcript == transcript
-        assert str(table.get_row_at(output)[4]) == "evicted"
+        await wait_until(pilot, lambda: str(table.get_row_at(output)[4]) == "evicted", what="the evicted row")
         # The newest turn: refused, with the reason.
         table.move_cursor(row=table.row_count - 1)
         await pilot.press("d")
@@ -72,6 +73,7 @@ async def test_evicting_a_turn_updates_the_meter_names_it_and_u_undoes_it(app):
         assert app.chat.meter.reading.messages == shown
         await pilot.press("f2")
         await wait_until(pilot, lambda: type(app.screen).__name__ == "HistoryScreen", what="inspector")
+        await inspector_loaded(pilot)
         table = app.screen.query_one("#context-table", DataTable)
         table.move_cursor(row=2)  # the prompt of turn 2, "list co_tui": the turn goes
         await pilot.press("d")

@@ -217,7 +217,9 @@ async def test_every_way_to_resume_previews_then_opens_the_session(workspace: Pa
     app = CoTuiApp(load_settings(), workspace, session_factory=_gated(gate), **kwargs)
     async with app.run_test(size=(100, 40)) as pilot:
         if how == "picker":
-            await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), what="the picker")
+            await wait_until(
+                pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.loaded, what="the picker's list"
+            )
             await pilot.press("enter")  # the newest session is highlighted first
         await wait_until(pilot, lambda: _resumed(app), what="the preview")
         turns = sum(1 for e in _entries(app) if e[0] == "user")

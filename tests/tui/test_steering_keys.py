@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from pilot_helpers import send_prompt, wait_idle, wait_ready, wait_until
+from pilot_helpers import inspector_loaded, send_prompt, wait_idle, wait_ready, wait_until
 from textual.widgets import DataTable, TabbedContent
 
 SIZE = (100, 32)
@@ -58,6 +58,7 @@ async def test_p_pins_a_turn_and_u_undoes_a_cut_in_the_inspector(app):
         await _compact(pilot)
         await pilot.press("f2")
         await wait_until(pilot, lambda: type(app.screen).__name__ == "HistoryScreen", what="the inspector")
+        await inspector_loaded(pilot)
         screen = app.screen
         # Trims tab: u undoes the selected cut (the compaction).
         await pilot.press("l")

@@ -3,30 +3,36 @@
 Read-only. Four tabs — the context (what goes to the model next, markers included), the
 transcript (every message, with its status), the ledger of trims, and the usage of every request
 (input, the part read from / written to the provider's prompt cache, output, cost) — under the
-totals and a tokens-per-turn chart. The per-message facts come from `co_tui.governance.annotate_history`; this
-screen only lays them out.
+totals and a tokens-per-turn chart. The per-message facts come from `co_tui.governance.annotate_history`,
+read in a thread by `co_tui.session.history_rows` (a resumed transcript decodes from the store); this
+screen only lays them out, a slice of rows at a time, so keys work while it fills.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import replace
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
+from textual.coordinate import Coordinate
 from textual.screen import Screen
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
+from textual.widgets.data_table import ColumnKey
 
+from co_tui.governance.turn_states import status_label, turn_bars
 from co_tui.session.banner import REASON_TEXT, banner_details, strategy_text
 from co_tui.session.cost import RequestCost, cached_share, format_usd
+from co_tui.session.history_rows import HistoryRows
 from co_tui.text import format_tokens, one_line, plural
 from co_tui.tui.format import budget_percent
 from co_tui.tui.widgets.key_footer import KeyFooter
-from co_tui.tui.widgets.turn_token_chart import STATE_COLOURS, TurnBar, TurnState, TurnTokenChart, legend_markup
+from co_tui.tui.widgets.ledger_table import LedgerTable
+from co_tui.tui.widgets.message_table import MessageTable
+from co_tui.tui.widgets.turn_token_chart import STATE_COLOURS, TurnTokenChart, legend_markup
 
 if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
@@ -61,17 +67,6 @@ class MessageRow(Protocol):
     def context_index(self) -> int | None: ...
 
 
-# Status words of `annotate_history` → what the table says, and the turn state they count as.
-STATUS_LABELS = {
-    "in_context": "in context",
-    "dropped": "dropped",
-    "summarised": "summarised",
-    "summarized": "summarised",
-    "truncated": "output truncated",
-    "output_truncated": "output truncated",
-    "evicted": "evicted",
-    "next_to_go": "next to go",
-}
 # Each status wears the colour of the chart state it belongs to (truncated: shortened, like "partly").
 _STATUS_STATE = {
     "in context": "in_context",
@@ -83,6 +78,7 @@ _STATUS_STATE = {
     "pinned": "in_context",
 }
 _PREVIEW_CHARS = 80
+_ROWS_PER_SLICE = 50  # rows added to a table between two turns of the UI loop
 _MIN_PREVIEW_WIDTH = 20
 # Fixed widths of the message tables' columns before the preview, which takes the rest.
 _MESSAGE_COLUMNS = (
@@ -103,37 +99,6 @@ _NARROW_COLUMNS = (
 _SHORT_STATUS = {"output truncated": "truncated"}
 
 
-def status_label(status: str) -> str:
-    """The words shown for a status value (unknown values are shown as they come, de-underscored)."""
-    return STATUS_LABELS.get(status, status.replace("_", " "))
-
-
-def turn_bars(rows: Iterable[MessageRow]) -> tuple[TurnBar, ...]:
-    """Tokens and context state per user turn (turn 0 — the preamble — is left out)."""
-    tokens: dict[int, int] = {}
-    labels: dict[int, set[str]] = {}
-    for row in rows:
-        if row.turn <= 0:
-            continue
-        tokens[row.turn] = tokens.get(row.turn, 0) + row.tokens
-        labels.setdefault(row.turn, set()).add(status_label(row.status))
-    return tuple(TurnBar(turn, tokens[turn], _turn_state(labels[turn])) for turn in sorted(tokens))
-
-
-def context_view(transcript_rows: Iterable[MessageRow], context_rows: Iterable[MessageRow]) -> list[MessageRow]:
-    """The context's rows with the turn number and status of the transcript message each one shows.
-
-    Annotated on its own, the context would count its turns from 1 and call a truncated tool output
-    plain "in context"; markers (which have no transcript message) keep their own annotation.
-    """
-    seen_as = {row.context_index: row for row in transcript_rows if row.context_index is not None}
-    out: list[MessageRow] = []
-    for row in context_rows:
-        source = seen_as.get(row.index)
-        out.append(row if source is None else replace(row, turn=source.turn, status=source.status))  # type: ignore[type-var]
-    return out
-
-
 def usage_summary(requests: Sequence[RequestCost]) -> str:
     """The Usage tab's closing line: requests, cost at list prices, and the share of all input the
     provider's prompt cache served."""
@@ -151,15 +116,6 @@ def usage_summary(requests: Sequence[RequestCost]) -> str:
     return text
 
 
-def _turn_state(labels: set[str]) -> TurnState:
-    seen = {label in ("in context", "pinned", "output truncated", "next to go") for label in labels}
-    if seen == {True}:
-        return "in_context"
-    if True in seen:
-        return "partial"
-    return "summarised" if "summarised" in labels else "dropped"
-
-
 def _tokens_of_budget(tokens: int, budget: int, estimated: bool) -> str:
     approx = "~" if estimated else ""
     if budget <= 0:
@@ -168,52 +124,6 @@ def _tokens_of_budget(tokens: int, budget: int, estimated: bool) -> str:
 
 
 TABS = Binding.Group("Tabs", compact=True)
-
-
-class LedgerTable(DataTable[Any]):
-    """The Trims tab's table: `u` undoes the selected cut (docs/context-governance.md, "Undo a cut")."""
-
-    BINDINGS = [Binding("u", "undo_cut", "Undo cut")]
-
-    class UndoCut(Message):
-        """Undo the cut on row `row` (its ledger index)."""
-
-        def __init__(self, row: int) -> None:
-            super().__init__()
-            self.row = row
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Without a controller (a read-only inspector) there is nothing to undo with.
-        if action == "undo_cut":
-            return getattr(self.screen, "steer", None) is not None
-        return super().check_action(action, parameters)
-
-    def action_undo_cut(self) -> None:
-        if self.row_count:
-            self.post_message(self.UndoCut(self.cursor_row))
-
-
-class MessageTable(DataTable[Any]):
-    """The context and transcript tables: `p` pins (again: unpins) the selected message's turn."""
-
-    BINDINGS = [Binding("p", "pin_turn", "Pin turn")]
-
-    class PinTurn(Message):
-        """Pin or unpin the turn of the message on row `row` of `table`."""
-
-        def __init__(self, table: str, row: int) -> None:
-            super().__init__()
-            self.table = table
-            self.row = row
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "pin_turn":  # only with a controller to pin through
-            return getattr(self.screen, "steer", None) is not None
-        return super().check_action(action, parameters)
-
-    def action_pin_turn(self) -> None:
-        if self.row_count:
-            self.post_message(self.PinTurn(self.id or "", self.cursor_row))
 
 
 class HistoryScreen(Screen[None]):
@@ -242,18 +152,32 @@ class HistoryScreen(Screen[None]):
         self.steer = steer
         # What the next automatic cut would remove (`SessionPort.next_cut`): rows marked `next to go`.
         self._next_cut = next_cut
-        self._undoable: set[int] = set()
-        self._pinned_turns: set[int] = set()
-        # What the tables show: read by `reload`, drawn by `_draw` (again on every resize).
-        self._transcript_rows: list[MessageRow] = []
-        self._context_rows: list[MessageRow] = []
-        self._ledger: list[HistoryTrimmed] = []
-        self._requests: list[RequestCost] = []
+        # What the tables show: read in a thread by `reload`, then drawn by `_draw`.
+        self._rows = HistoryRows()
+        # False while a read runs (from the mount, `r`, or after a steering intent); True once its
+        # rows are drawn. Keys work meanwhile: Esc closes, the tabs switch.
+        self.loaded = False
 
     @property
     def transcript_rows(self) -> tuple[MessageRow, ...]:
         """The transcript tab's rows, as annotated (read-only)."""
-        return tuple(self._transcript_rows)
+        return self._rows.transcript
+
+    @property
+    def _transcript_rows(self) -> Sequence[MessageRow]:
+        return self._rows.transcript
+
+    @property
+    def _context_rows(self) -> Sequence[MessageRow]:
+        return self._rows.context
+
+    @property
+    def _ledger(self) -> Sequence[HistoryTrimmed]:
+        return self._rows.ledger
+
+    @property
+    def _pinned_turns(self) -> frozenset[int]:
+        return self._rows.pinned_turns
 
     def compose(self) -> ComposeResult:
         yield Static("History · what the model sees now, and everything that happened", id="history-title")
@@ -281,60 +205,69 @@ class HistoryScreen(Screen[None]):
         self.query_one("#context-table", DataTable).focus()
 
     def on_resize(self) -> None:
-        # The preview column takes the width the others leave: redraw once the new layout is known.
-        self.call_after_refresh(self._draw)
+        # The preview column's width follows the screen's (it takes the room the others leave): the
+        # rows stay as they are, once the new layout is known — unless the width crosses the line
+        # where the turn column goes or comes back (`_columns_for`), which lays a table out anew.
+        self.call_after_refresh(self._fit_previews)
 
     # --- filling -----------------------------------------------------------------------------------
 
     def reload(self) -> None:
-        """Re-read the session (it may have moved on since the screen opened) and redraw everything."""
-        from co_tui.governance import annotate_history
-        from co_tui.session.cost import request_costs
+        """Re-read the session (it may have moved on since the screen opened) in a thread, then
+        redraw everything; until then the totals say what is being read."""
+        from co_tui.session.history_rows import read_history_rows
 
-        # Statuses come from the ledger and the context, never from the text (docs/context-governance.md,
-        # "The history inspector").
-        self._transcript_rows = list(
-            annotate_history(
-                self.session.transcript,
-                self.session.context,
-                ledger=self.session.ledger,
-                positions=self.session.ledger_positions,
+        self.loaded = False
+        count = len(self.session.transcript)
+        self.query_one("#history-totals", Static).update(f"Reading {plural(count, 'message')}…")
+
+        async def read_then_draw() -> None:
+            self._rows = await asyncio.to_thread(
+                read_history_rows, self.session, next_cut=self._next_cut, undo=self.steer is not None
             )
-        )
-        self._context_rows = context_view(
-            self._transcript_rows, annotate_history(self.session.context, self.session.context)
-        )
-        self._mark_next_to_go()
-        self._ledger = list(self.session.ledger)
-        self._requests = request_costs(self.session.transcript)
-        self._read_steering()
-        self._draw()
+            await self._draw()
+            self.loaded = True
 
-    def _mark_next_to_go(self) -> None:
-        """Rows the next automatic cut would remove or summarise read `next to go` (docs/context-governance.md,
-        "See the next cut coming")."""
-        from co_tui.governance.inspect import mark_next_to_go
+        # A newer read replaces one still running (`exclusive`): the newest rows win.
+        self.run_worker(read_then_draw(), group="reload", exclusive=True)
 
-        cut = self._next_cut() if self._next_cut is not None else None
-        if cut is None or not cut.going:
-            return
-        going = set(cut.going)
-        self._transcript_rows = list(mark_next_to_go(self._transcript_rows, going, context_rows=False))  # type: ignore[arg-type]
-        self._context_rows = list(mark_next_to_go(self._context_rows, going, context_rows=True))  # type: ignore[arg-type]
-
-    def _draw(self) -> None:
-        transcript_rows, context_rows, ledger = self._transcript_rows, self._context_rows, self._ledger
-        self._fill_messages("#context-table", context_rows)
-        self._fill_messages("#transcript-table", transcript_rows)
-        self._fill_ledger(ledger)
-        self._fill_usage(self._requests, transcript_rows)
+    async def _draw(self) -> None:
+        rows = self._rows
+        transcript_rows, context_rows, ledger = rows.transcript, rows.context, rows.ledger
+        await self._fill_messages("#context-table", context_rows)
+        await self._fill_messages("#transcript-table", transcript_rows)
+        await self._fill_ledger(ledger)
+        await self._fill_usage(rows.requests, transcript_rows)
         self._fill_totals(transcript_rows, context_rows, ledger)
         self.query_one("#history-chart", TurnTokenChart).bars = turn_bars(transcript_rows)
         tabs = self.query_one("#history-tabs", TabbedContent)
         tabs.get_tab("context").label = f"In context ({len(context_rows)})"
         tabs.get_tab("transcript").label = f"Transcript ({len(transcript_rows)})"
         tabs.get_tab("ledger").label = f"Trims ({len(ledger)})"
-        tabs.get_tab("usage").label = f"Usage ({len(self._requests)})"
+        tabs.get_tab("usage").label = f"Usage ({len(rows.requests)})"
+
+    def _fit_previews(self) -> None:
+        """Give the message tables' preview column the width the screen leaves it now."""
+        for table in self.query(MessageTable):
+            column = table.columns.get(ColumnKey("preview"))
+            if column is None:
+                continue
+            columns = self._columns_for(table)
+            if (ColumnKey("turn") in table.columns) != (columns is _MESSAGE_COLUMNS):
+                rows = self._rows.context if table.id == "context-table" else self._rows.transcript
+                self.run_worker(self._fill_messages(f"#{table.id}", rows), group=f"fit-{table.id}", exclusive=True)
+                continue
+            width = max(1, self._preview_width(table, columns))
+            if column.width == width:
+                continue
+            column.width = width
+            if table.row_count:
+                # Re-setting one cell is the public way to have the table re-measure its columns
+                # and drop the lines it rendered at the old width (the rows stay).
+                at = Coordinate(0, table.get_column_index("preview"))
+                table.update_cell_at(at, table.get_cell_at(at), update_width=True)
+            else:
+                table.refresh()
 
     def _status_style(self, label: str) -> str:
         """The Rich style of a status word: its chart state's colour, resolved in the current theme."""
@@ -349,62 +282,82 @@ class HistoryScreen(Screen[None]):
         fixed = sum(w + 2 * table.cell_padding for _key, _label, w in columns)
         return width - fixed - 2 * table.cell_padding - table.styles.scrollbar_size_vertical
 
-    def _fill_messages(self, selector: str, rows: Sequence[MessageRow]) -> None:
+    def _columns_for(self, table: DataTable) -> Sequence[tuple[str, str, int]]:
+        """The full columns, or the narrow ones where the full ones leave the preview too little."""
+        if self._preview_width(table, _MESSAGE_COLUMNS) < _MIN_PREVIEW_WIDTH:
+            return _NARROW_COLUMNS
+        return _MESSAGE_COLUMNS
+
+    @staticmethod
+    async def _add_rows(table: DataTable, rows: Iterable[tuple[Any, ...]]) -> None:
+        """Add `rows` a slice at a time, letting the loop run between slices: the table measures
+        the rows added since its last turn, so keys and frames wait for one slice, not 4,000 rows."""
+        for number, cells in enumerate(rows, start=1):
+            table.add_row(*cells)
+            if number % _ROWS_PER_SLICE == 0:
+                await asyncio.sleep(0)
+
+    async def _fill_messages(self, selector: str, rows: Sequence[MessageRow]) -> None:
         table = self.query_one(selector, DataTable)
         cursor = table.cursor_row
         table.clear(columns=True)
-        columns: Sequence[tuple[str, str, int]] = _MESSAGE_COLUMNS
-        if self._preview_width(table, columns) < _MIN_PREVIEW_WIDTH:
-            columns = _NARROW_COLUMNS
+        columns = self._columns_for(table)
         for key, label, width in columns:
             table.add_column(label, key=key, width=width)
         # The rest, however little: a wider column would run off the right edge.
         table.add_column("preview", key="preview", width=max(1, self._preview_width(table, columns)))
-        for row in rows:
-            label = status_label(row.status)
-            if label == "in context" and row.turn in self._pinned_turns:
-                label = "pinned"
-            dim = "dim" if label in ("dropped", "summarised", "evicted") else ""
-            shown = _SHORT_STATUS.get(label, label) if columns is _NARROW_COLUMNS else label
-            cells = {
-                "index": Text(str(row.index), justify="right"),
-                "turn": Text(str(row.turn) if row.turn > 0 else "–", justify="right"),
-                "kind": Text(row.kind, style=dim),
-                "tokens": Text(format_tokens(row.tokens), justify="right", style=dim),
-                "status": Text(shown, style=self._status_style(label)),
-            }
-            table.add_row(
-                *(cells[key] for key, _label, _width in columns),
-                Text(one_line(row.preview, _PREVIEW_CHARS), style=dim, no_wrap=True, overflow="ellipsis"),
-            )
+        # Built as they are added: the cells of 4,000 rows are work for the loop too.
+        await self._add_rows(table, (self._message_cells(row, columns) for row in rows))
         if rows:
             table.move_cursor(row=min(max(cursor, 0), len(rows) - 1))
 
-    def _fill_ledger(self, ledger: Sequence[HistoryTrimmed]) -> None:
+    def _message_cells(self, row: MessageRow, columns: Sequence[tuple[str, str, int]]) -> tuple[Text, ...]:
+        label = status_label(row.status)
+        if label == "in context" and row.turn in self._pinned_turns:
+            label = "pinned"
+        dim = "dim" if label in ("dropped", "summarised", "evicted") else ""
+        shown = _SHORT_STATUS.get(label, label) if columns is _NARROW_COLUMNS else label
+        cells = {
+            "index": Text(str(row.index), justify="right"),
+            "turn": Text(str(row.turn) if row.turn > 0 else "–", justify="right"),
+            "kind": Text(row.kind, style=dim),
+            "tokens": Text(format_tokens(row.tokens), justify="right", style=dim),
+            "status": Text(shown, style=self._status_style(label)),
+        }
+        return (
+            *(cells[key] for key, _label, _width in columns),
+            Text(one_line(row.preview, _PREVIEW_CHARS), style=dim, no_wrap=True, overflow="ellipsis"),
+        )
+
+    async def _fill_ledger(self, ledger: Sequence[HistoryTrimmed]) -> None:
         table = self.query_one("#ledger-table", DataTable)
         cursor = table.cursor_row
         table.clear(columns=True)
         # Budget, note and summary are in the detail pane below: the table stays one screen wide.
         for label in ("#", "reason", "strategy", "dropped", "tokens"):
             table.add_column(label)
+        cells: list[tuple[Any, ...]] = []
         for number, event in enumerate(ledger, start=1):
             dropped = plural(event.dropped_messages, "msg") + (
                 f" ({plural(event.dropped_turns, 'turn')})" if event.dropped_turns else ""
             )
             if event.reason == "restore":
                 dropped = f"+{plural(event.restored_messages, 'msg')} back"
-            table.add_row(
-                Text(str(number), justify="right"),
-                REASON_TEXT.get(event.reason, event.reason),
-                strategy_text(event),
-                dropped,
-                f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)}",
+            cells.append(
+                (
+                    Text(str(number), justify="right"),
+                    REASON_TEXT.get(event.reason, event.reason),
+                    strategy_text(event),
+                    dropped,
+                    f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)}",
+                )
             )
+        await self._add_rows(table, cells)
         if ledger:
             table.move_cursor(row=min(max(cursor, 0), len(ledger) - 1))
         self._show_ledger_detail(ledger[table.cursor_row] if ledger else None)
 
-    def _fill_usage(self, requests: Sequence[RequestCost], transcript_rows: Sequence[MessageRow]) -> None:
+    async def _fill_usage(self, requests: Sequence[RequestCost], transcript_rows: Sequence[MessageRow]) -> None:
         """One row per model request (its response's usage), then the session's totals below."""
         table = self.query_one("#usage-table", DataTable)
         cursor = table.cursor_row
@@ -412,23 +365,30 @@ class HistoryScreen(Screen[None]):
         for label in ("#", "turn", "input", "cached", "written", "output", "cost"):
             table.add_column(label)
         turn_of = {row.index: row.turn for row in transcript_rows}
-        for number, request in enumerate(requests, start=1):
-            share = cached_share(request.input_tokens, request.cache_read_tokens)
-            turn = turn_of.get(request.index, 0)
-            table.add_row(
-                Text(str(number), justify="right"),
-                Text(str(turn) if turn > 0 else "–", justify="right"),
-                Text(format_tokens(request.input_tokens), justify="right"),
-                Text(
-                    f"{format_tokens(request.cache_read_tokens)} ({round(100 * share)}%)"
-                    if request.cache_read_tokens and share is not None
-                    else "–",
-                    justify="right",
-                ),
-                Text(format_tokens(request.cache_write_tokens) if request.cache_write_tokens else "–", justify="right"),
-                Text(format_tokens(request.output_tokens), justify="right"),
-                Text(format_usd(request.cost, unknown="unpriced", digits=4), justify="right"),
-            )
+
+        def cells() -> Iterator[tuple[Text, ...]]:
+            for number, request in enumerate(requests, start=1):
+                share = cached_share(request.input_tokens, request.cache_read_tokens)
+                turn = turn_of.get(request.index, 0)
+                yield (
+                    Text(str(number), justify="right"),
+                    Text(str(turn) if turn > 0 else "–", justify="right"),
+                    Text(format_tokens(request.input_tokens), justify="right"),
+                    Text(
+                        f"{format_tokens(request.cache_read_tokens)} ({round(100 * share)}%)"
+                        if request.cache_read_tokens and share is not None
+                        else "–",
+                        justify="right",
+                    ),
+                    Text(
+                        format_tokens(request.cache_write_tokens) if request.cache_write_tokens else "–",
+                        justify="right",
+                    ),
+                    Text(format_tokens(request.output_tokens), justify="right"),
+                    Text(format_usd(request.cost, unknown="unpriced", digits=4), justify="right"),
+                )
+
+        await self._add_rows(table, cells())
         if requests:
             table.move_cursor(row=min(max(cursor, 0), len(requests) - 1))
         self.query_one("#usage-totals", Static).update(usage_summary(requests))
@@ -484,19 +444,13 @@ class HistoryScreen(Screen[None]):
 
     # --- steering: undo a cut, pin a turn (docs/context-governance.md) ---------------------------
 
-    def _read_steering(self) -> None:
-        """Which cuts can be undone (none without a controller to undo them) and which turns are pinned."""
-        self._undoable = set(self.session.undoable_cuts()) if self.steer is not None else set()
-        turn_of = {row.index: row.turn for row in self._transcript_rows}
-        self._pinned_turns = {turn_of[i] for i in self.session.pins if i in turn_of}
-
     def _undo_line(self, event: HistoryTrimmed) -> str:
         """The detail pane's `undo` row for the selected cut (empty when there is nothing to say)."""
         if self.steer is None or event.reason in ("clear", "restore"):
             return ""
         index = next((i for i, e in enumerate(self._ledger) if e is event), None)
-        if index in self._undoable:
-            later = sum(1 for i in self._undoable if index is not None and i > index)
+        if index in self._rows.undoable:
+            later = sum(1 for i in self._rows.undoable if index is not None and i > index)
             also = f" and the {plural(later, 'cut')} after it" if later else ""
             return f"press u to undo this cut{also}: the model sees what it removed again"
         return "undone, or made before co-tui kept what it removed"

@@ -89,6 +89,7 @@ class SessionsScreen(ModalScreen[str | None]):
         self.sessions: list[SessionMeta] = []
         self.previews: dict[str, str] = {}
         self.opening: str | None = None  # the id being checked before the picker closes with it
+        self.loaded = False  # False while the list is read (in a thread); True once it is shown
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sessions-dialog"):
@@ -108,17 +109,29 @@ class SessionsScreen(ModalScreen[str | None]):
     # --- the list ----------------------------------------------------------------------------------
 
     def reload(self) -> None:
-        """Re-read the list from the store, keeping the cursor's row (a failure becomes the status
-        line and the list stays as it was)."""
+        """Re-read the list from the store in a thread, keeping the cursor's row (a failure becomes
+        the status line and the list stays as it was)."""
+        self.loaded = False
+        # A newer read replaces one still running (`exclusive`): the newest list wins.
+        self.run_worker(self._reload(), group="list", exclusive=True)
+
+    async def _reload(self) -> None:
         from co_tui.session.store_errors import StoreError
 
         try:
-            self.sessions = self.store.list_sessions(self.workspace)
-            self.previews = {meta.id: self.store.preview(meta.id) for meta in self.sessions}
+            # The list, then one preview query per session: SQLite work, which may wait on the store's
+            # lock while a large session loads (docs/architecture.md, "Nothing blocks the UI loop").
+            self.sessions, self.previews = await asyncio.to_thread(self._read_list)
         except StoreError as exc:
             self._status(str(exc), error=True)
-            return
-        self._fill()
+        else:
+            self._fill()
+        self.loaded = True
+
+    def _read_list(self) -> tuple[list[SessionMeta], dict[str, str]]:
+        """(in a thread) The workspace's sessions and each one's preview line."""
+        sessions = self.store.list_sessions(self.workspace)
+        return sessions, {meta.id: self.store.preview(meta.id) for meta in sessions}
 
     def _fill(self) -> None:
         """(Re)build the table from `self.sessions`, sizing the title column to the room left."""
@@ -221,7 +234,7 @@ class SessionsScreen(ModalScreen[str | None]):
             # Read it now, so a damaged session is reported here instead of failing after the switch.
             await asyncio.to_thread(self.store.load, meta.id)
         except StoreError as exc:
-            self.reload()  # the store has flagged it as damaged: show that in the list
+            await self._reload()  # the store has flagged it as damaged: show that in the list
             self._status(str(exc), error=True)
             return
         finally:
@@ -241,16 +254,20 @@ class SessionsScreen(ModalScreen[str | None]):
         )
 
     def _delete(self, meta: SessionMeta, confirmed: bool) -> None:
+        if confirmed:
+            # The delete syncs to disk (~40 ms) and may wait on the store's lock: in a thread.
+            self.run_worker(self._delete_then_reload(meta), group="delete")
+
+    async def _delete_then_reload(self, meta: SessionMeta) -> None:
         from co_tui.session.store_errors import StoreError
 
-        if not confirmed:
-            return
         try:
-            self.store.delete(meta.id)
+            await asyncio.to_thread(self.store.delete, meta.id)
         except StoreError as exc:
             self._status(str(exc), error=True)
             return
-        self.reload()
+        self.loaded = False
+        await self._reload()
         self.notify(f"Deleted “{meta.title or 'untitled'}”.", timeout=3)
 
     def action_cancel(self) -> None:

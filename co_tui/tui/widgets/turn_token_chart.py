@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Literal
 
 from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-TurnState = Literal["in_context", "partial", "summarised", "dropped"]
+from co_tui.governance.turn_states import TurnBar, TurnState
+
+__all__ = ["STATE_COLOURS", "STATE_LABELS", "TurnBar", "TurnState", "TurnTokenChart", "legend_markup", "render_bars"]
 
 # Eighth-blocks: the top of a bar ends on one of these.
 _EIGHTHS = " ▁▂▃▄▅▆▇█"
@@ -35,15 +35,6 @@ STATE_LABELS: dict[str, str] = {
 }
 # When one column stands for several turns, the most visible state wins.
 _STATE_RANK: dict[str, int] = {"dropped": 0, "summarised": 1, "partial": 2, "in_context": 3}
-
-
-@dataclass(frozen=True)
-class TurnBar:
-    """One user turn: its estimated tokens and whether it is in the model's context."""
-
-    turn: int
-    tokens: int
-    state: TurnState
 
 
 def _columns(bars: tuple[TurnBar, ...], width: int) -> tuple[list[TurnBar], int, int]:

@@ -15,10 +15,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from pilot_helpers import wait_until  # tests/ is on sys.path: its conftest.py is loaded first
+from pilot_helpers import inspector_loaded, wait_until  # tests/ is on sys.path: its conftest.py is loaded first
 from textual.app import App, ComposeResult
 from textual.screen import Screen
 from textual.widgets import Static
+
+__all__ = ["inspector_loaded"]  # re-exported for the screens' tests
 
 TERMINAL = (100, 32)
 

@@ -12,7 +12,7 @@ from pilot_helpers import wait_until
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import FunctionModel
 from pydantic_ai.usage import RequestUsage
-from screen_host import TERMINAL, make_host, screen_env  # (fixtures)
+from screen_host import TERMINAL, inspector_loaded, make_host, screen_env  # (fixtures)
 from textual.widgets import DataTable, Static, TabbedContent
 
 from co_tui.agent.offline import offline_model
@@ -69,7 +69,7 @@ def session() -> CutSession:
 async def test_tables_totals_and_ledger(make_host, session):
     app = make_host(lambda: HistoryScreen(session))
     async with app.run_test(size=TERMINAL) as pilot:
-        await pilot.pause()
+        await inspector_loaded(pilot)
         screen = app.screen
         transcript = screen.query_one("#transcript-table", DataTable)
         assert transcript.row_count == len(session.transcript)
@@ -97,16 +97,18 @@ async def test_an_untrimmed_session_says_so(make_host):
     whole = module_turn(0)
     app = make_host(lambda: HistoryScreen(CutSession(whole, list(whole))))
     async with app.run_test(size=TERMINAL) as pilot:
-        await pilot.pause()
+        await inspector_loaded(pilot)
         assert "No trims yet" in str(app.screen.query_one("#ledger-detail", Static).render())
 
 
 def test_history_snapshot(snap_compare, make_host, session):
-    assert snap_compare(make_host(lambda: HistoryScreen(session)), terminal_size=TERMINAL)
+    assert snap_compare(make_host(lambda: HistoryScreen(session)), terminal_size=TERMINAL, run_before=inspector_loaded)
 
 
 def test_history_ledger_snapshot(snap_compare, make_host, session):
-    assert snap_compare(make_host(lambda: HistoryScreen(session)), terminal_size=TERMINAL, press=["l"])
+    assert snap_compare(
+        make_host(lambda: HistoryScreen(session)), terminal_size=TERMINAL, press=["l"], run_before=inspector_loaded
+    )
 
 
 async def test_at_60_columns_the_preview_keeps_its_room(make_host, session):
@@ -184,7 +186,7 @@ async def test_transcript_statuses_follow_the_policy(make_host, summarised, drop
     ):
         app = make_host(lambda session=session: HistoryScreen(session))
         async with app.run_test(size=TERMINAL) as pilot:
-            await pilot.pause()
+            await inspector_loaded(pilot)
             table = app.screen.query_one("#transcript-table", DataTable)
             assert {str(table.get_row_at(i)[4]) for i in range(table.row_count)} == expected
             bars = app.screen.query_one("#history-chart").bars
@@ -195,7 +197,7 @@ async def test_transcript_statuses_follow_the_policy(make_host, summarised, drop
 async def test_keys_switch_tabs_and_move_the_ledger_detail(make_host, summarised):
     app = make_host(lambda: HistoryScreen(summarised))
     async with app.run_test(size=TERMINAL) as pilot:
-        await pilot.pause()
+        await inspector_loaded(pilot)
         tabs = app.screen.query_one("#history-tabs", TabbedContent)
         for key, tab in (("t", "transcript"), ("l", "ledger"), ("c", "context")):
             await pilot.press(key)
@@ -217,13 +219,13 @@ async def test_refresh_picks_up_a_session_that_moved_on(make_host):
     session = CutSession(module_turn(0), list(module_turn(0)))
     app = make_host(lambda: HistoryScreen(session))
     async with app.run_test(size=TERMINAL) as pilot:
-        await pilot.pause()
+        await inspector_loaded(pilot)
         table = app.screen.query_one("#transcript-table", DataTable)
         assert table.row_count == 4
         session.transcript += module_turn(1)
         session.context += module_turn(1)
         await pilot.press("r")
-        await pilot.pause()
+        await inspector_loaded(pilot)
         assert table.row_count == 8
         await pilot.press("q")
         await pilot.pause()
@@ -231,11 +233,15 @@ async def test_refresh_picks_up_a_session_that_moved_on(make_host):
 
 
 def test_history_summarised_snapshot(snap_compare, make_host, summarised):
-    assert snap_compare(make_host(lambda: HistoryScreen(summarised)), terminal_size=TERMINAL, press=["t"])
+    assert snap_compare(
+        make_host(lambda: HistoryScreen(summarised)), terminal_size=TERMINAL, press=["t"], run_before=inspector_loaded
+    )
 
 
 def test_history_summarised_ledger_snapshot(snap_compare, make_host, summarised):
-    assert snap_compare(make_host(lambda: HistoryScreen(summarised)), terminal_size=TERMINAL, press=["l"])
+    assert snap_compare(
+        make_host(lambda: HistoryScreen(summarised)), terminal_size=TERMINAL, press=["l"], run_before=inspector_loaded
+    )
 
 
 def _priced(turns: int) -> CutSession:
@@ -289,7 +295,7 @@ async def test_usage_tab_says_when_the_model_is_unpriced(make_host):
     )
     app = make_host(lambda: HistoryScreen(session))
     async with app.run_test(size=TERMINAL) as pilot:
-        await pilot.pause()
+        await inspector_loaded(pilot)
         table = app.screen.query_one("#usage-table", DataTable)
         assert str(table.get_row_at(0)[6]) == "unpriced"
         assert "cost unknown" in str(app.screen.query_one("#usage-totals", Static).render())
@@ -297,7 +303,9 @@ async def test_usage_tab_says_when_the_model_is_unpriced(make_host):
 
 def test_history_usage_snapshot(snap_compare, make_host):
     session = _priced(3)
-    assert snap_compare(make_host(lambda: HistoryScreen(session)), terminal_size=(80, 24), press=["4"])
+    assert snap_compare(
+        make_host(lambda: HistoryScreen(session)), terminal_size=(80, 24), press=["4"], run_before=inspector_loaded
+    )
 
 
 def _evicted() -> CutSession:
@@ -319,7 +327,7 @@ async def test_evicted_rows_are_marked_in_both_tabs(make_host):
     session = _evicted()
     app = make_host(lambda: HistoryScreen(session))
     async with app.run_test(size=TERMINAL) as pilot:
-        await pilot.pause()
+        await inspector_loaded(pilot)
         context = app.screen.query_one("#context-table", DataTable)
         kinds = [str(context.get_row_at(i)[2]) for i in range(context.row_count)]
         statuses = [str(context.get_row_at(i)[4]) for i in range(context.row_count)]
@@ -331,7 +339,7 @@ async def test_evicted_rows_are_marked_in_both_tabs(make_host):
 
 def test_history_evicted_snapshot(snap_compare, make_host):
     session = _evicted()
-    assert snap_compare(make_host(lambda: HistoryScreen(session)), terminal_size=TERMINAL)
+    assert snap_compare(make_host(lambda: HistoryScreen(session)), terminal_size=TERMINAL, run_before=inspector_loaded)
 
 
 def _about_to_cut():
@@ -350,7 +358,7 @@ async def test_next_to_go_rows_are_what_the_next_cut_removes(make_host):
     assert cut is not None and cut.reason == "message_count" and cut.going
     app = make_host(lambda: HistoryScreen(session, next_cut=next_cut))
     async with app.run_test(size=TERMINAL) as pilot:
-        await pilot.pause()
+        await inspector_loaded(pilot)
         table = app.screen.query_one("#context-table", DataTable)
         marked = [i for i in range(table.row_count) if str(table.get_row_at(i)[4]) == "next to go"]
         assert marked == cut.going
@@ -359,4 +367,8 @@ async def test_next_to_go_rows_are_what_the_next_cut_removes(make_host):
 
 def test_history_next_to_go_snapshot(snap_compare, make_host):
     session, next_cut = _about_to_cut()
-    assert snap_compare(make_host(lambda: HistoryScreen(session, next_cut=next_cut)), terminal_size=TERMINAL)
+    assert snap_compare(
+        make_host(lambda: HistoryScreen(session, next_cut=next_cut)),
+        terminal_size=TERMINAL,
+        run_before=inspector_loaded,
+    )

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import pytest
 from governance.builders import module_turn
-from screen_host import TERMINAL, make_host, screen_env  # (fixtures)
+from screen_host import TERMINAL, inspector_loaded, make_host, screen_env  # (fixtures)
 from test_history_screen import BUDGET, TURNS, CutSession
 from textual.widgets import DataTable, TabbedContent
 
@@ -45,7 +45,7 @@ async def test_u_on_a_trims_row_and_p_on_a_message_call_the_controller(make_host
     steer = RecordingSteer()
     app = make_host(lambda: HistoryScreen(steered, steer=steer))
     async with app.run_test(size=TERMINAL) as pilot:
-        await pilot.pause()
+        await inspector_loaded(pilot)
         await pilot.press("l", "u")
         await app.workers.wait_for_complete()
         assert steer.calls == [("undo", 0)]
@@ -68,7 +68,7 @@ async def test_u_on_a_trims_row_and_p_on_a_message_call_the_controller(make_host
 async def test_without_a_controller_the_inspector_stays_read_only(make_host, steered):
     app = make_host(lambda: HistoryScreen(steered))
     async with app.run_test(size=TERMINAL) as pilot:
-        await pilot.pause()
+        await inspector_loaded(pilot)
         await pilot.press("l", "u")
         await pilot.pause()
         assert "press u" not in str(app.screen.query_one("#ledger-detail").render())
@@ -84,7 +84,7 @@ async def test_each_key_does_one_thing_on_every_tab(make_host, steered, with_con
     steer = RecordingSteer()
     app = make_host(lambda: HistoryScreen(steered, steer=steer if with_controller else None))
     async with app.run_test(size=TERMINAL) as pilot:
-        await pilot.pause()
+        await inspector_loaded(pilot)
         tabs = app.screen.query_one("#history-tabs", TabbedContent)
         for start in TAB_KEYS:
             for target, keys in TAB_KEYS.items():
@@ -108,9 +108,16 @@ async def test_each_key_does_one_thing_on_every_tab(make_host, steered, with_con
 
 def test_history_trims_tab_with_undo_snapshot(snap_compare, make_host, steered):
     assert snap_compare(
-        make_host(lambda: HistoryScreen(steered, steer=RecordingSteer())), terminal_size=TERMINAL, press=["l"]
+        make_host(lambda: HistoryScreen(steered, steer=RecordingSteer())),
+        terminal_size=TERMINAL,
+        press=["l"],
+        run_before=inspector_loaded,
     )
 
 
 def test_history_pinned_row_snapshot(snap_compare, make_host, steered):
-    assert snap_compare(make_host(lambda: HistoryScreen(steered, steer=RecordingSteer())), terminal_size=TERMINAL)
+    assert snap_compare(
+        make_host(lambda: HistoryScreen(steered, steer=RecordingSteer())),
+        terminal_size=TERMINAL,
+        run_before=inspector_loaded,
+    )

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timezone
 from pathlib import Path
 
 import pytest
+from pilot_helpers import wait_until
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.usage import RequestUsage
 from screen_host import TERMINAL, make_host, screen_env  # (fixtures)
@@ -91,6 +93,11 @@ async def _keys(pilot, *keys: str) -> None:
     await pilot.pause()
 
 
+async def _listed(pilot) -> None:
+    """Wait until the picker has shown the list it reads in a thread."""
+    await wait_until(pilot, lambda: getattr(pilot.app.screen, "loaded", False), what="the list")
+
+
 def _status(app) -> str:
     return str(app.screen.query_one("#sessions-status", Static).render())
 
@@ -98,7 +105,7 @@ def _status(app) -> str:
 async def test_lists_this_workspace_newest_first(make_host, store, workspace):
     app = _picker(make_host, store, workspace)
     async with app.run_test(size=TERMINAL) as pilot:
-        await pilot.pause()
+        await _listed(pilot)
         table = app.screen.query_one("#sessions-table", DataTable)
         assert _titles(table) == [PLAN[IDS[k]][0] for k in ("abc", "bcd", "cde", "def")]
         assert str(table.get_row_at(0)[1]) == "aaaaaaaa"  # the id, as --resume takes it
@@ -120,7 +127,7 @@ async def test_lists_this_workspace_newest_first(make_host, store, workspace):
 async def test_enter_resumes_escape_cancels(make_host, store, workspace, keys, result):
     app = _picker(make_host, store, workspace)
     async with app.run_test(size=TERMINAL) as pilot:
-        await pilot.pause()
+        await _listed(pilot)
         await _keys(pilot, *keys)
         assert not isinstance(app.screen, SessionsScreen)
         assert app.results == [result]
@@ -129,7 +136,7 @@ async def test_enter_resumes_escape_cancels(make_host, store, workspace, keys, r
 async def test_a_damaged_session_shows_its_error_and_the_picker_stays(make_host, store, workspace):
     app = _picker(make_host, store, workspace)
     async with app.run_test(size=TERMINAL) as pilot:
-        await pilot.pause()
+        await _listed(pilot)
         await _keys(pilot, "down", "down", "enter")
         assert isinstance(app.screen, SessionsScreen)
         assert app.results == []
@@ -145,7 +152,7 @@ async def test_a_damaged_session_shows_its_error_and_the_picker_stays(make_host,
 async def test_delete_asks_first_and_no_keeps_the_session(make_host, store, workspace):
     app = _picker(make_host, store, workspace)
     async with app.run_test(size=TERMINAL) as pilot:
-        await pilot.pause()
+        await _listed(pilot)
         await _keys(pilot, "d")
         assert isinstance(app.screen, ConfirmDeleteScreen)
         await _keys(pilot, "n")
@@ -160,7 +167,7 @@ async def test_delete_asks_first_and_no_keeps_the_session(make_host, store, work
 async def test_delete_after_yes_removes_it_from_store_and_list(make_host, store, workspace):
     app = _picker(make_host, store, workspace)
     async with app.run_test(size=TERMINAL) as pilot:
-        await pilot.pause()
+        await _listed(pilot)
         await _keys(pilot, "d")
         await _keys(pilot, "y")
         assert isinstance(app.screen, SessionsScreen)
@@ -172,7 +179,7 @@ async def test_delete_after_yes_removes_it_from_store_and_list(make_host, store,
 async def test_the_open_session_cannot_be_deleted(make_host, store, workspace):
     app = _picker(make_host, store, workspace)
     async with app.run_test(size=TERMINAL) as pilot:
-        await pilot.pause()
+        await _listed(pilot)
         await _keys(pilot, "down", "d")
         assert isinstance(app.screen, SessionsScreen)
         assert "open session" in _status(app)
@@ -183,7 +190,7 @@ async def test_an_unusable_store_is_one_line_not_a_crash(make_host, store, works
     store.close()
     app = _picker(make_host, store, workspace)
     async with app.run_test(size=TERMINAL) as pilot:
-        await pilot.pause()
+        await _listed(pilot)
         assert isinstance(app.screen, SessionsScreen)
         assert _status(app).strip()
         await _keys(pilot, "enter", "d", "escape")
@@ -195,7 +202,7 @@ async def test_an_empty_workspace_says_so(make_host, store, tmp_path):
     empty.mkdir()
     app = make_host(lambda: SessionsScreen(store, empty))
     async with app.run_test(size=TERMINAL) as pilot:
-        await pilot.pause()
+        await _listed(pilot)
         assert "No saved sessions" in _status(app)
         await pilot.press("enter", "d")
         assert isinstance(app.screen, SessionsScreen)
@@ -203,6 +210,7 @@ async def test_an_empty_workspace_says_so(make_host, store, tmp_path):
 
 def test_sessions_snapshot(snap_compare, make_host, store, workspace):
     async def mark_damaged(pilot):
+        await _listed(pilot)
         # Try to open the damaged one: the picker flags it and shows why.
         await _keys(pilot, "down", "down", "enter")
 
@@ -211,7 +219,7 @@ def test_sessions_snapshot(snap_compare, make_host, store, workspace):
 
 def test_confirm_delete_snapshot(snap_compare, make_host, store, workspace):
     async def ask_to_delete(pilot):
-        await pilot.pause()
+        await _listed(pilot)
         await _keys(pilot, "d")
 
     assert snap_compare(_picker(make_host, store, workspace), terminal_size=TERMINAL, run_before=ask_to_delete)
@@ -232,7 +240,7 @@ async def test_the_resume_check_runs_off_the_ui_thread(make_host, store, workspa
     monkeypatch.setattr(store, "load", slow_load)
     app = _picker(make_host, store, workspace)
     async with app.run_test(size=TERMINAL) as pilot:
-        await pilot.pause()
+        await _listed(pilot)
         await pilot.press("down", "enter")
         await pilot.pause()
         assert isinstance(app.screen, SessionsScreen) and app.screen.opening == IDS["bcd"]
@@ -261,10 +269,61 @@ async def test_four_hello_sessions_can_be_told_apart(make_host, tmp_path, worksp
         now = datetime.fromtimestamp(T0, UTC)
         app = make_host(lambda: SessionsScreen(hello_store, workspace, now=now))
         async with app.run_test(size=TERMINAL) as pilot:
-            await pilot.pause()
+            await _listed(pilot)
             table = app.screen.query_one("#sessions-table", DataTable)
             rows = [tuple(str(cell) for cell in table.get_row_at(i)) for i in range(table.row_count)]
     assert [r[1] for r in rows] == ["00000000", "11111111", "22222222", "33333333"]
     assert [r[3] for r in rows] == ["1 min ago", "7 min ago", "1 h ago", "2 d ago"]
     assert all(r[2] == "hello  › Hello!" for r in rows)
     assert len(set(rows)) == 4
+
+
+class _Held:
+    """Wraps a store method: each call says it started, waits for `release` (at most 20 s, so a
+    call held on the UI loop fails the test instead of hanging it), then runs."""
+
+    def __init__(self, method) -> None:
+        self.method, self.started, self.release, self.returned = method, threading.Event(), threading.Event(), []
+
+    def __call__(self, *args):
+        self.started.set()
+        self.release.wait(20)
+        self.returned.append(args)
+        return self.method(*args)
+
+
+async def test_the_list_is_read_off_the_ui_thread(make_host, store, workspace, monkeypatch):
+    """The list's preview queries may wait on the store's lock (a large session loading): Esc works meanwhile."""
+    held = _Held(store.preview)
+    monkeypatch.setattr(store, "preview", held)
+    app = _picker(make_host, store, workspace)
+    async with app.run_test(size=TERMINAL) as pilot:
+        try:
+            await wait_until(pilot, held.started.is_set, what="the previews read")
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: app.results == [None], what="the picker closed")
+            assert held.returned == [], "Esc waited for the list"
+        finally:
+            held.release.set()
+
+
+async def test_a_delete_runs_off_the_ui_thread(make_host, store, workspace, monkeypatch):
+    held = _Held(store.delete)
+    monkeypatch.setattr(store, "delete", held)
+    app = _picker(make_host, store, workspace)
+    async with app.run_test(size=TERMINAL) as pilot:
+        await _listed(pilot)
+        try:
+            await pilot.press("d")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDeleteScreen), what="the confirm")
+            await pilot.press("y")
+            await wait_until(pilot, held.started.is_set, what="the delete under way")
+            await pilot.press("down")  # the picker moves on while the store deletes
+            await wait_until(pilot, lambda: _status(app).startswith(IDS["bcd"]), what="the next row's status")
+            assert held.returned == [], "the key waited for the delete"
+        finally:
+            held.release.set()
+        await wait_until(
+            pilot, lambda: len(app.screen.query_one("#sessions-table", DataTable).rows) == 3, what="3 rows"
+        )
+        assert [m.id for m in store.list_sessions(workspace)] == [IDS["bcd"], IDS["cde"], IDS["def"]]

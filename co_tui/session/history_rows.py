@@ -1,0 +1,71 @@
+"""What the history inspector (`/history`, `f2`) lays out, read from a session in one go.
+
+Reading a resumed session's whole transcript decodes its saved rows from the store (a
+`LazyTranscript`), and annotating 4,000 messages takes a second or more: `read_history_rows` is
+made to run in a thread, off the UI loop (docs/architecture.md, "Nothing blocks the UI loop"). It
+reads each view of the session once, then works on its own copies: a turn that ends meanwhile
+shows at the next read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from co_tui.governance.events import HistoryTrimmed
+    from co_tui.governance.inspect import MessageInfo
+    from co_tui.governance.next_cut import NextCut
+    from co_tui.session.cost import RequestCost
+    from co_tui.session.port import HistoryView
+
+__all__ = ["HistoryRows", "read_history_rows"]
+
+
+@dataclass(frozen=True)
+class HistoryRows:
+    """The inspector's rows: every transcript message and every context message annotated (the
+    context's with the turn and status of the transcript message each shows), the ledger, one
+    `RequestCost` per model request, the ledger indices `u` can undo and the pinned turns."""
+
+    transcript: tuple[MessageInfo, ...] = ()
+    context: tuple[MessageInfo, ...] = ()
+    ledger: tuple[HistoryTrimmed, ...] = ()
+    requests: tuple[RequestCost, ...] = ()
+    undoable: frozenset[int] = frozenset()
+    pinned_turns: frozenset[int] = frozenset()
+
+
+def read_history_rows(
+    view: HistoryView, *, next_cut: Callable[[], NextCut | None] | None = None, undo: bool = True
+) -> HistoryRows:
+    """Annotate `view`'s histories for the inspector; rows the next automatic cut (`next_cut()`,
+    `SessionPort.next_cut`) would remove read `next_to_go`; `undo=False` (no controller to undo
+    with): no cut is undoable. Blocking (decodes a lazy transcript): call it in a thread."""
+    # Imported here: the inspector's module stays light for the keys reference (no pydantic-ai).
+    from co_tui.governance.inspect import annotate_history, context_view, mark_next_to_go
+    from co_tui.session.cost import request_costs
+
+    transcript = view.transcript
+    messages = list(transcript[: len(transcript)])  # one read: a lazy transcript decodes in chunks
+    context = list(view.context)
+    ledger = tuple(view.ledger)
+    # Statuses come from the ledger and the context, never from the text (docs/context-governance.md,
+    # "The history inspector").
+    rows = annotate_history(messages, context, ledger=ledger, positions=list(view.ledger_positions))
+    context_rows = context_view(rows, annotate_history(context, context))
+    cut = next_cut() if next_cut is not None else None
+    if cut is not None and cut.going:
+        going = set(cut.going)
+        rows = mark_next_to_go(rows, going, context_rows=False)
+        context_rows = mark_next_to_go(context_rows, going, context_rows=True)
+    turn_of = {row.index: row.turn for row in rows}
+    return HistoryRows(
+        transcript=tuple(rows),
+        context=tuple(context_rows),
+        ledger=ledger,
+        requests=tuple(request_costs(messages)),
+        undoable=frozenset(view.undoable_cuts()) if undo else frozenset(),
+        pinned_turns=frozenset(turn_of[i] for i in view.pins if i in turn_of),
+    )

@@ -1,0 +1,129 @@
+"""The rows of the context breakdown (`/context`): one line per part the next request holds, then
+the free space, the reserve and the total, fitted to the width the screen gives them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.content import Content
+from textual.widget import Widget
+
+from co_tui.text import format_tokens, plural
+from co_tui.tui.widgets.context_bar import CATEGORY_STYLE, FREE_STYLE
+
+if TYPE_CHECKING:
+    from co_tui.session.context_breakdown import ContextBreakdown
+
+__all__ = ["ContextRows", "row_lines"]
+
+_TITLE_W, _ROOMY_LABEL_W, _TOKENS_W = 23, 24, 7
+_MIN_LABEL_W = 12
+
+
+def _share(tokens: int, window: int) -> str:
+    if not window or not tokens:
+        return ""
+    pct = 100 * tokens / window
+    return "<1%" if pct < 1 else f"{round(pct)}%"
+
+
+def _fit(text: str, width: int) -> str:
+    """`text` in at most `width` cells, its start elided (a path's file name is what matters)."""
+    return text if len(text) <= width else "…" + text[-(width - 1) :]
+
+
+def _count(key: str, items: int) -> str:
+    if not items:
+        return ""
+    if key == "tool_schemas":
+        return f" ({plural(items, 'tool')})"
+    if key in ("messages", "markers", "pinned"):
+        return plural(items, "message")
+    return ""
+
+
+def row_lines(breakdown: ContextBreakdown, width: int = 0) -> list[Content]:
+    """One line per row: swatch, category (on its first row), what it is, tokens, share of the
+    window; then the free space, the reserve and the total. `width` (0: roomy): the cells the
+    lines may take; on a narrow screen the "what it is" column gives way first, so the window
+    column stays on screen (at 60 columns it was cut off)."""
+    from co_tui.session.context_breakdown import CATEGORY_TITLES
+
+    fixed = 2 + _TITLE_W + _TOKENS_W + 8  # swatch, category, tokens, "  window" (the header is widest)
+    label_w = min(_ROOMY_LABEL_W, max(_MIN_LABEL_W, width - fixed)) if width else _ROOMY_LABEL_W
+
+    lines: list[Content] = [
+        Content.assemble(" " * (2 + _TITLE_W + label_w), (f"{'tokens':>{_TOKENS_W}}  window", "$text-muted"))
+    ]
+    window = breakdown.window_tokens
+    previous = ""
+    for row in breakdown.rows:
+        title = CATEGORY_TITLES[row.key] if row.key != previous else ""
+        previous = row.key
+        if row.key in ("messages", "markers", "pinned"):
+            what = _count(row.key, row.items)
+        else:
+            what = row.label + _count(row.key, row.items)
+        lines.append(
+            Content.assemble(
+                ("■ ", CATEGORY_STYLE[row.key]),
+                (f"{title:<{_TITLE_W}}", "bold"),
+                f"{_fit(what, label_w - 1):<{label_w}}",
+                (f"{format_tokens(row.tokens):>{_TOKENS_W}}", "$foreground"),
+                (f"  {_share(row.tokens, window):>4}", "$text-muted"),
+            )
+        )
+    approx = "" if breakdown.exactness == "exact" else "~"
+    lines.append(Content(""))
+    if breakdown.over_tokens:
+        lines.append(
+            Content.assemble(
+                ("▲ ", "$error"),
+                (f"{'Over the trigger':<{_TITLE_W + label_w}}", "bold $error"),
+                (f"{format_tokens(breakdown.over_tokens):>{_TOKENS_W}}", "$error"),
+                ("  trims on next send", "italic $text-warning"),
+            )
+        )
+    else:
+        lines.append(
+            Content.assemble(
+                ("░ ", FREE_STYLE),
+                (f"{'Free before the trigger':<{_TITLE_W + label_w}}", "bold"),
+                f"{format_tokens(breakdown.free_tokens):>{_TOKENS_W}}",
+                (f"  {_share(breakdown.free_tokens, window):>4}", "$text-muted"),
+            )
+        )
+    lines.append(
+        Content.assemble(
+            ("· ", "$foreground 40%"),
+            (f"{'Reserve above the trigger':<{_TITLE_W + label_w}}", "bold"),
+            f"{format_tokens(breakdown.reserve_tokens):>{_TOKENS_W}}",
+            (f"  {_share(breakdown.reserve_tokens, window):>4}", "$text-muted"),
+        )
+    )
+    lines.append(
+        Content.assemble(
+            "  ",
+            (f"{'Next request':<{_TITLE_W + label_w}}", "bold"),
+            (f"{approx + format_tokens(breakdown.total_tokens):>{_TOKENS_W}}", "bold $foreground"),
+            (f"  {_share(breakdown.total_tokens, window):>4}", "$text-muted"),
+        )
+    )
+    return lines
+
+
+class ContextRows(Widget):
+    """The rows of a breakdown (`row_lines`), fitted to the width the screen gives them."""
+
+    DEFAULT_CSS = """
+    ContextRows {
+        height: auto;
+    }
+    """
+
+    def __init__(self, breakdown: ContextBreakdown, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.breakdown = breakdown
+
+    def render(self) -> Content:
+        return Content("\n").join(row_lines(self.breakdown, self.content_size.width))

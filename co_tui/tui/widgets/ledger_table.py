@@ -1,0 +1,34 @@
+"""The history inspector's Trims table: one row per cut of the ledger; `u` undoes the selected one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import DataTable
+
+__all__ = ["LedgerTable"]
+
+
+class LedgerTable(DataTable[Any]):
+    """The Trims tab's table: `u` undoes the selected cut (docs/context-governance.md, "Undo a cut")."""
+
+    BINDINGS = [Binding("u", "undo_cut", "Undo cut")]
+
+    class UndoCut(Message):
+        """Undo the cut on row `row` (its ledger index)."""
+
+        def __init__(self, row: int) -> None:
+            super().__init__()
+            self.row = row
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Without a controller (a read-only inspector) there is nothing to undo with.
+        if action == "undo_cut":
+            return getattr(self.screen, "steer", None) is not None
+        return super().check_action(action, parameters)
+
+    def action_undo_cut(self) -> None:
+        if self.row_count:
+            self.post_message(self.UndoCut(self.cursor_row))

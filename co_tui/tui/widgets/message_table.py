@@ -1,0 +1,34 @@
+"""The history inspector's message tables (In context, Transcript); `p` pins the selected message's turn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import DataTable
+
+__all__ = ["MessageTable"]
+
+
+class MessageTable(DataTable[Any]):
+    """The context and transcript tables: `p` pins (again: unpins) the selected message's turn."""
+
+    BINDINGS = [Binding("p", "pin_turn", "Pin turn")]
+
+    class PinTurn(Message):
+        """Pin or unpin the turn of the message on row `row` of `table`."""
+
+        def __init__(self, table: str, row: int) -> None:
+            super().__init__()
+            self.table = table
+            self.row = row
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "pin_turn":  # only with a controller to pin through
+            return getattr(self.screen, "steer", None) is not None
+        return super().check_action(action, parameters)
+
+    def action_pin_turn(self) -> None:
+        if self.row_count:
+            self.post_message(self.PinTurn(self.id or "", self.cursor_row))

@@ -1,0 +1,114 @@
+"""The history inspector reads its rows off the UI loop (a resumed transcript decodes from SQLite):
+keys work while it reads, and a resize only re-fits the preview column (docs/architecture.md,
+"Nothing blocks the UI loop")."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from governance.builders import module_turn
+from screen_host import TERMINAL, inspector_loaded, make_host, screen_env, until  # (fixtures)
+from test_history_screen import CutSession
+from textual.widgets import DataTable, Static, TabbedContent
+from textual.widgets.data_table import ColumnKey
+
+from co_tui.tui.screens.history import HistoryScreen, MessageTable
+
+__all__ = ["make_host", "screen_env", "until"]
+
+GATE_S = 20.0  # a read held on the loop (the bug) gives up after this, so the test fails, not hangs
+
+
+class GatedTranscript(Sequence[Any]):
+    """A transcript whose every read of messages waits for `gate` (as a lazy transcript waits on the
+    store), saying when a read started and when one returned."""
+
+    def __init__(self, messages: list[Any]) -> None:
+        self.messages = messages
+        self.gate = threading.Event()
+        self.reading = threading.Event()
+        self.returned = threading.Event()
+
+    def _wait(self) -> None:
+        self.reading.set()
+        self.gate.wait(GATE_S)
+        self.returned.set()
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    def __getitem__(self, index: Any) -> Any:
+        self._wait()
+        return self.messages[index]
+
+    def __iter__(self) -> Iterator[Any]:
+        self._wait()
+        return iter(self.messages)
+
+
+def _gated() -> tuple[CutSession, GatedTranscript]:
+    messages = [m for i in range(2) for m in module_turn(i)]
+    transcript = GatedTranscript(messages)
+    return CutSession(transcript, list(messages)), transcript  # type: ignore[arg-type]
+
+
+async def test_keys_work_while_the_rows_are_read(make_host, until):
+    session, transcript = _gated()
+    app = make_host(lambda: HistoryScreen(session))
+    async with app.run_test(size=TERMINAL) as pilot:
+        try:
+            await until(pilot, transcript.reading.is_set, what="the read under way")
+            screen = app.screen
+            assert isinstance(screen, HistoryScreen) and not screen.loaded
+            assert str(screen.query_one("#history-totals", Static).render()) == "Reading 8 messages…"
+            await pilot.press("3")
+            tabs = screen.query_one("#history-tabs", TabbedContent)
+            await until(pilot, lambda: tabs.active == "ledger", what="the Trims tab")
+            assert not transcript.returned.is_set(), "the key waited for the read"
+        finally:
+            transcript.gate.set()
+        await inspector_loaded(pilot)
+        assert screen.query_one("#transcript-table", DataTable).row_count == 8
+
+
+async def test_escape_closes_the_inspector_while_it_reads(make_host, until):
+    session, transcript = _gated()
+    app = make_host(lambda: HistoryScreen(session))
+    async with app.run_test(size=TERMINAL) as pilot:
+        try:
+            await until(pilot, transcript.reading.is_set, what="the read under way")
+            await pilot.press("escape")
+            await until(pilot, lambda: app.results == [None], what="the inspector closed")
+            assert not transcript.returned.is_set(), "Esc waited for the read"
+        finally:
+            transcript.gate.set()
+        assert not isinstance(app.screen, HistoryScreen)
+
+
+async def test_a_resize_refits_the_preview_without_refilling(make_host, until, monkeypatch):
+    session = CutSession([m for i in range(3) for m in module_turn(i)], [])
+    session.context = list(session.transcript)
+    fills: list[str] = []
+    clear = MessageTable.clear
+
+    def counting_clear(self: MessageTable, columns: bool = False) -> MessageTable:
+        fills.append(self.id or "")
+        return clear(self, columns)
+
+    monkeypatch.setattr(MessageTable, "clear", counting_clear)
+    app = make_host(lambda: HistoryScreen(session))
+    async with app.run_test(size=TERMINAL) as pilot:
+        await inspector_loaded(pilot)
+        table = app.screen.query_one("#context-table", DataTable)
+        before, wide_before, drawn = table.columns[ColumnKey("preview")].width, table.virtual_size.width, list(fills)
+        assert sorted(drawn) == ["context-table", "transcript-table"]
+        await pilot.resize_terminal(TERMINAL[0] + 30, TERMINAL[1])
+        await until(
+            pilot, lambda: table.columns[ColumnKey("preview")].width == before + 30, what="the wider preview column"
+        )
+        assert fills == drawn, "the resize refilled the tables"
+        assert table.row_count == len(session.transcript)
+        # The table re-measured itself: its rows are drawn 30 cells wider, the columns before alike.
+        await until(pilot, lambda: table.virtual_size.width == wide_before + 30, what="the table re-measured")
