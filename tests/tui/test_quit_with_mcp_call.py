@@ -61,19 +61,7 @@ def test_quitting_during_a_hung_mcp_call_closes_the_server_and_exits(tmp_path: P
         f"args = [{json.dumps(str(server))}, {json.dumps(str(pid_file))}]\n"
     )
     tmux = Tmux(f"quitmcp-{tmp_path.name}")
-    env = [
-        "env",
-        "-i",
-        f"PATH={os.environ['PATH']}",
-        f"HOME={tmp_path}",
-        "LANG=C.UTF-8",
-        "TERM=tmux-256color",
-        f"CO_TUI_DATA_DIR={data}",
-        f"CO_TUI_CONFIG_FILE={config}",
-    ]
-    done = tmp_path / "exit-code"
-    command = " ".join(env) + f" {CO_TUI}; echo $? > {done}"
-    tmux("new-session", "-d", "-s", "t", "-x", "100", "-y", "30", "-c", str(ws), command)
+    done = tmux.start_co_tui(CO_TUI, tmp_path, data=data, config=config, cwd=ws)
     server_pid = 0
     try:
         tmux.wait_for("Ask anything")
