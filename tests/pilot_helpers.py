@@ -7,8 +7,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
@@ -114,3 +116,14 @@ class Tmux:
         poll_until(
             lambda: (text in self.pane()) != gone, lambda: f"{text!r} (gone={gone}):\n{self.pane()}", timeout=timeout
         )
+
+    def start_co_tui(self, co_tui: Path, tmp_path: Path, *, data: Path, config: Path, cwd: Path, **env: str) -> Path:
+        """Run `co_tui` in session `t` (100×30) in a clean environment (HOME=`tmp_path`, its own data
+        dir and config file, `env` added as CO_TUI_… variables); returns the file its exit code goes to."""
+        variables = [f"PATH={os.environ['PATH']}", f"HOME={tmp_path}", "LANG=C.UTF-8", "TERM=tmux-256color"]
+        variables += [f"CO_TUI_DATA_DIR={data}", f"CO_TUI_CONFIG_FILE={config}"]
+        variables += [f"{name}={value}" for name, value in env.items()]
+        done = tmp_path / "exit-code"
+        command = " ".join(["env", "-i", *variables]) + f" {co_tui}; echo $? > {done}"
+        self("new-session", "-d", "-s", "t", "-x", "100", "-y", "30", "-c", str(cwd), command)
+        return done

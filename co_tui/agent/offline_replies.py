@@ -121,6 +121,18 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.+)$")
 _DEFINITION = re.compile(r"^(?:async\s+def|def|class)\s+(\w+)|^(?:export\s+)?(?:function|const|interface|type)\s+(\w+)")
 
 
+def _outside_fences(lines: list[str]) -> list[str]:
+    """The Markdown lines outside fenced code blocks: a `# comment` in a ```sh block is no heading."""
+    kept, fence = [], ""
+    for line in lines:
+        marker = line.lstrip()[:3]
+        if marker in ("```", "~~~") and (not fence or marker == fence):
+            fence = "" if fence else marker
+        elif not fence:
+            kept.append(line)
+    return kept
+
+
 def _describe_read(content: str) -> str:
     lines = content.splitlines()
     header = _READ_HEADER.match(lines[0]) if lines else None
@@ -133,7 +145,7 @@ def _describe_read(content: str) -> str:
     first = [line.strip() for line in body if line.strip()][:3]
     if first:
         parts.append("It starts with: " + " / ".join(_quote(line, 80) for line in first) + ".")
-    headings = [m.group(2).strip() for line in body if (m := _HEADING.match(line))]
+    headings = [m.group(2).strip() for line in _outside_fences(body) if (m := _HEADING.match(line))]
     if headings:
         parts.append(f"Headings ({len(headings)}): " + "; ".join(headings[:8]) + ("; …" if len(headings) > 8 else "."))
     names = [m.group(1) or m.group(2) for line in body if (m := _DEFINITION.match(line.strip()))]

@@ -32,9 +32,19 @@ from co_tui.governance.turns import segment, starts_turn
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
+    from co_tui.governance.events import HistoryTrimmed
     from co_tui.governance.summarize import CompactResult
 
-__all__ = ["turn_key", "PinSplit", "split_pinned", "reinsert", "pinned_tokens", "pin_room", "compact_around_pins"]
+__all__ = [
+    "turn_key",
+    "PinSplit",
+    "split_pinned",
+    "reinsert",
+    "pinned_tokens",
+    "pin_room",
+    "compact_around_pins",
+    "with_pinned_kept",
+]
 
 
 def turn_key(message: ModelMessage) -> str | None:
@@ -213,4 +223,14 @@ async def compact_around_pins(
     )
     if not split.pinned:
         return result
-    return replace(result, messages=reinsert(result.messages, split))
+    event = None if result.event is None else with_pinned_kept([result.event], split)[0]
+    return replace(result, messages=reinsert(result.messages, split), event=event)
+
+
+def with_pinned_kept(events: Sequence[HistoryTrimmed], split: PinSplit) -> list[HistoryTrimmed]:
+    """`events` of a cut made around `split`'s pinned turns, their `kept_turns` counting the pinned
+    turns too: the rules saw only the rest, and a banner said "kept 0 turns" after a /compact that
+    kept a pinned turn. Never mutates its inputs."""
+    if not split.pinned:
+        return list(events)
+    return [replace(e, kept_turns=e.kept_turns + len(split.pinned)) for e in events]

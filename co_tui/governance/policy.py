@@ -33,7 +33,7 @@ from pydantic_ai.messages import ModelMessage
 
 from co_tui.governance.defaults import DEFAULT_COMPACT_TARGET, DEFAULT_MAX_HISTORY_MESSAGES
 from co_tui.governance.events import HistoryTrimmed, Reason
-from co_tui.governance.pins import PinSplit, reinsert, split_pinned
+from co_tui.governance.pins import PinSplit, reinsert, split_pinned, with_pinned_kept
 from co_tui.governance.summarize import (
     SummaryError,
     SummaryWindow,
@@ -256,7 +256,7 @@ class Governor:
             summarised, event = await self._summarize(plan.window, summarizer, plan.reason, plan.budget, plan.tokens)
             events.append(event)
         current, tokens, cuts = await run(lambda: self.finish_pass(split, plan, summarised))
-        events += cuts
+        events = with_pinned_kept(events + cuts, split)
         return PolicyOutcome(current, self._as_sent(events, overhead), tokens - split.tokens <= plan.budget, tokens)
 
     def _runner(self, size: int) -> Callable[[Callable[[], _T]], Awaitable[_T]]:

@@ -40,7 +40,14 @@ def evict_from_context(session: ChatSession, index: int) -> HistoryTrimmed:
         )
     except EvictError as exc:
         raise SteeringError(str(exc)) from None
-    event = result.event
+    # The meter's readings before and after, not the rules' raw estimate: the banner and the Trims
+    # row then start from the figure the meter showed (docs/context-governance.md, "The meter").
+    meter = session.meter
+    event = replace(
+        result.event,
+        tokens_before=meter.reading(session.context).tokens,
+        tokens_after=meter.reading(result.messages).tokens,
+    )
     if not any(e.reason == "manual_evict" for e in session.ledger):  # warn once per session
         event = replace(event, note=f"{event.note}; {CACHE_WARNING}")
     record = session._cut_record(session.context)  # what /undo puts back (docs/context-governance.md, "Undo a cut")

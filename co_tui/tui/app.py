@@ -74,6 +74,7 @@ sessions picker already opened."""
 
 PREVIEW_WAIT_S = 3.0  # the start-up worker waits this long at most for the preview to be on screen
 JOB_GROUP = "task"  # the Textual worker group of the controller's jobs
+MCP_STOP_S = 6.0  # quitting waits this long at most for the MCP servers to close (2 s each, then SIGTERM)
 
 
 class CoTuiApp(App[int]):
@@ -151,19 +152,33 @@ class CoTuiApp(App[int]):
 
     async def action_quit(self) -> None:
         """Ctrl+Q, /quit, SIGTERM, SIGHUP: a running turn is interrupted and kept (as Esc does), then
-        the app exits once it is saved."""
-        job = self.controller.job
-        if job is None or self.controller.job_kind != "turn":
+        the app exits once it is saved and the MCP servers are closed."""
+        job = self.controller.job if self.controller.job_kind == "turn" else None
+        if job is None and self._mcp_worker is None:
             self.exit()
             return
-        self.controller.interrupt()
+        if job is not None:
+            self.controller.interrupt()
 
         async def exit_when_saved() -> None:
-            with contextlib.suppress(Exception):
-                await job.wait()
+            if job is not None:
+                with contextlib.suppress(Exception):
+                    await job.wait()
+            await self._stop_mcp_servers()
             self.exit()
 
         self.run_worker(exit_when_saved(), group="quit")
+
+    async def _stop_mcp_servers(self) -> None:
+        """Close the MCP servers, and wait for them (at most `MCP_STOP_S`), before the app exits.
+        Left to the event loop's teardown, a server busy in a tool call (even an interrupted one)
+        kept co-tui from exiting until that call ended (docs/configuration.md, "MCP servers")."""
+        worker, self._mcp_worker = self._mcp_worker, None
+        if worker is None or self.session is None:
+            return
+        await self.session.mcp.stop()  # each server is closed: a stdio process gets 2 s, then a SIGTERM
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(worker.wait(), MCP_STOP_S)
 
     def _chat_gone(self) -> bool:
         """The chat screen is gone: the app is shutting down (a worker's message came too late)."""
@@ -671,6 +686,10 @@ class CoTuiApp(App[int]):
                 self.spawn(self.chat.add_notice(server.line()))
             if not session.busy:  # its schemas join (or leave) the figure; a turn's own events redraw it
                 self.chat.meter.reading = session.meter_reading()
+            from co_tui.tui.screens.mcp import McpScreen
+
+            if isinstance(self.screen, McpScreen):  # an open /mcp list shows the new status
+                self.screen.show_servers()
 
         servers.set_listener(changed)
         self._mcp_worker = self.run_worker(servers.run(), group="mcp", exit_on_error=False)

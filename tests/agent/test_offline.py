@@ -455,3 +455,13 @@ def test_use_calls_a_tool_by_its_name(prompt: str, tool: str, args: dict) -> Non
 
 def test_use_without_a_namespaced_name_is_not_a_tool_request() -> None:
     assert parse_intent("use the force").kind != "tools"
+
+
+async def test_read_file_headings_skip_comments_in_code_blocks(run_turn, offline_agent, workspace: Path) -> None:
+    """A walk-through saw "Headings (9): …; Conventions; …" for docs/configuration.md: a `# Conventions`
+    line inside a fenced example was counted as a heading."""
+    (workspace / "guide.md").write_text(
+        "# Guide\n\n```sh\n# install it\nmake setup\n```\n\n## Use\n\n~~~markdown\n# Conventions\n~~~\n\n## End\n"
+    )
+    turn = await run_turn(offline_agent(), "read guide.md")
+    assert "Headings (3): Guide; Use; End." in turn.output

@@ -132,6 +132,8 @@ async def test_pins_survive_cuts_and_resume_and_refuse_without_room(tmp_path: Pa
     assert session.ledger, "cuts happened around the pin"
     assert _texts(session.context)[: len(pinned_turn)] == pinned_turn, "the pinned turn is still there, first"
     assert session.ledger[-1].dropped_turns > 0
+    # Every cut kept the pinned turn and the newest one, and its banner counts both.
+    assert all(e.kept_turns >= 2 for e in session.ledger), [e.kept_turns for e in session.ledger]
 
     resumed = _resume(settings, workspace, session)
     assert resumed.pins == [0] and resumed.meter_reading().pinned_tokens > 0
@@ -202,6 +204,7 @@ async def test_the_compact_dialog_counts_what_the_compaction_does_around_a_pin(t
     dialog = (preview.dropped_messages, preview.dropped_turns, preview.tokens_before)
     assert dialog == (banner.dropped_messages, banner.dropped_turns, banner.tokens_before)
     assert banner.dropped_turns == 3 and banner.tokens_after <= preview.tokens_after
+    assert banner.kept_turns == 1  # the pinned turn (the banner said "kept 0 turns")
     assert _texts(session.context)[-2:] == ["the secret word is tangerine", _texts(session.transcript)[1]]
 
     # Every turn left is pinned (the summary pair is no turn of the user's): nothing to compact.

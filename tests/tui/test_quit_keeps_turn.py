@@ -32,20 +32,9 @@ def tui(tmp_path: Path):
     ws, data = tmp_path / "ws", tmp_path / "data"
     ws.mkdir()
     tmux = Tmux(f"quit-{tmp_path.name}")
-    env = [
-        "env",
-        "-i",
-        f"PATH={os.environ['PATH']}",
-        f"HOME={tmp_path}",
-        "LANG=C.UTF-8",
-        "TERM=tmux-256color",
-        f"CO_TUI_DATA_DIR={data}",
-        f"CO_TUI_CONFIG_FILE={tmp_path / 'config.toml'}",
-        "CO_TUI_OFFLINE_DELAY=0.3",
-    ]
-    done = tmp_path / "exit-code"
-    command = " ".join(env) + f" {CO_TUI}; echo $? > {done}"
-    tmux("new-session", "-d", "-s", "t", "-x", "100", "-y", "30", "-c", str(ws), command)
+    done = tmux.start_co_tui(
+        CO_TUI, tmp_path, data=data, config=tmp_path / "config.toml", cwd=ws, CO_TUI_OFFLINE_DELAY="0.3"
+    )
     try:
         tmux.wait_for("Ask anything")
         yield tmux, data, done

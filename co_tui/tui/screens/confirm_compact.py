@@ -12,11 +12,12 @@ def compact_summary(messages: int, turns: int, tokens_before: int, tokens_after:
     """The dialog's body: what the summary replaces, the estimated request after it, and the focus."""
     from co_tui.text import format_tokens, plural
 
+    # The token figures are the whole request's, as the meter counts it (instructions and pinned
+    # turns included), not the summarised messages' alone: say so.
     body = (
-        f"{plural(messages, 'message')} ({plural(turns, 'turn')}, "
-        f"~{format_tokens(tokens_before)} tokens) will be summarised into one recap by the model.\n"
-        f"Estimated size after: at most ~{format_tokens(tokens_after)} tokens "
-        f"(the summary's length is known once it is written).\n"
+        f"{plural(messages, 'message')} ({plural(turns, 'turn')}) will be summarised into one recap by the model.\n"
+        f"Estimated size after: the next request from ~{format_tokens(tokens_before)} tokens now to at most "
+        f"~{format_tokens(tokens_after)} (the summary's length is known once it is written).\n"
         "The transcript keeps everything; the banner will say what the summary kept."
     )
     if focus:

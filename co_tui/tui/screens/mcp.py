@@ -64,6 +64,13 @@ class McpScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self.query_one("#mcp-body", VerticalScroll).focus()
 
+    def show_servers(self) -> None:
+        """Redraw the rows: a server's status changed while the list is open (it started or failed)."""
+        from co_tui.agent.mcp_servers import mcp_overview
+
+        error = getattr(self.servers, "config_error", None)
+        self.query_one("#help-text", Markdown).update(mcp_markdown(mcp_overview(self.servers), config_error=error))
+
     def action_dismiss_mcp(self) -> None:
         """Close the list."""
         self.dismiss(None)
