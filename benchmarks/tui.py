@@ -53,6 +53,14 @@ c. streaming 20,000 tokens offered at 4,000 tokens/s: the real CoTuiApp and Chat
    the other figures are the run with the median rate's. `--base DIR` (as in part b) also streams another
    checkout of co-tui (its own `.venv`, e.g. a `git worktree` of main) in the same rounds,
    interleaved, and prints its figures beside: a loaded host only compares within one run.
+   A key typed while an event-loop callback runs waits for it to end, so each streaming child
+   also counts its long callbacks (over 25 ms, from the first token taken until the last one is
+   painted): count, total and longest per stream, by kind (a layout frame, a flush of the answer,
+   a Markdown append, other), for both checkouts. Far less noisy than the keys' p95, which is
+   about the 4th slowest of ~70 keys a stream: compare with `--stream-runs 6`. `--stacks DIR`
+   also samples the main thread's stack in this checkout's streams (a thread, every ~1-5 ms) and
+   writes, per kind, the functions on the stack while the long callbacks ran (a profile of the
+   slow ones; the sampling slows the stream).
 
 Run: `.venv/bin/python benchmarks/tui.py` (a few minutes; `--runs N` for part a; part b makes
 half as many, at least 3; `--only b --base ../main` compares resume with main's side by side).
@@ -97,6 +105,7 @@ KEY_INTERVAL_S = 0.3
 KEY_TIMEOUT_S = 5.0  # a key not painted by then counts as lost
 KEYS = "αβγδεζηθικλμνξοπρστυφχψω"  # never in the streamed text nor in the app's chrome
 STREAM_LOG_ENV = "CO_TUI_BENCH_STREAM_LOG"
+STACKS_ENV = "CO_TUI_BENCH_STACKS"  # a directory: streaming children sample the long callbacks' stacks
 STREAM_MODEL = "bench-stream"
 WORDS = ("the", "model", "reads", "a", "file", "and", "then", "keeps", "context", "small")
 
@@ -585,9 +594,186 @@ def _timing_layout_frames(run: Any, *, is_co_tui: bool) -> Any:
         Screen._refresh_layout = _refresh_layout  # type: ignore[method-assign]
         path = _frames_path(Path(os.environ[STREAM_LOG_ENV]))
         atexit.register(lambda: path.write_text(json.dumps(frames)))
+        _census_callbacks(_census_path(Path(os.environ[STREAM_LOG_ENV])), is_co_tui=is_co_tui)
         run()
 
     return timed
+
+
+# --- c: the census of long event-loop callbacks ------------------------------------------------
+# A key typed while a callback runs waits for it to end: the keys' p95 is set by the few long
+# callbacks (layout frames, Markdown appends, flushes), and with ~70 keys a stream it is about the
+# 4th slowest key, so it moves a lot from run to run. Counting the long callbacks themselves
+# (every one over CENSUS_S, by kind) compares two checkouts with far less noise. Each streaming
+# child times every asyncio callback (Handle._run) and writes the long ones beside the stream log.
+
+CENSUS_S = 0.025
+CENSUS_KINDS = ("layout", "flush", "append", "other")  # what a long callback ran (first that applies)
+
+
+def _census_path(log_path: Path) -> Path:
+    return log_path.with_suffix(".census.json")
+
+
+def _census_callbacks(path: Path, *, is_co_tui: bool) -> None:
+    """Time every event-loop callback from now on; at exit write the ones over `CENSUS_S` to `path`
+    as (monotonic end, seconds, kind, name): "layout" when a layout frame (Screen._refresh_layout)
+    ran in it, "flush" for a step of a streaming answer's flush timer (AssistantMessage._flush),
+    "append" for a step of a Markdown append (the task Markdown.append's work runs in), else
+    "other", named by its task's coroutine or its callback."""
+    import asyncio
+    import asyncio.events
+    import atexit
+    import weakref
+
+    from textual.screen import Screen
+
+    slow: list[tuple[float, float, str, str]] = []
+    task_kinds: weakref.WeakKeyDictionary[asyncio.Task[Any], str] = weakref.WeakKeyDictionary()
+    ran = {"layout": False}
+
+    def tag_task(kind: str) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            task_kinds.setdefault(task, kind)
+
+    refresh_layout = Screen._refresh_layout
+
+    def _refresh_layout(self: Screen, size: Any = None, scroll: bool = False) -> None:
+        ran["layout"] = True
+        refresh_layout(self, size, scroll)
+
+    Screen._refresh_layout = _refresh_layout  # type: ignore[method-assign]
+    if is_co_tui:
+        from co_tui.tui.widgets.assistant_message import AssistantMessage
+
+        flush = AssistantMessage._flush
+
+        async def _flush(self: AssistantMessage) -> None:
+            tag_task("flush")
+            await flush(self)
+
+        AssistantMessage._flush = _flush  # type: ignore[method-assign]
+
+    handle_run = asyncio.events.Handle._run
+
+    def _run(self: asyncio.events.Handle) -> None:
+        ran["layout"] = False
+        started = time.perf_counter()
+        handle_run(self)
+        took = time.perf_counter() - started
+        if took >= CENSUS_S:
+            owner = getattr(self._callback, "__self__", None)  # type: ignore[attr-defined]
+            kind = "layout" if ran["layout"] else "other"
+            if isinstance(owner, asyncio.Task):
+                name = getattr(owner.get_coro(), "__qualname__", "task")
+                if kind != "layout":  # Markdown.append's work runs in a task of its own (shielded)
+                    kind = "append" if name.startswith("Markdown.append") else task_kinds.get(owner, "other")
+            else:
+                name = getattr(self._callback, "__qualname__", repr(self._callback))  # type: ignore[attr-defined]
+            slow.append((time.monotonic(), took, kind, name))
+
+    asyncio.events.Handle._run = _run  # type: ignore[method-assign]
+    atexit.register(lambda: path.write_text(json.dumps(slow)))
+    if os.environ.get(STACKS_ENV):
+        _sample_stacks(slow, Path(os.environ[STACKS_ENV]) / f"stacks-{os.getpid()}.txt")
+
+
+def _sample_stacks(slow: list[tuple[float, float, str, str]], out: Path) -> None:
+    """Sample the main thread's stack every millisecond or so (a thread: it gets the interpreter
+    lock at the switch interval, ~5 ms); at exit write, for each kind of long callback, the
+    functions most often on the stack while one ran (inclusive) and at its top (self)."""
+    import atexit
+    import threading
+    from collections import Counter
+
+    main = threading.main_thread().ident
+    samples: list[tuple[float, tuple[str, ...]]] = []
+
+    def sample() -> None:
+        while True:
+            time.sleep(0.001)
+            frame = sys._current_frames().get(main)  # type: ignore[arg-type]
+            stack = []
+            while frame is not None:
+                code = frame.f_code
+                stack.append(f"{Path(code.co_filename).name}:{code.co_qualname}")
+                frame = frame.f_back
+            samples.append((time.monotonic(), tuple(stack)))
+
+    threading.Thread(target=sample, daemon=True).start()
+
+    def report() -> None:
+        lines = []
+        for kind in CENSUS_KINDS:
+            windows = [(end - took, end) for end, took, k, _ in slow if k == kind]
+            inclusive: Counter[str] = Counter()
+            leaf: Counter[str] = Counter()
+            total = 0
+            for t, stack in samples:
+                if any(start <= t <= end for start, end in windows):
+                    total += 1
+                    leaf[stack[0]] += 1
+                    inclusive.update(set(stack))
+            lines.append(f"== {kind}: {len(windows)} callbacks, {total} samples")
+            lines += [f"  {n / max(1, total):5.0%}  {name}" for name, n in inclusive.most_common(45)]
+            lines.append("  -- self")
+            lines += [f"  {n / max(1, total):5.0%}  {name}" for name, n in leaf.most_common(15)]
+        out.write_text("\n".join(lines) + "\n")
+
+    atexit.register(report)
+
+
+def census_figures(stream: dict[str, Any]) -> dict[str, str]:
+    """The long callbacks while the answer streamed (first token taken to the last), by kind:
+    count, total and max ms, per stream (the mean over pooled runs)."""
+    runs = stream.get("census_runs") or [stream.get("census", [])]
+    out: dict[str, str] = {}
+    for kind in (*CENSUS_KINDS, "all"):
+        counts, totals, longest = [], [], 0.0
+        for slow in runs:
+            took = [s for _, s, k, _ in slow if kind in ("all", k)]
+            counts.append(len(took))
+            totals.append(sum(took))
+            longest = max([longest, *took])
+        n = max(1, len(runs))
+        out[kind] = f"{sum(counts) / n:.1f} / {sum(totals) / n * 1000:,.0f} ms / {longest * 1000:.0f} ms"
+    others: dict[str, int] = {}
+    for slow in runs:
+        for _, _, kind, name in slow:
+            if kind == "other":
+                others[name] = others.get(name, 0) + 1
+    top = sorted(others.items(), key=lambda item: -item[1])[:3]
+    out["other_names"] = ", ".join(f"{name} {count}" for name, count in top)
+    return out
+
+
+def _stream_window(
+    produced: list[tuple[float, int]], end: float, slow: list[Any]
+) -> list[tuple[float, float, str, str]]:
+    """The census entries that ended while the answer streamed: from the first token taken until
+    the script saw the last one painted (`end`)."""
+    if not produced:
+        return []
+    return [tuple(s) for s in slow if produced[0][0] <= s[0] <= end]  # type: ignore[misc]
+
+
+def census_rows(c: dict[str, str], r: dict[str, str], what: str) -> list[Row]:
+    """One row per kind of long callback: count / total / max, this column beside the other."""
+    rows: list[Row] = [
+        (
+            f"c. callbacks over {CENSUS_S * 1000:.0f} ms while streaming, {kind}: count / total / max per stream{what}",
+            c[kind],
+            r[kind],
+            "",
+            "",
+        )
+        for kind in (*CENSUS_KINDS, "all")
+    ]
+    rows.append(
+        ("c. … the commonest 'other' ones (count over all streams)", c["other_names"], r["other_names"], "", "")
+    )
+    return rows
 
 
 def layout_figures(stream: dict[str, Any]) -> dict[str, str]:
@@ -623,15 +809,16 @@ def layout_figures(stream: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def streaming(box: Sandbox, child: str, checkout: Path | None = None) -> dict[str, Any]:
+def streaming(box: Sandbox, child: str, checkout: Path | None = None, stacks: Path | None = None) -> dict[str, Any]:
     """Start `--child child`, send a prompt, type during the stream, track the newest token on screen.
-    `checkout`: run it with that checkout's interpreter (its `.venv`: its co-tui), not this one's."""
+    `checkout`: run it with that checkout's interpreter (its `.venv`: its co-tui), not this one's.
+    `stacks`: a directory where the child writes the stacks sampled in its long callbacks."""
     log_path = box.data_dir.parent / f"{child}-log.json"
     log_path.unlink(missing_ok=True)
     argv = _self("--child", child)
     if checkout is not None:
         argv[0] = str(checkout / ".venv" / "bin" / "python")
-    term = box.start(argv, **{STREAM_LOG_ENV: str(log_path)})
+    term = box.start(argv, **{STREAM_LOG_ENV: str(log_path)}, **({STACKS_ENV: str(stacks)} if stacks else {}))
     if term.wait_for(STREAM_MODEL.encode(), 30) is None:  # co-tui's title bar names the model once it is ready
         raise SystemExit(f"the {child} app did not start")
     term.send(b"write a long answer\r")
@@ -686,8 +873,11 @@ def streaming(box: Sandbox, child: str, checkout: Path | None = None) -> dict[st
     produced = [tuple(p) for p in json.loads(log_path.read_text())] if log_path.exists() else []
     frames_path = _frames_path(log_path)
     frames = [tuple(f) for f in json.loads(frames_path.read_text())] if frames_path.exists() else []
+    census_path = _census_path(log_path)
+    census = _stream_window(produced, finished, json.loads(census_path.read_text()) if census_path.exists() else [])
     return {
         "layout_frames": frames,
+        "census": census,
         "painted": painted,
         "produced": produced,
         "latencies": latencies,
@@ -710,7 +900,13 @@ def pool_streams(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
     median = sorted(runs, key=rate)[len(runs) // 2]
     latencies = {kind: sorted(x for run in runs for x in run["latencies"][kind]) for kind in median["latencies"]}
-    return {**median, "latencies": latencies, "misses": sum(run["misses"] for run in runs), "runs": len(runs)}
+    return {
+        **median,
+        "latencies": latencies,
+        "misses": sum(run["misses"] for run in runs),
+        "runs": len(runs),
+        "census_runs": [run.get("census", []) for run in runs],
+    }
 
 
 def backlog_series(painted: list[tuple[float, int]], start: float) -> list[tuple[float, int]]:
@@ -1163,6 +1359,7 @@ def stream_rows(co: dict[str, Any], ref: dict[str, Any]) -> list[Row]:
                 "",
             ),
         ]
+        + census_rows(census_figures(co), census_figures(ref), "")
         if "backlog" in c and "backlog" in r
         else [("c. stream", c["rate"], r["rate"], "", "MISSED")]
     )
@@ -1180,7 +1377,7 @@ def against_rows(co: dict[str, Any], other: dict[str, Any], name: str) -> list[R
         ("lost", f"keys not painted within {KEY_TIMEOUT_S:.0f} s"),
     ):
         out.append((f"c. {label}: this checkout / {name}", c.get(key, ""), o.get(key, ""), "", ""))
-    return out
+    return out + census_rows(census_figures(co), census_figures(other), f": this checkout / {name}")
 
 
 def print_table(rows: list[Row]) -> None:
@@ -1204,6 +1401,11 @@ def main() -> int:
         "--base",
         type=Path,
         help="another checkout with its own .venv (e.g. main's): parts b and c run its co-tui too, interleaved",
+    )
+    parser.add_argument(
+        "--stacks",
+        type=Path,
+        help="part c: this checkout's streams sample their long callbacks' stacks into DIR (slows them)",
     )
     args = parser.parse_args()
     if args.child:
@@ -1251,7 +1453,12 @@ def main() -> int:
                         flush=True,
                     )
                     streams[name].append(
-                        streaming(_sandbox(base, f"c{run}-{arms.index((name, checkout))}"), "stream", checkout)
+                        streaming(
+                            _sandbox(base, f"c{run}-{arms.index((name, checkout))}"),
+                            "stream",
+                            checkout,
+                            args.stacks.resolve() if args.stacks and checkout is None else None,
+                        )
                     )
             print("c. … and the same stream into a bare Textual Markdown", flush=True)
             ref = streaming(_sandbox(base, "ref"), "markdown")

@@ -1,7 +1,7 @@
 """How often a streamed answer may change the layout: its content frame rate adapts to their cost.
 
 Every append to a streaming answer grows the chat log, so the next frame re-arranges and repaints
-the screen (a reflow, then a scroll as the log stays anchored to the bottom). Measured in
+the screen (a reflow, and another once the new blocks mounted). Measured in
 `benchmarks/tui.py` on a loaded 2-core host, one such frame took 15–40 ms; at a fixed 10 appends
 a second they used half the event loop, and the stream was taken from the model at a tenth of
 the rate it was offered (the provider's tokens wait in the loop behind the frames).
@@ -21,7 +21,7 @@ from time import monotonic
 MAX_CONTENT_HZ = 10  # appends a second when frames are cheap
 MAX_INTERVAL_S = 0.5  # the slowest cadence: text never waits longer than this to appear
 LAYOUT_SHARE = 0.25  # at most this share of the time goes to layout frames caused by appends
-LAYOUTS_PER_APPEND = 2  # the reflow, then the anchored scroll's re-arrange
+LAYOUTS_PER_APPEND = 2  # the reflow, then another for the new blocks' mount (widgets/kept_lines.py)
 _SMOOTHING = 0.2  # weight of the newest frame in the running average
 
 _layout_s = 0.0  # running average of one layout frame's cost, in seconds

@@ -1,8 +1,8 @@
 """The private parts of Textual co-tui relies on still exist, with the shapes it uses.
 
-The key echo (tui/key_echo.py), the chat screen's frame hooks (tui/screens/chat.py) and the
-finished segments of a streaming answer (tui/widgets/rendered_lines.py) reach past Textual's public
-API. A Textual release may rename or reshape any of these without notice; pyproject.toml pins
+The key echo (tui/key_echo.py), the chat screen's frame hooks (tui/screens/chat.py), the
+finished segments of a streaming answer (tui/widgets/rendered_lines.py) and the containers that keep
+their lines as they grow (tui/widgets/kept_lines.py) reach past Textual's public API. A Textual release may rename or reshape any of these without notice; pyproject.toml pins
 Textual to the minor version tested, and this test fails loudly, naming the attribute, when an
 upgrade breaks one (rather than keys painting late or a stream drawing nothing).
 """
@@ -86,3 +86,17 @@ async def test_a_private_compositor_renders_a_subtree() -> None:
         strips = compositor.render_strips()
         assert isinstance(strips, list) and strips and all(isinstance(strip, Strip) for strip in strips)
         assert parameters(pilot.app.screen._compositor.render_full_update) == ["simplify"]
+
+
+async def test_the_size_hook_kept_lines_overrides() -> None:
+    # widgets/kept_lines.py overrides Widget._size_updated, calls it with layout=False, and reads
+    # _size, _border_title and _border_subtitle.
+    assert parameters(Widget._size_updated) == ["size", "virtual_size", "container_size", "layout"]
+    assert inspect.signature(Widget._size_updated).parameters["layout"].default is True
+    async with _Host().run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        segment = pilot.app.screen.query_one("#segment", Widget)
+        assert isinstance(segment._size, Size) and segment._size == segment.size
+        assert segment._border_title is None and segment._border_subtitle is None
+        segment.border_title = "t"
+        assert segment._border_title is not None

@@ -38,6 +38,7 @@ from textual.widgets.markdown import MarkdownStream
 from co_tui.tui.frame_budget import content_interval, note_append
 from co_tui.tui.input_clock import since_input
 from co_tui.tui.markdown_parser import literal_underscores_parser
+from co_tui.tui.widgets.kept_lines import KeptLines
 from co_tui.tui.widgets.rendered_lines import RenderedLines, render_subtree
 
 FLUSH_TICK_S = 0.05  # how often a streaming answer checks whether an append is due
@@ -103,7 +104,11 @@ def boundary_scan(text: str, start: int) -> tuple[int, int]:
         pos = gap + 1
 
 
-class AssistantMessage(Vertical):
+class AnswerMarkdown(KeptLines, Markdown):
+    """The Markdown of an answer's segment: it keeps its drawn lines as it grows (kept_lines.py)."""
+
+
+class AssistantMessage(KeptLines, Vertical):
     """One segment of an assistant answer (a turn has one answer per text run between tool calls).
 
     Stream with `write(chunk)` for every delta (cheap: it only buffers) and `finish()` at the end,
@@ -152,7 +157,7 @@ class AssistantMessage(Vertical):
 
     def compose(self) -> ComposeResult:
         # File names stay literal: `__init__.py` is not a bold "init" (tui/markdown_parser.py).
-        yield Markdown(self._text, classes="-last", parser_factory=literal_underscores_parser)
+        yield AnswerMarkdown(self._text, classes="-last", parser_factory=literal_underscores_parser)
 
     @property
     def text(self) -> str:

@@ -6,6 +6,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 
 from co_tui.text import plural
+from co_tui.tui.widgets.kept_lines import KeptLines
 from co_tui.tui.widgets.notice_line import NoticeLine
 
 # Enough for many screens of scroll-back; beyond either bound the oldest items are removed (the
@@ -22,7 +23,7 @@ def laid_out(widget: Widget) -> int:
     return 1 + sum(laid_out(child) for child in widget.children if child.display)
 
 
-class ChatLog(VerticalScroll):
+class ChatLog(KeptLines, VerticalScroll):
     """Holds the conversation's widgets. `add(*widgets)` mounts and prunes.
 
     A `NoticeLine` at the top counts what was pruned (or never mounted on resume), so the log is
