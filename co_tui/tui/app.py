@@ -42,6 +42,7 @@ from co_tui.tui.gc_pause import (
     release_collections_after_start_up,
     resume_full_collections,
 )
+from co_tui.tui.input_clock import KeyClock
 from co_tui.tui.messages import (
     RunSlash,
     SendPrompt,
@@ -108,6 +109,8 @@ class CoTuiApp(App[int]):
         self.failure: str | None = None  # one line printed by run_app when the session cannot open
         self._mcp_worker: Worker[None] | None = None  # runs the session's MCP servers
         self.early_input = EarlyInput()  # what is typed or pasted before the prompt is ready
+        # This app's key timings: its driver, prompt and chat screen note keys here (tui/input_clock.py).
+        self.key_clock = KeyClock()
 
     @property
     def session(self) -> SessionPort | None:
@@ -130,7 +133,7 @@ class CoTuiApp(App[int]):
     def get_default_screen(self) -> ChatScreen:
         # The chat is the base screen: the first frame is the chat, not a blank screen switched away from.
         # The meter shows "starting…" until the session's first reading (its window and budget).
-        return ChatScreen()
+        return ChatScreen(self.key_clock)
 
     @property
     def chat(self) -> ChatScreen:
@@ -465,7 +468,7 @@ class CoTuiApp(App[int]):
         a job started meanwhile keeps it held, and its own end schedules it again."""
         if self.controller.busy:
             return
-        if collection_due(turn_ended_at):
+        if collection_due(turn_ended_at, self.key_clock.since_input()):
             resume_full_collections()
         else:
             self.set_timer(0.1, partial(self._collect_when_idle, turn_ended_at))

@@ -16,6 +16,18 @@ of thousands of long-lived objects (classes, schemas, widgets) and the collector
 again and again while they pile up, for no garbage; ~10% of the CPU time to ready
 (benchmarks/tui.py). What start-up built is then frozen (`gc.freeze`), so later full collections
 skip it.
+
+Unlike the key clock and the frame budget (one per app: input_clock.py, frame_budget.py), what
+this module holds stays process-wide, on purpose: it is the collector's own setting as it was
+before a pause (`_saved_threshold`) and whether start-up turned the collector off
+(`_held_for_start_up`), and the collector is one per interpreter. Were each app to save "the"
+threshold, a second app pausing while the first is paused would save the paused value and
+restore it, leaving full collections off for good. So this module is their one owner: the pause
+and the start-up hold are idempotent, and each is undone by its counterpart
+(`resume_full_collections`, `release_collections_after_start_up`), which an app always reaches
+(its unmount, `run_app`'s end) so the next app in the process (a test) starts from the
+collector as it found it. When to run the held collection is the app's own question
+(`collection_due`, asked with its key clock).
 """
 
 from __future__ import annotations
@@ -23,13 +35,11 @@ from __future__ import annotations
 import gc
 from time import monotonic
 
-from co_tui.tui.input_clock import since_input
-
 IDLE_S = 0.5  # no key press in the prompt for this long: the user has paused
 MAX_DEFER_S = 10.0  # a user who never pauses still gets the collection this long after the turn
 _FULL_NEVER = 1 << 30  # gen-1 collections before a full one: never, in practice
-_saved_threshold: int | None = None
-_held_for_start_up = False
+_saved_threshold: int | None = None  # the collector's gen-2 threshold before the pause
+_held_for_start_up = False  # hold_collections_for_start_up turned the collector off
 
 
 def pause_full_collections() -> None:
@@ -53,10 +63,11 @@ def resume_full_collections(*, collect: bool = True) -> None:
         gc.collect()
 
 
-def collection_due(turn_ended_at: float) -> bool:
+def collection_due(turn_ended_at: float, since_input: float) -> bool:
     """Whether the full collection held back since `turn_ended_at` (a `monotonic()` time) should run
-    now: the user has not typed for `IDLE_S`, or it has waited `MAX_DEFER_S`."""
-    return since_input() >= IDLE_S or monotonic() - turn_ended_at >= MAX_DEFER_S
+    now, `since_input` seconds after the user's last key (the app's `KeyClock.since_input()`): the
+    user has not typed for `IDLE_S`, or it has waited `MAX_DEFER_S`."""
+    return since_input >= IDLE_S or monotonic() - turn_ended_at >= MAX_DEFER_S
 
 
 def hold_collections_for_start_up() -> None:

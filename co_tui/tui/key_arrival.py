@@ -14,20 +14,18 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from co_tui.tui.input_clock import note_key_arrived
-
 
 @cache
 def noting_keys(driver_class: type[Any]) -> type[Any]:
     """A subclass of Textual driver class `driver_class` whose `process_message` (run in the
-    driver's input thread) notes each key press (`input_clock.note_key_arrived`) before sending it
-    on. Everything else is the driver's own."""
+    driver's input thread) notes each key press on its app's clock (`app.key_clock`, a
+    `KeyClock`: `note_key_arrived`) before sending it on. Everything else is the driver's own."""
     from textual import events
 
     class KeyNotingDriver(driver_class):
         def process_message(self, message: Any) -> None:
             if isinstance(message, events.Key):
-                note_key_arrived()
+                self._app.key_clock.note_key_arrived()
             super().process_message(message)
 
     KeyNotingDriver.__name__ = KeyNotingDriver.__qualname__ = f"KeyNoting{driver_class.__name__}"

@@ -16,6 +16,7 @@ App's and the prompt's message queues first, and a frame that begins in between 
 c, that was most of the slow keys' wait. So while a key read from the terminal is in flight
 (key_arrival.py, input_clock.py), `hold_for_key` skips layout frames, for at most `KEY_HOLD_S`
 per key (a key that never reaches the prompt, say a binding, delays the layout only that long).
+The chat screen owns its `KeyEcho` (the frame it holds), built on its app's `KeyClock`.
 See docs/architecture.md ("Streaming").
 """
 
@@ -24,57 +25,61 @@ from __future__ import annotations
 from time import monotonic
 from typing import Any
 
-from co_tui.tui.input_clock import input_unpainted, key_in_flight, note_input_painted
+from co_tui.tui.input_clock import KeyClock
 
 KEY_HOLD_S = 0.05  # the longest a layout frame waits for a key in flight
 
-_held_since: float | None = None  # when the frame now held was first due
-_released = float("-inf")  # the key (its arrival time) that held frames as long as it may
 
+class KeyEcho:
+    """The chat screen's key-first frame hooks over its app's `KeyClock`, and which frame they hold:
+    each chat screen owns one (its held frame is its own)."""
 
-def paint_key_first(screen: Any, prompt: Any) -> bool:
-    """On `screen`'s update frame: when a key press in `prompt` waits to be painted and the frame
-    also owes a layout, paint `prompt` alone now, re-arm the frame for the rest, and return True;
-    otherwise return False (the caller runs the frame as usual)."""
-    if not input_unpainted():
-        return False
-    if (
-        not screen.is_current
-        or screen.app._batch_count
-        or not screen._layout_required
-        or prompt not in screen._dirty_widgets
-        or prompt._layout_required  # the prompt changes size: the layout is the key's own
-    ):
-        return False
-    screen._update_timer.pause()
-    screen._dirty_widgets.discard(prompt)
-    screen._compositor.update_widgets({prompt})
-    screen._compositor_refresh()
-    note_input_painted()
-    screen._update_timer.resume()  # the layout and the other repaints, one frame period later
-    return True
+    def __init__(self, clock: KeyClock) -> None:
+        self.clock = clock
+        self.held_since: float | None = None  # when the frame now held was first due
+        self.released = float("-inf")  # the key (its arrival time) that held frames as long as it may
 
-
-def hold_for_key(screen: Any, prompt: Any) -> bool:
-    """On `screen`'s update frame: when a key read from the terminal has not been painted in the
-    focused `prompt` yet and the frame owes a layout, skip the frame and return True (the update
-    timer keeps running: the next tick asks again). Each key holds frames at most `KEY_HOLD_S`;
-    then, or when no key is in flight, return False (the caller runs the frame)."""
-    global _held_since, _released
-    arrived = key_in_flight()
-    if (
-        arrived is None
-        or arrived == _released
-        or not screen.is_current
-        or not screen._layout_required
-        or not prompt.has_focus
-    ):
-        _held_since = None
-        return False
-    now = monotonic()
-    if _held_since is None:
-        _held_since = now
-    if now - _held_since < KEY_HOLD_S:
+    def paint_key_first(self, screen: Any, prompt: Any) -> bool:
+        """On `screen`'s update frame: when a key press in `prompt` waits to be painted and the
+        frame also owes a layout, paint `prompt` alone now, re-arm the frame for the rest, and
+        return True; otherwise return False (the caller runs the frame as usual)."""
+        if not self.clock.unpainted:
+            return False
+        if (
+            not screen.is_current
+            or screen.app._batch_count
+            or not screen._layout_required
+            or prompt not in screen._dirty_widgets
+            or prompt._layout_required  # the prompt changes size: the layout is the key's own
+        ):
+            return False
+        screen._update_timer.pause()
+        screen._dirty_widgets.discard(prompt)
+        screen._compositor.update_widgets({prompt})
+        screen._compositor_refresh()
+        self.clock.note_input_painted()
+        screen._update_timer.resume()  # the layout and the other repaints, one frame period later
         return True
-    _held_since, _released = None, arrived  # held long enough for this key
-    return False
+
+    def hold_for_key(self, screen: Any, prompt: Any) -> bool:
+        """On `screen`'s update frame: when a key read from the terminal has not been painted in
+        the focused `prompt` yet and the frame owes a layout, skip the frame and return True (the
+        update timer keeps running: the next tick asks again). Each key holds frames at most
+        `KEY_HOLD_S`; then, or when no key is in flight, return False (the caller runs the frame)."""
+        arrived = self.clock.key_in_flight()
+        if (
+            arrived is None
+            or arrived == self.released
+            or not screen.is_current
+            or not screen._layout_required
+            or not prompt.has_focus
+        ):
+            self.held_since = None
+            return False
+        now = monotonic()
+        if self.held_since is None:
+            self.held_since = now
+        if now - self.held_since < KEY_HOLD_S:
+            return True
+        self.held_since, self.released = None, arrived  # held long enough for this key
+        return False

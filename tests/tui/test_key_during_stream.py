@@ -18,7 +18,6 @@ from co_tui.config import Settings
 from co_tui.session.chat import ChatSession
 from co_tui.session.events import TextDelta
 from co_tui.tui.screens.chat import ChatScreen
-from co_tui.tui.widgets import prompt_input
 
 TOKENS = 400
 KEY_AT = 20  # the key arrives while this token is taken: the rest of the burst is ready
@@ -46,16 +45,16 @@ async def test_a_key_typed_during_a_burst_is_handled_before_the_burst_ends(works
             shown[0] += 1
         await show_event(self, event)
 
-    note_input = prompt_input.note_input
+    monkeypatch.setattr(ChatScreen, "show_event", counting)
+    app = QuietApp(Settings(), workspace, session_factory=factory)
+    note_input = app.key_clock.note_input
 
     def noting() -> None:
         if shown[0]:
             handled_at.append(shown[0])
         note_input()
 
-    monkeypatch.setattr(ChatScreen, "show_event", counting)
-    monkeypatch.setattr(prompt_input, "note_input", noting)
-    app = QuietApp(Settings(), workspace, session_factory=factory)
+    monkeypatch.setattr(app.key_clock, "note_input", noting)
     apps.append(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_ready(pilot)

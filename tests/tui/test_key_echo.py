@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from pilot_helpers import wait_until
 
 from co_tui.tui import input_clock
+from co_tui.tui.input_clock import KeyClock
 
 
 def _spy_frames(app, screen, monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -34,17 +37,17 @@ async def test_a_key_paints_before_the_layout_the_stream_asked_for(make_app, mon
         prompt = screen.prompt
         prompt.focus()
         await pilot.press("x")
-        await wait_until(pilot, lambda: prompt.text == "x" and not input_clock.input_unpainted(), what="x painted")
+        await wait_until(pilot, lambda: prompt.text == "x" and not app.key_clock.unpainted, what="x painted")
         calls = _spy_frames(app, screen, monkeypatch)
         # One frame owes both: the answer grew (a layout) and a key changed the prompt (a repaint).
         # Set synchronously, so no frame of Textual's own runs in between.
-        input_clock.note_input()
+        app.key_clock.note_input()
         prompt.insert("y")
         screen._layout_required = True
         screen._dirty_widgets.add(prompt)
         screen._on_timer_update()
         assert calls == ["paint"], "the key's repaint went out alone"
-        assert not input_clock.input_unpainted()
+        assert not app.key_clock.unpainted
         assert screen._layout_required, "the layout is still owed"
         screen._on_timer_update()
         assert calls[1] == "layout", "the next frame lays out"
@@ -58,17 +61,17 @@ async def test_a_prompt_that_changes_size_waits_for_its_own_layout(make_app, mon
         prompt = screen.prompt
         await pilot.pause()
         calls = _spy_frames(app, screen, monkeypatch)
-        input_clock.note_input()
+        app.key_clock.note_input()
         prompt.refresh(layout=True)  # a new line: the prompt grows
         screen._layout_required = True
         screen._dirty_widgets.add(prompt)
         screen._on_timer_update()
         assert calls and calls[0] == "layout", "the frame ran whole: the key's paint needs the layout"
-        assert not input_clock.input_unpainted()
+        assert not app.key_clock.unpainted
 
 
 class _Clock:
-    """A monotonic clock the test moves by hand (input_clock and key_echo read it)."""
+    """A monotonic clock the test moves by hand (KeyClock and KeyEcho read it)."""
 
     def __init__(self) -> None:
         self.now = 1000.0
@@ -84,11 +87,6 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> _Clock:
     fake = _Clock()
     monkeypatch.setattr(input_clock, "monotonic", fake)
     monkeypatch.setattr(key_echo, "monotonic", fake)
-    # The clocks' state is module-wide: start from no key at all, put back after the test.
-    for name, value in (("_arrived", float("-inf")), ("_echoed", float("-inf")), ("_unpainted", False)):
-        monkeypatch.setattr(input_clock, name, value)
-    monkeypatch.setattr(key_echo, "_held_since", None)
-    monkeypatch.setattr(key_echo, "_released", float("-inf"))
     return fake
 
 
@@ -102,7 +100,7 @@ async def test_a_layout_waits_for_a_key_read_but_not_yet_handled(make_app, monke
         calls = _spy_frames(app, screen, monkeypatch)
         # The driver's thread read a key; the App and the prompt have not handled it yet, and the
         # answer grew meanwhile (a layout is owed).
-        input_clock.note_key_arrived()
+        app.key_clock.note_key_arrived()
         screen._layout_required = True
         screen._on_timer_update()
         clock.now += 0.01
@@ -110,12 +108,12 @@ async def test_a_layout_waits_for_a_key_read_but_not_yet_handled(make_app, monke
         assert calls == [], "no layout frame ran ahead of the key"
         assert screen._layout_required
         # The prompt handles the key: the next frame paints it alone, and the key is no longer in flight.
-        input_clock.note_input()
+        app.key_clock.note_input()
         prompt.insert("y")
         screen._dirty_widgets.add(prompt)
         screen._on_timer_update()
         assert calls == ["paint"], "the key's repaint went out alone"
-        assert input_clock.key_in_flight() is None
+        assert app.key_clock.key_in_flight() is None
         screen._on_timer_update()
         assert calls[1] == "layout", "the held layout runs on the next frame"
 
@@ -131,7 +129,7 @@ async def test_a_key_that_never_reaches_the_prompt_holds_the_layout_once_and_bri
         screen.prompt.focus()
         await pilot.pause()
         calls = _spy_frames(app, screen, monkeypatch)
-        input_clock.note_key_arrived()  # a binding, say: the prompt never repaints for it
+        app.key_clock.note_key_arrived()  # a binding, say: the prompt never repaints for it
         screen._layout_required = True
         screen._on_timer_update()
         assert calls == []
@@ -157,7 +155,7 @@ async def test_no_key_in_flight_or_an_unfocused_prompt_holds_nothing(make_app, m
         screen.log_view.focus()
         await pilot.pause()
         calls.clear()
-        input_clock.note_key_arrived()  # the key goes to the focused log (a scroll), not the prompt
+        app.key_clock.note_key_arrived()  # the key goes to the focused log (a scroll), not the prompt
         screen._layout_required = True
         screen._on_timer_update()
         assert calls and calls[0] == "layout", "the prompt does not have the focus: nothing to wait for"
@@ -169,19 +167,21 @@ def test_the_driver_notes_each_key_as_its_thread_reads_it(clock) -> None:
     from co_tui.tui.key_arrival import noting_keys
 
     class Driver:  # stands for Textual's platform driver
-        def __init__(self) -> None:
+        def __init__(self, app: object) -> None:
+            self._app = app  # as Textual's Driver keeps its app
             self.sent: list[object] = []
 
         def process_message(self, message: object) -> None:
             self.sent.append(message)
 
-    driver = noting_keys(Driver)()
+    app = SimpleNamespace(key_clock=KeyClock())
+    driver = noting_keys(Driver)(app)
     resize = events.Resize(size=(80, 24), virtual_size=(80, 24))  # type: ignore[arg-type]
     driver.process_message(resize)
-    assert input_clock.key_in_flight() is None, "only keys count"
+    assert app.key_clock.key_in_flight() is None, "only keys count"
     key = events.Key("a", "a")
     driver.process_message(key)
-    assert input_clock.key_in_flight() == clock.now
+    assert app.key_clock.key_in_flight() == clock.now
     assert driver.sent == [resize, key], "every message still goes on, in order"
     assert noting_keys(Driver) is noting_keys(Driver), "one subclass per driver class"
 
@@ -192,3 +192,33 @@ def test_the_app_runs_on_the_platform_driver_noting_keys(make_app) -> None:
     app = make_app()
     platform = App.get_driver_class(app)
     assert issubclass(app.driver_class, platform) and app.driver_class is not platform
+
+
+async def test_two_apps_keep_their_own_key_clocks_and_frame_budgets(make_app, monkeypatch, clock) -> None:
+    """Each app owns its key timings and each chat screen its layout budget: a key read, typed or
+    held in one app, or a layout frame it timed, changes nothing in another in the same process."""
+    first, second = make_app(), make_app()
+    async with first.run_test(size=(100, 30)) as pilot:
+        prompt = first.screen.prompt
+        prompt.focus()
+        await pilot.press("x")
+        await wait_until(pilot, lambda: prompt.text == "x" and not first.key_clock.unpainted, what="x painted")
+        first.key_clock.note_key_arrived()  # and another key on its way, not painted yet
+        first_budget = first.chat.frame_budget
+        await wait_until(pilot, lambda: first_budget.layout_cost() > 0, what="a layout frame timed")
+    assert first.key_clock.key_in_flight() == clock.now
+    assert second.key_clock.key_in_flight() is None, "the other app's key is not in flight here"
+    assert second.key_clock.since_input() == float("inf"), "nothing was typed in this app"
+
+    async with second.run_test(size=(100, 30)) as pilot:
+        screen = second.screen
+        screen.prompt.focus()
+        await pilot.pause()
+        assert screen.frame_budget is not first_budget and screen.frame_budget.since_append() == float("inf")
+        calls = _spy_frames(second, screen, monkeypatch)
+        first.key_clock.note_key_arrived()  # a key read in the first app, while this one streams
+        first.key_clock.note_input()
+        screen._layout_required = True
+        screen._on_timer_update()
+        assert calls and calls[0] == "layout", "a key in flight in another app holds no frame here"
+        assert not second.key_clock.unpainted

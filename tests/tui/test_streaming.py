@@ -150,7 +150,7 @@ async def stream(pilot, log: ChatLog, text: str, chunk: int = 7, *, finish: bool
             written_at = monotonic()
             # The flush timer appended what was written (after a hand-over: the new segment's first append).
             await wait_until(
-                pilot, lambda t=written_at: monotonic() - t > frame_budget.since_append(), what="an append"
+                pilot, lambda t=written_at: monotonic() - t > first.budget.since_append(), what="an append"
             )
     if finish:
         await first.live.finish()
@@ -316,11 +316,11 @@ async def test_app_holds_full_collections_during_a_turn(make_app, monkeypatch: p
 
     # The user's typing is a switch here, not a clock: "typing" until the test says it stopped.
     typing = [True]
-    monkeypatch.setattr(gc_pause, "since_input", lambda: 0.0 if typing[0] else float("inf"))
     monkeypatch.setattr(gc_pause, "MAX_DEFER_S", float("inf"))
     normal = gc.get_threshold()[2]
     # The tool holds the turn open until esc: the check below runs while the turn surely streams.
     app = make_app(script=lambda prompt: [Text("reading the file"), Tool("read_file", "{}", "x", hold=60.0)])
+    monkeypatch.setattr(app.key_clock, "since_input", lambda: 0.0 if typing[0] else float("inf"))
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_ready(pilot)
         await pilot.press("g", "o", "enter")
@@ -344,10 +344,10 @@ async def test_quitting_before_the_held_collection_gives_the_collector_back(
 
     # The user is typing for as long as the test runs (a switch, not the clock: on a loaded machine
     # wait_idle took longer than the 0.5 s pause after a key that lets the collection run).
-    monkeypatch.setattr(gc_pause, "since_input", lambda: 0.0)
     monkeypatch.setattr(gc_pause, "MAX_DEFER_S", float("inf"))
     normal = gc.get_threshold()
     app = make_app(script=lambda prompt: [Text("an answer")])
+    monkeypatch.setattr(app.key_clock, "since_input", lambda: 0.0)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_ready(pilot)
         await pilot.press("g", "o", "enter")
@@ -360,32 +360,35 @@ def test_the_held_collection_is_due_when_the_user_pauses(monkeypatch: pytest.Mon
     now = [100.0]
     typed = [0.0]
     monkeypatch.setattr(gc_pause, "monotonic", lambda: now[0])
-    monkeypatch.setattr(gc_pause, "since_input", lambda: now[0] - typed[0])
+
+    def due(turn_ended_at: float) -> bool:  # asked with the app's KeyClock.since_input()
+        return gc_pause.collection_due(turn_ended_at, now[0] - typed[0])
+
     typed[0] = 99.9
-    assert not gc_pause.collection_due(100.0), "a key 0.1 s ago"
+    assert not due(100.0), "a key 0.1 s ago"
     now[0] = typed[0] + gc_pause.IDLE_S
-    assert gc_pause.collection_due(100.0), "no key for IDLE_S"
+    assert due(100.0), "no key for IDLE_S"
     typed[0] = 100.0 + gc_pause.MAX_DEFER_S  # typing without a pause
     now[0] = typed[0] + 0.05
-    assert gc_pause.collection_due(100.0), "never later than MAX_DEFER_S after the turn"
-    assert not gc_pause.collection_due(now[0] - 1.0)
+    assert due(100.0), "never later than MAX_DEFER_S after the turn"
+    assert not due(now[0] - 1.0)
 
 
 async def test_a_key_press_holds_the_flush_briefly(monkeypatch: pytest.MonkeyPatch) -> None:
     # The clock and the typing are switches: the test decides when time has passed.
     now = [0.0]
     monkeypatch.setattr(assistant_message, "monotonic", lambda: now[0])
-    monkeypatch.setattr(assistant_message, "content_interval", lambda: 0.1)
     asked = [0]
 
     def typing() -> float:  # asked by a flush tick whose append is due: a key "was just pressed"...
         asked[0] += 1
         return 0.0
 
-    monkeypatch.setattr(assistant_message, "since_input", typing)
     app = LogHost()
     async with app.run_test(size=(80, 24)) as pilot:
         answer = await new_answer(app.log_view)
+        monkeypatch.setattr(answer.budget, "content_interval", lambda: 0.1)
+        monkeypatch.setattr(answer.clock, "since_input", typing)
         now[0] = 0.2  # past the content interval: without the key press, the next tick appends
         answer.write("held back")
         await wait_until(
@@ -474,27 +477,22 @@ async def test_file_names_are_shown_literally_streamed_and_whole() -> None:
 
 
 def test_slow_layout_frames_space_the_appends_out() -> None:
-    frame_budget.reset()
-    try:
-        assert frame_budget.content_interval() == 1 / frame_budget.MAX_CONTENT_HZ, "cheap frames: 10 a second"
-        for _ in range(50):
-            frame_budget.note_layout(0.040)  # a loaded host: 40 ms to reflow and repaint
-        interval = frame_budget.content_interval()
-        # two layout frames per append take at most a quarter of the time
-        assert interval == pytest.approx(0.040 * 2 / frame_budget.LAYOUT_SHARE, rel=0.01)
-        for _ in range(50):
-            frame_budget.note_layout(1.0)
-        assert frame_budget.content_interval() == frame_budget.MAX_INTERVAL_S, "text never waits longer"
-    finally:
-        frame_budget.reset()
+    budget = frame_budget.FrameBudget()
+    assert budget.content_interval() == 1 / frame_budget.MAX_CONTENT_HZ, "cheap frames: 10 a second"
+    for _ in range(50):
+        budget.note_layout(0.040)  # a loaded host: 40 ms to reflow and repaint
+    interval = budget.content_interval()
+    # two layout frames per append take at most a quarter of the time
+    assert interval == pytest.approx(0.040 * 2 / frame_budget.LAYOUT_SHARE, rel=0.01)
+    for _ in range(50):
+        budget.note_layout(1.0)
+    assert budget.content_interval() == frame_budget.MAX_INTERVAL_S, "text never waits longer"
 
 
 async def test_the_chat_screen_times_its_layout_frames(make_app) -> None:
-    frame_budget.reset()
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: frame_budget.layout_cost() > 0, what="a layout frame timed")
-    frame_budget.reset()
+        await wait_until(pilot, lambda: app.chat.frame_budget.layout_cost() > 0, what="a layout frame timed")
 
 
 async def test_an_answer_in_one_character_deltas_renders_as_one_arriving_whole(
@@ -505,11 +503,11 @@ async def test_an_answer_in_one_character_deltas_renders_as_one_arriving_whole(
     monkeypatch.setattr(assistant_message, "SEGMENT_CHARS", 300)
     monkeypatch.setattr(assistant_message, "FLUSH_TICK_S", 0.01)
     spacing = [0.0]
-    monkeypatch.setattr(assistant_message, "content_interval", lambda: spacing[0])
     app = LogHost()
     async with app.run_test(size=(100, 400)) as pilot:
         log = app.log_view
         first = await new_answer(log)
+        monkeypatch.setattr(first.budget, "content_interval", lambda: spacing[0])  # its continuations' too
         for i, char in enumerate(ANSWER):
             first.live.write(char)
             if i % 97 == 0:  # appends fall at arbitrary points, some spaced out like slow frames
@@ -545,14 +543,13 @@ async def test_text_held_back_by_slow_frames_is_kept_when_the_turn_is_interrupte
         asked[0] += 1
         return 3600.0
 
-    monkeypatch.setattr(assistant_message, "content_interval", never_due)
-
     def script(prompt: str):
         return [Text(said, chunks=len(said)), Hold(), Text("never shown")]  # one-character deltas
 
     app = make_app(script=script)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: getattr(app, "session", None) is not None, what="session ready")
+        monkeypatch.setattr(app.chat.frame_budget, "content_interval", never_due)
         await pilot.press(*"go", "enter")
         await wait_until(
             pilot,
@@ -583,8 +580,9 @@ def test_the_spinner_steps_slowly_while_text_streams(monkeypatch: pytest.MonkeyP
     now = [100.0]
     monkeypatch.setattr(activity_indicator, "monotonic", lambda: now[0])
     appended = [float("inf")]  # seconds since the last append
-    monkeypatch.setattr(activity_indicator, "since_append", lambda: appended[0])
-    spinner = ActivityIndicator()
+    budget = frame_budget.FrameBudget()
+    monkeypatch.setattr(budget, "since_append", lambda: appended[0])
+    spinner = ActivityIndicator(budget)
 
     def ticks(n: int) -> int:
         before = spinner.frame
@@ -710,9 +708,9 @@ async def test_segments_pruned_mid_stream_are_left_alone(monkeypatch: pytest.Mon
         log.widget_budget = laid_out(segments[-1]) + 2  # the live segment and one drawn as lines
         await log.prune()
         assert log.hidden_count == len(segments) - 2 and not segments[0].is_attached
-        before = frame_budget.since_append()
+        before = first.budget.since_append()
         first.live.write(" more words")
-        await wait_until(pilot, lambda: frame_budget.since_append() < before, what="a flush after the prune")
+        await wait_until(pilot, lambda: first.budget.since_append() < before, what="a flush after the prune")
         await first.live.finish()
         await pilot.pause()
         shown = [s for s in segments if s.is_attached]

@@ -38,6 +38,14 @@ def test_the_driver_hands_keys_on_through_process_message() -> None:
     assert parameters(Driver.process_message) == ["message"]
 
 
+async def test_a_driver_keeps_its_app() -> None:
+    # key_arrival.py notes each key on the app's clock, reached as the driver's `_app`.
+    from textual.drivers.headless_driver import HeadlessDriver
+
+    app: App[None] = App()
+    assert HeadlessDriver(app)._app is app
+
+
 class _Host(App[None]):
     def compose(self) -> ComposeResult:
         yield TextArea("x", id="prompt")

@@ -32,9 +32,9 @@ from co_tui.session.events import (
     UsageUpdate,
 )
 from co_tui.tui.commands import KEYS
-from co_tui.tui.frame_budget import note_layout
-from co_tui.tui.input_clock import note_input_painted
-from co_tui.tui.key_echo import hold_for_key, paint_key_first
+from co_tui.tui.frame_budget import FrameBudget
+from co_tui.tui.input_clock import KeyClock
+from co_tui.tui.key_echo import KeyEcho
 from co_tui.tui.messages import SessionEvent
 from co_tui.tui.transcript_view import RESUME_ENTRIES
 from co_tui.tui.widgets.activity_indicator import ActivityIndicator
@@ -69,8 +69,13 @@ class ChatScreen(Screen[None]):
         if k.action != "command_palette"  # Textual binds the palette itself (App.COMMAND_PALETTE_BINDING)
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, key_clock: KeyClock) -> None:
+        """`key_clock`: the app's key timings (the prompt notes its keys there, this screen's
+        frames read them); the screen owns its layout budget and key echo (tui/key_echo.py)."""
         super().__init__()
+        self.key_clock = key_clock
+        self.frame_budget = FrameBudget()
+        self.key_echo = KeyEcho(key_clock)
         self._assistant: AssistantMessage | None = None  # the answer being streamed (its first segment)
         self._tools: dict[str, ToolCallBlock] = {}  # tool_call_id -> block, for results and badges
         # A resumed conversation's entries above the first screen, built but mounted once the
@@ -81,9 +86,9 @@ class ChatScreen(Screen[None]):
         popup = SlashPopup(id="slash-popup")
         yield TitleBar(id="title-bar")
         yield ChatLog(id="chat-log")
-        yield ActivityIndicator(id="activity")
+        yield ActivityIndicator(self.frame_budget, id="activity")
         yield QueuedPrompts(id="queued")
-        yield PromptInput(popup, id="prompt")
+        yield PromptInput(popup, self.key_clock, id="prompt")
         yield popup
         yield Static(id="hint")
         yield ContextMeter(id="meter")
@@ -178,17 +183,17 @@ class ChatScreen(Screen[None]):
         # Timed so a streaming answer appends no faster than layout frames allow (tui/frame_budget.py).
         started = perf_counter()
         super()._refresh_layout(size, scroll)
-        note_layout(perf_counter() - started)
+        self.frame_budget.note_layout(perf_counter() - started)
 
     def _on_timer_update(self) -> None:
         # A key typed while an answer streams paints before the answer's layout (tui/key_echo.py).
-        prompt = self.prompt
-        if paint_key_first(self, prompt) or hold_for_key(self, prompt):
+        prompt, echo = self.prompt, self.key_echo
+        if echo.paint_key_first(self, prompt) or echo.hold_for_key(self, prompt):
             return
         painted = self._layout_required or self._repaint_required or prompt in self._dirty_widgets
         super()._on_timer_update()
         if painted and not self._layout_required and prompt not in self._dirty_widgets:
-            note_input_painted()
+            self.key_clock.note_input_painted()
 
     async def on_session_event(self, message: SessionEvent) -> None:
         await self.show_event(message.event)
@@ -207,7 +212,7 @@ class ChatScreen(Screen[None]):
                 if self._assistant is None:
                     from co_tui.tui.widgets.assistant_message import AssistantMessage
 
-                    self._assistant = AssistantMessage()
+                    self._assistant = AssistantMessage(clock=self.key_clock, budget=self.frame_budget)
                     await self.log_view.add(self._assistant)
                 self._assistant.live.write(text)
             case ToolCall():

@@ -9,7 +9,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
-from co_tui.tui.frame_budget import since_append
+from co_tui.tui.frame_budget import FrameBudget
 
 FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 # While an answer's text is growing on screen, that is the sign of life: the spinner steps only
@@ -35,8 +35,10 @@ class ActivityIndicator(Widget):
     label: reactive[str] = reactive("")
     frame: reactive[int] = reactive(0)
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, budget: FrameBudget, *, id: str | None = None) -> None:
+        """`budget`: the chat screen's, whose last append says the answer's text is growing."""
         super().__init__(id=id)
+        self.budget = budget
         self._timer: Timer | None = None
         self._stepped_at = float("-inf")
 
@@ -50,7 +52,7 @@ class ActivityIndicator(Widget):
 
     def _tick(self) -> None:
         now = monotonic()
-        if since_append() < STREAMING_WINDOW_S and now - self._stepped_at < STREAMING_STEP_S:
+        if self.budget.since_append() < STREAMING_WINDOW_S and now - self._stepped_at < STREAMING_STEP_S:
             return
         self._stepped_at = now
         self.frame = (self.frame + 1) % len(FRAMES)

@@ -35,8 +35,8 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
 
-from co_tui.tui.frame_budget import content_interval, note_append
-from co_tui.tui.input_clock import since_input
+from co_tui.tui.frame_budget import FrameBudget
+from co_tui.tui.input_clock import KeyClock
 from co_tui.tui.markdown_parser import literal_underscores_parser
 from co_tui.tui.widgets.kept_lines import KeptLines
 from co_tui.tui.widgets.rendered_lines import RenderedLines, render_subtree
@@ -137,9 +137,20 @@ class AssistantMessage(KeptLines, Vertical):
     class Continued(Message):
         """The answer went on in a new segment (the chat log re-checks its size bounds)."""
 
-    def __init__(self, text: str = "", *, previous: AssistantMessage | None = None, interrupted: bool = False) -> None:
+    def __init__(
+        self,
+        text: str = "",
+        *,
+        previous: AssistantMessage | None = None,
+        interrupted: bool = False,
+        clock: KeyClock | None = None,
+        budget: FrameBudget | None = None,
+    ) -> None:
         """`text`: a finished answer (a resumed one; `interrupted` if the user stopped it), or empty
-        for one about to stream; `previous`: the segment this one continues."""
+        for one about to stream; `previous`: the segment this one continues (its clock and budget
+        too). A streaming answer flushes by the chat screen's `budget` and gives way to keys on the
+        app's `clock` (tui/frame_budget.py, tui/input_clock.py); without them (a finished answer, a
+        test's own app) it has fresh ones, which no key or layout frame of an app notes."""
         classes = ["-continued"] if previous is not None else []
         super().__init__(classes=" ".join([*classes, *(["-interrupted"] if interrupted else [])]))
         self._text = text
@@ -150,6 +161,10 @@ class AssistantMessage(KeptLines, Vertical):
         self._timer: Timer | None = None
         self._flushed_at = monotonic()
         self.previous = previous  # the segment this one continues
+        if previous is not None:
+            clock, budget = previous.clock, previous.budget
+        self.clock: KeyClock = clock if clock is not None else KeyClock()
+        self.budget: FrameBudget = budget if budget is not None else FrameBudget()
         self.next: AssistantMessage | None = None  # the continuation, once this segment is full
         self.finished = bool(text)
         self.interrupted = interrupted
@@ -193,9 +208,9 @@ class AssistantMessage(KeptLines, Vertical):
         if not self._pending or self.finished:
             return
         now = monotonic()
-        if now - self._flushed_at < content_interval():
+        if now - self._flushed_at < self.budget.content_interval():
             return  # the last append's layout frames had their share of the time
-        if since_input() < INPUT_PRIORITY_S and now - self._flushed_at < MAX_HOLD_S:
+        if self.clock.since_input() < INPUT_PRIORITY_S and now - self._flushed_at < MAX_HOLD_S:
             return  # the user is typing: the key's frame goes first
         self._flushed_at = now
         self._pending = False
@@ -216,7 +231,7 @@ class AssistantMessage(KeptLines, Vertical):
                 self._pending = True  # the rest waits for the next flush, even if nothing arrives
         await self._stream.write(text[self._written :])
         self._written = len(text)
-        note_append()
+        self.budget.note_append()
 
     async def _hand_over(self, cut: int) -> None:
         """End this segment at `cut` and continue the stream in a new segment mounted after it.

@@ -8,7 +8,7 @@ from textual.widgets import TextArea
 
 from co_tui.text import plural
 from co_tui.tui.format import TEXT_LAYOUT_MAX, format_bytes, normal_newlines
-from co_tui.tui.input_clock import note_input
+from co_tui.tui.input_clock import KeyClock
 from co_tui.tui.messages import RunSlash, SendPrompt
 from co_tui.tui.widgets.slash_popup import SlashPopup
 
@@ -44,7 +44,8 @@ class PromptInput(TextArea):
         Binding("ctrl+j,alt+enter,shift+enter", "newline", "Newline", show=False),
     ]
 
-    def __init__(self, popup: SlashPopup, *, id: str | None = None) -> None:
+    def __init__(self, popup: SlashPopup, clock: KeyClock, *, id: str | None = None) -> None:
+        """`popup`: the slash popup it drives; `clock`: the app's key timings, noted on each key."""
         super().__init__(
             id=id,
             soft_wrap=True,
@@ -54,6 +55,7 @@ class PromptInput(TextArea):
             highlight_cursor_line=False,
         )
         self.popup = popup
+        self.clock = clock
         self.sent: list[str] = []  # prompt recall, oldest first
         self._recall: int | None = None
         self._popup_text = ""  # the text the popup last matched
@@ -113,7 +115,7 @@ class PromptInput(TextArea):
             self.popup.close()
 
     async def _on_key(self, event: events.Key) -> None:
-        note_input()
+        self.clock.note_input()
         key = event.key
         if key in ("up", "down", "tab", "enter", "escape"):
             # `Changed` arrives after keys already queued: typed fast (a paste, a busy machine),
