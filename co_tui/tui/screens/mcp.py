@@ -69,7 +69,7 @@ class McpScreen(ModalScreen[None]):
         from co_tui.agent.mcp_servers import mcp_overview
 
         error = getattr(self.servers, "config_error", None)
-        self.query_one("#help-text", Markdown).update(mcp_markdown(mcp_overview(self.servers), config_error=error))
+        self.query_one("#mcp-text", Markdown).update(mcp_markdown(mcp_overview(self.servers), config_error=error))
 
     def action_dismiss_mcp(self) -> None:
         """Close the list."""
