@@ -259,8 +259,9 @@ class HistoryScreen(Screen[None]):
             await self._draw()
             self.loaded = True
 
-        # A newer read replaces one still running (`exclusive`): the newest rows win.
-        self.run_worker(read_then_draw(), group="reload", exclusive=True)
+        # A newer read replaces one still running (`exclusive`): the newest rows win. The worker is
+        # given the function, not a coroutine: one replaced before it starts leaves none unawaited.
+        self.run_worker(read_then_draw, group="reload", exclusive=True)  # type: ignore[arg-type]  # mypy infers Never for WorkType
 
     async def _draw(self) -> None:
         rows = self._rows
@@ -285,9 +286,10 @@ class HistoryScreen(Screen[None]):
                 continue
             columns = self._columns_for(table)
             if (ColumnKey("turn") in table.columns) != (columns is _MESSAGE_COLUMNS):
-                rows = self._rows.context if table.id == "context-table" else self._rows.transcript
-                self.run_worker(self._fill_messages(f"#{table.id}", rows), group=f"fit-{table.id}", exclusive=True)
-                continue
+                # Other columns: the tables are laid out anew, through `reload` so that no other
+                # fill of the same table runs beside it (its worker replaces any still running).
+                self.reload()
+                return
             width = max(1, self._preview_width(table, columns))
             if column.width == width:
                 continue

@@ -115,8 +115,9 @@ class SessionsScreen(ModalScreen[str | None]):
         """Re-read the list from the store in a thread, keeping the cursor's row (a failure becomes
         the status line and the list stays as it was)."""
         self.loaded = False
-        # A newer read replaces one still running (`exclusive`): the newest list wins.
-        self.run_worker(self._reload(), group="list", exclusive=True)
+        # A newer read replaces one still running (`exclusive`): the newest list wins. The worker is
+        # given the method, not a coroutine: one replaced before it starts leaves none unawaited.
+        self.run_worker(self._reload, group="list", exclusive=True)  # type: ignore[arg-type]  # mypy infers Never for WorkType
 
     async def _reload(self) -> None:
         from co_tui.session.store_errors import StoreError
