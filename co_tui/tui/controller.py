@@ -37,9 +37,14 @@ JobKind = Literal["turn", "compact", "clear"]
 class Job(Protocol):
     """A running job as the view started it (a Textual worker): it can be cancelled and awaited."""
 
-    def cancel(self) -> None: ...
+    def cancel(self) -> None:
+        """Stop the work (its coroutine gets `CancelledError`); returns without waiting for it."""
+        ...
 
-    async def wait(self) -> object: ...
+    async def wait(self) -> object:
+        """Wait until the work has ended; returns its result, raises when it failed or was cancelled
+        (Textual's `WorkerFailed`, `WorkerCancelled`)."""
+        ...
 
 
 class ChatView(Protocol):
