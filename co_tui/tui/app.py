@@ -190,9 +190,8 @@ class CoTuiApp(App[int]):
     # --- intents: messages, keys, palette and slash commands -------------------------------------
 
     async def on_send_prompt(self, message: SendPrompt) -> None:
-        """Hand a submitted prompt to the controller; a prompt it refuses goes back into the input."""
-        if not await self.controller.send(message.text):
-            self.chat.prompt.restore(message.text)  # nothing lost: the text goes back into the prompt
+        """Hand a submitted prompt to the controller (it runs or queues every prompt)."""
+        await self.controller.send(message.text)
 
     def action_interrupt(self) -> None:
         """Esc: stop the running turn (the partial answer stays) or compaction."""
