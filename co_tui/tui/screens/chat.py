@@ -83,6 +83,8 @@ class ChatScreen(Screen[None]):
         self._earlier: list[list[Widget]] = []
 
     def compose(self) -> ComposeResult:
+        """Top to bottom: title bar, chat log, activity line, queued prompts, prompt (with its slash
+        popup), hint line, meter, keys."""
         popup = SlashPopup(id="slash-popup")
         yield TitleBar(id="title-bar")
         yield ChatLog(id="chat-log")
@@ -196,6 +198,7 @@ class ChatScreen(Screen[None]):
             self.key_clock.note_input_painted()
 
     async def on_session_event(self, message: SessionEvent) -> None:
+        """Render an event posted to the screen (a failed job's error line: `CoTuiApp.on_worker_state_changed`)."""
         await self.show_event(message.event)
 
     def show_truncated(self, tool_call_ids: frozenset[str]) -> None:
