@@ -131,6 +131,10 @@ class HistoryScreen(Screen[None]):
     controller) `u` undoes a cut and `p` pins a turn, otherwise it is read-only."""
 
     CSS_PATH = "history.tcss"
+    # Under 30 lines the chart gives way and the ledger's details shorten (history.tcss): at 60×20
+    # they took every line and the Trims tab showed no row (docs/keys-and-commands.md, "The history
+    # inspector").
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
     BINDINGS = [
         Binding("escape,q", "close", "Close"),
         # The tabs by position (the footer shows `1234 Tabs`), and the first three by letter too;
