@@ -338,7 +338,9 @@ class HistoryScreen(Screen[None]):
         cursor = table.cursor_row
         table.clear(columns=True)
         # Budget, note and summary are in the detail pane below: the table stays one screen wide.
-        for label in ("#", "reason", "strategy", "dropped", "tokens"):
+        # "removed", as in the details: a summary's messages are not "dropped" (the totals above
+        # count dropped and summarised apart).
+        for label in ("#", "reason", "strategy", "removed", "tokens"):
             table.add_column(label)
         cells: list[tuple[Any, ...]] = []
         for number, event in enumerate(ledger, start=1):

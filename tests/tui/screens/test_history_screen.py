@@ -393,3 +393,20 @@ async def test_a_short_terminal_keeps_rows_of_every_table_on_screen(make_host, s
         context = app.screen.query_one("#context-table", DataTable)
         await wait_until(pilot, lambda: len(context.columns) == 6, what="the turn column back at 120 columns")
         await app.workers.wait_for_complete()
+
+
+async def test_the_trims_table_does_not_call_summarised_messages_dropped(make_host, summarised):
+    """The totals said `0 dropped · 132 summarised` over a Trims table whose `dropped` column held
+    `24 msgs (6 turns)` for every summary: the column says `removed`, as the details do."""
+    app = make_host(lambda: HistoryScreen(summarised))
+    async with app.run_test(size=TERMINAL) as pilot:
+        await inspector_loaded(pilot)
+        table = app.screen.query_one("#ledger-table", DataTable)
+        assert [str(column.label) for column in table.ordered_columns] == [
+            "#",
+            "reason",
+            "strategy",
+            "removed",
+            "tokens",
+        ]
+        assert any(str(table.get_row_at(i)[2]) == "older turns summarised" for i in range(table.row_count))
