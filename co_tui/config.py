@@ -144,6 +144,9 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """pydantic-settings hook: the sources, highest priority first — the init arguments (`load_settings`
+        passes the command line's), `CO_TUI_*` environment variables, the TOML file at
+        `default_config_file()`; no dotenv, no secrets dir."""
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=default_config_file()))
 
     @property

@@ -45,6 +45,8 @@ class Turn:
     answer: str = ""
 
     def mentions(self, words: Sequence[str]) -> bool:
+        """Whether any of `words` (lowercase, as `focus_words` gives them) occurs in the ask, the tool
+        names or the answer, case-insensitively."""
         text = f"{self.ask} {' '.join(self.tools)} {self.answer}".lower()
         return any(w in text for w in words)
 

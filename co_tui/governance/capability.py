@@ -58,6 +58,8 @@ class HistoryTrimmedEvent(CapabilityEvent, namespace="co_tui"):
     def from_domain(
         cls, event: HistoryTrimmed, before: tuple[ModelMessage, ...] | None = None, *, ends_pass: bool = True
     ) -> HistoryTrimmedEvent:
+        """Wrap `event` for the stream: `before` is the context its pass started from, `ends_pass` whether
+        it is the pass's last event."""
         return cls(trimmed=event, before=before, ends_pass=ends_pass)
 
     def to_domain(self, session_id: str = "") -> HistoryTrimmed:
@@ -123,6 +125,7 @@ class ContextGovernance(AbstractCapability[Any]):
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
+        """None: not part of a serialisable agent spec."""
         return None  # holds callables and live state; not spec-serialisable
 
     def begin_run(self, history_len: int) -> None:
@@ -153,6 +156,11 @@ class ContextGovernance(AbstractCapability[Any]):
     async def before_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext
     ) -> ModelRequestContext:
+        """pydantic-ai hook, once per request step: hand the run's new messages to `transcript_sink`, run
+        the policy (`Governor.apply`; a summary calls the summariser or the run's model) and, when it
+        changed anything, rewrite `ctx.messages` and the request's messages and emit one
+        `HistoryTrimmedEvent` per change. Says once per run when the newest turn alone is over the budget
+        (`OversizedTurnEvent`). Returns `request_context`."""
         self._override = None
         self._shrink_done = False
         self._hand_over(ctx.messages)
@@ -183,6 +191,8 @@ class ContextGovernance(AbstractCapability[Any]):
     async def prepare_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext
     ) -> ModelRequestContext:
+        """pydantic-ai hook before each attempt: a retry after an overflow cut gets the cut context back
+        (pydantic-ai restores the pre-cut request); otherwise `request_context` is returned unchanged."""
         # A retry after an overflow cut starts from the pre-cut request: put the cut back.
         if self._override is not None:
             request_context.messages = list(self._override)
@@ -191,6 +201,9 @@ class ContextGovernance(AbstractCapability[Any]):
     async def on_model_request_error(
         self, ctx: RunContext[Any], *, request_context: ModelRequestContext, error: Exception
     ) -> ModelResponse:
+        """pydantic-ai hook: on `ModelContextWindowExceededError` cut harder (`Governor.recover_overflow`,
+        reason `context_overflow`), emit the events and raise `RetryModelRequest`. Re-raises `error` when
+        it is any other error or nothing is left to cut; never returns a response."""
         if not isinstance(error, ModelContextWindowExceededError):
             raise error
         self._hand_over(ctx.messages)

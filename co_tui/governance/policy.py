@@ -142,6 +142,7 @@ class PolicyOutcome:
 
     @property
     def changed(self) -> bool:
+        """Whether the pass changed the messages (then it emitted at least one event)."""
         return bool(self.events)
 
 

@@ -278,6 +278,7 @@ class SummaryWindow:
 
     @property
     def middle_turns(self) -> list[Turn]:
+        """The turns to summarise: after the head, before the kept tail."""
         return self.layout.turns[self.head : self.tail_start]
 
     @property

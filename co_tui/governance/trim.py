@@ -153,6 +153,7 @@ class ToolTrimResult:
 
     @property
     def trimmed(self) -> bool:
+        """Whether any tool output was truncated."""
         return self.trimmed_parts > 0
 
 
@@ -362,6 +363,7 @@ class ShrinkResult:
 
     @property
     def trimmed(self) -> bool:
+        """Whether any part of the newest turn was shrunk."""
         return self.shrunk_parts > 0
 
 
@@ -463,6 +465,7 @@ class FitResult:
 
     @property
     def trimmed(self) -> bool:
+        """Whether any rule applied (one event each)."""
         return bool(self.events)
 
 

@@ -56,6 +56,7 @@ class ConversationCounts:
         return replace(self, messages=count, turns=turns, items=items, open_answer=open_answer)
 
     def to_json(self) -> str:
+        """The figures as the store keeps them: `[messages, turns, items, open_answer]` (see `from_json`)."""
         return json.dumps([self.messages, self.turns, self.items, int(self.open_answer)])
 
     @classmethod

@@ -104,9 +104,11 @@ class LazyTranscript(Sequence[Any]):
     # --- growing (the session's own messages) ----------------------------------------------------
 
     def append(self, message: Any) -> None:
+        """Add a message of this process at the end, in memory (saving is the session's business)."""
         self._items.append(message)
 
     def extend(self, messages: Iterable[Any]) -> None:
+        """Add messages of this process at the end, in memory (see `append`)."""
         self._items.extend(messages)
 
     def added(self) -> list[Any]:

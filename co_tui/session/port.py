@@ -35,16 +35,29 @@ class HistoryView(Protocol):
     """
 
     @property
-    def transcript(self) -> Sequence[Any]: ...
+    def transcript(self) -> Sequence[Any]:
+        """Every message that happened, oldest first: append-only, originals only (governance never
+        rewrites it). A resumed session's saved messages are decoded from the database when first
+        read (`LazyTranscript`): blocking, and raises `StoreCorrupt` for a damaged row."""
+        ...
 
     @property
-    def context(self) -> Sequence[Any]: ...
+    def context(self) -> Sequence[Any]:
+        """What the model is sent next (pydantic-ai messages): the transcript as governance left it,
+        with its cuts, summaries and markers. In memory: reading it never blocks."""
+        ...
 
     @property
-    def ledger(self) -> Sequence[HistoryTrimmed]: ...
+    def ledger(self) -> Sequence[HistoryTrimmed]:
+        """This session's `history_trimmed` events, oldest first: its cuts, summaries, evictions and
+        restores (`clear` starts a new session with an empty ledger). In memory."""
+        ...
 
     @property
-    def ledger_positions(self) -> Sequence[int]: ...
+    def ledger_positions(self) -> Sequence[int]:
+        """For each `ledger` entry, the transcript's length when it happened (where its banner goes
+        in the chat log); as long as `ledger`."""
+        ...
 
     def meter_reading(self) -> UsageUpdate:
         """The meter's figure for `context` (what the model is sent next)."""
@@ -92,19 +105,29 @@ class SessionPort(HistoryView, Protocol):
     """
 
     @property
-    def id(self) -> str: ...
+    def id(self) -> str:
+        """The session id (its key in the database); `clear` gives the session a new one."""
+        ...
 
     @property
-    def title(self) -> str: ...
+    def title(self) -> str:
+        """The first user prompt on one line (`make_title`); "" until there is one."""
+        ...
 
     @property
-    def model_name(self) -> str: ...
+    def model_name(self) -> str:
+        """The model the next turn uses, as configured (`provider:model`, or `offline`)."""
+        ...
 
     @property
-    def is_offline(self) -> bool: ...
+    def is_offline(self) -> bool:
+        """Whether that model is the built-in offline one (no API key, no network)."""
+        ...
 
     @property
-    def busy(self) -> bool: ...
+    def busy(self) -> bool:
+        """Whether a turn or a compaction is running (operations that change the history refuse then)."""
+        ...
 
     @property
     def saved(self) -> bool:

@@ -120,6 +120,7 @@ class CoTuiApp(App[int]):
         return self.controller.busy
 
     def get_driver_class(self) -> type[Driver]:
+        """Textual's driver, subclassed to note each key as its input thread reads it (`key_arrival.noting_keys`)."""
         # Keys are noted as the driver's thread reads them: layout frames wait for them
         # (tui/key_arrival.py).
         from co_tui.tui.key_arrival import noting_keys
@@ -128,6 +129,7 @@ class CoTuiApp(App[int]):
         return driver
 
     def get_default_screen(self) -> ChatScreen:
+        """The chat screen, as the base screen (not pushed over Textual's default one)."""
         # The chat is the base screen: the first frame is the chat, not a blank screen switched away from.
         # The meter shows "starting…" until the session's first reading (its window and budget).
         return ChatScreen()
@@ -143,6 +145,7 @@ class CoTuiApp(App[int]):
     # --- quitting keeps a running turn (docs/keys-and-commands.md) ------------------------------
 
     def on_load(self) -> None:
+        """Make SIGTERM and SIGHUP quit as Ctrl+Q does (`action_quit`: a running turn is kept first)."""
         # SIGTERM and SIGHUP (a closed terminal) quit like Ctrl+Q: the running turn is kept first.
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
@@ -187,8 +190,8 @@ class CoTuiApp(App[int]):
     # --- intents: messages, keys, palette and slash commands -------------------------------------
 
     async def on_send_prompt(self, message: SendPrompt) -> None:
-        if not await self.controller.send(message.text):
-            self.chat.prompt.restore(message.text)  # nothing lost: the text goes back into the prompt
+        """Hand a submitted prompt to the controller (it runs or queues every prompt)."""
+        await self.controller.send(message.text)
 
     def action_interrupt(self) -> None:
         """Esc: stop the running turn (the partial answer stays) or compaction."""
@@ -341,6 +344,7 @@ class CoTuiApp(App[int]):
         self.call_from_thread(self.controller.model_switched)  # type: ignore[arg-type]
 
     async def on_run_slash(self, message: RunSlash) -> None:
+        """Run a submitted slash command line (`run_slash`)."""
         await self.run_slash(message.line)
 
     async def run_slash(self, line: str) -> bool:
@@ -385,12 +389,18 @@ class CoTuiApp(App[int]):
     # --- ChatView: what the controller shows, on the chat screen ---------------------------------
 
     def start_job(self, work: Coroutine[Any, Any, None]) -> Worker[None]:
+        """`ChatView.start_job`: a Textual worker in group `JOB_GROUP`; a failure is shown, not raised
+        (`on_worker_state_changed`)."""
         return self.run_worker(work, group=JOB_GROUP, exit_on_error=False)
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """`ChatView.spawn`: a Textual worker in group `ui`; it does not stop the app when it fails."""
         self.run_worker(work, group="ui", exit_on_error=False)
 
     def busy_changed(self, label: str | None) -> None:
+        """`ChatView.busy_changed`: the activity line. Full garbage collections wait while a job runs;
+        the held one runs after it, once the user stops typing (tui/gc_pause.py). The end refreshes the
+        title bar."""
         self.chat.activity.label = label or ""
         if label is not None:
             pause_full_collections()
@@ -401,53 +411,69 @@ class CoTuiApp(App[int]):
                 self._refresh_title(self.session)
 
     def show_hint(self, text: str, *, info: bool = False) -> None:
+        """`ChatView.show_hint`, on the chat screen."""
         self.chat.show_hint(text, info=info)
 
     def clear_hint(self) -> None:
+        """`ChatView.clear_hint`, on the chat screen."""
         self.chat.clear_hint()
 
     async def show_event(self, event: Event) -> None:
+        """`ChatView.show_event`, on the chat screen."""
         await self.chat.show_event(event)
 
     async def end_answer(self) -> None:
+        """`ChatView.end_answer`, on the chat screen."""
         await self.chat.end_answer()
 
     async def add_notice(self, text: str) -> None:
+        """`ChatView.add_notice`, on the chat screen."""
         await self.chat.add_notice(text)
 
     async def add_user_message(self, text: str, *, queued: bool = False) -> None:
+        """`ChatView.add_user_message`, on the chat screen."""
         await self.chat.add_user_message(text, queued=queued)
 
     async def unqueue_user_message(self, text: str) -> None:
+        """`ChatView.unqueue_user_message`, on the chat screen."""
         await self.chat.unqueue_user_message(text)
 
     async def clear_log(self) -> None:
+        """`ChatView.clear_log`, on the chat screen."""
         await self.chat.clear_log()
 
     def restore_prompt(self, text: str) -> None:
+        """`ChatView.restore_prompt`: `text` goes first, anything typed since stays after it."""
         prompt = self.chat.prompt
         typed = prompt.text.strip()  # what was typed since stays, after the text put back
         prompt.restore(f"{text}\n\n{typed}" if typed else text)
 
     def show_queue(self, texts: Sequence[str]) -> None:
+        """`ChatView.show_queue`: the strip above the input."""
         self.chat.queue_strip.show(texts)
 
     async def show_items(
         self, items: list[Item], banners: Sequence[tuple[int, Any]], *, entries: int | None = None
     ) -> None:
+        """`ChatView.show_items`, on the chat screen."""
         await self.chat.show_items(items, banners=banners, entries=entries)
 
     def show_truncated(self, tool_call_ids: frozenset[str]) -> None:
+        """`ChatView.show_truncated`, on the chat screen."""
         self.chat.show_truncated(tool_call_ids)
 
     def show_session(self, session: SessionPort) -> None:
+        """`ChatView.show_session`: the title bar and the meter's reading."""
         self._refresh_title(session)
         self.chat.meter.reading = session.meter_reading()
 
     def show_title(self, title: str) -> None:
+        """`ChatView.show_title`: the title bar."""
         self.chat.title_bar.session_title = title
 
     def fail_to_start(self, message: str, exit_code: int) -> None:
+        """`ChatView.fail_to_start`: exit with `exit_code`; `run_app` prints `message` (kept in `failure`)
+        once the terminal is restored."""
         # Nothing to chat with: leave, and let run_app print the line with the CLI's exit code.
         self.failure = message
         self.exit(exit_code, return_code=exit_code)  # the process's exit status
@@ -471,11 +497,13 @@ class CoTuiApp(App[int]):
             self.set_timer(0.1, partial(self._collect_when_idle, turn_ended_at))
 
     def on_unmount(self) -> None:
+        """Give the interpreter its garbage collector back as it was (quitting before a held collection ran)."""
         # Quitting before the held collection ran: the interpreter (another app, a test) gets its
         # collector back as it was.
         resume_full_collections(collect=False)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Show a controller job that died with an exception as one error line in the chat."""
         # A job that died with an exception (outside the session's events) is shown as one line.
         worker = event.worker
         if worker.group == JOB_GROUP and worker.error is not None and not self._chat_gone():
@@ -484,11 +512,15 @@ class CoTuiApp(App[int]):
     # --- opening sessions: start-up, --resume, /sessions -----------------------------------------
 
     def on_mount(self) -> None:
+        """After the first frame: open the session (`_start_session`); put what was typed or pasted
+        meanwhile into the prompt."""
         # After the first frame: building the session imports pydantic and pydantic-ai (hundreds of ms).
         self.call_after_refresh(self._start_session)
         self.call_later(self._release_early_input)  # after the keys read so far
 
     async def on_event(self, event: events.Event) -> None:
+        """While co-tui starts, keep text keys and pastes for the prompt (`EarlyInput.hold`); any other
+        event goes on as usual."""
         # A paste read as keys while co-tui starts stays one paste (tui/early_input.py).
         if not self.early_input.hold(event):
             await super().on_event(event)
@@ -628,6 +660,8 @@ class CoTuiApp(App[int]):
         self._open_session(chosen, False, store, preview=True)
 
     async def on_session_preview(self, message: SessionPreview) -> None:
+        """Show a saved conversation while its session loads (`ChatController.preview`); sets
+        `message.shown` in every case, so the start-up worker never waits on it for nothing."""
         try:
             if not self._chat_gone():
                 await self.controller.preview(
@@ -644,6 +678,8 @@ class CoTuiApp(App[int]):
             message.shown.set()
 
     async def on_session_ready(self, message: SessionReady) -> None:
+        """The session opened: hand it to the controller, start its MCP servers, then preload prices and
+        mount the entries of a resumed conversation above the first screen."""
         release_collections_after_start_up()
         if not self._chat_gone():  # else: quit while the session was loading
             await self.controller.session_ready(message.session)
@@ -695,6 +731,7 @@ class CoTuiApp(App[int]):
         self._mcp_worker = self.run_worker(servers.run(), group="mcp", exit_on_error=False)
 
     async def on_session_failed(self, message: SessionFailed) -> None:
+        """A session did not open (`ChatController.session_failed`: at start-up the app leaves)."""
         release_collections_after_start_up()
         await self.controller.session_failed(message.message, message.exit_code)
 

@@ -37,9 +37,14 @@ JobKind = Literal["turn", "compact", "clear"]
 class Job(Protocol):
     """A running job as the view started it (a Textual worker): it can be cancelled and awaited."""
 
-    def cancel(self) -> None: ...
+    def cancel(self) -> None:
+        """Stop the work (its coroutine gets `CancelledError`); returns without waiting for it."""
+        ...
 
-    async def wait(self) -> object: ...
+    async def wait(self) -> object:
+        """Wait until the work has ended; returns its result, raises when it failed or was cancelled
+        (Textual's `WorkerFailed`, `WorkerCancelled`)."""
+        ...
 
 
 class ChatView(Protocol):
@@ -194,10 +199,10 @@ class ChatController:
 
     # --- turns -----------------------------------------------------------------------------------
 
-    async def send(self, text: str) -> bool:
+    async def send(self, text: str) -> None:
         """The user sent a prompt. Runs it, or queues it (no session yet, another one opening, or a
-        job running: it is sent when the job ends, shown meanwhile above the input). Always True
-        (the caller clears the prompt)."""
+        job running: it is sent when the job ends, shown meanwhile above the input): a prompt is
+        never refused, so the caller clears the input."""
         view = self.view
         view.clear_hint()
         if self.session is None or self.opening_id is not None or self.job is not None:
@@ -208,9 +213,8 @@ class ChatController:
                 view.show_hint(f"{waiting} — your prompt will be sent when it is ready", info=True)
                 if self.session is None:  # the first send waits for pydantic-ai: show that it is moving
                     view.busy_changed("loading the model…")
-            return True
+            return
         self._start("turn", self._run_turn(text))
-        return True
 
     def send_queued(self) -> None:
         """Start the oldest prompt that waited, if it can run now."""

@@ -52,9 +52,9 @@ async def test_the_open_list_shows_a_server_that_started_after_it_opened(workspa
         assert gate.status == "starting"  # it waits for the go file
         await pilot.press(*"/mcp", "enter")
         await wait_until(pilot, lambda: isinstance(app.screen, McpScreen), what="/mcp screen")
-        assert "| gate | starting | 0 |" in app.screen.query_one("#help-text").source
+        assert "| gate | starting | 0 |" in app.screen.query_one("#mcp-text").source
         go.touch()
         await wait_until(pilot, lambda: gate.status == "running", what="server running")
         await wait_until(
-            pilot, lambda: "| gate | running | 1 |" in app.screen.query_one("#help-text").source, what="list redrawn"
+            pilot, lambda: "| gate | running | 1 |" in app.screen.query_one("#mcp-text").source, what="list redrawn"
         )

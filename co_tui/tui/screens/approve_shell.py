@@ -27,5 +27,6 @@ class ApproveShell(YesNoDialog):
         self.tool = tool
 
     def compose_body(self) -> ComposeResult:
+        """The body, then the exact command (or tool call) as plain text: markup in it is shown, never applied."""
         yield from super().compose_body()
         yield Static(Content(self.command), id="dialog-command")

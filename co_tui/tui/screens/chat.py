@@ -78,6 +78,8 @@ class ChatScreen(Screen[None]):
         self._earlier: list[list[Widget]] = []
 
     def compose(self) -> ComposeResult:
+        """Top to bottom: title bar, chat log, activity line, queued prompts, prompt (with its slash
+        popup), hint line, meter, keys."""
         popup = SlashPopup(id="slash-popup")
         yield TitleBar(id="title-bar")
         yield ChatLog(id="chat-log")
@@ -191,6 +193,7 @@ class ChatScreen(Screen[None]):
             note_input_painted()
 
     async def on_session_event(self, message: SessionEvent) -> None:
+        """Render an event posted to the screen (a failed job's error line: `CoTuiApp.on_worker_state_changed`)."""
         await self.show_event(message.event)
 
     def show_truncated(self, tool_call_ids: frozenset[str]) -> None:

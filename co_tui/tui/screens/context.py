@@ -63,6 +63,7 @@ class ContextScreen(Screen[None]):
         self.breakdown = source.context_breakdown()
 
     def compose(self) -> ComposeResult:
+        """The breakdown's bar and figures above its rows (which scroll), then the keys."""
         yield Static("Context · what the next request holds", id="context-title")
         with Vertical(id="context-summary"):
             yield ContextBar(self.breakdown, id="context-bar")

@@ -29,6 +29,7 @@ class HelpScreen(ModalScreen[None]):
     ]
 
     def compose(self) -> ComposeResult:
+        """The generated keys-and-commands reference, scrollable, in a dialog."""
         with Vertical(id="help-dialog"):
             yield Static("co-tui · keys and commands", id="help-title")
             with VerticalScroll(id="help-body"):
@@ -36,6 +37,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static(f"{key_label('up')}/{key_label('down')} scroll · {key_label('escape')} close", id="help-hint")
 
     def on_screen_resume(self) -> None:
+        """Every open starts at the top, with the keys scrolling the text."""
         # Each open starts at the top, and the scroll container takes the keys, so ↑/↓/PgUp/PgDn
         # scroll the text straight away (the screen is kept between opens).
         body = self.query_one("#help-body", VerticalScroll)

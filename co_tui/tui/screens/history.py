@@ -43,28 +43,56 @@ class Steering(Protocol):
     """The controller's intents the inspector may call (co_tui/tui/controller.py): each returns
     the line to show (a refusal says why, with its figures)."""
 
-    def undo(self, cut: int | None = None) -> Awaitable[str]: ...
-    def toggle_pin(self, index: int | None = None) -> Awaitable[str]: ...
-    def evict(self, index: int) -> Awaitable[str]: ...
+    def undo(self, cut: int | None = None) -> Awaitable[str]:
+        """`u`: undo the newest cut still in effect, or ledger entry `cut` and every cut after it."""
+        ...
+
+    def toggle_pin(self, index: int | None = None) -> Awaitable[str]:
+        """`p`: pin (again: unpin) the turn of transcript message `index` (None: the newest turn)."""
+        ...
+
+    def evict(self, index: int) -> Awaitable[str]:
+        """`d`: remove context message `index`'s tool output, or its older turn, from the context."""
+        ...
 
 
 class MessageRow(Protocol):
     """One annotated message (`co_tui.governance.MessageInfo`), read-only."""
 
     @property
-    def index(self) -> int: ...
+    def index(self) -> int:
+        """Position in the transcript."""
+        ...
+
     @property
-    def turn(self) -> int: ...
+    def turn(self) -> int:
+        """The user turn, 1-based (0: the system prefix)."""
+        ...
+
     @property
-    def kind(self) -> str: ...
+    def kind(self) -> str:
+        """The role: system, user, assistant, tool or marker (a note governance inserted)."""
+        ...
+
     @property
-    def tokens(self) -> int: ...
+    def tokens(self) -> int:
+        """Estimated tokens."""
+        ...
+
     @property
-    def status(self) -> str: ...
+    def status(self) -> str:
+        """Where the message stands (`governance.turn_states.Status`: in_context, truncated, …)."""
+        ...
+
     @property
-    def preview(self) -> str: ...
+    def preview(self) -> str:
+        """One line, at most 80 characters."""
+        ...
+
     @property
-    def context_index(self) -> int | None: ...
+    def context_index(self) -> int | None:
+        """Its index in the context, where the model sees it (None: no part of it is there)."""
+        ...
 
 
 # Each status wears the colour of the chart state it belongs to (truncated: shortened, like "partly").
@@ -184,6 +212,7 @@ class HistoryScreen(Screen[None]):
         return self._rows.pinned_turns
 
     def compose(self) -> ComposeResult:
+        """Totals and the tokens-per-turn chart above the tabs (In context, Transcript, Trims, Usage); keys."""
         yield Static("History · what the model sees now, and everything that happened", id="history-title")
         with Vertical(id="history-summary"):
             yield Static(id="history-totals")
@@ -205,10 +234,12 @@ class HistoryScreen(Screen[None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
+        """Read the session (in a thread: `reload`); the In context table takes the keys."""
         self.reload()
         self.query_one("#context-table", DataTable).focus()
 
     def on_resize(self) -> None:
+        """Refit the preview column once the new layout is known (`_fit_previews`)."""
         # The preview column's width follows the screen's (it takes the room the others leave): the
         # rows stay as they are, once the new layout is known — unless the width crosses the line
         # where the turn column goes or comes back (`_columns_for`), which lays a table out anew.
@@ -232,8 +263,9 @@ class HistoryScreen(Screen[None]):
             await self._draw()
             self.loaded = True
 
-        # A newer read replaces one still running (`exclusive`): the newest rows win.
-        self.run_worker(read_then_draw(), group="reload", exclusive=True)
+        # A newer read replaces one still running (`exclusive`): the newest rows win. The worker is
+        # given the function, not a coroutine: one replaced before it starts leaves none unawaited.
+        self.run_worker(read_then_draw, group="reload", exclusive=True)  # type: ignore[arg-type]  # mypy infers Never for WorkType
 
     async def _draw(self) -> None:
         rows = self._rows
@@ -258,9 +290,10 @@ class HistoryScreen(Screen[None]):
                 continue
             columns = self._columns_for(table)
             if (ColumnKey("turn") in table.columns) != (columns is _MESSAGE_COLUMNS):
-                rows = self._rows.context if table.id == "context-table" else self._rows.transcript
-                self.run_worker(self._fill_messages(f"#{table.id}", rows), group=f"fit-{table.id}", exclusive=True)
-                continue
+                # Other columns: the tables are laid out anew, through `reload` so that no other
+                # fill of the same table runs beside it (its worker replaces any still running).
+                self.reload()
+                return
             width = max(1, self._preview_width(table, columns))
             if column.width == width:
                 continue
@@ -462,10 +495,13 @@ class HistoryScreen(Screen[None]):
         return "undone, or made before co-tui kept what it removed"
 
     def on_ledger_table_undo_cut(self, message: LedgerTable.UndoCut) -> None:
+        """`u` on a Trims row: undo that cut and every cut after it (`Steering.undo`), then read again."""
         if self.steer is not None and 0 <= message.row < len(self._ledger):
             self.run_worker(self._steer(self.steer.undo(message.row)), group="steer", exclusive=True)
 
     def on_message_table_pin_turn(self, message: MessageTable.PinTurn) -> None:
+        """`p` on a row: pin (again: unpin) its turn. A context row stands for the transcript message it
+        shows; a marker has none and gets a warning."""
         if self.steer is None:
             return
         rows = self._transcript_rows if message.table == "transcript-table" else self._context_rows
@@ -489,10 +525,12 @@ class HistoryScreen(Screen[None]):
     # --- actions -----------------------------------------------------------------------------------
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The Trims tab's detail shows the highlighted cut."""
         if event.data_table.id == "ledger-table" and 0 <= event.cursor_row < len(self._ledger):
             self._show_ledger_detail(self._ledger[event.cursor_row])
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        """The shown tab's table takes the keys."""
         # The visible tab's table takes the keys, so ↑/↓ move through it at once.
         event.pane.query_one(DataTable).focus()
 

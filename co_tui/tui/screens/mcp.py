@@ -52,6 +52,7 @@ class McpScreen(ModalScreen[None]):
         self.servers = servers
 
     def compose(self) -> ComposeResult:
+        """The servers' overview (or the config error) as Markdown, scrollable, in a dialog."""
         from co_tui.agent.mcp_servers import mcp_overview
 
         error = getattr(self.servers, "config_error", None)
@@ -62,6 +63,7 @@ class McpScreen(ModalScreen[None]):
             yield Static(f"{key_label('escape')} close", id="mcp-hint")
 
     def on_mount(self) -> None:
+        """The list takes the keys (they scroll it)."""
         self.query_one("#mcp-body", VerticalScroll).focus()
 
     def show_servers(self) -> None:
@@ -69,7 +71,7 @@ class McpScreen(ModalScreen[None]):
         from co_tui.agent.mcp_servers import mcp_overview
 
         error = getattr(self.servers, "config_error", None)
-        self.query_one("#help-text", Markdown).update(mcp_markdown(mcp_overview(self.servers), config_error=error))
+        self.query_one("#mcp-text", Markdown).update(mcp_markdown(mcp_overview(self.servers), config_error=error))
 
     def action_dismiss_mcp(self) -> None:
         """Close the list."""

@@ -30,6 +30,7 @@ class RecoverLostScreen(ModalScreen[str | None]):
         self.kept_line = kept_line
 
     def compose(self) -> ComposeResult:
+        """What bringing an item back does, then the lost items to choose from (plain text, no markup)."""
         from co_tui.governance.salvage import MAX_EXCERPT_CHARS
 
         with Vertical(id="dialog"):
@@ -45,9 +46,11 @@ class RecoverLostScreen(ModalScreen[str | None]):
             yield OptionList(*(Option(Content(item), id=str(i)) for i, item in enumerate(self.items)))
 
     def on_mount(self) -> None:
+        """The first item is highlighted and the list takes the keys."""
         options = self.query_one(OptionList)
         options.highlighted = 0
         options.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """Dismiss with the chosen item (the caller salvages it)."""
         self.dismiss(self.items[event.option_index])

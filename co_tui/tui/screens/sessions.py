@@ -92,6 +92,7 @@ class SessionsScreen(ModalScreen[str | None]):
         self.loaded = False  # False while the list is read (in a thread); True once it is shown
 
     def compose(self) -> ComposeResult:
+        """The workspace's sessions as a table (filled by `reload`), a status line, the keys."""
         with Vertical(id="sessions-dialog"):
             yield Static(f"Sessions in {self.workspace.name or self.workspace}", id="sessions-title")
             yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
@@ -99,10 +100,12 @@ class SessionsScreen(ModalScreen[str | None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
+        """Read the list (in a thread: `reload`); the table takes the keys."""
         self.reload()
         self.query_one("#sessions-table", DataTable).focus()
 
     def on_resize(self) -> None:
+        """Refill the table once the new layout is known (the title column's width follows the table's)."""
         # The title column's width depends on the table's: refill once the new layout is known.
         self.call_after_refresh(self._fill)
 
@@ -112,8 +115,9 @@ class SessionsScreen(ModalScreen[str | None]):
         """Re-read the list from the store in a thread, keeping the cursor's row (a failure becomes
         the status line and the list stays as it was)."""
         self.loaded = False
-        # A newer read replaces one still running (`exclusive`): the newest list wins.
-        self.run_worker(self._reload(), group="list", exclusive=True)
+        # A newer read replaces one still running (`exclusive`): the newest list wins. The worker is
+        # given the method, not a coroutine: one replaced before it starts leaves none unawaited.
+        self.run_worker(self._reload, group="list", exclusive=True)  # type: ignore[arg-type]  # mypy infers Never for WorkType
 
     async def _reload(self) -> None:
         from co_tui.session.store_errors import StoreError
@@ -205,9 +209,11 @@ class SessionsScreen(ModalScreen[str | None]):
         return self.sessions[table.cursor_row]
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The status line follows the highlighted session."""
         self._show_row_status()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """A click on a row resumes that session (`action_resume`; Enter is bound to it directly)."""
         # A mouse click on a row.
         event.stop()
         self.action_resume()

@@ -62,6 +62,7 @@ class YesNoDialog(ModalScreen[bool]):
         self.body = body
 
     def compose(self) -> ComposeResult:
+        """The question, the body (`compose_body`), then the NO and YES buttons."""
         with Vertical(id="dialog"):
             yield Static(self.question, id="dialog-title")
             yield from self.compose_body()
@@ -74,7 +75,9 @@ class YesNoDialog(ModalScreen[bool]):
         yield Static(Content(self.body), id="dialog-body")
 
     def on_mount(self) -> None:
+        """Focus the `FOCUS` button, the safe answer."""
         self.query_one(f"#{self.FOCUS}", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Dismiss with True for the `YES` button, False for the other."""
         self.dismiss(event.button.id == self.YES.id)

@@ -41,6 +41,7 @@ class ActivityIndicator(Widget):
         self._stepped_at = float("-inf")
 
     def watch_label(self, label: str) -> None:
+        """Spin while a label is shown (a still frame when animations are off); stop when it goes."""
         self.set_class(bool(label), "-busy")
         if label and self._timer is None and self.app.animation_level != "none":
             self._timer = self.set_interval(0.1, self._tick)
@@ -56,4 +57,5 @@ class ActivityIndicator(Widget):
         self.frame = (self.frame + 1) % len(FRAMES)
 
     def render(self) -> Content:
+        """The spinner frame, the label and how to interrupt."""
         return Content.assemble((FRAMES[self.frame] + " ", "bold"), self.label, ("  · esc to interrupt", "$text-muted"))

@@ -156,6 +156,7 @@ class AssistantMessage(KeptLines, Vertical):
         self.rendered: RenderedLines | None = None  # stands in for the Markdown while the answer streams
 
     def compose(self) -> ComposeResult:
+        """The segment's Markdown (underscores in file names stay literal)."""
         # File names stay literal: `__init__.py` is not a bold "init" (tui/markdown_parser.py).
         yield AnswerMarkdown(self._text, classes="-last", parser_factory=literal_underscores_parser)
 
@@ -281,6 +282,7 @@ class AssistantMessage(KeptLines, Vertical):
                 await rendered.remove()
 
     async def on_rendered_lines_stale(self, message: RenderedLines.Stale) -> None:
+        """The drawn lines no longer fit (a new width or theme): show the real Markdown again (`thaw`)."""
         message.stop()
         await self.thaw()  # a later flush draws it again at the new width or theme
 

@@ -51,6 +51,8 @@ class ChatLog(KeptLines, VerticalScroll):
         self._earlier.display = False
 
     def on_mount(self) -> None:
+        """Stay at the bottom as the log grows (`anchor`); mount the line that counts the items not shown
+        (hidden until there are some)."""
         self.anchor()
         self.mount(self._earlier)
 
@@ -65,6 +67,7 @@ class ChatLog(KeptLines, VerticalScroll):
         await self.prune()
 
     async def on_assistant_message_continued(self) -> None:
+        """A long answer mounted its next segment: prune to the bounds again."""
         await self.prune()  # a long answer mounted its next segment
 
     async def prune(self) -> None:

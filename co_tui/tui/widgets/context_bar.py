@@ -86,4 +86,5 @@ class ContextBar(Widget):
         self.breakdown = breakdown
 
     def render(self) -> Content:
+        """The bar at the widget's width (`bar_content`)."""
         return bar_content(self.breakdown, self.content_size.width or 60)

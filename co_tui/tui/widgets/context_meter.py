@@ -192,10 +192,13 @@ class ContextMeter(Widget):
         return meter_level(self.fraction)
 
     def watch_reading(self) -> None:
+        """The `-low`/`-mid`/`-high` class follows the reading's level."""
         for level in ("low", "mid", "high"):
             self.set_class(self.reading is not None and level == self.level, f"-{level}")
 
     def render(self) -> Content:
+        """One line: the bar (window-wide, marked at the budget), the figures, the notes that fit
+        (`starting…` before the first reading)."""
         if self.reading is None:
             return Content.from_markup("Context [dim]starting…[/]")
         layout = fit_layout(self.reading, self.content_size.width or 80)

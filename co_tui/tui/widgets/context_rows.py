@@ -126,4 +126,5 @@ class ContextRows(Widget):
         self.breakdown = breakdown
 
     def render(self) -> Content:
+        """The rows at the widget's width (`row_lines`)."""
         return Content("\n").join(row_lines(self.breakdown, self.content_size.width))

@@ -85,6 +85,7 @@ class HelpText(Widget):
         self._drawn: _Themed | None = None
 
     def render(self) -> Any:
+        """The reference in the current theme's colours; drawn once per theme (and width), not per frame."""
         theme = Theme({name: self.get_component_rich_style(cls) for cls, name in _STYLES.items()}, inherit=True)
         if self._drawn is None or self._drawn.theme.styles != theme.styles:  # a new Textual theme draws anew
             self._drawn = _Themed(_ReferenceMarkdown(self.source, hyperlinks=False), theme)

@@ -26,10 +26,13 @@ class KeyFooter(Footer):
         self._rebuild_due = False
 
     def compose(self) -> ComposeResult:
+        """Textual's footer keys, noting which keys they are (a rebuild is skipped while they stay the same)."""
         self._composed = self._keys() if self._bindings_ready else None
         yield from super().compose()
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
+        """Textual's hook when `screen`'s bindings are refreshed: one rebuild after the next refresh at most,
+        and none while the app has no focus."""
         # Textual's `Footer.bindings_changed`, with one pending rebuild at most.
         self._bindings_ready = True
         if not screen.app.app_focus:

@@ -24,11 +24,13 @@ class LedgerTable(DataTable[Any]):
             self.row = row
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`u` only where the screen can steer: a read-only inspector has nothing to undo with."""
         # Without a controller (a read-only inspector) there is nothing to undo with.
         if action == "undo_cut":
             return getattr(self.screen, "steer", None) is not None
         return super().check_action(action, parameters)
 
     def action_undo_cut(self) -> None:
+        """`u`: ask the screen to undo the highlighted cut (`UndoCut`)."""
         if self.row_count:
             self.post_message(self.UndoCut(self.cursor_row))

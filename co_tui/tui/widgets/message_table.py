@@ -25,10 +25,12 @@ class MessageTable(DataTable[Any]):
             self.row = row
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`p` only where the screen can steer: a read-only inspector has nothing to pin with."""
         if action == "pin_turn":  # only with a controller to pin through
             return getattr(self.screen, "steer", None) is not None
         return super().check_action(action, parameters)
 
     def action_pin_turn(self) -> None:
+        """`p`: ask the screen to pin (again: unpin) the highlighted row's turn (`PinTurn`)."""
         if self.row_count:
             self.post_message(self.PinTurn(self.id or "", self.cursor_row))

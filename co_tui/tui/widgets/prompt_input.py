@@ -93,9 +93,11 @@ class PromptInput(TextArea):
             self.focus()
 
     def action_newline(self) -> None:
+        """ctrl+j, alt+enter, shift+enter: a line break instead of sending."""
         self.insert("\n")
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        """The slash popup follows the text."""
         self._sync_popup()
 
     def _sync_popup(self) -> None:

@@ -56,19 +56,23 @@ class RenderedLines(Widget):
         self.drawn_width = width
 
     def on_mount(self) -> None:
+        """A theme change makes the lines stale (`Stale`)."""
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
 
     def _theme_changed(self, _theme: object) -> None:
         self.post_message(self.Stale())
 
     def on_resize(self) -> None:
+        """A new width makes the lines stale (`Stale`)."""
         if self.size.width != self.drawn_width:
             self.post_message(self.Stale())
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """One row per drawn line, whatever the width."""
         return len(self.lines)
 
     def render_line(self, y: int) -> Strip:
+        """Drawn line `y` (blank past the end)."""
         if y < len(self.lines):
             return self.lines[y]
         return Strip.blank(self.size.width)

@@ -25,6 +25,7 @@ class TitleBar(Widget):
     session_title: reactive[str] = reactive("")
 
     def render(self) -> Content:
+        """`co-tui`, the model (`starting…` until known), OFFLINE for the offline model, the title."""
         parts: list[str | tuple[str, str]] = [("co-tui", "bold $accent"), "  "]
         parts.append((self.model_name or "starting…", "$foreground" if self.model_name else "dim"))
         if self.offline:

@@ -105,6 +105,7 @@ class TurnTokenChart(Widget):
         self.bars = bars
 
     def render(self) -> Text:
+        """The bars (`render_bars`), each state in its component class's colour."""
         styles = {
             state: self.get_component_rich_style(f"turn-token-chart--{state.replace('_', '-')}")
             for state in _STATE_RANK

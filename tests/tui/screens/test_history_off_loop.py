@@ -112,3 +112,35 @@ async def test_a_resize_refits_the_preview_without_refilling(make_host, until, m
         assert table.row_count == len(session.transcript)
         # The table re-measured itself: its rows are drawn 30 cells wider, the columns before alike.
         await until(pilot, lambda: table.virtual_size.width == wide_before + 30, what="the table re-measured")
+
+
+async def test_a_resize_across_the_narrow_line_lays_the_tables_out_again(make_host, until):
+    """Narrowed to 60 columns the full columns would leave the preview 8 cells: the turn column goes
+    (the tables are laid out again, every row kept); widened back, it returns."""
+    session = CutSession([m for i in range(3) for m in module_turn(i)], [])
+    session.context = list(session.transcript)
+    app = make_host(lambda: HistoryScreen(session))
+
+    def labels(table: DataTable) -> list[str]:
+        return [str(column.label) for column in table.ordered_columns]
+
+    async with app.run_test(size=TERMINAL) as pilot:
+        await inspector_loaded(pilot)
+        tables = [app.screen.query_one(f"#{name}-table", DataTable) for name in ("context", "transcript")]
+        assert all(labels(table)[1] == "turn" for table in tables)
+        await pilot.resize_terminal(60, TERMINAL[1])
+        for table in tables:
+            await until(
+                pilot,
+                lambda t=table: "turn" not in labels(t) and t.row_count == len(session.transcript),
+                what=f"{table.id} laid out without the turn column",
+            )
+            assert table.ordered_columns[-1].width >= 19, "the preview keeps its room"
+        assert tables[0].max_scroll_x == 0, "the tab on screen fits its width"
+        await pilot.resize_terminal(*TERMINAL)
+        for table in tables:
+            await until(
+                pilot,
+                lambda t=table: labels(t)[1] == "turn" and t.row_count == len(session.transcript),
+                what=f"{table.id} with its turn column again",
+            )

@@ -116,9 +116,8 @@ async def test_at_60_columns_the_preview_keeps_its_room(make_host, session):
     the turn column goes and the status words shorten, and every column is on screen."""
     app = make_host(lambda: HistoryScreen(session))
     async with app.run_test(size=(60, 24)) as pilot:
+        await inspector_loaded(pilot)
         table = app.screen.query_one("#context-table", DataTable)
-        await wait_until(pilot, lambda: table.size.width > 0 and table.row_count, what="the table drawn")
-        await pilot.pause()
         assert [str(column.label) for column in table.ordered_columns] == ["#", "kind", "tokens", "status", "preview"]
         assert table.ordered_columns[-1].width >= 19 and table.max_scroll_x == 0, "the preview fits on screen"
         statuses = {str(table.get_row_at(i)[3]) for i in range(table.row_count)}
