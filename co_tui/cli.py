@@ -9,6 +9,7 @@ interrupted, 141 output pipe closed by its reader.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -201,12 +202,30 @@ def _main(argv: Sequence[str] | None) -> int:
 def _run_tui(settings: Settings | Callable[[], Settings], workspace: Path, resume_id: str | None = None) -> int:
     """`tui.app.run_app`, with the garbage collector off from before Textual is imported until the
     session is ready (`run_app` turns it back on, at the latest when the app ends; docs/architecture.md)."""
+    problem = _no_terminal()
+    if problem:
+        print(f"co-tui: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     from co_tui.tui.gc_pause import hold_collections_for_start_up
 
     hold_collections_for_start_up()
     from co_tui.tui.app import run_app
 
     return run_app(settings, workspace, resume_id=resume_id)
+
+
+def _no_terminal() -> str | None:
+    """Why the full-screen chat cannot run here (stdin or stdout is not a terminal), or None.
+    Without this, `co-tui < /dev/null` or `co-tui | less` drew into the pipe and spun a core on
+    stdin's end of file until killed; the line points at print mode (README.md, "Exit status")."""
+    for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)):
+        try:
+            if stream is not None and os.isatty(stream.fileno()):
+                continue
+        except (OSError, ValueError):
+            pass
+        return f"the full-screen chat needs a terminal and {name} is not one: for one turn without it, use -p"
+    return None
 
 
 def _check_resumable(data_dir: Path, workspace: Path, args: argparse.Namespace) -> str | None:

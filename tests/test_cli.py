@@ -119,3 +119,16 @@ def test_print_mode_with_a_bad_instructions_file_says_so_and_answers(tmp_path: P
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.count("\n") == 1 and "instructions skipped" in proc.stderr and "not UTF-8" in proc.stderr
     assert [json.loads(line)["type"] for line in proc.stdout.splitlines()][-1] == "done"
+
+
+def test_the_tui_without_a_terminal_is_one_line_exit_2(tmp_path: Path) -> None:
+    """`co-tui < /dev/null` (stdout a pipe) drew the screen into the pipe and spun a core on stdin's
+    end of file until killed: it is a usage error, pointing at print mode."""
+    env = {"CO_TUI_DATA_DIR": str(tmp_path / "data")}
+    proc = co_tui(cwd=tmp_path, env=env, timeout=60)
+    assert proc.returncode == 2
+    assert (
+        proc.stderr
+        == "co-tui: the full-screen chat needs a terminal and stdin is not one: for one turn without it, use -p\n"
+    )
+    assert proc.stdout == "" and not (tmp_path / "data").exists()  # nothing drawn, nothing created

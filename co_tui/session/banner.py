@@ -25,15 +25,28 @@ STRATEGY_TEXT = {
 }
 
 
+_UNDID = "undid trim #"
+
+
+def restore_note(cut_number: int, undone: HistoryTrimmed) -> str:
+    """The note of the event that undid `undone` (ledger number `cut_number`): it names that cut in
+    its own banner's words, which `strategy_text` reads back — an undone eviction is not "old tool
+    outputs shortened", though both share the strategy `tool_output_trim`."""
+    return f"{_UNDID}{cut_number} ({strategy_text(undone)}) and every cut after it"
+
+
 # What the user's `d` did, said as such: STRATEGY_TEXT's "oldest turns removed" was wrong for a
 # turn picked from the middle (docs/context-governance.md, "Evict").
 _EVICTED_TEXT = {"tool_output_trim": "a tool output removed", "turn_trim": "an older turn removed"}
 
 
 def strategy_text(event: HistoryTrimmed) -> str:
-    """How `event` cut, in words: STRATEGY_TEXT, or what an eviction removed."""
+    """How `event` cut, in words: STRATEGY_TEXT, or what an eviction removed; for an undo, the
+    words of the cut it undid (`restore_note`)."""
     if event.reason == "manual_evict" and event.strategy in _EVICTED_TEXT:
         return _EVICTED_TEXT[event.strategy]
+    if event.reason == "restore" and event.note and event.note.startswith(_UNDID) and " (" in event.note:
+        return event.note.split(" (", 1)[1].split(")", 1)[0]
     if event.reason == "clear":
         return "every turn removed"
     return STRATEGY_TEXT.get(event.strategy, event.strategy)
@@ -85,7 +98,7 @@ def banner_parts(event: HistoryTrimmed) -> list[str]:
             f"↶ {banner_title(event)}",
             f"{plural(event.restored_messages, 'message')} back in context",
             f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)} tokens",
-            f"undid: {STRATEGY_TEXT.get(event.strategy, event.strategy)}",
+            f"undid: {strategy_text(event)}",
         ]
     parts = [f"✂ {banner_title(event)}"]
     if event.reason == "manual_evict" and event.note:

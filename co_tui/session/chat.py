@@ -817,15 +817,30 @@ class ChatSession:
 
     def _anchor_meter_on_saved_usage(self) -> None:
         """Re-anchor the meter on the newest saved response's provider usage, so a resumed session's
-        meter is as exact at first paint as it was when saved."""
+        meter is as exact at first paint as it was when saved — only while that report still
+        describes the context: after a cut, eviction or undo made since that response (a ledger
+        event at or after its transcript position) the report counts what is gone, and the meter
+        estimates instead, as the live session's meter did."""
         from pydantic_ai.messages import ModelResponse
 
         for i in range(len(self.context) - 1, -1, -1):
             message = self.context[i]
             if isinstance(message, ModelResponse):
-                if message.usage.input_tokens:
+                if message.usage.input_tokens and not self._cut_since(message):
                     self.meter.observe_response(message.usage, self.context[: i + 1])
                 return
+
+    def _cut_since(self, response: ModelMessage) -> bool:
+        """Whether a ledger event rewrote the context after `response` was received (or it is not
+        among the transcript's newest messages, where a saved context's newest response sits)."""
+        if not self.ledger_positions:
+            return False
+        newest_cut = max(self.ledger_positions)
+        # Only the transcript's tail can hold it unrewritten (decoded at resume for the first screen).
+        for j in range(len(self.transcript) - 1, max(newest_cut, len(self.transcript) - 64) - 1, -1):
+            if self.transcript[j] is response:
+                return False
+        return True
 
     # --- project instructions and the /context breakdown ----------------------------------------
 

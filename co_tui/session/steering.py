@@ -98,6 +98,10 @@ async def restore(session: ChatSession, cut: int | None = None) -> HistoryTrimme
         budget_tokens=budget,
         cut_number=target + 1,
     )
+    if event.salvaged_item is None and session.ledger[target].salvaged_item is None:
+        from co_tui.session.banner import restore_note
+
+        event = replace(event, note=restore_note(target + 1, session.ledger[target]))
     session.context = restored
     trim = session._apply_trim(event, CutRecord(undoes=target))
     save_error = await asyncio.to_thread(session._save, None)

@@ -11,6 +11,7 @@ from pydantic_ai.messages import ModelRequest, ToolReturnPart
 from co_tui.config import Settings, load_settings
 from co_tui.governance import annotate_history
 from co_tui.governance.markers import is_evicted_output, marker_info, separate_markers
+from co_tui.session.banner import banner_details, banner_line
 from co_tui.session.chat import ChatSession
 from co_tui.session.eviction import SteeringError
 from co_tui.session.store import SessionStore
@@ -189,6 +190,9 @@ async def test_an_eviction_is_undone_like_any_cut_and_after_a_resume(tmp_path: P
     restored = await session.restore()
     assert (restored.reason, restored.strategy) == ("restore", "tool_output_trim")
     assert session.context == before  # the output is back, verbatim
+    # The banner names what was undone: it said "undid: old tool outputs shortened" for an eviction.
+    assert banner_line(restored).endswith("undid: a tool output removed")
+    assert dict(banner_details(restored))["strategy"] == "a tool output removed"
 
     hello = next(i for i, m in enumerate(separate_markers(session.context)) if "hello there" in str(m.parts[0]))
     session.evict(hello)

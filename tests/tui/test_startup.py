@@ -81,6 +81,7 @@ _PROBE = (
     "    def run(self, **kwargs):\n"
     "        return super().run(headless=True)\n"
     "app_module.CoTuiApp = Probe\n"
+    "cli._no_terminal = lambda: None  # headless: no terminal needed\n"
     "code = cli.main(sys.argv[1:])\n"
     "print(json.dumps({'seen': seen, 'gc_on_after': gc.isenabled(), **state, 'code': code}))\n"
 )

@@ -159,6 +159,10 @@ class HistoryScreen(Screen[None]):
     controller) `u` undoes a cut and `p` pins a turn, otherwise it is read-only."""
 
     CSS_PATH = "history.tcss"
+    # Under 30 lines the chart gives way and the ledger's details shorten (history.tcss): at 60×20
+    # they took every line and the Trims tab showed no row (docs/keys-and-commands.md, "The history
+    # inspector").
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
     BINDINGS = [
         Binding("escape,q", "close", "Close"),
         # The tabs by position (the footer shows `1234 Tabs`), and the first three by letter too;
@@ -367,7 +371,9 @@ class HistoryScreen(Screen[None]):
         cursor = table.cursor_row
         table.clear(columns=True)
         # Budget, note and summary are in the detail pane below: the table stays one screen wide.
-        for label in ("#", "reason", "strategy", "dropped", "tokens"):
+        # "removed", as in the details: a summary's messages are not "dropped" (the totals above
+        # count dropped and summarised apart).
+        for label in ("#", "reason", "strategy", "removed", "tokens"):
             table.add_column(label)
         cells: list[tuple[Any, ...]] = []
         for number, event in enumerate(ledger, start=1):

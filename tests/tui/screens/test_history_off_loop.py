@@ -5,7 +5,8 @@ keys work while it reads, and a resize only re-fits the preview column (docs/arc
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager
 from typing import Any
 
 from governance.builders import module_turn
@@ -54,21 +55,29 @@ def _gated() -> tuple[CutSession, GatedTranscript]:
     return CutSession(transcript, list(messages)), transcript  # type: ignore[arg-type]
 
 
+@asynccontextmanager
+async def read_held(pilot: Any, until: Any, transcript: GatedTranscript, what: str) -> AsyncIterator[None]:
+    """The inspector's read of `transcript` under way and held for the body, which must finish
+    without it (`what` waited for it otherwise); then the read goes on."""
+    try:
+        await until(pilot, transcript.reading.is_set, what="the read under way")
+        yield
+        assert not transcript.returned.is_set(), f"{what} waited for the read"
+    finally:
+        transcript.gate.set()
+
+
 async def test_keys_work_while_the_rows_are_read(make_host, until):
     session, transcript = _gated()
     app = make_host(lambda: HistoryScreen(session))
     async with app.run_test(size=TERMINAL) as pilot:
-        try:
-            await until(pilot, transcript.reading.is_set, what="the read under way")
+        async with read_held(pilot, until, transcript, what="the key"):
             screen = app.screen
             assert isinstance(screen, HistoryScreen) and not screen.loaded
             assert str(screen.query_one("#history-totals", Static).render()) == "Reading 8 messages…"
             await pilot.press("3")
             tabs = screen.query_one("#history-tabs", TabbedContent)
             await until(pilot, lambda: tabs.active == "ledger", what="the Trims tab")
-            assert not transcript.returned.is_set(), "the key waited for the read"
-        finally:
-            transcript.gate.set()
         await inspector_loaded(pilot)
         assert screen.query_one("#transcript-table", DataTable).row_count == 8
 
@@ -77,13 +86,9 @@ async def test_escape_closes_the_inspector_while_it_reads(make_host, until):
     session, transcript = _gated()
     app = make_host(lambda: HistoryScreen(session))
     async with app.run_test(size=TERMINAL) as pilot:
-        try:
-            await until(pilot, transcript.reading.is_set, what="the read under way")
+        async with read_held(pilot, until, transcript, what="Esc"):
             await pilot.press("escape")
             await until(pilot, lambda: app.results == [None], what="the inspector closed")
-            assert not transcript.returned.is_set(), "Esc waited for the read"
-        finally:
-            transcript.gate.set()
         assert not isinstance(app.screen, HistoryScreen)
 
 

@@ -371,3 +371,41 @@ def test_history_next_to_go_snapshot(snap_compare, make_host):
         terminal_size=TERMINAL,
         run_before=inspector_loaded,
     )
+
+
+async def test_a_short_terminal_keeps_rows_of_every_table_on_screen(make_host, summarised):
+    """At 60×20 the totals, the chart and the ledger's details took every line: the Trims tab
+    showed no row at all. Under 30 lines the chart gives way and the details shorten; a resize
+    while the inspector is open brings the chart back."""
+    app = make_host(lambda: HistoryScreen(summarised))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await inspector_loaded(pilot)
+        await pilot.press("l")
+        table = app.screen.query_one("#ledger-table", DataTable)
+        chart = app.screen.query_one("#history-chart-row")
+        await wait_until(pilot, lambda: table.size.height > 0, what="the ledger laid out")
+        assert table.size.height >= 3, "the header and two cuts are on screen"
+        assert not chart.display
+        await pilot.resize_terminal(120, 36)
+        await wait_until(pilot, lambda: chart.display and chart.size.height == 3, what="the chart back")
+        assert table.size.height >= len(summarised.ledger) + 1
+        context = app.screen.query_one("#context-table", DataTable)
+        await wait_until(pilot, lambda: len(context.columns) == 6, what="the turn column back at 120 columns")
+        await app.workers.wait_for_complete()
+
+
+async def test_the_trims_table_does_not_call_summarised_messages_dropped(make_host, summarised):
+    """The totals said `0 dropped · 132 summarised` over a Trims table whose `dropped` column held
+    `24 msgs (6 turns)` for every summary: the column says `removed`, as the details do."""
+    app = make_host(lambda: HistoryScreen(summarised))
+    async with app.run_test(size=TERMINAL) as pilot:
+        await inspector_loaded(pilot)
+        table = app.screen.query_one("#ledger-table", DataTable)
+        assert [str(column.label) for column in table.ordered_columns] == [
+            "#",
+            "reason",
+            "strategy",
+            "removed",
+            "tokens",
+        ]
+        assert any(str(table.get_row_at(i)[2]) == "older turns summarised" for i in range(table.row_count))
