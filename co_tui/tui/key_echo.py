@@ -55,8 +55,12 @@ class KeyEcho:
             return False
         screen._update_timer.pause()
         screen._dirty_widgets.discard(prompt)
+        # Textual's refresh forgets every dirty widget, painted or not, and the next frame's layout
+        # repaints only those it finds dirty: the others (a hint under the prompt) are kept for it.
+        others = set(screen._dirty_widgets)
         screen._compositor.update_widgets({prompt})
         screen._compositor_refresh()
+        screen._dirty_widgets.update(others)
         self.clock.note_input_painted()
         screen._update_timer.resume()  # the layout and the other repaints, one frame period later
         return True
