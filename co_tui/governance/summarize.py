@@ -451,6 +451,8 @@ def clear_event(messages: Sequence[ModelMessage], budget_tokens: int, *, overhea
 
     Strategy `turn_trim` — whole turns are dropped and no summary is written (the transcript and the
     store keep everything; only the model's view is emptied). `kept_turns` is 0, `tokens_after` 0.
+    `dropped_messages` is every message of `messages`: the markers and a summary before the first
+    turn leave too, so the figure is the meter's message count.
     `tokens_before` is the request the context made, `overhead_tokens` (instructions and tool
     schemas) included, as the meter counts it; an empty context sends nothing, so it reads 0 after.
     """
@@ -458,7 +460,7 @@ def clear_event(messages: Sequence[ModelMessage], budget_tokens: int, *, overhea
     return HistoryTrimmed(
         reason="clear",
         strategy="turn_trim",
-        dropped_messages=sum(len(t) for t in layout.turns),
+        dropped_messages=len(messages),
         dropped_turns=len(layout.turns),
         kept_turns=0,
         tokens_before=estimate_tokens(messages) + (overhead_tokens if messages else 0),
