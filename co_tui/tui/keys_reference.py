@@ -149,8 +149,9 @@ def _screen_sections() -> list[tuple[str, str]]:
     from co_tui.tui.screens.history import HistoryScreen
     from co_tui.tui.screens.sessions import SessionsScreen
 
-    # The tables' own keys: `u` on the Trims tab, `p` on the context and transcript tabs.
+    # The tables' own keys: `u` on the Trims tab, `p` and `d` on the context and transcript tabs.
     steering = [
+        ("d", "evict", "Evict — on a message: its tool output, or its whole older turn, leaves the context"),
         ("u", "undo_cut", "Undo cut — on the Trims tab: the selected cut and every cut after it"),
         ("p", "pin_turn", "Pin turn — on a message: its turn is never cut; again: unpin"),
     ]

@@ -88,3 +88,25 @@ async def test_evicting_a_turn_updates_the_meter_names_it_and_u_undoes_it(app):
         await pilot.press("u")
         await wait_until(pilot, lambda: app.session.ledger[-1].reason == "restore", what="the undo")
         await wait_until(pilot, lambda: app.chat.meter.reading.messages == shown, what="the meter after the undo")
+
+
+async def test_d_is_offered_on_the_message_tabs_only(app):
+    """The footer offered `d Evict` on the Trims and Usage tabs too, where it only said to go back to
+    a message tab: now `d` is the message tables' key, as `p` is, and the Trims tab evicts nothing."""
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await send_prompt(pilot, "read README.md")
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "HistoryScreen", what="inspector")
+        await inspector_loaded(pilot)
+
+        def offered() -> set[str]:
+            return {binding.key for _node, binding, enabled, _tip in app.screen.active_bindings.values() if enabled}
+
+        for tab, shown in [("1", True), ("2", True), ("3", False), ("4", False)]:
+            await pilot.press(tab)
+            await wait_until(pilot, lambda shown=shown: ("d" in offered()) == shown, what=f"d offered={shown} on {tab}")
+        await pilot.press("d")  # on the Usage tab: nothing happens
+        await pilot.press("3", "d")
+        await wait_idle(pilot)
+        assert not any(e.reason == "manual_evict" for e in app.session.ledger)

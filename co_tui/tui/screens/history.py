@@ -172,7 +172,6 @@ class HistoryScreen(Screen[None]):
         Binding("3,l", "show_tab('ledger')", "Trims", group=TABS),
         Binding("4", "show_tab('usage')", "Usage", group=TABS),
         Binding("r", "reload", "Refresh"),
-        Binding("d", "evict", "Evict"),
     ]
 
     def __init__(
@@ -542,9 +541,16 @@ class HistoryScreen(Screen[None]):
         """Re-read the session."""
         self.reload()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`d` (the message tables' `screen.evict`) only where the screen can steer."""
+        if action == "evict":
+            return self.steer is not None
+        return super().check_action(action, parameters)
+
     async def action_evict(self) -> None:
-        """`d`: remove the highlighted row's tool output, or its whole older turn, from the context
-        (never from the transcript); the chat gets a banner, this screen the outcome and a refresh."""
+        """`d` on a message table: remove the highlighted row's tool output, or its whole older turn,
+        from the context (never from the transcript); the chat gets a banner, this screen the
+        outcome and a refresh."""
         target = self._evict_target()
         if isinstance(target, str):
             self.notify(target, severity="warning")

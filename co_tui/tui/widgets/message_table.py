@@ -1,4 +1,5 @@
-"""The history inspector's message tables (In context, Transcript); `p` pins the selected message's turn."""
+"""The history inspector's message tables (In context, Transcript); `p` pins the selected message's
+turn, `d` evicts the selected message (the inspector's `evict`)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ __all__ = ["MessageTable"]
 
 
 class MessageTable(DataTable[Any]):
-    """The context and transcript tables: `p` pins (again: unpins) the selected message's turn."""
+    """The context and transcript tables: `p` pins (again: unpins) the selected message's turn, `d`
+    evicts it. Both are the tables' own keys, so the footer offers them only on these two tabs."""
 
-    BINDINGS = [Binding("p", "pin_turn", "Pin turn")]
+    BINDINGS = [Binding("p", "pin_turn", "Pin turn"), Binding("d", "screen.evict", "Evict")]
 
     class PinTurn(Message):
         """Pin or unpin the turn of the message on row `row` of `table`."""
