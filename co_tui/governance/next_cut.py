@@ -123,6 +123,7 @@ def compact_estimate(
         clear_event(source, budget_tokens, overhead_tokens=overhead_tokens),
         reason="manual_compact",
         strategy="compact",
+        dropped_messages=sum(len(turn) for turn in layout.turns),  # the turns' own: the system prompt stays
         tokens_after=min(after, estimate_tokens(source)) + overhead_tokens,
         note="estimated: the summary's length is known only once it is written",
     )
