@@ -55,8 +55,8 @@ c. streaming 20,000 tokens offered at 4,000 tokens/s: the real CoTuiApp and Chat
    interleaved, and prints its figures beside: a loaded host only compares within one run.
    A key typed while an event-loop callback runs waits for it to end, so each streaming child
    also counts its long callbacks (over 25 ms, from the first token taken until the last one is
-   painted): count, total and longest per stream, by kind (a layout frame, a flush of the answer,
-   a Markdown append, other), for both checkouts. Far less noisy than the keys' p95, which is
+   painted): count, total and longest per stream, by kind (a layout frame, a closed segment of the
+   answer drawn as lines, a flush of the answer, a Markdown append, other), for both checkouts. Far less noisy than the keys' p95, which is
    about the 4th slowest of ~70 keys a stream: compare with `--stream-runs 6`. `--stacks DIR`
    also samples the main thread's stack in this checkout's streams (a thread, every ~1-5 ms) and
    writes, per kind, the functions on the stack while the long callbacks ran (a profile of the
@@ -608,7 +608,7 @@ def _timing_layout_frames(run: Any, *, is_co_tui: bool) -> Any:
 # child times every asyncio callback (Handle._run) and writes the long ones beside the stream log.
 
 CENSUS_S = 0.025
-CENSUS_KINDS = ("layout", "flush", "append", "other")  # what a long callback ran (first that applies)
+CENSUS_KINDS = ("layout", "freeze", "flush", "append", "other")  # what a long callback ran (first that applies)
 
 
 def _census_path(log_path: Path) -> Path:
@@ -618,7 +618,9 @@ def _census_path(log_path: Path) -> Path:
 def _census_callbacks(path: Path, *, is_co_tui: bool) -> None:
     """Time every event-loop callback from now on; at exit write the ones over `CENSUS_S` to `path`
     as (monotonic end, seconds, kind, name): "layout" when a layout frame (Screen._refresh_layout)
-    ran in it, "flush" for a step of a streaming answer's flush timer (AssistantMessage._flush),
+    ran in it, "freeze" when a closed segment of the answer started drawing its lines in it
+    (AssistantMessage.freeze), "flush" for a step of a streaming answer's flush timer
+    (AssistantMessage._flush),
     "append" for a step of a Markdown append (the task Markdown.append's work runs in), else
     "other", named by its task's coroutine or its callback."""
     import asyncio
@@ -630,7 +632,7 @@ def _census_callbacks(path: Path, *, is_co_tui: bool) -> None:
 
     slow: list[tuple[float, float, str, str]] = []
     task_kinds: weakref.WeakKeyDictionary[asyncio.Task[Any], str] = weakref.WeakKeyDictionary()
-    ran = {"layout": False}
+    ran = {"layout": False, "freeze": False}
 
     def tag_task(kind: str) -> None:
         task = asyncio.current_task()
@@ -654,20 +656,27 @@ def _census_callbacks(path: Path, *, is_co_tui: bool) -> None:
             await flush(self)
 
         AssistantMessage._flush = _flush  # type: ignore[method-assign]
+        freeze = AssistantMessage.freeze
+
+        async def _freeze(self: AssistantMessage) -> bool:
+            ran["freeze"] = True
+            return await freeze(self)
+
+        AssistantMessage.freeze = _freeze  # type: ignore[method-assign]
 
     handle_run = asyncio.events.Handle._run
 
     def _run(self: asyncio.events.Handle) -> None:
-        ran["layout"] = False
+        ran["layout"] = ran["freeze"] = False
         started = time.perf_counter()
         handle_run(self)
         took = time.perf_counter() - started
         if took >= CENSUS_S:
             owner = getattr(self._callback, "__self__", None)  # type: ignore[attr-defined]
-            kind = "layout" if ran["layout"] else "other"
+            kind = "layout" if ran["layout"] else "freeze" if ran["freeze"] else "other"
             if isinstance(owner, asyncio.Task):
                 name = getattr(owner.get_coro(), "__qualname__", "task")
-                if kind != "layout":  # Markdown.append's work runs in a task of its own (shielded)
+                if kind == "other":  # Markdown.append's work runs in a task of its own (shielded)
                     kind = "append" if name.startswith("Markdown.append") else task_kinds.get(owner, "other")
             else:
                 name = getattr(self._callback, "__qualname__", repr(self._callback))  # type: ignore[attr-defined]

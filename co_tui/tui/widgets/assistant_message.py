@@ -124,10 +124,10 @@ class AssistantMessage(KeptLines, Vertical):
         border-left: outer $accent 60%;
     }
     AssistantMessage.-continued { margin-top: 0; }
-    AssistantMessage > Markdown { margin: 0; padding: 0; background: transparent; }
     /* Every top-level Markdown block ends with a one-line bottom margin: the answer's last one is
-       cut (a class, not :last-child — an order pseudo-class restyles every block on each mount). */
-    AssistantMessage > Markdown.-last { margin-bottom: -1; }
+       cut. A segment that hands over gets it back inline (see `_hand_over`). Not by :last-child:
+       an order pseudo-class restyles every block on each mount. */
+    AssistantMessage > Markdown { margin: 0 0 -1 0; padding: 0; background: transparent; }
     /* An answer that opens with a heading starts on the first line, as any other answer does.
        Only headings carry this order pseudo-class, so only they are restyled on each mount. */
     AssistantMessage > Markdown > MarkdownHeader:first-child { margin: 0 0 1 0; }
@@ -173,7 +173,7 @@ class AssistantMessage(KeptLines, Vertical):
     def compose(self) -> ComposeResult:
         """The segment's Markdown (underscores in file names stay literal)."""
         # File names stay literal: `__init__.py` is not a bold "init" (tui/markdown_parser.py).
-        yield AnswerMarkdown(self._text, classes="-last", parser_factory=literal_underscores_parser)
+        yield AnswerMarkdown(self._text, parser_factory=literal_underscores_parser)
 
     @property
     def text(self) -> str:
@@ -257,7 +257,10 @@ class AssistantMessage(KeptLines, Vertical):
         text = self.text
         self._text = text[:cut]
         self.finished = True
-        self.markdown.remove_class("-last")  # its trailing margin now separates it from the next
+        # Its last block's margin now separates it from the next. Inline, not a class: a class
+        # change re-applies the stylesheet to every block of the segment (docs/architecture.md,
+        # "What the slow callbacks spend their time on").
+        self.markdown.styles.margin = (0, 0, 0, 0)
         self.next = continuation
         continuation.write(text[cut:])
         self.post_message(self.Continued())
