@@ -1,4 +1,4 @@
-"""Key echo first: a frame that owes both a key press and a layout paints the key alone first.
+"""Key echo first: a typed key is painted alone, before the layout the answer owes.
 
 While an answer streams, most frames carry a layout: the answer grew, so the whole chat log is
 re-arranged and repainted (15–40 ms on an idle 2-core host, more under load). A key typed into
@@ -6,9 +6,11 @@ the prompt just then waited for that frame, and often for the next one too: meas
 `benchmarks/tui.py` part c, a typed letter took 73 ms to paint (median; p95 133 ms).
 
 The prompt's size does not change when a letter is typed or erased, so its repaint does not need
-that layout: `paint_key_first` paints the prompt alone on the old layout (a millisecond or two)
-and leaves the layout, and every other widget's repaint, to the next frame, one frame period
-later. When the prompt itself asked for a layout (it grew a line), the frame runs as usual.
+that layout: `paint_typed_key` paints the prompt alone on the old layout (a millisecond or two)
+right after the prompt handled the key, in the same callback, so no flush or append that was due
+runs first; the layout and every other widget's repaint come with the next frame. When it could
+not (the screen was not current, or in a batch), `paint_key_first` does the same on the frame that
+owes both. When the prompt itself asked for a layout (it grew a line), the frame runs as usual.
 
 Before the prompt has even handled the key, a layout frame can still start: the key passes the
 App's and the prompt's message queues first, and a frame that begins in between makes it wait
@@ -54,6 +56,32 @@ class KeyEcho:
         ):
             return False
         screen._update_timer.pause()
+        self._paint_alone(screen, prompt)
+        screen._update_timer.resume()  # the layout and the other repaints, one frame period later
+        return True
+
+    def paint_typed_key(self, screen: Any, prompt: Any) -> bool:
+        """Right after `prompt` handled a key press, in the same event-loop callback: when the
+        prompt owes a repaint and no layout of its own, paint it alone now, on the current layout,
+        and return True; otherwise return False (the next frame paints it as usual).
+
+        Without this the repaint waited for the prompt's idle turn, the screen's message queue and
+        the next update tick; a flush or a Markdown append that ran in between added its whole
+        length to the key's wait. The frame still runs at its time for everything else."""
+        if (
+            not self.clock.unpainted
+            or not screen.is_current
+            or screen.app._batch_count
+            or prompt._layout_required  # the prompt changes size: the layout is the key's own
+            or not (prompt._repaint_required or prompt in screen._dirty_widgets)
+        ):
+            return False
+        prompt._repaint_required = False  # painted here: no Update message for it on idle
+        self._paint_alone(screen, prompt)
+        return True
+
+    def _paint_alone(self, screen: Any, prompt: Any) -> None:
+        """Paint `prompt` alone on `screen`'s current layout; every other dirty widget stays dirty."""
         screen._dirty_widgets.discard(prompt)
         # Textual's refresh forgets every dirty widget, painted or not, and the next frame's layout
         # repaints only those it finds dirty: the others (a hint under the prompt) are kept for it.
@@ -62,8 +90,6 @@ class KeyEcho:
         screen._compositor_refresh()
         screen._dirty_widgets.update(others)
         self.clock.note_input_painted()
-        screen._update_timer.resume()  # the layout and the other repaints, one frame period later
-        return True
 
     def hold_for_key(self, screen: Any, prompt: Any) -> bool:
         """On `screen`'s update frame: when a key read from the terminal has not been painted in

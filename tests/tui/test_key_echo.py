@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from pilot_helpers import wait_until
@@ -28,6 +31,21 @@ def _spy_frames(app, screen, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(screen, "_refresh_layout", refresh_layout)
     monkeypatch.setattr(app, "_display", show)
     return calls
+
+
+@asynccontextmanager
+async def focused_prompt(
+    make_app, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[tuple[Any, Any, Any, Any, list[str]]]:
+    """A chat app running at 100x30 with its prompt focused and settled: (app, pilot, screen,
+    prompt, the frames spied from here on)."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        prompt = screen.prompt
+        prompt.focus()
+        await pilot.pause()
+        yield app, pilot, screen, prompt, _spy_frames(app, screen, monkeypatch)
 
 
 async def test_a_key_paints_before_the_layout_the_stream_asked_for(make_app, monkeypatch) -> None:
@@ -91,13 +109,7 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> _Clock:
 
 
 async def test_a_layout_waits_for_a_key_read_but_not_yet_handled(make_app, monkeypatch, clock) -> None:
-    app = make_app()
-    async with app.run_test(size=(100, 30)) as pilot:
-        screen = app.screen
-        prompt = screen.prompt
-        prompt.focus()
-        await pilot.pause()
-        calls = _spy_frames(app, screen, monkeypatch)
+    async with focused_prompt(make_app, monkeypatch) as (app, pilot, screen, prompt, calls):
         # The driver's thread read a key; the App and the prompt have not handled it yet, and the
         # answer grew meanwhile (a layout is owed).
         app.key_clock.note_key_arrived()
@@ -222,3 +234,34 @@ async def test_two_apps_keep_their_own_key_clocks_and_frame_budgets(make_app, mo
         screen._on_timer_update()
         assert calls and calls[0] == "layout", "a key in flight in another app holds no frame here"
         assert not second.key_clock.unpainted
+
+
+async def test_a_typed_key_paints_as_the_prompt_handles_it_not_on_a_later_frame(make_app, monkeypatch) -> None:
+    """The prompt's repaint goes out in the callback that handled the key, before any frame, and
+    the layout the answer owes is left for the next frame."""
+    async with focused_prompt(make_app, monkeypatch) as (app, pilot, screen, prompt, calls):
+        echo = screen.key_echo
+        paint_typed_key = echo.paint_typed_key
+
+        def spied(screen_, prompt_) -> bool:
+            painted = paint_typed_key(screen_, prompt_)
+            calls.append(f"echo {prompt_.text!r} painted={painted} layout owed={screen_._layout_required}")
+            return painted
+
+        monkeypatch.setattr(echo, "paint_typed_key", spied)
+        screen._update_timer.pause()  # no frame until the key is handled
+        screen._layout_required = True  # the answer grew meanwhile
+        await pilot.press("q")
+        await wait_until(pilot, lambda: prompt.text == "q" and not app.key_clock.unpainted, what="q painted")
+        assert calls[:2] == ["paint", "echo 'q' painted=True layout owed=True"], (
+            "the key went out alone as it was handled, the layout still owed"
+        )
+
+
+async def test_a_key_that_grows_the_prompt_waits_for_the_frame(make_app, monkeypatch) -> None:
+    """A new line changes the prompt's size: its paint needs the layout, so it is not painted alone."""
+    async with focused_prompt(make_app, monkeypatch) as (app, pilot, screen, prompt, calls):
+        app.key_clock.note_input()
+        prompt.refresh(layout=True)  # as a new line does
+        assert not screen.key_echo.paint_typed_key(screen, prompt)
+        assert calls == [] and app.key_clock.unpainted, "left to the frame, which lays out first"

@@ -90,7 +90,7 @@ class ChatScreen(Screen[None]):
         yield ChatLog(id="chat-log")
         yield ActivityIndicator(self.frame_budget, id="activity")
         yield QueuedPrompts(id="queued")
-        yield PromptInput(popup, self.key_clock, id="prompt")
+        yield PromptInput(popup, self.key_clock, echo=self._echo_typed_key, id="prompt")
         yield popup
         yield Static(id="hint")
         yield ContextMeter(id="meter")
@@ -186,6 +186,10 @@ class ChatScreen(Screen[None]):
         started = perf_counter()
         super()._refresh_layout(size, scroll)
         self.frame_budget.note_layout(perf_counter() - started)
+
+    def _echo_typed_key(self) -> None:
+        """The prompt handled a key: paint it now, not on the next frame (tui/key_echo.py)."""
+        self.key_echo.paint_typed_key(self, self.prompt)
 
     def _on_timer_update(self) -> None:
         # A key typed while an answer streams paints before the answer's layout (tui/key_echo.py).

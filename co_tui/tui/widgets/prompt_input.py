@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual import events
 from textual.binding import Binding
 from textual.widgets import TextArea
@@ -44,8 +46,12 @@ class PromptInput(TextArea):
         Binding("ctrl+j,alt+enter,shift+enter", "newline", "Newline", show=False),
     ]
 
-    def __init__(self, popup: SlashPopup, clock: KeyClock, *, id: str | None = None) -> None:
-        """`popup`: the slash popup it drives; `clock`: the app's key timings, noted on each key."""
+    def __init__(
+        self, popup: SlashPopup, clock: KeyClock, *, echo: Callable[[], object] | None = None, id: str | None = None
+    ) -> None:
+        """`popup`: the slash popup it drives; `clock`: the app's key timings, noted on each key;
+        `echo`: called right after each key press is handled, in the same callback (the chat
+        screen paints the prompt there: tui/key_echo.py)."""
         super().__init__(
             id=id,
             soft_wrap=True,
@@ -56,6 +62,7 @@ class PromptInput(TextArea):
         )
         self.popup = popup
         self.clock = clock
+        self.echo = echo
         self.sent: list[str] = []  # prompt recall, oldest first
         self._recall: int | None = None
         self._popup_text = ""  # the text the popup last matched
@@ -118,6 +125,8 @@ class PromptInput(TextArea):
 
     async def _on_key(self, event: events.Key) -> None:
         self.clock.note_input()
+        if self.echo is not None:
+            self.call_next(self.echo)  # after every handler of this key (TextArea's inserts the text)
         key = event.key
         if key in ("up", "down", "tab", "enter", "escape"):
             # `Changed` arrives after keys already queued: typed fast (a paste, a busy machine),
