@@ -117,6 +117,14 @@ class Tmux:
             lambda: (text in self.pane()) != gone, lambda: f"{text!r} (gone={gone}):\n{self.pane()}", timeout=timeout
         )
 
+    def submit(self, text: str) -> None:
+        """Type `text` into session `t`'s prompt and press Enter once the text shows: keys typed
+        while co-tui starts are held and put into the prompt as one paste, an Enter among them as
+        a line break (tui/early_input.py), so the first line of a test must show before its Enter."""
+        self("send-keys", "-t", "t", "-l", text)
+        self.wait_for(text)
+        self("send-keys", "-t", "t", "Enter")
+
     def start_co_tui(self, co_tui: Path, tmp_path: Path, *, data: Path, config: Path, cwd: Path, **env: str) -> Path:
         """Run `co_tui` in session `t` (100×30) in a clean environment (HOME=`tmp_path`, its own data
         dir and config file, `env` added as CO_TUI_… variables); returns the file its exit code goes to."""

@@ -28,8 +28,7 @@ def test_a_hint_typed_fast_after_another_reaches_the_terminal(tmp_path: Path) ->
     try:
         tmux.wait_for("Ask anything")
         tmux.wait_for("0/")  # the meter: the session is ready, commands run at once
-        tmux("send-keys", "-t", "t", "-l", "/undo")
-        tmux("send-keys", "-t", "t", "Enter")
+        tmux.submit("/undo")
         tmux.wait_for("nothing to undo")
         for command, hint in [("/pin", "nothing to pin yet"), ("/undo", "nothing to undo"), ("/pin", "nothing to pin")]:
             tmux("send-keys", "-t", "t", "-l", command)

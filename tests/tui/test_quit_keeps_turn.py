@@ -51,8 +51,7 @@ def _co_tui_pid(tmux: Tmux) -> int:
 @pytest.mark.parametrize("how", ["ctrl+q", "sigterm", "sighup"])
 def test_quitting_mid_turn_keeps_the_prompt_and_the_partial_answer(tui, how: str) -> None:
     tmux, data, done = tui
-    tmux("send-keys", "-t", "t", "-l", PROMPT)
-    tmux("send-keys", "-t", "t", "Enter")
+    tmux.submit(PROMPT)
     tmux.wait_for("offline stand-in")  # the answer is streaming, 0.3 s a chunk
     if how == "ctrl+q":
         tmux("send-keys", "-t", "t", "C-q")

@@ -66,8 +66,7 @@ def test_quitting_during_a_hung_mcp_call_closes_the_server_and_exits(tmp_path: P
     try:
         tmux.wait_for("Ask anything")
         poll_until(pid_file.exists, "the server's pid")
-        tmux("send-keys", "-t", "t", "-l", "/mcp")
-        tmux("send-keys", "-t", "t", "Enter")
+        tmux.submit("/mcp")
         tmux.wait_for("running")  # the server is up and its tool is offered
         tmux("send-keys", "-t", "t", "Escape")
         tmux.wait_for("MCP servers", gone=True)
