@@ -45,14 +45,10 @@ class KeyEcho:
         """On `screen`'s update frame: when a key press in `prompt` waits to be painted and the
         frame also owes a layout, paint `prompt` alone now, re-arm the frame for the rest, and
         return True; otherwise return False (the caller runs the frame as usual)."""
-        if not self.clock.unpainted:
-            return False
         if (
-            not screen.is_current
-            or screen.app._batch_count
+            not self._may_paint_alone(screen, prompt)
             or not screen._layout_required
             or prompt not in screen._dirty_widgets
-            or prompt._layout_required  # the prompt changes size: the layout is the key's own
         ):
             return False
         screen._update_timer.pause()
@@ -68,17 +64,20 @@ class KeyEcho:
         Without this the repaint waited for the prompt's idle turn, the screen's message queue and
         the next update tick; a flush or a Markdown append that ran in between added its whole
         length to the key's wait. The frame still runs at its time for everything else."""
-        if (
-            not self.clock.unpainted
-            or not screen.is_current
-            or screen.app._batch_count
-            or prompt._layout_required  # the prompt changes size: the layout is the key's own
-            or not (prompt._repaint_required or prompt in screen._dirty_widgets)
+        if not self._may_paint_alone(screen, prompt) or not (
+            prompt._repaint_required or prompt in screen._dirty_widgets
         ):
             return False
         prompt._repaint_required = False  # painted here: no Update message for it on idle
         self._paint_alone(screen, prompt)
         return True
+
+    def _may_paint_alone(self, screen: Any, prompt: Any) -> bool:
+        """A key press in `prompt` waits to be painted, `screen` can paint now (current, not in a
+        batch) and the prompt keeps its size (else the layout is the key's own)."""
+        return (
+            self.clock.unpainted and screen.is_current and not screen.app._batch_count and not prompt._layout_required
+        )
 
     def _paint_alone(self, screen: Any, prompt: Any) -> None:
         """Paint `prompt` alone on `screen`'s current layout; every other dirty widget stays dirty."""
