@@ -376,17 +376,25 @@ class CoTuiApp(App[int]):
         return True
 
     async def approve_shell(self, command: str, tool: str = "run_shell") -> bool:
-        """The session's approver for `run_shell` and MCP tools that need approval: a modal
-        dialog; Esc or n refuses."""
-        from co_tui.tui.screens.approve_shell import ApproveShell
+        """The session's approver for `run_shell` and MCP tools that need approval: the approval
+        dialog (`screens/approval.py`), showing exactly what runs; Esc or n refuses."""
+        from co_tui.agent.approval_text import show_call
+        from co_tui.tui.screens.approval import ApprovalDialog
 
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
 
-        def answered(result: bool | None) -> None:
+        def answered(result: str | None) -> None:
             if not future.done():
-                future.set_result(bool(result))
+                future.set_result(result in ("once", "always"))
 
-        self.push_screen(ApproveShell(command, tool=tool), answered)
+        shell = tool == "run_shell"
+        dialog = ApprovalDialog(
+            "Run this shell command?" if shell else "Call this MCP tool?",
+            "The model asked to run, in the workspace:" if shell else "The model asked to call an MCP tool:",
+            show_call(tool, command),
+            once="Run (y)" if shell else "Call (y)",
+        )
+        self.push_screen(dialog, answered)
         return await future
 
     # --- ChatView: what the controller shows, on the chat screen ---------------------------------
