@@ -146,14 +146,22 @@ def note(text: str) -> ShownLine:
     return ShownLine((Segment(text, "gap"),), "note")
 
 
-def show_call(tool: str, text: str) -> ShownCall:
+EDIT_TOOLS = ("write_file", "edit_file")
+
+
+def show_call(tool: str, text: str, *, path: str | None = None) -> ShownCall:
     """What to show for a call of `tool` whose exact text is `text`.
+
+    A file edit (`write_file`, `edit_file`; `text` its unified diff, `path` the file): the diff,
+    its lines coloured by kind, and a summary with the file and the lines added and removed.
 
     `run_shell`: the command as is. Another tool whose `text` is `"{tool} {JSON object}"` (an MCP
     call, `mcp_servers.py`): the arguments pretty-printed one key a line, and a fact line per
     argument (name, head of its value, size), so the tool, every argument's name and the start of
     its value show above the box whatever the arguments' length or order.
     """
+    if tool in EDIT_TOOLS:
+        return _show_diff(tool, text, path or "?")
     body = text
     facts: list[ShownLine] = []
     args = _json_args(tool, text)
@@ -171,6 +179,29 @@ def show_call(tool: str, text: str) -> ShownCall:
     parts.append(plural(count, "line") + (f" ({blank:,} blank)" if blank else ""))
     parts.append(plural(len(text), "character"))
     return ShownCall(escaped(tool), " · ".join(parts), tuple(facts), tuple(lines), len(text), count)
+
+
+def _show_diff(tool: str, diff: str, path: str) -> ShownCall:
+    lines: list[ShownLine] = []
+    added = removed = 0
+    for raw in diff[:SHOWN_MAX_CHARS].splitlines():
+        kind: LineKind = "plain"
+        if raw.startswith(("+++", "---", "@@")):
+            kind = "hunk"
+        elif raw.startswith("+"):
+            kind, added = "add", added + 1
+        elif raw.startswith("-"):
+            kind, removed = "delete", removed + 1
+        elif raw.startswith("\\"):
+            lines.append(note(raw))
+            continue
+        lines.append(ShownLine(tuple(escape_segments(raw)), kind))
+    if len(diff) > SHOWN_MAX_CHARS:
+        lines.append(note(f"… {len(diff) - SHOWN_MAX_CHARS:,} more characters of the diff not shown"))
+    new = diff.startswith("--- /dev/null")
+    parts = [tool, escaped(path), "a new file" if new else "", f"+{added:,} −{removed:,} lines"]
+    summary = " · ".join(p for p in parts if p)
+    return ShownCall(tool, summary, (), tuple(lines), len(diff), diff.count("\n"))
 
 
 def _json_args(tool: str, text: str) -> dict[str, Any] | None:

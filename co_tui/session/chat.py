@@ -125,6 +125,12 @@ class ChatSession:
         # before loading, or at the first save of a new session; released by `close`.
         self._claim: Any = None
         self.mcp = _mcp_servers(settings, self.workspace, approver)
+        from co_tui.session.file_checkpoints import session_file_edits
+
+        # What the model has seen of each file, and where each edit's checkpoint goes (issue 30).
+        self.file_edits = session_file_edits(
+            store, lambda: self.id, lambda: len(self.transcript), settings.checkpoint_max_bytes
+        )
         from co_tui.agent.project_instructions import ProjectInstructions
 
         # AGENTS.md / CLAUDE.md, sent with every request (docs/configuration.md, "Project instructions").
@@ -161,6 +167,7 @@ class ChatSession:
             model=resolved,
             capabilities=[self.governance],
             approver=self.approver,
+            file_edits=self.file_edits,
             toolsets=self.mcp.toolsets(),
             project_instructions=lambda: self.project.text,
         )

@@ -229,7 +229,8 @@ def session_breakdown(session: ChatSession) -> ContextBreakdown:
     from co_tui.agent.factory import agent_instructions, tool_schema_costs, tool_schema_tokens
     from co_tui.agent.mcp_servers import mcp_tool_definitions_by_server
 
-    own = agent_instructions(session.workspace, allow_shell=session.settings.allow_shell)
+    s = session.settings
+    own = agent_instructions(session.workspace, allow_shell=s.allow_shell, allow_edits=s.allow_edits)
     # An MCP server's tool list is known once it runs: one row per server (`known_tool_defs` sees
     # only the workspace's function tools).
     tool_costs = tool_schema_costs(session.agent.toolsets) + [

@@ -150,6 +150,7 @@ def _screen_sections() -> list[tuple[str, str]]:
     from co_tui.tui.screens.approval import ApprovalDialog
     from co_tui.tui.screens.context import ContextScreen
     from co_tui.tui.screens.history import HistoryScreen
+    from co_tui.tui.screens.permissions import PermissionsScreen
     from co_tui.tui.screens.sessions import SessionsScreen
 
     # The tables' own keys: `u` on the Trims tab, `p` and `d` on the context and transcript tabs.
@@ -163,7 +164,11 @@ def _screen_sections() -> list[tuple[str, str]]:
         ("In the context breakdown", bindings_table(ContextScreen.BINDINGS)),
         ("In the sessions picker", bindings_table(SessionsScreen.BINDINGS)),
         ("On a banner in the chat (Shift+Tab from the prompt)", _banner_table()),
-        ("In an approval dialog (a shell command or an MCP tool call)", _approval_table(ApprovalDialog.BINDINGS)),
+        (
+            "In an approval dialog (a shell command, an MCP tool call, a file edit)",
+            _approval_table(ApprovalDialog.BINDINGS),
+        ),
+        ("In the permissions list (/permissions)", bindings_table(PermissionsScreen.BINDINGS)),
     ]
 
 

@@ -101,7 +101,7 @@ def test_a_destructive_mcp_call_with_a_6000_character_argument_shows_the_tool(te
     assert "Call this MCP tool?" in screen
     assert "demo_wipe · 1 argument · 1 line · 6,032 characters" in screen
     assert "path: ......" in screen and "(6,010 characters)" in screen
-    assert "more rows below" in screen  # the box scrolls; the rest is one key away
+    tmux.wait_for("more rows below")  # the box scrolls; the rest is one key away
     tmux("send-keys", "-t", "t", "End")
     tmux.wait_for("end of the call")
     assert 'tes.txt"' in tmux.pane()  # the end of the path, wrapped at "/no…"
@@ -109,3 +109,40 @@ def test_a_destructive_mcp_call_with_a_6000_character_argument_shows_the_tool(te
     tmux.wait_for("all done")
     tmux("send-keys", "-t", "t", "C-q")
     poll_until(done.exists, lambda: f"co-tui to exit:\n{tmux.pane()}")
+
+
+def test_file_edits_with_the_offline_model_diff_allow_edits_and_permissions(tmp_path) -> None:
+    """Issue 30 item 4 and issue 32 item 13, as a person does it: no key, the offline model."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    tmux = Tmux(f"edits-{tmp_path.name}")
+    try:
+        done = tmux.start_co_tui(CO_TUI, tmp_path, data=tmp_path / "data", config=tmp_path / "config.toml", cwd=ws)
+        tmux.wait_for("Ask anything")
+        tmux.submit("write hello to notes.txt")
+        tmux.wait_for("Allow edits (a)")
+        screen = tmux.pane()
+        assert "Write this file?" in screen and "write_file · notes.txt · a new file · +1 −0 lines" in screen
+        assert "+hello" in screen and "a: allow file edits (write_file, edit_file) for this session" in screen
+        tmux("send-keys", "-t", "t", "a")
+        tmux.wait_for("Done: wrote notes.txt")
+        assert (ws / "notes.txt").read_text() == "hello\n"
+        tmux.submit("replace hello with bye in notes.txt")  # allowed: no dialog
+        tmux.wait_for("Done: edited notes.txt")
+        assert (ws / "notes.txt").read_text() == "bye\n"
+        tmux.submit("/permissions")
+        tmux.wait_for("always allowed in this session")
+        assert "file edits (write_file, edit_file)" in tmux.pane()
+        tmux("send-keys", "-t", "t", "d")
+        tmux.wait_for("Nothing is always allowed")
+        tmux("send-keys", "-t", "t", "Escape")
+        tmux.wait_for("always allowed in this session", gone=True)
+        tmux.submit("replace bye with hi in notes.txt")  # revoked: asked again
+        tmux.wait_for("Edit this file?")
+        tmux("send-keys", "-t", "t", "n")
+        tmux.wait_for("Edit this file?", gone=True)
+        assert (ws / "notes.txt").read_text() == "bye\n"
+        tmux("send-keys", "-t", "t", "C-q")
+        poll_until(done.exists, lambda: f"co-tui to exit:\n{tmux.pane()}")
+    finally:
+        tmux("kill-server")
