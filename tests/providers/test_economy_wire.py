@@ -16,12 +16,6 @@ from .scripted_session import run_session, shared_prefix, write_files
 BUDGET = 12_000
 
 
-@pytest.fixture
-def env(loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch) -> LoopbackServer:
-    point_providers_at(monkeypatch, loopback)
-    return loopback
-
-
 @pytest.mark.parametrize("strategy", ["trim", "summarize"])
 async def test_requests_only_grow_between_reported_cuts(env: LoopbackServer, tmp_path: Path, strategy: str) -> None:
     files = write_files(tmp_path, turns=24, files_per_turn=3, seed=7, min_kb=1, max_kb=5)

@@ -20,12 +20,6 @@ from .loopback import LoopbackServer, Reply
 
 
 @pytest.fixture
-def env(loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch) -> LoopbackServer:
-    point_providers_at(monkeypatch, loopback)
-    return loopback
-
-
-@pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     root = tmp_path / "ws"
     root.mkdir()

@@ -26,12 +26,6 @@ ANTHROPIC = "anthropic:claude-sonnet-4-6"
 OPENAI = "openai-chat:gpt-4o"
 
 
-@pytest.fixture
-def env(loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch) -> LoopbackServer:
-    point_providers_at(monkeypatch, loopback)
-    return loopback
-
-
 def list_price(
     model: str, provider: str, *, input_tokens: int, output_tokens: int, read: int = 0, write: int = 0
 ) -> Decimal:

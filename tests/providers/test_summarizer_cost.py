@@ -32,12 +32,6 @@ def price(input_tokens: int, output_tokens: int) -> Decimal:
     ).total_price
 
 
-@pytest.fixture
-def env(loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch) -> LoopbackServer:
-    point_providers_at(monkeypatch, loopback)
-    return loopback
-
-
 async def test_compact_counts_its_summariser_call_in_the_session_cost(env: LoopbackServer, tmp_path: Path) -> None:
     store = SessionStore.open(tmp_path / "data")
     try:

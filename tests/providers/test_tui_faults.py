@@ -51,8 +51,7 @@ def errors(app: Any) -> list[ErrorBlock]:
 
 
 @pytest.fixture
-def app_for(loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
-    point_providers_at(monkeypatch, loopback)
+def app_for(env: LoopbackServer, tmp_path: Path) -> Any:
 
     def make(**overrides: Any) -> QuietApp:
         values: dict[str, Any] = {"model": "openai-chat:gpt-4o", "max_retries": 2, "request_timeout_s": 5.0}
