@@ -2,7 +2,8 @@
 
 pydantic-ai refuses every request to a real provider model (`ALLOW_MODEL_REQUESTS = False`, as
 oterm's suite does): a test that would reach one by mistake fails at once. Tests of the provider
-path (tests/providers/) allow it against their loopback server.
+path (tests/providers/) allow it against their loopback server. Hypothesis runs the profile
+`HYPOTHESIS_PROFILE` names (tests/support/examples.py).
 """
 
 from __future__ import annotations
@@ -12,8 +13,12 @@ from pathlib import Path
 
 import pydantic_ai.models
 import pytest
+from support.examples import register_profiles
 
 pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
+
+# Hypothesis profiles: `ci` by default (the counts the docs state), `dev` with HYPOTHESIS_PROFILE=dev.
+register_profiles()
 
 # Textual determinism for snapshot and pilot tests.
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
