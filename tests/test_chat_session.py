@@ -11,6 +11,7 @@ from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from support.waits import finishes_within, processes_in, until
+from support.workspaces import HELLO
 
 from co_tui.config import load_settings
 from co_tui.session.chat import ChatSession, make_title
@@ -41,9 +42,8 @@ def echo_model() -> FunctionModel:
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    (tmp_path / "hello.txt").write_text("hi\n")
-    return tmp_path
+def workspace_files() -> dict[str, str | bytes]:
+    return dict(HELLO)
 
 
 def new_session(workspace: Path, model=None, **settings) -> ChatSession:

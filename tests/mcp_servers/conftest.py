@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.workspaces import HELLO
 
 DEMO_SERVER = Path(__file__).with_name("demo_server.py")
 
@@ -16,6 +17,5 @@ def demo_entry() -> dict:
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    (tmp_path / "hello.txt").write_text("hi\n")
-    return tmp_path
+def workspace_files() -> dict[str, str | bytes]:
+    return dict(HELLO)

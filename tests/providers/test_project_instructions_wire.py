@@ -19,13 +19,6 @@ from .harness import collect, of_type, point_providers_at, session
 from .loopback import LoopbackServer, Reply
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
-
-
 def _system(request) -> str:
     return "\n".join(m["content"] for m in request.body["messages"] if m["role"] == "system")
 
