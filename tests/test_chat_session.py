@@ -10,15 +10,12 @@ from pilot_helpers import poll_until
 from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from support.turns import collect
 from support.waits import finishes_within, processes_in, until
 from support.workspaces import HELLO
 
 from co_tui.config import load_settings
 from co_tui.session.chat import ChatSession, make_title
-
-
-async def collect(aiter) -> list:
-    return [event async for event in aiter]
 
 
 def types(events: list) -> list[str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .harness import point_providers_at, session
+from .harness import session
 from .loopback import LoopbackServer
 from .scripted_session import run_session, shared_prefix, write_files
 

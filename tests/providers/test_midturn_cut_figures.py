@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.turns import collect
 
-from .harness import collect, point_providers_at, session
+from .harness import session
 from .loopback import LoopbackServer, Reply, ToolCallSpec
 from .scripted_session import SUMMARY, is_summary_request, write_files
 

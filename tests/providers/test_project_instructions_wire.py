@@ -12,10 +12,11 @@ import os
 from pathlib import Path
 
 import pytest
+from support.turns import collect, of_type
 
 from co_tui.governance import estimate_text_tokens
 
-from .harness import collect, of_type, point_providers_at, session
+from .harness import session
 from .loopback import LoopbackServer, Reply
 
 

@@ -13,13 +13,11 @@ from typing import Any
 
 import pytest
 from pydantic_ai.messages import ModelResponse, TextPart
+from support.turns import collect, of_type
 
 from .harness import (
     assert_history_valid,
     assert_openai_body_valid,
-    collect,
-    of_type,
-    point_providers_at,
     session,
     text_of,
 )

@@ -15,11 +15,12 @@ from typing import Any
 
 import pytest
 from genai_prices import Usage, calc_price
+from support.turns import collect, of_type
 
 from co_tui.session.export import export_json
 from co_tui.session.store import SessionStore
 
-from .harness import collect, of_type, point_providers_at, session, settings
+from .harness import session, settings
 from .loopback import LoopbackServer, Reply
 from .scripted_session import SUMMARY, is_summary_request
 

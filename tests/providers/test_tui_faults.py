@@ -20,7 +20,6 @@ from co_tui.tui.widgets.assistant_message import AssistantMessage
 from co_tui.tui.widgets.error_block import ErrorBlock
 from co_tui.tui.widgets.trim_banner import TrimBanner
 
-from .harness import point_providers_at
 from .loopback import Close, CutStream, LoopbackServer, Reply, openai_error, windowed
 
 FAST = {"retry-after-ms": "1"}
