@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic_ai.messages import ModelRequest, ToolReturnPart
+from support.builders import chat_turn, system, tool_turn
 from support.examples import examples
 
 from co_tui.governance import annotate_history, estimate_tokens
@@ -15,7 +16,6 @@ from co_tui.governance.evict import EvictError, evict
 from co_tui.governance.markers import is_evicted_output, marker_info, separate_markers
 from co_tui.governance.turns import segment
 
-from .builders import chat_turn, system, tool_turn
 from .strategies import histories
 from .synthetic import make_text
 from .test_properties import fingerprint, pairing_problems

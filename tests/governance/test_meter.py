@@ -3,11 +3,11 @@
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pydantic_ai.messages import ModelResponse, RequestUsage, TextPart
+from support.builders import chat_turn, results, user
 from support.examples import examples
 
 from co_tui.governance import TokenMeter, estimate_tokens, trim_to_recent_turns
 
-from .builders import chat_turn, results, user
 from .synthetic import make_text
 
 

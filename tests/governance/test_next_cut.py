@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.models.function import FunctionModel
+from support.builders import chat_turn, system, tool_turn
 from support.examples import examples
 
 from co_tui.governance import GovernancePolicy, Governor, estimate_tokens
@@ -17,7 +18,6 @@ from co_tui.governance.next_cut import compact_estimate, preview_next_cut
 from co_tui.governance.pins import turn_key
 from co_tui.governance.turns import segment
 
-from .builders import chat_turn, system, tool_turn
 from .strategies import histories
 from .synthetic import make_text
 from .test_properties import fingerprint

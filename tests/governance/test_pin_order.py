@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic_ai.messages import SystemPromptPart
+from support.builders import chat_turn, tool_turn
 from support.examples import examples
 
 from co_tui.governance import GovernancePolicy, Governor, estimate_tokens
@@ -21,7 +22,6 @@ from co_tui.governance.markers import breadcrumb_text, marker_info, separate_mar
 from co_tui.governance.pins import compact_around_pins, split_pinned, turn_key
 from co_tui.governance.turns import check_pairing, segment, starts_turn
 
-from .builders import chat_turn, tool_turn
 from .corpus import load_transcript, transcript_files
 from .strategies import _text, histories
 from .test_restore_pins import _assert_pinned_kept, _governor, _pinned_turns, _pins_of, _summariser

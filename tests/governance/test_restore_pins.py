@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic_ai.messages import ModelResponse, TextPart
 from pydantic_ai.models.function import FunctionModel
+from support.builders import chat_turn, tool_turn
 from support.examples import examples
 
 from co_tui.governance import GovernancePolicy, Governor, estimate_tokens
@@ -19,7 +20,6 @@ from co_tui.governance.restore import CutRecord, UndoRefused, restore_event, res
 from co_tui.governance.tokens import part_text
 from co_tui.governance.turns import check_pairing, segment
 
-from .builders import chat_turn, tool_turn
 from .strategies import _text, histories
 from .test_properties import fingerprint
 

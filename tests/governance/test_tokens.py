@@ -3,11 +3,11 @@
 import json
 
 from pydantic_ai.messages import ModelRequest, ToolReturnPart
+from support.builders import results, tool_turn, user
 
 from co_tui.governance import estimate_text_tokens, estimate_tokens
 from co_tui.governance import tokens as tok
 
-from .builders import results, tool_turn, user
 from .synthetic import make_text
 
 
