@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -45,6 +46,9 @@ START_TIMEOUT_S = 30.0  # connect + initialize; a server started by `npx`/`uvx` 
 MCP_OUTPUT_MAX_CHARS = 16_000  # as run_shell's cap (shell.SHELL_MAX_CHARS)
 _REASON_CHARS = 200
 _CONNECTION_CLOSED = -32000  # JSON-RPC error code of MCP's "Connection closed" (mcp_types.CONNECTION_CLOSED)
+# What providers accept as a tool name (OpenAI's and Anthropic's rule): a name outside it (a newline,
+# an ESC, a dot) would fail every request, or reach a terminal raw; such a tool is left out.
+_TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 class McpConfigError(Exception):
@@ -62,6 +66,9 @@ class McpServer:
     status: McpStatus = "starting"
     reason: str = ""
     tool_defs: list[Any] = field(default_factory=list)  # pydantic-ai ToolDefinitions, names prefixed
+    # Each tool the server lists but the model is not offered (a bad or taken name) and why, set with
+    # its `running` status: the front ends show `left_out_line()` once (print mode: stderr), `/mcp` too.
+    left_out: list[str] = field(default_factory=list)
     stderr: Any = None  # the stdio server's stderr file (read for the reason it died)
     listener: StatusListener | None = None
     # Called after every status change, besides `listener` (the front end's): the session recounts
@@ -102,6 +109,13 @@ class McpServer:
         except (OSError, ValueError):
             return ""
         return lines[-1] if lines else ""
+
+    def left_out_line(self) -> str:
+        """One line naming the tools the model is not offered and why, or "" when none was left out."""
+        if not self.left_out:
+            return ""
+        count = f"{len(self.left_out)} tool{'s' if len(self.left_out) > 1 else ''}"
+        return one_line(f"MCP server {self.name}: {count} left out: {'; '.join(self.left_out)}", 400)
 
     def needs_approval(self, tool_def: Any) -> bool:
         """Every tool of a server in `mcp_approve`, and any tool the server marks destructive."""
@@ -208,7 +222,7 @@ class McpServers:
                 return
             try:
                 tools = await server.toolset.list_tools()
-                server.tool_defs = [_tool_def(server.prefix, t) for t in tools]
+                server.tool_defs, server.left_out = self._accept(server, tools)
                 server.set_status("running")
             except Exception as exc:
                 server.fail(f"could not list its tools: {_reason(exc)}")
@@ -224,6 +238,33 @@ class McpServers:
                     pass
         finally:
             started.set()
+
+    def _accept(self, server: McpServer, tools: Sequence[Any]) -> tuple[list[Any], list[str]]:
+        """The tools of `server` the model is offered, and a note for each one left out: a name
+        outside `[A-Za-z0-9_-]` (1-64 characters, prefix included), or one already taken — by a
+        workspace tool, or by another server's tool (`a` + `b_c` and `a_b` + `c` are both `a_b_c`:
+        the server that listed it first keeps it)."""
+        from co_tui.agent.tools import SHELL_TOOL_NAME, TOOL_NAMES
+
+        taken = {name: "a workspace tool" for name in (*TOOL_NAMES, SHELL_TOOL_NAME)}
+        for other in self.servers:
+            if other is not server:
+                taken.update({d.name: f"MCP server {other.name}" for d in other.tool_defs})
+        accepted: list[Any] = []
+        left_out: list[str] = []
+        for tool in tools:
+            name = f"{server.prefix}_{tool.name}"
+            shown = one_line(repr(str(tool.name)), 80)  # escaped: a name may hold a newline or ESC
+            if not _TOOL_NAME.match(name):
+                why = "a tool name is 1-64 letters, digits, '_' or '-', the server's name included"
+            elif name in taken:
+                why = f"{name} is already a name of {taken[name]}"
+            else:
+                taken[name] = f"MCP server {server.name}"
+                accepted.append(_tool_def(server.prefix, tool))
+                continue
+            left_out.append(f"{shown} ({why})")
+        return accepted, left_out
 
 
 def _reason(exc: BaseException) -> str:
@@ -366,10 +407,15 @@ def _guarded_toolset_class() -> type:
             if self.server.status != "running":
                 return {}
             try:
-                return await super().get_tools(ctx)
+                tools = await super().get_tools(ctx)
             except Exception as exc:
                 self.server.fail(f"stopped answering: {_reason(exc)}")
                 return {}
+            # Only the tools accepted when the server listed them (`McpServers._accept`): a bad or
+            # taken name would fail every request ("… conflicts with …"), and what is offered is
+            # what is counted.
+            offered = {d.name for d in self.server.tool_defs}
+            return {name: tool for name, tool in tools.items() if name in offered}
 
         async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
             server = self.server
@@ -428,6 +474,7 @@ class McpServerRow:
     schema_tokens: int
     approve_all: bool
     source: str
+    left_out: tuple[str, ...] = ()  # tools not offered, each with why (`McpServer.left_out`)
 
 
 def mcp_overview(servers: McpServers | None) -> list[McpServerRow]:
@@ -438,7 +485,14 @@ def mcp_overview(servers: McpServers | None) -> list[McpServerRow]:
         return []
     return [
         McpServerRow(
-            s.name, s.status, s.reason, len(s.tool_defs), tool_schema_tokens(s.tool_defs), s.approve_all, s.source
+            s.name,
+            s.status,
+            s.reason,
+            len(s.tool_defs),
+            tool_schema_tokens(s.tool_defs),
+            s.approve_all,
+            s.source,
+            tuple(s.left_out),
         )
         for s in servers.servers
     ]

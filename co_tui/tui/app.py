@@ -723,6 +723,8 @@ class CoTuiApp(App[int]):
                 return
             if server.status == "failed":
                 self.spawn(self.chat.add_notice(server.line()))
+            elif server.status == "running" and server.left_out:  # tools with a bad or taken name
+                self.spawn(self.chat.add_notice(server.left_out_line()))
             if not session.busy:  # its schemas join (or leave) the figure; a turn's own events redraw it
                 self.chat.meter.reading = session.meter_reading()
             from co_tui.tui.screens.mcp import McpScreen

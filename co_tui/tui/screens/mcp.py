@@ -5,6 +5,7 @@ The rows come from `co_tui.agent.mcp_servers.mcp_overview` (no Textual there); t
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from textual.app import ComposeResult
@@ -14,6 +15,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Markdown, Static
 
 from co_tui.tui.keys_reference import key_label
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
+
+
+def escape_markdown(text: str) -> str:
+    """`text` shown as it is in Markdown: every punctuation mark that could format is escaped."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
 
 
 def mcp_markdown(rows: list[Any], *, config_error: str | None = None) -> str:
@@ -35,6 +43,10 @@ def mcp_markdown(rows: list[Any], *, config_error: str | None = None) -> str:
     if failed:
         lines.append("")
         lines += [f"- {row.name} failed: {row.reason}" for row in failed]
+    left_out = [row for row in rows if row.left_out]
+    if left_out:
+        lines.append("")
+        lines += [f"- {row.name}: left out {escape_markdown(note)}" for row in left_out for note in row.left_out]
     lines += ["", "Tools are offered as `server_tool`; schema tokens are sent with every request."]
     sources = sorted({row.source for row in rows})
     lines += ["", "From: " + "; ".join(sources)]
