@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import tempfile
 from collections.abc import Callable, Sequence
@@ -300,10 +301,15 @@ def load_mcp_servers(settings: Settings, workspace: Path) -> McpServers:
     error: str | None = None
     approve = set(settings.mcp_approve)
     if settings.mcp_servers:
+        from co_tui.config import ENV_PREFIX
         from co_tui.paths import default_config_file
 
+        env_name = f"{ENV_PREFIX}MCP_SERVERS"  # it wins over the file's tables (docs/configuration.md)
+        source = (
+            f"environment variable {env_name}" if env_name in os.environ else f"config file {default_config_file()}"
+        )
         for name, entry in settings.mcp_servers.items():
-            servers.append(_server(name, f"config file {default_config_file()}", _transport(entry.model_dump())))
+            servers.append(_server(name, source, _transport(entry.model_dump())))
     project = Path(workspace) / PROJECT_CONFIG_NAME
     if settings.mcp_project_config and project.is_file():
         try:
