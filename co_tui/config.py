@@ -101,6 +101,9 @@ class Settings(BaseSettings):
         default_factory=dict, description="MCP servers by name (`[mcp_servers.NAME]` tables); tools become NAME_tool."
     )
     mcp_project_config: bool = Field(False, description="Also start the servers of the workspace's `.mcp.json`.")
+    mcp_call_timeout_s: float = Field(
+        300.0, gt=0, description="An MCP tool call with no answer after this is a failed tool result."
+    )
     mcp_approve: list[str] = Field(
         default_factory=list, description="MCP servers whose every tool call needs approval (as run_shell)."
     )

@@ -10,7 +10,8 @@ tool's name, whatever its prefix:
 - `*brokenjson*`: writes a line of invalid UTF-8 that is not JSON at all, and never answers;
 - `*chatty*`: prints a plain non-JSON line on stdout, then answers `ok`;
 - `*huge*`: answers with `HOSTILE_HUGE_MB` MB (default 20) of text on one line;
-- `*flood*`: writes `HOSTILE_FLOOD_MB` MB (default 20) of lines to stderr, then answers `flooded`.
+- `*flood*`: writes `HOSTILE_FLOOD_MB` MB (default 20) of lines to stderr, then answers `flooded`;
+- `*silent*`: never answers.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import json
 import os
 import sys
 
-DEFAULT_TOOLS = ["echo", "dying", "badutf8", "brokenjson", "chatty", "huge", "flood"]
+DEFAULT_TOOLS = ["echo", "dying", "badutf8", "brokenjson", "chatty", "huge", "flood", "silent"]
 out = sys.stdout.buffer
 
 
@@ -50,6 +51,8 @@ def call(request_id: object, name: str, args: dict) -> None:
         out.write(b"a plain line a library printed\n")
         out.flush()
         result(request_id, "ok")
+        return
+    if "silent" in name:
         return
     if "huge" in name:
         size = int(float(os.environ.get("HOSTILE_HUGE_MB", "20")) * 1_000_000)

@@ -43,11 +43,22 @@ def mcp_markdown(rows: list[Any], *, config_error: str | None = None) -> str:
     if failed:
         lines.append("")
         lines += [f"- {row.name} failed: {row.reason}" for row in failed]
+    with_tools = [row for row in rows if row.tool_names]
+    if with_tools:
+        lines += ["", "Tools (⚠ asks first):"]
+        for row in with_tools:
+            names = ", ".join(f"{name} ⚠" if name in row.asks_first else name for name in row.tool_names)
+            lines.append(f"- {row.name}: {escape_markdown(names)}")
     left_out = [row for row in rows if row.left_out]
     if left_out:
         lines.append("")
-        lines += [f"- {row.name}: left out {escape_markdown(note)}" for row in left_out for note in row.left_out]
-    lines += ["", "Tools are offered as `server_tool`; schema tokens are sent with every request."]
+        lines += ["Left out (the model is not offered them):", ""]
+        lines += [f"- {row.name}: {escape_markdown(note)}" for row in left_out for note in row.left_out]
+    lines += [
+        "",
+        "Tools are offered as `server_tool`; schema tokens are sent with every request. "
+        "To start a server again: `/mcp restart NAME`",
+    ]
     sources = sorted({row.source for row in rows})
     lines += ["", "From: " + "; ".join(sources)]
     return "\n".join(lines)
