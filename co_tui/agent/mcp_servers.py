@@ -50,6 +50,7 @@ _REQUEST_TIMEOUT = -32001  # the SDK's "no answer within the read timeout" (mcp_
 # What providers accept as a tool name (OpenAI's and Anthropic's rule): a name outside it (a newline,
 # an ESC, a dot) would fail every request, or reach a terminal raw; such a tool is left out.
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_SERVER_NAME_OUTSIDE = re.compile(r"[^A-Za-z0-9_-]")  # a `.mcp.json` server name's other characters
 
 
 class McpConfigError(Exception):
@@ -378,20 +379,28 @@ def _project_servers(path: Path, *, taken: set[str], settings: Settings) -> list
         loaded = load_mcp_toolsets(path)
     except ValidationError as exc:
         err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
+        where = _printable(".".join(str(p) for p in err["loc"]))  # a key of the repository's choosing
         raise McpConfigError(f"{path}: {where}: {err['msg']}") from None
     except (OSError, ValueError) as exc:
         raise McpConfigError(f"{path}: {one_line(str(exc), _REASON_CHARS)}") from None
     servers = []
     for prefixed in loaded:
         assert isinstance(prefixed, PrefixedToolset) and isinstance(prefixed.wrapped, MCPToolset)
-        name = prefixed.prefix  # PrefixedToolset(MCPToolset(transport, id=name), prefix=name)
+        # PrefixedToolset(MCPToolset(transport, id=name), prefix=name). The repository chose the name:
+        # it prefixes every tool and is printed, so it gets config.toml's alphabet (`a\x1bb` → `a_b`).
+        name = _SERVER_NAME_OUTSIDE.sub("_", prefixed.prefix)[:32] or "_"
         if name in taken:  # config.toml wins: the user's own file over the repository's
             continue
+        taken.add(name)
         servers.append(
             _server(name, str(path), _capped_transport(prefixed.wrapped.client.transport), settings.mcp_call_timeout_s)
         )
     return servers
+
+
+def _printable(text: str) -> str:
+    """`text` with every character a terminal could act on (newline, ESC…) written as an escape."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _transport(entry: dict[str, Any]) -> Any:

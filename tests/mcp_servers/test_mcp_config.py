@@ -156,3 +156,13 @@ def test_a_destructive_tool_needs_yes_in_print_mode(workspace: Path, yes: bool) 
     proc = co_tui("-p", "use demo_echo text=hi", "--output-format", "jsonl", cwd=workspace)
     assert "refused" not in proc.stderr
     assert any(json.loads(line).get("content") == "echo: hi" for line in proc.stdout.splitlines())
+
+
+def test_a_project_server_name_a_terminal_could_act_on_is_sanitised(workspace: Path) -> None:
+    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"x\u001b]0;pwned\u0007y": demo_entry()}}))
+    servers = load_mcp_servers(load_settings(mcp_project_config=True), workspace)
+    [server] = servers.servers
+    assert server.name == "x__0_pwned_y" and servers.config_error is None
+    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"a\nb": {"args": ["no command"]}}}))
+    error = load_mcp_servers(load_settings(mcp_project_config=True), workspace).config_error
+    assert error is not None and "'a\\nb'" in error and "\n" not in error

@@ -15,7 +15,6 @@ import anyio
 import pytest
 
 from co_tui.agent.mcp_servers import load_mcp_servers, mcp_overview
-from co_tui.agent.mcp_stdio import OVERSIZED, STDERR_TAIL_BYTES, read_messages
 from co_tui.config import load_settings
 from co_tui.session.chat import ChatSession
 from co_tui.session.redaction import secret_env_values
@@ -204,6 +203,8 @@ async def test_a_stderr_flood_keeps_only_a_tail(workspace: Path) -> None:
         assert result_of(events).content == "flooded"
         [server] = session.mcp.servers
         assert server.last_stderr_line().startswith("flood flood")
+        from co_tui.agent.mcp_stdio import STDERR_TAIL_BYTES
+
         assert server.stderr.total >= 19_000_000 and len(server.stderr._tail) <= STDERR_TAIL_BYTES
     finally:
         await session.mcp.stop()
@@ -218,6 +219,8 @@ def _chunks(data: bytes, size: int) -> AsyncIterator[bytes]:
 
 
 async def _read_all(data: bytes, cap: int, size: int = 7) -> tuple[list, list[str]]:
+    from co_tui.agent.mcp_stdio import read_messages
+
     to_session, from_reader = anyio.create_memory_object_stream[Any](100)
     ended: list[str] = []
     await read_messages(_chunks(data, size), to_session, cap, ended.append)
@@ -240,6 +243,8 @@ async def test_the_reader_splits_lines_across_chunks_and_answers_oversized_ones_
     messages, ended = await _read_all(ok + b"a stray print\n" + python_big + typescript_big + ok, cap=200)
     assert ended == []
     assert [m.id for m in messages] == [1, 2, "abc", 1]
+    from co_tui.agent.mcp_stdio import OVERSIZED
+
     assert messages[1].error.code == OVERSIZED and "cap" in messages[1].error.message
     # No id to be found: the connection ends, with the reason.
     messages, ended = await _read_all(b'{"result": "' + b"z" * 500 + b'"}\n' + ok, cap=200)
