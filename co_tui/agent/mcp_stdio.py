@@ -50,62 +50,76 @@ _ID_AT_TAIL = re.compile(rb'"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d+|"[^"\
 class StderrTail:
     """A pipe for a server's stderr whose last `keep` bytes are kept; the rest is read and dropped.
 
-    `fd` is the write end to give the process. A daemon thread drains the read end, so a server
-    that floods stderr neither blocks nor fills a disk; `close()` ends it once the process is gone.
+    `writer()` is the write end to give the process (the pipe and its reader are made on first
+    use). A daemon thread drains the read end, so a server that floods stderr neither blocks nor
+    fills a disk. `close()` closes the write end; the thread closes the read end once every process
+    holding the pipe has gone (end of file) — only it does, so a reused descriptor is never read.
     """
 
     def __init__(self, keep: int = STDERR_TAIL_BYTES) -> None:
-        self._read_fd, self.fd = os.pipe()
-        os.set_blocking(self._read_fd, False)
         self._keep = keep
         self._tail = bytearray()
         self.total = 0  # bytes ever written: a mark (`last_line(since=…)`)
         self._lock = threading.Lock()
+        self._read_fd = -1  # -1: not made yet, or closed by the thread
+        self._write_fd = -1
         self._closed = False
-        threading.Thread(target=self._pump, name="mcp-stderr", daemon=True).start()
+
+    def writer(self) -> int:
+        """The pipe's write end (made, with its reader thread, on the first call)."""
+        with self._lock:
+            if self._write_fd < 0:
+                if self._closed:
+                    raise OSError("the stderr pipe of this server is closed")
+                self._read_fd, self._write_fd = os.pipe()
+                os.set_blocking(self._read_fd, False)
+                threading.Thread(target=self._pump, name="mcp-stderr", daemon=True).start()
+            return self._write_fd
 
     def _pump(self) -> None:
-        while not self._closed:
-            try:
-                select.select([self._read_fd], [], [])
-            except (OSError, ValueError):  # closed under us
-                return
-            if not self._drain():
-                return
+        fd = self._read_fd
+        try:
+            while True:
+                select.select([fd], [], [])
+                if not self._drain():
+                    return
+        except (OSError, ValueError):
+            return
+        finally:
+            with self._lock:
+                self._read_fd = -1
+                os.close(fd)
 
     def _drain(self) -> bool:
         """Read what the pipe holds now into the tail; False at end of file."""
         with self._lock:
-            while True:
+            while self._read_fd >= 0:
                 try:
                     chunk = os.read(self._read_fd, _CHUNK)
                 except BlockingIOError:
                     return True
-                except OSError:
-                    return False
                 if not chunk:
                     return False
                 self.total += len(chunk)
                 self._tail += chunk
                 if len(self._tail) > self._keep:
                     del self._tail[: len(self._tail) - self._keep]
+            return False
 
     def mark(self) -> int:
         """The bytes written so far, what the pipe holds included: `last_line(since=mark())` later
         is what came after this moment."""
-        if not self._closed:
-            self._drain()
+        self._drain()
         with self._lock:
             return self.total
 
     def last_line(self, since: int = 0) -> str:
-        """The last non-empty line written after `since` bytes (a `total` taken earlier), or "".
+        """The last non-empty line written after `since` bytes (a `mark()` taken earlier), or "".
 
         What the pipe holds is read first: a process that wrote its last words and exited has them
         here even if the thread has not woken yet.
         """
-        if not self._closed:
-            self._drain()
+        self._drain()
         with self._lock:
             fresh = self.total - since
             if fresh <= 0:
@@ -119,13 +133,12 @@ class StderrTail:
         return lines[-1] if lines else ""
 
     def close(self) -> None:
-        """Close the write end (the process has its own copy until it exits) and stop draining."""
-        if self._closed:
-            return
-        self._closed = True
-        for fd in (self.fd, self._read_fd):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+        """Close the write end for good (each process has its own copy until it exits)."""
+        with self._lock:
+            self._closed = True
+            if self._write_fd >= 0:
+                os.close(self._write_fd)
+                self._write_fd = -1
 
 
 class CappedStdioTransport(ClientTransport):
@@ -165,7 +178,7 @@ class CappedStdioTransport(ClientTransport):
         process = await anyio.open_process(
             [self.command, *self.args],
             env=get_default_environment() | (self.env or {}),
-            stderr=self.stderr.fd,
+            stderr=self.stderr.writer(),
             cwd=self.cwd,
             start_new_session=True,  # its own process group: stopping it stops its children
         )

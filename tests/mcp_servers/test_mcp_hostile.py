@@ -13,6 +13,7 @@ from typing import Any
 
 import anyio
 import pytest
+from pilot_helpers import poll_until
 
 from co_tui.agent.mcp_servers import load_mcp_servers, mcp_overview
 from co_tui.config import load_settings
@@ -208,6 +209,8 @@ async def test_a_stderr_flood_keeps_only_a_tail(workspace: Path) -> None:
         assert server.stderr.total >= 19_000_000 and len(server.stderr._tail) <= STDERR_TAIL_BYTES
     finally:
         await session.mcp.stop()
+    # Stopped: the pipe is closed and its reader thread ends (it closes the read end itself).
+    poll_until(lambda: server.stderr._read_fd == -1, "the stderr reader to end")
 
 
 def _chunks(data: bytes, size: int) -> AsyncIterator[bytes]:
