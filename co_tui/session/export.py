@@ -164,8 +164,10 @@ def _meta_dict(meta: SessionMeta) -> dict[str, Any]:
 
 
 def export_json(loaded: LoadedSession) -> str:
-    """`{"format", "version", "meta", "transcript", "ledger"}` as indented JSON; ledger entries are
-    `history_trimmed` dicts plus `at_message` (the transcript index of their banner)."""
+    """`{"format", "version", "meta", "transcript", "context", "ledger"}` as indented JSON; `context`
+    is what the model was last sent (markers included), read back by `--resume FILE`
+    (`json_import`); ledger entries are `history_trimmed` dicts plus `at_message` (the transcript
+    index of their banner)."""
     from pydantic_ai.messages import ModelMessagesTypeAdapter
 
     positions = _positions(loaded)
@@ -174,6 +176,7 @@ def export_json(loaded: LoadedSession) -> str:
         "version": JSON_FORMAT_VERSION,
         "meta": _meta_dict(loaded.meta),
         "transcript": ModelMessagesTypeAdapter.dump_python(list(loaded.transcript), mode="json"),
+        "context": ModelMessagesTypeAdapter.dump_python(list(loaded.context), mode="json"),
         "ledger": [{**event.to_dict(), "at_message": at} for event, at in zip(loaded.ledger, positions, strict=False)],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
