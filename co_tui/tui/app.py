@@ -123,12 +123,14 @@ class CoTuiApp(App[int]):
         return self.controller.busy
 
     def get_driver_class(self) -> type[Driver]:
-        """Textual's driver, subclassed to note each key as its input thread reads it (`key_arrival.noting_keys`)."""
+        """Textual's driver, subclassed to note each key as its input thread reads it (`key_arrival.noting_keys`)
+        and to outlive its terminal (`terminal_loss.surviving_hangup`)."""
         # Keys are noted as the driver's thread reads them: layout frames wait for them
-        # (tui/key_arrival.py).
+        # (tui/key_arrival.py). A closed terminal must end co-tui, never freeze it (tui/terminal_loss.py).
         from co_tui.tui.key_arrival import noting_keys
+        from co_tui.tui.terminal_loss import surviving_hangup
 
-        driver: type[Driver] = noting_keys(super().get_driver_class())
+        driver: type[Driver] = noting_keys(surviving_hangup(super().get_driver_class()))
         return driver
 
     def get_default_screen(self) -> ChatScreen:
