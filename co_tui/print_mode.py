@@ -56,8 +56,9 @@ async def _run(session: SessionPort, prompt: str, fmt: str, out: TextIO, err: Te
         return await _run_turn(session, prompt, fmt, out, err)
 
     def failed(server: McpServer) -> None:
-        if server.status == "failed":
-            err.write(f"co-tui: {server.line()}\n")
+        line = server.line() if server.status == "failed" else server.left_out_line()  # left out: bad or taken names
+        if line:
+            err.write(f"co-tui: {line}\n")
             err.flush()
 
     servers.set_listener(failed)
