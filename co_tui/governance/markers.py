@@ -134,14 +134,25 @@ def _make(kind: MarkerKind, text: str, messages: int, turns: int, summary: str |
     return ModelRequest(parts=[part], metadata={METADATA_KEY: meta})
 
 
-def make_breadcrumb(messages: int, turns: int) -> ModelRequest:
-    """A breadcrumb marker for `messages` messages in `turns` turns removed (cumulative)."""
-    return _make("breadcrumb", breadcrumb_text(messages, turns), messages, turns)
+def _with_listing(text: str, listing: str) -> str:
+    return f"{text}\n{listing}" if listing else text
 
 
-def make_static_marker(messages: int, turns: int) -> ModelRequest:
-    """The marker used when a summary could not be produced: the breadcrumb text, kind `static`."""
-    return _make("static", breadcrumb_text(messages, turns), messages, turns)
+def make_breadcrumb(messages: int, turns: int, listing: str = "") -> ModelRequest:
+    """A breadcrumb marker for `messages` messages in `turns` turns removed (cumulative); `listing`
+    (governance/cut_notes.py: which turns left and the `recall` call that brings them back) follows
+    the breadcrumb's first line."""
+    return _make("breadcrumb", _with_listing(breadcrumb_text(messages, turns), listing), messages, turns)
+
+
+def make_static_marker(messages: int, turns: int, listing: str = "") -> ModelRequest:
+    """The marker used when a summary could not be produced: the breadcrumb text (and `listing`), kind `static`."""
+    return _make("static", _with_listing(breadcrumb_text(messages, turns), listing), messages, turns)
+
+
+def marker_text(message: ModelMessage) -> str | None:
+    """The text of a marker request made of one str user prompt (plus system parts), else None."""
+    return _only_text(message) if isinstance(message, ModelRequest) else None
 
 
 def make_summary_marker(messages: int, turns: int, summary: str) -> ModelRequest:
