@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelResponse, ToolCallPart, UserPromptPart
 
-from co_tui.governance.handles import recall_turns_call, render_call
+from co_tui.governance.handles import recall_turns_call, render_call, turn_range
 from co_tui.governance.turns import Layout, Turn
 from co_tui.text import one_line
 
@@ -93,21 +93,26 @@ def listing_room(budget_tokens: int | None) -> int:
     return LISTING_CHARS if budget_tokens is None else min(LISTING_CHARS, budget_tokens * 4 // 10)
 
 
-def removed_listing(layout: Layout, dropped: int, marker_text: Any, room: int = LISTING_CHARS) -> str:
-    """The lines under a breadcrumb for a cut that drops `layout.turns[:dropped]`: the range out of
-    view with its `recall` call, then one line per removed turn (earlier markers' lines first),
-    the oldest left out when they would exceed `room` characters. "" when nothing was dropped or
-    `room` cannot hold even the first line."""
-    if dropped <= 0:
+def removed_listing(
+    layout: Layout, dropped: int, marker_text: Any, room: int = LISTING_CHARS, *, start: int = 0
+) -> str:
+    """The lines under a breadcrumb for a cut that drops `layout.turns[start:dropped]` (`start`: the
+    leading turns kept before the marker, a summary's head): the range out of view with its `recall`
+    call, then one line per removed turn (earlier markers' lines first), the oldest left out when
+    they would exceed `room` characters. "" when nothing was dropped or `room` cannot hold even the
+    first line."""
+    if dropped <= start:
         return ""
     numbers = turn_numbers(layout)
+    first = numbers[start - 1] + 1 if start else 1
     last = numbers[dropped - 1]
-    head = (
-        f"Turns 1-{last} are out of view; {recall_turns_call(1, last)} returns them verbatim (page with offset/limit)."
-    )
+    span = f"Turns {turn_range(first, last)} are" if first != last else f"Turn {first} is"
+    them = "them" if first != last else "it"
+    head = f"{span} out of view; {recall_turns_call(first, last)} returns {them} verbatim (page with offset/limit)."
     if len(head) > room:
         return ""
-    lines = [*_earlier_lines(layout, marker_text), *(turn_line(numbers[i], layout.turns[i]) for i in range(dropped))]
+    removed = (turn_line(numbers[i], layout.turns[i]) for i in range(start, dropped))
+    lines = [*_earlier_lines(layout, marker_text), *removed]
     return "\n".join([head, *_fit(lines, room - len(head))])
 
 

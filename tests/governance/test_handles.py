@@ -43,3 +43,13 @@ def test_a_cut_note_names_the_call_and_the_recall_that_brings_it_back() -> None:
     assert content.endswith('\n[…truncated, 5000 chars total — read_file(path="f0.py"); recall("r2") returns it whole]')
     assert trim_tool_returns(cut.messages, 100).trimmed_parts == 0  # idempotent with the longer note
     assert truncate_text("z" * 50, 10) == "z" * 10 + "\n[…truncated, 50 chars total]"  # no handle: the plain note
+
+
+def test_an_eviction_marker_names_the_recall_that_brings_it_back() -> None:
+    from co_tui.governance.evict import evict
+
+    history = [*stamp_handles(_turn("a", ["word " * 100]), 0), *_turn("b", ["y"])]
+    output = evict(history, 2).messages[2].parts[0].content
+    assert output.startswith("[Removed from the context by the user") and output.endswith('; recall("r2") returns it]')
+    turn = evict(history, 0).messages[0].parts[0].content
+    assert turn.endswith('; recall(turns="1") returns it]')
