@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic_ai.messages import ModelResponse, ToolCallPart, UserPromptPart
+from pydantic_ai.messages import ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
 
-from co_tui.governance.handles import recall_turns_call, render_call, turn_range
+from co_tui.governance.handles import call_of, handle_of, recall_turns_call, render_call, turn_range
 from co_tui.governance.turns import Layout, Turn
 from co_tui.text import one_line
 
@@ -53,16 +53,25 @@ def _prompt_words(turn: Turn) -> str:
 
 
 def _tools(turn: Turn) -> list[str]:
+    """The turn's calls, each with the handle of its output when it has one (`read_file(…) → r12`)."""
     seen: list[str] = []
     for message in turn.messages:
-        if not isinstance(message, ModelResponse):
+        if isinstance(message, ModelResponse):
+            calls = [_short(render_call(p.tool_name, p.args)) for p in message.parts if isinstance(p, ToolCallPart)]
+            seen.extend(c for c in calls if c not in seen)
             continue
         for part in message.parts:
-            if isinstance(part, ToolCallPart):
-                call = render_call(part.tool_name, part.args, limit=48)
-                if call not in seen:
-                    seen.append(call)
+            if isinstance(part, ToolReturnPart) and (handle := handle_of(part)) is not None:
+                call = _short(call_of(part) or render_call(part.tool_name, None))
+                if call in seen:
+                    seen[seen.index(call)] = f"{call} → {handle}"
+                else:
+                    seen.append(f"{call} → {handle}")
     return seen
+
+
+def _short(call: str) -> str:
+    return call if len(call) <= 48 else call[:47] + "…"
 
 
 def turn_line(number: int, turn: Turn) -> str:

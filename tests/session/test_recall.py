@@ -78,3 +78,36 @@ async def test_a_trimmed_fact_comes_back_through_recall(tmp_path: Path) -> None:
         if isinstance(p, ToolReturnPart) and p.tool_name == "recall"
     ]
     assert recalled and handle_of(recalled[0]) is not None and FACT in recalled[0].content
+
+
+async def test_the_offline_model_reads_a_trimmed_file_back(tmp_path: Path) -> None:
+    """ "what did README.md say?" after its output was cut: the offline model calls recall with the
+    handle the breadcrumb lists and answers from the verbatim original."""
+    (tmp_path / "README.md").write_text("# Zephyr project\n\nThe secret word is zephyr.\n" + "Some prose line.\n" * 200)
+    for i in range(6):
+        (tmp_path / f"f{i}.py").write_text(f"def f{i}():\n    return {i}\n" * 150)
+    session = ChatSession(
+        load_settings(context_budget_tokens=6000, context_strategy="trim"), workspace=tmp_path, model="offline"
+    )
+    async for _ in session.run_turn("what did README.md say?"):
+        pass
+    assert not any(
+        p.tool_name == "recall" for m in session.transcript for p in m.parts if isinstance(p, ToolReturnPart)
+    )
+    for prompt in ["read README.md", *(f"read f{i}.py" for i in range(6))]:
+        async for _ in session.run_turn(prompt):
+            pass
+    assert any(e.strategy == "turn_trim" for e in session.ledger)
+    events = [e async for e in session.run_turn("what did README.md say?")]
+    calls = [e for e in events if e.type == "tool_call"]
+    readme = next(
+        handle_of(p)
+        for m in session.transcript
+        for p in m.parts
+        if isinstance(p, ToolReturnPart) and "README.md" in str(p.content)[:20]
+    )
+    assert [(c.tool_name, json.loads(c.args)) for c in calls] == [("recall", {"handle": readme})]
+    result = next(e for e in events if e.type == "tool_result")
+    assert (tmp_path / "README.md").read_text()[:3000] in result.content  # verbatim (the read's header aside)
+    answer = "".join(e.text for e in events if e.type == "text_delta")
+    assert "read it back with recall" in answer and "The secret word is zephyr." in answer
