@@ -56,8 +56,9 @@ async def _run(session: SessionPort, prompt: str, fmt: str, out: TextIO, err: Te
         return await _run_turn(session, prompt, fmt, out, err)
 
     def failed(server: McpServer) -> None:
-        if server.status == "failed":
-            err.write(f"co-tui: {server.line()}\n")
+        line = server.line() if server.status == "failed" else server.left_out_line()  # left out: bad or taken names
+        if line:
+            err.write(f"co-tui: {line}\n")
             err.flush()
 
     servers.set_listener(failed)
@@ -121,7 +122,9 @@ async def _run_turn(session: SessionPort, prompt: str, fmt: str, out: TextIO, er
     if storage_failed:  # this process is about to exit: the turn must not go with it
         rescued = session.write_rescue_copy()
         if rescued is not None:
-            err.write(f"co-tui: the conversation was written to {rescued} instead (co-tui --format json export)\n")
+            err.write(
+                f"co-tui: the conversation was written to {rescued} instead; co-tui --resume {rescued} reads it back\n"
+            )
         else:
             err.write("co-tui: the conversation could not be saved, nor written to a rescue copy beside the database\n")
     if closed:

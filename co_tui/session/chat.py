@@ -740,10 +740,9 @@ class ChatSession:
         text = export_json(LoadedSession(meta, self.transcript, self.context, self.ledger, self.ledger_positions))
         path = self.store.path.parent / f"rescued-{self.id[:8]}-{time.strftime('%Y%m%d-%H%M%S')}.json"
         try:
-            write_private(path, text)
+            return write_private(path, text)  # a new file: a symlink planted at the name is never followed
         except OSError:
             return None
-        return path
 
     @classmethod
     def resume(

@@ -164,8 +164,10 @@ def _meta_dict(meta: SessionMeta) -> dict[str, Any]:
 
 
 def export_json(loaded: LoadedSession) -> str:
-    """`{"format", "version", "meta", "transcript", "ledger"}` as indented JSON; ledger entries are
-    `history_trimmed` dicts plus `at_message` (the transcript index of their banner)."""
+    """`{"format", "version", "meta", "transcript", "context", "ledger"}` as indented JSON; `context`
+    is what the model was last sent (markers included), read back by `--resume FILE`
+    (`json_import`); ledger entries are `history_trimmed` dicts plus `at_message` (the transcript
+    index of their banner)."""
     from pydantic_ai.messages import ModelMessagesTypeAdapter
 
     positions = _positions(loaded)
@@ -174,6 +176,7 @@ def export_json(loaded: LoadedSession) -> str:
         "version": JSON_FORMAT_VERSION,
         "meta": _meta_dict(loaded.meta),
         "transcript": ModelMessagesTypeAdapter.dump_python(list(loaded.transcript), mode="json"),
+        "context": ModelMessagesTypeAdapter.dump_python(list(loaded.context), mode="json"),
         "ledger": [{**event.to_dict(), "at_message": at} for event, at in zip(loaded.ledger, positions, strict=False)],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
@@ -194,6 +197,8 @@ def default_export_path(meta: SessionMeta, fmt: str, directory: Path) -> Path:
 
 _RENDERERS = {"md": export_markdown, "json": export_json}
 
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 EXPORTS_DIR = "exports"
 """`/export`'s default folder, under the data dir: an export is a copy of the session (secrets
@@ -235,8 +240,9 @@ def write_export(text: str, default: Path, target: Path | None = None) -> Path:
         path, unique = target, False
     for n in range(2, 10_000):
         try:
-            # O_EXCL: the check and the create are one step, so nothing is overwritten even in a race.
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            # O_EXCL: the check and the create are one step, so nothing is overwritten even in a race;
+            # with it a planted symlink counts as taken, never followed (O_NOFOLLOW says so twice).
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
         except FileExistsError:
             if not unique:
                 raise FileExistsError(
@@ -250,10 +256,9 @@ def write_export(text: str, default: Path, target: Path | None = None) -> Path:
     raise FileExistsError(errno.EEXIST, "no free file name left", str(path))
 
 
-def write_private(path: Path, text: str) -> None:
-    """Write `text` to `path` readable by its owner only (mode 600, like the database): an export
-    holds the whole conversation. Raises `OSError`."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        os.fchmod(handle.fileno(), 0o600)  # an existing file keeps its mode through O_CREAT
-        handle.write(text)
+def write_private(path: Path, text: str) -> Path:
+    """Write `text` to a new file named `path` (or `-2`, `-3`… before its suffix when taken),
+    readable by its owner only (mode 600, like the database): an export holds the whole
+    conversation. Never over an existing file nor through a symlink planted there (`write_export`).
+    Returns the file written. Raises `OSError`."""
+    return write_export(text, path, path.parent)

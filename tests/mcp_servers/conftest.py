@@ -8,11 +8,20 @@ from pathlib import Path
 import pytest
 
 DEMO_SERVER = Path(__file__).with_name("demo_server.py")
+HOSTILE_SERVER = Path(__file__).with_name("hostile_server.py")
 
 
 def demo_entry() -> dict:
     """The `[mcp_servers.demo]` table that starts the demo server."""
     return {"command": sys.executable, "args": [str(DEMO_SERVER)]}
+
+
+def hostile_entry(*tools: str, **env: str) -> dict:
+    """A `[mcp_servers.NAME]` table that starts the hostile server offering `tools` (default: all), with `env`."""
+    entry: dict = {"command": sys.executable, "args": [str(HOSTILE_SERVER), *tools]}
+    if env:
+        entry["env"] = env
+    return entry
 
 
 @pytest.fixture

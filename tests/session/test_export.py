@@ -141,3 +141,30 @@ async def test_the_session_exports_itself_as_the_cli_renders_it(store: SessionSt
     assert where.parent == tmp_path and json.loads(where.read_text())["meta"]["id"] == session.id
     unsaved = ChatSession(load_settings(), workspace=workspace)
     assert not unsaved.saved and unsaved.catalog is None
+
+
+async def test_the_rescue_copy_never_follows_a_planted_symlink(
+    store: SessionStore, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 33: the rescue copy opened its name with O_TRUNC and followed a symlink planted there,
+    # overwriting the link's target with the conversation.
+    import time
+
+    from co_tui.config import load_settings
+    from co_tui.session.chat import ChatSession
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    chat = ChatSession(load_settings(), workspace=workspace, store=store)
+    async for _ in chat.run_turn("hello"):
+        pass
+    monkeypatch.setattr(time, "strftime", lambda *_: "20260101-000000")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("do not overwrite\n")
+    planted = data_dir / f"rescued-{chat.id[:8]}-20260101-000000.json"
+    planted.symlink_to(victim)
+    rescued = chat.write_rescue_copy()
+    assert victim.read_text() == "do not overwrite\n"
+    assert rescued is not None and rescued != planted and rescued.parent == data_dir
+    assert not rescued.is_symlink() and (rescued.stat().st_mode & 0o777) == 0o600
+    assert json.loads(rescued.read_text())["transcript"][0]["parts"][0]["content"] == "hello"
