@@ -31,6 +31,7 @@ Decision = Literal["deny", "once", "always"]
 the rest of the session (`Grant`)."""
 
 SHOWN_COMMAND_CHARS = 60
+PLAIN_MAX_CHARS = 200
 GrantKind = Literal["edits", "tool", "prefix", "command"]
 EDIT_TOOLS = ("write_file", "edit_file")
 SHELL_TOOL = "run_shell"
@@ -60,6 +61,8 @@ RUNS_ANYTHING = frozenset(
 
 def plain_words(command: str) -> list[str] | None:
     """The words of `command` when it is plain (see the module's docstring), else None."""
+    if len(command) > PLAIN_MAX_CHARS:
+        return None  # nobody reviews a 5,000-character "word": that exact command, if anything
     words = command.split(" ")
     if not command or any(not _PLAIN_WORD.fullmatch(word) for word in words):
         return None  # empty words too: two spaces in a row are not plain either

@@ -90,3 +90,8 @@ def test_an_exact_command_is_described_escaped_and_cut() -> None:
     assert "\n" not in described and described.startswith("run_shell: exactly `touch pwned.txt;\\n\\n")
     assert described.endswith("…` (102 characters)")
     assert offer("run_shell", "printf '\x1b]0;x\x07'").describe() == "run_shell: exactly `printf '\\x1b]0;x\\x07'`"
+
+
+def test_a_very_long_plain_command_is_allowed_only_exactly() -> None:
+    grant = offer("run_shell", "x" * 1_000_000)
+    assert grant.kind == "command" and len(grant.describe()) < 120

@@ -13,6 +13,7 @@ from textual.widgets import OptionList
 from co_tui.config import load_settings
 from co_tui.tui.screens.approval import ApprovalDialog
 from co_tui.tui.screens.permissions import PermissionsScreen
+from co_tui.tui.widgets.call_box import CallBox
 
 
 def tool_results(app: Any) -> list[str]:
@@ -89,7 +90,7 @@ async def test_file_edits_show_a_diff_and_allow_edits_covers_the_rest_of_the_ses
         assert (
             str(dialog.query_one("#approval-summary").render()) == "write_file · notes.txt · a new file · +1 −0 lines"
         )
-        assert str(dialog.query_one("#call-box-text").render()).splitlines() == [
+        assert dialog.query_one(CallBox).text.splitlines() == [
             "--- /dev/null",
             "+++ b/notes.txt",
             "@@ -0,0 +1 @@",

@@ -55,7 +55,7 @@ async def test_the_hidden_command_shows_its_head_the_folded_blank_lines_and_its_
     async with app.run_test(size=(80, 24)) as pilot:
         await ask(pilot, HIDDEN)
         box = app.screen.query_one(CallBox)
-        text = str(box.query_one("#call-box-text").render())
+        text = box.text
         assert text.splitlines() == ["touch pwned.txt;", "⋯ 79 blank lines ⋯", "ls -la"]
         assert box.max_scroll_y == 0  # all three lines in view
         assert not app.screen.query_one("#approval-more").display
@@ -94,5 +94,5 @@ async def test_markup_in_a_command_is_shown_not_applied(make_app) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ask(pilot, "echo [bold]hi[/bold] [@click=app.quit]x[/]")
-        text = str(app.screen.query_one("#call-box-text").render())
+        text = app.screen.query_one(CallBox).text
         assert text == "echo [bold]hi[/bold] [@click=app.quit]x[/]"
