@@ -30,6 +30,7 @@ from pydantic_ai.messages import (
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.markers import make_compact_pair, make_static_marker, make_summary_marker, separate_markers
 from co_tui.governance.summarizer_usage import SummarizerUsage, summarizer_usage
+from co_tui.governance.summary_guard import summary_rejection
 from co_tui.governance.tokens import content_text, estimate_tokens, message_tokens, part_text
 from co_tui.governance.turns import Layout, Turn, answers_calls, segment
 from co_tui.text import one_line
@@ -228,6 +229,11 @@ class SummaryError(RuntimeError):
         self.usage = usage or SummarizerUsage()
 
 
+class SummaryRejected(SummaryError):
+    """The summariser answered, but the inflation guard (`summary_guard`) rejected the summary: it
+    was not smaller than what it would replace, or over its budget. The message says which."""
+
+
 async def summarize_messages(
     messages: Sequence[ModelMessage],
     model: Model | str,
@@ -415,7 +421,12 @@ async def compact(
     layout = segment(source)
     if not layout.turns:
         return CompactResult(source, None)
-    summary, usage = await run_summarizer(source, model, instructions=COMPACT_INSTRUCTIONS, focus=focus)
+    budget = summary_token_budget(source)
+    summary, usage = await run_summarizer(
+        source, model, instructions=COMPACT_INSTRUCTIONS, focus=focus, max_tokens=budget
+    )
+    if (why := summary_rejection(summary, source, budget)) is not None:  # the inflation guard
+        raise SummaryRejected(f"{why}; the conversation is unchanged", usage)
     system_parts = [p for i in layout.system for p in source[i].parts if getattr(p, "part_kind", "") == "system-prompt"]
     if not system_parts and layout.turns[0].has_prompt:
         system_parts = [p for p in layout.turns[0].messages[0].parts if getattr(p, "part_kind", "") == "system-prompt"]

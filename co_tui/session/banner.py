@@ -113,6 +113,8 @@ def banner_parts(event: HistoryTrimmed) -> list[str]:
         parts.append(STRATEGY_TEXT[event.strategy])
     parts.append(f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)} tokens")
     parts.append(REASON_TEXT.get(event.reason, event.reason))
+    if event.strategy == "static_marker":  # why there is no summary; the note in the details says more
+        parts.append("summary rejected" if (event.note or "").startswith("summary rejected") else "summary failed")
     return parts
 
 
