@@ -41,6 +41,7 @@ from co_tui.governance.summarize import (
     apply_summary,
     plan_summary_window,
     run_summarizer,
+    summary_size_limit,
     summary_token_budget,
     unsummarised_count,
 )
@@ -395,7 +396,7 @@ class Governor:
             budget = summary_token_budget(middle)
             summary, usage = await run_summarizer(middle, summarizer, max_tokens=budget)
             # The inflation guard: a model may ignore the budget (or a provider not cap it).
-            if (why := summary_rejection(summary, middle, budget)) is not None:
+            if (why := summary_rejection(summary, middle, summary_size_limit(budget))) is not None:
                 raise SummaryRejected(why, usage)
             new, dropped_messages, dropped_turns = apply_summary(window, summary)
         except Exception as exc:  # any failure: static marker + cooldown, never a crash mid-turn
@@ -428,6 +429,8 @@ class Governor:
             f"trimming only for {self.policy.summarizer_cooldown_s:g}s",
             summary_kept=check.kept if check is not None else None,
             summary_lost=check.lost if check is not None else None,
+            prompts_kept=check.prompts_kept if check is not None else 0,
+            prompts_total=check.prompts_total if check is not None else 0,
         )
         return new, event
 
@@ -496,17 +499,17 @@ def _window_that_keeps_its_summary(
         candidate = replace(window, tail_start=tail_start)
         rest, _dropped, _turns = apply_summary(candidate, None)  # the static marker stands in for the summary
         kept = trim_tool_returns(rest, tool_output_trim_chars).messages if tool_output_trim_chars else rest
-        if estimate_tokens(kept) + summary_token_budget(candidate.middle_messages) <= budget:
+        if estimate_tokens(kept) + summary_size_limit(summary_token_budget(candidate.middle_messages)) <= budget:
             return candidate
     return None
 
 
 def _worth_summarising(window: SummaryWindow) -> bool:
-    """Whether the middle outweighs the longest summary we would ask for (`summary_token_budget`).
+    """Whether the middle outweighs the longest summary we would insert (`summary_size_limit`).
 
     A smaller middle could come back as a summary no shorter than itself: not worth a model call.
     It also guarantees that the static marker, on failure, is smaller than what it replaces. Such
     a history is left to the zero-LLM rules.
     """
     middle = window.middle_messages
-    return estimate_tokens(middle) > summary_token_budget(middle)
+    return estimate_tokens(middle) > summary_size_limit(summary_token_budget(middle))

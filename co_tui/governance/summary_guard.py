@@ -21,15 +21,20 @@ from co_tui.text import format_tokens
 __all__ = ["summary_rejection"]
 
 
-def summary_rejection(summary: str, replaced: Sequence[ModelMessage], budget_tokens: int) -> str | None:
+def summary_rejection(
+    summary: str, replaced: Sequence[ModelMessage], budget_tokens: int, *, must_shrink: bool = True
+) -> str | None:
     """Why `summary` must not replace `replaced` (one line, for the banner), or None when it may.
 
-    Rejected when its estimate is not smaller than the estimate of `replaced`, or larger than
-    `budget_tokens` (the summary's own budget, `summary_token_budget`). Never mutates its inputs.
+    Rejected when its estimate is larger than `budget_tokens` (the longest summary allowed,
+    `summary_size_limit`), or — with `must_shrink`, as for every automatic cut — not smaller than
+    the estimate of `replaced`. `/compact` passes `must_shrink=False`: the user asked for it, and
+    the summary of a short conversation may rightly be longer than it (the budget still bounds it).
+    Never mutates its inputs.
     """
     tokens = estimate_text_tokens(summary)
     replaces = estimate_tokens(replaced)
-    if tokens >= replaces:
+    if must_shrink and tokens >= replaces:
         return (
             f"the summary ({format_tokens(tokens)} tokens) was not smaller than the "
             f"{format_tokens(replaces)} tokens it would replace"

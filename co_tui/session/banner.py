@@ -145,7 +145,8 @@ def banner_details(event: HistoryTrimmed) -> list[tuple[str, str]]:
     if event.summary_kept is not None or event.summary_lost is not None:
         from co_tui.governance.summary_check import kept_line
 
-        rows.append(("checked", kept_line(event.summary_kept or [], event.summary_lost or [])))
+        prompts = (event.prompts_kept, event.prompts_total)
+        rows.append(("checked", kept_line(event.summary_kept or [], event.summary_lost or [], prompts=prompts)))
     if event.note:
         rows.append(("note", event.note))
     if event.summary:

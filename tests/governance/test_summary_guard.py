@@ -90,7 +90,16 @@ async def test_compact_rejects_an_inflated_summary_and_leaves_history():
     history = _chat(2, 60)
     frozen = copy.deepcopy(history)
     model = ScriptedModel(summary=make_text("prose", 6000))
-    with pytest.raises(SummaryRejected, match="not smaller than") as caught:
+    with pytest.raises(SummaryRejected, match="over its") as caught:
         await compact(history, model.model())
     assert "the conversation is unchanged" in str(caught.value)
     assert history == frozen
+
+
+async def test_compact_of_a_short_conversation_may_be_longer_than_it():
+    """The user asked: a summary within its budget goes in even when the conversation was shorter."""
+    history = chat_turn("hi", "hello")
+    summary = "## Goal\n- say hello\n## Done so far\n- the user greeted the agent; it greeted back"
+    assert estimate_text_tokens(summary) > estimate_tokens(history)
+    result = await compact(history, ScriptedModel(summary=summary).model())
+    assert result.event is not None and result.summary is not None and result.summary.startswith(summary)

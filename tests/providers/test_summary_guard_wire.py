@@ -67,6 +67,7 @@ async def test_compact_with_an_inflated_summary_changes_nothing(env: LoopbackSer
     events = await collect(chat.compact())
     [error] = of_type(events, "error")
     assert error.message.startswith("no summary: the summary (") and "conversation is unchanged" in error.message
+    assert "over its" in error.message
     assert "\n" not in error.message
     assert events[-1].type == "done" and events[-1].failed
     assert chat.context == before and not chat.ledger
