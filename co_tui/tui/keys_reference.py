@@ -62,7 +62,9 @@ what the model sees without telling you (and the model).
   `✂ History trimmed · 14 messages (3 turns) · 41.2k → 12.9k tokens · token budget`. Click one, or
   press Shift+Tab in the prompt to focus the newest banner or tool row (Tab / Shift+Tab move between
   them; the focused row is highlighted), and press Enter to open it: the reason, the strategy, the
-  budget and, for summaries, the summary text. Typing any character goes back to the prompt.
+  budget and, for summaries, the summary text. Typing goes back to the prompt: every key reaches
+  it, the first one too, in the order typed. A row's own letter (`r` below) acts only when
+  pressed on its own, not as the first letter of typed text.
   `/compact` and `/clear` leave their own banners (`Conversation compacted`, `Conversation cleared`).
   `/compact` (and `Ctrl+K`) first shows what it will summarise and the estimated size after:
   Enter compacts, Esc keeps the conversation; `Ctrl+K` pressed twice compacts without the question.

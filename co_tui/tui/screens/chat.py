@@ -10,13 +10,13 @@ from collections.abc import Sequence
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, assert_never
 
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Input, Static, TextArea
+from textual.widgets import Static
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.events import (
@@ -138,24 +138,6 @@ class ChatScreen(Screen[None]):
     def clear_hint(self) -> None:
         """Hide the hint line."""
         self.show_hint("")
-
-    def on_key(self, event: events.Key) -> None:
-        """A printable key typed while a banner, a tool row or the log has focus goes to the prompt
-        (focus follows it), so nothing typed is lost; Enter there still opens or closes the row."""
-        prompt = self.prompt
-        focused = self.focused
-        if prompt.has_focus or isinstance(focused, TextArea | Input) or not event.is_printable:
-            return
-        if event.character is None or prompt.read_only:
-            return
-        from co_tui.tui.widgets.trim_banner import recover_key_for
-
-        if recover_key_for(focused, event.key):  # `r` on a summary banner with lost items
-            return
-        event.stop()
-        event.prevent_default()
-        prompt.focus()
-        prompt.insert(event.character)
 
     @on(PromptInput.Changed)
     def _typing_clears_hint(self) -> None:
