@@ -220,6 +220,11 @@ class CoTuiApp(App[int]):
 
         self.push_screen(ConfirmCompact(body), confirmed)
 
+    def action_scroll_chat_end(self) -> None:
+        """ctrl+end: jump to the end of the chat, which then follows new output again."""
+        if not self._chat_gone():
+            self.chat.log_view.scroll_to_end()
+
     async def action_undo(self) -> None:
         """/undo: undo the newest cut or compaction still in effect (docs/context-governance.md)."""
         await self.controller.undo()

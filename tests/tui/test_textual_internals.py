@@ -108,3 +108,11 @@ async def test_the_size_hook_kept_lines_overrides() -> None:
         assert segment._border_title is None and segment._border_subtitle is None
         segment.border_title = "t"
         assert segment._border_title is not None
+
+
+def test_the_anchor_the_chat_log_keeps() -> None:
+    # widgets/chat_log.py: Textual releases the anchor through release_anchor() (the flag
+    # _anchor_released) and scroll_to_region takes `immediate`; the log overrides both.
+    assert parameters(Widget.release_anchor) == []
+    assert "immediate" in parameters(Widget.scroll_to_region)
+    assert hasattr(Widget(), "_anchor_released")

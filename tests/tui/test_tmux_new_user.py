@@ -50,6 +50,15 @@ def _prompt_line(tmux: Tmux) -> str:
     return lines[top + 1].strip().strip("│").strip()
 
 
+def _row_focused(tmux: Tmux, title: str) -> bool:
+    """Whether the row whose title holds `title` (no styles inside it) is drawn focused (its `▸`
+    on a background)."""
+    for line in tmux("capture-pane", "-e", "-p", "-t", "t").splitlines():
+        if title in line and "▸" in line:
+            return "[48;" in line[: line.index("▸")]
+    return False
+
+
 def _summary_banner_focused(tmux: Tmux) -> None:
     """Two turns, /compact (the offline summary loses items: `r` recovers), then shift+tab onto its banner."""
     tmux.submit("please look at notes_v7.md")
@@ -108,3 +117,24 @@ def test_editing_keys_typed_fast_in_the_prompt_act_in_order(term) -> None:
     poll_until(lambda: _prompt_line(tmux) == "xabc", lambda: f"the prompt to read 'xabc':\n{tmux.pane()}")
     _keys(tmux, "BSpace", "BSpace", "BSpace", "BSpace", "ab", "Left", "c")
     poll_until(lambda: _prompt_line(tmux) == "acb", lambda: f"the prompt to read 'acb':\n{tmux.pane()}")
+
+
+def test_after_a_tool_row_is_opened_the_next_answer_is_followed(term) -> None:
+    """A tool row opened with Enter stopped the chat following: the next answer streamed
+    off-screen with no hint. Now the row shows with `more below`, and the next answer is followed."""
+    tmux, ws, _done = term
+    (ws / "README.md").write_text("".join(f"line {n} of a long README\n" for n in range(200)))
+    tmux.submit("read README.md")
+    tmux.wait_for("read_file(path=")
+    tmux.wait_for("I read lines")
+    _keys(tmux, "BTab")
+    poll_until(
+        lambda: _row_focused(tmux, "read_file"),
+        lambda: f"the tool row to take focus:\n{tmux('capture-pane', '-e', '-p', '-t', 't')!r}",
+    )
+    _keys(tmux, "Enter")
+    tmux.wait_for("line 5 of a long README")  # the row is open and in view
+    tmux.wait_for("↓ more below")
+    _keys(tmux, "help", "Enter")
+    tmux.wait_for("CO_TUI_MODEL).")  # the end of the answer is on the screen
+    assert "↓" not in tmux.pane()

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, assert_never
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
@@ -88,6 +88,7 @@ class ChatScreen(Screen[None]):
         popup = SlashPopup(id="slash-popup")
         yield TitleBar(id="title-bar")
         yield ChatLog(id="chat-log")
+        yield Static(id="below-hint")
         yield ActivityIndicator(self.frame_budget, id="activity")
         yield QueuedPrompts(id="queued")
         yield PromptInput(popup, self.key_clock, echo=self._echo_typed_key, id="prompt")
@@ -139,6 +140,22 @@ class ChatScreen(Screen[None]):
         """Hide the hint line."""
         self.show_hint("")
 
+    def on_chat_log_following(self, message: ChatLog.Following) -> None:
+        """Under the log while it does not follow the end: there is more below, and how to get there."""
+        hint = self.query_one("#below-hint", Static)
+        if message.following:
+            hint.display = False
+            return
+        what = "new output below" if message.new_below else "more below"
+        hint.update(Content(f"↓ {what} · ctrl+end or a click jumps to the end"))
+        hint.set_class(message.new_below, "-new")
+        hint.display = True
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on the line under the log jumps to the end."""
+        if event.widget is not None and event.widget.id == "below-hint":
+            self.log_view.scroll_to_end()
+
     @on(PromptInput.Changed)
     def _typing_clears_hint(self) -> None:
         if self.query_one("#hint").has_class("-shown") and self.prompt.text:
@@ -149,6 +166,7 @@ class ChatScreen(Screen[None]):
     async def add_user_message(self, text: str, *, queued: bool = False) -> UserMessage:
         """Show a prompt the user sent."""
         widget = UserMessage(text, queued=queued)
+        self.log_view.scroll_to_end()  # sending follows the conversation again, as in Claude Code
         await self.log_view.add(widget)
         return widget
 
