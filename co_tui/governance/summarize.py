@@ -27,8 +27,16 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from co_tui.governance.cut_notes import removed_listing, turn_numbers
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.governance.markers import make_compact_pair, make_static_marker, make_summary_marker, separate_markers
+from co_tui.governance.handles import turn_range
+from co_tui.governance.markers import (
+    make_compact_pair,
+    make_static_marker,
+    make_summary_marker,
+    marker_text,
+    separate_markers,
+)
 from co_tui.governance.summarizer_usage import SummarizerUsage, summarizer_usage
 from co_tui.governance.tokens import content_text, estimate_tokens, message_tokens, part_text
 from co_tui.governance.turns import Layout, Turn, answers_calls, segment
@@ -73,7 +81,8 @@ SUMMARIZER_INSTRUCTIONS = (
     f"{_DATA_RULES}\n"
     "Keep: the user's goals and constraints, decisions made, facts learned (file names, paths, identifiers, "
     "numbers, errors), work done and its results, and anything still open. Drop pleasantries and repetition. "
-    "If the conversation includes an earlier summary, fold it in. Write plain prose or short bullet points, "
+    "If the conversation includes an earlier summary, fold it in. Keep the handles you see (like r12) and "
+    "the recall(...) calls verbatim. Write plain prose or short bullet points, "
     "in the conversation's language, with no preamble."
 )
 
@@ -371,10 +380,13 @@ def apply_summary(window: SummaryWindow, summary: str | None) -> tuple[list[Mode
     dropped_messages = sum(len(t) for t in middle)
     total_messages = layout.prior_messages + dropped_messages
     total_turns = layout.prior_turns + len(middle)
+    numbers = turn_numbers(layout)
+    first = numbers[window.head - 1] + 1 if window.head else 1
+    last = numbers[window.tail_start - 1] if window.tail_start else first
     marker = (
-        make_summary_marker(total_messages, total_turns, summary)
+        make_summary_marker(total_messages, total_turns, summary, turn_range(first, last))
         if summary is not None
-        else make_static_marker(total_messages, total_turns)
+        else make_static_marker(total_messages, total_turns, _static_listing(layout, window))
     )
     out = [layout.messages[i] for i in layout.system]
     for turn in layout.turns[: window.head]:
@@ -383,6 +395,11 @@ def apply_summary(window: SummaryWindow, summary: str | None) -> tuple[list[Mode
     for turn in layout.turns[window.tail_start :]:
         out.extend(turn.messages)
     return out, dropped_messages, len(middle)
+
+
+def _static_listing(layout: Layout, window: SummaryWindow) -> str:
+    """The static marker's listing: the middle turns that left, as a breadcrumb lists them."""
+    return removed_listing(layout, window.tail_start, marker_text, start=window.head)
 
 
 @dataclass(frozen=True)

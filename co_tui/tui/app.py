@@ -125,12 +125,14 @@ class CoTuiApp(App[int]):
         return self.controller.busy
 
     def get_driver_class(self) -> type[Driver]:
-        """Textual's driver, subclassed to note each key as its input thread reads it (`key_arrival.noting_keys`)."""
+        """Textual's driver, subclassed to note each key as its input thread reads it (`key_arrival.noting_keys`)
+        and to outlive its terminal (`terminal_loss.surviving_hangup`)."""
         # Keys are noted as the driver's thread reads them: layout frames wait for them
-        # (tui/key_arrival.py).
+        # (tui/key_arrival.py). A closed terminal must end co-tui, never freeze it (tui/terminal_loss.py).
         from co_tui.tui.key_arrival import noting_keys
+        from co_tui.tui.terminal_loss import surviving_hangup
 
-        driver: type[Driver] = noting_keys(super().get_driver_class())
+        driver: type[Driver] = noting_keys(surviving_hangup(super().get_driver_class()))
         return driver
 
     def get_default_screen(self) -> ChatScreen:
@@ -294,10 +296,18 @@ class CoTuiApp(App[int]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HELP_SCREEN)
 
-    def action_show_mcp(self) -> None:
-        """/mcp: the MCP servers, their status, tools and schema token cost."""
+    def action_show_mcp(self, args: str = "") -> None:
+        """/mcp: the MCP servers, their status, tools and schema token cost; `/mcp restart NAME`
+        closes a server and starts it again (a failed one too), with one line saying so."""
         session = self.session
         if not self.controller.session_ready_for("mcp") or session is None:
+            return
+        if args:
+            verb, _, name = args.partition(" ")
+            if verb != "restart" or not name.strip():
+                self.chat.show_hint("usage: /mcp, or /mcp restart NAME")
+                return
+            self.spawn(self.chat.add_notice(session.mcp.restart(name.strip())))
             return
         from co_tui.tui.screens.mcp import McpScreen
 
@@ -378,6 +388,8 @@ class CoTuiApp(App[int]):
             self.action_export(arg)
         elif spec.name == "model":
             await self.action_model(arg)
+        elif spec.name == "mcp":
+            self.action_show_mcp(arg)
         else:
             await self.run_action(spec.action)
         return True
@@ -743,6 +755,11 @@ class CoTuiApp(App[int]):
                 return
             if server.status == "failed":
                 self.spawn(self.chat.add_notice(server.line()))
+            elif server.status == "running":
+                if server.restarts:  # `/mcp restart`: say it is back
+                    self.spawn(self.chat.add_notice(server.line()))
+                if server.left_out:  # tools with a bad or taken name
+                    self.spawn(self.chat.add_notice(server.left_out_line()))
             if not session.busy:  # its schemas join (or leave) the figure; a turn's own events redraw it
                 self.chat.meter.reading = session.meter_reading()
             from co_tui.tui.screens.mcp import McpScreen
