@@ -70,6 +70,10 @@ from co_tui.agent.offline_replies import (
 from co_tui.governance.markers import MARKER_PREFIXES
 from co_tui.governance.tokens import estimate_text_tokens, estimate_tokens
 
+# Not the user's words: governance's markers, and pydantic-ai's notes wrapped as `<system>` user text
+# (e.g. "The following tool(s) are now available: `recall`" when a tool joins mid-run).
+NOT_PROMPTS = (*MARKER_PREFIXES, "<system>")
+
 OFFLINE_MODEL_NAME = "offline"
 OFFLINE_CONTEXT_WINDOW = 32_000
 """A typical small-model window: small enough that long sessions show trimming and summaries."""
@@ -197,6 +201,12 @@ def plan_reply(messages: Sequence[ModelMessage], info: AgentInfo) -> Reply:
         seed = _call_seed(messages, prompt)
         calls = tuple(Call(a.tool, a.args, f"offline-{seed}-{i}") for i, a in enumerate(intent.actions))
         return Reply(calls=calls, delay_s=delay)
+    if intent.kind in ("recall", "question") and "recall" in tool_names:
+        from co_tui.agent.offline_recall import recall_args
+
+        # Asked about a file that was cut from view: read it back (agent/offline_recall.py).
+        if (args := recall_args(prompt, messages)) is not None:
+            return Reply(calls=(Call("recall", args, f"offline-{_call_seed(messages, prompt)}-0"),), delay_s=delay)
     if intent.kind == "recall":
         return Reply(text=recap(messages[:-1]), delay_s=delay)
     return Reply(text=canned_reply(intent, prompt, tool_names), delay_s=delay)
@@ -264,7 +274,7 @@ def latest_prompt(messages: Sequence[ModelMessage]) -> str:
             for part in reversed(message.parts):
                 if isinstance(part, UserPromptPart):
                     text = prompt_text(part.content)
-                    if not text.startswith(MARKER_PREFIXES):
+                    if not text.startswith(NOT_PROMPTS):
                         return text
     return ""
 
@@ -304,7 +314,7 @@ def tool_outcomes(messages: Sequence[ModelMessage]) -> list[ToolOutcome]:
 
 def _has_new_prompt(request: ModelRequest) -> bool:
     return any(
-        isinstance(p, UserPromptPart) and not prompt_text(p.content).startswith(MARKER_PREFIXES) for p in request.parts
+        isinstance(p, UserPromptPart) and not prompt_text(p.content).startswith(NOT_PROMPTS) for p in request.parts
     )
 
 

@@ -497,7 +497,7 @@ def _window_that_keeps_its_summary(
     last = len(window.layout.turns) - 1
     for tail_start in range(window.tail_start, last + 1):
         candidate = replace(window, tail_start=tail_start)
-        rest, _dropped, _turns = apply_summary(candidate, None)  # the static marker stands in for the summary
+        rest, _dropped, _turns = apply_summary(candidate, "")  # an empty summary's marker stands in for it
         kept = trim_tool_returns(rest, tool_output_trim_chars).messages if tool_output_trim_chars else rest
         if estimate_tokens(kept) + summary_size_limit(summary_token_budget(candidate.middle_messages)) <= budget:
             return candidate

@@ -27,8 +27,16 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from co_tui.governance.cut_notes import removed_listing, turn_numbers
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.governance.markers import make_compact_pair, make_static_marker, make_summary_marker, separate_markers
+from co_tui.governance.handles import turn_range
+from co_tui.governance.markers import (
+    make_compact_pair,
+    make_static_marker,
+    make_summary_marker,
+    marker_text,
+    separate_markers,
+)
 from co_tui.governance.summarizer_usage import SummarizerUsage, summarizer_usage
 from co_tui.governance.summary_guard import summary_rejection
 from co_tui.governance.tokens import content_text, estimate_tokens, message_tokens, part_text
@@ -77,8 +85,8 @@ SUMMARY_SECTIONS = (
     ("Decisions", "what was decided, and why"),
     (
         "Files and artifacts",
-        "file names, paths, identifiers, commands, errors and figures; keep every recall handle, such as "
-        'recall("r12"), exactly as written, next to what it brings back',
+        "file names, paths, identifiers, commands, errors and figures; keep the handles you see (like r12) "
+        'and the recall(...) calls, such as recall("r12"), verbatim, next to what they bring back',
     ),
     ("Open questions", "what is unresolved or unclear"),
     ("Next steps", "what comes next"),
@@ -412,10 +420,13 @@ def apply_summary(window: SummaryWindow, summary: str | None) -> tuple[list[Mode
     dropped_messages = sum(len(t) for t in middle)
     total_messages = layout.prior_messages + dropped_messages
     total_turns = layout.prior_turns + len(middle)
+    numbers = turn_numbers(layout)
+    first = numbers[window.head - 1] + 1 if window.head else 1
+    last = numbers[window.tail_start - 1] if window.tail_start else first
     marker = (
-        make_summary_marker(total_messages, total_turns, summary)
+        make_summary_marker(total_messages, total_turns, summary, turn_range(first, last))
         if summary is not None
-        else make_static_marker(total_messages, total_turns)
+        else make_static_marker(total_messages, total_turns, _static_listing(layout, window))
     )
     out = [layout.messages[i] for i in layout.system]
     for turn in layout.turns[: window.head]:
@@ -424,6 +435,11 @@ def apply_summary(window: SummaryWindow, summary: str | None) -> tuple[list[Mode
     for turn in layout.turns[window.tail_start :]:
         out.extend(turn.messages)
     return out, dropped_messages, len(middle)
+
+
+def _static_listing(layout: Layout, window: SummaryWindow) -> str:
+    """The static marker's listing: the middle turns that left, as a breadcrumb lists them."""
+    return removed_listing(layout, window.tail_start, marker_text, start=window.head)
 
 
 @dataclass(frozen=True)

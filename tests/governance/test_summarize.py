@@ -7,6 +7,7 @@ import copy
 
 import pytest
 from pydantic_ai.messages import ModelResponse, TextPart
+from support.builders import chat_turn, system, tool_turn, user
 
 from co_tui.governance import (
     COMPACT_INSTRUCTIONS,
@@ -24,7 +25,6 @@ from co_tui.governance.summarize import plan_summary_window, render_for_summary,
 from co_tui.governance.turns import check_pairing, segment
 from co_tui.governance.user_words import WORDS_HEADER
 
-from .builders import chat_turn, system, tool_turn, user
 from .models import ScriptedModel, last_user_text
 from .synthetic import make_text
 
@@ -101,7 +101,13 @@ async def test_summary_success_replaces_middle_with_one_summary_message():
     info = markers[0][1]
     assert info.kind == "summary" and info.messages == event.dropped_messages
     text = out.messages[markers[0][0]].parts[0].content
-    assert text == f"[Summary of {event.dropped_messages} earlier messages]\n{event.summary}"
+    # Its first line names the turns it covers (turn 1 is the head, kept) and the call that returns them.
+    covers = f"2-{event.dropped_turns + 1}"
+    assert text == (
+        f"[Summary of {event.dropped_messages} earlier messages] — turns {covers}; "
+        f'recall(turns="{covers}") returns them verbatim\n{event.summary}'
+    )
+    assert info.covers == covers
     # head (first turn) kept verbatim before the summary, tail after it
     assert out.messages[1] is history[1] and out.messages[2] is history[2]
     assert out.messages[-1] is history[-1]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 
 import pytest
+from support.builders import chat_turn, system
 
 from co_tui.governance import GovernancePolicy, Governor, compact, estimate_tokens
 from co_tui.governance.markers import marker_info
@@ -14,7 +15,6 @@ from co_tui.governance.summary_guard import summary_rejection
 from co_tui.governance.tokens import estimate_text_tokens
 from co_tui.session.banner import banner_line
 
-from .builders import chat_turn, system
 from .models import ScriptedModel
 from .synthetic import make_text
 

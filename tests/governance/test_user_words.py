@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import copy
 
+from support.builders import chat_turn, system
+
 from co_tui.governance import GovernancePolicy, Governor
 from co_tui.governance.markers import make_summary_marker
 from co_tui.governance.summarize import (
@@ -19,7 +21,6 @@ from co_tui.governance.summary_check import check_summary, kept_line
 from co_tui.governance.tokens import estimate_text_tokens
 from co_tui.governance.user_words import WORDS_HEADER, prompts_in, user_prompts, user_words, with_words
 
-from .builders import chat_turn, system
 from .models import ScriptedModel, last_user_text
 from .synthetic import make_text
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.turns import collect, of_type
 
 from co_tui.session.banner import banner_line
 
-from .harness import assert_history_valid, collect, of_type, point_providers_at, session, text_of
+from .harness import assert_history_valid, point_providers_at, session, text_of
 from .loopback import LoopbackServer, Reply
 
 ANSWER = "an answer with enough detail to be worth summarising. " * 20

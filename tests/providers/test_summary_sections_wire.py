@@ -7,10 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
+from support.turns import collect, of_type
 
 from co_tui.governance.summarize import SUMMARY_SECTIONS
 
-from .harness import assert_history_valid, collect, of_type, point_providers_at, session
+from .harness import assert_history_valid, point_providers_at, session
 from .loopback import LoopbackServer, Reply
 
 ANSWER = "an answer with enough detail to be worth summarising. " * 80
