@@ -115,3 +115,24 @@ async def test_a_declined_edit_leaves_the_file(workspace: Path) -> None:
         await wait_idle(pilot)
         assert not (workspace / "notes.txt").exists()
         assert any("declined the change to notes.txt" in r for r in tool_results(app))
+
+
+async def test_opening_another_session_starts_with_no_grants(workspace: Path) -> None:
+    """ "Always allow" holds for one session: switching (what /sessions does) drops every grant."""
+    from tui_fakes import FakeSession
+
+    from co_tui.agent.permissions import offer
+    from co_tui.config import Settings
+
+    def factory(settings: Settings, workspace: Path, **kwargs: Any) -> FakeSession:
+        return FakeSession(settings, id=kwargs.get("resume_id") or "a" * 32)
+
+    app = QuietApp(Settings(), workspace, session_factory=factory)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        first = app.session
+        app.permissions.grant(offer("edit_file", ""))
+        assert app.permissions.allowing("write_file", "") is not None
+        app.switch_session("b" * 32)
+        await wait_until(pilot, lambda: app.session is not first, what="switched")
+        assert app.permissions.grants == []
