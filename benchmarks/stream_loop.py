@@ -84,8 +84,7 @@ async def via_run_stream_events(session: Any) -> int:
 
 async def via_session(session: Any) -> int:
     count = 0
-    session.context = []
-    session.transcript = []
+    session.history.reset()
     async for _ in session.run_turn("go"):
         count += 1
     return count

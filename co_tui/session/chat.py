@@ -1,10 +1,10 @@
-"""ChatSession: runs turns, owns the two history views and the trim ledger, yields domain events.
+"""ChatSession: runs turns, applies the history's edits, yields domain events.
 
-One session object serves both front ends (TUI and print mode). It holds:
-
-- `transcript`: every message that happened, append-only, originals only;
-- `context`: what the model is sent next (governance rewrites only this);
-- `ledger`: every `history_trimmed` event, in order.
+One session object serves both front ends (TUI and print mode). Its `History` (history.py) owns
+the transcript, the context, the ledger and the pins; its `SessionWriter` (writer.py) saves them.
+Every steering operation is planned by a pure planner (eviction.py, steering.py, recover.py,
+compaction.py) and applied in one place, `_apply`: committed on the event loop, saved in a thread,
+a failed save said in the operation's own line ("kept in memory, not saved").
 
 Every public coroutine yields domain events (`co_tui.session.events`) and always ends with `Done`.
 Failures never raise out of `run_turn`/`compact`: they become an `ErrorEvent` and the history stays
@@ -16,17 +16,27 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Sequence
-from dataclasses import replace
-from datetime import UTC
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from co_tui.agent.tools import Approver
 from co_tui.config import Settings
 from co_tui.governance.events import HistoryTrimmed
+from co_tui.governance.markers import register_markers, separate_markers
+from co_tui.governance.refused import Refused, busy_line
+from co_tui.governance.restore import CutRecord
+from co_tui.session.compaction import clear_preview_of, plan_compact
 from co_tui.session.events import INTERRUPTED_MESSAGE, Done, ErrorEvent, Event, UsageUpdate
+from co_tui.session.eviction import compact_preview_of, next_cut_of, plan_evict
+from co_tui.session.gauge import Gauge
+from co_tui.session.history import Edit, History, HistorySnapshot, HistoryViews, LedgerEntry
+from co_tui.session.lazy_transcript import LazyTranscript, transcript_cost
+from co_tui.session.recover import plan_salvage
+from co_tui.session.steering import pin_keys, plan_pin_newest, plan_toggle_pin, plan_undo
 from co_tui.session.stream_map import map_stream_event
+from co_tui.session.writer import SaveInfo, SessionWriter
 from co_tui.text import one_line
 
 if TYPE_CHECKING:
@@ -39,31 +49,14 @@ if TYPE_CHECKING:
     from co_tui.governance.next_cut import NextCut
     from co_tui.session.context_breakdown import ContextBreakdown
     from co_tui.session.conversation_counts import ConversationCounts
-    from co_tui.session.lazy_transcript import LazyTranscript
-    from co_tui.session.steering import PinChange
+    from co_tui.session.pin_change import PinChange
     from co_tui.session.store import SessionStore
 
 TITLE_CHARS = 60
 
 # Said after a failed save: true in the TUI, which keeps the turn; not for a one-shot session (print
 # mode exits after its turn: its rescue copy keeps it).
-KEPT_IN_MEMORY = " (the conversation is kept in memory)"
-
-
-def _shown_count(messages: Sequence[ModelMessage]) -> int:
-    """Messages in context as the user sees them: a marker fused with the next prompt counts apart,
-    so the meter and the history inspector give the same number."""
-    from co_tui.governance.markers import separate_markers
-
-    return len(separate_markers(messages))
-
-
-def _cut_kind(session: ChatSession, messages: Sequence[ModelMessage]) -> str | None:
-    """The strategy of the cut the meter announces (`trims on next send` says which kind)."""
-    from co_tui.session.eviction import next_cut_of
-
-    cut = next_cut_of(session, messages)
-    return cut.kind if cut is not None else None
+KEPT_IN_MEMORY = " (kept in memory, not saved)"
 
 
 def make_title(prompt: str) -> str:
@@ -80,7 +73,23 @@ def _mcp_servers(settings: Settings, workspace: Path, approver: Approver | None)
     return servers
 
 
-class ChatSession:
+@dataclass(frozen=True)
+class Applied:
+    """An edit as applied: its event as recorded, the planner's `result`, and `note`, the line a
+    failed save left (None: saved)."""
+
+    event: HistoryTrimmed | None
+    result: Any = None
+    note: str | None = None
+
+    @property
+    def trim(self) -> HistoryTrimmed:
+        """The event of an edit that records one."""
+        assert self.event is not None
+        return self.event
+
+
+class ChatSession(HistoryViews):
     """A conversation with one model, governed, optionally persisted. See module docstring."""
 
     def __init__(
@@ -99,31 +108,17 @@ class ChatSession:
         # process keeps (`KEPT_IN_MEMORY`).
         self.one_shot = one_shot
         self.workspace = Path(workspace).resolve()
-        self.store = store
         self.approver = approver
         self.id: str = session_id or uuid.uuid4().hex
         self.title: str = ""
-        self.transcript: list[ModelMessage] | LazyTranscript = []  # lazy once resumed
+        self.history = History()
         self._saved_counts: ConversationCounts | None = None  # of a lazy transcript's saved messages
-        self.context: list[ModelMessage] = []
-        self.ledger: list[HistoryTrimmed] = []
-        # ledger_positions[i]: transcript length when ledger[i] happened (where its banner goes).
-        self.ledger_positions: list[int] = []
-        # ledger_records[i]: what undoing ledger[i] needs (governance/restore.py CutRecord); `pins`:
-        # transcript indices of the pinned turns' prompts (session/steering.py).
-        self.ledger_records: list[Any] = []
-        self.pins: list[int] = []
         self.busy = False
         # Saved to the store lazily, at the first completed turn: opening and quitting leaves no empty session.
-        self._persisted = session_id is not None
-        self._saved_transcript_len = 0
-        self._saved_ledger_len = 0
+        self.writer = SessionWriter(store, created=session_id is not None)
         self._run: AgentRunEvents[Any] | None = None
         self._cancel_requested = False
         self._checkpoint_due = False
-        # This process's claim on the session in the store (session_lock.py): taken by `resume`
-        # before loading, or at the first save of a new session; released by `close`.
-        self._claim: Any = None
         self.mcp = _mcp_servers(settings, self.workspace, approver)
         from co_tui.agent.project_instructions import ProjectInstructions
 
@@ -191,7 +186,7 @@ class ChatSession:
         self._configure_model(name)
 
     def _record_transcript(self, messages: Sequence[ModelMessage]) -> None:
-        self.transcript.extend(messages)
+        self.history.extend(messages)
         # A step finished (its tool results are in) or the prompt went out: save it at the next event.
         self._checkpoint_due = self.busy
 
@@ -239,7 +234,7 @@ class ChatSession:
             output_tokens=reading.output_tokens,
             context_tokens=reading.tokens,
             budget_tokens=self.policy.budget_tokens,
-            messages=_shown_count(messages),
+            messages=len(separate_markers(messages)),  # as the history inspector counts
             max_messages=self.policy.max_history_messages,
             exactness=reading.exactness,
             window_is_guess=self.policy.window_is_guess,
@@ -248,11 +243,26 @@ class ChatSession:
             cache_write_tokens=reading.cache_write_tokens,
             cost_usd=transcript_cost(self.transcript, pending, self.ledger),
             turns_to_trim=turns_to_trim,
-            trim_kind=_cut_kind(self, messages) if trim_pending else None,
+            trim_kind=self._cut_kind(messages) if trim_pending else None,
             pinned_tokens=self._pinned_tokens(messages),
             oversized_turn=not next_prompt and self._newest_turn_oversized(messages),
             mcp_starting=len(self.mcp.starting()) if self.mcp else 0,
             window_tokens=self.context_window,
+        )
+
+    def _cut_kind(self, messages: Sequence[ModelMessage]) -> str | None:
+        """The strategy of the cut the meter announces (`trims on next send` says which kind)."""
+        cut = next_cut_of(self.history, self.gauge(), messages)
+        return cut.kind if cut is not None else None
+
+    def gauge(self) -> Gauge:
+        """What the planners read of this session besides its history (`Gauge`)."""
+        return Gauge(
+            meter=self.meter,
+            governor=self.governance.governor,
+            budget_tokens=self.policy.budget_tokens,
+            max_messages=self.policy.max_history_messages,
+            overhead_tokens=self._overhead,
         )
 
     def _pinned_tokens(self, messages: Sequence[ModelMessage]) -> int:
@@ -338,7 +348,11 @@ class ChatSession:
                         if self._checkpoint_due:
                             self._checkpoint(prompt)
                         if isinstance(event, HistoryTrimmedEvent):
-                            yield self._apply_trim(event.to_domain(), self._cut_record(event.before))
+                            # A cut of the run's messages: recorded now, the context is the run's at its end.
+                            edit = Edit(event=event.to_domain(), record=self.history.cut_record(event.before))
+                            trim = self.history.commit(edit, session_id=self.id)
+                            assert trim is not None
+                            yield trim
                             if event.ends_pass and (cut := self._partial_messages()) is not None:
                                 # The meter shows the request the cut leaves: the banner's "after".
                                 yield self._usage_update(cut)
@@ -442,7 +456,7 @@ class ChatSession:
         # The governance capability handed every message up to its last pass to the transcript;
         # what came after it (the final response, a partial one) is taken here.
         tail = run_messages[self.governance.seen_len :]
-        self.transcript.extend(tail)
+        self.history.extend(tail)
         # repair_messages closes dangling calls after an interrupt. Like pydantic-ai at run start, it
         # fuses a marker with the prompt after it; the context is kept in that fused form so the next
         # run's history has the length the governance transcript sink counts from (governance and
@@ -450,28 +464,7 @@ class ChatSession:
         # `tag_fused_markers` writes its kind and counts back onto the fused request, so they are saved.
         from co_tui.governance.markers import tag_fused_markers
 
-        self.context = tag_fused_markers(repair_messages(run_messages))
-
-    def _apply_trim(self, trim: HistoryTrimmed, record: Any = None) -> HistoryTrimmed:
-        """Record `trim` in the ledger; `record` (a `CutRecord`) is what undoing it needs."""
-        from co_tui.governance.restore import CutRecord
-
-        trim = replace(trim, session_id=self.id)
-        self.ledger.append(trim)
-        self.ledger_positions.append(len(self.transcript))
-        self.ledger_records.append(record if record is not None else CutRecord())
-        return trim
-
-    def _cut_record(self, before: Sequence[ModelMessage] | None) -> Any:
-        """The `CutRecord` of a cut that started from `before` (one pass's events share it)."""
-        from co_tui.governance.restore import CutRecord
-
-        if before is None:
-            return CutRecord()
-        last = self.ledger_records[-1].before if self.ledger_records else None
-        if last is not None and len(last) == len(before) and all(a is b for a, b in zip(last, before, strict=True)):
-            return CutRecord(before=last)
-        return CutRecord(before=tuple(before))
+        self.history.set_context(tag_fused_markers(repair_messages(run_messages)))
 
     def _error_event(self, exc: BaseException, *, partial: bool | None = None) -> ErrorEvent:
         from co_tui.agent.errors import describe_error
@@ -486,7 +479,33 @@ class ChatSession:
         if self._run is not None:
             self._run.cancel()
 
-    # --- manual control --------------------------------------------------------------------------
+    # --- edits: planned by a pure planner, applied here ------------------------------------------
+
+    async def _steer(self, doing: str, plan: Callable[[History, Gauge], Edit]) -> Applied:
+        """Plan an edit (`plan` raises `Refused` with one line) and apply it. `doing`: the operation
+        as the busy refusal names it."""
+        if self.busy:
+            raise Refused(busy_line(doing))
+        return await self._apply(plan(self.history, self.gauge()))
+
+    async def _apply(self, edit: Edit) -> Applied:
+        """The one way an edit is applied: committed to the history on the event loop, saved in a
+        thread. A failed save undoes nothing in memory: the event's note says it (`KEPT_IN_MEMORY`),
+        and `unsaved()` stays true, so the rescue copy keeps it."""
+        if edit.event is None and edit.context is None and edit.pins is None:
+            return Applied(None, edit.result)  # nothing changes (a turn already pinned)
+        trim = self.history.commit(edit, session_id=self.id)
+        if edit.pins is not None:
+            self.governance.set_pins(pin_keys(self.history.transcript, self.history.pins))
+        error = await asyncio.to_thread(self._write, self.history.snapshot())
+        note = None if error is None else self._not_saved(error)
+        if note is not None and trim is not None:
+            trim = self.history.add_note(trim, note)
+        return Applied(trim, edit.result, note)
+
+    def _not_saved(self, error: str) -> str:
+        """A failed save's line: the store's words, and, where the process keeps it, that it is kept."""
+        return f"{error}{'' if self.one_shot else KEPT_IN_MEMORY}"
 
     async def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
         """`/compact [focus]`: summarise the whole context into two messages. Never raises.
@@ -501,9 +520,7 @@ class ChatSession:
         from co_tui.governance.pins import compact_around_pins
 
         if self.busy:
-            yield ErrorEvent(
-                message="wait for the running turn to finish (or press Esc) before compacting", kind="internal"
-            )
+            yield ErrorEvent(message=busy_line("compacting"), kind="internal")
             yield Done(output="", failed=True)
             return
         if not self.context:
@@ -513,7 +530,7 @@ class ChatSession:
         figure_before = self.meter.reading(self.context).tokens  # the figure the meter shows now
         try:
             result = await compact_around_pins(
-                self.context,
+                list(self.context),
                 self.governance.governor.pins,
                 self.governance.summarizer_model or self.model,
                 focus,
@@ -529,156 +546,131 @@ class ChatSession:
         if result.event is None:  # no turn to summarise, e.g. the context is already one compact pair
             yield Done(output="nothing to compact")
             return
-        before = tuple(self.context)
-        self.context = list(result.messages)
-        trim = self._apply_trim(
-            replace(result.event, tokens_before=figure_before, tokens_after=self.meter.reading(self.context).tokens),
-            self._cut_record(before),
-        )
+        trim = (await self._apply(plan_compact(self.history, self.gauge(), result, figure_before))).event
+        assert trim is not None
         yield trim
-        save_error = await asyncio.to_thread(self._save, None)
-        if save_error is not None:
-            yield save_error
         yield self.meter_reading()
-        yield Done(output=trim.summary or "")
+        yield Done(output=result.event.summary or "")
 
     def clear_preview(self) -> HistoryTrimmed:
         """The event `/clear` would emit now: what the confirmation dialog shows, so the dialog and
         the banner after it give the same figures (one computation feeds both)."""
-        from co_tui.governance import clear_event
+        return clear_preview_of(self.history, self.gauge())
 
-        event = clear_event(self.context, self.policy.budget_tokens, overhead_tokens=self._overhead)
-        # The meter's own figure (its calibrated estimate), not governance's raw one: the dialog, the
-        # banner and the meter beside them show one number.
-        return replace(event, tokens_before=self.meter.reading(self.context).tokens)
-
-    def clear(self) -> HistoryTrimmed:
+    async def clear(self) -> HistoryTrimmed:
         """`/clear`: an empty context and transcript under a fresh session id; the old one stays saved.
 
         Returns the `clear` event for the front end's banner, with the old session's id. No ledger
         records it: the old session's context is not changed (it resumes whole) and the new one never
         held what went, so either record would be false (docs/context-governance.md, "/compact and
-        /clear"). It saves the old session first: blocking, so a front end with a UI loop calls it
-        in a thread.
+        /clear"). The old session is saved first (in a thread); when that fails, it is written to a
+        rescue copy the banner names, and when that fails too, nothing is cleared (`Refused`).
         """
         if self.busy:
-            raise RuntimeError("cannot clear while a turn is running")
-        trim = replace(self.clear_preview(), session_id=self.id)
-        self._save(None)
-        self.release_claim()
-        self.id = uuid.uuid4().hex
-        self.title = ""
-        self.transcript, self.context, self.ledger, self.ledger_positions = [], [], [], []
-        self.ledger_records, self.pins = [], []
-        self.governance.set_pins(frozenset())
-        self._persisted = False
-        self._saved_transcript_len = self._saved_ledger_len = 0
-        from co_tui.session.instructions_reload import reload_instructions
+            raise Refused(busy_line("clearing"))
+        self.busy = True
+        try:
+            trim = replace(self.clear_preview(), session_id=self.id)
+            snapshot = self.history.snapshot()
+            error = await asyncio.to_thread(self._write, snapshot)
+            if error is not None:
+                rescued = await asyncio.to_thread(self.writer.write_rescue_copy, snapshot, self._save_info())
+                if rescued is None:
+                    raise Refused(
+                        f"nothing was cleared: the conversation could not be saved ({error}), "
+                        "nor written to a rescue copy"
+                    )
+                trim = replace(trim, note=f"{trim.note}; not saved ({error}): the old conversation is in {rescued}")
+            self.writer.release()
+            self.writer = SessionWriter(self.writer.store, created=False)
+            self.id = uuid.uuid4().hex
+            self.title = ""
+            self.history.reset()
+            self._saved_counts = None
+            self.governance.set_pins(frozenset())
+            from co_tui.session.instructions_reload import reload_instructions
 
-        reload_instructions(self)  # a fresh start reads the instruction files again
-        self.meter = self._new_meter()
+            await asyncio.to_thread(reload_instructions, self)  # a fresh start reads the instruction files again
+            self.meter = self._new_meter()
+        finally:
+            self.busy = False
         return trim
 
-    def evict(self, index: int) -> HistoryTrimmed:
+    async def evict(self, index: int) -> HistoryTrimmed:
         """Remove context message `index`'s tool output, or its whole older turn, from the context
-        (never the transcript); see `co_tui.session.eviction.evict_from_context`. Blocking (saves)."""
-        from co_tui.session.eviction import evict_from_context
-
-        return evict_from_context(self, index)
+        (never the transcript): `eviction.plan_evict`. Raises `Refused` (one line)."""
+        return (await self._steer("evicting", lambda history, gauge: plan_evict(history, gauge, index))).trim
 
     def next_cut(self) -> NextCut | None:
         """What the next automatic cut would remove or summarise (`NextCut`), or None: the policy's
         own rules on the context, no model call (`co_tui.session.eviction.next_cut_of`)."""
-        from co_tui.session.eviction import next_cut_of
-
-        return next_cut_of(self)
+        return next_cut_of(self.history, self.gauge())
 
     def compact_preview(self) -> HistoryTrimmed | None:
         """What `/compact` would summarise now, with the estimated size after (None: nothing to)."""
-        from co_tui.session.eviction import compact_preview_of
-
-        return compact_preview_of(self)
-
-    # --- steering the context (session/steering.py) ------------------------------------------
+        return compact_preview_of(self.history, self.gauge())
 
     async def restore(self, cut: int | None = None) -> HistoryTrimmed:
         """`/undo`, `u`: undo the newest cut still in effect (or ledger entry `cut`, 0-based, and every
-        cut after it). Returns the `restore` event; raises `UndoRefused` with one line."""
-        from co_tui.session.steering import restore
+        cut after it): `steering.plan_undo`. Returns the `restore` event; raises `UndoRefused`."""
+        return (await self._steer("undoing a cut", lambda history, gauge: plan_undo(history, gauge, cut))).trim
 
-        return await restore(self, cut)
-
-    def toggle_pin(self, index: int) -> PinChange:
+    async def toggle_pin(self, index: int) -> PinChange:
         """`p`: pin (again: unpin) the turn holding transcript message `index`. Returns a
-        `PinChange`; raises `PinRefused` with one line. Writes one row when saved."""
-        from co_tui.session.steering import toggle_pin
+        `PinChange`; raises `PinRefused` with one line."""
+        return await self._pin(lambda history, gauge: plan_toggle_pin(history, gauge, index))
 
-        return toggle_pin(self, index)
-
-    def pin_newest(self) -> PinChange:
+    async def pin_newest(self) -> PinChange:
         """`/pin`: pin the newest turn. Returns a `PinChange`; raises `PinRefused` with one line."""
-        from co_tui.session.steering import pin_newest
+        return await self._pin(plan_pin_newest)
 
-        return pin_newest(self)
+    async def _pin(self, plan: Callable[[History, Gauge], Edit]) -> PinChange:
+        applied = await self._steer("pinning", plan)
+        change: PinChange = applied.result
+        return replace(change, note=applied.note) if applied.note else change
 
-    def undoable_cuts(self) -> list[int]:
-        """Ledger indices of the cuts still in effect that `restore` can undo, oldest first."""
-        from co_tui.governance.restore import undoable_cuts
-
-        return undoable_cuts(self.ledger, self.ledger_records)
-
-    def salvage(self, item: str, cut: int | None = None) -> HistoryTrimmed:
+    async def salvage(self, item: str, cut: int | None = None) -> HistoryTrimmed:
         """`r` on a summary banner: append a verbatim excerpt around `item`, which ledger entry `cut`'s
-        summary lost, to the end of the context (`co_tui.session.recover.recover_lost`). Blocking (saves)."""
-        from co_tui.session.recover import recover_lost
-
-        return recover_lost(self, item, cut)
+        summary lost, to the end of the context (`recover.plan_salvage`). Raises `SalvageRefused`."""
+        return (
+            await self._steer("recovering an item", lambda history, gauge: plan_salvage(history, gauge, item, cut))
+        ).trim
 
     # --- persistence -----------------------------------------------------------------------------
 
+    @property
+    def store(self) -> SessionStore | None:
+        """The session database this session is saved in (None: not saved)."""
+        return self.writer.store
+
+    def _save_info(self, context: Sequence[ModelMessage] | None = None) -> SaveInfo:
+        return SaveInfo(
+            session_id=self.id,
+            title=self.title,
+            model_name=self.model_name,
+            workspace=self.workspace,
+            tokens=self.meter.reading(self.context if context is None else context).tokens,
+            cost_usd=transcript_cost(self.history.transcript, ledger=self.history.ledger),
+        )
+
+    def _write(self, snapshot: HistorySnapshot, context: Sequence[ModelMessage] | None = None) -> str | None:
+        """Save `snapshot` (and `context` instead of its own); the store's line when it failed. Blocking."""
+        return self.writer.save(snapshot, self._save_info(context), context=context)
+
     def _save(self, prompt: str | None, *, context: list[ModelMessage] | None = None) -> ErrorEvent | None:
-        """Write what is new since the last save (and `context`, default `self.context`); a storage
-        failure is reported, the session lives on."""
+        """Save a turn: what is new since the last save (and `context` instead of the history's); a
+        storage failure is reported, the session lives on. Blocking."""
         if prompt and not self.title:
             self.title = make_title(prompt)
-        if self.store is None:
+        error = self._write(self.history.snapshot(), context)
+        if error is None:
             return None
-        if not self._persisted and not self.transcript:
-            return None
-        from co_tui.session.lazy_transcript import transcript_cost
-        from co_tui.session.store import StoreError
-
-        try:
-            if not self._persisted:
-                self._claim_in_store()
-                self.store.create_session(
-                    model=self.model_name, workspace=self.workspace, title=self.title, session_id=self.id
-                )
-                self._persisted = True
-            self.store.save_turn(
-                self.id,
-                new_transcript=self.transcript[self._saved_transcript_len :],
-                context=self.context if context is None else context,
-                new_events=self.ledger[self._saved_ledger_len :],
-                event_positions=self.ledger_positions[self._saved_ledger_len :],
-                event_records=self.ledger_records[self._saved_ledger_len :],
-                title=self.title or None,
-                model=self.model_name,
-                tokens=self.meter.reading(self.context if context is None else context).tokens,
-                cost_usd=transcript_cost(self.transcript, ledger=self.ledger),
-            )
-        except StoreError as exc:
-            return ErrorEvent(message=f"{exc}{'' if self.one_shot else KEPT_IN_MEMORY}", kind="storage")
-        self._saved_transcript_len = len(self.transcript)
-        self._saved_ledger_len = len(self.ledger)
-        return None
+        return ErrorEvent(message=self._not_saved(error), kind="storage")
 
     def unsaved(self) -> bool:
         """Whether the store lacks part of this conversation: its last save failed (a damaged or
-        unwritable database). The TUI then writes a rescue copy when it quits."""
-        if self.store is None:
-            return False
-        return len(self.transcript) > self._saved_transcript_len or len(self.ledger) > self._saved_ledger_len
+        unwritable database). The TUI then writes a rescue copy when it quits. Asks the store."""
+        return self.writer.unsaved(self.history.snapshot(), self.id)
 
     @property
     def saved(self) -> bool:
@@ -696,7 +688,7 @@ class ChatSession:
         `StoreError`, `OSError`. Blocking."""
         from co_tui.session.export import export_saved
 
-        if self.store is None or not self._persisted:
+        if self.store is None or not self.writer.created:
             raise ValueError("nothing saved to export yet")
         return export_saved(self.store, self.id, fmt, where)
 
@@ -709,31 +701,11 @@ class ChatSession:
         """After a failed save (a damaged or unwritable database), write the whole conversation as a
         JSON export (`--format json`, mode 600) beside the database, so a process about to exit
         (print mode) loses nothing. Returns the file, or None when it could not be written either."""
-        import time
-        from datetime import datetime
+        return self.writer.write_rescue_copy(self.history.snapshot(), self._save_info())
 
-        from co_tui.session.export import export_json, write_private
-        from co_tui.session.store import LoadedSession, SessionMeta
-
-        if self.store is None or not self.transcript:
-            return None
-        now = datetime.now(UTC)
-        meta = SessionMeta(
-            id=self.id,
-            title=self.title,
-            created=now,
-            updated=now,
-            model=self.model_name,
-            workspace=self.workspace,
-            messages=len(self.transcript),
-        )
-        text = export_json(LoadedSession(meta, self.transcript, self.context, self.ledger, self.ledger_positions))
-        path = self.store.path.parent / f"rescued-{self.id[:8]}-{time.strftime('%Y%m%d-%H%M%S')}.json"
-        try:
-            write_private(path, text)
-        except OSError:
-            return None
-        return path
+    def release_claim(self) -> None:
+        """Let other processes open this session (the TUI switching away, `/clear`). Idempotent."""
+        self.writer.release()
 
     @classmethod
     def resume(
@@ -753,35 +725,25 @@ class ChatSession:
         except BaseException:
             claim.release()
             raise
-        session._hold_claim(claim)
+        session.writer.hold(claim)
         session.title = loaded.meta.title
-        from co_tui.session.lazy_transcript import LazyTranscript
-
         # Saved messages decode when read (docs/architecture.md): resume costs the same at any length.
         lazy = loaded.transcript
-        session.transcript = lazy if isinstance(lazy, LazyTranscript) else list(lazy)
+        transcript = lazy if isinstance(lazy, LazyTranscript) else list(lazy)
         session._saved_counts = loaded.counts
-        session.context = list(loaded.context)
         # A saved marker fused with a prompt at the next run start must still be known as a marker.
-        from co_tui.governance.markers import register_markers
-
-        register_markers(session.context)
-        session.ledger = list(loaded.ledger)
-        session.ledger_positions = list(loaded.ledger_positions)
-        session._resume_steering(loaded.ledger_records, loaded.pins)
-        session._saved_transcript_len = len(session.transcript)
-        session._saved_ledger_len = len(session.ledger)
+        register_markers(loaded.context)
+        records = list(loaded.ledger_records) or [CutRecord() for _ in loaded.ledger]
+        positions = list(loaded.ledger_positions)
+        entries = [
+            LedgerEntry(event, positions[i] if i < len(positions) else len(transcript), records[i])
+            for i, event in enumerate(loaded.ledger)
+        ]
+        session.history = History(transcript, loaded.context, entries, loaded.pins)
+        session.governance.set_pins(pin_keys(transcript, loaded.pins))
         session._anchor_meter_on_saved_usage()
         session._restore_summarizer_cooldown(store.last_summary_failure(session.id))
         return session
-
-    def _resume_steering(self, records: Sequence[Any], pins: Sequence[int]) -> None:
-        from co_tui.governance.restore import CutRecord
-        from co_tui.session.steering import pin_keys
-
-        self.ledger_records = list(records) or [CutRecord() for _ in self.ledger]
-        self.pins = list(pins)
-        self.governance.set_pins(pin_keys(self.transcript, self.pins))
 
     def _restore_summarizer_cooldown(self, failed_at: float | None) -> None:
         """A summary that failed in an earlier process (a print-mode turn) still cools down here, so
@@ -795,25 +757,6 @@ class ChatSession:
         if remaining > 0:
             governor.cooldown_until = governor.clock() + remaining
             governor.last_summary_error = governor.last_summary_error or "the summary failed in an earlier run"
-
-    def _claim_in_store(self) -> None:
-        from co_tui.session.session_lock import claim_session
-
-        if self._claim is None and self.store is not None:
-            self._hold_claim(claim_session(self.store.path.parent, self.id))
-
-    def _hold_claim(self, claim: Any) -> None:
-        import weakref
-
-        self.release_claim()
-        self._claim = claim
-        weakref.finalize(self, claim.release)  # a session dropped without `close` lets go too
-
-    def release_claim(self) -> None:
-        """Let other processes open this session (the TUI switching away, `/clear`). Idempotent."""
-        claim, self._claim = self._claim, None
-        if claim is not None:
-            claim.release()
 
     def _anchor_meter_on_saved_usage(self) -> None:
         """Re-anchor the meter on the newest saved response's provider usage, so a resumed session's

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from co_tui.governance.refused import Refused
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
     from co_tui.session.context_breakdown import ContextBreakdown
     from co_tui.session.conversation_counts import ConversationCounts
     from co_tui.session.events import Event, UsageUpdate
-    from co_tui.session.steering import PinChange
+    from co_tui.session.pin_change import PinChange
     from co_tui.session.store import LoadedSession, SessionMeta
 
 
@@ -152,9 +154,11 @@ class SessionPort(HistoryView, Protocol):
         """The event `clear` would emit now (the confirmation shows the banner's own figures)."""
         ...
 
-    def clear(self) -> HistoryTrimmed:
-        """Start afresh under a new id (the old conversation stays saved); returns the `clear`
-        event. Blocking (it saves): front ends call it off their UI loop. Raises when busy."""
+    async def clear(self) -> HistoryTrimmed:
+        """Start afresh under a new id (the old conversation stays saved; when that save fails, in
+        a rescue copy the event's note names); returns the `clear` event. Saves in a thread. Raises
+        `Refused` (one line) when busy, or when the old conversation could be neither saved nor
+        rescued (then nothing is cleared)."""
         ...
 
     def release_claim(self) -> None:
@@ -165,11 +169,11 @@ class SessionPort(HistoryView, Protocol):
         """Use model `name` for the following turns; raises with one line when it is unknown."""
         ...
 
-    def evict(self, index: int) -> HistoryTrimmed:
+    async def evict(self, index: int) -> HistoryTrimmed:
         """Remove context message `index`'s tool output, or its whole older turn, from the context
         (never the transcript), leaving a marker naming it; returns the recorded `manual_evict`
-        event. Raises `ValueError` with one line when refused (the newest turn, a marker, busy).
-        Blocking (it saves): front ends call it off their UI loop."""
+        event (in the ledger; saved in a thread, a failed save said in its note). Raises `Refused`
+        with one line (the newest turn, a marker, busy)."""
         ...
 
     def next_cut(self) -> NextCut | None:
@@ -194,20 +198,22 @@ class SessionPort(HistoryView, Protocol):
         ...
 
     # --- steering the context (docs/context-governance.md, "Undo a cut" and "Pins"); `pins` and
-    # `undoable_cuts` are read-only views, in `HistoryView` ---------------------------------------
+    # `undoable_cuts` are read-only views, in `HistoryView`. Every operation is applied the same way:
+    # in memory at once, saved in a thread; a failed save is said in its line (its event's note, a
+    # `PinChange`'s `note`), never raised; a refusal raises `Refused` with one line. ---------------
 
     async def restore(self, cut: int | None = None) -> HistoryTrimmed:
         """`/undo`, `u`: undo the newest cut still in effect, or ledger entry `cut` and every cut after
-        it; returns the `restore` event (in the ledger, saved). Raises `UndoRefused` (one line)."""
+        it; returns the `restore` event (in the ledger, saved). Raises `UndoRefused` (a `Refused`)."""
         ...
 
-    def toggle_pin(self, index: int) -> PinChange:
+    async def toggle_pin(self, index: int) -> PinChange:
         """`p`: pin (again: unpin) the turn holding transcript message `index`; returns a `PinChange`
-        (its `describe()` is the line to show). Raises `PinRefused` (one line). Blocking (one row)."""
+        (its `describe()` is the line to show). Raises `PinRefused` (a `Refused`)."""
         ...
 
-    def pin_newest(self) -> PinChange:
-        """`/pin`: pin the newest turn; returns a `PinChange`. Raises `PinRefused` (one line)."""
+    async def pin_newest(self) -> PinChange:
+        """`/pin`: pin the newest turn; returns a `PinChange`. Raises `PinRefused` (a `Refused`)."""
         ...
 
     @property
@@ -216,12 +222,12 @@ class SessionPort(HistoryView, Protocol):
         configured): the front end starts them after its first paint (`run`) and lists them (/mcp)."""
         ...
 
-    def salvage(self, item: str, cut: int | None = None) -> HistoryTrimmed:
+    async def salvage(self, item: str, cut: int | None = None) -> HistoryTrimmed:
         """`r` on a summary banner: bring `item` — a path, name or number on the lost list of ledger
         entry `cut` (0-based; None: the newest summary that lost it) — back as a short verbatim
         excerpt of the summarised messages, appended at the end of the context; returns the `restore`
         event (`salvaged_item` set; in the ledger, saved; `/undo` takes it back out). Raises
-        `ValueError` with one line when refused. Blocking (it saves): call it off the UI loop."""
+        `SalvageRefused` (a `Refused`) with one line."""
         ...
 
     def conversation_counts(self) -> ConversationCounts:
@@ -262,4 +268,4 @@ class SessionPort(HistoryView, Protocol):
         ...
 
 
-__all__ = ["HistoryView", "SessionCatalog", "SessionPort"]
+__all__ = ["HistoryView", "Refused", "SessionCatalog", "SessionPort"]

@@ -56,13 +56,22 @@ from co_tui.session.store_errors import (
     recovery_hint,
     translate_sqlite_error,
 )
-from co_tui.session.store_steering import read_pins, read_undo, undo_transcript_refs, write_pin, write_undo
+from co_tui.session.store_steering import (
+    read_pins,
+    read_undo,
+    undo_transcript_refs,
+    write_pin,
+    write_pins,
+    write_undo,
+)
 from co_tui.session.store_tail import SessionTail, checked_counts, read_ledger, read_preview, read_tail
 from co_tui.session.token_counts import prime_from_rows, read_counts, save_counts
 from co_tui.text import one_line
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
+
+    from co_tui.session.history import HistorySnapshot
 
 
 class KeepType(enum.Enum):
@@ -130,6 +139,7 @@ class _Saved:
     # The saved context rows with their message objects (None when rebuilt from the database), so
     # an unchanged message is recognised by identity, without serialising it again.
     context: ContextState
+    pins: tuple[int, ...] = ()
 
 
 def _now() -> float:
@@ -359,6 +369,7 @@ class SessionStore:
         event_positions: Sequence[int] | None = None,
         cost_usd: float | None | KeepType = KEEP,
         event_records: Sequence[Any] | None = None,
+        pins: Sequence[int] | None = None,
     ) -> None:
         """Append `new_transcript` and `new_events`, store `context` (None: unchanged), update metadata.
 
@@ -368,6 +379,7 @@ class SessionStore:
         `event_positions` (transcript indices) place each event's banner; by default an event sits right after this turn's user prompt (or at the end if there is none).
         `cost_usd` is the session's cost so far (None: unknown); `KEEP` leaves the stored figure.
         `event_records` (`governance.restore.CutRecord`, one per event): what undoing each needs.
+        `pins`: the pinned prompts' transcript indices, all of them (None: unchanged).
         Raises `StoreLocked`, `StoreFull`, or `StoreError` (unknown session, other failures).
         """
         secrets = secret_env_values()
@@ -407,6 +419,8 @@ class SessionStore:
                     )
                     if event_records:
                         write_undo(conn, session_id, saved.ledger_len, event_records, secrets)
+                    if pins is not None and tuple(pins) != saved.pins:
+                        write_pins(conn, session_id, pins)
                     if cost_usd is not KEEP:
                         conn.execute("UPDATE sessions SET cost_usd = ? WHERE id = ?", (cost_usd, session_id))
                     conn.execute(
@@ -433,7 +447,47 @@ class SessionStore:
                 transcript_len=transcript_len,
                 ledger_len=saved.ledger_len + len(new_events),
                 context=context_state,
+                pins=saved.pins if pins is None else tuple(pins),
             )
+
+    def save_history(
+        self,
+        session_id: str,
+        history: HistorySnapshot,
+        *,
+        context: Sequence[ModelMessage] | None = None,
+        title: str | None = None,
+        model: str | None = None,
+        tokens: int | None = None,
+        cost_usd: float | None | KeepType = KEEP,
+    ) -> None:
+        """Save what `history` (a `session.history.HistorySnapshot`) holds that the store does not:
+        the transcript messages and ledger rows after the ones saved (the store knows how many it
+        holds: `saved_figures`), the context (`context` given: that one instead) and the pins. One
+        transaction, as `save_turn`: after a failure the next call writes the same rows again."""
+        with self._lock:
+            transcript_len, ledger_len, _pins = self.saved_figures(session_id)
+            entries = history.entries[ledger_len:]
+            self.save_turn(
+                session_id,
+                new_transcript=history.transcript[transcript_len : history.transcript_len],
+                context=history.context if context is None else context,
+                new_events=[entry.event for entry in entries],
+                event_positions=[entry.position for entry in entries],
+                event_records=[entry.record for entry in entries],
+                pins=history.pins,
+                title=title,
+                model=model,
+                tokens=tokens,
+                cost_usd=cost_usd,
+            )
+
+    def saved_figures(self, session_id: str) -> tuple[int, int, tuple[int, ...]]:
+        """What the store holds of a session: (transcript messages, ledger rows, pinned prompts).
+        The one record of how much is saved: a session compares its history with it (`unsaved`)."""
+        with self._guard("read the session") as conn:
+            saved = self._saved_state(conn, session_id)
+            return saved.transcript_len, saved.ledger_len, saved.pins
 
     @staticmethod
     def _append_ledger(
@@ -480,6 +534,7 @@ class SessionStore:
             transcript_len=transcript_len,
             ledger_len=ledger_len,
             context=ContextState.from_rows([key for key, _d in rows], [bytes(d) for _k, d in rows]),
+            pins=tuple(read_pins(conn, session_id)),
         )
 
     def _save_context(
@@ -644,6 +699,7 @@ class SessionStore:
             transcript_len=count,
             ledger_len=len(ledger),
             context=ContextState.from_rows([r[0] for r in ctx_rows], [bytes(r[2]) for r in ctx_rows], context),
+            pins=tuple(pins),
         )
         return LoadedSession(meta, transcript, context, ledger, positions, records, pins, counts), saved
 
@@ -722,13 +778,15 @@ class SessionStore:
         ledger, positions = self._read_ledger(conn, sid, damaged)
         records = read_undo(conn, sid, transcript, len(ledger), damaged)
 
+        pins = read_pins(conn, sid)
         saved = _Saved(
             revision=revision,
             transcript_len=len(transcript),
             ledger_len=len(ledger),
             context=ContextState.from_rows([r[0] for r in ctx_rows], [bytes(r[2]) for r in ctx_rows], context),
+            pins=tuple(pins),
         )
-        loaded = LoadedSession(meta, transcript, context, ledger, positions, records, read_pins(conn, sid))
+        loaded = LoadedSession(meta, transcript, context, ledger, positions, records, pins)
         loaded.counts = ConversationCounts().add(transcript)
         return loaded, saved
 
@@ -736,6 +794,7 @@ class SessionStore:
         """Pin (or unpin) the turn whose user prompt is transcript message `transcript_seq`."""
         with self._lock, self._transaction("save the pin") as conn:
             write_pin(conn, session_id, transcript_seq, pinned)
+            self._saved.pop(session_id, None)  # its pins changed: read them again
 
     def _mark_damaged(self, conn: sqlite3.Connection, session_id: str, reason: str) -> None:
         # Best effort, so the list can flag it; a read-only or locked database just skips this.

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from co_tui.session.port import Refused
 from co_tui.tui.activity_label import INTERRUPTING, THINKING, next_activity_label
 
 if TYPE_CHECKING:
@@ -363,7 +364,11 @@ class ChatController:
         session, view = self.session, self.view
         assert session is not None
         try:
-            trim = await asyncio.to_thread(session.clear)  # it saves the old session
+            try:
+                trim = await session.clear()  # it saves the old session (in a thread)
+            except Refused as exc:  # it could not be saved nor rescued: nothing was cleared
+                view.show_hint(str(exc))
+                return
             await view.clear_log()
             await view.show_event(trim)
             await self._show_instructions()  # read again by the clear
@@ -388,8 +393,8 @@ class ChatController:
 
         first = not any(event.reason == "manual_evict" for event in session.ledger)
         try:
-            event = await asyncio.to_thread(session.evict, index)
-        except ValueError as exc:
+            event = await session.evict(index)
+        except Refused as exc:
             return str(exc)
         await self.view.show_event(event)
         await self.view.show_event(session.meter_reading())  # the meter counts what went, as after /undo
@@ -404,22 +409,20 @@ class ChatController:
         """/undo, `u` on a Trims row: undo the newest cut still in effect (or ledger entry `cut`,
         0-based, and every cut after it). Shows the `restore` banner and the meter; a refusal is a
         hint. Returns the line to show where the user is (empty when the session is not ready)."""
-        from co_tui.governance.restore import UndoRefused
-
         if not self.ready_and_idle("undo"):
             return ""
         session = self.session
         assert session is not None
-        return await self._steer(lambda: session.restore(cut), UndoRefused)
+        return await self._steer(lambda: session.restore(cut))
 
-    async def _steer(self, call: Callable[[], Awaitable[HistoryTrimmed]], refused: type[Exception]) -> str:
+    async def _steer(self, call: Callable[[], Awaitable[HistoryTrimmed]]) -> str:
         """Run one steering operation of the session (`call`): show its banner and the meter, or,
-        when it raises `refused`, its one line as a hint. Returns the line shown."""
+        when it is refused, its one line as a hint. Returns the line shown."""
         session, view = self.session, self.view
         assert session is not None
         try:
             trim = await call()
-        except refused as exc:
+        except Refused as exc:
             view.show_hint(str(exc))
             return str(exc)
         await view.show_event(trim)
@@ -432,18 +435,13 @@ class ChatController:
         """`p` on a message (its turn; again: unpin), /pin (`index` None: the newest turn). The pin
         is saved in a thread; the meter shows the pinned tokens. Returns the line to show (a
         refusal, with its figures, is also a hint)."""
-        from co_tui.session.steering import PinRefused
-
         if not self.ready_and_idle("pin"):
             return ""
         session, view = self.session, self.view
         assert session is not None
         try:
-            if index is None:
-                change = await asyncio.to_thread(session.pin_newest)
-            else:
-                change = await asyncio.to_thread(session.toggle_pin, index)
-        except PinRefused as exc:
+            change = await (session.pin_newest() if index is None else session.toggle_pin(index))
+        except Refused as exc:
             view.show_hint(str(exc))
             return str(exc)
         line: str = change.describe()
@@ -466,7 +464,7 @@ class ChatController:
         cut = next((i for i in range(len(ledger) - 1, -1, -1) if ledger[i] is event), None)
         if cut is None:
             cut = next((i for i in range(len(ledger) - 1, -1, -1) if ledger[i] == event), None)
-        return await self._steer(lambda: asyncio.to_thread(session.salvage, item, cut), ValueError)
+        return await self._steer(lambda: session.salvage(item, cut))
 
     # --- /export and /model ----------------------------------------------------------------------
 

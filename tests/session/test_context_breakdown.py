@@ -124,7 +124,7 @@ async def test_a_pinned_turn_of_a_real_session_has_its_own_row(workspace: Path) 
         async for _ in chat.run_turn(prompt):
             pass
     assert chat.context_breakdown().category_tokens("pinned") == 0
-    chat.pin_newest()  # "hello" and its answer
+    await chat.pin_newest()  # "hello" and its answer
     b = chat.context_breakdown()
     pinned = b.category_tokens("pinned")
     assert 0 < pinned < b.category_tokens("messages"), b

@@ -53,7 +53,7 @@ async def test_clear_starts_a_new_session_and_keeps_the_old(tmp_path: Path) -> N
     await _run(session, "hello")
     old_id, old_context = session.id, list(session.context)
     held = session.meter.reading(session.context).tokens
-    event = session.clear()
+    event = await session.clear()
     assert event.reason == "clear" and session.id != old_id
     assert (event.session_id, event.tokens_before, event.tokens_after) == (old_id, held, 0)
     await _run(session, "a fresh start")
