@@ -376,5 +376,5 @@ def test_a_session_start_builds_the_workspace_tools_once(workspace: Path, monkey
     session.set_model("offline")
     assert len(builds) == 2  # a new agent: once more
     # The figure is the one tools built on purpose give (instructions and three tool schemas).
-    built = factory.overhead_tokens(session.settings, workspace=workspace, project_text=session.project.text)
+    built = factory.overhead_tokens(session.settings, workspace=workspace, project_text=session.setup.project.text)
     assert session.overhead_tokens == built and len(builds) == 3

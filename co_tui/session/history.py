@@ -20,10 +20,15 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from co_tui.governance.events import HistoryTrimmed
+from co_tui.governance.markers import register_markers
 from co_tui.governance.restore import CutRecord, undoable_cuts
+from co_tui.session.conversation_counts import ConversationCounts
+from co_tui.session.lazy_transcript import LazyTranscript
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
+
+    from co_tui.session.saved_session import LoadedSession
 
 __all__ = ["Edit", "History", "HistorySnapshot", "HistoryViews", "LedgerEntry"]
 
@@ -83,6 +88,8 @@ class History:
         self._context: list[ModelMessage] = list(context)
         self._entries: tuple[LedgerEntry, ...] = tuple(entries)
         self._pins: tuple[int, ...] = tuple(pins)
+        # A resumed session's saved messages' counts, as the store keeps them (never decoded for them).
+        self.saved_counts: ConversationCounts | None = None
 
     # --- views -----------------------------------------------------------------------------------
 
@@ -173,6 +180,26 @@ class History:
     def reset(self) -> None:
         """Empty everything (`/clear` starts a new session)."""
         self._transcript, self._context, self._entries, self._pins = [], [], (), ()
+        self.saved_counts = None
+
+    def load(self, loaded: LoadedSession) -> None:
+        """Take a saved session's histories (`SessionStore.load`): its transcript as it comes (a
+        `LazyTranscript` decodes saved messages when read), the context with its markers known as
+        markers, one ledger entry per saved event (a row saved before undo data was kept: not
+        undoable), the pins and the saved counts."""
+        transcript = loaded.transcript
+        self._transcript = transcript if isinstance(transcript, LazyTranscript) else list(transcript)
+        # A saved marker fused with a prompt at the next run start must still be known as a marker.
+        register_markers(loaded.context)
+        self._context = list(loaded.context)
+        records = list(loaded.ledger_records) or [CutRecord() for _ in loaded.ledger]
+        positions = list(loaded.ledger_positions)
+        self._entries = tuple(
+            LedgerEntry(event, positions[i] if i < len(positions) else len(transcript), records[i])
+            for i, event in enumerate(loaded.ledger)
+        )
+        self._pins = tuple(loaded.pins)
+        self.saved_counts = loaded.counts
 
 
 class HistoryViews:

@@ -34,7 +34,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,6 +47,7 @@ from co_tui.session.context_diff import ContextState, plan_context_update
 from co_tui.session.conversation_counts import ConversationCounts, keep_counts, record_counts
 from co_tui.session.message_codec import decode_bodies, encode_messages
 from co_tui.session.redaction import redact_text, secret_env_values
+from co_tui.session.saved_session import LoadedSession, SessionMeta
 from co_tui.session.store_errors import (
     StoreCorrupt,
     StoreError,
@@ -88,45 +89,6 @@ DB_NAME = "sessions.db"
 UNDO_ON_RESUME = 32
 LAZY_TAIL = 64  # transcript messages a lazy load decodes up front: the newest screenful and more
 BUSY_TIMEOUT_S = 3.0
-
-
-@dataclass(frozen=True)
-class SessionMeta:
-    """What the session list shows. `messages` counts transcript messages; `tokens` is the meter's
-    last figure for the context; `cost_usd` the session's cost so far (None: unknown). `damaged` is
-    set once a load found the session unreadable."""
-
-    id: str
-    title: str
-    created: datetime
-    updated: datetime
-    model: str
-    workspace: Path
-    messages: int = 0
-    context_messages: int = 0
-    tokens: int = 0
-    damaged: str | None = None
-    cost_usd: float | None = None
-
-
-@dataclass
-class LoadedSession:
-    """A session read back: metadata, transcript, context, and the ledger of cuts.
-
-    `ledger_positions[i]` is the transcript length when `ledger[i]` happened (where its banner goes).
-    Context messages that are verbatim transcript messages are the very same objects.
-    """
-
-    meta: SessionMeta
-    transcript: Sequence[ModelMessage]  # a `LazyTranscript` from `load(lazy=True)`
-    context: list[ModelMessage]
-    ledger: list[HistoryTrimmed]
-    ledger_positions: list[int] = field(default_factory=list)
-    # Per ledger entry, what undoing it needs (store_steering.py); the pinned turns' prompt indices.
-    ledger_records: list[Any] = field(default_factory=list)
-    pins: list[int] = field(default_factory=list)
-    # The transcript's turns and chat-log items (conversation_counts.py); None: count `transcript`.
-    counts: ConversationCounts | None = None
 
 
 @dataclass

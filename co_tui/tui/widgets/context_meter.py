@@ -128,7 +128,7 @@ def meter_notes(reading: UsageUpdate, layout: MeterLayout) -> list[tuple[str, st
         notes.append((ahead, "ahead"))
     if layout.guess and reading.window_is_guess:
         notes.append(("window guessed", "guess"))
-    if reading.mcp_starting:  # their schemas join the figure once they run (session/request_overhead.py)
+    if reading.mcp_starting:  # their schemas join the figure once they run (session/model_setup.py)
         notes.append(("MCP tools not counted yet" if layout.guess else "MCP pending", "guess"))
     return notes
 
