@@ -141,8 +141,8 @@ def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_the_graph_sees_imports_inside_functions() -> None:
-    """The reader is not vacuous: `commands.open_session` imports `chat` inside the function."""
-    assert "co_tui.session.chat" in import_graph()["co_tui.session.commands"]
+    """The reader is not vacuous: `opening.open_session` imports `chat` inside the function."""
+    assert "co_tui.session.chat" in import_graph()["co_tui.session.opening"]
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:
@@ -156,7 +156,7 @@ def test_co_tui_has_no_import_cycles() -> None:
 
 
 def test_only_the_module_that_opens_sessions_imports_chat() -> None:
-    """`session/chat.py` is built by `session/commands.py` (`open_session`); everything else uses a
+    """`session/chat.py` is built by `session/opening.py` (`open_session`); everything else uses a
     session through its port — type-only imports included."""
     importers = {
         name
@@ -164,4 +164,22 @@ def test_only_the_module_that_opens_sessions_imports_chat() -> None:
         for name, edges in graph.items()
         if "co_tui.session.chat" in edges
     }
-    assert importers == {"co_tui.session.commands"}
+    assert importers == {"co_tui.session.opening"}
+
+
+FRONT_ENDS = ("co_tui.tui", "co_tui.print_mode", "co_tui.cli", "co_tui.cli_sessions")
+
+
+def test_front_ends_import_session_things_from_its_public_face_only() -> None:
+    """The TUI, print mode and the CLI name session things through `co_tui.session` (its lazy
+    exports), never its modules: what a front end may use is one list."""
+    modules = _modules()
+    reaching_in = sorted(
+        f"{name}: {node.module}"
+        for name, path in modules.items()
+        if name.startswith(FRONT_ENDS)
+        for type_only in (False, True)
+        for node in _imports(ast.parse(path.read_text()), type_only=type_only)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("co_tui.session.")
+    )
+    assert reaching_in == []

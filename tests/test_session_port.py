@@ -24,7 +24,7 @@ def session(request: pytest.FixtureRequest, tmp_path: Path) -> SessionPort:
     if request.param == "fake":
         return FakeSession(Settings())
     from co_tui.session.chat import ChatSession
-    from co_tui.session.commands import open_store
+    from co_tui.session.opening import open_store
 
     settings = load_settings()
     workspace = tmp_path / "ws"

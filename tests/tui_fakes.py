@@ -4,7 +4,7 @@ tests/test_session_port.py holds it and the real session to the same conformance
 
 It fakes the turns (the model is scripted) and the meter's figures (tokens grow with the context);
 everything else is the real session's: a real `History`, the real planners (undo, pin, evict,
-salvage, compact) applied as the real session applies them, a real governor. Its events are real
+salvage, compact) applied by the real session's own code (`AppliesEdits`), a real governor. Its events are real
 domain events and its messages real pydantic-ai ones. Tests of the whole stack use the real
 ChatSession with the offline model instead.
 """
@@ -33,14 +33,12 @@ from co_tui.governance.pins import pinned_tokens, split_pinned
 from co_tui.governance.policy import GovernancePolicy, Governor
 from co_tui.governance.refused import Refused, busy_line
 from co_tui.governance.summarize import CompactResult
-from co_tui.session.compaction import clear_preview_of, plan_compact
+from co_tui.session.applying import AppliesEdits
+from co_tui.session.compaction import plan_compact
 from co_tui.session.events import Done, ErrorEvent, Event, TextDelta, ToolCall, ToolResult, UsageUpdate
-from co_tui.session.eviction import plan_evict
 from co_tui.session.gauge import Gauge
-from co_tui.session.history import Edit, History, HistoryViews
-from co_tui.session.pin_change import PinChange
-from co_tui.session.recover import plan_salvage
-from co_tui.session.steering import pin_keys, plan_pin_newest, plan_toggle_pin, plan_undo
+from co_tui.session.history import Edit, History, HistorySnapshot
+from co_tui.session.steering import pin_keys
 
 
 @dataclass
@@ -112,7 +110,7 @@ class FakeMeter:
 
 
 @dataclass
-class FakeSession(HistoryViews):
+class FakeSession(AppliesEdits):
     """Implements the ChatSession surface the TUI uses; `script(prompt)` decides each turn."""
 
     settings: Settings
@@ -272,21 +270,16 @@ class FakeSession(HistoryViews):
             summary_lost=check.lost,
         )
         self.extra_tokens = 0
-        trim = await self._apply(plan_compact(self.history, self.gauge(), CompactResult(messages, event), before))
-        assert trim is not None
-        yield trim
+        applied = await self._apply(plan_compact(self.history, self.gauge(), CompactResult(messages, event), before))
+        yield applied.trim
         yield self.meter_reading()
         yield Done(output=summary)
-
-    def clear_preview(self) -> HistoryTrimmed:
-        """The event `clear` would return now (the real planner, the fake meter)."""
-        return replace(clear_preview_of(self.history, self.gauge()), session_id=self.id)
 
     async def clear(self) -> HistoryTrimmed:
         """Empty the conversation under a new id; return the `clear` event."""
         if self.busy:
             raise Refused(busy_line("clearing"))
-        event = self.clear_preview()
+        event = replace(self.clear_preview(), session_id=self.id)
         self.id = "f00dfeed0000000000000000000000bb"
         self.title = ""
         self.history.reset()
@@ -346,42 +339,11 @@ class FakeSession(HistoryViews):
             window_is_guess=self.window_is_guess,
         )
 
-    # --- steering: the real planners, applied as the real session applies them (never saved) ----
+    # --- steering: `AppliesEdits`, the real session's own, over the real History -----------------
 
-    async def _apply(self, edit: Edit) -> HistoryTrimmed | None:
-        return self.history.commit(edit, session_id=self.id)
-
-    async def _steer(self, doing: str, plan: Callable[[History, Gauge], Edit]) -> Edit:
-        if self.busy:
-            raise Refused(busy_line(doing))
-        edit = plan(self.history, self.gauge())
-        await self._apply(edit)
-        return edit
-
-    async def evict(self, index: int) -> HistoryTrimmed:
-        """`eviction.plan_evict`."""
-        await self._steer("evicting", lambda history, gauge: plan_evict(history, gauge, index))
-        return self.ledger[-1]
-
-    async def restore(self, cut: int | None = None) -> HistoryTrimmed:
-        """`steering.plan_undo`."""
-        await self._steer("undoing a cut", lambda history, gauge: plan_undo(history, gauge, cut))
-        return self.ledger[-1]
-
-    async def salvage(self, item: str, cut: int | None = None) -> HistoryTrimmed:
-        """`recover.plan_salvage`."""
-        await self._steer("recovering an item", lambda history, gauge: plan_salvage(history, gauge, item, cut))
-        return self.ledger[-1]
-
-    async def toggle_pin(self, index: int) -> PinChange:
-        """`steering.plan_toggle_pin`."""
-        edit = await self._steer("pinning", lambda history, gauge: plan_toggle_pin(history, gauge, index))
-        return edit.result  # type: ignore[no-any-return]
-
-    async def pin_newest(self) -> PinChange:
-        """`steering.plan_pin_newest`."""
-        edit = await self._steer("pinning", plan_pin_newest)
-        return edit.result  # type: ignore[no-any-return]
+    def _write(self, snapshot: HistorySnapshot) -> str | None:
+        """The fake saves nothing (see `unsaved`)."""
+        return None
 
     # --- the rest of the port --------------------------------------------------------------------
 

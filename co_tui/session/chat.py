@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,19 +31,19 @@ from co_tui.config import Settings
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.pins import compact_around_pins
 from co_tui.governance.refused import Refused, busy_line
-from co_tui.session.compaction import clear_preview_of, plan_compact
+from co_tui.session.applying import AppliesEdits
+from co_tui.session.compaction import plan_compact
 from co_tui.session.conversation_counts import ConversationCounts
 from co_tui.session.events import Done, ErrorEvent, Event, UsageUpdate
-from co_tui.session.eviction import compact_preview_of, next_cut_of, plan_evict
+from co_tui.session.eviction import compact_preview_of, next_cut_of
 from co_tui.session.export import export_saved
 from co_tui.session.gauge import Gauge
-from co_tui.session.history import Edit, History, HistorySnapshot, HistoryViews
+from co_tui.session.history import History, HistorySnapshot
 from co_tui.session.lazy_transcript import LazyTranscript, transcript_cost
 from co_tui.session.metering import Metering
 from co_tui.session.model_setup import ModelSetup
-from co_tui.session.recover import plan_salvage
 from co_tui.session.session_lock import claim_session
-from co_tui.session.steering import pin_keys, plan_pin_newest, plan_toggle_pin, plan_undo
+from co_tui.session.steering import pin_keys
 from co_tui.session.turn_runner import TurnRunner
 from co_tui.session.writer import SaveInfo, SessionWriter
 from co_tui.text import one_line
@@ -57,14 +57,9 @@ if TYPE_CHECKING:
     from co_tui.governance.meter import TokenMeter
     from co_tui.governance.next_cut import NextCut
     from co_tui.session.context_breakdown import ContextBreakdown
-    from co_tui.session.pin_change import PinChange
     from co_tui.session.store import SessionStore
 
 TITLE_CHARS = 60
-
-# Said after a failed save: true in the TUI, which keeps the change; not for a one-shot session
-# (print mode exits after its turn: its rescue copy keeps it).
-KEPT_IN_MEMORY = " (kept in memory, not saved)"
 
 
 def make_title(prompt: str) -> str:
@@ -72,23 +67,7 @@ def make_title(prompt: str) -> str:
     return one_line(prompt, TITLE_CHARS)
 
 
-@dataclass(frozen=True)
-class Applied:
-    """An edit as applied: its event as recorded, the planner's `result`, and `note`, the line a
-    failed save left (None: saved)."""
-
-    event: HistoryTrimmed | None
-    result: Any = None
-    note: str | None = None
-
-    @property
-    def trim(self) -> HistoryTrimmed:
-        """The event of an edit that records one."""
-        assert self.event is not None
-        return self.event
-
-
-class ChatSession(HistoryViews):
+class ChatSession(AppliesEdits):
     """A conversation with one model, governed, optionally persisted. See module docstring."""
 
     def __init__(
@@ -206,64 +185,11 @@ class ChatSession(HistoryViews):
         """Interrupt the running turn (Esc / Ctrl+C). Safe from any task; a no-op when idle."""
         self.runner.cancel()
 
-    # --- edits: planned by a pure planner, applied here ------------------------------------------
+    # --- edits: planned by a pure planner, applied by `AppliesEdits` (applying.py) ------------------
 
     def gauge(self) -> Gauge:
         """What the planners read of this session besides its history (`Gauge`)."""
         return self.metering.gauge()
-
-    async def _steer(self, doing: str, plan: Callable[[History, Gauge], Edit]) -> Applied:
-        """Plan an edit (`plan` raises `Refused` with one line) and apply it. `doing`: the operation
-        as the busy refusal names it."""
-        if self.busy:
-            raise Refused(busy_line(doing))
-        return await self._apply(plan(self.history, self.gauge()))
-
-    async def _apply(self, edit: Edit) -> Applied:
-        """The one way an edit is applied: committed to the history on the event loop, saved in a
-        thread. A failed save undoes nothing in memory: the event's note says it (`KEPT_IN_MEMORY`),
-        and `unsaved()` stays true, so the rescue copy keeps it."""
-        if edit.event is None and edit.context is None and edit.pins is None:
-            return Applied(None, edit.result)  # nothing changes (a turn already pinned)
-        trim = self.history.commit(edit, session_id=self.id)
-        if edit.pins is not None:
-            self.setup.governance.set_pins(pin_keys(self.history.transcript, self.history.pins))
-        error = await asyncio.to_thread(self._write, self.history.snapshot())
-        note = None if error is None else self._not_saved(error)
-        if note is not None and trim is not None:
-            trim = self.history.add_note(trim, note)
-        return Applied(trim, edit.result, note)
-
-    async def evict(self, index: int) -> HistoryTrimmed:
-        """Remove context message `index`'s tool output, or its whole older turn, from the context
-        (never the transcript): `eviction.plan_evict`. Raises `Refused` (one line)."""
-        return (await self._steer("evicting", lambda history, gauge: plan_evict(history, gauge, index))).trim
-
-    async def restore(self, cut: int | None = None) -> HistoryTrimmed:
-        """`/undo`, `u`: undo the newest cut still in effect (or ledger entry `cut`, 0-based, and every
-        cut after it): `steering.plan_undo`. Returns the `restore` event; raises `UndoRefused`."""
-        return (await self._steer("undoing a cut", lambda history, gauge: plan_undo(history, gauge, cut))).trim
-
-    async def toggle_pin(self, index: int) -> PinChange:
-        """`p`: pin (again: unpin) the turn holding transcript message `index`. Returns a
-        `PinChange`; raises `PinRefused` with one line."""
-        return await self._pin(lambda history, gauge: plan_toggle_pin(history, gauge, index))
-
-    async def pin_newest(self) -> PinChange:
-        """`/pin`: pin the newest turn. Returns a `PinChange`; raises `PinRefused` with one line."""
-        return await self._pin(plan_pin_newest)
-
-    async def _pin(self, plan: Callable[[History, Gauge], Edit]) -> PinChange:
-        applied = await self._steer("pinning", plan)
-        change: PinChange = applied.result
-        return replace(change, note=applied.note) if applied.note else change
-
-    async def salvage(self, item: str, cut: int | None = None) -> HistoryTrimmed:
-        """`r` on a summary banner: append a verbatim excerpt around `item`, which ledger entry `cut`'s
-        summary lost, to the end of the context (`recover.plan_salvage`). Raises `SalvageRefused`."""
-        return (
-            await self._steer("recovering an item", lambda history, gauge: plan_salvage(history, gauge, item, cut))
-        ).trim
 
     def next_cut(self) -> NextCut | None:
         """What the next automatic cut would remove or summarise (`NextCut`), or None: the policy's
@@ -314,11 +240,6 @@ class ChatSession(HistoryViews):
         yield applied.trim
         yield self.meter_reading()
         yield Done(output=result.event.summary or "")
-
-    def clear_preview(self) -> HistoryTrimmed:
-        """The event `/clear` would emit now: what the confirmation dialog shows, so the dialog and
-        the banner after it give the same figures (one computation feeds both)."""
-        return clear_preview_of(self.history, self.gauge())
 
     async def clear(self) -> HistoryTrimmed:
         """`/clear`: an empty context and transcript under a fresh session id; the old one stays saved.
@@ -393,9 +314,8 @@ class ChatSession(HistoryViews):
         """Save `snapshot` (and `context` instead of its own); the store's line when it failed. Blocking."""
         return self.writer.save(snapshot, self._save_info(context), context=context)
 
-    def _not_saved(self, error: str) -> str:
-        """A failed save's line: the store's words, and, where the process keeps it, that it is kept."""
-        return f"{error}{'' if self.one_shot else KEPT_IN_MEMORY}"
+    def _pins_changed(self) -> None:
+        self.setup.governance.set_pins(pin_keys(self.history.transcript, self.history.pins))
 
     def _save_turn(self, prompt: str | None, context: list[ModelMessage] | None = None) -> ErrorEvent | None:
         """Save a turn (`TurnRunner`'s `save`): what is new since the last save, and `context` instead

@@ -559,6 +559,13 @@ class SessionStore:
             self._saved[session_id] = saved
             return loaded
 
+    def check(self, session_id: str) -> None:
+        """Read the session as a resume reads it (`load(lazy=True)`: the context, the newest
+        messages, the ledger and its newest undo data), without decoding the rest: the sessions
+        picker checks a session before switching to it. Raises `StoreError` for an unknown id,
+        `StoreCorrupt` for damage it meets (the session is flagged as damaged, as `load` does)."""
+        self.load(session_id, lazy=True)
+
     def load_tail(self, session_id: str, enough: Callable[[SessionTail], bool]) -> SessionTail:
         """The newest transcript rows of a session as parsed JSON, with its metadata, its counts and
         the ledger events among those rows, read without pydantic-ai (see `store_tail.py`): rows

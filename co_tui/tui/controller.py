@@ -23,13 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from co_tui.session.port import Refused
+from co_tui.session import Refused
 from co_tui.tui.activity_label import INTERRUPTING, THINKING, next_activity_label
 
 if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
-    from co_tui.session.events import Event
-    from co_tui.session.port import SessionPort
+    from co_tui.session import Event, SessionPort
     from co_tui.tui.transcript_view import Item
 
 JobKind = Literal["turn", "compact", "clear"]
@@ -257,7 +256,7 @@ class ChatController:
         after the job's last event: the session still finishes (and saves) the turn, and the next
         answer starts in a widget of its own. A failure of the job itself is shown the same way.
         Returns whether the session refused the prompt (an `oversized_turn` with `refused`)."""
-        from co_tui.session.events import Done, OversizedTurn
+        from co_tui.session import Done, OversizedTurn
 
         view = self.view
         failure: BaseException | None = None
@@ -398,7 +397,7 @@ class ChatController:
             return str(exc)
         await self.view.show_event(event)
         await self.view.show_event(session.meter_reading())  # the meter counts what went, as after /undo
-        from co_tui.session.banner import banner_line
+        from co_tui.session import banner_line
 
         line = banner_line(event).removeprefix("✂ ")
         return f"{line}. Note: {CACHE_WARNING}." if first else line
@@ -427,7 +426,7 @@ class ChatController:
             return str(exc)
         await view.show_event(trim)
         await view.show_event(session.meter_reading())
-        from co_tui.session.banner import banner_line
+        from co_tui.session import banner_line
 
         return banner_line(trim)
 
@@ -491,7 +490,7 @@ class ChatController:
         self.view.spawn(self._run_export(session, fmt, target))
 
     async def _run_export(self, session: SessionPort, fmt: str, target: Path | None) -> None:
-        from co_tui.session.events import ErrorEvent
+        from co_tui.session import ErrorEvent
 
         where = None if target is None else self.workspace / target.expanduser()
         try:
@@ -597,7 +596,7 @@ class ChatController:
         if self.session is None:
             self.view.fail_to_start(message, exit_code)
             return
-        from co_tui.session.events import ErrorEvent
+        from co_tui.session import ErrorEvent
 
         # What was typed meanwhile goes to the session that stays.
         self.opening_id = None
@@ -650,7 +649,7 @@ class ChatController:
         """Which project instruction files the model is sent (one line), and one line per file that
         could not be read (the rest works without it)."""
         from co_tui.agent.project_instructions import describe_files
-        from co_tui.session.events import ErrorEvent
+        from co_tui.session import ErrorEvent
 
         assert self.session is not None
         files = list(self.session.instruction_files)
@@ -673,7 +672,7 @@ def parse_export_args(args: str) -> tuple[str, Path | None]:
     """`[md|json] [path]` → (format, path or None). Without a format word the path's suffix
     decides (`.json` → json, else md). A bare word that is neither a format nor path-like
     (no `/`, `.` or `~`) is taken as a mistyped format: ValueError with one line."""
-    from co_tui.session.export import FORMATS
+    from co_tui.session import FORMATS
 
     words = args.split(maxsplit=1)
     if not words:
@@ -689,7 +688,7 @@ def parse_export_args(args: str) -> tuple[str, Path | None]:
 
 def internal_error(error: BaseException) -> Event:
     """An `ErrorEvent` for a job that died with an unexpected exception."""
-    from co_tui.session.events import ErrorEvent
+    from co_tui.session import ErrorEvent
 
     return ErrorEvent(message=f"internal error: {type(error).__name__}: {error}", kind="internal")
 

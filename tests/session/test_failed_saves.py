@@ -15,7 +15,8 @@ from pydantic_ai.messages import ModelRequest, ToolReturnPart
 from co_tui.config import load_settings
 from co_tui.governance.markers import separate_markers
 from co_tui.governance.refused import Refused
-from co_tui.session.chat import KEPT_IN_MEMORY, ChatSession
+from co_tui.session.applying import KEPT_IN_MEMORY
+from co_tui.session.chat import ChatSession
 from co_tui.session.store import SessionStore
 
 
