@@ -67,7 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="?",
         const="",
         metavar="ID",
-        help="resume a session by id (or unique prefix); without ID, pick one (in the TUI)",
+        help="resume a session by id (or unique prefix), or read a rescued-*.json / --format json export back in "
+        "as a new session; without ID, pick one (in the TUI)",
     )
     mode.add_argument("--list-sessions", action="store_true", help="list saved sessions and exit")
     mode.add_argument("--export", metavar="ID", help="export a session to stdout and exit")

@@ -101,6 +101,9 @@ class Settings(BaseSettings):
         default_factory=dict, description="MCP servers by name (`[mcp_servers.NAME]` tables); tools become NAME_tool."
     )
     mcp_project_config: bool = Field(False, description="Also start the servers of the workspace's `.mcp.json`.")
+    mcp_call_timeout_s: float = Field(
+        300.0, gt=0, description="An MCP tool call with no answer after this is a failed tool result."
+    )
     mcp_approve: list[str] = Field(
         default_factory=list, description="MCP servers whose every tool call needs approval (as run_shell)."
     )
@@ -185,16 +188,23 @@ def load_settings(**cli: Any) -> Settings:
             raise SettingsError(f"config file {config_file}: not valid TOML ({exc})") from None
         except OSError as exc:
             raise SettingsError(f"config file {config_file}: cannot be read ({exc.strerror})") from None
+    from pydantic_settings import SettingsError as SourceError
+
     try:
         return Settings(**cli)
+    except SourceError as exc:  # a structured setting's environment variable is not JSON
+        named = re.search(r'field "(\w+)"', str(exc))
+        where = f"environment variable {ENV_PREFIX}{named.group(1).upper()}" if named else "the environment"
+        raise SettingsError(f"{where}: not valid JSON (a list or table setting is given as JSON)") from None
     except ValidationError as exc:
         err = exc.errors()[0]
         field = str(err["loc"][0]) if err["loc"] else "?"
         # A nested setting (an MCP server's table) is named down to the key: mcp_servers.docs.url.
         where = ".".join(str(part) for part in err["loc"]) or "?"
-        if err["type"] == "extra_forbidden":
-            raise SettingsError(f"config file {config_file}: unknown setting '{where}'") from None
         source = _source_of(field, cli, toml_data, config_file)
+        if err["type"] == "extra_forbidden":  # a key in a table: the table's source (CO_TUI_MCP_SERVERS…)
+            where_from = source if source != "default" else f"config file {config_file}"
+            raise SettingsError(f"{where_from}: unknown setting '{where}'") from None
         value = err.get("input")
         shown = f" {value!r}" if isinstance(value, (str, int, float, bool)) else ""
         raise SettingsError(f"setting {where}: invalid value{shown} from {source}: {err['msg']}") from None

@@ -14,7 +14,7 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, TextIO, cast
 
 from co_tui.config import Settings
 
@@ -42,8 +42,10 @@ def _write_event(event: Event, fmt: str, out: TextIO, err: TextIO, session_id: s
     elif event.type == "history_trimmed":
         from co_tui.session import banner_line
 
-        failed = f" · {event.note}" if event.strategy == "static_marker" and event.note else ""
-        err.write(banner_line(event) + failed + "\n")
+        line = banner_line(event)
+        if event.strategy == "static_marker" and event.note:  # its last words ("summary rejected") in full
+            line = f"{line.rsplit(' · ', 1)[0]} · {event.note}"
+        err.write(line + "\n")
     elif event.type == "oversized_turn":
         err.write(f"co-tui: {event.message}\n")
 
@@ -55,8 +57,9 @@ async def _run(session: SessionPort, prompt: str, fmt: str, out: TextIO, err: Te
         return await _run_turn(session, prompt, fmt, out, err)
 
     def failed(server: McpServer) -> None:
-        if server.status == "failed":
-            err.write(f"co-tui: {server.line()}\n")
+        line = server.line() if server.status == "failed" else server.left_out_line()  # left out: bad or taken names
+        if line:
+            err.write(f"co-tui: {line}\n")
             err.flush()
 
     servers.set_listener(failed)
@@ -120,7 +123,9 @@ async def _run_turn(session: SessionPort, prompt: str, fmt: str, out: TextIO, er
     if storage_failed:  # this process is about to exit: the turn must not go with it
         rescued = session.write_rescue_copy()
         if rescued is not None:
-            err.write(f"co-tui: the conversation was written to {rescued} instead (co-tui --format json export)\n")
+            err.write(
+                f"co-tui: the conversation was written to {rescued} instead; co-tui --resume {rescued} reads it back\n"
+            )
         else:
             err.write("co-tui: the conversation could not be saved, nor written to a rescue copy beside the database\n")
     if closed:
@@ -161,8 +166,13 @@ def run_print_mode(
     """Run one turn and print it. Returns the exit code (0, 1, 2, 130, or 141 when stdout was
     closed by its reader). `title` names a new session instead of the prompt (which may start
     with attached stdin)."""
+    from co_tui.escaped_output import EscapedOutput, is_terminal
+
+    # Model, tool and server text reach these inside co-tui's lines: escaped, never obeyed by a terminal.
+    err = cast(TextIO, EscapedOutput(err or sys.stderr))
     out = out or sys.stdout
-    err = err or sys.stderr
+    if output_format == "text" and is_terminal(out):
+        out = cast(TextIO, EscapedOutput(out, keep_lines=True))
     if not prompt.strip():
         err.write("co-tui: -p needs a non-empty prompt\n")
         return EXIT_USAGE

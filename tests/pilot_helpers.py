@@ -125,13 +125,30 @@ class Tmux:
         self.wait_for(text)
         self("send-keys", "-t", "t", "Enter")
 
-    def start_co_tui(self, co_tui: Path, tmp_path: Path, *, data: Path, config: Path, cwd: Path, **env: str) -> Path:
+    def start_co_tui(
+        self,
+        co_tui: Path,
+        tmp_path: Path,
+        *,
+        data: Path,
+        config: Path,
+        cwd: Path,
+        leader: bool = False,
+        detached: bool = False,
+        **env: str,
+    ) -> Path:
         """Run `co_tui` in session `t` (100×30) in a clean environment (HOME=`tmp_path`, its own data
-        dir and config file, `env` added as CO_TUI_… variables); returns the file its exit code goes to."""
+        dir and config file, `env` added as CO_TUI_… variables); returns the file its exit code goes to.
+        `leader`: co-tui is the pane's own process, as a terminal window runs it (the session leader,
+        which the kernel sends SIGHUP and SIGCONT when the terminal closes); `detached`: co-tui is the
+        child of `setsid -w`, in a session of its own with no controlling terminal (no signal comes when
+        the terminal closes). With either, no exit code is written."""
         variables = [f"PATH={os.environ['PATH']}", f"HOME={tmp_path}", "LANG=C.UTF-8", "TERM=tmux-256color"]
         variables += [f"CO_TUI_DATA_DIR={data}", f"CO_TUI_CONFIG_FILE={config}"]
         variables += [f"{name}={value}" for name, value in env.items()]
         done = tmp_path / "exit-code"
         command = " ".join(["env", "-i", *variables]) + f" {co_tui}; echo $? > {done}"
+        if leader or detached:
+            command = " ".join(["exec", *(["setsid", "-w"] if detached else []), "env", "-i", *variables, str(co_tui)])
         self("new-session", "-d", "-s", "t", "-x", "100", "-y", "30", "-c", str(cwd), command)
         return done

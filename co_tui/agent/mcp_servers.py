@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import tempfile
+import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +46,11 @@ START_TIMEOUT_S = 30.0  # connect + initialize; a server started by `npx`/`uvx` 
 MCP_OUTPUT_MAX_CHARS = 16_000  # as run_shell's cap (shell.SHELL_MAX_CHARS)
 _REASON_CHARS = 200
 _CONNECTION_CLOSED = -32000  # JSON-RPC error code of MCP's "Connection closed" (mcp_types.CONNECTION_CLOSED)
+_REQUEST_TIMEOUT = -32001  # the SDK's "no answer within the read timeout" (mcp_types.REQUEST_TIMEOUT)
+# What providers accept as a tool name (OpenAI's and Anthropic's rule): a name outside it (a newline,
+# an ESC, a dot) would fail every request, or reach a terminal raw; such a tool is left out.
+_TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_SERVER_NAME_OUTSIDE = re.compile(r"[^A-Za-z0-9_-]")  # a `.mcp.json` server name's other characters
 
 
 class McpConfigError(Exception):
@@ -62,7 +68,17 @@ class McpServer:
     status: McpStatus = "starting"
     reason: str = ""
     tool_defs: list[Any] = field(default_factory=list)  # pydantic-ai ToolDefinitions, names prefixed
-    stderr: Any = None  # the stdio server's stderr file (read for the reason it died)
+    # Each tool the server lists but the model is not offered (a bad or taken name) and why, set with
+    # its `running` status: the front ends show `left_out_line()` once (print mode: stderr), `/mcp` too.
+    left_out: list[str] = field(default_factory=list)
+    stderr: Any = None  # a stdio server's `mcp_stdio.StderrTail` (its last lines: why it died)
+    transport: Any = None  # a stdio server's `mcp_stdio.CappedStdioTransport` (`ended`: why co-tui closed it)
+    call_timeout_s: float = 300.0  # `mcp_call_timeout_s`
+    # `stderr.total` when the latest call began: a death is explained by what the server wrote
+    # since, not by an earlier tool's error (`… (Connection closed) (purpose')`).
+    stderr_mark: int = 0
+    restart_requested: asyncio.Event | None = None  # set by `McpServers.restart`; None when not supervised
+    restarts: int = 0  # how often `/mcp restart` started it again
     listener: StatusListener | None = None
     # Called after every status change, besides `listener` (the front end's): the session recounts
     # what every request carries (`McpServers.watch_tools`).
@@ -81,27 +97,34 @@ class McpServer:
         self.reason = one_line(reason, _REASON_CHARS) if reason else ""
         if status != "running":
             self.tool_defs = []
+        if status == "starting":  # again (`/mcp restart`): its list is taken afresh
+            self.left_out = []
         if self.listener is not None:
             self.listener(self)
         if self.tools_watcher is not None:
             self.tools_watcher()
 
     def fail(self, reason: str) -> None:
-        """Mark the server failed with `reason` plus the last line it wrote to stderr, if any."""
+        """Mark the server failed with `reason` plus the last line it wrote to stderr since its latest
+        call began, if any, credentials redacted (the line reaches the model and the chat)."""
         last = self.last_stderr_line()
-        self.set_status("failed", f"{reason} ({last})" if last and last not in reason else reason)
+        self.set_status("failed", redacted(f"{reason} ({last})" if last and last not in reason else reason))
 
     def last_stderr_line(self) -> str:
-        """The last non-empty line of the server's stderr (stdio servers), or ""."""
-        if self.stderr is None:
+        """The last non-empty line the server wrote to stderr since `stderr_mark` (stdio servers), or ""."""
+        return self.stderr.last_line(since=self.stderr_mark) if self.stderr is not None else ""
+
+    def mark_call(self) -> None:
+        """A call begins: only stderr written from now on can explain its failure."""
+        if self.stderr is not None:
+            self.stderr_mark = self.stderr.mark()
+
+    def left_out_line(self) -> str:
+        """One line naming the tools the model is not offered and why, or "" when none was left out."""
+        if not self.left_out:
             return ""
-        try:
-            self.stderr.flush()
-            self.stderr.seek(0)
-            lines = [line.strip() for line in self.stderr.read()[-4000:].splitlines() if line.strip()]
-        except (OSError, ValueError):
-            return ""
-        return lines[-1] if lines else ""
+        count = f"{len(self.left_out)} tool{'s' if len(self.left_out) > 1 else ''}"
+        return one_line(f"MCP server {self.name}: {count} left out: {'; '.join(self.left_out)}", 400)
 
     def needs_approval(self, tool_def: Any) -> bool:
         """Every tool of a server in `mcp_approve`, and any tool the server marks destructive."""
@@ -196,34 +219,101 @@ class McpServers:
         if runner is not None:
             await asyncio.gather(runner, return_exceptions=True)
 
+    def restart(self, name: str) -> str:
+        """Ask the supervisor of server `name` to close it and start it again (`/mcp restart NAME`).
+
+        Returns the one line to show: what happens, or why nothing does (no such server, not
+        supervised now, starting already). Its new status reaches the listener as usual.
+        """
+        server = next((s for s in self.servers if s.name == name), None)
+        if server is None:
+            names = ", ".join(s.name for s in self.servers) or "none configured"
+            return f"no MCP server is named {name!r} (servers: {names})"
+        if server.restart_requested is None or self._stop is None or self._stop.is_set():
+            return f"MCP server {name} cannot be restarted now ({server.status})"
+        if server.status == "starting":
+            return f"MCP server {name} is starting already"
+        server.restart_requested.set()
+        return f"MCP server {name}: restarting"
+
     async def _supervise(self, server: McpServer, started: asyncio.Event) -> None:
+        """Start `server`, keep it until `stop()`, and start it again each time `restart` asks."""
         assert self._stop is not None
         try:
-            try:
-                async with asyncio.timeout(START_TIMEOUT_S):
-                    await server.toolset.__aenter__()
-            except Exception as exc:
-                why = f"no answer in {START_TIMEOUT_S:g} s" if isinstance(exc, TimeoutError) else _reason(exc)
-                server.fail(f"could not start: {why}")
-                return
-            try:
-                tools = await server.toolset.list_tools()
-                server.tool_defs = [_tool_def(server.prefix, t) for t in tools]
-                server.set_status("running")
-            except Exception as exc:
-                server.fail(f"could not list its tools: {_reason(exc)}")
-            started.set()
-            try:
-                await self._stop.wait()
-            finally:
-                if server.status == "running":
-                    server.set_status("stopped")
+            while True:
+                server.restart_requested = asyncio.Event()
+                entered = await self._start_one(server)
+                started.set()
+                waits = [
+                    asyncio.ensure_future(self._stop.wait()),
+                    asyncio.ensure_future(server.restart_requested.wait()),
+                ]
                 try:
-                    await server.toolset.__aexit__(None, None, None)
-                except Exception:  # a dead process or closed pipe: nothing left to close
-                    pass
+                    await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    for waiting in waits:
+                        waiting.cancel()
+                    restarting = server.restart_requested.is_set() and not self._stop.is_set()
+                    if server.status == "running" and not restarting:  # stop() or cancelled
+                        server.set_status("stopped")
+                    if entered:
+                        try:
+                            await server.toolset.__aexit__(None, None, None)
+                        except Exception:  # a dead process or closed pipe: nothing left to close
+                            pass
+                if self._stop.is_set():
+                    return
+                server.restarts += 1
+                server.set_status("starting")
         finally:
+            server.restart_requested = None
             started.set()
+            if server.stderr is not None:
+                server.stderr.close()
+
+    async def _start_one(self, server: McpServer) -> bool:
+        """Connect and list the tools: `running`, or `failed` with why. True if the toolset was entered."""
+        try:
+            async with asyncio.timeout(START_TIMEOUT_S):
+                await server.toolset.__aenter__()
+        except Exception as exc:
+            why = f"no answer in {START_TIMEOUT_S:g} s" if isinstance(exc, TimeoutError) else _reason(exc)
+            server.fail(f"could not start: {why}")
+            return False
+        try:
+            tools = await server.toolset.list_tools()
+            server.tool_defs, server.left_out = self._accept(server, tools)
+            server.set_status("running")
+        except Exception as exc:
+            server.fail(f"could not list its tools: {_reason(exc)}")
+        return True
+
+    def _accept(self, server: McpServer, tools: Sequence[Any]) -> tuple[list[Any], list[str]]:
+        """The tools of `server` the model is offered, and a note for each one left out: a name
+        outside `[A-Za-z0-9_-]` (1-64 characters, prefix included), or one already taken — by a
+        workspace tool, or by another server's tool (`a` + `b_c` and `a_b` + `c` are both `a_b_c`:
+        the server that listed it first keeps it)."""
+        from co_tui.agent.tools import SHELL_TOOL_NAME, TOOL_NAMES
+
+        taken = {name: "a workspace tool" for name in (*TOOL_NAMES, SHELL_TOOL_NAME)}
+        for other in self.servers:
+            if other is not server:
+                taken.update({d.name: f"MCP server {other.name}" for d in other.tool_defs})
+        accepted: list[Any] = []
+        left_out: list[str] = []
+        for tool in tools:
+            name = f"{server.prefix}_{tool.name}"
+            shown = one_line(repr(str(tool.name)), 80)  # escaped: a name may hold a newline or ESC
+            if not _TOOL_NAME.match(name):
+                why = "a tool name is 1-64 letters, digits, '_' or '-', the server's name included"
+            elif name in taken:
+                why = f"{name} is already a name of {taken[name]}"
+            else:
+                taken[name] = f"MCP server {server.name}"
+                accepted.append(_tool_def(server.prefix, tool))
+                continue
+            left_out.append(f"{shown} ({why})")
+        return accepted, left_out
 
 
 def _reason(exc: BaseException) -> str:
@@ -259,14 +349,19 @@ def load_mcp_servers(settings: Settings, workspace: Path) -> McpServers:
     error: str | None = None
     approve = set(settings.mcp_approve)
     if settings.mcp_servers:
+        from co_tui.config import ENV_PREFIX
         from co_tui.paths import default_config_file
 
+        env_name = f"{ENV_PREFIX}MCP_SERVERS"  # it wins over the file's tables (docs/configuration.md)
+        source = (
+            f"environment variable {env_name}" if env_name in os.environ else f"config file {default_config_file()}"
+        )
         for name, entry in settings.mcp_servers.items():
-            servers.append(_server(name, f"config file {default_config_file()}", _transport(entry.model_dump())))
+            servers.append(_server(name, source, _transport(entry.model_dump()), settings.mcp_call_timeout_s))
     project = Path(workspace) / PROJECT_CONFIG_NAME
     if settings.mcp_project_config and project.is_file():
         try:
-            servers.extend(_project_servers(project, taken={s.name for s in servers}))
+            servers.extend(_project_servers(project, taken={s.name for s in servers}, settings=settings))
         except McpConfigError as exc:
             error = str(exc)
     for server in servers:
@@ -274,7 +369,7 @@ def load_mcp_servers(settings: Settings, workspace: Path) -> McpServers:
     return McpServers(servers, config_error=error)
 
 
-def _project_servers(path: Path, *, taken: set[str]) -> list[McpServer]:
+def _project_servers(path: Path, *, taken: set[str], settings: Settings) -> list[McpServer]:
     """The servers of a Claude Code `.mcp.json`, read by pydantic-ai's `load_mcp_toolsets`."""
     from pydantic import ValidationError
     from pydantic_ai.mcp import MCPToolset, load_mcp_toolsets
@@ -284,43 +379,90 @@ def _project_servers(path: Path, *, taken: set[str]) -> list[McpServer]:
         loaded = load_mcp_toolsets(path)
     except ValidationError as exc:
         err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
+        where = _printable(".".join(str(p) for p in err["loc"]))  # a key of the repository's choosing
         raise McpConfigError(f"{path}: {where}: {err['msg']}") from None
     except (OSError, ValueError) as exc:
         raise McpConfigError(f"{path}: {one_line(str(exc), _REASON_CHARS)}") from None
     servers = []
     for prefixed in loaded:
         assert isinstance(prefixed, PrefixedToolset) and isinstance(prefixed.wrapped, MCPToolset)
-        name = prefixed.prefix  # PrefixedToolset(MCPToolset(transport, id=name), prefix=name)
+        # PrefixedToolset(MCPToolset(transport, id=name), prefix=name). The repository chose the name:
+        # it prefixes every tool and is printed, so it gets config.toml's alphabet (`a\x1bb` → `a_b`).
+        name = _SERVER_NAME_OUTSIDE.sub("_", prefixed.prefix)[:32] or "_"
         if name in taken:  # config.toml wins: the user's own file over the repository's
             continue
-        servers.append(_server(name, str(path), prefixed.wrapped.client.transport))
+        taken.add(name)
+        servers.append(
+            _server(name, str(path), _capped_transport(prefixed.wrapped.client.transport), settings.mcp_call_timeout_s)
+        )
     return servers
+
+
+def _printable(text: str) -> str:
+    """`text` with every character a terminal could act on (newline, ESC…) written as an escape."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _transport(entry: dict[str, Any]) -> Any:
     """The fastmcp transport of one `[mcp_servers.NAME]` table (as `load_mcp_toolsets` builds it)."""
     if entry.get("command"):
-        from fastmcp.client.transports import StdioTransport
+        from co_tui.agent.mcp_stdio import CappedStdioTransport
 
-        return StdioTransport(
-            command=entry["command"], args=list(entry.get("args") or []), env=entry.get("env"), cwd=entry.get("cwd")
-        )
+        return CappedStdioTransport(entry["command"], entry.get("args"), entry.get("env"), entry.get("cwd"))
     from fastmcp.client.transports import StreamableHttpTransport
 
     return StreamableHttpTransport(url=entry["url"], headers=entry.get("headers") or None)
 
 
-def _server(name: str, source: str, transport: Any) -> McpServer:
+def _capped_transport(transport: Any) -> Any:
+    """A `.mcp.json` stdio server's transport (fastmcp's, from `load_mcp_toolsets`) as co-tui's own."""
+    from fastmcp.client.transports import StdioTransport
+
+    from co_tui.agent.mcp_stdio import CappedStdioTransport
+
+    if isinstance(transport, StdioTransport):
+        return CappedStdioTransport(transport.command, transport.args, transport.env, transport.cwd)
+    return transport
+
+
+def _server(name: str, source: str, transport: Any, call_timeout_s: float) -> McpServer:
     from pydantic_ai.mcp import MCPToolset
 
-    stderr = None
-    if hasattr(transport, "log_file"):  # stdio: the server's stderr must not reach the terminal
-        stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115 (closed with the process)
-        transport.log_file = stderr
-        transport.keep_alive = False  # closing the toolset ends the process
-    toolset = MCPToolset(transport, id=name, tool_error_behavior="failed", init_timeout=START_TIMEOUT_S)
-    return McpServer(name=name, source=source, toolset=toolset, stderr=stderr)
+    from co_tui.session.redaction import add_secrets
+
+    # Whatever a server is given to authenticate is a secret wherever it shows up again (its stderr,
+    # an output, the transcript), whatever the variable or header is called.
+    given = {**(getattr(transport, "env", None) or {}), **(getattr(transport, "headers", None) or {})}
+    add_secrets(v for v in given.values() if not _plainly_not_secret(v))
+    toolset = MCPToolset(
+        transport, id=name, tool_error_behavior="failed", init_timeout=START_TIMEOUT_S, read_timeout=call_timeout_s
+    )
+    stderr = getattr(transport, "stderr", None)  # stdio: the server's stderr never reaches the terminal
+    return McpServer(
+        name=name,
+        source=source,
+        toolset=toolset,
+        stderr=stderr,
+        transport=transport if stderr is not None else None,
+        call_timeout_s=call_timeout_s,
+    )
+
+
+def _plainly_not_secret(value: str) -> bool:
+    """A value given to a server that redacting would only garble the transcript with: a plain word
+    (`postgres`, `production`) or a path that exists (`/home/me/notes`). A `.mcp.json` could
+    otherwise name any common word and have it replaced everywhere it is saved."""
+    value = value.strip()
+    if value.isalpha():
+        return True
+    return value.startswith(("/", "~", ".")) and Path(value).expanduser().exists()
+
+
+def redacted(text: str) -> str:
+    """`text` without any credential co-tui knows of (the environment's, the servers' env and headers)."""
+    from co_tui.session.redaction import redact_text, secret_env_values
+
+    return redact_text(text, secret_env_values())
 
 
 # --- the agent's view of a server ----------------------------------------------------------------
@@ -366,10 +508,15 @@ def _guarded_toolset_class() -> type:
             if self.server.status != "running":
                 return {}
             try:
-                return await super().get_tools(ctx)
+                tools = await super().get_tools(ctx)
             except Exception as exc:
                 self.server.fail(f"stopped answering: {_reason(exc)}")
                 return {}
+            # Only the tools accepted when the server listed them (`McpServers._accept`): a bad or
+            # taken name would fail every request ("… conflicts with …"), and what is offered is
+            # what is counted.
+            offered = {d.name for d in self.server.tool_defs}
+            return {name: tool for name, tool in tools.items() if name in offered}
 
         async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
             server = self.server
@@ -386,19 +533,29 @@ def _guarded_toolset_class() -> type:
                     return ToolDenied(f"Not run: asking for approval failed ({exc}), so {name} was not called.")
                 if not approved:
                     return ToolDenied(f"The user declined the call to {name}. Do not retry it; ask what they want.")
+            server.mark_call()
             try:
                 result = await super().call_tool(name, tool_args, ctx, tool)
             except ModelRetry as exc:
-                # pydantic-ai turns a protocol error into a retry; "connection closed" means the
-                # server's process is gone, which no retry can fix: a failure, and the server failed.
-                if getattr(exc.__cause__, "code", None) != _CONNECTION_CLOSED:
-                    raise
-                server.fail(f"it stopped during a call to {name} ({_reason(exc.__cause__ or exc)})")
-                raise ToolFailed(f"MCP server {server.name} failed: {server.reason}") from None
-            except ToolFailed:
+                # pydantic-ai turns a protocol error into a retry. Three are failures no retry fixes:
+                # the process is gone ("connection closed": the server failed), an answer over the
+                # read cap, no answer in time.
+                code = getattr(exc.__cause__, "code", None)
+                if code == _CONNECTION_CLOSED:
+                    server.fail(f"it stopped during a call to {name} ({_closed_reason(server, exc)})")
+                    raise ToolFailed(f"MCP server {server.name} failed: {server.reason}") from None
+                if code == _oversized_code():
+                    raise ToolFailed(f"MCP server {server.name}: {_reason(exc.__cause__ or exc)}") from None
+                if code == _REQUEST_TIMEOUT:
+                    raise ToolFailed(
+                        f"MCP server {server.name}: no answer from {name} in {server.call_timeout_s:g} s "
+                        "(mcp_call_timeout_s)"
+                    ) from None
                 raise
+            except ToolFailed as exc:  # the tool's own error: its text may quote what the server was given
+                raise ToolFailed(redacted(str(exc))) from None
             except Exception as exc:
-                server.fail(f"it stopped during a call to {name} ({_reason(exc)})")
+                server.fail(f"it stopped during a call to {name} ({_closed_reason(server, exc)})")
                 raise ToolFailed(f"MCP server {server.name} failed: {server.reason}") from None
             return _capped(result)
 
@@ -406,14 +563,28 @@ def _guarded_toolset_class() -> type:
     return McpServerToolset
 
 
+def _closed_reason(server: McpServer, exc: BaseException) -> str:
+    """Why a connection closed: co-tui's own reason when it ended it (`CappedStdioTransport.ended`)."""
+    ended = getattr(server.transport, "ended", "")
+    return ended or _reason(exc.__cause__ or exc)
+
+
+def _oversized_code() -> int:
+    from co_tui.agent.mcp_stdio import OVERSIZED
+
+    return OVERSIZED
+
+
 def _capped(result: Any) -> Any:
-    """A text (or JSON) result over the cap: its head and tail around a note, as run_shell's output."""
+    """A text (or JSON) result over the cap: its head and tail around a note, as run_shell's output;
+    a credential co-tui knows of is redacted before the model reads it."""
     if isinstance(result, str):
-        return cap_output(result, MCP_OUTPUT_MAX_CHARS)
+        return cap_output(redacted(result), MCP_OUTPUT_MAX_CHARS)
     if isinstance(result, (dict, list)):
-        text = json.dumps(result, ensure_ascii=False, default=str)
+        text = redacted(json.dumps(result, ensure_ascii=False, default=str))
         if len(text) > MCP_OUTPUT_MAX_CHARS:
             return cap_output(text, MCP_OUTPUT_MAX_CHARS)
+        return json.loads(text)
     return result
 
 
@@ -428,6 +599,9 @@ class McpServerRow:
     schema_tokens: int
     approve_all: bool
     source: str
+    left_out: tuple[str, ...] = ()  # tools not offered, each with why (`McpServer.left_out`)
+    tool_names: tuple[str, ...] = ()  # as the model sees them
+    asks_first: tuple[str, ...] = ()  # those of `tool_names` that need approval
 
 
 def mcp_overview(servers: McpServers | None) -> list[McpServerRow]:
@@ -438,7 +612,16 @@ def mcp_overview(servers: McpServers | None) -> list[McpServerRow]:
         return []
     return [
         McpServerRow(
-            s.name, s.status, s.reason, len(s.tool_defs), tool_schema_tokens(s.tool_defs), s.approve_all, s.source
+            s.name,
+            s.status,
+            s.reason,
+            len(s.tool_defs),
+            tool_schema_tokens(s.tool_defs),
+            s.approve_all,
+            s.source,
+            tuple(s.left_out),
+            tuple(d.name for d in s.tool_defs),
+            tuple(d.name for d in s.tool_defs if s.needs_approval(d)),
         )
         for s in servers.servers
     ]

@@ -8,11 +8,18 @@ the agent, in a file. co-tui sends them with its own instructions on every reque
 cheap signature (path, mtime, size of each candidate file; four `stat` calls, no watcher thread) and
 reads the files again only when it changed. A file over `MAX_CHARS` is cut with a notice the model
 reads; an unreadable or non-UTF-8 file is skipped with one line saying why.
+
+A repository is untrusted: the project file gets `read_file`'s confinement (`Workspace.resolve`), so
+an `AGENTS.md` that is a symlink to `/proc/self/environ` or `~/.ssh/id_rsa` is skipped, not sent.
+Either file must be a regular file, and only what can be sent is read (`read_head`), so a 500 MB
+file costs a few hundred kilobytes.
 """
 
 from __future__ import annotations
 
+import codecs
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +31,10 @@ INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
 MAX_CHARS = 40_000
 """A file longer than this is cut to its first MAX_CHARS characters, with a notice."""
 
+_UTF8_MAX_BYTES = 4
+"""The most bytes one character takes in UTF-8: `max_chars` characters are in the first
+`max_chars * 4` bytes, so nothing past those is ever read."""
+
 Scope = Literal["global", "project"]
 
 Signature = tuple[tuple[str, int, int], ...]
@@ -34,16 +45,24 @@ class InstructionFile:
     """One loaded (or failed) instructions file.
 
     `scope`: `global` (the config dir, the user's own rules) or `project` (the workspace root).
-    `text` is what the model is sent (cut to MAX_CHARS); `chars` the file's full length; `error`
-    one line when the file could not be used (then `text` is empty).
+    `text` is what the model is sent (cut to MAX_CHARS); `chars` the file's full length in
+    characters, or None when the file was too long to read whole (then `size`, its bytes, says how
+    long); `error` one line when the file could not be used (then `text` is empty).
     """
 
     scope: Scope
     path: Path
     text: str = ""
-    chars: int = 0
+    chars: int | None = 0
     cut: bool = False
     error: str | None = None
+    size: int = 0
+
+    @property
+    def length(self) -> str:
+        """The file's full length for the user: `45,008 chars`, or `500,000,000 bytes` when it
+        was not read whole."""
+        return f"{self.chars:,} chars" if self.chars is not None else f"{self.size:,} bytes"
 
     @property
     def label(self) -> str:
@@ -66,32 +85,96 @@ def default_global_dir() -> Path:
 
 
 def find_instructions(directory: Path) -> Path | None:
-    """The first of INSTRUCTION_FILES that is a file in `directory`, or None."""
+    """The first of INSTRUCTION_FILES that exists in `directory` (a dangling link does not), or None.
+    Whether it may be used (a regular file, inside the workspace) `read_instructions` decides, so a
+    FIFO or a directory named AGENTS.md gets its one line rather than being passed over in silence."""
     for name in INSTRUCTION_FILES:
         candidate = directory / name
-        if candidate.is_file():
+        if candidate.exists():
             return candidate
     return None
 
 
-def read_instructions(path: Path, scope: Scope, *, max_chars: int = MAX_CHARS) -> InstructionFile:
-    """Read one instructions file: cut past `max_chars` with a notice; never raises (an unreadable
-    or non-UTF-8 file comes back with `error` set to one line)."""
+class _Refused(Exception):
+    """An instruction file that must not be read; `str()` is the one line saying why."""
+
+
+def _open_regular(path: Path, workspace: Path | None) -> int:
+    """An fd open on `path`'s real file, after the checks: inside `workspace` when given (the
+    project file, as `read_file` confines), and a regular file (not a FIFO, device or directory)."""
+    from co_tui.agent.workspace import Workspace, WorkspaceError
+
+    if workspace is not None:
+        try:
+            real = Workspace(workspace).resolve(str(path))
+        except WorkspaceError as exc:
+            raise _Refused(f"{str(exc).removeprefix('refused: ')}; not sent to the model") from None
+    else:
+        try:
+            real = path.resolve()
+        except RuntimeError:  # a symlink loop (Python 3.11; later ones raise OSError)
+            raise _Refused(f"{path}: a symlink loop; skipped") from None
+    # O_NOFOLLOW on the resolved path: a link swapped in after the check is refused, not followed.
+    # O_NONBLOCK: a FIFO swapped in must not block the open.
+    fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise _Refused(f"{path}: not a regular file; skipped")
+    # A file under /proc or /sys says it is regular but has no size: not instructions anyone wrote.
+    if any(real.is_relative_to(system) for system in ("/proc", "/sys", "/dev")):
+        os.close(fd)
+        raise _Refused(f"{path}: a system file ({real}); skipped")
+    return fd
+
+
+def read_head(fd: int, max_bytes: int) -> tuple[bytes, bool]:
+    """At most `max_bytes` from `fd` (read in chunks, never more), and whether the end was reached."""
+    chunks: list[bytes] = []
+    left = max_bytes + 1  # one more byte says whether there is more
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 16))
+        if not chunk:
+            return b"".join(chunks), True
+        chunks.append(chunk)
+        left -= len(chunk)
+    data = b"".join(chunks)
+    return data[:max_bytes], len(data) <= max_bytes
+
+
+def read_instructions(
+    path: Path, scope: Scope, *, max_chars: int = MAX_CHARS, workspace: Path | None = None
+) -> InstructionFile:
+    """Read one instructions file: cut past `max_chars` with a notice; never raises (an unreadable,
+    non-UTF-8, non-regular file, or one outside `workspace` when given, comes back with `error` set
+    to one line). Reads at most `max_chars * 4` bytes, whatever the file's size."""
     try:
-        raw = path.read_bytes()
+        fd = _open_regular(path, workspace)
+    except _Refused as exc:
+        return InstructionFile(scope, path, error=str(exc))
     except OSError as exc:
         return InstructionFile(scope, path, error=f"{path}: cannot be read ({exc.strerror or exc})")
     try:
-        text = raw.decode("utf-8")
+        size = os.fstat(fd).st_size
+        raw, whole = read_head(fd, max_chars * _UTF8_MAX_BYTES)
+    except OSError as exc:
+        return InstructionFile(scope, path, error=f"{path}: cannot be read ({exc.strerror or exc})")
+    finally:
+        os.close(fd)
+    try:
+        # Not `final` when the read stopped early: a character split at the stop is not an error.
+        text = codecs.getincrementaldecoder("utf-8")().decode(raw, final=whole)
     except UnicodeDecodeError as exc:
         return InstructionFile(scope, path, error=f"{path}: not UTF-8 text (byte {exc.start}); skipped")
-    if len(text) <= max_chars:
-        return InstructionFile(scope, path, text=text, chars=len(text))
+    size = max(size, len(raw))
+    chars = len(text) if whole else None
+    if whole and len(text) <= max_chars:
+        return InstructionFile(scope, path, text=text, chars=chars, size=size)
+    length = f"{len(text):,} characters" if whole else f"{size:,} bytes"
     notice = (
-        f"\n\n[… {path.name} was cut here by co-tui: it is {len(text):,} characters long and only the "
-        f"first {max_chars:,} are sent. Ask the user for the rest if you need it.]"
+        f"\n\n[… {path.name} was cut here by co-tui: it is {length} long and only the "
+        f"first {max_chars:,} characters are sent. Ask the user for the rest if you need it.]"
     )
-    return InstructionFile(scope, path, text=text[:max_chars] + notice, chars=len(text), cut=True)
+    return InstructionFile(scope, path, text=text[:max_chars] + notice, chars=chars, cut=True, size=size)
 
 
 def instructions_block(file: InstructionFile) -> str:
@@ -117,7 +200,7 @@ def describe_files(files: Sequence[InstructionFile]) -> str | None:
     loaded = [f for f in files if f.error is None]
     if not loaded:
         return None
-    parts = [f.label + (f" (cut at {MAX_CHARS:,} of {f.chars:,} chars)" if f.cut else "") for f in loaded]
+    parts = [f.label + (f" (cut at {MAX_CHARS:,} of {f.length})" if f.cut else "") for f in loaded]
     return "instructions: " + ", ".join(parts)
 
 
@@ -166,7 +249,9 @@ class ProjectInstructions:
         for scope, directory in self._dirs():
             path = find_instructions(directory)
             if path is not None:
-                files.append(read_instructions(path, scope))
+                # The project's file is the repository's: confined to it, as read_file is.
+                confine = self.workspace if scope == "project" else None
+                files.append(read_instructions(path, scope, workspace=confine))
         self.files = tuple(files)
         return self.files
 
@@ -204,5 +289,6 @@ __all__ = [
     "find_instructions",
     "instructions_block",
     "instructions_text",
+    "read_head",
     "read_instructions",
 ]

@@ -97,6 +97,7 @@ class ChatSession(AppliesEdits):
             self.workspace,
             approver,
             model if model is not None else settings.model,
+            history=self.history,
             transcript_sink=lambda messages: self.runner.record(messages),
         )
         self.metering = Metering(self.setup, self.history)

@@ -21,6 +21,7 @@ from co_tui.session.banner import banner_line
 from co_tui.session.cost import format_usd
 from co_tui.session.events import INTERRUPTED_MESSAGE
 from co_tui.session.store import LoadedSession, SessionMeta, SessionStore
+from co_tui.text import escape_controls
 
 FORMATS = ("md", "json")  # the names `render_export` knows; /export and --format offer these
 JSON_FORMAT_NAME = "co-tui-session"
@@ -70,6 +71,11 @@ def _user_content(content: Any) -> str:
     return "\n\n".join(out)
 
 
+def _call(part: Any) -> str:
+    """`name` · `id` of a tool call or result, each on one line whatever the model put in it."""
+    return f"`{escape_controls(part.tool_name)}` · `{escape_controls(part.tool_call_id)}`"
+
+
 def _request_blocks(message: Any) -> list[str]:
     blocks = []
     for part in message.parts:
@@ -79,11 +85,9 @@ def _request_blocks(message: Any) -> list[str]:
         elif kind == "system-prompt":
             blocks.append("## System\n\n" + part.content)
         elif kind == "tool-return":
-            blocks.append(
-                f"**Tool result** `{part.tool_name}` · `{part.tool_call_id}`\n\n" + _fence(_as_text(part.content))
-            )
+            blocks.append(f"**Tool result** {_call(part)}\n\n" + _fence(_as_text(part.content)))
         elif kind == "retry-prompt":
-            name = f" `{part.tool_name}`" if getattr(part, "tool_name", None) else ""
+            name = f" `{escape_controls(part.tool_name)}`" if getattr(part, "tool_name", None) else ""
             blocks.append(f"**Retry**{name}\n\n" + _fence(_as_text(part.content)))
         elif kind:
             blocks.append(f"**{kind}**\n\n" + _fence(_as_text(getattr(part, "content", ""))))
@@ -102,11 +106,9 @@ def _response_blocks(message: Any) -> list[str]:
             )
         elif kind in ("tool-call", "native-tool-call"):
             args = part.args if isinstance(part.args, str) else _as_text(part.args or {})
-            blocks.append(f"**Tool call** `{part.tool_name}` · `{part.tool_call_id}`\n\n" + _fence(args, "json"))
+            blocks.append(f"**Tool call** {_call(part)}\n\n" + _fence(args, "json"))
         elif kind == "native-tool-return":
-            blocks.append(
-                f"**Tool result** `{part.tool_name}` · `{part.tool_call_id}`\n\n" + _fence(_as_text(part.content))
-            )
+            blocks.append(f"**Tool result** {_call(part)}\n\n" + _fence(_as_text(part.content)))
         elif kind:
             blocks.append(f"*[{kind}]*")
     return blocks if len(blocks) > 1 else []  # an empty response (cut off before it began): no heading
@@ -120,11 +122,11 @@ def _positions(loaded: LoadedSession) -> list[int]:
 
 def _header(meta: SessionMeta) -> str:
     rows = [
-        f"# {meta.title or 'Untitled session'}",
+        f"# {escape_controls(meta.title) or 'Untitled session'}",
         "",
         f"- Session: `{meta.id}`",
-        f"- Model: {meta.model or 'unknown'}",
-        f"- Workspace: `{meta.workspace}`",
+        f"- Model: {escape_controls(meta.model or 'unknown')}",
+        f"- Workspace: `{escape_controls(str(meta.workspace))}`",
         f"- Created: {meta.created.isoformat(timespec='seconds')}",
         f"- Updated: {meta.updated.isoformat(timespec='seconds')}",
         f"- Messages: {meta.messages}",
@@ -134,7 +136,9 @@ def _header(meta: SessionMeta) -> str:
 
 
 def export_markdown(loaded: LoadedSession) -> str:
-    """The transcript as markdown, with a trim banner at the position of every ledger entry."""
+    """The transcript as markdown, with a trim banner at the position of every ledger entry.
+    Control characters are escaped (`\\x1b`…; CRLF becomes LF): an export is read with `cat` and
+    `less`, where a model's or a tool's escape sequence would be obeyed, not shown."""
     positions = _positions(loaded)
     banners: dict[int, list[str]] = {}
     for event, at in zip(loaded.ledger, positions, strict=False):
@@ -146,7 +150,7 @@ def export_markdown(loaded: LoadedSession) -> str:
         if getattr(message, "state", None) == "interrupted":  # as the TUI shows it, live and resumed
             blocks.append(f"*⏹ {INTERRUPTED_MESSAGE}*")
     blocks.extend(banners.get(len(loaded.transcript), []))
-    return "\n\n".join(blocks) + "\n"
+    return escape_controls("\n\n".join(blocks).replace("\r\n", "\n"), keep_lines=True) + "\n"
 
 
 def _meta_dict(meta: SessionMeta) -> dict[str, Any]:
@@ -164,8 +168,10 @@ def _meta_dict(meta: SessionMeta) -> dict[str, Any]:
 
 
 def export_json(loaded: LoadedSession) -> str:
-    """`{"format", "version", "meta", "transcript", "ledger"}` as indented JSON; ledger entries are
-    `history_trimmed` dicts plus `at_message` (the transcript index of their banner)."""
+    """`{"format", "version", "meta", "transcript", "context", "ledger"}` as indented JSON; `context`
+    is what the model was last sent (markers included), read back by `--resume FILE`
+    (`json_import`); ledger entries are `history_trimmed` dicts plus `at_message` (the transcript
+    index of their banner)."""
     from pydantic_ai.messages import ModelMessagesTypeAdapter
 
     positions = _positions(loaded)
@@ -174,6 +180,7 @@ def export_json(loaded: LoadedSession) -> str:
         "version": JSON_FORMAT_VERSION,
         "meta": _meta_dict(loaded.meta),
         "transcript": ModelMessagesTypeAdapter.dump_python(list(loaded.transcript), mode="json"),
+        "context": ModelMessagesTypeAdapter.dump_python(list(loaded.context), mode="json"),
         "ledger": [{**event.to_dict(), "at_message": at} for event, at in zip(loaded.ledger, positions, strict=False)],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
@@ -194,6 +201,8 @@ def default_export_path(meta: SessionMeta, fmt: str, directory: Path) -> Path:
 
 _RENDERERS = {"md": export_markdown, "json": export_json}
 
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 EXPORTS_DIR = "exports"
 """`/export`'s default folder, under the data dir: an export is a copy of the session (secrets
@@ -235,8 +244,9 @@ def write_export(text: str, default: Path, target: Path | None = None) -> Path:
         path, unique = target, False
     for n in range(2, 10_000):
         try:
-            # O_EXCL: the check and the create are one step, so nothing is overwritten even in a race.
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            # O_EXCL: the check and the create are one step, so nothing is overwritten even in a race;
+            # with it a planted symlink counts as taken, never followed (O_NOFOLLOW says so twice).
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
         except FileExistsError:
             if not unique:
                 raise FileExistsError(
@@ -250,10 +260,9 @@ def write_export(text: str, default: Path, target: Path | None = None) -> Path:
     raise FileExistsError(errno.EEXIST, "no free file name left", str(path))
 
 
-def write_private(path: Path, text: str) -> None:
-    """Write `text` to `path` readable by its owner only (mode 600, like the database): an export
-    holds the whole conversation. Raises `OSError`."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        os.fchmod(handle.fileno(), 0o600)  # an existing file keeps its mode through O_CREAT
-        handle.write(text)
+def write_private(path: Path, text: str) -> Path:
+    """Write `text` to a new file named `path` (or `-2`, `-3`… before its suffix when taken),
+    readable by its owner only (mode 600, like the database): an export holds the whole
+    conversation. Never over an existing file nor through a symlink planted there (`write_export`).
+    Returns the file written. Raises `OSError`."""
+    return write_export(text, path, path.parent)

@@ -27,12 +27,14 @@ from co_tui.governance.capability import ContextGovernance
 from co_tui.governance.meter import TokenMeter
 from co_tui.governance.policy import GovernancePolicy
 from co_tui.session.events import Notice
+from co_tui.session.recall_source import recall_source
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
     from pydantic_ai.models import Model
 
     from co_tui.agent.project_instructions import InstructionFile
+    from co_tui.session.history import History
 
 __all__ = ["ModelSetup", "reload_notice"]
 
@@ -46,7 +48,12 @@ def reload_notice(files: Sequence[InstructionFile]) -> str:
 
 class ModelSetup:
     """See module docstring. `transcript_sink` receives the messages each governance pass hands on
-    (the session's transcript); `configure` raises `ModelConfigError` on a bad model."""
+    and returns them as the transcript keeps them (tool outputs stamped with their handles);
+    `history` is what the `recall` tool reads. `configure` raises `ModelConfigError` on a bad model."""
+
+    meter: TokenMeter
+    overhead: int
+    policy: GovernancePolicy
 
     def __init__(
         self,
@@ -55,9 +62,11 @@ class ModelSetup:
         approver: Approver | None,
         model: Model | str,
         *,
-        transcript_sink: Callable[[Sequence[ModelMessage]], None],
+        history: History,
+        transcript_sink: Callable[[list[ModelMessage]], list[ModelMessage]],
     ) -> None:
         self.settings = settings
+        self.history = history  # read by the `recall` tool (recall_source.py)
         self.workspace = workspace
         self.approver = approver
         self._sink = transcript_sink
@@ -94,6 +103,7 @@ class ModelSetup:
             approver=self.approver,
             toolsets=self.mcp.toolsets(),
             project_instructions=lambda: self.project.text,
+            recall=recall_source(self.history, self),
         )
         self.overhead = self._count_overhead()  # after the agent: its tools are priced, not built again
         self.context_window = context_window_of(resolved) or s.fallback_context_window

@@ -123,13 +123,21 @@ def resolve_session_id(
     `continue_latest` the latest session of `workspace`; None when neither asks for one (a new
     session). Imports no pydantic-ai (the TUI shows a resumed conversation before it loads).
 
+    A `resume_id` that names a JSON export or rescue file (`rescued-….json`) is imported as a new
+    session first (`json_import`, which does import pydantic-ai), and that session is resumed.
+
     Raises `OpenSessionError` (exit 2) for a bare `--resume` (`resume_id == ""`: only the TUI has a
     picker) or when nothing is there to continue; `StoreError` (one line) for an unknown or
-    ambiguous id, or a damaged database (`StoreCorrupt`, also when a damaged index finds no session).
+    ambiguous id, a file that is no export, or a damaged database (`StoreCorrupt`, also when a
+    damaged index finds no session).
     """
     if resume_id == "":
         raise OpenSessionError("--resume needs a session id here (see co-tui --list-sessions)", 2)
     if resume_id:
+        from co_tui.session.json_import import import_json_export, is_export_file
+
+        if is_export_file(resume_id):
+            return import_json_export(store, Path(resume_id).expanduser(), workspace)
         return store.resolve_id(resume_id)
     if continue_latest:
         latest = store.latest(workspace)
@@ -158,5 +166,6 @@ def quit_lines(session: SessionPort | None) -> tuple[str | None, str | None]:
         return None, "the conversation could not be saved, nor written to a rescue copy beside the database"
     return (
         None,
-        f"the conversation could not be saved to the database; it was written to {rescued} (a --format json export)",
+        f"the conversation could not be saved to the database; it was written to {rescued} "
+        f"(co-tui --resume {rescued} reads it back)",
     )

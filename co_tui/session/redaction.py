@@ -4,7 +4,8 @@ Messages do not carry API keys, but two fields could smuggle one in: `provider_d
 provider data: a proxy or a future SDK could echo request headers there) and `provider_url` (a base
 URL may embed `user:key@` or `?key=`). Besides those, the literal value of every secret-looking
 environment variable (`*_API_KEY`, `*TOKEN*`, …) is replaced in the serialised text, whatever field
-it reached (a tool that printed the environment, a pasted key).
+it reached (a tool that printed the environment, a pasted key), and so is every value co-tui gave an
+MCP server in its `env` or `headers` (`add_secrets`), whatever its name.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -28,10 +29,22 @@ _MIN_SECRET_LEN = 8
 
 
 _names_cache: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+_given: set[str] = set()  # add_secrets'
+
+
+def add_secrets(values: Iterable[str]) -> None:
+    """Treat each of `values` as a credential from now on (an MCP server's configured `env` and
+    `headers` values): `secret_env_values` returns them too. A value is also split at whitespace, so
+    the token of `Bearer sk-…` is one; parts shorter than 8 characters are ignored."""
+    for value in values:
+        for part in (value, *str(value).split()):
+            if len(part.strip()) >= _MIN_SECRET_LEN:
+                _given.add(part.strip())
 
 
 def secret_env_values(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    """Values of environment variables that look like credentials, longest first.
+    """Values of environment variables that look like credentials, longest first; without `environ`
+    (this process's own), those of `add_secrets` too.
 
     Which names match is cached while the set of names stays the same (values are always read
     fresh), so a save does not run the patterns over the whole environment every turn.
@@ -45,6 +58,8 @@ def secret_env_values(environ: Mapping[str, str] | None = None) -> tuple[str, ..
         names = tuple(k for k in all_names if _SECRET_ENV_NAME.search(k))
         _names_cache = (all_names, names)
     values = {v.strip() for v in (env.get(k, "") for k in names) if len(v.strip()) >= _MIN_SECRET_LEN}
+    if environ is None:  # this process's secrets: those it gave MCP servers too
+        values |= _given
     return tuple(sorted(values, key=len, reverse=True))
 
 

@@ -55,8 +55,11 @@ class SessionClaim:
                 os.close(entry[0])  # closing the descriptor drops the flock
 
 
-def claim_session(data_dir: Path, session_id: str) -> SessionClaim:
-    """Claim `session_id` for this process. Raises `SessionBusy` if another process holds it."""
+def claim_session(
+    data_dir: Path, session_id: str, *, advice: str = "wait for it to finish, or start a new session"
+) -> SessionClaim:
+    """Claim `session_id` for this process. Raises `SessionBusy` if another process holds it: one
+    line naming the holder, then `advice`."""
     if fcntl is None:
         return SessionClaim(None)
     path = Path(data_dir) / "locks" / f"{session_id}.lock"
@@ -75,10 +78,7 @@ def claim_session(data_dir: Path, session_id: str) -> SessionClaim:
         except OSError:
             holder = _holder(fd)
             os.close(fd)
-            raise SessionBusy(
-                f"session {session_id[:8]} is open in another co-tui process{holder}: "
-                "wait for it to finish, or start a new session"
-            ) from None
+            raise SessionBusy(f"session {session_id[:8]} is open in another co-tui process{holder}: {advice}") from None
         os.ftruncate(fd, 0)
         os.write(fd, str(os.getpid()).encode())
         _held[path] = [fd, 1]

@@ -48,6 +48,7 @@ from co_tui.session.conversation_counts import ConversationCounts, keep_counts, 
 from co_tui.session.message_codec import decode_bodies, encode_messages
 from co_tui.session.redaction import redact_text, secret_env_values
 from co_tui.session.saved_session import LoadedSession, SessionMeta
+from co_tui.session.session_lock import claim_session
 from co_tui.session.store_errors import (
     StoreCorrupt,
     StoreError,
@@ -824,11 +825,17 @@ class SessionStore:
         return sessions[0] if sessions else None
 
     def delete(self, session_id: str) -> None:
-        """Remove a session with its transcript, context and ledger. Unknown id: `StoreError`."""
-        with self._transaction("delete the session") as conn:
-            if conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount == 0:
-                raise StoreError(f"no session with id {session_id}")
-            self._saved.pop(session_id, None)
+        """Remove a session with its transcript, context and ledger. Unknown id: `StoreError`.
+        `SessionBusy` (one line) while another process has it open: deleting it under that process
+        made its next save fail, its conversation left only in a rescue copy."""
+        claim = claim_session(self.path.parent, session_id, advice="quit it there first; nothing was deleted")
+        try:
+            with self._transaction("delete the session") as conn:
+                if conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount == 0:
+                    raise StoreError(f"no session with id {session_id}")
+                self._saved.pop(session_id, None)
+        finally:
+            claim.release()
 
     def preview(self, session_id: str) -> str:
         """One line for the sessions picker: the newest prompt, or the newest answer of a session

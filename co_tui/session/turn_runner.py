@@ -19,6 +19,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, repair_messages
 
 from co_tui.agent.errors import describe_error
 from co_tui.governance.capability import HistoryTrimmedEvent, OversizedTurnEvent
+from co_tui.governance.handles import stamp_handles
 from co_tui.governance.markers import tag_fused_markers
 from co_tui.session.events import INTERRUPTED_MESSAGE, Done, ErrorEvent, Event, OversizedTurn, UsageUpdate
 from co_tui.session.history import Edit
@@ -58,11 +59,14 @@ class TurnRunner:
         self._cancel_requested = False
         self._checkpoint_due = False
 
-    def record(self, messages: Sequence[ModelMessage]) -> None:
+    def record(self, messages: Sequence[ModelMessage]) -> list[ModelMessage]:
         """The governance capability's transcript sink: a step finished (its tool results are in) or
-        the prompt went out; saved at the next event."""
-        self.history.extend(messages)
+        the prompt went out; saved at the next event. Returns the messages as the transcript keeps
+        them: each tool output stamped with its handle (`governance.handles`)."""
+        stamped = stamp_handles(messages, len(self.history.transcript))
+        self.history.extend(stamped)
         self._checkpoint_due = self.running
+        return stamped
 
     def refusal(self, prompt: str) -> OversizedTurn | None:
         """The event refusing `prompt` before anything is sent (it cannot fit the window), or None."""
@@ -204,8 +208,10 @@ class TurnRunner:
             return
         # The governance capability handed every message up to its last pass to the transcript;
         # what came after it (the final response, a partial one) is taken here.
-        tail = run_messages[self.setup.governance.seen_len :]
+        seen = self.setup.governance.seen_len
+        tail = stamp_handles(run_messages[seen:], len(self.history.transcript))
         self.history.extend(tail)
+        run_messages = [*run_messages[:seen], *tail]
         # repair_messages closes dangling calls after an interrupt. Like pydantic-ai at run start, it
         # fuses a marker with the prompt after it; the context is kept in that fused form so the next
         # run's history has the length the governance transcript sink counts from (governance and

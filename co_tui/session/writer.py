@@ -118,10 +118,11 @@ class SessionWriter:
         )
         path = self.store.path.parent / f"rescued-{info.session_id[:8]}-{time.strftime('%Y%m%d-%H%M%S')}.json"
         try:
-            write_private(path, export_json(loaded))
+            return write_private(
+                path, export_json(loaded)
+            )  # a new file: a symlink planted at the name is never followed
         except OSError:
             return None
-        return path
 
     # --- the claim -------------------------------------------------------------------------------
 

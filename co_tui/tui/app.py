@@ -53,6 +53,7 @@ from co_tui.tui.messages import (
 )
 from co_tui.tui.palette import SlashCommandProvider
 from co_tui.tui.screens.chat import RESUME_ENTRIES, ChatScreen
+from co_tui.tui.type_ahead import TypeAhead
 
 if TYPE_CHECKING:
     from textual.driver import Driver
@@ -108,6 +109,7 @@ class CoTuiApp(App[int]):
         self.failure: str | None = None  # one line printed by run_app when the session cannot open
         self._mcp_worker: Worker[None] | None = None  # runs the session's MCP servers
         self.early_input = EarlyInput()  # what is typed or pasted before the prompt is ready
+        self.type_ahead = TypeAhead()  # keys typed while a row has focus go to the prompt
         # This app's key timings: its driver, prompt and chat screen note keys here (tui/input_clock.py).
         self.key_clock = KeyClock()
 
@@ -122,12 +124,14 @@ class CoTuiApp(App[int]):
         return self.controller.busy
 
     def get_driver_class(self) -> type[Driver]:
-        """Textual's driver, subclassed to note each key as its input thread reads it (`key_arrival.noting_keys`)."""
+        """Textual's driver, subclassed to note each key as its input thread reads it (`key_arrival.noting_keys`)
+        and to outlive its terminal (`terminal_loss.surviving_hangup`)."""
         # Keys are noted as the driver's thread reads them: layout frames wait for them
-        # (tui/key_arrival.py).
+        # (tui/key_arrival.py). A closed terminal must end co-tui, never freeze it (tui/terminal_loss.py).
         from co_tui.tui.key_arrival import noting_keys
+        from co_tui.tui.terminal_loss import surviving_hangup
 
-        driver: type[Driver] = noting_keys(super().get_driver_class())
+        driver: type[Driver] = noting_keys(surviving_hangup(super().get_driver_class()))
         return driver
 
     def get_default_screen(self) -> ChatScreen:
@@ -217,6 +221,11 @@ class CoTuiApp(App[int]):
 
         self.push_screen(ConfirmCompact(body), confirmed)
 
+    def action_scroll_chat_end(self) -> None:
+        """ctrl+end: jump to the end of the chat, which then follows new output again."""
+        if not self._chat_gone():
+            self.chat.log_view.scroll_to_end()
+
     async def action_undo(self) -> None:
         """/undo: undo the newest cut or compaction still in effect (docs/context-governance.md)."""
         await self.controller.undo()
@@ -286,10 +295,18 @@ class CoTuiApp(App[int]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HELP_SCREEN)
 
-    def action_show_mcp(self) -> None:
-        """/mcp: the MCP servers, their status, tools and schema token cost."""
+    def action_show_mcp(self, args: str = "") -> None:
+        """/mcp: the MCP servers, their status, tools and schema token cost; `/mcp restart NAME`
+        closes a server and starts it again (a failed one too), with one line saying so."""
         session = self.session
         if not self.controller.session_ready_for("mcp") or session is None:
+            return
+        if args:
+            verb, _, name = args.partition(" ")
+            if verb != "restart" or not name.strip():
+                self.chat.show_hint("usage: /mcp, or /mcp restart NAME")
+                return
+            self.spawn(self.chat.add_notice(session.mcp.restart(name.strip())))
             return
         from co_tui.tui.screens.mcp import McpScreen
 
@@ -370,6 +387,8 @@ class CoTuiApp(App[int]):
             self.action_export(arg)
         elif spec.name == "model":
             await self.action_model(arg)
+        elif spec.name == "mcp":
+            self.action_show_mcp(arg)
         else:
             await self.run_action(spec.action)
         return True
@@ -524,8 +543,21 @@ class CoTuiApp(App[int]):
         """While co-tui starts, keep text keys and pastes for the prompt (`EarlyInput.hold`); any other
         event goes on as usual."""
         # A paste read as keys while co-tui starts stays one paste (tui/early_input.py).
-        if not self.early_input.hold(event):
-            await super().on_event(event)
+        if self.early_input.hold(event):
+            return
+        if isinstance(event, events.Key) and not event.is_forwarded and await self._route_typing(event):
+            return
+        await super().on_event(event)
+
+    async def _route_typing(self, event: events.Key) -> bool:
+        """A key typed on the chat screen while a row or the log has focus goes to the prompt, in
+        order (tui/type_ahead.py); True when taken there."""
+        chat = self.screen
+        if not isinstance(chat, ChatScreen) or not chat.is_mounted:
+            return False
+        forward = super().on_event
+        later = lambda: self.call_later(self.type_ahead.release, forward)  # noqa: E731
+        return await self.type_ahead.route(chat, chat.prompt, event, later=later, forward=forward)
 
     def _release_early_input(self) -> None:
         """Put what was typed or pasted while co-tui started into the prompt, as one paste, once
@@ -722,6 +754,11 @@ class CoTuiApp(App[int]):
                 return
             if server.status == "failed":
                 self.spawn(self.chat.add_notice(server.line()))
+            elif server.status == "running":
+                if server.restarts:  # `/mcp restart`: say it is back
+                    self.spawn(self.chat.add_notice(server.line()))
+                if server.left_out:  # tools with a bad or taken name
+                    self.spawn(self.chat.add_notice(server.left_out_line()))
             if not session.busy:  # its schemas join (or leave) the figure; a turn's own events redraw it
                 self.chat.meter.reading = session.meter_reading()
             from co_tui.tui.screens.mcp import McpScreen

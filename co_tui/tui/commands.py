@@ -56,7 +56,13 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("export", "Export this session as Markdown or JSON", "/export [md|json] [path]", None, "export"),
     CommandSpec("model", "Show the model, or switch to another one", "/model [name]", None, "model"),
     CommandSpec("help", "Keys and commands", "/help", "f1", "show_help"),
-    CommandSpec("mcp", "List MCP servers: status, tools and their schemas' token cost", "/mcp", None, "show_mcp"),
+    CommandSpec(
+        "mcp",
+        "List MCP servers: status, tools and their schemas' token cost; restart NAME starts one again",
+        "/mcp [restart NAME]",
+        None,
+        "show_mcp",
+    ),
     CommandSpec("quit", "Quit co-tui", "/quit", "ctrl+q", "quit"),
     CommandSpec("undo", "Undo the newest cut: the model sees what it removed again", "/undo", None, "undo"),
     CommandSpec("pin", "Pin the newest turn: no cut drops, summarises or shortens it", "/pin", None, "pin"),
@@ -71,6 +77,7 @@ KEYS: tuple[KeySpec, ...] = (
     KeySpec("ctrl+p", "command_palette", "Commands"),
     KeySpec("f1", "show_help", "Help"),
     KeySpec("ctrl+q", "quit", "Quit", priority=True),
+    KeySpec("ctrl+end", "scroll_chat_end", "Jump to the end of the chat", show=False),
 )
 
 _BY_NAME = {spec.name: spec for spec in COMMANDS}

@@ -98,14 +98,14 @@ def test_an_unreadable_file_is_skipped_with_one_line(dirs: tuple[Path, Path], mo
     workspace, config = dirs
     path = workspace / "AGENTS.md"
     path.write_text("secret\n")
-    real_read = Path.read_bytes
+    real_open = os.open
 
-    def read_bytes(self: Path) -> bytes:  # chmod 0 does not stop root, who runs these tests in CI
-        if self == path:
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_read(self)
+    def refusing_open(name, flags, *args):  # chmod 0 does not stop root, who runs these tests in CI
+        if Path(name) == path.resolve():
+            raise PermissionError(13, "Permission denied", str(name))
+        return real_open(name, flags, *args)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(os, "open", refusing_open)
     project = ProjectInstructions(workspace, global_dir=config)
     (error,) = project.errors
     assert error == f"{path}: cannot be read (Permission denied)"
@@ -150,3 +150,92 @@ def test_a_workspace_that_is_the_config_dir_sends_its_file_once(tmp_path: Path) 
     (tmp_path / "AGENTS.md").write_text("rule\n")
     project = ProjectInstructions(tmp_path, global_dir=tmp_path)
     assert [f.scope for f in project.files] == ["project"]
+
+
+# --- a hostile repository (issue 33.1, 33.10) ---------------------------------------------------
+
+
+def test_a_symlink_out_of_the_workspace_is_refused_as_read_file_refuses_it(
+    dirs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    workspace, config = dirs
+    secret = tmp_path / "outside.txt"
+    secret.write_text("DATABASE_URL=postgres://app:hunter2@db/prod\n")
+    (workspace / "AGENTS.md").symlink_to(secret)
+    project = ProjectInstructions(workspace, global_dir=config)
+    assert project.text is None
+    (error,) = project.errors
+    assert "symlink that leads outside the workspace" in error and "AGENTS.md" in error, error
+    assert "\n" not in error and "hunter2" not in error
+
+
+def test_a_symlink_to_proc_environ_is_refused(dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    workspace, config = dirs
+    monkeypatch.setenv("SOME_PASSWORD_HOLDER", "hunter2")
+    (workspace / "AGENTS.md").symlink_to("/proc/self/environ")
+    project = ProjectInstructions(workspace, global_dir=config)
+    assert project.text is None and len(project.errors) == 1
+    assert "hunter2" not in repr(project.files)
+
+
+def test_a_global_file_linked_to_proc_is_refused(dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    workspace, config = dirs
+    monkeypatch.setenv("SOME_PASSWORD_HOLDER", "hunter2")
+    (config / "AGENTS.md").symlink_to("/proc/self/environ")
+    project = ProjectInstructions(workspace, global_dir=config)
+    (error,) = project.errors
+    assert "a system file" in error and project.text is None
+
+
+def test_a_symlink_inside_the_workspace_is_followed(dirs: tuple[Path, Path]) -> None:
+    workspace, config = dirs
+    (workspace / "docs").mkdir()
+    (workspace / "docs" / "rules.md").write_text("Use tabs.\n")
+    (workspace / "CLAUDE.md").symlink_to("docs/rules.md")
+    project = ProjectInstructions(workspace, global_dir=config)
+    assert project.errors == [] and "Use tabs." in (project.text or "")
+
+
+def test_the_global_file_may_be_a_dotfiles_link(dirs: tuple[Path, Path], tmp_path: Path) -> None:
+    workspace, config = dirs
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "AGENTS.md").write_text("My own rules.\n")
+    (config / "AGENTS.md").symlink_to(dotfiles / "AGENTS.md")
+    project = ProjectInstructions(workspace, global_dir=config)
+    assert project.errors == [] and "My own rules." in (project.text or "")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory"])
+def test_only_a_regular_file_is_read(dirs: tuple[Path, Path], kind: str) -> None:
+    workspace, config = dirs
+    path = workspace / "AGENTS.md"
+    if kind == "fifo":
+        os.mkfifo(path)  # no writer: a blocking read would hang the start
+    else:
+        path.mkdir()
+    project = ProjectInstructions(workspace, global_dir=config)
+    (error,) = project.errors
+    assert error == f"{path}: not a regular file; skipped"
+
+
+def test_a_huge_file_is_not_read_whole(dirs: tuple[Path, Path]) -> None:
+    workspace, config = dirs
+    path = workspace / "AGENTS.md"
+    with path.open("wb") as handle:
+        handle.write("é".encode() * (MAX_CHARS * 3))  # 2 bytes a character, longer than what is read
+        handle.truncate(500_000_000)  # sparse: the rest is NULs on no disk
+    project = ProjectInstructions(workspace, global_dir=config)
+    (file,) = project.files
+    assert file.error is None and file.cut and file.chars is None and file.size == 500_000_000
+    assert file.text.startswith("é" * MAX_CHARS) and "é" * (MAX_CHARS + 1) not in file.text
+    assert "it is 500,000,000 bytes long" in file.text
+    assert "cut at 40,000 of 500,000,000 bytes" in (project.summary() or "")
+
+
+def test_a_character_split_at_the_read_limit_is_not_an_encoding_error(dirs: tuple[Path, Path]) -> None:
+    workspace, config = dirs
+    # 3-byte characters: the 4*MAX_CHARS-byte read ends inside one of them.
+    (workspace / "AGENTS.md").write_text("€" * (MAX_CHARS * 2))
+    (file,) = ProjectInstructions(workspace, global_dir=config).files
+    assert file.error is None and file.cut and file.text.startswith("€" * MAX_CHARS)

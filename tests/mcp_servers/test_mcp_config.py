@@ -65,6 +65,35 @@ def test_a_bad_mcp_setting_is_one_line_naming_it(toml: str, expected: str) -> No
     assert str(path) in str(info.value)
 
 
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (
+            '{"x": {"command": "a", "port": 3}}',
+            "environment variable CO_TUI_MCP_SERVERS: unknown setting 'mcp_servers.x.port'",
+        ),
+        ('{"x": {"args": ["a"]}}', "setting mcp_servers.x: invalid value from environment variable CO_TUI_MCP_SERVERS"),
+        ('{"x": ', "environment variable CO_TUI_MCP_SERVERS: not valid JSON"),
+    ],
+)
+def test_a_bad_mcp_servers_variable_is_blamed_not_the_config_file(
+    monkeypatch: pytest.MonkeyPatch, value: str, expected: str
+) -> None:
+    write_config('model = "offline"\n')
+    monkeypatch.setenv("CO_TUI_MCP_SERVERS", value)
+    with pytest.raises(SettingsError) as info:
+        load_settings()
+    message = str(info.value)
+    assert message.startswith(expected) or expected in message, message
+    assert "config file" not in message and len(message.splitlines()) == 1
+
+
+def test_servers_from_the_variable_say_where_they_came_from(monkeypatch: pytest.MonkeyPatch, workspace: Path) -> None:
+    monkeypatch.setenv("CO_TUI_MCP_SERVERS", json.dumps({"demo": demo_entry()}))
+    [server] = load_mcp_servers(load_settings(), workspace).servers
+    assert server.source == "environment variable CO_TUI_MCP_SERVERS"
+
+
 def test_the_project_file_is_read_only_when_allowed(workspace: Path) -> None:
     (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"proj": demo_entry()}}))
     assert not load_mcp_servers(load_settings(), workspace)
@@ -127,3 +156,13 @@ def test_a_destructive_tool_needs_yes_in_print_mode(workspace: Path, yes: bool) 
     proc = co_tui("-p", "use demo_echo text=hi", "--output-format", "jsonl", cwd=workspace)
     assert "refused" not in proc.stderr
     assert any(json.loads(line).get("content") == "echo: hi" for line in proc.stdout.splitlines())
+
+
+def test_a_project_server_name_a_terminal_could_act_on_is_sanitised(workspace: Path) -> None:
+    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"x\u001b]0;pwned\u0007y": demo_entry()}}))
+    servers = load_mcp_servers(load_settings(mcp_project_config=True), workspace)
+    [server] = servers.servers
+    assert server.name == "x__0_pwned_y" and servers.config_error is None
+    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"a\nb": {"args": ["no command"]}}}))
+    error = load_mcp_servers(load_settings(mcp_project_config=True), workspace).config_error
+    assert error is not None and "'a\\nb'" in error and "\n" not in error

@@ -3,22 +3,21 @@ offline model, the real governance. The offline model calls a tool by name with 
 
 from __future__ import annotations
 
+import asyncio
 import sys
 
 import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, ToolReturnPart, UserPromptPart
+from support.turns import collect
 
 from co_tui.agent.factory import tool_schema_tokens
 from co_tui.agent.mcp_servers import mcp_overview, mcp_tool_definitions_by_server
 from co_tui.config import load_settings
 from co_tui.session.chat import ChatSession
+from co_tui.tui.screens.mcp import mcp_markdown
 from mcp_servers.conftest import demo_entry
 
 pytestmark = pytest.mark.slow
-
-
-async def collect(aiter) -> list:
-    return [event async for event in aiter]
 
 
 def session_with(workspace, servers: dict, **settings) -> ChatSession:
@@ -206,3 +205,36 @@ async def test_the_overhead_counts_a_servers_schemas_once_it_lists_its_tools(wor
         await session.mcp.stop()
     # Stopped: no tools are offered any more, none are counted.
     assert session.overhead_tokens == plain.overhead_tokens
+
+
+async def test_a_death_is_explained_by_its_own_stderr_and_restart_brings_the_server_back(workspace) -> None:
+    session = session_with(workspace, {"demo": demo_entry()})
+    running = asyncio.Event()
+    session.mcp.set_listener(lambda s: running.set() if s.status == "running" else None)
+    await session.mcp.start()
+    try:
+        [server] = session.mcp.servers
+        assert session.mcp.restart("demo") == "MCP server demo: restarting"  # a running one too
+        running.clear()
+        await running.wait()
+        assert server.restarts == 1 and server.status == "running"
+        await collect(session.run_turn("use demo_fail"))  # the server logs this error on stderr
+        events = await collect(session.run_turn("use demo_die"))
+        # Not the end of the earlier error's log ("… (Connection closed) (purpose')").
+        assert server.reason == "it stopped during a call to demo_die (Connection closed)"
+        assert next(e for e in events if e.type == "tool_result").content.endswith('(Connection closed)"}')
+        running.clear()
+        assert session.mcp.restart("demo") == "MCP server demo: restarting"
+        await running.wait()
+        assert server.restarts == 2 and server.reason == ""
+        events = await collect(session.run_turn("use demo_echo text=back"))
+        assert next(e for e in events if e.type == "tool_result").content == "echo: back"
+        assert session.mcp.restart("nope") == "no MCP server is named 'nope' (servers: demo)"
+        # /mcp lists each server's tools, the ones that ask first marked.
+        [row] = mcp_overview(session.mcp)
+        assert row.tool_names == ("demo_big", "demo_echo", "demo_fail", "demo_wipe", "demo_die")
+        assert row.asks_first == ("demo_wipe",)
+        assert "- demo: demo\\_big, demo\\_echo, demo\\_fail, demo\\_wipe ⚠, demo\\_die" in mcp_markdown([row])
+    finally:
+        await session.mcp.stop()
+    assert session.mcp.restart("demo") == "MCP server demo cannot be restarted now (stopped)"

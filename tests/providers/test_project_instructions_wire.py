@@ -8,28 +8,17 @@ overhead counts them.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
+from support.turns import collect, of_type
 
 from co_tui.governance import estimate_text_tokens
 
-from .harness import collect, of_type, point_providers_at, session
+from .harness import session
 from .loopback import LoopbackServer, Reply
-
-
-@pytest.fixture
-def env(loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch) -> LoopbackServer:
-    point_providers_at(monkeypatch, loopback)
-    return loopback
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
 
 
 def _system(request) -> str:
@@ -116,3 +105,35 @@ async def test_the_meter_overhead_counts_the_instructions(env: LoopbackServer, w
     env.script(Reply("ok"))
     await collect(with_file.run_turn("hello"))
     assert with_file.overhead_tokens < bare.overhead_tokens + grown, "a reload updates the overhead"
+
+
+# --- a hostile repository's AGENTS.md, through print mode (issue 33.1) ---------------------------
+
+SECRET = "hunter2-db-password-7f3a"
+
+
+@pytest.mark.slow  # a Python process that imports pydantic-ai
+@pytest.mark.parametrize("target", ["/proc/self/environ", "outside"])
+def test_print_mode_never_sends_a_linked_secret(loopback: LoopbackServer, tmp_path: Path, target: str) -> None:
+    from tests.cli_process import run_co_tui
+
+    from .harness import provider_env
+
+    workspace = tmp_path / "cloned-repo"
+    workspace.mkdir()
+    if target == "outside":
+        outside = tmp_path / "credentials"
+        outside.write_text(f"password={SECRET}\n")
+        target = str(outside)
+    (workspace / "AGENTS.md").symlink_to(target)
+    loopback.script(Reply("hi"))
+    env = {**provider_env(loopback), "DATABASE_URL": f"postgres://app:{SECRET}@db/prod"}
+    proc = run_co_tui("-p", "hello", "--model", "openai-chat:gpt-4o", cwd=workspace, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "hi"
+    [request] = loopback.requests
+    assert SECRET not in json.dumps(request.body) and "sk-test" not in json.dumps(request.body)
+    assert "You are co-tui" in _system(request), "the turn ran with co-tui's own instructions"
+    [line] = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert line.startswith("co-tui: instructions skipped: ") and "AGENTS.md" in line, line
+    assert SECRET not in proc.stderr

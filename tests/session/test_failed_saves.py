@@ -61,7 +61,8 @@ async def test_clear_that_can_neither_save_nor_rescue_clears_nothing(tmp_path: P
     assert session.store is not None
     session.store.close()
     await _run(session, "this turn is not saved")
-    shutil.rmtree(tmp_path / "data")  # the rescue copy has nowhere to go either
+    shutil.rmtree(tmp_path / "data")
+    (tmp_path / "data").write_text("a file where the data dir was")  # the rescue copy has nowhere to go either
     transcript, old_id = list(session.transcript), session.id
     with pytest.raises(Refused, match="^nothing was cleared: the conversation could not be saved") as refused:
         await session.clear()

@@ -69,3 +69,27 @@ async def test_servers_start_after_the_session_and_failures_are_one_line(workspa
         await wait_until(pilot, lambda: not app.busy, what="turn finished")
         # Long after the servers settled (a whole turn later): the failure was still said once.
         assert sum("ghost" in n for n in notices(app)) == 1
+
+
+async def test_mcp_restart_brings_a_failed_server_back(workspace: Path) -> None:
+    from quiet_app import QuietApp
+
+    Path(os.environ["CO_TUI_CONFIG_FILE"]).write_text(
+        f"[mcp_servers.demo]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(DEMO))}]\n"
+    )
+    app = QuietApp(load_settings(), workspace)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await wait_until(pilot, lambda: app.session is not None and app.session.mcp.servers, what="session ready")
+        [demo] = app.session.mcp.servers
+        await wait_until(pilot, lambda: demo.status == "running", what="server running")
+        await pilot.press(*"use demo_die", "enter")
+        await wait_until(pilot, lambda: any("MCP server demo failed" in n for n in notices(app)), what="failure")
+        await wait_until(pilot, lambda: not app.busy, what="turn finished")
+        await pilot.press(*"/mcp restart", "enter")
+        hint = app.chat.query_one("#hint")
+        await wait_until(pilot, lambda: "usage: /mcp, or /mcp restart NAME" in str(hint.content), what="usage")
+        await pilot.press(*"/mcp restart demo", "enter")
+        await wait_until(pilot, lambda: "MCP server demo: restarting" in notices(app), what="restarting")
+        await wait_until(pilot, lambda: "MCP server demo: running, 5 tools" in notices(app), what="running again")
+        await pilot.press(*"use demo_echo text=back", "enter")
+        await wait_until(pilot, lambda: "echo: back" in tool_results(app), what="a call after the restart")

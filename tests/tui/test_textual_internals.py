@@ -1,6 +1,6 @@
 """The private parts of Textual co-tui relies on still exist, with the shapes it uses.
 
-The key echo (tui/key_echo.py), the chat screen's frame hooks (tui/screens/chat.py), the
+The driver that outlives its terminal (tui/terminal_loss.py), the key echo (tui/key_echo.py), the chat screen's frame hooks (tui/screens/chat.py), the
 finished segments of a streaming answer (tui/widgets/rendered_lines.py) and the containers that keep
 their lines as they grow (tui/widgets/kept_lines.py) reach past Textual's public API. A Textual release may rename or reshape any of these without notice; pyproject.toml pins
 Textual to the minor version tested, and this test fails loudly, naming the attribute, when an
@@ -108,3 +108,35 @@ async def test_the_size_hook_kept_lines_overrides() -> None:
         assert segment._border_title is None and segment._border_subtitle is None
         segment.border_title = "t"
         assert segment._border_title is not None
+
+
+def test_the_anchor_the_chat_log_keeps() -> None:
+    # widgets/chat_log.py: Textual releases the anchor through release_anchor() (the flag
+    # _anchor_released) and scroll_to_region takes `immediate`; the log overrides both.
+    assert parameters(Widget.release_anchor) == []
+    assert "immediate" in parameters(Widget.scroll_to_region)
+    assert hasattr(Widget(), "_anchor_released")
+
+
+async def test_the_linux_driver_parts_terminal_loss_replaces() -> None:
+    # terminal_loss.py wraps the driver's output file `_file` (what its WriterThread writes to),
+    # overrides the SIGTSTP/SIGCONT handlers (checking `_auto_restart` as they do) and hands work to
+    # the driver's `_loop`.
+    import signal
+    import sys
+
+    from textual.drivers import linux_driver
+    from textual.drivers._writer_thread import WriterThread
+
+    assert parameters(WriterThread.__init__) == ["file"]
+    assert linux_driver.WriterThread is WriterThread
+    for name in ("_sigtstp_application", "_sigcont_application"):
+        assert callable(getattr(linux_driver.LinuxDriver, name)), name
+    saved = signal.getsignal(signal.SIGTSTP), signal.getsignal(signal.SIGCONT)
+    app: App[None] = App()
+    driver = linux_driver.LinuxDriver(app)  # sets its own SIGTSTP and SIGCONT handlers
+    try:
+        assert driver._file is sys.__stderr__ and driver._auto_restart is True and driver._loop is not None
+    finally:
+        signal.signal(signal.SIGTSTP, saved[0])
+        signal.signal(signal.SIGCONT, saved[1])

@@ -5,6 +5,7 @@ The rows come from `co_tui.agent.mcp_servers.mcp_overview` (no Textual there); t
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from textual.app import ComposeResult
@@ -14,6 +15,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Markdown, Static
 
 from co_tui.tui.keys_reference import key_label
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
+
+
+def escape_markdown(text: str) -> str:
+    """`text` shown as it is in Markdown: every punctuation mark that could format is escaped."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
 
 
 def mcp_markdown(rows: list[Any], *, config_error: str | None = None) -> str:
@@ -35,7 +43,22 @@ def mcp_markdown(rows: list[Any], *, config_error: str | None = None) -> str:
     if failed:
         lines.append("")
         lines += [f"- {row.name} failed: {row.reason}" for row in failed]
-    lines += ["", "Tools are offered as `server_tool`; schema tokens are sent with every request."]
+    with_tools = [row for row in rows if row.tool_names]
+    if with_tools:
+        lines += ["", "Tools (⚠ asks first):"]
+        for row in with_tools:
+            names = ", ".join(f"{name} ⚠" if name in row.asks_first else name for name in row.tool_names)
+            lines.append(f"- {row.name}: {escape_markdown(names)}")
+    left_out = [row for row in rows if row.left_out]
+    if left_out:
+        lines.append("")
+        lines += ["Left out (the model is not offered them):", ""]
+        lines += [f"- {row.name}: {escape_markdown(note)}" for row in left_out for note in row.left_out]
+    lines += [
+        "",
+        "Tools are offered as `server_tool`; schema tokens are sent with every request. "
+        "To start a server again: `/mcp restart NAME`",
+    ]
     sources = sorted({row.source for row in rows})
     lines += ["", "From: " + "; ".join(sources)]
     return "\n".join(lines)

@@ -21,6 +21,7 @@ def servers() -> McpServers:
     docs.tool_defs = [tool("docs_search", "Search the documentation."), tool("docs_page", "Read one page.")]
     files = McpServer("files", "/work/project/.mcp.json", toolset=None, status="running", approve_all=True)
     files.tool_defs = [tool("files_delete", "Delete a file (destructive).")]
+    files.left_out = ["'read\\nme' (a tool name is 1-64 letters, digits, '_' or '-', the server's name included)"]
     ghost = McpServer("ghost", "config file /home/me/.config/co-tui/config.toml", toolset=None)
     ghost.set_status("failed", "could not start: [Errno 2] No such file or directory: 'ghost-server'")
     slow = McpServer("slow", "/work/project/.mcp.json", toolset=None)
@@ -38,6 +39,9 @@ async def test_the_screen_lists_every_server_with_status_tools_and_tokens(make_h
         assert "| files | running | 1 |" in source and "| every call |" in source
         assert "| ghost | failed | 0 | ~0 |" in source and "- ghost failed: could not start:" in source
         assert "| slow | starting | 0 |" in source
+        # Each server's tools, those that ask first marked; what was left out and why.
+        assert "- docs: docs\\_search, docs\\_page" in source and "- files: files\\_delete ⚠" in source
+        assert "- files: 'read\\\\nme' \\(a tool name is 1\\-64" in source
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, McpScreen) and app.results == [None]

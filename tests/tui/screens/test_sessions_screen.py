@@ -47,10 +47,8 @@ def _turn(i: int) -> list:
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    return path
+def workspace_name() -> str:
+    return "project"  # the picker's title names it ("Sessions in project"), in the snapshots
 
 
 @pytest.fixture
@@ -327,3 +325,49 @@ async def test_a_delete_runs_off_the_ui_thread(make_host, store, workspace, monk
             pilot, lambda: len(app.screen.query_one("#sessions-table", DataTable).rows) == 3, what="3 rows"
         )
         assert [m.id for m in store.list_sessions(workspace)] == [IDS["bcd"], IDS["cde"], IDS["def"]]
+
+
+async def test_a_session_open_in_another_process_is_not_deleted(make_host, store, workspace, tmp_path):
+    # Issue 33: `d` deleted a session another co-tui had open; that process's next save failed and
+    # its conversation survived only as a rescue file.
+    import subprocess
+    import sys
+
+    from cli_process import ROOT
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_CLAIM, str(tmp_path / "data"), IDS["abc"]],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={"PYTHONPATH": str(ROOT)},
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        app = _picker(make_host, store, workspace)
+        async with app.run_test(size=TERMINAL) as pilot:
+            await _listed(pilot)
+            await _keys(pilot, "d")
+            await _keys(pilot, "y")
+            await wait_until(pilot, lambda: "another co-tui process" in _status(app), what="the refusal")
+            status = _status(app)
+            assert f"(pid {holder.pid})" in status and "nothing was deleted" in status, status
+            assert IDS["abc"] in [m.id for m in store.list_sessions(workspace)]
+            holder.communicate("")  # the other process ends: its lock goes with it
+            await _keys(pilot, "d")
+            await _keys(pilot, "y")
+            await wait_until(pilot, lambda: IDS["abc"] not in [m.id for m in store.list_sessions(workspace)])
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+            holder.wait()
+
+
+HOLD_CLAIM = """
+import sys
+from pathlib import Path
+from co_tui.session.session_lock import claim_session
+claim = claim_session(Path(sys.argv[1]), sys.argv[2])
+print("held", flush=True)
+sys.stdin.read()
+"""
