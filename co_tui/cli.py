@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--yes",
         action="store_true",
-        help="print mode: approve every call that asks first: run_shell (needs allow_shell) and MCP tools that need approval",
+        help="print mode: approve every call that asks first: run_shell (needs allow_shell), file edits and MCP tools that need approval",
     )
     p.add_argument("--allow-shell", action="store_true", default=None, help="offer the run_shell tool")
     return p

@@ -92,6 +92,12 @@ class ChatSession(AppliesEdits):
         self.history = History()
         # Saved to the store lazily, at the first completed turn: opening and quitting leaves no empty session.
         self.writer = SessionWriter(store, created=session_id is not None)
+        from co_tui.session.file_checkpoints import session_file_edits
+
+        # What the model has seen of each file, and where each edit's checkpoint goes (issue 30).
+        self.file_edits = session_file_edits(
+            store, lambda: self.id, lambda: len(self.history.transcript), settings.checkpoint_max_bytes
+        )
         self.setup = ModelSetup(
             settings,
             self.workspace,
@@ -99,6 +105,7 @@ class ChatSession(AppliesEdits):
             model if model is not None else settings.model,
             history=self.history,
             transcript_sink=lambda messages: self.runner.record(messages),
+            file_edits=self.file_edits,
         )
         self.metering = Metering(self.setup, self.history)
         self.runner = TurnRunner(

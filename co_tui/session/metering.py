@@ -112,7 +112,8 @@ class Metering:
         """What the next request holds by category: the context, the instructions, the instruction
         files and the schemas of the agent's toolsets, fitted to the meter (adds up to `reading()`)."""
         setup, context = self.setup, self.history.context
-        own = agent_instructions(setup.workspace, allow_shell=setup.settings.allow_shell)
+        s = setup.settings
+        own = agent_instructions(setup.workspace, allow_shell=s.allow_shell, allow_edits=s.allow_edits)
         # An MCP server's tool list is known once it runs: one row per server (`known_tool_defs` sees
         # only the workspace's function tools).
         tool_costs = tool_schema_costs(setup.agent.toolsets) + [

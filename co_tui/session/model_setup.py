@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
     from pydantic_ai.models import Model
 
+    from co_tui.agent.file_edits import FileEdits
     from co_tui.agent.project_instructions import InstructionFile
     from co_tui.session.history import History
 
@@ -64,11 +65,13 @@ class ModelSetup:
         *,
         history: History,
         transcript_sink: Callable[[list[ModelMessage]], list[ModelMessage]],
+        file_edits: FileEdits | None = None,
     ) -> None:
         self.settings = settings
         self.history = history  # read by the `recall` tool (recall_source.py)
         self.workspace = workspace
         self.approver = approver
+        self.file_edits = file_edits  # what the model has seen of the files; where edits are checkpointed
         self._sink = transcript_sink
         self.mcp = load_mcp_servers(settings, workspace)  # none configured: empty, nothing imported
         self.mcp.approver = approver
@@ -101,6 +104,7 @@ class ModelSetup:
             model=resolved,
             capabilities=[self.governance],
             approver=self.approver,
+            file_edits=self.file_edits,
             toolsets=self.mcp.toolsets(),
             project_instructions=lambda: self.project.text,
             recall=recall_source(self.history, self),

@@ -49,6 +49,7 @@ from co_tui.session.message_codec import decode_bodies, encode_messages
 from co_tui.session.redaction import redact_text, secret_env_values
 from co_tui.session.saved_session import LoadedSession, SessionMeta
 from co_tui.session.session_lock import claim_session
+from co_tui.session.store_checkpoints import checkpoint_bytes, insert_checkpoint, read_checkpoints
 from co_tui.session.store_errors import (
     StoreCorrupt,
     StoreError,
@@ -73,6 +74,7 @@ from co_tui.text import one_line
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
+    from co_tui.agent.checkpoints import FileCheckpoint
     from co_tui.session.history import HistorySnapshot
 
 
@@ -825,17 +827,35 @@ class SessionStore:
         return sessions[0] if sessions else None
 
     def delete(self, session_id: str) -> None:
-        """Remove a session with its transcript, context and ledger. Unknown id: `StoreError`.
-        `SessionBusy` (one line) while another process has it open: deleting it under that process
-        made its next save fail, its conversation left only in a rescue copy."""
+        """Remove a session with its transcript, context, ledger and file checkpoints. Unknown id:
+        `StoreError`. `SessionBusy` (one line) while another process has it open: deleting it under
+        that process made its next save fail, its conversation left only in a rescue copy."""
         claim = claim_session(self.path.parent, session_id, advice="quit it there first; nothing was deleted")
         try:
             with self._transaction("delete the session") as conn:
                 if conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount == 0:
                     raise StoreError(f"no session with id {session_id}")
+                conn.execute("DELETE FROM file_checkpoints WHERE session_id = ?", (session_id,))
                 self._saved.pop(session_id, None)
         finally:
             claim.release()
+
+    # --- file checkpoints (store_checkpoints.py) --------------------------------------------------
+
+    def add_file_checkpoint(self, session_id: str, checkpoint: FileCheckpoint, *, at_message: int) -> int:
+        """Keep one edit's checkpoint (before the edit is written); returns its `seq`. `StoreError` on failure."""
+        with self._transaction("save a file checkpoint") as conn:
+            return insert_checkpoint(conn, session_id, checkpoint, at_message)
+
+    def file_checkpoint_bytes(self, session_id: str) -> int:
+        """Bytes of previous file content the session's checkpoints keep."""
+        with self._guard("read the file checkpoints") as conn:
+            return checkpoint_bytes(conn, session_id)
+
+    def file_checkpoints(self, session_id: str) -> list[tuple[int, FileCheckpoint]]:
+        """(transcript length then, checkpoint) for every edit of the session, oldest first."""
+        with self._guard("read the file checkpoints") as conn:
+            return read_checkpoints(conn, session_id)
 
     def preview(self, session_id: str) -> str:
         """One line for the sessions picker: the newest prompt, or the newest answer of a session
