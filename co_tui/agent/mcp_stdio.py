@@ -164,6 +164,7 @@ class CappedStdioTransport(ClientTransport):
         self.max_message_bytes = max_message_bytes
         self.stderr = StderrTail()
         self.ended = ""
+        self.on_stray: Callable[[str], None] | None = None  # told the first stray stdout line of a connection
 
     @contextlib.asynccontextmanager
     async def connect_session(
@@ -188,6 +189,14 @@ class CappedStdioTransport(ClientTransport):
         def end(reason: str) -> None:
             self.ended = reason
 
+        strays = 0
+
+        def stray(line: str) -> None:
+            nonlocal strays
+            strays += 1
+            if strays == 1 and self.on_stray is not None:
+                self.on_stray(line)
+
         async def write_stdin() -> None:
             assert process.stdin is not None
             try:
@@ -199,7 +208,7 @@ class CappedStdioTransport(ClientTransport):
                 await to_session.aclose()  # the session sees the connection end, not a hung request
 
         async with anyio.create_task_group() as tg:
-            tg.start_soon(read_messages, process.stdout, to_session, self.max_message_bytes, end)
+            tg.start_soon(read_messages, process.stdout, to_session, self.max_message_bytes, end, stray)
             tg.start_soon(write_stdin)
             try:
                 async with options.session_class(from_server, to_server, **session_kwargs) as session:
@@ -215,8 +224,12 @@ class CappedStdioTransport(ClientTransport):
         """Nothing outlives a connection (the `StderrTail` is closed by its owner, `McpServer`)."""
 
 
-async def read_messages(stdout: Any, to_session: Any, cap: int, end: Callable[[str], None]) -> None:
+async def read_messages(
+    stdout: Any, to_session: Any, cap: int, end: Callable[[str], None], stray: Callable[[str], None] = lambda line: None
+) -> None:
     """Send each JSON-RPC message the server writes on `stdout` to the session, in linear time.
+
+    A line that is not JSON-RPC and does not look like it is skipped, shown (`stray(line)`, escaped).
 
     A line over `cap` bytes is skipped unread: its request is answered with an `OVERSIZED` error, or,
     its id not found, the connection ends (`end(reason)`, then the session reads end of stream).
@@ -244,7 +257,7 @@ async def read_messages(stdout: Any, to_session: Any, cap: int, end: Callable[[s
                     if len(line) > cap:
                         delivered = await _answer_oversized(line[:_ENDS] + line[-_ENDS:], to_session, cap, end)
                     else:
-                        delivered = await _deliver(line, to_session, end)
+                        delivered = await _deliver(line, to_session, end, stray)
                     if not delivered:
                         return
                 scanned = len(buffer)
@@ -256,7 +269,7 @@ async def read_messages(stdout: Any, to_session: Any, cap: int, end: Callable[[s
         pass  # the session is gone or the pipe closed: the session reads end of stream
 
 
-async def _deliver(line: bytes, to_session: Any, end: Callable[[str], None]) -> bool:
+async def _deliver(line: bytes, to_session: Any, end: Callable[[str], None], stray: Callable[[str], None]) -> bool:
     """Parse one line and send it on; False when it ended the connection."""
     import mcp_types
     from mcp.shared.message import SessionMessage
@@ -271,7 +284,8 @@ async def _deliver(line: bytes, to_session: Any, end: Callable[[str], None]) -> 
         if text.lstrip().startswith("{") or "\ufffd" in text:
             end(f"it sent a malformed message ({_shown(text)})")
             return False
-        return True  # a stray print (a library's banner): not for us, and no traceback
+        stray(_shown(text))  # a stray print (a library's banner): not for us, and no traceback
+        return True
     await to_session.send(SessionMessage(message))
     return True
 
