@@ -14,7 +14,7 @@ The MCP SDK's `stdio_client` is replaced for three reasons, each a server that c
   `StderrTail` keeps the last `STDERR_TAIL_BYTES` in memory, drained by a thread.
 
 The process is started and stopped as the SDK does it (its own session; stdin closed, 2 s, then the
-process group is terminated), with the SDK's own helpers.
+process group is terminated, with the SDK's `terminate_posix_process_tree`).
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ range JSON-RPC leaves to implementations), so the call fails instead of waiting.
 
 _CHUNK = 65_536
 _ENDS = 512  # bytes kept of each end of an oversized message
+_GRACE_S = 2.0  # a server's time to exit once its stdin closes, then to die once terminated
 # The request id of a message, from its first bytes (`{"jsonrpc": "2.0", "id": 7, …` as Python
 # servers write it) or its last (`…, "jsonrpc": "2.0", "id": 7}` as TypeScript servers do).
 _ID_AT_HEAD = re.compile(rb'^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d+|"[^"\\]{0,200}")')
@@ -171,7 +172,7 @@ class CappedStdioTransport(ClientTransport):
         self, *, transport_options: TransportOptions | None = None, **session_kwargs: Any
     ) -> AsyncGenerator[Any, None]:
         """Start the process and yield an MCP `ClientSession` over its pipes; stop it on exit."""
-        from mcp.client.stdio import _stop_server_process, get_default_environment
+        from mcp.client.stdio import get_default_environment
         from mcp.shared.message import SessionMessage
 
         options = transport_options or TransportOptions()
@@ -217,11 +218,44 @@ class CappedStdioTransport(ClientTransport):
                 with anyio.CancelScope(shield=True):
                     to_server.close()
                     from_server.close()
-                    await _stop_server_process(process)
+                    await _stop_process(process)
                 tg.cancel_scope.cancel()
+        for stream in (to_session, from_session):  # the tasks close them, unless cancelled before they began
+            stream.close()
 
     async def close(self) -> None:
         """Nothing outlives a connection (the `StderrTail` is closed by its owner, `McpServer`)."""
+
+
+async def _stop_process(process: Any) -> None:
+    """End a server as the MCP spec's shutdown says: close its stdin, give it 2 s to exit, then
+    terminate its process group (SIGTERM, then SIGKILL 2 s later: the SDK's own
+    `terminate_posix_process_tree`); its pipes are closed whatever happened."""
+    from mcp.os.posix.utilities import terminate_posix_process_tree
+
+    closing = (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError)
+    with contextlib.suppress(*closing):
+        await process.stdin.aclose()
+    if not await _exited(process, _GRACE_S):
+        await terminate_posix_process_tree(process, _GRACE_S)
+        await _exited(process, _GRACE_S)
+    with contextlib.suppress(*closing):
+        await process.stdout.aclose()
+    # The asyncio transport would otherwise stay open (and warn when collected) while a child
+    # that left the group holds a pipe: `process.wait()` would wait for that pipe, so it is closed.
+    transport: Any = getattr(getattr(process, "_process", None), "_transport", None)
+    if transport is not None:
+        with contextlib.suppress(Exception):
+            transport.close()
+
+
+async def _exited(process: Any, timeout: float) -> bool:
+    """Whether the process exits within `timeout` s (its return code, not `wait()`: see `_stop_process`)."""
+    with anyio.move_on_after(timeout):
+        while process.returncode is None:
+            await anyio.sleep(0.01)
+        return True
+    return False
 
 
 async def read_messages(

@@ -243,11 +243,12 @@ async def _read_all(data: bytes, cap: int, size: int = 7) -> tuple[list, list[st
 
 def _drain(stream) -> list:
     out = []
-    while True:
-        try:
-            out.append(stream.receive_nowait().message)
-        except (anyio.WouldBlock, anyio.EndOfStream):
-            return out
+    with stream:
+        while True:
+            try:
+                out.append(stream.receive_nowait().message)
+            except (anyio.WouldBlock, anyio.EndOfStream):
+                return out
 
 
 async def test_the_reader_splits_lines_across_chunks_and_answers_oversized_ones_by_id() -> None:
