@@ -126,7 +126,7 @@ class McpServer:
         return self.stderr.last_line(since=self.stderr_mark) if self.stderr is not None else ""
 
     def mark_call(self) -> None:
-        """A call begins: only stderr written from now on can explain its failure."""
+        """A call (or a start) begins: only stderr written from now on can explain its failure."""
         if self.stderr is not None:
             self.stderr_mark = self.stderr.mark()
 
@@ -284,6 +284,7 @@ class McpServers:
 
     async def _start_one(self, server: McpServer) -> bool:
         """Connect and list the tools: `running`, or `failed` with why. True if the toolset was entered."""
+        server.mark_call()  # a restart's failure is not explained by the previous process's last words
         try:
             async with asyncio.timeout(START_TIMEOUT_S):
                 await server.toolset.__aenter__()

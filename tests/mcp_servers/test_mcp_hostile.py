@@ -264,3 +264,24 @@ async def test_the_reader_splits_lines_across_chunks_and_answers_oversized_ones_
     # No id to be found: the connection ends, with the reason.
     messages, ended, _ = await _read_all(b'{"result": "' + b"z" * 500 + b'"}\n' + ok, cap=200)
     assert messages == [] and ended == ["it sent a message over co-tui's 0.0002 MB cap, not read"]
+
+
+async def test_a_restart_that_fails_is_not_explained_by_the_previous_process(workspace: Path) -> None:
+    broken = workspace / "broken"
+    entry = hostile_entry(HOSTILE_TOKEN="sk-hostile-restart-99999", HOSTILE_EXIT_IF=str(broken))
+    session = ChatSession(load_settings(mcp_servers={"h": entry}), workspace=workspace)
+    settled = asyncio.Event()
+    session.mcp.set_listener(lambda s: settled.set() if s.status in ("running", "failed") else None)
+    await session.mcp.start()
+    try:
+        [server] = session.mcp.servers
+        await collect(session.run_turn("use h_dying"))
+        assert server.reason.endswith("(dying: token=[redacted])")
+        broken.touch()
+        settled.clear()
+        assert session.mcp.restart("h") == "MCP server h: restarting"
+        await settled.wait()
+        assert server.status == "failed" and server.reason.startswith("could not start")
+        assert "dying" not in server.reason
+    finally:
+        await session.mcp.stop()
