@@ -301,6 +301,8 @@ async def read_messages(
                     scanned = 0
     except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
         pass  # the session is gone or the pipe closed: the session reads end of stream
+    except Exception as exc:  # whatever else: the connection ends, with why, not a reader that dies unseen
+        end(f"co-tui could not read its output ({type(exc).__name__}: {exc})")  # `async with` closed the stream
 
 
 async def _deliver(line: bytes, to_session: Any, end: Callable[[str], None], stray: Callable[[str], None]) -> bool:

@@ -285,3 +285,17 @@ async def test_a_restart_that_fails_is_not_explained_by_the_previous_process(wor
         assert "dying" not in server.reason
     finally:
         await session.mcp.stop()
+
+
+async def test_a_reader_that_fails_ends_the_connection_with_why() -> None:
+    async def broken() -> AsyncIterator[bytes]:
+        yield b'{"jsonrpc": "2.0", "id": 1, "result": {}}\n'
+        raise RuntimeError("a bug")
+
+    from co_tui.agent.mcp_stdio import read_messages
+
+    to_session, from_reader = anyio.create_memory_object_stream[Any](10)
+    ended: list[str] = []
+    await read_messages(broken(), to_session, 1000, ended.append)
+    assert [m.id for m in _drain(from_reader)] == [1]
+    assert ended == ["co-tui could not read its output (RuntimeError: a bug)"]
