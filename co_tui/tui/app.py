@@ -772,6 +772,9 @@ class CoTuiApp(App[int]):
         def changed(server: Any) -> None:
             if self._chat_gone():
                 return
+            if server.notice:  # one line about it, its status unchanged (a stray stdout line)
+                self.spawn(self.chat.add_notice(server.notice))
+                return
             if server.status == "failed":
                 self.spawn(self.chat.add_notice(server.line()))
             elif server.status == "running":
