@@ -24,7 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 from co_tui.agent.tools import Approver
 from co_tui.config import Settings
+from co_tui.governance.compact_mode import CompactMode, cuts_automatically
 from co_tui.governance.events import HistoryTrimmed
+from co_tui.session.compact_mode import OffNotice
 from co_tui.session.events import INTERRUPTED_MESSAGE, Done, ErrorEvent, Event, UsageUpdate
 from co_tui.session.stream_map import map_stream_event
 from co_tui.text import one_line
@@ -114,6 +116,9 @@ class ChatSession:
         self.ledger_records: list[Any] = []
         self.pins: list[int] = []
         self.busy = False
+        # Who decides when the context is cut (governance/compact_mode.py); /compact-mode switches it.
+        self.compact_mode: CompactMode = settings.compact_mode
+        self._off_notice = OffNotice()
         # Saved to the store lazily, at the first completed turn: opening and quitting leaves no empty session.
         self._persisted = session_id is not None
         self._saved_transcript_len = 0
@@ -155,6 +160,7 @@ class ChatSession:
             summarizer_model=summarizer,
             transcript_sink=self._record_transcript,
             meter_of=lambda: self.meter,  # a cut's banner gives the meter's figures: the two agree
+            automatic=lambda: cuts_automatically(self.compact_mode),
         )
         self.agent = build_agent(
             s,
@@ -185,6 +191,11 @@ class ChatSession:
     def overhead_tokens(self) -> int:
         """Tokens every request carries besides the history (instructions, tool schemas)."""
         return self._overhead
+
+    def set_compact_mode(self, mode: CompactMode) -> None:
+        """Who decides when the context is cut, from the next request on (`/compact-mode`): `auto`
+        or `off` (governance/compact_mode.py). For this session only; the setting is unchanged."""
+        self.compact_mode = mode
 
     def set_model(self, name: str) -> None:
         """Switch models for the following turns (`/model`). Raises `ModelConfigError`; the old model stays."""
@@ -218,7 +229,7 @@ class ChatSession:
         from co_tui.governance import turn_growth, turns_until_cut
         from co_tui.session.lazy_transcript import transcript_cost
 
-        trim_pending = self.governance.governor.over_limits(
+        trim_pending = cuts_automatically(self.compact_mode) and self.governance.governor.over_limits(
             messages, overhead_tokens=self._overhead, next_prompt=next_prompt
         )
         reading = self.meter.reading(messages)
@@ -316,6 +327,8 @@ class ChatSession:
         # The instruction files changed since the last turn: the model is sent the new text, said in one line.
         for notice in await asyncio.to_thread(refresh_instructions, self):
             yield notice
+        if (off := self._off_notice.check(self)) is not None:  # compact_mode off, past a limit
+            yield off
         output_parts: list[str] = []
         interrupted = failed = False
         error: ErrorEvent | None = None

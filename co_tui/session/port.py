@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from co_tui.agent.mcp_servers import McpServers
     from co_tui.agent.project_instructions import InstructionFile
+    from co_tui.governance.compact_mode import CompactMode
     from co_tui.governance.events import HistoryTrimmed
     from co_tui.governance.next_cut import NextCut
     from co_tui.session.context_breakdown import ContextBreakdown
@@ -163,6 +164,16 @@ class SessionPort(HistoryView, Protocol):
 
     def set_model(self, name: str) -> None:
         """Use model `name` for the following turns; raises with one line when it is unknown."""
+        ...
+
+    @property
+    def compact_mode(self) -> CompactMode:
+        """Who decides when the context is cut: `auto` (the policy, at the budget) or `off` (only
+        /compact, /clear and overflow recovery); governance/compact_mode.py."""
+        ...
+
+    def set_compact_mode(self, mode: CompactMode) -> None:
+        """Switch `compact_mode` for this session, from the next request on."""
         ...
 
     def evict(self, index: int) -> HistoryTrimmed:

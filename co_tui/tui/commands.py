@@ -66,6 +66,13 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("quit", "Quit co-tui", "/quit", "ctrl+q", "quit"),
     CommandSpec("undo", "Undo the newest cut: the model sees what it removed again", "/undo", None, "undo"),
     CommandSpec("pin", "Pin the newest turn: no cut drops, summarises or shortens it", "/pin", None, "pin"),
+    CommandSpec(
+        "compact-mode",
+        "Switch who cuts the context for this session: auto (at the budget) or off",
+        "/compact-mode [auto|off]",
+        None,
+        "compact_mode",
+    ),
 )
 
 KEYS: tuple[KeySpec, ...] = (
