@@ -27,7 +27,7 @@ from co_tui.config import Settings
 from co_tui.governance.compact_mode import CompactMode, cuts_automatically
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.compact_mode import OffNotice
-from co_tui.session.events import INTERRUPTED_MESSAGE, Done, ErrorEvent, Event, UsageUpdate
+from co_tui.session.events import INTERRUPTED_MESSAGE, Done, ErrorEvent, Event, Notice, UsageUpdate
 from co_tui.session.stream_map import map_stream_event
 from co_tui.text import one_line
 
@@ -151,6 +151,10 @@ class ChatSession:
         resolved = resolve_model(model, self.settings) if isinstance(model, str) else model
         s = self.settings
         self.policy = GovernancePolicy.from_settings(s, context_window=context_window_of(resolved))
+        from co_tui.session.summary_instructions import with_summary_files
+
+        # COMPACT.md beside the config (and the workspace's, when allowed); a bad one is said at the next turn.
+        self.policy, self._summary_file_errors = with_summary_files(self.policy, s, self.workspace)
         summarizer = resolve_model(s.summarization_model, s) if s.summarization_model else None
         self.model = resolved
         self.model_name = model if isinstance(model, str) else f"{resolved.system}:{resolved.model_name}"
@@ -329,6 +333,9 @@ class ChatSession:
             yield notice
         if (off := self._off_notice.check(self)) is not None:  # compact_mode off, past a limit
             yield off
+        for line in self._summary_file_errors:  # an unusable COMPACT.md, said once
+            yield Notice(message=line)
+        self._summary_file_errors = []
         output_parts: list[str] = []
         interrupted = failed = False
         error: ErrorEvent | None = None
@@ -522,6 +529,9 @@ class ChatSession:
         (and the error shown). The save runs in a thread.
         """
         from co_tui.governance.pins import compact_around_pins
+        from co_tui.governance.summarize import COMPACT_INSTRUCTIONS
+
+        instructions, instructions_from = self.policy.instructions_for(COMPACT_INSTRUCTIONS)
 
         if self.busy:
             yield ErrorEvent(
@@ -542,6 +552,8 @@ class ChatSession:
                 focus,
                 budget_tokens=self.policy.budget_tokens,
                 overhead_tokens=self._overhead,
+                instructions=instructions,
+                instructions_from=instructions_from,
             )
         except Exception as exc:  # the history stays as it was
             yield self._error_event(exc)
