@@ -68,7 +68,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("pin", "Pin the newest turn: no cut drops, summarises or shortens it", "/pin", None, "pin"),
     CommandSpec(
         "compact-mode",
-        "Switch who cuts the context for this session: auto (at the budget) or off",
+        "Who cuts the context this session: auto (at the budget) or off",
         "/compact-mode [auto|off]",
         None,
         "compact_mode",
