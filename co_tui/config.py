@@ -86,6 +86,16 @@ class Settings(BaseSettings):
         description="A cut goes down to this fraction of the budget (the low-water mark).",
     )
     context_strategy: Literal["summarize", "trim"] = Field("summarize", description="How old turns leave context.")
+    summary_instructions: str = Field(
+        "", description="Your instructions for summaries and /compact: added to co-tui's (or replacing them)."
+    )
+    summary_instructions_mode: Literal["add", "replace"] = Field(
+        "add", description="add: your summary instructions follow co-tui's; replace: they stand instead of its format."
+    )
+    compact_project_file: bool = Field(False, description="Also read the workspace's COMPACT.md (untrusted).")
+    compact_mode: Literal["auto", "off"] = Field(
+        "auto", description="auto: cut when the context reaches its budget; off: never cut automatically."
+    )
     summarizer_cooldown_s: float = Field(600.0, ge=0.0, description="After a failed summary, only trim this long.")
     fallback_context_window: int = Field(32_768, ge=1024, description="Window assumed for unknown models.")
     prompt_cache: bool = Field(True, description="Ask the provider to cache the prompt prefix (Anthropic breakpoints).")
