@@ -14,6 +14,7 @@ from typing import Any
 import anyio
 import pytest
 from pilot_helpers import poll_until
+from support.turns import collect
 
 from co_tui.agent.mcp_servers import load_mcp_servers, mcp_overview
 from co_tui.config import load_settings
@@ -26,10 +27,6 @@ from mcp_servers.test_mcp_config import co_tui, write_config
 pytestmark = pytest.mark.slow
 
 HANG_GUARD_S = 120  # not a speed target: before the fix these calls waited 300 s (the SDK's timeout)
-
-
-async def collect(aiter) -> list:
-    return [event async for event in aiter]
 
 
 def result_of(events: list):
