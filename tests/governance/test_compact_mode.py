@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import asyncio
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic_ai import Agent
 from support.builders import chat_turn
+from support.examples import examples
 
 from co_tui.governance import ContextGovernance, GovernancePolicy, estimate_tokens
 from co_tui.governance.compact_mode import COMPACT_MODES, cuts_automatically, over_budget_notice, parse_mode
@@ -17,7 +18,6 @@ from .models import ScriptedModel
 from .synthetic import make_text
 from .test_capability import overflow_model, run_events
 
-FAST = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 AUTOMATIC = ("token_budget", "message_count")
 
 
@@ -44,7 +44,8 @@ def _history(answers: list[int]):
     return [m for t, chars in enumerate(answers) for m in chat_turn(f"q{t}", make_text("prose", chars, t))]
 
 
-@settings(max_examples=40, **FAST)
+# Fewer than the default: each case runs a whole compaction over generated turns.
+@settings(max_examples=examples(40))
 @given(
     st.lists(st.integers(20, 4000), min_size=1, max_size=9),
     st.sampled_from(COMPACT_MODES),
