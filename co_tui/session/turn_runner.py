@@ -18,10 +18,10 @@ from pydantic_ai.exceptions import RunCancelled
 from pydantic_ai.messages import ModelMessage, ModelResponse, repair_messages
 
 from co_tui.agent.errors import describe_error
-from co_tui.governance.capability import HistoryTrimmedEvent, OversizedTurnEvent
+from co_tui.governance.capability import GovernanceNoticeEvent, HistoryTrimmedEvent, OversizedTurnEvent
 from co_tui.governance.handles import stamp_handles
 from co_tui.governance.markers import tag_fused_markers
-from co_tui.session.events import INTERRUPTED_MESSAGE, Done, ErrorEvent, Event, OversizedTurn, UsageUpdate
+from co_tui.session.events import INTERRUPTED_MESSAGE, Done, ErrorEvent, Event, Notice, OversizedTurn, UsageUpdate
 from co_tui.session.history import Edit
 from co_tui.session.oversize import refuse_oversized_prompt, sent_whole
 from co_tui.session.stream_map import map_stream_event
@@ -116,6 +116,9 @@ class TurnRunner:
                             if event.ends_pass and (cut := self._partial_messages()) is not None:
                                 # The meter shows the request the cut leaves: the banner's "after".
                                 yield self.metering.usage(cut)
+                            continue
+                        if isinstance(event, GovernanceNoticeEvent):  # a compaction hook's one line
+                            yield Notice(message=event.message)
                             continue
                         if isinstance(event, OversizedTurnEvent):
                             yield sent_whole(event.turn_tokens, event.budget_tokens, self.setup.context_window)
