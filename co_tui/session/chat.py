@@ -259,6 +259,8 @@ class ChatSession:
             oversized_turn=not next_prompt and self._newest_turn_oversized(messages),
             mcp_starting=len(self.mcp.starting()) if self.mcp else 0,
             window_tokens=self.context_window,
+            overhead_tokens=self._overhead,
+            overhead_excess=self.governance.governor.overhead_excess(self._overhead),
         )
 
     def _pinned_tokens(self, messages: Sequence[ModelMessage]) -> int:

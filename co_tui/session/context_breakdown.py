@@ -20,7 +20,7 @@ add up to the fixed part alone, which the first request will carry.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -83,6 +83,11 @@ class ContextBreakdown:
     window_tokens: int
     exactness: str = "estimated"
     window_is_guess: bool = False
+    # Whether governance cuts before the next request (the meter's `trims on next send`), and how
+    # far the instructions and tool schemas are over the half of the budget they may take: a request
+    # over the trigger is then not cut until its messages pass the other half.
+    cut_pending: bool = False
+    overhead_excess: int = 0
 
     @property
     def free_tokens(self) -> int:
@@ -91,7 +96,7 @@ class ContextBreakdown:
 
     @property
     def over_tokens(self) -> int:
-        """Tokens past the trigger (governance cuts before the next request)."""
+        """Tokens past the trigger (governance cuts before the next request when `cut_pending`)."""
         return max(0, self.total_tokens - self.budget_tokens)
 
     @property
@@ -239,11 +244,12 @@ def session_breakdown(session: ChatSession) -> ContextBreakdown:
     ]
     parts = overhead_parts(own, session.instruction_files, tool_costs)
     reading = session.meter.reading(session.context)
-    return compute_breakdown(
+    meter = session.meter_reading()
+    breakdown = compute_breakdown(
         session.context,
         parts,
         is_pinned=_pinned_predicate(session),
-        meter_tokens=session.meter_reading().context_tokens,
+        meter_tokens=meter.context_tokens,
         overhead_tokens=session.meter.overhead,
         ratio=reading.ratio,
         budget_tokens=session.policy.budget_tokens,
@@ -251,6 +257,7 @@ def session_breakdown(session: ChatSession) -> ContextBreakdown:
         exactness=reading.exactness,
         window_is_guess=session.policy.window_is_guess,
     )
+    return replace(breakdown, cut_pending=meter.trim_pending, overhead_excess=meter.overhead_excess)
 
 
 def _pinned_predicate(session: ChatSession) -> Callable[[ModelMessage], bool] | None:

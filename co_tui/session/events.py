@@ -87,6 +87,11 @@ class UsageUpdate(_Event):
     # The model's context window (the fallback's for an unknown model; 0: not known): the meter's bar
     # spans it and marks the budget in it, as /context draws it.
     window_tokens: int = 0
+    # What every request carries besides the messages (instructions, tool schemas), part of
+    # `context_tokens`; `overhead_excess`: how far it is over the half of the budget it may take, so
+    # that requests can go over the budget by that much with no cut coming (the meter says so).
+    overhead_tokens: int = 0
+    overhead_excess: int = 0
     type: Literal["usage"] = "usage"
 
 
