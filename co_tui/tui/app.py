@@ -111,6 +111,7 @@ class CoTuiApp(App[int]):
         self._mcp_worker: Worker[None] | None = None  # runs the session's MCP servers
         self.early_input = EarlyInput()  # what is typed or pasted before the prompt is ready
         self.type_ahead = TypeAhead()  # keys typed while a row has focus go to the prompt
+        self._quit_armed = False  # the last key was a ctrl+c: another one quits
         # This app's key timings: its driver, prompt and chat screen note keys here (tui/input_clock.py).
         self.key_clock = KeyClock()
 
@@ -199,6 +200,29 @@ class CoTuiApp(App[int]):
     async def on_send_prompt(self, message: SendPrompt) -> None:
         """Hand a submitted prompt to the controller (it runs or queues every prompt)."""
         await self.controller.send(message.text)
+
+    async def action_ctrl_c(self) -> None:
+        """ctrl+c, as in Claude Code and Codex: a selection in the prompt is copied; else the prompt
+        is cleared when it has text, or a running answer interrupted when it is empty; pressed again
+        right after (no other key between), co-tui quits. The first press says so under the prompt."""
+        chat = self.chat
+        prompt = chat.prompt
+        if prompt.selected_text:
+            prompt.action_copy()
+            return
+        if self._quit_armed and not prompt.text:
+            await self.action_quit()
+            return
+        if prompt.text:
+            prompt.discard()
+            done = "prompt cleared (↑ brings it back)"
+        elif self.controller.job_kind is not None:
+            self.controller.interrupt()
+            done = "interrupted"
+        else:
+            done = ""
+        self._quit_armed = True
+        chat.show_hint(f"{done + ' · ' if done else ''}ctrl+c again quits", info=True)
 
     def action_interrupt(self) -> None:
         """Esc: stop the running turn (the partial answer stays) or compaction."""
@@ -546,6 +570,8 @@ class CoTuiApp(App[int]):
         # A paste read as keys while co-tui starts stays one paste (tui/early_input.py).
         if self.early_input.hold(event):
             return
+        if isinstance(event, events.Key) and not event.is_forwarded and event.key != "ctrl+c":
+            self._quit_armed = False  # ctrl+c quits when pressed twice in a row
         if isinstance(event, events.Key) and not event.is_forwarded and await self._route_typing(event):
             return
         await super().on_event(event)

@@ -77,6 +77,8 @@ KEYS: tuple[KeySpec, ...] = (
     KeySpec("ctrl+p", "command_palette", "Commands"),
     KeySpec("f1", "show_help", "Help"),
     KeySpec("ctrl+q", "quit", "Quit", priority=True),
+    # Not priority: the prompt runs it itself, after the keys typed before it (PromptInput.BINDINGS).
+    KeySpec("ctrl+c", "ctrl_c", "Clear the prompt, else interrupt; twice quits", show=False),
     KeySpec("ctrl+end", "scroll_chat_end", "Jump to the end of the chat", show=False),
 )
 
