@@ -381,7 +381,8 @@ class CoTuiApp(App[int]):
         try:
             session.set_model(name)  # builds the agent: imports the provider's SDK
         except Exception as exc:  # ModelConfigError: one line, the old model stays
-            self.call_from_thread(self.chat.show_hint, f"{exc}")
+            # Its wording is the command line's (`choose --model offline`); here the command is /model.
+            self.call_from_thread(self.chat.show_hint, str(exc).replace("--model ", "/model "))
             return
         # Textual types the callback as returning `T | Awaitable[T]` and cannot solve T for a
         # coroutine function returning None; call_from_thread awaits it (textual/app.py).

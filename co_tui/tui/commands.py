@@ -92,7 +92,8 @@ def find_command(name: str) -> CommandSpec | None:
 
 def closest_command(name: str) -> str | None:
     """The name of the registered command nearest to `name` (for "did you mean"), or None."""
-    matches = difflib.get_close_matches(name.strip().lstrip("/").lower(), list(_BY_NAME), n=1, cutoff=0.5)
+    # 0.6: at 0.5 two shared letters were enough (`/edit` → "did you mean /quit?").
+    matches = difflib.get_close_matches(name.strip().lstrip("/").lower(), list(_BY_NAME), n=1, cutoff=0.6)
     return matches[0] if matches else None
 
 

@@ -156,6 +156,14 @@ class Shown:
     banners: int
 
 
+def unsent_queue_notice(count: int) -> str:
+    """The line when Esc leaves `count` queued prompts unsent: back in the prompt (several as one,
+    a blank line between them)."""
+    if count == 1:
+        return "the queued prompt was not sent: it is back in the prompt"
+    return f"{count} queued prompts were not sent: they are back in the prompt as one, a blank line between them"
+
+
 class ChatController:
     """The TUI's conversation state and intents (see module docstring). Each field has one owner: this."""
 
@@ -295,7 +303,7 @@ class ChatController:
             self.view.show_queue([])
             self.view.restore_prompt("\n\n".join(waiting))
             # A log line, not a hint: the text put back into the input would clear a hint at once.
-            self.view.spawn(self.view.add_notice("the queued prompt was not sent: it is back in the prompt"))
+            self.view.spawn(self.view.add_notice(unsent_queue_notice(len(waiting))))
         if self.job_kind == "turn":
             self.session.cancel()
             self._show_activity(INTERRUPTING)
