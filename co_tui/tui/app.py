@@ -481,6 +481,10 @@ class CoTuiApp(App[int]):
         """`ChatView.add_user_message`, on the chat screen."""
         await self.chat.add_user_message(text, queued=queued)
 
+    def mark_unsent(self, text: str) -> None:
+        """`ChatView.mark_unsent`, on the chat screen."""
+        self.chat.mark_unsent(text)
+
     async def unqueue_user_message(self, text: str) -> None:
         """`ChatView.unqueue_user_message`, on the chat screen."""
         await self.chat.unqueue_user_message(text)

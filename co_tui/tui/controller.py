@@ -98,6 +98,10 @@ class ChatView(Protocol):
         shown as waiting; `unqueue_user_message` removes that copy)."""
         ...
 
+    def mark_unsent(self, text: str) -> None:
+        """The newest prompt `text` in the log was refused by the session (not sent): show it so."""
+        ...
+
     async def unqueue_user_message(self, text: str) -> None:
         """Remove the queued copy of prompt `text`, if one is shown."""
         ...
@@ -253,6 +257,7 @@ class ChatController:
         finally:
             self._job_ended()
         if refused:  # over the model's window, not sent: the text goes back for editing
+            view.mark_unsent(prompt)  # it read `sent in full` above `not sent: …`
             view.restore_prompt(prompt)
         from co_tui.tui.transcript_view import truncated_tool_call_ids
 
