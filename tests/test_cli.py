@@ -132,3 +132,17 @@ def test_the_tui_without_a_terminal_is_one_line_exit_2(tmp_path: Path) -> None:
         == "co-tui: the full-screen chat needs a terminal and stdin is not one: for one turn without it, use -p\n"
     )
     assert proc.stdout == "" and not (tmp_path / "data").exists()  # nothing drawn, nothing created
+
+
+def test_print_mode_without_yes_tells_the_model_it_could_not_ask(tmp_path: Path) -> None:
+    """Without --yes the model read `The user declined…` though nobody was asked; and the jsonl
+    stream repeated its last `usage` line (issue 32, item 8)."""
+    proc = co_tui("-p", "run ls", "--output-format", "jsonl", cwd=tmp_path, env={"CO_TUI_ALLOW_SHELL": "1"})
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    [result] = [e for e in events if e["type"] == "tool_result"]
+    assert "print mode cannot ask for approval" in result["content"] and "declined" not in result["content"]
+    assert "pass --yes" in proc.stderr
+    usage = [json.dumps(e, sort_keys=True) for e in events if e["type"] == "usage"]
+    assert usage and all(a != b for a, b in zip(usage, usage[1:], strict=False)), "no line twice in a row"
+    assert not events[-1]["output"].startswith("Not run: Not run")
