@@ -254,6 +254,7 @@ class ChatSession:
             cache_write_tokens=reading.cache_write_tokens,
             cost_usd=transcript_cost(self.transcript, pending, self.ledger),
             turns_to_trim=turns_to_trim,
+            forecast_kind=None if turns_to_trim is None else self._forecast_kind(),
             trim_kind=_cut_kind(self, messages) if trim_pending else None,
             pinned_tokens=self._pinned_tokens(messages),
             oversized_turn=not next_prompt and self._newest_turn_oversized(messages),
@@ -262,6 +263,13 @@ class ChatSession:
             overhead_tokens=self._overhead,
             overhead_excess=self.governance.governor.overhead_excess(self._overhead),
         )
+
+    def _forecast_kind(self) -> str:
+        """The cut the next trigger makes: a summary under the summarize strategy (not cooling down
+        after a failed one), else whole turns trimmed."""
+        governor = self.governance.governor
+        summarizes = self.policy.strategy == "summarize" and not governor.cooling_down()
+        return "summary" if summarizes else "turn_trim"
 
     def _pinned_tokens(self, messages: Sequence[ModelMessage]) -> int:
         pins = self.governance.governor.pins

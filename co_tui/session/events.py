@@ -76,6 +76,8 @@ class UsageUpdate(_Event):
     cache_write_tokens: int = 0
     cost_usd: float | None = None
     turns_to_trim: int | None = None
+    # With `turns_to_trim`: the cut the forecast is about, `summary` or `turn_trim` (the strategy's).
+    forecast_kind: str | None = None
     # When `trim_pending`: the main strategy of that cut (`summary`, `turn_trim`, `tool_output_trim`…).
     trim_kind: str | None = None
     # Estimated tokens of the pinned turns (docs/context-governance.md, "Pins"), part of `context_tokens`.

@@ -88,11 +88,12 @@ def ahead_text(reading: UsageUpdate, *, short: bool = False) -> str:
     n = reading.turns_to_trim
     if n is None:
         return ""
+    action = "summary" if reading.forecast_kind == "summary" else "trim"  # the strategy's cut
     if short:
-        return f"≈{n} to trim"
+        return f"≈{n} to {action}"
     from co_tui.text import plural
 
-    return f"≈{plural(n, 'turn')} to trim"
+    return f"≈{plural(n, 'turn')} to {action}"
 
 
 @dataclass(frozen=True)
