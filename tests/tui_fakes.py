@@ -366,7 +366,7 @@ class FakeSession:
         tokens_after = len(restored) * self.tokens_per_message + self.extra_tokens
         if tokens_after > self.budget_tokens:
             raise UndoRefused(
-                f"cannot undo trim #{target + 1}: the restored context would need ~{tokens_after:,} tokens, "
+                f"cannot undo trim #{target + 1}: the restored context would hold ~{tokens_after:,} tokens, "
                 f"over the {self.budget_tokens:,}-token budget — the next request would cut it again"
             )
         event = replace(

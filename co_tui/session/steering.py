@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from co_tui.governance.events import HistoryTrimmed
 
@@ -48,6 +48,26 @@ class PinChange:
 # --- undo ----------------------------------------------------------------------------------------
 
 
+def _refusal(session: ChatSession, target: int, cut: int | None, restored: list[Any], tokens: int) -> str:
+    """The one line of a refused undo: which cuts it would have undone (a pass is undone whole:
+    `u` on trim #4 of a pass that began at #3 said `cannot undo trim #3`) and the limit it would
+    break: the message limit, the token budget, or both (it blamed the budget for the message limit)."""
+    from co_tui.governance.restore import undoable_cuts
+    from co_tui.session.chat import _shown_count
+
+    chosen = cut if cut is not None else undoable_cuts(session.ledger, session.ledger_records)[-1]
+    what = f"trim #{target + 1}" if chosen <= target else f"trims #{target + 1}–#{chosen + 1} (one pass, undone whole)"
+    budget, limit, count = session.policy.budget_tokens, session.policy.max_history_messages, _shown_count(restored)
+    reasons = []
+    if limit and count > limit:
+        reasons.append(f"{count} messages, over the limit of {limit}")
+    if tokens > budget:
+        reasons.append(f"~{tokens:,} tokens, over the {budget:,}-token budget")
+    if not reasons:  # the meter's count is under, governance's is over: say so in its terms
+        reasons.append(f"~{tokens:,} tokens, at the {budget:,}-token budget as governance counts it")
+    return f"cannot undo {what}: the restored context would hold {' and '.join(reasons)} — the next request would cut it again"
+
+
 async def restore(session: ChatSession, cut: int | None = None) -> HistoryTrimmed:
     """Undo the newest cut still in effect, or ledger entry `cut` (0-based) and every cut after it.
 
@@ -80,15 +100,7 @@ async def restore(session: ChatSession, cut: int | None = None) -> HistoryTrimme
     budget = session.policy.budget_tokens
     governor = session.governance.governor
     if reading_after.tokens > budget or governor.over_limits(restored, overhead_tokens=session.overhead_tokens):
-        limit = session.policy.max_history_messages
-        from co_tui.session.chat import _shown_count
-
-        count = _shown_count(restored)
-        too_many = f", {count} messages (limit {limit})" if limit and count > limit else ""
-        raise UndoRefused(
-            f"cannot undo trim #{target + 1}: the restored context would need ~{reading_after.tokens:,} tokens"
-            f"{too_many}, over the {budget:,}-token budget — the next request would cut it again"
-        )
+        raise UndoRefused(_refusal(session, target, cut, restored, reading_after.tokens))
     event = restore_event(
         session.ledger[target],
         current=session.context,
