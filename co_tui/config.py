@@ -94,6 +94,10 @@ class Settings(BaseSettings):
         True, description="Send AGENTS.md (else CLAUDE.md) of the workspace and of the config dir with every request."
     )
     allow_shell: bool = Field(False, description="Offer the `run_shell` tool (every call needs approval).")
+    allow_edits: bool = Field(True, description="Offer `write_file` and `edit_file` (every edit needs approval).")
+    checkpoint_max_bytes: int = Field(
+        20_000_000, ge=0, description="Previous file content a session keeps for its edits; an edit beyond is refused."
+    )
     max_retries: int = Field(2, ge=0, le=10, description="Provider retries on 429/5xx/connection errors.")
     request_timeout_s: float = Field(120.0, gt=0, description="Per-request timeout for provider HTTP calls.")
     search_timeout_s: float = Field(10.0, gt=0, description="search_text is stopped (a failed tool result) after this.")

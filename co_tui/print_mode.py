@@ -20,8 +20,7 @@ from co_tui.config import Settings
 
 if TYPE_CHECKING:
     from co_tui.agent.mcp_servers import McpServer
-    from co_tui.session.events import Event
-    from co_tui.session.port import SessionPort
+    from co_tui.session import Event, SessionPort
 
 EXIT_OK, EXIT_MODEL_ERROR, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
 
@@ -41,7 +40,7 @@ def _write_event(event: Event, fmt: str, out: TextIO, err: TextIO, session_id: s
     elif event.type == "tool_call":
         err.write(f"· {event.tool_name} {event.args}\n")
     elif event.type == "history_trimmed":
-        from co_tui.session.banner import banner_line
+        from co_tui.session import banner_line
 
         line = banner_line(event)
         if event.strategy == "static_marker" and event.note:  # its last words ("summary rejected") in full
@@ -183,17 +182,21 @@ def run_print_mode(
         err.write("co-tui: -p needs a non-empty prompt\n")
         return EXIT_USAGE
 
-    async def approve(command: str, tool: str = "run_shell") -> bool:
+    async def approve(command: str, tool: str = "run_shell", path: str | None = None) -> bool:
         if not assume_yes:
             from co_tui.agent.tools import CannotAsk
 
-            what = "shell commands" if tool == "run_shell" else "tool calls that need approval"
-            err.write(f"co-tui: {tool} refused ({command!r}): pass --yes to approve {what} in print mode\n")
+            if path is not None:  # a file edit: `command` is its diff; the file says enough
+                what, shown = "file edits", path
+            else:
+                what = "shell commands" if tool == "run_shell" else "tool calls that need approval"
+                shown = repr(command)
+            err.write(f"co-tui: {tool} refused ({shown}): pass --yes to approve {what} in print mode\n")
             # Nobody was asked: the model must not read that a user declined it.
             raise CannotAsk("print mode cannot ask for approval (co-tui was run without --yes)")
         return True
 
-    from co_tui.session.commands import OpenSessionError, open_session
+    from co_tui.session import OpenSessionError, open_session
 
     try:
         session = open_session(

@@ -146,3 +146,23 @@ def test_print_mode_without_yes_tells_the_model_it_could_not_ask(tmp_path: Path)
     usage = [json.dumps(e, sort_keys=True) for e in events if e["type"] == "usage"]
     assert usage and all(a != b for a, b in zip(usage, usage[1:], strict=False)), "no line twice in a row"
     assert not events[-1]["output"].startswith("Not run: Not run")
+
+
+def test_print_mode_refuses_file_edits_unless_yes(tmp_path: Path) -> None:
+    """Issue 30 item 4: nobody can look at a diff in print mode, so an edit needs --yes."""
+    refused = co_tui("-p", "write hello to notes.txt", "--output-format", "jsonl", cwd=tmp_path)
+    assert refused.returncode == 0, refused.stderr
+    assert refused.stderr == (
+        "co-tui: write_file refused (notes.txt): pass --yes to approve file edits in print mode\n"
+    )
+    assert not (tmp_path / "notes.txt").exists()
+    [result] = [json.loads(line) for line in refused.stdout.splitlines() if '"tool_result"' in line]
+    # Nobody was asked: the model reads that print mode could not ask (issue 32, item 8).
+    assert (
+        "print mode cannot ask for approval" in result["content"] and "notes.txt was not changed" in result["content"]
+    )
+
+    written = co_tui("-p", "write hello to notes.txt", "--yes", cwd=tmp_path)
+    assert written.returncode == 0, written.stderr
+    assert (tmp_path / "notes.txt").read_text() == "hello\n"
+    assert "Done: wrote notes.txt: a new file, 1 line, 6 bytes." in written.stdout

@@ -33,6 +33,7 @@ from textual import events, work
 from textual.app import App
 from textual.worker import Worker
 
+from co_tui.agent.permissions import Permissions, offer
 from co_tui.tui.commands import closest_command, find_command
 from co_tui.tui.controller import ChatController, internal_error
 from co_tui.tui.early_input import EarlyInput
@@ -59,8 +60,7 @@ if TYPE_CHECKING:
     from textual.driver import Driver
 
     from co_tui.config import Settings
-    from co_tui.session.events import Event
-    from co_tui.session.port import SessionCatalog, SessionPort
+    from co_tui.session import Event, SessionCatalog, SessionPort
     from co_tui.tui.transcript_view import Item
 
 __all__ = ["CoTuiApp", "SessionFactory", "SettingsSource", "run_app"]
@@ -70,7 +70,7 @@ SettingsSource = Union["Settings", Callable[[], "Settings"]]
 
 SessionFactory = Callable[..., "SessionPort"]
 """`(settings, workspace, *, resume_id, continue_latest, approver, store) -> SessionPort`;
-the default is `co_tui.session.commands.open_session` (tests pass a fake with the same shape).
+the default is `co_tui.session.open_session` (tests pass a fake with the same shape).
 `store` is None (the factory opens the data dir's) or the one the start-up worker or the
 sessions picker already opened."""
 
@@ -114,6 +114,8 @@ class CoTuiApp(App[int]):
         self._quit_armed = False  # the last key was a ctrl+c: another one quits
         # This app's key timings: its driver, prompt and chat screen note keys here (tui/input_clock.py).
         self.key_clock = KeyClock()
+        # What "always allow" granted in approvals: one session's worth, reset when one opens.
+        self.permissions = Permissions()
 
     @property
     def session(self) -> SessionPort | None:
@@ -337,6 +339,12 @@ class CoTuiApp(App[int]):
 
         self.push_screen(McpScreen(session.mcp))
 
+    def action_show_permissions(self) -> None:
+        """/permissions: what "always allow" allowed in this session, revocable."""
+        from co_tui.tui.screens.permissions import PermissionsScreen
+
+        self.push_screen(PermissionsScreen(self.permissions))
+
     def action_show_sessions(self) -> None:
         """/sessions: pick a saved session to resume."""
         controller = self.controller
@@ -419,18 +427,28 @@ class CoTuiApp(App[int]):
             await self.run_action(spec.action)
         return True
 
-    async def approve_shell(self, command: str, tool: str = "run_shell") -> bool:
-        """The session's approver for `run_shell` and MCP tools that need approval: a modal
-        dialog; Esc or n refuses."""
-        from co_tui.tui.screens.approve_shell import ApproveShell
+    async def approve_shell(self, command: str, tool: str = "run_shell", path: str | None = None) -> bool:
+        """The session's approver for `run_shell`, MCP tools that need approval and file edits
+        (`command` is then the diff, `path` the file): a call a grant of `/permissions` covers runs;
+        else the approval dialog (`screens/approval.py`) shows exactly what runs and asks. Esc or n
+        refuses; a offers "always" for this session (`agent/permissions.py` decides its scope)."""
+        from co_tui.agent.approval_text import escaped
+        from co_tui.tui.screens.approval import approval_dialog
 
+        granted = self.permissions.allowing(tool, command)
+        if granted is not None:
+            self.chat.show_hint(f"ran without asking: {escaped(granted.describe())} (/permissions)", info=True)
+            return True
+        grant = offer(tool, command)
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
 
-        def answered(result: bool | None) -> None:
+        def answered(result: str | None) -> None:
+            if result == "always":
+                self.permissions.grant(grant)
             if not future.done():
-                future.set_result(bool(result))
+                future.set_result(result in ("once", "always"))
 
-        self.push_screen(ApproveShell(command, tool=tool), answered)
+        self.push_screen(approval_dialog(tool, command, path, grant), answered)
         return await future
 
     # --- ChatView: what the controller shows, on the chat screen ---------------------------------
@@ -633,7 +651,7 @@ class CoTuiApp(App[int]):
 
     def _factory(self) -> SessionFactory:
         if self.session_factory is None:
-            from co_tui.session.commands import open_session
+            from co_tui.session import open_session
 
             self.session_factory = open_session
         return self.session_factory
@@ -649,7 +667,7 @@ class CoTuiApp(App[int]):
         try:
             if preview and (resume_id or continue_latest):
                 # Before the settings: the conversation needs only the store (docs/architecture.md).
-                from co_tui.session.commands import open_store_at
+                from co_tui.session import open_store_at
 
                 store = store or open_store_at(self._data_dir())
                 resume_id, continue_latest = self._preview(store, resume_id, continue_latest), False
@@ -671,7 +689,7 @@ class CoTuiApp(App[int]):
                 store=store,
             )
         except Exception as exc:  # OpenSessionError and anything else: one line
-            from co_tui.session.commands import exit_code_for
+            from co_tui.session import exit_code_for
 
             self.post_message(SessionFailed(str(exc) or type(exc).__name__, exit_code_for(exc)))
             return
@@ -681,7 +699,7 @@ class CoTuiApp(App[int]):
         """(In the start-up worker.) Resolve the session to resume and post its newest entries,
         read from the store's raw rows; wait until they are on screen. Returns the full id (None: a
         new session). Raises `OpenSessionError`/`StoreError` when there is nothing to resume."""
-        from co_tui.session.commands import resolve_session_id
+        from co_tui.session import resolve_session_id
         from co_tui.tui.transcript_view import tail_shows, window_items
 
         session_id = resolve_session_id(store, self.workspace, resume_id=resume_id, continue_latest=continue_latest)
@@ -715,7 +733,7 @@ class CoTuiApp(App[int]):
     async def _pick_then_open(self) -> None:
         try:
             settings = await asyncio.to_thread(self._ensure_settings)  # imports pydantic: off the UI thread
-            from co_tui.session.commands import open_store
+            from co_tui.session import open_store
             from co_tui.tui.screens.sessions import SessionsScreen
 
             store = await asyncio.to_thread(open_store, settings)
@@ -745,7 +763,8 @@ class CoTuiApp(App[int]):
 
     async def on_session_ready(self, message: SessionReady) -> None:
         """The session opened: hand it to the controller, start its MCP servers, then preload prices and
-        mount the entries of a resumed conversation above the first screen."""
+        mount the entries of a resumed conversation above the first screen. Its grants start empty."""
+        self.permissions = Permissions()  # "always allow" holds for one session (/permissions)
         release_collections_after_start_up()
         if not self._chat_gone():  # else: quit while the session was loading
             await self.controller.session_ready(message.session)
@@ -825,7 +844,7 @@ def run_app(
     if app.failure:
         print(f"co-tui: {app.failure}", file=sys.stderr)
     else:
-        from co_tui.session.commands import quit_lines
+        from co_tui.session import quit_lines
 
         hint, problem = quit_lines(app.session)
         if problem:

@@ -318,7 +318,7 @@ def test_approve_shell_dialog(snap_compare, make_app):
     async def run(pilot) -> None:
         await wait_ready(pilot)
         pilot.app.run_worker(pilot.app.approve_shell("pytest -q tests/test_parser.py"))
-        await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "ApproveShell", what="dialog")
+        await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "ApprovalDialog", what="dialog")
         await pilot.pause()
 
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=run)
@@ -362,7 +362,7 @@ def _lost_script(prompt: str):
 async def _press_r_on_the_summary_banner(pilot) -> None:
     await send("start", "go on")(pilot)
     session = pilot.app.session
-    session.context = session.context[-2:]  # what the summary replaced leaves (the fake does not cut)
+    session.history.set_context(session.context[-2:])  # what the summary replaced leaves (the fake does not cut)
     pilot.app.chat.query_one("TrimBanner").query_one("CollapsibleTitle").focus()
     await pilot.press("r")
     await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "RecoverLostScreen", what="the picker")

@@ -13,7 +13,7 @@ from pilot_helpers import wait_until
 
 from co_tui.agent.factory import tool_schema_tokens
 from co_tui.config import load_settings
-from co_tui.tui.screens.approve_shell import ApproveShell
+from co_tui.tui.screens.approval import ApprovalDialog
 from co_tui.tui.screens.mcp import McpScreen
 from co_tui.tui.widgets.notice_line import NoticeLine
 
@@ -61,7 +61,7 @@ async def test_servers_start_after_the_session_and_failures_are_one_line(workspa
 
         # A destructive tool asks, through the run_shell dialog.
         await pilot.press(*"use demo_wipe path=notes.txt", "enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, ApproveShell), what="approval dialog")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalDialog), what="approval dialog")
         assert app.screen.tool == "demo_wipe"
         assert str(app.screen.query_one("#dialog-title").content) == "Call this MCP tool?"
         await pilot.press("y")

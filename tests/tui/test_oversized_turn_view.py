@@ -31,7 +31,8 @@ async def test_an_oversized_turn_is_said_in_the_log(todo_app) -> None:
         await wait_ready(pilot)
         await pilot.press(*"search TODO", "enter")
         await wait_idle(pilot)
-        warnings = list(pilot.app.chat.query("ErrorBlock.-oversized"))
+        # (At 1,500 tokens the instructions and tool schemas take more than half: that is said too.)
+        warnings = [w for w in pilot.app.chat.query("ErrorBlock.-oversized") if "sent whole" in w.message]
         assert len(warnings) == 1
         assert "sent whole" in warnings[0].message and "over the budget of 1.5k" in warnings[0].message
 
