@@ -31,7 +31,11 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic_ai.messages import ModelMessage
 
-from co_tui.governance.defaults import DEFAULT_COMPACT_TARGET, DEFAULT_MAX_HISTORY_MESSAGES
+from co_tui.governance.defaults import (
+    DEFAULT_COMPACT_TARGET,
+    DEFAULT_MAX_HISTORY_MESSAGES,
+    DEFAULT_TOOL_OUTPUT_CLEAR,
+)
 from co_tui.governance.events import HistoryTrimmed, Reason
 from co_tui.governance.pins import PinSplit, reinsert, split_pinned, with_pinned_kept
 from co_tui.governance.summarize import (
@@ -90,6 +94,9 @@ class GovernancePolicy:
     summarizer_cooldown_s: float = 600.0
     window_is_guess: bool = False
     compact_target: float = DEFAULT_COMPACT_TARGET
+    # "stub": old outputs `recall` can bring back are cleared to their one-line note; "head": cut to
+    # `tool_output_trim_chars` (docs/context-governance.md, "The stub policy").
+    tool_output_clear: Literal["stub", "head"] = DEFAULT_TOOL_OUTPUT_CLEAR
 
     @property
     def target_messages(self) -> int:
@@ -110,6 +117,7 @@ class GovernancePolicy:
             summarizer_cooldown_s=settings.summarizer_cooldown_s,
             window_is_guess=guess,
             compact_target=getattr(settings, "compact_target", DEFAULT_COMPACT_TARGET),
+            tool_output_clear=getattr(settings, "tool_output_clear", DEFAULT_TOOL_OUTPUT_CLEAR),
         )
 
 
@@ -310,8 +318,21 @@ class Governor:
         window = None
         if summarize and policy.strategy == "summarize" and not self.cooling_down():
             target_messages = policy.target_messages if over_count else None
-            window = self._summary_window(current, budget, goal, target_messages)
+            if over_count or not self._stubs_suffice(current, layout, goal):
+                window = self._summary_window(current, budget, goal, target_messages)
         return CutPlan(current, tokens, layout, budget, reason, over_count, goal, window)
+
+    def _stubs_suffice(self, messages: list[ModelMessage], layout: Layout, goal: int) -> bool:
+        """Whether clearing old outputs to their notes (the stub policy: `recall` brings them back,
+        so nothing is lost) already reaches `goal`: then no summary is asked for, a model call saved
+        and no turn summarised away (docs/context-governance.md, "The stub policy")."""
+        policy = self.policy
+        if policy.tool_output_clear != "stub" or policy.tool_output_trim_chars <= 0:
+            return False
+        cleared = trim_tool_returns(
+            messages, policy.tool_output_trim_chars, layout=layout, target_tokens=goal, stub=True
+        )
+        return cleared.trimmed and estimate_tokens(cleared.messages) <= goal
 
     def finish_cut(
         self, plan: CutPlan, summarised: list[ModelMessage] | None
@@ -336,6 +357,7 @@ class Governor:
             current,
             plan.goal if synced else plan.budget,
             tool_output_trim_chars=policy.tool_output_trim_chars,
+            stub=policy.tool_output_clear == "stub",
             target_tokens=plan.goal,
             min_cut_tokens=0 if synced else min_cut_tokens(policy.budget_tokens),
             layout=None if synced else plan.layout,  # reuse this pass's work if unchanged

@@ -194,12 +194,13 @@ class ChatSession:
 
     def _record_transcript(self, messages: Sequence[ModelMessage]) -> list[ModelMessage]:
         from co_tui.governance.handles import stamp_handles
+        from co_tui.governance.preview import preview_big_outputs
 
         stamped = stamp_handles(messages, len(self.transcript))  # each tool output gets its handle
         self.transcript.extend(stamped)
         # A step finished (its tool results are in) or the prompt went out: save it at the next event.
         self._checkpoint_due = self.busy
-        return stamped
+        return preview_big_outputs(stamped, self.settings.tool_output_preview_chars)  # big ones: kept whole above
 
     # --- the meter -------------------------------------------------------------------------------
 
@@ -450,9 +451,11 @@ class ChatSession:
         from co_tui.governance.handles import stamp_handles
 
         seen = self.governance.seen_len
+        from co_tui.governance.preview import preview_big_outputs
+
         tail = stamp_handles(run_messages[seen:], len(self.transcript))
         self.transcript.extend(tail)
-        run_messages = [*run_messages[:seen], *tail]
+        run_messages = [*run_messages[:seen], *preview_big_outputs(tail, self.settings.tool_output_preview_chars)]
         # repair_messages closes dangling calls after an interrupt. Like pydantic-ai at run start, it
         # fuses a marker with the prompt after it; the context is kept in that fused form so the next
         # run's history has the length the governance transcript sink counts from (governance and
