@@ -14,7 +14,7 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, TextIO, cast
 
 from co_tui.config import Settings
 
@@ -165,8 +165,13 @@ def run_print_mode(
     """Run one turn and print it. Returns the exit code (0, 1, 2, 130, or 141 when stdout was
     closed by its reader). `title` names a new session instead of the prompt (which may start
     with attached stdin)."""
+    from co_tui.escaped_output import EscapedOutput, is_terminal
+
+    # Model, tool and server text reach these inside co-tui's lines: escaped, never obeyed by a terminal.
+    err = cast(TextIO, EscapedOutput(err or sys.stderr))
     out = out or sys.stdout
-    err = err or sys.stderr
+    if output_format == "text" and is_terminal(out):
+        out = cast(TextIO, EscapedOutput(out, keep_lines=True))
     if not prompt.strip():
         err.write("co-tui: -p needs a non-empty prompt\n")
         return EXIT_USAGE

@@ -51,3 +51,18 @@ def fit_segments(parts: list[str], width: int, sep: str = " · ") -> str:
         if len(line) <= width:
             return line
     return fit_words(parts[0], width)
+
+
+# C0 controls, DEL, the C1 controls (a terminal may read 0x9b as CSI and 0x9d as OSC, as ESC [ and
+# ESC ]) and the Unicode line breaks `str.splitlines` honours: what must not reach a terminal raw.
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(32), 127, *range(0x80, 0xA0)]}
+_CONTROL.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", 0x2028: "\\u2028", 0x2029: "\\u2029"})
+_CONTROL_KEEPING_LINES = {c: v for c, v in _CONTROL.items() if c not in (ord("\n"), ord("\t"))}
+
+
+def escape_controls(text: str, *, keep_lines: bool = False) -> str:
+    """`text` with control characters escaped as `\\x1b`, `\\n`…, so a terminal shows them instead of
+    obeying them (an OSC sequence retitles the window, others move the cursor or rewrite lines).
+    `keep_lines`: newlines and tabs stay as they are (an answer's own layout)."""
+    table = _CONTROL_KEEPING_LINES if keep_lines else _CONTROL
+    return text.translate(table) if any(ord(c) in table for c in text) else text

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from co_tui.text import plural
+from co_tui.text import escape_controls, plural
 
 # Caps: large enough to be useful, small enough that one call cannot flood the context window.
 READ_LIMIT_LINES = 400
@@ -293,14 +293,9 @@ class Workspace:
                 yield file
 
 
-# Control characters and the Unicode line breaks `str.splitlines` honours, escaped in names.
-_CONTROL = {c: f"\\x{c:02x}" for c in [*range(32), 127, 0x85]}
-_CONTROL.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", 0x2028: "\\u2028", 0x2029: "\\u2029"})
-
-
 def shown_name(name: str) -> str:
     """`name` with control characters and line breaks escaped (`\\n`, `\\x1b`…): one line, always."""
-    return name.translate(_CONTROL) if any(ord(c) in _CONTROL for c in name) else name
+    return escape_controls(name)
 
 
 def _inside(path: Path, root: Path) -> bool:

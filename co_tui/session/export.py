@@ -21,6 +21,7 @@ from co_tui.session.banner import banner_line
 from co_tui.session.cost import format_usd
 from co_tui.session.events import INTERRUPTED_MESSAGE
 from co_tui.session.store import LoadedSession, SessionMeta, SessionStore
+from co_tui.text import escape_controls
 
 FORMATS = ("md", "json")  # the names `render_export` knows; /export and --format offer these
 JSON_FORMAT_NAME = "co-tui-session"
@@ -70,6 +71,11 @@ def _user_content(content: Any) -> str:
     return "\n\n".join(out)
 
 
+def _call(part: Any) -> str:
+    """`name` · `id` of a tool call or result, each on one line whatever the model put in it."""
+    return f"`{escape_controls(part.tool_name)}` · `{escape_controls(part.tool_call_id)}`"
+
+
 def _request_blocks(message: Any) -> list[str]:
     blocks = []
     for part in message.parts:
@@ -79,11 +85,9 @@ def _request_blocks(message: Any) -> list[str]:
         elif kind == "system-prompt":
             blocks.append("## System\n\n" + part.content)
         elif kind == "tool-return":
-            blocks.append(
-                f"**Tool result** `{part.tool_name}` · `{part.tool_call_id}`\n\n" + _fence(_as_text(part.content))
-            )
+            blocks.append(f"**Tool result** {_call(part)}\n\n" + _fence(_as_text(part.content)))
         elif kind == "retry-prompt":
-            name = f" `{part.tool_name}`" if getattr(part, "tool_name", None) else ""
+            name = f" `{escape_controls(part.tool_name)}`" if getattr(part, "tool_name", None) else ""
             blocks.append(f"**Retry**{name}\n\n" + _fence(_as_text(part.content)))
         elif kind:
             blocks.append(f"**{kind}**\n\n" + _fence(_as_text(getattr(part, "content", ""))))
@@ -102,11 +106,9 @@ def _response_blocks(message: Any) -> list[str]:
             )
         elif kind in ("tool-call", "native-tool-call"):
             args = part.args if isinstance(part.args, str) else _as_text(part.args or {})
-            blocks.append(f"**Tool call** `{part.tool_name}` · `{part.tool_call_id}`\n\n" + _fence(args, "json"))
+            blocks.append(f"**Tool call** {_call(part)}\n\n" + _fence(args, "json"))
         elif kind == "native-tool-return":
-            blocks.append(
-                f"**Tool result** `{part.tool_name}` · `{part.tool_call_id}`\n\n" + _fence(_as_text(part.content))
-            )
+            blocks.append(f"**Tool result** {_call(part)}\n\n" + _fence(_as_text(part.content)))
         elif kind:
             blocks.append(f"*[{kind}]*")
     return blocks if len(blocks) > 1 else []  # an empty response (cut off before it began): no heading
@@ -120,11 +122,11 @@ def _positions(loaded: LoadedSession) -> list[int]:
 
 def _header(meta: SessionMeta) -> str:
     rows = [
-        f"# {meta.title or 'Untitled session'}",
+        f"# {escape_controls(meta.title) or 'Untitled session'}",
         "",
         f"- Session: `{meta.id}`",
-        f"- Model: {meta.model or 'unknown'}",
-        f"- Workspace: `{meta.workspace}`",
+        f"- Model: {escape_controls(meta.model or 'unknown')}",
+        f"- Workspace: `{escape_controls(str(meta.workspace))}`",
         f"- Created: {meta.created.isoformat(timespec='seconds')}",
         f"- Updated: {meta.updated.isoformat(timespec='seconds')}",
         f"- Messages: {meta.messages}",
@@ -134,7 +136,9 @@ def _header(meta: SessionMeta) -> str:
 
 
 def export_markdown(loaded: LoadedSession) -> str:
-    """The transcript as markdown, with a trim banner at the position of every ledger entry."""
+    """The transcript as markdown, with a trim banner at the position of every ledger entry.
+    Control characters are escaped (`\\x1b`…; CRLF becomes LF): an export is read with `cat` and
+    `less`, where a model's or a tool's escape sequence would be obeyed, not shown."""
     positions = _positions(loaded)
     banners: dict[int, list[str]] = {}
     for event, at in zip(loaded.ledger, positions, strict=False):
@@ -146,7 +150,7 @@ def export_markdown(loaded: LoadedSession) -> str:
         if getattr(message, "state", None) == "interrupted":  # as the TUI shows it, live and resumed
             blocks.append(f"*⏹ {INTERRUPTED_MESSAGE}*")
     blocks.extend(banners.get(len(loaded.transcript), []))
-    return "\n\n".join(blocks) + "\n"
+    return escape_controls("\n\n".join(blocks).replace("\r\n", "\n"), keep_lines=True) + "\n"
 
 
 def _meta_dict(meta: SessionMeta) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from pydantic_ai import Agent
 from pydantic_ai.exceptions import ModelContextWindowExceededError
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from support.builders import chat_turn, tool_turn
 
 from co_tui.governance import (
     ContextGovernance,
@@ -20,7 +21,6 @@ from co_tui.governance.markers import marker_info
 from co_tui.governance.summarize import is_summarization_request
 from co_tui.governance.turns import segment
 
-from .builders import chat_turn, tool_turn
 from .models import ScriptedModel
 from .synthetic import make_text
 

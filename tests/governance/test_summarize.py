@@ -7,6 +7,7 @@ import copy
 
 import pytest
 from pydantic_ai.messages import ModelResponse, TextPart
+from support.builders import chat_turn, system, tool_turn, user
 
 from co_tui.governance import (
     COMPACT_INSTRUCTIONS,
@@ -23,7 +24,6 @@ from co_tui.governance.markers import COMPACT_ACK, marker_info
 from co_tui.governance.summarize import plan_summary_window, render_for_summary, summary_token_budget
 from co_tui.governance.turns import check_pairing, segment
 
-from .builders import chat_turn, system, tool_turn, user
 from .models import ScriptedModel, last_user_text
 from .synthetic import make_text
 

@@ -3,6 +3,7 @@
 import copy
 
 import pytest
+from support.builders import calls, chat_turn, results, system, tool_turn, user
 
 from co_tui.governance import (
     check_pairing,
@@ -17,7 +18,6 @@ from co_tui.governance.markers import make_summary_marker, marker_info
 from co_tui.governance.trim import trim_to_message_count, truncate_text
 from co_tui.governance.turns import segment
 
-from .builders import calls, chat_turn, results, system, tool_turn, user
 from .synthetic import make_text
 
 

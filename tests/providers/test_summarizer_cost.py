@@ -15,11 +15,12 @@ from typing import Any
 
 import pytest
 from genai_prices import Usage, calc_price
+from support.turns import collect, of_type
 
 from co_tui.session.export import export_json
 from co_tui.session.store import SessionStore
 
-from .harness import collect, of_type, point_providers_at, session, settings
+from .harness import session, settings
 from .loopback import LoopbackServer, Reply
 from .scripted_session import SUMMARY, is_summary_request
 
@@ -30,12 +31,6 @@ def price(input_tokens: int, output_tokens: int) -> Decimal:
     return calc_price(
         Usage(input_tokens=input_tokens, output_tokens=output_tokens), "gpt-4o", provider_id="openai"
     ).total_price
-
-
-@pytest.fixture
-def env(loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch) -> LoopbackServer:
-    point_providers_at(monkeypatch, loopback)
-    return loopback
 
 
 async def test_compact_counts_its_summariser_call_in_the_session_cost(env: LoopbackServer, tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, UserPromptPart
-from store_builders import breadcrumb, tool_turn
+from support.builders import breadcrumb, saved_tool_turn
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.export import export_json, export_markdown, render_export, trim_banner
@@ -17,7 +17,7 @@ from co_tui.session.store import LoadedSession, SessionStore
 @pytest.fixture
 def saved(store: SessionStore, tmp_path: Path) -> LoadedSession:
     sid = store.create_session(model="test:model", workspace=tmp_path, title="explain files")
-    turns = [tool_turn(i) for i in range(3)]
+    turns = [saved_tool_turn(i) for i in range(3)]
     store.save_turn(sid, new_transcript=turns[0] + turns[1], context=turns[0] + turns[1], new_events=[])
     cut = HistoryTrimmed(
         reason="token_budget",
@@ -168,3 +168,24 @@ async def test_the_rescue_copy_never_follows_a_planted_symlink(
     assert rescued is not None and rescued != planted and rescued.parent == data_dir
     assert not rescued.is_symlink() and (rescued.stat().st_mode & 0o777) == 0o600
     assert json.loads(rescued.read_text())["transcript"][0]["parts"][0]["content"] == "hello"
+
+
+def test_control_bytes_are_escaped_in_markdown(store: SessionStore, tmp_path: Path) -> None:
+    # Issue 33: raw control bytes from a tool's output or the model reached the Markdown export,
+    # where `cat` or `less -R` obeyed them (retitle the window, clear the screen, rewrite lines).
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+
+    sid = store.create_session(model="test:model", workspace=tmp_path, title="title\x1b]0;pwned\x07\nforged")
+    messages = [
+        ModelRequest(parts=[UserPromptPart("read it")]),
+        ModelResponse(parts=[ToolCallPart("read_file\n# Forged heading", {"path": "a.txt"}, tool_call_id="c1")]),
+        ModelRequest(parts=[ToolReturnPart("read_file", "line one\r\nline two\x1b[2J\x9b2J\rover", tool_call_id="c1")]),
+        ModelResponse(parts=[TextPart("done\x1b]8;;http://evil\x07link\x1b]8;;\x07\n\tindented")]),
+    ]
+    store.save_turn(sid, new_transcript=messages, context=messages, new_events=[])
+    text = export_markdown(store.load(sid))
+    assert not any(ord(c) < 32 and c not in "\n\t" or 0x7F <= ord(c) < 0xA0 for c in text), repr(text)
+    assert text.startswith("# title\\x1b]0;pwned\\x07\\nforged\n")
+    assert "`read_file\\n# Forged heading`" in text and "\n# Forged heading" not in text
+    assert "line one\nline two\\x1b[2J\\x9b2J\\rover" in text, "CRLF is a line break, a lone CR is shown"
+    assert "done\\x1b]8;;http://evil\\x07link" in text and "\n\tindented" in text
