@@ -18,8 +18,17 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 from co_tui.governance.handles import call_of, handle_of, recall_call
 from co_tui.governance.tokens import content_text
 
-__all__ = ["PREVIEW_KEY", "HEAD_CHARS", "TAIL_CHARS", "preview_big_outputs", "previewed_chars", "preview_text"]
+__all__ = [
+    "PREVIEW_MARK",
+    "PREVIEW_KEY",
+    "HEAD_CHARS",
+    "TAIL_CHARS",
+    "preview_big_outputs",
+    "previewed_chars",
+    "preview_text",
+]
 
+PREVIEW_MARK = "[…output too big to show whole"  # starts the line between head and tail (the TUI badges it)
 PREVIEW_KEY = "co_tui_previewed"  # in a previewed part's metadata: the whole output's length
 HEAD_CHARS = 2000
 TAIL_CHARS = 1000
@@ -36,7 +45,7 @@ def preview_text(text: str, handle: str, call: str) -> str:
     """The head, a line saying what is left out and how to read it, and the tail of `text`."""
     lines = text.count("\n") + 1
     note = (
-        f"[…output too big to show whole: {len(text):,} chars, {lines:,} lines; the middle is left out here — "
+        f"{PREVIEW_MARK}: {len(text):,} chars, {lines:,} lines; the middle is left out here — "
         f"{call}; {recall_call(handle)} returns it whole, page by page (offset/limit)…]"
     )
     return f"{text[:HEAD_CHARS]}\n{note}\n{text[-TAIL_CHARS:]}"

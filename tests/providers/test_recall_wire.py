@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.turns import collect, of_type
 
-from .harness import collect, of_type, point_providers_at, settings, text_of
+from .harness import point_providers_at, settings, text_of
 from .loopback import LoopbackServer, Reply, ToolCallSpec
 from .scripted_session import is_summary_request
 
