@@ -69,3 +69,11 @@ def test_the_inspector_shows_which_message_was_recalled() -> None:
     )
     rows = annotate_history(transcript, transcript)
     assert rows[-1].preview == "recall ↺ recalled the output of read_file() from turn 1"
+
+
+def test_context_counts_recalled_text_as_messages() -> None:
+    from co_tui.session.context_breakdown import classify_messages
+
+    page = recall_output(_transcript(), "r0")
+    context = [ModelRequest(parts=[ToolReturnPart("recall", page.text, tool_call_id="c1")])]
+    assert [key for key, _ in classify_messages(context)] == ["messages"]
