@@ -57,8 +57,8 @@ and the rule that chose the default (docs/context-governance.md, "Why 500 messag
 200 and 500 at which every judged target holds for both strategies and many calls cuts in at most 25%
 of its turns, else 0. `--only defaults,corpus,...` runs a subset.
 
-In stress (the 32k-window agent scenario of issue 29), every `--recall-every` (10) turns the scripted
-model reads back one output a cut note names with `recall`, and "tokens returned by recall" adds up
+In stress (the 32k-window agent scenario of issue 29), with `--recall-every N` the scripted model
+reads back, every N turns, one output a cut note names with `recall`, and "tokens returned by recall" adds up
 what those reads cost. `--json FILE` writes every scenario's figures; `--side-by-side BEFORE AFTER`
 prints two such files as the before/after table (turns with a cut, summariser calls, prefix reuse vs
 uncut, mean context, cost with caching, tokens on recall).
@@ -367,7 +367,7 @@ def main() -> None:
     parser.add_argument(
         "--recall-every",
         type=int,
-        default=10,
+        default=0,
         help="in stress, every N-th turn the scripted model reads back one cut output with recall (0: never)",
     )
     parser.add_argument("--json", help="also write every scenario's figures to this file (for --side-by-side)")

@@ -145,7 +145,7 @@ def build_agent(
     request and its text (AGENTS.md …, see `project_instructions.py`) follows co-tui's own
     instructions; None from it adds nothing. `toolsets` come after the workspace tools (the MCP
     servers' toolsets, `mcp_servers.McpServers.toolsets`). `recall` adds the `recall` tool over that
-    source (agent/recall_tool.py), offered only while the session has cut something.
+    source (agent/recall_tool.py), in every request.
     """
     import pydantic_ai
     from pydantic_ai import Agent

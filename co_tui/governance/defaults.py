@@ -15,6 +15,11 @@ DEFAULT_MAX_HISTORY_MESSAGES = 500
 DEFAULT_COMPACT_TARGET = 0.6
 
 # What an old tool output that `recall` can bring back is cleared to (setting `tool_output_clear`):
-# "stub", its one-line note, or "head", its first `tool_output_trim_chars` characters. Chosen by
-# measurement: docs/context-governance.md ("The stub policy").
-DEFAULT_TOOL_OUTPUT_CLEAR: Final[Literal["stub", "head"]] = "head"
+# "stub", its one-line note, or "head", its first `tool_output_trim_chars` characters. "stub" was
+# chosen by measurement: docs/context-governance.md ("The stub policy"). `GovernancePolicy` itself
+# defaults to "head" (the pure rules' callers choose); sessions take the setting.
+DEFAULT_TOOL_OUTPUT_CLEAR: Final[Literal["stub", "head"]] = "stub"
+
+# With the stub policy the token low-water mark is this share of `compact_target` (0.45 of the
+# budget at the default 0.6): measured in benchmarks/economy.py (docs/context-governance.md).
+STUB_MARK_FACTOR = 0.75

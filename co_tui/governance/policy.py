@@ -35,6 +35,7 @@ from co_tui.governance.defaults import (
     DEFAULT_COMPACT_TARGET,
     DEFAULT_MAX_HISTORY_MESSAGES,
     DEFAULT_TOOL_OUTPUT_CLEAR,
+    STUB_MARK_FACTOR,
 )
 from co_tui.governance.events import HistoryTrimmed, Reason
 from co_tui.governance.pins import PinSplit, reinsert, split_pinned, with_pinned_kept
@@ -96,7 +97,14 @@ class GovernancePolicy:
     compact_target: float = DEFAULT_COMPACT_TARGET
     # "stub": old outputs `recall` can bring back are cleared to their one-line note; "head": cut to
     # `tool_output_trim_chars` (docs/context-governance.md, "The stub policy").
-    tool_output_clear: Literal["stub", "head"] = DEFAULT_TOOL_OUTPUT_CLEAR
+    tool_output_clear: Literal["stub", "head"] = "head"  # the setting's default is DEFAULT_TOOL_OUTPUT_CLEAR
+
+    @property
+    def token_mark(self) -> float:
+        """The low-water mark for tokens, as a share of the budget: `compact_target`, and with the
+        stub policy `STUB_MARK_FACTOR` of it — cleared outputs lose nothing (`recall` brings them
+        back), so a cut goes deeper and comes rarer (docs/context-governance.md, "The stub policy")."""
+        return self.compact_target * (STUB_MARK_FACTOR if self.tool_output_clear == "stub" else 1.0)
 
     @property
     def target_messages(self) -> int:
@@ -197,14 +205,14 @@ class Governor:
         return max(1, self.policy.budget_tokens - min(overhead_tokens, self.policy.budget_tokens // 2))
 
     def target_tokens(self, overhead_tokens: int = 0) -> int:
-        """The low-water mark for the messages: `compact_target` × the configured budget, less the
-        request's overhead — so the request a cut leaves (overhead included, as events and the meter
-        count it) is at or under `compact_target` × the budget. When the overhead alone takes most of
+        """The low-water mark for the messages: `token_mark` (`compact_target`) × the configured budget,
+        less the request's overhead — so the request a cut leaves (overhead included, as events and the
+        meter count it) is at or under that share of the budget. When the overhead alone takes most of
         that, at least half the low-water share of the message budget (a cut never aims at nothing)."""
         policy = self.policy
         overhead = min(overhead_tokens, policy.budget_tokens // 2)
-        by_request = int(policy.compact_target * policy.budget_tokens) - overhead
-        return max(1, by_request, int(policy.compact_target * self._budget(overhead_tokens) * 0.5))
+        by_request = int(policy.token_mark * policy.budget_tokens) - overhead
+        return max(1, by_request, int(policy.token_mark * self._budget(overhead_tokens) * 0.5))
 
     def _triggers(
         self, messages: Sequence[ModelMessage], budget: int

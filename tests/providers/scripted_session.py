@@ -105,7 +105,9 @@ def responder(files: list[list[str]], *, sequential: bool = False, recall_every:
         prompt = messages[start]["content"]
         turn = int(re.search(r"turn (\d+)", prompt if isinstance(prompt, str) else json.dumps(prompt)).group(1))
         results = sum(1 for m in messages[start:] if m["role"] == "tool")
-        done_reading = messages[-1]["role"] == "tool" and (not sequential or results >= len(files[turn]))
+        # pydantic-ai may append a note after the tool results (a tool joining mid-run: `recall`).
+        last_role = next(m["role"] for m in reversed(messages) if m["role"] != "system")
+        done_reading = last_role == "tool" and (not sequential or results >= len(files[turn]))
         recalled = any(
             str(m.get("content", "")).startswith("[recall(") for m in messages[start:] if m["role"] == "tool"
         )
