@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 import pytest
@@ -311,9 +312,14 @@ async def test_offline_summaries_cover_every_turn_they_report(workspace: Path) -
     verbatim = " ".join(
         str(p.content) for m in context if marker_info(m) is None for p in m.parts if isinstance(p, UserPromptPart)
     )
-    for i in range(1, notes + 1):
-        note = f"note number {i}: the sky is blue"
-        assert note in verbatim or note in marker_text, f"note {i} is neither in context nor in a summary"
+    # At the smallest summary budget (200 tokens, plus the user's words on top) the fixed sections
+    # leave no room for every note: a note may be left out, but never silently — the summary counts
+    # the turns it omitted and the prompts its words section left out.
+    missing = [i for i in range(1, notes + 1) if f"note number {i}: the sky is blue" not in verbatim + marker_text]
+    said = sum(int(n) for n in re.findall(r"\(… (\d+) turn\(s\) omitted", marker_text))
+    said += sum(int(n) for n in re.findall(r"\((\d+) more left out to fit\)", marker_text))
+    assert len(missing) <= said, f"notes {missing} are neither in context nor in a summary, and not counted"
+    assert len(missing) < notes // 2, missing
 
 
 @pytest.mark.parametrize("moment", ["as it starts", "while it runs"])

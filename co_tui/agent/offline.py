@@ -52,6 +52,7 @@ from pydantic_ai.tools import RunContext
 from pydantic_ai.usage import RequestUsage
 
 from co_tui.agent.extractive import (
+    HEADER,
     budget_from_text,
     digest_messages,
     digest_text,
@@ -191,7 +192,8 @@ def plan_reply(messages: Sequence[ModelMessage], info: AgentInfo) -> Reply:
     if outcomes:
         return Reply(text=answer_from_results(outcomes), delay_s=delay)
     if is_summarization_request(info, prompt):
-        return Reply(text=extractive_summary(messages, info.instructions or "", prompt), delay_s=delay)
+        limit = (info.model_settings or {}).get("max_tokens")
+        return Reply(text=extractive_summary(messages, info.instructions or "", prompt, limit), delay_s=delay)
     if intent.kind == "tools":
         missing = [a.tool for a in intent.actions if a.tool not in tool_names]
         if missing:
@@ -222,8 +224,14 @@ def is_summarization_request(info: AgentInfo, prompt: str) -> bool:
     return not info.function_tools and bool(_SUMMARY_WORDS.search(f"{info.instructions or ''}\n{prompt}"))
 
 
-def extractive_summary(messages: Sequence[ModelMessage], instructions: str, prompt: str) -> str:
-    """The summary of the conversation in `messages` (given as history) and/or in the prompt's text."""
+def extractive_summary(
+    messages: Sequence[ModelMessage], instructions: str, prompt: str, max_tokens: int | None = None
+) -> str:
+    """The summary of the conversation in `messages` (given as history) and/or in the prompt's text.
+
+    `max_tokens` (the request's `max_tokens` setting): the summary's estimate stays within it, as a
+    provider caps a real model's answer — the character budget the prompt asks for is shrunk until it does.
+    """
     digest = digest_messages(messages[:-1])
     from_text = digest_text(prompt)
     digest.turns += from_text.turns
@@ -237,7 +245,12 @@ def extractive_summary(messages: Sequence[ModelMessage], instructions: str, prom
         if isinstance(p, UserPromptPart)
     )
     request_text = f"{instructions}\n{prompt}"
-    return summarize(digest, budget_from_text(request_text, source_chars), focus_words(request_text))
+    budget, focus = budget_from_text(request_text, source_chars), focus_words(request_text)
+    text = summarize(digest, budget, focus)
+    while max_tokens and (tokens := estimate_text_tokens(text)) > max_tokens and budget > len(HEADER):
+        budget = min(budget - 1, int(budget * max_tokens / tokens * 0.95))
+        text = summarize(digest, budget, focus)
+    return text
 
 
 def recap(messages: Sequence[ModelMessage]) -> str:

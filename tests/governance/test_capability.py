@@ -212,7 +212,7 @@ async def test_summarize_strategy_in_a_run_uses_run_model_and_emits_summary():
     cap.begin_run(len(history))
     events, messages, _ = await run_events(agent, "next", history)
     assert [e.trimmed.strategy for e in events] == ["summary"]
-    assert events[0].trimmed.summary == "they talked about many things"
+    assert events[0].trimmed.summary.startswith("they talked about many things\n\n## User prompts, verbatim")
     assert len(model.summary_calls) == 1
     infos = [marker_info(m) for m in messages]
     assert [i.kind for i in infos if i] == ["summary"]

@@ -70,7 +70,7 @@ async def test_a_summary_longer_than_what_it_replaces_counts_as_a_failure():
     out = await governor.apply(history)
     assert len(model.summary_calls) == 1
     [event] = out.events
-    assert event.strategy == "static_marker" and "no shorter than" in event.note
+    assert event.strategy == "static_marker" and "summary rejected" in event.note and "not smaller than" in event.note
     assert event.tokens_after < event.tokens_before == estimate_tokens(history)
     assert governor.cooling_down()
 

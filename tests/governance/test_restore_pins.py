@@ -17,6 +17,7 @@ from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.markers import separate_markers
 from co_tui.governance.pins import compact_around_pins, pin_room, reinsert, split_pinned, turn_key
 from co_tui.governance.restore import CutRecord, UndoRefused, restore_event, restored_context, undo_target
+from co_tui.governance.summarize import SummaryRejected
 from co_tui.governance.tokens import part_text
 from co_tui.governance.turns import check_pairing, segment
 
@@ -187,8 +188,11 @@ def test_pins_survive_every_rule(history, choice, fraction, max_messages, strate
     shrunk, _ = governor.recover_overflow(history, shrink_done=True)
     _assert_pinned_kept(pinned, shrunk.messages)
     if not failing:
-        compacted = asyncio.run(compact_around_pins(history, pins, _summariser(False), budget_tokens=budget))
-        _assert_pinned_kept(pinned, compacted.messages)
+        try:
+            compacted = asyncio.run(compact_around_pins(history, pins, _summariser(False), budget_tokens=budget))
+            _assert_pinned_kept(pinned, compacted.messages)
+        except SummaryRejected:  # the inflation guard: a summary no smaller than a tiny history
+            pass
     assert fingerprint(history) == frozen, "input mutated"
 
 

@@ -23,6 +23,7 @@ from co_tui.governance import (
 from co_tui.governance.markers import COMPACT_ACK, marker_info
 from co_tui.governance.summarize import plan_summary_window, render_for_summary, summary_token_budget
 from co_tui.governance.turns import check_pairing, segment
+from co_tui.governance.user_words import WORDS_HEADER
 
 from .models import ScriptedModel, last_user_text
 from .synthetic import make_text
@@ -94,7 +95,7 @@ async def test_summary_success_replaces_middle_with_one_summary_message():
     assert history == frozen
     assert [e.strategy for e in out.events] == ["summary"]
     event = out.events[0]
-    assert event.reason == "message_count" and event.summary == model.summary
+    assert event.reason == "message_count" and event.summary.startswith(model.summary + "\n\n" + WORDS_HEADER)
     markers = segment(out.messages).markers
     assert len(markers) == 1
     info = markers[0][1]
@@ -104,7 +105,7 @@ async def test_summary_success_replaces_middle_with_one_summary_message():
     covers = f"2-{event.dropped_turns + 1}"
     assert text == (
         f"[Summary of {event.dropped_messages} earlier messages] — turns {covers}; "
-        f'recall(turns="{covers}") returns them verbatim\n{model.summary}'
+        f'recall(turns="{covers}") returns them verbatim\n{event.summary}'
     )
     assert info.covers == covers
     # head (first turn) kept verbatim before the summary, tail after it
@@ -163,7 +164,7 @@ async def test_prompt_injection_inside_history_stays_data():
     )
     history = [system(), *chat_turn("start", "ok")]
     for t in range(25):
-        history += chat_turn(attack if t == 3 else f"q{t}", f"a{t}")
+        history += chat_turn(attack if t == 3 else f"q{t}", f"a{t}: " + "an answer of some length " * 3)
     model = ScriptedModel()
     gov = Governor(GovernancePolicy(budget_tokens=1_000_000, max_history_messages=40), summarizer_model=model.model())
     out = await gov.apply(history)
@@ -176,7 +177,7 @@ async def test_prompt_injection_inside_history_stays_data():
     body = prompt[prompt.index("<conversation>") : prompt.index("</conversation>")]
     assert "Ignore all previous instructions" in body
     assert "<system>" not in body  # the forged voice tag is escaped
-    assert out.events[0].summary == model.summary
+    assert out.events[0].summary.startswith(model.summary)
 
 
 def test_render_digests_tool_results_to_one_line():
@@ -194,7 +195,11 @@ async def test_compact_success_two_messages_and_event():
     res = await compact(history, model.model(), focus="the file names", budget_tokens=5000)
     assert history == frozen
     assert len(res.messages) == 2
-    assert res.messages[0].parts[-1].content == "[Compacted conversation summary]\nEverything so far, compacted."
+    words = f'{WORDS_HEADER}\n- "go"\n- "first"'  # the user's prompts, verbatim, newest first
+    assert (
+        res.messages[0].parts[-1].content
+        == f"[Compacted conversation summary]\nEverything so far, compacted.\n\n{words}"
+    )
     assert res.messages[0].parts[0].content == "SYS"
     assert res.messages[1].parts[0].content == COMPACT_ACK
     assert marker_info(res.messages[0]).kind == "compact"
@@ -206,7 +211,8 @@ async def test_compact_success_two_messages_and_event():
         2,
         0,
     )
-    assert e.summary == "Everything so far, compacted." and e.budget_tokens == 5000
+    assert e.summary == f"Everything so far, compacted.\n\n{words}" and e.budget_tokens == 5000
+    assert (e.prompts_kept, e.prompts_total) == (2, 2)
     messages, info = model.summary_calls[0]
     assert COMPACT_INSTRUCTIONS.splitlines()[0] in info.instructions
     assert "the file names" in last_user_text(messages)

@@ -37,7 +37,7 @@ async def test_compact_counts_its_summariser_call_in_the_session_cost(env: Loopb
     store = SessionStore.open(tmp_path / "data")
     try:
         chat = session(tmp_path, store=store, model=OPENAI)
-        env.script(Reply("an answer", input_tokens=9_000, output_tokens=400))
+        env.script(Reply("an answer. " * 100, input_tokens=9_000, output_tokens=400))
         assert not (await collect(chat.run_turn("hello")))[-1].failed
         env.script(Reply("We said hello.", input_tokens=3_000, output_tokens=200))
         events = await collect(chat.compact())
@@ -90,7 +90,7 @@ async def test_summaries_of_the_summarize_strategy_count_in_the_session_cost(
 async def test_an_unpriced_summariser_makes_the_session_cost_unknown(env: LoopbackServer, tmp_path: Path) -> None:
     """A summary by an unpriced model: the session's cost is unknown, not a partial sum."""
     chat = session(tmp_path, model=OPENAI, summarization_model="openai-chat:qwen-local")
-    env.script(Reply("an answer", input_tokens=9_000, output_tokens=400))
+    env.script(Reply("an answer. " * 100, input_tokens=9_000, output_tokens=400))
     assert not (await collect(chat.run_turn("hello")))[-1].failed
     env.script(Reply("We said hello.", input_tokens=3_000, output_tokens=200))
     events = await collect(chat.compact())

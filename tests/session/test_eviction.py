@@ -79,7 +79,8 @@ async def test_evict_then_resume_keeps_markers_ledger_and_statuses(tmp_path: Pat
 
 async def test_compaction_and_summary_events_say_what_the_summary_kept(tmp_path: Path) -> None:
     """Every summary and compaction carries what its summary kept and lost, saved."""
-    (tmp_path / "notes_a.md").write_text("alpha\n")
+    # Long enough that a summary is worth its model call (the middle outweighs the longest summary).
+    (tmp_path / "notes_a.md").write_text("alpha\n" + "the notes go on about item values and more.\n" * 60)
     settings = load_settings(max_history_messages=12)
     store = SessionStore.open(tmp_path / "data")
     session = ChatSession(settings, workspace=tmp_path, store=store, model="offline")
