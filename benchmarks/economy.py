@@ -275,7 +275,9 @@ def report(
     print(
         f"\n== {scenario.name}: {scenario.turns} turns, budget {budget:,}"
         + (" (derived from gpt-4o's window)" if not scenario.budget else "")
-        + f", compact_target {target}, max_history_messages {limit}; targets {'judged here' if judged else 'for reference'}"
+        + f", compact_target {target}"
+        + (f" (token mark {policy.token_mark:.2f})" if getattr(policy, "token_mark", target) != target else "")
+        + f", max_history_messages {limit}; targets {'judged here' if judged else 'for reference'}"
     )
     print(f"{'':36}{'trim':>12}{'summarize':>12}{'uncut':>12}   target")
     rows = [
