@@ -105,10 +105,17 @@ def overhead_tokens(settings: Settings, *, workspace: Path, project_text: str | 
     if agent is not None:
         defs = [d for ts in agent.toolsets if toolset_source(ts) == "workspace" for d in known_tool_defs(ts)]
     else:
-        defs = known_tool_defs(workspace_toolset(root, allow_shell=settings.allow_shell))
+        defs = known_tool_defs(workspace_toolset(root, allow_shell=settings.allow_shell)) + recall_tool_defs()
     own = estimate_text_tokens(agent_instructions(root, allow_shell=settings.allow_shell))
     project = estimate_text_tokens(project_text) if project_text else 0
     return own + project + tool_schema_tokens(defs)
+
+
+def recall_tool_defs() -> list[Any]:
+    """The `recall` tool's definition (its schema does not depend on what it reads)."""
+    from co_tui.agent.recall_tool import RecallSource
+
+    return known_tool_defs(recall_toolset(RecallSource(transcript=list, page_chars=lambda: 0, redact=str)))
 
 
 def prompt_cache_capabilities(settings: Settings) -> list[Any]:

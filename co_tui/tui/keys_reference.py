@@ -80,7 +80,7 @@ what the model sees without telling you (and the model).
   verbatim, as one short message at the end of the context (`/undo` takes it out again).
 - **Markers** are what the model reads in place of what was cut: a breadcrumb
   `[Earlier conversation trimmed — N messages (K turns) removed …]` listing the turns it removed, a
-  `[Summary of N earlier messages] — turns 2-9`, or an old tool output cut to
+  `[Summary of N earlier messages] — turns 2-9: recall(turns="2-9")`, or an old tool output cut to
   `tool_output_trim_chars` and ending in `[…truncated, N chars total — its call; recall("r12") …]`.
   Each names the exact `recall(…)` call that returns the original verbatim: the model's read-only
   `recall` tool (offered once something was cut) reads this session's transcript, so nothing cut
