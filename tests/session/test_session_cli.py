@@ -199,7 +199,7 @@ def test_resume_hint_only_for_a_saved_session_with_turns(tmp_path: Path) -> None
     import asyncio
 
     from co_tui.config import load_settings
-    from co_tui.session.commands import open_session, resume_hint
+    from co_tui.session.opening import open_session, resume_hint
 
     session = open_session(load_settings(), tmp_path)
     assert resume_hint(session) is None  # nothing to come back to
