@@ -31,7 +31,12 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic_ai.messages import ModelMessage
 
-from co_tui.governance.defaults import DEFAULT_COMPACT_TARGET, DEFAULT_MAX_HISTORY_MESSAGES
+from co_tui.governance.defaults import (
+    DEFAULT_COMPACT_TARGET,
+    DEFAULT_MAX_HISTORY_MESSAGES,
+    DEFAULT_TOOL_OUTPUT_CLEAR,
+    STUB_MARK_FACTOR,
+)
 from co_tui.governance.events import HistoryTrimmed, Reason
 from co_tui.governance.pins import PinSplit, reinsert, split_pinned, with_pinned_kept
 from co_tui.governance.summarize import (
@@ -95,11 +100,21 @@ class GovernancePolicy:
     summarizer_cooldown_s: float = 600.0
     window_is_guess: bool = False
     compact_target: float = DEFAULT_COMPACT_TARGET
+    # "stub": old outputs `recall` can bring back are cleared to their one-line note; "head": cut to
+    # `tool_output_trim_chars` (docs/context-governance.md, "The stub policy").
+    tool_output_clear: Literal["stub", "head"] = "head"  # the setting's default is DEFAULT_TOOL_OUTPUT_CLEAR
     # The user's summary instructions (the setting and COMPACT.md files, read by the session), how
     # they combine with co-tui's (`compose_instructions`), and whose they are, for the events.
     summary_instructions: str = ""
     summary_instructions_mode: str = "add"
     summary_instructions_from: tuple[str, ...] = ()
+
+    @property
+    def token_mark(self) -> float:
+        """The low-water mark for tokens, as a share of the budget: `compact_target`, and with the
+        stub policy `STUB_MARK_FACTOR` of it — cleared outputs lose nothing (`recall` brings them
+        back), so a cut goes deeper and comes rarer (docs/context-governance.md, "The stub policy")."""
+        return self.compact_target * (STUB_MARK_FACTOR if self.tool_output_clear == "stub" else 1.0)
 
     @property
     def target_messages(self) -> int:
@@ -120,6 +135,7 @@ class GovernancePolicy:
             summarizer_cooldown_s=settings.summarizer_cooldown_s,
             window_is_guess=guess,
             compact_target=getattr(settings, "compact_target", DEFAULT_COMPACT_TARGET),
+            tool_output_clear=getattr(settings, "tool_output_clear", DEFAULT_TOOL_OUTPUT_CLEAR),
             summary_instructions=getattr(settings, "summary_instructions", ""),
             summary_instructions_mode=getattr(settings, "summary_instructions_mode", "add"),
             summary_instructions_from=("setting summary_instructions",)
@@ -211,14 +227,14 @@ class Governor:
         return max(1, self.policy.budget_tokens - min(overhead_tokens, self.policy.budget_tokens // 2))
 
     def target_tokens(self, overhead_tokens: int = 0) -> int:
-        """The low-water mark for the messages: `compact_target` × the configured budget, less the
-        request's overhead — so the request a cut leaves (overhead included, as events and the meter
-        count it) is at or under `compact_target` × the budget. When the overhead alone takes most of
+        """The low-water mark for the messages: `token_mark` (`compact_target`) × the configured budget,
+        less the request's overhead — so the request a cut leaves (overhead included, as events and the
+        meter count it) is at or under that share of the budget. When the overhead alone takes most of
         that, at least half the low-water share of the message budget (a cut never aims at nothing)."""
         policy = self.policy
         overhead = min(overhead_tokens, policy.budget_tokens // 2)
-        by_request = int(policy.compact_target * policy.budget_tokens) - overhead
-        return max(1, by_request, int(policy.compact_target * self._budget(overhead_tokens) * 0.5))
+        by_request = int(policy.token_mark * policy.budget_tokens) - overhead
+        return max(1, by_request, int(policy.token_mark * self._budget(overhead_tokens) * 0.5))
 
     def _triggers(
         self, messages: Sequence[ModelMessage], budget: int
@@ -332,8 +348,21 @@ class Governor:
         window = None
         if summarize and policy.strategy == "summarize" and not self.cooling_down():
             target_messages = policy.target_messages if over_count else None
-            window = self._summary_window(current, budget, goal, target_messages)
+            if over_count or not self._stubs_suffice(current, layout, goal):
+                window = self._summary_window(current, budget, goal, target_messages)
         return CutPlan(current, tokens, layout, budget, reason, over_count, goal, window)
+
+    def _stubs_suffice(self, messages: list[ModelMessage], layout: Layout, goal: int) -> bool:
+        """Whether clearing old outputs to their notes (the stub policy: `recall` brings them back,
+        so nothing is lost) already reaches `goal`: then no summary is asked for, a model call saved
+        and no turn summarised away (docs/context-governance.md, "The stub policy")."""
+        policy = self.policy
+        if policy.tool_output_clear != "stub" or policy.tool_output_trim_chars <= 0:
+            return False
+        cleared = trim_tool_returns(
+            messages, policy.tool_output_trim_chars, layout=layout, target_tokens=goal, stub=True
+        )
+        return cleared.trimmed and estimate_tokens(cleared.messages) <= goal
 
     def finish_cut(
         self, plan: CutPlan, summarised: list[ModelMessage] | None
@@ -358,6 +387,7 @@ class Governor:
             current,
             plan.goal if synced else plan.budget,
             tool_output_trim_chars=policy.tool_output_trim_chars,
+            stub=policy.tool_output_clear == "stub",
             target_tokens=plan.goal,
             min_cut_tokens=0 if synced else min_cut_tokens(policy.budget_tokens),
             layout=None if synced else plan.layout,  # reuse this pass's work if unchanged
