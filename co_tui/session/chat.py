@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from co_tui.agent.tools import Approver
 from co_tui.config import Settings
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.session.events import INTERRUPTED_MESSAGE, Done, ErrorEvent, Event, UsageUpdate
+from co_tui.session.events import INTERRUPTED_MESSAGE, Done, ErrorEvent, Event, Notice, UsageUpdate
 from co_tui.session.stream_map import map_stream_event
 from co_tui.text import one_line
 
@@ -320,7 +320,7 @@ class ChatSession:
             from pydantic_ai.exceptions import RunCancelled
             from pydantic_ai.messages import ModelResponse, repair_messages
 
-            from co_tui.governance.capability import HistoryTrimmedEvent, OversizedTurnEvent
+            from co_tui.governance.capability import HistoryTrimmedEvent, OversizedTurnEvent, PinsOverBudgetEvent
             from co_tui.session.oversize import sent_whole
 
             # A run starts by cleaning its history (fusing adjacent requests, e.g. a cut's marker
@@ -345,6 +345,11 @@ class ChatSession:
                             continue
                         if isinstance(event, OversizedTurnEvent):
                             yield sent_whole(event.turn_tokens, event.budget_tokens, self.context_window)
+                            continue
+                        if isinstance(event, PinsOverBudgetEvent):  # said once: no cut is made meanwhile
+                            from co_tui.governance.pins import pins_over_budget_line
+
+                            yield Notice(message=pins_over_budget_line(event.pinned_tokens, event.budget_tokens))
                             continue
                         if isinstance(event, AgentRunResultEvent):
                             run_messages = event.result.all_messages()
