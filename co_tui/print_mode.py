@@ -43,8 +43,10 @@ def _write_event(event: Event, fmt: str, out: TextIO, err: TextIO, session_id: s
     elif event.type == "history_trimmed":
         from co_tui.session.banner import banner_line
 
-        failed = f" · {event.note}" if event.strategy == "static_marker" and event.note else ""
-        err.write(banner_line(event) + failed + "\n")
+        line = banner_line(event)
+        if event.strategy == "static_marker" and event.note:  # its last words ("summary rejected") in full
+            line = f"{line.rsplit(' · ', 1)[0]} · {event.note}"
+        err.write(line + "\n")
     elif event.type == "oversized_turn":
         err.write(f"co-tui: {event.message}\n")
 

@@ -2,7 +2,8 @@
 
 pydantic-ai refuses every request to a real provider model (`ALLOW_MODEL_REQUESTS = False`, as
 oterm's suite does): a test that would reach one by mistake fails at once. Tests of the provider
-path (tests/providers/) allow it against their loopback server.
+path (tests/providers/) allow it against their loopback server. Hypothesis runs the profile
+`HYPOTHESIS_PROFILE` names (tests/support/examples.py).
 """
 
 from __future__ import annotations
@@ -12,8 +13,13 @@ from pathlib import Path
 
 import pydantic_ai.models
 import pytest
+from support.examples import register_profiles
+from support.workspaces import write_tree
 
 pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
+
+# Hypothesis profiles: `ci` by default (the counts the docs state), `dev` with HYPOTHESIS_PROFILE=dev.
+register_profiles()
 
 # Textual determinism for snapshot and pilot tests.
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
@@ -29,3 +35,23 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("CO_TUI_CONFIG_FILE", str(base / "config.toml"))
     monkeypatch.setenv("CO_TUI_DATA_DIR", str(base / "data"))
     return base
+
+
+@pytest.fixture
+def workspace_name() -> str:
+    """The workspace folder's name (the chat header shows it): override it where a test needs another."""
+    return "workspace"
+
+
+@pytest.fixture
+def workspace_files() -> dict[str, str | bytes]:
+    """What the workspace holds (relative path → content): nothing here; a folder's conftest or a
+    module overrides this fixture to give its tests their files (support/workspaces.py has trees)."""
+    return {}
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, workspace_name: str, workspace_files: dict[str, str | bytes]) -> Path:
+    """The directory co-tui works in (every test's, one fixture): `tmp_path/<workspace_name>` holding
+    `workspace_files`."""
+    return write_tree(tmp_path / workspace_name, workspace_files)

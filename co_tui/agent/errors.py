@@ -194,6 +194,11 @@ def _describe(
     if isinstance(exc, ModelConfigError):  # already one line, written for the user
         return one_line(str(exc), _MAX_LINE), "config"
 
+    from co_tui.governance.summarize import SummaryError
+
+    if isinstance(exc, SummaryError):  # the summariser answered with nothing usable; already words
+        return one_line(f"no summary: {exc}", _MAX_LINE), "provider"
+
     from pydantic_ai import exceptions as ex
 
     host = _host(exc, base_url)

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-DEFAULT_MIN_CHARS = 600
+DEFAULT_MIN_CHARS = 900  # room for the fixed sections beside the turn lines
 DEFAULT_MAX_CHARS = 8_000
 ASK_CHARS = 200
 ANSWER_CHARS = 240
@@ -33,7 +33,7 @@ def _is_marker_text(text: str) -> bool:
     return text.startswith(MARKER_PREFIXES)
 
 
-HEADER = "Extractive summary (offline model: key lines picked from the conversation, no LLM)."
+HEADER = "Extractive summary (offline model: key lines, no LLM)."
 
 
 @dataclass
@@ -201,14 +201,18 @@ def _call_label(tool: str, raw_args: str) -> str:
 
 
 def summarize(digest: Digest, budget_chars: int, focus: Sequence[str] = ()) -> str:
-    """The summary text of `digest` within `budget_chars` (never more, except a minimal header).
+    """The summary text of `digest` within `budget_chars` (never more, except a minimal header), in
+    the summariser's fixed sections (`governance.summarize.SUMMARY_SECTIONS`).
 
-    The turns come first: a summary is reported as covering every turn it was given, so each turn
-    gets at least a short line (its ask) before anything else is spent; newest, first and focus turns
-    are then written out in full while room lasts, and earlier summaries (already a digest of
-    older turns) get what is left. Only when even the short lines do not fit are turns left out,
-    and an "(… N turn(s) omitted …)" line says where.
+    Every section but "Done so far" is a few short lines picked by rule (`_section_items`); "Done so
+    far" gets the rest. There the turns come first: a summary is reported as covering every turn it
+    was given, so each turn gets at least a short line (its ask) before anything else is spent;
+    newest, first and focus turns are then written out in full while room lasts, and earlier
+    summaries (already a digest of older turns) get what is left. Only when even the short lines do
+    not fit are turns left out, and an "(… N turn(s) omitted …)" line says where.
     """
+    from co_tui.governance.summarize import SUMMARY_SECTIONS
+
     lines = [HEADER]
     if focus:
         lines.append(f"Focus: {' '.join(focus)}.")
@@ -218,22 +222,74 @@ def summarize(digest: Digest, budget_chars: int, focus: Sequence[str] = ()) -> s
     elif digest.turns:
         tools_total = sum(len(t.tools) for t in digest.turns)
         closing.append(f"In all: {len(digest.turns)} user turn(s), {tools_total} tool call(s).")
-    room = budget_chars - sum(len(line) + 1 for line in lines + closing)
+    item_chars = max(40, min(160, budget_chars // 14))
+    sections = {heading: _section_items(heading, digest, item_chars) for heading, _ in SUMMARY_SECTIONS}
+    others = [line for heading, items in sections.items() if heading != "Done so far" for line in items]
+    headings = [f"## {heading}" for heading, _ in SUMMARY_SECTIONS]
+    room = budget_chars - sum(len(line) + 1 for line in lines + closing + headings + others)
     prose = key_sentences(digest.prose, budget_chars // 2) if digest.prose.strip() else ""
     room -= len(prose) + 1 if prose else 0
     earlier_min = sum(len(_earlier_line(m, EARLIER_MIN_CHARS)) + 1 for m in digest.earlier[-2:])
     turn_lines = _fit_turn_lines(digest.turns, room - earlier_min, focus)
     room -= sum(len(line) + 1 for line in turn_lines)
+    done: list[str] = []
     earlier = digest.earlier[-2:]
     for marker in earlier:
-        lines.append(
-            _earlier_line(marker, max(EARLIER_MIN_CHARS, min(MARKER_CHARS, room // max(1, len(earlier)) - 60)))
-        )
+        done.append(_earlier_line(marker, max(EARLIER_MIN_CHARS, min(MARKER_CHARS, room // max(1, len(earlier)) - 60))))
     if prose:
-        lines.append(prose)
-    lines += turn_lines + closing
+        done.append(prose)
+    done += turn_lines + closing
+    for heading, _ in SUMMARY_SECTIONS:
+        lines.append(f"## {heading}")
+        lines += (done or ["- none"]) if heading == "Done so far" else sections[heading]
     text = "\n".join(lines)
     return text if len(text) <= budget_chars else text[: max(budget_chars, len(HEADER)) - 1].rstrip() + "…"
+
+
+_CONSTRAINT = re.compile(
+    r"\b(?:must|should|never|always|don't|do not|avoid|prefer\w*|only|without|keep|make sure)\b", re.I
+)
+_DECISION = re.compile(r"\b(?:decid\w*|chose|choose|going with|agreed|instead of|switched|will use)\b", re.I)
+_HANDLE = re.compile(r"recall\(\s*[\"'][^\"'\s]{1,40}[\"']\s*\)")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def _sentences(texts: Sequence[str], pattern: re.Pattern[str], limit: int, chars: int) -> list[str]:
+    found: dict[str, None] = {}
+    for text in texts:
+        for sentence in _SENTENCE.split(text):
+            if pattern.search(sentence) and len(found) < limit:
+                found.setdefault(f"- {_short(sentence, chars)}", None)
+    return list(found)
+
+
+def _section_items(heading: str, digest: Digest, chars: int) -> list[str]:
+    """The lines of one section other than "Done so far", picked by rule from `digest` ("- none"
+    when the rule finds nothing): the first ask is the goal, asks that say must/never/prefer… are
+    constraints, answers that say decided/chose… decisions, the tools' targets and any recall
+    handles the files and artifacts, an unanswered newest ask the open question and next step."""
+    asks = [t.ask for t in digest.turns if t.ask]
+    answers = [t.answer for t in digest.turns if t.answer]
+    newest = digest.turns[-1] if digest.turns else None
+    items: list[str] = []
+    if heading == "Goal":
+        goal = asks[0] if asks else (_SENTENCE.split(digest.prose.strip())[0] if digest.prose.strip() else "")
+        items = [f"- {_quote(goal, chars)}"] if goal else []
+    elif heading == "Constraints and preferences":
+        items = _sentences(asks, _CONSTRAINT, 3, chars)
+    elif heading == "Decisions":
+        items = _sentences(answers, _DECISION, 3, chars)
+    elif heading == "Files and artifacts":
+        labels = list(dict.fromkeys(label for t in digest.turns for label in t.tools))
+        texts = [*digest.earlier, *asks, *answers, digest.prose]
+        handles = list(dict.fromkeys(m.group(0) for text in texts for m in _HANDLE.finditer(text)))
+        artifacts = [*labels[:8], *handles[:8]]
+        items = [f"- {_short(', '.join(artifacts), chars * 2)}"] if artifacts else []
+    elif heading == "Open questions" and newest is not None and newest.ask.rstrip().endswith("?"):
+        items = [] if newest.answer else [f"- {_quote(newest.ask, chars)}"]
+    elif heading == "Next steps" and newest is not None and newest.ask and not newest.answer:
+        items = [f"- answer the newest request: {_quote(newest.ask, chars)}"]
+    return items or ["- none"]
 
 
 def _earlier_line(marker: str, chars: int) -> str:
@@ -241,6 +297,14 @@ def _earlier_line(marker: str, chars: int) -> str:
 
     An earlier extractive summary loses its header and totals first: its turn lines are what it holds.
     """
+    from co_tui.governance.summarize import SUMMARY_SECTIONS
+    from co_tui.governance.user_words import WORDS_HEADER
+
+    # An earlier summary's words section is carried on by co-tui itself; its headings and empty
+    # sections say nothing (the marker may arrive as one line: the summariser's input joins them).
+    marker = marker.split(WORDS_HEADER, 1)[0]
+    headings = "|".join(re.escape(heading) for heading, _ in SUMMARY_SECTIONS)
+    marker = re.sub(rf"##\s*(?:{headings})\s*(?:-\s*none\b)?", " ", marker)
     marker = " ".join(marker.replace(HEADER, " ").split())
     marker = re.sub(r"\s*In all: \d+ user turn\(s\), \d+ tool call\(s\)\.", "", marker)
     if len(marker) > chars:  # the asks of its turns before their answers

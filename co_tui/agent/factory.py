@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from co_tui.agent.recall_tool import RecallSource, recall_toolset
 from co_tui.agent.tools import Approver, workspace_toolset
 
 if TYPE_CHECKING:
@@ -38,9 +39,10 @@ parts of this conversation, and it always leaves a marker where it did:
 - "[Earlier conversation trimmed …]" means earlier turns happened and were removed from your view;
 - "[Summary of N earlier messages]" or "[Compacted conversation summary]" is a summary of earlier work;
 - an old tool output ending in "[…truncated, N chars total]" was shortened.
-That earlier work really happened: never deny having done it because you can no longer see it. Rely on \
-the summary, say plainly when a detail is no longer in view, and re-read files with your tools when \
-you need the details again."""
+That earlier work really happened: never deny having done it because you can no longer see it. Nothing \
+cut is lost: each note names what left and the exact call that returns it verbatim, recall("r12") for a \
+tool output, recall(turns="3-5") for turns, recall(search="text") to find something out of view. Use \
+recall when you need a detail that is no longer in view, rather than guessing or running a tool again."""
 
 
 def tool_schema_tokens(tool_defs: Iterable[Any]) -> int:
@@ -133,6 +135,7 @@ def build_agent(
     approver: Approver | None = None,
     toolsets: Sequence[Any] = (),
     project_instructions: Callable[[], str | None] | None = None,
+    recall: RecallSource | None = None,
 ) -> Agent[None, str]:
     """An `Agent` for `model` with the workspace tools (run_shell only if `settings.allow_shell`).
 
@@ -141,7 +144,8 @@ def build_agent(
     shell command (none → every command is refused). `project_instructions` is called for every
     request and its text (AGENTS.md …, see `project_instructions.py`) follows co-tui's own
     instructions; None from it adds nothing. `toolsets` come after the workspace tools (the MCP
-    servers' toolsets, `mcp_servers.McpServers.toolsets`).
+    servers' toolsets, `mcp_servers.McpServers.toolsets`). `recall` adds the `recall` tool over that
+    source (agent/recall_tool.py), offered only while the session has cut something.
     """
     import pydantic_ai
     from pydantic_ai import Agent
@@ -162,7 +166,7 @@ def build_agent(
     return Agent(
         model,
         instructions=instructions,
-        toolsets=[toolset, *toolsets],
+        toolsets=[toolset, *([recall_toolset(recall)] if recall is not None else []), *toolsets],
         capabilities=[*capabilities, *prompt_cache_capabilities(settings)],
         name="co-tui",
     )

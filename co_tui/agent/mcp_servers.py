@@ -433,7 +433,7 @@ def _server(name: str, source: str, transport: Any, call_timeout_s: float) -> Mc
     # Whatever a server is given to authenticate is a secret wherever it shows up again (its stderr,
     # an output, the transcript), whatever the variable or header is called.
     given = {**(getattr(transport, "env", None) or {}), **(getattr(transport, "headers", None) or {})}
-    add_secrets(given.values())
+    add_secrets(v for v in given.values() if not _plainly_not_secret(v))
     toolset = MCPToolset(
         transport, id=name, tool_error_behavior="failed", init_timeout=START_TIMEOUT_S, read_timeout=call_timeout_s
     )
@@ -446,6 +446,16 @@ def _server(name: str, source: str, transport: Any, call_timeout_s: float) -> Mc
         transport=transport if stderr is not None else None,
         call_timeout_s=call_timeout_s,
     )
+
+
+def _plainly_not_secret(value: str) -> bool:
+    """A value given to a server that redacting would only garble the transcript with: a plain word
+    (`postgres`, `production`) or a path that exists (`/home/me/notes`). A `.mcp.json` could
+    otherwise name any common word and have it replaced everywhere it is saved."""
+    value = value.strip()
+    if value.isalpha():
+        return True
+    return value.startswith(("/", "~", ".")) and Path(value).expanduser().exists()
 
 
 def redacted(text: str) -> str:

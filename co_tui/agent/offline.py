@@ -52,6 +52,7 @@ from pydantic_ai.tools import RunContext
 from pydantic_ai.usage import RequestUsage
 
 from co_tui.agent.extractive import (
+    HEADER,
     budget_from_text,
     digest_messages,
     digest_text,
@@ -68,6 +69,10 @@ from co_tui.agent.offline_replies import (
 )
 from co_tui.governance.markers import MARKER_PREFIXES
 from co_tui.governance.tokens import estimate_text_tokens, estimate_tokens
+
+# Not the user's words: governance's markers, and pydantic-ai's notes wrapped as `<system>` user text
+# (e.g. "The following tool(s) are now available: `recall`" when a tool joins mid-run).
+NOT_PROMPTS = (*MARKER_PREFIXES, "<system>")
 
 OFFLINE_MODEL_NAME = "offline"
 OFFLINE_CONTEXT_WINDOW = 32_000
@@ -187,7 +192,8 @@ def plan_reply(messages: Sequence[ModelMessage], info: AgentInfo) -> Reply:
     if outcomes:
         return Reply(text=answer_from_results(outcomes), delay_s=delay)
     if is_summarization_request(info, prompt):
-        return Reply(text=extractive_summary(messages, info.instructions or "", prompt), delay_s=delay)
+        limit = (info.model_settings or {}).get("max_tokens")
+        return Reply(text=extractive_summary(messages, info.instructions or "", prompt, limit), delay_s=delay)
     if intent.kind == "tools":
         missing = [a.tool for a in intent.actions if a.tool not in tool_names]
         if missing:
@@ -195,6 +201,12 @@ def plan_reply(messages: Sequence[ModelMessage], info: AgentInfo) -> Reply:
         seed = _call_seed(messages, prompt)
         calls = tuple(Call(a.tool, a.args, f"offline-{seed}-{i}") for i, a in enumerate(intent.actions))
         return Reply(calls=calls, delay_s=delay)
+    if intent.kind in ("recall", "question") and "recall" in tool_names:
+        from co_tui.agent.offline_recall import recall_args
+
+        # Asked about a file that was cut from view: read it back (agent/offline_recall.py).
+        if (args := recall_args(prompt, messages)) is not None:
+            return Reply(calls=(Call("recall", args, f"offline-{_call_seed(messages, prompt)}-0"),), delay_s=delay)
     if intent.kind == "recall":
         return Reply(text=recap(messages[:-1]), delay_s=delay)
     return Reply(text=canned_reply(intent, prompt, tool_names), delay_s=delay)
@@ -212,8 +224,14 @@ def is_summarization_request(info: AgentInfo, prompt: str) -> bool:
     return not info.function_tools and bool(_SUMMARY_WORDS.search(f"{info.instructions or ''}\n{prompt}"))
 
 
-def extractive_summary(messages: Sequence[ModelMessage], instructions: str, prompt: str) -> str:
-    """The summary of the conversation in `messages` (given as history) and/or in the prompt's text."""
+def extractive_summary(
+    messages: Sequence[ModelMessage], instructions: str, prompt: str, max_tokens: int | None = None
+) -> str:
+    """The summary of the conversation in `messages` (given as history) and/or in the prompt's text.
+
+    `max_tokens` (the request's `max_tokens` setting): the summary's estimate stays within it, as a
+    provider caps a real model's answer — the character budget the prompt asks for is shrunk until it does.
+    """
     digest = digest_messages(messages[:-1])
     from_text = digest_text(prompt)
     digest.turns += from_text.turns
@@ -227,7 +245,12 @@ def extractive_summary(messages: Sequence[ModelMessage], instructions: str, prom
         if isinstance(p, UserPromptPart)
     )
     request_text = f"{instructions}\n{prompt}"
-    return summarize(digest, budget_from_text(request_text, source_chars), focus_words(request_text))
+    budget, focus = budget_from_text(request_text, source_chars), focus_words(request_text)
+    text = summarize(digest, budget, focus)
+    while max_tokens and (tokens := estimate_text_tokens(text)) > max_tokens and budget > len(HEADER):
+        budget = min(budget - 1, int(budget * max_tokens / tokens * 0.95))
+        text = summarize(digest, budget, focus)
+    return text
 
 
 def recap(messages: Sequence[ModelMessage]) -> str:
@@ -251,7 +274,7 @@ def latest_prompt(messages: Sequence[ModelMessage]) -> str:
             for part in reversed(message.parts):
                 if isinstance(part, UserPromptPart):
                     text = prompt_text(part.content)
-                    if not text.startswith(MARKER_PREFIXES):
+                    if not text.startswith(NOT_PROMPTS):
                         return text
     return ""
 
@@ -291,7 +314,7 @@ def tool_outcomes(messages: Sequence[ModelMessage]) -> list[ToolOutcome]:
 
 def _has_new_prompt(request: ModelRequest) -> bool:
     return any(
-        isinstance(p, UserPromptPart) and not prompt_text(p.content).startswith(MARKER_PREFIXES) for p in request.parts
+        isinstance(p, UserPromptPart) and not prompt_text(p.content).startswith(NOT_PROMPTS) for p in request.parts
     )
 
 

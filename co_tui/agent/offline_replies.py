@@ -110,7 +110,21 @@ def _answer_one(r: ToolOutcome) -> str:
         return _describe_search(r.content)
     if r.tool == "run_shell":
         return _describe_shell(r.content)
+    if r.tool == "recall":
+        return _describe_recall(r.content)
     return f"{r.tool} returned {len(r.content):,} chars, starting: {_quote(r.content)}"
+
+
+def _describe_recall(content: str) -> str:
+    """A recall's page: where it came from, then the original as its own tool would be described."""
+    header, _, body = content.partition("\n")
+    turn = re.search(r"from turn (\d+)", header)
+    lead = f"That had been cut from my view{f' (turn {turn[1]})' if turn else ''}, so I read it back with recall. "
+    if _READ_HEADER.match(body.partition("\n")[0]):
+        return lead + _describe_read(body)
+    if body.startswith("--- turn"):
+        return lead + f"Those turns as they happened ({len(body):,} chars) start: {_quote(body)}"
+    return lead + f"It returned {len(body):,} chars, starting: {_quote(body)}"
 
 
 _READ_HEADER = re.compile(

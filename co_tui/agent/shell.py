@@ -10,6 +10,8 @@ import asyncio
 import contextlib
 import os
 import signal
+import subprocess
+import threading
 from pathlib import Path
 
 SHELL_TIMEOUT_S = 60.0
@@ -38,62 +40,112 @@ async def run_command(
     """Run `command` with `/bin/sh` in `cwd`; return `$ command`, its merged output and the exit status.
 
     Never raises for the command's own failures (non-zero exit, timeout, missing program): they are
-    described in the returned text. Cancelling the caller kills the process group.
+    described in the returned text. Cancelling the caller kills the process group before the
+    cancellation propagates, wherever it lands, without waiting for the output pipe. Once `/bin/sh`
+    exits, a background child still holding the output gets `DRAIN_S` to finish, then the group is
+    killed: such a command does not hold the turn until the timeout.
     """
-    proc = await asyncio.create_subprocess_shell(
+    loop = asyncio.get_running_loop()
+    # Started here, not with asyncio.create_subprocess_shell: asyncio's clean-up of a start that is
+    # cancelled kills /bin/sh alone, then waits for the output pipe, which a child of the shell holds
+    # for as long as it runs. Here the pid is known before the first await: every cancel kills the group.
+    proc = subprocess.Popen(
         command,
-        cwd=str(cwd),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
+        shell=True,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         start_new_session=True,
     )
-    # Read as it comes (output printed before a timeout is kept), holding only a bounded head and tail.
-    keep = 4 * max_chars
-    head, tail = bytearray(), bytearray()
-    dropped = 0
-
-    async def drain() -> None:
-        nonlocal dropped
-        assert proc.stdout is not None
-        while chunk := await proc.stdout.read(65536):
-            room = keep - len(head)
-            head.extend(chunk[:room])
-            tail.extend(chunk[room:] if room > 0 else chunk)
-            if len(tail) > keep:
-                dropped += len(tail) - keep
-                del tail[: len(tail) - keep]
-
-    reader = asyncio.ensure_future(drain())
+    assert proc.stdout is not None
+    exited = _exit_of(proc, loop)
+    output = _Output(loop, keep=4 * max_chars)
+    pipe: asyncio.BaseTransport | None = None
     timed_out = False
     try:
+        pipe, _ = await loop.connect_read_pipe(lambda: output, proc.stdout)
         try:
-            await asyncio.wait_for(proc.wait(), timeout=timeout_s)
+            await asyncio.wait_for(asyncio.shield(exited), timeout=timeout_s)
         except TimeoutError:
             timed_out = True
-            _kill_group(proc)
-            await proc.wait()
+            _kill_group(proc.pid)
+            await exited
         # A background child may keep the pipe open: don't wait for it for long.
-        await asyncio.wait_for(asyncio.shield(reader), timeout=1.0)
+        await asyncio.wait_for(asyncio.shield(output.closed), timeout=DRAIN_S)
     except TimeoutError:
-        _kill_group(proc)
+        _kill_group(proc.pid)
     except BaseException:
-        _kill_group(proc)
-        reader.cancel()
+        _kill_group(proc.pid)
         raise
     finally:
-        if not reader.done():
-            reader.cancel()
-    text = head.decode("utf-8", errors="replace") + tail.decode("utf-8", errors="replace")
-    output = cap_output(text, max_chars, already_dropped=dropped).rstrip("\n")
+        if pipe is not None:
+            pipe.close()  # our end is released even if a child outside the group still holds the other
+        else:
+            proc.stdout.close()
+    text = output.head.decode("utf-8", errors="replace") + output.tail.decode("utf-8", errors="replace")
+    shown = cap_output(text, max_chars, already_dropped=output.dropped).rstrip("\n")
     if timed_out:
         status = f"[timed out after {timeout_s:g} s: the command was killed]"
     else:
         status = f"[exit code {proc.returncode}]"
-    body = f"{output}\n" if output else "(no output)\n"
+    body = f"{shown}\n" if shown else "(no output)\n"
     return f"$ {command}\n{body}{status}"
 
 
-def _kill_group(proc: asyncio.subprocess.Process) -> None:
+DRAIN_S = 1.0  # after /bin/sh exits, how long a background child may keep its output open
+
+
+class _Output(asyncio.Protocol):
+    """The command's merged output as it comes, holding only a bounded head and tail (output printed
+    before a timeout is kept); `closed` is set when every process holding the pipe let go of it."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, *, keep: int) -> None:
+        self.keep = keep
+        self.head, self.tail = bytearray(), bytearray()
+        self.dropped = 0
+        self.closed: asyncio.Future[None] = loop.create_future()
+
+    def data_received(self, data: bytes) -> None:
+        """Keep the first `keep` bytes and the last `keep`; count what falls between."""
+        room = self.keep - len(self.head)
+        self.head.extend(data[:room])
+        self.tail.extend(data[room:] if room > 0 else data)
+        if len(self.tail) > self.keep:
+            self.dropped += len(self.tail) - self.keep
+            del self.tail[: len(self.tail) - self.keep]
+
+    def eof_received(self) -> None:
+        """The pipe reached its end."""
+        self._close()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """The pipe closed (its end, or ours)."""
+        self._close()
+
+    def _close(self) -> None:
+        if not self.closed.done():
+            self.closed.set_result(None)
+
+
+def _exit_of(proc: subprocess.Popen[bytes], loop: asyncio.AbstractEventLoop) -> asyncio.Future[int]:
+    """A future set to `proc`'s exit status when `/bin/sh` exits, waited for in a thread of its own
+    (its children may still run, and hold the output: `asyncio`'s `Process.wait()` waits for both)."""
+    exited: asyncio.Future[int] = loop.create_future()
+
+    def settle(code: int) -> None:
+        if not exited.done():
+            exited.set_result(code)
+
+    def wait() -> None:
+        code = proc.wait()
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile (co-tui quit)
+            loop.call_soon_threadsafe(settle, code)
+
+    threading.Thread(target=wait, name=f"shell-{proc.pid}", daemon=True).start()
+    return exited
+
+
+def _kill_group(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
+        os.killpg(pid, signal.SIGKILL)

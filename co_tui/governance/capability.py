@@ -110,7 +110,7 @@ class ContextGovernance(AbstractCapability[Any]):
 
     policy: GovernancePolicy
     summarizer_model: Model | str | None = None
-    transcript_sink: Callable[[list[ModelMessage]], None] | None = None
+    transcript_sink: Callable[[list[ModelMessage]], list[ModelMessage] | None] | None = None
     clock: Callable[[], float] = time.monotonic
     # The session's meter (it replaces it on /clear): the events then carry its figures, so a
     # banner's "after" is what the meter shows for the request (governance/metered_cuts.py).
@@ -146,11 +146,19 @@ class ContextGovernance(AbstractCapability[Any]):
         self._shrink_done = False
         self._oversize_said = False
 
-    def _hand_over(self, messages: list[ModelMessage]) -> None:
+    def _hand_over(self, messages: list[ModelMessage]) -> bool:
+        """Hand the new messages to `transcript_sink`; what it returns (the same messages, their tool
+        outputs stamped with handles in metadata the model is never sent) replaces them in the run.
+        Returns whether anything was replaced."""
         new = messages[self.seen_len :] if self.seen_len <= len(messages) else []
+        replaced = False
         if new and self.transcript_sink is not None:
-            self.transcript_sink(list(new))
+            kept = self.transcript_sink(list(new))
+            if kept is not None and len(kept) == len(new) and any(a is not b for a, b in zip(kept, new, strict=True)):
+                messages[self.seen_len :] = kept
+                replaced = True
         self.seen_len = len(messages)
+        return replaced
 
     async def _commit(self, ctx: RunContext[Any], outcome: PolicyOutcome) -> None:
         before = tuple(ctx.messages)
@@ -175,7 +183,8 @@ class ContextGovernance(AbstractCapability[Any]):
         (`PinsOverBudgetEvent`). Returns `request_context`."""
         self._override = None
         self._shrink_done = False
-        self._hand_over(ctx.messages)
+        if self._hand_over(ctx.messages):
+            request_context.messages = list(ctx.messages)  # the same bytes; the stamped objects
         from pydantic_ai.models import Model  # loaded by now: a request is being made
 
         # The run's model summarises when no summariser is set; a realtime model cannot.

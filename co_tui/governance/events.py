@@ -43,6 +43,10 @@ class HistoryTrimmed:
     # for every other cut.
     summary_kept: list[str] | None = None
     summary_lost: list[str] | None = None
+    # After a summary or compaction: how many user prompts the summarised messages held, and how
+    # many of them the summary keeps verbatim (governance/user_words.py). 0 for every other cut.
+    prompts_kept: int = 0
+    prompts_total: int = 0
     # Reason `restore` (an undone cut, docs/context-governance.md "Undo a cut"): how many messages
     # the model sees again. 0 for every other event (a restore's `dropped_messages` stays 0).
     restored_messages: int = 0

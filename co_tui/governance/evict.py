@@ -27,7 +27,9 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from co_tui.governance.cut_notes import turn_numbers
 from co_tui.governance.events import HistoryTrimmed
+from co_tui.governance.handles import handle_of, recall_call, recall_turns_call
 from co_tui.governance.markers import (
     EVICTED_PREFIX,
     METADATA_KEY,
@@ -109,7 +111,9 @@ def _evict_outputs(
         call = calls.get(part.tool_call_id)
         what = describe_call(part.tool_name, call.args if call is not None else None)
         chars = len(content_text(part.content))
-        text = f"{EVICTED_PREFIX}: the output of {what}, {_size(chars)}; the transcript keeps it]"
+        handle = handle_of(part)
+        back = f"; {recall_call(handle)} returns it" if handle is not None else ""
+        text = f"{EVICTED_PREFIX}: the output of {what}, {_size(chars)}; the transcript keeps it{back}]"
         meta = {**(getattr(part, "metadata", None) or {}), METADATA_KEY: {"kind": "evicted", "chars": chars}}
         parts[k] = replace(part, content=text, metadata=meta)
         named.append(f"output of {what}, {_size(chars)}")
@@ -180,7 +184,8 @@ def evict(
         raise EvictError("the newest turn cannot be evicted: it is what the model answers next")
     turn = layout.turns[number]
     described, prompt_at = _turn_summary(turn.messages)
-    text = f"{EVICTED_PREFIX}: the turn {described}; the transcript keeps it]"
+    turn_number = turn_numbers(layout)[number]
+    text = f"{EVICTED_PREFIX}: the turn {described}; the transcript keeps it; {recall_turns_call(turn_number, turn_number)} returns it]"
     marker = make_evicted_marker(len(turn), text, prompt_at)
     first, last = turn.indices[0], turn.indices[-1]
     # The system prompt may ride in the turn's opening request: it stays (as `_system_head` does).

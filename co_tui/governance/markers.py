@@ -44,10 +44,18 @@ def breadcrumb_text(messages: int, turns: int) -> str:
     return f"[Earlier conversation trimmed — {messages} messages ({turns} turns) removed to stay within the context budget]"
 
 
-def summary_text(messages: int, summary: str, pinned: int = 0) -> str:
+def summary_text(messages: int, summary: str, pinned: int = 0, covers: str | None = None) -> str:
     """`[Summary of N earlier messages]` + newline + the summary; `pinned`: how many pinned turns
-    from among those messages follow it verbatim (said inside the brackets; docs/context-governance.md, "Pins")."""
-    return f"[Summary of {messages} earlier messages{_pinned_note(pinned)}]\n{summary}"
+    from among those messages follow it verbatim (said inside the brackets; docs/context-governance.md, "Pins");
+    `covers` ("2-9"): the turns it summarises, said after the brackets with the `recall` call that
+    returns them verbatim."""
+    return f"[Summary of {messages} earlier messages{_pinned_note(pinned)}]{_covers_note(covers)}\n{summary}"
+
+
+def _covers_note(covers: str | None) -> str:
+    if not covers:
+        return ""
+    return f' — turns {covers}; recall(turns="{covers}") returns them verbatim'
 
 
 def compact_text(summary: str, pinned: int = 0) -> str:
@@ -70,6 +78,7 @@ class MarkerInfo:
     messages: int = 0
     turns: int = 0
     summary: str | None = None
+    covers: str | None = None  # a summary's turns ("2-9"), as its first line names them
 
 
 class _PartRegistry:
@@ -127,26 +136,39 @@ def _valid_meta(meta: Any) -> bool:
     )
 
 
-def _make(kind: MarkerKind, text: str, messages: int, turns: int, summary: str | None = None) -> ModelRequest:
-    meta: dict[str, Any] = {"kind": kind, "messages": messages, "turns": turns}
+def _make(kind: MarkerKind, text: str, messages: int, turns: int, **extra: Any) -> ModelRequest:
+    meta: dict[str, Any] = {"kind": kind, "messages": messages, "turns": turns, **extra}
     part = UserPromptPart(text)
     _PARTS.put(part, meta)
     return ModelRequest(parts=[part], metadata={METADATA_KEY: meta})
 
 
-def make_breadcrumb(messages: int, turns: int) -> ModelRequest:
-    """A breadcrumb marker for `messages` messages in `turns` turns removed (cumulative)."""
-    return _make("breadcrumb", breadcrumb_text(messages, turns), messages, turns)
+def _with_listing(text: str, listing: str) -> str:
+    return f"{text}\n{listing}" if listing else text
 
 
-def make_static_marker(messages: int, turns: int) -> ModelRequest:
-    """The marker used when a summary could not be produced: the breadcrumb text, kind `static`."""
-    return _make("static", breadcrumb_text(messages, turns), messages, turns)
+def make_breadcrumb(messages: int, turns: int, listing: str = "") -> ModelRequest:
+    """A breadcrumb marker for `messages` messages in `turns` turns removed (cumulative); `listing`
+    (governance/cut_notes.py: which turns left and the `recall` call that brings them back) follows
+    the breadcrumb's first line."""
+    return _make("breadcrumb", _with_listing(breadcrumb_text(messages, turns), listing), messages, turns)
 
 
-def make_summary_marker(messages: int, turns: int, summary: str) -> ModelRequest:
-    """The summary marker: a `ModelRequest` `[Summary of N earlier messages]\\n…`."""
-    return _make("summary", summary_text(messages, summary), messages, turns, summary)
+def make_static_marker(messages: int, turns: int, listing: str = "") -> ModelRequest:
+    """The marker used when a summary could not be produced: the breadcrumb text (and `listing`), kind `static`."""
+    return _make("static", _with_listing(breadcrumb_text(messages, turns), listing), messages, turns)
+
+
+def marker_text(message: ModelMessage) -> str | None:
+    """The text of a marker request made of one str user prompt (plus system parts), else None."""
+    return _only_text(message) if isinstance(message, ModelRequest) else None
+
+
+def make_summary_marker(messages: int, turns: int, summary: str, covers: str | None = None) -> ModelRequest:
+    """The summary marker: a `ModelRequest` `[Summary of N earlier messages]\\n…`; `covers` ("2-9"):
+    the transcript turns it summarises, named on its first line with their `recall` call."""
+    extra = {"covers": covers} if covers else {}
+    return _make("summary", summary_text(messages, summary, covers=covers), messages, turns, **extra)
 
 
 def make_evicted_marker(messages: int, text: str, prompt_at: str | None = None) -> ModelRequest:
@@ -233,10 +255,17 @@ def with_pinned_note(marker: ModelMessage, pinned: int) -> ModelMessage:
         return marker
     assert isinstance(marker, ModelRequest)  # `found` is only set for a request
     summary = info.summary or ""
-    text = summary_text(info.messages, summary, pinned) if info.kind == "summary" else compact_text(summary, pinned)
+    text = (
+        summary_text(info.messages, summary, pinned, info.covers)
+        if info.kind == "summary"
+        else compact_text(summary, pinned)
+    )
     index, part = found
     new_part = replace(part, content=text)
-    _PARTS.put(new_part, {"kind": info.kind, "messages": info.messages, "turns": info.turns})
+    meta: dict[str, Any] = {"kind": info.kind, "messages": info.messages, "turns": info.turns}
+    if info.covers:
+        meta["covers"] = info.covers
+    _PARTS.put(new_part, meta)
     return replace(marker, parts=[*marker.parts[:index], new_part, *marker.parts[index + 1 :]])
 
 
@@ -274,7 +303,14 @@ def marker_info(message: ModelMessage) -> MarkerInfo | None:
     if kind in ("summary", "compact"):
         text = _only_text(message) or ""
         summary = text.split("\n", 1)[1] if "\n" in text else ""
-    return MarkerInfo(kind, int(meta.get("messages", 0) or 0), int(meta.get("turns", 0) or 0), summary)
+    covers = meta.get("covers")
+    return MarkerInfo(
+        kind,
+        int(meta.get("messages", 0) or 0),
+        int(meta.get("turns", 0) or 0),
+        summary,
+        covers if isinstance(covers, str) else None,
+    )
 
 
 def _fused_markers(message: ModelMessage) -> list[tuple[int, dict[str, Any]]]:

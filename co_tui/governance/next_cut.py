@@ -22,7 +22,7 @@ from co_tui.governance.inspect import annotate_history
 from co_tui.governance.markers import separate_markers
 from co_tui.governance.pins import split_pinned
 from co_tui.governance.policy import Governor
-from co_tui.governance.summarize import apply_summary, clear_event, summary_token_budget
+from co_tui.governance.summarize import apply_summary, clear_event, summary_size_limit, summary_token_budget
 from co_tui.governance.tokens import estimate_tokens
 from co_tui.governance.turns import segment
 
@@ -116,7 +116,7 @@ def compact_estimate(
     if not layout.turns:
         return None
     system = sum(estimate_tokens([source[i]]) for i in layout.system)
-    after = system + summary_token_budget(source) + 40  # the header and the acknowledgement
+    after = system + summary_size_limit(summary_token_budget(source)) + 40  # the header and the acknowledgement
     # Every unpinned turn leaves the context, as for /clear; the summary pair takes their place.
     overhead_tokens += split.tokens  # the pinned turns stay, counted like the instructions
     return replace(

@@ -42,15 +42,18 @@ from co_tui.governance.events import HistoryTrimmed, Reason
 from co_tui.governance.pins import PinSplit, reinsert, split_pinned, with_pinned_kept
 from co_tui.governance.summarize import (
     SummaryError,
+    SummaryRejected,
     SummaryWindow,
     apply_summary,
     plan_summary_window,
     run_summarizer,
+    summary_size_limit,
     summary_token_budget,
     unsummarised_count,
 )
 from co_tui.governance.summarizer_usage import SummarizerUsage
 from co_tui.governance.summary_check import check_summary
+from co_tui.governance.summary_guard import summary_rejection
 from co_tui.governance.tokens import estimate_tokens
 from co_tui.governance.trim import (
     fit_to_budget,
@@ -426,22 +429,20 @@ class Governor:
     ) -> tuple[list[ModelMessage], HistoryTrimmed]:
         middle = window.middle_messages
         usage = SummarizerUsage()
+        failure = ""
         try:
-            summary, usage = await run_summarizer(middle, summarizer, max_tokens=summary_token_budget(middle))
+            budget = summary_token_budget(middle)
+            summary, usage = await run_summarizer(middle, summarizer, max_tokens=budget)
+            # The inflation guard: a model may ignore the budget (or a provider not cap it).
+            if (why := summary_rejection(summary, middle, summary_size_limit(budget))) is not None:
+                raise SummaryRejected(why, usage)
             new, dropped_messages, dropped_turns = apply_summary(window, summary)
-            if (after := estimate_tokens(new)) >= tokens_before:
-                # Providers cap the answer at the summary budget, but a model may ignore it (or our
-                # estimate may disagree): a "summary" that grows the context is no summary.
-                raise SummaryError(
-                    f"the summary was no shorter than the {estimate_tokens(middle)} tokens it would replace "
-                    f"({tokens_before} -> {after} tokens)",
-                    usage,
-                )
         except Exception as exc:  # any failure: static marker + cooldown, never a crash mid-turn
             if isinstance(exc, SummaryError):
                 usage = exc.usage  # an answer we could not use was billed all the same
             self.cooldown_until = self.clock() + self.policy.summarizer_cooldown_s
-            self.last_summary_error = f"{type(exc).__name__}: {exc}".strip()
+            self.last_summary_error = str(exc) if isinstance(exc, SummaryRejected) else f"{type(exc).__name__}: {exc}"
+            failure = "summary rejected: " if isinstance(exc, SummaryRejected) else "summary failed: "
             summary = None
             new, dropped_messages, dropped_turns = apply_summary(window, summary)
         kept = len(window.layout.turns) - dropped_turns
@@ -462,10 +463,12 @@ class Governor:
             summarizer_cost_usd=usage.cost_usd,
             note=None
             if summary is not None
-            else f"summary failed ({one_line(self.last_summary_error or '', 160)}); "
+            else f"{failure}{one_line(self.last_summary_error or '', 160)}; "
             f"trimming only for {self.policy.summarizer_cooldown_s:g}s",
             summary_kept=check.kept if check is not None else None,
             summary_lost=check.lost if check is not None else None,
+            prompts_kept=check.prompts_kept if check is not None else 0,
+            prompts_total=check.prompts_total if check is not None else 0,
         )
         return new, event
 
@@ -532,19 +535,19 @@ def _window_that_keeps_its_summary(
     last = len(window.layout.turns) - 1
     for tail_start in range(window.tail_start, last + 1):
         candidate = replace(window, tail_start=tail_start)
-        rest, _dropped, _turns = apply_summary(candidate, None)  # the static marker stands in for the summary
+        rest, _dropped, _turns = apply_summary(candidate, "")  # an empty summary's marker stands in for it
         kept = trim_tool_returns(rest, tool_output_trim_chars).messages if tool_output_trim_chars else rest
-        if estimate_tokens(kept) + summary_token_budget(candidate.middle_messages) <= budget:
+        if estimate_tokens(kept) + summary_size_limit(summary_token_budget(candidate.middle_messages)) <= budget:
             return candidate
     return None
 
 
 def _worth_summarising(window: SummaryWindow) -> bool:
-    """Whether the middle outweighs the longest summary we would ask for (`summary_token_budget`).
+    """Whether the middle outweighs the longest summary we would insert (`summary_size_limit`).
 
     A smaller middle could come back as a summary no shorter than itself: not worth a model call.
     It also guarantees that the static marker, on failure, is smaller than what it replaces. Such
     a history is left to the zero-LLM rules.
     """
     middle = window.middle_messages
-    return estimate_tokens(middle) > summary_token_budget(middle)
+    return estimate_tokens(middle) > summary_size_limit(summary_token_budget(middle))

@@ -27,17 +27,28 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from co_tui.governance.cut_notes import removed_listing, turn_numbers
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.governance.markers import make_compact_pair, make_static_marker, make_summary_marker, separate_markers
+from co_tui.governance.handles import turn_range
+from co_tui.governance.markers import (
+    make_compact_pair,
+    make_static_marker,
+    make_summary_marker,
+    marker_text,
+    separate_markers,
+)
 from co_tui.governance.summarizer_usage import SummarizerUsage, summarizer_usage
+from co_tui.governance.summary_guard import summary_rejection
 from co_tui.governance.tokens import content_text, estimate_tokens, message_tokens, part_text
 from co_tui.governance.turns import Layout, Turn, answers_calls, segment
+from co_tui.governance.user_words import WORDS_SHARE, user_words, with_words
 from co_tui.text import one_line
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
 __all__ = [
+    "SUMMARY_SECTIONS",
     "SUMMARIZER_INSTRUCTIONS",
     "COMPACT_INSTRUCTIONS",
     "SUMMARY_SENTINEL",
@@ -45,6 +56,7 @@ __all__ = [
     "is_summarization_request",
     "render_for_summary",
     "summary_token_budget",
+    "summary_size_limit",
     "summarize_messages",
     "run_summarizer",
     "SummaryWindow",
@@ -66,15 +78,37 @@ _DATA_RULES = (
     "Tool results appear as one-line digests; do not invent their full contents."
 )
 
+SUMMARY_SECTIONS = (
+    ("Goal", "what the user is trying to achieve"),
+    ("Constraints and preferences", "rules, limits and preferences the user stated, in their terms"),
+    ("Done so far", "work done and its results"),
+    ("Decisions", "what was decided, and why"),
+    (
+        "Files and artifacts",
+        "file names, paths, identifiers, commands, errors and figures; keep the handles you see (like r12) "
+        'and the recall(...) calls, such as recall("r12"), verbatim, next to what they bring back',
+    ),
+    ("Open questions", "what is unresolved or unclear"),
+    ("Next steps", "what comes next"),
+)
+"""The fixed sections of every summary, in order: (heading, what goes under it). The offline model's
+extractive summaries use the same headings (agent/extractive.py)."""
+
+_SECTIONS_RULES = (
+    "Write these sections, in this order, each a Markdown heading followed by short bullet points "
+    '("- none" when there is nothing to say):\n'
+    + "\n".join(f"## {heading} — {what}." for heading, what in SUMMARY_SECTIONS)
+    + "\nDo not quote the user's prompts at length: co-tui appends them verbatim after your sections. "
+    "If the conversation includes an earlier summary, fold it in. Drop pleasantries and repetition. "
+    "Write in the conversation's language, with no preamble."
+)
+
 SUMMARIZER_INSTRUCTIONS = (
     f"{SUMMARY_SENTINEL}\n"
     "Write a compact summary of an earlier part of a conversation between a user and an AI agent, so that "
     "the agent can continue the conversation without the original messages.\n"
     f"{_DATA_RULES}\n"
-    "Keep: the user's goals and constraints, decisions made, facts learned (file names, paths, identifiers, "
-    "numbers, errors), work done and its results, and anything still open. Drop pleasantries and repetition. "
-    "If the conversation includes an earlier summary, fold it in. Write plain prose or short bullet points, "
-    "in the conversation's language, with no preamble."
+    f"{_SECTIONS_RULES}"
 )
 
 COMPACT_INSTRUCTIONS = (
@@ -82,9 +116,7 @@ COMPACT_INSTRUCTIONS = (
     "The user asked to compact the whole conversation between them and an AI agent into one summary that "
     "will replace it: after this, the agent sees only your summary.\n"
     f"{_DATA_RULES}\n"
-    "Cover: the user's goals and constraints, what was done and its results, the current state of the work, "
-    "important facts (file names, paths, identifiers, numbers, errors) and the open next steps. Write plain "
-    "prose or short bullet points, in the conversation's language, with no preamble."
+    f"{_SECTIONS_RULES}"
 )
 
 _CONVERSATION_TAG = register_tag("conversation")
@@ -220,12 +252,24 @@ def summary_token_budget(messages: Sequence[ModelMessage]) -> int:
     return max(200, min(12_000, int(0.2 * estimate_tokens(messages))))
 
 
+def summary_size_limit(budget_tokens: int) -> int:
+    """The longest summary co-tui inserts for a summariser budget of `budget_tokens`: the model's
+    sections, plus the user's words on top (at most `WORDS_SHARE` of the budget). What the planner
+    makes room for and the inflation guard holds a summary to."""
+    return budget_tokens + int(budget_tokens * WORDS_SHARE)
+
+
 class SummaryError(RuntimeError):
     """The summariser failed or returned nothing usable. `usage`: what the call used all the same."""
 
     def __init__(self, message: str, usage: SummarizerUsage | None = None) -> None:
         super().__init__(message)
         self.usage = usage or SummarizerUsage()
+
+
+class SummaryRejected(SummaryError):
+    """The summariser answered, but the inflation guard (`summary_guard`) rejected the summary: it
+    was not smaller than what it would replace, or over its budget. The message says which."""
 
 
 async def summarize_messages(
@@ -253,11 +297,16 @@ async def run_summarizer(
 ) -> tuple[str, SummarizerUsage]:
     """`summarize_messages`, also returning what the call used and cost (for the session's cost).
 
-    An empty answer raises `SummaryError` carrying that usage (it was billed all the same).
+    The summary is the model's sections (`SUMMARY_SECTIONS`; `max_tokens` and a word count ask for
+    at most `max_tokens`, default `summary_token_budget`) followed by the user's prompts of
+    `messages`, verbatim, newest first, within `WORDS_SHARE` of that budget on top of it
+    (`user_words`; the whole is at most `summary_size_limit`). An empty answer raises `SummaryError` carrying that usage (it was billed all the same).
     """
     from pydantic_ai import Agent
 
     limit = max_tokens or summary_token_budget(messages)
+    # The user's prompts go in verbatim after the model's sections (user_words.py), on top of its budget.
+    words = user_words(messages, summary_size_limit(limit) - limit)
     agent = Agent(model, instructions=instructions, output_type=str, name="co_tui_summarizer")
     prompt = render_for_summary(messages, focus=focus) + f"\n\nUse at most about {int(limit * 0.7)} words."
     result = await agent.run(prompt, model_settings={"max_tokens": limit})
@@ -265,7 +314,7 @@ async def run_summarizer(
     text = (result.output or "").strip()
     if not text:
         raise SummaryError("the summariser returned an empty summary", usage)
-    return text, usage
+    return with_words(text, words), usage
 
 
 @dataclass(frozen=True)
@@ -350,7 +399,7 @@ def _tail_for_target(layout: Layout, head: int, target_tokens: int | None, targe
         candidate = tail_start - 1
         tokens = tail_tokens + weights[candidate]
         count = tail_messages + len(turns[candidate])
-        summary = max(200, min(12_000, int(0.2 * (total - fixed - tokens))))
+        summary = summary_size_limit(max(200, min(12_000, int(0.2 * (total - fixed - tokens)))))
         if target_tokens is not None and fixed + summary + tokens > target_tokens:
             break
         if target_messages is not None and head_messages + count > target_messages:
@@ -371,10 +420,13 @@ def apply_summary(window: SummaryWindow, summary: str | None) -> tuple[list[Mode
     dropped_messages = sum(len(t) for t in middle)
     total_messages = layout.prior_messages + dropped_messages
     total_turns = layout.prior_turns + len(middle)
+    numbers = turn_numbers(layout)
+    first = numbers[window.head - 1] + 1 if window.head else 1
+    last = numbers[window.tail_start - 1] if window.tail_start else first
     marker = (
-        make_summary_marker(total_messages, total_turns, summary)
+        make_summary_marker(total_messages, total_turns, summary, turn_range(first, last))
         if summary is not None
-        else make_static_marker(total_messages, total_turns)
+        else make_static_marker(total_messages, total_turns, _static_listing(layout, window))
     )
     out = [layout.messages[i] for i in layout.system]
     for turn in layout.turns[: window.head]:
@@ -383,6 +435,11 @@ def apply_summary(window: SummaryWindow, summary: str | None) -> tuple[list[Mode
     for turn in layout.turns[window.tail_start :]:
         out.extend(turn.messages)
     return out, dropped_messages, len(middle)
+
+
+def _static_listing(layout: Layout, window: SummaryWindow) -> str:
+    """The static marker's listing: the middle turns that left, as a breadcrumb lists them."""
+    return removed_listing(layout, window.tail_start, marker_text, start=window.head)
 
 
 @dataclass(frozen=True)
@@ -415,7 +472,13 @@ async def compact(
     layout = segment(source)
     if not layout.turns:
         return CompactResult(source, None)
-    summary, usage = await run_summarizer(source, model, instructions=COMPACT_INSTRUCTIONS, focus=focus)
+    budget = summary_token_budget(source)
+    summary, usage = await run_summarizer(
+        source, model, instructions=COMPACT_INSTRUCTIONS, focus=focus, max_tokens=budget
+    )
+    # The inflation guard; a summary of a short conversation may be longer than it: the user asked.
+    if (why := summary_rejection(summary, source, summary_size_limit(budget), must_shrink=False)) is not None:
+        raise SummaryRejected(f"{why}; the conversation is unchanged", usage)
     system_parts = [p for i in layout.system for p in source[i].parts if getattr(p, "part_kind", "") == "system-prompt"]
     if not system_parts and layout.turns[0].has_prompt:
         system_parts = [p for p in layout.turns[0].messages[0].parts if getattr(p, "part_kind", "") == "system-prompt"]
@@ -439,6 +502,8 @@ async def compact(
         unsummarised_messages=unsummarised_count(source),
         summary_kept=check.kept,
         summary_lost=check.lost,
+        prompts_kept=check.prompts_kept,
+        prompts_total=check.prompts_total,
         summarizer_input_tokens=usage.input_tokens,
         summarizer_output_tokens=usage.output_tokens,
         summarizer_cost_usd=usage.cost_usd,

@@ -21,6 +21,7 @@ from pydantic_ai.messages import ModelMessage, TextPart, ToolCallPart, UserPromp
 
 from co_tui.governance.markers import marker_info
 from co_tui.governance.tokens import content_text
+from co_tui.governance.user_words import prompts_in, user_prompts
 
 __all__ = ["SummaryCheck", "check_summary", "salient_items", "item_kind", "kept_line"]
 
@@ -83,31 +84,40 @@ def salient_items(messages: Sequence[ModelMessage]) -> list[str]:
 
 @dataclass(frozen=True)
 class SummaryCheck:
-    """The items of the summarised messages the summary mentions (`kept`) and does not (`lost`)."""
+    """The items of the summarised messages the summary mentions (`kept`) and does not (`lost`), and
+    how many of their user prompts (`prompts_total`) its words section holds verbatim (`prompts_kept`)."""
 
     kept: list[str]
     lost: list[str]
+    prompts_kept: int = 0
+    prompts_total: int = 0
 
 
 def check_summary(summarised: Sequence[ModelMessage], summary: str) -> SummaryCheck:
     """Compare `summarised` with `summary`: each salient item (`salient_items`) is kept when the
-    summary contains it verbatim — a path also counts as kept when its file name is there. Pure."""
+    summary contains it verbatim — a path also counts as kept when its file name is there — and
+    each user prompt (`user_words.user_prompts`) when the summary's words section holds it. Pure."""
     kept: list[str] = []
     lost: list[str] = []
     for item in salient_items(summarised):
         base = item.rstrip("/").rsplit("/", 1)[-1]
         found = item in summary or (item_kind(item) == "path" and len(base) > 3 and base in summary)
         (kept if found else lost).append(item)
-    return SummaryCheck(kept, lost)
+    prompts = user_prompts(summarised)
+    verbatim = set(prompts_in(summary))
+    return SummaryCheck(kept, lost, sum(1 for p in prompts if p in verbatim), len(prompts))
 
 
-def kept_line(kept: Sequence[str], lost: Sequence[str], *, shown: int = 8) -> str:
-    """`kept 14 of 16 paths, 3 of 3 names; lost: src/a.py, docs/b.md` (the banner's detail)."""
+def kept_line(kept: Sequence[str], lost: Sequence[str], *, shown: int = 8, prompts: tuple[int, int] = (0, 0)) -> str:
+    """`kept 14 of 16 paths, 3 of 3 names, 5 of 7 prompts verbatim; lost: src/a.py, docs/b.md` (the
+    banner's detail). `prompts`: (kept verbatim, total) user prompts; left out when there were none."""
     counts: list[str] = []
     for kind, noun in (("path", "paths"), ("name", "names"), ("number", "numbers")):
         total = sum(1 for item in [*kept, *lost] if item_kind(item) == kind)
         if total:
             counts.append(f"{sum(1 for item in kept if item_kind(item) == kind)} of {total} {noun}")
+    if prompts[1]:
+        counts.append(f"{prompts[0]} of {prompts[1]} prompts verbatim")
     line = "kept " + ", ".join(counts) if counts else "nothing to check"
     if lost:
         more = f", … {len(lost) - shown} more" if len(lost) > shown else ""

@@ -15,8 +15,10 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelRequestPart, ModelResponse, SystemPromptPart
 
+from co_tui.governance.cut_notes import listing_room, removed_listing
 from co_tui.governance.events import HistoryTrimmed, Reason, Strategy
-from co_tui.governance.markers import make_breadcrumb, separate_markers
+from co_tui.governance.handles import call_of, handle_of, recall_call
+from co_tui.governance.markers import make_breadcrumb, marker_text, separate_markers
 from co_tui.governance.tokens import _IdentityCache, content_text, estimate_tokens, message_tokens, part_tokens
 from co_tui.governance.turns import Layout, Turn, segment, steps_of
 
@@ -31,20 +33,25 @@ __all__ = [
     "shrink_steps",
     "fit_to_budget",
     "truncate_text",
+    "output_note",
     "is_truncated_output",
     "min_cut_tokens",
 ]
 
 TRUNCATION_MARK = "[…truncated"  # how a shortened tool output's last line starts (the TUI badges it)
-_TRUNC_RE = re.compile(r"\n\[…truncated, (\d+) chars total\]\Z")
+# The note's line: `[…truncated, N chars total]`, plus (for an output with a handle) what it was and
+# how to get it back before the `]` (alone after the newline when the whole output was cleared to it).
+_TRUNC_RE = re.compile(r"\n\[…truncated, (\d+) chars total(?:[^\n]*)\]\Z")
 # Progressive caps for the in-turn step shrink; the last one keeps only the truncation note.
 SHRINK_LEVELS = (1000, 200, 0)
 KEEP_STEPS = 3
 
 
-def truncate_text(text: str, max_chars: int) -> str | None:
+def truncate_text(text: str, max_chars: int, note: str = "") -> str | None:
     """`text[:max_chars] + "\\n[…truncated, N chars total]"`, or None when no cut is needed.
 
+    `note` (what the output was and the `recall` call that brings it back, see `output_note`) goes
+    inside the brackets after the total; at `max_chars` 0 only the note line is left (a stub).
     Already-truncated text is recognised: it is cut again only if its visible part is longer than
     `max_chars`, and it keeps the original total N. This is what makes trimming idempotent.
     """
@@ -57,8 +64,20 @@ def truncate_text(text: str, max_chars: int) -> str | None:
         return None
     if len(visible) <= max_chars and visible is not text:
         return None
-    cut = f"{visible[:max_chars]}\n{TRUNCATION_MARK}, {total} chars total]"
+    head = visible[:max_chars]
+    line = f"{TRUNCATION_MARK}, {total} chars total{note}]"
+    cut = f"{head}\n{line}"
     return cut if len(cut) < len(text) else None  # a "cut" that adds text is no cut
+
+
+def output_note(part: Any) -> str:
+    """What a cut note adds for a stamped tool output (governance/handles.py): ` — the call; recall("r12")
+    returns it whole`; "" for an output without a handle (its note stays the plain total)."""
+    handle = handle_of(part)
+    if handle is None:
+        return ""
+    call = call_of(part) or f"{getattr(part, 'tool_name', 'tool')}(…)"
+    return f" — {call}; {recall_call(handle)} returns it whole"
 
 
 def is_truncated_output(text: str) -> bool:
@@ -94,7 +113,7 @@ def _truncated_part(part: Any, max_chars: int) -> tuple[Any, int, int] | None:
     if cached is not None:
         return None if cached is _NO_CUT else cached
     text = content_text(part.content)
-    cut = truncate_text(text, max_chars)
+    cut = truncate_text(text, max_chars, output_note(part))
     result: Any = _NO_CUT
     if cut is not None:
         new = replace(part, content=cut)
@@ -261,7 +280,7 @@ def _system_head(layout: Layout, first_kept: int) -> list[ModelMessage]:
     return head
 
 
-def _cut(layout: Layout, first_kept: int, tokens_before: int) -> TrimResult:
+def _cut(layout: Layout, first_kept: int, tokens_before: int, budget_tokens: int | None = None) -> TrimResult:
     """Keep turns[first_kept:], the system prefix and one breadcrumb carrying all counts.
 
     `first_kept >= 1`: a cut always removes at least one whole turn. Earlier markers leave with it
@@ -271,7 +290,8 @@ def _cut(layout: Layout, first_kept: int, tokens_before: int) -> TrimResult:
     assert first_kept >= 1, "a cut removes at least one turn"
     dropped = layout.turns[:first_kept]
     dropped_messages = sum(len(t) for t in dropped)
-    breadcrumb = make_breadcrumb(layout.prior_messages + dropped_messages, layout.prior_turns + len(dropped))
+    listing = removed_listing(layout, first_kept, marker_text, listing_room(budget_tokens))
+    breadcrumb = make_breadcrumb(layout.prior_messages + dropped_messages, layout.prior_turns + len(dropped), listing)
     out = _system_head(layout, first_kept) + [breadcrumb]
     for turn in layout.turns[first_kept:]:
         out.extend(turn.messages)
@@ -324,7 +344,13 @@ def trim_to_recent_turns(
     # first == 0: every turn fits next to a breadcrumb, so the history is over budget only because of
     # its earlier markers (a summary, a compact pair, several markers). Markers are replaced only by a
     # cut, so the cheapest real cut is the oldest turn — it fits, since the whole of it did.
-    cut = _cut(layout, max(first, 1), tokens_before)
+    first = max(first, 1)
+    cut = _cut(layout, first, tokens_before, budget_tokens)
+    # The breadcrumb's listing of the removed turns was not priced above (it depends on the cut): one
+    # more turn goes while it tips the result over (the listing is capped, so this ends).
+    while cut.tokens_after > budget_tokens and first < len(layout.turns) - 1:
+        first += 1
+        cut = _cut(layout, first, tokens_before, budget_tokens)
     if cut.tokens_after >= tokens_before:
         # Only the newest turn would be left (still over budget) and the older turns weigh less than
         # the breadcrumb: the cut would lose turns and gain nothing. Leave it to the step shrink.
@@ -348,7 +374,9 @@ def trim_to_message_count(messages: Sequence[ModelMessage], max_messages: int) -
     first = _keep_from(layout, lambda _t, n: n <= max_messages)
     if first == 0:
         return _unchanged(source, layout, tokens)
-    return _cut(layout, first, tokens)
+    cut = _cut(layout, first, tokens)
+    # The listing is worth its tokens only while the cut still lowers the count.
+    return cut if cut.tokens_after <= tokens else _cut(layout, first, tokens, 0)
 
 
 @dataclass(frozen=True)

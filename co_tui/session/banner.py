@@ -113,6 +113,8 @@ def banner_parts(event: HistoryTrimmed) -> list[str]:
         parts.append(STRATEGY_TEXT[event.strategy])
     parts.append(f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)} tokens")
     parts.append(REASON_TEXT.get(event.reason, event.reason))
+    if event.strategy == "static_marker":  # why there is no summary; the note in the details says more
+        parts.append("summary rejected" if (event.note or "").startswith("summary rejected") else "summary failed")
     return parts
 
 
@@ -143,7 +145,8 @@ def banner_details(event: HistoryTrimmed) -> list[tuple[str, str]]:
     if event.summary_kept is not None or event.summary_lost is not None:
         from co_tui.governance.summary_check import kept_line
 
-        rows.append(("checked", kept_line(event.summary_kept or [], event.summary_lost or [])))
+        prompts = (event.prompts_kept, event.prompts_total)
+        rows.append(("checked", kept_line(event.summary_kept or [], event.summary_lost or [], prompts=prompts)))
     if event.note:
         rows.append(("note", event.note))
     if event.summary:

@@ -141,6 +141,7 @@ class ChatSession:
         from co_tui.agent.factory import build_agent
         from co_tui.agent.models import context_window_of, is_offline, resolve_model
         from co_tui.governance import ContextGovernance, GovernancePolicy
+        from co_tui.session.recall_source import recall_source
 
         resolved = resolve_model(model, self.settings) if isinstance(model, str) else model
         s = self.settings
@@ -163,6 +164,7 @@ class ChatSession:
             approver=self.approver,
             toolsets=self.mcp.toolsets(),
             project_instructions=lambda: self.project.text,
+            recall=recall_source(self),
         )
         from co_tui.session.request_overhead import session_overhead_tokens
 
@@ -190,10 +192,14 @@ class ChatSession:
             raise RuntimeError("cannot switch models while a turn is running")
         self._configure_model(name)
 
-    def _record_transcript(self, messages: Sequence[ModelMessage]) -> None:
-        self.transcript.extend(messages)
+    def _record_transcript(self, messages: Sequence[ModelMessage]) -> list[ModelMessage]:
+        from co_tui.governance.handles import stamp_handles
+
+        stamped = stamp_handles(messages, len(self.transcript))  # each tool output gets its handle
+        self.transcript.extend(stamped)
         # A step finished (its tool results are in) or the prompt went out: save it at the next event.
         self._checkpoint_due = self.busy
+        return stamped
 
     # --- the meter -------------------------------------------------------------------------------
 
@@ -446,8 +452,12 @@ class ChatSession:
             return
         # The governance capability handed every message up to its last pass to the transcript;
         # what came after it (the final response, a partial one) is taken here.
-        tail = run_messages[self.governance.seen_len :]
+        from co_tui.governance.handles import stamp_handles
+
+        seen = self.governance.seen_len
+        tail = stamp_handles(run_messages[seen:], len(self.transcript))
         self.transcript.extend(tail)
+        run_messages = [*run_messages[:seen], *tail]
         # repair_messages closes dangling calls after an interrupt. Like pydantic-ai at run start, it
         # fuses a marker with the prompt after it; the context is kept in that fused form so the next
         # run's history has the length the governance transcript sink counts from (governance and

@@ -53,6 +53,7 @@ from co_tui.tui.messages import (
 )
 from co_tui.tui.palette import SlashCommandProvider
 from co_tui.tui.screens.chat import RESUME_ENTRIES, ChatScreen
+from co_tui.tui.type_ahead import TypeAhead
 
 if TYPE_CHECKING:
     from textual.driver import Driver
@@ -109,6 +110,7 @@ class CoTuiApp(App[int]):
         self.failure: str | None = None  # one line printed by run_app when the session cannot open
         self._mcp_worker: Worker[None] | None = None  # runs the session's MCP servers
         self.early_input = EarlyInput()  # what is typed or pasted before the prompt is ready
+        self.type_ahead = TypeAhead()  # keys typed while a row has focus go to the prompt
         # This app's key timings: its driver, prompt and chat screen note keys here (tui/input_clock.py).
         self.key_clock = KeyClock()
 
@@ -219,6 +221,11 @@ class CoTuiApp(App[int]):
                 self.controller.compact(focus)
 
         self.push_screen(ConfirmCompact(body), confirmed)
+
+    def action_scroll_chat_end(self) -> None:
+        """ctrl+end: jump to the end of the chat, which then follows new output again."""
+        if not self._chat_gone():
+            self.chat.log_view.scroll_to_end()
 
     async def action_undo(self) -> None:
         """/undo: undo the newest cut or compaction still in effect (docs/context-governance.md)."""
@@ -537,8 +544,21 @@ class CoTuiApp(App[int]):
         """While co-tui starts, keep text keys and pastes for the prompt (`EarlyInput.hold`); any other
         event goes on as usual."""
         # A paste read as keys while co-tui starts stays one paste (tui/early_input.py).
-        if not self.early_input.hold(event):
-            await super().on_event(event)
+        if self.early_input.hold(event):
+            return
+        if isinstance(event, events.Key) and not event.is_forwarded and await self._route_typing(event):
+            return
+        await super().on_event(event)
+
+    async def _route_typing(self, event: events.Key) -> bool:
+        """A key typed on the chat screen while a row or the log has focus goes to the prompt, in
+        order (tui/type_ahead.py); True when taken there."""
+        chat = self.screen
+        if not isinstance(chat, ChatScreen) or not chat.is_mounted:
+            return False
+        forward = super().on_event
+        later = lambda: self.call_later(self.type_ahead.release, forward)  # noqa: E731
+        return await self.type_ahead.route(chat, chat.prompt, event, later=later, forward=forward)
 
     def _release_early_input(self) -> None:
         """Put what was typed or pasted while co-tui started into the prompt, as one paste, once

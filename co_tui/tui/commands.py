@@ -77,6 +77,7 @@ KEYS: tuple[KeySpec, ...] = (
     KeySpec("ctrl+p", "command_palette", "Commands"),
     KeySpec("f1", "show_help", "Help"),
     KeySpec("ctrl+q", "quit", "Quit", priority=True),
+    KeySpec("ctrl+end", "scroll_chat_end", "Jump to the end of the chat", show=False),
 )
 
 _BY_NAME = {spec.name: spec for spec in COMMANDS}

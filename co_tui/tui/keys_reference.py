@@ -22,6 +22,8 @@ END_MARK = "<!-- END GENERATED -->"
 _KEY_NAMES = {
     "escape": "Esc",
     "enter": "Enter",
+    "end": "End",
+    "home": "Home",
     "tab": "Tab",
     "space": "Space",
     "delete": "Del",
@@ -62,7 +64,13 @@ what the model sees without telling you (and the model).
   `✂ History trimmed · 14 messages (3 turns) · 41.2k → 12.9k tokens · token budget`. Click one, or
   press Shift+Tab in the prompt to focus the newest banner or tool row (Tab / Shift+Tab move between
   them; the focused row is highlighted), and press Enter to open it: the reason, the strategy, the
-  budget and, for summaries, the summary text. Typing any character goes back to the prompt.
+  budget and, for summaries, the summary text. Typing goes back to the prompt: every key reaches
+  it, the first one too, in the order typed. A row's own letter (`r` below) acts only when
+  pressed on its own, not as the first letter of typed text.
+- **Following the chat**: the chat stays at its end as output arrives. Scroll up (the wheel, the
+  scrollbar) and it stays where you are, with `↓ new output below` under it; `Ctrl+End` or a click
+  on that line goes back to the end, and so does sending a prompt. A row opened with Enter stays in
+  view until the next item arrives.
   `/compact` and `/clear` leave their own banners (`Conversation compacted`, `Conversation cleared`).
   `/compact` (and `Ctrl+K`) first shows what it will summarise and the estimated size after:
   Enter compacts, Esc keeps the conversation; `Ctrl+K` pressed twice compacts without the question.

@@ -8,26 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.workspaces import DEMO_PROJECT
 
 from co_tui.config import load_settings
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    """A workspace with a README, a package, docs with TODOs, a binary file and a nested dir."""
-    root = tmp_path / "ws"
-    (root / "pkg").mkdir(parents=True)
-    (root / "docs").mkdir()
-    (root / "README.md").write_text(
-        "# Demo project\n\nA small demo.\n\n## Install\n\nRun make.\n\n## Usage\n\nRun it.\n", encoding="utf-8"
-    )
-    (root / "pkg" / "__init__.py").write_text("", encoding="utf-8")
-    (root / "pkg" / "core.py").write_text(
-        "class Engine:\n    pass\n\n\ndef start():\n    return Engine()  # TODO: configure\n", encoding="utf-8"
-    )
-    (root / "docs" / "guide.md").write_text("Guide\nTODO: write the guide\nmore text\nTODO: examples\n")
-    (root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
-    return root
+def workspace_files() -> dict[str, str | bytes]:
+    """The agent's tools work on a small project (support/workspaces.py)."""
+    return dict(DEMO_PROJECT)
 
 
 @pytest.fixture

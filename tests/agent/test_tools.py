@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
 import pytest
+from pilot_helpers import poll_until
+from support.waits import finishes_within, processes_in, until
 
 from co_tui.agent.shell import cap_output, run_command
 
@@ -101,6 +104,28 @@ async def test_shell_timeout_kills_the_command(workspace: Path) -> None:
     out = await run_command("echo before; sleep 30; echo after", workspace, timeout_s=0.5)
     assert out.splitlines()[1:] == ["before", "[timed out after 0.5 s: the command was killed]"]
     assert out.endswith("[timed out after 0.5 s: the command was killed]")
+
+
+async def test_a_cancel_while_the_command_starts_kills_its_whole_group_at_once(workspace: Path) -> None:
+    """The cancel lands while the process is still being set up (the event loop busy until the
+    command's first child runs, as when the TUI paints). asyncio's own clean-up there killed
+    /bin/sh alone and then waited for the output pipe, which `sleep` held for its 30 s."""
+    task = asyncio.create_task(run_command("touch started; sleep 30; echo done", workspace))
+    await until(lambda: processes_in(workspace), "/bin/sh to start", every=0)
+    poll_until(lambda: (workspace / "started").exists(), "the command's first child")  # blocks the loop: on purpose
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await finishes_within(task, 2.0, "the cancelled command")
+    await until(lambda: not processes_in(workspace), "every process of the command to be killed")
+
+
+async def test_a_child_left_holding_the_output_does_not_hold_the_command(workspace: Path) -> None:
+    """`sleep` keeps the output pipe open after /bin/sh exits: the command ended when the pipe
+    closed, 30 s later. Now it ends shortly after the shell, the output so far kept, the child killed."""
+    command = "echo hi; sleep 30 &"
+    out = await finishes_within(asyncio.ensure_future(run_command(command, workspace)), 10.0, "the command")
+    assert out.splitlines() == [f"$ {command}", "hi", "[exit code 0]"]
+    await until(lambda: not processes_in(workspace), "the background child to be killed")
 
 
 async def test_shell_output_memory_is_bounded(workspace: Path) -> None:

@@ -7,6 +7,7 @@ from pydantic_ai import Agent
 from pydantic_ai.exceptions import ModelContextWindowExceededError
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from support.builders import chat_turn, tool_turn
 
 from co_tui.governance import (
     ContextGovernance,
@@ -20,7 +21,6 @@ from co_tui.governance.markers import marker_info
 from co_tui.governance.summarize import is_summarization_request
 from co_tui.governance.turns import segment
 
-from .builders import chat_turn, tool_turn
 from .models import ScriptedModel
 from .synthetic import make_text
 
@@ -212,7 +212,7 @@ async def test_summarize_strategy_in_a_run_uses_run_model_and_emits_summary():
     cap.begin_run(len(history))
     events, messages, _ = await run_events(agent, "next", history)
     assert [e.trimmed.strategy for e in events] == ["summary"]
-    assert events[0].trimmed.summary == "they talked about many things"
+    assert events[0].trimmed.summary.startswith("they talked about many things\n\n## User prompts, verbatim")
     assert len(model.summary_calls) == 1
     infos = [marker_info(m) for m in messages]
     assert [i.kind for i in infos if i] == ["summary"]

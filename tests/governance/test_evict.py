@@ -5,22 +5,22 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic_ai.messages import ModelRequest, ToolReturnPart
+from support.builders import chat_turn, system, tool_turn
+from support.examples import examples
 
 from co_tui.governance import annotate_history, estimate_tokens
 from co_tui.governance.evict import EvictError, evict
 from co_tui.governance.markers import is_evicted_output, marker_info, separate_markers
 from co_tui.governance.turns import segment
 
-from .builders import chat_turn, system, tool_turn
 from .strategies import histories
 from .synthetic import make_text
 from .test_properties import fingerprint, pairing_problems
 
 pytestmark = pytest.mark.filterwarnings("ignore:`RetryPromptPart` is deprecated")
-FAST = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 def _history():
@@ -80,7 +80,8 @@ def test_the_inspector_shows_evicted_messages_as_evicted():
     assert statuses[7:] == ["in_context"] * 4
 
 
-@settings(max_examples=150, **FAST)
+# 1.5× the default: each case picks an index on top of its history.
+@settings(max_examples=examples(150))
 @given(histories(), st.integers(0, 10_000))
 def test_evictions_keep_pairing_and_never_mutate(history, pick):
     current = separate_markers(history)

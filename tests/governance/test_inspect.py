@@ -1,9 +1,10 @@
 """annotate_history: the /history inspector's per-message status."""
 
+from support.builders import chat_turn, system, tool_turn
+
 from co_tui.governance import annotate_history, estimate_tokens, fit_to_budget, trim_to_recent_turns
 from co_tui.governance.summarize import apply_summary, plan_summary_window
 
-from .builders import chat_turn, system, tool_turn
 from .synthetic import make_text
 
 
@@ -63,7 +64,7 @@ def test_the_prompt_being_sent_is_not_dropped():
     transcript = _transcript()
     cut = trim_to_recent_turns(transcript, estimate_tokens(transcript[-8:]) + 200)
     assert cut.trimmed
-    from .builders import user
+    from support.builders import user
 
     sending = [*transcript, user("and now?")]
     infos = annotate_history(sending, cut.messages)
@@ -108,7 +109,7 @@ def test_a_compaction_does_not_relabel_what_an_earlier_trim_dropped():
 def test_with_the_ledger_the_prompt_being_sent_after_an_in_run_cut_is_not_dropped():
     """During streaming the prompt is in the transcript but not in the (stale) context,
     and a cut made before this request is already in the ledger: the prompt is never its victim."""
-    from .builders import user
+    from support.builders import user
 
     transcript = _transcript()
     sending = [*transcript, user("and now?")]

@@ -5,12 +5,11 @@ from __future__ import annotations
 import copy
 
 import pytest
+from support.builders import chat_turn, system, tool_turn
 
 from co_tui.governance import estimate_tokens, turn_growth, turns_until_cut
 from co_tui.governance.lookahead import RECENT_TURNS
 from co_tui.governance.markers import make_breadcrumb
-
-from .builders import chat_turn, system, tool_turn
 
 
 def test_no_forecast_below_half_of_both_limits() -> None:

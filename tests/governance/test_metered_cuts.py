@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from support.builders import tool_turn
+
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.meter import TokenMeter
 from co_tui.governance.metered_cuts import in_meter_figures
 from co_tui.governance.tokens import estimate_tokens
 from co_tui.governance.trim import fit_to_budget
-
-from .builders import tool_turn
 
 
 def _history() -> list:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.models.function import FunctionModel
+from support.builders import chat_turn, system, tool_turn
+from support.examples import examples
 
 from co_tui.governance import GovernancePolicy, Governor, estimate_tokens
 from co_tui.governance.markers import separate_markers
@@ -16,14 +18,12 @@ from co_tui.governance.next_cut import compact_estimate, preview_next_cut
 from co_tui.governance.pins import turn_key
 from co_tui.governance.turns import segment
 
-from .builders import chat_turn, system, tool_turn
 from .strategies import histories
 from .synthetic import make_text
 from .test_properties import fingerprint
 from .test_restore_pins import _pins_of
 
 pytestmark = pytest.mark.filterwarnings("ignore:`RetryPromptPart` is deprecated")
-FAST = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 def _really(governor: Governor, context, overhead: int = 0):
@@ -66,13 +66,14 @@ def _pinned_indices(context, pins: frozenset[str]) -> set[int]:
     return {i for t in turns if t.has_prompt and turn_key(t.messages[0]) in pins for i in t.indices}
 
 
-@settings(max_examples=120, **FAST)
+# more than the default: each case draws a budget, a limit (and pins) on top of its history.
+@settings(max_examples=examples(120))
 @given(histories(), st.floats(0.2, 1.2), st.sampled_from([0, 8, 12]))
 def test_the_preview_matches_what_the_trim_policy_does(history, fraction, limit):
     _preview_matches_apply(history, fraction, limit)
 
 
-@settings(max_examples=150, **FAST)
+@settings(max_examples=examples(150))
 @given(histories(), st.lists(st.booleans(), min_size=6, max_size=6), st.floats(0.2, 1.2), st.sampled_from([0, 4, 8]))
 def test_the_preview_keeps_pinned_turns_out_as_apply_does(history, choice, fraction, limit):
     """A pinned turn is never `next to go`, and the preview still agrees with `apply`."""

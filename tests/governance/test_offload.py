@@ -7,6 +7,7 @@ import threading
 
 import pytest
 from pydantic_ai import Agent
+from support.builders import chat_turn, system, tool_turn
 
 from co_tui.governance import GovernancePolicy, Governor, estimate_tokens
 from co_tui.governance import policy as policy_module
@@ -14,7 +15,6 @@ from co_tui.governance.capability import ContextGovernance
 from co_tui.governance.policy import OFFLOAD_MIN_MESSAGES
 from co_tui.governance.tokens import part_text
 
-from .builders import chat_turn, system, tool_turn
 from .models import ScriptedModel
 from .synthetic import make_text
 from .test_capability import run_events

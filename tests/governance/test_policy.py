@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from pydantic_ai.models.function import FunctionModel
+from support.builders import MODULE_LINES, chat_turn, module_turn, system
 
 from co_tui.agent.offline import offline_model
 from co_tui.governance import GovernancePolicy, Governor, estimate_tokens
 from co_tui.governance.turns import segment
 
-from .builders import MODULE_LINES, chat_turn, module_turn, system
 from .models import ScriptedModel, last_user_text
 from .synthetic import make_text
 from .test_properties import assert_event_invariants, assert_ledger_adds_up
@@ -70,7 +70,7 @@ async def test_a_summary_longer_than_what_it_replaces_counts_as_a_failure():
     out = await governor.apply(history)
     assert len(model.summary_calls) == 1
     [event] = out.events
-    assert event.strategy == "static_marker" and "no shorter than" in event.note
+    assert event.strategy == "static_marker" and "summary rejected" in event.note and "not smaller than" in event.note
     assert event.tokens_after < event.tokens_before == estimate_tokens(history)
     assert governor.cooling_down()
 
@@ -117,9 +117,9 @@ async def test_a_giant_agent_turn_is_shrunk_in_batches_down_to_the_target():
     """One user turn, one tool call per step (agent sessions put 100+ calls in a turn): once the turn
     reaches the budget, the in-turn step shrink takes it down to the low-water mark in one batch, so
     the next shrink is several steps away — not one shrink per step. Steps stay paired."""
-    from co_tui.governance.turns import check_pairing
+    from support.builders import calls, results, user
 
-    from .builders import calls, results, user
+    from co_tui.governance.turns import check_pairing
 
     budget = 12_000
     governor = Governor(GovernancePolicy(budget_tokens=budget, max_history_messages=0, strategy="trim"))

@@ -7,10 +7,11 @@ import copy
 from collections import Counter
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic_ai.messages import ModelResponse, TextPart
 from pydantic_ai.models.function import FunctionModel
+from support.examples import examples
 
 from co_tui.governance import (
     GovernancePolicy,
@@ -31,7 +32,6 @@ from .strategies import _text, histories
 # The legacy `RetryPromptPart` is generated on purpose: stored histories still hold it.
 pytestmark = pytest.mark.filterwarnings("ignore:`RetryPromptPart` is deprecated")
 
-FAST = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 fractions = st.floats(0.0, 1.3)
 
 
@@ -157,7 +157,10 @@ def assert_cut_invariants(history, res, budget) -> None:
     assert res.tokens_after == estimate_tokens(res.messages)
 
 
-@settings(max_examples=3500, **FAST)
+# These counts add up to the ~14,400 generated histories docs/context-governance.md states (700 with
+# the full deep-copy check): the invariants' rare shapes (a dangling call at the cut, markers nested
+# in markers, a budget met to the token) come up only over thousands of histories.
+@settings(max_examples=examples(3500))
 @given(histories(), fractions)
 def test_trim_to_recent_turns_invariants(history, fraction):
     frozen = fingerprint(history)
@@ -175,7 +178,7 @@ def test_trim_to_recent_turns_invariants(history, fraction):
     assert not again.trimmed and again.messages == res.messages
 
 
-@settings(max_examples=3000, **FAST)
+@settings(max_examples=examples(3000))
 @given(histories(), fractions, st.sampled_from([0, 50, 500, 2000]))
 def test_fit_to_budget_invariants(history, fraction, trim_chars):
     frozen = fingerprint(history)
@@ -208,7 +211,7 @@ def test_fit_to_budget_invariants(history, fraction, trim_chars):
     assert fit_to_budget(res.messages, budget, tool_output_trim_chars=trim_chars).events == []
 
 
-@settings(max_examples=1500, **FAST)
+@settings(max_examples=examples(1500))
 @given(histories(), st.sampled_from([0, 10, 200, 2000]))
 def test_trim_tool_returns_invariants(history, max_chars):
     frozen = fingerprint(history)
@@ -226,7 +229,7 @@ def test_trim_tool_returns_invariants(history, max_chars):
     assert res.chars_after <= res.chars_before
 
 
-@settings(max_examples=1200, **FAST)
+@settings(max_examples=examples(1200))
 @given(histories(), st.integers(1, 30))
 def test_trim_to_message_count_invariants(history, max_messages):
     frozen = fingerprint(history)
@@ -238,7 +241,7 @@ def test_trim_to_message_count_invariants(history, max_messages):
     assert not trim_to_message_count(res.messages, max_messages).trimmed
 
 
-@settings(max_examples=1000, **FAST)
+@settings(max_examples=examples(1000))
 @given(histories(), fractions)
 def test_split_turns_partitions_and_shrink_pairs(history, fraction):
     layout = segment(history)
@@ -253,7 +256,7 @@ def test_split_turns_partitions_and_shrink_pairs(history, fraction):
     assert not shrink_steps(res.messages, budget).trimmed or res.tokens_after > budget
 
 
-@settings(max_examples=700, **FAST)
+@settings(max_examples=examples(700))
 @given(histories(), fractions, st.sampled_from([0, 200, 2000]))
 def test_no_deep_mutation(history, fraction, trim_chars):
     frozen = copy.deepcopy(history)
@@ -274,7 +277,7 @@ def _summariser(kind: str) -> FunctionModel:
     return FunctionModel(answer)
 
 
-@settings(max_examples=1200, **FAST)
+@settings(max_examples=examples(1200))
 @given(
     histories(),
     fractions,
@@ -319,7 +322,7 @@ def rules_ran_out(messages, goal: int, trim_chars: int) -> bool:
     )
 
 
-@settings(max_examples=1500, **FAST)
+@settings(max_examples=examples(1500))
 @given(histories(), fractions, targets, st.sampled_from([0, 50, 500, 2000]))
 def test_fit_to_budget_cuts_to_the_target_and_never_small(history, fraction, target, trim_chars):
     """A triggered cut lands at or under the low-water mark and frees at least the minimum — unless the
@@ -347,7 +350,7 @@ def test_fit_to_budget_cuts_to_the_target_and_never_small(history, fraction, tar
     )
 
 
-@settings(max_examples=800, **FAST)
+@settings(max_examples=examples(800))
 @given(
     histories(),
     fractions,

@@ -5,9 +5,10 @@ appended at the end of the context, one `restore` event; refusals in one line
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
+from support.examples import examples
 
 from co_tui.governance import estimate_tokens
 from co_tui.governance.markers import (
@@ -28,7 +29,6 @@ from .strategies import histories
 from .test_properties import fingerprint, pairing_problems
 
 pytestmark = pytest.mark.filterwarnings("ignore:`RetryPromptPart` is deprecated")
-FAST = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 def _summarised():
@@ -155,7 +155,8 @@ def _texts(messages) -> list[str]:
     return out
 
 
-@settings(max_examples=150, **FAST)
+# 1.5× the default: each case draws a second history and an index on top of the first.
+@settings(max_examples=examples(150))
 @given(histories(), histories(max_turns=3), st.booleans(), st.integers(0, 10_000))
 def test_excerpts_are_verbatim_keep_pairing_and_never_mutate(summarised, drawn, small, pick):
     """Every excerpt window is a substring of one text of the summarised messages; the context before

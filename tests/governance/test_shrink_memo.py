@@ -4,12 +4,12 @@ it forgets what changed, and it never touches its inputs."""
 import copy
 
 import pytest
+from support.builders import calls, chat_turn, results, tool_turn, user
 
 from co_tui.governance import check_pairing, estimate_tokens, shrink_steps
 from co_tui.governance import trim as trim_module
 from co_tui.governance.tokens import _IdentityCache
 
-from .builders import calls, chat_turn, results, tool_turn, user
 from .synthetic import make_text
 
 

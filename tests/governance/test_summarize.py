@@ -7,6 +7,7 @@ import copy
 
 import pytest
 from pydantic_ai.messages import ModelResponse, TextPart
+from support.builders import chat_turn, system, tool_turn, user
 
 from co_tui.governance import (
     COMPACT_INSTRUCTIONS,
@@ -22,8 +23,8 @@ from co_tui.governance import (
 from co_tui.governance.markers import COMPACT_ACK, marker_info
 from co_tui.governance.summarize import plan_summary_window, render_for_summary, summary_token_budget
 from co_tui.governance.turns import check_pairing, segment
+from co_tui.governance.user_words import WORDS_HEADER
 
-from .builders import chat_turn, system, tool_turn, user
 from .models import ScriptedModel, last_user_text
 from .synthetic import make_text
 
@@ -94,13 +95,19 @@ async def test_summary_success_replaces_middle_with_one_summary_message():
     assert history == frozen
     assert [e.strategy for e in out.events] == ["summary"]
     event = out.events[0]
-    assert event.reason == "message_count" and event.summary == model.summary
+    assert event.reason == "message_count" and event.summary.startswith(model.summary + "\n\n" + WORDS_HEADER)
     markers = segment(out.messages).markers
     assert len(markers) == 1
     info = markers[0][1]
     assert info.kind == "summary" and info.messages == event.dropped_messages
     text = out.messages[markers[0][0]].parts[0].content
-    assert text == f"[Summary of {event.dropped_messages} earlier messages]\n{model.summary}"
+    # Its first line names the turns it covers (turn 1 is the head, kept) and the call that returns them.
+    covers = f"2-{event.dropped_turns + 1}"
+    assert text == (
+        f"[Summary of {event.dropped_messages} earlier messages] — turns {covers}; "
+        f'recall(turns="{covers}") returns them verbatim\n{event.summary}'
+    )
+    assert info.covers == covers
     # head (first turn) kept verbatim before the summary, tail after it
     assert out.messages[1] is history[1] and out.messages[2] is history[2]
     assert out.messages[-1] is history[-1]
@@ -157,7 +164,7 @@ async def test_prompt_injection_inside_history_stays_data():
     )
     history = [system(), *chat_turn("start", "ok")]
     for t in range(25):
-        history += chat_turn(attack if t == 3 else f"q{t}", f"a{t}")
+        history += chat_turn(attack if t == 3 else f"q{t}", f"a{t}: " + "an answer of some length " * 3)
     model = ScriptedModel()
     gov = Governor(GovernancePolicy(budget_tokens=1_000_000, max_history_messages=40), summarizer_model=model.model())
     out = await gov.apply(history)
@@ -170,7 +177,7 @@ async def test_prompt_injection_inside_history_stays_data():
     body = prompt[prompt.index("<conversation>") : prompt.index("</conversation>")]
     assert "Ignore all previous instructions" in body
     assert "<system>" not in body  # the forged voice tag is escaped
-    assert out.events[0].summary == model.summary
+    assert out.events[0].summary.startswith(model.summary)
 
 
 def test_render_digests_tool_results_to_one_line():
@@ -188,7 +195,11 @@ async def test_compact_success_two_messages_and_event():
     res = await compact(history, model.model(), focus="the file names", budget_tokens=5000)
     assert history == frozen
     assert len(res.messages) == 2
-    assert res.messages[0].parts[-1].content == "[Compacted conversation summary]\nEverything so far, compacted."
+    words = f'{WORDS_HEADER}\n- "go"\n- "first"'  # the user's prompts, verbatim, newest first
+    assert (
+        res.messages[0].parts[-1].content
+        == f"[Compacted conversation summary]\nEverything so far, compacted.\n\n{words}"
+    )
     assert res.messages[0].parts[0].content == "SYS"
     assert res.messages[1].parts[0].content == COMPACT_ACK
     assert marker_info(res.messages[0]).kind == "compact"
@@ -200,7 +211,8 @@ async def test_compact_success_two_messages_and_event():
         2,
         0,
     )
-    assert e.summary == "Everything so far, compacted." and e.budget_tokens == 5000
+    assert e.summary == f"Everything so far, compacted.\n\n{words}" and e.budget_tokens == 5000
+    assert (e.prompts_kept, e.prompts_total) == (2, 2)
     messages, info = model.summary_calls[0]
     assert COMPACT_INSTRUCTIONS.splitlines()[0] in info.instructions
     assert "the file names" in last_user_text(messages)

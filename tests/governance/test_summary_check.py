@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 
@@ -59,7 +59,6 @@ def test_the_banner_details_list_what_was_kept_and_lost():
     assert HistoryTrimmed.from_dict(event.to_dict()) == event
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(histories(), st.text(max_size=200))
 def test_kept_and_lost_partition_the_items_and_nothing_is_mutated(history, summary):
     before = fingerprint(history)

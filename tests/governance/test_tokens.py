@@ -3,11 +3,11 @@
 import json
 
 from pydantic_ai.messages import ModelRequest, ToolReturnPart
+from support.builders import results, tool_turn, user
 
 from co_tui.governance import estimate_text_tokens, estimate_tokens
 from co_tui.governance import tokens as tok
 
-from .builders import results, tool_turn, user
 from .synthetic import make_text
 
 
@@ -91,11 +91,13 @@ def test_dense_text_between_sample_windows_is_counted():
     assert abs(estimate - _piece_sum(pieces)) <= 3 * len(pieces) + 0.02 * estimate
 
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from support.examples import examples  # noqa: E402
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Fewer than the default: each case estimates a text of up to 30 × 40 repeated pieces.
+@settings(max_examples=examples(60))
 @given(st.lists(st.tuples(st.sampled_from(sorted(_PIECES)), st.integers(1, 40)), min_size=1, max_size=30))
 def test_estimate_is_the_sum_of_its_pieces_for_any_mix(layout):
     pieces = [(_PIECES[name] * reps) for name, reps in layout]

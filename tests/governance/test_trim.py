@@ -3,6 +3,7 @@
 import copy
 
 import pytest
+from support.builders import calls, chat_turn, results, system, tool_turn, user
 
 from co_tui.governance import (
     check_pairing,
@@ -17,7 +18,6 @@ from co_tui.governance.markers import make_summary_marker, marker_info
 from co_tui.governance.trim import trim_to_message_count, truncate_text
 from co_tui.governance.turns import segment
 
-from .builders import calls, chat_turn, results, system, tool_turn, user
 from .synthetic import make_text
 
 
@@ -73,10 +73,16 @@ def test_trim_to_recent_turns_keeps_whole_recent_turns_and_one_breadcrumb():
     assert (info.messages, info.turns) == (res.dropped_messages, res.dropped_turns)
     assert res.dropped_turns + res.kept_turns == 6
     assert len(history) - 1 - res.dropped_messages == len(res.messages) - 2
-    assert res.messages[1].parts[0].content == (
+    first, _, listing = res.messages[1].parts[0].content.partition("\n")
+    assert first == (
         f"[Earlier conversation trimmed — {res.dropped_messages} messages ({res.dropped_turns} turns) removed "
         "to stay within the context budget]"
     )
+    # Then what left: the range out of view with the call that brings it back, one line per turn.
+    assert listing.startswith(f'Turns 1-{res.dropped_turns} are out of view; recall(turns="1-{res.dropped_turns}")')
+    assert [line.split(":")[0] for line in listing.split("\n")[1:]] == [
+        f"- turn {n}" for n in range(1, res.dropped_turns + 1)
+    ]
     assert check_pairing(res.messages) == []
     again = trim_to_recent_turns(res.messages, budget)
     assert not again.trimmed and again.messages == res.messages

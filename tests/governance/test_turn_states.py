@@ -3,12 +3,13 @@ terminal): governance/turn_states.py, and which tool outputs the model sees shor
 
 from typing import get_args
 
+from support.builders import system, tool_turn
+
 from co_tui.governance import annotate_history, estimate_tokens, fit_to_budget
 from co_tui.governance.inspect import context_view
 from co_tui.governance.trim import is_truncated_output, truncate_text
 from co_tui.governance.turn_states import STATUS_LABELS, Status, TurnBar, status_label, turn_bars, turn_state
 
-from .builders import system, tool_turn
 from .synthetic import make_text
 
 

@@ -1,6 +1,7 @@
 """Turn segmentation, markers and call/result pairing."""
 
 from pydantic_ai.messages import ModelRequest, ToolReturnPart, UserPromptPart
+from support.builders import calls, chat_turn, reply, results, system, tool_turn, user
 
 from co_tui.governance import check_pairing, is_marker, split_turns
 from co_tui.governance.markers import (
@@ -11,8 +12,6 @@ from co_tui.governance.markers import (
     separate_markers,
 )
 from co_tui.governance.turns import pair_calls, segment, steps_of
-
-from .builders import calls, chat_turn, reply, results, system, tool_turn, user
 
 
 def test_turns_start_at_real_user_prompts_and_keep_calls_with_results():

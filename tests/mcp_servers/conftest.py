@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.workspaces import HELLO
 
 DEMO_SERVER = Path(__file__).with_name("demo_server.py")
 HOSTILE_SERVER = Path(__file__).with_name("hostile_server.py")
@@ -25,6 +26,5 @@ def hostile_entry(*tools: str, **env: str) -> dict:
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    (tmp_path / "hello.txt").write_text("hi\n")
-    return tmp_path
+def workspace_files() -> dict[str, str | bytes]:
+    return dict(HELLO)

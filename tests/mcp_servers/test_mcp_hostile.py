@@ -136,6 +136,14 @@ def test_configured_headers_are_secrets(workspace: Path) -> None:
     assert {"Bearer hdr-secret-31337", "hdr-secret-31337"} <= set(secret_env_values())
 
 
+def test_a_plain_word_or_an_existing_path_given_to_a_server_is_not_treated_as_a_secret(workspace: Path) -> None:
+    env = {"MODE": "production", "ROOT": str(workspace), "DSN": "postgres://u:pw-4242@db/x"}
+    load_mcp_servers(load_settings(mcp_servers={"x": {"command": "true", "env": env}}), workspace)
+    secrets = set(secret_env_values())
+    assert "postgres://u:pw-4242@db/x" in secrets
+    assert "production" not in secrets and str(workspace) not in secrets
+
+
 async def test_bytes_that_are_not_utf8_end_the_call_at_once(workspace: Path) -> None:
     session = ChatSession(load_settings(mcp_servers={"h": hostile_entry()}), workspace=workspace)
     await session.mcp.start()

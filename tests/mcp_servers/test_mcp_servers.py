@@ -8,6 +8,7 @@ import sys
 
 import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, ToolReturnPart, UserPromptPart
+from support.turns import collect
 
 from co_tui.agent.factory import tool_schema_tokens
 from co_tui.agent.mcp_servers import mcp_overview, mcp_tool_definitions_by_server
@@ -17,10 +18,6 @@ from co_tui.tui.screens.mcp import mcp_markdown
 from mcp_servers.conftest import demo_entry
 
 pytestmark = pytest.mark.slow
-
-
-async def collect(aiter) -> list:
-    return [event async for event in aiter]
 
 
 def session_with(workspace, servers: dict, **settings) -> ChatSession:

@@ -6,7 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from .loopback import LoopbackServer, closed_port_url
+from .harness import point_providers_at
+from .loopback import LoopbackServer, refused_port_url
 
 
 @pytest.fixture(autouse=True)
@@ -29,6 +30,15 @@ def loopback() -> Iterator[LoopbackServer]:
 
 
 @pytest.fixture
-def refused_url() -> str:
-    """A 127.0.0.1 URL where nothing listens."""
-    return closed_port_url()
+def env(loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch) -> LoopbackServer:
+    """The loopback server, with the provider base URLs and keys in the environment pointing at it
+    (as a user sets them for a local server)."""
+    point_providers_at(monkeypatch, loopback)
+    return loopback
+
+
+@pytest.fixture
+def refused_url() -> Iterator[str]:
+    """A 127.0.0.1 URL where nothing listens, for the whole test."""
+    with refused_port_url() as url:
+        yield url

@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_process import run_co_tui as co_tui  # the provider tests run the command through it
+from support.turns import of_type
 
 from .loopback import LoopbackServer
 
@@ -36,14 +36,6 @@ def session(workspace: Path, *, store: Any = None, **overrides: Any) -> Any:
     from co_tui.session.chat import ChatSession
 
     return ChatSession(settings(**overrides), workspace=workspace, store=store)
-
-
-async def collect(events: AsyncIterator[Any]) -> list[Any]:
-    return [event async for event in events]
-
-
-def of_type(events: list[Any], type_: str) -> list[Any]:
-    return [e for e in events if e.type == type_]
 
 
 def text_of(events: list[Any]) -> str:

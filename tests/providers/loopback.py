@@ -23,12 +23,13 @@ promptly even with hanging requests, and the fixtures always call it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Union
@@ -653,12 +654,16 @@ def _is_stream_tail(event: tuple[str | None, dict[str, Any]], anthropic: bool) -
     return not choices or bool(choices[0].get("finish_reason"))
 
 
-def closed_port_url() -> str:
-    """An http URL on 127.0.0.1 where nothing listens (connection refused)."""
+@contextlib.contextmanager
+def refused_port_url() -> Iterator[str]:
+    """An http URL on 127.0.0.1 where nothing listens (connection refused), for the `with` block.
+
+    The port stays bound (never listening) until the block ends: a port merely found free could be
+    taken meanwhile by another test's server (tests run in parallel workers).
+    """
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
 
 
 def windowed(

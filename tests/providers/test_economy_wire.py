@@ -9,17 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from .harness import point_providers_at, session
+from .harness import session
 from .loopback import LoopbackServer
 from .scripted_session import run_session, shared_prefix, write_files
 
 BUDGET = 12_000
-
-
-@pytest.fixture
-def env(loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch) -> LoopbackServer:
-    point_providers_at(monkeypatch, loopback)
-    return loopback
 
 
 @pytest.mark.parametrize("strategy", ["trim", "summarize"])

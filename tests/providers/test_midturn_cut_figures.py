@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.turns import collect
 
-from .harness import collect, point_providers_at, session
+from .harness import session
 from .loopback import LoopbackServer, Reply, ToolCallSpec
 from .scripted_session import SUMMARY, is_summary_request, write_files
 
@@ -36,10 +37,8 @@ def one_file_per_request(files: list[list[str]]) -> Any:
 
 
 @pytest.mark.parametrize("strategy", ["trim", "summarize"])
-async def test_a_cut_mid_turn_reports_the_meters_figure(
-    loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, strategy: str
-) -> None:
-    point_providers_at(monkeypatch, loopback)
+async def test_a_cut_mid_turn_reports_the_meters_figure(env: LoopbackServer, tmp_path: Path, strategy: str) -> None:
+    loopback = env
     files = write_files(tmp_path, turns=2, files_per_turn=8, seed=3, min_kb=3, max_kb=6)
     loopback.responder = one_file_per_request(files)
     chat = session(tmp_path, context_budget_tokens=6000, context_strategy=strategy, max_history_messages=0)

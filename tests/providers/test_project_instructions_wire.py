@@ -13,24 +13,12 @@ import os
 from pathlib import Path
 
 import pytest
+from support.turns import collect, of_type
 
 from co_tui.governance import estimate_text_tokens
 
-from .harness import collect, of_type, point_providers_at, session
+from .harness import session
 from .loopback import LoopbackServer, Reply
-
-
-@pytest.fixture
-def env(loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch) -> LoopbackServer:
-    point_providers_at(monkeypatch, loopback)
-    return loopback
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
 
 
 def _system(request) -> str:

@@ -14,22 +14,17 @@ from pathlib import Path
 
 import pytest
 from genai_prices import Usage, calc_price
+from support.turns import collect, of_type
 
 from co_tui.session.commands import list_sessions
 from co_tui.session.export import export_json, export_markdown
 from co_tui.session.store import SessionStore
 
-from .harness import co_tui, collect, of_type, point_providers_at, provider_env, session, settings
+from .harness import co_tui, provider_env, session, settings
 from .loopback import LoopbackServer, Reply, ToolCallSpec
 
 ANTHROPIC = "anthropic:claude-sonnet-4-6"
 OPENAI = "openai-chat:gpt-4o"
-
-
-@pytest.fixture
-def env(loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch) -> LoopbackServer:
-    point_providers_at(monkeypatch, loopback)
-    return loopback
 
 
 def list_price(

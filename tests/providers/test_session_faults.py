@@ -13,13 +13,11 @@ from typing import Any
 
 import pytest
 from pydantic_ai.messages import ModelResponse, TextPart
+from support.turns import collect, of_type
 
 from .harness import (
     assert_history_valid,
     assert_openai_body_valid,
-    collect,
-    of_type,
-    point_providers_at,
     session,
     text_of,
 )
@@ -32,18 +30,11 @@ from .loopback import (
     Reply,
     StreamError,
     anthropic_error,
-    closed_port_url,
     openai_error,
     windowed,
 )
 
 FAST = {"retry-after-ms": "1"}
-
-
-@pytest.fixture
-def env(loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch) -> LoopbackServer:
-    point_providers_at(monkeypatch, loopback)
-    return loopback
 
 
 async def ok_turn(chat, server: LoopbackServer, prompt: str = "next question", answer: str = "all good") -> list:
@@ -150,9 +141,9 @@ async def test_5xx_then_success_within_retries_is_invisible(env: LoopbackServer,
 
 
 async def test_connection_refused_one_line(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loopback: LoopbackServer
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loopback: LoopbackServer, refused_url: str
 ) -> None:
-    dead = closed_port_url()
+    dead = refused_url
     monkeypatch.setenv("OPENAI_BASE_URL", dead + "/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     chat = session(tmp_path, max_retries=0)

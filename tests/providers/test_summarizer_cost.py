@@ -15,11 +15,12 @@ from typing import Any
 
 import pytest
 from genai_prices import Usage, calc_price
+from support.turns import collect, of_type
 
 from co_tui.session.export import export_json
 from co_tui.session.store import SessionStore
 
-from .harness import collect, of_type, point_providers_at, session, settings
+from .harness import session, settings
 from .loopback import LoopbackServer, Reply
 from .scripted_session import SUMMARY, is_summary_request
 
@@ -32,17 +33,11 @@ def price(input_tokens: int, output_tokens: int) -> Decimal:
     ).total_price
 
 
-@pytest.fixture
-def env(loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch) -> LoopbackServer:
-    point_providers_at(monkeypatch, loopback)
-    return loopback
-
-
 async def test_compact_counts_its_summariser_call_in_the_session_cost(env: LoopbackServer, tmp_path: Path) -> None:
     store = SessionStore.open(tmp_path / "data")
     try:
         chat = session(tmp_path, store=store, model=OPENAI)
-        env.script(Reply("an answer", input_tokens=9_000, output_tokens=400))
+        env.script(Reply("an answer. " * 100, input_tokens=9_000, output_tokens=400))
         assert not (await collect(chat.run_turn("hello")))[-1].failed
         env.script(Reply("We said hello.", input_tokens=3_000, output_tokens=200))
         events = await collect(chat.compact())
@@ -95,7 +90,7 @@ async def test_summaries_of_the_summarize_strategy_count_in_the_session_cost(
 async def test_an_unpriced_summariser_makes_the_session_cost_unknown(env: LoopbackServer, tmp_path: Path) -> None:
     """A summary by an unpriced model: the session's cost is unknown, not a partial sum."""
     chat = session(tmp_path, model=OPENAI, summarization_model="openai-chat:qwen-local")
-    env.script(Reply("an answer", input_tokens=9_000, output_tokens=400))
+    env.script(Reply("an answer. " * 100, input_tokens=9_000, output_tokens=400))
     assert not (await collect(chat.run_turn("hello")))[-1].failed
     env.script(Reply("We said hello.", input_tokens=3_000, output_tokens=200))
     events = await collect(chat.compact())

@@ -20,7 +20,6 @@ from co_tui.tui.widgets.assistant_message import AssistantMessage
 from co_tui.tui.widgets.error_block import ErrorBlock
 from co_tui.tui.widgets.trim_banner import TrimBanner
 
-from .harness import point_providers_at
 from .loopback import Close, CutStream, LoopbackServer, Reply, openai_error, windowed
 
 FAST = {"retry-after-ms": "1"}
@@ -51,8 +50,7 @@ def errors(app: Any) -> list[ErrorBlock]:
 
 
 @pytest.fixture
-def app_for(loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
-    point_providers_at(monkeypatch, loopback)
+def app_for(env: LoopbackServer, tmp_path: Path) -> Any:
 
     def make(**overrides: Any) -> QuietApp:
         values: dict[str, Any] = {"model": "openai-chat:gpt-4o", "max_retries": 2, "request_timeout_s": 5.0}

@@ -1,4 +1,4 @@
-"""Fixtures for the session store tests: a private data dir, an open store (builders: store_builders.py)."""
+"""Fixtures for the session store tests: a private data dir, an open store (builders: tests/support/builders.py)."""
 
 from __future__ import annotations
 

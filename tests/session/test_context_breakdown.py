@@ -90,12 +90,11 @@ def test_over_the_trigger() -> None:
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "README.md").write_text("# Demo\n\n" + "The parser reads the lexer's tokens one by one.\n" * 60)
-    (root / "AGENTS.md").write_text("Answer briefly; cite file names.\n")
-    return root
+def workspace_files() -> dict[str, str | bytes]:
+    return {
+        "README.md": "# Demo\n\n" + "The parser reads the lexer's tokens one by one.\n" * 60,
+        "AGENTS.md": "Answer briefly; cite file names.\n",
+    }
 
 
 async def test_a_real_session_adds_up_through_turns_and_cuts(workspace: Path) -> None:

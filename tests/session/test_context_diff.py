@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from co_tui.session.context_diff import ContextState, plan_context_update
 
@@ -53,7 +54,8 @@ edits = st.lists(
 )
 
 
-@settings(max_examples=150, deadline=None)
+# 1.5× the default: each case draws an edit script on top of its context.
+@settings(max_examples=examples(150))
 @given(old_texts=st.lists(st.text(min_size=1, max_size=6), max_size=30), edit=edits, with_objects=st.booleans())
 def test_plan_reproduces_the_new_context(old_texts: list[str], edit: list, with_objects: bool) -> None:
     old_msgs = [Msg(t) for t in old_texts]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from governance.corpus import load_transcript, transcript_files
 from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, ModelResponse, TextPart, UserPromptPart
-from store_builders import tool_turn
+from support.builders import saved_tool_turn
 
 from co_tui.session import migrations
 from co_tui.session.conversation_counts import ConversationCounts
@@ -32,7 +32,7 @@ def _awkward() -> list:
         ModelRequest(parts=[UserPromptPart("one"), UserPromptPart("two")]),
         ModelResponse(parts=[TextPart("Part one, ")]),
         ModelResponse(parts=[TextPart("   "), TextPart("part two.")]),
-        *tool_turn(1),
+        *saved_tool_turn(1),
         ModelResponse(parts=[TextPart("")]),
         ModelRequest(parts=[UserPromptPart("three")]),
     ]
@@ -66,7 +66,7 @@ def _stored(store: SessionStore, sid: str) -> ConversationCounts | None:
 def test_every_save_keeps_them(store: SessionStore, tmp_path: Path) -> None:
     sid = store.create_session(model="offline", workspace=tmp_path)
     saved: list = []
-    for turn in ([*_awkward()], tool_turn(2), tool_turn(3)):
+    for turn in ([*_awkward()], saved_tool_turn(2), saved_tool_turn(3)):
         store.save_turn(sid, new_transcript=turn, context=turn, new_events=[])
         saved += turn
         assert _stored(store, sid) == ConversationCounts().add(saved)
@@ -84,7 +84,7 @@ def _as_schema_4(path: Path) -> None:
 
 
 def test_an_older_database_is_counted_once_then_kept(data_dir: Path, tmp_path: Path) -> None:
-    turns = [tool_turn(i) for i in range(30)]
+    turns = [saved_tool_turn(i) for i in range(30)]
     with SessionStore.open(data_dir) as store:
         sid = store.create_session(model="offline", workspace=tmp_path, title="old")
         for turn in turns:
@@ -100,16 +100,16 @@ def test_an_older_database_is_counted_once_then_kept(data_dir: Path, tmp_path: P
         assert tail.counts == expected and tail.counted
         assert _stored(store, sid) == expected  # written back: the next resume reads no rows for them
         assert store.load_tail(sid, lambda tail: True).counted is False
-        store.save_turn(sid, new_transcript=tool_turn(30), context=tool_turn(30), new_events=[])
-        assert _stored(store, sid) == expected.add(tool_turn(30))
-        assert store.load(sid, lazy=True).counts == expected.add(tool_turn(30))
+        store.save_turn(sid, new_transcript=saved_tool_turn(30), context=saved_tool_turn(30), new_events=[])
+        assert _stored(store, sid) == expected.add(saved_tool_turn(30))
+        assert store.load(sid, lazy=True).counts == expected.add(saved_tool_turn(30))
 
 
 def test_a_read_only_store_counts_without_writing(data_dir: Path, tmp_path: Path) -> None:
     with SessionStore.open(data_dir) as store:
         sid = store.create_session(model="offline", workspace=tmp_path)
-        store.save_turn(sid, new_transcript=tool_turn(0), context=tool_turn(0), new_events=[])
+        store.save_turn(sid, new_transcript=saved_tool_turn(0), context=saved_tool_turn(0), new_events=[])
         store._conn.execute("UPDATE sessions SET conversation_counts = NULL")
     with SessionStore.open_read_only(data_dir) as store:
-        assert store.load_tail(sid, lambda tail: True).counts == ConversationCounts().add(tool_turn(0))
+        assert store.load_tail(sid, lambda tail: True).counts == ConversationCounts().add(saved_tool_turn(0))
         assert _stored(store, sid) is None

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, UserPromptPart
-from store_builders import breadcrumb, tool_turn
+from support.builders import breadcrumb, saved_tool_turn
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.export import export_json, export_markdown, render_export, trim_banner
@@ -17,7 +17,7 @@ from co_tui.session.store import LoadedSession, SessionStore
 @pytest.fixture
 def saved(store: SessionStore, tmp_path: Path) -> LoadedSession:
     sid = store.create_session(model="test:model", workspace=tmp_path, title="explain files")
-    turns = [tool_turn(i) for i in range(3)]
+    turns = [saved_tool_turn(i) for i in range(3)]
     store.save_turn(sid, new_transcript=turns[0] + turns[1], context=turns[0] + turns[1], new_events=[])
     cut = HistoryTrimmed(
         reason="token_budget",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from cli_process import run_co_tui
-from store_builders import breadcrumb, tool_turn
+from support.builders import breadcrumb, saved_tool_turn
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.export import export_json
@@ -63,7 +63,7 @@ def test_a_rescue_copy_is_resumed_in_print_mode(tmp_path: Path) -> None:
 
 def test_cuts_and_context_come_back_as_they_were(store: SessionStore, tmp_path: Path) -> None:
     sid = store.create_session(model="test:model", workspace=tmp_path, title="explain files")
-    turns = [tool_turn(i) for i in range(3)]
+    turns = [saved_tool_turn(i) for i in range(3)]
     store.save_turn(sid, new_transcript=turns[0] + turns[1], context=turns[0] + turns[1], new_events=[])
     cut = HistoryTrimmed(reason="token_budget", strategy="turn_trim", dropped_messages=4, dropped_turns=1)
     context = [breadcrumb(4, 1), *turns[1], *turns[2]]

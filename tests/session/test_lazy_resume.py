@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from pydantic_ai.messages import ModelMessagesTypeAdapter
-from store_builders import tool_turn
+from support.builders import saved_tool_turn
 
 from co_tui.session.lazy_transcript import CHUNK, LazyTranscript, transcript_cost
 from co_tui.session.store import LAZY_TAIL, SessionStore
@@ -19,7 +19,7 @@ def _long_session(store: SessionStore) -> tuple[str, list]:
     sid = store.create_session(model="offline", workspace=Path("."))
     transcript: list = []
     for i in range(TURNS):
-        turn = tool_turn(i)
+        turn = saved_tool_turn(i)
         transcript += turn
         store.save_turn(sid, new_transcript=turn, context=transcript[-8:], new_events=[], cost_usd=0.0)
     return sid, transcript
@@ -58,8 +58,8 @@ def test_a_resumed_lazy_transcript_grows_and_its_cost_comes_from_the_store(data_
         lazy = other.load(sid, lazy=True).transcript
         assert isinstance(lazy, LazyTranscript)
         assert transcript_cost(lazy) == 0.0 and lazy.decoded == LAZY_TAIL  # the saved figure, nothing decoded
-        lazy.extend(tool_turn(TURNS))
-        assert len(lazy) == len(transcript) + 4 and lazy[-4:] == tool_turn(TURNS)
+        lazy.extend(saved_tool_turn(TURNS))
+        assert len(lazy) == len(transcript) + 4 and lazy[-4:] == saved_tool_turn(TURNS)
         # The new turn's responses are unpriced (tokens from a model genai-prices does not know).
         assert transcript_cost(lazy) is None and lazy.decoded == LAZY_TAIL
         lazy.saved_cost = None  # unknown in the store: unknown still, and nothing decoded to say so

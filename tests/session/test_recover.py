@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.turns import run_turn
 
 from co_tui.config import load_settings
 from co_tui.governance.markers import salvaged_items, separate_markers
@@ -14,12 +15,6 @@ from co_tui.governance.salvage import SalvageRefused
 from co_tui.governance.tokens import part_text
 from co_tui.session.chat import ChatSession
 from co_tui.session.store import SessionStore
-
-
-async def _run(session: ChatSession, prompt: str) -> str:
-    events = [event async for event in session.run_turn(prompt)]
-    assert not [e for e in events if e.type == "error"], events
-    return events[-1].output
 
 
 def _resume(settings, workspace: Path, session: ChatSession) -> ChatSession:
@@ -34,7 +29,7 @@ async def test_a_recovered_excerpt_is_saved_survives_resume_and_undo_removes_it(
     settings = load_settings()
     session = ChatSession(settings, workspace=tmp_path, store=SessionStore.open(tmp_path / "data"))
     for prompt in ("please look at notes_v7.md", "hello there", "and more"):
-        await _run(session, prompt)
+        await run_turn(session, prompt)
     [event async for event in session.compact()]
     lost = session.ledger[-1].summary_lost
     assert lost, "the extractive compaction loses the offline model's hints (config.toml, …)"
@@ -56,7 +51,7 @@ async def test_a_recovered_excerpt_is_saved_survives_resume_and_undo_removes_it(
     again = _resume(settings, tmp_path, resumed)
     assert list(again.context) == before, "the undo was saved"
     again.salvage(item)
-    answer = await _run(again, "what is next?")
+    answer = (await run_turn(again, "what is next?"))[-1].output
     assert "Recovered from the transcript" not in answer, "the offline model answers the prompt, not the excerpt"
     assert len(again.transcript) == transcript_len + 2, "the excerpt never enters the transcript"
     assert not any("Recovered from the transcript" in part_text(p) for m in again.transcript for p in m.parts)

@@ -5,14 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from support.turns import run_turn
+
 from co_tui.config import load_settings
 from co_tui.session.chat import ChatSession
 from co_tui.session.store import SessionStore
-
-
-async def _run(session: ChatSession, prompt: str) -> None:
-    events = [event async for event in session.run_turn(prompt)]
-    assert not [e for e in events if e.type == "error"], events
 
 
 def _resume(tmp_path: Path, session: ChatSession) -> ChatSession:
@@ -26,7 +23,7 @@ async def test_resume_after_an_eviction_shows_the_context_not_the_stale_report(t
     (tmp_path / "README.md").write_text("# demo\n" + "A line of the readme that the tool returns.\n" * 200)
     session = ChatSession(load_settings(), workspace=tmp_path, store=SessionStore.open(tmp_path / "data"))
     for _ in range(3):
-        await _run(session, "read README.md")
+        await run_turn(session, "read README.md")
     reported = session.meter.reading(session.context)
     assert reported.exactness == "exact"
     tool_output = next(
@@ -45,8 +42,8 @@ async def test_resume_after_an_eviction_shows_the_context_not_the_stale_report(t
 
 async def test_resume_without_a_cut_since_the_last_answer_is_exact(tmp_path: Path) -> None:
     session = ChatSession(load_settings(), workspace=tmp_path, store=SessionStore.open(tmp_path / "data"))
-    await _run(session, "hello")
-    await _run(session, "list")
+    await run_turn(session, "hello")
+    await run_turn(session, "list")
     live = session.meter.reading(session.context)
     resumed = _resume(tmp_path, session)
     figure = resumed.meter.reading(resumed.context)

@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from store_builders import tool_turn
+from support.builders import saved_tool_turn
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session import store_tail
@@ -26,8 +26,8 @@ def _saved(store: SessionStore, turns: int) -> str:
     sid = store.create_session(model="offline", workspace=Path("."), title="t")
     transcript: list = []
     for i in range(turns):
-        transcript += tool_turn(i)
-        store.save_turn(sid, new_transcript=tool_turn(i), context=list(transcript), new_events=[_cut(i + 1)])
+        transcript += saved_tool_turn(i)
+        store.save_turn(sid, new_transcript=saved_tool_turn(i), context=list(transcript), new_events=[_cut(i + 1)])
     return sid
 
 
@@ -83,7 +83,7 @@ def test_the_memo_sees_a_new_cut_and_another_session(data_dir: Path, monkeypatch
         assert len(store.load(other, lazy=True).ledger) == 2
         # A cut saved by another process (another connection) is read, not the memo's stale copy.
         with SessionStore.open(data_dir) as writer:
-            writer.save_turn(other, new_transcript=tool_turn(9), context=tool_turn(9), new_events=[_cut(7)])
+            writer.save_turn(other, new_transcript=saved_tool_turn(9), context=saved_tool_turn(9), new_events=[_cut(7)])
         assert store.load(other, lazy=True).ledger[-1] == _cut(7)
         assert store.load(other).ledger == [_cut(1), _cut(2), _cut(7)]
         assert reads == [sid, other, other]

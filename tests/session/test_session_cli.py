@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from cli_process import run_co_tui, start_co_tui
 from damaged_db import damage_workspace_index
-from store_builders import tool_turn
+from support.builders import saved_tool_turn
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.store import SessionStore, StoreCorrupt, StoreError
@@ -41,10 +41,14 @@ def seeded(data_dir: Path, tmp_path: Path) -> tuple[str, str]:
             budget_tokens=8000,
         )
         store.save_turn(
-            good, new_transcript=tool_turn(0) + tool_turn(1), context=tool_turn(1), new_events=[cut], tokens=5000
+            good,
+            new_transcript=saved_tool_turn(0) + saved_tool_turn(1),
+            context=saved_tool_turn(1),
+            new_events=[cut],
+            tokens=5000,
         )
         bad = store.create_session(model="offline", workspace=tmp_path, title="broken one")
-        store.save_turn(bad, new_transcript=tool_turn(0), context=tool_turn(0), new_events=[])
+        store.save_turn(bad, new_transcript=saved_tool_turn(0), context=saved_tool_turn(0), new_events=[])
     conn = sqlite3.connect(data_dir / "sessions.db")
     conn.execute("UPDATE transcript SET body = '{' WHERE session_id = ? AND seq = 1", (bad,))
     conn.commit()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.usage import RequestUsage
-from store_builders import tool_turn
+from support.builders import saved_tool_turn
 
 from co_tui.session import migrations
 from co_tui.session.cost import cached_share, format_usd, request_costs, response_cost, session_cost
@@ -81,12 +81,12 @@ def test_save_turn_stores_keeps_and_clears_the_cost(store: SessionStore, tmp_pat
     sid = store.create_session(model="openai:gpt-4o", workspace=tmp_path)
     [meta] = store.list_sessions()
     assert meta.cost_usd is None  # nothing known yet
-    store.save_turn(sid, new_transcript=tool_turn(0), context=tool_turn(0), new_events=[], cost_usd=0.42)
+    store.save_turn(sid, new_transcript=saved_tool_turn(0), context=saved_tool_turn(0), new_events=[], cost_usd=0.42)
     assert store.list_sessions()[0].cost_usd == pytest.approx(0.42)
     store.save_turn(sid, new_transcript=[], context=None, new_events=[])  # not given: kept
     assert store.list_sessions()[0].cost_usd == pytest.approx(0.42)
     assert store.load(sid).meta.cost_usd == pytest.approx(0.42)
-    store.save_turn(sid, new_transcript=tool_turn(1), context=None, new_events=[], cost_usd=None)  # now unknown
+    store.save_turn(sid, new_transcript=saved_tool_turn(1), context=None, new_events=[], cost_usd=None)  # now unknown
     assert store.list_sessions()[0].cost_usd is None
 
 
@@ -106,7 +106,9 @@ def test_a_schema_1_database_gains_the_cost_column(data_dir: Path, tmp_path: Pat
     with SessionStore.open(data_dir) as store:
         [meta] = store.list_sessions()
         assert (meta.title, meta.cost_usd) == ("from before costs", None)  # unknown, not free
-        store.save_turn(meta.id, new_transcript=tool_turn(0), context=tool_turn(0), new_events=[], cost_usd=0.0)
+        store.save_turn(
+            meta.id, new_transcript=saved_tool_turn(0), context=saved_tool_turn(0), new_events=[], cost_usd=0.0
+        )
         assert store.list_sessions()[0].cost_usd == 0.0
     conn = sqlite3.connect(data_dir / "sessions.db")
     assert migrations.schema_version(conn) == migrations.SCHEMA_VERSION == len(migrations.MIGRATIONS)

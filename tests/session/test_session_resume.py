@@ -5,13 +5,11 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from support.turns import run_turn
+
 from co_tui.config import load_settings
 from co_tui.session.chat import ChatSession
 from co_tui.session.store import SessionStore
-
-
-async def _run(session: ChatSession, prompt: str) -> list:
-    return [event async for event in session.run_turn(prompt)]
 
 
 async def test_resume_restores_transcript_context_and_ledger(tmp_path: Path) -> None:
@@ -20,8 +18,7 @@ async def test_resume_restores_transcript_context_and_ledger(tmp_path: Path) -> 
     store = SessionStore.open(tmp_path / "data")
     session = ChatSession(settings, workspace=tmp_path, store=store)
     for i in range(6):
-        events = await _run(session, "read README.md" if i % 2 == 0 else f"hello number {i}")
-        assert not [e for e in events if e.type == "error"], events
+        await run_turn(session, "read README.md" if i % 2 == 0 else f"hello number {i}")
     assert session.ledger, "a 900-token budget should have cut something"
     assert session.context != session.transcript
 
@@ -36,7 +33,7 @@ async def test_resume_restores_transcript_context_and_ledger(tmp_path: Path) -> 
     # Continuing appends: the old rows stay as they were, the new turn lands after them.
     db = sqlite3.connect(tmp_path / "data" / "sessions.db")
     before = db.execute("SELECT seq, body FROM transcript WHERE session_id = ? ORDER BY seq", (session.id,)).fetchall()
-    await _run(resumed, "hello again")
+    await run_turn(resumed, "hello again")
     after = db.execute("SELECT seq, body FROM transcript WHERE session_id = ? ORDER BY seq", (session.id,)).fetchall()
     assert after[: len(before)] == before and len(after) == len(resumed.transcript) > len(before)
     final = reopened.load(session.id)
@@ -50,13 +47,13 @@ async def test_resume_restores_transcript_context_and_ledger(tmp_path: Path) -> 
 async def test_clear_starts_a_new_session_and_keeps_the_old(tmp_path: Path) -> None:
     store = SessionStore.open(tmp_path / "data")
     session = ChatSession(load_settings(), workspace=tmp_path, store=store)
-    await _run(session, "hello")
+    await run_turn(session, "hello")
     old_id, old_context = session.id, list(session.context)
     held = session.meter.reading(session.context).tokens
     event = session.clear()
     assert event.reason == "clear" and session.id != old_id
     assert (event.session_id, event.tokens_before, event.tokens_after) == (old_id, held, 0)
-    await _run(session, "a fresh start")
+    await run_turn(session, "a fresh start")
     listed = {m.id: m for m in store.list_sessions(tmp_path)}
     assert set(listed) == {old_id, session.id}
     old = store.load(old_id)
@@ -78,11 +75,11 @@ async def test_disk_full_keeps_the_conversation_and_the_next_save_catches_up(tmp
     (tmp_path / "README.md").write_text("# demo\n" + "Some long readme text to fill pages.\n" * 3000)
     store = SessionStore.open(tmp_path / "data")
     session = ChatSession(load_settings(), workspace=tmp_path, store=store)
-    await _run(session, "hello")
+    await run_turn(session, "hello")
     pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
     store._conn.execute(f"PRAGMA max_page_count = {pages}")  # SQLite now fails exactly as on a full disk
 
-    events = await _run(session, "read README.md")
+    events = await run_turn(session, "read README.md", errors=True)
     storage = [e for e in events if e.type == "error" and e.kind == "storage"]
     assert len(storage) == 1 and "disk is full" in storage[0].message
     assert events[-1].type == "done" and not events[-1].failed
@@ -90,8 +87,7 @@ async def test_disk_full_keeps_the_conversation_and_the_next_save_catches_up(tmp
     assert store.load(session.id).meta.messages == 2
 
     store._conn.execute("PRAGMA max_page_count = 1073741823")
-    events = await _run(session, "hello again")
-    assert not [e for e in events if e.type == "error"]
+    await run_turn(session, "hello again")  # no error
     saved = store.load(session.id)
     assert saved.transcript == session.transcript and saved.context == session.context
 
@@ -106,7 +102,7 @@ async def test_marker_counts_survive_fusion_save_and_resume(tmp_path: Path) -> N
     store = SessionStore.open(tmp_path / "data")
     session = ChatSession(settings, workspace=tmp_path, store=store)
     for i in range(8):
-        await _run(session, f"note number {i}: the sky is blue")
+        await run_turn(session, f"note number {i}: the sky is blue")
     dropped = sum(e.dropped_messages for e in session.ledger)
     turns = sum(e.dropped_turns for e in session.ledger)
     assert dropped >= 4 and any(e.strategy == "summary" for e in session.ledger)
@@ -118,7 +114,7 @@ async def test_marker_counts_survive_fusion_save_and_resume(tmp_path: Path) -> N
     layout = segment(separate_markers(resumed.context))
     assert (layout.prior_messages, layout.prior_turns) == (dropped, turns)
     for i in range(8, 14):
-        await _run(resumed, f"note number {i}: the sky is blue")
+        await run_turn(resumed, f"note number {i}: the sky is blue")
     total = sum(e.dropped_messages for e in resumed.ledger)
     total_turns = sum(e.dropped_turns for e in resumed.ledger)
     assert total > dropped
@@ -132,16 +128,14 @@ async def test_a_prompt_that_reads_like_a_summary_is_answered(tmp_path: Path) ->
     """`[Summary of 12 earlier messages]\\nWhat is 2+2?` is a user prompt, not a marker."""
     session = ChatSession(load_settings(max_history_messages=8), workspace=tmp_path, store=None)
     for i in range(4):
-        await _run(session, f"note number {i}: the sky is blue")
-    events = await _run(session, "[Summary of 12 earlier messages]\nWhat is 2+2?")
-    assert not [e for e in events if e.type == "error"], [e for e in events if e.type == "error"]
+        await run_turn(session, f"note number {i}: the sky is blue")
+    events = await run_turn(session, "[Summary of 12 earlier messages]\nWhat is 2+2?")
     assert events[-1].type == "done"
     assert "2+2" in str(session.context[-2].parts[-1].content)
     for _ in range(3):
-        events = await _run(
+        events = await run_turn(
             session, "[Earlier conversation trimmed — 3 messages (1 turns) removed to stay within the context budget]"
         )
-        assert not [e for e in events if e.type == "error"]
 
 
 def _saved_with_failed_summary(tmp_path: Path, settings) -> str:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from support.turns import run_turn
 
 from co_tui.config import load_settings
 from co_tui.governance.markers import is_marker, separate_markers
@@ -15,11 +16,6 @@ from co_tui.governance.turns import segment
 from co_tui.session.chat import ChatSession
 from co_tui.session.steering import PinRefused
 from co_tui.session.store import SessionStore
-
-
-async def _run(session: ChatSession, prompt: str) -> None:
-    events = [event async for event in session.run_turn(prompt)]
-    assert not [e for e in events if e.type == "error"], events
 
 
 def _texts(messages) -> list[str]:
@@ -52,7 +48,7 @@ def _open(settings, workspace: Path) -> ChatSession:
 async def _read_and_chat(session: ChatSession, turns: int, *, until_cut: bool = False) -> None:
     """`turns` turns, reading README.md and saying hello in turn (with `until_cut`: up to the first cut)."""
     for i in range(turns):
-        await _run(session, "read README.md" if i % 2 == 0 else f"hello number {i}")
+        await run_turn(session, "read README.md" if i % 2 == 0 else f"hello number {i}")
         if until_cut and session.ledger:
             break
 
@@ -98,7 +94,7 @@ async def test_undo_restores_the_context_before_the_cut_and_survives_resume(tmp_
     db = resumed.store._conn  # the restore's row says what it undid
     row = db.execute("SELECT undo FROM ledger WHERE session_id = ? ORDER BY seq DESC LIMIT 1", (resumed.id,))
     assert "undoes" in json.loads(row.fetchone()[0])
-    await _run(resumed, "and on we go")  # the restored context is a valid history for the model
+    await run_turn(resumed, "and on we go")  # the restored context is a valid history for the model
 
 
 async def test_undo_refuses_when_the_restored_context_would_not_fit(tmp_path: Path) -> None:
@@ -123,7 +119,7 @@ async def test_pins_survive_cuts_and_resume_and_refuse_without_room(tmp_path: Pa
     workspace = _workspace(tmp_path)
     settings = _trim_settings(2500)
     session = _open(settings, workspace)
-    await _run(session, "the secret word is tangerine")
+    await run_turn(session, "the secret word is tangerine")
     change = session.pin_newest()
     assert change.pinned and change.turn == 1 and session.pins == [0]
     assert session.meter_reading().pinned_tokens == change.pinned_tokens > 0
@@ -137,8 +133,8 @@ async def test_pins_survive_cuts_and_resume_and_refuse_without_room(tmp_path: Pa
 
     resumed = _resume(settings, workspace, session)
     assert resumed.pins == [0] and resumed.meter_reading().pinned_tokens > 0
-    await _run(resumed, "read README.md")
-    await _run(resumed, "hello once more")
+    await run_turn(resumed, "read README.md")
+    await run_turn(resumed, "hello once more")
     assert _texts(resumed.context)[: len(pinned_turn)] == pinned_turn, "still pinned after resume"
 
     # The newest turn (a README read) plus every other turn pinned is over the low-water mark.
@@ -193,10 +189,10 @@ async def test_the_compact_dialog_counts_what_the_compaction_does_around_a_pin(t
     messages, 3 turns: the dialog counted the pinned turn the compaction keeps verbatim."""
     workspace = _workspace(tmp_path)
     session = _open(load_settings(), workspace)
-    await _run(session, "the secret word is tangerine")
+    await run_turn(session, "the secret word is tangerine")
     session.pin_newest()
     for i in range(3):
-        await _run(session, f"hello number {i}")
+        await run_turn(session, f"hello number {i}")
     preview = session.compact_preview()
     assert preview is not None
     events = [event async for event in session.compact()]

@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from store_builders import tool_turn
+from support.builders import saved_tool_turn
 
 from co_tui.session import store as store_module
 from co_tui.session.store import SessionStore, StoreFull, StoreLocked
@@ -48,15 +48,15 @@ def test_locked_by_another_process_then_recovers(quick_busy_timeout: None, data_
     holder = _hold_lock(store.path)
     try:
         with pytest.raises(StoreLocked) as caught:
-            store.save_turn(sid, new_transcript=tool_turn(0), context=tool_turn(0), new_events=[])
+            store.save_turn(sid, new_transcript=saved_tool_turn(0), context=saved_tool_turn(0), new_events=[])
         assert "session database is locked by another co-tui process" in str(caught.value)
         # Readers are not blocked by the other writer (WAL): the list still works.
         assert [m.id for m in store.list_sessions()] == [sid]
     finally:
         holder.communicate("go\n", timeout=10)
     # The lock is gone: the very same save now goes through, nothing was half-written before.
-    store.save_turn(sid, new_transcript=tool_turn(0), context=tool_turn(0), new_events=[])
-    assert store.load(sid).transcript == tool_turn(0)
+    store.save_turn(sid, new_transcript=saved_tool_turn(0), context=saved_tool_turn(0), new_events=[])
+    assert store.load(sid).transcript == saved_tool_turn(0)
     store.close()
 
 
@@ -69,35 +69,35 @@ def test_waits_for_a_short_lock(data_dir: Path, tmp_path: Path) -> None:
     saver = threading.Thread(
         target=store.save_turn,
         args=(sid,),
-        kwargs=dict(new_transcript=tool_turn(0), context=tool_turn(0), new_events=[]),
+        kwargs=dict(new_transcript=saved_tool_turn(0), context=saved_tool_turn(0), new_events=[]),
     )
     saver.start()
     assert asking.wait(10)  # the save asked for the lock while the other process held it
     holder.communicate("go\n", timeout=10)  # well inside the 3 s busy timeout
     saver.join(10)
     store._conn.set_trace_callback(None)
-    assert store.load(sid).transcript == tool_turn(0)
+    assert store.load(sid).transcript == saved_tool_turn(0)
     store.close()
 
 
 def test_disk_full_writes_nothing_and_the_next_save_catches_up(store: SessionStore, tmp_path: Path) -> None:
     sid = store.create_session(model="m", workspace=tmp_path)
-    store.save_turn(sid, new_transcript=tool_turn(0), context=tool_turn(0), new_events=[])
+    store.save_turn(sid, new_transcript=saved_tool_turn(0), context=saved_tool_turn(0), new_events=[])
     # Cap the file at its current size: SQLite then fails exactly as on a full disk (SQLITE_FULL).
     pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
     store._conn.execute(f"PRAGMA max_page_count = {pages}")
-    big = tool_turn(1, output_chars=200_000)
+    big = saved_tool_turn(1, output_chars=200_000)
     with pytest.raises(StoreFull) as caught:
-        store.save_turn(sid, new_transcript=big, context=tool_turn(0) + big, new_events=[])
+        store.save_turn(sid, new_transcript=big, context=saved_tool_turn(0) + big, new_events=[])
     assert "disk is full" in str(caught.value)
     assert caught.value.kind == "disk_full"
-    assert store.load(sid).transcript == tool_turn(0)  # all or nothing
+    assert store.load(sid).transcript == saved_tool_turn(0)  # all or nothing
 
     store._conn.execute("PRAGMA max_page_count = 1073741823")
-    store.save_turn(sid, new_transcript=big, context=tool_turn(0) + big, new_events=[])
+    store.save_turn(sid, new_transcript=big, context=saved_tool_turn(0) + big, new_events=[])
     loaded = store.load(sid)
-    assert loaded.transcript == tool_turn(0) + big
-    assert loaded.context == tool_turn(0) + big
+    assert loaded.transcript == saved_tool_turn(0) + big
+    assert loaded.context == saved_tool_turn(0) + big
 
 
 def test_save_from_a_worker_thread_while_listing(store: SessionStore, tmp_path: Path) -> None:
@@ -108,8 +108,8 @@ def test_save_from_a_worker_thread_while_listing(store: SessionStore, tmp_path: 
         try:
             transcript: list = []
             for i in range(20):
-                transcript += tool_turn(i)
-                store.save_turn(sid, new_transcript=tool_turn(i), context=list(transcript), new_events=[])
+                transcript += saved_tool_turn(i)
+                store.save_turn(sid, new_transcript=saved_tool_turn(i), context=list(transcript), new_events=[])
         except BaseException as exc:  # reported below
             errors.append(exc)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from damaged_db import damage_workspace_index
-from store_builders import tool_turn
+from support.builders import saved_tool_turn
 
 from co_tui.session.store import SessionStore, StoreCorrupt, StoreError, StoreTooNew
 
@@ -17,7 +17,7 @@ def _two_sessions(store: SessionStore, tmp_path: Path) -> tuple[str, str]:
     ids = []
     for title in ("bad one", "good one"):
         sid = store.create_session(model="m", workspace=tmp_path, title=title)
-        store.save_turn(sid, new_transcript=tool_turn(0), context=tool_turn(0), new_events=[])
+        store.save_turn(sid, new_transcript=saved_tool_turn(0), context=saved_tool_turn(0), new_events=[])
         ids.append(sid)
     return ids[0], ids[1]
 
@@ -45,7 +45,7 @@ def test_a_corrupt_row_breaks_only_its_session(
     assert bad in message and "bad one" in message and fragment in message
     assert "\n" not in message
 
-    assert store.load(good).transcript == tool_turn(0)
+    assert store.load(good).transcript == saved_tool_turn(0)
     listed = {m.id: m for m in store.list_sessions()}
     assert set(listed) == {bad, good}
     assert listed[bad].damaged and fragment in listed[bad].damaged
@@ -119,7 +119,7 @@ def test_unknown_session(store: SessionStore) -> None:
     with pytest.raises(StoreError, match="no session with id abc"):
         store.load("abc")
     with pytest.raises(StoreError, match="no session"):
-        store.save_turn("abc", new_transcript=tool_turn(0), context=None, new_events=[])
+        store.save_turn("abc", new_transcript=saved_tool_turn(0), context=None, new_events=[])
     with pytest.raises(StoreError, match="no session"):
         store.delete("abc")
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from pydantic_ai.messages import ToolReturnPart
-from store_builders import breadcrumb, tool_turn
+from support.builders import breadcrumb, saved_tool_turn
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.store import SessionStore
@@ -35,7 +35,7 @@ def test_each_turn_writes_only_its_new_rows(store: SessionStore, db: sqlite3.Con
     sid = store.create_session(model="m", workspace=tmp_path)
     transcript: list = []
     for i in range(30):
-        turn = tool_turn(i)
+        turn = saved_tool_turn(i)
         transcript += turn
         store.save_turn(sid, new_transcript=turn, context=list(transcript), new_events=[])
         # Four new messages: four transcript rows, four context rows, nothing rewritten.
@@ -50,7 +50,7 @@ def test_a_cut_deletes_what_left_the_cut_then_saving_is_incremental_again(
 ) -> None:
     db.executescript(_AUDIT)
     sid = store.create_session(model="m", workspace=tmp_path)
-    turns = [tool_turn(i) for i in range(10)]
+    turns = [saved_tool_turn(i) for i in range(10)]
     transcript = [m for t in turns for m in t]
     store.save_turn(sid, new_transcript=transcript, context=transcript, new_events=[])
     _counts(db)
@@ -62,7 +62,7 @@ def test_a_cut_deletes_what_left_the_cut_then_saving_is_incremental_again(
     assert _counts(db) == {("context", "delete"): 32, ("context", "insert"): 1, ("ledger", "insert"): 1}
     assert db.execute("SELECT COUNT(*) FROM context WHERE body IS NOT NULL").fetchone()[0] == 1  # the breadcrumb
 
-    turn = tool_turn(10)
+    turn = saved_tool_turn(10)
     store.save_turn(sid, new_transcript=turn, context=context + turn, new_events=[])
     assert _counts(db) == {("transcript", "insert"): 4, ("context", "insert"): 4}
 
@@ -71,9 +71,11 @@ def test_equal_copies_are_not_rewritten(store: SessionStore, db: sqlite3.Connect
     """A context rebuilt from fresh-but-equal objects (a new list each turn) writes only the tail."""
     db.executescript(_AUDIT)
     sid = store.create_session(model="m", workspace=tmp_path)
-    store.save_turn(sid, new_transcript=tool_turn(0), context=tool_turn(0), new_events=[])
+    store.save_turn(sid, new_transcript=saved_tool_turn(0), context=saved_tool_turn(0), new_events=[])
     _counts(db)
-    store.save_turn(sid, new_transcript=tool_turn(1), context=tool_turn(0) + tool_turn(1), new_events=[])
+    store.save_turn(
+        sid, new_transcript=saved_tool_turn(1), context=saved_tool_turn(0) + saved_tool_turn(1), new_events=[]
+    )
     assert _counts(db) == {("transcript", "insert"): 4, ("context", "insert"): 4}
 
 
@@ -98,7 +100,7 @@ def test_sliding_window_steady_state_costs_the_same_every_turn(
     window = 5
     turns: list[list] = []
     for i in range(40):
-        turns.append(tool_turn(i, output_chars=3000))
+        turns.append(saved_tool_turn(i, output_chars=3000))
         recent = turns[-window:]
         dropped = len(turns) - len(recent)
         context = [breadcrumb(4 * dropped, dropped)] if dropped else []

@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from pydantic_ai.messages import ModelRequest, ToolReturnPart
-from store_builders import breadcrumb, summary, tool_turn
+from support.builders import breadcrumb, saved_tool_turn, summary
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.store import SessionStore
@@ -25,7 +25,7 @@ def _trimmed_copy(message: ModelRequest, keep: int) -> ModelRequest:
 
 def test_round_trip_keeps_tool_calls_usage_and_ids(store: SessionStore, tmp_path: Path) -> None:
     sid = store.create_session(model="test:model", workspace=tmp_path, title="explain files")
-    transcript = tool_turn(0) + tool_turn(1)
+    transcript = saved_tool_turn(0) + saved_tool_turn(1)
     store.save_turn(sid, new_transcript=transcript, context=transcript, new_events=[], tokens=1234)
 
     loaded = store.load(sid)
@@ -46,7 +46,7 @@ def test_round_trip_keeps_tool_calls_usage_and_ids(store: SessionStore, tmp_path
 
 def test_breadcrumb_summary_and_trimmed_copies_survive(store: SessionStore, tmp_path: Path) -> None:
     sid = store.create_session(model="m", workspace=tmp_path)
-    turns = [tool_turn(i, output_chars=3000) for i in range(4)]
+    turns = [saved_tool_turn(i, output_chars=3000) for i in range(4)]
     transcript = [m for t in turns for m in t]
     store.save_turn(sid, new_transcript=transcript, context=transcript, new_events=[])
 
@@ -87,7 +87,7 @@ def test_breadcrumb_summary_and_trimmed_copies_survive(store: SessionStore, tmp_
         summary="The user had three files explained.",
         session_id=sid,
     )
-    new_turn = tool_turn(4)
+    new_turn = saved_tool_turn(4)
     store.save_turn(sid, new_transcript=new_turn, context=summarised + new_turn, new_events=[s_event])
     loaded = store.load(sid)
     assert loaded.transcript == transcript + new_turn
@@ -101,15 +101,15 @@ def test_breadcrumb_summary_and_trimmed_copies_survive(store: SessionStore, tmp_
 def test_continue_after_reopen_appends(data_dir: Path, tmp_path: Path) -> None:
     with SessionStore.open(data_dir) as first:
         sid = first.create_session(model="m", workspace=tmp_path, title="t")
-        first.save_turn(sid, new_transcript=tool_turn(0), context=tool_turn(0), new_events=[])
+        first.save_turn(sid, new_transcript=saved_tool_turn(0), context=saved_tool_turn(0), new_events=[])
     with SessionStore.open(data_dir) as second:
         loaded = second.load(sid)
-        more = tool_turn(1)
+        more = saved_tool_turn(1)
         second.save_turn(sid, new_transcript=more, context=loaded.context + more, new_events=[], title="renamed")
     with SessionStore.open(data_dir) as third:
         again = third.load(sid)
-    assert again.transcript == tool_turn(0) + tool_turn(1)
-    assert again.context == tool_turn(0) + tool_turn(1)
+    assert again.transcript == saved_tool_turn(0) + saved_tool_turn(1)
+    assert again.context == saved_tool_turn(0) + saved_tool_turn(1)
     assert again.meta.title == "renamed"
 
 
@@ -117,23 +117,25 @@ def test_save_without_load_in_a_new_process_rewrites_only_the_change(data_dir: P
     """A store that never loaded the session compares by content, then writes only the new tail."""
     with SessionStore.open(data_dir) as first:
         sid = first.create_session(model="m", workspace=tmp_path)
-        first.save_turn(sid, new_transcript=tool_turn(0), context=tool_turn(0), new_events=[])
+        first.save_turn(sid, new_transcript=saved_tool_turn(0), context=saved_tool_turn(0), new_events=[])
     with SessionStore.open(data_dir) as second:
-        second.save_turn(sid, new_transcript=tool_turn(1), context=tool_turn(0) + tool_turn(1), new_events=[])
-        assert second.load(sid).context == tool_turn(0) + tool_turn(1)
+        second.save_turn(
+            sid, new_transcript=saved_tool_turn(1), context=saved_tool_turn(0) + saved_tool_turn(1), new_events=[]
+        )
+        assert second.load(sid).context == saved_tool_turn(0) + saved_tool_turn(1)
 
 
 def test_event_positions_override(store: SessionStore, tmp_path: Path) -> None:
     sid = store.create_session(model="m", workspace=tmp_path)
     ev = HistoryTrimmed(reason="context_overflow", strategy="step_shrink")
-    store.save_turn(sid, new_transcript=tool_turn(0), context=None, new_events=[ev], event_positions=[3])
+    store.save_turn(sid, new_transcript=saved_tool_turn(0), context=None, new_events=[ev], event_positions=[3])
     assert store.load(sid).ledger_positions == [3]
 
 
 def test_context_none_keeps_the_saved_context(store: SessionStore, tmp_path: Path) -> None:
     sid = store.create_session(model="m", workspace=tmp_path)
-    store.save_turn(sid, new_transcript=tool_turn(0), context=tool_turn(0)[2:], new_events=[])
-    store.save_turn(sid, new_transcript=tool_turn(1), context=None, new_events=[])
+    store.save_turn(sid, new_transcript=saved_tool_turn(0), context=saved_tool_turn(0)[2:], new_events=[])
+    store.save_turn(sid, new_transcript=saved_tool_turn(1), context=None, new_events=[])
     loaded = store.load(sid)
-    assert loaded.context == tool_turn(0)[2:]
+    assert loaded.context == saved_tool_turn(0)[2:]
     assert len(loaded.transcript) == 8

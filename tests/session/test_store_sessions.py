@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from store_builders import tool_turn
+from support.builders import saved_tool_turn
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.store import SessionStore, StoreError
@@ -23,7 +23,7 @@ def test_private_modes(data_dir: Path, tmp_path: Path) -> None:
     os.chmod(data_dir, 0o755)
     with SessionStore.open(data_dir) as store:
         sid = store.create_session(model="m", workspace=tmp_path)
-        store.save_turn(sid, new_transcript=tool_turn(0), context=tool_turn(0), new_events=[])
+        store.save_turn(sid, new_transcript=saved_tool_turn(0), context=saved_tool_turn(0), new_events=[])
         assert _mode(data_dir) == 0o755  # an existing directory is used as it is (it may be shared)
         files = sorted(p.name for p in data_dir.iterdir())
         assert "sessions.db" in files and "sessions.db-wal" in files
@@ -50,7 +50,7 @@ def test_list_latest_by_workspace_newest_first(store: SessionStore, tmp_path: Pa
     a = store.create_session(model="m", workspace=here, title="a")
     b = store.create_session(model="m", workspace=there, title="b")
     c = store.create_session(model="m", workspace=here, title="c")
-    store.save_turn(a, new_transcript=tool_turn(0), context=tool_turn(0), new_events=[], tokens=77)
+    store.save_turn(a, new_transcript=saved_tool_turn(0), context=saved_tool_turn(0), new_events=[], tokens=77)
 
     assert [m.id for m in store.list_sessions()] == [a, c, b]
     assert [m.id for m in store.list_sessions(here)] == [a, c]
@@ -66,8 +66,8 @@ def test_delete_removes_every_row(store: SessionStore, db: sqlite3.Connection, t
     for sid in (keep, gone):
         store.save_turn(
             sid,
-            new_transcript=tool_turn(0),
-            context=tool_turn(0)[1:],
+            new_transcript=saved_tool_turn(0),
+            context=saved_tool_turn(0)[1:],
             new_events=[HistoryTrimmed(reason="clear", strategy="turn_trim")],
         )
     store.delete(gone)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from cli_process import run_python
 from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, UserPromptPart
-from store_builders import tool_turn
+from support.builders import saved_tool_turn
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.conversation_counts import ConversationCounts
@@ -34,7 +34,7 @@ def _saved(store: SessionStore, tmp_path: Path, turns: int) -> str:
     """`turns` tool turns (4 messages each), one cut after every tenth turn; turn 5 has two prompts."""
     sid = store.create_session(model="offline", workspace=tmp_path, title="long one")
     for i in range(turns):
-        messages = tool_turn(i)
+        messages = saved_tool_turn(i)
         if i == 5:
             messages[0] = ModelRequest(parts=[UserPromptPart("one"), UserPromptPart("two")])
         store.save_turn(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from store_builders import breadcrumb, tool_turn
+from support.builders import breadcrumb, saved_tool_turn
 
 from co_tui.governance.tokens import ESTIMATOR_VERSION, estimate_each, message_tokens
 from co_tui.session.store import SessionStore
@@ -13,7 +13,7 @@ from co_tui.session.store import SessionStore
 
 def _saved_session(store: SessionStore) -> tuple[str, list, list]:
     sid = store.create_session(model="offline", workspace=Path("."))
-    transcript = tool_turn(0, output_chars=4000) + tool_turn(1)
+    transcript = saved_tool_turn(0, output_chars=4000) + saved_tool_turn(1)
     context = [breadcrumb(4, 1), *transcript[4:]]  # a message of the context's own, then references
     store.save_turn(sid, new_transcript=transcript, context=context, new_events=[])
     return sid, transcript, context
@@ -35,7 +35,7 @@ def test_a_loaded_session_takes_its_counts_from_the_rows(data_dir: Path, store: 
     conn.close()
     with SessionStore.open(data_dir) as other:
         loaded = other.load(sid)
-    fresh = estimate_each(tool_turn(0, output_chars=4000) + tool_turn(1))
+    fresh = estimate_each(saved_tool_turn(0, output_chars=4000) + saved_tool_turn(1))
     assert [message_tokens(m) for m in loaded.transcript] == [t + 100000 for t in fresh]
     assert message_tokens(loaded.context[0]) == message_tokens(breadcrumb(4, 1)) + 100000
 

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from support.turns import collect
+
 from co_tui.config import load_settings
 from co_tui.session.chat import ChatSession
-
-
-async def collect(aiter) -> list:
-    return [event async for event in aiter]
 
 
 def usage_of(events: list):

@@ -17,11 +17,8 @@ from co_tui.config import Settings
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    path = tmp_path / "workspace"
-    path.mkdir()
-    (path / "README.md").write_text("# Demo\n\nA small demo workspace.\n")
-    return path
+def workspace_files() -> dict[str, str | bytes]:
+    return {"README.md": "# Demo\n\nA small demo workspace.\n"}
 
 
 @pytest.fixture

@@ -391,3 +391,30 @@ def test_recovered_item_banner(snap_compare, make_app):
         await pilot.pause()
 
     assert snap_compare(make_app(script=_lost_script), terminal_size=(100, 40), run_before=run)
+
+
+def test_scrolled_up_new_output_below(snap_compare, make_app):
+    """Scrolled up with the wheel while an answer runs, output arrives below (here the line an
+    interrupted turn ends with): the chat stays where the user is and says so."""
+
+    def script(prompt: str):
+        return [Text("Let me think about it."), Hold()] if prompt == "hold on" else tool_script(prompt)
+
+    async def run(pilot) -> None:
+        from textual import events
+
+        await send("what is in the readme?", "and again?")(pilot)
+        app = pilot.app
+        await pilot.press(*"hold on", "enter")
+        await wait_until(pilot, lambda: app.chat.query("AssistantMessage").last().text, what="the answer begun")
+        log = app.chat.log_view
+        x, y = log.region.x + 10, log.region.y + 5
+        for _ in range(3):
+            app.post_message(events.MouseScrollUp(None, x, y, 0, 0, 0, False, False, False, screen_x=x, screen_y=y))
+            await pilot.pause()
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        await wait_until(pilot, lambda: app.chat.query_one("#below-hint").has_class("-new"), what="the hint")
+        await pilot.pause()
+
+    assert snap_compare(make_app(script=script), terminal_size=SIZE, run_before=run)

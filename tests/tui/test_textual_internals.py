@@ -110,6 +110,14 @@ async def test_the_size_hook_kept_lines_overrides() -> None:
         assert segment._border_title is not None
 
 
+def test_the_anchor_the_chat_log_keeps() -> None:
+    # widgets/chat_log.py: Textual releases the anchor through release_anchor() (the flag
+    # _anchor_released) and scroll_to_region takes `immediate`; the log overrides both.
+    assert parameters(Widget.release_anchor) == []
+    assert "immediate" in parameters(Widget.scroll_to_region)
+    assert hasattr(Widget(), "_anchor_released")
+
+
 async def test_the_linux_driver_parts_terminal_loss_replaces() -> None:
     # terminal_loss.py wraps the driver's output file `_file` (what its WriterThread writes to),
     # overrides the SIGTSTP/SIGCONT handlers (checking `_auto_restart` as they do) and hands work to

@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Input, Static, TextArea
+from textual.widgets import Static
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.events import (
@@ -88,6 +88,7 @@ class ChatScreen(Screen[None]):
         popup = SlashPopup(id="slash-popup")
         yield TitleBar(id="title-bar")
         yield ChatLog(id="chat-log")
+        yield Static(id="below-hint")
         yield ActivityIndicator(self.frame_budget, id="activity")
         yield QueuedPrompts(id="queued")
         yield PromptInput(popup, self.key_clock, echo=self._echo_typed_key, id="prompt")
@@ -139,23 +140,21 @@ class ChatScreen(Screen[None]):
         """Hide the hint line."""
         self.show_hint("")
 
-    def on_key(self, event: events.Key) -> None:
-        """A printable key typed while a banner, a tool row or the log has focus goes to the prompt
-        (focus follows it), so nothing typed is lost; Enter there still opens or closes the row."""
-        prompt = self.prompt
-        focused = self.focused
-        if prompt.has_focus or isinstance(focused, TextArea | Input) or not event.is_printable:
+    def on_chat_log_following(self, message: ChatLog.Following) -> None:
+        """Under the log while it does not follow the end: there is more below, and how to get there."""
+        hint = self.query_one("#below-hint", Static)
+        if message.following:
+            hint.display = False
             return
-        if event.character is None or prompt.read_only:
-            return
-        from co_tui.tui.widgets.trim_banner import recover_key_for
+        what = "new output below" if message.new_below else "more below"
+        hint.update(Content(f"↓ {what} · ctrl+end or a click jumps to the end"))
+        hint.set_class(message.new_below, "-new")
+        hint.display = True
 
-        if recover_key_for(focused, event.key):  # `r` on a summary banner with lost items
-            return
-        event.stop()
-        event.prevent_default()
-        prompt.focus()
-        prompt.insert(event.character)
+    def on_click(self, event: events.Click) -> None:
+        """A click on the line under the log jumps to the end."""
+        if event.widget is not None and event.widget.id == "below-hint":
+            self.log_view.scroll_to_end()
 
     @on(PromptInput.Changed)
     def _typing_clears_hint(self) -> None:
@@ -167,6 +166,7 @@ class ChatScreen(Screen[None]):
     async def add_user_message(self, text: str, *, queued: bool = False) -> UserMessage:
         """Show a prompt the user sent."""
         widget = UserMessage(text, queued=queued)
+        self.log_view.scroll_to_end()  # sending follows the conversation again, as in Claude Code
         await self.log_view.add(widget)
         return widget
 

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from textual.containers import VerticalScroll
+from textual.geometry import Size
+from textual.message import Message
 from textual.widget import Widget
 
 from co_tui.text import plural
@@ -28,7 +33,21 @@ class ChatLog(KeptLines, VerticalScroll):
 
     A `NoticeLine` at the top counts what was pruned (or never mounted on resume), so the log is
     honest about being a window onto the transcript.
+
+    It follows the end as the conversation grows. The user scrolling up (the wheel, the
+    scrollbar, keys on the log) stops that until they come back to the end, send a prompt or
+    press ctrl+end. A row scrolled into view (focused, or opened with Enter) stays in view only
+    until the next item arrives: then the log follows the end again (issue 32: after a tool row
+    was opened, the next answer streamed off-screen). `Following` says when following starts or
+    stops, and when output arrives below while it does not follow.
     """
+
+    @dataclass
+    class Following(Message):
+        """The log started or stopped following the end; `new_below`: output arrived below the view."""
+
+        following: bool
+        new_below: bool = False
 
     DEFAULT_CSS = """
     ChatLog {
@@ -49,6 +68,58 @@ class ChatLog(KeptLines, VerticalScroll):
         self.hidden_count = 0  # conversation items that are not mounted (pruned or skipped on resume)
         self._earlier = NoticeLine("", id="earlier-marker")
         self._earlier.display = False
+        self._into_view = False  # a row is being scrolled into view (not the user scrolling)
+        self._user_left = False  # the user scrolled away from the end (not a row shown)
+        self._told: tuple[bool, bool] = (True, False)  # the last `Following` posted
+
+    @property
+    def following(self) -> bool:
+        """Whether the log stays at the end as output arrives."""
+        return not self._anchor_released
+
+    def release_anchor(self) -> None:
+        """Stop following the end: the user scrolled, or a row is being scrolled into view."""
+        super().release_anchor()
+        if not self._into_view:
+            self._user_left = True
+        self._tell(new_below=False)
+
+    def scroll_to_region(self, *args: Any, **kwargs: Any) -> Any:
+        """Scroll a region (a focused or opened row) into view, now rather than after the next
+        refresh, so that its release of the anchor is known here as not the user's."""
+        self._into_view = True
+        try:
+            return super().scroll_to_region(*args, **{**kwargs, "immediate": True})
+        finally:
+            self._into_view = False
+
+    def scroll_to_end(self) -> None:
+        """Jump to the end and follow it again (ctrl+end, a click on the hint, a prompt sent)."""
+        self._user_left = False
+        self.scroll_end(animate=False, immediate=True)
+        self._tell(new_below=False)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """Textual's scrollbar and re-anchoring at the end; then say whether the log follows."""
+        super().watch_scroll_y(old_value, new_value)
+        if self.following:
+            self._user_left = False
+        self._tell(new_below=self._told[1])
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        # Output added while not following: say there is new output below. (The compositor sets
+        # `virtual_size` without its watchers, so this is where growth shows.)
+        grew = virtual_size.height > self.virtual_size.height
+        resized = super()._size_updated(size, virtual_size, container_size, layout)
+        if grew and not self.following:
+            self._tell(new_below=True)
+        return resized
+
+    def _tell(self, *, new_below: bool) -> None:
+        state = (self.following, new_below and not self.following)
+        if state != self._told:
+            self._told = state
+            self.post_message(self.Following(*state))
 
     def on_mount(self) -> None:
         """Stay at the bottom as the log grows (`anchor`); mount the line that counts the items not shown
@@ -62,7 +133,10 @@ class ChatLog(KeptLines, VerticalScroll):
         return [child for child in self.children if child is not self._earlier]
 
     async def add(self, *widgets: Widget) -> None:
-        """Mount `widgets` at the end and prune the oldest items beyond the bounds."""
+        """Mount `widgets` at the end and prune the oldest items beyond the bounds; the log follows
+        the end again unless the user scrolled away from it."""
+        if not self.following and not self._user_left:
+            self.scroll_to_end()
         await self.mount_all(widgets)
         await self.prune()
 

@@ -155,7 +155,23 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             return
+        if await self._run_own_binding(key):
+            event.stop()
+            event.prevent_default()
+            return
         await super()._on_key(event)
+
+    async def _run_own_binding(self, key: str) -> bool:
+        """Run the prompt's own binding for `key` (Backspace, arrows, ctrl+w…) here, in key order.
+
+        Textual runs a focused widget's bindings once the key has bubbled up to the app, behind
+        the keys already queued there: typed fast, `z`, Backspace, `abc` gave `zab` (the Backspace
+        deleted the `c`), and an arrow moved the cursor after the letters typed behind it.
+        """
+        for binding in self._bindings.key_to_bindings.get(key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                return True
+        return False
 
     def _recall_step(self, key: str) -> bool:
         """Up on the first line / down on the last line walks through earlier prompts."""

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
-from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 
 from co_tui.tui.markdown_parser import literal_underscores_parser
@@ -112,17 +111,10 @@ class TrimBanner(Collapsible):
         return bool(self.event.summary_lost)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`r` only on a banner with a lost list (elsewhere it is typing, sent to the prompt)."""
+        """`r` only on a banner with a lost list (elsewhere it is typing, sent to the prompt:
+        tui/type_ahead.py)."""
         return self.recoverable if action == "recover" else True
 
     def action_recover(self) -> None:
         """`r`: ask the app to bring one of the lost items back."""
         self.post_message(self.RecoverRequested(self.event))
-
-
-def recover_key_for(focused: Widget | None, key: str) -> bool:
-    """Whether `key`, pressed while `focused` has focus, is `r` on a banner with lost items (the
-    chat screen then lets it reach the banner's binding instead of typing it into the prompt)."""
-    if key != RECOVER_KEY or focused is None:
-        return False
-    return any(isinstance(node, TrimBanner) and node.recoverable for node in focused.ancestors_with_self)

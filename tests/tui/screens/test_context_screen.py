@@ -152,12 +152,8 @@ def test_context_over_the_trigger_snapshot_80x24(snap_compare, make_host) -> Non
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "README.md").write_text("# Demo\n")
-    (root / "AGENTS.md").write_text("Answer briefly.\n")
-    return root
+def workspace_files() -> dict[str, str | bytes]:
+    return {"README.md": "# Demo\n", "AGENTS.md": "Answer briefly.\n"}
 
 
 async def test_slash_context_opens_the_real_sessions_breakdown(workspace: Path) -> None:

@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
-from governance.builders import module_turn
 from screen_host import TERMINAL, inspector_loaded, make_host, screen_env, until  # (fixtures)
+from support.builders import module_turn
 from test_history_screen import CutSession
 from textual.widgets import DataTable, Static, TabbedContent
 from textual.widgets.data_table import ColumnKey

@@ -7,12 +7,12 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 
 import pytest
-from governance.builders import MODULE_LINES, module_turn
 from pilot_helpers import wait_until
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import FunctionModel
 from pydantic_ai.usage import RequestUsage
 from screen_host import TERMINAL, inspector_loaded, make_host, screen_env  # (fixtures)
+from support.builders import MODULE_LINES, module_turn
 from textual.widgets import DataTable, Static, TabbedContent
 
 from co_tui.agent.offline import offline_model

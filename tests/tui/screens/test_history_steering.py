@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import pytest
-from governance.builders import module_turn
 from screen_host import TERMINAL, inspector_loaded, make_host, screen_env  # (fixtures)
+from support.builders import module_turn
 from test_history_screen import BUDGET, TURNS, CutSession
 from textual.widgets import DataTable, TabbedContent
 

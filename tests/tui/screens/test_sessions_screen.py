@@ -47,10 +47,8 @@ def _turn(i: int) -> list:
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    return path
+def workspace_name() -> str:
+    return "project"  # the picker's title names it ("Sessions in project"), in the snapshots
 
 
 @pytest.fixture

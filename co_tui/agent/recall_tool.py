@@ -1,0 +1,108 @@
+"""The `recall` tool: the model reads back, verbatim, what governance cut from its view.
+
+Read-only, no approval, this session's transcript only (governance/recall.py does the lookups). It
+is offered while the session has cut something (or is about to cut before this request), so a
+session that never cut pays nothing for its schema. What it returns is an ordinary tool output
+(counted by the meter, governed like any other); its metadata says what it recalled, so recalling
+a recall answers the original again instead of nesting headers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
+    from pydantic_ai.toolsets import FunctionToolset
+
+RECALL_DESCRIPTION = """\
+Read back, verbatim, something co-tui cut from your view of this conversation (this session only).
+
+Every cut note shows the call to copy: recall("r12") returns a tool output whole; \
+recall(turns="3-5") returns those turns as they happened; recall(search="text") finds text in what \
+is out of view (each hit names its turn and handle). Long results come in pages: pass the offset \
+the result names to read on."""
+
+
+@dataclass
+class RecallSource:
+    """What the tool reads, supplied by the session (agent/ never imports session/).
+
+    `transcript()`: the session's transcript; `offered(messages)`: whether to offer the tool for a
+    request with these context messages; `page_chars()`: the most one page may hold; `redact(text)`:
+    the store's redaction of secrets."""
+
+    transcript: Callable[[], Sequence[ModelMessage]]
+    offered: Callable[[Sequence[ModelMessage]], bool]
+    page_chars: Callable[[], int]
+    redact: Callable[[str], str]
+
+
+def recall_toolset(source: RecallSource) -> FunctionToolset[Any]:
+    """A toolset holding `recall`, shown to the model only while `source.offered(ctx.messages)`."""
+    from pydantic_ai import RunContext, ToolFailed, ToolReturn
+    from pydantic_ai.toolsets import FunctionToolset
+
+    from co_tui.governance.handles import RECALLED_KEY
+    from co_tui.governance.recall import RecallError, recall_spec
+
+    async def recall(
+        ctx: RunContext[Any], handle: str = "", turns: str = "", search: str = "", offset: int = 0, limit: int = 0
+    ) -> Any:
+        """Read back what was cut from your view.
+
+        Args:
+            handle: A tool output's handle from a cut note, e.g. "r12".
+            turns: A turn or range of turns from a cut note, e.g. "3-5".
+            search: Text to find (case-insensitive) in what is out of view.
+            offset: Character offset of the page to read (the previous page names it).
+            limit: Most characters to return (capped by co-tui).
+        """
+        spec = {"handle": handle} if handle else {"turns": turns} if turns else {"search": search} if search else {}
+        transcript = source.transcript()
+        context = list(ctx.messages)
+
+        def look() -> Any:
+            return recall_spec(
+                transcript,
+                context,
+                spec,
+                offset=max(0, offset),
+                limit=max(0, limit),
+                page_chars=source.page_chars(),
+                redact=source.redact,
+            )
+
+        try:
+            found = await asyncio.to_thread(look)  # a long transcript decodes as it is read
+        except RecallError as exc:
+            raise ToolFailed(str(exc)) from None
+        return ToolReturn(return_value=found.text, metadata={RECALLED_KEY: found.spec})
+
+    # This module keeps pydantic-ai out of its imports (start-up is measured), so the annotation
+    # pydantic-ai reads to pass the run context is given as the object, not as a string.
+    recall.__annotations__["ctx"] = RunContext[Any]
+
+    def prepare(ctx: Any, tool_def: Any) -> Any:
+        return tool_def if source.offered(ctx.messages) else None
+
+    toolset: FunctionToolset[Any] = FunctionToolset(id="recall")  # priced apart: offered only after a cut
+    toolset.add_function(recall, takes_ctx=True, description=RECALL_DESCRIPTION, prepare=prepare)
+    return toolset
+
+
+def offered_when(
+    ledger_len: Callable[[], int], over_limits: Callable[[Sequence[ModelMessage]], bool]
+) -> Callable[[Sequence[ModelMessage]], bool]:
+    """`RecallSource.offered`: true once the session has cut anything (a ledger entry), while the
+    context holds a cut (a marker, a shortened output) or when the request is about to be cut
+    (`over_limits`), so the tool is there in the same request as the first note that names it."""
+    from co_tui.governance.recall import has_cut
+
+    def offered(messages: Sequence[ModelMessage]) -> bool:
+        return ledger_len() > 0 or has_cut(messages) or over_limits(messages)
+
+    return offered

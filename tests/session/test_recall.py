@@ -1,0 +1,113 @@
+"""Nothing cut is out of reach, through a real session: handles, notes, the `recall` tool."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic_ai.messages import ModelRequest, ToolReturnPart, UserPromptPart
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+
+from co_tui.config import load_settings
+from co_tui.governance.handles import handle_of
+from co_tui.governance.markers import marker_info, separate_markers
+from co_tui.session.chat import ChatSession
+
+FACT = "the secret word is zephyr"
+
+
+def _prompt(messages) -> str:
+    for message in reversed(messages):
+        for part in getattr(message, "parts", ()):
+            if isinstance(part, UserPromptPart) and isinstance(part.content, str) and not marker_info(message):
+                return part.content
+    return ""
+
+
+def recalling_model(seen: list[AgentInfo]) -> FunctionModel:
+    """Reads notes.txt on "read"; on "what was the word" copies the recall call the breadcrumb shows."""
+
+    async def stream(messages, info: AgentInfo):
+        seen.append(info)
+        last = messages[-1]
+        returns = [p for p in last.parts if isinstance(p, ToolReturnPart)]
+        if returns:
+            yield f"tool said: {returns[-1].content}"
+            return
+        prompt = _prompt(messages)
+        if prompt.startswith("read"):
+            yield {0: DeltaToolCall(name="read_file", json_args=json.dumps({"path": "notes.txt"}), tool_call_id="c1")}
+            return
+        if prompt.startswith("what was the word"):
+            text = "\n".join(p.content for m in messages for p in m.parts if isinstance(p, UserPromptPart))
+            turns = text.split('recall(turns="', 1)[1].split('"', 1)[0]
+            yield {0: DeltaToolCall(name="recall", json_args=json.dumps({"turns": turns}), tool_call_id="c1")}
+            return
+        yield "filler " * 200
+
+    return FunctionModel(stream_function=stream, model_name="recaller")
+
+
+async def test_a_trimmed_fact_comes_back_through_recall(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text(FACT + "\n")
+    seen: list[AgentInfo] = []
+    session = ChatSession(
+        load_settings(context_budget_tokens=4000, context_strategy="trim"),
+        workspace=tmp_path,
+        model=recalling_model(seen),
+    )
+    async for _ in session.run_turn("read notes.txt"):
+        pass
+    assert [handle_of(p) for m in session.transcript for p in m.parts if isinstance(p, ToolReturnPart)] == ["r2"]
+    assert not any(t.name == "recall" for t in seen[0].function_tools)  # nothing cut: not offered
+    for i in range(10):
+        async for _ in session.run_turn(f"tell me something {i} " + "long words here " * 150):
+            pass
+    assert session.ledger, "the filler turns forced a cut"
+    assert not any(FACT in str(p.content) for m in session.context for p in m.parts if hasattr(p, "content"))
+    events = [e async for e in session.run_turn("what was the word?")]
+    results = [e for e in events if e.type == "tool_result"]
+    assert results and FACT in str(results[0].content)
+    assert any(t.name == "recall" for t in seen[-1].function_tools)
+    # The recall's output is an ordinary output in the context, with its own handle.
+    recalled = [
+        p
+        for m in separate_markers(session.context)
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+        if isinstance(p, ToolReturnPart) and p.tool_name == "recall"
+    ]
+    assert recalled and handle_of(recalled[0]) is not None and FACT in recalled[0].content
+
+
+async def test_the_offline_model_reads_a_trimmed_file_back(tmp_path: Path) -> None:
+    """ "what did README.md say?" after its output was cut: the offline model calls recall with the
+    handle the breadcrumb lists and answers from the verbatim original."""
+    (tmp_path / "README.md").write_text("# Zephyr project\n\nThe secret word is zephyr.\n" + "Some prose line.\n" * 200)
+    for i in range(6):
+        (tmp_path / f"f{i}.py").write_text(f"def f{i}():\n    return {i}\n" * 150)
+    session = ChatSession(
+        load_settings(context_budget_tokens=6000, context_strategy="trim"), workspace=tmp_path, model="offline"
+    )
+    async for _ in session.run_turn("what did README.md say?"):
+        pass
+    assert not any(
+        p.tool_name == "recall" for m in session.transcript for p in m.parts if isinstance(p, ToolReturnPart)
+    )
+    for prompt in ["read README.md", *(f"read f{i}.py" for i in range(6))]:
+        async for _ in session.run_turn(prompt):
+            pass
+    assert any(e.strategy == "turn_trim" for e in session.ledger)
+    events = [e async for e in session.run_turn("what did README.md say?")]
+    calls = [e for e in events if e.type == "tool_call"]
+    readme = next(
+        handle_of(p)
+        for m in session.transcript
+        for p in m.parts
+        if isinstance(p, ToolReturnPart) and "README.md" in str(p.content)[:20]
+    )
+    assert [(c.tool_name, json.loads(c.args)) for c in calls] == [("recall", {"handle": readme})]
+    result = next(e for e in events if e.type == "tool_result")
+    assert (tmp_path / "README.md").read_text()[:3000] in result.content  # verbatim (the read's header aside)
+    answer = "".join(e.text for e in events if e.type == "text_delta")
+    assert "read it back with recall" in answer and "The secret word is zephyr." in answer

@@ -1,0 +1,140 @@
+"""What a new user coming from Claude Code or Codex tripped over (issue 32), in a real terminal
+(tmux): the real `co-tui`, a real SQLite file, keys sent in one burst as a fast typist or a paste
+sends them."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from pilot_helpers import Tmux, poll_until
+
+ROOT = Path(__file__).resolve().parents[2]
+CO_TUI = ROOT / ".venv" / "bin" / "co-tui"
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("tmux") is None or not CO_TUI.exists(), reason="needs tmux and the venv's co-tui"),
+]
+
+
+@pytest.fixture
+def term(tmp_path: Path):
+    """(tmux, ws, done): co-tui running in a 100×30 pane in workspace `ws` (a README.md in it);
+    `done` is the file its exit status lands in."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "README.md").write_text("# Demo\n\nA small workspace for the walk.\n")
+    tmux = Tmux(f"newuser-{tmp_path.name}")
+    done = tmux.start_co_tui(CO_TUI, tmp_path, data=tmp_path / "data", config=tmp_path / "config.toml", cwd=ws)
+    try:
+        # Typed before the screen is drawn, the terminal (still in line mode) echoes the text and
+        # turns the Enter that follows into a line break: start on the drawn prompt.
+        tmux.wait_for("Ask anything")
+        yield tmux, ws, done
+    finally:
+        tmux("kill-server")
+
+
+def _keys(tmux: Tmux, *keys: str) -> None:
+    """Send `keys` in one tmux command: one write to the terminal, read by co-tui as one burst
+    (a string that names no key is sent as its characters)."""
+    tmux("send-keys", "-t", "t", *keys)
+
+
+def _prompt_line(tmux: Tmux) -> str:
+    """The text in the prompt box (its first line)."""
+    lines = tmux.pane().splitlines()
+    top = max(i for i, line in enumerate(lines) if line.lstrip().startswith("╭"))
+    return lines[top + 1].strip().strip("│").strip()
+
+
+def _row_focused(tmux: Tmux, title: str) -> bool:
+    """Whether the row whose title holds `title` (no styles inside it) is drawn focused (its `▸`
+    on a background)."""
+    for line in tmux("capture-pane", "-e", "-p", "-t", "t").splitlines():
+        if title in line and "▸" in line:
+            return "[48;" in line[: line.index("▸")]
+    return False
+
+
+def _summary_banner_focused(tmux: Tmux) -> None:
+    """Two turns, /compact (the offline summary loses items: `r` recovers), then shift+tab onto its banner."""
+    tmux.submit("please look at notes_v7.md")
+    tmux.wait_for("Type help to see")
+    tmux.submit("hello there")
+    tmux.wait_for("Hello! I am")
+    tmux.submit("/compact")
+    tmux.wait_for("Compact the conversation?")
+    _keys(tmux, "Enter")
+    tmux.wait_for("Conversation compacted")
+    _focus_banner(tmux)
+
+
+def _focus_banner(tmux: Tmux) -> None:
+    """Shift+tab back from the prompt until the summary banner has focus (the footer shows its key)."""
+    for _ in range(4):
+        _keys(tmux, "BTab")
+        try:
+            tmux.wait_for("r Recover lost item", timeout=5)
+            return
+        except AssertionError:
+            continue  # a tool row took the focus first
+    raise AssertionError(f"the banner never got focus:\n{tmux.pane()}")
+
+
+def test_a_burst_typed_on_a_summary_banner_reaches_the_prompt_whole(term) -> None:
+    """`read README.md` typed on a focused summary banner reached the chat as `ead EADME.md` and
+    ran a recovery nobody chose; `z`, Backspace, `abc` gave `zab`."""
+    tmux, _ws, _done = term
+    _summary_banner_focused(tmux)
+    _keys(tmux, "read README.md", "Enter")
+    tmux.wait_for("▌ read README.md")  # sent whole, as typed
+    tmux.wait_for('read_file(path="README.md")')  # the offline model read the file
+    tmux.wait_for("Headings (1)")
+    assert "Bring a lost item back?" not in tmux.pane()
+    _focus_banner(tmux)
+    _keys(tmux, "z", "BSpace", "abc")
+    poll_until(lambda: _prompt_line(tmux) == "abc", lambda: f"the prompt to read 'abc':\n{tmux.pane()}")
+    assert "Bring a lost item back?" not in tmux.pane()
+
+
+def test_r_pressed_alone_on_a_summary_banner_still_recovers(term) -> None:
+    """The banner's own key acts when it is pressed on its own."""
+    tmux, _ws, _done = term
+    _summary_banner_focused(tmux)
+    _keys(tmux, "r")
+    tmux.wait_for("Bring a lost item back?")
+    assert _prompt_line(tmux) != "r"
+
+
+def test_editing_keys_typed_fast_in_the_prompt_act_in_order(term) -> None:
+    """Textual ran Backspace and the arrows once they had bubbled up to the app, behind the letters
+    already queued: `xyz`, Backspace ×2, `abc` gave `xyza`; `ab`, Left, `c` gave `abc`."""
+    tmux, _ws, _done = term
+    _keys(tmux, "xyz", "BSpace", "BSpace", "abc")
+    poll_until(lambda: _prompt_line(tmux) == "xabc", lambda: f"the prompt to read 'xabc':\n{tmux.pane()}")
+    _keys(tmux, "BSpace", "BSpace", "BSpace", "BSpace", "ab", "Left", "c")
+    poll_until(lambda: _prompt_line(tmux) == "acb", lambda: f"the prompt to read 'acb':\n{tmux.pane()}")
+
+
+def test_after_a_tool_row_is_opened_the_next_answer_is_followed(term) -> None:
+    """A tool row opened with Enter stopped the chat following: the next answer streamed
+    off-screen with no hint. Now the row shows with `more below`, and the next answer is followed."""
+    tmux, ws, _done = term
+    (ws / "README.md").write_text("".join(f"line {n} of a long README\n" for n in range(200)))
+    tmux.submit("read README.md")
+    tmux.wait_for("read_file(path=")
+    tmux.wait_for("I read lines")
+    _keys(tmux, "BTab")
+    poll_until(
+        lambda: _row_focused(tmux, "read_file"),
+        lambda: f"the tool row to take focus:\n{tmux('capture-pane', '-e', '-p', '-t', 't')!r}",
+    )
+    _keys(tmux, "Enter")
+    tmux.wait_for("line 5 of a long README")  # the row is open and in view
+    tmux.wait_for("↓ more below")
+    _keys(tmux, "help", "Enter")
+    tmux.wait_for("CO_TUI_MODEL).")  # the end of the answer is on the screen
+    assert "↓" not in tmux.pane()
