@@ -11,23 +11,22 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pydantic_ai.messages import ModelResponse, TextPart
 from pydantic_ai.models.function import FunctionModel
+from support.builders import chat_turn, tool_turn
+from support.examples import examples
 
 from co_tui.governance import GovernancePolicy, Governor, estimate_tokens
 from co_tui.governance.markers import separate_markers
 from co_tui.governance.pins import split_pinned, turn_key
 from co_tui.governance.turns import segment
 
-from .builders import chat_turn, tool_turn
 from .strategies import histories
 from .test_properties import fingerprint
 
 pytestmark = pytest.mark.filterwarnings("ignore:`RetryPromptPart` is deprecated")
-
-FAST = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 def _summariser() -> FunctionModel:
@@ -83,7 +82,7 @@ def test_pins_that_leave_room_cut_as_before() -> None:
     assert outcome.events and outcome.pins_over_budget == 0
 
 
-@settings(max_examples=200, **FAST)
+@settings(max_examples=examples(200))
 @given(histories(), st.data())
 def test_no_token_cut_when_the_pins_make_the_budget_unreachable(history, data):
     layout = segment(separate_markers(history))
