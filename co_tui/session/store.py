@@ -540,8 +540,40 @@ class SessionStore:
             except StoreCorrupt as exc:
                 self._mark_damaged(conn, session_id, str(exc))
                 raise
+            if meta.damaged and not lazy:  # every row read back: a repaired session is listed as fine again
+                self._mark_damaged(conn, session_id, None)
             self._saved[session_id] = saved
             return loaded
+
+    def load_readable(self, session_id: str) -> tuple[LoadedSession, list[str]]:
+        """`load` for an export, which gives what can be read rather than nothing: a session with
+        damaged rows comes back with each transcript row that cannot be decoded replaced by a
+        stand-in naming it (`DAMAGED_KEY` in its metadata), an empty context, and the problems,
+        one line each (none: `load` succeeded). Raises `StoreError` for an unknown id."""
+        try:
+            return self.load(session_id), []
+        except StoreCorrupt:
+            pass
+        with self._guard("read the session") as conn:
+            row = conn.execute(f"SELECT {_META_COLUMNS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            if row is None:
+                raise StoreError(f"no session with id {session_id}")
+            meta = _meta_from_row(row)
+            last = conn.execute("SELECT MAX(seq) FROM transcript WHERE session_id = ?", (session_id,)).fetchone()[0]
+            problems: list[str] = []
+            transcript: list[Any] = []
+            for seq in range(last + 1 if last is not None else 0):  # one row at a time: the damage stays local
+                try:
+                    transcript.append(self._decode_rows(conn, meta, [seq])[seq])
+                except StoreCorrupt as exc:
+                    problems.append(str(exc))
+                    transcript.append(_damaged_stand_in(str(exc)))
+            try:
+                ledger, positions = self._read_ledger(conn, session_id, lambda what: _damaged(meta, what))
+            except StoreCorrupt as exc:
+                problems.append(str(exc))
+                ledger, positions = [], []
+        return LoadedSession(meta, transcript, [], ledger, positions), problems
 
     def load_tail(self, session_id: str, enough: Callable[[SessionTail], bool]) -> SessionTail:
         """The newest transcript rows of a session as parsed JSON, with its metadata, its counts and
@@ -738,8 +770,9 @@ class SessionStore:
         with self._lock, self._transaction("save the pin") as conn:
             write_pin(conn, session_id, transcript_seq, pinned)
 
-    def _mark_damaged(self, conn: sqlite3.Connection, session_id: str, reason: str) -> None:
-        # Best effort, so the list can flag it; a read-only or locked database just skips this.
+    def _mark_damaged(self, conn: sqlite3.Connection, session_id: str, reason: str | None) -> None:
+        # Best effort, so the list can flag it (None: clear the flag); a read-only or locked database
+        # just skips this.
         try:
             conn.execute("UPDATE sessions SET damaged = ? WHERE id = ?", (reason, session_id))
         except sqlite3.Error:
@@ -833,11 +866,16 @@ class SessionStore:
         raise StoreError(f"{prefix!r} matches {len(rows)} sessions; give more of the id")
 
 
+DAMAGED_KEY = "co_tui_damaged"
+"""The metadata key of a stand-in for a transcript row that cannot be decoded (its value: the error)."""
+
+
 def _damaged_stand_in(error: str) -> Any:
-    """What a lazily read transcript shows for a row that cannot be decoded: the error, as a request."""
+    """What a lazily read transcript (or an export) shows for a row that cannot be decoded: the
+    error, as a request marked with `DAMAGED_KEY`."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
-    return ModelRequest(parts=[UserPromptPart(f"[{error}]")])
+    return ModelRequest(parts=[UserPromptPart(f"[{error}]")], metadata={DAMAGED_KEY: error})
 
 
 def _damaged(meta: SessionMeta, what: str) -> StoreCorrupt:
