@@ -131,7 +131,7 @@ async def record_session(
             chat = ChatSession(Settings(**values), workspace=workspace)
             record = await run_session(chat, server, files, report_estimate=True, sequential=sequential or corpus)
             growth = turn_growth(chat.context, recent=turns)
-            return record, chat.policy, growth.messages if growth else 0.0
+            return record, chat.setup.policy, growth.messages if growth else 0.0
     finally:
         server.stop()
 

@@ -1,7 +1,7 @@
 """The `co-tui` command: parse arguments, load settings, hand over to a front end.
 
 No logic of its own (docs/architecture.md): the TUI lives in `co_tui.tui`, print mode in `co_tui.print_mode`,
-session commands in `co_tui.session.commands`, print mode's prompt from `-p` and stdin in
+opening sessions in `co_tui.session` (its public face), the session commands in `co_tui.cli_sessions`, print mode's prompt from `-p` and stdin in
 `co_tui.print_input`. Exit codes: 0 ok, 1 model/provider error, 2 bad usage or settings, 130
 interrupted, 141 output pipe closed by its reader.
 """
@@ -180,7 +180,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return _run_tui(settings, workspace, resume_id)
 
     if args.list_sessions or args.export:
-        from co_tui.session.commands import export_session, list_sessions
+        from co_tui.cli_sessions import export_session, list_sessions
 
         if args.list_sessions:
             return list_sessions(settings, workspace)
@@ -235,8 +235,7 @@ def _check_resumable(data_dir: Path, workspace: Path, args: argparse.Namespace) 
     (the TUI's picker)."""
     if args.resume == "":
         return ""
-    from co_tui.session.commands import OpenSessionError, open_store_at, resolve_session_id
-    from co_tui.session.store_errors import StoreError
+    from co_tui.session import OpenSessionError, StoreError, open_store_at, resolve_session_id
 
     try:
         store = open_store_at(data_dir)

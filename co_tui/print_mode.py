@@ -20,8 +20,7 @@ from co_tui.config import Settings
 
 if TYPE_CHECKING:
     from co_tui.agent.mcp_servers import McpServer
-    from co_tui.session.events import Event
-    from co_tui.session.port import SessionPort
+    from co_tui.session import Event, SessionPort
 
 EXIT_OK, EXIT_MODEL_ERROR, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
 
@@ -41,7 +40,7 @@ def _write_event(event: Event, fmt: str, out: TextIO, err: TextIO, session_id: s
     elif event.type == "tool_call":
         err.write(f"· {event.tool_name} {event.args}\n")
     elif event.type == "history_trimmed":
-        from co_tui.session.banner import banner_line
+        from co_tui.session import banner_line
 
         line = banner_line(event)
         if event.strategy == "static_marker" and event.note:  # its last words ("summary rejected") in full
@@ -184,7 +183,7 @@ def run_print_mode(
             err.write(f"co-tui: {tool} refused ({command!r}): pass --yes to approve {what} in print mode\n")
         return assume_yes
 
-    from co_tui.session.commands import OpenSessionError, open_session
+    from co_tui.session import OpenSessionError, open_session
 
     try:
         session = open_session(

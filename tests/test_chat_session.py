@@ -172,7 +172,7 @@ async def test_clear_starts_fresh(workspace: Path) -> None:
     session = new_session(workspace)
     await collect(session.run_turn("hello"))
     old_id = session.id
-    event = session.clear()
+    event = await session.clear()
     assert event.reason == "clear" and event.dropped_messages == 2
     assert session.id != old_id and session.context == [] and session.transcript == []
 
@@ -195,7 +195,7 @@ async def test_compact_and_clear_events_count_the_request_against_the_configured
     meter_after = [e for e in events if e.type == "usage"][-1]
     assert (trim.tokens_before, trim.tokens_after) == (before, meter_after.context_tokens)
     held = session.meter_reading().context_tokens
-    cleared = session.clear()
+    cleared = await session.clear()
     assert cleared.budget_tokens == 50_000
     assert (cleared.tokens_before, cleared.tokens_after) == (held, 0)
 
@@ -239,7 +239,7 @@ async def test_the_clear_dialog_and_its_banner_give_the_same_figures(workspace: 
     preview = session.clear_preview()
     assert any(e.dropped_messages for e in session.ledger)  # a breadcrumb sits in the context
     assert preview.dropped_messages < len(session.context) + 1
-    event = session.clear()
+    event = await session.clear()
     assert (preview.dropped_messages, preview.dropped_turns, preview.tokens_before) == (
         event.dropped_messages,
         event.dropped_turns,
@@ -388,5 +388,5 @@ def test_a_session_start_builds_the_workspace_tools_once(workspace: Path, monkey
     session.set_model("offline")
     assert len(builds) == 2  # a new agent: once more
     # The figure is the one tools built on purpose give (instructions and three tool schemas).
-    built = factory.overhead_tokens(session.settings, workspace=workspace, project_text=session.project.text)
+    built = factory.overhead_tokens(session.settings, workspace=workspace, project_text=session.setup.project.text)
     assert session.overhead_tokens == built and len(builds) == 3

@@ -24,7 +24,7 @@ def session(request: pytest.FixtureRequest, tmp_path: Path) -> SessionPort:
     if request.param == "fake":
         return FakeSession(Settings())
     from co_tui.session.chat import ChatSession
-    from co_tui.session.commands import open_store
+    from co_tui.session.opening import open_store
 
     settings = load_settings()
     workspace = tmp_path / "ws"
@@ -70,7 +70,7 @@ async def test_cancel_while_idle_changes_nothing(session: SessionPort) -> None:
 async def test_clear_starts_afresh_under_a_new_id(session: SessionPort) -> None:
     await _turn(session, "hello")
     old_id = session.id
-    event = session.clear()
+    event = await session.clear()
     assert isinstance(event, HistoryTrimmed)
     assert (event.reason, event.strategy, event.kept_turns, event.tokens_after) == ("clear", "turn_trim", 0, 0)
     assert event.dropped_turns == 1 and event.session_id == old_id
@@ -113,9 +113,9 @@ async def test_evict_removes_an_older_turn_and_refuses_the_newest(session: Sessi
     await _turn(session, "how are you")
     transcript_before = list(session.transcript)
     with pytest.raises(ValueError) as caught:
-        session.evict(len(session.context) - 1)
+        await session.evict(len(session.context) - 1)
     assert "newest turn" in str(caught.value) and "\n" not in str(caught.value)
-    event = session.evict(0)
+    event = await session.evict(0)
     assert (event.reason, event.strategy, event.dropped_turns) == ("manual_evict", "turn_trim", 1)
     assert event.session_id == session.id
     assert list(session.ledger)[-1] == event and len(session.ledger_positions) == len(session.ledger)
@@ -175,14 +175,14 @@ async def test_pin_the_newest_turn_then_unpin_it(session: SessionPort) -> None:
     from co_tui.session.steering import PinChange, PinRefused
 
     with pytest.raises(PinRefused, match="nothing to pin"):
-        session.pin_newest()
+        await session.pin_newest()
     await _turn(session, "remember this")
-    change = session.pin_newest()
+    change = await session.pin_newest()
     assert isinstance(change, PinChange) and change.pinned and change.turn == 1 and change.pinned_tokens > 0
     assert list(session.pins) == [0]
     assert session.meter_reading().pinned_tokens == change.pinned_tokens
     assert "pinned turn 1" in change.describe()
-    change = session.toggle_pin(len(session.transcript) - 1)
+    change = await session.toggle_pin(len(session.transcript) - 1)
     assert not change.pinned and list(session.pins) == [] and change.pinned_tokens == 0
 
 
@@ -190,21 +190,21 @@ async def test_salvage_brings_a_lost_item_back_at_the_end_and_undo_takes_it_out(
     from co_tui.governance.markers import salvaged_items
 
     with pytest.raises(ValueError, match="no summary in this session lost"):
-        session.salvage("src/a.py")
+        await session.salvage("src/a.py")
     await _turn(session, "please look at notes_v7.md and the parse_tokens helper")
     await _turn(session, "and more")
     [event async for event in session.compact()]
     lost = session.ledger[-1].summary_lost
     assert lost, "the compaction lost something to recover"
     before = list(session.context)
-    trim = session.salvage(lost[0])
+    trim = await session.salvage(lost[0])
     assert (trim.reason, trim.strategy, trim.restored_messages, trim.dropped_messages) == ("restore", "compact", 1, 0)
     assert trim.salvaged_item == lost[0] and trim.salvaged_text and lost[0] in trim.salvaged_text
     assert trim.session_id == session.id and lost[0] in (trim.note or "")
     assert list(session.context[: len(before)]) == before, "appended at the end: the prefix is unchanged"
     assert salvaged_items(session.context[-1]) == [lost[0]]
     with pytest.raises(ValueError, match="already in the context"):
-        session.salvage(lost[0])
+        await session.salvage(lost[0])
     undo = await session.restore()
     assert undo.reason == "restore" and "left the context" in (undo.note or "")
     assert list(session.context) == before, "/undo of a recovery takes the excerpt back out"
@@ -221,9 +221,9 @@ async def test_the_compact_preview_leaves_pinned_turns_out(session: SessionPort)
     """The fake's preview counted a pinned turn among what /compact summarises; the real one keeps
     pinned turns out of the summary (docs/context-governance.md, "Pins")."""
     await _turn(session, "the secret word is tangerine")
-    session.pin_newest()
+    await session.pin_newest()
     await _turn(session, "hello there")
     preview = session.compact_preview()
     assert preview is not None and preview.dropped_turns == 1  # only the unpinned turn
-    session.pin_newest()
+    await session.pin_newest()
     assert session.compact_preview() is None  # every turn pinned: nothing to compact

@@ -2,9 +2,11 @@
 
 tests/test_session_port.py holds it and the real session to the same conformance suite.
 
-It yields real domain events (co_tui.session.events) and keeps real pydantic-ai messages in its
-transcript/context, so the app's code paths are the production ones; only the model is scripted.
-Tests of the whole stack use the real ChatSession with the offline model instead.
+It fakes the turns (the model is scripted) and the meter's figures (tokens grow with the context);
+everything else is the real session's: a real `History`, the real planners (undo, pin, evict,
+salvage, compact) applied by the real session's own code (`AppliesEdits`), a real governor. Its events are real
+domain events and its messages real pydantic-ai ones. Tests of the whole stack use the real
+ChatSession with the offline model instead.
 """
 
 from __future__ import annotations
@@ -27,18 +29,16 @@ from pydantic_ai.messages import (
 
 from co_tui.config import Settings
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.governance.pins import pinned_tokens, split_pinned, turn_key
-from co_tui.governance.restore import (
-    CutRecord,
-    UndoRefused,
-    restore_event,
-    restored_context,
-    undo_target,
-    undoable_cuts,
-)
-from co_tui.governance.turns import segment
+from co_tui.governance.pins import pinned_tokens, split_pinned
+from co_tui.governance.policy import GovernancePolicy, Governor
+from co_tui.governance.refused import Refused, busy_line
+from co_tui.governance.summarize import CompactResult
+from co_tui.session.applying import AppliesEdits
+from co_tui.session.compaction import plan_compact
 from co_tui.session.events import Done, ErrorEvent, Event, TextDelta, ToolCall, ToolResult, UsageUpdate
-from co_tui.session.steering import PinChange, PinRefused
+from co_tui.session.gauge import Gauge
+from co_tui.session.history import Edit, History, HistorySnapshot
+from co_tui.session.steering import pin_keys
 
 
 @dataclass
@@ -90,8 +90,27 @@ def echo_script(prompt: str) -> list[Step]:
     return [Text(f"You said: **{prompt}**")]
 
 
+@dataclass(frozen=True)
+class _Reading:
+    tokens: int
+
+
 @dataclass
-class FakeSession:
+class FakeMeter:
+    """The fake's meter: `tokens_per_message` a message, plus `extra_tokens` (to drive the meter to a
+    colour level); no overhead, a ratio of 1."""
+
+    session: FakeSession
+    ratio: float = 1.0
+    overhead: int = 0
+
+    def reading(self, messages: Sequence[ModelMessage]) -> _Reading:
+        """The figure for `messages`."""
+        return _Reading(len(messages) * self.session.tokens_per_message + self.session.extra_tokens)
+
+
+@dataclass
+class FakeSession(AppliesEdits):
     """Implements the ChatSession surface the TUI uses; `script(prompt)` decides each turn."""
 
     settings: Settings
@@ -106,10 +125,6 @@ class FakeSession:
     store: Any = None
     id: str = "f00dfeed0000000000000000000000aa"
     title: str = ""
-    transcript: list[ModelMessage] = field(default_factory=list)
-    context: list[ModelMessage] = field(default_factory=list)
-    ledger: list[HistoryTrimmed] = field(default_factory=list)
-    ledger_positions: list[int] = field(default_factory=list)
     busy: bool = False
     prompts: list[str] = field(default_factory=list)
     compact_summary: str = "The user asked about the parser; tests now pass."
@@ -117,19 +132,26 @@ class FakeSession:
     next_cut_result: Any = None  # what `next_cut()` returns
     instruction_files: tuple[Any, ...] = ()  # co_tui.agent.project_instructions.InstructionFile
     overhead_estimate: int = 1500  # instructions + tool schemas, for the /context breakdown
-
-    ledger_records: list[CutRecord] = field(default_factory=list)
-    pins: list[int] = field(default_factory=list)
-    refuse_pins: bool = False
+    mcp: Any = None  # the session's MCP servers (an McpServers; None: none configured)
+    data_dir_warning: str | None = None  # the store's "readable by other users" line
+    history: History = field(default_factory=History)
     _cancelled: bool = False
     _calls: int = 0
-    mcp: Any = None  # the session's MCP servers (an McpServers; None: none configured)
 
     # --- the meter -------------------------------------------------------------------------------
 
+    def gauge(self) -> Gauge:
+        """The fake meter, the real governor (over the fake's budget) with the history's pins."""
+        policy = GovernancePolicy(
+            budget_tokens=self.budget_tokens, max_history_messages=self.settings.max_history_messages
+        )
+        governor = Governor(policy)
+        governor.pins = pin_keys(self.transcript, self.pins)
+        return Gauge(FakeMeter(self), governor, self.budget_tokens, policy.max_history_messages, 0)
+
     def meter_reading(self) -> UsageUpdate:
         """Tokens grow with the context; the budget and limits come from the fields."""
-        tokens = len(self.context) * self.tokens_per_message + self.extra_tokens
+        tokens = FakeMeter(self).reading(self.context).tokens
         return UsageUpdate(
             input_tokens=tokens,
             output_tokens=0,
@@ -144,11 +166,14 @@ class FakeSession:
             window_tokens=self.budget_tokens * 5 // 4,  # as `context_breakdown` says
         )
 
-    # --- turns -----------------------------------------------------------------------------------
+    def _pinned_tokens(self) -> int:
+        return pinned_tokens(self.context, pin_keys(self.transcript, self.pins))
+
+    # --- turns: the scripted part ----------------------------------------------------------------
 
     def _append(self, *messages: ModelMessage) -> None:
-        self.transcript.extend(messages)
-        self.context.extend(messages)
+        self.history.extend(messages)
+        self.history.set_context([*self.context, *messages])
 
     async def _pause(self, seconds: float) -> None:
         # The scenario: a model that streams at `delay` per chunk (cut short by cancel()), not a wait.
@@ -196,11 +221,9 @@ class FakeSession:
                         chars=len(step.result),
                         is_error=step.is_error,
                     )
-                elif isinstance(step, Trim):
-                    self.ledger.append(step.event)
-                    self.ledger_positions.append(len(self.transcript))
-                    self.ledger_records.append(CutRecord(before=tuple(self.context)))
-                    yield step.event
+                elif isinstance(step, Trim):  # recorded as a run's cut is (the scripted context stays)
+                    self.history.commit(Edit(event=step.event, record=self.history.cut_record(self.context)))
+                    yield self.ledger[-1]
                 elif isinstance(step, Hold):
                     while not self._cancelled:  # the scenario: a turn that runs until interrupted
                         await asyncio.sleep(0.01)
@@ -220,21 +243,19 @@ class FakeSession:
         self._cancelled = True
 
     async def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
-        """Replace the context by a two-message summary, like the real `/compact`."""
+        """A scripted summary (`compact_summary`), applied with the real planner."""
+        from co_tui.governance.summary_check import check_summary
+
         if not self.context:
             yield Done(output="nothing to compact")
             return
         before = self.meter_reading().context_tokens
-        before_context = tuple(self.context)
         summary = self.compact_summary + (f" (focus: {focus})" if focus else "")
-        from co_tui.governance.summary_check import check_summary
-
-        check = check_summary(before_context, summary)
-        self.context = [
+        check = check_summary(tuple(self.context), summary)
+        messages: list[ModelMessage] = [
             ModelRequest(parts=[UserPromptPart(f"[Compacted conversation summary]\n{summary}")]),
             ModelResponse(parts=[TextPart("Understood. I have the conversation context.")]),
         ]
-        self.extra_tokens = 0
         event = HistoryTrimmed(
             reason="manual_compact",
             strategy="compact",
@@ -242,43 +263,27 @@ class FakeSession:
             dropped_turns=len(self.prompts),
             kept_turns=0,
             tokens_before=before,
-            tokens_after=self.meter_reading().context_tokens,
+            tokens_after=0,
             budget_tokens=self.budget_tokens,
             summary=summary,
-            session_id=self.id,
             summary_kept=check.kept,
             summary_lost=check.lost,
         )
-        self.ledger.append(event)
-        self.ledger_positions.append(len(self.transcript))
-        self.ledger_records.append(CutRecord(before=before_context))
-        yield event
+        self.extra_tokens = 0
+        applied = await self._apply(plan_compact(self.history, self.gauge(), CompactResult(messages, event), before))
+        yield applied.trim
         yield self.meter_reading()
         yield Done(output=summary)
 
-    def clear_preview(self) -> HistoryTrimmed:
-        """The event `clear` would return now (the confirmation dialog's figures)."""
-        return HistoryTrimmed(
-            reason="clear",
-            strategy="turn_trim",
-            dropped_messages=len(self.context),
-            dropped_turns=len(self.prompts),
-            kept_turns=0,
-            tokens_before=self.meter_reading().context_tokens,
-            tokens_after=0,
-            budget_tokens=self.budget_tokens,
-            session_id=self.id,
-            note="conversation cleared",
-        )
-
-    def clear(self) -> HistoryTrimmed:
+    async def clear(self) -> HistoryTrimmed:
         """Empty the conversation under a new id; return the `clear` event."""
-        event = self.clear_preview()
+        if self.busy:
+            raise Refused(busy_line("clearing"))
+        event = replace(self.clear_preview(), session_id=self.id)
         self.id = "f00dfeed0000000000000000000000bb"
         self.title = ""
-        self.transcript, self.context, self.ledger, self.ledger_positions, self.prompts = [], [], [], [], []
-        self.ledger_records, self.pins = [], []
-        self.extra_tokens = 0
+        self.history.reset()
+        self.prompts, self.extra_tokens = [], 0
         return event
 
     def release_claim(self) -> None:
@@ -290,22 +295,6 @@ class FakeSession:
             raise ValueError(f"unknown model '{name}': expected provider:model, e.g. openai:gpt-4o")
         self.model_name, self.is_offline = name, name == "offline"
 
-    def evict(self, index: int) -> HistoryTrimmed:
-        """Evict with the real pure rule (`co_tui.governance.evict`), recorded like the real session."""
-        from co_tui.governance.evict import EvictError, evict
-
-        if self.busy:
-            raise ValueError("wait for the running turn to finish (or press Esc) before evicting")
-        try:
-            result = evict(self.context, index, budget_tokens=self.budget_tokens)
-        except EvictError as exc:
-            raise ValueError(str(exc)) from None
-        self.context = list(result.messages)
-        event = replace(result.event, session_id=self.id)
-        self.ledger.append(event)
-        self.ledger_positions.append(len(self.transcript))
-        return event
-
     def next_cut(self) -> Any:
         """No policy runs in the fake: `next_cut_result` is what it returns."""
         return self.next_cut_result
@@ -315,11 +304,12 @@ class FakeSession:
         gives it: before, the meter's figure; after, the figure for the two-message summary pair."""
         from co_tui.governance.next_cut import compact_estimate
 
-        estimate = compact_estimate(self.context, self.budget_tokens, pins=self._pin_keys())
+        keys = pin_keys(self.transcript, self.pins)
+        estimate = compact_estimate(self.context, self.budget_tokens, pins=keys)
         if estimate is None:
             return None
         before = self.meter_reading().context_tokens
-        kept = sum(len(turn.messages) for turn in split_pinned(self.context, self._pin_keys()).pinned)  # they stay
+        kept = sum(len(turn.messages) for turn in split_pinned(self.context, keys).pinned)  # they stay
         after = min(before, (2 + kept) * self.tokens_per_message)  # `compact` leaves the pair and no extra
         return replace(estimate, tokens_before=before, tokens_after=after)
 
@@ -349,109 +339,19 @@ class FakeSession:
             window_is_guess=self.window_is_guess,
         )
 
-    # --- steering the context: the real pure rules (governance/restore.py), a fake budget --------
+    # --- steering: `AppliesEdits`, the real session's own, over the real History -----------------
 
-    def undoable_cuts(self) -> list[int]:
-        """Ledger indices of the cuts still in effect (compactions and scripted trims)."""
-        return undoable_cuts(self.ledger, self.ledger_records)
+    def _write(self, snapshot: HistorySnapshot) -> str | None:
+        """The fake saves nothing (see `unsaved`)."""
+        return None
 
-    async def restore(self, cut: int | None = None) -> HistoryTrimmed:
-        """Undo like the real session; refused when the restored context would pass `budget_tokens`."""
-        if self.busy:
-            raise UndoRefused("wait for the running turn to finish (or press Esc) before undoing a cut")
-        target = undo_target(self.ledger, self.ledger_records, cut)
-        before = self.ledger_records[target].before or ()
-        restored = restored_context(before, self.transcript, self.ledger_positions[target])
-        tokens_before = self.meter_reading().context_tokens
-        tokens_after = len(restored) * self.tokens_per_message + self.extra_tokens
-        if tokens_after > self.budget_tokens:
-            raise UndoRefused(
-                f"cannot undo trim #{target + 1}: the restored context would need ~{tokens_after:,} tokens, "
-                f"over the {self.budget_tokens:,}-token budget — the next request would cut it again"
-            )
-        event = replace(
-            restore_event(
-                self.ledger[target],
-                current=self.context,
-                restored=restored,
-                tokens_before=tokens_before,
-                tokens_after=tokens_after,
-                budget_tokens=self.budget_tokens,
-                cut_number=target + 1,
-            ),
-            session_id=self.id,
-        )
-        self.context = restored
-        self.ledger.append(event)
-        self.ledger_positions.append(len(self.transcript))
-        self.ledger_records.append(CutRecord(undoes=target))
-        return event
-
-    def _prompt_of(self, index: int) -> tuple[int, int]:
-        turns = [t for t in segment(self.transcript).turns if t.has_prompt]
-        for number, turn in enumerate(turns, 1):
-            if index in turn.indices:
-                return number, turn.indices[0]
-        raise PinRefused("that message belongs to no user turn (the system prompt is always sent)")
-
-    def toggle_pin(self, index: int) -> PinChange:
-        """Pin or unpin the turn of transcript message `index` (`refuse_pins`: refused with figures)."""
-        turn, prompt = self._prompt_of(index)
-        if prompt in self.pins:
-            self.pins.remove(prompt)
-            return PinChange(turn, False, self._pinned_tokens())
-        if self.refuse_pins:
-            raise PinRefused(
-                f"cannot pin turn {turn}: pinned turns would hold ~90,000 tokens, over the 60,000-token mark"
-            )
-        self.pins.append(prompt)
-        return PinChange(turn, True, self._pinned_tokens())
-
-    def pin_newest(self) -> PinChange:
-        """Pin the newest turn (already pinned: unchanged)."""
-        if not self.transcript:
-            raise PinRefused("nothing to pin yet: send a message first")
-        turn, prompt = self._prompt_of(len(self.transcript) - 1)
-        if prompt not in self.pins:
-            return self.toggle_pin(prompt)
-        return PinChange(turn, True, self._pinned_tokens())
-
-    def _pinned_tokens(self) -> int:
-        return pinned_tokens(self.context, self._pin_keys())
-
-    def salvage(self, item: str, cut: int | None = None) -> HistoryTrimmed:
-        """Recover a lost item with the real pure rule (`co_tui.governance.salvage`), recorded like
-        the real session (undoable by its `before`)."""
-        from co_tui.governance.salvage import SalvageRefused, salvage
-        from co_tui.session.recover import summarised_messages, summary_index
-
-        if self.busy:
-            raise SalvageRefused("wait for the running turn to finish (or press Esc) before recovering an item")
-        index = summary_index(self.ledger, item.strip(), cut)
-        result = salvage(
-            self.context,
-            summarised_messages(self, index),
-            item,
-            strategy=self.ledger[index].strategy,
-            cut_number=index + 1,
-            budget_tokens=self.budget_tokens,
-            tokens_before=self.meter_reading().context_tokens,
-        )
-        before = tuple(self.context)
-        self.context = list(result.messages)
-        event = replace(result.event, session_id=self.id)
-        self.ledger.append(event)
-        self.ledger_positions.append(len(self.transcript))
-        self.ledger_records.append(CutRecord(before=before))
-        return event
+    # --- the rest of the port --------------------------------------------------------------------
 
     def conversation_counts(self) -> Any:
         """Counted over the (in-memory) transcript, as a session that was never saved counts."""
         from co_tui.session.conversation_counts import ConversationCounts
 
         return ConversationCounts().add(self.transcript)
-
-    data_dir_warning: str | None = None  # the store's "readable by other users" line
 
     @property
     def saved(self) -> bool:
@@ -472,16 +372,12 @@ class FakeSession:
         return export_saved(self.store, self.id, fmt, where)
 
     def unsaved(self) -> bool:
-        """The fake's saves never fail."""
+        """The fake never saves, and never says it lost anything."""
         return False
 
     def write_rescue_copy(self) -> Path | None:
         """Nothing to rescue: see `unsaved`."""
         return None
-
-    def _pin_keys(self) -> frozenset[str]:
-        """The turn keys (`pins.turn_key`) of the pinned prompts, as the real governor holds them."""
-        return frozenset(k for i in self.pins if (k := turn_key(self.transcript[i])) is not None)
 
 
 def fake_factory(**session_kwargs: Any) -> Callable[..., FakeSession]:

@@ -38,11 +38,12 @@ from co_tui.governance.markers import (
     marker_info,
     separate_markers,
 )
+from co_tui.governance.refused import Refused
 from co_tui.governance.tokens import content_text, estimate_tokens
 from co_tui.governance.turns import segment
 from co_tui.text import one_line
 
-__all__ = ["EvictError", "EvictResult", "CACHE_WARNING", "evict", "describe_call"]
+__all__ = ["EvictRefused", "EvictResult", "CACHE_WARNING", "evict", "describe_call"]
 
 CACHE_WARNING = (
     "removing something from the middle breaks the provider's prompt cache from that point: "
@@ -51,8 +52,8 @@ CACHE_WARNING = (
 _ARGS_CHARS = 60
 
 
-class EvictError(ValueError):
-    """An eviction that cannot be done; its message is one line for the user."""
+class EvictRefused(Refused):
+    """An eviction that cannot be done (`Refused`: one line)."""
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,7 @@ def _evict_outputs(
         parts[k] = replace(part, content=text, metadata=meta)
         named.append(f"output of {what}, {_size(chars)}")
     if not named:
-        raise EvictError("this tool output was already removed from the context")
+        raise EvictRefused("this tool output was already removed from the context")
     new = [*messages[:index], replace(message, parts=parts), *messages[index + 1 :]]
     layout = segment(new)
     return EvictResult(
@@ -163,25 +164,25 @@ def evict(
     other message of an older turn takes its whole turn with it (strategy `turn_trim`: one eviction
     marker stands where the turn was, naming its prompt and tool calls).
 
-    Raises `EvictError` (one line) for the newest turn, a marker, the system prompt, an output
+    Raises `EvictRefused` (one line) for the newest turn, a marker, the system prompt, an output
     already evicted, or an index out of range. Like every event, `tokens_before/after` count the
     request (`overhead_tokens` included) against `budget_tokens`. Pure.
     """
     current = separate_markers(messages)
     if not 0 <= index < len(current):
-        raise EvictError(f"no message {index} in the context")
+        raise EvictRefused(f"no message {index} in the context")
     tokens_before = estimate_tokens(current)
     message = current[index]
     if marker_info(message) is not None:
-        raise EvictError("that is a marker governance inserted, not a message: nothing to evict")
+        raise EvictRefused("that is a marker governance inserted, not a message: nothing to evict")
     if isinstance(message, ModelRequest) and any(type(p) is ToolReturnPart for p in message.parts):
         return _evict_outputs(current, index, tokens_before, budget_tokens, overhead_tokens)
     layout = segment(current)
     number = next((n for n, turn in enumerate(layout.turns) if index in turn.indices), None)
     if number is None:
-        raise EvictError("the system prompt cannot be evicted")
+        raise EvictRefused("the system prompt cannot be evicted")
     if number == len(layout.turns) - 1:
-        raise EvictError("the newest turn cannot be evicted: it is what the model answers next")
+        raise EvictRefused("the newest turn cannot be evicted: it is what the model answers next")
     turn = layout.turns[number]
     described, prompt_at = _turn_summary(turn.messages)
     turn_number = turn_numbers(layout)[number]

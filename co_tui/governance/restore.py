@@ -19,6 +19,7 @@ from pydantic_ai.messages import ModelMessage
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.markers import is_marker
+from co_tui.governance.refused import Refused
 
 __all__ = [
     "CutRecord",
@@ -49,8 +50,8 @@ class CutRecord:
     undoes: int | None = None
 
 
-class UndoRefused(Exception):
-    """An undo that cannot happen; `str()` is the one line the user sees."""
+class UndoRefused(Refused):
+    """An undo that cannot happen (`Refused`: one line)."""
 
 
 def undoable_cuts(ledger: Sequence[HistoryTrimmed], records: Sequence[CutRecord]) -> list[int]:

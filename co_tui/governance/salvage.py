@@ -34,6 +34,7 @@ from co_tui.governance.markers import (
     salvaged_items,
     separate_markers,
 )
+from co_tui.governance.refused import Refused
 from co_tui.governance.tokens import content_text, estimate_tokens, message_tokens, part_text
 from co_tui.governance.turns import segment
 
@@ -53,8 +54,8 @@ _SNIPPET_CHARS = 400  # one mention's window: its line and the lines either side
 _AROUND = 180  # kept either side of a mention when its lines are longer than a window
 
 
-class SalvageRefused(ValueError):
-    """A recovery that cannot happen; `str()` is the one line the user sees."""
+class SalvageRefused(Refused):
+    """A recovery that cannot happen (`Refused`: one line)."""
 
 
 @dataclass(frozen=True)

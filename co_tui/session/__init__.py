@@ -1,0 +1,130 @@
+"""The session: its public face for the front ends (the TUI, print mode, the CLI).
+
+A front end imports session things from here only (`from co_tui.session import SessionPort, …`):
+the port and its roles, the closed event union, the banner's wording, opening sessions, the saved
+sessions' records and the figures the screens show. Exports are resolved lazily (PEP 562), as
+`co_tui.governance` does: importing this package loads nothing — no pydantic, no sqlite — until a
+name is used, so the TUI paints first.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    # the port (port.py) and what its operations raise and return
+    "SessionPort": "port",
+    "Turns": "port",
+    "HistoryView": "port",
+    "Steering": "port",
+    "SessionInfo": "port",
+    "Lifecycle": "port",
+    "SessionCatalog": "port",
+    "Refused": "port",
+    "PinChange": "pin_change",
+    # the events a session yields (events.py)
+    "Event": "events",
+    "Done": "events",
+    "ErrorEvent": "events",
+    "Notice": "events",
+    "OversizedTurn": "events",
+    "TextDelta": "events",
+    "ToolCall": "events",
+    "ToolResult": "events",
+    "UsageUpdate": "events",
+    "INTERRUPTED_MESSAGE": "events",
+    # words and figures the screens show
+    "banner_line": "banner",
+    "banner_details": "banner",
+    "strategy_text": "banner",
+    "REASON_TEXT": "banner",
+    "ContextBreakdown": "context_breakdown",
+    "CATEGORY_TITLES": "context_breakdown",
+    "apportion": "context_breakdown",
+    "RequestCost": "cost",
+    "cached_share": "cost",
+    "format_usd": "cost",
+    "session_cost_of": "cost",
+    "field_of": "conversation_counts",
+    "format_updated": "times",
+    "HistoryRows": "history_rows",
+    "read_history_rows": "history_rows",
+    # opening sessions (opening.py) and the saved ones
+    "OpenSessionError": "opening",
+    "exit_code_for": "opening",
+    "open_session": "opening",
+    "open_store": "opening",
+    "open_store_at": "opening",
+    "open_store_read_only": "opening",
+    "quit_lines": "opening",
+    "resolve_session_id": "opening",
+    "resume_hint": "opening",
+    "SessionMeta": "saved_session",
+    "SessionTail": "store_tail",
+    "StoreError": "store_errors",
+    "FORMATS": "export",
+    "render_saved": "export",
+}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'co_tui.session' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"co_tui.session.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
+    from co_tui.session.banner import REASON_TEXT, banner_details, banner_line, strategy_text
+    from co_tui.session.context_breakdown import CATEGORY_TITLES, ContextBreakdown, apportion
+    from co_tui.session.conversation_counts import field_of
+    from co_tui.session.cost import RequestCost, cached_share, format_usd, session_cost_of
+    from co_tui.session.events import (
+        INTERRUPTED_MESSAGE,
+        Done,
+        ErrorEvent,
+        Event,
+        Notice,
+        OversizedTurn,
+        TextDelta,
+        ToolCall,
+        ToolResult,
+        UsageUpdate,
+    )
+    from co_tui.session.export import FORMATS, render_saved
+    from co_tui.session.history_rows import HistoryRows, read_history_rows
+    from co_tui.session.opening import (
+        OpenSessionError,
+        exit_code_for,
+        open_session,
+        open_store,
+        open_store_at,
+        open_store_read_only,
+        quit_lines,
+        resolve_session_id,
+        resume_hint,
+    )
+    from co_tui.session.pin_change import PinChange
+    from co_tui.session.port import (
+        HistoryView,
+        Lifecycle,
+        Refused,
+        SessionCatalog,
+        SessionInfo,
+        SessionPort,
+        Steering,
+        Turns,
+    )
+    from co_tui.session.saved_session import SessionMeta
+    from co_tui.session.store_errors import StoreError
+    from co_tui.session.store_tail import SessionTail
+    from co_tui.session.times import format_updated

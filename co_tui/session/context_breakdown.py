@@ -14,7 +14,7 @@ is shared among instructions and tool schemas in proportion to their estimates. 
 add up to `ChatSession.meter_reading().context_tokens`; with no messages yet (the meter shows 0) they
 add up to the fixed part alone, which the first request will carry.
 
-`compute_breakdown` is pure (no session, no I/O); `session_breakdown` gathers a `ChatSession`'s parts.
+`compute_breakdown` is pure (no session, no I/O); `metering.Metering.breakdown` gathers a session's parts.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
-    from co_tui.session.chat import ChatSession
 
 CategoryKey = Literal["instructions", "project_instructions", "tool_schemas", "messages", "markers", "pinned"]
 
@@ -223,57 +222,6 @@ def overhead_parts(
     return parts
 
 
-def session_breakdown(session: ChatSession) -> ContextBreakdown:
-    """The breakdown of `session`'s next request: its context, instructions, instruction files and
-    the schemas of its agent's toolsets, fitted to its meter."""
-    from co_tui.agent.factory import agent_instructions, tool_schema_costs, tool_schema_tokens
-    from co_tui.agent.mcp_servers import mcp_tool_definitions_by_server
-
-    own = agent_instructions(session.workspace, allow_shell=session.settings.allow_shell)
-    # An MCP server's tool list is known once it runs: one row per server (`known_tool_defs` sees
-    # only the workspace's function tools).
-    tool_costs = tool_schema_costs(session.agent.toolsets) + [
-        (f"mcp: {name}", tool_schema_tokens(defs), len(defs))
-        for name, defs in mcp_tool_definitions_by_server(session.mcp or None).items()
-        if defs
-    ]
-    parts = overhead_parts(own, session.instruction_files, tool_costs)
-    reading = session.meter.reading(session.context)
-    return compute_breakdown(
-        session.context,
-        parts,
-        is_pinned=_pinned_predicate(session),
-        meter_tokens=session.meter_reading().context_tokens,
-        overhead_tokens=session.meter.overhead,
-        ratio=reading.ratio,
-        budget_tokens=session.policy.budget_tokens,
-        window_tokens=session.context_window,
-        exactness=reading.exactness,
-        window_is_guess=session.policy.window_is_guess,
-    )
-
-
-def _pinned_predicate(session: ChatSession) -> Callable[[ModelMessage], bool] | None:
-    """Whether a context message belongs to a pinned turn (None: nothing is pinned). It follows the
-    turns as `classify_messages` walks the context in order: a turn's first prompt says whether the
-    messages up to the next turn are pinned."""
-    from co_tui.governance.pins import turn_key
-
-    pins = session.governance.governor.pins
-    if not pins:
-        return None
-    inside = False
-
-    def is_pinned(message: ModelMessage) -> bool:
-        nonlocal inside
-        key = turn_key(message)
-        if key is not None:
-            inside = key in pins
-        return inside
-
-    return is_pinned
-
-
 __all__ = [
     "CATEGORY_TITLES",
     "ContextBreakdown",
@@ -283,5 +231,4 @@ __all__ = [
     "classify_messages",
     "compute_breakdown",
     "overhead_parts",
-    "session_breakdown",
 ]

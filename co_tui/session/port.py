@@ -1,4 +1,6 @@
-"""The session port: everything a front end (the TUI, print mode, a test fake) may use of a session.
+"""The session port: everything a front end (the TUI, print mode, a test fake) may use of a session,
+as role-sized protocols — `Turns`, `HistoryView`, `Steering`, `SessionInfo`, `Lifecycle` — whose
+union is `SessionPort`.
 
 `ChatSession` implements it; so does the TUI tests' `FakeSession`, and one conformance suite
 (tests/test_session_port.py) holds both to it. A front end reads the histories as
@@ -11,6 +13,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from co_tui.governance.refused import Refused
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -21,8 +25,8 @@ if TYPE_CHECKING:
     from co_tui.session.context_breakdown import ContextBreakdown
     from co_tui.session.conversation_counts import ConversationCounts
     from co_tui.session.events import Event, UsageUpdate
-    from co_tui.session.steering import PinChange
-    from co_tui.session.store import LoadedSession, SessionMeta
+    from co_tui.session.pin_change import PinChange
+    from co_tui.session.saved_session import SessionMeta
 
 
 class HistoryView(Protocol):
@@ -86,8 +90,10 @@ class SessionCatalog(Protocol):
         """One line for the picker: the session's newest prompt (or its one answer)."""
         ...
 
-    def load(self, session_id: str) -> LoadedSession:
-        """The whole session (the picker reads it before switching, so a damaged one is caught there)."""
+    def check(self, session_id: str) -> None:
+        """Read the session as a resume reads it — its context, its newest messages, its ledger —
+        without decoding all of it (the picker checks before switching, so a damaged one is caught
+        there). Raises `StoreCorrupt` for damage it meets."""
         ...
 
     def delete(self, session_id: str) -> None:
@@ -95,14 +101,87 @@ class SessionCatalog(Protocol):
         ...
 
 
-@runtime_checkable
-class SessionPort(HistoryView, Protocol):
-    """What a front end may use of a session (see module docstring).
+class Turns(Protocol):
+    """The turns: run one, compact, interrupt; `busy` while one runs (the chat screen's job)."""
 
-    Views: `id`, `title`, `model_name`, `is_offline`, `busy` (a turn or compaction runs), `saved`
-    (whether it is kept in a session database), `catalog` (the saved sessions beside it, for the
-    picker), and the histories (`HistoryView`).
-    """
+    @property
+    def busy(self) -> bool:
+        """Whether a turn or a compaction is running (operations that change the history refuse then)."""
+        ...
+
+    def run_turn(self, prompt: str) -> AsyncIterator[Event]:
+        """Run one user turn; yield its events, always ending with `Done`; never raises."""
+        ...
+
+    def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
+        """Summarise the context (`/compact [focus]`); events end with `Done`; never raises.
+        Cancelling the consuming task leaves the context as it was and the session idle."""
+        ...
+
+    def cancel(self) -> None:
+        """Interrupt the running turn (the partial answer is kept); a no-op when idle."""
+        ...
+
+
+class Steering(Protocol):
+    """Steering the context (docs/context-governance.md, "Undo a cut", "Pins", "Evict"): the
+    inspector's and the banner's keys, /undo, /pin, /clear. Every operation is applied the same way:
+    in memory at once, saved in a thread; a failed save is said in its line (its event's note, a
+    `PinChange`'s `note`), never raised; a refusal raises `Refused` with one line."""
+
+    async def evict(self, index: int) -> HistoryTrimmed:
+        """Remove context message `index`'s tool output, or its whole older turn, from the context
+        (never the transcript), leaving a marker naming it; returns the recorded `manual_evict`
+        event (in the ledger; saved in a thread, a failed save said in its note). Raises `Refused`
+        with one line (the newest turn, a marker, busy)."""
+        ...
+
+    async def restore(self, cut: int | None = None) -> HistoryTrimmed:
+        """`/undo`, `u`: undo the newest cut still in effect, or ledger entry `cut` and every cut after
+        it; returns the `restore` event (in the ledger, saved). Raises `UndoRefused` (a `Refused`)."""
+        ...
+
+    async def toggle_pin(self, index: int) -> PinChange:
+        """`p`: pin (again: unpin) the turn holding transcript message `index`; returns a `PinChange`
+        (its `describe()` is the line to show). Raises `PinRefused` (a `Refused`)."""
+        ...
+
+    async def pin_newest(self) -> PinChange:
+        """`/pin`: pin the newest turn; returns a `PinChange`. Raises `PinRefused` (a `Refused`)."""
+        ...
+
+    async def salvage(self, item: str, cut: int | None = None) -> HistoryTrimmed:
+        """`r` on a summary banner: bring `item` — a path, name or number on the lost list of ledger
+        entry `cut` (0-based; None: the newest summary that lost it) — back as a short verbatim
+        excerpt of the summarised messages, appended at the end of the context; returns the `restore`
+        event (`salvaged_item` set; in the ledger, saved; `/undo` takes it back out). Raises
+        `SalvageRefused` (a `Refused`) with one line."""
+        ...
+
+    def clear_preview(self) -> HistoryTrimmed:
+        """The event `clear` would emit now (the confirmation shows the banner's own figures)."""
+        ...
+
+    async def clear(self) -> HistoryTrimmed:
+        """Start afresh under a new id (the old conversation stays saved; when that save fails, in
+        a rescue copy the event's note names); returns the `clear` event. Saves in a thread. Raises
+        `Refused` (one line) when busy, or when the old conversation could be neither saved nor
+        rescued (then nothing is cleared)."""
+        ...
+
+    def next_cut(self) -> NextCut | None:
+        """What the next automatic cut would remove or summarise (`co_tui.governance.next_cut.NextCut`:
+        `.kind`, `.reason`, `.going` context indices), or None when the next send goes out uncut.
+        The policy's own rules; no model call."""
+        ...
+
+    def compact_preview(self) -> HistoryTrimmed | None:
+        """What `/compact` would summarise now and the estimated size after (None: nothing to)."""
+        ...
+
+
+class SessionInfo(Protocol):
+    """What the title bar, /context, /mcp and the sessions picker show of a session."""
 
     @property
     def id(self) -> str:
@@ -125,61 +204,9 @@ class SessionPort(HistoryView, Protocol):
         ...
 
     @property
-    def busy(self) -> bool:
-        """Whether a turn or a compaction is running (operations that change the history refuse then)."""
-        ...
-
-    @property
     def saved(self) -> bool:
         """Whether the conversation is kept in a session database (False: nothing is saved — then
         there is nothing to resume or export)."""
-        ...
-
-    def run_turn(self, prompt: str) -> AsyncIterator[Event]:
-        """Run one user turn; yield its events, always ending with `Done`; never raises."""
-        ...
-
-    def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
-        """Summarise the context (`/compact [focus]`); events end with `Done`; never raises.
-        Cancelling the consuming task leaves the context as it was and the session idle."""
-        ...
-
-    def cancel(self) -> None:
-        """Interrupt the running turn (the partial answer is kept); a no-op when idle."""
-        ...
-
-    def clear_preview(self) -> HistoryTrimmed:
-        """The event `clear` would emit now (the confirmation shows the banner's own figures)."""
-        ...
-
-    def clear(self) -> HistoryTrimmed:
-        """Start afresh under a new id (the old conversation stays saved); returns the `clear`
-        event. Blocking (it saves): front ends call it off their UI loop. Raises when busy."""
-        ...
-
-    def release_claim(self) -> None:
-        """Let other processes open this session (a front end switching away). Idempotent."""
-        ...
-
-    def set_model(self, name: str) -> None:
-        """Use model `name` for the following turns; raises with one line when it is unknown."""
-        ...
-
-    def evict(self, index: int) -> HistoryTrimmed:
-        """Remove context message `index`'s tool output, or its whole older turn, from the context
-        (never the transcript), leaving a marker naming it; returns the recorded `manual_evict`
-        event. Raises `ValueError` with one line when refused (the newest turn, a marker, busy).
-        Blocking (it saves): front ends call it off their UI loop."""
-        ...
-
-    def next_cut(self) -> NextCut | None:
-        """What the next automatic cut would remove or summarise (`co_tui.governance.next_cut.NextCut`:
-        `.kind`, `.reason`, `.going` context indices), or None when the next send goes out uncut.
-        The policy's own rules; no model call."""
-        ...
-
-    def compact_preview(self) -> HistoryTrimmed | None:
-        """What `/compact` would summarise now and the estimated size after (None: nothing to)."""
         ...
 
     @property
@@ -188,40 +215,15 @@ class SessionPort(HistoryView, Protocol):
         could not be read is listed with its one-line `error`. Empty when none (or turned off)."""
         ...
 
-    def context_breakdown(self) -> ContextBreakdown:
-        """What the next request holds by category (`/context`); the rows add up to
-        `meter_reading().context_tokens` whenever the context holds messages."""
-        ...
-
-    # --- steering the context (docs/context-governance.md, "Undo a cut" and "Pins"); `pins` and
-    # `undoable_cuts` are read-only views, in `HistoryView` ---------------------------------------
-
-    async def restore(self, cut: int | None = None) -> HistoryTrimmed:
-        """`/undo`, `u`: undo the newest cut still in effect, or ledger entry `cut` and every cut after
-        it; returns the `restore` event (in the ledger, saved). Raises `UndoRefused` (one line)."""
-        ...
-
-    def toggle_pin(self, index: int) -> PinChange:
-        """`p`: pin (again: unpin) the turn holding transcript message `index`; returns a `PinChange`
-        (its `describe()` is the line to show). Raises `PinRefused` (one line). Blocking (one row)."""
-        ...
-
-    def pin_newest(self) -> PinChange:
-        """`/pin`: pin the newest turn; returns a `PinChange`. Raises `PinRefused` (one line)."""
-        ...
-
     @property
     def mcp(self) -> McpServers:
         """The session's MCP servers (`co_tui.agent.mcp_servers.McpServers`, falsy when none are
         configured): the front end starts them after its first paint (`run`) and lists them (/mcp)."""
         ...
 
-    def salvage(self, item: str, cut: int | None = None) -> HistoryTrimmed:
-        """`r` on a summary banner: bring `item` — a path, name or number on the lost list of ledger
-        entry `cut` (0-based; None: the newest summary that lost it) — back as a short verbatim
-        excerpt of the summarised messages, appended at the end of the context; returns the `restore`
-        event (`salvaged_item` set; in the ledger, saved; `/undo` takes it back out). Raises
-        `ValueError` with one line when refused. Blocking (it saves): call it off the UI loop."""
+    def context_breakdown(self) -> ContextBreakdown:
+        """What the next request holds by category (`/context`); the rows add up to
+        `meter_reading().context_tokens` whenever the context holds messages."""
         ...
 
     def conversation_counts(self) -> ConversationCounts:
@@ -243,6 +245,19 @@ class SessionPort(HistoryView, Protocol):
         not saved). Opening a session picked from it reuses it (`open_session(store=…)`)."""
         ...
 
+
+class Lifecycle(Protocol):
+    """Switching models, letting go of the session, exporting it, and what a front end about to exit
+    does after a failed save."""
+
+    def set_model(self, name: str) -> None:
+        """Use model `name` for the following turns; raises with one line when it is unknown."""
+        ...
+
+    def release_claim(self) -> None:
+        """Let other processes open this session (a front end switching away). Idempotent."""
+        ...
+
     def export(self, fmt: str, where: Path | None = None) -> Path:
         """`/export`: write the saved conversation as `fmt` (one of `session.export.FORMATS`) to a
         new file, mode 600, never over an existing one (`session.export.write_export`): `where` None
@@ -262,4 +277,10 @@ class SessionPort(HistoryView, Protocol):
         ...
 
 
-__all__ = ["HistoryView", "SessionCatalog", "SessionPort"]
+@runtime_checkable
+class SessionPort(Turns, HistoryView, Steering, SessionInfo, Lifecycle, Protocol):
+    """What a front end may use of a session: the union of its roles (see module docstring). A
+    screen that needs one role takes that protocol (the history inspector takes `HistoryView`)."""
+
+
+__all__ = ["HistoryView", "Lifecycle", "Refused", "SessionCatalog", "SessionInfo", "SessionPort", "Steering", "Turns"]

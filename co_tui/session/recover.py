@@ -1,29 +1,33 @@
-"""Recover a lost item from the session: `r` on a summary banner (docs/context-governance.md,
+"""Planning the recovery of a lost item: `r` on a summary banner (docs/context-governance.md,
 "Recover a lost item").
 
-`ChatSession.salvage` calls `recover_lost`; the pure part is `co_tui/governance/salvage.py`. The
-excerpt is a context-only marker, so it is saved with the context, and the event goes into the
-ledger with what undoing it needs (the context before it): `/undo` takes the excerpt back out.
+`plan_salvage` is pure over a `History` and a `Gauge`; the rule is `co_tui/governance/salvage.py`.
+The excerpt is a context-only marker, saved with the context, and the event goes into the ledger
+with what undoing it needs (the context before it): `/undo` takes the excerpt back out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from co_tui.governance.events import HistoryTrimmed
+from co_tui.governance.restore import CutRecord
+from co_tui.governance.salvage import SalvageRefused, salvage
+from co_tui.session.history import Edit
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
-    from co_tui.session.chat import ChatSession
+    from co_tui.session.gauge import Gauge
+    from co_tui.session.history import History
+
+__all__ = ["plan_salvage", "summarised_messages", "summary_index"]
 
 
 def summary_index(ledger: Sequence[HistoryTrimmed], item: str, cut: int | None) -> int:
     """The ledger index of the summary `item` is recovered from: `cut` when its lost list holds the
     item, else (`cut` None) the newest summary that lost it. Raises `SalvageRefused` (one line)."""
-    from co_tui.governance.salvage import SalvageRefused
-
     if cut is None:
         for i in range(len(ledger) - 1, -1, -1):
             if item in (ledger[i].summary_lost or []):
@@ -36,44 +40,29 @@ def summary_index(ledger: Sequence[HistoryTrimmed], item: str, cut: int | None) 
     return cut
 
 
-def summarised_messages(session: Any, cut: int) -> Sequence[ModelMessage]:
+def summarised_messages(history: History, cut: int) -> Sequence[ModelMessage]:
     """What ledger entry `cut`'s summary started from: the context before it when kept (the
     messages it summarised as the model saw them), else the transcript up to the cut."""
-    before: Sequence[ModelMessage] | None = (
-        session.ledger_records[cut].before if cut < len(session.ledger_records) else None
-    )
-    if before is not None:
-        return before
-    transcript: Sequence[ModelMessage] = session.transcript
-    return transcript[: session.ledger_positions[cut]]
+    entry = history.entries[cut]
+    if entry.record.before is not None:
+        return entry.record.before
+    return history.transcript[: entry.position]
 
 
-def recover_lost(session: ChatSession, item: str, cut: int | None = None) -> HistoryTrimmed:
+def plan_salvage(history: History, gauge: Gauge, item: str, cut: int | None = None) -> Edit:
     """Append a verbatim excerpt around `item` — on the lost list of ledger entry `cut` (0-based;
-    None: the newest summary that lost it) — to the end of the context; record the `restore` event
-    (with `salvaged_item`) and save. Raises `SalvageRefused` (a `ValueError`, one line) when busy,
-    when no such summary lost the item, or when `governance.salvage.salvage` refuses (already in
-    the context, not found, over the budget). Blocking: it saves."""
-    from co_tui.governance.restore import CutRecord
-    from co_tui.governance.salvage import SalvageRefused, salvage
-
-    if session.busy:
-        raise SalvageRefused("wait for the running turn to finish (or press Esc) before recovering an item")
+    None: the newest summary that lost it) — to the end of the context, with the `restore` event
+    (`salvaged_item` set). Raises `SalvageRefused` (one line) when no such summary lost the item,
+    or when `governance.salvage.salvage` refuses (already in the context, not found, over the budget)."""
     item = item.strip()
-    index = summary_index(session.ledger, item, cut)
+    index = summary_index(history.ledger, item, cut)
     result = salvage(
-        session.context,
-        summarised_messages(session, index),
+        history.context,
+        summarised_messages(history, index),
         item,
-        strategy=session.ledger[index].strategy,
+        strategy=history.ledger[index].strategy,
         cut_number=index + 1,
-        budget_tokens=session.policy.budget_tokens,
-        tokens_before=session.meter.reading(session.context).tokens,
+        budget_tokens=gauge.budget_tokens,
+        tokens_before=gauge.meter.reading(history.context).tokens,
     )
-    before = tuple(session.context)
-    session.context = list(result.messages)
-    trim = session._apply_trim(result.event, CutRecord(before=before))
-    error = session._save(None)
-    if error is not None:
-        raise SalvageRefused(error.message)
-    return trim
+    return Edit(event=result.event, context=result.messages, record=CutRecord(before=tuple(history.context)))

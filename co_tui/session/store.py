@@ -34,7 +34,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,6 +47,7 @@ from co_tui.session.context_diff import ContextState, plan_context_update
 from co_tui.session.conversation_counts import ConversationCounts, keep_counts, record_counts
 from co_tui.session.message_codec import decode_bodies, encode_messages
 from co_tui.session.redaction import redact_text, secret_env_values
+from co_tui.session.saved_session import LoadedSession, SessionMeta
 from co_tui.session.session_lock import claim_session
 from co_tui.session.store_errors import (
     StoreCorrupt,
@@ -57,13 +58,22 @@ from co_tui.session.store_errors import (
     recovery_hint,
     translate_sqlite_error,
 )
-from co_tui.session.store_steering import read_pins, read_undo, undo_transcript_refs, write_pin, write_undo
+from co_tui.session.store_steering import (
+    read_pins,
+    read_undo,
+    undo_transcript_refs,
+    write_pin,
+    write_pins,
+    write_undo,
+)
 from co_tui.session.store_tail import SessionTail, checked_counts, read_ledger, read_preview, read_tail
 from co_tui.session.token_counts import prime_from_rows, read_counts, save_counts
 from co_tui.text import one_line
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
+
+    from co_tui.session.history import HistorySnapshot
 
 
 class KeepType(enum.Enum):
@@ -82,45 +92,6 @@ LAZY_TAIL = 64  # transcript messages a lazy load decodes up front: the newest s
 BUSY_TIMEOUT_S = 3.0
 
 
-@dataclass(frozen=True)
-class SessionMeta:
-    """What the session list shows. `messages` counts transcript messages; `tokens` is the meter's
-    last figure for the context; `cost_usd` the session's cost so far (None: unknown). `damaged` is
-    set once a load found the session unreadable."""
-
-    id: str
-    title: str
-    created: datetime
-    updated: datetime
-    model: str
-    workspace: Path
-    messages: int = 0
-    context_messages: int = 0
-    tokens: int = 0
-    damaged: str | None = None
-    cost_usd: float | None = None
-
-
-@dataclass
-class LoadedSession:
-    """A session read back: metadata, transcript, context, and the ledger of cuts.
-
-    `ledger_positions[i]` is the transcript length when `ledger[i]` happened (where its banner goes).
-    Context messages that are verbatim transcript messages are the very same objects.
-    """
-
-    meta: SessionMeta
-    transcript: Sequence[ModelMessage]  # a `LazyTranscript` from `load(lazy=True)`
-    context: list[ModelMessage]
-    ledger: list[HistoryTrimmed]
-    ledger_positions: list[int] = field(default_factory=list)
-    # Per ledger entry, what undoing it needs (store_steering.py); the pinned turns' prompt indices.
-    ledger_records: list[Any] = field(default_factory=list)
-    pins: list[int] = field(default_factory=list)
-    # The transcript's turns and chat-log items (conversation_counts.py); None: count `transcript`.
-    counts: ConversationCounts | None = None
-
-
 @dataclass
 class _Saved:
     """What this process knows the database holds for one session, valid while `revision` matches."""
@@ -131,6 +102,7 @@ class _Saved:
     # The saved context rows with their message objects (None when rebuilt from the database), so
     # an unchanged message is recognised by identity, without serialising it again.
     context: ContextState
+    pins: tuple[int, ...] = ()
 
 
 def _now() -> float:
@@ -360,6 +332,7 @@ class SessionStore:
         event_positions: Sequence[int] | None = None,
         cost_usd: float | None | KeepType = KEEP,
         event_records: Sequence[Any] | None = None,
+        pins: Sequence[int] | None = None,
     ) -> None:
         """Append `new_transcript` and `new_events`, store `context` (None: unchanged), update metadata.
 
@@ -369,6 +342,7 @@ class SessionStore:
         `event_positions` (transcript indices) place each event's banner; by default an event sits right after this turn's user prompt (or at the end if there is none).
         `cost_usd` is the session's cost so far (None: unknown); `KEEP` leaves the stored figure.
         `event_records` (`governance.restore.CutRecord`, one per event): what undoing each needs.
+        `pins`: the pinned prompts' transcript indices, all of them (None: unchanged).
         Raises `StoreLocked`, `StoreFull`, or `StoreError` (unknown session, other failures).
         """
         secrets = secret_env_values()
@@ -408,6 +382,8 @@ class SessionStore:
                     )
                     if event_records:
                         write_undo(conn, session_id, saved.ledger_len, event_records, secrets)
+                    if pins is not None and tuple(pins) != saved.pins:
+                        write_pins(conn, session_id, pins)
                     if cost_usd is not KEEP:
                         conn.execute("UPDATE sessions SET cost_usd = ? WHERE id = ?", (cost_usd, session_id))
                     conn.execute(
@@ -434,7 +410,47 @@ class SessionStore:
                 transcript_len=transcript_len,
                 ledger_len=saved.ledger_len + len(new_events),
                 context=context_state,
+                pins=saved.pins if pins is None else tuple(pins),
             )
+
+    def save_history(
+        self,
+        session_id: str,
+        history: HistorySnapshot,
+        *,
+        context: Sequence[ModelMessage] | None = None,
+        title: str | None = None,
+        model: str | None = None,
+        tokens: int | None = None,
+        cost_usd: float | None | KeepType = KEEP,
+    ) -> None:
+        """Save what `history` (a `session.history.HistorySnapshot`) holds that the store does not:
+        the transcript messages and ledger rows after the ones saved (the store knows how many it
+        holds: `saved_figures`), the context (`context` given: that one instead) and the pins. One
+        transaction, as `save_turn`: after a failure the next call writes the same rows again."""
+        with self._lock:
+            transcript_len, ledger_len, _pins = self.saved_figures(session_id)
+            entries = history.entries[ledger_len:]
+            self.save_turn(
+                session_id,
+                new_transcript=history.transcript[transcript_len : history.transcript_len],
+                context=history.context if context is None else context,
+                new_events=[entry.event for entry in entries],
+                event_positions=[entry.position for entry in entries],
+                event_records=[entry.record for entry in entries],
+                pins=history.pins,
+                title=title,
+                model=model,
+                tokens=tokens,
+                cost_usd=cost_usd,
+            )
+
+    def saved_figures(self, session_id: str) -> tuple[int, int, tuple[int, ...]]:
+        """What the store holds of a session: (transcript messages, ledger rows, pinned prompts).
+        The one record of how much is saved: a session compares its history with it (`unsaved`)."""
+        with self._guard("read the session") as conn:
+            saved = self._saved_state(conn, session_id)
+            return saved.transcript_len, saved.ledger_len, saved.pins
 
     @staticmethod
     def _append_ledger(
@@ -481,6 +497,7 @@ class SessionStore:
             transcript_len=transcript_len,
             ledger_len=ledger_len,
             context=ContextState.from_rows([key for key, _d in rows], [bytes(d) for _k, d in rows]),
+            pins=tuple(read_pins(conn, session_id)),
         )
 
     def _save_context(
@@ -540,8 +557,8 @@ class SessionStore:
             except StoreCorrupt as exc:
                 self._mark_damaged(conn, session_id, str(exc))
                 raise
-            if meta.damaged and not lazy:  # every row read back: a repaired session is listed as fine again
-                self._mark_damaged(conn, session_id, None)
+            if meta.damaged and self._reads_whole(conn, meta, lazy):
+                self._mark_damaged(conn, session_id, None)  # a repaired session is listed as fine again
             self._saved[session_id] = saved
             return loaded
 
@@ -574,6 +591,13 @@ class SessionStore:
                 problems.append(str(exc))
                 ledger, positions = [], []
         return LoadedSession(meta, transcript, [], ledger, positions), problems
+
+    def check(self, session_id: str) -> None:
+        """Read the session as a resume reads it (`load(lazy=True)`: the context, the newest
+        messages, the ledger and its newest undo data), without decoding the rest: the sessions
+        picker checks a session before switching to it. Raises `StoreError` for an unknown id,
+        `StoreCorrupt` for damage it meets (the session is flagged as damaged, as `load` does)."""
+        self.load(session_id, lazy=True)
 
     def load_tail(self, session_id: str, enough: Callable[[SessionTail], bool]) -> SessionTail:
         """The newest transcript rows of a session as parsed JSON, with its metadata, its counts and
@@ -677,6 +701,7 @@ class SessionStore:
             transcript_len=count,
             ledger_len=len(ledger),
             context=ContextState.from_rows([r[0] for r in ctx_rows], [bytes(r[2]) for r in ctx_rows], context),
+            pins=tuple(pins),
         )
         return LoadedSession(meta, transcript, context, ledger, positions, records, pins, counts), saved
 
@@ -755,13 +780,15 @@ class SessionStore:
         ledger, positions = self._read_ledger(conn, sid, damaged)
         records = read_undo(conn, sid, transcript, len(ledger), damaged)
 
+        pins = read_pins(conn, sid)
         saved = _Saved(
             revision=revision,
             transcript_len=len(transcript),
             ledger_len=len(ledger),
             context=ContextState.from_rows([r[0] for r in ctx_rows], [bytes(r[2]) for r in ctx_rows], context),
+            pins=tuple(pins),
         )
-        loaded = LoadedSession(meta, transcript, context, ledger, positions, records, read_pins(conn, sid))
+        loaded = LoadedSession(meta, transcript, context, ledger, positions, records, pins)
         loaded.counts = ConversationCounts().add(transcript)
         return loaded, saved
 
@@ -769,6 +796,19 @@ class SessionStore:
         """Pin (or unpin) the turn whose user prompt is transcript message `transcript_seq`."""
         with self._lock, self._transaction("save the pin") as conn:
             write_pin(conn, session_id, transcript_seq, pinned)
+            self._saved.pop(session_id, None)  # its pins changed: read them again
+
+    def _reads_whole(self, conn: sqlite3.Connection, meta: SessionMeta, lazy: bool) -> bool:
+        """Whether every row of a session flagged damaged reads back now: a full load has just read
+        them; after a lazy one (a resume, the picker's check) they are read here, for flagged
+        sessions only, so a repaired row does not leave the session flagged for good."""
+        if not lazy:
+            return True
+        try:
+            self._read(conn, meta)
+        except StoreCorrupt:
+            return False
+        return True
 
     def _mark_damaged(self, conn: sqlite3.Connection, session_id: str, reason: str | None) -> None:
         # Best effort, so the list can flag it (None: clear the flag); a read-only or locked database

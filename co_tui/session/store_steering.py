@@ -148,3 +148,12 @@ def write_pin(conn: sqlite3.Connection, session_id: str, transcript_seq: int, pi
         )
     else:
         conn.execute("DELETE FROM pins WHERE session_id = ? AND transcript_seq = ?", (session_id, transcript_seq))
+
+
+def write_pins(conn: sqlite3.Connection, session_id: str, transcript_seqs: Sequence[int]) -> None:
+    """Make the pinned prompts exactly `transcript_seqs`."""
+    conn.execute("DELETE FROM pins WHERE session_id = ?", (session_id,))
+    conn.executemany(
+        "INSERT OR IGNORE INTO pins (session_id, transcript_seq) VALUES (?, ?)",
+        [(session_id, seq) for seq in transcript_seqs],
+    )

@@ -22,7 +22,7 @@ from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.conversation_counts import ConversationCounts, stored_counts
 
 if TYPE_CHECKING:
-    from co_tui.session.store import SessionMeta
+    from co_tui.session.saved_session import SessionMeta
 
 Damaged = Callable[[str], Exception]
 """`damaged("what is wrong")` → the `StoreCorrupt` naming the session."""

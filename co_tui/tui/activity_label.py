@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from co_tui.session.events import Event
+    from co_tui.session import Event
 
 THINKING = "thinking…"
 WRITING = "writing…"

@@ -59,8 +59,7 @@ if TYPE_CHECKING:
     from textual.driver import Driver
 
     from co_tui.config import Settings
-    from co_tui.session.events import Event
-    from co_tui.session.port import SessionCatalog, SessionPort
+    from co_tui.session import Event, SessionCatalog, SessionPort
     from co_tui.tui.transcript_view import Item
 
 __all__ = ["CoTuiApp", "SessionFactory", "SettingsSource", "run_app"]
@@ -70,7 +69,7 @@ SettingsSource = Union["Settings", Callable[[], "Settings"]]
 
 SessionFactory = Callable[..., "SessionPort"]
 """`(settings, workspace, *, resume_id, continue_latest, approver, store) -> SessionPort`;
-the default is `co_tui.session.commands.open_session` (tests pass a fake with the same shape).
+the default is `co_tui.session.open_session` (tests pass a fake with the same shape).
 `store` is None (the factory opens the data dir's) or the one the start-up worker or the
 sessions picker already opened."""
 
@@ -602,7 +601,7 @@ class CoTuiApp(App[int]):
 
     def _factory(self) -> SessionFactory:
         if self.session_factory is None:
-            from co_tui.session.commands import open_session
+            from co_tui.session import open_session
 
             self.session_factory = open_session
         return self.session_factory
@@ -618,7 +617,7 @@ class CoTuiApp(App[int]):
         try:
             if preview and (resume_id or continue_latest):
                 # Before the settings: the conversation needs only the store (docs/architecture.md).
-                from co_tui.session.commands import open_store_at
+                from co_tui.session import open_store_at
 
                 store = store or open_store_at(self._data_dir())
                 resume_id, continue_latest = self._preview(store, resume_id, continue_latest), False
@@ -640,7 +639,7 @@ class CoTuiApp(App[int]):
                 store=store,
             )
         except Exception as exc:  # OpenSessionError and anything else: one line
-            from co_tui.session.commands import exit_code_for
+            from co_tui.session import exit_code_for
 
             self.post_message(SessionFailed(str(exc) or type(exc).__name__, exit_code_for(exc)))
             return
@@ -650,7 +649,7 @@ class CoTuiApp(App[int]):
         """(In the start-up worker.) Resolve the session to resume and post its newest entries,
         read from the store's raw rows; wait until they are on screen. Returns the full id (None: a
         new session). Raises `OpenSessionError`/`StoreError` when there is nothing to resume."""
-        from co_tui.session.commands import resolve_session_id
+        from co_tui.session import resolve_session_id
         from co_tui.tui.transcript_view import tail_shows, window_items
 
         session_id = resolve_session_id(store, self.workspace, resume_id=resume_id, continue_latest=continue_latest)
@@ -684,7 +683,7 @@ class CoTuiApp(App[int]):
     async def _pick_then_open(self) -> None:
         try:
             settings = await asyncio.to_thread(self._ensure_settings)  # imports pydantic: off the UI thread
-            from co_tui.session.commands import open_store
+            from co_tui.session import open_store
             from co_tui.tui.screens.sessions import SessionsScreen
 
             store = await asyncio.to_thread(open_store, settings)
@@ -794,7 +793,7 @@ def run_app(
     if app.failure:
         print(f"co-tui: {app.failure}", file=sys.stderr)
     else:
-        from co_tui.session.commands import quit_lines
+        from co_tui.session import quit_lines
 
         hint, problem = quit_lines(app.session)
         if problem:

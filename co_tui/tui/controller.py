@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from co_tui.session import Refused
 from co_tui.tui.activity_label import INTERRUPTING, THINKING, next_activity_label
 
 if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
-    from co_tui.session.events import Event
-    from co_tui.session.port import SessionPort
+    from co_tui.session import Event, SessionPort
     from co_tui.tui.transcript_view import Item
 
 JobKind = Literal["turn", "compact", "clear"]
@@ -256,7 +256,7 @@ class ChatController:
         after the job's last event: the session still finishes (and saves) the turn, and the next
         answer starts in a widget of its own. A failure of the job itself is shown the same way.
         Returns whether the session refused the prompt (an `oversized_turn` with `refused`)."""
-        from co_tui.session.events import Done, OversizedTurn
+        from co_tui.session import Done, OversizedTurn
 
         view = self.view
         failure: BaseException | None = None
@@ -363,7 +363,11 @@ class ChatController:
         session, view = self.session, self.view
         assert session is not None
         try:
-            trim = await asyncio.to_thread(session.clear)  # it saves the old session
+            try:
+                trim = await session.clear()  # it saves the old session (in a thread)
+            except Refused as exc:  # it could not be saved nor rescued: nothing was cleared
+                view.show_hint(str(exc))
+                return
             await view.clear_log()
             await view.show_event(trim)
             await self._show_instructions()  # read again by the clear
@@ -388,12 +392,12 @@ class ChatController:
 
         first = not any(event.reason == "manual_evict" for event in session.ledger)
         try:
-            event = await asyncio.to_thread(session.evict, index)
-        except ValueError as exc:
+            event = await session.evict(index)
+        except Refused as exc:
             return str(exc)
         await self.view.show_event(event)
         await self.view.show_event(session.meter_reading())  # the meter counts what went, as after /undo
-        from co_tui.session.banner import banner_line
+        from co_tui.session import banner_line
 
         line = banner_line(event).removeprefix("✂ ")
         return f"{line}. Note: {CACHE_WARNING}." if first else line
@@ -404,27 +408,25 @@ class ChatController:
         """/undo, `u` on a Trims row: undo the newest cut still in effect (or ledger entry `cut`,
         0-based, and every cut after it). Shows the `restore` banner and the meter; a refusal is a
         hint. Returns the line to show where the user is (empty when the session is not ready)."""
-        from co_tui.governance.restore import UndoRefused
-
         if not self.ready_and_idle("undo"):
             return ""
         session = self.session
         assert session is not None
-        return await self._steer(lambda: session.restore(cut), UndoRefused)
+        return await self._steer(lambda: session.restore(cut))
 
-    async def _steer(self, call: Callable[[], Awaitable[HistoryTrimmed]], refused: type[Exception]) -> str:
+    async def _steer(self, call: Callable[[], Awaitable[HistoryTrimmed]]) -> str:
         """Run one steering operation of the session (`call`): show its banner and the meter, or,
-        when it raises `refused`, its one line as a hint. Returns the line shown."""
+        when it is refused, its one line as a hint. Returns the line shown."""
         session, view = self.session, self.view
         assert session is not None
         try:
             trim = await call()
-        except refused as exc:
+        except Refused as exc:
             view.show_hint(str(exc))
             return str(exc)
         await view.show_event(trim)
         await view.show_event(session.meter_reading())
-        from co_tui.session.banner import banner_line
+        from co_tui.session import banner_line
 
         return banner_line(trim)
 
@@ -432,18 +434,13 @@ class ChatController:
         """`p` on a message (its turn; again: unpin), /pin (`index` None: the newest turn). The pin
         is saved in a thread; the meter shows the pinned tokens. Returns the line to show (a
         refusal, with its figures, is also a hint)."""
-        from co_tui.session.steering import PinRefused
-
         if not self.ready_and_idle("pin"):
             return ""
         session, view = self.session, self.view
         assert session is not None
         try:
-            if index is None:
-                change = await asyncio.to_thread(session.pin_newest)
-            else:
-                change = await asyncio.to_thread(session.toggle_pin, index)
-        except PinRefused as exc:
+            change = await (session.pin_newest() if index is None else session.toggle_pin(index))
+        except Refused as exc:
             view.show_hint(str(exc))
             return str(exc)
         line: str = change.describe()
@@ -466,7 +463,7 @@ class ChatController:
         cut = next((i for i in range(len(ledger) - 1, -1, -1) if ledger[i] is event), None)
         if cut is None:
             cut = next((i for i in range(len(ledger) - 1, -1, -1) if ledger[i] == event), None)
-        return await self._steer(lambda: asyncio.to_thread(session.salvage, item, cut), ValueError)
+        return await self._steer(lambda: session.salvage(item, cut))
 
     # --- /export and /model ----------------------------------------------------------------------
 
@@ -493,7 +490,7 @@ class ChatController:
         self.view.spawn(self._run_export(session, fmt, target))
 
     async def _run_export(self, session: SessionPort, fmt: str, target: Path | None) -> None:
-        from co_tui.session.events import ErrorEvent
+        from co_tui.session import ErrorEvent
 
         where = None if target is None else self.workspace / target.expanduser()
         try:
@@ -599,7 +596,7 @@ class ChatController:
         if self.session is None:
             self.view.fail_to_start(message, exit_code)
             return
-        from co_tui.session.events import ErrorEvent
+        from co_tui.session import ErrorEvent
 
         # What was typed meanwhile goes to the session that stays.
         self.opening_id = None
@@ -652,7 +649,7 @@ class ChatController:
         """Which project instruction files the model is sent (one line), and one line per file that
         could not be read (the rest works without it)."""
         from co_tui.agent.project_instructions import describe_files
-        from co_tui.session.events import ErrorEvent
+        from co_tui.session import ErrorEvent
 
         assert self.session is not None
         files = list(self.session.instruction_files)
@@ -675,7 +672,7 @@ def parse_export_args(args: str) -> tuple[str, Path | None]:
     """`[md|json] [path]` → (format, path or None). Without a format word the path's suffix
     decides (`.json` → json, else md). A bare word that is neither a format nor path-like
     (no `/`, `.` or `~`) is taken as a mistyped format: ValueError with one line."""
-    from co_tui.session.export import FORMATS
+    from co_tui.session import FORMATS
 
     words = args.split(maxsplit=1)
     if not words:
@@ -691,7 +688,7 @@ def parse_export_args(args: str) -> tuple[str, Path | None]:
 
 def internal_error(error: BaseException) -> Event:
     """An `ErrorEvent` for a job that died with an unexpected exception."""
-    from co_tui.session.events import ErrorEvent
+    from co_tui.session import ErrorEvent
 
     return ErrorEvent(message=f"internal error: {type(error).__name__}: {error}", kind="internal")
 

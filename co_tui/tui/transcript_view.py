@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from co_tui.session.conversation_counts import field_of as _field
+from co_tui.session import field_of as _field
 
 if TYPE_CHECKING:
-    from co_tui.session.store_tail import SessionTail
+    from co_tui.session import SessionTail
 
 
 RESUME_ENTRIES = 24  # conversation entries mounted when a saved session opens: about a screenful and a half

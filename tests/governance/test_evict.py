@@ -12,7 +12,7 @@ from support.builders import chat_turn, system, tool_turn
 from support.examples import examples
 
 from co_tui.governance import annotate_history, estimate_tokens
-from co_tui.governance.evict import EvictError, evict
+from co_tui.governance.evict import EvictRefused, evict
 from co_tui.governance.markers import is_evicted_output, marker_info, separate_markers
 from co_tui.governance.turns import segment
 
@@ -44,7 +44,7 @@ def test_evicting_a_tool_output_leaves_a_marker_naming_it_and_keeps_the_pair():
     assert (event.reason, event.strategy, event.dropped_messages) == ("manual_evict", "tool_output_trim", 0)
     assert event.tokens_after < event.tokens_before and event.tokens_before == estimate_tokens(history) + 100
     assert "read_file" in (event.note or "")
-    with pytest.raises(EvictError, match="already"):
+    with pytest.raises(EvictRefused, match="already"):
         evict(out.messages, 3)
 
 
@@ -61,13 +61,13 @@ def test_evicting_an_older_turn_replaces_it_with_one_marker():
 
 def test_the_newest_turn_and_markers_cannot_be_evicted():
     history = _history()
-    with pytest.raises(EvictError, match="newest turn"):
+    with pytest.raises(EvictRefused, match="newest turn"):
         evict(history, len(history) - 1)
     out = evict(history, 5)
     marker_at = next(i for i, m in enumerate(out.messages) if marker_info(m) is not None)
-    with pytest.raises(EvictError, match="marker"):
+    with pytest.raises(EvictRefused, match="marker"):
         evict(out.messages, marker_at)
-    with pytest.raises(EvictError, match="no message"):
+    with pytest.raises(EvictRefused, match="no message"):
         evict(history, 99)
 
 
@@ -92,7 +92,7 @@ def test_evictions_keep_pairing_and_never_mutate(history, pick):
     problems = pairing_problems(current)
     try:
         out = evict(history, index)
-    except EvictError:
+    except EvictRefused:
         return
     assert fingerprint(history) == before
     # No call loses its result, no result its call: at most whole pairs leave with a turn.

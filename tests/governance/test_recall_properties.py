@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from pydantic_ai.messages import ModelRequest, ToolReturnPart, UserPromptPart
 
 from co_tui.governance.cut_notes import LISTED_PREFIX
-from co_tui.governance.evict import EvictError, evict
+from co_tui.governance.evict import EvictRefused, evict
 from co_tui.governance.handles import handle_of, stamp_handles
 from co_tui.governance.markers import marker_info, separate_markers
 from co_tui.governance.recall import RecallError, recall_output, recall_turns
@@ -67,7 +67,7 @@ def _cut(rule: str, context: list, fraction: float) -> list:
     index = int(fraction * len(separate_markers(context))) % max(1, len(separate_markers(context)))
     try:
         return evict(context, index).messages
-    except EvictError:
+    except EvictRefused:
         return context
 
 

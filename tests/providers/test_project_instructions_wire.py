@@ -62,7 +62,7 @@ async def test_clear_reads_the_files_again(env: LoopbackServer, workspace: Path)
     await collect(chat.run_turn("hello"))
     assert "Use ruff" not in _system(env.requests[-1])
     (workspace / "CLAUDE.md").write_text("Use ruff.\n")
-    chat.clear()
+    await chat.clear()
     assert [f.path.name for f in chat.instruction_files] == ["CLAUDE.md"]
     events = await collect(chat.run_turn("hello again"))
     assert not of_type(events, "notice"), "read by /clear, not a change between turns"

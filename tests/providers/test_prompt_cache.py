@@ -16,7 +16,7 @@ import pytest
 from genai_prices import Usage, calc_price
 from support.turns import collect, of_type
 
-from co_tui.session.commands import list_sessions
+from co_tui.cli_sessions import list_sessions
 from co_tui.session.export import export_json, export_markdown
 from co_tui.session.store import SessionStore
 

@@ -27,7 +27,7 @@ async def test_the_evict_event_carries_the_meters_figures_before_and_after(tmp_p
         for i, m in enumerate(context)
         if isinstance(m, ModelRequest) and any(isinstance(p, ToolReturnPart) for p in m.parts)
     )
-    event = session.evict(output)
+    event = await session.evict(output)
     assert (event.tokens_before, event.tokens_after) == (shown_before, session.meter_reading().context_tokens)
     assert session.ledger[-1].tokens_before == shown_before  # the Trims row says the same
     session.release_claim()

@@ -12,9 +12,9 @@ from support.turns import run_turn
 from co_tui.config import Settings, load_settings
 from co_tui.governance import annotate_history
 from co_tui.governance.markers import is_evicted_output, marker_info, separate_markers
+from co_tui.governance.refused import Refused
 from co_tui.session.banner import banner_details, banner_line
 from co_tui.session.chat import ChatSession
-from co_tui.session.eviction import SteeringError
 from co_tui.session.store import SessionStore
 
 
@@ -44,15 +44,15 @@ async def test_evict_then_resume_keeps_markers_ledger_and_statuses(tmp_path: Pat
     settings, session = read_then_chat
     transcript = list(session.transcript)
 
-    first = session.evict(_index_of_output(session))
+    first = await session.evict(_index_of_output(session))
     assert (first.reason, first.strategy) == ("manual_evict", "tool_output_trim")
     assert "read_file(path=README.md)" in (first.note or "") and "prompt cache" in (first.note or "")
     hello = next(i for i, m in enumerate(separate_markers(session.context)) if "hello there" in str(m.parts[0]))
-    second = session.evict(hello)
+    second = await session.evict(hello)
     assert (second.strategy, second.dropped_turns) == ("turn_trim", 1)
     assert "prompt cache" not in (second.note or "")  # warned once
-    with pytest.raises(SteeringError, match="newest turn"):
-        session.evict(len(separate_markers(session.context)) - 1)
+    with pytest.raises(Refused, match="newest turn"):
+        await session.evict(len(separate_markers(session.context)) - 1)
     assert session.transcript == transcript
 
     resumed = ChatSession.resume(
@@ -151,8 +151,8 @@ async def test_two_evictions_in_a_row_stay_two_markers_once_fused(tmp_path: Path
     def at(text: str) -> int:
         return next(i for i, m in enumerate(separate_markers(session.context)) if text in str(m.parts[0]))
 
-    session.evict(at("hello one"))
-    session.evict(at("hello two"))
+    await session.evict(at("hello one"))
+    await session.evict(at("hello two"))
     assert _kinds(session.context)[:3] == ["evicted", "evicted", None]
     await run_turn(session, "and now?")
     fused = session.context[0]
@@ -180,7 +180,7 @@ async def test_an_eviction_is_undone_like_any_cut_and_after_a_resume(tmp_path: P
     undone" in a brand-new session: the eviction kept no `before`. It is a cut like any other."""
     settings, session = read_then_chat
     before = list(session.context)
-    session.evict(_index_of_output(session))
+    await session.evict(_index_of_output(session))
     assert session.context != before
 
     restored = await session.restore()
@@ -191,7 +191,7 @@ async def test_an_eviction_is_undone_like_any_cut_and_after_a_resume(tmp_path: P
     assert dict(banner_details(restored))["strategy"] == "a tool output removed"
 
     hello = next(i for i, m in enumerate(separate_markers(session.context)) if "hello there" in str(m.parts[0]))
-    session.evict(hello)
+    await session.evict(hello)
     session.release_claim()
     resumed = ChatSession.resume(
         settings, workspace=tmp_path, store=SessionStore.open(tmp_path / "data"), session_id=session.id

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from co_tui.agent.models import ModelConfigError
-from co_tui.session.commands import OpenSessionError, exit_code_for
+from co_tui.session.opening import OpenSessionError, exit_code_for
 from co_tui.session.store_errors import StoreCorrupt, StoreError, StoreLocked
 
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from co_tui.config import load_settings
-from co_tui.session.chat import KEPT_IN_MEMORY, make_title
-from co_tui.session.commands import open_session, quit_lines
+from co_tui.session.applying import KEPT_IN_MEMORY
+from co_tui.session.chat import make_title
 from co_tui.session.events import ErrorEvent
+from co_tui.session.opening import open_session, quit_lines
 
 
 async def _storage_errors(session) -> list[str]:

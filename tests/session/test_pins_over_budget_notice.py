@@ -32,7 +32,7 @@ async def test_pins_over_a_smaller_budget_are_said_once_and_nothing_is_cut(tmp_p
         roomy = load_settings(context_budget_tokens=40_000, max_history_messages=0)
         first = ChatSession(roomy, workspace=workspace, model=echo_model(), store=store)
         await _turn(first, "The spec, keep it: " + "the parser must accept tabs. " * 400)
-        first.pin_newest()
+        await first.pin_newest()
         first.release_claim()
 
         small = load_settings(context_budget_tokens=2_000, max_history_messages=0)

@@ -35,9 +35,9 @@ async def test_a_recovered_excerpt_is_saved_survives_resume_and_undo_removes_it(
     assert lost, "the extractive compaction loses the offline model's hints (config.toml, …)"
     item = lost[0]
     with pytest.raises(SalvageRefused, match="is not on trim #1's list"):
-        session.salvage("nothing_like_this", 0)
+        await session.salvage("nothing_like_this", 0)
     before = list(session.context)
-    event = session.salvage(item, 0)
+    event = await session.salvage(item, 0)
     assert event.salvaged_item == item and event.restored_messages == 1 and event.strategy == "compact"
     transcript_len = len(session.transcript)
 
@@ -50,7 +50,7 @@ async def test_a_recovered_excerpt_is_saved_survives_resume_and_undo_removes_it(
 
     again = _resume(settings, tmp_path, resumed)
     assert list(again.context) == before, "the undo was saved"
-    again.salvage(item)
+    await again.salvage(item)
     answer = (await run_turn(again, "what is next?"))[-1].output
     assert "Recovered from the transcript" not in answer, "the offline model answers the prompt, not the excerpt"
     assert len(again.transcript) == transcript_len + 2, "the excerpt never enters the transcript"
@@ -61,4 +61,4 @@ async def test_a_recovered_excerpt_is_saved_survives_resume_and_undo_removes_it(
     last = _resume(settings, tmp_path, again)  # fused with the prompt after it, and saved that way
     assert [salvaged_items(m) for m in separate_markers(last.context) if salvaged_items(m)] == [[item]]
     with pytest.raises(SalvageRefused, match="already in the context"):
-        last.salvage(item)
+        await last.salvage(item)

@@ -29,7 +29,7 @@ async def test_resume_after_an_eviction_shows_the_context_not_the_stale_report(t
     tool_output = next(
         i for i, m in enumerate(session.transcript) if any(p.part_kind == "tool-return" for p in m.parts)
     )
-    session.evict(tool_output)  # the newest response stays; what came before it changed
+    await session.evict(tool_output)  # the newest response stays; what came before it changed
     live = session.meter.reading(session.context)
     assert live.exactness == "estimated" and live.tokens < reported.tokens - 1000
 

@@ -105,7 +105,7 @@ def test_a_damaged_session_exports_its_good_rows_then_is_flagged_until_repaired(
     conn.commit()
     conn.close()
     with SessionStore.open(data_dir) as store:
-        store.load(bad)
+        store.check(bad)  # the picker's check (a lazy load, as a resume): every row is read again
     assert "damaged" not in co_tui("--list-sessions", cwd=tmp_path, data_dir=data_dir).stdout
 
 
@@ -221,7 +221,7 @@ def test_resume_hint_only_for_a_saved_session_with_turns(tmp_path: Path) -> None
     import asyncio
 
     from co_tui.config import load_settings
-    from co_tui.session.commands import open_session, resume_hint
+    from co_tui.session.opening import open_session, resume_hint
 
     session = open_session(load_settings(), tmp_path)
     assert resume_hint(session) is None  # nothing to come back to

@@ -50,7 +50,7 @@ async def test_clear_starts_a_new_session_and_keeps_the_old(tmp_path: Path) -> N
     await run_turn(session, "hello")
     old_id, old_context = session.id, list(session.context)
     held = session.meter.reading(session.context).tokens
-    event = session.clear()
+    event = await session.clear()
     assert event.reason == "clear" and session.id != old_id
     assert (event.session_id, event.tokens_before, event.tokens_after) == (old_id, held, 0)
     await run_turn(session, "a fresh start")
@@ -168,8 +168,8 @@ def test_a_failed_summary_cools_down_across_processes(tmp_path: Path, monkeypatc
     recent = _saved_with_failed_summary(tmp_path, settings)
     with SessionStore.open(tmp_path / "data") as store:
         resumed = ChatSession.resume(settings, workspace=tmp_path, store=store, session_id=recent)
-        assert resumed.governance.governor.cooling_down()
-        remaining = resumed.governance.governor.cooldown_until - resumed.governance.governor.clock()
+        assert resumed.setup.governor.cooling_down()
+        remaining = resumed.setup.governor.cooldown_until - resumed.setup.governor.clock()
         assert 0 < remaining <= 600
         resumed.release_claim()
 
@@ -178,7 +178,7 @@ def test_a_failed_summary_cools_down_across_processes(tmp_path: Path, monkeypatc
     with SessionStore.open(tmp_path / "data") as store:
         assert not ChatSession.resume(
             settings, workspace=tmp_path, store=store, session_id=old
-        ).governance.governor.cooling_down()
+        ).setup.governor.cooling_down()
 
 
 def test_print_mode_banner_says_the_summary_failed() -> None:

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from co_tui.cli_sessions import list_sessions
 from co_tui.config import load_settings
-from co_tui.session.commands import list_sessions, open_session
+from co_tui.session.opening import open_session
 from co_tui.session.times import format_updated
 
 

@@ -120,7 +120,7 @@ async def test_pins_survive_cuts_and_resume_and_refuse_without_room(tmp_path: Pa
     settings = _trim_settings(2500)
     session = _open(settings, workspace)
     await run_turn(session, "the secret word is tangerine")
-    change = session.pin_newest()
+    change = await session.pin_newest()
     assert change.pinned and change.turn == 1 and session.pins == [0]
     assert session.meter_reading().pinned_tokens == change.pinned_tokens > 0
     pinned_turn = _texts(session.context[:2])
@@ -143,7 +143,7 @@ async def test_pins_survive_cuts_and_resume_and_refuse_without_room(tmp_path: Pa
         for index in prompts:
             if index not in resumed.pins:
                 try:
-                    resumed.toggle_pin(index)
+                    await resumed.toggle_pin(index)
                 except PinRefused as exc:
                     if "not in the context" in str(exc):
                         continue
@@ -151,7 +151,7 @@ async def test_pins_survive_cuts_and_resume_and_refuse_without_room(tmp_path: Pa
     line = str(refused.value)
     assert "\n" not in line and "pinned turns would hold ~" in line and "tokens" in line
     # Unpin: the row goes, and a resume agrees.
-    resumed.toggle_pin(0)
+    await resumed.toggle_pin(0)
     assert 0 not in resumed.pins
     again = _resume(settings, workspace, resumed)
     assert 0 not in again.pins
@@ -190,7 +190,7 @@ async def test_the_compact_dialog_counts_what_the_compaction_does_around_a_pin(t
     workspace = _workspace(tmp_path)
     session = _open(load_settings(), workspace)
     await run_turn(session, "the secret word is tangerine")
-    session.pin_newest()
+    await session.pin_newest()
     for i in range(3):
         await run_turn(session, f"hello number {i}")
     preview = session.compact_preview()
@@ -208,6 +208,6 @@ async def test_the_compact_dialog_counts_what_the_compaction_does_around_a_pin(t
 
     # /clear takes the pinned turn too, and its dialog says so: the same figures as its banner.
     before = session.clear_preview()
-    cleared = session.clear()
+    cleared = await session.clear()
     assert (before.dropped_messages, before.dropped_turns) == (cleared.dropped_messages, cleared.dropped_turns)
     assert cleared.dropped_turns == 1 and session.pins == [] and session.context == []

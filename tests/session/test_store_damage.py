@@ -137,3 +137,26 @@ def test_a_damaged_workspace_index_is_damage_not_an_empty_list(data_dir: Path, t
             message = str(caught.value)
             assert "is damaged" in message and "PRAGMA integrity_check" in message and "\n" not in message
         assert store.list_sessions(tmp_path / "elsewhere") == []  # nothing there: still an empty list
+
+
+def test_the_pickers_check_reads_what_a_resume_reads_not_the_whole_session(
+    store: SessionStore, db: sqlite3.Connection, tmp_path: Path
+) -> None:
+    """`check` (the sessions picker's, before switching) decodes what a resume decodes — the context
+    and the newest `LAZY_TAIL` messages — so damage there is caught, and a long session's old rows
+    are not read (a resume shows a damaged old row as a one-line notice when it is scrolled to)."""
+    from co_tui.session.store import LAZY_TAIL
+
+    sid = store.create_session(model="m", workspace=tmp_path, title="long")
+    turns = [m for i in range(LAZY_TAIL // 4 + 2) for m in saved_tool_turn(i)]
+    store.save_turn(sid, new_transcript=turns, context=turns[-4:], new_events=[])
+    db.execute(f"UPDATE transcript SET body = x'00ff' WHERE session_id = '{sid}' AND seq = 0")
+    db.commit()
+    store.check(sid)  # the damaged first row is older than what a resume decodes
+    with pytest.raises(StoreCorrupt, match="transcript message 0"):
+        store.load(sid)  # the whole session: it is
+    newest = len(turns) - 1
+    db.execute(f"UPDATE transcript SET body = x'00ff' WHERE session_id = '{sid}' AND seq = {newest}")
+    db.commit()
+    with pytest.raises(StoreCorrupt, match=f"transcript message {newest}"):
+        store.check(sid)

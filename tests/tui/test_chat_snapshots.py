@@ -362,7 +362,7 @@ def _lost_script(prompt: str):
 async def _press_r_on_the_summary_banner(pilot) -> None:
     await send("start", "go on")(pilot)
     session = pilot.app.session
-    session.context = session.context[-2:]  # what the summary replaced leaves (the fake does not cut)
+    session.history.set_context(session.context[-2:])  # what the summary replaced leaves (the fake does not cut)
     pilot.app.chat.query_one("TrimBanner").query_one("CollapsibleTitle").focus()
     await pilot.press("r")
     await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "RecoverLostScreen", what="the picker")

@@ -11,7 +11,7 @@ from pilot_helpers import wait_ready, wait_until
 from quiet_app import QuietApp
 
 from co_tui.config import load_settings
-from co_tui.session.commands import open_store_at
+from co_tui.session.opening import open_store_at
 from co_tui.tui.widgets.notice_line import NoticeLine
 
 

@@ -13,8 +13,8 @@ from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCall
 from textual.widgets import DataTable
 
 from co_tui.config import load_settings
-from co_tui.session.commands import open_store
 from co_tui.session.lazy_transcript import LazyTranscript
+from co_tui.session.opening import open_store
 from co_tui.session.store import SessionStore, StoreError
 from co_tui.tui.app import CoTuiApp
 from co_tui.tui.screens.history import HistoryScreen

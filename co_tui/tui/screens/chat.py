@@ -19,7 +19,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.session.events import (
+from co_tui.session import (
     INTERRUPTED_MESSAGE,
     Done,
     ErrorEvent,

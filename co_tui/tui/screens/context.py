@@ -23,7 +23,7 @@ from co_tui.tui.widgets.context_rows import ContextRows, row_lines
 from co_tui.tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
-    from co_tui.session.context_breakdown import ContextBreakdown
+    from co_tui.session import ContextBreakdown
 
 
 class BreakdownSource(Protocol):

@@ -24,9 +24,15 @@ from textual.widgets import DataTable, Static, TabbedContent, TabPane
 from textual.widgets.data_table import ColumnKey
 
 from co_tui.governance.turn_states import status_label, turn_bars
-from co_tui.session.banner import REASON_TEXT, banner_details, strategy_text
-from co_tui.session.cost import RequestCost, cached_share, format_usd
-from co_tui.session.history_rows import HistoryRows
+from co_tui.session import (
+    REASON_TEXT,
+    HistoryRows,
+    RequestCost,
+    banner_details,
+    cached_share,
+    format_usd,
+    strategy_text,
+)
 from co_tui.text import format_tokens, one_line, plural
 from co_tui.tui.format import budget_percent
 from co_tui.tui.widgets.key_footer import KeyFooter
@@ -36,7 +42,7 @@ from co_tui.tui.widgets.turn_token_chart import STATE_COLOURS, TurnTokenChart, l
 
 if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
-    from co_tui.session.port import HistoryView
+    from co_tui.session import HistoryView
 
 
 class Steering(Protocol):
@@ -132,7 +138,7 @@ def usage_summary(requests: Sequence[RequestCost]) -> str:
     provider's prompt cache served."""
     if not requests:
         return "No model requests yet."
-    from co_tui.session.cost import session_cost_of
+    from co_tui.session import session_cost_of
 
     cost = session_cost_of(requests)
     read = sum(r.cache_read_tokens for r in requests)
@@ -249,7 +255,7 @@ class HistoryScreen(Screen[None]):
     def reload(self) -> None:
         """Re-read the session (it may have moved on since the screen opened) in a thread, then
         redraw everything; until then the totals say what is being read."""
-        from co_tui.session.history_rows import read_history_rows
+        from co_tui.session import read_history_rows
 
         self.loaded = False
         count = len(self.session.transcript)

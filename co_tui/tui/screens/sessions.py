@@ -24,14 +24,13 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from co_tui.session.times import format_updated
+from co_tui.session import format_updated
 from co_tui.text import format_tokens
 from co_tui.tui.screens.confirm_delete import ConfirmDeleteScreen
 from co_tui.tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
-    from co_tui.session.port import SessionCatalog
-    from co_tui.session.store import SessionMeta
+    from co_tui.session import SessionCatalog, SessionMeta
 
 _MIN_TITLE_WIDTH = 16
 _MODEL_CHARS = 18
@@ -120,7 +119,7 @@ class SessionsScreen(ModalScreen[str | None]):
         self.run_worker(self._reload, group="list", exclusive=True)  # type: ignore[arg-type]  # mypy infers Never for WorkType
 
     async def _reload(self) -> None:
-        from co_tui.session.store_errors import StoreError
+        from co_tui.session import StoreError
 
         try:
             # The list, then one preview query per session: SQLite work, which may wait on the store's
@@ -223,8 +222,9 @@ class SessionsScreen(ModalScreen[str | None]):
     def action_resume(self) -> None:
         """Close with the highlighted session's id, once it is known to load.
 
-        The check reads the whole session (a large one takes a second), so it runs off the UI
-        thread with a status line; keys stay live, a second Enter waits for the first.
+        The check reads what a resume reads (the context and the newest messages, not the whole
+        session), off the UI thread with a status line; keys stay live, a second Enter waits for
+        the first.
         """
         meta = self._highlighted()
         if meta is None or self.opening is not None:
@@ -234,11 +234,11 @@ class SessionsScreen(ModalScreen[str | None]):
         self.run_worker(self._check_then_resume(meta), group="open", exit_on_error=False)
 
     async def _check_then_resume(self, meta: SessionMeta) -> None:
-        from co_tui.session.store_errors import StoreError
+        from co_tui.session import StoreError
 
         try:
-            # Read it now, so a damaged session is reported here instead of failing after the switch.
-            await asyncio.to_thread(self.store.load, meta.id)
+            # Check it now, so a damaged session is reported here instead of failing after the switch.
+            await asyncio.to_thread(self.store.check, meta.id)
         except StoreError as exc:
             await self._reload()  # the store has flagged it as damaged: show that in the list
             self._status(str(exc), error=True)
@@ -265,7 +265,7 @@ class SessionsScreen(ModalScreen[str | None]):
             self.run_worker(self._delete_then_reload(meta), group="delete")
 
     async def _delete_then_reload(self, meta: SessionMeta) -> None:
-        from co_tui.session.store_errors import StoreError
+        from co_tui.session import StoreError
 
         try:
             await asyncio.to_thread(self.store.delete, meta.id)

@@ -9,7 +9,7 @@ from textual.content import Content
 from textual.widget import Widget
 
 if TYPE_CHECKING:
-    from co_tui.session.context_breakdown import ContextBreakdown
+    from co_tui.session import ContextBreakdown
 
 __all__ = ["CATEGORY_STYLE", "ContextBar", "bar_cells", "bar_content"]
 
@@ -31,7 +31,7 @@ def bar_cells(breakdown: ContextBreakdown, width: int) -> list[tuple[str, int]]:
     """The bar as (category key | `free` | `mark` | `reserve`, cells) runs adding up to `width`:
     the window drawn to scale, the trigger (`mark`) one cell where the budget ends — after the free
     space, or inside what the request holds when it is past the trigger. Empty parts take no cell."""
-    from co_tui.session.context_breakdown import apportion
+    from co_tui.session import apportion
 
     if width < 2:
         return []

@@ -16,7 +16,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 if TYPE_CHECKING:
-    from co_tui.session.events import UsageUpdate
+    from co_tui.session import UsageUpdate
 
 Level = Literal["low", "mid", "high"]
 
@@ -53,7 +53,7 @@ def economy_text(reading: UsageUpdate, *, short: bool = False) -> str:
     """`$0.42 · 81% cached`: the session's cost (when priced) and the share of the last request's
     input read from the provider's prompt cache (when the provider reported cache use). `short`
     keeps the cost alone. Empty when neither is known."""
-    from co_tui.session.cost import cached_share, format_usd
+    from co_tui.session import cached_share, format_usd
 
     parts = [] if reading.cost_usd is None else [format_usd(reading.cost_usd)]
     share = cached_share(reading.input_tokens, reading.cache_read_tokens)
@@ -128,7 +128,7 @@ def meter_notes(reading: UsageUpdate, layout: MeterLayout) -> list[tuple[str, st
         notes.append((ahead, "ahead"))
     if layout.guess and reading.window_is_guess:
         notes.append(("window guessed", "guess"))
-    if reading.mcp_starting:  # their schemas join the figure once they run (session/request_overhead.py)
+    if reading.mcp_starting:  # their schemas join the figure once they run (session/model_setup.py)
         notes.append(("MCP tools not counted yet" if layout.guess else "MCP pending", "guess"))
     return notes
 

@@ -12,7 +12,7 @@ from co_tui.text import format_tokens, plural
 from co_tui.tui.widgets.context_bar import CATEGORY_STYLE, FREE_STYLE
 
 if TYPE_CHECKING:
-    from co_tui.session.context_breakdown import ContextBreakdown
+    from co_tui.session import ContextBreakdown
 
 __all__ = ["ContextRows", "row_lines"]
 
@@ -47,7 +47,7 @@ def row_lines(breakdown: ContextBreakdown, width: int = 0) -> list[Content]:
     window; then the free space, the reserve and the total. `width` (0: roomy): the cells the
     lines may take; on a narrow screen the "what it is" column gives way first, so the window
     column stays on screen (at 60 columns it was cut off)."""
-    from co_tui.session.context_breakdown import CATEGORY_TITLES
+    from co_tui.session import CATEGORY_TITLES
 
     fixed = 2 + _TITLE_W + _TOKENS_W + 8  # swatch, category, tokens, "  window" (the header is widest)
     label_w = min(_ROOMY_LABEL_W, max(_MIN_LABEL_W, width - fixed)) if width else _ROOMY_LABEL_W

@@ -59,7 +59,7 @@ class TrimBanner(Collapsible):
     """
 
     def __init__(self, event: HistoryTrimmed) -> None:
-        from co_tui.session.banner import banner_details, banner_line
+        from co_tui.session import banner_details, banner_line
 
         self.event = event
         rows = banner_details(event)
@@ -99,7 +99,7 @@ class TrimBanner(Collapsible):
 
     def on_resize(self) -> None:
         """Shorten the title to the width at segment boundaries, never mid-word (`banner_line`)."""
-        from co_tui.session.banner import banner_line
+        from co_tui.session import banner_line
 
         room = self.content_region.width - 2  # the `▸ ` before the title
         if room > 0:

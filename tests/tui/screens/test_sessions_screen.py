@@ -228,14 +228,14 @@ async def test_the_resume_check_runs_off_the_ui_thread(make_host, store, workspa
     import threading
 
     release, calls = threading.Event(), []
-    real_load = store.load
+    real_check = store.check
 
-    def slow_load(session_id):
+    def slow_check(session_id):
         calls.append(session_id)
         release.wait(5)
-        return real_load(session_id)
+        return real_check(session_id)
 
-    monkeypatch.setattr(store, "load", slow_load)
+    monkeypatch.setattr(store, "check", slow_check)
     app = _picker(make_host, store, workspace)
     async with app.run_test(size=TERMINAL) as pilot:
         await _listed(pilot)

@@ -1,15 +1,13 @@
-"""Session-level commands shared by the front ends: open/resume a session, list, export.
+"""Opening sessions, for the front ends: the store, a new or resumed `ChatSession`, the id to
+resume, and what to print when the TUI quits. The one module that imports `chat.py`.
 
-Each returns an exit code or raises `OpenSessionError` carrying one line and the exit code to use.
+A failure raises `OpenSessionError` carrying one line and the exit code to use.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-from co_tui.text import plural
 
 if TYPE_CHECKING:
     from co_tui.agent.tools import Approver
@@ -171,64 +169,3 @@ def quit_lines(session: SessionPort | None) -> tuple[str | None, str | None]:
         f"the conversation could not be saved to the database; it was written to {rescued} "
         f"(co-tui --resume {rescued} reads it back)",
     )
-
-
-def list_sessions(settings: Settings, workspace: Path) -> int:
-    """`--list-sessions`: a table of saved sessions of all workspaces, the most recently updated first
-    (one of another workspace names it); UPDATED is local time, as `/sessions` shows it; COST is the
-    session's cost at list prices, `–` when unknown (an unpriced model, or saved before costs were kept)."""
-    from co_tui.session.store import StoreError
-
-    try:
-        store = open_store_read_only(settings)
-        sessions = store.list_sessions() if store is not None else []
-    except OpenSessionError as exc:
-        print(f"co-tui: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except StoreError as exc:  # a damaged file: one line saying where and how to recover
-        print(f"co-tui: {exc}", file=sys.stderr)
-        return 2
-    if not sessions:
-        print("no saved sessions")
-        return 0
-    from co_tui.session.cost import format_usd
-    from co_tui.session.times import format_updated
-    from co_tui.text import format_tokens
-
-    print(f"{'ID':<10} {'UPDATED':<16} {'MSGS':>5} {'TOKENS':>7} {'COST':>7}  TITLE")
-    for meta in sessions:
-        updated = format_updated(meta.updated)
-        here = "" if Path(meta.workspace) == workspace else f"  [{meta.workspace}]"
-        damaged = "  (damaged: cannot be opened)" if meta.damaged else ""
-        print(
-            f"{meta.id[:8]:<10} {updated:<16} {meta.messages:>5} {format_tokens(meta.tokens):>7} "
-            f"{format_usd(meta.cost_usd):>7}  "
-            f"{meta.title}{here}{damaged}"
-        )
-    return 0
-
-
-def export_session(settings: Settings, session_id: str, fmt: str) -> int:
-    """`--export ID --format md|json`: write the session to stdout."""
-    from co_tui.session.export import render_saved
-    from co_tui.session.store import StoreError
-
-    try:
-        store = open_store_read_only(settings)
-        if store is None:
-            raise StoreError(f"no session matches {session_id!r} (no session database in {settings.resolved_data_dir})")
-        meta, text, problems = render_saved(store, store.resolve_id(session_id), fmt)
-    except OpenSessionError as exc:
-        print(f"co-tui: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except StoreError as exc:
-        print(f"co-tui: {exc}", file=sys.stderr)
-        return 2
-    sys.stdout.write(text)
-    if problems:  # the rest is exported, each bad row marked in its place
-        print(
-            f"co-tui: session {meta.id[:8]} is damaged: {plural(len(problems), 'part')} could not be read and "
-            f"{'is' if len(problems) == 1 else 'are'} marked in the export; the rest was exported ({problems[0]})",
-            file=sys.stderr,
-        )
-    return 0

@@ -1,0 +1,24 @@
+"""`Refused`: the one exception a steering operation raises when it will not change the context.
+
+One wording rule for every refusal: `str()` is one line the user sees as it is — lower case first,
+no full stop at the end; it says what was refused and why, and, when the user can do something
+about it, what (`busy_line`). The subclasses only name the operation (`UndoRefused`, `PinRefused`,
+`SalvageRefused`, `EvictRefused`); a front end catches `Refused`.
+"""
+
+from __future__ import annotations
+
+__all__ = ["PinRefused", "Refused", "busy_line"]
+
+
+class Refused(ValueError):
+    """An operation on the context the session refuses; `str()` is the one line the user sees."""
+
+
+def busy_line(doing: str) -> str:
+    """The refusal of an operation asked while a turn runs (`doing`: "undoing a cut", "pinning")."""
+    return f"wait for the running turn to finish (or press Esc) before {doing}"
+
+
+class PinRefused(Refused):
+    """A pin that cannot be set (`Refused`: one line)."""

@@ -1,0 +1,238 @@
+"""`History`: the one owner of a session's transcript, context, ledger and pins.
+
+- `transcript`: every message that happened, append-only, originals only;
+- `context`: what the model is sent next (governance rewrites only this);
+- the ledger: one `LedgerEntry` per `history_trimmed` event — the event, the transcript's length
+  when it happened (where its banner goes), and what undoing it needs (`CutRecord`) — one list, so
+  the three can never disagree; `ledger`, `ledger_positions` and `ledger_records` are views of it;
+- `pins`: transcript indices of the pinned turns' prompts.
+
+Every change of the context with an event (a cut, an undo, an eviction, a salvage, a compaction, a
+pin) is an `Edit` a planner returned, applied by `commit`; a turn folds its run's messages in with
+`extend` and `set_context` (its cuts are committed as they happen). Nothing here does I/O: the
+session saves a `snapshot` in a thread. What the store holds is the store's to know (`unsaved`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from co_tui.governance.events import HistoryTrimmed
+from co_tui.governance.markers import register_markers
+from co_tui.governance.restore import CutRecord, undoable_cuts
+from co_tui.session.conversation_counts import ConversationCounts
+from co_tui.session.lazy_transcript import LazyTranscript
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
+
+    from co_tui.session.saved_session import LoadedSession
+
+__all__ = ["Edit", "History", "HistorySnapshot", "HistoryViews", "LedgerEntry"]
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One ledger row: the `event`, the transcript's length when it happened (`position`), and what
+    undoing it needs (`record`)."""
+
+    event: HistoryTrimmed
+    position: int
+    record: CutRecord = field(default_factory=CutRecord)
+
+
+@dataclass(frozen=True)
+class Edit:
+    """A planned change of the history, returned by a planner and applied by `History.commit`.
+
+    `event`: recorded in the ledger with `record` (None: no ledger row, e.g. a pin); `context`: the
+    new context (None: unchanged); `pins`: the new pinned prompts (None: unchanged). `result`: what
+    the operation returns to its caller besides the event (a pin's `PinChange`).
+    """
+
+    event: HistoryTrimmed | None = None
+    context: Sequence[ModelMessage] | None = None
+    record: CutRecord = field(default_factory=CutRecord)
+    pins: Sequence[int] | None = None
+    result: Any = None
+
+
+@dataclass(frozen=True)
+class HistorySnapshot:
+    """What a save writes, taken on the event loop so a save in a thread reads nothing that moves:
+    the transcript (append-only: its first `transcript_len` messages are fixed), the context, the
+    ledger and the pins as they were."""
+
+    transcript: Sequence[ModelMessage]
+    transcript_len: int
+    context: tuple[ModelMessage, ...]
+    entries: tuple[LedgerEntry, ...]
+    pins: tuple[int, ...]
+
+
+class History:
+    """A session's histories (see module docstring). The views are read-only: the ledger's and the
+    pins' are new lists at each read, changing one changes nothing here."""
+
+    def __init__(
+        self,
+        transcript: Sequence[ModelMessage] | None = None,
+        context: Iterable[ModelMessage] = (),
+        entries: Iterable[LedgerEntry] = (),
+        pins: Iterable[int] = (),
+    ) -> None:
+        # A `LazyTranscript` (a resumed session) is kept as it is: its saved messages decode when read.
+        self._transcript: Any = transcript if transcript is not None else []
+        self._context: list[ModelMessage] = list(context)
+        self._entries: tuple[LedgerEntry, ...] = tuple(entries)
+        self._pins: tuple[int, ...] = tuple(pins)
+        # A resumed session's saved messages' counts, as the store keeps them (never decoded for them).
+        self.saved_counts: ConversationCounts | None = None
+
+    # --- views -----------------------------------------------------------------------------------
+
+    @property
+    def transcript(self) -> Sequence[ModelMessage]:
+        """Every message that happened, oldest first (append-only)."""
+        return self._transcript  # type: ignore[no-any-return]
+
+    @property
+    def context(self) -> Sequence[ModelMessage]:
+        """What the model is sent next."""
+        return self._context
+
+    @property
+    def entries(self) -> Sequence[LedgerEntry]:
+        """The ledger, oldest first."""
+        return self._entries
+
+    @property
+    def ledger(self) -> Sequence[HistoryTrimmed]:
+        """The ledger's events, oldest first."""
+        return [entry.event for entry in self._entries]
+
+    @property
+    def ledger_positions(self) -> Sequence[int]:
+        """For each ledger event, the transcript's length when it happened."""
+        return [entry.position for entry in self._entries]
+
+    @property
+    def ledger_records(self) -> Sequence[CutRecord]:
+        """For each ledger event, what undoing it needs."""
+        return [entry.record for entry in self._entries]
+
+    @property
+    def pins(self) -> Sequence[int]:
+        """Transcript indices of the pinned turns' prompts, in order."""
+        return list(self._pins)
+
+    def snapshot(self) -> HistorySnapshot:
+        """What a save writes now (see `HistorySnapshot`)."""
+        return HistorySnapshot(self._transcript, len(self._transcript), tuple(self._context), self._entries, self._pins)
+
+    def cut_record(self, before: Sequence[ModelMessage] | None) -> CutRecord:
+        """The `CutRecord` of a cut that started from `before`: the events of one pass share one
+        `before` object (undoing any of them undoes the pass)."""
+        if before is None:
+            return CutRecord()
+        last = self._entries[-1].record.before if self._entries else None
+        if last is not None and len(last) == len(before) and all(a is b for a, b in zip(last, before, strict=True)):
+            return CutRecord(before=last)
+        return CutRecord(before=tuple(before))
+
+    # --- changes ---------------------------------------------------------------------------------
+
+    def commit(self, edit: Edit, *, session_id: str | None = None) -> HistoryTrimmed | None:
+        """Apply `edit`: the new context and pins, and its event as a ledger row at the transcript's
+        length now (stamped with `session_id`). Returns the event as recorded (None: it had none)."""
+        if edit.context is not None:
+            self._context = list(edit.context)
+        if edit.pins is not None:
+            self._pins = tuple(sorted(edit.pins))
+        if edit.event is None:
+            return None
+        event = replace(edit.event, session_id=session_id) if session_id is not None else edit.event
+        self._entries = (*self._entries, LedgerEntry(event, len(self._transcript), edit.record))
+        return event
+
+    def add_note(self, event: HistoryTrimmed, note: str) -> HistoryTrimmed:
+        """Add `note` to ledger event `event`'s own (a save that failed after the edit); returns the
+        event as it now reads (`event` itself when it is not in the ledger any more)."""
+        for i in range(len(self._entries) - 1, -1, -1):
+            entry = self._entries[i]
+            if entry.event is event:
+                noted = replace(event, note=f"{event.note}; {note}" if event.note else note)
+                self._entries = (*self._entries[:i], replace(entry, event=noted), *self._entries[i + 1 :])
+                return noted
+        return event
+
+    def extend(self, messages: Iterable[ModelMessage]) -> None:
+        """Append `messages` to the transcript (a run's steps as they finish)."""
+        self._transcript.extend(messages)
+
+    def set_context(self, messages: Iterable[ModelMessage]) -> None:
+        """The context a turn left (its run's repaired history); its cuts were committed as they
+        happened, so this records nothing."""
+        self._context = list(messages)
+
+    def reset(self) -> None:
+        """Empty everything (`/clear` starts a new session)."""
+        self._transcript, self._context, self._entries, self._pins = [], [], (), ()
+        self.saved_counts = None
+
+    def load(self, loaded: LoadedSession) -> None:
+        """Take a saved session's histories (`SessionStore.load`): its transcript as it comes (a
+        `LazyTranscript` decodes saved messages when read), the context with its markers known as
+        markers, one ledger entry per saved event (a row saved before undo data was kept: not
+        undoable), the pins and the saved counts."""
+        transcript = loaded.transcript
+        self._transcript = transcript if isinstance(transcript, LazyTranscript) else list(transcript)
+        # A saved marker fused with a prompt at the next run start must still be known as a marker.
+        register_markers(loaded.context)
+        self._context = list(loaded.context)
+        records = list(loaded.ledger_records) or [CutRecord() for _ in loaded.ledger]
+        positions = list(loaded.ledger_positions)
+        self._entries = tuple(
+            LedgerEntry(event, positions[i] if i < len(positions) else len(transcript), records[i])
+            for i, event in enumerate(loaded.ledger)
+        )
+        self._pins = tuple(loaded.pins)
+        self.saved_counts = loaded.counts
+
+
+class HistoryViews:
+    """The read-only views a session port gives of its `history` (`port.HistoryView`): the real
+    session and the tests' fake share them."""
+
+    history: History
+
+    @property
+    def transcript(self) -> Sequence[ModelMessage]:
+        """Every message that happened, oldest first (append-only; lazy once resumed)."""
+        return self.history.transcript
+
+    @property
+    def context(self) -> Sequence[ModelMessage]:
+        """What the model is sent next."""
+        return self.history.context
+
+    @property
+    def ledger(self) -> Sequence[HistoryTrimmed]:
+        """Every `history_trimmed` event of this session, oldest first."""
+        return self.history.ledger
+
+    @property
+    def ledger_positions(self) -> Sequence[int]:
+        """For each ledger event, the transcript's length when it happened."""
+        return self.history.ledger_positions
+
+    @property
+    def pins(self) -> Sequence[int]:
+        """Transcript indices of the pinned turns' prompts."""
+        return self.history.pins
+
+    def undoable_cuts(self) -> list[int]:
+        """Ledger indices of the cuts still in effect that `restore` can undo, oldest first."""
+        return undoable_cuts(self.history.ledger, self.history.ledger_records)

@@ -1,0 +1,183 @@
+"""`Metering`: what a session's meter says — the `usage` event, the look-ahead to the next cut, the
+`/context` breakdown — computed over its `History` and its `ModelSetup` (which owns the meter).
+
+The one place a `usage` event is built; the breakdown adds up to it (docs/context-governance.md,
+"The meter").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from pydantic_ai.messages import ModelMessage, ModelResponse
+
+from co_tui.agent.factory import agent_instructions, tool_schema_costs, tool_schema_tokens
+from co_tui.agent.mcp_servers import mcp_tool_definitions_by_server
+from co_tui.governance.lookahead import turn_growth, turns_until_cut
+from co_tui.governance.markers import separate_markers
+from co_tui.governance.oversize import oversized_turn_tokens
+from co_tui.governance.pins import pinned_tokens, turn_key
+from co_tui.session.context_breakdown import ContextBreakdown, compute_breakdown, overhead_parts
+from co_tui.session.events import UsageUpdate
+from co_tui.session.eviction import next_cut_of
+from co_tui.session.gauge import Gauge
+from co_tui.session.lazy_transcript import transcript_cost
+
+if TYPE_CHECKING:
+    from co_tui.session.history import History
+    from co_tui.session.model_setup import ModelSetup
+
+__all__ = ["Metering"]
+
+
+class Metering:
+    """The meter's figures for one session's `history`, by its `setup`'s meter and policy."""
+
+    def __init__(self, setup: ModelSetup, history: History) -> None:
+        self.setup = setup
+        self.history = history
+
+    def gauge(self) -> Gauge:
+        """What the planners read besides the history (`Gauge`)."""
+        setup = self.setup
+        return Gauge(
+            meter=setup.meter,
+            governor=setup.governor,
+            budget_tokens=setup.policy.budget_tokens,
+            max_messages=setup.policy.max_history_messages,
+            overhead_tokens=setup.overhead,
+        )
+
+    def reading(self) -> UsageUpdate:
+        """The meter's current figure for the context (what the model will be sent next)."""
+        return self.usage(self.history.context, next_prompt=True)
+
+    def usage(
+        self, messages: Sequence[ModelMessage], *, new_response: Any = None, next_prompt: bool = False
+    ) -> UsageUpdate:
+        """The `usage` event for `messages` (the context, or a running turn's messages): the meter's
+        figure, whether governance cuts before the next request, the newest report's cache counts,
+        the session's cost so far (`new_response`: a response not in the transcript yet) and the
+        look-ahead to the next cut (`next_prompt`: judged for the request the next prompt makes)."""
+        setup, policy, transcript = self.setup, self.setup.policy, self.history.transcript
+        trim_pending = setup.governor.over_limits(messages, overhead_tokens=setup.overhead, next_prompt=next_prompt)
+        reading = setup.meter.reading(messages)
+        growth = turn_growth(messages)
+        turns_to_trim = (
+            None
+            if growth is None or trim_pending
+            else turns_until_cut(
+                tokens=reading.tokens,
+                budget_tokens=policy.budget_tokens,
+                tokens_per_turn=growth.tokens * reading.ratio,  # in the meter's (calibrated) tokens
+                messages=growth.turn_messages,
+                max_messages=policy.max_history_messages,
+                messages_per_turn=growth.messages,
+            )
+        )
+        pending = (
+            [new_response] if new_response is not None and not any(m is new_response for m in transcript[-4:]) else []
+        )
+        return UsageUpdate(
+            input_tokens=reading.input_tokens,
+            output_tokens=reading.output_tokens,
+            context_tokens=reading.tokens,
+            budget_tokens=policy.budget_tokens,
+            messages=len(separate_markers(messages)),  # as the history inspector counts
+            max_messages=policy.max_history_messages,
+            exactness=reading.exactness,
+            window_is_guess=policy.window_is_guess,
+            trim_pending=trim_pending,
+            cache_read_tokens=reading.cache_read_tokens,
+            cache_write_tokens=reading.cache_write_tokens,
+            cost_usd=transcript_cost(transcript, pending, self.history.ledger),
+            turns_to_trim=turns_to_trim,
+            trim_kind=self._cut_kind(messages) if trim_pending else None,
+            pinned_tokens=pinned_tokens(messages, setup.governor.pins) if setup.governor.pins else 0,
+            oversized_turn=not next_prompt
+            and oversized_turn_tokens(messages, policy.budget_tokens, setup.overhead) is not None,
+            mcp_starting=len(setup.mcp.starting()) if setup.mcp else 0,
+            window_tokens=setup.context_window,
+        )
+
+    def _cut_kind(self, messages: Sequence[ModelMessage]) -> str | None:
+        """The strategy of the cut the meter announces (`trims on next send` says which kind)."""
+        cut = next_cut_of(self.history, self.gauge(), messages)
+        return cut.kind if cut is not None else None
+
+    # --- the /context breakdown ------------------------------------------------------------------
+
+    def breakdown(self) -> ContextBreakdown:
+        """What the next request holds by category: the context, the instructions, the instruction
+        files and the schemas of the agent's toolsets, fitted to the meter (adds up to `reading()`)."""
+        setup, context = self.setup, self.history.context
+        own = agent_instructions(setup.workspace, allow_shell=setup.settings.allow_shell)
+        # An MCP server's tool list is known once it runs: one row per server (`known_tool_defs` sees
+        # only the workspace's function tools).
+        tool_costs = tool_schema_costs(setup.agent.toolsets) + [
+            (f"mcp: {name}", tool_schema_tokens(defs), len(defs))
+            for name, defs in mcp_tool_definitions_by_server(setup.mcp or None).items()
+            if defs
+        ]
+        parts = overhead_parts(own, setup.instruction_files, tool_costs)
+        reading = setup.meter.reading(context)
+        return compute_breakdown(
+            context,
+            parts,
+            is_pinned=self._pinned_predicate(),
+            meter_tokens=self.reading().context_tokens,
+            overhead_tokens=setup.meter.overhead,
+            ratio=reading.ratio,
+            budget_tokens=setup.policy.budget_tokens,
+            window_tokens=setup.context_window,
+            exactness=reading.exactness,
+            window_is_guess=setup.policy.window_is_guess,
+        )
+
+    def _pinned_predicate(self) -> Callable[[ModelMessage], bool] | None:
+        """Whether a context message belongs to a pinned turn (None: nothing is pinned). It follows the
+        turns as `classify_messages` walks the context in order: a turn's first prompt says whether
+        the messages up to the next turn are pinned."""
+        pins = self.setup.governor.pins
+        if not pins:
+            return None
+        inside = False
+
+        def is_pinned(message: ModelMessage) -> bool:
+            nonlocal inside
+            key = turn_key(message)
+            if key is not None:
+                inside = key in pins
+            return inside
+
+        return is_pinned
+
+    # --- a resumed session -----------------------------------------------------------------------
+
+    def anchor_on_saved_usage(self) -> None:
+        """Re-anchor the meter on the newest saved response's provider usage, so a resumed session's
+        meter is as exact at first paint as it was when saved — only while that report still
+        describes the context: after a cut, eviction or undo made since that response (a ledger
+        event at or after its transcript position) the report counts what is gone, and the meter
+        estimates instead, as the live session's meter did."""
+        context = self.history.context
+        for i in range(len(context) - 1, -1, -1):
+            message = context[i]
+            if isinstance(message, ModelResponse):
+                if message.usage.input_tokens and not self._cut_since(message):
+                    self.setup.meter.observe_response(message.usage, context[: i + 1])
+                return
+
+    def _cut_since(self, response: ModelMessage) -> bool:
+        """Whether a ledger event rewrote the context after `response` was received (or it is not
+        among the transcript's newest messages, where a saved context's newest response sits)."""
+        positions, transcript = self.history.ledger_positions, self.history.transcript
+        if not positions:
+            return False
+        newest_cut = max(positions)
+        # Only the transcript's tail can hold it unrewritten (decoded at resume for the first screen).
+        for j in range(len(transcript) - 1, max(newest_cut, len(transcript) - 64) - 1, -1):
+            if transcript[j] is response:
+                return False
+        return True

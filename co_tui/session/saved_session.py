@@ -1,0 +1,58 @@
+"""What the store hands back of a saved session: `SessionMeta` (a row of the session list) and
+`LoadedSession` (the session read back). Plain data, in a module of its own so that the store's
+helpers (store_tail.py) and the session's history can name them without importing the store."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from co_tui.governance.events import HistoryTrimmed
+from co_tui.session.conversation_counts import ConversationCounts
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
+
+__all__ = ["LoadedSession", "SessionMeta"]
+
+
+@dataclass(frozen=True)
+class SessionMeta:
+    """What the session list shows. `messages` counts transcript messages; `tokens` is the meter's
+    last figure for the context; `cost_usd` the session's cost so far (None: unknown). `damaged` is
+    set once a load found the session unreadable."""
+
+    id: str
+    title: str
+    created: datetime
+    updated: datetime
+    model: str
+    workspace: Path
+    messages: int = 0
+    context_messages: int = 0
+    tokens: int = 0
+    damaged: str | None = None
+    cost_usd: float | None = None
+
+
+@dataclass
+class LoadedSession:
+    """A session read back: metadata, transcript, context, and the ledger of cuts.
+
+    `ledger_positions[i]` is the transcript length when `ledger[i]` happened (where its banner goes).
+    Context messages that are verbatim transcript messages are the very same objects.
+    """
+
+    meta: SessionMeta
+    transcript: Sequence[ModelMessage]  # a `LazyTranscript` from `load(lazy=True)`
+    context: list[ModelMessage]
+    ledger: list[HistoryTrimmed]
+    ledger_positions: list[int] = field(default_factory=list)
+    # Per ledger entry, what undoing it needs (store_steering.py); the pinned turns' prompt indices.
+    ledger_records: list[Any] = field(default_factory=list)
+    pins: list[int] = field(default_factory=list)
+    # The transcript's turns and chat-log items (conversation_counts.py); None: count `transcript`.
+    counts: ConversationCounts | None = None

@@ -1,0 +1,236 @@
+"""`TurnRunner`: one user turn of a session — the agent run, its events, and folding its messages
+into the history.
+
+On success, interrupt or failure alike, the messages the run completed are appended to the
+transcript, the context becomes the run's (repaired) history, and the turn is saved (in a thread:
+the save syncs to disk, and a front end's loop keeps running meanwhile). Failures never raise out
+of `run`: they become an `ErrorEvent` and the history stays valid for the next turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from pydantic_ai import AgentRunResultEvent
+from pydantic_ai.exceptions import RunCancelled
+from pydantic_ai.messages import ModelMessage, ModelResponse, repair_messages
+
+from co_tui.agent.errors import describe_error
+from co_tui.governance.capability import HistoryTrimmedEvent, OversizedTurnEvent, PinsOverBudgetEvent
+from co_tui.governance.handles import stamp_handles
+from co_tui.governance.markers import tag_fused_markers
+from co_tui.governance.pins import pins_over_budget_line
+from co_tui.session.events import INTERRUPTED_MESSAGE, Done, ErrorEvent, Event, Notice, OversizedTurn, UsageUpdate
+from co_tui.session.history import Edit
+from co_tui.session.oversize import refuse_oversized_prompt, sent_whole
+from co_tui.session.stream_map import map_stream_event
+
+if TYPE_CHECKING:
+    from pydantic_ai import AgentRunEvents
+
+    from co_tui.session.history import History
+    from co_tui.session.metering import Metering
+    from co_tui.session.model_setup import ModelSetup
+
+__all__ = ["TurnRunner"]
+
+# Saves the turn: (its prompt, the context to save instead of the history's) -> the error, if any.
+SaveTurn = Callable[[str | None, "list[ModelMessage] | None"], "ErrorEvent | None"]
+
+
+class TurnRunner:
+    """Runs the turns of one session (see module docstring). `session_id()` stamps the cuts a run
+    records; `save` saves the turn (blocking: called in a thread, or from a step's checkpoint)."""
+
+    def __init__(
+        self,
+        setup: ModelSetup,
+        history: History,
+        metering: Metering,
+        *,
+        session_id: Callable[[], str],
+        save: SaveTurn,
+    ) -> None:
+        self.setup, self.history, self.metering = setup, history, metering
+        self._session_id, self._save = session_id, save
+        self.running = False
+        self._run: AgentRunEvents[Any] | None = None
+        self._cancel_requested = False
+        self._checkpoint_due = False
+
+    def record(self, messages: Sequence[ModelMessage]) -> list[ModelMessage]:
+        """The governance capability's transcript sink: a step finished (its tool results are in) or
+        the prompt went out; saved at the next event. Returns the messages as the transcript keeps
+        them: each tool output stamped with its handle (`governance.handles`)."""
+        stamped = stamp_handles(messages, len(self.history.transcript))
+        self.history.extend(stamped)
+        self._checkpoint_due = self.running
+        return stamped
+
+    def refusal(self, prompt: str) -> OversizedTurn | None:
+        """The event refusing `prompt` before anything is sent (it cannot fit the window), or None."""
+        setup = self.setup
+        return refuse_oversized_prompt(
+            prompt,
+            overhead_tokens=setup.overhead,
+            budget_tokens=setup.policy.budget_tokens,
+            context_window=None if setup.policy.window_is_guess else setup.context_window,  # no refusal on a guess
+        )
+
+    async def run(self, prompt: str) -> AsyncIterator[Event]:
+        """Run one user turn; yield its events; always end with `Done`. Never raises."""
+        self._cancel_requested, self.running = False, True
+        # The instruction files changed since the last turn: the model is sent the new text, said in one line.
+        for notice in await asyncio.to_thread(self.setup.refresh_instructions):
+            yield notice
+        output_parts: list[str] = []
+        interrupted = failed = False
+        error: ErrorEvent | None = None
+        history_in = list(self.history.context)
+        run_messages: list[ModelMessage] | None = None
+        try:
+            # A run starts by cleaning its history (fusing adjacent requests, e.g. a cut's marker
+            # saved apart from the prompt after it) and counts new messages from there; hand it that
+            # shape so the governance's count of known messages is the run's (idempotent otherwise).
+            history_in = repair_messages(history_in)
+            governance = self.setup.governance
+            governance.begin_run(len(history_in))
+            seen_responses: set[int] = set()
+            try:
+                async with self.setup.agent.run_stream_events(prompt, message_history=history_in) as run:
+                    self._run = run
+                    if self._cancel_requested:
+                        run.cancel()
+                    async for event in run:
+                        if self._checkpoint_due:
+                            self._checkpoint(prompt)
+                        if isinstance(event, HistoryTrimmedEvent):
+                            # A cut of the run's messages: recorded now, the context is the run's at its end.
+                            edit = Edit(event=event.to_domain(), record=self.history.cut_record(event.before))
+                            trim = self.history.commit(edit, session_id=self._session_id())
+                            assert trim is not None
+                            yield trim
+                            if event.ends_pass and (cut := self._partial_messages()) is not None:
+                                # The meter shows the request the cut leaves: the banner's "after".
+                                yield self.metering.usage(cut)
+                            continue
+                        if isinstance(event, OversizedTurnEvent):
+                            yield sent_whole(event.turn_tokens, event.budget_tokens, self.setup.context_window)
+                            continue
+                        if isinstance(event, PinsOverBudgetEvent):  # said once: no cut is made meanwhile
+                            yield Notice(message=pins_over_budget_line(event.pinned_tokens, event.budget_tokens))
+                            continue
+                        if isinstance(event, AgentRunResultEvent):
+                            run_messages = event.result.all_messages()
+                            # The final response arrives with the result: anchor the meter on it too.
+                            usage_event = self._observe_new_response(run, seen_responses)
+                            if usage_event is not None:
+                                yield usage_event
+                            break
+                        for mapped in map_stream_event(event):
+                            if mapped.type == "text_delta":
+                                output_parts.append(mapped.text)
+                            yield mapped
+                            # A tool call means its response is complete and carries provider usage:
+                            # re-anchor the meter (checked only here, not per text delta: it copies history).
+                            if mapped.type == "tool_call":
+                                usage_event = self._observe_new_response(run, seen_responses)
+                                if usage_event is not None:
+                                    yield usage_event
+            except RunCancelled as exc:
+                interrupted = True
+                run_messages = exc.all_messages()
+            except (asyncio.CancelledError, GeneratorExit):
+                # The front end stopped the turn from outside (its task cancelled on quit, a closed
+                # terminal, the generator dropped): keep what the turn did, as an interrupt does.
+                self._keep_abandoned(history_in, prompt)
+                raise
+            except Exception as exc:  # every failure becomes one visible line
+                failed = True
+                error = self.error_event(exc, partial=bool(output_parts))
+                run_messages = self._partial_messages()
+            self._finish_run(history_in, run_messages)
+        except Exception as exc:  # last line of defence: the app never dies here
+            failed = True
+            error = self.error_event(exc)
+        finally:
+            self._run = None
+            self.running = False
+        # Saved before any yield: a front end that stops listening loses nothing; in a thread, as
+        # the save syncs to disk and a front end's loop keeps running meanwhile.
+        save_error = await asyncio.to_thread(self._save, prompt, None)
+        if error is not None:
+            yield error
+        if interrupted:
+            yield ErrorEvent(message=INTERRUPTED_MESSAGE, kind="interrupted")
+        if save_error is not None:
+            yield save_error
+        yield self.metering.reading()
+        yield Done(output="".join(output_parts), interrupted=interrupted, failed=failed)
+
+    def _observe_new_response(self, run: AgentRunEvents[Any], seen: set[int]) -> UsageUpdate | None:
+        try:
+            messages = run.all_messages()
+        except Exception:  # the run may not have started its state yet
+            return None
+        if not messages or not isinstance(messages[-1], ModelResponse) or id(messages[-1]) in seen:
+            return None
+        last = messages[-1]
+        seen.add(id(last))
+        self.setup.meter.observe_response(last.usage, messages)
+        return self.metering.usage(messages, new_response=last)
+
+    def _keep_abandoned(self, history_in: list[ModelMessage], prompt: str) -> None:
+        try:
+            self._finish_run(history_in, self._partial_messages())
+            self._save(prompt, None)
+        except Exception:  # best effort while being torn down; the step saves already hold the rest
+            pass
+
+    def _checkpoint(self, prompt: str) -> None:
+        """Save the steps the running turn has completed, so a kill (SIGKILL, power loss) loses at
+        most the step in flight. The saved context is the run's so far, repaired to be valid."""
+        self._checkpoint_due = False
+        messages = self._partial_messages()
+        if messages:
+            self._save(prompt, repair_messages(messages))  # a failure is reported by the final save
+
+    def _partial_messages(self) -> list[ModelMessage] | None:
+        run = self._run
+        if run is None:
+            return None
+        try:
+            return run.all_messages()
+        except Exception:  # a run that never started has no messages
+            return None
+
+    def _finish_run(self, history_in: list[ModelMessage], run_messages: list[ModelMessage] | None) -> None:
+        """Fold the run's messages into transcript and context; history always ends provider-valid."""
+        if run_messages is None:
+            return
+        # The governance capability handed every message up to its last pass to the transcript;
+        # what came after it (the final response, a partial one) is taken here.
+        seen = self.setup.governance.seen_len
+        tail = stamp_handles(run_messages[seen:], len(self.history.transcript))
+        self.history.extend(tail)
+        run_messages = [*run_messages[:seen], *tail]
+        # repair_messages closes dangling calls after an interrupt. Like pydantic-ai at run start, it
+        # fuses a marker with the prompt after it; the context is kept in that fused form so the next
+        # run's history has the length the governance transcript sink counts from (governance and
+        # the inspector see markers through `separate_markers`). The fusion drops the marker's metadata:
+        # `tag_fused_markers` writes its kind and counts back onto the fused request, so they are saved.
+        self.history.set_context(tag_fused_markers(repair_messages(run_messages)))
+
+    def error_event(self, exc: BaseException, *, partial: bool | None = None) -> ErrorEvent:
+        """`exc` as one line the user sees (`agent.errors.describe_error`)."""
+        # `partial`: whether answer text had arrived (a broken stream says "kept" only then).
+        message, kind = describe_error(exc, model_name=self.setup.model_name, partial=partial)
+        return ErrorEvent(message=message, kind=kind)
+
+    def cancel(self) -> None:
+        """Interrupt the running turn (Esc / Ctrl+C). Safe from any task; a no-op when idle."""
+        self._cancel_requested = True
+        if self._run is not None:
+            self._run.cancel()

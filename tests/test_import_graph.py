@@ -1,0 +1,185 @@
+"""The package's import graph, read with `ast` (nothing is imported): no cycles, and only the module
+that opens sessions imports `session/chat.py`.
+
+Counted: every import — at module level, inside functions (a function's import runs when it is
+called, and a cycle through it is one a refactor can make real) and under `if TYPE_CHECKING:`
+(they never run, but a cycle of names is a cycle of design: two modules that each need the other's
+types). A lazily resolved export (`co_tui.governance`'s `_EXPORTS`, PEP 562) counts as an import
+of the module it resolves to.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import co_tui
+
+ROOT = Path(co_tui.__file__).parent
+PACKAGE = "co_tui"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(path): path for path in ROOT.rglob("*.py")}
+
+
+def _lazy_exports(path: Path) -> dict[str, str]:
+    """A package's PEP 562 map of export name → submodule (`_EXPORTS = {...}`), if it has one."""
+    for node in ast.parse(path.read_text()).body:
+        target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
+        if isinstance(target, ast.Name) and target.id == "_EXPORTS" and getattr(node, "value", None) is not None:
+            return dict(ast.literal_eval(node.value))  # type: ignore[arg-type]
+    return {}
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(tree: ast.AST, *, type_only: bool) -> list[ast.Import | ast.ImportFrom]:
+    """The imports of `tree` that run (`type_only` False) or only those under TYPE_CHECKING (True)."""
+    found: list[ast.Import | ast.ImportFrom] = []
+
+    def walk(node: ast.AST, in_type_block: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child):
+                for sub in child.body:
+                    walk_one(sub, True)
+                for sub in child.orelse:
+                    walk_one(sub, in_type_block)
+                continue
+            walk_one(child, in_type_block)
+
+    def walk_one(node: ast.AST, in_type_block: bool) -> None:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if in_type_block == type_only:
+                found.append(node)
+            return
+        walk(node, in_type_block)
+
+    walk(tree, False)
+    return found
+
+
+def _targets(name: str, node: ast.Import | ast.ImportFrom, modules: dict[str, Path]) -> set[str]:
+    """The co_tui modules an import statement in module `name` loads."""
+    out: set[str] = set()
+    if isinstance(node, ast.Import):
+        return {alias.name for alias in node.names if alias.name in modules}
+    base = node.module or ""
+    if node.level:
+        package = name if modules[name].name == "__init__.py" else name.rpartition(".")[0]
+        for _ in range(node.level - 1):
+            package = package.rpartition(".")[0]
+        base = f"{package}.{base}" if base else package
+    if base not in modules:
+        return out
+    exports = _lazy_exports(modules[base]) if modules[base].name == "__init__.py" else {}
+    for alias in node.names:
+        if f"{base}.{alias.name}" in modules:
+            out.add(f"{base}.{alias.name}")
+        elif alias.name in exports:
+            out.add(f"{base}.{exports[alias.name]}")
+        else:
+            out.add(base)
+    return out
+
+
+def import_graph(*, type_only: bool = False) -> dict[str, set[str]]:
+    """Module → the co_tui modules it imports (see module docstring)."""
+    modules = _modules()
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        edges: set[str] = set()
+        for node in _imports(ast.parse(path.read_text()), type_only=type_only):
+            edges |= _targets(name, node, modules)
+        graph[name] = edges - {name}
+    return graph
+
+
+def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected group of two or more modules (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in sorted(graph.get(node, ())):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return groups
+
+
+def test_the_graph_sees_imports_inside_functions() -> None:
+    """The reader is not vacuous: `opening.open_session` imports `chat` inside the function."""
+    assert "co_tui.session.chat" in import_graph()["co_tui.session.opening"]
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert find_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_co_tui_has_no_import_cycles() -> None:
+    running, typing_only = import_graph(), import_graph(type_only=True)
+    assert find_cycles(running) == [], "imports that run"
+    assert find_cycles({name: running[name] | typing_only[name] for name in running}) == [], "type-only imports too"
+
+
+def test_only_the_module_that_opens_sessions_imports_chat() -> None:
+    """`session/chat.py` is built by `session/opening.py` (`open_session`); everything else uses a
+    session through its port — type-only imports included."""
+    importers = {
+        name
+        for graph in (import_graph(), import_graph(type_only=True))
+        for name, edges in graph.items()
+        if "co_tui.session.chat" in edges
+    }
+    assert importers == {"co_tui.session.opening"}
+
+
+FRONT_ENDS = ("co_tui.tui", "co_tui.print_mode", "co_tui.cli", "co_tui.cli_sessions")
+
+
+def test_front_ends_import_session_things_from_its_public_face_only() -> None:
+    """The TUI, print mode and the CLI name session things through `co_tui.session` (its lazy
+    exports), never its modules: what a front end may use is one list."""
+    modules = _modules()
+    reaching_in = sorted(
+        f"{name}: {node.module}"
+        for name, path in modules.items()
+        if name.startswith(FRONT_ENDS)
+        for type_only in (False, True)
+        for node in _imports(ast.parse(path.read_text()), type_only=type_only)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("co_tui.session.")
+    )
+    assert reaching_in == []
