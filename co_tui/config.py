@@ -86,6 +86,16 @@ class Settings(BaseSettings):
         description="A cut goes down to this fraction of the budget (the low-water mark).",
     )
     context_strategy: Literal["summarize", "trim"] = Field("summarize", description="How old turns leave context.")
+    summary_instructions: str = Field(
+        "", description="Your instructions for summaries and /compact: added to co-tui's (or replacing them)."
+    )
+    summary_instructions_mode: Literal["add", "replace"] = Field(
+        "add", description="add: your summary instructions follow co-tui's; replace: they stand instead of its format."
+    )
+    compact_project_file: bool = Field(False, description="Also read the workspace's COMPACT.md (untrusted).")
+    compact_mode: Literal["auto", "off"] = Field(
+        "auto", description="auto: cut when the context reaches its budget; off: never cut automatically."
+    )
     summarizer_cooldown_s: float = Field(600.0, ge=0.0, description="After a failed summary, only trim this long.")
     fallback_context_window: int = Field(32_768, ge=1024, description="Window assumed for unknown models.")
     prompt_cache: bool = Field(True, description="Ask the provider to cache the prompt prefix (Anthropic breakpoints).")
@@ -94,6 +104,10 @@ class Settings(BaseSettings):
         True, description="Send AGENTS.md (else CLAUDE.md) of the workspace and of the config dir with every request."
     )
     allow_shell: bool = Field(False, description="Offer the `run_shell` tool (every call needs approval).")
+    allow_edits: bool = Field(True, description="Offer `write_file` and `edit_file` (every edit needs approval).")
+    checkpoint_max_bytes: int = Field(
+        20_000_000, ge=0, description="Previous file content a session keeps for its edits; an edit beyond is refused."
+    )
     max_retries: int = Field(2, ge=0, le=10, description="Provider retries on 429/5xx/connection errors.")
     request_timeout_s: float = Field(120.0, gt=0, description="Per-request timeout for provider HTTP calls.")
     search_timeout_s: float = Field(10.0, gt=0, description="search_text is stopped (a failed tool result) after this.")

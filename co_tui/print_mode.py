@@ -57,7 +57,8 @@ async def _run(session: SessionPort, prompt: str, fmt: str, out: TextIO, err: Te
         return await _run_turn(session, prompt, fmt, out, err)
 
     def failed(server: McpServer) -> None:
-        line = server.line() if server.status == "failed" else server.left_out_line()  # left out: bad or taken names
+        # A notice (a stray stdout line), a failure, or the tools left out (bad or taken names).
+        line = server.notice or (server.line() if server.status == "failed" else server.left_out_line())
         if line:
             err.write(f"co-tui: {line}\n")
             err.flush()
@@ -177,10 +178,14 @@ def run_print_mode(
         err.write("co-tui: -p needs a non-empty prompt\n")
         return EXIT_USAGE
 
-    async def approve(command: str, tool: str = "run_shell") -> bool:
+    async def approve(command: str, tool: str = "run_shell", path: str | None = None) -> bool:
         if not assume_yes:
-            what = "shell commands" if tool == "run_shell" else "tool calls that need approval"
-            err.write(f"co-tui: {tool} refused ({command!r}): pass --yes to approve {what} in print mode\n")
+            if path is not None:  # a file edit: `command` is its diff; the file says enough
+                what, shown = "file edits", path
+            else:
+                what = "shell commands" if tool == "run_shell" else "tool calls that need approval"
+                shown = repr(command)
+            err.write(f"co-tui: {tool} refused ({shown}): pass --yes to approve {what} in print mode\n")
         return assume_yes
 
     from co_tui.session import OpenSessionError, open_session

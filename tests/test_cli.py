@@ -132,3 +132,20 @@ def test_the_tui_without_a_terminal_is_one_line_exit_2(tmp_path: Path) -> None:
         == "co-tui: the full-screen chat needs a terminal and stdin is not one: for one turn without it, use -p\n"
     )
     assert proc.stdout == "" and not (tmp_path / "data").exists()  # nothing drawn, nothing created
+
+
+def test_print_mode_refuses_file_edits_unless_yes(tmp_path: Path) -> None:
+    """Issue 30 item 4: nobody can look at a diff in print mode, so an edit needs --yes."""
+    refused = co_tui("-p", "write hello to notes.txt", "--output-format", "jsonl", cwd=tmp_path)
+    assert refused.returncode == 0, refused.stderr
+    assert refused.stderr == (
+        "co-tui: write_file refused (notes.txt): pass --yes to approve file edits in print mode\n"
+    )
+    assert not (tmp_path / "notes.txt").exists()
+    [result] = [json.loads(line) for line in refused.stdout.splitlines() if '"tool_result"' in line]
+    assert "declined the change to notes.txt" in result["content"]
+
+    written = co_tui("-p", "write hello to notes.txt", "--yes", cwd=tmp_path)
+    assert written.returncode == 0, written.stderr
+    assert (tmp_path / "notes.txt").read_text() == "hello\n"
+    assert "Done: wrote notes.txt: a new file, 1 line, 6 bytes." in written.stdout

@@ -17,11 +17,18 @@ if TYPE_CHECKING:
     from pydantic_ai import Agent
     from pydantic_ai.models import Model
 
+    from co_tui.agent.file_edits import FileEdits
     from co_tui.config import Settings
 
 
-def agent_instructions(workspace: Path, *, allow_shell: bool) -> str:
+def agent_instructions(workspace: Path, *, allow_shell: bool, allow_edits: bool = False) -> str:
     """The agent's standing instructions: who it is, where it works, and how to read context markers."""
+    edits = (
+        " You can change files with write_file (a whole file; read an existing one first) and edit_file "
+        "(one exact, unique piece of text); the user approves every change as a diff."
+        if allow_edits
+        else ""
+    )
     shell = (
         "You can also run shell commands in the workspace root with run_shell; the user approves or declines "
         "every command, and a declined command must not be retried without asking."
@@ -31,7 +38,7 @@ def agent_instructions(workspace: Path, *, allow_shell: bool) -> str:
     return f"""\
 You are co-tui, a coding assistant in a terminal chat. The user's workspace is {workspace}.
 Use your tools to look before you answer: read_file, list_dir and search_text take paths relative to \
-the workspace root, and anything outside it is refused. Tool outputs are capped and say so when they are. {shell}
+the workspace root, and anything outside it is refused. Tool outputs are capped and say so when they are.{edits} {shell}
 Be concise; quote file paths and line numbers when they help.
 
 About your context: to stay within the model's context window, co-tui may trim or summarise older \
@@ -105,8 +112,12 @@ def overhead_tokens(settings: Settings, *, workspace: Path, project_text: str | 
     if agent is not None:
         defs = [d for ts in agent.toolsets if toolset_source(ts) == "workspace" for d in known_tool_defs(ts)]
     else:
-        defs = known_tool_defs(workspace_toolset(root, allow_shell=settings.allow_shell))
-    own = estimate_text_tokens(agent_instructions(root, allow_shell=settings.allow_shell))
+        defs = known_tool_defs(
+            workspace_toolset(root, allow_shell=settings.allow_shell, allow_edits=settings.allow_edits)
+        )
+    own = estimate_text_tokens(
+        agent_instructions(root, allow_shell=settings.allow_shell, allow_edits=settings.allow_edits)
+    )
     project = estimate_text_tokens(project_text) if project_text else 0
     return own + project + tool_schema_tokens(defs)
 
@@ -133,6 +144,7 @@ def build_agent(
     model: Model,
     capabilities: Sequence[Any] = (),
     approver: Approver | None = None,
+    file_edits: FileEdits | None = None,
     toolsets: Sequence[Any] = (),
     project_instructions: Callable[[], str | None] | None = None,
     recall: RecallSource | None = None,
@@ -141,8 +153,9 @@ def build_agent(
 
     `capabilities` (e.g. the governance capability) are passed through in order, followed by
     pydantic-ai's `Caching` when `settings.prompt_cache` is on; `approver` is awaited before every
-    shell command (none → every command is refused). `project_instructions` is called for every
-    request and its text (AGENTS.md …, see `project_instructions.py`) follows co-tui's own
+    shell command and file edit (none → every one is refused); `file_edits` holds the session's view
+    of the files and where edits are checkpointed (`file_edits.py`). `project_instructions` is called
+    for every request and its text (AGENTS.md …, see `project_instructions.py`) follows co-tui's own
     instructions; None from it adds nothing. `toolsets` come after the workspace tools (the MCP
     servers' toolsets, `mcp_servers.McpServers.toolsets`). `recall` adds the `recall` tool over that
     source (agent/recall_tool.py), offered only while the session has cut something.
@@ -157,9 +170,16 @@ def build_agent(
     quicken_stream_locks()  # a streamed token no longer waits three event-loop turns (stream_locks.py)
     root = Path(workspace).expanduser().resolve()
     toolset = workspace_toolset(
-        root, allow_shell=settings.allow_shell, approver=approver, search_timeout_s=settings.search_timeout_s
+        root,
+        allow_shell=settings.allow_shell,
+        approver=approver,
+        search_timeout_s=settings.search_timeout_s,
+        allow_edits=settings.allow_edits,
+        edits=file_edits,
     )
-    instructions: list[Any] = [agent_instructions(root, allow_shell=settings.allow_shell)]
+    instructions: list[Any] = [
+        agent_instructions(root, allow_shell=settings.allow_shell, allow_edits=settings.allow_edits)
+    ]
     if project_instructions is not None:
         # A function: pydantic-ai evaluates it per request, so a reloaded file needs no new agent.
         instructions.append(project_instructions)

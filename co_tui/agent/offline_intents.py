@@ -18,6 +18,11 @@ TRIGGERS: tuple[tuple[str, str], ...] = (
     ("list co_tui", "list_dir on the path (`list` alone lists the workspace root)"),
     ("search TODO in docs", "search_text for the pattern under the path (`grep`/`find` work too)"),
     ("run ls -la", "run_shell with the command, when `allow_shell` is on (you approve it first)"),
+    ("write hello to notes.txt", "write_file: the text (quotes optional) as the file's content; you approve a diff"),
+    (
+        "replace hello with bye in notes.txt",
+        "edit_file: the one occurrence of the first text, replaced; you approve a diff",
+    ),
     (
         "use demo_echo text=hi",
         "calls any tool by its name, e.g. an MCP server's `NAME_tool`, with key=value or JSON args",
@@ -80,6 +85,14 @@ _RUN = re.compile(rf"^{_POLITE}(?:run|execute|exec)\s+(?P<cmd>.+)$|^\$\s*(?P<cmd
 _USE = re.compile(
     rf"^{_POLITE}(?:use|call)\s+(?:the\s+)?(?:tool\s+)?(?P<tool>\w*_[\w-]*)(?:\s+(?P<args>.*))?$", re.I | re.S
 )
+# "write hello world to notes.txt", "replace foo with bar in notes.txt": the texts may hold "and".
+_WRITE = re.compile(
+    rf"^{_POLITE}(?:write|put|save)\s+(?P<text>.+?)\s+(?:to|into|in)\s+(?:the\s+)?(?:file\s+)?(?P<path>\S+)$", re.I
+)
+_REPLACE = re.compile(
+    rf"^{_POLITE}(?:replace|change)\s+(?P<old>.+?)\s+(?:with|by|to)\s+(?P<new>.+?)\s+in\s+(?:the\s+)?(?:file\s+)?(?P<path>\S+)$",
+    re.I,
+)
 _SPLIT = re.compile(r"\s*(?:;|,?\s+and then\s+|,?\s+then\s+|\s+and\s+)\s*", re.I)
 _GREETING = re.compile(r"^(?:hi|hello|hey|hiya|yo|howdy|greetings|good (?:morning|afternoon|evening))\b", re.I)
 _THANKS = re.compile(r"^(?:thanks|thank you|thx|cheers|great|nice|ok(?:ay)?|cool)\b", re.I)
@@ -124,8 +137,8 @@ def _tool_actions(text: str) -> tuple[Action, ...]:
     if m := _USE.match(text):
         return (Action(m.group("tool"), _use_args(m.group("args") or "")),)  # its args may contain "and"
     whole = _action(text)
-    if whole is not None and whole.tool == "run_shell":
-        return (whole,)  # a shell command may itself contain "and" / ";"
+    if whole is not None and whole.tool in ("run_shell", "write_file", "edit_file"):
+        return (whole,)  # a shell command or a text may itself contain "and" / ";"
     pieces = [p for p in _SPLIT.split(text) if p]
     if len(pieces) > 1:
         parsed = [_action(p) for p in pieces]
@@ -137,6 +150,11 @@ def _tool_actions(text: str) -> tuple[Action, ...]:
 def _action(text: str) -> Action | None:
     if m := _RUN.match(text):
         return Action("run_shell", {"command": (m.group("cmd") or m.group("cmd2")).strip()})
+    if (m := _REPLACE.match(text)) and _looks_like_file(m.group("path")):
+        old, new = _unquote(m.group("old")), _unquote(m.group("new"))
+        return Action("edit_file", {"path": _clean(m.group("path")), "old_string": old, "new_string": new})
+    if (m := _WRITE.match(text)) and _looks_like_file(m.group("path")):
+        return Action("write_file", {"path": _clean(m.group("path")), "content": _unquote(m.group("text")) + "\n"})
     if m := _READ.match(text) or _SUMMARISE_FILE.match(text):
         path = _clean(m.group("path"))
         return Action("read_file", {"path": path}) if _looks_like_path(path) else None
@@ -185,6 +203,20 @@ def _clean(token: str) -> str:
     if len(token) >= 2 and token[0] == token[-1] and token[0] in "'\"`":
         token = token[1:-1]
     return token.strip("`")
+
+
+def _unquote(text: str) -> str:
+    """A text the user may have wrapped in quotes or backticks, without them."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"`":
+        return text[1:-1]
+    return text
+
+
+def _looks_like_file(token: str) -> bool:
+    # "write a poem in french" is no file request; "write hi to notes.txt", "… to docs/x" are.
+    token = _clean(token)
+    return "." in token.strip(".") or "/" in token
 
 
 def _looks_like_path(token: str) -> bool:

@@ -65,6 +65,8 @@ def help_text(tool_names: Sequence[str]) -> str:
     for example, what in TRIGGERS:
         if example.startswith("run") and "run_shell" not in tool_names:
             what += " — shell is off now: set allow_shell = true (CO_TUI_ALLOW_SHELL=1) to enable it"
+        if example.startswith(("write", "replace")) and "write_file" not in tool_names:
+            what += " — file edits are off now: set allow_edits = true to enable them"
         lines.append(f"- `{example}` — {what}")
     lines += [
         "",
@@ -110,6 +112,8 @@ def _answer_one(r: ToolOutcome) -> str:
         return _describe_search(r.content)
     if r.tool == "run_shell":
         return _describe_shell(r.content)
+    if r.tool in ("write_file", "edit_file"):  # the tool's own first line says what changed
+        return f"Done: {_first_line(r.content)}."
     if r.tool == "recall":
         return _describe_recall(r.content)
     return f"{r.tool} returned {len(r.content):,} chars, starting: {_quote(r.content)}"

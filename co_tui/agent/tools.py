@@ -1,11 +1,12 @@
-"""The agent's workspace tools: `read_file`, `list_dir`, `search_text`, and `run_shell` when allowed.
+"""The agent's workspace tools: `read_file`, `list_dir`, `search_text`, `run_shell` when allowed,
+and `write_file` / `edit_file` when allowed (`file_edits.py`).
 
 Errors the model should react to (a path outside the workspace, a missing file, a directory given
 to `read_file`) raise pydantic-ai's `ToolFailed`: the model receives a *failed* tool result through
 the provider's native error channel (Anthropic `is_error`, …) with our one-line message, and unlike
 `ModelRetry` it does not use up the tool's retry budget, so a model that keeps trying a refused
-path cannot crash the run. A declined shell command returns `ToolDenied` (outcome `denied`): a
-deliberate user decision, not an error.
+path cannot crash the run. A declined shell command or file edit returns `ToolDenied` (outcome
+`denied`): a deliberate user decision, not an error.
 
 pydantic-ai is imported inside `workspace_toolset`, so importing this module stays cheap.
 """
@@ -16,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from co_tui.agent.file_edits import FileEdits, PlannedEdit, apply_edit, plan_edit, plan_write, room_for
 from co_tui.agent.search_process import SEARCH_TIMEOUT_S, search_in_child
 from co_tui.agent.shell import SHELL_TIMEOUT_S, run_command
 from co_tui.agent.workspace import READ_LIMIT_LINES, Workspace, WorkspaceError
@@ -25,10 +27,12 @@ if TYPE_CHECKING:
 
 Approver = Callable[..., Awaitable[bool]]
 """`approver(text, tool="run_shell") -> bool`: asked before every `run_shell` call with the exact
-command, and before an MCP tool call that needs approval (`mcp_servers.py`) with the tool's name
-and arguments as `text` and `tool=` its name; True runs it."""
+command, before an MCP tool call that needs approval (`mcp_servers.py`) with the tool's name
+and arguments as `text` and `tool=` its name, and before a file edit with its unified diff as
+`text`, `tool="write_file"`/`"edit_file"` and `path=` the file; True runs it."""
 
 TOOL_NAMES = ("read_file", "list_dir", "search_text")
+EDIT_TOOL_NAMES = ("write_file", "edit_file")
 SHELL_TOOL_NAME = "run_shell"
 
 
@@ -39,18 +43,24 @@ def workspace_toolset(
     approver: Approver | None = None,
     shell_timeout_s: float = SHELL_TIMEOUT_S,
     search_timeout_s: float = SEARCH_TIMEOUT_S,
+    allow_edits: bool = False,
+    edits: FileEdits | None = None,
 ) -> FunctionToolset[Any]:
-    """The tools confined to `workspace`; `run_shell` is included only when `allow_shell` is true.
+    """The tools confined to `workspace`; `run_shell` is included only when `allow_shell` is true,
+    `write_file` and `edit_file` only when `allow_edits` is (`file_edits.py`: `edits` holds what the
+    model has seen and where checkpoints go, in memory when None).
 
     `search_text` runs in a child process killed after `search_timeout_s` or on cancel
     (`search_process.py`): a pattern with catastrophic backtracking becomes a failed tool result.
 
-    Every `run_shell` call awaits `approver(command)`; without an approver each call is refused.
+    Every `run_shell` call awaits `approver(command)`, every edit `approver(diff, tool=…, path=…)`;
+    without an approver each of them is refused.
     """
-    from pydantic_ai import ToolDenied, ToolFailed
+    from pydantic_ai import RunContext, ToolDenied, ToolFailed
     from pydantic_ai.toolsets import FunctionToolset
 
     ws = Workspace(Path(workspace))
+    edit_state = edits if edits is not None else FileEdits()
 
     def read_file(path: str, offset: int = 0, limit: int = READ_LIMIT_LINES) -> str:
         """Read a text file in the workspace.
@@ -61,9 +71,11 @@ def workspace_toolset(
             limit: Maximum number of lines to return (capped at 2000).
         """
         try:
-            return ws.read_file(path, offset, limit)
+            text = ws.read_file(path, offset, limit)
         except WorkspaceError as exc:
             raise ToolFailed(str(exc)) from None
+        edit_state.views.saw(ws.resolve(path))  # an edit may now replace what it saw
+        return text
 
     def list_dir(path: str = ".") -> str:
         """List the entries of a directory in the workspace (not recursive).
@@ -109,7 +121,54 @@ def workspace_toolset(
             return ToolDenied(f"The user declined to run `{command}`. Do not retry it; ask what they want instead.")
         return await run_command(command, ws.root, timeout_s=shell_timeout_s)
 
+    async def change_file(ctx: Any, plan: Callable[[], PlannedEdit]) -> Any:
+        """Plan, ask, checkpoint, write: the steps `write_file` and `edit_file` share."""
+        try:
+            planned = plan()
+            room_for(ws, edit_state, planned)
+        except WorkspaceError as exc:
+            raise ToolFailed(str(exc)) from None
+        if approver is None:
+            return ToolDenied(f"Not written: no one can approve file edits here, so {planned.rel} was not changed.")
+        try:
+            approved = await approver(planned.diff, tool=planned.tool, path=planned.rel)
+        except Exception as exc:  # a broken approval dialog must not write
+            return ToolDenied(f"Not written: asking for approval failed ({exc}), so {planned.rel} was not changed.")
+        if not approved:
+            return ToolDenied(
+                f"The user declined the change to {planned.rel}. Do not retry it; ask what they want instead."
+            )
+        try:
+            return apply_edit(ws, edit_state, planned, tool_call_id=ctx.tool_call_id or "")
+        except WorkspaceError as exc:
+            raise ToolFailed(str(exc)) from None
+
+    async def write_file(ctx: Any, path: str, content: str) -> Any:
+        """Create a file in the workspace, or replace all of an existing one (read it first). The user approves a diff.
+
+        Args:
+            path: File path relative to the workspace root; missing directories are created.
+            content: The file's whole new content.
+        """
+        return await change_file(ctx, lambda: plan_write(ws, edit_state.views, path, content))
+
+    async def edit_file(ctx: Any, path: str, old_string: str, new_string: str) -> Any:
+        """Replace one exact piece of text in a workspace file. The user approves a diff.
+
+        Args:
+            path: File path relative to the workspace root.
+            old_string: The exact text to replace (whitespace included); it must occur exactly once in the file.
+            new_string: The text to put in its place.
+        """
+        return await change_file(ctx, lambda: plan_edit(ws, edit_state.views, path, old_string, new_string))
+
     tools: list[Any] = [read_file, list_dir, search_text]
     if allow_shell:
         tools.append(run_shell)
+    if allow_edits:
+        for tool in (write_file, edit_file):
+            # RunContext (for the call's id) is imported here, not at module level: the string
+            # annotation could not be resolved, so the class itself goes in.
+            tool.__annotations__["ctx"] = RunContext[Any]
+        tools += [write_file, edit_file]
     return FunctionToolset(tools)

@@ -115,6 +115,9 @@ class ContextGovernance(AbstractCapability[Any]):
     # The session's meter (it replaces it on /clear): the events then carry its figures, so a
     # banner's "after" is what the meter shows for the request (governance/metered_cuts.py).
     meter_of: Callable[[], TokenMeter] | None = None
+    # Whether the policy may cut before a request now (`compact_mode`; None: always). Overflow
+    # recovery runs either way: no mode sends past the model's window without it.
+    automatic: Callable[[], bool] | None = None
     seen_len: int = field(default=0, init=False)
     governor: Governor = field(init=False, repr=False)
     _override: list[ModelMessage] | None = field(default=None, init=False, repr=False)
@@ -176,7 +179,8 @@ class ContextGovernance(AbstractCapability[Any]):
         self, ctx: RunContext[Any], request_context: ModelRequestContext
     ) -> ModelRequestContext:
         """pydantic-ai hook, once per request step: hand the run's new messages to `transcript_sink`, run
-        the policy (`Governor.apply`; a summary calls the summariser or the run's model) and, when it
+        the policy (`Governor.apply`, unless `automatic` says no; a summary calls the summariser or the
+        run's model) and, when it
         changed anything, rewrite `ctx.messages` and the request's messages and emit one
         `HistoryTrimmedEvent` per change. Says once per run when the newest turn alone is over the budget
         (`OversizedTurnEvent`), and once when the pinned turns make the budget unreachable
@@ -185,6 +189,8 @@ class ContextGovernance(AbstractCapability[Any]):
         self._shrink_done = False
         if self._hand_over(ctx.messages):
             request_context.messages = list(ctx.messages)  # the same bytes; the stamped objects
+        if self.automatic is not None and not self.automatic():  # compact_mode off: the context goes as it is
+            return request_context
         from pydantic_ai.models import Model  # loaded by now: a request is being made
 
         # The run's model summarises when no summariser is set; a realtime model cannot.

@@ -210,17 +210,25 @@ async def compact_around_pins(
     *,
     budget_tokens: int = 0,
     overhead_tokens: int = 0,
+    instructions: str | None = None,
+    instructions_from: Sequence[str] = ("co-tui",),
 ) -> CompactResult:
     """`/compact` that leaves the pinned turns out of the summary and keeps them verbatim where they
     stood: after it (its first line says how many) unless nothing before them was compacted.
 
     Same contract as `summarize.compact` otherwise; the event's token figures include the pinned turns.
     """
-    from co_tui.governance.summarize import compact
+    from co_tui.governance.summarize import COMPACT_INSTRUCTIONS, compact
 
     split = split_pinned(messages, pins)
     result = await compact(
-        split.rest, model, focus, budget_tokens=budget_tokens, overhead_tokens=overhead_tokens + split.tokens
+        split.rest,
+        model,
+        focus,
+        budget_tokens=budget_tokens,
+        overhead_tokens=overhead_tokens + split.tokens,
+        instructions=instructions or COMPACT_INSTRUCTIONS,
+        instructions_from=instructions_from,
     )
     if not split.pinned:
         return result

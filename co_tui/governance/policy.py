@@ -41,10 +41,12 @@ from co_tui.governance.defaults import DEFAULT_COMPACT_TARGET, DEFAULT_MAX_HISTO
 from co_tui.governance.events import HistoryTrimmed, Reason
 from co_tui.governance.pins import PinSplit, reinsert, split_pinned, with_pinned_kept
 from co_tui.governance.summarize import (
+    SUMMARIZER_INSTRUCTIONS,
     SummaryError,
     SummaryRejected,
     SummaryWindow,
     apply_summary,
+    compose_instructions,
     plan_summary_window,
     run_summarizer,
     summary_size_limit,
@@ -99,6 +101,11 @@ class GovernancePolicy:
     summarizer_cooldown_s: float = 600.0
     window_is_guess: bool = False
     compact_target: float = DEFAULT_COMPACT_TARGET
+    # The user's summary instructions (the setting and COMPACT.md files, read by the session), how
+    # they combine with co-tui's (`compose_instructions`), and whose they are, for the events.
+    summary_instructions: str = ""
+    summary_instructions_mode: str = "add"
+    summary_instructions_from: tuple[str, ...] = ()
 
     @property
     def target_messages(self) -> int:
@@ -119,7 +126,19 @@ class GovernancePolicy:
             summarizer_cooldown_s=settings.summarizer_cooldown_s,
             window_is_guess=guess,
             compact_target=getattr(settings, "compact_target", DEFAULT_COMPACT_TARGET),
+            summary_instructions=getattr(settings, "summary_instructions", ""),
+            summary_instructions_mode=getattr(settings, "summary_instructions_mode", "add"),
+            summary_instructions_from=("setting summary_instructions",)
+            if getattr(settings, "summary_instructions", "").strip()
+            else (),
         )
+
+    def instructions_for(self, base: str) -> tuple[str, list[str]]:
+        """The summariser's instructions over `base` (co-tui's for a summary or /compact) and whose
+        they are, in order: co-tui's (unless replaced), then each source of the user's."""
+        text = compose_instructions(base, self.summary_instructions, self.summary_instructions_mode)
+        replaced = self.summary_instructions.strip() and self.summary_instructions_mode == "replace"
+        return text, [*([] if replaced else ["co-tui"]), *self.summary_instructions_from]
 
 
 def resolve_budget(
@@ -430,9 +449,10 @@ class Governor:
         middle = window.middle_messages
         usage = SummarizerUsage()
         failure = ""
+        instructions, instructions_from = self.policy.instructions_for(SUMMARIZER_INSTRUCTIONS)
         try:
             budget = summary_token_budget(middle)
-            summary, usage = await run_summarizer(middle, summarizer, max_tokens=budget)
+            summary, usage = await run_summarizer(middle, summarizer, instructions=instructions, max_tokens=budget)
             # The inflation guard: a model may ignore the budget (or a provider not cap it).
             if (why := summary_rejection(summary, middle, summary_size_limit(budget))) is not None:
                 raise SummaryRejected(why, usage)
@@ -467,6 +487,7 @@ class Governor:
             f"trimming only for {self.policy.summarizer_cooldown_s:g}s",
             summary_kept=check.kept if check is not None else None,
             summary_lost=check.lost if check is not None else None,
+            summary_instructions=instructions_from,
             prompts_kept=check.prompts_kept if check is not None else 0,
             prompts_total=check.prompts_total if check is not None else 0,
         )

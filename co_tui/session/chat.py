@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from co_tui.agent.tools import Approver
 from co_tui.config import Settings
+from co_tui.governance.compact_mode import CompactMode
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.pins import compact_around_pins
 from co_tui.governance.refused import Refused, busy_line
@@ -92,6 +93,12 @@ class ChatSession(AppliesEdits):
         self.history = History()
         # Saved to the store lazily, at the first completed turn: opening and quitting leaves no empty session.
         self.writer = SessionWriter(store, created=session_id is not None)
+        from co_tui.session.file_checkpoints import session_file_edits
+
+        # What the model has seen of each file, and where each edit's checkpoint goes (issue 30).
+        self.file_edits = session_file_edits(
+            store, lambda: self.id, lambda: len(self.history.transcript), settings.checkpoint_max_bytes
+        )
         self.setup = ModelSetup(
             settings,
             self.workspace,
@@ -99,6 +106,7 @@ class ChatSession(AppliesEdits):
             model if model is not None else settings.model,
             history=self.history,
             transcript_sink=lambda messages: self.runner.record(messages),
+            file_edits=self.file_edits,
         )
         self.metering = Metering(self.setup, self.history)
         self.runner = TurnRunner(
@@ -136,6 +144,16 @@ class ChatSession(AppliesEdits):
     def overhead_tokens(self) -> int:
         """Tokens every request carries besides the history (instructions, tool schemas)."""
         return self.setup.overhead
+
+    @property
+    def compact_mode(self) -> CompactMode:
+        """Who decides when the context is cut (`ModelSetup` owns it; governance/compact_mode.py)."""
+        return self.setup.compact_mode
+
+    def set_compact_mode(self, mode: CompactMode) -> None:
+        """Who decides when the context is cut, from the next request on (`/compact-mode`): `auto`
+        or `off`. For this session only; the setting is unchanged."""
+        self.setup.compact_mode = mode
 
     def set_model(self, name: str) -> None:
         """Switch models for the following turns (`/model`). Raises `ModelConfigError`; the old model stays."""
@@ -219,6 +237,9 @@ class ChatSession(AppliesEdits):
         self.busy = True
         setup = self.setup
         figure_before = setup.meter.reading(self.context).tokens  # the figure the meter shows now
+        from co_tui.governance.summarize import COMPACT_INSTRUCTIONS
+
+        instructions, instructions_from = setup.policy.instructions_for(COMPACT_INSTRUCTIONS)
         try:
             result = await compact_around_pins(
                 list(self.context),
@@ -227,6 +248,8 @@ class ChatSession(AppliesEdits):
                 focus,
                 budget_tokens=setup.policy.budget_tokens,
                 overhead_tokens=setup.overhead,
+                instructions=instructions,
+                instructions_from=instructions_from,
             )
         except Exception as exc:  # the history stays as it was
             yield self.runner.error_event(exc)

@@ -14,6 +14,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 
 from co_tui.agent.factory import agent_instructions, tool_schema_costs, tool_schema_tokens
 from co_tui.agent.mcp_servers import mcp_tool_definitions_by_server
+from co_tui.governance.compact_mode import cuts_automatically
 from co_tui.governance.lookahead import turn_growth, turns_until_cut
 from co_tui.governance.markers import separate_markers
 from co_tui.governance.oversize import oversized_turn_tokens
@@ -61,7 +62,9 @@ class Metering:
         the session's cost so far (`new_response`: a response not in the transcript yet) and the
         look-ahead to the next cut (`next_prompt`: judged for the request the next prompt makes)."""
         setup, policy, transcript = self.setup, self.setup.policy, self.history.transcript
-        trim_pending = setup.governor.over_limits(messages, overhead_tokens=setup.overhead, next_prompt=next_prompt)
+        trim_pending = cuts_automatically(setup.compact_mode) and setup.governor.over_limits(
+            messages, overhead_tokens=setup.overhead, next_prompt=next_prompt
+        )
         reading = setup.meter.reading(messages)
         growth = turn_growth(messages)
         turns_to_trim = (
@@ -112,7 +115,8 @@ class Metering:
         """What the next request holds by category: the context, the instructions, the instruction
         files and the schemas of the agent's toolsets, fitted to the meter (adds up to `reading()`)."""
         setup, context = self.setup, self.history.context
-        own = agent_instructions(setup.workspace, allow_shell=setup.settings.allow_shell)
+        s = setup.settings
+        own = agent_instructions(setup.workspace, allow_shell=s.allow_shell, allow_edits=s.allow_edits)
         # An MCP server's tool list is known once it runs: one row per server (`known_tool_defs` sees
         # only the workspace's function tools).
         tool_costs = tool_schema_costs(setup.agent.toolsets) + [

@@ -30,6 +30,12 @@ Version 5 adds `sessions.conversation_counts`: the transcript's turns and chat-l
 (`conversation_counts.py`), kept by every save, so a resume counts what it does not show without
 reading every row. NULL (older sessions) is counted from the rows once, at the next resume.
 
+Version 6 adds `file_checkpoints`: each file edit the agent made (`write_file`, `edit_file`), with
+the file's previous content (`before`, NULL when the edit created the file) and a hash of what it
+wrote, in the session's order (`seq`), tied to the tool call that made it (`agent/checkpoints.py`):
+what a rewind needs to put the files back. No foreign key: a checkpoint is written before the edit,
+which may come before the session's first save; deleting a session deletes its rows.
+
 A database whose `user_version` is newer than `SCHEMA_VERSION` was written by a newer co-tui: the
 store refuses it rather than risk writing rows that version would misread.
 """
@@ -106,6 +112,21 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) WITHOUT ROWID""",
     ),
     ("ALTER TABLE sessions ADD COLUMN conversation_counts TEXT",),
+    (
+        """CREATE TABLE file_checkpoints (
+            session_id    TEXT NOT NULL,
+            seq           INTEGER NOT NULL,
+            created       REAL NOT NULL,
+            at_message    INTEGER NOT NULL,
+            tool          TEXT NOT NULL,
+            tool_call_id  TEXT NOT NULL,
+            path          TEXT NOT NULL,
+            before        BLOB,
+            before_bytes  INTEGER NOT NULL,
+            after_sha256  TEXT NOT NULL,
+            UNIQUE (session_id, seq)
+        )""",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

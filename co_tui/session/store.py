@@ -44,11 +44,13 @@ from co_tui.governance.tokens import ESTIMATOR_VERSION, prime_message_tokens
 from co_tui.paths import ensure_private_dir
 from co_tui.session import migrations
 from co_tui.session.context_diff import ContextState, plan_context_update
+from co_tui.session.context_rows import decode_context
 from co_tui.session.conversation_counts import ConversationCounts, keep_counts, record_counts
 from co_tui.session.message_codec import decode_bodies, encode_messages
 from co_tui.session.redaction import redact_text, secret_env_values
 from co_tui.session.saved_session import LoadedSession, SessionMeta
 from co_tui.session.session_lock import claim_session
+from co_tui.session.store_checkpoints import checkpoint_bytes, insert_checkpoint, read_checkpoints
 from co_tui.session.store_errors import (
     StoreCorrupt,
     StoreError,
@@ -73,6 +75,7 @@ from co_tui.text import one_line
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
+    from co_tui.agent.checkpoints import FileCheckpoint
     from co_tui.session.history import HistorySnapshot
 
 
@@ -641,19 +644,12 @@ class SessionStore:
             ).fetchall()
             refs = {ref for _o, ref, _d, _b in ctx_rows if isinstance(ref, int) and 0 <= ref < count}
             known = self._decode_rows(conn, meta, sorted(refs | set(range(max(0, count - LAZY_TAIL), count))))
-            own = [(i, body) for i, (_pos, ref, _d, body) in enumerate(ctx_rows) if ref is None]
-            decoded = decode_bodies([b for _, b in own], [f"context message {i}" for i, _ in own], damaged)
-            own_digests = [bytes(ctx_rows[i][2]) for i, _ in own]
-            prime_from_rows(decoded, own_digests, read_counts(conn, sid, own_digests))
-            own_decoded = dict(zip((i for i, _ in own), decoded, strict=False))
-            context: list[Any] = []
-            for i, (_ord, ref, _digest, _body) in enumerate(ctx_rows):
-                if ref is None:
-                    context.append(own_decoded[i])
-                elif ref in known:
-                    context.append(known[ref])
-                else:
-                    raise damaged(f"context message {i} points at a missing transcript message")
+            context = _decode_context(
+                ctx_rows,
+                lambda ref: known.get(ref) if isinstance(ref, int) else None,
+                damaged,
+                lambda digests: read_counts(conn, sid, digests),
+            )
             ledger, positions = self._read_ledger(conn, sid, damaged)
             # Undo data of the newest cuts (older ones read as not undoable): the rows they point at
             # are decoded now, as the transcript's own objects (`known`).
@@ -764,19 +760,12 @@ class SessionStore:
         ctx_rows = conn.execute(
             "SELECT ord, transcript_seq, digest, body FROM context WHERE session_id = ? ORDER BY ord", (sid,)
         ).fetchall()
-        context: list[Any] = []
-        own = [(i, body) for i, (_pos, ref, _d, body) in enumerate(ctx_rows) if ref is None]
-        decoded = decode_bodies([b for _, b in own], [f"context message {i}" for i, _ in own], damaged)
-        own_decoded = dict(zip((i for i, _ in own), decoded, strict=False))
-        for i, (_ord, ref, _digest, _body) in enumerate(ctx_rows):
-            if ref is None:
-                context.append(own_decoded[i])
-            elif isinstance(ref, int) and 0 <= ref < len(transcript):
-                context.append(transcript[ref])
-            else:
-                raise damaged(f"context message {i} points at a missing transcript message")
-
-        prime_from_rows(decoded, [ctx_rows[i][2] for i, _ in own], counts)
+        context = _decode_context(
+            ctx_rows,
+            lambda ref: transcript[ref] if isinstance(ref, int) and 0 <= ref < len(transcript) else None,
+            damaged,
+            lambda _digests: counts,
+        )
         ledger, positions = self._read_ledger(conn, sid, damaged)
         records = read_undo(conn, sid, transcript, len(ledger), damaged)
 
@@ -870,17 +859,35 @@ class SessionStore:
         return sessions[0] if sessions else None
 
     def delete(self, session_id: str) -> None:
-        """Remove a session with its transcript, context and ledger. Unknown id: `StoreError`.
-        `SessionBusy` (one line) while another process has it open: deleting it under that process
-        made its next save fail, its conversation left only in a rescue copy."""
+        """Remove a session with its transcript, context, ledger and file checkpoints. Unknown id:
+        `StoreError`. `SessionBusy` (one line) while another process has it open: deleting it under
+        that process made its next save fail, its conversation left only in a rescue copy."""
         claim = claim_session(self.path.parent, session_id, advice="quit it there first; nothing was deleted")
         try:
             with self._transaction("delete the session") as conn:
                 if conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount == 0:
                     raise StoreError(f"no session with id {session_id}")
+                conn.execute("DELETE FROM file_checkpoints WHERE session_id = ?", (session_id,))
                 self._saved.pop(session_id, None)
         finally:
             claim.release()
+
+    # --- file checkpoints (store_checkpoints.py) --------------------------------------------------
+
+    def add_file_checkpoint(self, session_id: str, checkpoint: FileCheckpoint, *, at_message: int) -> int:
+        """Keep one edit's checkpoint (before the edit is written); returns its `seq`. `StoreError` on failure."""
+        with self._transaction("save a file checkpoint") as conn:
+            return insert_checkpoint(conn, session_id, checkpoint, at_message)
+
+    def file_checkpoint_bytes(self, session_id: str) -> int:
+        """Bytes of previous file content the session's checkpoints keep."""
+        with self._guard("read the file checkpoints") as conn:
+            return checkpoint_bytes(conn, session_id)
+
+    def file_checkpoints(self, session_id: str) -> list[tuple[int, FileCheckpoint]]:
+        """(transcript length then, checkpoint) for every edit of the session, oldest first."""
+        with self._guard("read the file checkpoints") as conn:
+            return read_checkpoints(conn, session_id)
 
     def preview(self, session_id: str) -> str:
         """One line for the sessions picker: the newest prompt, or the newest answer of a session
@@ -908,6 +915,24 @@ class SessionStore:
 
 DAMAGED_KEY = "co_tui_damaged"
 """The metadata key of a stand-in for a transcript row that cannot be decoded (its value: the error)."""
+
+
+def _decode_context(
+    rows: Sequence[Any],
+    referenced: Callable[[Any], Any | None],
+    damaged: Callable[[str], Exception],
+    counts_of: Callable[[list[bytes]], dict[bytes, int]],
+) -> list[Any]:
+    """The context from its rows (`ord, transcript_seq, digest, body`), by the one decoder of stored
+    contexts (`context_rows.decode_context`)."""
+    return decode_context(
+        [(ref, digest, body) for _ord, ref, digest, body in rows],
+        referenced=referenced,
+        damaged=damaged,
+        label=lambda i: f"context message {i}",
+        missing=lambda i: f"context message {i} points at a missing transcript message",
+        counts_of=counts_of,
+    )
 
 
 def _damaged_stand_in(error: str) -> Any:

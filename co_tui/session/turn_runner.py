@@ -85,6 +85,8 @@ class TurnRunner:
         # The instruction files changed since the last turn: the model is sent the new text, said in one line.
         for notice in await asyncio.to_thread(self.setup.refresh_instructions):
             yield notice
+        for notice in self.setup.turn_notices(self.history.context):  # compact_mode off; a bad COMPACT.md
+            yield notice
         output_parts: list[str] = []
         interrupted = failed = False
         error: ErrorEvent | None = None

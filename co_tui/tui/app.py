@@ -33,6 +33,7 @@ from textual import events, work
 from textual.app import App
 from textual.worker import Worker
 
+from co_tui.agent.permissions import Permissions, offer
 from co_tui.tui.commands import closest_command, find_command
 from co_tui.tui.controller import ChatController, internal_error
 from co_tui.tui.early_input import EarlyInput
@@ -112,6 +113,8 @@ class CoTuiApp(App[int]):
         self.type_ahead = TypeAhead()  # keys typed while a row has focus go to the prompt
         # This app's key timings: its driver, prompt and chat screen note keys here (tui/input_clock.py).
         self.key_clock = KeyClock()
+        # What "always allow" granted in approvals: one session's worth, reset when one opens.
+        self.permissions = Permissions()
 
     @property
     def session(self) -> SessionPort | None:
@@ -312,6 +315,12 @@ class CoTuiApp(App[int]):
 
         self.push_screen(McpScreen(session.mcp))
 
+    def action_show_permissions(self) -> None:
+        """/permissions: what "always allow" allowed in this session, revocable."""
+        from co_tui.tui.screens.permissions import PermissionsScreen
+
+        self.push_screen(PermissionsScreen(self.permissions))
+
     def action_show_sessions(self) -> None:
         """/sessions: pick a saved session to resume."""
         controller = self.controller
@@ -341,6 +350,10 @@ class CoTuiApp(App[int]):
     def action_export(self, args: str = "") -> None:
         """/export [md|json] [path]: write this session to a file (default: the workspace)."""
         self.controller.export(args)
+
+    async def action_compact_mode(self, mode: str = "") -> None:
+        """/compact-mode [auto|off]: switch who cuts the context for this session (the palette: the other mode)."""
+        await self.controller.switch_compact_mode(mode)
 
     async def action_model(self, name: str = "") -> None:
         """/model [name]: show the model, or switch to `name` for the following turns."""
@@ -387,24 +400,36 @@ class CoTuiApp(App[int]):
             self.action_export(arg)
         elif spec.name == "model":
             await self.action_model(arg)
+        elif spec.name == "compact-mode":
+            await self.action_compact_mode(arg)
         elif spec.name == "mcp":
             self.action_show_mcp(arg)
         else:
             await self.run_action(spec.action)
         return True
 
-    async def approve_shell(self, command: str, tool: str = "run_shell") -> bool:
-        """The session's approver for `run_shell` and MCP tools that need approval: a modal
-        dialog; Esc or n refuses."""
-        from co_tui.tui.screens.approve_shell import ApproveShell
+    async def approve_shell(self, command: str, tool: str = "run_shell", path: str | None = None) -> bool:
+        """The session's approver for `run_shell`, MCP tools that need approval and file edits
+        (`command` is then the diff, `path` the file): a call a grant of `/permissions` covers runs;
+        else the approval dialog (`screens/approval.py`) shows exactly what runs and asks. Esc or n
+        refuses; a offers "always" for this session (`agent/permissions.py` decides its scope)."""
+        from co_tui.agent.approval_text import escaped
+        from co_tui.tui.screens.approval import approval_dialog
 
+        granted = self.permissions.allowing(tool, command)
+        if granted is not None:
+            self.chat.show_hint(f"ran without asking: {escaped(granted.describe())} (/permissions)", info=True)
+            return True
+        grant = offer(tool, command)
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
 
-        def answered(result: bool | None) -> None:
+        def answered(result: str | None) -> None:
+            if result == "always":
+                self.permissions.grant(grant)
             if not future.done():
-                future.set_result(bool(result))
+                future.set_result(result in ("once", "always"))
 
-        self.push_screen(ApproveShell(command, tool=tool), answered)
+        self.push_screen(approval_dialog(tool, command, path, grant), answered)
         return await future
 
     # --- ChatView: what the controller shows, on the chat screen ---------------------------------
@@ -713,7 +738,8 @@ class CoTuiApp(App[int]):
 
     async def on_session_ready(self, message: SessionReady) -> None:
         """The session opened: hand it to the controller, start its MCP servers, then preload prices and
-        mount the entries of a resumed conversation above the first screen."""
+        mount the entries of a resumed conversation above the first screen. Its grants start empty."""
+        self.permissions = Permissions()  # "always allow" holds for one session (/permissions)
         release_collections_after_start_up()
         if not self._chat_gone():  # else: quit while the session was loading
             await self.controller.session_ready(message.session)
@@ -751,6 +777,9 @@ class CoTuiApp(App[int]):
 
         def changed(server: Any) -> None:
             if self._chat_gone():
+                return
+            if server.notice:  # one line about it, its status unchanged (a stray stdout line)
+                self.spawn(self.chat.add_notice(server.notice))
                 return
             if server.status == "failed":
                 self.spawn(self.chat.add_notice(server.line()))

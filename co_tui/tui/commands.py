@@ -66,6 +66,20 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("quit", "Quit co-tui", "/quit", "ctrl+q", "quit"),
     CommandSpec("undo", "Undo the newest cut: the model sees what it removed again", "/undo", None, "undo"),
     CommandSpec("pin", "Pin the newest turn: no cut drops, summarises or shortens it", "/pin", None, "pin"),
+    CommandSpec(
+        "permissions",
+        "What approvals allowed always for this session; revoke any of them",
+        "/permissions",
+        None,
+        "show_permissions",
+    ),
+    CommandSpec(
+        "compact-mode",
+        "Who cuts the context this session: auto (at the budget) or off",
+        "/compact-mode [auto|off]",
+        None,
+        "compact_mode",
+    ),
 )
 
 KEYS: tuple[KeySpec, ...] = (

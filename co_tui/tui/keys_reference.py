@@ -153,8 +153,10 @@ def bindings_table(bindings: Iterable[Binding | tuple[str, ...]]) -> str:
 
 def _screen_sections() -> list[tuple[str, str]]:
     # Lazy: only the full reference needs the screens (and their widgets) loaded.
+    from co_tui.tui.screens.approval import ApprovalDialog
     from co_tui.tui.screens.context import ContextScreen
     from co_tui.tui.screens.history import HistoryScreen
+    from co_tui.tui.screens.permissions import PermissionsScreen
     from co_tui.tui.screens.sessions import SessionsScreen
 
     # The tables' own keys: `u` on the Trims tab, `p` and `d` on the context and transcript tabs.
@@ -168,7 +170,23 @@ def _screen_sections() -> list[tuple[str, str]]:
         ("In the context breakdown", bindings_table(ContextScreen.BINDINGS)),
         ("In the sessions picker", bindings_table(SessionsScreen.BINDINGS)),
         ("On a banner in the chat (Shift+Tab from the prompt)", _banner_table()),
+        (
+            "In an approval dialog (a shell command, an MCP tool call, a file edit)",
+            _approval_table(ApprovalDialog.BINDINGS),
+        ),
+        ("In the permissions list (/permissions)", bindings_table(PermissionsScreen.BINDINGS)),
     ]
+
+
+def _approval_table(bindings: Iterable[Binding | tuple[str, ...]]) -> str:
+    # The six scroll keys share one action and one row.
+    own = [b for b in bindings if isinstance(b, Binding)]
+    answers = [b for b in own if not b.action.startswith("scroll_box")]
+    scroll = [b for b in own if b.action.startswith("scroll_box")]
+    rows: list[Binding | tuple[str, ...]] = [*answers]
+    if scroll:
+        rows.append((",".join(b.key for b in scroll), "scroll_box", scroll[0].description))
+    return bindings_table(rows)
 
 
 def _banner_table() -> str:

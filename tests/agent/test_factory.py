@@ -35,15 +35,18 @@ async def test_instructions_not_system_prompt(run_turn, workspace: Path) -> None
 
 
 async def test_tools_follow_allow_shell(run_turn, workspace: Path) -> None:
-    for allow_shell, expected in [
-        (False, ["list_dir", "read_file", "search_text"]),
-        (True, ["list_dir", "read_file", "run_shell", "search_text"]),
+    for allow_shell, allow_edits, expected in [
+        (False, False, ["list_dir", "read_file", "search_text"]),
+        (True, False, ["list_dir", "read_file", "run_shell", "search_text"]),
+        (False, True, ["edit_file", "list_dir", "read_file", "search_text", "write_file"]),
     ]:
         seen: list[AgentInfo] = []
-        agent = build_agent(load_settings(allow_shell=allow_shell), workspace=workspace, model=recording_model(seen))
+        settings = load_settings(allow_shell=allow_shell, allow_edits=allow_edits)
+        agent = build_agent(settings, workspace=workspace, model=recording_model(seen))
         await run_turn(agent, "hi")
         assert sorted(t.name for t in seen[0].function_tools) == expected
         assert ("with run_shell" in seen[0].instructions) is allow_shell
+        assert ("write_file (a whole file" in seen[0].instructions) is allow_edits
 
 
 def test_instruction_wording_depends_on_shell(tmp_path: Path) -> None:

@@ -78,6 +78,7 @@ def _as_schema_4(path: Path) -> None:
     """What the previous co-tui left: no counts column (schema 4)."""
     conn = sqlite3.connect(path)
     conn.execute("ALTER TABLE sessions DROP COLUMN conversation_counts")
+    conn.execute("DROP TABLE file_checkpoints")  # schema 6's, after it
     conn.execute("PRAGMA user_version = 4")
     conn.commit()
     conn.close()

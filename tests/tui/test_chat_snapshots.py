@@ -318,7 +318,7 @@ def test_approve_shell_dialog(snap_compare, make_app):
     async def run(pilot) -> None:
         await wait_ready(pilot)
         pilot.app.run_worker(pilot.app.approve_shell("pytest -q tests/test_parser.py"))
-        await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "ApproveShell", what="dialog")
+        await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "ApprovalDialog", what="dialog")
         await pilot.pause()
 
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=run)

@@ -1,7 +1,7 @@
 """The shape every yes/no dialog shares: a modal frame (title, body, two buttons), a key (or keys)
 for each answer, one button focused, and a dismiss with the answer (True: yes).
 
-Each dialog — approve_shell.py, confirm_clear.py, confirm_compact.py, confirm_delete.py — says only
+Each dialog — confirm_clear.py, confirm_compact.py, confirm_delete.py — says only
 what differs: its two `Answer`s, which one has the focus, its title and body (and any extra widget
 in `compose_body`). Their look is dialog.tcss, shared.
 """

@@ -1,0 +1,98 @@
+"""The approval dialog (tui/screens/approval.py) with the pilot: what it shows stays on screen,
+whatever the call's length, and the answers are the keys and buttons it says."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from pilot_helpers import wait_ready, wait_until
+from textual.widgets import Button
+
+from co_tui.tui.screens.approval import ApprovalDialog
+from co_tui.tui.widgets.call_box import CallBox
+
+HIDDEN = "touch pwned.txt;" + "\n" * 80 + "ls -la"
+LONG_MCP = "demo_wipe " + json.dumps({"path": "." * 6000 + "/notes.txt"})
+
+
+async def ask(pilot: Any, command: str, tool: str = "run_shell") -> asyncio.Future[bool]:
+    """Open the dialog through the session's approver, as a tool call does; the future holds the answer."""
+    app = pilot.app
+    await wait_ready(pilot)
+    future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+    async def approve() -> None:
+        future.set_result(await app.approve_shell(command, tool))
+
+    app.run_worker(approve())
+    await wait_until(pilot, lambda: isinstance(app.screen, ApprovalDialog), what="the dialog")
+    await pilot.pause()
+    return future
+
+
+def on_screen(app: Any, selector: str) -> bool:
+    widget = app.screen.query_one(selector)
+    return app.screen.region.contains_region(widget.region) and widget.region.height > 0
+
+
+@pytest.mark.parametrize("size", [(100, 30), (80, 24)])
+@pytest.mark.parametrize(("command", "tool"), [(HIDDEN, "run_shell"), (LONG_MCP, "demo_wipe")])
+async def test_title_summary_box_and_buttons_all_stay_on_screen(make_app, size, command, tool) -> None:
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await ask(pilot, command, tool)
+        for part in ("#dialog-title", "#approval-summary", "#approval-box", "#deny", "#once"):
+            assert on_screen(app, part), f"{part} is off screen at {size}"
+        summary = str(app.screen.query_one("#approval-summary").render())
+        assert summary.startswith(f"{tool} · ")
+
+
+async def test_the_hidden_command_shows_its_head_the_folded_blank_lines_and_its_end(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ask(pilot, HIDDEN)
+        box = app.screen.query_one(CallBox)
+        text = box.text
+        assert text.splitlines() == ["touch pwned.txt;", "⋯ 79 blank lines ⋯", "ls -la"]
+        assert box.max_scroll_y == 0  # all three lines in view
+        assert not app.screen.query_one("#approval-more").display
+
+
+async def test_a_long_call_scrolls_in_its_box_with_the_keys_while_deny_keeps_the_focus(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ask(pilot, LONG_MCP, "demo_wipe")
+        box = app.screen.query_one(CallBox)
+        more = app.screen.query_one("#approval-more")
+        assert box.max_scroll_y > 0 and box.scroll_y == 0
+        assert "more rows below" in str(more.render())
+        await pilot.press("pagedown")
+        await wait_until(pilot, lambda: box.scroll_y > 0, what="scrolled a page")
+        await pilot.press("end")
+        await wait_until(pilot, lambda: box.scroll_y == box.max_scroll_y, what="scrolled to the end")
+        assert "end of the call" in str(more.render())
+        assert app.focused is app.screen.query_one("#deny", Button)
+
+
+@pytest.mark.parametrize(
+    ("keys", "approved"), [(("y",), True), (("n",), False), (("escape",), False), (("enter",), False)]
+)
+async def test_keys_answer_and_a_stray_enter_denies(make_app, keys, approved) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        future = await ask(pilot, "rm -rf build")
+        await pilot.press(*keys)
+        await wait_until(pilot, future.done, what="an answer")
+        assert future.result() is approved
+        assert not isinstance(app.screen, ApprovalDialog)
+
+
+async def test_markup_in_a_command_is_shown_not_applied(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ask(pilot, "echo [bold]hi[/bold] [@click=app.quit]x[/]")
+        text = app.screen.query_one(CallBox).text
+        assert text == "echo [bold]hi[/bold] [@click=app.quit]x[/]"
