@@ -18,11 +18,12 @@ from pydantic_ai.exceptions import RunCancelled
 from pydantic_ai.messages import ModelMessage, ModelResponse, repair_messages
 
 from co_tui.agent.errors import describe_error
-from co_tui.governance.capability import HistoryTrimmedEvent, OversizedTurnEvent
+from co_tui.governance.capability import HistoryTrimmedEvent, OversizedTurnEvent, PinsOverBudgetEvent
 from co_tui.governance.handles import stamp_handles
 from co_tui.governance.markers import tag_fused_markers
+from co_tui.governance.pins import pins_over_budget_line
 from co_tui.governance.preview import preview_big_outputs
-from co_tui.session.events import INTERRUPTED_MESSAGE, Done, ErrorEvent, Event, OversizedTurn, UsageUpdate
+from co_tui.session.events import INTERRUPTED_MESSAGE, Done, ErrorEvent, Event, Notice, OversizedTurn, UsageUpdate
 from co_tui.session.history import Edit
 from co_tui.session.oversize import refuse_oversized_prompt, sent_whole
 from co_tui.session.stream_map import map_stream_event
@@ -121,6 +122,9 @@ class TurnRunner:
                             continue
                         if isinstance(event, OversizedTurnEvent):
                             yield sent_whole(event.turn_tokens, event.budget_tokens, self.setup.context_window)
+                            continue
+                        if isinstance(event, PinsOverBudgetEvent):  # said once: no cut is made meanwhile
+                            yield Notice(message=pins_over_budget_line(event.pinned_tokens, event.budget_tokens))
                             continue
                         if isinstance(event, AgentRunResultEvent):
                             run_messages = event.result.all_messages()
