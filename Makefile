@@ -16,9 +16,11 @@ setup: $(STAMP)
 run: $(STAMP)
 	$(VENV)/bin/co-tui $(ARGS)
 
-# Lint and types first (ruff and mypy come with the test extra), then the suite.
+# Lint and types first (ruff and mypy come with the test extra), then the suite, in parallel on
+# every core (pytest-xdist; PYTEST_WORKERS=0 runs it in this process, PYTEST_WORKERS=3 on three).
+PYTEST_WORKERS ?= auto
 test: lint
-	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 # Lint and the format check (rules in pyproject.toml [tool.ruff]), then types.
 # `make format` rewrites the tree in ruff's style.

@@ -81,6 +81,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="print mode: approve every call that asks first: run_shell (needs allow_shell), file edits and MCP tools that need approval",
     )
     p.add_argument("--allow-shell", action="store_true", default=None, help="offer the run_shell tool")
+    p.add_argument(
+        "--no-compact",
+        dest="no_compact",
+        action="store_true",
+        help="never cut the context automatically for this run (compact_mode = off; overflow recovery still runs)",
+    )
     return p
 
 
@@ -97,8 +103,8 @@ def usage_problem(args: argparse.Namespace) -> str | None:
     if (args.list_sessions or args.export) and (args.resume is not None or args.continue_latest):
         flag = "--resume" if args.resume is not None else "--continue"
         return f"{flag} cannot be combined with {'--list-sessions' if args.list_sessions else '--export'}"
-    if (args.list_sessions or args.export) and (args.model is not None or args.allow_shell):
-        flag = "--model" if args.model is not None else "--allow-shell"
+    if (args.list_sessions or args.export) and (args.model is not None or args.allow_shell or args.no_compact):
+        flag = "--model" if args.model is not None else "--allow-shell" if args.allow_shell else "--no-compact"
         return (
             f"{flag} applies to a chat (the TUI or -p), not {'--list-sessions' if args.list_sessions else '--export'}"
         )
@@ -168,7 +174,7 @@ def _main(argv: Sequence[str] | None) -> int:
     from co_tui.config import SettingsError, load_settings
 
     try:
-        settings = load_settings(model=args.model, allow_shell=args.allow_shell)
+        settings = load_settings(**_cli_settings(args))
     except SettingsError as exc:
         print(f"co-tui: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -262,6 +268,15 @@ def _settings_loader(args: argparse.Namespace) -> Callable[[], Settings]:
     def load() -> Settings:
         from co_tui.config import load_settings
 
-        return load_settings(model=args.model, allow_shell=args.allow_shell)
+        return load_settings(**_cli_settings(args))
 
     return load
+
+
+def _cli_settings(args: argparse.Namespace) -> dict[str, object]:
+    """The settings the command line overrides (None: not given, the other sources decide)."""
+    return {
+        "model": args.model,
+        "allow_shell": args.allow_shell,
+        "compact_mode": "off" if args.no_compact else None,
+    }

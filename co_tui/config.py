@@ -19,7 +19,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from co_tui.governance.defaults import DEFAULT_COMPACT_TARGET, DEFAULT_MAX_HISTORY_MESSAGES
+from co_tui.governance.defaults import DEFAULT_COMPACT_TARGET, DEFAULT_MAX_HISTORY_MESSAGES, DEFAULT_TOOL_OUTPUT_CLEAR
 from co_tui.paths import default_config_file, default_data_dir
 
 ENV_PREFIX = "CO_TUI_"
@@ -72,6 +72,17 @@ class Settings(BaseSettings):
     model: str = Field("offline", min_length=1, description="pydantic-ai model string, or `offline`.")
     summarization_model: str | None = Field(None, description="Model for summaries; default: `model`.")
     tool_output_trim_chars: int = Field(2000, ge=0, description="Cap on old tool outputs in context; 0 disables.")
+    tool_output_clear: Literal["stub", "head"] = Field(
+        DEFAULT_TOOL_OUTPUT_CLEAR,
+        description="Old outputs `recall` can bring back: `stub` clears them to a one-line note, "
+        "`head` keeps their first `tool_output_trim_chars` characters.",
+    )
+    tool_output_preview_chars: int = Field(
+        50_000,
+        ge=0,
+        description="An output longer than this is kept whole in the transcript; the model gets its head, tail, "
+        "size and `recall` handle. 0 disables.",
+    )
     max_history_messages: int = Field(
         DEFAULT_MAX_HISTORY_MESSAGES,
         ge=0,
@@ -86,6 +97,16 @@ class Settings(BaseSettings):
         description="A cut goes down to this fraction of the budget (the low-water mark).",
     )
     context_strategy: Literal["summarize", "trim"] = Field("summarize", description="How old turns leave context.")
+    summary_instructions: str = Field(
+        "", description="Your instructions for summaries and /compact: added to co-tui's (or replacing them)."
+    )
+    summary_instructions_mode: Literal["add", "replace"] = Field(
+        "add", description="add: your summary instructions follow co-tui's; replace: they stand instead of its format."
+    )
+    compact_project_file: bool = Field(False, description="Also read the workspace's COMPACT.md (untrusted).")
+    compact_mode: Literal["auto", "off"] = Field(
+        "auto", description="auto: cut when the context reaches its budget; off: never cut automatically."
+    )
     summarizer_cooldown_s: float = Field(600.0, ge=0.0, description="After a failed summary, only trim this long.")
     fallback_context_window: int = Field(32_768, ge=1024, description="Window assumed for unknown models.")
     prompt_cache: bool = Field(True, description="Ask the provider to cache the prompt prefix (Anthropic breakpoints).")

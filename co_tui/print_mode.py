@@ -57,7 +57,8 @@ async def _run(session: SessionPort, prompt: str, fmt: str, out: TextIO, err: Te
         return await _run_turn(session, prompt, fmt, out, err)
 
     def failed(server: McpServer) -> None:
-        line = server.line() if server.status == "failed" else server.left_out_line()  # left out: bad or taken names
+        # A notice (a stray stdout line), a failure, or the tools left out (bad or taken names).
+        line = server.notice or (server.line() if server.status == "failed" else server.left_out_line())
         if line:
             err.write(f"co-tui: {line}\n")
             err.flush()

@@ -227,3 +227,12 @@ async def test_the_compact_preview_leaves_pinned_turns_out(session: SessionPort)
     assert preview is not None and preview.dropped_turns == 1  # only the unpinned turn
     await session.pin_newest()
     assert session.compact_preview() is None  # every turn pinned: nothing to compact
+
+
+async def test_compact_mode_switches_for_the_session(session: SessionPort) -> None:
+    assert session.compact_mode == "auto"
+    session.set_compact_mode("off")
+    assert session.compact_mode == "off"
+    await _turn(session, "hello")  # a turn runs the same in either mode
+    session.set_compact_mode("auto")
+    assert session.compact_mode == "auto"

@@ -137,6 +137,7 @@ class FakeSession(AppliesEdits):
     history: History = field(default_factory=History)
     _cancelled: bool = False
     _calls: int = 0
+    compact_mode: str = "auto"  # the fake never cuts automatically; the mode is only remembered
 
     # --- the meter -------------------------------------------------------------------------------
 
@@ -288,6 +289,10 @@ class FakeSession(AppliesEdits):
 
     def release_claim(self) -> None:
         """No other process shares a fake session."""
+
+    def set_compact_mode(self, mode: str) -> None:
+        """Switch the mode (`/compact-mode`); the fake only remembers it."""
+        self.compact_mode = mode
 
     def set_model(self, name: str) -> None:
         """Switch models; names starting with `bad` are refused like an unknown provider."""

@@ -79,6 +79,8 @@ class McpServer:
     stderr_mark: int = 0
     restart_requested: asyncio.Event | None = None  # set by `McpServers.restart`; None when not supervised
     restarts: int = 0  # how often `/mcp restart` started it again
+    # A one-line notice while the listener is told it (`say`), not a status: "" otherwise.
+    notice: str = ""
     listener: StatusListener | None = None
     # Called after every status change, besides `listener` (the front end's): the session recounts
     # what every request carries (`McpServers.watch_tools`).
@@ -104,6 +106,15 @@ class McpServer:
         if self.tools_watcher is not None:
             self.tools_watcher()
 
+    def say(self, text: str) -> None:
+        """Tell the listener one line about the server (its status unchanged): `notice` while it runs."""
+        if self.listener is not None:
+            self.notice = redacted(text)
+            try:
+                self.listener(self)
+            finally:
+                self.notice = ""
+
     def fail(self, reason: str) -> None:
         """Mark the server failed with `reason` plus the last line it wrote to stderr since its latest
         call began, if any, credentials redacted (the line reaches the model and the chat)."""
@@ -115,7 +126,7 @@ class McpServer:
         return self.stderr.last_line(since=self.stderr_mark) if self.stderr is not None else ""
 
     def mark_call(self) -> None:
-        """A call begins: only stderr written from now on can explain its failure."""
+        """A call (or a start) begins: only stderr written from now on can explain its failure."""
         if self.stderr is not None:
             self.stderr_mark = self.stderr.mark()
 
@@ -273,6 +284,7 @@ class McpServers:
 
     async def _start_one(self, server: McpServer) -> bool:
         """Connect and list the tools: `running`, or `failed` with why. True if the toolset was entered."""
+        server.mark_call()  # a restart's failure is not explained by the previous process's last words
         try:
             async with asyncio.timeout(START_TIMEOUT_S):
                 await server.toolset.__aenter__()
@@ -438,7 +450,7 @@ def _server(name: str, source: str, transport: Any, call_timeout_s: float) -> Mc
         transport, id=name, tool_error_behavior="failed", init_timeout=START_TIMEOUT_S, read_timeout=call_timeout_s
     )
     stderr = getattr(transport, "stderr", None)  # stdio: the server's stderr never reaches the terminal
-    return McpServer(
+    server = McpServer(
         name=name,
         source=source,
         toolset=toolset,
@@ -446,6 +458,11 @@ def _server(name: str, source: str, transport: Any, call_timeout_s: float) -> Mc
         transport=transport if stderr is not None else None,
         call_timeout_s=call_timeout_s,
     )
+    if stderr is not None:  # a line on its stdout that is not MCP: said once a connection
+        transport.on_stray = lambda line: server.say(
+            f"MCP server {name} printed a line on stdout that is not MCP, skipped: {line}"
+        )
+    return server
 
 
 def _plainly_not_secret(value: str) -> bool:

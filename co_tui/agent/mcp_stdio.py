@@ -14,7 +14,7 @@ The MCP SDK's `stdio_client` is replaced for three reasons, each a server that c
   `StderrTail` keeps the last `STDERR_TAIL_BYTES` in memory, drained by a thread.
 
 The process is started and stopped as the SDK does it (its own session; stdin closed, 2 s, then the
-process group is terminated), with the SDK's own helpers.
+process group is terminated, with the SDK's `terminate_posix_process_tree`).
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ range JSON-RPC leaves to implementations), so the call fails instead of waiting.
 
 _CHUNK = 65_536
 _ENDS = 512  # bytes kept of each end of an oversized message
+_GRACE_S = 2.0  # a server's time to exit once its stdin closes, then to die once terminated
 # The request id of a message, from its first bytes (`{"jsonrpc": "2.0", "id": 7, …` as Python
 # servers write it) or its last (`…, "jsonrpc": "2.0", "id": 7}` as TypeScript servers do).
 _ID_AT_HEAD = re.compile(rb'^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d+|"[^"\\]{0,200}")')
@@ -164,13 +165,14 @@ class CappedStdioTransport(ClientTransport):
         self.max_message_bytes = max_message_bytes
         self.stderr = StderrTail()
         self.ended = ""
+        self.on_stray: Callable[[str], None] | None = None  # told the first stray stdout line of a connection
 
     @contextlib.asynccontextmanager
     async def connect_session(
         self, *, transport_options: TransportOptions | None = None, **session_kwargs: Any
     ) -> AsyncGenerator[Any, None]:
         """Start the process and yield an MCP `ClientSession` over its pipes; stop it on exit."""
-        from mcp.client.stdio import _stop_server_process, get_default_environment
+        from mcp.client.stdio import get_default_environment
         from mcp.shared.message import SessionMessage
 
         options = transport_options or TransportOptions()
@@ -188,6 +190,14 @@ class CappedStdioTransport(ClientTransport):
         def end(reason: str) -> None:
             self.ended = reason
 
+        strays = 0
+
+        def stray(line: str) -> None:
+            nonlocal strays
+            strays += 1
+            if strays == 1 and self.on_stray is not None:
+                self.on_stray(line)
+
         async def write_stdin() -> None:
             assert process.stdin is not None
             try:
@@ -199,7 +209,7 @@ class CappedStdioTransport(ClientTransport):
                 await to_session.aclose()  # the session sees the connection end, not a hung request
 
         async with anyio.create_task_group() as tg:
-            tg.start_soon(read_messages, process.stdout, to_session, self.max_message_bytes, end)
+            tg.start_soon(read_messages, process.stdout, to_session, self.max_message_bytes, end, stray)
             tg.start_soon(write_stdin)
             try:
                 async with options.session_class(from_server, to_server, **session_kwargs) as session:
@@ -208,15 +218,52 @@ class CappedStdioTransport(ClientTransport):
                 with anyio.CancelScope(shield=True):
                     to_server.close()
                     from_server.close()
-                    await _stop_server_process(process)
+                    await _stop_process(process)
                 tg.cancel_scope.cancel()
+        for stream in (to_session, from_session):  # the tasks close them, unless cancelled before they began
+            stream.close()
 
     async def close(self) -> None:
         """Nothing outlives a connection (the `StderrTail` is closed by its owner, `McpServer`)."""
 
 
-async def read_messages(stdout: Any, to_session: Any, cap: int, end: Callable[[str], None]) -> None:
+async def _stop_process(process: Any) -> None:
+    """End a server as the MCP spec's shutdown says: close its stdin, give it 2 s to exit, then
+    terminate its process group (SIGTERM, then SIGKILL 2 s later: the SDK's own
+    `terminate_posix_process_tree`); its pipes are closed whatever happened."""
+    from mcp.os.posix.utilities import terminate_posix_process_tree
+
+    closing = (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError)
+    with contextlib.suppress(*closing):
+        await process.stdin.aclose()
+    if not await _exited(process, _GRACE_S):
+        await terminate_posix_process_tree(process, _GRACE_S)
+        await _exited(process, _GRACE_S)
+    with contextlib.suppress(*closing):
+        await process.stdout.aclose()
+    # The asyncio transport would otherwise stay open (and warn when collected) while a child
+    # that left the group holds a pipe: `process.wait()` would wait for that pipe, so it is closed.
+    transport: Any = getattr(getattr(process, "_process", None), "_transport", None)
+    if transport is not None:
+        with contextlib.suppress(Exception):
+            transport.close()
+
+
+async def _exited(process: Any, timeout: float) -> bool:
+    """Whether the process exits within `timeout` s (its return code, not `wait()`: see `_stop_process`)."""
+    with anyio.move_on_after(timeout):
+        while process.returncode is None:
+            await anyio.sleep(0.01)
+        return True
+    return False
+
+
+async def read_messages(
+    stdout: Any, to_session: Any, cap: int, end: Callable[[str], None], stray: Callable[[str], None] = lambda line: None
+) -> None:
     """Send each JSON-RPC message the server writes on `stdout` to the session, in linear time.
+
+    A line that is not JSON-RPC and does not look like it is skipped, shown (`stray(line)`, escaped).
 
     A line over `cap` bytes is skipped unread: its request is answered with an `OVERSIZED` error, or,
     its id not found, the connection ends (`end(reason)`, then the session reads end of stream).
@@ -244,7 +291,7 @@ async def read_messages(stdout: Any, to_session: Any, cap: int, end: Callable[[s
                     if len(line) > cap:
                         delivered = await _answer_oversized(line[:_ENDS] + line[-_ENDS:], to_session, cap, end)
                     else:
-                        delivered = await _deliver(line, to_session, end)
+                        delivered = await _deliver(line, to_session, end, stray)
                     if not delivered:
                         return
                 scanned = len(buffer)
@@ -254,9 +301,11 @@ async def read_messages(stdout: Any, to_session: Any, cap: int, end: Callable[[s
                     scanned = 0
     except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
         pass  # the session is gone or the pipe closed: the session reads end of stream
+    except Exception as exc:  # whatever else: the connection ends, with why, not a reader that dies unseen
+        end(f"co-tui could not read its output ({type(exc).__name__}: {exc})")  # `async with` closed the stream
 
 
-async def _deliver(line: bytes, to_session: Any, end: Callable[[str], None]) -> bool:
+async def _deliver(line: bytes, to_session: Any, end: Callable[[str], None], stray: Callable[[str], None]) -> bool:
     """Parse one line and send it on; False when it ended the connection."""
     import mcp_types
     from mcp.shared.message import SessionMessage
@@ -271,7 +320,8 @@ async def _deliver(line: bytes, to_session: Any, end: Callable[[str], None]) -> 
         if text.lstrip().startswith("{") or "\ufffd" in text:
             end(f"it sent a malformed message ({_shown(text)})")
             return False
-        return True  # a stray print (a library's banner): not for us, and no traceback
+        stray(_shown(text))  # a stray print (a library's banner): not for us, and no traceback
+        return True
     await to_session.send(SessionMessage(message))
     return True
 

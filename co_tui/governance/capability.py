@@ -76,6 +76,15 @@ class OversizedTurnEvent(CapabilityEvent, namespace="co_tui"):
     budget_tokens: int = 0
 
 
+@dataclass(kw_only=True)
+class PinsOverBudgetEvent(CapabilityEvent, namespace="co_tui"):
+    """The pinned turns make the budget unreachable (policy.py): no token cut is made while they do.
+    Emitted once each time that starts; the session says it in one line (`pins.pins_over_budget_line`)."""
+
+    pinned_tokens: int = 0
+    budget_tokens: int = 0
+
+
 def request_overhead_tokens(request_context: ModelRequestContext) -> int:
     """Estimated tokens every request carries besides the history: instructions and tool schemas."""
     params = request_context.model_request_parameters
@@ -106,11 +115,15 @@ class ContextGovernance(AbstractCapability[Any]):
     # The session's meter (it replaces it on /clear): the events then carry its figures, so a
     # banner's "after" is what the meter shows for the request (governance/metered_cuts.py).
     meter_of: Callable[[], TokenMeter] | None = None
+    # Whether the policy may cut before a request now (`compact_mode`; None: always). Overflow
+    # recovery runs either way: no mode sends past the model's window without it.
+    automatic: Callable[[], bool] | None = None
     seen_len: int = field(default=0, init=False)
     governor: Governor = field(init=False, repr=False)
     _override: list[ModelMessage] | None = field(default=None, init=False, repr=False)
     _shrink_done: bool = field(default=False, init=False, repr=False)
     _oversize_said: bool = field(default=False, init=False, repr=False)
+    _pins_over_said: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
         # The pass's zero-LLM work on a large history runs in a thread: the run shares the UI's
@@ -122,6 +135,7 @@ class ContextGovernance(AbstractCapability[Any]):
     def set_pins(self, pins: frozenset[str]) -> None:
         """The keys of the turns no rule may cut from now on (`pins.turn_key`)."""
         self.governor.pins = frozenset(pins)
+        self._pins_over_said = False  # other pins: say again if these are over the budget too
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -165,14 +179,18 @@ class ContextGovernance(AbstractCapability[Any]):
         self, ctx: RunContext[Any], request_context: ModelRequestContext
     ) -> ModelRequestContext:
         """pydantic-ai hook, once per request step: hand the run's new messages to `transcript_sink`, run
-        the policy (`Governor.apply`; a summary calls the summariser or the run's model) and, when it
+        the policy (`Governor.apply`, unless `automatic` says no; a summary calls the summariser or the
+        run's model) and, when it
         changed anything, rewrite `ctx.messages` and the request's messages and emit one
         `HistoryTrimmedEvent` per change. Says once per run when the newest turn alone is over the budget
-        (`OversizedTurnEvent`). Returns `request_context`."""
+        (`OversizedTurnEvent`), and once when the pinned turns make the budget unreachable
+        (`PinsOverBudgetEvent`). Returns `request_context`."""
         self._override = None
         self._shrink_done = False
         if self._hand_over(ctx.messages):
             request_context.messages = list(ctx.messages)  # the same bytes; the stamped objects
+        if self.automatic is not None and not self.automatic():  # compact_mode off: the context goes as it is
+            return request_context
         from pydantic_ai.models import Model  # loaded by now: a request is being made
 
         # The run's model summarises when no summariser is set; a realtime model cannot.
@@ -185,6 +203,11 @@ class ContextGovernance(AbstractCapability[Any]):
             request_context.messages = list(outcome.messages)
         if not outcome.fits and not self._oversize_said:
             await self._say_oversized(ctx, outcome.messages, request_overhead_tokens(request_context))
+        if outcome.pins_over_budget and not self._pins_over_said:
+            await ctx.emit(
+                PinsOverBudgetEvent(pinned_tokens=outcome.pins_over_budget, budget_tokens=self.policy.budget_tokens)
+            )
+        self._pins_over_said = bool(outcome.pins_over_budget)
         return request_context
 
     async def _say_oversized(self, ctx: RunContext[Any], messages: list[ModelMessage], overhead: int) -> None:

@@ -47,6 +47,9 @@ class HistoryTrimmed:
     # many of them the summary keeps verbatim (governance/user_words.py). 0 for every other cut.
     prompts_kept: int = 0
     prompts_total: int = 0
+    # After a summary or compaction (or a static marker whose call failed): whose instructions the
+    # summariser had, in order — co-tui's, the setting, COMPACT.md files, the /compact focus. None otherwise.
+    summary_instructions: list[str] | None = None
     # Reason `restore` (an undone cut, docs/context-governance.md "Undo a cut"): how many messages
     # the model sees again. 0 for every other event (a restore's `dropped_messages` stays 0).
     restored_messages: int = 0

@@ -44,6 +44,7 @@ __all__ = [
     "pin_room",
     "compact_around_pins",
     "with_pinned_kept",
+    "pins_over_budget_line",
 ]
 
 
@@ -209,17 +210,25 @@ async def compact_around_pins(
     *,
     budget_tokens: int = 0,
     overhead_tokens: int = 0,
+    instructions: str | None = None,
+    instructions_from: Sequence[str] = ("co-tui",),
 ) -> CompactResult:
     """`/compact` that leaves the pinned turns out of the summary and keeps them verbatim where they
     stood: after it (its first line says how many) unless nothing before them was compacted.
 
     Same contract as `summarize.compact` otherwise; the event's token figures include the pinned turns.
     """
-    from co_tui.governance.summarize import compact
+    from co_tui.governance.summarize import COMPACT_INSTRUCTIONS, compact
 
     split = split_pinned(messages, pins)
     result = await compact(
-        split.rest, model, focus, budget_tokens=budget_tokens, overhead_tokens=overhead_tokens + split.tokens
+        split.rest,
+        model,
+        focus,
+        budget_tokens=budget_tokens,
+        overhead_tokens=overhead_tokens + split.tokens,
+        instructions=instructions or COMPACT_INSTRUCTIONS,
+        instructions_from=instructions_from,
     )
     if not split.pinned:
         return result
@@ -234,3 +243,14 @@ def with_pinned_kept(events: Sequence[HistoryTrimmed], split: PinSplit) -> list[
     if not split.pinned:
         return list(events)
     return [replace(e, kept_turns=e.kept_turns + len(split.pinned)) for e in events]
+
+
+def pins_over_budget_line(pinned_tokens: int, budget_tokens: int) -> str:
+    """The one line that says the pinned turns make the budget unreachable (policy.py), and what to do."""
+    from co_tui.text import format_tokens
+
+    return (
+        f"Pinned turns hold ~{format_tokens(pinned_tokens)} tokens: with the instructions and the newest turn that "
+        f"is over the {format_tokens(budget_tokens)}-token budget, and no cut could get under it, so none is made. "
+        "Unpin a turn (p in /history) or raise context_budget_tokens."
+    )

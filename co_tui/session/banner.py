@@ -147,6 +147,8 @@ def banner_details(event: HistoryTrimmed) -> list[tuple[str, str]]:
 
         prompts = (event.prompts_kept, event.prompts_total)
         rows.append(("checked", kept_line(event.summary_kept or [], event.summary_lost or [], prompts=prompts)))
+    if event.summary_instructions:
+        rows.append(("instructions", ", then ".join(event.summary_instructions)))
     if event.note:
         rows.append(("note", event.note))
     if event.summary:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from co_tui.agent.tools import Approver
 from co_tui.config import Settings
+from co_tui.governance.compact_mode import CompactMode
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.pins import compact_around_pins
 from co_tui.governance.refused import Refused, busy_line
@@ -144,6 +145,16 @@ class ChatSession(AppliesEdits):
         """Tokens every request carries besides the history (instructions, tool schemas)."""
         return self.setup.overhead
 
+    @property
+    def compact_mode(self) -> CompactMode:
+        """Who decides when the context is cut (`ModelSetup` owns it; governance/compact_mode.py)."""
+        return self.setup.compact_mode
+
+    def set_compact_mode(self, mode: CompactMode) -> None:
+        """Who decides when the context is cut, from the next request on (`/compact-mode`): `auto`
+        or `off`. For this session only; the setting is unchanged."""
+        self.setup.compact_mode = mode
+
     def set_model(self, name: str) -> None:
         """Switch models for the following turns (`/model`). Raises `ModelConfigError`; the old model stays."""
         if self.busy:
@@ -226,6 +237,9 @@ class ChatSession(AppliesEdits):
         self.busy = True
         setup = self.setup
         figure_before = setup.meter.reading(self.context).tokens  # the figure the meter shows now
+        from co_tui.governance.summarize import COMPACT_INSTRUCTIONS
+
+        instructions, instructions_from = setup.policy.instructions_for(COMPACT_INSTRUCTIONS)
         try:
             result = await compact_around_pins(
                 list(self.context),
@@ -234,6 +248,8 @@ class ChatSession(AppliesEdits):
                 focus,
                 budget_tokens=setup.policy.budget_tokens,
                 overhead_tokens=setup.overhead,
+                instructions=instructions,
+                instructions_from=instructions_from,
             )
         except Exception as exc:  # the history stays as it was
             yield self.runner.error_event(exc)

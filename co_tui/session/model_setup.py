@@ -24,10 +24,13 @@ from co_tui.agent.project_instructions import ProjectInstructions, describe_file
 from co_tui.agent.tools import Approver
 from co_tui.config import Settings
 from co_tui.governance.capability import ContextGovernance
+from co_tui.governance.compact_mode import CompactMode, cuts_automatically
 from co_tui.governance.meter import TokenMeter
 from co_tui.governance.policy import GovernancePolicy
+from co_tui.session.compact_mode import OffNotice
 from co_tui.session.events import Notice
 from co_tui.session.recall_source import recall_source
+from co_tui.session.summary_instructions import with_summary_files
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -77,6 +80,9 @@ class ModelSetup:
         self.mcp.approver = approver
         # AGENTS.md / CLAUDE.md, sent with every request (docs/configuration.md, "Project instructions").
         self.project = ProjectInstructions(workspace, enabled=settings.project_instructions)
+        # Who decides when the context is cut (governance/compact_mode.py); /compact-mode switches it.
+        self.compact_mode: CompactMode = settings.compact_mode
+        self._off_notice = OffNotice()
         self.configure(model)
         if self.mcp:  # an MCP server's schemas count once it has listed its tools
             self.mcp.watch_tools(self.recount_overhead)
@@ -87,6 +93,8 @@ class ModelSetup:
         s = self.settings
         resolved = resolve_model(model, s) if isinstance(model, str) else model
         policy = GovernancePolicy.from_settings(s, context_window=context_window_of(resolved))
+        # COMPACT.md beside the config (and the workspace's, when allowed); a bad one is said at the next turn.
+        policy, self._summary_file_errors = with_summary_files(policy, s, workspace=self.workspace)
         summarizer = resolve_model(s.summarization_model, s) if s.summarization_model else None
         self.model = resolved
         self.model_name = model if isinstance(model, str) else f"{resolved.system}:{resolved.model_name}"
@@ -97,6 +105,7 @@ class ModelSetup:
             summarizer_model=summarizer,
             transcript_sink=self._sink,
             meter_of=lambda: self.meter,  # a cut's banner gives the meter's figures: the two agree
+            automatic=lambda: cuts_automatically(self.compact_mode),
         )
         self.agent = build_agent(
             s,
@@ -112,6 +121,18 @@ class ModelSetup:
         self.overhead = self._count_overhead()  # after the agent: its tools are priced, not built again
         self.context_window = context_window_of(resolved) or s.fallback_context_window
         self.meter = self.new_meter()
+
+    def turn_notices(self, context: Sequence[ModelMessage]) -> list[Notice]:
+        """One line each for the turn about to run: the context past its limits with `compact_mode`
+        off (once, until it is back under), and a COMPACT.md that could not be used (once)."""
+        over = not cuts_automatically(self.compact_mode) and self.governor.over_limits(
+            context, overhead_tokens=self.overhead, next_prompt=True
+        )
+        said = self._off_notice.check(over, lambda: self.meter.reading(context).tokens, self.policy.budget_tokens)
+        notices = [said] if said is not None else []
+        notices += [Notice(message=line) for line in self._summary_file_errors]
+        self._summary_file_errors = []
+        return notices
 
     def new_meter(self) -> TokenMeter:
         """A meter for the model, counting the overhead, anchored on nothing yet."""

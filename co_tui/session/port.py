@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from co_tui.agent.mcp_servers import McpServers
     from co_tui.agent.project_instructions import InstructionFile
+    from co_tui.governance.compact_mode import CompactMode
     from co_tui.governance.events import HistoryTrimmed
     from co_tui.governance.next_cut import NextCut
     from co_tui.session.context_breakdown import ContextBreakdown
@@ -247,11 +248,21 @@ class SessionInfo(Protocol):
 
 
 class Lifecycle(Protocol):
-    """Switching models, letting go of the session, exporting it, and what a front end about to exit
-    does after a failed save."""
+    """Switching models (and who cuts the context), letting go of the session, exporting it, and
+    what a front end about to exit does after a failed save."""
 
     def set_model(self, name: str) -> None:
         """Use model `name` for the following turns; raises with one line when it is unknown."""
+        ...
+
+    @property
+    def compact_mode(self) -> CompactMode:
+        """Who decides when the context is cut: `auto` (the policy, at the budget) or `off` (only
+        /compact, /clear and overflow recovery); governance/compact_mode.py."""
+        ...
+
+    def set_compact_mode(self, mode: CompactMode) -> None:
+        """Switch `compact_mode` for this session, from the next request on."""
         ...
 
     def release_claim(self) -> None:

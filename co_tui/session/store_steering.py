@@ -17,7 +17,8 @@ from collections.abc import Callable, Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
-from co_tui.session.message_codec import decode_bodies, encode_messages
+from co_tui.session.context_rows import decode_context
+from co_tui.session.message_codec import encode_messages
 
 if TYPE_CHECKING:  # pydantic-ai stays out of the store's import (listing sessions at start-up)
     from co_tui.governance.restore import CutRecord
@@ -111,23 +112,17 @@ def undo_transcript_refs(conn: sqlite3.Connection, session_id: str, ledger_len: 
 def _messages(
     items: list[Any], transcript: Sequence[Any], seq: int, damaged: Callable[[str], Exception]
 ) -> tuple[Any, ...]:
-    own = [(i, body) for i, body in enumerate(items) if isinstance(body, str)]
-    decoded = dict(
-        zip(
-            (i for i, _ in own),
-            decode_bodies([b for _, b in own], [f"ledger entry {seq}'s context message {i}" for i, _ in own], damaged),
-            strict=False,
+    """A ledger row's `before`: its own bodies (strings) and transcript indices, by the one decoder
+    of stored contexts (`context_rows.decode_context`)."""
+    return tuple(
+        decode_context(
+            [(None, None, item) if isinstance(item, str) else (item, None, None) for item in items],
+            referenced=lambda ref: transcript[ref] if isinstance(ref, int) and 0 <= ref < len(transcript) else None,
+            damaged=damaged,
+            label=lambda i: f"ledger entry {seq}'s context message {i}",
+            missing=lambda _i: f"ledger entry {seq} points at a missing transcript message",
         )
     )
-    out = []
-    for i, item in enumerate(items):
-        if isinstance(item, str):
-            out.append(decoded[i])
-        elif isinstance(item, int) and 0 <= item < len(transcript):
-            out.append(transcript[item])
-        else:
-            raise damaged(f"ledger entry {seq} points at a missing transcript message")
-    return tuple(out)
 
 
 def read_pins(conn: sqlite3.Connection, session_id: str) -> list[int]:

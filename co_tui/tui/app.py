@@ -375,6 +375,10 @@ class CoTuiApp(App[int]):
         """/export [md|json] [path]: write this session to a file (default: the workspace)."""
         self.controller.export(args)
 
+    async def action_compact_mode(self, mode: str = "") -> None:
+        """/compact-mode [auto|off]: switch who cuts the context for this session (the palette: the other mode)."""
+        await self.controller.switch_compact_mode(mode)
+
     async def action_model(self, name: str = "") -> None:
         """/model [name]: show the model, or switch to `name` for the following turns."""
         if not name:
@@ -421,6 +425,8 @@ class CoTuiApp(App[int]):
             self.action_export(arg)
         elif spec.name == "model":
             await self.action_model(arg)
+        elif spec.name == "compact-mode":
+            await self.action_compact_mode(arg)
         elif spec.name == "mcp":
             self.action_show_mcp(arg)
         else:
@@ -802,6 +808,9 @@ class CoTuiApp(App[int]):
 
         def changed(server: Any) -> None:
             if self._chat_gone():
+                return
+            if server.notice:  # one line about it, its status unchanged (a stray stdout line)
+                self.spawn(self.chat.add_notice(server.notice))
                 return
             if server.status == "failed":
                 self.spawn(self.chat.add_notice(server.line()))

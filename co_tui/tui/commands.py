@@ -73,6 +73,13 @@ COMMANDS: tuple[CommandSpec, ...] = (
         None,
         "show_permissions",
     ),
+    CommandSpec(
+        "compact-mode",
+        "Who cuts the context this session: auto (at the budget) or off",
+        "/compact-mode [auto|off]",
+        None,
+        "compact_mode",
+    ),
 )
 
 KEYS: tuple[KeySpec, ...] = (

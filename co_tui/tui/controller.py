@@ -518,6 +518,24 @@ class ChatController:
             return
         await self.view.add_notice(f"Exported {fmt} to {path}")
 
+    async def switch_compact_mode(self, arg: str = "") -> None:
+        """/compact-mode [auto|off]: who decides when the context is cut, for this session; with no
+        argument (the palette), the other mode. Says the new mode in one line; the meter follows."""
+        if not self.session_ready_for("compact-mode"):
+            return
+        from co_tui.governance.compact_mode import COMPACT_MODES, MODE_TEXT, parse_mode
+
+        session = self.session
+        assert session is not None
+        nxt = COMPACT_MODES[(COMPACT_MODES.index(session.compact_mode) + 1) % len(COMPACT_MODES)]
+        mode = parse_mode(arg) if arg.strip() else nxt
+        if mode is None:
+            self.view.show_hint(f"/compact-mode: {arg.strip()!r} is not a mode — auto or off")
+            return
+        session.set_compact_mode(mode)
+        await self.view.add_notice(f"compact_mode {mode} for this session: {MODE_TEXT[mode]}")
+        await self.view.show_event(session.meter_reading())
+
     async def show_model(self) -> None:
         """/model: say which model answers."""
         if not self.session_ready_for("model"):

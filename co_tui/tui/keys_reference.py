@@ -83,9 +83,12 @@ what the model sees without telling you (and the model).
   that banner brings a lost item back: the lines around its mentions in the summarised messages,
   verbatim, as one short message at the end of the context (`/undo` takes it out again).
 - **Markers** are what the model reads in place of what was cut: a breadcrumb
-  `[Earlier conversation trimmed — N messages (K turns) removed …]`, a `[Summary of N earlier
-  messages]`, or an old tool output cut to `tool_output_trim_chars` and ending in
-  `[…truncated, N chars total]`.
+  `[Earlier conversation trimmed — N messages (K turns) removed …]` listing the turns it removed, a
+  `[Summary of N earlier messages] — turns 2-9: recall(turns="2-9")`, or an old tool output cut to
+  `tool_output_trim_chars` and ending in `[…truncated, N chars total — its call; recall("r12") …]`.
+  Each names the exact `recall(…)` call that returns the original verbatim: the model's read-only
+  `recall` tool (offered once something was cut) reads this session's transcript, so nothing cut
+  is out of reach. Its tool row says what came back, from which turn.
 - **What each request holds**: `/context` breaks the next request down by category — co-tui's
   instructions, your project instructions (AGENTS.md / CLAUDE.md, one row per file), the tool
   schemas (per source), the conversation's messages, markers and summaries — with a bar across the

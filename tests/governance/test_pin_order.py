@@ -166,7 +166,8 @@ def test_a_pinned_oldest_turn_goes_before_the_breadcrumb():
 def test_a_summary_says_which_pinned_turn_from_its_midst_follows_it():
     history = [*chat_turn("zero: hello", "hi"), *_four_turns()]
     pins = frozenset({turn_key(history[6])})
-    out = asyncio.run(_governor(history, 0.3, 0, "summarize", pins, False).apply(history)).messages
+    # A budget with room for the longest summary (the user's words on top) beside what stays.
+    out = asyncio.run(_governor(history, 0.35, 0, "summarize", pins, False).apply(history)).messages
     summary = next(m for m in out if (i := marker_info(m)) is not None and i.kind == "summary")
     assert "; 1 pinned turn from among them kept verbatim after this summary]" in summary.parts[0].content
     assert_reads_in_order(history, pins, out)

@@ -16,9 +16,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic_ai.messages import ModelRequest, ToolReturnPart, UserPromptPart
+from support.examples import examples
 
 from co_tui.governance.cut_notes import LISTED_PREFIX
 from co_tui.governance.evict import EvictRefused, evict
@@ -38,13 +39,12 @@ from co_tui.text import one_line
 
 from .strategies import histories
 
-FAST = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 BIG_PAGE = 10**9
 HANDLE_CALL = re.compile(r'recall\("(r\d+(?:\.\d+)?)"\)')
 LISTED = re.compile(r"- turn (\d+)")
 TURNS_CALL = re.compile(r'recall\(turns="(\d+)(?:-(\d+))?"\)')
 RULES = ("tool_trim", "recent_turns", "message_count", "shrink", "fit", "evict")
-EXAMPLES = 400  # stated in docs/context-governance.md
+EXAMPLES = examples(400)  # stated in docs/context-governance.md (the ci profile; dev runs a tenth)
 
 
 def _originals(messages) -> list:
@@ -104,7 +104,7 @@ def _check(transcript: list, context: list) -> None:
             assert f"user: {prompt}" in back
 
 
-@settings(max_examples=EXAMPLES, **FAST)
+@settings(max_examples=EXAMPLES)
 @given(
     histories(max_turns=5),
     histories(max_turns=3),

@@ -12,6 +12,8 @@ tool's name, whatever its prefix:
 - `*huge*`: answers with `HOSTILE_HUGE_MB` MB (default 20) of text on one line;
 - `*flood*`: writes `HOSTILE_FLOOD_MB` MB (default 20) of lines to stderr, then answers `flooded`;
 - `*silent*`: never answers.
+
+With `HOSTILE_EXIT_IF` naming a file that exists, the server exits at once, silently (a restart that fails).
 """
 
 from __future__ import annotations
@@ -69,6 +71,8 @@ def call(request_id: object, name: str, args: dict) -> None:
 
 
 def main() -> None:
+    if os.environ.get("HOSTILE_EXIT_IF") and os.path.exists(os.environ["HOSTILE_EXIT_IF"]):
+        sys.exit(1)
     tools = sys.argv[1:] or DEFAULT_TOOLS
     for raw in sys.stdin.buffer:
         try:

@@ -14,6 +14,7 @@ from typing import Any
 import anyio
 import pytest
 from pilot_helpers import poll_until
+from support.turns import collect
 
 from co_tui.agent.mcp_servers import load_mcp_servers, mcp_overview
 from co_tui.config import load_settings
@@ -26,10 +27,6 @@ from mcp_servers.test_mcp_config import co_tui, write_config
 pytestmark = pytest.mark.slow
 
 HANG_GUARD_S = 120  # not a speed target: before the fix these calls waited 300 s (the SDK's timeout)
-
-
-async def collect(aiter) -> list:
-    return [event async for event in aiter]
 
 
 def result_of(events: list):
@@ -183,7 +180,9 @@ def test_a_stray_stdout_line_is_no_traceback_in_print_mode(workspace: Path) -> N
     proc = co_tui("-p", "use h_chatty", "--output-format", "jsonl", cwd=workspace)
     assert proc.returncode == 0, proc.stderr
     assert any(json.loads(line).get("content") == "ok" for line in proc.stdout.splitlines())
-    assert proc.stderr == "", proc.stderr
+    assert proc.stderr == (
+        "co-tui: MCP server h printed a line on stdout that is not MCP, skipped: 'a plain line a library printed'\n"
+    )
 
 
 async def test_an_answer_over_the_cap_is_not_read_and_the_server_goes_on(workspace: Path) -> None:
@@ -229,34 +228,71 @@ def _chunks(data: bytes, size: int) -> AsyncIterator[bytes]:
     return gen()
 
 
-async def _read_all(data: bytes, cap: int, size: int = 7) -> tuple[list, list[str]]:
+async def _read_all(data: bytes, cap: int, size: int = 7) -> tuple[list, list[str], list[str]]:
     from co_tui.agent.mcp_stdio import read_messages
 
     to_session, from_reader = anyio.create_memory_object_stream[Any](100)
     ended: list[str] = []
-    await read_messages(_chunks(data, size), to_session, cap, ended.append)
-    return _drain(from_reader), ended
+    strays: list[str] = []
+    await read_messages(_chunks(data, size), to_session, cap, ended.append, strays.append)
+    return _drain(from_reader), ended, strays
 
 
 def _drain(stream) -> list:
     out = []
-    while True:
-        try:
-            out.append(stream.receive_nowait().message)
-        except (anyio.WouldBlock, anyio.EndOfStream):
-            return out
+    with stream:
+        while True:
+            try:
+                out.append(stream.receive_nowait().message)
+            except (anyio.WouldBlock, anyio.EndOfStream):
+                return out
 
 
 async def test_the_reader_splits_lines_across_chunks_and_answers_oversized_ones_by_id() -> None:
     ok = b'{"jsonrpc": "2.0", "id": 1, "result": {}}\n'
     python_big = b'{"jsonrpc": "2.0", "id": 2, "result": {"t": "' + b"x" * 500 + b'"}}\n'
     typescript_big = b'{"result": {"t": "' + b"y" * 500 + b'"}, "jsonrpc": "2.0", "id": "abc"}\n'
-    messages, ended = await _read_all(ok + b"a stray print\n" + python_big + typescript_big + ok, cap=200)
-    assert ended == []
+    messages, ended, strays = await _read_all(ok + b"a stray print\n" + python_big + typescript_big + ok, cap=200)
+    assert ended == [] and strays == ["'a stray print'"]
     assert [m.id for m in messages] == [1, 2, "abc", 1]
     from co_tui.agent.mcp_stdio import OVERSIZED
 
     assert messages[1].error.code == OVERSIZED and "cap" in messages[1].error.message
     # No id to be found: the connection ends, with the reason.
-    messages, ended = await _read_all(b'{"result": "' + b"z" * 500 + b'"}\n' + ok, cap=200)
+    messages, ended, _ = await _read_all(b'{"result": "' + b"z" * 500 + b'"}\n' + ok, cap=200)
     assert messages == [] and ended == ["it sent a message over co-tui's 0.0002 MB cap, not read"]
+
+
+async def test_a_restart_that_fails_is_not_explained_by_the_previous_process(workspace: Path) -> None:
+    broken = workspace / "broken"
+    entry = hostile_entry(HOSTILE_TOKEN="sk-hostile-restart-99999", HOSTILE_EXIT_IF=str(broken))
+    session = ChatSession(load_settings(mcp_servers={"h": entry}), workspace=workspace)
+    settled = asyncio.Event()
+    session.mcp.set_listener(lambda s: settled.set() if s.status in ("running", "failed") else None)
+    await session.mcp.start()
+    try:
+        [server] = session.mcp.servers
+        await collect(session.run_turn("use h_dying"))
+        assert server.reason.endswith("(dying: token=[redacted])")
+        broken.touch()
+        settled.clear()
+        assert session.mcp.restart("h") == "MCP server h: restarting"
+        await settled.wait()
+        assert server.status == "failed" and server.reason.startswith("could not start")
+        assert "dying" not in server.reason
+    finally:
+        await session.mcp.stop()
+
+
+async def test_a_reader_that_fails_ends_the_connection_with_why() -> None:
+    async def broken() -> AsyncIterator[bytes]:
+        yield b'{"jsonrpc": "2.0", "id": 1, "result": {}}\n'
+        raise RuntimeError("a bug")
+
+    from co_tui.agent.mcp_stdio import read_messages
+
+    to_session, from_reader = anyio.create_memory_object_stream[Any](10)
+    ended: list[str] = []
+    await read_messages(broken(), to_session, 1000, ended.append)
+    assert [m.id for m in _drain(from_reader)] == [1]
+    assert ended == ["co-tui could not read its output (RuntimeError: a bug)"]

@@ -11,19 +11,13 @@ from support.turns import collect, of_type
 
 from co_tui.session.banner import banner_line
 
-from .harness import assert_history_valid, point_providers_at, session, text_of
+from .harness import assert_history_valid, session, text_of
 from .loopback import LoopbackServer, Reply
 
 ANSWER = "an answer with enough detail to be worth summarising. " * 20
 INFLATED = "The summariser rambles on and on about everything it has seen. " * 400
 # Smaller than what it would replace (the check co-tui had before), but over its budget.
 OVER_BUDGET = "The summariser rambles on and on about everything it has seen. " * 40
-
-
-@pytest.fixture
-def env(loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch) -> LoopbackServer:
-    point_providers_at(monkeypatch, loopback)
-    return loopback
 
 
 async def test_an_inflated_summary_is_rejected_and_cools_down(env: LoopbackServer, tmp_path: Path) -> None:

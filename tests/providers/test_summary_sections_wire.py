@@ -11,17 +11,11 @@ from support.turns import collect, of_type
 
 from co_tui.governance.summarize import SUMMARY_SECTIONS
 
-from .harness import assert_history_valid, point_providers_at, session
+from .harness import assert_history_valid, session
 from .loopback import LoopbackServer, Reply
 
 ANSWER = "an answer with enough detail to be worth summarising. " * 80
 SECTIONS = "\n".join(f"## {heading}\n- none" for heading, _ in SUMMARY_SECTIONS)
-
-
-@pytest.fixture
-def env(loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch) -> LoopbackServer:
-    point_providers_at(monkeypatch, loopback)
-    return loopback
 
 
 def prompt(i: int) -> str:

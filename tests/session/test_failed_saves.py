@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from pydantic_ai.messages import ModelRequest, ToolReturnPart
+from support.turns import run_turn
 
 from co_tui.config import load_settings
 from co_tui.governance.markers import separate_markers
@@ -20,17 +21,13 @@ from co_tui.session.chat import ChatSession
 from co_tui.session.store import SessionStore
 
 
-async def _run(session: ChatSession, prompt: str) -> None:
-    [event async for event in session.run_turn(prompt)]
-
-
 @pytest.fixture
 async def session(tmp_path: Path) -> ChatSession:
     """A saved session after a README read (one tool output) and two chats."""
     (tmp_path / "README.md").write_text("# demo\n" + "A line of the readme.\n" * 60)
     chat = ChatSession(load_settings(), workspace=tmp_path, store=SessionStore.open(tmp_path / "data"))
     for prompt in ("read README.md", "hello there", "what time is it"):
-        await _run(chat, prompt)
+        await run_turn(chat, prompt)
     assert not chat.unsaved()
     return chat
 
@@ -42,10 +39,10 @@ def _rescued(tmp_path: Path) -> list[Path]:
 async def test_clear_after_a_failed_save_writes_the_old_conversation_to_a_rescue_copy(
     tmp_path: Path, session: ChatSession
 ) -> None:
-    await _run(session, "one more thing")  # saved; the next save fails
+    await run_turn(session, "one more thing")  # saved; the next save fails
     assert session.store is not None
     session.store.close()
-    await _run(session, "this turn is not saved")
+    await run_turn(session, "this turn is not saved", errors=True)  # the failed save is an error event
     assert session.unsaved()
     old_id = session.id
     event = await session.clear()
@@ -60,7 +57,7 @@ async def test_clear_after_a_failed_save_writes_the_old_conversation_to_a_rescue
 async def test_clear_that_can_neither_save_nor_rescue_clears_nothing(tmp_path: Path, session: ChatSession) -> None:
     assert session.store is not None
     session.store.close()
-    await _run(session, "this turn is not saved")
+    await run_turn(session, "this turn is not saved", errors=True)  # the failed save is an error event
     shutil.rmtree(tmp_path / "data")
     (tmp_path / "data").write_text("a file where the data dir was")  # the rescue copy has nowhere to go either
     transcript, old_id = list(session.transcript), session.id

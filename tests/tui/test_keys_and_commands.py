@@ -341,3 +341,24 @@ async def test_a_model_that_cannot_start_names_the_tui_command_not_the_flag(real
         await wait_until(pilot, lambda: "OPENAI_API_KEY" in str(hint.render()), what="the hint")
         assert "/model offline" in str(hint.render()) and "--model" not in str(hint.render())
         assert real_app.session.model_name == "offline"
+
+
+async def test_slash_compact_mode_switches_for_the_session_and_says_so(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+
+        def notices() -> list[str]:
+            return [n.text for n in app.chat.query("NoticeLine")]
+
+        assert app.session.compact_mode == "auto"
+        await send_prompt(pilot, "/compact-mode off")
+        await wait_until(pilot, lambda: app.session.compact_mode == "off", what="mode off")
+        assert notices()[-1].startswith("compact_mode off for this session: never cuts automatically")
+        await send_prompt(pilot, "/compact-mode")  # no argument (the palette): the other mode
+        await wait_until(pilot, lambda: app.session.compact_mode == "auto", what="mode auto")
+        assert notices()[-1].startswith("compact_mode auto for this session")
+        await send_prompt(pilot, "/compact-mode sometimes")
+        hint = app.chat.query_one("#hint")
+        await wait_until(pilot, lambda: hint.has_class("-shown"), what="hint")
+        assert "'sometimes' is not a mode — auto or off" in str(hint.render())
+        assert app.session.compact_mode == "auto"

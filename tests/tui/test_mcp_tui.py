@@ -93,3 +93,27 @@ async def test_mcp_restart_brings_a_failed_server_back(workspace: Path) -> None:
         await wait_until(pilot, lambda: "MCP server demo: running, 5 tools" in notices(app), what="running again")
         await pilot.press(*"use demo_echo text=back", "enter")
         await wait_until(pilot, lambda: "echo: back" in tool_results(app), what="a call after the restart")
+
+
+async def test_a_stray_stdout_line_is_one_notice_per_connection(workspace: Path) -> None:
+    from quiet_app import QuietApp
+
+    hostile = Path(__file__).resolve().parents[1] / "mcp_servers" / "hostile_server.py"
+    Path(os.environ["CO_TUI_CONFIG_FILE"]).write_text(
+        f"[mcp_servers.h]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(hostile))}]\n"
+    )
+    app = QuietApp(load_settings(), workspace)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await wait_until(pilot, lambda: app.session is not None and app.session.mcp.servers, what="session ready")
+        [h] = app.session.mcp.servers
+        await wait_until(pilot, lambda: h.status == "running", what="server running")
+        for n in (1, 2):
+            await pilot.press(*"use h_chatty", "enter")
+            await wait_until(pilot, lambda n=n: tool_results(app).count("ok") == n, what=f"answer {n}")
+            await wait_until(pilot, lambda: not app.busy, what="turn finished")
+            await wait_until(pilot, lambda: any("not MCP" in line for line in notices(app)), what="the notice")
+        said = [line for line in notices(app) if "not MCP" in line]
+        assert said == [
+            "MCP server h printed a line on stdout that is not MCP, skipped: 'a plain line a library printed'"
+        ]
+        assert h.status == "running" and h.notice == ""

@@ -1,0 +1,38 @@
+"""`--no-compact` as a user runs it: print mode over the budget sends the context whole, with one
+line on stderr; without the flag the same turn is cut; the flag refuses the modes without a chat."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from cli_process import run_co_tui as co_tui
+
+
+def _events(stdout: str) -> list[dict]:
+    return [json.loads(line) for line in stdout.splitlines()]
+
+
+@pytest.mark.parametrize("flag", ["--list-sessions", "--export"])
+def test_no_compact_needs_a_chat(flag: str) -> None:
+    args = [flag, "x"] if flag == "--export" else [flag]
+    proc = co_tui(*args, "--no-compact")
+    assert proc.returncode == 2
+    [line] = proc.stderr.strip().splitlines()
+    assert "--no-compact applies to a chat" in line
+
+
+def test_no_compact_sends_over_the_budget_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CO_TUI_CONTEXT_BUDGET_TOKENS", "2000")  # README.md alone is well past it
+    first = co_tui("-p", "read README.md", "--output-format", "jsonl")
+    assert first.returncode == 0, first.stderr
+    off = co_tui("-p", "thanks", "--continue", "--no-compact", "--output-format", "jsonl")
+    assert off.returncode == 0, off.stderr
+    assert not [e for e in _events(off.stdout) if e["type"] == "history_trimmed"]
+    [line] = [x for x in off.stderr.splitlines() if "compact_mode is off" in x]
+    assert line.startswith("co-tui: context past its limits (") and "of 2k tokens" in line
+    auto = co_tui("-p", "and again", "--continue", "--output-format", "jsonl")
+    assert auto.returncode == 0, auto.stderr
+    cuts = [e for e in _events(auto.stdout) if e["type"] == "history_trimmed"]
+    assert cuts and cuts[0]["reason"] == "token_budget"
+    assert "compact_mode is off" not in auto.stderr
