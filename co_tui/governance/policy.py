@@ -236,6 +236,13 @@ class Governor:
         # sent with it; never let it eat more than half the budget.
         return max(1, self.policy.budget_tokens - min(overhead_tokens, self.policy.budget_tokens // 2))
 
+    def overhead_excess(self, overhead_tokens: int) -> int:
+        """How far the request's fixed part (instructions, tool schemas) is over the half of the
+        budget it may take (`_budget`): the conversation keeps the other half, so a request can
+        reach the budget plus this before any cut (0: the budget holds). Pure."""
+        budget = self.policy.budget_tokens
+        return max(0, overhead_tokens - budget // 2) if budget > 0 else 0
+
     def target_tokens(self, overhead_tokens: int = 0) -> int:
         """The low-water mark for the messages: `token_mark` (`compact_target`) × the configured budget,
         less the request's overhead — so the request a cut leaves (overhead included, as events and the
