@@ -57,6 +57,12 @@ and the rule that chose the default (docs/context-governance.md, "Why 500 messag
 200 and 500 at which every judged target holds for both strategies and many calls cuts in at most 25%
 of its turns, else 0. `--only defaults,corpus,...` runs a subset.
 
+In stress (the 32k-window agent scenario of issue 29), with `--recall-every N` the scripted model
+reads back, every N turns, one output a cut note names with `recall`, and "tokens returned by recall" adds up
+what those reads cost. `--json FILE` writes every scenario's figures; `--side-by-side BEFORE AFTER`
+prints two such files as the before/after table (turns with a cut, summariser calls, prefix reuse vs
+uncut, mean context, cost with caching, tokens on recall).
+
 Run: `.venv/bin/python benchmarks/economy.py` (about ten minutes on an idle machine; the decision,
 `--limits 40,200,500,0`, about four times that). To measure other code (say main's),
 put its checkout first on the path: `PYTHONPATH=/path/to/checkout .venv/bin/python benchmarks/economy.py`
@@ -103,6 +109,7 @@ async def record_session(
     max_kb: int = 15,
     limit: int | None = None,
     corpus: bool = False,
+    recall_every: int = 0,
 ) -> Any:
     """One scripted session; returns (record, the session's governance policy, messages per turn).
 
@@ -129,7 +136,9 @@ async def record_session(
             if uncut:
                 values["max_history_messages"] = 0  # the message-count trigger off, as well as the budget
             chat = ChatSession(Settings(**values), workspace=workspace)
-            record = await run_session(chat, server, files, report_estimate=True, sequential=sequential or corpus)
+            record = await run_session(
+                chat, server, files, report_estimate=True, sequential=sequential or corpus, recall_every=recall_every
+            )
             growth = turn_growth(chat.context, recent=turns)
             return record, chat.setup.policy, growth.messages if growth else 0.0
     finally:
@@ -234,6 +243,7 @@ def measure(record: SessionRecord, turns: int, budget: int) -> dict[str, Any]:
         "cached_tokens": cached_tokens,
         "freed_per_cut": sum(c[0].tokens_before - c[-1].tokens_after for c in cuts) / len(cuts) if cuts else 0.0,
         "landing": sum(c[-1].tokens_after for c in cuts) / len(cuts) / budget if cuts else 0.0,
+        "recall_tokens": getattr(record, "recall_tokens", 0),
     }
 
 
@@ -265,7 +275,9 @@ def report(
     print(
         f"\n== {scenario.name}: {scenario.turns} turns, budget {budget:,}"
         + (" (derived from gpt-4o's window)" if not scenario.budget else "")
-        + f", compact_target {target}, max_history_messages {limit}; targets {'judged here' if judged else 'for reference'}"
+        + f", compact_target {target}"
+        + (f" (token mark {policy.token_mark:.2f})" if getattr(policy, "token_mark", target) != target else "")
+        + f", max_history_messages {limit}; targets {'judged here' if judged else 'for reference'}"
     )
     print(f"{'':36}{'trim':>12}{'summarize':>12}{'uncut':>12}   target")
     rows = [
@@ -282,6 +294,7 @@ def report(
         ("input tokens sent", lambda r: f"{r['input_tokens']:,}", ""),
         ("gpt-4o input $, prefix cached", lambda r: f"{_cost(r['input_tokens'], r['cached_tokens'])[0]:.3f}", ""),
         ("gpt-4o input $, no caching", lambda r: f"{_cost(r['input_tokens'], r['cached_tokens'])[1]:.3f}", ""),
+        ("tokens returned by recall", lambda r: f"{r['recall_tokens']:,}", ""),
     ]
     for label, show, goal in rows:
         print(f"{label:36}" + "".join(f"{show(results[k]):>12}" for k in ("trim", "summarize", "uncut")) + f"   {goal}")
@@ -353,7 +366,24 @@ def main() -> None:
     parser.add_argument(
         "--only", default="defaults,stress,corpus,calls", help="comma-separated scenarios to run (default: all)"
     )
+    parser.add_argument(
+        "--recall-every",
+        type=int,
+        default=0,
+        help="in stress, every N-th turn the scripted model reads back one cut output with recall (0: never)",
+    )
+    parser.add_argument("--json", help="also write every scenario's figures to this file (for --side-by-side)")
+    parser.add_argument(
+        "--side-by-side",
+        nargs=2,
+        metavar=("BEFORE", "AFTER"),
+        help="print two --json files' figures side by side (issue 29's table), run nothing",
+    )
     args = parser.parse_args()
+    if args.side_by_side:
+        side_by_side(*args.side_by_side)
+        return
+    figures_out: dict[str, Any] = {}
     limits = [int(v) for v in args.limits.split(",")]
     only = set(args.only.split(","))
 
@@ -387,6 +417,12 @@ def main() -> None:
             results[strategy] = measure(record, scenario.turns, policy.budget_tokens)
         results["uncut"] = measure(uncut, scenario.turns, policy.budget_tokens)
         report(scenario, results, policy, growth_per_turn(uncut, scenario.turns), per_turn)
+        figures_out[f"{scenario.name}@{policy.max_history_messages}"] = {
+            "budget": policy.budget_tokens,
+            **{k: {**v, "cost": _cost(v["input_tokens"], v["cached_tokens"])[0]} for k, v in results.items()},
+        }
+        if args.json:
+            Path(args.json).write_text(json.dumps({"code": str(Path(co_tui.__file__).parent.parent), **figures_out}))
         if scenario.name in JUDGED:
             judge(policy.max_history_messages, scenario.name, results)
 
@@ -405,7 +441,8 @@ def main() -> None:
         for limit in limits:
             for scenario in scenarios:
                 if scenario.name == "defaults" or limit == default_limit:
-                    run_scenario(scenario, uncut, per_turn, limit)
+                    recall = {"recall_every": args.recall_every} if scenario.name == "stress" else {}
+                    run_scenario(scenario, uncut, per_turn, limit, **recall)
     if "corpus" in only:
         corpus = Scenario("corpus", args.corpus_turns, 0)
         uncut, _, per_turn = asyncio.run(record_session("trim", UNCUT_BUDGET, corpus.turns, 0, uncut=True, corpus=True))
@@ -444,6 +481,32 @@ def main() -> None:
                 f"rule (smallest of 200, 500 meeting every judged target, many calls cutting <= 25% of turns; else 0): "
                 f"{choice}; the default is {default_limit}"
             )
+
+
+SIDE_BY_SIDE = (
+    ("turns with a cut", lambda r: f"{r['cut_turns'] / r['turns']:.0%}"),
+    ("summariser calls", lambda r: f"{r['summary_calls']}"),
+    ("prefix reuse vs uncut", lambda r: f"{r['reuse'] / r['_uncut']['reuse']:.3f}x"),
+    ("mean context / budget", lambda r: f"{r['context_share']:.0%}"),
+    ("gpt-4o input $, prefix cached", lambda r: f"{r['cost']:.3f}"),
+    ("tokens returned by recall", lambda r: f"{r.get('recall_tokens', 0):,}"),
+)
+
+
+def side_by_side(before_path: str, after_path: str) -> None:
+    """Issue 29's table: per scenario and strategy, the figures of two `--json` runs side by side."""
+    before, after = (json.loads(Path(p).read_text()) for p in (before_path, after_path))
+    print(f"before: {before.pop('code')}\nafter:  {after.pop('code')}")
+    for key in [k for k in after if k in before]:
+        print(f"\n== {key.replace('@', ', max_history_messages ')}, budget {after[key]['budget']:,}")
+        print(f"{'':32}" + "".join(f"{s + ' before':>18}{s + ' after':>17}" for s in ("trim", "summarize")))
+        for label, show in SIDE_BY_SIDE:
+            cells = ""
+            for strategy in ("trim", "summarize"):
+                for run in (before, after):
+                    figures = {**run[key][strategy], "_uncut": run[key]["uncut"]}
+                    cells += f"{show(figures):>18}" if run is before else f"{show(figures):>17}"
+            print(f"{label:32}{cells}")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from co_tui.session import OpenSessionError, StoreError, format_updated, format_usd, open_store_read_only, render_saved
-from co_tui.text import format_tokens
+from co_tui.text import format_tokens, plural
 
 if TYPE_CHECKING:
     from co_tui.config import Settings
@@ -53,7 +53,7 @@ def export_session(settings: Settings, session_id: str, fmt: str) -> int:
         store = open_store_read_only(settings)
         if store is None:
             raise StoreError(f"no session matches {session_id!r} (no session database in {settings.resolved_data_dir})")
-        _, text = render_saved(store, store.resolve_id(session_id), fmt)
+        meta, text, problems = render_saved(store, store.resolve_id(session_id), fmt)
     except OpenSessionError as exc:
         print(f"co-tui: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -61,4 +61,10 @@ def export_session(settings: Settings, session_id: str, fmt: str) -> int:
         print(f"co-tui: {exc}", file=sys.stderr)
         return 2
     sys.stdout.write(text)
+    if problems:  # the rest is exported, each bad row marked in its place
+        print(
+            f"co-tui: session {meta.id[:8]} is damaged: {plural(len(problems), 'part')} could not be read and "
+            f"{'is' if len(problems) == 1 else 'are'} marked in the export; the rest was exported ({problems[0]})",
+            file=sys.stderr,
+        )
     return 0

@@ -19,7 +19,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from co_tui.governance.defaults import DEFAULT_COMPACT_TARGET, DEFAULT_MAX_HISTORY_MESSAGES
+from co_tui.governance.defaults import DEFAULT_COMPACT_TARGET, DEFAULT_MAX_HISTORY_MESSAGES, DEFAULT_TOOL_OUTPUT_CLEAR
 from co_tui.paths import default_config_file, default_data_dir
 
 ENV_PREFIX = "CO_TUI_"
@@ -83,6 +83,17 @@ class Settings(BaseSettings):
     model: str = Field("offline", min_length=1, description="pydantic-ai model string, or `offline`.")
     summarization_model: str | None = Field(None, description="Model for summaries; default: `model`.")
     tool_output_trim_chars: int = Field(2000, ge=0, description="Cap on old tool outputs in context; 0 disables.")
+    tool_output_clear: Literal["stub", "head"] = Field(
+        DEFAULT_TOOL_OUTPUT_CLEAR,
+        description="Old outputs `recall` can bring back: `stub` clears them to a one-line note, "
+        "`head` keeps their first `tool_output_trim_chars` characters.",
+    )
+    tool_output_preview_chars: int = Field(
+        50_000,
+        ge=0,
+        description="An output longer than this is kept whole in the transcript; the model gets its head, tail, "
+        "size and `recall` handle. 0 disables.",
+    )
     max_history_messages: int = Field(
         DEFAULT_MAX_HISTORY_MESSAGES,
         ge=0,

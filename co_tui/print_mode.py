@@ -87,7 +87,12 @@ async def _run_turn(session: SessionPort, prompt: str, fmt: str, out: TextIO, er
     first = True
     closed = False  # the reader closed stdout (`| head`): the turn is interrupted, and saved
     storage_failed = False
+    last_usage = None  # the turn's end repeats the last reading: one line of it is enough
     async for event in session.run_turn(prompt):
+        if event.type == "usage":
+            if event == last_usage:
+                continue
+            last_usage = event
         if event.type == "error" and event.kind == "storage":
             storage_failed = True  # the session (one-shot) does not say "kept in memory": the rescue copy keeps it
         if event.type == "error" and not closed:
@@ -180,13 +185,17 @@ def run_print_mode(
 
     async def approve(command: str, tool: str = "run_shell", path: str | None = None) -> bool:
         if not assume_yes:
+            from co_tui.agent.tools import CannotAsk
+
             if path is not None:  # a file edit: `command` is its diff; the file says enough
                 what, shown = "file edits", path
             else:
                 what = "shell commands" if tool == "run_shell" else "tool calls that need approval"
                 shown = repr(command)
             err.write(f"co-tui: {tool} refused ({shown}): pass --yes to approve {what} in print mode\n")
-        return assume_yes
+            # Nobody was asked: the model must not read that a user declined it.
+            raise CannotAsk("print mode cannot ask for approval (co-tui was run without --yes)")
+        return True
 
     from co_tui.session import OpenSessionError, open_session
 

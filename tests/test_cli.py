@@ -134,6 +134,20 @@ def test_the_tui_without_a_terminal_is_one_line_exit_2(tmp_path: Path) -> None:
     assert proc.stdout == "" and not (tmp_path / "data").exists()  # nothing drawn, nothing created
 
 
+def test_print_mode_without_yes_tells_the_model_it_could_not_ask(tmp_path: Path) -> None:
+    """Without --yes the model read `The user declined…` though nobody was asked; and the jsonl
+    stream repeated its last `usage` line (issue 32, item 8)."""
+    proc = co_tui("-p", "run ls", "--output-format", "jsonl", cwd=tmp_path, env={"CO_TUI_ALLOW_SHELL": "1"})
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    [result] = [e for e in events if e["type"] == "tool_result"]
+    assert "print mode cannot ask for approval" in result["content"] and "declined" not in result["content"]
+    assert "pass --yes" in proc.stderr
+    usage = [json.dumps(e, sort_keys=True) for e in events if e["type"] == "usage"]
+    assert usage and all(a != b for a, b in zip(usage, usage[1:], strict=False)), "no line twice in a row"
+    assert not events[-1]["output"].startswith("Not run: Not run")
+
+
 def test_print_mode_refuses_file_edits_unless_yes(tmp_path: Path) -> None:
     """Issue 30 item 4: nobody can look at a diff in print mode, so an edit needs --yes."""
     refused = co_tui("-p", "write hello to notes.txt", "--output-format", "jsonl", cwd=tmp_path)
@@ -143,7 +157,10 @@ def test_print_mode_refuses_file_edits_unless_yes(tmp_path: Path) -> None:
     )
     assert not (tmp_path / "notes.txt").exists()
     [result] = [json.loads(line) for line in refused.stdout.splitlines() if '"tool_result"' in line]
-    assert "declined the change to notes.txt" in result["content"]
+    # Nobody was asked: the model reads that print mode could not ask (issue 32, item 8).
+    assert (
+        "print mode cannot ask for approval" in result["content"] and "notes.txt was not changed" in result["content"]
+    )
 
     written = co_tui("-p", "write hello to notes.txt", "--yes", cwd=tmp_path)
     assert written.returncode == 0, written.stderr

@@ -287,3 +287,18 @@ def test_ctrl_c_while_waiting_for_stdin_is_one_line_not_a_traceback() -> None:
     assert proc.returncode == 130, err
     assert err == "co-tui: interrupted\n"
     assert out == ""
+
+
+def test_the_readmes_summarise_stdin_example_summarises_stdin() -> None:
+    """README's `cat notes.txt | co-tui -p "summarise this"` answered with the offline model's
+    conversation recap (`Nothing yet…`), not a summary of what was piped in (issue 32, item 8)."""
+    notes = (
+        "The migration to FTS5 failed on Tuesday because the schema version was wrong.\n"
+        "We decided to key migrations on PRAGMA user_version.\n"
+        "The fix is in session/migrations.py and must ship before Friday.\n"
+    )
+    proc = run("-p", "summarise this", data=notes)
+    assert proc.returncode == 0, proc.stderr
+    assert "Nothing yet" not in proc.stdout
+    assert "The text you attached (3 lines" in proc.stdout
+    assert "session/migrations.py" in proc.stdout and "FTS5" in proc.stdout

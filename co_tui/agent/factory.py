@@ -112,14 +112,22 @@ def overhead_tokens(settings: Settings, *, workspace: Path, project_text: str | 
     if agent is not None:
         defs = [d for ts in agent.toolsets if toolset_source(ts) == "workspace" for d in known_tool_defs(ts)]
     else:
-        defs = known_tool_defs(
-            workspace_toolset(root, allow_shell=settings.allow_shell, allow_edits=settings.allow_edits)
+        defs = (
+            known_tool_defs(workspace_toolset(root, allow_shell=settings.allow_shell, allow_edits=settings.allow_edits))
+            + recall_tool_defs()
         )
     own = estimate_text_tokens(
         agent_instructions(root, allow_shell=settings.allow_shell, allow_edits=settings.allow_edits)
     )
     project = estimate_text_tokens(project_text) if project_text else 0
     return own + project + tool_schema_tokens(defs)
+
+
+def recall_tool_defs() -> list[Any]:
+    """The `recall` tool's definition (its schema does not depend on what it reads)."""
+    from co_tui.agent.recall_tool import RecallSource
+
+    return known_tool_defs(recall_toolset(RecallSource(transcript=list, page_chars=lambda: 0, redact=str)))
 
 
 def prompt_cache_capabilities(settings: Settings) -> list[Any]:
@@ -158,7 +166,7 @@ def build_agent(
     for every request and its text (AGENTS.md …, see `project_instructions.py`) follows co-tui's own
     instructions; None from it adds nothing. `toolsets` come after the workspace tools (the MCP
     servers' toolsets, `mcp_servers.McpServers.toolsets`). `recall` adds the `recall` tool over that
-    source (agent/recall_tool.py), offered only while the session has cut something.
+    source (agent/recall_tool.py), in every request.
     """
     import pydantic_ai
     from pydantic_ai import Agent

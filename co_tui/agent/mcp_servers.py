@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from co_tui.agent.shell import cap_output
-from co_tui.agent.tools import Approver
+from co_tui.agent.tools import Approver, CannotAsk
 from co_tui.text import one_line
 
 if TYPE_CHECKING:
@@ -546,6 +546,8 @@ def _guarded_toolset_class() -> type:
                     return ToolDenied(f"Not run: no one can approve {name} here, so the call was refused.")
                 try:
                     approved = await approver(text, tool=name)
+                except CannotAsk as exc:
+                    return ToolDenied(f"Not run: {exc}, so the call to {name} was refused. Do not retry it.")
                 except Exception as exc:  # a broken dialog must not run the tool
                     return ToolDenied(f"Not run: asking for approval failed ({exc}), so {name} was not called.")
                 if not approved:

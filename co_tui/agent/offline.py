@@ -57,6 +57,7 @@ from co_tui.agent.extractive import (
     digest_messages,
     digest_text,
     focus_words,
+    key_sentences,
     prompt_text,
     summarize,
 )
@@ -186,7 +187,8 @@ def plan_reply(messages: Sequence[ModelMessage], info: AgentInfo) -> Reply:
     """The reply to the request that ends `messages`. Deterministic; never calls tools twice in a row."""
     tool_names = [t.name for t in info.function_tools]
     prompt = latest_prompt(messages)
-    intent = parse_intent(prompt)
+    attached, own = split_attached(prompt)
+    intent = parse_intent(own)
     delay = configured_delay() or (SLOW_DELAY_S if intent.slow else 0.0)
     outcomes = tool_outcomes(messages)
     if outcomes:
@@ -201,6 +203,9 @@ def plan_reply(messages: Sequence[ModelMessage], info: AgentInfo) -> Reply:
         seed = _call_seed(messages, prompt)
         calls = tuple(Call(a.tool, a.args, f"offline-{seed}-{i}") for i, a in enumerate(intent.actions))
         return Reply(calls=calls, delay_s=delay)
+    if attached is not None and intent.kind in ("recall", "question"):
+        # `cat notes.txt | co-tui -p "summarise this"`: the text piped in, not the conversation.
+        return Reply(text=attached_summary(attached), delay_s=delay)
     if intent.kind in ("recall", "question") and "recall" in tool_names:
         from co_tui.agent.offline_recall import recall_args
 
@@ -210,6 +215,24 @@ def plan_reply(messages: Sequence[ModelMessage], info: AgentInfo) -> Reply:
     if intent.kind == "recall":
         return Reply(text=recap(messages[:-1]), delay_s=delay)
     return Reply(text=canned_reply(intent, prompt, tool_names), delay_s=delay)
+
+
+_ATTACHED = re.compile(r"\A<stdin>\n(?P<text>.*)\n</stdin>\n\n(?P<prompt>.*)\Z", re.S)
+
+
+def split_attached(prompt: str) -> tuple[str | None, str]:
+    """(the text print mode attached from stdin, the prompt typed after it); (None, prompt) without one."""
+    match = _ATTACHED.match(prompt)
+    if match is None:
+        return None, prompt
+    return match.group("text"), match.group("prompt")
+
+
+def attached_summary(text: str) -> str:
+    """An extractive summary of text piped in: its size and its key sentences."""
+    lines = text.count("\n") + 1
+    picked = key_sentences(text, max(200, min(1_500, len(text) // 5)))
+    return f"The text you attached ({lines:,} lines, {len(text):,} characters), in short: {picked or text[:200]}"
 
 
 def is_summarization_request(info: AgentInfo, prompt: str) -> bool:

@@ -30,6 +30,7 @@ TRIGGERS: tuple[tuple[str, str], ...] = (
     ("big output", "a search that returns a large, capped tool output (to see trimming at work)"),
     ("slow …", "any prompt containing the word `slow` streams word by word with a delay (try Esc)"),
     ("what did we do so far?", "an extractive recap of the visible context, trims and summaries included"),
+    ("what did README.md say?", "after README.md's output was cut from view: reads it back with `recall`"),
     ("help", "what the offline model can do and how to configure a real one"),
 )
 """(example prompt, what it does) — shown by `help` and the help screen."""

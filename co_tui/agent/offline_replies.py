@@ -98,7 +98,7 @@ def answer_from_results(results: Sequence[ToolOutcome]) -> str:
 def _answer_one(r: ToolOutcome) -> str:
     target = r.args.get("path") or r.args.get("command") or ""
     if r.outcome == "denied":
-        return f"Not run: {r.content}"
+        return r.content if r.content.startswith("Not run") else f"Not run: {r.content}"
     if r.outcome in ("failed", "retried", "retry"):
         where = f" for `{target}`" if target else ""
         return f"{r.tool} could not do that{where}: {_first_line(r.content)}"

@@ -1,8 +1,9 @@
 """The `recall` tool: the model reads back, verbatim, what governance cut from its view.
 
 Read-only, no approval, this session's transcript only (governance/recall.py does the lookups). It
-is offered while the session has cut something (or is about to cut before this request), so a
-session that never cut pays nothing for its schema. What it returns is an ordinary tool output
+is in every request's tool list: a tool that joins mid-run changes the list (the provider's first
+cache section) and makes pydantic-ai add an announcement to the history, so the request would no
+longer be the one the cut's banner describes. What it returns is an ordinary tool output
 (counted by the meter, governed like any other); its metadata says what it recalled, so recalling
 a recall answers the original again instead of nesting headers.
 """
@@ -31,18 +32,16 @@ the result names to read on."""
 class RecallSource:
     """What the tool reads, supplied by the session (agent/ never imports session/).
 
-    `transcript()`: the session's transcript; `offered(messages)`: whether to offer the tool for a
-    request with these context messages; `page_chars()`: the most one page may hold; `redact(text)`:
-    the store's redaction of secrets."""
+    `transcript()`: the session's transcript; `page_chars()`: the most one page may hold;
+    `redact(text)`: the store's redaction of secrets."""
 
     transcript: Callable[[], Sequence[ModelMessage]]
-    offered: Callable[[Sequence[ModelMessage]], bool]
     page_chars: Callable[[], int]
     redact: Callable[[str], str]
 
 
 def recall_toolset(source: RecallSource) -> FunctionToolset[Any]:
-    """A toolset holding `recall`, shown to the model only while `source.offered(ctx.messages)`."""
+    """A toolset holding `recall` over `source` (priced with the workspace tools: always sent)."""
     from pydantic_ai import RunContext, ToolFailed, ToolReturn
     from pydantic_ai.toolsets import FunctionToolset
 
@@ -85,24 +84,6 @@ def recall_toolset(source: RecallSource) -> FunctionToolset[Any]:
     # This module keeps pydantic-ai out of its imports (start-up is measured), so the annotation
     # pydantic-ai reads to pass the run context is given as the object, not as a string.
     recall.__annotations__["ctx"] = RunContext[Any]
-
-    def prepare(ctx: Any, tool_def: Any) -> Any:
-        return tool_def if source.offered(ctx.messages) else None
-
-    toolset: FunctionToolset[Any] = FunctionToolset(id="recall")  # priced apart: offered only after a cut
-    toolset.add_function(recall, takes_ctx=True, description=RECALL_DESCRIPTION, prepare=prepare)
+    toolset: FunctionToolset[Any] = FunctionToolset()
+    toolset.add_function(recall, takes_ctx=True, description=RECALL_DESCRIPTION)
     return toolset
-
-
-def offered_when(
-    ledger_len: Callable[[], int], over_limits: Callable[[Sequence[ModelMessage]], bool]
-) -> Callable[[Sequence[ModelMessage]], bool]:
-    """`RecallSource.offered`: true once the session has cut anything (a ledger entry), while the
-    context holds a cut (a marker, a shortened output) or when the request is about to be cut
-    (`over_limits`), so the tool is there in the same request as the first note that names it."""
-    from co_tui.governance.recall import has_cut
-
-    def offered(messages: Sequence[ModelMessage]) -> bool:
-        return ledger_len() > 0 or has_cut(messages) or over_limits(messages)
-
-    return offered

@@ -29,7 +29,14 @@ Approver = Callable[..., Awaitable[bool]]
 """`approver(text, tool="run_shell") -> bool`: asked before every `run_shell` call with the exact
 command, before an MCP tool call that needs approval (`mcp_servers.py`) with the tool's name
 and arguments as `text` and `tool=` its name, and before a file edit with its unified diff as
-`text`, `tool="write_file"`/`"edit_file"` and `path=` the file; True runs it."""
+`text`, `tool="write_file"`/`"edit_file"` and `path=` the file; True runs it. An approver that
+cannot ask anyone (print mode without --yes) raises `CannotAsk`."""
+
+
+class CannotAsk(Exception):
+    """Raised by an approver with no one to ask (print mode without --yes): the call is refused,
+    and the model is told why in the exception's words, not that a user declined it."""
+
 
 TOOL_NAMES = ("read_file", "list_dir", "search_text")
 EDIT_TOOL_NAMES = ("write_file", "edit_file")
@@ -115,6 +122,8 @@ def workspace_toolset(
             return ToolDenied(f"Not run: no one can approve shell commands here, so `{command}` was refused.")
         try:
             approved = await approver(command)
+        except CannotAsk as exc:
+            return ToolDenied(f"Not run: {exc}, so `{command}` was refused. Do not retry it.")
         except Exception as exc:  # a broken approval dialog must not run the command
             return ToolDenied(f"Not run: asking for approval failed ({exc}), so `{command}` was not run.")
         if not approved:
@@ -132,6 +141,8 @@ def workspace_toolset(
             return ToolDenied(f"Not written: no one can approve file edits here, so {planned.rel} was not changed.")
         try:
             approved = await approver(planned.diff, tool=planned.tool, path=planned.rel)
+        except CannotAsk as exc:
+            return ToolDenied(f"Not written: {exc}, so {planned.rel} was not changed. Do not retry it.")
         except Exception as exc:  # a broken approval dialog must not write
             return ToolDenied(f"Not written: asking for approval failed ({exc}), so {planned.rel} was not changed.")
         if not approved:

@@ -78,6 +78,15 @@ class OversizedTurnEvent(CapabilityEvent, namespace="co_tui"):
 
 
 @dataclass(kw_only=True)
+class PinsOverBudgetEvent(CapabilityEvent, namespace="co_tui"):
+    """The pinned turns make the budget unreachable (policy.py): no token cut is made while they do.
+    Emitted once each time that starts; the session says it in one line (`pins.pins_over_budget_line`)."""
+
+    pinned_tokens: int = 0
+    budget_tokens: int = 0
+
+
+@dataclass(kw_only=True)
 class GovernanceNoticeEvent(CapabilityEvent, namespace="co_tui"):
     """One line about the context said during a run (a compaction hook that failed, or vetoed a
     cut); the session turns it into a `Notice`."""
@@ -146,6 +155,7 @@ class ContextGovernance(AbstractCapability[Any]):
     _override: list[ModelMessage] | None = field(default=None, init=False, repr=False)
     _shrink_done: bool = field(default=False, init=False, repr=False)
     _oversize_said: bool = field(default=False, init=False, repr=False)
+    _pins_over_said: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
         # The pass's zero-LLM work on a large history runs in a thread: the run shares the UI's
@@ -157,6 +167,7 @@ class ContextGovernance(AbstractCapability[Any]):
     def set_pins(self, pins: frozenset[str]) -> None:
         """The keys of the turns no rule may cut from now on (`pins.turn_key`)."""
         self.governor.pins = frozenset(pins)
+        self._pins_over_said = False  # other pins: say again if these are over the budget too
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -204,7 +215,8 @@ class ContextGovernance(AbstractCapability[Any]):
         run's model) and, when it
         changed anything, rewrite `ctx.messages` and the request's messages and emit one
         `HistoryTrimmedEvent` per change. Says once per run when the newest turn alone is over the budget
-        (`OversizedTurnEvent`). Returns `request_context`."""
+        (`OversizedTurnEvent`), and once when the pinned turns make the budget unreachable
+        (`PinsOverBudgetEvent`). Returns `request_context`."""
         self._override = None
         self._shrink_done = False
         if self._hand_over(ctx.messages):
@@ -236,6 +248,11 @@ class ContextGovernance(AbstractCapability[Any]):
             await self._post_compact(ctx, "auto", outcome.events)
         if not outcome.fits and not self._oversize_said:
             await self._say_oversized(ctx, outcome.messages, request_overhead_tokens(request_context))
+        if outcome.pins_over_budget and not self._pins_over_said:
+            await ctx.emit(
+                PinsOverBudgetEvent(pinned_tokens=outcome.pins_over_budget, budget_tokens=self.policy.budget_tokens)
+            )
+        self._pins_over_said = bool(outcome.pins_over_budget)
         return request_context
 
     async def _pre_compact(

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 
 from co_tui.governance.events import HistoryTrimmed
+from co_tui.governance.handles import RECALL_TOOL
 from co_tui.governance.markers import evicted_turn_key, is_evicted_output, marker_info, separate_markers
 from co_tui.governance.tokens import message_tokens, part_text
 from co_tui.governance.turn_states import Status
@@ -74,6 +75,8 @@ def _preview(message: ModelMessage, limit: int = 80) -> str:
         kind = getattr(part, "part_kind", "")
         if isinstance(part, ToolCallPart) and kind == "tool-call":
             pieces.append(f"→ {part.tool_name}()")
+        elif answers_calls(part) and getattr(part, "tool_name", "") == RECALL_TOOL and (what := _recalled(part)):
+            pieces.append(f"recall ↺ recalled {what}")  # which message came back, from which turn
         elif answers_calls(part):
             pieces.append(
                 f"{getattr(part, 'tool_name', '?')}: {part_text(part)[len(getattr(part, 'tool_name', '') or '') :]}"
@@ -82,6 +85,13 @@ def _preview(message: ModelMessage, limit: int = 80) -> str:
             pieces.append(part_text(part))
     flat = " ".join(" ".join(pieces).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _recalled(part: Any) -> str | None:
+    from co_tui.governance.recall import recalled_what
+
+    content = getattr(part, "content", None)
+    return recalled_what(content) if isinstance(content, str) else None
 
 
 def annotate_history(

@@ -28,20 +28,24 @@ SHOW_FROM = 0.5  # the forecast is given once the context is past this share of 
 class TurnGrowth:
     """What a recent user turn added to the context, on average, and the turns' message total."""
 
-    tokens: float  # mean estimated tokens of the recent turns
+    tokens: float  # estimated tokens of the largest recent turn (what the next one may add)
     messages: float  # mean messages of the recent turns
     turn_messages: int  # messages in all the history's turns (what the message-count trigger counts)
 
 
 def turn_growth(messages: Sequence[ModelMessage], *, recent: int = RECENT_TURNS) -> TurnGrowth | None:
-    """The mean size of the newest `recent` user turns of `messages` (markers and the system prefix
-    are not turns), or None when there is no turn yet. Never mutates `messages`."""
+    """The growth of a user turn, from the newest `recent` turns of `messages` (markers and the
+    system prefix are not turns), or None when there is no turn yet. Never mutates `messages`.
+
+    Tokens: the largest of those turns, tool outputs included, not their mean: a `read` between
+    chats added far more than the mean, and the meter said `≈3 turns to trim` one read before the
+    cut (issue 32). Messages: their mean (turns add messages evenly)."""
     layout = segment(separate_markers(messages))
     turns = layout.turns[-recent:] if recent > 0 else []
     if not turns:
         return None
     return TurnGrowth(
-        tokens=sum(estimate_tokens(t.messages) for t in turns) / len(turns),
+        tokens=max(estimate_tokens(t.messages) for t in turns),
         messages=sum(len(t) for t in turns) / len(turns),
         turn_messages=sum(len(t) for t in layout.turns),
     )

@@ -48,14 +48,14 @@ def summary_text(messages: int, summary: str, pinned: int = 0, covers: str | Non
     """`[Summary of N earlier messages]` + newline + the summary; `pinned`: how many pinned turns
     from among those messages follow it verbatim (said inside the brackets; docs/context-governance.md, "Pins");
     `covers` ("2-9"): the turns it summarises, said after the brackets with the `recall` call that
-    returns them verbatim."""
+    returns them verbatim (short: a summary's window is priced with it)."""
     return f"[Summary of {messages} earlier messages{_pinned_note(pinned)}]{_covers_note(covers)}\n{summary}"
 
 
 def _covers_note(covers: str | None) -> str:
     if not covers:
         return ""
-    return f' — turns {covers}; recall(turns="{covers}") returns them verbatim'
+    return f' — turns {covers}: recall(turns="{covers}")'
 
 
 def compact_text(summary: str, pinned: int = 0) -> str:

@@ -193,8 +193,9 @@ class TokenMeter:
                 cache_write_tokens=self._last_cache[1],
             )
         # No report applies (new session, or governance rewrote the history): the calibrated estimate
-        # plus the overhead the last report showed on top of its messages.
-        estimated = round(self.ratio * estimate_tokens(messages)) + (self._overhead if messages else 0)
+        # plus the overhead the last report showed on top of its messages (with no messages yet the
+        # request is that overhead alone: the meter shows it, as /context does).
+        estimated = round(self.ratio * estimate_tokens(messages)) + self._overhead
         return MeterReading(
             tokens=estimated,
             exactness="estimated",

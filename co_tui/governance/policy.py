@@ -17,6 +17,12 @@ Order of one pass (nothing happens while the history is under both triggers):
 4. Always last, if still over the token budget: `fit_to_budget` down to `compact_target` × the
    budget (old tool outputs → whole turns → in-turn step shrink).
 
+Pinned turns that, with the request's overhead and the newest turn (never cut), weigh more than the
+budget make it unreachable: no cut could get the request under it, and cutting anyway cost a
+summary, a banner and the prompt cache on every turn. Then the token trigger does not fire
+(`PolicyOutcome.pins_over_budget` says so, once a front end tells the user); the message limit and
+the provider's window (overflow recovery) still bound the context.
+
 Economy (docs/context-governance.md): a trigger fires at the limit, a cut goes down to the low-water
 mark in one batch and frees at least `min_cut_tokens(budget)` when it can, so the next cut is many
 turns away and, in between, the context only grows at its end (the provider's prompt cache holds).
@@ -31,7 +37,12 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic_ai.messages import ModelMessage
 
-from co_tui.governance.defaults import DEFAULT_COMPACT_TARGET, DEFAULT_MAX_HISTORY_MESSAGES
+from co_tui.governance.defaults import (
+    DEFAULT_COMPACT_TARGET,
+    DEFAULT_MAX_HISTORY_MESSAGES,
+    DEFAULT_TOOL_OUTPUT_CLEAR,
+    STUB_MARK_FACTOR,
+)
 from co_tui.governance.events import HistoryTrimmed, Reason
 from co_tui.governance.pins import PinSplit, reinsert, split_pinned, with_pinned_kept
 from co_tui.governance.summarize import (
@@ -95,11 +106,21 @@ class GovernancePolicy:
     summarizer_cooldown_s: float = 600.0
     window_is_guess: bool = False
     compact_target: float = DEFAULT_COMPACT_TARGET
+    # "stub": old outputs `recall` can bring back are cleared to their one-line note; "head": cut to
+    # `tool_output_trim_chars` (docs/context-governance.md, "The stub policy").
+    tool_output_clear: Literal["stub", "head"] = "head"  # the setting's default is DEFAULT_TOOL_OUTPUT_CLEAR
     # The user's summary instructions (the setting and COMPACT.md files, read by the session), how
     # they combine with co-tui's (`compose_instructions`), and whose they are, for the events.
     summary_instructions: str = ""
     summary_instructions_mode: str = "add"
     summary_instructions_from: tuple[str, ...] = ()
+
+    @property
+    def token_mark(self) -> float:
+        """The low-water mark for tokens, as a share of the budget: `compact_target`, and with the
+        stub policy `STUB_MARK_FACTOR` of it — cleared outputs lose nothing (`recall` brings them
+        back), so a cut goes deeper and comes rarer (docs/context-governance.md, "The stub policy")."""
+        return self.compact_target * (STUB_MARK_FACTOR if self.tool_output_clear == "stub" else 1.0)
 
     @property
     def target_messages(self) -> int:
@@ -120,6 +141,7 @@ class GovernancePolicy:
             summarizer_cooldown_s=settings.summarizer_cooldown_s,
             window_is_guess=guess,
             compact_target=getattr(settings, "compact_target", DEFAULT_COMPACT_TARGET),
+            tool_output_clear=getattr(settings, "tool_output_clear", DEFAULT_TOOL_OUTPUT_CLEAR),
             summary_instructions=getattr(settings, "summary_instructions", ""),
             summary_instructions_mode=getattr(settings, "summary_instructions_mode", "add"),
             summary_instructions_from=("setting summary_instructions",)
@@ -161,6 +183,8 @@ class PolicyOutcome:
     events: list[HistoryTrimmed] = field(default_factory=list)
     fits: bool = True
     tokens: int = 0
+    # The pinned turns' tokens when they make the budget unreachable (module docstring), else 0.
+    pins_over_budget: int = 0
 
     @property
     def changed(self) -> bool:
@@ -183,6 +207,8 @@ class CutPlan:
     over_count: bool
     goal: int
     window: SummaryWindow | None
+    # Pinned turns make the budget unreachable: no token cut is planned or made (module docstring).
+    pins_over_budget: bool = False
 
 
 @dataclass
@@ -210,15 +236,22 @@ class Governor:
         # sent with it; never let it eat more than half the budget.
         return max(1, self.policy.budget_tokens - min(overhead_tokens, self.policy.budget_tokens // 2))
 
+    def overhead_excess(self, overhead_tokens: int) -> int:
+        """How far the request's fixed part (instructions, tool schemas) is over the half of the
+        budget it may take (`_budget`): the conversation keeps the other half, so a request can
+        reach the budget plus this before any cut (0: the budget holds). Pure."""
+        budget = self.policy.budget_tokens
+        return max(0, overhead_tokens - budget // 2) if budget > 0 else 0
+
     def target_tokens(self, overhead_tokens: int = 0) -> int:
-        """The low-water mark for the messages: `compact_target` × the configured budget, less the
-        request's overhead — so the request a cut leaves (overhead included, as events and the meter
-        count it) is at or under `compact_target` × the budget. When the overhead alone takes most of
+        """The low-water mark for the messages: `token_mark` (`compact_target`) × the configured budget,
+        less the request's overhead — so the request a cut leaves (overhead included, as events and the
+        meter count it) is at or under that share of the budget. When the overhead alone takes most of
         that, at least half the low-water share of the message budget (a cut never aims at nothing)."""
         policy = self.policy
         overhead = min(overhead_tokens, policy.budget_tokens // 2)
-        by_request = int(policy.compact_target * policy.budget_tokens) - overhead
-        return max(1, by_request, int(policy.compact_target * self._budget(overhead_tokens) * 0.5))
+        by_request = int(policy.token_mark * policy.budget_tokens) - overhead
+        return max(1, by_request, int(policy.token_mark * self._budget(overhead_tokens) * 0.5))
 
     def _triggers(
         self, messages: Sequence[ModelMessage], budget: int
@@ -244,6 +277,7 @@ class Governor:
         split = split_pinned(messages, self.pins)
         messages, overhead_tokens = split.rest, overhead_tokens + split.tokens
         current, _, layout, over_count, over_tokens = self._triggers(messages, self._budget(overhead_tokens))
+        over_tokens = over_tokens and not self.pins_unreachable(split, overhead_tokens - split.tokens)
         if next_prompt and layout.turns:
             over_count = sum(len(t) for t in layout.turns) + 1 > self.policy.max_history_messages
         return over_count or over_tokens
@@ -276,9 +310,10 @@ class Governor:
         summarize = (self.summarizer_model or model) is not None
         split, plan = await run(lambda: self.plan_pass(messages, overhead_tokens=overhead_tokens, summarize=summarize))
         overhead = overhead_tokens + split.tokens
+        over_pins = split.tokens if plan.pins_over_budget else 0
         if plan.reason is None:
             kept = await run(lambda: reinsert(plan.messages, split)) if split.pinned else plan.messages
-            return PolicyOutcome(kept, [], True, plan.tokens + split.tokens)
+            return PolicyOutcome(kept, [], True, plan.tokens + split.tokens, over_pins)
         events: list[HistoryTrimmed] = []
         summarised: list[ModelMessage] | None = None
         if plan.window is not None:
@@ -290,7 +325,8 @@ class Governor:
             events.append(event)
         current, tokens, cuts = await run(lambda: self.finish_pass(split, plan, summarised))
         events = with_pinned_kept(events + cuts, split)
-        return PolicyOutcome(current, self._as_sent(events, overhead), tokens - split.tokens <= plan.budget, tokens)
+        fits = tokens - split.tokens <= plan.budget
+        return PolicyOutcome(current, self._as_sent(events, overhead), fits, tokens, over_pins)
 
     def _runner(self, size: int) -> Callable[[Callable[[], _T]], Awaitable[_T]]:
         """How this pass runs a synchronous step: through `offload` for a large history, else inline."""
@@ -311,7 +347,20 @@ class Governor:
         over the rest with their tokens counted as overhead. Pure; `apply` and the inspector's preview
         (next_cut.py) both start here, so neither can cut a pinned turn the other keeps."""
         split = split_pinned(messages, self.pins)
-        return split, self.plan_cut(split.rest, overhead_tokens=overhead_tokens + split.tokens, summarize=summarize)
+        reachable = not self.pins_unreachable(split, overhead_tokens)
+        plan = self.plan_cut(
+            split.rest, overhead_tokens=overhead_tokens + split.tokens, summarize=summarize, tokens_reachable=reachable
+        )
+        return split, plan
+
+    def pins_unreachable(self, split: PinSplit, overhead_tokens: int = 0) -> bool:
+        """Whether `split`'s pinned turns, the request's overhead and the newest turn (never cut)
+        together weigh more than the budget: then no cut can get the request under it. Pure."""
+        if not split.pinned:
+            return False
+        turns = segment(split.rest).turns
+        newest = estimate_tokens(turns[-1].messages) if turns else 0
+        return overhead_tokens + split.tokens + newest > self.policy.budget_tokens
 
     def finish_pass(
         self, split: PinSplit, plan: CutPlan, summarised: list[ModelMessage] | None
@@ -325,16 +374,26 @@ class Governor:
         kept = reinsert(current, split)  # a marker split around a pinned turn adds a few tokens: count again
         return kept, estimate_tokens(kept), events
 
-    def plan_cut(self, messages: Sequence[ModelMessage], *, overhead_tokens: int = 0, summarize: bool) -> CutPlan:
+    def plan_cut(
+        self,
+        messages: Sequence[ModelMessage],
+        *,
+        overhead_tokens: int = 0,
+        summarize: bool,
+        tokens_reachable: bool = True,
+    ) -> CutPlan:
         """Steps 1–2 of a pass (module docstring) over a context with no pinned turn: the triggers,
         the low-water goal and the summary window to ask for (`summarize`: a summariser is there).
-        Pure; `plan_pass` runs it for `apply` and the inspector's preview (next_cut.py), so the two
-        cannot drift."""
+        `tokens_reachable=False` (pinned turns make the budget unreachable): the token trigger does
+        not fire. Pure; `plan_pass` runs it for `apply` and the inspector's preview (next_cut.py), so
+        the two cannot drift."""
         policy = self.policy
         budget = self._budget(overhead_tokens)
         current, tokens, layout, over_count, over_tokens = self._triggers(messages, budget)
+        unreachable = not tokens_reachable
+        over_tokens = over_tokens and tokens_reachable
         if not (over_count or over_tokens):
-            return CutPlan(current, tokens, layout, budget, None, over_count, budget, None)
+            return CutPlan(current, tokens, layout, budget, None, over_count, budget, None, unreachable)
         reason: Reason = "token_budget" if over_tokens else "message_count"
         # Cut down to the low-water mark, and at least the minimum when over the token budget.
         target = min(self.target_tokens(overhead_tokens), budget)
@@ -342,8 +401,21 @@ class Governor:
         window = None
         if summarize and policy.strategy == "summarize" and not self.cooling_down():
             target_messages = policy.target_messages if over_count else None
-            window = self._summary_window(current, budget, goal, target_messages)
-        return CutPlan(current, tokens, layout, budget, reason, over_count, goal, window)
+            if over_count or not self._stubs_suffice(current, layout, goal):
+                window = self._summary_window(current, budget, goal, target_messages)
+        return CutPlan(current, tokens, layout, budget, reason, over_count, goal, window, unreachable)
+
+    def _stubs_suffice(self, messages: list[ModelMessage], layout: Layout, goal: int) -> bool:
+        """Whether clearing old outputs to their notes (the stub policy: `recall` brings them back,
+        so nothing is lost) already reaches `goal`: then no summary is asked for, a model call saved
+        and no turn summarised away (docs/context-governance.md, "The stub policy")."""
+        policy = self.policy
+        if policy.tool_output_clear != "stub" or policy.tool_output_trim_chars <= 0:
+            return False
+        cleared = trim_tool_returns(
+            messages, policy.tool_output_trim_chars, layout=layout, target_tokens=goal, stub=True
+        )
+        return cleared.trimmed and estimate_tokens(cleared.messages) <= goal
 
     def finish_cut(
         self, plan: CutPlan, summarised: list[ModelMessage] | None
@@ -364,10 +436,13 @@ class Governor:
         # back longer than planned — and a token cut takes the messages to theirs; otherwise the two
         # triggers take turns and the banners come twice as often.
         synced = summarised is not None or bool(events)
+        if plan.pins_over_budget:  # the message limit's cut alone: no token cut can get under the budget
+            return current, estimate_tokens(current), events
         fitted = fit_to_budget(
             current,
             plan.goal if synced else plan.budget,
             tool_output_trim_chars=policy.tool_output_trim_chars,
+            stub=policy.tool_output_clear == "stub",
             target_tokens=plan.goal,
             min_cut_tokens=0 if synced else min_cut_tokens(policy.budget_tokens),
             layout=None if synced else plan.layout,  # reuse this pass's work if unchanged

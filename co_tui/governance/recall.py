@@ -53,6 +53,7 @@ __all__ = [
     "recall_turns",
     "search_history",
     "has_cut",
+    "recalled_what",
     "page_chars_for",
     "MAX_HITS",
     "SEARCH_DEADLINE_S",
@@ -325,6 +326,17 @@ def recall_spec(
     if isinstance(spec.get("search"), str):
         return search_history(transcript, context, spec["search"], **page)
     raise RecallError('recall needs a handle ("r12"), turns="3-5" or search="text"')
+
+
+def recalled_what(content: str) -> str | None:
+    """What a recall's output holds, from its first line (`_header`): `the output of read_file(…)
+    from turn 3`, `turns 2-4 as they happened`, `3 hits in what is out of view`; None when
+    `content` is no recall result (a failed call's message). For the front ends' tool row."""
+    first = content.partition("\n")[0]
+    if not first.startswith(f"[{RECALL_TOOL}(") or "): " not in first:
+        return None
+    what = first.split("): ", 1)[1]
+    return what.rsplit(", chars ", 1)[0] if ", chars " in what else what.rstrip("]")
 
 
 def has_cut(messages: Sequence[ModelMessage]) -> bool:

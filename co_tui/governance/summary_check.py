@@ -31,8 +31,11 @@ ItemKind = Literal["path", "name", "number"]
 _PATH = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)+[\w.-]*|(?<![\w/.-])[\w-]+\.[A-Za-z][A-Za-z0-9]{0,4}\b")
 # An identifier: snake_case, CamelCase, or a call `name()`.
 _NAME = re.compile(r"\b[A-Za-z_]\w*_\w+\b|\b[A-Z][a-z0-9]+[A-Z]\w*\b|\b[a-z]\w*[A-Z]\w*\b")
-# A number: at least two digits, or one digit with a decimal part (a lone digit is mostly noise).
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\b(?!\.\w)")
+# A number: at least two digits, or one digit with a decimal part (a lone digit is mostly noise);
+# thousands separators belong to it (`10,817` is one figure, not `10` and `817`).
+_NUMBER = re.compile(r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\b(?!\.\w|,\d)")
+# Text cut short (`co_tui/tui/commands.p…`, `keys_refer...`): what ends there is not an item.
+_CUT = ("…", "...")
 _MAX_ITEMS = 200
 
 
@@ -62,6 +65,11 @@ def _texts(messages: Iterable[ModelMessage]) -> Iterable[str]:
                 yield part.args if isinstance(part.args, str) else content_text(part.args or "")
 
 
+def _whole(text: str, match: re.Match[str]) -> bool:
+    """Whether `match` is not the end of a cut (`…` or `...` right after it: a preview, not a name)."""
+    return not text.startswith(_CUT, match.end())
+
+
 def salient_items(messages: Sequence[ModelMessage]) -> list[str]:
     """File paths, tool names, identifiers and numbers mentioned in `messages`, first-seen order,
     without repeats (at most 200). Tool names come from the calls themselves."""
@@ -71,9 +79,13 @@ def salient_items(messages: Sequence[ModelMessage]) -> list[str]:
             if isinstance(part, ToolCallPart):
                 seen.setdefault(part.tool_name, None)
     for text in _texts(messages):
-        found = [m.group(0).rstrip(".-") for m in _PATH.finditer(text)]
-        found += [m.group(0) for m in _NAME.finditer(text)]
-        found += [m.group(0) for m in _NUMBER.finditer(text) if len(m.group(0).replace(".", "")) >= 2]
+        found = [m.group(0).rstrip(".-") for m in _PATH.finditer(text) if _whole(text, m)]
+        found += [m.group(0) for m in _NAME.finditer(text) if _whole(text, m)]
+        found += [
+            m.group(0)
+            for m in _NUMBER.finditer(text)
+            if _whole(text, m) and len(m.group(0).replace(".", "").replace(",", "")) >= 2
+        ]
         for item in found:
             if len(item) >= 2:
                 seen.setdefault(item, None)
@@ -101,7 +113,11 @@ def check_summary(summarised: Sequence[ModelMessage], summary: str) -> SummaryCh
     lost: list[str] = []
     for item in salient_items(summarised):
         base = item.rstrip("/").rsplit("/", 1)[-1]
-        found = item in summary or (item_kind(item) == "path" and len(base) > 3 and base in summary)
+        found = (
+            item in summary
+            or (item_kind(item) == "path" and len(base) > 3 and base in summary)
+            or (item_kind(item) == "number" and "," in item and item.replace(",", "") in summary)
+        )
         (kept if found else lost).append(item)
     prompts = user_prompts(summarised)
     verbatim = set(prompts_in(summary))

@@ -126,27 +126,29 @@ def _truncated_part(part: Any, max_chars: int) -> tuple[Any, int, int] | None:
 _TRUNCATED_MESSAGES: _IdentityCache[tuple[ModelMessage, int, int, int]] = _IdentityCache()
 
 
-def _truncate_in(message: ModelMessage, max_chars: int) -> tuple[ModelMessage, int, int, int]:
+def _truncate_in(message: ModelMessage, max_chars: int, stub: bool = False) -> tuple[ModelMessage, int, int, int]:
     """(message with long tool returns cut, parts cut, chars before, chars after of those parts).
 
-    Memoised per message object and cap, so passes over the same history return the same new
-    message objects (their token counts and classification stay cached).
+    `stub`: an output with a handle (which `recall` brings back whole) is cleared to its one-line
+    note instead of cut to `max_chars`. Memoised per message object, cap and mode, so passes over
+    the same history return the same new message objects (their token counts and classification
+    stay cached).
     """
     if not isinstance(message, ModelRequest):
         return message, 0, 0, 0
-    key = (id(message.parts), len(message.parts), max_chars)
+    key = (id(message.parts), len(message.parts), max_chars, stub)
     cached = _TRUNCATED_MESSAGES.get(message, key)
     if cached is None:
-        cached = _truncate_parts(message, max_chars)
+        cached = _truncate_parts(message, max_chars, stub)
         _TRUNCATED_MESSAGES.put(message, key, cached)
     return cached
 
 
-def _truncate_parts(message: ModelRequest, max_chars: int) -> tuple[ModelMessage, int, int, int]:
+def _truncate_parts(message: ModelRequest, max_chars: int, stub: bool = False) -> tuple[ModelMessage, int, int, int]:
     new_parts: list[Any] | None = None
     cut = before = after = 0
     for k, part in enumerate(message.parts):
-        res = _truncated_part(part, max_chars)
+        res = _truncated_part(part, 0 if stub and handle_of(part) is not None else max_chars)
         if res is None:
             continue
         if new_parts is None:
@@ -192,6 +194,7 @@ def trim_tool_returns(
     *,
     layout: Layout | None = None,
     target_tokens: int | None = None,
+    stub: bool = False,
 ) -> ToolTrimResult:
     """Truncate `ToolReturnPart` content longer than `max_chars` in every turn but the newest.
 
@@ -201,6 +204,9 @@ def trim_tool_returns(
     With `target_tokens`, outputs are cut oldest first, message by message, only until the history's
     estimate is at or under it — one batch, so later passes find nothing left to re-truncate while
     the history is under the budget (docs/context-governance.md, "Economy").
+    With `stub`, an output that has a handle (governance/handles.py: `recall` returns it whole) is
+    cleared to its one-line note instead — nothing is lost, so nothing of it needs to stay
+    (docs/context-governance.md, "The stub policy"); outputs without a handle are cut to `max_chars`.
     (`layout`: an already computed `segment(messages)`, to save a pass.)
     """
     source = separate_markers(messages)
@@ -214,7 +220,7 @@ def trim_tool_returns(
         for idx, message in zip(turn.indices, turn.messages, strict=False):
             if target_tokens is not None and tokens <= target_tokens:
                 break
-            new, n, b, a = _truncate_in(message, max_chars)
+            new, n, b, a = _truncate_in(message, max_chars, stub)
             if n:
                 out[idx] = new
                 cut += n
@@ -508,6 +514,7 @@ def fit_to_budget(
     tokens: int | None = None,
     target_tokens: int | None = None,
     min_cut_tokens: int = 0,
+    stub: bool = False,
 ) -> FitResult:
     """The whole zero-LLM pipeline, run only when over `budget_tokens` (the trigger).
 
@@ -516,7 +523,8 @@ def fit_to_budget(
     `min_cut_tokens` — no small cuts (docs/context-governance.md, "Economy"). In order, each rule
     only while the history is over the goal:
 
-    1. truncate old tool outputs, oldest first, as many as needed (`trim_tool_returns`; never the newest turn);
+    1. truncate old tool outputs, oldest first, as many as needed (`trim_tool_returns`; never the
+       newest turn; with `stub`, those `recall` can bring back are cleared to their note);
     2. drop oldest whole turns (`trim_to_recent_turns`);
     3. if the newest turn alone is still over, shrink its older steps (`shrink_steps`).
 
@@ -537,7 +545,7 @@ def fit_to_budget(
     tokens = tokens_before
 
     layout = layout or segment(current)
-    tool = trim_tool_returns(current, tool_output_trim_chars, layout=layout, target_tokens=goal)
+    tool = trim_tool_returns(current, tool_output_trim_chars, layout=layout, target_tokens=goal, stub=stub)
     if tool.trimmed:
         after = estimate_tokens(tool.messages)
         events.append(
@@ -548,7 +556,11 @@ def fit_to_budget(
                 tokens_before=tokens,
                 tokens_after=after,
                 budget_tokens=budget_tokens,
-                note=f"{tool.trimmed_parts} old tool outputs cut to {tool_output_trim_chars} chars",
+                note=(
+                    f"{tool.trimmed_parts} old tool outputs cleared to a note naming their recall"
+                    if stub
+                    else f"{tool.trimmed_parts} old tool outputs cut to {tool_output_trim_chars} chars"
+                ),
             )
         )
         current, tokens, layout = tool.messages, after, tool.layout

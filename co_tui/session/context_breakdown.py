@@ -82,6 +82,11 @@ class ContextBreakdown:
     window_tokens: int
     exactness: str = "estimated"
     window_is_guess: bool = False
+    # Whether governance cuts before the next request (the meter's `trims on next send`), and how
+    # far the instructions and tool schemas are over the half of the budget they may take: a request
+    # over the trigger is then not cut until its messages pass the other half.
+    cut_pending: bool = False
+    overhead_excess: int = 0
 
     @property
     def free_tokens(self) -> int:
@@ -90,7 +95,7 @@ class ContextBreakdown:
 
     @property
     def over_tokens(self) -> int:
-        """Tokens past the trigger (governance cuts before the next request)."""
+        """Tokens past the trigger (governance cuts before the next request when `cut_pending`)."""
         return max(0, self.total_tokens - self.budget_tokens)
 
     @property

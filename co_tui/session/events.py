@@ -76,6 +76,8 @@ class UsageUpdate(_Event):
     cache_write_tokens: int = 0
     cost_usd: float | None = None
     turns_to_trim: int | None = None
+    # With `turns_to_trim`: the cut the forecast is about, `summary` or `turn_trim` (the strategy's).
+    forecast_kind: str | None = None
     # When `trim_pending`: the main strategy of that cut (`summary`, `turn_trim`, `tool_output_trim`…).
     trim_kind: str | None = None
     # Estimated tokens of the pinned turns (docs/context-governance.md, "Pins"), part of `context_tokens`.
@@ -87,6 +89,11 @@ class UsageUpdate(_Event):
     # The model's context window (the fallback's for an unknown model; 0: not known): the meter's bar
     # spans it and marks the budget in it, as /context draws it.
     window_tokens: int = 0
+    # What every request carries besides the messages (instructions, tool schemas), part of
+    # `context_tokens`; `overhead_excess`: how far it is over the half of the budget it may take, so
+    # that requests can go over the budget by that much with no cut coming (the meter says so).
+    overhead_tokens: int = 0
+    overhead_excess: int = 0
     type: Literal["usage"] = "usage"
 
 

@@ -20,7 +20,7 @@ from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.banner import banner_line
 from co_tui.session.cost import format_usd
 from co_tui.session.events import INTERRUPTED_MESSAGE
-from co_tui.session.store import LoadedSession, SessionMeta, SessionStore
+from co_tui.session.store import DAMAGED_KEY, LoadedSession, SessionMeta, SessionStore
 from co_tui.text import escape_controls
 
 FORMATS = ("md", "json")  # the names `render_export` knows; /export and --format offer these
@@ -77,6 +77,9 @@ def _call(part: Any) -> str:
 
 
 def _request_blocks(message: Any) -> list[str]:
+    damaged = (getattr(message, "metadata", None) or {}).get(DAMAGED_KEY)
+    if damaged:  # a row the store could not decode: said in its place, not shown as a prompt
+        return [f"> ⚠ This message could not be read: {damaged}"]
     blocks = []
     for part in message.parts:
         kind = getattr(part, "part_kind", "")
@@ -209,18 +212,19 @@ EXPORTS_DIR = "exports"
 included), so it stays private and out of the workspace the agent searches."""
 
 
-def render_saved(store: SessionStore, session_id: str, fmt: str) -> tuple[SessionMeta, str]:
-    """Load saved session `session_id` (a full id) and render it as `fmt` (`render_export`).
-    Raises `StoreError` (one line) or `ValueError` (an unknown format). `--export` and `/export`."""
-    loaded = store.load(session_id)
-    return loaded.meta, render_export(loaded, fmt)
+def render_saved(store: SessionStore, session_id: str, fmt: str) -> tuple[SessionMeta, str, list[str]]:
+    """Load saved session `session_id` (a full id) and render it as `fmt` (`render_export`), with
+    the problems met (`SessionStore.load_readable`: a damaged row is marked in its place, the rest
+    exported). Raises `StoreError` (one line) or `ValueError` (an unknown format). `--export` and `/export`."""
+    loaded, problems = store.load_readable(session_id)
+    return loaded.meta, render_export(loaded, fmt), problems
 
 
 def export_saved(store: SessionStore, session_id: str, fmt: str, where: Path | None = None) -> Path:
     """`/export`: render saved session `session_id` as `fmt` and write it with `write_export` —
     `where` None means the data dir's exports folder (beside the database). Returns the file.
     Raises `StoreError`, `ValueError` or `OSError`. Blocking."""
-    meta, text = render_saved(store, session_id, fmt)
+    meta, text, _problems = render_saved(store, session_id, fmt)
     exports = store.path.parent / EXPORTS_DIR
     return write_export(text, default_export_path(meta, fmt, exports), where)
 

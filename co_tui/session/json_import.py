@@ -61,7 +61,8 @@ def import_json_export(store: SessionStore, path: Path, workspace: Path) -> str:
     try:
         transcript = ModelMessagesTypeAdapter.validate_python(document.get("transcript") or [])
         raw_context = document.get("context")
-        context = transcript if raw_context is None else ModelMessagesTypeAdapter.validate_python(raw_context)
+        # No context (an older export, or one of a damaged session): the model is sent the transcript.
+        context = ModelMessagesTypeAdapter.validate_python(raw_context) if raw_context else transcript
         entries = [e for e in document.get("ledger") or [] if isinstance(e, dict)]
         ledger = [HistoryTrimmed.from_dict(e) for e in entries]
     except (ValidationError, TypeError, ValueError) as exc:

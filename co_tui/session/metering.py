@@ -8,6 +8,7 @@ The one place a `usage` event is built; the breakdown adds up to it (docs/contex
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse
@@ -96,13 +97,23 @@ class Metering:
             cache_write_tokens=reading.cache_write_tokens,
             cost_usd=transcript_cost(transcript, pending, self.history.ledger),
             turns_to_trim=turns_to_trim,
+            forecast_kind=None if turns_to_trim is None else self._forecast_kind(),
             trim_kind=self._cut_kind(messages) if trim_pending else None,
             pinned_tokens=pinned_tokens(messages, setup.governor.pins) if setup.governor.pins else 0,
             oversized_turn=not next_prompt
             and oversized_turn_tokens(messages, policy.budget_tokens, setup.overhead) is not None,
             mcp_starting=len(setup.mcp.starting()) if setup.mcp else 0,
             window_tokens=setup.context_window,
+            overhead_tokens=setup.overhead,
+            overhead_excess=setup.governor.overhead_excess(setup.overhead),
         )
+
+    def _forecast_kind(self) -> str:
+        """The cut the next trigger makes: a summary under the summarize strategy (not cooling down
+        after a failed one), else whole turns trimmed."""
+        setup = self.setup
+        summarizes = setup.policy.strategy == "summarize" and not setup.governor.cooling_down()
+        return "summary" if summarizes else "turn_trim"
 
     def _cut_kind(self, messages: Sequence[ModelMessage]) -> str | None:
         """The strategy of the cut the meter announces (`trims on next send` says which kind)."""
@@ -126,11 +137,12 @@ class Metering:
         ]
         parts = overhead_parts(own, setup.instruction_files, tool_costs)
         reading = setup.meter.reading(context)
-        return compute_breakdown(
+        meter = self.reading()
+        breakdown = compute_breakdown(
             context,
             parts,
             is_pinned=self._pinned_predicate(),
-            meter_tokens=self.reading().context_tokens,
+            meter_tokens=meter.context_tokens,
             overhead_tokens=setup.meter.overhead,
             ratio=reading.ratio,
             budget_tokens=setup.policy.budget_tokens,
@@ -138,6 +150,7 @@ class Metering:
             exactness=reading.exactness,
             window_is_guess=setup.policy.window_is_guess,
         )
+        return replace(breakdown, cut_pending=meter.trim_pending, overhead_excess=meter.overhead_excess)
 
     def _pinned_predicate(self) -> Callable[[ModelMessage], bool] | None:
         """Whether a context message belongs to a pinned turn (None: nothing is pinned). It follows the

@@ -7,11 +7,13 @@ is to say so, where it happens, in one line that every front end shows the same 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from co_tui.governance.tokens import estimate_text_tokens
-from co_tui.session.events import OversizedTurn
+from co_tui.session.events import OversizedTurn, UsageUpdate
 from co_tui.text import format_tokens
 
-__all__ = ["oversized_message", "refuse_oversized_prompt", "sent_whole"]
+__all__ = ["oversized_message", "refuse_oversized_prompt", "sent_whole", "tight_budget_warning"]
 
 
 def oversized_message(turn_tokens: int, budget_tokens: int, context_window: int | None, *, refused: bool) -> str:
@@ -27,6 +29,23 @@ def oversized_message(turn_tokens: int, budget_tokens: int, context_window: int 
         f"this turn alone is {format_tokens(turn_tokens)} tokens, over the budget of "
         f"{format_tokens(budget_tokens)}: sent whole (the newest turn is never cut)"
     )
+
+
+def tight_budget_warning(reading: UsageUpdate, files: Sequence[str] = ()) -> OversizedTurn | None:
+    """The `⚠ over budget` line for instructions and tool schemas that take more than the half of
+    the budget they may take (`reading.overhead_excess`): requests then go over the budget before any
+    cut, by up to that much. None when the budget holds. `files`: the instruction files' names."""
+    if not reading.overhead_excess:
+        return None
+    budget, overhead = reading.budget_tokens, reading.overhead_tokens
+    shorten = f"shorten {', '.join(files)} " if files else ""
+    message = (
+        f"instructions and tool schemas take {format_tokens(overhead)} of the {format_tokens(budget)}-token "
+        f"budget; the conversation keeps {format_tokens(budget - budget // 2)} for itself, so requests go up "
+        f"to {format_tokens(budget + reading.overhead_excess)} before a cut. Raise context_budget_tokens "
+        f"or {shorten}(project_instructions = false leaves them out)"
+    )
+    return OversizedTurn(turn_tokens=overhead, budget_tokens=budget, context_window=None, message=message)
 
 
 def sent_whole(turn_tokens: int, budget_tokens: int, context_window: int | None) -> OversizedTurn:

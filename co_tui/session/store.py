@@ -560,8 +560,40 @@ class SessionStore:
             except StoreCorrupt as exc:
                 self._mark_damaged(conn, session_id, str(exc))
                 raise
+            if meta.damaged and self._reads_whole(conn, meta, lazy):
+                self._mark_damaged(conn, session_id, None)  # a repaired session is listed as fine again
             self._saved[session_id] = saved
             return loaded
+
+    def load_readable(self, session_id: str) -> tuple[LoadedSession, list[str]]:
+        """`load` for an export, which gives what can be read rather than nothing: a session with
+        damaged rows comes back with each transcript row that cannot be decoded replaced by a
+        stand-in naming it (`DAMAGED_KEY` in its metadata), an empty context, and the problems,
+        one line each (none: `load` succeeded). Raises `StoreError` for an unknown id."""
+        try:
+            return self.load(session_id), []
+        except StoreCorrupt:
+            pass
+        with self._guard("read the session") as conn:
+            row = conn.execute(f"SELECT {_META_COLUMNS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            if row is None:
+                raise StoreError(f"no session with id {session_id}")
+            meta = _meta_from_row(row)
+            last = conn.execute("SELECT MAX(seq) FROM transcript WHERE session_id = ?", (session_id,)).fetchone()[0]
+            problems: list[str] = []
+            transcript: list[Any] = []
+            for seq in range(last + 1 if last is not None else 0):  # one row at a time: the damage stays local
+                try:
+                    transcript.append(self._decode_rows(conn, meta, [seq])[seq])
+                except StoreCorrupt as exc:
+                    problems.append(str(exc))
+                    transcript.append(_damaged_stand_in(str(exc)))
+            try:
+                ledger, positions = self._read_ledger(conn, session_id, lambda what: _damaged(meta, what))
+            except StoreCorrupt as exc:
+                problems.append(str(exc))
+                ledger, positions = [], []
+        return LoadedSession(meta, transcript, [], ledger, positions), problems
 
     def check(self, session_id: str) -> None:
         """Read the session as a resume reads it (`load(lazy=True)`: the context, the newest
@@ -755,8 +787,21 @@ class SessionStore:
             write_pin(conn, session_id, transcript_seq, pinned)
             self._saved.pop(session_id, None)  # its pins changed: read them again
 
-    def _mark_damaged(self, conn: sqlite3.Connection, session_id: str, reason: str) -> None:
-        # Best effort, so the list can flag it; a read-only or locked database just skips this.
+    def _reads_whole(self, conn: sqlite3.Connection, meta: SessionMeta, lazy: bool) -> bool:
+        """Whether every row of a session flagged damaged reads back now: a full load has just read
+        them; after a lazy one (a resume, the picker's check) they are read here, for flagged
+        sessions only, so a repaired row does not leave the session flagged for good."""
+        if not lazy:
+            return True
+        try:
+            self._read(conn, meta)
+        except StoreCorrupt:
+            return False
+        return True
+
+    def _mark_damaged(self, conn: sqlite3.Connection, session_id: str, reason: str | None) -> None:
+        # Best effort, so the list can flag it (None: clear the flag); a read-only or locked database
+        # just skips this.
         try:
             conn.execute("UPDATE sessions SET damaged = ? WHERE id = ?", (reason, session_id))
         except sqlite3.Error:
@@ -868,6 +913,10 @@ class SessionStore:
         raise StoreError(f"{prefix!r} matches {len(rows)} sessions; give more of the id")
 
 
+DAMAGED_KEY = "co_tui_damaged"
+"""The metadata key of a stand-in for a transcript row that cannot be decoded (its value: the error)."""
+
+
 def _decode_context(
     rows: Sequence[Any],
     referenced: Callable[[Any], Any | None],
@@ -887,10 +936,11 @@ def _decode_context(
 
 
 def _damaged_stand_in(error: str) -> Any:
-    """What a lazily read transcript shows for a row that cannot be decoded: the error, as a request."""
+    """What a lazily read transcript (or an export) shows for a row that cannot be decoded: the
+    error, as a request marked with `DAMAGED_KEY`."""
     from pydantic_ai.messages import ModelRequest, UserPromptPart
 
-    return ModelRequest(parts=[UserPromptPart(f"[{error}]")])
+    return ModelRequest(parts=[UserPromptPart(f"[{error}]")], metadata={DAMAGED_KEY: error})
 
 
 def _damaged(meta: SessionMeta, what: str) -> StoreCorrupt:

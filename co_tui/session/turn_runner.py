@@ -18,9 +18,16 @@ from pydantic_ai.exceptions import RunCancelled
 from pydantic_ai.messages import ModelMessage, ModelResponse, repair_messages
 
 from co_tui.agent.errors import describe_error
-from co_tui.governance.capability import GovernanceNoticeEvent, HistoryTrimmedEvent, OversizedTurnEvent
+from co_tui.governance.capability import (
+    GovernanceNoticeEvent,
+    HistoryTrimmedEvent,
+    OversizedTurnEvent,
+    PinsOverBudgetEvent,
+)
 from co_tui.governance.handles import stamp_handles
 from co_tui.governance.markers import tag_fused_markers
+from co_tui.governance.pins import pins_over_budget_line
+from co_tui.governance.preview import preview_big_outputs
 from co_tui.session.events import INTERRUPTED_MESSAGE, Done, ErrorEvent, Event, Notice, OversizedTurn, UsageUpdate
 from co_tui.session.history import Edit
 from co_tui.session.oversize import refuse_oversized_prompt, sent_whole
@@ -62,11 +69,12 @@ class TurnRunner:
     def record(self, messages: Sequence[ModelMessage]) -> list[ModelMessage]:
         """The governance capability's transcript sink: a step finished (its tool results are in) or
         the prompt went out; saved at the next event. Returns the messages as the transcript keeps
-        them: each tool output stamped with its handle (`governance.handles`)."""
+        them: each tool output stamped with its handle (`governance.handles`); the run goes on with
+        the big ones previewed (`governance.preview`: kept whole in the transcript)."""
         stamped = stamp_handles(messages, len(self.history.transcript))
         self.history.extend(stamped)
         self._checkpoint_due = self.running
-        return stamped
+        return preview_big_outputs(stamped, self.setup.settings.tool_output_preview_chars)
 
     def refusal(self, prompt: str) -> OversizedTurn | None:
         """The event refusing `prompt` before anything is sent (it cannot fit the window), or None."""
@@ -122,6 +130,9 @@ class TurnRunner:
                             continue
                         if isinstance(event, OversizedTurnEvent):
                             yield sent_whole(event.turn_tokens, event.budget_tokens, self.setup.context_window)
+                            continue
+                        if isinstance(event, PinsOverBudgetEvent):  # said once: no cut is made meanwhile
+                            yield Notice(message=pins_over_budget_line(event.pinned_tokens, event.budget_tokens))
                             continue
                         if isinstance(event, AgentRunResultEvent):
                             run_messages = event.result.all_messages()
@@ -216,7 +227,7 @@ class TurnRunner:
         seen = self.setup.governance.seen_len
         tail = stamp_handles(run_messages[seen:], len(self.history.transcript))
         self.history.extend(tail)
-        run_messages = [*run_messages[:seen], *tail]
+        run_messages = [*run_messages[:seen], *preview_big_outputs(tail, self.setup.settings.tool_output_preview_chars)]
         # repair_messages closes dangling calls after an interrupt. Like pydantic-ai at run start, it
         # fuses a marker with the prompt after it; the context is kept in that fused form so the next
         # run's history has the length the governance transcript sink counts from (governance and

@@ -111,6 +111,7 @@ class CoTuiApp(App[int]):
         self._mcp_worker: Worker[None] | None = None  # runs the session's MCP servers
         self.early_input = EarlyInput()  # what is typed or pasted before the prompt is ready
         self.type_ahead = TypeAhead()  # keys typed while a row has focus go to the prompt
+        self._quit_armed = False  # the last key was a ctrl+c: another one quits
         # This app's key timings: its driver, prompt and chat screen note keys here (tui/input_clock.py).
         self.key_clock = KeyClock()
         # What "always allow" granted in approvals: one session's worth, reset when one opens.
@@ -201,6 +202,29 @@ class CoTuiApp(App[int]):
     async def on_send_prompt(self, message: SendPrompt) -> None:
         """Hand a submitted prompt to the controller (it runs or queues every prompt)."""
         await self.controller.send(message.text)
+
+    async def action_ctrl_c(self) -> None:
+        """ctrl+c, as in Claude Code and Codex: a selection in the prompt is copied; else the prompt
+        is cleared when it has text, or a running answer interrupted when it is empty; pressed again
+        right after (no other key between), co-tui quits. The first press says so under the prompt."""
+        chat = self.chat
+        prompt = chat.prompt
+        if prompt.selected_text:
+            prompt.action_copy()
+            return
+        if self._quit_armed and not prompt.text:
+            await self.action_quit()
+            return
+        if prompt.text:
+            prompt.discard()
+            done = "prompt cleared (↑ brings it back)"
+        elif self.controller.job_kind is not None:
+            self.controller.interrupt()
+            done = "interrupted"
+        else:
+            done = ""
+        self._quit_armed = True
+        chat.show_hint(f"{done + ' · ' if done else ''}ctrl+c again quits", info=True)
 
     def action_interrupt(self) -> None:
         """Esc: stop the running turn (the partial answer stays) or compaction."""
@@ -369,7 +393,8 @@ class CoTuiApp(App[int]):
         try:
             session.set_model(name)  # builds the agent: imports the provider's SDK
         except Exception as exc:  # ModelConfigError: one line, the old model stays
-            self.call_from_thread(self.chat.show_hint, f"{exc}")
+            # Its wording is the command line's (`choose --model offline`); here the command is /model.
+            self.call_from_thread(self.chat.show_hint, str(exc).replace("--model ", "/model "))
             return
         # Textual types the callback as returning `T | Awaitable[T]` and cannot solve T for a
         # coroutine function returning None; call_from_thread awaits it (textual/app.py).
@@ -480,6 +505,10 @@ class CoTuiApp(App[int]):
         """`ChatView.add_user_message`, on the chat screen."""
         await self.chat.add_user_message(text, queued=queued)
 
+    def mark_unsent(self, text: str) -> None:
+        """`ChatView.mark_unsent`, on the chat screen."""
+        self.chat.mark_unsent(text)
+
     async def unqueue_user_message(self, text: str) -> None:
         """`ChatView.unqueue_user_message`, on the chat screen."""
         await self.chat.unqueue_user_message(text)
@@ -570,6 +599,8 @@ class CoTuiApp(App[int]):
         # A paste read as keys while co-tui starts stays one paste (tui/early_input.py).
         if self.early_input.hold(event):
             return
+        if isinstance(event, events.Key) and not event.is_forwarded and event.key != "ctrl+c":
+            self._quit_armed = False  # ctrl+c quits when pressed twice in a row
         if isinstance(event, events.Key) and not event.is_forwarded and await self._route_typing(event):
             return
         await super().on_event(event)

@@ -91,6 +91,8 @@ KEYS: tuple[KeySpec, ...] = (
     KeySpec("ctrl+p", "command_palette", "Commands"),
     KeySpec("f1", "show_help", "Help"),
     KeySpec("ctrl+q", "quit", "Quit", priority=True),
+    # Not priority: the prompt runs it itself, after the keys typed before it (PromptInput.BINDINGS).
+    KeySpec("ctrl+c", "ctrl_c", "Clear the prompt, else interrupt; twice quits", show=False),
     KeySpec("ctrl+end", "scroll_chat_end", "Jump to the end of the chat", show=False),
 )
 
@@ -104,7 +106,8 @@ def find_command(name: str) -> CommandSpec | None:
 
 def closest_command(name: str) -> str | None:
     """The name of the registered command nearest to `name` (for "did you mean"), or None."""
-    matches = difflib.get_close_matches(name.strip().lstrip("/").lower(), list(_BY_NAME), n=1, cutoff=0.5)
+    # 0.6: at 0.5 two shared letters were enough (`/edit` → "did you mean /quit?").
+    matches = difflib.get_close_matches(name.strip().lstrip("/").lower(), list(_BY_NAME), n=1, cutoff=0.6)
     return matches[0] if matches else None
 
 

@@ -98,6 +98,10 @@ class ChatView(Protocol):
         shown as waiting; `unqueue_user_message` removes that copy)."""
         ...
 
+    def mark_unsent(self, text: str) -> None:
+        """The newest prompt `text` in the log was refused by the session (not sent): show it so."""
+        ...
+
     async def unqueue_user_message(self, text: str) -> None:
         """Remove the queued copy of prompt `text`, if one is shown."""
         ...
@@ -154,6 +158,14 @@ class Shown:
     session_id: str
     messages: int
     banners: int
+
+
+def unsent_queue_notice(count: int) -> str:
+    """The line when Esc leaves `count` queued prompts unsent: back in the prompt (several as one,
+    a blank line between them)."""
+    if count == 1:
+        return "the queued prompt was not sent: it is back in the prompt"
+    return f"{count} queued prompts were not sent: they are back in the prompt as one, a blank line between them"
 
 
 class ChatController:
@@ -245,6 +257,7 @@ class ChatController:
         finally:
             self._job_ended()
         if refused:  # over the model's window, not sent: the text goes back for editing
+            view.mark_unsent(prompt)  # it read `sent in full` above `not sent: …`
             view.restore_prompt(prompt)
         from co_tui.tui.transcript_view import truncated_tool_call_ids
 
@@ -295,7 +308,7 @@ class ChatController:
             self.view.show_queue([])
             self.view.restore_prompt("\n\n".join(waiting))
             # A log line, not a hint: the text put back into the input would clear a hint at once.
-            self.view.spawn(self.view.add_notice("the queued prompt was not sent: it is back in the prompt"))
+            self.view.spawn(self.view.add_notice(unsent_queue_notice(len(waiting))))
         if self.job_kind == "turn":
             self.session.cancel()
             self._show_activity(INTERRUPTING)
@@ -677,6 +690,11 @@ class ChatController:
         for file in files:
             if file.error:
                 await self.view.show_event(ErrorEvent(message=f"instructions skipped: {file.error}", kind="config"))
+        from co_tui.session.oversize import tight_budget_warning
+
+        warning = tight_budget_warning(self.session.meter_reading(), [f.path.name for f in files if not f.error])
+        if warning is not None:  # said once, as the conversation starts: requests will go over the budget
+            await self.view.show_event(warning)
 
     def _show_truncated(self) -> None:
         """The `truncated` badges of the tool calls whose output the model now sees shortened."""

@@ -51,10 +51,14 @@ what the model sees without telling you (and the model).
   banner; it says which kind of cut: `summarises on next send`, `trims on next send` (whole turns)
   or `shortens outputs on next send`. The history inspector marks the rows that cut would remove
   or summarise `next to go`. Past half the budget,
-  `≈3 turns to trim` says roughly how many more turns fit before that cut, from the size of the
-  recent turns. `over: the newest turn alone, sent whole` explains a figure over 100 %: the turn
+  `≈3 turns to trim` (`≈3 turns to summary` under the summarize strategy) says roughly how many
+  more turns fit before that cut, from the largest of the recent turns, tool outputs included. `over: the newest turn alone, sent whole` explains a figure over 100 %: the turn
   being answered (a prompt and its tool results) is never cut, and it alone is over the budget; the
-  log says so too, with a `⚠ over budget` line. A prompt alone over the model's context window is
+  log says so too, with a `⚠ over budget` line. `over: instructions + tools take 6.2k` explains it
+  when the instructions and tool schemas take more than half the budget: the conversation keeps
+  the other half for itself, so requests go over the budget before a cut comes; a `⚠ over budget`
+  line says so once as the conversation starts. The meter counts them before the first message,
+  as `/context` does. A prompt alone over the model's context window is
   not sent at all (`✗ context overflow  not sent: …`) and comes back into the prompt.
   `$0.42 · 81% cached` is the session's cost at list prices (priced models only)
   and the share of the last request the provider read back from its prompt cache.
@@ -79,9 +83,12 @@ what the model sees without telling you (and the model).
   that banner brings a lost item back: the lines around its mentions in the summarised messages,
   verbatim, as one short message at the end of the context (`/undo` takes it out again).
 - **Markers** are what the model reads in place of what was cut: a breadcrumb
-  `[Earlier conversation trimmed — N messages (K turns) removed …]`, a `[Summary of N earlier
-  messages]`, or an old tool output cut to `tool_output_trim_chars` and ending in
-  `[…truncated, N chars total]`.
+  `[Earlier conversation trimmed — N messages (K turns) removed …]` listing the turns it removed, a
+  `[Summary of N earlier messages] — turns 2-9: recall(turns="2-9")`, or an old tool output cut to
+  `tool_output_trim_chars` and ending in `[…truncated, N chars total — its call; recall("r12") …]`.
+  Each names the exact `recall(…)` call that returns the original verbatim: the model's read-only
+  `recall` tool (offered once something was cut) reads this session's transcript, so nothing cut
+  is out of reach. Its tool row says what came back, from which turn.
 - **What each request holds**: `/context` breaks the next request down by category — co-tui's
   instructions, your project instructions (AGENTS.md / CLAUDE.md, one row per file), the tool
   schemas (per source), the conversation's messages, markers and summaries — with a bar across the

@@ -239,15 +239,18 @@ def newest_window(
 
 def truncated_tool_call_ids(context: Sequence[Any]) -> frozenset[str]:
     """Ids of tool calls whose output the model now sees shortened (governance says which:
-    `co_tui.governance.trim.is_truncated_output`)."""
+    `co_tui.governance.trim.is_truncated_output`, or previewed because it was too big whole:
+    `co_tui.governance.preview.PREVIEW_MARK`)."""
+    from co_tui.governance.preview import PREVIEW_MARK
     from co_tui.governance.trim import is_truncated_output
 
     ids = set()
     for message in context:
         if _field(message, "kind") == "request":
             for part in _field(message, "parts") or ():
-                if _field(part, "part_kind") == "tool-return" and is_truncated_output(
-                    _result_of(_field(part, "content"))
-                ):
+                if _field(part, "part_kind") != "tool-return":
+                    continue
+                text = _result_of(_field(part, "content"))
+                if is_truncated_output(text) or PREVIEW_MARK in text[:3000]:
                     ids.add(_field(part, "tool_call_id"))
     return frozenset(ids)

@@ -53,3 +53,39 @@ def test_an_eviction_marker_names_the_recall_that_brings_it_back() -> None:
     assert output.startswith("[Removed from the context by the user") and output.endswith('; recall("r2") returns it]')
     turn = evict(history, 0).messages[0].parts[0].content
     assert turn.endswith('; recall(turns="1") returns it]')
+
+
+def test_the_stub_policy_clears_recallable_outputs_to_their_note_only() -> None:
+    text = "word " * 1000
+    history = [*stamp_handles(_turn("a", [text]), 0), *_turn("b", [text]), *_turn("c", ["y"])]
+    cut = trim_tool_returns(history, 100, stub=True)
+    stamped_output = cut.messages[2].parts[0].content
+    assert stamped_output == '\n[…truncated, 5000 chars total — read_file(path="f0.py"); recall("r2") returns it whole]'
+    assert cut.messages[6].parts[0].content.startswith(text[:100])  # no handle: cut to its head as before
+    assert trim_tool_returns(cut.messages, 100, stub=True).trimmed_parts == 0  # idempotent
+
+
+async def test_with_stubs_a_summary_is_asked_for_only_when_clearing_is_not_enough() -> None:
+    from pydantic_ai.models.function import FunctionModel
+
+    from co_tui.governance.policy import GovernancePolicy, Governor
+    from co_tui.governance.tokens import estimate_tokens
+
+    calls: list[int] = []
+
+    async def summarise(messages, info):
+        calls.append(1)
+        return ModelResponse(parts=[TextPart("a summary")])
+
+    history: list = []
+    for t in range(6):
+        history += stamp_handles(_turn(f"turn {t}", ["word " * 1500]), len(history))
+    budget = estimate_tokens(history) - 500
+
+    async def cuts(clear: str) -> list[str]:
+        policy = GovernancePolicy(budget_tokens=budget, tool_output_clear=clear)  # type: ignore[arg-type]
+        out = await Governor(policy, summarizer_model=FunctionModel(summarise)).apply(history)
+        return [e.strategy for e in out.events]
+
+    assert await cuts("head") == ["summary"] and calls == [1]
+    assert await cuts("stub") == ["tool_output_trim"] and calls == [1]  # cleared, nothing summarised away

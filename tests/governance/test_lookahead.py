@@ -69,15 +69,15 @@ def test_no_forecast_when_already_over_a_limit() -> None:
     )
 
 
-def test_turn_growth_is_the_mean_of_the_newest_turns() -> None:
+def test_turn_growth_is_the_largest_of_the_newest_turns() -> None:
     small = [chat_turn(f"q{i}", "short answer") for i in range(4)]
     big = [tool_turn(f"read {i}", ["x" * 4000, "y" * 4000]) for i in range(RECENT_TURNS)]
     history = [system(), *[m for t in small + big for m in t]]
     before = copy.deepcopy(history)
     growth = turn_growth(history)
     assert growth is not None
-    # Only the newest RECENT_TURNS (the big ones) count toward the mean.
-    assert growth.tokens == pytest.approx(sum(estimate_tokens(t) for t in big) / len(big))
+    # Only the newest RECENT_TURNS (the big ones) count.
+    assert growth.tokens == max(estimate_tokens(t) for t in big)
     assert growth.messages == len(big[0])
     assert growth.turn_messages == sum(len(t) for t in small + big)  # the system prompt is not a turn
     assert history == before, "never mutates its input"
@@ -93,3 +93,16 @@ def test_markers_are_not_turns() -> None:
 def test_no_growth_without_a_turn() -> None:
     assert turn_growth([]) is None
     assert turn_growth([system()]) is None
+
+
+def test_a_read_between_chats_sets_the_growth_not_the_mean() -> None:
+    """At 6.8k/10k the meter said `≈3 turns to trim` and the next read cut (issue 32, item 6): the
+    mean of small chats and one large read hid what a read adds. The largest recent turn counts."""
+    read = tool_turn("read big.md", [" ".join(f"line{i} of big.md" for i in range(600))])
+    chats = [chat_turn(f"q{i}", "short answer") for i in range(3)]
+    history = [system(), *[m for t in [chats[0], read, *chats[1:]] for m in t]]
+    growth = turn_growth(history)
+    assert growth is not None and growth.tokens == estimate_tokens(read)
+    budget = 10_000
+    used = budget - int(growth.tokens * 0.8)  # less room left than one more such read
+    assert turns_until_cut(tokens=used, budget_tokens=budget, tokens_per_turn=growth.tokens) == 1

@@ -26,6 +26,12 @@ def test_no_report_is_estimated_with_prior_and_overhead_hint():
     assert TokenMeter().reading([]).tokens == 0
 
 
+def test_before_the_first_message_the_figure_is_the_overhead():
+    """The meter read `~0/10k` before the first message while /context counted the instructions
+    and tool schemas every request carries (issue 32, item 1): the request is that overhead alone."""
+    assert TokenMeter(overhead_tokens=8300).reading([]).tokens == 8300
+
+
 def test_exact_then_anchored_then_estimated_after_rewrite():
     meter = TokenMeter(provider="openai")
     history = [user("hello there"), _response("hi", 1200, 30)]

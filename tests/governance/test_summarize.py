@@ -104,8 +104,8 @@ async def test_summary_success_replaces_middle_with_one_summary_message():
     # Its first line names the turns it covers (turn 1 is the head, kept) and the call that returns them.
     covers = f"2-{event.dropped_turns + 1}"
     assert text == (
-        f"[Summary of {event.dropped_messages} earlier messages] — turns {covers}; "
-        f'recall(turns="{covers}") returns them verbatim\n{event.summary}'
+        f"[Summary of {event.dropped_messages} earlier messages] — turns {covers}: "
+        f'recall(turns="{covers}")\n{event.summary}'
     )
     assert info.covers == covers
     # head (first turn) kept verbatim before the summary, tail after it

@@ -66,3 +66,20 @@ def test_kept_and_lost_partition_the_items_and_nothing_is_mutated(history, summa
     assert fingerprint(history) == before
     assert sorted(check.kept + check.lost) == sorted(salient_items(history))
     assert all(item in summary or item.rsplit("/", 1)[-1] in summary for item in check.kept)
+
+
+def test_a_figure_with_thousands_separators_is_one_item_and_cut_text_is_no_item():
+    """The check offered `10` and `817` for `10,817`, and `co_tui/tui/commands.p` and `keys_refer`
+    from an answer cut with "…", each for `r` to recover (issue 32, item 7)."""
+    answer = (
+        "README.md has 10,817 bytes and 1,000,000 readers; see co_tui/tui/commands.p… "
+        "and keys_refer… (or keys_refer...) before keys_reference.py"
+    )
+    items = salient_items([ModelRequest(parts=[UserPromptPart("look")]), ModelResponse(parts=[TextPart(answer)])])
+    assert "10,817" in items and "1,000,000" in items
+    assert not {"10", "817", "000", "1"} & set(items)
+    assert "co_tui/tui/commands.p" not in items and "keys_refer" not in items
+    assert "keys_reference.py" in items
+    assert item_kind("10,817") == "number"
+    # Kept when the summary writes it either way.
+    assert "10,817" in check_summary([ModelResponse(parts=[TextPart(answer)])], "the README has 10817 bytes").kept

@@ -150,7 +150,8 @@ def test_a_destructive_tool_needs_yes_in_print_mode(workspace: Path, yes: bool) 
         assert result["content"] == "wiped notes.txt"
         assert "refused" not in proc.stderr
     else:
-        assert "declined" in result["content"]
+        # Nobody was asked: the model is told print mode could not ask, not that a user declined.
+        assert "print mode cannot ask for approval" in result["content"] and "declined" not in result["content"]
         assert "co-tui: demo_wipe refused" in proc.stderr and "pass --yes" in proc.stderr
     # A tool the server does not mark destructive never asks.
     proc = co_tui("-p", "use demo_echo text=hi", "--output-format", "jsonl", cwd=workspace)

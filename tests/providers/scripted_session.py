@@ -84,11 +84,16 @@ def is_summary_request(body: dict[str, Any]) -> bool:
     return SUMMARY_SENTINEL in text or COMPACT_SENTINEL in text
 
 
-def responder(files: list[list[str]], *, sequential: bool = False):  # a loopback responder
+_RECALLABLE = re.compile(r'recall\("(r\d+(?:\.\d+)?)"\)|→ (r\d+(?:\.\d+)?)')
+
+
+def responder(files: list[list[str]], *, sequential: bool = False, recall_every: int = 0):  # a loopback responder
     """The scripted model: read the turn's files, then answer; summarise when asked to.
 
     All of a turn's files in one step (parallel calls), or with `sequential` one call per step, as
-    an agent exploring a repository does (a turn of N files is then 2N + 2 messages).
+    an agent exploring a repository does (a turn of N files is then 2N + 2 messages). With
+    `recall_every` N, every N-th turn, after its reads, it reads back the first output a cut note
+    names (`recall("r12")`, or a listed turn's `→ r12`) before answering — when it sees one.
     """
 
     def respond(request: Any) -> Reply:
@@ -100,7 +105,17 @@ def responder(files: list[list[str]], *, sequential: bool = False):  # a loopbac
         prompt = messages[start]["content"]
         turn = int(re.search(r"turn (\d+)", prompt if isinstance(prompt, str) else json.dumps(prompt)).group(1))
         results = sum(1 for m in messages[start:] if m["role"] == "tool")
-        if messages[-1]["role"] == "tool" and (not sequential or results >= len(files[turn])):
+        # pydantic-ai may append a note after the tool results (a tool joining mid-run: `recall`).
+        last_role = next(m["role"] for m in reversed(messages) if m["role"] != "system")
+        done_reading = last_role == "tool" and (not sequential or results >= len(files[turn]))
+        recalled = any(
+            str(m.get("content", "")).startswith("[recall(") for m in messages[start:] if m["role"] == "tool"
+        )
+        if done_reading and recall_every and turn and turn % recall_every == 0 and not recalled:
+            found = _RECALLABLE.search(request.text())
+            if found is not None:
+                return Reply(tool_calls=(ToolCallSpec("recall", {"handle": found[1] or found[2]}, f"call_{turn}_r"),))
+        if done_reading:
             return Reply("Read them; nothing unusual in these files.")
         batch = list(enumerate(files[turn]))
         batch = batch[results : results + 1] if sequential else batch
@@ -118,6 +133,7 @@ class SessionRecord:
     tokens: list[int] = field(default_factory=list)  # per main request, co-tui's estimate of what was sent
     cuts: list[list[Any]] = field(default_factory=list)  # history_trimmed events per turn
     summary_calls: int = 0
+    recall_tokens: int = 0  # co-tui's estimate of what `recall` returned to the model
 
 
 async def run_session(
@@ -127,17 +143,18 @@ async def run_session(
     *,
     report_estimate: bool = False,
     sequential: bool = False,
+    recall_every: int = 0,
 ) -> SessionRecord:
     """Drive `chat` (a ChatSession on `openai-chat:…` pointed at `server`) through one turn per batch.
 
     `report_estimate`: the server reports input tokens as co-tui estimates the request (so the meter
     and the policy count alike) instead of its chars/4 stand-in. `sequential`: one tool call per
-    step (see `responder`).
+    step (see `responder`). `recall_every`: see `responder`.
     """
     from co_tui.governance.tokens import estimate_text_tokens
 
     record = SessionRecord()
-    respond = responder(files, sequential=sequential)
+    respond = responder(files, sequential=sequential, recall_every=recall_every)
 
     def estimating(request: Any) -> Reply:
         reply = respond(request)
@@ -156,6 +173,9 @@ async def run_session(
             else:
                 record.requests.append((turn, r.body["messages"]))
                 record.tokens.append(estimate_text_tokens(r.text()))
+                newest = r.body["messages"][-1]
+                if newest.get("role") == "tool" and str(newest.get("content", "")).startswith("[recall("):
+                    record.recall_tokens += estimate_text_tokens(newest["content"])
     return record
 
 

@@ -59,7 +59,7 @@ async def test_a_trimmed_fact_comes_back_through_recall(tmp_path: Path) -> None:
     async for _ in session.run_turn("read notes.txt"):
         pass
     assert [handle_of(p) for m in session.transcript for p in m.parts if isinstance(p, ToolReturnPart)] == ["r2"]
-    assert not any(t.name == "recall" for t in seen[0].function_tools)  # nothing cut: not offered
+    assert any(t.name == "recall" for t in seen[0].function_tools)  # in every request: the tool list never changes
     for i in range(10):
         async for _ in session.run_turn(f"tell me something {i} " + "long words here " * 150):
             pass
@@ -111,3 +111,34 @@ async def test_the_offline_model_reads_a_trimmed_file_back(tmp_path: Path) -> No
     assert (tmp_path / "README.md").read_text()[:3000] in result.content  # verbatim (the read's header aside)
     answer = "".join(e.text for e in events if e.type == "text_delta")
     assert "read it back with recall" in answer and "The secret word is zephyr." in answer
+
+
+async def test_a_big_output_is_kept_whole_and_the_model_gets_a_preview_with_its_handle(tmp_path: Path) -> None:
+    lines = [f"line {i:05d} " + "abcdefghij" * 5 for i in range(1500)]
+    (tmp_path / "big.log").write_text("\n".join(lines) + "\n")
+    seen: list[list] = []
+
+    async def stream(messages, info: AgentInfo):
+        seen.append(list(messages))
+        if isinstance(messages[-1].parts[-1], ToolReturnPart):
+            yield "read it"
+            return
+        yield {0: DeltaToolCall(name="read_file", json_args=json.dumps({"path": "big.log"}), tool_call_id="c1")}
+
+    session = ChatSession(
+        # The workspace tools cap their own outputs at 16,000 chars: a low preview cap shows the mechanism.
+        load_settings(tool_output_preview_chars=5_000),
+        workspace=tmp_path,
+        model=FunctionModel(stream_function=stream),
+    )
+    events = [e async for e in session.run_turn("read big.log")]
+    whole = next(p for m in session.transcript for p in m.parts if isinstance(p, ToolReturnPart))
+    assert len(whole.content) > 15_000 and whole.content.rstrip().endswith("offset=258]")  # kept whole
+    sent = next(p for p in seen[-1][-1].parts if isinstance(p, ToolReturnPart))  # what the model got, same turn
+    handle = handle_of(whole)
+    assert handle_of(sent) == handle and len(sent.content) < 4_000
+    assert sent.content.startswith(whole.content[:2000]) and sent.content.endswith(whole.content[-1000:])
+    assert f'recall("{handle}") returns it whole' in sent.content and f"{len(whole.content):,} chars" in sent.content
+    in_context = next(p for m in session.context for p in m.parts if isinstance(p, ToolReturnPart))
+    assert in_context.content == sent.content
+    assert events[-1].type == "done" and not events[-1].failed

@@ -74,17 +74,39 @@ def test_list_and_export(seeded: tuple[str, str], data_dir: Path, tmp_path: Path
     assert len(doc["transcript"]) == 8 and doc["ledger"][0]["strategy"] == "turn_trim"
 
 
-def test_damaged_session_is_one_line_and_then_flagged(seeded: tuple[str, str], data_dir: Path, tmp_path: Path) -> None:
-    _good, bad = seeded
-    proc = co_tui("--export", bad, cwd=tmp_path, data_dir=data_dir)
-    assert proc.returncode == 2
-    assert proc.stderr.count("\n") == 1 and bad in proc.stderr and "Traceback" not in proc.stderr
+def test_a_damaged_session_exports_its_good_rows_then_is_flagged_until_repaired(
+    seeded: tuple[str, str], data_dir: Path, tmp_path: Path
+) -> None:
+    # Issue 33: one bad row made --export refuse the whole session, and a repaired row left the
+    # session listed as damaged for good.
+    good, bad = seeded
+    for fmt in ("md", "json"):
+        proc = co_tui("--export", bad, "--format", fmt, cwd=tmp_path, data_dir=data_dir)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+        assert f"session {bad[:8]} is damaged: 1 part could not be read" in proc.stderr
+        assert "transcript message 1" in proc.stderr and "the rest was exported" in proc.stderr
+    md = co_tui("--export", bad, cwd=tmp_path, data_dir=data_dir).stdout
+    assert md.startswith("# broken one") and "> ⚠ This message could not be read:" in md
+    assert all(block in md for block in ("## User", "**Tool result**", "## Assistant")), "the good rows are there"
+    doc = json.loads(co_tui("--export", bad, "--format", "json", cwd=tmp_path, data_dir=data_dir).stdout)
+    assert len(doc["transcript"]) == 4 and "co_tui_damaged" in doc["transcript"][1]["metadata"]
     # --export is read-only, so the damage is flagged by the next writable load (a resume).
     assert "damaged" not in co_tui("--list-sessions", cwd=tmp_path, data_dir=data_dir).stdout
     with SessionStore.open(data_dir) as store, pytest.raises(StoreCorrupt):
         store.load(bad)
-    listing = co_tui("--list-sessions", cwd=tmp_path, data_dir=data_dir)
-    assert "damaged" in listing.stdout
+    assert "damaged" in co_tui("--list-sessions", cwd=tmp_path, data_dir=data_dir).stdout
+    conn = sqlite3.connect(data_dir / "sessions.db")  # the row repaired (as `.recover` or a backup would)
+    conn.execute(
+        """UPDATE transcript SET body = (SELECT body FROM transcript WHERE session_id = ? AND seq = 1)
+           WHERE session_id = ? AND seq = 1""",
+        (good, bad),
+    )
+    conn.commit()
+    conn.close()
+    with SessionStore.open(data_dir) as store:
+        store.check(bad)  # the picker's check (a lazy load, as a resume): every row is read again
+    assert "damaged" not in co_tui("--list-sessions", cwd=tmp_path, data_dir=data_dir).stdout
 
 
 def _dir_state(path: Path) -> dict[str, tuple[int, int, bytes]]:

@@ -418,3 +418,14 @@ def test_scrolled_up_new_output_below(snap_compare, make_app):
         await pilot.pause()
 
     assert snap_compare(make_app(script=script), terminal_size=SIZE, run_before=run)
+
+
+def test_ctrl_c_cleared_the_prompt(snap_compare, make_app):
+    """Ctrl+C with text in the prompt: cleared, and the hint says a second press quits."""
+
+    async def run(pilot) -> None:
+        await send("hello")(pilot)
+        await pilot.press(*"a half-typed thought", "ctrl+c")
+        await wait_until(pilot, lambda: "again quits" in str(pilot.app.chat.query_one("#hint").render()), what="hint")
+
+    assert snap_compare(make_app(), terminal_size=SIZE, run_before=run)

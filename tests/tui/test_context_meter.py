@@ -43,6 +43,9 @@ def test_ahead_text() -> None:
     assert ahead_text(READING) == "≈3 turns to trim"
     assert ahead_text(replace(READING, turns_to_trim=1)) == "≈1 turn to trim"
     assert ahead_text(READING, short=True) == "≈3 to trim"
+    # Under the summarize strategy the forecast names its cut (issue 32, item 6).
+    assert ahead_text(replace(READING, forecast_kind="summary")) == "≈3 turns to summary"
+    assert ahead_text(replace(READING, forecast_kind="summary"), short=True) == "≈3 to summary"
     assert ahead_text(replace(READING, turns_to_trim=None)) == ""
     # A cut due on the next send outranks any forecast.
     assert ahead_text(replace(READING, trim_pending=True)) == "trims on next send"

@@ -319,6 +319,30 @@ async def test_keys_echo_while_a_turn_is_being_saved(app, monkeypatch: pytest.Mo
         assert pilot.app.session.store.load(pilot.app.session.id).transcript, "the turn was saved"
 
 
+async def test_a_command_nothing_is_close_to_gets_no_wrong_guess(app):
+    """`/edit` was answered `did you mean /quit?` (two shared letters) (issue 32, item 9)."""
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await pilot.press(*"/edit", "escape", "enter")
+        hint = app.chat.query_one("#hint")
+        await wait_until(pilot, lambda: hint.has_class("-shown"), what="hint")
+        assert "/edit" in str(hint.render()) and "did you mean" not in str(hint.render())
+        assert app.is_running
+
+
+async def test_a_model_that_cannot_start_names_the_tui_command_not_the_flag(real_app, monkeypatch):
+    """In the TUI, `/model openai:gpt-5` without a key said `choose --model offline`, a flag of the
+    command line (issue 32, item 9)."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    async with real_app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await pilot.press(*"/model openai:gpt-5", "enter")
+        hint = real_app.chat.query_one("#hint")
+        await wait_until(pilot, lambda: "OPENAI_API_KEY" in str(hint.render()), what="the hint")
+        assert "/model offline" in str(hint.render()) and "--model" not in str(hint.render())
+        assert real_app.session.model_name == "offline"
+
+
 async def test_slash_compact_mode_switches_for_the_session_and_says_so(app):
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)

@@ -55,3 +55,21 @@ async def test_esc_interrupts_and_puts_the_queued_prompt_back(real_app) -> None:
         assert user_prompts(app) == ["say something slow"]  # not sent
         assert app.chat.query("AssistantMessage").last().interrupted
         assert len(app.session.transcript) == 2
+
+
+async def test_esc_with_two_queued_prompts_says_both_were_not_sent(real_app) -> None:
+    """It said `the queued prompt was not sent` and put two prompts back as one (issue 32, item 9)."""
+    async with real_app.run_test(size=SIZE) as pilot:
+        app = pilot.app
+        await queue_while_streaming(pilot, "first follow-up")
+        await pilot.press(*"second follow-up", "enter")
+        await wait_until(pilot, lambda: len(app.chat.queue_strip.texts) == 2, what="two queued")
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        assert app.chat.prompt.text == "first follow-up\n\nsecond follow-up"
+        notices = [w.text for w in app.chat.query("NoticeLine")]
+        assert (
+            "2 queued prompts were not sent: they are back in the prompt as one, a blank line between them" in notices
+        )
+        assert not any(n.startswith("the queued prompt") for n in notices)
+        assert user_prompts(app) == ["say something slow"]

@@ -138,3 +138,15 @@ def test_after_a_tool_row_is_opened_the_next_answer_is_followed(term) -> None:
     _keys(tmux, "help", "Enter")
     tmux.wait_for("CO_TUI_MODEL).")  # the end of the answer is on the screen
     assert "↓" not in tmux.pane()
+
+
+def test_ctrl_c_clears_the_prompt_then_quits_on_a_second_press(term) -> None:
+    """In a real terminal, ctrl+c said `press ctrl+q`; now it clears typed text, says a second press
+    quits, and the second press quits (with the exit status of a normal quit)."""
+    tmux, _ws, done = term
+    _keys(tmux, "a half-typed thought", "C-c")
+    tmux.wait_for("ctrl+c again quits")
+    assert "a half-typed thought" not in tmux.pane()
+    _keys(tmux, "C-c")
+    poll_until(done.exists, lambda: f"co-tui to exit:\n{tmux.pane()}")
+    assert done.read_text().strip() == "0"

@@ -174,6 +174,13 @@ class ChatScreen(Screen[None]):
         """Show a dim informational line in the log."""
         await self.log_view.add(NoticeLine(text))
 
+    def mark_unsent(self, text: str) -> None:
+        """The newest prompt `text` shown in the log was refused, not sent: it says so."""
+        for widget in reversed(self.log_view.query(UserMessage).nodes):
+            if widget.text == text:
+                widget.mark_unsent()
+                return
+
     async def unqueue_user_message(self, text: str) -> None:
         """Remove the queued copy of prompt `text` (shown while it waited), if there is one."""
         for widget in self.log_view.query(UserMessage).filter(".-queued"):

@@ -43,8 +43,6 @@ def summary_line(breakdown: ContextBreakdown) -> str:
         f"{approx}{format_tokens(breakdown.total_tokens)}/{format_tokens(budget)} tokens to the trigger "
         f"({pct}%) · window {window} · {how}"
     )
-    if breakdown.meter_tokens == 0 and breakdown.total_tokens:
-        line += " · the meter counts these from the first message"
     return line
 
 

@@ -65,7 +65,8 @@ def economy_text(reading: UsageUpdate, *, short: bool = False) -> str:
 def ahead_text(reading: UsageUpdate, *, short: bool = False) -> str:
     """What comes next: `trims on next send` when governance will cut before the next request,
     `≈3 turns to trim` when a cut is forecast (`reading.turns_to_trim`); empty otherwise. A figure
-    over 100% because the newest turn alone is over the budget (it is never cut) says that instead."""
+    over 100% with no cut coming says why: the newest turn alone is over the budget (it is never
+    cut), or the instructions and tool schemas take more than half of it."""
     if reading.oversized_turn:
         return "newest turn sent whole" if short else "over: the newest turn alone, sent whole"
     if reading.trim_pending:
@@ -75,14 +76,24 @@ def ahead_text(reading: UsageUpdate, *, short: bool = False) -> str:
         if reading.trim_kind in ("tool_output_trim", "step_shrink"):
             return "shortens next send" if short else "shortens outputs on next send"
         return "trims next send" if short else "trims on next send"
+    if reading.overhead_excess and reading.context_tokens > reading.budget_tokens:
+        # Over 100% with no cut coming: the instructions and tool schemas take more than half.
+        from co_tui.text import format_tokens
+
+        return (
+            "over: instructions"
+            if short
+            else f"over: instructions + tools take {format_tokens(reading.overhead_tokens)}"
+        )
     n = reading.turns_to_trim
     if n is None:
         return ""
+    action = "summary" if reading.forecast_kind == "summary" else "trim"  # the strategy's cut
     if short:
-        return f"≈{n} to trim"
+        return f"≈{n} to {action}"
     from co_tui.text import plural
 
-    return f"≈{plural(n, 'turn')} to trim"
+    return f"≈{plural(n, 'turn')} to {action}"
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,15 @@ def _count(key: str, items: int) -> str:
     return ""
 
 
+def _over_note(breakdown: ContextBreakdown) -> str:
+    """What happens to a request over the trigger: the cut that comes, or why none does."""
+    if breakdown.cut_pending:
+        return "trims on next send"
+    if breakdown.overhead_excess:
+        return "no cut yet: instructions over half"
+    return "no cut on next send"
+
+
 def row_lines(breakdown: ContextBreakdown, width: int = 0) -> list[Content]:
     """One line per row: swatch, category (on its first row), what it is, tokens, share of the
     window; then the free space, the reserve and the total. `width` (0: roomy): the cells the
@@ -81,7 +90,7 @@ def row_lines(breakdown: ContextBreakdown, width: int = 0) -> list[Content]:
                 ("▲ ", "$error"),
                 (f"{'Over the trigger':<{_TITLE_W + label_w}}", "bold $error"),
                 (f"{format_tokens(breakdown.over_tokens):>{_TOKENS_W}}", "$error"),
-                ("  trims on next send", "italic $text-warning"),
+                (f"  {_over_note(breakdown)}", "italic $text-warning"),
             )
         )
     else:

@@ -44,6 +44,9 @@ class PromptInput(TextArea):
 
     BINDINGS = [
         Binding("ctrl+j,alt+enter,shift+enter", "newline", "Newline", show=False),
+        # Instead of TextArea's copy (the app's action still copies a selection), in key order: a
+        # priority binding ran before the letters typed just ahead of it reached the prompt.
+        Binding("ctrl+c", "app.ctrl_c", "Clear / interrupt / quit", show=False),
     ]
 
     def __init__(
@@ -192,6 +195,16 @@ class PromptInput(TextArea):
     def _set_text(self, text: str) -> None:
         self.load_text(text)
         self.move_cursor(self.document.end)
+
+    def discard(self) -> str:
+        """Clear the text (ctrl+c), kept in prompt recall so Up brings it back; returns it."""
+        text = self.text
+        if text.strip() and (not self.sent or self.sent[-1] != text.strip()):
+            self.sent.append(text.strip())
+        self._recall = None
+        self.load_text("")
+        self.popup.close()
+        return text
 
     def submit(self) -> None:
         """Send the current text (blank input does nothing) and clear the prompt."""

@@ -65,6 +65,7 @@ class ToolCallBlock(Collapsible):
         self.status: Status = "running"
         self.result_chars: int | None = None
         self.truncated = False
+        self.recalled: str | None = None  # a `recall`'s row: what came back, from which turn
         self._result = Static(Content(""), classes="tool-body")
         super().__init__(
             Static("arguments", classes="tool-section"),
@@ -82,6 +83,11 @@ class ToolCallBlock(Collapsible):
         """Record the tool's result: size in the title, the head of the text in the expanded view."""
         self.status = "error" if is_error else "done"
         self.result_chars = chars
+        self.recalled = None
+        if self.tool_name == "recall" and not is_error:
+            from co_tui.governance.recall import recalled_what
+
+            self.recalled = recalled_what(content)
         shown = content if len(content) <= PREVIEW_CHARS else content[:PREVIEW_CHARS] + f"\n… ({chars:,} chars in all)"
         self._result.update(Content(shown))
         self.set_class(is_error, "-error")
@@ -115,6 +121,8 @@ class ToolCallBlock(Collapsible):
             parts.append(("  interrupted", "italic $text-warning"))
         elif self.result_chars is not None:
             parts.append((f" · {format_chars(self.result_chars)}", "$text-muted"))
+            if self.recalled:
+                parts.append((f" · recalled {self.recalled}", "$text-accent"))
             if self.status == "error":
                 parts.append((" · failed", "$text-error"))
         if self.truncated:

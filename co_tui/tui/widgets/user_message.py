@@ -9,16 +9,16 @@ from co_tui.text import plural
 from co_tui.tui.format import TEXT_LAYOUT_MAX, format_bytes
 
 
-def shown_text(text: str) -> str:
+def shown_text(text: str, *, sent: bool = True) -> str:
     """`text` for the log: whole up to `TEXT_LAYOUT_MAX` characters, else its first lines and a note of
-    how much more was sent (the session gets it all)."""
+    how much more there is: sent (the session gets it all), or not (`sent` False: refused)."""
     if len(text) <= TEXT_LAYOUT_MAX:
         return text
     head = "\n".join(text[:2_000].split("\n")[:20])
     more = text.count("\n") - head.count("\n")
     rest = plural(more, "more line") if more else plural(len(text) - len(head), "more character")
     size = format_bytes(len(text.encode("utf-8", "surrogatepass")))
-    return f"{head}\n… {rest} ({size} in all, sent in full)"
+    return f"{head}\n… {rest} ({size} in all, {'sent in full' if sent else 'not sent'})"
 
 
 class UserMessage(Static):
@@ -34,8 +34,14 @@ class UserMessage(Static):
         color: $foreground;
     }
     UserMessage.-queued { color: $text-muted; }
+    UserMessage.-unsent { color: $text-muted; border-left: outer $error 60%; }
     """
 
     def __init__(self, text: str, *, queued: bool = False) -> None:
         super().__init__(Content(shown_text(text)), classes="-queued" if queued else "")
         self.text = text
+
+    def mark_unsent(self) -> None:
+        """The session refused this prompt (over the model's window): it was not sent; say so."""
+        self.add_class("-unsent")
+        self.update(Content(shown_text(self.text, sent=False)))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -45,7 +45,7 @@ class Stub:
 
     def context_breakdown(self) -> ContextBreakdown:
         messages = _conversation(self.turns)
-        return compute_breakdown(
+        breakdown = compute_breakdown(
             messages,
             PARTS,
             meter_tokens=estimate_tokens(messages) + sum(p.tokens for p in PARTS) + self.extra,
@@ -55,6 +55,8 @@ class Stub:
             window_tokens=32_000,
             exactness="anchored",
         )
+        # Past the trigger with small fixed parts, the session's governance cuts on the next send.
+        return replace(breakdown, cut_pending=breakdown.over_tokens > 0)
 
 
 def test_the_bar_is_the_window_to_scale() -> None:
@@ -109,6 +111,10 @@ def test_past_the_trigger_the_screen_says_so() -> None:
     text = "\n".join(line.plain for line in row_lines(breakdown))
     assert "Over the trigger" in text and format_tokens(breakdown.over_tokens) in text and "trims on next send" in text
     assert "Free before" not in text
+    # Over the trigger with no cut coming (the instructions take more than half the budget): it
+    # said `trims on next send` all the same, and the send made no cut (issue 32, item 1).
+    uncut = "\n".join(line.plain for line in row_lines(replace(breakdown, cut_pending=False, overhead_excess=900)))
+    assert "trims on next send" not in uncut and "no cut yet: instructions over half" in uncut
 
 
 async def test_refresh_reads_the_breakdown_again(make_host) -> None:
