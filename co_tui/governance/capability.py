@@ -94,6 +94,13 @@ class GovernanceNoticeEvent(CapabilityEvent, namespace="co_tui"):
     message: str = ""
 
 
+def veto_line(past_window: bool) -> str:
+    """The one line for a `pre_compact` veto: honoured, or not when the request would pass the window."""
+    if past_window:
+        return "pre_compact hook's veto not honoured: the request would exceed the model's window; cutting"
+    return "pre_compact hook vetoed the automatic cut: this request goes over the budget"
+
+
 def hook_payload(
     trigger: Trigger, session_id: str, strategy: str, tokens_before: int, budget_tokens: int, messages: int
 ) -> dict[str, Any]:
@@ -150,6 +157,8 @@ class ContextGovernance(AbstractCapability[Any]):
     # The user's compaction hooks (None: none configured, nothing runs) and the session id they are told.
     hooks: CompactHooks | None = None
     session_id: Callable[[], str] = lambda: ""
+    # The model's context window when known (None: a guess): a veto never sends past it.
+    window_tokens: int | None = None
     seen_len: int = field(default=0, init=False)
     governor: Governor = field(init=False, repr=False)
     _override: list[ModelMessage] | None = field(default=None, init=False, repr=False)
@@ -231,13 +240,13 @@ class ContextGovernance(AbstractCapability[Any]):
         extra = ""
         if self.hooks is not None and self.governor.over_limits(ctx.messages, overhead_tokens=overhead):
             said = await self._pre_compact(ctx, "auto", ctx.messages, overhead, summarize=model is not None)
-            if said.veto:  # the request goes over the budget; a provider's overflow error is still recovered
-                await ctx.emit(
-                    GovernanceNoticeEvent(
-                        message="pre_compact hook vetoed the automatic cut: this request goes over the budget"
-                    )
+            if said.veto:
+                past_window = self.window_tokens is not None and (
+                    estimate_tokens(ctx.messages) + overhead > self.window_tokens
                 )
-                return request_context
+                await ctx.emit(GovernanceNoticeEvent(message=veto_line(past_window)))
+                if not past_window:  # over the budget; a provider's overflow error is still recovered
+                    return request_context
             extra = said.instructions
         outcome = await self.governor.apply(
             ctx.messages, model=model, overhead_tokens=overhead, extra_instructions=extra

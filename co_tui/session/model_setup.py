@@ -111,6 +111,7 @@ class ModelSetup:
             automatic=lambda: cuts_automatically(self.compact_mode),
             hooks=compact_hooks_of(s),  # [hooks] in the user's config only (None: nothing runs)
             session_id=self._session_id,
+            window_tokens=None if policy.window_is_guess else context_window_of(resolved),
         )
         self.agent = build_agent(
             s,

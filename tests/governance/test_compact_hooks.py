@@ -37,13 +37,14 @@ def _history():
     return [m for t in range(10) for m in chat_turn(f"q{t}", make_text("prose", 2000, t))]
 
 
-async def _run(hooks: dict, history, model: ScriptedModel):
+async def _run(hooks: dict, history, model: ScriptedModel, window: int | None = None):
     """One turn through a real `Agent` with the hooks `hooks` configures; (trims, notices)."""
     settings = load_settings(hooks=hooks)
     cap = ContextGovernance(
         GovernancePolicy(budget_tokens=estimate_tokens(history) // 2, strategy="summarize"),
         hooks=compact_hooks_of(settings),
         session_id=lambda: "s-123",
+        window_tokens=window,
     )
     agent = Agent(model.model(), capabilities=[cap])
     cap.begin_run(len(history))
@@ -88,6 +89,15 @@ async def test_exit_2_vetoes_an_automatic_cut_and_says_so(tmp_path):
     assert trims == [] and model.summary_calls == []
     assert [n for n in notices if "vetoed the automatic cut" in n] == [notices[0]] and len(notices) == 1
     assert estimate_tokens(model.chat_calls[-1]) > estimate_tokens(history) // 2  # sent over the budget
+
+
+async def test_a_veto_never_sends_past_the_models_window(tmp_path):
+    model = ScriptedModel()
+    history = _history()
+    window = estimate_tokens(history) * 3 // 4  # over the budget and past the window
+    trims, notices = await _run({"pre_compact": _script(tmp_path, "pre", "sys.exit(2)")}, history, model, window)
+    assert notices == ["pre_compact hook's veto not honoured: the request would exceed the model's window; cutting"]
+    assert trims and estimate_tokens(model.chat_calls[-1]) <= window
 
 
 @pytest.mark.parametrize(
