@@ -59,6 +59,17 @@ class McpServerConfig(BaseModel):
         return self
 
 
+class HooksConfig(BaseModel):
+    """The `[hooks]` table: commands run around a compaction (argv lists, no shell) and their timeout.
+    Only the user's config, env and CLI set it: the workspace has no say (docs/configuration.md, "Hooks")."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pre_compact: list[str] = Field(default_factory=list)
+    post_compact: list[str] = Field(default_factory=list)
+    timeout_s: float = Field(10.0, gt=0.0, le=600.0)
+
+
 class Settings(BaseSettings):
     """Every co-tui setting. Field names are a contract: docs/configuration.md lists them."""
 
@@ -106,6 +117,9 @@ class Settings(BaseSettings):
     compact_project_file: bool = Field(False, description="Also read the workspace's COMPACT.md (untrusted).")
     compact_mode: Literal["auto", "off"] = Field(
         "auto", description="auto: cut when the context reaches its budget; off: never cut automatically."
+    )
+    hooks: HooksConfig = Field(
+        HooksConfig(timeout_s=10.0), description="Commands run before and after a compaction ([hooks])."
     )
     summarizer_cooldown_s: float = Field(600.0, ge=0.0, description="After a failed summary, only trim this long.")
     fallback_context_window: int = Field(32_768, ge=1024, description="Window assumed for unknown models.")

@@ -28,8 +28,9 @@ from pydantic_ai.exceptions import ModelContextWindowExceededError
 from pydantic_ai.messages import CapabilityEvent, ModelMessage, ModelResponse
 
 from co_tui.governance.events import HistoryTrimmed
+from co_tui.governance.hook_port import CompactHooks, PreCompactResult, Trigger
 from co_tui.governance.policy import OFFLOAD_MIN_MESSAGES, GovernancePolicy, Governor, PolicyOutcome
-from co_tui.governance.tokens import estimate_text_tokens
+from co_tui.governance.tokens import estimate_text_tokens, estimate_tokens
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model, ModelRequestContext
@@ -85,6 +86,41 @@ class PinsOverBudgetEvent(CapabilityEvent, namespace="co_tui"):
     budget_tokens: int = 0
 
 
+@dataclass(kw_only=True)
+class GovernanceNoticeEvent(CapabilityEvent, namespace="co_tui"):
+    """One line about the context said during a run (a compaction hook that failed, or vetoed a
+    cut); the session turns it into a `Notice`."""
+
+    message: str = ""
+
+
+def veto_line(past_window: bool) -> str:
+    """The one line for a `pre_compact` veto: honoured, or not when the request would pass the window."""
+    if past_window:
+        return "pre_compact hook's veto not honoured: the request would exceed the model's window; cutting"
+    return "pre_compact hook vetoed the automatic cut: this request goes over the budget"
+
+
+def hook_payload(
+    trigger: Trigger, session_id: str, strategy: str, tokens_before: int, budget_tokens: int, messages: int
+) -> dict[str, Any]:
+    """The fields every compaction hook reads on stdin (docs/configuration.md, "Hooks")."""
+    return {
+        "session_id": session_id,
+        "trigger": trigger,
+        "strategy": strategy,
+        "tokens_before": tokens_before,
+        "budget_tokens": budget_tokens,
+        "messages": messages,
+    }
+
+
+def post_payload(events: list[HistoryTrimmed]) -> dict[str, Any]:
+    """`post_compact`'s own fields: the summary (None: no summary was written) and the events."""
+    summary = next((e.summary for e in events if e.summary), None)
+    return {"summary": summary, "events": [dataclasses.asdict(e) for e in events]}
+
+
 def request_overhead_tokens(request_context: ModelRequestContext) -> int:
     """Estimated tokens every request carries besides the history: instructions and tool schemas."""
     params = request_context.model_request_parameters
@@ -118,6 +154,11 @@ class ContextGovernance(AbstractCapability[Any]):
     # Whether the policy may cut before a request now (`compact_mode`; None: always). Overflow
     # recovery runs either way: no mode sends past the model's window without it.
     automatic: Callable[[], bool] | None = None
+    # The user's compaction hooks (None: none configured, nothing runs) and the session id they are told.
+    hooks: CompactHooks | None = None
+    session_id: Callable[[], str] = lambda: ""
+    # The model's context window when known (None: a guess): a veto never sends past it.
+    window_tokens: int | None = None
     seen_len: int = field(default=0, init=False)
     governor: Governor = field(init=False, repr=False)
     _override: list[ModelMessage] | None = field(default=None, init=False, repr=False)
@@ -195,12 +236,25 @@ class ContextGovernance(AbstractCapability[Any]):
 
         # The run's model summarises when no summariser is set; a realtime model cannot.
         model = ctx.model if isinstance(ctx.model, Model) else None
+        overhead = request_overhead_tokens(request_context)
+        extra = ""
+        if self.hooks is not None and self.governor.over_limits(ctx.messages, overhead_tokens=overhead):
+            said = await self._pre_compact(ctx, "auto", ctx.messages, overhead, summarize=model is not None)
+            if said.veto:
+                past_window = self.window_tokens is not None and (
+                    estimate_tokens(ctx.messages) + overhead > self.window_tokens
+                )
+                await ctx.emit(GovernanceNoticeEvent(message=veto_line(past_window)))
+                if not past_window:  # over the budget; a provider's overflow error is still recovered
+                    return request_context
+            extra = said.instructions
         outcome = await self.governor.apply(
-            ctx.messages, model=model, overhead_tokens=request_overhead_tokens(request_context)
+            ctx.messages, model=model, overhead_tokens=overhead, extra_instructions=extra
         )
         if outcome.changed:
             await self._commit(ctx, outcome)
             request_context.messages = list(outcome.messages)
+            await self._post_compact(ctx, "auto", outcome.events)
         if not outcome.fits and not self._oversize_said:
             await self._say_oversized(ctx, outcome.messages, request_overhead_tokens(request_context))
         if outcome.pins_over_budget and not self._pins_over_said:
@@ -209,6 +263,43 @@ class ContextGovernance(AbstractCapability[Any]):
             )
         self._pins_over_said = bool(outcome.pins_over_budget)
         return request_context
+
+    async def _pre_compact(
+        self, ctx: RunContext[Any], trigger: Trigger, messages: list[ModelMessage], overhead: int, *, summarize: bool
+    ) -> PreCompactResult:
+        """Run `pre_compact` (hooks are set) with the planned cut as its preview; say its line, if any."""
+        assert self.hooks is not None
+        _, plan = self.governor.plan_pass(
+            messages, overhead_tokens=overhead, summarize=summarize and self.policy.strategy == "summarize"
+        )
+        payload = hook_payload(
+            trigger,
+            self.session_id(),
+            self.policy.strategy,
+            estimate_tokens(messages) + overhead,
+            self.policy.budget_tokens,
+            len(messages),
+        )
+        payload["preview"] = {
+            "reason": "context_overflow" if trigger == "overflow" else plan.reason,
+            "summarised_messages": len(plan.window.middle_messages) if plan.window is not None else 0,
+        }
+        said = await self.hooks.pre(payload)
+        if said.notice:
+            await ctx.emit(GovernanceNoticeEvent(message=said.notice))
+        return said
+
+    async def _post_compact(self, ctx: RunContext[Any], trigger: Trigger, events: list[HistoryTrimmed]) -> None:
+        if self.hooks is None or not events:
+            return
+        first = events[0]
+        payload = hook_payload(
+            trigger, self.session_id(), self.policy.strategy, first.tokens_before, self.policy.budget_tokens, 0
+        )
+        payload.pop("messages")
+        line = await self.hooks.post({**payload, **post_payload(events)})
+        if line:
+            await ctx.emit(GovernanceNoticeEvent(message=line))
 
     async def _say_oversized(self, ctx: RunContext[Any], messages: list[ModelMessage], overhead: int) -> None:
         """The rules ran out with the request still over budget: if that is the newest turn's own
@@ -240,6 +331,8 @@ class ContextGovernance(AbstractCapability[Any]):
             raise error
         self._hand_over(ctx.messages)
         messages, overhead = list(ctx.messages), request_overhead_tokens(request_context)
+        if self.hooks is not None:  # told, never asked: no veto and no summary on this path
+            await self._pre_compact(ctx, "overflow", messages, overhead, summarize=False)
 
         def recover() -> tuple[PolicyOutcome, bool]:
             return self.governor.recover_overflow(messages, shrink_done=self._shrink_done, overhead_tokens=overhead)
@@ -249,6 +342,7 @@ class ContextGovernance(AbstractCapability[Any]):
         if not outcome.changed:
             raise error
         await self._commit(ctx, outcome)
+        await self._post_compact(ctx, "overflow", outcome.events)
         self._override = list(outcome.messages)
         raise RetryModelRequest()
 

@@ -283,9 +283,17 @@ class Governor:
         return over_count or over_tokens
 
     async def apply(
-        self, messages: Sequence[ModelMessage], *, model: Model | str | None = None, overhead_tokens: int = 0
+        self,
+        messages: Sequence[ModelMessage],
+        *,
+        model: Model | str | None = None,
+        overhead_tokens: int = 0,
+        extra_instructions: str = "",
     ) -> PolicyOutcome:
         """One full policy pass over the context view. Never mutates `messages`.
+
+        `extra_instructions` (a `pre_compact` hook's output) is added to the summariser's
+        instructions for this pass's summary, named `pre_compact hook` in its event.
 
         `model` is the summariser to use when `summarizer_model` is unset (the run's model).
         `overhead_tokens`: what every request carries besides the messages (instructions, tool
@@ -311,7 +319,9 @@ class Governor:
         if plan.window is not None:
             summarizer = self.summarizer_model or model
             assert summarizer is not None  # `plan_cut` plans a summary only with a summariser
-            summarised, event = await self._summarize(plan.window, summarizer, plan.reason, plan.budget, plan.tokens)
+            summarised, event = await self._summarize(
+                plan.window, summarizer, plan.reason, plan.budget, plan.tokens, extra_instructions
+            )
             events.append(event)
         current, tokens, cuts = await run(lambda: self.finish_pass(split, plan, summarised))
         events = with_pinned_kept(events + cuts, split)
@@ -481,12 +491,19 @@ class Governor:
         ]
 
     async def _summarize(
-        self, window: SummaryWindow, summarizer: Model | str, reason: Reason, budget: int, tokens_before: int
+        self,
+        window: SummaryWindow,
+        summarizer: Model | str,
+        reason: Reason,
+        budget: int,
+        tokens_before: int,
+        extra_instructions: str = "",
     ) -> tuple[list[ModelMessage], HistoryTrimmed]:
         middle = window.middle_messages
         usage = SummarizerUsage()
         failure = ""
         instructions, instructions_from = self.policy.instructions_for(SUMMARIZER_INSTRUCTIONS)
+        instructions, instructions_from = with_hook_instructions(instructions, instructions_from, extra_instructions)
         try:
             budget = summary_token_budget(middle)
             summary, usage = await run_summarizer(middle, summarizer, instructions=instructions, max_tokens=budget)
@@ -609,3 +626,11 @@ def _worth_summarising(window: SummaryWindow) -> bool:
     """
     middle = window.middle_messages
     return estimate_tokens(middle) > summary_size_limit(summary_token_budget(middle))
+
+
+def with_hook_instructions(instructions: str, names: Sequence[str], extra: str) -> tuple[str, list[str]]:
+    """`instructions` with a `pre_compact` hook's output added after them (and `pre_compact hook`
+    after `names`); unchanged when `extra` is blank."""
+    if not extra.strip():
+        return instructions, list(names)
+    return f"{instructions}\n\nFrom the user's pre_compact hook:\n{extra.strip()}", [*names, "pre_compact hook"]

@@ -22,20 +22,23 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from co_tui.agent.tools import Approver
 from co_tui.config import Settings
+from co_tui.governance.capability import hook_payload, post_payload
 from co_tui.governance.compact_mode import CompactMode
 from co_tui.governance.events import HistoryTrimmed
+from co_tui.governance.hook_port import Trigger
 from co_tui.governance.pins import compact_around_pins
+from co_tui.governance.policy import with_hook_instructions
 from co_tui.governance.refused import Refused, busy_line
 from co_tui.session.applying import AppliesEdits
 from co_tui.session.compaction import plan_compact
 from co_tui.session.conversation_counts import ConversationCounts
-from co_tui.session.events import Done, ErrorEvent, Event, UsageUpdate
+from co_tui.session.events import Done, ErrorEvent, Event, Notice, UsageUpdate
 from co_tui.session.eviction import compact_preview_of, next_cut_of
 from co_tui.session.export import export_saved
 from co_tui.session.gauge import Gauge
@@ -107,6 +110,7 @@ class ChatSession(AppliesEdits):
             history=self.history,
             transcript_sink=lambda messages: self.runner.record(messages),
             file_edits=self.file_edits,
+            session_id=lambda: self.id,
         )
         self.metering = Metering(self.setup, self.history)
         self.runner = TurnRunner(
@@ -240,6 +244,12 @@ class ChatSession(AppliesEdits):
         from co_tui.governance.summarize import COMPACT_INSTRUCTIONS
 
         instructions, instructions_from = setup.policy.instructions_for(COMPACT_INSTRUCTIONS)
+        hooks = setup.governance.hooks
+        if hooks is not None:  # the user's pre_compact: its output joins the instructions; no veto here
+            said = await hooks.pre(self._hook_payload("manual", figure_before))
+            if said.notice:
+                yield Notice(message=said.notice)
+            instructions, instructions_from = with_hook_instructions(instructions, instructions_from, said.instructions)
         try:
             result = await compact_around_pins(
                 list(self.context),
@@ -263,7 +273,25 @@ class ChatSession(AppliesEdits):
         applied = await self._apply(plan_compact(self.history, self.gauge(), result, figure_before))
         yield applied.trim
         yield self.meter_reading()
+        if hooks is not None and (
+            line := await hooks.post({**self._hook_payload("manual", figure_before), **post_payload([result.event])})
+        ):
+            yield Notice(message=line)
         yield Done(output=result.event.summary or "")
+
+    def _hook_payload(self, trigger: Trigger, tokens_before: int) -> dict[str, Any]:
+        """What a compaction hook reads for `/compact` (docs/configuration.md, "Hooks")."""
+        preview = self.compact_preview()
+        payload = hook_payload(
+            trigger,
+            self.id,
+            "compact",
+            tokens_before,
+            self.setup.policy.budget_tokens,
+            len(self.context),
+        )
+        payload["preview"] = asdict(preview) if preview is not None else None
+        return payload
 
     async def clear(self) -> HistoryTrimmed:
         """`/clear`: an empty context and transcript under a fresh session id; the old one stays saved.

@@ -27,6 +27,7 @@ from co_tui.governance.capability import ContextGovernance
 from co_tui.governance.compact_mode import CompactMode, cuts_automatically
 from co_tui.governance.meter import TokenMeter
 from co_tui.governance.policy import GovernancePolicy
+from co_tui.session.compact_hooks import compact_hooks_of
 from co_tui.session.compact_mode import OffNotice
 from co_tui.session.events import Notice
 from co_tui.session.recall_source import recall_source
@@ -69,8 +70,10 @@ class ModelSetup:
         history: History,
         transcript_sink: Callable[[list[ModelMessage]], list[ModelMessage]],
         file_edits: FileEdits | None = None,
+        session_id: Callable[[], str] = lambda: "",
     ) -> None:
         self.settings = settings
+        self._session_id = session_id  # told to the compaction hooks
         self.history = history  # read by the `recall` tool (recall_source.py)
         self.workspace = workspace
         self.approver = approver
@@ -106,6 +109,9 @@ class ModelSetup:
             transcript_sink=self._sink,
             meter_of=lambda: self.meter,  # a cut's banner gives the meter's figures: the two agree
             automatic=lambda: cuts_automatically(self.compact_mode),
+            hooks=compact_hooks_of(s),  # [hooks] in the user's config only (None: nothing runs)
+            session_id=self._session_id,
+            window_tokens=None if policy.window_is_guess else context_window_of(resolved),
         )
         self.agent = build_agent(
             s,

@@ -18,7 +18,12 @@ from pydantic_ai.exceptions import RunCancelled
 from pydantic_ai.messages import ModelMessage, ModelResponse, repair_messages
 
 from co_tui.agent.errors import describe_error
-from co_tui.governance.capability import HistoryTrimmedEvent, OversizedTurnEvent, PinsOverBudgetEvent
+from co_tui.governance.capability import (
+    GovernanceNoticeEvent,
+    HistoryTrimmedEvent,
+    OversizedTurnEvent,
+    PinsOverBudgetEvent,
+)
 from co_tui.governance.handles import stamp_handles
 from co_tui.governance.markers import tag_fused_markers
 from co_tui.governance.pins import pins_over_budget_line
@@ -119,6 +124,9 @@ class TurnRunner:
                             if event.ends_pass and (cut := self._partial_messages()) is not None:
                                 # The meter shows the request the cut leaves: the banner's "after".
                                 yield self.metering.usage(cut)
+                            continue
+                        if isinstance(event, GovernanceNoticeEvent):  # a compaction hook's one line
+                            yield Notice(message=event.message)
                             continue
                         if isinstance(event, OversizedTurnEvent):
                             yield sent_whole(event.turn_tokens, event.budget_tokens, self.setup.context_window)
