@@ -690,7 +690,7 @@ class ChatController:
         for file in files:
             if file.error:
                 await self.view.show_event(ErrorEvent(message=f"instructions skipped: {file.error}", kind="config"))
-        from co_tui.session.oversize import tight_budget_warning
+        from co_tui.session import tight_budget_warning
 
         warning = tight_budget_warning(self.session.meter_reading(), [f.path.name for f in files if not f.error])
         if warning is not None:  # said once, as the conversation starts: requests will go over the budget

@@ -14,26 +14,12 @@ from pathlib import Path
 from textual.binding import Binding
 
 from co_tui.tui.commands import COMMANDS, KEYS
+from co_tui.tui.key_label import key_label
 
 DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "keys-and-commands.md"
 BEGIN_MARK = "<!-- BEGIN GENERATED: python -m co_tui.tui.keys_reference --write -->"
 END_MARK = "<!-- END GENERATED -->"
 
-_KEY_NAMES = {
-    "escape": "Esc",
-    "enter": "Enter",
-    "end": "End",
-    "home": "Home",
-    "tab": "Tab",
-    "space": "Space",
-    "delete": "Del",
-    "up": "↑",
-    "down": "↓",
-    "left": "←",
-    "right": "→",
-    "pageup": "PgUp",
-    "pagedown": "PgDn",
-}
 
 GOVERNANCE_EXPLAINER = """\
 ## Context governance: what you are looking at
@@ -99,19 +85,6 @@ what the model sees without telling you (and the model).
   dropped, summarised, output truncated), the ledger of every cut, and the usage of every request
   (input, cached, written to the cache, output, cost).
 """
-
-
-def key_label(key: str) -> str:
-    """A key as people write it: `ctrl+k` → `Ctrl+K`, `escape` → `Esc`, `f2` → `F2`.
-
-    A comma-separated binding (`escape,q`) becomes `Esc / Q`.
-    """
-    labels = []
-    for one in key.split(","):
-        *mods, base = one.strip().split("+")
-        name = _KEY_NAMES.get(base, base.upper() if len(base) <= 3 else base.capitalize())
-        labels.append("+".join([*(m.capitalize() for m in mods), name]))
-    return " / ".join(labels)
 
 
 def _command_for_action(action: str) -> str:

@@ -14,7 +14,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
 from co_tui.tui.commands import COMMANDS, CommandSpec
-from co_tui.tui.keys_reference import key_label
+from co_tui.tui.key_label import key_label
 
 
 def _help_text(spec: CommandSpec) -> str:

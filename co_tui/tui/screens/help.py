@@ -13,7 +13,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from co_tui.tui.keys_reference import key_label, reference_markdown
+from co_tui.tui.key_label import key_label
+from co_tui.tui.keys_reference import reference_markdown
 from co_tui.tui.widgets.help_text import HelpText
 
 HELP_SCREEN = "help"

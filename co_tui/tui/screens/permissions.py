@@ -14,7 +14,7 @@ from textual.widgets.option_list import Option
 
 from co_tui.agent.approval_text import escaped
 from co_tui.agent.permissions import Permissions
-from co_tui.tui.keys_reference import key_label
+from co_tui.tui.key_label import key_label
 
 EMPTY = (
     "Nothing is always allowed: every shell command, file edit and MCP call that needs approval asks "

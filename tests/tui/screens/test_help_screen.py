@@ -5,7 +5,7 @@ from __future__ import annotations
 from screen_host import TERMINAL, make_host, screen_env  # (fixtures)
 
 from co_tui.tui.commands import COMMANDS, KEYS
-from co_tui.tui.keys_reference import key_label
+from co_tui.tui.key_label import key_label
 from co_tui.tui.screens.help import HelpScreen
 from co_tui.tui.widgets.help_text import HelpText
 

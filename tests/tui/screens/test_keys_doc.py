@@ -5,7 +5,8 @@ from __future__ import annotations
 from cli_process import run_python
 
 from co_tui.tui.commands import COMMANDS, KEYS
-from co_tui.tui.keys_reference import DOC_PATH, generated_block, key_label, reference_markdown
+from co_tui.tui.key_label import key_label
+from co_tui.tui.keys_reference import DOC_PATH, generated_block, reference_markdown
 
 
 def _doc() -> str:
