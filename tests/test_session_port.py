@@ -236,3 +236,39 @@ async def test_compact_mode_switches_for_the_session(session: SessionPort) -> No
     await _turn(session, "hello")  # a turn runs the same in either mode
     session.set_compact_mode("auto")
     assert session.compact_mode == "auto"
+
+
+async def test_rewind_goes_back_on_a_new_branch_and_switching_brings_the_old_one_back(session: SessionPort) -> None:
+    from co_tui.session.branching import RewindRefused
+
+    assert session.rewind_points() == [] and [b.info.id for b in session.branches()] == [0]
+    await _turn(session, "first")
+    before_second = list(session.context)
+    pins_then = list(session.pins)
+    await _turn(session, "second")
+    await session.pin_newest()
+    await _turn(session, "third")
+    left = list(session.context)
+    points = session.rewind_points()
+    assert [(p.turn, p.first_line) for p in points] == [(3, "third"), (2, "second"), (1, "first")]
+    assert all(p.restorable and p.tokens >= 0 for p in points)
+
+    rewound = await session.rewind(points[1].position)
+    assert rewound.prompt == "second"
+    event = rewound.event
+    assert (event.reason, event.strategy, event.branch_from, event.branch_to) == ("rewind", "branch", 0, 1)
+    assert event.session_id == session.id and session.ledger[-1] == event
+    assert list(session.context) == before_second and list(session.pins) == pins_then
+    assert len(session.transcript) == points[1].position
+    rows = session.branches()
+    assert [(r.info.id, r.info.parent, r.active) for r in rows] == [(0, None, False), (1, 0, True)]
+    assert rows[0].turns == 3 and rows[0].last_prompt == "third"
+
+    await _turn(session, "second, edited")
+    switched = await session.switch_branch(0)
+    assert (switched.reason, switched.branch_from, switched.branch_to) == ("branch_switch", 1, 0)
+    assert list(session.context) == left, "the branch left comes back as it was"
+    with pytest.raises(RewindRefused, match="one in use"):
+        await session.switch_branch(0)
+    with pytest.raises(RewindRefused, match="no branch 7"):
+        await session.switch_branch(7)

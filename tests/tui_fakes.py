@@ -12,6 +12,7 @@ ChatSession with the offline model instead.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -188,6 +189,7 @@ class FakeSession(AppliesEdits):
         self.prompts.append(prompt)
         if not self.title:
             self.title = prompt[:60]
+        self.history.mark_turn(FakeMeter(self).reading(self.context).tokens, time.time())
         self._append(ModelRequest(parts=[UserPromptPart(prompt)]))
         output: list[str] = []
         failed = False

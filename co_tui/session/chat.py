@@ -20,6 +20,7 @@ module, so the TUI builds a session only after its first paint.
 from __future__ import annotations
 
 import asyncio
+import copy
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import asdict, replace
@@ -42,9 +43,9 @@ from co_tui.session.events import Done, ErrorEvent, Event, Notice, UsageUpdate
 from co_tui.session.eviction import compact_preview_of, next_cut_of
 from co_tui.session.export import export_saved
 from co_tui.session.gauge import Gauge
-from co_tui.session.history import History, HistorySnapshot
+from co_tui.session.history import BranchState, History, HistorySnapshot
 from co_tui.session.lazy_transcript import LazyTranscript, transcript_cost
-from co_tui.session.metering import Metering
+from co_tui.session.metering import Metering, anchor_meter
 from co_tui.session.model_setup import ModelSetup
 from co_tui.session.session_lock import claim_session
 from co_tui.session.steering import pin_keys
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
     from co_tui.agent.project_instructions import InstructionFile
     from co_tui.governance.meter import TokenMeter
     from co_tui.governance.next_cut import NextCut
+    from co_tui.session.branching import BranchRow
     from co_tui.session.context_breakdown import ContextBreakdown
     from co_tui.session.store import SessionStore
 
@@ -94,6 +96,8 @@ class ChatSession(AppliesEdits):
         self.title: str = ""
         self.busy = False
         self.history = History()
+        self._next_meter: TokenMeter | None = None  # a rewind's or switch's meter, set once it is applied
+        self._branch_meters: dict[int, TokenMeter] = {}  # the meters of the branches left in this process
         # Saved to the store lazily, at the first completed turn: opening and quitting leaves no empty session.
         self.writer = SessionWriter(store, created=session_id is not None)
         from co_tui.session.file_checkpoints import session_file_edits
@@ -368,6 +372,67 @@ class ChatSession(AppliesEdits):
 
     def _pins_changed(self) -> None:
         self.setup.governance.set_pins(pin_keys(self.history.transcript, self.history.pins))
+
+    # --- the conversation tree: what `AppliesEdits.rewind` / `switch_branch` ask of the store ----
+
+    def _unsaved_line(self) -> str | None:
+        if self.store is None or not self.writer.created:
+            return None
+        return "the last save failed" if self.unsaved() else None
+
+    def _mark_context(self, position: int) -> tuple[Any, ...] | None:
+        if self.store is None or not self.writer.created:
+            return None
+        return self.store.mark_context(self.id, position, self.history.transcript)
+
+    def _load_branch(self, branch: int) -> BranchState | None:
+        if self.store is None or not self.writer.created:
+            return None
+        loaded = self.store.load_branch(self.id, branch)
+        from co_tui.governance.markers import register_markers
+        from co_tui.governance.restore import CutRecord
+        from co_tui.session.history import LedgerEntry
+
+        register_markers(loaded.context)
+        records = list(loaded.ledger_records) or [CutRecord() for _ in loaded.ledger]
+        entries = tuple(
+            LedgerEntry(event, position, record)
+            for event, position, record in zip(loaded.ledger, loaded.ledger_positions, records, strict=False)
+        )
+        return BranchState(loaded.transcript, tuple(loaded.context), entries, tuple(loaded.pins), tuple(loaded.marks))
+
+    def _tokens_after(self, state: BranchState, meter: Any = None) -> int:
+        # The meter as it was then (a copy this process kept, for the same model), else one anchored
+        # as a resume of that branch would be.
+        if meter is not None and meter.model_name == self.setup.meter.model_name:
+            meter = copy.copy(meter)
+        else:
+            meter = self.setup.new_meter()
+            anchor_meter(meter, state.context, [e.position for e in state.entries], state.transcript)
+        self._next_meter = meter
+        return int(meter.reading(state.context).tokens)
+
+    def _meter_of(self, branch: int) -> Any:
+        return self._branch_meters.get(branch)
+
+    def _branch_moved(self, left: int) -> None:
+        self._branch_meters[left] = self.setup.meter
+        if self._next_meter is not None:
+            self.setup.meter, self._next_meter = self._next_meter, None
+        self._pins_changed()
+
+    def _stored_branches(self) -> dict[int, BranchRow] | None:
+        if self.store is None or not self.writer.created:
+            return None
+        figures = self.store.branch_figures(self.id)
+        from co_tui.session.branching import BranchRow
+
+        tree = {b.id: b for b in self.history.tree}
+        return {
+            branch: BranchRow(tree[branch], False, turns, preview, updated)
+            for branch, (turns, updated, preview) in figures.items()
+            if branch in tree
+        }
 
     def _save_turn(self, prompt: str | None, context: list[ModelMessage] | None = None) -> ErrorEvent | None:
         """Save a turn (`TurnRunner`'s `save`): what is new since the last save, and `context` instead

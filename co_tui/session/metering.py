@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from co_tui.session.history import History
     from co_tui.session.model_setup import ModelSetup
 
-__all__ = ["Metering"]
+__all__ = ["Metering", "anchor_meter"]
 
 
 class Metering:
@@ -174,27 +174,35 @@ class Metering:
 
     def anchor_on_saved_usage(self) -> None:
         """Re-anchor the meter on the newest saved response's provider usage, so a resumed session's
-        meter is as exact at first paint as it was when saved — only while that report still
-        describes the context: after a cut, eviction or undo made since that response (a ledger
-        event at or after its transcript position) the report counts what is gone, and the meter
-        estimates instead, as the live session's meter did."""
-        context = self.history.context
-        for i in range(len(context) - 1, -1, -1):
-            message = context[i]
-            if isinstance(message, ModelResponse):
-                if message.usage.input_tokens and not self._cut_since(message):
-                    self.setup.meter.observe_response(message.usage, context[: i + 1])
-                return
+        meter is as exact at first paint as it was when saved (`anchor_meter`)."""
+        history = self.history
+        anchor_meter(self.setup.meter, history.context, history.ledger_positions, history.transcript)
 
-    def _cut_since(self, response: ModelMessage) -> bool:
-        """Whether a ledger event rewrote the context after `response` was received (or it is not
-        among the transcript's newest messages, where a saved context's newest response sits)."""
-        positions, transcript = self.history.ledger_positions, self.history.transcript
-        if not positions:
+
+def anchor_meter(
+    meter: Any, context: Sequence[ModelMessage], positions: Sequence[int], transcript: Sequence[ModelMessage]
+) -> None:
+    """Anchor `meter` on the newest response of `context` with provider usage — only while that
+    report still describes the context: after a cut, eviction or undo made since that response (a
+    ledger event at or after its transcript position, `positions`) the report counts what is gone,
+    and the meter estimates instead, as the live session's meter did. A resume, a rewind and a
+    branch switch anchor this way, so the meter reads as it did then."""
+    for i in range(len(context) - 1, -1, -1):
+        message = context[i]
+        if isinstance(message, ModelResponse):
+            if message.usage.input_tokens and not _cut_since(message, positions, transcript):
+                meter.observe_response(message.usage, context[: i + 1])
+            return
+
+
+def _cut_since(response: ModelMessage, positions: Sequence[int], transcript: Sequence[ModelMessage]) -> bool:
+    """Whether a ledger event rewrote the context after `response` was received (or it is not
+    among the transcript's newest messages, where a saved context's newest response sits)."""
+    if not positions:
+        return False
+    newest_cut = max(positions)
+    # Only the transcript's tail can hold it unrewritten (decoded at resume for the first screen).
+    for j in range(len(transcript) - 1, max(newest_cut, len(transcript) - 64) - 1, -1):
+        if transcript[j] is response:
             return False
-        newest_cut = max(positions)
-        # Only the transcript's tail can hold it unrewritten (decoded at resume for the first screen).
-        for j in range(len(transcript) - 1, max(newest_cut, len(transcript) - 64) - 1, -1):
-            if transcript[j] is response:
-                return False
-        return True
+    return True

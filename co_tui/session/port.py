@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from co_tui.governance.compact_mode import CompactMode
     from co_tui.governance.events import HistoryTrimmed
     from co_tui.governance.next_cut import NextCut
+    from co_tui.session.branching import BranchRow, RewindPoint, Rewound
     from co_tui.session.context_breakdown import ContextBreakdown
     from co_tui.session.conversation_counts import ConversationCounts
     from co_tui.session.events import Event, UsageUpdate
@@ -157,6 +158,30 @@ class Steering(Protocol):
         excerpt of the summarised messages, appended at the end of the context; returns the `restore`
         event (`salvaged_item` set; in the ledger, saved; `/undo` takes it back out). Raises
         `SalvageRefused` (a `Refused`) with one line."""
+        ...
+
+    def rewind_points(self) -> list[RewindPoint]:
+        """The earlier prompts of the branch in use, newest first (`co_tui.session.branching.RewindPoint`:
+        `.turn`, `.position`, `.text`, `.created`, `.tokens` — the meter's figure then —, `.restorable`).
+        Blocking (a resumed session's saved prompts are decoded): call it off the UI loop."""
+        ...
+
+    async def rewind(self, position: int) -> Rewound:
+        """Esc Esc, `/rewind`: go back to just before the prompt at transcript index `position` — the
+        context, the ledger (later cuts no longer in effect), the pins and the meter exactly as the
+        model had them then — on a new branch; the turns after it stay saved as the branch left.
+        Returns `Rewound` (`.event`, reason `rewind`, in the ledger; `.prompt`, the text to edit).
+        Raises `Refused` (one line): busy, unsaved, a prompt saved before marks were kept."""
+        ...
+
+    def branches(self) -> list[BranchRow]:
+        """The conversation tree, one `co_tui.session.branching.BranchRow` per branch (its parent and
+        fork point, turns, last prompt, age; `.active` for the one in use). Blocking."""
+        ...
+
+    async def switch_branch(self, branch: int) -> HistoryTrimmed:
+        """Make branch `branch` the one in use, its history exactly as it was left; returns the
+        `branch_switch` event (in the ledger, saved). Raises `Refused` (one line)."""
         ...
 
     def clear_preview(self) -> HistoryTrimmed:

@@ -56,3 +56,8 @@ class LoadedSession:
     pins: list[int] = field(default_factory=list)
     # The transcript's turns and chat-log items (conversation_counts.py); None: count `transcript`.
     counts: ConversationCounts | None = None
+    # Per user prompt, the state just before it (`history.Mark`, contexts left in the store); the
+    # branch in use and the conversation tree (`history.BranchInfo`; empty: one branch, 0).
+    marks: list[Any] = field(default_factory=list)
+    branch: int = 0
+    tree: list[Any] = field(default_factory=list)

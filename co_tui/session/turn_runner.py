@@ -10,6 +10,8 @@ of `run`: they become an `ErrorEvent` and the history stays valid for the next t
 from __future__ import annotations
 
 import asyncio
+import copy
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -98,6 +100,9 @@ class TurnRunner:
         interrupted = failed = False
         error: ErrorEvent | None = None
         history_in = list(self.history.context)
+        # What the model is about to be sent before this prompt: what a rewind to it restores.
+        meter = self.setup.meter
+        self.history.mark_turn(meter.reading(history_in).tokens, time.time(), copy.copy(meter))
         run_messages: list[ModelMessage] | None = None
         try:
             # A run starts by cleaning its history (fusing adjacent requests, e.g. a cut's marker

@@ -17,6 +17,7 @@ from damaged_db import damage_workspace_index
 from support.builders import saved_tool_turn
 
 from co_tui.governance.events import HistoryTrimmed
+from co_tui.session import migrations
 from co_tui.session.store import SessionStore, StoreCorrupt, StoreError
 
 
@@ -169,10 +170,11 @@ def test_export_unknown_id(seeded: tuple[str, str], data_dir: Path, tmp_path: Pa
 def test_newer_database_is_refused_by_the_cli(data_dir: Path, tmp_path: Path) -> None:
     SessionStore.open(data_dir).close()
     conn = sqlite3.connect(data_dir / "sessions.db")
-    conn.execute("PRAGMA user_version = 7")
+    newer = migrations.SCHEMA_VERSION + 1
+    conn.execute(f"PRAGMA user_version = {newer}")
     conn.close()
     proc = co_tui("--list-sessions", cwd=tmp_path, data_dir=data_dir)
-    assert proc.returncode == 2 and "newer co-tui (schema 7)" in proc.stderr
+    assert proc.returncode == 2 and f"newer co-tui (schema {newer})" in proc.stderr
 
 
 def _turns_in(data_dir: Path) -> tuple[str, int]:

@@ -1,0 +1,252 @@
+"""Rewind and branches on a real ChatSession (offline model) with a real SQLite file
+(docs/context-governance.md, "Rewind and branches"): a rewind restores exactly what the model was
+about to be sent before that prompt — context with its markers, the ledger as long as it was then,
+the pins, the meter — every branch is kept and comes back exactly, across resumes."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from support.turns import collect, run_turn
+
+from co_tui.config import load_settings
+from co_tui.governance.refused import Refused
+from co_tui.session import migrations
+from co_tui.session.branching import RewindRefused
+from co_tui.session.chat import ChatSession
+from co_tui.session.store import SessionStore
+
+
+def _dump(messages: Any) -> bytes:
+    from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+    return ModelMessagesTypeAdapter.dump_json(list(messages))
+
+
+def _workspace(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "README.md").write_text("# demo\n" + "A line of the readme that the tool returns.\n" * 80)
+    return root
+
+
+def _settings(data_dir: Path, budget: int = 2_500) -> Any:
+    """A small budget and short tool outputs, so a few turns make cuts with markers."""
+    return load_settings(
+        context_budget_tokens=budget,
+        context_strategy="trim",
+        tool_output_trim_chars=200,
+        data_dir=data_dir,
+    )
+
+
+def _resume(session: ChatSession, store: SessionStore) -> ChatSession:
+    session.release_claim()
+    return ChatSession.resume(session.settings, workspace=session.workspace, store=store, session_id=session.id)
+
+
+async def test_rewind_restores_the_context_ledger_and_pins_of_then_and_keeps_the_branch(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path / "ws")
+    store = SessionStore.open(tmp_path / "data")
+    session = ChatSession(_settings(tmp_path / "data"), workspace=ws, store=store)
+    await run_turn(session, "hello")
+    await session.pin_newest()
+    await run_turn(session, "read README.md")
+    await run_turn(session, "read README.md again")
+    before = (_dump(session.context), list(session.ledger), list(session.pins), session.meter_reading().context_tokens)
+    await run_turn(session, "read README.md once more")
+    await run_turn(session, "and one last time read README.md")
+    assert session.ledger, "the turns made cuts (markers in the context)"
+    old = (_dump(session.context), list(session.ledger))
+
+    third = next(p for p in session.rewind_points() if p.turn == 4)
+    rewound = await session.rewind(third.position)
+
+    assert rewound.prompt == "read README.md once more"
+    assert _dump(session.context) == before[0], "the context the model was about to be sent then"
+    assert list(session.ledger[:-1]) == before[1], "cuts made later are no longer in effect"
+    assert session.ledger[-1] is rewound.event and rewound.event.reason == "rewind"
+    assert rewound.event.branch_from == 0 and rewound.event.branch_to == 1 and rewound.event.rewound_to_turn == 4
+    assert list(session.pins) == before[2]
+    assert session.meter_reading().context_tokens == before[3], "the meter reads as it did then"
+    assert rewound.event.tokens_after == before[3], "the banner and the meter agree"
+    assert len(session.transcript) == third.position
+
+    resumed = _resume(session, store)
+    assert resumed.history.branch == 1, "resume opens the branch last used"
+    assert _dump(resumed.context) == before[0]
+    await run_turn(resumed, "read README.md, edited")
+
+    switched = await resumed.switch_branch(0)
+    assert switched.reason == "branch_switch" and switched.branch_to == 0
+    assert _dump(resumed.context) == old[0], "the branch left comes back exactly"
+    assert list(resumed.ledger[:-1]) == old[1]
+    rows = {row.info.id: row for row in resumed.branches()}
+    assert rows[0].active and not rows[1].active
+    assert rows[1].info.parent == 0 and rows[1].info.fork_at == third.position
+    assert rows[1].turns == 4 and rows[1].last_prompt == "read README.md, edited"
+    assert [s.id for s in store.list_sessions()] == [resumed.id], "a branch is never listed as a session"
+    resumed.release_claim()
+    store.close()
+
+
+async def test_refused_in_one_line_while_a_turn_runs_and_for_old_prompts(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path / "ws")
+    store = SessionStore.open(tmp_path / "data")
+    session = ChatSession(_settings(tmp_path / "data"), workspace=ws, store=store)
+    await run_turn(session, "hello")
+    await run_turn(session, "again")
+    session.busy = True  # as while a turn runs
+    with pytest.raises(Refused) as busy:
+        await session.rewind(0)
+    assert "\n" not in str(busy.value) and "running turn" in str(busy.value)
+    with pytest.raises(Refused):
+        await session.switch_branch(0)
+    session.busy = False
+    with pytest.raises(RewindRefused, match="no prompt|cannot be rewound"):
+        await session.rewind(1)  # the answer, not a prompt
+    with pytest.raises(RewindRefused, match="one in use"):
+        await session.switch_branch(0)
+    # A session saved before marks were kept: its prompts are listed but not rewindable.
+    session.release_claim()
+    with sqlite3.connect(tmp_path / "data" / "sessions.db") as db:
+        db.execute("DELETE FROM marks")
+    old = ChatSession.resume(session.settings, workspace=ws, store=store, session_id=session.id)
+    points = old.rewind_points()
+    assert [p.restorable for p in points] == [False, False]
+    with pytest.raises(RewindRefused, match="saved before"):
+        await old.rewind(points[0].position)
+    old.release_claim()
+    store.close()
+
+
+def test_a_session_saved_by_an_earlier_version_opens_as_one_branch(tmp_path: Path) -> None:
+    """Schema 6 (before the tree): migrated forward, it is branch 0 of a one-branch tree."""
+    data = tmp_path / "data"
+    data.mkdir()
+    conn = sqlite3.connect(data / "sessions.db", isolation_level=None)
+    conn.execute("BEGIN")
+    for statements in migrations.MIGRATIONS[:6]:
+        for statement in statements:
+            conn.execute(statement)
+    conn.execute("PRAGMA user_version = 6")
+    conn.execute(
+        "INSERT INTO sessions (id, title, created, updated, model, workspace) VALUES ('ab', 't', 1, 1, 'offline', ?)",
+        (str(tmp_path),),
+    )
+    conn.execute("COMMIT")
+    conn.close()
+    with SessionStore.open(data) as store:
+        with sqlite3.connect(data / "sessions.db") as db:
+            assert db.execute("PRAGMA user_version").fetchone()[0] == migrations.SCHEMA_VERSION
+        loaded = store.load("ab")
+        assert loaded.branch == 0 and loaded.tree == [] and loaded.marks == []
+        assert [s.id for s in store.list_sessions()] == ["ab"]
+
+
+# --- the property: random sequences, each step followed by a resume --------------------------------
+
+_TURN = st.tuples(st.just("turn"), st.sampled_from(["read README.md", "hello", "list the files"]))
+OPS = st.lists(
+    st.one_of(
+        _TURN,
+        _TURN,
+        _TURN,
+        st.tuples(st.just("compact"), st.none()),
+        st.tuples(st.just("undo"), st.none()),
+        st.tuples(st.just("pin"), st.none()),
+        st.tuples(st.just("evict"), st.integers(0, 30)),
+        st.tuples(st.just("rewind"), st.integers(0, 20)),
+        st.tuples(st.just("switch"), st.integers(0, 6)),
+    ),
+    min_size=4,
+    max_size=14,
+).map(lambda ops: [("turn", "read README.md"), ("turn", "hello"), *ops])
+
+
+class _Oracle:
+    """What the model was sent, kept by the test: per branch, its context when last in use; per
+    (branch, prompt position), the context just before that prompt went out."""
+
+    def __init__(self) -> None:
+        self.context: dict[int, bytes] = {}
+        self.before: dict[tuple[int, int], tuple[bytes, int, tuple[int, ...]]] = {}
+
+
+async def _step(session: ChatSession, oracle: _Oracle, op: str, arg: Any) -> None:
+    branch = session.history.branch
+    if op == "turn":
+        oracle.before[(branch, len(session.transcript))] = (
+            _dump(session.context),
+            len(session.ledger),
+            tuple(session.pins),
+        )
+        await run_turn(session, arg)
+    elif op == "compact":
+        await collect(session.compact())
+    elif op == "rewind":
+        points = [p for p in session.rewind_points() if p.restorable]
+        if not points:
+            return
+        point = points[arg % len(points)]
+        expected, ledger_len, pins = oracle.before[(branch, point.position)]
+        rewound = await session.rewind(point.position)
+        assert _dump(session.context) == expected
+        assert len(session.ledger) == ledger_len + 1 and session.ledger[-1] is rewound.event
+        assert tuple(session.pins) == pins
+        new = session.history.branch
+        for (b, position), value in list(oracle.before.items()):
+            if b == branch and position < point.position:
+                oracle.before[(new, position)] = value
+        return
+    elif op == "switch":
+        ids = [b.id for b in session.history.tree if b.id != branch]
+        if not ids:
+            return
+        target = ids[arg % len(ids)]
+        await session.switch_branch(target)
+        assert _dump(session.context) == oracle.context[target], f"branch {target} comes back exactly"
+        return
+    else:
+        try:
+            if op == "undo":
+                await session.restore()
+            elif op == "pin":
+                await session.pin_newest()
+            elif op == "evict":
+                await session.evict(arg % max(1, len(session.context)))
+        except Refused:
+            pass
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ops=OPS)
+def test_every_branch_comes_back_as_the_model_was_sent_it_across_resumes(ops: list[tuple[str, Any]]) -> None:
+    async def run() -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            ws = _workspace(root / "ws")
+            store = SessionStore.open(root / "data")
+            session = ChatSession(_settings(root / "data"), workspace=ws, store=store)
+            oracle = _Oracle()
+            try:
+                for op, arg in ops:
+                    await _step(session, oracle, op, arg)
+                    oracle.context[session.history.branch] = _dump(session.context)
+                    if not session.transcript and not session.history.marks and session.history.branch == 0:
+                        continue  # nothing saved yet: there is nothing to resume
+                    session = _resume(session, store)
+                    assert _dump(session.context) == oracle.context[session.history.branch], (op, arg)
+                    tree = session.history.tree
+                    assert {b.id for b in tree} >= set(oracle.context) - {0}
+            finally:
+                session.release_claim()
+                store.close()
+
+    asyncio.run(run())
