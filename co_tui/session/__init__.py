@@ -23,6 +23,10 @@ _EXPORTS: dict[str, str] = {
     "SessionCatalog": "port",
     "Refused": "port",
     "PinChange": "pin_change",
+    "BranchRow": "branching",
+    "RewindPoint": "branching",
+    "Rewound": "branching",
+    "FilesBack": "file_rewind",
     # the events a session yields (events.py)
     "Event": "events",
     "Done": "events",
@@ -86,6 +90,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.banner import REASON_TEXT, banner_details, banner_line, strategy_text
+    from co_tui.session.branching import BranchRow, RewindPoint, Rewound
     from co_tui.session.context_breakdown import CATEGORY_TITLES, ContextBreakdown, apportion
     from co_tui.session.conversation_counts import field_of
     from co_tui.session.cost import RequestCost, cached_share, format_usd, session_cost_of
@@ -102,6 +107,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         UsageUpdate,
     )
     from co_tui.session.export import FORMATS, render_saved
+    from co_tui.session.file_rewind import FilesBack
     from co_tui.session.history_rows import HistoryRows, read_history_rows
     from co_tui.session.opening import (
         OpenSessionError,

@@ -14,6 +14,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from co_tui.governance.events import HistoryTrimmed
@@ -31,6 +32,7 @@ from co_tui.session.branching import (
 )
 from co_tui.session.compaction import clear_preview_of
 from co_tui.session.eviction import plan_evict
+from co_tui.session.file_rewind import FilesBack, files_back, put_files_back
 from co_tui.session.history import BranchState, Edit, History, HistorySnapshot, HistoryViews
 from co_tui.session.recover import plan_salvage
 from co_tui.session.steering import plan_pin_newest, plan_toggle_pin, plan_undo
@@ -225,6 +227,34 @@ class AppliesEdits(HistoryViews):
         )
         self._branch_moved(left)
         return applied.trim
+
+    # --- files the agent edited (file_rewind.py) ------------------------------------------------
+
+    def _checkpoint_rows(self) -> list[tuple[int, int, Any]]:
+        """(branch, transcript length then, checkpoint) of every file edit kept (none: no store). Blocking."""
+        return []
+
+    def _workspace_root(self) -> Path:
+        return Path.cwd()
+
+    def files_back(self, position: int) -> FilesBack:
+        """What a rewind to the prompt at `position` could put back of the files the agent edited
+        after it (`file_rewind.FilesBack`). Blocking (reads the store and the files)."""
+        return files_back(
+            self._checkpoint_rows(), self.history.tree, self.history.branch, position, self._workspace_root()
+        )
+
+    async def restore_files(self, position: int, *, overwrite: bool = False) -> str:
+        """Put the files the agent edited after the prompt at `position` back as they were before it
+        (`file_rewind.put_files_back`; a file changed since stays as it is unless `overwrite`).
+        Returns one line. Raises `Refused` while a turn runs."""
+        if self.busy:
+            raise Refused(busy_line("putting files back"))
+        rows = await asyncio.to_thread(self._checkpoint_rows)
+        tree, branch = tuple(self.history.tree), self.history.branch
+        return await asyncio.to_thread(
+            put_files_back, rows, tree, branch, position, self._workspace_root(), overwrite=overwrite
+        )
 
     def _may_move(self, doing: str) -> None:
         if self.busy:

@@ -149,7 +149,7 @@ def plan_rewind(history: History, gauge: Gauge, mark: Mark, *, created: float, t
         raise RewindRefused("what the model saw before that prompt could not be read")
     turn = _turn_number(transcript, position)
     new_id = max(b.id for b in history.tree) + 1
-    info = BranchInfo(new_id, history.branch, position, mark.ledger_len, created)
+    info = BranchInfo(new_id, history.branch, position, mark.ledger_len, created, turn)
     kept_marks = tuple(m for m in history.marks if m.position < position)
     state = BranchState(
         prefix(transcript, position), mark.context, tuple(history.entries[: mark.ledger_len]), mark.pins, kept_marks

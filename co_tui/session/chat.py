@@ -104,7 +104,11 @@ class ChatSession(AppliesEdits):
 
         # What the model has seen of each file, and where each edit's checkpoint goes (issue 30).
         self.file_edits = session_file_edits(
-            store, lambda: self.id, lambda: len(self.history.transcript), settings.checkpoint_max_bytes
+            store,
+            lambda: self.id,
+            lambda: len(self.history.transcript),
+            settings.checkpoint_max_bytes,
+            lambda: self.history.branch,
         )
         self.setup = ModelSetup(
             settings,
@@ -420,6 +424,14 @@ class ChatSession(AppliesEdits):
         if self._next_meter is not None:
             self.setup.meter, self._next_meter = self._next_meter, None
         self._pins_changed()
+
+    def _checkpoint_rows(self) -> list[tuple[int, int, Any]]:
+        if self.store is None:
+            return []
+        return self.store.branch_file_checkpoints(self.id)
+
+    def _workspace_root(self) -> Path:
+        return self.workspace
 
     def _stored_branches(self) -> dict[int, BranchRow] | None:
         if self.store is None or not self.writer.created:

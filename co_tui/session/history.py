@@ -81,13 +81,15 @@ class Mark:
 class BranchInfo:
     """One branch of the conversation tree: its `id`, the branch it was forked from (`parent`, None
     for the first), how many transcript messages (`fork_at`: the rewound prompt's index) and ledger
-    entries (`fork_ledger`) it shares with it; `created` in epoch seconds (0: unknown)."""
+    entries (`fork_ledger`) it shares with it; `created` in epoch seconds (0: unknown); `fork_turn`:
+    the 1-based turn of the prompt it was rewound to (0 for the first branch)."""
 
     id: int
     parent: int | None
     fork_at: int
     fork_ledger: int
     created: float
+    fork_turn: int = 0
 
 
 @dataclass(frozen=True)

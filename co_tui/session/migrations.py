@@ -43,7 +43,8 @@ Version 7 adds the conversation tree (docs/context-governance.md, "Rewind and br
   consecutive ones, or the hex digest of a body kept once per session in `mark_bodies` (a marker, a
   summary, a trimmed copy). A turn adds one short row; a rewind restores the context exactly.
 - `branches`: the tree — each branch's `parent`, and how many transcript messages (`fork_at`) and
-  ledger rows (`fork_ledger`) it shares with it. No rows: one branch, 0 (a session saved before).
+  ledger rows (`fork_ledger`) it shares with it, and the turn it was rewound to (`fork_turn`). No
+  rows: one branch, 0 (a session saved before).
 - `sessions.branch`: the branch in use, whose rows are the session's own (every query above reads
   them as before); another branch's rows are kept under a row of `sessions` of its own, id
   `<session>.b<branch>`, `branch_of` naming the session (never listed). Switching moves the rows
@@ -155,6 +156,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             parent      INTEGER,
             fork_at     INTEGER NOT NULL,
             fork_ledger INTEGER NOT NULL,
+            fork_turn   INTEGER NOT NULL DEFAULT 0,
             created     REAL NOT NULL,
             PRIMARY KEY (session_id, id)
         ) WITHOUT ROWID""",

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from co_tui.session.context_breakdown import ContextBreakdown
     from co_tui.session.conversation_counts import ConversationCounts
     from co_tui.session.events import Event, UsageUpdate
+    from co_tui.session.file_rewind import FilesBack
     from co_tui.session.pin_change import PinChange
     from co_tui.session.saved_session import SessionMeta
 
@@ -172,6 +173,17 @@ class Steering(Protocol):
         model had them then — on a new branch; the turns after it stay saved as the branch left.
         Returns `Rewound` (`.event`, reason `rewind`, in the ledger; `.prompt`, the text to edit).
         Raises `Refused` (one line): busy, unsaved, a prompt saved before marks were kept."""
+        ...
+
+    def files_back(self, position: int) -> FilesBack:
+        """What a rewind to the prompt at `position` could put back of the files the agent edited
+        (`write_file`, `edit_file`) after it: `co_tui.session.file_rewind.FilesBack` (`.describe()` is
+        the picker's line). Changes made by `run_shell` or MCP tools are never among them. Blocking."""
+        ...
+
+    async def restore_files(self, position: int, *, overwrite: bool = False) -> str:
+        """Put those files back as they were before the prompt at `position`; a file changed on disk
+        since the agent's edit stays as it is unless `overwrite`. Returns one line. Raises `Refused`."""
         ...
 
     def branches(self) -> list[BranchRow]:

@@ -60,7 +60,12 @@ from co_tui.session.store_branches import (
     switch_rows,
     write_marks,
 )
-from co_tui.session.store_checkpoints import checkpoint_bytes, insert_checkpoint, read_checkpoints
+from co_tui.session.store_checkpoints import (
+    checkpoint_bytes,
+    insert_checkpoint,
+    read_branch_checkpoints,
+    read_checkpoints,
+)
 from co_tui.session.store_errors import (
     StoreCorrupt,
     StoreError,
@@ -1001,10 +1006,13 @@ class SessionStore:
 
     # --- file checkpoints (store_checkpoints.py) --------------------------------------------------
 
-    def add_file_checkpoint(self, session_id: str, checkpoint: FileCheckpoint, *, at_message: int) -> int:
-        """Keep one edit's checkpoint (before the edit is written); returns its `seq`. `StoreError` on failure."""
+    def add_file_checkpoint(
+        self, session_id: str, checkpoint: FileCheckpoint, *, at_message: int, branch: int = 0
+    ) -> int:
+        """Keep one edit's checkpoint (before the edit is written), made at transcript length
+        `at_message` of branch `branch`; returns its `seq`. `StoreError` on failure."""
         with self._transaction("save a file checkpoint") as conn:
-            return insert_checkpoint(conn, session_id, checkpoint, at_message)
+            return insert_checkpoint(conn, session_id, checkpoint, at_message, branch)
 
     def file_checkpoint_bytes(self, session_id: str) -> int:
         """Bytes of previous file content the session's checkpoints keep."""
@@ -1015,6 +1023,11 @@ class SessionStore:
         """(transcript length then, checkpoint) for every edit of the session, oldest first."""
         with self._guard("read the file checkpoints") as conn:
             return read_checkpoints(conn, session_id)
+
+    def branch_file_checkpoints(self, session_id: str) -> list[tuple[int, int, FileCheckpoint]]:
+        """(branch, transcript length then, checkpoint) for every edit of the session, oldest first."""
+        with self._guard("read the file checkpoints") as conn:
+            return read_branch_checkpoints(conn, session_id)
 
     def preview(self, session_id: str) -> str:
         """One line for the sessions picker: the newest prompt, or the newest answer of a session

@@ -63,9 +63,9 @@ def read_tree(conn: sqlite3.Connection, session_id: str) -> tuple[int, list[Bran
     from co_tui.session.history import BranchInfo
 
     tree = [
-        BranchInfo(int(i), None if parent is None else int(parent), int(at), int(ledger), float(created))
-        for i, parent, at, ledger, created in conn.execute(
-            "SELECT id, parent, fork_at, fork_ledger, created FROM branches WHERE session_id = ? ORDER BY id",
+        BranchInfo(int(i), None if parent is None else int(parent), int(at), int(ledger), float(created), int(turn))
+        for i, parent, at, ledger, created, turn in conn.execute(
+            "SELECT id, parent, fork_at, fork_ledger, created, fork_turn FROM branches WHERE session_id = ? ORDER BY id",
             (session_id,),
         )
     ]
@@ -74,9 +74,9 @@ def read_tree(conn: sqlite3.Connection, session_id: str) -> tuple[int, list[Bran
 
 def _write_tree(conn: sqlite3.Connection, session_id: str, tree: Sequence[BranchInfo]) -> None:
     conn.executemany(
-        """INSERT OR IGNORE INTO branches (session_id, id, parent, fork_at, fork_ledger, created)
-           VALUES (?, ?, ?, ?, ?, COALESCE(NULLIF(?, 0), (SELECT created FROM sessions WHERE id = ?)))""",
-        [(session_id, b.id, b.parent, b.fork_at, b.fork_ledger, b.created, session_id) for b in tree],
+        """INSERT OR IGNORE INTO branches (session_id, id, parent, fork_at, fork_ledger, fork_turn, created)
+           VALUES (?, ?, ?, ?, ?, ?, COALESCE(NULLIF(?, 0), (SELECT created FROM sessions WHERE id = ?)))""",
+        [(session_id, b.id, b.parent, b.fork_at, b.fork_ledger, b.fork_turn, b.created, session_id) for b in tree],
     )
 
 

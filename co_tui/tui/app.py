@@ -112,6 +112,7 @@ class CoTuiApp(App[int]):
         self.early_input = EarlyInput()  # what is typed or pasted before the prompt is ready
         self.type_ahead = TypeAhead()  # keys typed while a row has focus go to the prompt
         self._quit_armed = False  # the last key was a ctrl+c: another one quits
+        self._esc_armed = False  # the last key was an esc on an empty idle prompt: another one rewinds
         # This app's key timings: its driver, prompt and chat screen note keys here (tui/input_clock.py).
         self.key_clock = KeyClock()
         # What "always allow" granted in approvals: one session's worth, reset when one opens.
@@ -227,8 +228,73 @@ class CoTuiApp(App[int]):
         chat.show_hint(f"{done + ' · ' if done else ''}ctrl+c again quits", info=True)
 
     def action_interrupt(self) -> None:
-        """Esc: stop the running turn (the partial answer stays) or compaction."""
-        self.controller.interrupt()
+        """Esc: stop the running turn (the partial answer stays) or compaction. On an empty, idle
+        prompt, Esc twice in a row (no other key between) opens the rewind picker, as in Claude Code."""
+        controller = self.controller
+        if controller.job is not None or controller.session is None or self.chat.prompt.text:
+            self._esc_armed = False
+            controller.interrupt()
+            return
+        if self._esc_armed:
+            self._esc_armed = False
+            self.action_rewind()
+            return
+        self._esc_armed = True
+        self.chat.show_hint("esc again: rewind to an earlier prompt", info=True)
+
+    def action_rewind(self) -> None:
+        """Esc Esc, /rewind: pick an earlier prompt to go back to (the points are read in a thread)."""
+        if self.controller.ready_and_idle("rewind"):
+            self._open_rewind_picker()
+
+    @work(thread=True, exit_on_error=False, group="rewind")
+    def _open_rewind_picker(self) -> None:
+        session = self.session
+        assert session is not None
+        try:
+            points = session.rewind_points()
+            files = {p.position: session.files_back(p.position) for p in points if p.restorable}
+        except Exception as exc:  # a damaged row: one line, nothing changes
+            self.call_from_thread(self.chat.show_hint, f"cannot list the earlier prompts: {exc}")
+            return
+        self.call_from_thread(self._show_rewind_picker, points, files)
+
+    def _show_rewind_picker(self, points: Any, files: Any) -> None:
+        if not points:
+            self.chat.show_hint("nothing to rewind to yet: no prompt was sent in this branch", info=True)
+            return
+        from co_tui.tui.screens.rewind import RewindScreen
+
+        def chosen(choice: Any) -> None:
+            if choice is not None:
+                self.controller.rewind(choice.position, conversation=choice.conversation, code=choice.code)
+
+        self.push_screen(RewindScreen(points, files), chosen)
+
+    def action_show_branches(self) -> None:
+        """/branches: the conversation tree; Enter switches to a branch (read in a thread)."""
+        if self.controller.ready_and_idle("branches"):
+            self._open_branches()
+
+    @work(thread=True, exit_on_error=False, group="rewind")
+    def _open_branches(self) -> None:
+        session = self.session
+        assert session is not None
+        try:
+            rows = session.branches()
+        except Exception as exc:
+            self.call_from_thread(self.chat.show_hint, f"cannot list the branches: {exc}")
+            return
+        self.call_from_thread(self._show_branches, rows)
+
+    def _show_branches(self, rows: Any) -> None:
+        from co_tui.tui.screens.branches import BranchesScreen
+
+        def chosen(branch: int | None) -> None:
+            if branch is not None:
+                self.controller.switch_branch(branch)
+
+        self.push_screen(BranchesScreen(rows), chosen)
 
     def action_compact(self, focus: str | None = None) -> None:
         """ctrl+k, /compact [focus]: show what will be summarised and the estimated size after, then
@@ -601,6 +667,8 @@ class CoTuiApp(App[int]):
             return
         if isinstance(event, events.Key) and not event.is_forwarded and event.key != "ctrl+c":
             self._quit_armed = False  # ctrl+c quits when pressed twice in a row
+        if isinstance(event, events.Key) and not event.is_forwarded and event.key != "escape":
+            self._esc_armed = False  # esc rewinds when pressed twice in a row
         if isinstance(event, events.Key) and not event.is_forwarded and await self._route_typing(event):
             return
         await super().on_event(event)

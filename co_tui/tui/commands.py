@@ -67,6 +67,20 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("undo", "Undo the newest cut: the model sees what it removed again", "/undo", None, "undo"),
     CommandSpec("pin", "Pin the newest turn: no cut drops, summarises or shortens it", "/pin", None, "pin"),
     CommandSpec(
+        "rewind",
+        "Return to before an earlier prompt, as the model saw it then; its file edits too, if you wish",
+        "/rewind",
+        "escape escape",
+        "rewind",
+    ),
+    CommandSpec(
+        "branches",
+        "The conversation tree: every rewind keeps a branch; Enter switches to one",
+        "/branches",
+        None,
+        "show_branches",
+    ),
+    CommandSpec(
         "permissions",
         "What approvals allowed always for this session; revoke any of them",
         "/permissions",

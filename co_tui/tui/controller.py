@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from co_tui.session import Event, SessionPort
     from co_tui.tui.transcript_view import Item
 
-JobKind = Literal["turn", "compact", "clear"]
+JobKind = Literal["turn", "compact", "clear", "branch"]
 
 
 class Job(Protocol):
@@ -389,6 +389,58 @@ class ChatController:
             self._job_ended()
         self.send_queued()
 
+    # --- rewind and branches (docs/context-governance.md, "Rewind and branches") -----------------
+
+    def rewind(self, position: int, *, conversation: bool = True, code: bool = False) -> None:
+        """The rewind picker's choice: put the agent's file edits after the prompt at `position` back
+        (`code`), and/or go back to just before it (`conversation`: its text returns to the input)."""
+        if self.ready_and_idle("rewind"):
+            self._start("branch", self._run_rewind(position, conversation, code))
+
+    async def _run_rewind(self, position: int, conversation: bool, code: bool) -> None:
+        session, view = self.session, self.view
+        assert session is not None
+        try:
+            files = await session.restore_files(position) if code else None
+            if conversation:
+                rewound = await session.rewind(position)
+                await self._show_branch()
+                view.restore_prompt(rewound.prompt)
+            if files is not None:
+                await view.add_notice(files)
+        except Refused as exc:
+            view.show_hint(str(exc))
+        finally:
+            self._job_ended()
+        self.send_queued()
+
+    def switch_branch(self, branch: int) -> None:
+        """`/branches` Enter: make `branch` the one in use, its context as it was left."""
+        if self.ready_and_idle("branches"):
+            self._start("branch", self._run_switch(branch))
+
+    async def _run_switch(self, branch: int) -> None:
+        session = self.session
+        assert session is not None
+        try:
+            await session.switch_branch(branch)
+            await self._show_branch()
+        except Refused as exc:
+            self.view.show_hint(str(exc))
+        finally:
+            self._job_ended()
+        self.send_queued()
+
+    async def _show_branch(self) -> None:
+        """The chat shows the branch now in use: its newest entries with their banners (the rewind's
+        or switch's last), the title and the meter."""
+        session, view = self.session, self.view
+        assert session is not None
+        view.show_session(session)
+        await view.clear_log()
+        await self._show_saved(notice=False)
+        await view.show_event(session.meter_reading())
+
     # --- steering the context from the inspector -------------------------------------------------
 
     async def evict(self, index: int) -> str:
@@ -634,9 +686,10 @@ class ChatController:
         await self.view.show_event(ErrorEvent(message=message, kind="config"))
         self.send_queued()
 
-    async def _show_saved(self) -> None:
+    async def _show_saved(self, *, notice: bool = True) -> None:
         """Show the session's newest entries; the counts come from the session (the store's for a
-        resumed one), so only the newest messages of a long transcript are decoded."""
+        resumed one), so only the newest messages of a long transcript are decoded. `notice`: the
+        "Resumed" line after them."""
         from co_tui.tui.transcript_view import RESUME_ENTRIES, newest_window
 
         session = self.session
@@ -652,6 +705,7 @@ class ChatController:
             turns=counts.turns,
             messages=len(session.transcript),
             entries=counts.items + len(ledger),
+            notice=notice,
         )
         self._show_truncated()
 
@@ -665,12 +719,15 @@ class ChatController:
         turns: int,
         messages: int,
         entries: int | None = None,
+        notice: bool = True,
     ) -> None:
         """Mount a saved conversation's newest entries (banners at their cuts) and the "Resumed"
-        line. `entries`: the whole conversation's, when `items` are only its newest part."""
+        line (`notice`). `entries`: the whole conversation's, when `items` are only its newest part."""
         self.view.show_title(title)
         # One mount for the newest entries, banners at their cuts (not one mount per ledger event).
         await self.view.show_items(items, banners, entries=entries)
+        if not notice:
+            return
         from co_tui.text import plural
 
         name = title or session_id[:8]

@@ -80,6 +80,17 @@ what the model sees without telling you (and the model).
   schemas (per source), the conversation's messages, markers and summaries — with a bar across the
   model's window showing the free space before the trigger (`┃`) and the reserve above it (`·`).
   The rows add up to the meter's figure.
+- **Rewind and branches**: `Esc Esc` on an empty prompt while nothing runs, or `/rewind`, lists the
+  earlier prompts of this branch, newest first (turn, age, first line, context size then). Enter
+  goes back to just before the chosen prompt: the context, the cuts in effect, the pins and the
+  meter come back exactly as the model had them then, and the prompt's text returns to the input to
+  edit and send. When the agent edited files after it (`write_file`, `edit_file`), you choose what
+  to put back: conversation and code, conversation only, or code only; a file changed on disk since
+  is left as it is. Changes made by `run_shell` or MCP tools cannot be put back. Esc leaves
+  everything as it was. Nothing is deleted: the turns after the rewind point stay as a branch, and
+  `/branches` lists the tree (where each branch was rewound, its turns, last prompt, age); Enter
+  switches to one, exactly as it was left. A `⎇` banner marks each rewind and switch. Refused with
+  one line while a turn runs.
 - **Nothing is lost**: the transcript keeps every message. The history inspector (`F2`) shows
   what the model sees now next to the whole transcript, with every message's status (in context,
   dropped, summarised, output truncated), the ledger of every cut, and the usage of every request

@@ -250,3 +250,39 @@ def test_every_branch_comes_back_as_the_model_was_sent_it_across_resumes(ops: li
                 store.close()
 
     asyncio.run(run())
+
+
+async def _approve(text: str, tool: str = "run_shell", path: str | None = None) -> bool:
+    return True
+
+
+async def test_files_the_agent_edited_after_a_prompt_go_back_with_it(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path / "ws")
+    store = SessionStore.open(tmp_path / "data")
+    session = ChatSession(_settings(tmp_path / "data", 50_000), workspace=ws, store=store, approver=_approve)
+    await run_turn(session, "write hello to notes.txt")
+    await run_turn(session, "replace hello with bye in notes.txt")
+    await run_turn(session, "write first to other.txt")
+    points = {p.turn: p for p in session.rewind_points()}
+    assert (ws / "notes.txt").read_text() == "bye\n"
+
+    back = session.files_back(points[2].position)
+    assert (back.paths, back.edits, back.conflicts) == (("notes.txt", "other.txt"), 2, ())
+    assert "2 file edits after it can be put back (notes.txt, other.txt)" == back.describe()
+    assert session.files_back(points[3].position).paths == ("other.txt",)
+
+    (ws / "other.txt").write_text("changed by hand\n")  # not the agent's: never silently overwritten
+    assert session.files_back(points[2].position).conflicts == ("other.txt",)
+    line = await session.restore_files(points[2].position)
+    assert line == "put back 1 file (notes.txt); left other.txt as is: changed since the agent's edit"
+    assert (ws / "notes.txt").read_text() == "hello\n" and (ws / "other.txt").read_text() == "changed by hand\n"
+
+    await session.rewind(points[2].position)  # on branch 1 now: turn 1's edit is shared, turns 2-3's are not
+    await run_turn(session, "write again to third.txt")
+    on_branch = {p.turn: p for p in session.rewind_points()}
+    assert session.files_back(on_branch[1].position).paths == ("notes.txt", "third.txt")
+    line = await session.restore_files(on_branch[1].position)
+    assert line == "put back 2 files (notes.txt, third.txt)"
+    assert not (ws / "notes.txt").exists() and not (ws / "third.txt").exists(), "files the edits created go"
+    session.release_claim()
+    store.close()

@@ -292,18 +292,18 @@ async def test_keys_echo_while_a_turn_is_being_saved(app, monkeypatch: pytest.Mo
     from co_tui.session.store import SessionStore
 
     entered, release, saving = threading.Event(), threading.Event(), [False]
-    save_turn = SessionStore.save_turn
+    save_history = SessionStore.save_history  # the session's one save
 
     def slow_save(self, *args, **kwargs):
         saving[0] = True
         entered.set()
         try:
             release.wait(20)  # on the UI loop, this would hold every key until it returns
-            return save_turn(self, *args, **kwargs)
+            return save_history(self, *args, **kwargs)
         finally:
             saving[0] = False
 
-    monkeypatch.setattr(SessionStore, "save_turn", slow_save)
+    monkeypatch.setattr(SessionStore, "save_history", slow_save)
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
         pilot.app.chat.prompt.load_text("hello")

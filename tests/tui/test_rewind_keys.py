@@ -1,0 +1,112 @@
+"""Esc Esc, /rewind and /branches on the real session (offline model, SQLite store): the picker,
+choosing a prompt (its text back in the input, the conversation rewound, a banner), Esc leaving
+everything as it was, the tree and switching back, and putting files back with the conversation."""
+
+from __future__ import annotations
+
+import pytest
+from pilot_helpers import send_prompt, wait_idle, wait_ready, wait_until
+from textual.widgets import OptionList
+
+SIZE = (110, 34)
+
+
+@pytest.fixture
+def app(real_app):
+    return real_app
+
+
+def _banners(pilot, kind: str) -> list:
+    return list(pilot.app.chat.query(f"TrimBanner.-{kind}"))
+
+
+def _hint(pilot) -> str:
+    return str(pilot.app.chat.query_one("#hint").render())
+
+
+def _screen(pilot) -> str:
+    return type(pilot.app.screen).__name__
+
+
+async def test_esc_esc_opens_the_picker_and_choosing_a_prompt_rewinds_to_it(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await send_prompt(pilot, "hello")
+        before_second = list(app.session.context)
+        await send_prompt(pilot, "read README.md")
+        await send_prompt(pilot, "and now something else")
+        left = list(app.session.context)
+
+        await pilot.press("escape", "escape")
+        await wait_until(pilot, lambda: _screen(pilot) == "RewindScreen", what="the rewind picker")
+        options = app.screen.query_one(OptionList)
+        rows = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert [r.split(" · ")[0] for r in rows] == ["turn 3", "turn 2", "turn 1"], "newest first"
+        assert "read README.md" in rows[1] and rows[1].endswith("tokens then")
+        files = str(app.screen.query_one("#rewind-files").render())
+        assert "run_shell or MCP tools cannot be put back" in files
+
+        await pilot.press("escape")  # Esc leaves everything as it was
+        await wait_until(pilot, lambda: _screen(pilot) == "ChatScreen", what="back to the chat")
+        assert list(app.session.context) == left and not _banners(pilot, "branch")
+
+        await send_prompt(pilot, "/rewind")
+        await wait_until(pilot, lambda: _screen(pilot) == "RewindScreen", what="the picker again")
+        await pilot.press("down", "enter")  # turn 2
+        await wait_until(pilot, lambda: _banners(pilot, "branch"), what="the rewind banner")
+        await wait_idle(pilot)
+        assert app.chat.prompt.text == "read README.md", "the prompt is back in the input to edit"
+        assert list(app.session.context) == before_second, "the context exactly as before that prompt"
+        banner = _banners(pilot, "branch")[-1]
+        assert banner.event.reason == "rewind" and "Conversation rewound" in str(banner.title)
+
+        await pilot.press("ctrl+a", *" again", "enter")  # edit and resend: on the new branch
+        await wait_idle(pilot)
+        assert app.session.history.branch == 1 and len(app.session.rewind_points()) == 2
+
+        await send_prompt(pilot, "/branches")
+        await wait_until(pilot, lambda: _screen(pilot) == "BranchesScreen", what="the branches")
+        tree = app.screen.query_one(OptionList)
+        lines = [str(tree.get_option_at_index(i).prompt) for i in range(tree.option_count)]
+        assert lines[0].startswith("○ branch 0 · the first · 3 turns")
+        assert lines[1].startswith("● └ branch 1 · rewound to turn 2 of branch 0 · 2 turns")
+        await pilot.press("up", "enter")
+        await wait_until(pilot, lambda: app.session.history.branch == 0, what="the switch")
+        await wait_idle(pilot)
+        assert list(app.session.context) == left, "branch 0 exactly as it was left"
+        assert _banners(pilot, "branch")[-1].event.reason == "branch_switch"
+
+
+async def test_a_single_esc_or_esc_with_text_does_not_rewind(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await send_prompt(pilot, "hello")
+        await pilot.press("escape")
+        assert "esc again" in _hint(pilot)
+        await pilot.press("x", "backspace", "escape")  # another key between: armed again, not opened
+        assert _screen(pilot) == "ChatScreen"
+        await pilot.press("a", "escape", "escape")  # text in the prompt: esc never rewinds
+        assert _screen(pilot) == "ChatScreen" and app.chat.prompt.text == "a"
+
+
+async def test_rewinding_past_a_file_edit_offers_to_put_the_file_back(app, workspace):
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await send_prompt(pilot, "hello")
+        await pilot.press(*"write hello to notes.txt", "enter")
+        await wait_until(pilot, lambda: _screen(pilot) == "ApprovalDialog", what="the edit's approval")
+        await pilot.press("y")
+        await wait_idle(pilot)
+        assert (workspace / "notes.txt").read_text() == "hello\n"
+        await send_prompt(pilot, "/rewind")
+        await wait_until(pilot, lambda: _screen(pilot) == "RewindScreen", what="the picker")
+        assert "1 file edit after it can be put back (notes.txt)" in str(app.screen.query_one("#rewind-files").render())
+        await pilot.press("enter")  # turn 2, the edit's
+        await wait_until(pilot, lambda: _screen(pilot) == "RewindWhatScreen", what="what to put back")
+        await pilot.press("enter")  # conversation and code
+        await wait_until(pilot, lambda: _banners(pilot, "branch"), what="the rewind banner")
+        await wait_idle(pilot)
+        assert not (workspace / "notes.txt").exists(), "the file the edit created is gone"
+        assert app.chat.prompt.text == "write hello to notes.txt"
+        notices = " ".join(str(n.render()) for n in app.chat.query("NoticeLine"))
+        assert "put back 1 file (notes.txt)" in notices
