@@ -231,7 +231,7 @@ class CoTuiApp(App[int]):
         """Esc: stop the running turn (the partial answer stays) or compaction. On an empty, idle
         prompt, Esc twice in a row (no other key between) opens the rewind picker, as in Claude Code."""
         controller = self.controller
-        if controller.job is not None or controller.session is None or self.chat.prompt.text:
+        if controller.job is not None or self.chat.prompt.text:
             self._esc_armed = False
             controller.interrupt()
             return
