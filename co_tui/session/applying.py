@@ -32,9 +32,10 @@ from co_tui.session.branching import (
 )
 from co_tui.session.compaction import clear_preview_of
 from co_tui.session.eviction import plan_evict
-from co_tui.session.file_rewind import FilesBack, files_back, put_files_back
+from co_tui.session import file_rewind
+from co_tui.session.file_rewind import FilesBack, files_back
 from co_tui.session.history import BranchState, Edit, History, HistorySnapshot, HistoryViews
-from co_tui.session.recover import plan_salvage
+from co_tui.session.recover import plan_recover
 from co_tui.session.steering import plan_pin_newest, plan_toggle_pin, plan_undo
 
 if TYPE_CHECKING:
@@ -139,16 +140,16 @@ class AppliesEdits(HistoryViews):
         (never the transcript): `eviction.plan_evict`. Raises `EvictRefused` (a `Refused`)."""
         return (await self._steer("evicting", lambda history, gauge: plan_evict(history, gauge, index))).trim
 
-    async def restore(self, cut: int | None = None) -> HistoryTrimmed:
+    async def undo(self, cut: int | None = None) -> HistoryTrimmed:
         """`/undo`, `u`: undo the newest cut still in effect (or ledger entry `cut`, 0-based, and every
         cut after it): `steering.plan_undo`. Returns the `restore` event; raises `UndoRefused`."""
         return (await self._steer("undoing a cut", lambda history, gauge: plan_undo(history, gauge, cut))).trim
 
-    async def salvage(self, item: str, cut: int | None = None) -> HistoryTrimmed:
+    async def recover(self, item: str, cut: int | None = None) -> HistoryTrimmed:
         """`r` on a summary banner: append a verbatim excerpt around `item`, which ledger entry `cut`'s
-        summary lost, to the end of the context (`recover.plan_salvage`). Raises `SalvageRefused`."""
+        summary lost, to the end of the context (`recover.plan_recover`). Raises `RecoverRefused`."""
         return (
-            await self._steer("recovering an item", lambda history, gauge: plan_salvage(history, gauge, item, cut))
+            await self._steer("recovering an item", lambda history, gauge: plan_recover(history, gauge, item, cut))
         ).trim
 
     async def toggle_pin(self, index: int) -> PinChange:
@@ -244,7 +245,7 @@ class AppliesEdits(HistoryViews):
             self._checkpoint_rows(), self.history.tree, self.history.branch, position, self._workspace_root()
         )
 
-    async def restore_files(self, position: int, *, overwrite: bool = False) -> str:
+    async def put_files_back(self, position: int, *, overwrite: bool = False) -> str:
         """Put the files the agent edited after the prompt at `position` back as they were before it
         (`file_rewind.put_files_back`; a file changed since stays as it is unless `overwrite`).
         Returns one line. Raises `Refused` while a turn runs."""
@@ -253,7 +254,7 @@ class AppliesEdits(HistoryViews):
         rows = await asyncio.to_thread(self._checkpoint_rows)
         tree, branch = tuple(self.history.tree), self.history.branch
         return await asyncio.to_thread(
-            put_files_back, rows, tree, branch, position, self._workspace_root(), overwrite=overwrite
+            file_rewind.put_files_back, rows, tree, branch, position, self._workspace_root(), overwrite=overwrite
         )
 
     def _may_move(self, doing: str) -> None:

@@ -394,7 +394,7 @@ class ChatSession(AppliesEdits):
             return None
         loaded = self.store.load_branch(self.id, branch)
         from co_tui.governance.markers import register_markers
-        from co_tui.governance.restore import CutRecord
+        from co_tui.governance.undo import CutRecord
         from co_tui.session.history import LedgerEntry
 
         register_markers(loaded.context)

@@ -15,7 +15,7 @@
 A branch is a whole history: the transcript, context, ledger, pins and marks are the active
 branch's. A rewind or a branch switch is an `Edit` whose `branch` move replaces all of them at once.
 
-Every change of the context with an event (a cut, an undo, an eviction, a salvage, a compaction, a
+Every change of the context with an event (a cut, an undo, an eviction, a recovery, a compaction, a
 pin) is an `Edit` a planner returned, applied by `commit`; a turn folds its run's messages in with
 `extend` and `set_context` (its cuts are committed as they happen). Nothing here does I/O: the
 session saves a `snapshot` in a thread. What the store holds is the store's to know (`unsaved`).
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.markers import register_markers
-from co_tui.governance.restore import CutRecord, undoable_cuts
+from co_tui.governance.undo import CutRecord, undoable_cuts
 from co_tui.session.conversation_counts import ConversationCounts
 from co_tui.session.lazy_transcript import LazyTranscript
 

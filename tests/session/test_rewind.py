@@ -216,7 +216,7 @@ async def _step(session: ChatSession, oracle: _Oracle, op: str, arg: Any) -> Non
     else:
         try:
             if op == "undo":
-                await session.restore()
+                await session.undo()
             elif op == "pin":
                 await session.pin_newest()
             elif op == "evict":
@@ -273,7 +273,7 @@ async def test_files_the_agent_edited_after_a_prompt_go_back_with_it(tmp_path: P
 
     (ws / "other.txt").write_text("changed by hand\n")  # not the agent's: never silently overwritten
     assert session.files_back(points[2].position).conflicts == ("other.txt",)
-    line = await session.restore_files(points[2].position)
+    line = await session.put_files_back(points[2].position)
     assert line == "put back 1 file (notes.txt); left other.txt as is: changed since the agent's edit"
     assert (ws / "notes.txt").read_text() == "hello\n" and (ws / "other.txt").read_text() == "changed by hand\n"
 
@@ -281,7 +281,7 @@ async def test_files_the_agent_edited_after_a_prompt_go_back_with_it(tmp_path: P
     await run_turn(session, "write again to third.txt")
     on_branch = {p.turn: p for p in session.rewind_points()}
     assert session.files_back(on_branch[1].position).paths == ("notes.txt", "third.txt")
-    line = await session.restore_files(on_branch[1].position)
+    line = await session.put_files_back(on_branch[1].position)
     assert line == "put back 2 files (notes.txt, third.txt)"
     assert not (ws / "notes.txt").exists() and not (ws / "third.txt").exists(), "files the edits created go"
     session.release_claim()

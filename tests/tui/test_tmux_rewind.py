@@ -33,7 +33,9 @@ def test_esc_esc_down_enter_rewinds_to_the_earlier_prompt(tmp_path: Path) -> Non
     fixed = [f"PATH={os.environ['PATH']}", f"HOME={tmp_path}", "LANG=C.UTF-8", "TERM=tmux-256color"]
     command = " ".join(["env", "-i", *fixed, *(f"{k}={v}" for k, v in env.items()), str(CO_TUI), "--continue"])
     try:
-        tmux("new-session", "-d", "-s", "t", "-x", "110", "-y", "32", "-c", str(ws), f"{command}; echo $? > ../exit-code")
+        tmux(
+            "new-session", "-d", "-s", "t", "-x", "110", "-y", "32", "-c", str(ws), f"{command}; echo $? > ../exit-code"
+        )
         tmux.wait_for("Resumed")
         tmux.wait_for("4/500 msgs")  # the session is ready (the meter's first reading)
         tmux("send-keys", "-t", "t", "Escape", "Escape")
