@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.refused import Refused, busy_line
+from co_tui.session import file_rewind
 from co_tui.session.branching import (
     BranchRow,
     RewindPoint,
@@ -32,7 +33,6 @@ from co_tui.session.branching import (
 )
 from co_tui.session.compaction import clear_preview_of
 from co_tui.session.eviction import plan_evict
-from co_tui.session import file_rewind
 from co_tui.session.file_rewind import FilesBack, files_back
 from co_tui.session.history import BranchState, Edit, History, HistorySnapshot, HistoryViews
 from co_tui.session.recover import plan_recover

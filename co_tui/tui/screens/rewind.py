@@ -25,12 +25,11 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from co_tui.text import format_tokens
+from co_tui.tui.screens.rewind_what import NOT_RESTORABLE, RewindWhatScreen
 from co_tui.tui.screens.sessions import format_age
 
 if TYPE_CHECKING:
     from co_tui.session import FilesBack, RewindPoint
-
-NOT_RESTORABLE = "changes made by run_shell or MCP tools cannot be put back"
 
 
 @dataclass(frozen=True)
@@ -113,7 +112,6 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
         if back is None or not back.edits:
             self.dismiss(RewindChoice(point.position))
             return
-        from co_tui.tui.screens.rewind_what import RewindWhatScreen
 
         def chosen(what: str | None) -> None:
             if what is not None:

@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 if TYPE_CHECKING:
     from co_tui.session import FilesBack
 
+NOT_RESTORABLE = "changes made by run_shell or MCP tools cannot be put back"
 CHOICES = (
     ("both", "Conversation and code"),
     ("conversation", "Conversation only (the files stay as they are)"),
@@ -37,8 +38,6 @@ class RewindWhatScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         """The files the agent edited after the prompt, then the three choices."""
-        from co_tui.tui.screens.rewind import NOT_RESTORABLE
-
         with Vertical(id="dialog"):
             yield Static(f"Rewind to before turn {self.turn}: what to put back?", id="dialog-title")
             yield Static(
