@@ -9,7 +9,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from co_tui.session import OpenSessionError, StoreError, format_updated, format_usd, open_store_read_only, render_saved
+from co_tui.session import (
+    OpenSessionError,
+    StoreError,
+    fork_origin,
+    format_updated,
+    format_usd,
+    open_store_read_only,
+    render_saved,
+)
 from co_tui.text import format_tokens, plural
 
 if TYPE_CHECKING:
@@ -20,7 +28,7 @@ __all__ = ["export_session", "list_sessions"]
 
 def list_sessions(settings: Settings, workspace: Path) -> int:
     """`--list-sessions`: a table of saved sessions of all workspaces, the most recently updated first
-    (one of another workspace names it); UPDATED is local time, as `/sessions` shows it; COST is the
+    (one of another workspace names it, a fork the session it came from); UPDATED is local time, as `/sessions` shows it; COST is the
     session's cost at list prices, `–` when unknown (an unpriced model, or saved before costs were kept)."""
     try:
         store = open_store_read_only(settings)
@@ -42,7 +50,7 @@ def list_sessions(settings: Settings, workspace: Path) -> int:
         print(
             f"{meta.id[:8]:<10} {updated:<16} {meta.messages:>5} {format_tokens(meta.tokens):>7} "
             f"{format_usd(meta.cost_usd):>7}  "
-            f"{meta.title}{here}{damaged}"
+            f"{meta.title}{here}{fork_origin(meta)}{damaged}"
         )
     return 0
 

@@ -272,3 +272,11 @@ async def test_rewind_goes_back_on_a_new_branch_and_switching_brings_the_old_one
         await session.switch_branch(0)
     with pytest.raises(RewindRefused, match="no branch 7"):
         await session.switch_branch(7)
+
+
+async def test_fork_refuses_in_one_line_when_there_is_nothing_saved(session: SessionPort) -> None:
+    from co_tui.session.port import Refused
+
+    with pytest.raises(Refused) as refused:
+        await session.fork()
+    assert "\n" not in str(refused.value) and "fork" in str(refused.value)

@@ -52,12 +52,14 @@ _EXPORTS: dict[str, str] = {
     "session_cost_of": "cost",
     "field_of": "conversation_counts",
     "format_updated": "times",
+    "fork_origin": "times",
     "HistoryRows": "history_rows",
     "read_history_rows": "history_rows",
     # opening sessions (opening.py) and the saved ones
     "OpenSessionError": "opening",
     "exit_code_for": "opening",
     "open_session": "opening",
+    "fork_saved": "opening",
     "open_store": "opening",
     "open_store_at": "opening",
     "open_store_read_only": "opening",
@@ -112,6 +114,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.opening import (
         OpenSessionError,
         exit_code_for,
+        fork_saved,
         open_session,
         open_store,
         open_store_at,
@@ -135,4 +138,4 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.saved_session import SessionMeta
     from co_tui.session.store_errors import StoreError
     from co_tui.session.store_tail import SessionTail
-    from co_tui.session.times import format_updated
+    from co_tui.session.times import fork_origin, format_updated

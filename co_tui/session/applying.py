@@ -70,6 +70,7 @@ class AppliesEdits(HistoryViews):
     `busy`, `one_shot`, `gauge()` and `_write` (the save), and may hear of new pins (`_pins_changed`)."""
 
     id: str
+    title: str
     busy: bool
     one_shot: bool = False
 
@@ -256,6 +257,44 @@ class AppliesEdits(HistoryViews):
         return await asyncio.to_thread(
             file_rewind.put_files_back, rows, tree, branch, position, self._workspace_root(), overwrite=overwrite
         )
+
+    # --- forks -----------------------------------------------------------------------------------
+
+    def _write_fork(self, state: BranchState | None, turns: int, title: str) -> str:
+        """Save `state` (None: the branch in use, as saved) as a new session forked from this one
+        after `turns` turns; its id. Blocking."""
+        raise RewindRefused("this conversation is not saved: there is nothing to fork")
+
+    async def fork(self, position: int | None = None, title: str | None = None) -> str:
+        """`/fork [title]`, `f` in the rewind picker, `--fork-session`: a new saved session holding this
+        branch as it is now (`position` None), or as it was just before the prompt at transcript
+        index `position` — its context exactly as the model had it then. This session is not changed.
+        Returns the new session's id. Raises `Refused` (one line): busy, unsaved, not saved at all."""
+        self._may_move("forking")
+        history = self.history
+        name = title or (f"fork of {self.title}" if self.title else "fork")
+        if position is None:
+            return await asyncio.to_thread(self._write_fork, None, 0, name)
+        else:
+            mark = next((m for m in history.marks if m.position == position), None)
+            if mark is None:
+                raise RewindRefused(
+                    "that prompt was saved before co-tui kept what the model saw: it cannot be forked from"
+                )
+            context = mark.context
+            if context is None:
+                context = await asyncio.to_thread(self._mark_context, position)
+                if context is None:
+                    raise RewindRefused("what the model saw before that prompt is not in the session database")
+            state = BranchState(
+                prefix(history.transcript, position),
+                context,
+                tuple(history.entries[: mark.ledger_len]),
+                mark.pins,
+                tuple(m for m in history.marks if m.position < position),
+            )
+            turns = sum(1 for p in await asyncio.to_thread(self.rewind_points) if p.position < position)
+        return await asyncio.to_thread(self._write_fork, state, turns, name)
 
     def _may_move(self, doing: str) -> None:
         if self.busy:

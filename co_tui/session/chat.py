@@ -425,6 +425,29 @@ class ChatSession(AppliesEdits):
             self.setup.meter, self._next_meter = self._next_meter, None
         self._pins_changed()
 
+    def _write_fork(self, state: BranchState | None, turns: int, title: str) -> str:
+        store = self.store
+        if store is None or not self.writer.created:
+            from co_tui.session.branching import RewindRefused
+
+            raise RewindRefused("nothing saved to fork yet: send a message first")
+        if state is None:  # the branch as it is: saved (a rewind or fork waits for a failed save), copied row for row
+            return store.fork_whole(self.id, title)
+        new_id = uuid.uuid4().hex
+        store.fork_session(
+            self.id,
+            new_id,
+            transcript_len=len(state.transcript),
+            ledger_len=len(state.entries),
+            turns=turns,
+            title=make_title(title),
+        )
+        snapshot = HistorySnapshot(
+            state.transcript, len(state.transcript), state.context, state.entries, state.pins, state.marks
+        )
+        store.save_history(new_id, snapshot, model=self.model_name, tokens=self.meter.reading(state.context).tokens)
+        return new_id
+
     def _checkpoint_rows(self) -> list[tuple[int, int, Any]]:
         if self.store is None:
             return []

@@ -50,7 +50,7 @@ Version 7 adds the conversation tree (docs/context-governance.md, "Rewind and br
   `<session>.b<branch>`, `branch_of` naming the session (never listed). Switching moves the rows
   in one transaction.
 - `sessions.forked_from`, `sessions.forked_at`: a session made by `/fork` or `--fork-session`, the
-  session and transcript length it was copied from.
+  session it was copied from and how many of its turns it holds.
 - `file_checkpoints.branch`: the branch whose turn made the edit (a rewind restores its own files).
 
 A database whose `user_version` is newer than `SCHEMA_VERSION` was written by a newer co-tui: the

@@ -175,6 +175,13 @@ class Steering(Protocol):
         Raises `Refused` (one line): busy, unsaved, a prompt saved before marks were kept."""
         ...
 
+    async def fork(self, position: int | None = None, title: str | None = None) -> str:
+        """`/fork [title]`, `f` in the rewind picker: a new saved session holding this branch as it is
+        now (`position` None) or as it was just before the prompt at transcript index `position`
+        (its context exactly as the model had it then), marked as forked from this one (`SessionMeta.
+        forked_from`); this session is not changed. Returns the new id. Raises `Refused` (one line)."""
+        ...
+
     def files_back(self, position: int) -> FilesBack:
         """What a rewind to the prompt at `position` could put back of the files the agent edited
         (`write_file`, `edit_file`) after it: `co_tui.session.file_rewind.FilesBack` (`.describe()` is

@@ -36,6 +36,9 @@ class SessionMeta:
     tokens: int = 0
     damaged: str | None = None
     cost_usd: float | None = None
+    # A fork (`/fork`, `--fork-session`): the session it was copied from and how many of its turns it holds.
+    forked_from: str | None = None
+    forked_at: int | None = None
 
 
 @dataclass

@@ -998,6 +998,85 @@ class SessionStore:
                 for sid, messages, updated in rows
             }
 
+    def fork_whole(self, source_id: str, title: str | None = None) -> str:
+        """A new session copied from `source_id`'s branch in use as it is saved now — transcript,
+        context, ledger, pins, marks — marked as forked from it (`--fork-session`, `/fork`); returns
+        its id. Reads no message (pydantic-ai stays unloaded). `StoreError` for an unknown id."""
+        from co_tui.session.conversation_counts import stored_counts
+
+        new_id = uuid.uuid4().hex
+        with self._guard("fork the session") as conn:
+            meta = self._meta(conn, source_id)
+            transcript_len, ledger_len, _pins = self.saved_figures(source_id)
+            turns = stored_counts(conn, source_id, transcript_len)[0].turns
+        name = one_line(title or (f"fork of {meta.title}" if meta.title else "fork"), 60)
+        self.fork_session(
+            source_id,
+            new_id,
+            transcript_len=transcript_len,
+            ledger_len=ledger_len,
+            turns=turns,
+            title=name,
+            whole=True,
+        )
+        return new_id
+
+    def fork_session(
+        self,
+        source_id: str,
+        new_id: str,
+        *,
+        transcript_len: int,
+        ledger_len: int,
+        turns: int,
+        title: str,
+        whole: bool = False,
+    ) -> None:
+        """A new session `new_id` holding the first `transcript_len` transcript rows, `ledger_len`
+        ledger rows and the marks before them of `source_id`'s branch in use (`/fork`,
+        `--fork-session`), marked as forked from it after `turns` turns. `whole`: the branch as
+        saved, its context and pins copied too; else they are the caller's to save next
+        (`save_history`). One transaction; the source is not changed."""
+        now = _now()
+        with self._transaction("fork the session") as conn:
+            conn.execute(
+                """INSERT INTO sessions (id, title, created, updated, model, workspace, messages, tokens,
+                       forked_from, forked_at)
+                   SELECT ?, ?, ?, ?, model, workspace, ?, tokens, id, ? FROM sessions WHERE id = ?""",
+                (new_id, title, now, now, transcript_len, turns, source_id),
+            )
+            conn.execute(
+                """INSERT INTO transcript (session_id, seq, kind, digest, body)
+                   SELECT ?, seq, kind, digest, body FROM transcript WHERE session_id = ? AND seq < ?""",
+                (new_id, source_id, transcript_len),
+            )
+            conn.execute(
+                """INSERT INTO ledger (session_id, seq, at_message, created, event, undo)
+                   SELECT ?, seq, at_message, created, event, undo FROM ledger WHERE session_id = ? AND seq < ?""",
+                (new_id, source_id, ledger_len),
+            )
+            conn.execute(
+                """INSERT INTO marks (session_id, position, ledger_len, tokens, created, pins, context)
+                   SELECT ?, position, ledger_len, tokens, created, pins, context FROM marks
+                   WHERE session_id = ? AND position < ?""",
+                (new_id, source_id, transcript_len),
+            )
+            copied = [("mark_bodies", "digest, body"), ("token_counts", "digest, estimator, tokens")]
+            if whole:
+                copied += [("context", "ord, transcript_seq, digest, body"), ("pins", "transcript_seq")]
+                conn.execute(
+                    """UPDATE sessions SET (context_messages, cost_usd, conversation_counts) =
+                       (SELECT context_messages, cost_usd, conversation_counts FROM sessions WHERE id = ?)
+                       WHERE id = ?""",
+                    (source_id, new_id),
+                )
+            for table, columns in copied:
+                conn.execute(
+                    f"INSERT OR IGNORE INTO {table} (session_id, {columns}) SELECT ?, {columns} FROM {table} "  # noqa: S608
+                    "WHERE session_id = ?",
+                    (new_id, source_id),
+                )
+
     def _meta(self, conn: sqlite3.Connection, session_id: str) -> SessionMeta:
         row = conn.execute(f"SELECT {_META_COLUMNS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
         if row is None:
@@ -1108,7 +1187,10 @@ def _damaged(meta: SessionMeta, what: str) -> StoreCorrupt:
     return StoreCorrupt(one_line(f"session {meta.id}{title} is damaged: {what}", 200))
 
 
-_META_COLUMNS = "id, title, created, updated, model, workspace, messages, context_messages, tokens, damaged, cost_usd"
+_META_COLUMNS = (
+    "id, title, created, updated, model, workspace, messages, context_messages, tokens, damaged, cost_usd,"
+    " forked_from, forked_at"
+)
 
 
 def _meta_from_row(row: Sequence[Any]) -> SessionMeta:
@@ -1127,7 +1209,7 @@ def _meta_from_row(row: Sequence[Any]) -> SessionMeta:
             return None
         return cost if cost >= 0 and math.isfinite(cost) else None
 
-    sid, title, created, updated, model, workspace, messages, context_messages, tokens, damaged, cost = row
+    sid, title, created, updated, model, workspace, messages, context_messages, tokens, damaged, cost, origin, at = row
     return SessionMeta(
         id=str(sid),
         title=str(title or ""),
@@ -1140,6 +1222,8 @@ def _meta_from_row(row: Sequence[Any]) -> SessionMeta:
         tokens=as_int(tokens),
         damaged=str(damaged) if damaged else None,
         cost_usd=as_cost(cost),
+        forked_from=str(origin) if origin else None,
+        forked_at=as_int(at) if at is not None else None,
     )
 
 

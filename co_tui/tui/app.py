@@ -266,8 +266,13 @@ class CoTuiApp(App[int]):
         from co_tui.tui.screens.rewind import RewindScreen
 
         def chosen(choice: Any) -> None:
-            if choice is not None:
-                self.controller.rewind(choice.position, conversation=choice.conversation, code=choice.code)
+            if choice is None:
+                return
+            if choice.fork:
+                prompt = next((p.text for p in points if p.position == choice.position), None)
+                self.controller.fork(None, choice.position, prompt)
+                return
+            self.controller.rewind(choice.position, conversation=choice.conversation, code=choice.code)
 
         self.push_screen(RewindScreen(points, files), chosen)
 
@@ -495,6 +500,8 @@ class CoTuiApp(App[int]):
             await self.action_compact_mode(arg)
         elif spec.name == "mcp":
             self.action_show_mcp(arg)
+        elif spec.name == "fork":
+            self.action_fork(arg)
         else:
             await self.run_action(spec.action)
         return True
@@ -611,6 +618,15 @@ class CoTuiApp(App[int]):
     def show_title(self, title: str) -> None:
         """`ChatView.show_title`: the title bar."""
         self.chat.title_bar.session_title = title
+
+    def open_saved(self, session_id: str) -> None:
+        """`ChatView.open_saved`: switch to that session, saved in the open one's catalog."""
+        session = self.session
+        self.switch_session(session_id, session.catalog if session is not None else None)
+
+    def action_fork(self, title: str = "") -> None:
+        """/fork [title]: go on in a new saved session copied from this one as it is now."""
+        self.controller.fork(title or None)
 
     def fail_to_start(self, message: str, exit_code: int) -> None:
         """`ChatView.fail_to_start`: exit with `exit_code`; `run_app` prints `message` (kept in `failure`)

@@ -74,6 +74,13 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "rewind",
     ),
     CommandSpec(
+        "fork",
+        "Go on in a new saved session copied from this one as it is now (this one stays)",
+        "/fork [title]",
+        None,
+        "fork",
+    ),
+    CommandSpec(
         "branches",
         "The conversation tree: every rewind keeps a branch; Enter switches to one",
         "/branches",

@@ -149,6 +149,10 @@ class ChatView(Protocol):
         """No session could open at start-up: leave with `message`."""
         ...
 
+    def open_saved(self, session_id: str) -> None:
+        """Open saved session `session_id` in place of the current one (a fork just made)."""
+        ...
+
 
 @dataclass(frozen=True)
 class Shown:
@@ -180,6 +184,8 @@ class ChatController:
         # Prompts waiting: sent before the session was ready, while another opens, or while a job runs.
         self.queued: list[str] = []
         self.opening_id: str | None = None  # a session chosen to replace the current one, loading
+        # A line and a prompt for the session about to open (a fork): shown once it is ready.
+        self.after_open: tuple[str, str | None] | None = None
         self.shown: Shown | None = None  # the preview on screen until its session is ready
         self.activity = ""  # what the activity line says while a turn runs (tui/activity_label.py)
 
@@ -413,6 +419,27 @@ class ChatController:
         finally:
             self._job_ended()
         self.send_queued()
+
+    def fork(self, title: str | None = None, position: int | None = None, prompt: str | None = None) -> None:
+        """/fork [title], `f` in the rewind picker: a new saved session from now (or from just before
+        the prompt at `position`), opened in place of this one, which stays as it is; `prompt`
+        goes into the input once it is open."""
+        if self.ready_and_idle("fork"):
+            self._start("branch", self._run_fork(title, position, prompt))
+
+    async def _run_fork(self, title: str | None, position: int | None, prompt: str | None) -> None:
+        session = self.session
+        assert session is not None
+        try:
+            new_id = await session.fork(position, title)
+        except Refused as exc:
+            self.view.show_hint(str(exc))
+            return
+        finally:
+            self._job_ended()
+        name = session.title or session.id[:8]
+        self.after_open = (f"Forked from “{name}” ({session.id[:8]}): it stays as it was (/sessions)", prompt)
+        self.view.open_saved(new_id)
 
     def switch_branch(self, branch: int) -> None:
         """`/branches` Enter: make `branch` the one in use, its context as it was left."""
@@ -669,6 +696,11 @@ class ChatController:
                 )
         if previous is None and session.data_dir_warning:  # once: a switch keeps the same data dir
             await view.add_notice(session.data_dir_warning)
+        after, self.after_open = self.after_open, None
+        if after is not None:
+            await view.add_notice(after[0])
+            if after[1]:
+                view.restore_prompt(after[1])
         await self._show_instructions()
         if self.queued:
             view.clear_hint()  # "the model is still loading — your prompt will be sent…": it is sent now

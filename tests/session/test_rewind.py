@@ -164,6 +164,7 @@ OPS = st.lists(
         st.tuples(st.just("evict"), st.integers(0, 30)),
         st.tuples(st.just("rewind"), st.integers(0, 20)),
         st.tuples(st.just("switch"), st.integers(0, 6)),
+        st.tuples(st.just("fork"), st.integers(-1, 20)),
     ),
     min_size=4,
     max_size=14,
@@ -204,6 +205,21 @@ async def _step(session: ChatSession, oracle: _Oracle, op: str, arg: Any) -> Non
         for (b, position), value in list(oracle.before.items()):
             if b == branch and position < point.position:
                 oracle.before[(new, position)] = value
+        return
+    elif op == "fork":  # a new session from now (-1) or from before a prompt: exactly that context
+        points = [p for p in session.rewind_points() if p.restorable]
+        point = points[arg % len(points)] if points and arg >= 0 else None
+        if point is None and not session.transcript:
+            return
+        expected = _dump(session.context) if point is None else oracle.before[(branch, point.position)][0]
+        new_id = await session.fork(None if point is None else point.position)
+        store = session.store
+        assert store is not None
+        fork = ChatSession.resume(session.settings, workspace=session.workspace, store=store, session_id=new_id)
+        try:
+            assert _dump(fork.context) == expected, "the fork holds what the model was sent at that point"
+        finally:
+            fork.release_claim()
         return
     elif op == "switch":
         ids = [b.id for b in session.history.tree if b.id != branch]

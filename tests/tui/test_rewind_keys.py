@@ -110,3 +110,28 @@ async def test_rewinding_past_a_file_edit_offers_to_put_the_file_back(app, works
         assert app.chat.prompt.text == "write hello to notes.txt"
         notices = " ".join(str(n.render()) for n in app.chat.query("NoticeLine"))
         assert "put back 1 file (notes.txt)" in notices
+
+
+async def test_fork_opens_a_new_session_and_f_in_the_picker_forks_from_an_earlier_prompt(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await send_prompt(pilot, "hello")
+        await send_prompt(pilot, "read README.md")
+        source, left = app.session.id, list(app.session.context)
+        await send_prompt(pilot, "/fork a second try")
+        await wait_until(pilot, lambda: app.session is not None and app.session.id != source, what="the fork")
+        await wait_idle(pilot)
+        assert app.session.title == "a second try"
+        assert [m.kind for m in app.session.context] == [m.kind for m in left]
+        notices = lambda: " ".join(str(n.render()) for n in app.chat.query("NoticeLine"))  # noqa: E731
+        assert f"Forked from “hello” ({source[:8]})" in notices()
+        fork_id = app.session.id
+
+        await send_prompt(pilot, "/rewind")
+        await wait_until(pilot, lambda: _screen(pilot) == "RewindScreen", what="the picker")
+        await pilot.press("down", "f")  # turn 1: a new session from before it
+        await wait_until(pilot, lambda: app.session.id not in (source, fork_id), what="the second fork")
+        await wait_idle(pilot)
+        assert not app.session.transcript and app.chat.prompt.text == "hello"
+        metas = {m.id: m for m in app.session.catalog.list_sessions()}
+        assert metas[app.session.id].forked_from == fork_id and metas[fork_id].forked_from == source

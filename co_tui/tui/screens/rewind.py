@@ -3,8 +3,8 @@ in use, newest first, each with its turn number, age, first line and the context
 (docs/keys-and-commands.md; docs/context-governance.md, "Rewind and branches").
 
 Enter on a prompt rewinds to just before it; when the agent edited files after it, a second choice
-asks what to put back — the conversation, the code, or both (`RewindWhatScreen`). Esc leaves
-everything as it was. The line under the list says which file edits can be put back and that
+asks what to put back — the conversation, the code, or both (`RewindWhatScreen`). `f` forks a new
+saved session from just before it instead. Esc leaves everything as it was. The line under the list says which file edits can be put back and that
 changes made by `run_shell` or MCP tools cannot. The session does the work; this screen only picks.
 """
 
@@ -35,11 +35,12 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class RewindChoice:
     """What the picker chose: the prompt at transcript index `position`; whether to rewind the
-    `conversation` and put the `code` (the agent's file edits after it) back."""
+    `conversation` and put the `code` (the agent's file edits after it) back, or `fork` from there."""
 
     position: int
     conversation: bool = True
     code: bool = False
+    fork: bool = False  # a new saved session from just before that prompt instead (`f`)
 
 
 def point_row(point: RewindPoint, now: float) -> str:
@@ -54,7 +55,10 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
     """Dismisses with a `RewindChoice`, or None (Esc)."""
 
     CSS_PATH = ["dialog.tcss", "rewind.tcss"]
-    BINDINGS = [Binding("escape", "dismiss(None)", "Close", show=False)]
+    BINDINGS = [
+        Binding("escape", "dismiss(None)", "Close", show=False),
+        Binding("f", "fork", "Fork from here", show=False),
+    ]
 
     def __init__(
         self, points: Sequence[RewindPoint], files: Mapping[int, FilesBack], *, now: float | None = None
@@ -73,7 +77,7 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
                     "The conversation goes back to just before the prompt you choose: the context, cuts, "
                     "pins and meter exactly as the model had them then; its text comes back in the input "
                     "to edit and send. The turns after it are kept as a branch (/branches). "
-                    "Enter rewinds · Esc leaves everything as it is."
+                    "Enter rewinds · f forks a new session from there · Esc leaves everything as it is."
                 ),
                 id="dialog-body",
             )
@@ -104,6 +108,12 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
         back = self.files.get(point.position) if point is not None else None
         line = back.describe() if back is not None else "no file edits by the agent after it"
         self.query_one("#rewind-files", Static).update(Content(f"Files: {line}; {NOT_RESTORABLE}."))
+
+    def action_fork(self) -> None:
+        """`f`: a new saved session from just before the highlighted prompt (this one stays)."""
+        index = self.query_one(OptionList).highlighted
+        if index is not None and self.points[index].restorable:
+            self.dismiss(RewindChoice(self.points[index].position, conversation=False, fork=True))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         """A prompt with file edits after it asks what to put back; else the conversation rewinds."""

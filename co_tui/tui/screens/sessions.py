@@ -24,7 +24,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from co_tui.session import format_updated
+from co_tui.session import fork_origin, format_updated
 from co_tui.text import format_tokens
 from co_tui.tui.screens.confirm_delete import ConfirmDeleteScreen
 from co_tui.tui.widgets.key_footer import KeyFooter
@@ -183,6 +183,8 @@ class SessionsScreen(ModalScreen[str | None]):
             mark = Text(" ")
         # The whole title and preview: the column's width crops them with an ellipsis when narrow.
         title = Text(meta.title or "untitled", style="red" if meta.damaged else "", no_wrap=True, overflow="ellipsis")
+        if meta.forked_from:  # which session a fork came from
+            title.append(f" ⑂{fork_origin(meta).strip().removeprefix('(').removesuffix(')')}", style="cyan")
         preview = self.previews.get(meta.id, "")
         if preview and preview != meta.title:
             title.append(f"  › {preview}", style="dim")
