@@ -302,3 +302,36 @@ async def test_files_the_agent_edited_after_a_prompt_go_back_with_it(tmp_path: P
     assert not (ws / "notes.txt").exists() and not (ws / "third.txt").exists(), "files the edits created go"
     session.release_claim()
     store.close()
+
+
+async def test_exports_carry_the_tree_and_mark_where_branches_part(tmp_path: Path) -> None:
+    import json
+
+    from co_tui.session.export import render_saved
+
+    ws = _workspace(tmp_path / "ws")
+    store = SessionStore.open(tmp_path / "data")
+    session = ChatSession(_settings(tmp_path / "data", 50_000), workspace=ws, store=store)
+    for prompt in ("one", "two", "three"):
+        await run_turn(session, prompt)
+    two = next(p for p in session.rewind_points() if p.turn == 2)
+    await session.rewind(two.position)
+    await run_turn(session, "two, edited")
+    session.release_claim()
+
+    _meta, md, problems = render_saved(store, session.id, "md")
+    assert not problems
+    assert "> ⎇ Branch 0 goes on another way from here: 3 turns, last prompt “three”" in md
+    assert md.index("## User\n\none") < md.index("⎇ Branch 0") < md.index("## User\n\ntwo, edited")
+    assert "## User\n\nthree" not in md, "the Markdown is the branch in use"
+    assert "⎇ Conversation rewound · to before turn 2 (branch 1)" in md
+
+    _meta, text, _problems = render_saved(store, session.id, "json")
+    tree = json.loads(text)["tree"]
+    assert tree["active"] == 1
+    zero, one = tree["branches"]
+    assert (one["id"], one["parent"], one["fork_at"], one["fork_turn"]) == (1, 0, two.position, 2)
+    own = [m["parts"][0].get("content") for m in zero["transcript"] if m["kind"] == "request"]
+    assert own == ["one", "two", "three"], "branch 0's messages from its fork point: the first branch's are all"
+    assert zero["context"] and "transcript" not in one
+    store.close()
