@@ -959,6 +959,11 @@ class SessionStore:
 
     # --- the conversation tree (store_branches.py) ----------------------------------------------
 
+    def branch_in_use(self, session_id: str) -> int:
+        """The branch whose rows are the session's own (the one a resume opens)."""
+        with self._guard("read the session") as conn:
+            return active_branch(conn, session_id)
+
     def mark_context(self, session_id: str, position: int, transcript: Sequence[Any]) -> tuple[Any, ...] | None:
         """What the model was about to be sent before the prompt at `position` of the branch in use
         (its transcript messages taken from `transcript`, which may decode them), or None when no mark

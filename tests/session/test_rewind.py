@@ -335,3 +335,41 @@ async def test_exports_carry_the_tree_and_mark_where_branches_part(tmp_path: Pat
     assert own == ["one", "two", "three"], "branch 0's messages from its fork point: the first branch's are all"
     assert zero["context"] and "transcript" not in one
     store.close()
+
+
+async def test_a_rewind_whose_save_fails_stays_in_memory_and_is_saved_whole_by_the_next_save(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The switch of rows and the rewind's rows are one transaction: a failure leaves the database on
+    the branch it was on, whole; the next save moves the rows and writes the new branch."""
+    from co_tui.session.store_errors import StoreFull
+
+    ws = _workspace(tmp_path / "ws")
+    store = SessionStore.open(tmp_path / "data")
+    session = ChatSession(_settings(tmp_path / "data", 50_000), workspace=ws, store=store)
+    for prompt in ("one", "two", "three"):
+        await run_turn(session, prompt)
+    old = _dump(session.context)
+    two = next(p for p in session.rewind_points() if p.turn == 2)
+    real_write = SessionStore._write_rows
+
+    def full(self: SessionStore, *args: Any, **kwargs: Any) -> Any:
+        real_write(self, *args, **kwargs)  # the rows are written inside the transaction, then the disk fills
+        raise StoreFull("the disk is full")
+
+    monkeypatch.setattr(SessionStore, "_write_rows", full)
+    rewound = await session.rewind(two.position)
+    assert "not saved" in (rewound.event.note or "") and session.unsaved()
+    with sqlite3.connect(tmp_path / "data" / "sessions.db") as db:
+        assert db.execute("SELECT branch FROM sessions WHERE branch_of IS NULL").fetchone() == (0,)
+        assert db.execute("SELECT count(*) FROM sessions").fetchone() == (1,), "nothing of the switch was written"
+    monkeypatch.setattr(SessionStore, "_write_rows", real_write)
+    await run_turn(session, "two, edited")
+    assert not session.unsaved()
+    now = _dump(session.context)
+    back = _resume(session, store)
+    assert back.history.branch == 1 and _dump(back.context) == now
+    await back.switch_branch(0)
+    assert _dump(back.context) == old, "the branch left was kept whole"
+    back.release_claim()
+    store.close()
