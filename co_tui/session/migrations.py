@@ -41,7 +41,8 @@ Version 7 adds the conversation tree (docs/context-governance.md, "Rewind and br
   just before it went out — the ledger's length, the pins, the meter's figure and the context, as
   JSON items deduplicated against the transcript: a transcript index, `[first, last]` for a run of
   consecutive ones, or the hex digest of a body kept once per session in `mark_bodies` (a marker, a
-  summary, a trimmed copy). A turn adds one short row; a rewind restores the context exactly.
+  summary, a trimmed copy); or `{"base", "keep", "add", "depth"}`, the mark at `base` cut to `keep`
+  items plus `add` (a turn's few). A turn adds one short row; a rewind restores the context exactly.
 - `branches`: the tree — each branch's `parent`, and how many transcript messages (`fork_at`) and
   ledger rows (`fork_ledger`) it shares with it, and the turn it was rewound to (`fork_turn`). No
   rows: one branch, 0 (a session saved before).

@@ -153,6 +153,12 @@ def next_mark(conn: sqlite3.Connection, session_id: str) -> int:
     )
 
 
+# A mark is stored as the mark before it plus what changed at the end (between two cuts the context
+# only grows there, so a turn adds a few items), with a whole one at least every `_MAX_CHAIN` marks.
+_MAX_CHAIN = 32
+_SCAN_FROM = 64  # from this many new items on, the context rows are read in one scan, not one by one
+
+
 def write_marks(
     conn: sqlite3.Connection,
     session_id: str,
@@ -165,19 +171,27 @@ def write_marks(
 ) -> int:
     """Save the marks at positions `first`… whose prompt is saved (before `transcript_len`); call it
     before the context rows change: a mark's context is usually the context saved last, found there
-    by identity (no serialisation). Returns the position after the newest mark saved."""
+    by identity (no serialisation). A mark whose context starts with the previous mark's is stored
+    as `{"base": position, "keep": n, "add": [...], "depth": d}`: work and bytes in proportion to
+    the turn, not to the context. Returns the position after the newest mark saved."""
     pending = [m for m in marks if first <= m.position < transcript_len and m.context is not None]
     if not pending:
         return first
-    rows = {
-        int(key): (ref, bytes(digest))
-        for key, ref, digest in conn.execute(
-            "SELECT ord, transcript_seq, digest FROM context WHERE session_id = ?", (session_id,)
-        )
-    }
+    by_position = {m.position: m for m in marks}
+    before = [m for m in marks if m.position < pending[0].position]
+    previous = before[-1] if before else None
     for mark in pending:
-        assert mark.context is not None
-        items = [_item(conn, session_id, message, rows, saved_context, secrets) for message in mark.context]
+        context = mark.context
+        assert context is not None
+        value: Any = None
+        if previous is not None and previous.context is not None and previous.position in by_position:
+            depth = _depth(conn, session_id, previous.position)
+            keep = _common_prefix(previous.context, context)
+            if depth is not None and depth < _MAX_CHAIN and keep * 2 >= len(previous.context):
+                added = _items(conn, session_id, context[keep:], saved_context, secrets)
+                value = {"base": previous.position, "keep": keep, "add": _runs(added), "depth": depth + 1}
+        if value is None:
+            value = _runs(_items(conn, session_id, context, saved_context, secrets))
         conn.execute(
             """INSERT OR REPLACE INTO marks (session_id, position, ledger_len, tokens, created, pins, context)
                VALUES (?, ?, ?, ?, ?, ?, ?)""",
@@ -188,42 +202,95 @@ def write_marks(
                 mark.tokens,
                 mark.created,
                 json.dumps(list(mark.pins)),
-                json.dumps(_runs(items)),
+                json.dumps(value),
             ),
         )
+        previous = mark
     return pending[-1].position + 1
+
+
+def _depth(conn: sqlite3.Connection, session_id: str, position: int) -> int | None:
+    """How many marks the saved mark at `position` stands on (0: a whole one); None: none saved."""
+    row = conn.execute(
+        "SELECT context FROM marks WHERE session_id = ? AND position = ?", (session_id, position)
+    ).fetchone()
+    if row is None:
+        return None
+    try:
+        value = json.loads(row[0])
+    except (TypeError, ValueError):
+        return None
+    return int(value.get("depth", 0)) if isinstance(value, dict) else 0
+
+
+def _common_prefix(old: Sequence[Any], new: Sequence[Any]) -> int:
+    """How many leading messages `new` shares with `old`, by identity."""
+    shared = 0
+    for a, b in zip(old, new, strict=False):
+        if a is not b:
+            break
+        shared += 1
+    return shared
+
+
+def _items(
+    conn: sqlite3.Connection,
+    session_id: str,
+    messages: Sequence[Any],
+    state: ContextState,
+    secrets: tuple[str, ...],
+) -> list[int | str]:
+    """`messages` as mark items (`_item`): many at once read the context rows in one scan."""
+    rows: dict[int, tuple[Any, bytes]] | None = None
+    if len(messages) >= _SCAN_FROM:
+        rows = {
+            int(key): (ref, bytes(digest))
+            for key, ref, digest in conn.execute(
+                "SELECT ord, transcript_seq, digest FROM context WHERE session_id = ?", (session_id,)
+            )
+        }
+    return [_item(conn, session_id, message, rows, state, secrets) for message in messages]
 
 
 def _item(
     conn: sqlite3.Connection,
     session_id: str,
     message: Any,
-    rows: dict[int, tuple[Any, bytes]],
+    rows: dict[int, tuple[Any, bytes]] | None,
     state: ContextState,
     secrets: tuple[str, ...],
 ) -> int | str:
     """A context message as a mark item: its transcript index, or the hex digest of its body (kept
-    once in `mark_bodies`)."""
+    once in `mark_bodies`). `rows`: the context rows by key (None: each read by its key)."""
     key = state.by_id.get(id(message))
-    if key is not None and key in rows:
+    found = None
+    if key is not None:
         i = bisect_left(state.keys, key)
         if i < len(state.keys) and state.keys[i] == key and state.messages[i] is message:
-            ref, digest = rows[key]
-            if ref is not None:
-                return int(ref)
-            conn.execute(
-                """INSERT OR IGNORE INTO mark_bodies (session_id, digest, body)
-                   SELECT session_id, digest, body FROM context WHERE session_id = ? AND ord = ?""",
-                (session_id, key),
-            )
-            return digest.hex()
+            if rows is not None:
+                found = rows.get(key)
+            else:
+                row = conn.execute(
+                    "SELECT transcript_seq, digest FROM context WHERE session_id = ? AND ord = ?", (session_id, key)
+                ).fetchone()
+                found = None if row is None else (row[0], bytes(row[1]))
+    if found is not None:
+        ref, saved_digest = found
+        if ref is not None:
+            return int(ref)
+        conn.execute(
+            """INSERT OR IGNORE INTO mark_bodies (session_id, digest, body)
+               SELECT session_id, digest, body FROM context WHERE session_id = ? AND ord = ?""",
+            (session_id, key),
+        )
+        return saved_digest.hex()
     _kind, body, digest = encode_messages([message], secrets)[0]
-    found = conn.execute(
+    seq = conn.execute(
         "SELECT seq FROM transcript WHERE session_id = ? AND digest = ? ORDER BY seq DESC LIMIT 1",
         (session_id, digest),
     ).fetchone()
-    if found is not None:
-        return int(found[0])
+    if seq is not None:
+        return int(seq[0])
     conn.execute(
         "INSERT OR IGNORE INTO mark_bodies (session_id, digest, body) VALUES (?, ?, ?)", (session_id, digest, body)
     )
@@ -281,20 +348,18 @@ def read_mark_context(
 ) -> tuple[Any, ...] | None:
     """The context of the mark at `position` (its transcript messages read from `transcript`), or
     None when there is no such mark. Raises `damaged(...)` for a row that cannot be decoded."""
-    row = conn.execute(
-        "SELECT context FROM marks WHERE session_id = ? AND position = ?", (session_id, position)
-    ).fetchone()
-    if row is None:
+    items = _mark_items(conn, session_id, position, damaged)
+    if items is None:
         return None
-    try:
-        items = _expand(json.loads(row[0]))
-    except (TypeError, ValueError, IndexError) as exc:
-        raise damaged(f"the mark of message {position} cannot be decoded ({exc})") from None
     digests = sorted({item for item in items if isinstance(item, str)})
     bodies: dict[str, str] = {}
     for digest in digests:
+        try:
+            key = bytes.fromhex(digest)
+        except ValueError:
+            raise damaged(f"the mark of message {position} cannot be decoded (bad digest)") from None
         found = conn.execute(
-            "SELECT body FROM mark_bodies WHERE session_id = ? AND digest = ?", (session_id, bytes.fromhex(digest))
+            "SELECT body FROM mark_bodies WHERE session_id = ? AND digest = ?", (session_id, key)
         ).fetchone()
         if found is None:
             raise damaged(f"the mark of message {position} names a missing message")
@@ -308,3 +373,36 @@ def read_mark_context(
             missing=lambda _i: f"the mark of message {position} points at a missing transcript message",
         )
     )
+
+
+def _mark_items(
+    conn: sqlite3.Connection, session_id: str, position: int, damaged: Callable[[str], Exception]
+) -> list[int | str] | None:
+    """The items of the mark at `position`, its chain of earlier marks followed back to a whole one."""
+    chain: list[dict[str, Any]] = []
+    at = position
+    while True:
+        row = conn.execute(
+            "SELECT context FROM marks WHERE session_id = ? AND position = ?", (session_id, at)
+        ).fetchone()
+        if row is None:
+            if at == position:
+                return None
+            raise damaged(f"the mark of message {position} stands on a missing mark")
+        try:
+            value = json.loads(row[0])
+            if isinstance(value, list):
+                items = _expand(value)
+                break
+            chain.append(value)
+            at = int(value["base"])
+            if at >= position or len(chain) > _MAX_CHAIN + 1:
+                raise ValueError("a mark that does not stand on an earlier one")
+        except (TypeError, ValueError, KeyError, IndexError) as exc:
+            raise damaged(f"the mark of message {position} cannot be decoded ({exc})") from None
+    try:
+        for step in reversed(chain):
+            items = items[: int(step["keep"])] + _expand(step["add"])
+    except (TypeError, ValueError, KeyError, IndexError) as exc:
+        raise damaged(f"the mark of message {position} cannot be decoded ({exc})") from None
+    return items

@@ -373,3 +373,31 @@ async def test_a_rewind_whose_save_fails_stays_in_memory_and_is_saved_whole_by_t
     assert _dump(back.context) == old, "the branch left was kept whole"
     back.release_claim()
     store.close()
+
+
+async def test_a_mark_stored_as_the_one_before_plus_its_turn_reads_back_exactly_after_a_resume(tmp_path: Path) -> None:
+    """A turn adds a short mark row (the previous mark plus what changed at the end); a resumed
+    session reads a mark back through that chain, cuts and markers included."""
+    import json
+
+    ws = _workspace(tmp_path / "ws")
+    store = SessionStore.open(tmp_path / "data")
+    session = ChatSession(_settings(tmp_path / "data"), workspace=ws, store=store)
+    before: dict[int, bytes] = {}
+    for i, prompt in enumerate(["hello", "read README.md", "hi", "read README.md", "more", "read README.md", "x"]):
+        before[i + 1] = _dump(session.context)
+        await run_turn(session, prompt)
+    assert session.ledger, "cuts were made along the way"
+    with sqlite3.connect(tmp_path / "data" / "sessions.db") as db:
+        rows = [json.loads(r) for (r,) in db.execute("SELECT context FROM marks ORDER BY position")]
+    assert any(isinstance(r, dict) and r["depth"] >= 2 for r in rows), "chained marks"
+    assert all(len(json.dumps(r)) < 200 for r in rows if isinstance(r, dict)), "a turn's mark is short"
+    resumed = _resume(session, store)
+    for point in resumed.rewind_points():
+        context = store.mark_context(resumed.id, point.position, resumed.transcript)
+        assert context is not None and _dump(context) == before[point.turn], point.turn
+    sixth = next(p for p in resumed.rewind_points() if p.turn == 6)
+    await resumed.rewind(sixth.position)
+    assert _dump(resumed.context) == before[6]
+    resumed.release_claim()
+    store.close()
