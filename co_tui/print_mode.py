@@ -67,8 +67,8 @@ async def _run(
             err.write(f"co-tui: {exc}\n")
             session.release_claim()
             return EXIT_USAGE
-        if fmt == "jsonl":  # the context changed: never silently (its own line, naming the session)
-            _write_event(rewound.event, fmt, out, err, session.id)
+        # The context changed: never silently (jsonl: its own line, naming the session; text: the banner on stderr).
+        _write_event(rewound.event, fmt, out, err, session.id)
     servers = session.mcp
     if not servers:
         return await _run_turn(session, prompt, fmt, out, err)

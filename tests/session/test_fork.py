@@ -107,6 +107,9 @@ def test_fork_session_and_at_turn_from_the_command_line(tmp_path: Path) -> None:
         prompts = [m.parts[0].content for m in loaded.transcript if m.kind == "request"]
         assert prompts == ["the first question", "the second, edited"] and loaded.branch == 1
 
+    text = run_co_tui("--resume", sid, "--at", "1", "-p", "from the start", cwd=ws, env=env)
+    assert text.returncode == 0 and "⎇ Conversation rewound · to before turn 1" in text.stderr, text.stderr
+
     for args, words in (
         (("--fork-session", "-p", "x"), "--fork-session applies to --continue or --resume ID"),
         (("--continue", "--at", "1", "-p", "x"), "--at TURN applies to --resume ID with -p"),

@@ -135,3 +135,22 @@ async def test_fork_opens_a_new_session_and_f_in_the_picker_forks_from_an_earlie
         assert not app.session.transcript and app.chat.prompt.text == "hello"
         metas = {m.id: m for m in app.session.catalog.list_sessions()}
         assert metas[app.session.id].forked_from == fork_id and metas[fork_id].forked_from == source
+
+
+async def test_rewind_and_branches_are_refused_in_one_line_while_a_turn_runs(make_app):
+    from tui_fakes import Hold
+
+    app = make_app(script=lambda prompt: [Hold()])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await pilot.press(*"hello", "enter")
+        await wait_until(pilot, lambda: app.busy, what="the turn to run")
+        for command in ("/rewind", "/branches", "/fork"):
+            app.chat.prompt.load_text(command)
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: "a turn is running" in _hint(pilot), what=f"{command}'s refusal")
+            assert _screen(pilot) == "ChatScreen" and "\n" not in _hint(pilot).strip()
+            app.chat.clear_hint()
+        await pilot.press("escape")  # interrupts; never opens the picker while a turn runs
+        await wait_idle(pilot)
+        assert _screen(pilot) == "ChatScreen"
