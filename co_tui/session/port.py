@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from co_tui.session.conversation_counts import ConversationCounts
     from co_tui.session.events import Event, UsageUpdate
     from co_tui.session.pin_change import PinChange
-    from co_tui.session.saved_session import SessionMeta
+    from co_tui.session.saved_session import SessionHit, SessionMeta
 
 
 class HistoryView(Protocol):
@@ -85,6 +85,12 @@ class SessionCatalog(Protocol):
 
     def list_sessions(self, workspace: Path | None = None) -> list[SessionMeta]:
         """Every session (or those of `workspace`), most recently updated first."""
+        ...
+
+    def search(self, query: str, workspace: Path | None = None) -> list[SessionHit]:
+        """The sessions (of `workspace`, or all) whose title or saved text matches `query`'s words,
+        most recently updated first, each with a snippet of its newest matching message. Any text
+        is a valid query (its words are quoted); one without words finds nothing."""
         ...
 
     def preview(self, session_id: str) -> str:

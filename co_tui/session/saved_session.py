@@ -16,7 +16,7 @@ from co_tui.session.conversation_counts import ConversationCounts
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
-__all__ = ["LoadedSession", "SessionMeta"]
+__all__ = ["LoadedSession", "SessionHit", "SessionMeta"]
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,17 @@ class SessionMeta:
     tokens: int = 0
     damaged: str | None = None
     cost_usd: float | None = None
+
+
+@dataclass(frozen=True)
+class SessionHit:
+    """A session a search found (`SessionStore.search`): its list row, the snippet around the hits
+    of its newest matching message (hits marked, see `store_search.hit_segments`; empty when only
+    the title matched) and that message's transcript index (None then)."""
+
+    meta: SessionMeta
+    snippet: str = ""
+    at_message: int | None = None
 
 
 @dataclass

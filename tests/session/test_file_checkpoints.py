@@ -74,7 +74,7 @@ def test_a_schema_5_database_gains_the_checkpoints_table(data_dir: Path, tmp_pat
     conn.commit()
     conn.close()
     with SessionStore.open(data_dir) as store:
-        assert migrations.schema_version(store._conn) == migrations.SCHEMA_VERSION == 6
+        assert migrations.schema_version(store._conn) == migrations.SCHEMA_VERSION
         checkpoint = FileCheckpoint(
             path="a.txt", before=b"\x00binary\xff", after_sha256=sha256(b"new"), tool="edit_file"
         )
