@@ -77,6 +77,12 @@ class HistoryView(Protocol):
         """Ledger indices (0-based, oldest first) of the cuts still in effect that `restore` can undo."""
         ...
 
+    def cut_pass(self, index: int) -> tuple[int, int]:
+        """(first, last): the ledger indices (0-based) of the pass ledger entry `index` belongs to —
+        the events one policy pass made, which share the context it started from and are undone
+        together; `(index, index)` for a pass of one event."""
+        ...
+
 
 class SessionCatalog(Protocol):
     """The saved sessions, as the sessions picker (tui/screens/sessions.py) uses them; a
