@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -33,6 +34,7 @@ from textual.widgets import DataTable, Input, Static
 from co_tui.session import format_updated, hit_segments
 from co_tui.text import format_tokens, one_line, plural
 from co_tui.tui.screens.confirm_delete import ConfirmDeleteScreen
+from co_tui.tui.type_ahead import types_text
 from co_tui.tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
@@ -109,6 +111,7 @@ class SessionsScreen(ModalScreen[str | None]):
         self.loaded = False  # False while the list is read (in a thread); True once it is shown
         self.searched = ""  # the search on show ("" : the whole list)
         self.hits: dict[str, SessionHit] = {}  # by session id, while a search is on show
+        self._search_pending = False  # `/` pressed, the field not focused yet (`action_search`)
 
     def compose(self) -> ComposeResult:
         """The workspace's sessions as a table (filled by `reload`), a status line, the keys."""
@@ -273,8 +276,39 @@ class SessionsScreen(ModalScreen[str | None]):
     # --- actions -----------------------------------------------------------------------------------
 
     def action_search(self) -> None:
-        """Move to the search field (`/`)."""
+        """Move to the search field (`/`). Focus moves a callback later: the keys typed with the `/`
+        (a fast typist's burst) are already queued for the table, so until the field has focus they
+        are typed into it here (`on_key`) — in order, none lost, and a `d` among them is a letter of
+        the search, not a delete."""
+        self._search_pending = True
         self.query_one("#sessions-search", Input).focus()
+
+    def on_key(self, event: events.Key) -> None:
+        """`/`, and the keys after it while the search field is on its way to focus (typed into the
+        field: see `action_search`). Taken here, as the table lets them through: the `/` binding
+        would act only once the event has bubbled up to the app, after the keys queued behind it."""
+        search = self.query_one("#sessions-search", Input)
+        if search.has_focus or not types_text(event):
+            return
+        if event.key == "slash" and not self._search_pending:
+            event.stop()
+            event.prevent_default()
+            self.action_search()
+            return
+        if not self._search_pending:
+            return
+        event.stop()
+        event.prevent_default()
+        if event.key == "backspace":
+            search.action_delete_left()
+        elif event.key == "delete":
+            search.action_delete_right()
+        elif event.character:
+            search.insert_text_at_cursor(event.character)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Once anything has focus after `/`, keys go where focus is."""
+        self._search_pending = False
 
     def action_cursor(self, step: int) -> None:
         """Move the table's cursor `step` rows (Up/Down while the search field has focus)."""

@@ -435,3 +435,20 @@ def test_search_snapshot(snap_compare, make_host, store, workspace):
         await _search(pilot, "handler")
 
     assert snap_compare(_picker(make_host, store, workspace), terminal_size=TERMINAL, run_before=search)
+
+
+async def test_slash_and_words_in_one_burst_all_reach_the_field(make_host, store, workspace):
+    """Keys queued behind `/` (a fast typist, tmux's one write) reached the table before focus moved
+    to the field: the search stayed empty, and a `d` among them asked to delete."""
+    from textual import events
+
+    app = _picker(make_host, store, workspace)
+    async with app.run_test(size=TERMINAL) as pilot:
+        await _listed(pilot)
+        for key, char in (("slash", "/"), ("b", "b"), ("u", "u"), ("i", "i"), ("l", "l"), ("d", "d")):
+            event = events.Key(key, char)
+            event.set_sender(app)
+            app._driver.send_message(event)  # all queued before any is handled, as a burst arrives
+        await wait_until(pilot, lambda: app.screen.searched == "build" and app.screen.loaded, what="the search")
+        assert not isinstance(app.screen, ConfirmDeleteScreen)
+        assert _rows(app) == [IDS["bcd"][:8]]
