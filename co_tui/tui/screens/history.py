@@ -501,10 +501,9 @@ class HistoryScreen(Screen[None]):
         also = f" and the {plural(later, 'cut')} after it" if later else ""
         if first == last:
             return f"press u to undo this cut{also}: the model sees what it removed again"
-        others = ", ".join(f"#{i + 1}" for i in range(first, last + 1) if i != index)
         return (
-            f"press u to undo the pass this cut belongs to — trims #{first + 1}–{last + 1}, one pass, undone "
-            f"together (with {others}){also}: the model sees what they removed again"
+            f"press u to undo trims #{first + 1}–{last + 1} together (one pass){also}: "
+            "the model sees what they removed again"
         )
 
     def on_ledger_table_undo_cut(self, message: LedgerTable.UndoCut) -> None:
