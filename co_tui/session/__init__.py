@@ -67,6 +67,8 @@ _EXPORTS: dict[str, str] = {
     "resolve_session_id": "opening",
     "resume_hint": "opening",
     "SessionMeta": "saved_session",
+    "SessionHit": "saved_session",
+    "hit_segments": "store_search",
     "SessionTail": "store_tail",
     "StoreError": "store_errors",
     "FORMATS": "export",
@@ -135,7 +137,8 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         Steering,
         Turns,
     )
-    from co_tui.session.saved_session import SessionMeta
+    from co_tui.session.saved_session import SessionHit, SessionMeta
     from co_tui.session.store_errors import StoreError
+    from co_tui.session.store_search import hit_segments
     from co_tui.session.store_tail import SessionTail
     from co_tui.session.times import fork_origin, format_updated

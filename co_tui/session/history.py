@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.markers import register_markers
-from co_tui.governance.undo import CutRecord, undoable_cuts
+from co_tui.governance.undo import CutRecord, pass_span, undoable_cuts
 from co_tui.session.conversation_counts import ConversationCounts
 from co_tui.session.lazy_transcript import LazyTranscript
 
@@ -375,3 +375,7 @@ class HistoryViews:
     def undoable_cuts(self) -> list[int]:
         """Ledger indices of the cuts still in effect that `restore` can undo, oldest first."""
         return undoable_cuts(self.history.ledger, self.history.ledger_records)
+
+    def cut_pass(self, index: int) -> tuple[int, int]:
+        """(first, last) ledger indices of the pass entry `index` belongs to (`undo.pass_span`)."""
+        return pass_span(self.history.ledger_records, index)

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from co_tui.session.events import Event, UsageUpdate
     from co_tui.session.file_rewind import FilesBack
     from co_tui.session.pin_change import PinChange
-    from co_tui.session.saved_session import SessionMeta
+    from co_tui.session.saved_session import SessionHit, SessionMeta
 
 
 class HistoryView(Protocol):
@@ -79,6 +79,12 @@ class HistoryView(Protocol):
         """Ledger indices (0-based, oldest first) of the cuts still in effect that `restore` can undo."""
         ...
 
+    def cut_pass(self, index: int) -> tuple[int, int]:
+        """(first, last): the ledger indices (0-based) of the pass ledger entry `index` belongs to —
+        the events one policy pass made, which share the context it started from and are undone
+        together; `(index, index)` for a pass of one event."""
+        ...
+
 
 class SessionCatalog(Protocol):
     """The saved sessions, as the sessions picker (tui/screens/sessions.py) uses them; a
@@ -87,6 +93,12 @@ class SessionCatalog(Protocol):
 
     def list_sessions(self, workspace: Path | None = None) -> list[SessionMeta]:
         """Every session (or those of `workspace`), most recently updated first."""
+        ...
+
+    def search(self, query: str, workspace: Path | None = None) -> list[SessionHit]:
+        """The sessions (of `workspace`, or all) whose title or saved text matches `query`'s words,
+        most recently updated first, each with a snippet of its newest matching message. Any text
+        is a valid query (its words are quoted); one without words finds nothing."""
         ...
 
     def preview(self, session_id: str) -> str:
