@@ -17,12 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.markers import register_markers
 from co_tui.governance.restore import CutRecord, undoable_cuts
 from co_tui.session.conversation_counts import ConversationCounts
+from co_tui.session.cost import RunningCost, ledger_item_cost, session_cost, transcript_item_cost
 from co_tui.session.lazy_transcript import LazyTranscript
 
 if TYPE_CHECKING:
@@ -90,6 +92,10 @@ class History:
         self._pins: tuple[int, ...] = tuple(pins)
         # A resumed session's saved messages' counts, as the store keeps them (never decoded for them).
         self.saved_counts: ConversationCounts | None = None
+        # The session's cost so far, kept as the transcript and the ledger grow (`cost`).
+        self._transcript_cost = RunningCost(transcript_item_cost, Decimal(0))
+        self._ledger_cost = RunningCost(lambda entry: ledger_item_cost(entry.event), 0.0)
+        self._restart_costs()
 
     # --- views -----------------------------------------------------------------------------------
 
@@ -127,6 +133,26 @@ class History:
     def pins(self) -> Sequence[int]:
         """Transcript indices of the pinned turns' prompts, in order."""
         return list(self._pins)
+
+    def cost(self, extra: Sequence[ModelMessage] = ()) -> float | None:
+        """The session's cost in USD so far: every response of the transcript and of `extra` (a
+        response not in it yet), and the summariser calls of the ledger; None when any of them is
+        unpriced (`cost.session_cost`'s rule). A resumed transcript's saved messages count with
+        the figure the store saved (never decoded for it). Only what was added since the last call
+        is priced (`RunningCost`)."""
+        transcript = self._transcript
+        base: float | None = transcript.saved_cost if isinstance(transcript, LazyTranscript) else 0.0
+        own: Decimal | None = self._transcript_cost.total(transcript)
+        cuts: float | None = self._ledger_cost.total(self._entries)
+        rest = session_cost(extra) if extra else 0.0
+        if base is None or own is None or cuts is None or rest is None:
+            return None
+        return base + float(own) + rest + cuts
+
+    def _restart_costs(self) -> None:
+        transcript = self._transcript
+        self._transcript_cost.restart(transcript.saved if isinstance(transcript, LazyTranscript) else 0)
+        self._ledger_cost.restart()
 
     def snapshot(self) -> HistorySnapshot:
         """What a save writes now (see `HistorySnapshot`)."""
@@ -181,6 +207,7 @@ class History:
         """Empty everything (`/clear` starts a new session)."""
         self._transcript, self._context, self._entries, self._pins = [], [], (), ()
         self.saved_counts = None
+        self._restart_costs()
 
     def load(self, loaded: LoadedSession) -> None:
         """Take a saved session's histories (`SessionStore.load`): its transcript as it comes (a
@@ -200,6 +227,7 @@ class History:
         )
         self._pins = tuple(loaded.pins)
         self.saved_counts = loaded.counts
+        self._restart_costs()
 
 
 class HistoryViews:
