@@ -44,7 +44,7 @@ from co_tui.session.eviction import compact_preview_of, next_cut_of
 from co_tui.session.export import export_saved
 from co_tui.session.gauge import Gauge
 from co_tui.session.history import BranchState, History, HistorySnapshot
-from co_tui.session.lazy_transcript import LazyTranscript, transcript_cost
+from co_tui.session.lazy_transcript import LazyTranscript
 from co_tui.session.metering import Metering, anchor_meter
 from co_tui.session.model_setup import ModelSetup
 from co_tui.session.session_lock import claim_session
@@ -367,7 +367,7 @@ class ChatSession(AppliesEdits):
             model_name=self.model_name,
             workspace=self.workspace,
             tokens=self.meter.reading(self.context if context is None else context).tokens,
-            cost_usd=transcript_cost(self.history.transcript, ledger=self.history.ledger),
+            cost_usd=self.history.cost(),
         )
 
     def _write(self, snapshot: HistorySnapshot, context: Sequence[ModelMessage] | None = None) -> str | None:

@@ -24,7 +24,6 @@ from co_tui.session.context_breakdown import ContextBreakdown, compute_breakdown
 from co_tui.session.events import UsageUpdate
 from co_tui.session.eviction import next_cut_of
 from co_tui.session.gauge import Gauge
-from co_tui.session.lazy_transcript import transcript_cost
 
 if TYPE_CHECKING:
     from co_tui.session.history import History
@@ -95,7 +94,7 @@ class Metering:
             trim_pending=trim_pending,
             cache_read_tokens=reading.cache_read_tokens,
             cache_write_tokens=reading.cache_write_tokens,
-            cost_usd=transcript_cost(transcript, pending, self.history.ledger),
+            cost_usd=self.history.cost(pending),
             turns_to_trim=turns_to_trim,
             forecast_kind=None if turns_to_trim is None else self._forecast_kind(),
             trim_kind=self._cut_kind(messages) if trim_pending else None,
