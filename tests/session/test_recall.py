@@ -114,7 +114,7 @@ async def test_the_offline_model_reads_a_trimmed_file_back(tmp_path: Path) -> No
 
 
 async def test_a_big_output_is_kept_whole_and_the_model_gets_a_preview_with_its_handle(tmp_path: Path) -> None:
-    lines = [f"line {i:05d} " + "abcdefghij" * 5 for i in range(1500)]
+    lines = [f"line {i:05d} " + "abcdefghij" * 19 for i in range(1500)]  # a default read: 400 lines, ~80k chars
     (tmp_path / "big.log").write_text("\n".join(lines) + "\n")
     seen: list[list] = []
 
@@ -126,14 +126,15 @@ async def test_a_big_output_is_kept_whole_and_the_model_gets_a_preview_with_its_
         yield {0: DeltaToolCall(name="read_file", json_args=json.dumps({"path": "big.log"}), tool_call_id="c1")}
 
     session = ChatSession(
-        # The workspace tools cap their own outputs at 16,000 chars: a low preview cap shows the mechanism.
-        load_settings(tool_output_preview_chars=5_000),
+        # At the defaults: read_file keeps its 80k chars whole (it once capped them at 16,000).
+        load_settings(),
         workspace=tmp_path,
         model=FunctionModel(stream_function=stream),
     )
     events = [e async for e in session.run_turn("read big.log")]
     whole = next(p for m in session.transcript for p in m.parts if isinstance(p, ToolReturnPart))
-    assert len(whole.content) > 15_000 and whole.content.rstrip().endswith("offset=258]")  # kept whole
+    assert len(whole.content) > 80_000 and whole.content.rstrip().endswith("offset=400]")  # kept whole
+    assert "[capped at" in whole.content.splitlines()[-1] and whole.content.splitlines()[400].startswith("line 00399")
     sent = next(p for p in seen[-1][-1].parts if isinstance(p, ToolReturnPart))  # what the model got, same turn
     handle = handle_of(whole)
     assert handle_of(sent) == handle and len(sent.content) < 4_000
@@ -141,4 +142,8 @@ async def test_a_big_output_is_kept_whole_and_the_model_gets_a_preview_with_its_
     assert f'recall("{handle}") returns it whole' in sent.content and f"{len(whole.content):,} chars" in sent.content
     in_context = next(p for m in session.context for p in m.parts if isinstance(p, ToolReturnPart))
     assert in_context.content == sent.content
+    # The front ends get the same head and tail, with the whole size: not 80k chars in a tool row or a jsonl line.
+    result = next(e for e in events if e.type == "tool_result")
+    assert result.chars == len(whole.content) and len(result.content) < 3_500
+    assert result.content.startswith(whole.content[:2000]) and result.content.endswith(whole.content[-1000:])
     assert events[-1].type == "done" and not events[-1].failed
