@@ -59,7 +59,8 @@ async def test_a_trimmed_fact_comes_back_through_recall(tmp_path: Path) -> None:
     async for _ in session.run_turn("read notes.txt"):
         pass
     assert [handle_of(p) for m in session.transcript for p in m.parts if isinstance(p, ToolReturnPart)] == ["r2"]
-    assert any(t.name == "recall" for t in seen[0].function_tools)  # in every request: the tool list never changes
+    assert not any(t.name == "recall" for t in seen[0].function_tools)  # nothing is cut yet: not offered
+    assert "recall" not in [row.label for row in session.context_breakdown().rows]  # nor priced in /context
     for i in range(10):
         async for _ in session.run_turn(f"tell me something {i} " + "long words here " * 150):
             pass
@@ -68,7 +69,9 @@ async def test_a_trimmed_fact_comes_back_through_recall(tmp_path: Path) -> None:
     events = [e async for e in session.run_turn("what was the word?")]
     results = [e for e in events if e.type == "tool_result"]
     assert results and FACT in str(results[0].content)
-    assert any(t.name == "recall" for t in seen[-1].function_tools)
+    assert any(t.name == "recall" for t in seen[-1].function_tools)  # offered once something was cut
+    [row] = [row for row in session.context_breakdown().rows if row.label == "recall"]
+    assert row.items == 1 and row.tokens > 0
     # The recall's output is an ordinary output in the context, with its own handle.
     recalled = [
         p
@@ -120,7 +123,7 @@ async def test_a_big_output_is_kept_whole_and_the_model_gets_a_preview_with_its_
 
     async def stream(messages, info: AgentInfo):
         seen.append(list(messages))
-        if isinstance(messages[-1].parts[-1], ToolReturnPart):
+        if any(isinstance(p, ToolReturnPart) for p in messages[-1].parts):  # (recall joins with an announcement part)
             yield "read it"
             return
         yield {0: DeltaToolCall(name="read_file", json_args=json.dumps({"path": "big.log"}), tool_call_id="c1")}
@@ -136,6 +139,7 @@ async def test_a_big_output_is_kept_whole_and_the_model_gets_a_preview_with_its_
     assert len(whole.content) > 80_000 and whole.content.rstrip().endswith("offset=400]")  # kept whole
     assert "[capped at" in whole.content.splitlines()[-1] and whole.content.splitlines()[400].startswith("line 00399")
     sent = next(p for p in seen[-1][-1].parts if isinstance(p, ToolReturnPart))  # what the model got, same turn
+    assert len(seen) == 2  # one read, then the answer
     handle = handle_of(whole)
     assert handle_of(sent) == handle and len(sent.content) < 4_000
     assert sent.content.startswith(whole.content[:2000]) and sent.content.endswith(whole.content[-1000:])
