@@ -81,6 +81,11 @@ async def test_a_trimmed_fact_comes_back_through_recall(tmp_path: Path) -> None:
         if isinstance(p, ToolReturnPart) and p.tool_name == "recall"
     ]
     assert recalled and handle_of(recalled[0]) is not None and FACT in recalled[0].content
+    # /context counts recalled text as messages (not as a marker or a summary).
+    from co_tui.session.context_breakdown import classify_messages
+
+    [key] = [k for k, m in classify_messages(session.context) if any(p is recalled[0] for p in m.parts)]
+    assert key == "messages"
 
 
 async def test_the_offline_model_reads_a_trimmed_file_back(tmp_path: Path) -> None:
