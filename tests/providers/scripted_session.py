@@ -140,6 +140,7 @@ class SessionRecord:
     cuts: list[list[Any]] = field(default_factory=list)  # history_trimmed events per turn
     summary_calls: int = 0
     recall_tokens: int = 0  # co-tui's estimate of what `recall` returned to the model
+    tools: list[str] = field(default_factory=list)  # per main request, its tool list as sent (JSON)
 
 
 async def run_session(
@@ -178,6 +179,7 @@ async def run_session(
                 record.summary_calls += 1
             else:
                 record.requests.append((turn, r.body["messages"]))
+                record.tools.append(json.dumps(r.body.get("tools") or [], sort_keys=True))
                 record.tokens.append(estimate_text_tokens(r.text()))
                 # A recall's output is new in the request after it (a line pydantic-ai adds may follow it).
                 newest = next(m for m in reversed(r.body["messages"]) if m.get("role") != "system")
