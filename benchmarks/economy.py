@@ -221,15 +221,20 @@ def measure(record: SessionRecord, turns: int, budget: int) -> dict[str, Any]:
     """The figures of one session's first `turns` turns."""
     requests = [(r, t) for r, t in zip(record.requests, record.tokens, strict=False) if r[0] < turns]
     tool_lists = getattr(record, "tools", None) or [""] * len(record.requests)
-    reused = total = resent = cached_tokens = tool_changes = lost_to_tools = 0
+    from co_tui.governance.tokens import estimate_text_tokens
+
+    reused = total = resent = cached_tokens = tool_changes = lost_to_tools = tool_tokens = 0
+    first_change: int | None = None
     previous: list[dict[str, Any]] = []
     previous_tools: str | None = None
-    for ((_, messages), tokens), tools in zip(requests, tool_lists, strict=False):
+    for i, (((_, messages), tokens), tools) in enumerate(zip(requests, tool_lists, strict=False)):
         sizes = [len(_dumps(m)) for m in messages]
         whole = sum(sizes)
         head = sum(sizes[: shared_prefix(previous, messages)])
+        tool_tokens += estimate_text_tokens(tools) if tools else 0
         if previous_tools is not None and tools != previous_tools:
             # A provider's cached prefix starts with the tool list: a changed list re-sends it all.
+            first_change = i if first_change is None else first_change
             tool_changes += 1
             lost_to_tools += head
             head = 0
@@ -253,7 +258,10 @@ def measure(record: SessionRecord, turns: int, budget: int) -> dict[str, Any]:
         "freed_per_cut": sum(c[0].tokens_before - c[-1].tokens_after for c in cuts) / len(cuts) if cuts else 0.0,
         "landing": sum(c[-1].tokens_after for c in cuts) / len(cuts) / budget if cuts else 0.0,
         "recall_tokens": getattr(record, "recall_tokens", 0),
+        "requests": len(requests),
         "tool_changes": tool_changes,
+        "first_tool_change": first_change,  # the request (0-based) whose tool list first changed
+        "tool_tokens": tool_tokens,  # co-tui's estimate of the tool schemas sent, all requests
         "lost_to_tools": lost_to_tools / total if total else 0.0,
     }
 
@@ -307,7 +315,13 @@ def report(
         ("gpt-4o input $, no caching", lambda r: f"{_cost(r['input_tokens'], r['cached_tokens'])[1]:.3f}", ""),
         ("tokens returned by recall", lambda r: f"{r['recall_tokens']:,}", ""),
         ("requests whose tool list changed", lambda r: f"{r['tool_changes']}", ""),
-        ("  reuse they lost (share of input)", lambda r: f"{r['lost_to_tools']:.2%}", ""),
+        (
+            "  first at request",
+            lambda r: f"{r['first_tool_change'] + 1} of {r['requests']}" if r["tool_changes"] else "-",
+            "",
+        ),
+        ("  reuse they lost (share of input)", lambda r: f"{r['lost_to_tools']:.3%}", ""),
+        ("tool schema tokens sent", lambda r: f"{r['tool_tokens']:,}", ""),
     ]
     for label, show, goal in rows:
         print(f"{label:36}" + "".join(f"{show(results[k]):>12}" for k in ("trim", "summarize", "uncut")) + f"   {goal}")
@@ -504,6 +518,7 @@ SIDE_BY_SIDE = (
     ("gpt-4o input $, prefix cached", lambda r: f"{r['cost']:.3f}"),
     ("tokens returned by recall", lambda r: f"{r.get('recall_tokens', 0):,}"),
     ("requests whose tool list changed", lambda r: f"{r.get('tool_changes', 0)}"),
+    ("tool schema tokens sent", lambda r: f"{r['tool_tokens']:,}" if "tool_tokens" in r else "n/a"),
 )
 
 
