@@ -1,4 +1,6 @@
-"""Running one approved shell command in the workspace, with a timeout and an output cap.
+"""Running one approved shell command in the workspace, with a timeout; its output is kept whole up
+to co-tui's limit on one output (`output_limit.OUTPUT_MAX_CHARS`, several MB: governance previews
+a big output to the model, the transcript keeps it whole).
 
 Approval is not decided here (see `tools.py`): this only runs what was already approved. The
 command runs in its own process group so a timeout or an interrupt kills it and its children.
@@ -14,28 +16,13 @@ import subprocess
 import threading
 from pathlib import Path
 
+from co_tui.agent.output_limit import OUTPUT_MAX_CHARS, cap_output
+
 SHELL_TIMEOUT_S = 60.0
-SHELL_MAX_CHARS = 16_000
-_HEAD_CHARS = 2_000  # when capping, keep the start (context) and the end (errors, summaries)
-
-
-def cap_output(text: str, max_chars: int = SHELL_MAX_CHARS, *, already_dropped: int = 0) -> str:
-    """`text` unchanged if short enough, else its head and tail around a note of what was cut.
-
-    `already_dropped`: characters removed from the middle of `text` before (counted in the note).
-    """
-    if len(text) <= max_chars and not already_dropped:
-        return text
-    head_chars = min(_HEAD_CHARS, max_chars // 2)
-    head = text[:head_chars]
-    tail = text[len(text) - (max_chars - head_chars) :]
-    omitted = len(text) - len(head) - len(tail) + already_dropped
-    total = len(text) + already_dropped
-    return f"{head}\n[capped: {omitted:,} of {total:,} chars omitted]\n{tail}"
 
 
 async def run_command(
-    command: str, cwd: Path, *, timeout_s: float = SHELL_TIMEOUT_S, max_chars: int = SHELL_MAX_CHARS
+    command: str, cwd: Path, *, timeout_s: float = SHELL_TIMEOUT_S, max_chars: int = OUTPUT_MAX_CHARS
 ) -> str:
     """Run `command` with `/bin/sh` in `cwd`; return `$ command`, its merged output and the exit status.
 
@@ -60,7 +47,9 @@ async def run_command(
     )
     assert proc.stdout is not None
     exited = _exit_of(proc, loop)
-    output = _Output(loop, keep=4 * max_chars)
+    # At most `max_chars` bytes of head and of tail in memory: a byte is at most one character, so
+    # the decoded text still fills the cap; whatever streams between them is only counted.
+    output = _Output(loop, keep=max_chars)
     pipe: asyncio.BaseTransport | None = None
     timed_out = False
     try:

@@ -18,12 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from co_tui.agent.output_limit import OUTPUT_MAX_CHARS
 from co_tui.text import escape_controls, plural
 
 # Caps: large enough to be useful, small enough that one call cannot flood the context window.
+# `read_file` keeps what its lines hold whole (governance previews a big read to the model and
+# keeps it whole for `recall`); only co-tui's limit on one output bounds its characters.
 READ_LIMIT_LINES = 400
 READ_MAX_LINES = 2000
-READ_MAX_CHARS = 16_000
+READ_MAX_CHARS = OUTPUT_MAX_CHARS
 LINE_MAX_CHARS = 1_000
 LIST_MAX_ENTRIES = 200
 SEARCH_MAX_MATCHES = 100

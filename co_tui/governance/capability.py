@@ -30,6 +30,7 @@ from pydantic_ai.messages import CapabilityEvent, ModelMessage, ModelResponse
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.hook_port import CompactHooks, PreCompactResult, Trigger
 from co_tui.governance.policy import OFFLOAD_MIN_MESSAGES, GovernancePolicy, Governor, PolicyOutcome
+from co_tui.governance.recall_offer import offer_recall
 from co_tui.governance.tokens import estimate_text_tokens, estimate_tokens
 
 if TYPE_CHECKING:
@@ -162,6 +163,7 @@ class ContextGovernance(AbstractCapability[Any]):
     seen_len: int = field(default=0, init=False)
     governor: Governor = field(init=False, repr=False)
     _override: list[ModelMessage] | None = field(default=None, init=False, repr=False)
+    _all_tools: Any = field(default=None, init=False, repr=False)
     _shrink_done: bool = field(default=False, init=False, repr=False)
     _oversize_said: bool = field(default=False, init=False, repr=False)
     _pins_over_said: bool = field(default=False, init=False, repr=False)
@@ -225,7 +227,16 @@ class ContextGovernance(AbstractCapability[Any]):
         changed anything, rewrite `ctx.messages` and the request's messages and emit one
         `HistoryTrimmedEvent` per change. Says once per run when the newest turn alone is over the budget
         (`OversizedTurnEvent`), and once when the pinned turns make the budget unreachable
-        (`PinsOverBudgetEvent`). Returns `request_context`."""
+        (`PinsOverBudgetEvent`). Last, the `recall` tool is left out of the request unless its messages
+        carry a cut note (`recall_offer.offer_recall`). Returns `request_context`."""
+        request_context = await self._govern(ctx, request_context)
+        self._all_tools = request_context.model_request_parameters  # recall included: an overflow cut may offer it
+        request_context.model_request_parameters = offer_recall(
+            request_context.model_request_parameters, request_context.messages
+        )
+        return request_context
+
+    async def _govern(self, ctx: RunContext[Any], request_context: ModelRequestContext) -> ModelRequestContext:
         self._override = None
         self._shrink_done = False
         if self._hand_over(ctx.messages):
@@ -316,9 +327,13 @@ class ContextGovernance(AbstractCapability[Any]):
     ) -> ModelRequestContext:
         """pydantic-ai hook before each attempt: a retry after an overflow cut gets the cut context back
         (pydantic-ai restores the pre-cut request); otherwise `request_context` is returned unchanged."""
-        # A retry after an overflow cut starts from the pre-cut request: put the cut back.
+        # A retry after an overflow cut starts from the pre-cut request: put the cut back (and
+        # `recall`, should the cut have left the first note).
         if self._override is not None:
             request_context.messages = list(self._override)
+            request_context.model_request_parameters = offer_recall(
+                self._all_tools or request_context.model_request_parameters, request_context.messages
+            )
         return request_context
 
     async def on_model_request_error(

@@ -15,11 +15,13 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 
 from co_tui.agent.factory import agent_instructions, tool_schema_costs, tool_schema_tokens
 from co_tui.agent.mcp_servers import mcp_tool_definitions_by_server
+from co_tui.agent.recall_tool import RECALL_TOOLSET
 from co_tui.governance.compact_mode import cuts_automatically
 from co_tui.governance.lookahead import turn_growth, turns_until_cut
 from co_tui.governance.markers import separate_markers
 from co_tui.governance.oversize import oversized_turn_tokens
 from co_tui.governance.pins import pinned_tokens, turn_key
+from co_tui.governance.recall_offer import carries_cut_notes
 from co_tui.session.context_breakdown import ContextBreakdown, compute_breakdown, overhead_parts
 from co_tui.session.events import UsageUpdate
 from co_tui.session.eviction import next_cut_of
@@ -129,7 +131,9 @@ class Metering:
         own = agent_instructions(setup.workspace, allow_shell=s.allow_shell, allow_edits=s.allow_edits)
         # An MCP server's tool list is known once it runs: one row per server (`known_tool_defs` sees
         # only the workspace's function tools).
-        tool_costs = tool_schema_costs(setup.agent.toolsets) + [
+        # `recall` rides in a request only once its context carries a cut note (governance/recall_offer.py).
+        offered = carries_cut_notes(context)
+        tool_costs = [c for c in tool_schema_costs(setup.agent.toolsets) if offered or c[0] != RECALL_TOOLSET] + [
             (f"mcp: {name}", tool_schema_tokens(defs), len(defs))
             for name, defs in mcp_tool_definitions_by_server(setup.mcp or None).items()
             if defs

@@ -146,7 +146,9 @@ class TurnRunner:
                             if usage_event is not None:
                                 yield usage_event
                             break
-                        for mapped in map_stream_event(event):
+                        for mapped in map_stream_event(
+                            event, preview_chars=self.setup.settings.tool_output_preview_chars
+                        ):
                             if mapped.type == "text_delta":
                                 output_parts.append(mapped.text)
                             yield mapped

@@ -74,7 +74,9 @@ what the model sees without telling you (and the model).
   `tool_output_trim_chars` and ending in `[…truncated, N chars total — its call; recall("r12") …]`.
   Each names the exact `recall(…)` call that returns the original verbatim: the model's read-only
   `recall` tool (offered once something was cut) reads this session's transcript, so nothing cut
-  is out of reach. Its tool row says what came back, from which turn.
+  is out of reach. Its tool row says what came back, from which turn. A tool row badged `preview`
+  was too big to send whole (over `tool_output_preview_chars`): the model got its head and tail and
+  the handle to read the rest; the transcript keeps it whole.
 - **What each request holds**: `/context` breaks the next request down by category — co-tui's
   instructions, your project instructions (AGENTS.md / CLAUDE.md, one row per file), the tool
   schemas (per source), the conversation's messages, markers and summaries — with a bar across the

@@ -39,7 +39,9 @@ class ToolCallBlock(Collapsible):
     """`⚙ read_file(path="README.md") · 2.3k chars · truncated`.
 
     `set_result` fills in the size and preview; `mark_truncated` adds the badge shown when
-    governance shortened this output in the model's view (the transcript keeps it whole).
+    governance shortened this output in the model's view (the transcript keeps it whole). An
+    output too big to send whole arrives as its preview (`governance.preview.shown_preview`): the
+    row says `preview` from the start, and its size is the whole output's.
     """
 
     DEFAULT_CSS = """
@@ -65,6 +67,7 @@ class ToolCallBlock(Collapsible):
         self.status: Status = "running"
         self.result_chars: int | None = None
         self.truncated = False
+        self.previewed = False
         self.recalled: str | None = None  # a `recall`'s row: what came back, from which turn
         self._result = Static(Content(""), classes="tool-body")
         super().__init__(
@@ -84,6 +87,9 @@ class ToolCallBlock(Collapsible):
         self.status = "error" if is_error else "done"
         self.result_chars = chars
         self.recalled = None
+        from co_tui.governance.preview import PREVIEW_MARK
+
+        self.previewed = chars > len(content) and PREVIEW_MARK in content
         if self.tool_name == "recall" and not is_error:
             from co_tui.governance.recall import recalled_what
 
@@ -125,6 +131,8 @@ class ToolCallBlock(Collapsible):
                 parts.append((f" · recalled {self.recalled}", "$text-accent"))
             if self.status == "error":
                 parts.append((" · failed", "$text-error"))
-        if self.truncated:
+        if self.previewed:  # the model got the head and tail; `truncated` would say less
+            parts += ["  ", (" preview ", "$background on $warning 80%")]
+        elif self.truncated:
             parts += ["  ", (" truncated ", "$background on $warning 80%")]
         self.title = Content.assemble(*parts)  # type: ignore[assignment]
