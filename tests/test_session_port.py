@@ -236,3 +236,31 @@ async def test_compact_mode_switches_for_the_session(session: SessionPort) -> No
     await _turn(session, "hello")  # a turn runs the same in either mode
     session.set_compact_mode("auto")
     assert session.compact_mode == "auto"
+
+
+async def test_a_shell_command_nobody_can_approve_is_refused(session: SessionPort) -> None:
+    events = [event async for event in session.run_shell_command("echo hi")]
+    assert [event.type for event in events] == ["notice", "done"] and events[-1].failed
+    assert "was not run" in events[0].message
+    assert not session.transcript and not session.busy
+
+
+async def test_an_approved_shell_command_is_one_whole_turn(session: SessionPort, tmp_path: Path) -> None:
+    async def approve(text: str, tool: str = "run_shell", path: str | None = None, by_user: bool = False) -> bool:
+        return tool == "run_shell" and by_user
+
+    # The approver is the front end's, given when the session is built (the fake: by its factory).
+    shell = getattr(session, "user_shell", None)
+    if shell is not None:
+        shell.approver = approve
+    else:
+        session.approver, session.workspace = approve, tmp_path  # type: ignore[attr-defined]
+    events = []
+    async for event in session.run_shell_command("echo hi"):
+        if not events:
+            assert session.busy, "busy while the command runs"
+        events.append(event)
+    assert [event.type for event in events] == ["tool_call", "tool_result", "usage", "done"]
+    assert events[1].content == "$ echo hi\nhi\n[exit code 0]" and not events[-1].failed
+    assert [type(m).__name__ for m in session.context] == ["ModelRequest", "ModelResponse", "ModelRequest"]
+    assert len(session.transcript) == 3 and not session.busy

@@ -138,6 +138,9 @@ class FakeSession(AppliesEdits):
     _cancelled: bool = False
     _calls: int = 0
     compact_mode: str = "auto"  # the fake never cuts automatically; the mode is only remembered
+    workspace: Path | None = None  # where `!command` runs (None: the current directory)
+    approver: Any = None  # asked before a `!command` (the app's approve_shell; None: each is refused)
+    _user_shell: Any = None
 
     # --- the meter -------------------------------------------------------------------------------
 
@@ -239,9 +242,30 @@ class FakeSession(AppliesEdits):
         yield self.meter_reading()
         yield Done(output="".join(output), interrupted=self._cancelled, failed=failed)
 
+    async def run_shell_command(self, command: str) -> AsyncIterator[Event]:
+        """The real `!command` runner (session/user_shell.py): a real process in `workspace`, the
+        real approver; its exchange appended as the real session appends it (handles stamped)."""
+        from co_tui.governance.handles import stamp_handles
+        from co_tui.session.user_shell import UserShell
+
+        def record(messages: Sequence[ModelMessage]) -> None:
+            self._append(*stamp_handles(messages, len(self.transcript)))
+
+        self._user_shell = UserShell(self.workspace or Path.cwd(), self.approver)
+        self.busy, self._cancelled = True, False
+        try:
+            async for event in self._user_shell.run(command, record):
+                if isinstance(event, Done) and not event.failed:
+                    yield self.meter_reading()
+                yield event
+        finally:
+            self.busy, self._user_shell = False, None
+
     def cancel(self) -> None:
-        """Interrupt the running turn."""
+        """Interrupt the running turn or `!command`."""
         self._cancelled = True
+        if self._user_shell is not None:
+            self._user_shell.stop()
 
     async def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
         """A scripted summary (`compact_summary`), applied with the real planner."""
@@ -389,8 +413,8 @@ def fake_factory(**session_kwargs: Any) -> Callable[..., FakeSession]:
     """A `session_factory` for CoTuiApp that builds a FakeSession (ignores resume/approver)."""
     made: list[FakeSession] = []
 
-    def factory(settings: Settings, workspace: Path, **_: Any) -> FakeSession:
-        session = FakeSession(settings, **session_kwargs)
+    def factory(settings: Settings, workspace: Path, *, approver: Any = None, **_: Any) -> FakeSession:
+        session = FakeSession(settings, **{"workspace": workspace, "approver": approver, **session_kwargs})
         made.append(session)
         return session
 

@@ -50,6 +50,9 @@ _EXPORTS: dict[str, str] = {
     "format_updated": "times",
     "HistoryRows": "history_rows",
     "read_history_rows": "history_rows",
+    # `!command` typed in the prompt (user_shell.py)
+    "bang_command": "bang",
+    "USER_SHELL_TOOL": "bang",
     # opening sessions (opening.py) and the saved ones
     "OpenSessionError": "opening",
     "exit_code_for": "opening",
@@ -85,6 +88,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
+    from co_tui.session.bang import USER_SHELL_TOOL, bang_command
     from co_tui.session.banner import REASON_TEXT, banner_details, banner_line, strategy_text
     from co_tui.session.context_breakdown import CATEGORY_TITLES, ContextBreakdown, apportion
     from co_tui.session.conversation_counts import field_of

@@ -36,6 +36,7 @@ from co_tui.governance.pins import compact_around_pins
 from co_tui.governance.policy import with_hook_instructions
 from co_tui.governance.refused import Refused, busy_line
 from co_tui.session.applying import AppliesEdits
+from co_tui.session.bang import BANG
 from co_tui.session.compaction import plan_compact
 from co_tui.session.conversation_counts import ConversationCounts
 from co_tui.session.events import Done, ErrorEvent, Event, Notice, UsageUpdate
@@ -49,6 +50,7 @@ from co_tui.session.model_setup import ModelSetup
 from co_tui.session.session_lock import claim_session
 from co_tui.session.steering import pin_keys
 from co_tui.session.turn_runner import TurnRunner
+from co_tui.session.user_shell import UserShell
 from co_tui.session.writer import SaveInfo, SessionWriter
 from co_tui.text import one_line
 
@@ -116,6 +118,7 @@ class ChatSession(AppliesEdits):
         self.runner = TurnRunner(
             self.setup, self.history, self.metering, session_id=lambda: self.id, save=self._save_turn
         )
+        self.user_shell = UserShell(self.workspace, approver)  # `!command` (user_shell.py)
 
     # --- what the front end reads besides the history --------------------------------------------
 
@@ -204,9 +207,31 @@ class ChatSession(AppliesEdits):
         finally:
             self.busy = False
 
+    async def run_shell_command(self, command: str) -> AsyncIterator[Event]:
+        """`!command`: ask as `run_shell` asks, run `command` in the workspace, add the exchange to
+        the history (`user_shell.shell_exchange`: governed like any tool output) and save it; yield
+        its events, ending with the meter and `Done`. Never raises; `busy` until its `Done`."""
+        if self.busy:
+            yield ErrorEvent(message="a turn is already running", kind="internal")
+            yield Done(output="", failed=True)
+            return
+        self.busy = True
+        try:
+            async for event in self.user_shell.run(command, self.runner.append_to_context):
+                if isinstance(event, Done) and not event.failed:
+                    save_error = await asyncio.to_thread(self._save_turn, f"{BANG}{command}", None)
+                    if save_error is not None:
+                        yield save_error
+                    yield self.meter_reading()
+                    self.busy = False
+                yield event
+        finally:
+            self.busy = False
+
     def cancel(self) -> None:
-        """Interrupt the running turn (Esc / Ctrl+C). Safe from any task; a no-op when idle."""
+        """Interrupt the running turn or `!command` (Esc / Ctrl+C). Safe from any task; a no-op when idle."""
         self.runner.cancel()
+        self.user_shell.stop()
 
     # --- edits: planned by a pure planner, applied by `AppliesEdits` (applying.py) ------------------
 

@@ -114,13 +114,21 @@ class Turns(Protocol):
         """Run one user turn; yield its events, always ending with `Done`; never raises."""
         ...
 
+    def run_shell_command(self, command: str) -> AsyncIterator[Event]:
+        """`!command` typed in the prompt: asked about as the agent's `run_shell` is (the session's
+        approver), run in the workspace, its output added to the context as a `user_shell` call and
+        result (session/user_shell.py). Yields a `ToolCall`, a `ToolResult`, the meter and `Done`
+        (`interrupted` after `cancel`: the process group is killed, the output so far kept); not
+        approved: a `Notice` and `Done(failed=True)`, nothing added. Never raises."""
+        ...
+
     def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
         """Summarise the context (`/compact [focus]`); events end with `Done`; never raises.
         Cancelling the consuming task leaves the context as it was and the session idle."""
         ...
 
     def cancel(self) -> None:
-        """Interrupt the running turn (the partial answer is kept); a no-op when idle."""
+        """Interrupt the running turn (the partial answer is kept) or `!command`; a no-op when idle."""
         ...
 
 

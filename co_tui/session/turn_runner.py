@@ -76,6 +76,11 @@ class TurnRunner:
         self._checkpoint_due = self.running
         return preview_big_outputs(stamped, self.setup.settings.tool_output_preview_chars)
 
+    def append_to_context(self, messages: Sequence[ModelMessage]) -> None:
+        """Add messages made outside a run (a `!command`'s exchange) at the end of the transcript and
+        of the context, as a run's steps are added (`record`)."""
+        self.history.set_context([*self.history.context, *self.record(messages)])
+
     def refusal(self, prompt: str) -> OversizedTurn | None:
         """The event refusing `prompt` before anything is sent (it cannot fit the window), or None."""
         setup = self.setup

@@ -15,6 +15,15 @@ if TYPE_CHECKING:
 THINKING = "thinking…"
 WRITING = "writing…"
 INTERRUPTING = "interrupting…"
+SHELL_SHOWN_CHARS = 40
+
+
+def shell_activity(command: str) -> str:
+    """The label while a `!command` the user typed is asked about and runs (one line, shortened)."""
+    shown = " ".join(command.split())
+    if len(shown) > SHELL_SHOWN_CHARS:
+        shown = shown[: SHELL_SHOWN_CHARS - 1] + "…"
+    return f"running !{shown}…"
 
 
 def next_activity_label(current: str, event: Event) -> str:

@@ -433,11 +433,14 @@ class CoTuiApp(App[int]):
             await self.run_action(spec.action)
         return True
 
-    async def approve_shell(self, command: str, tool: str = "run_shell", path: str | None = None) -> bool:
+    async def approve_shell(
+        self, command: str, tool: str = "run_shell", path: str | None = None, *, by_user: bool = False
+    ) -> bool:
         """The session's approver for `run_shell`, MCP tools that need approval and file edits
-        (`command` is then the diff, `path` the file): a call a grant of `/permissions` covers runs;
-        else the approval dialog (`screens/approval.py`) shows exactly what runs and asks. Esc or n
-        refuses; a offers "always" for this session (`agent/permissions.py` decides its scope)."""
+        (`command` is then the diff, `path` the file), and the user's own `!command` (`by_user`): a
+        call a grant of `/permissions` covers runs; else the approval dialog (`screens/approval.py`)
+        shows exactly what runs and asks. Esc or n refuses; a offers "always" for this session
+        (`agent/permissions.py` decides its scope)."""
         from co_tui.agent.approval_text import escaped
         from co_tui.tui.screens.approval import approval_dialog
 
@@ -454,7 +457,7 @@ class CoTuiApp(App[int]):
             if not future.done():
                 future.set_result(result in ("once", "always"))
 
-        self.push_screen(approval_dialog(tool, command, path, grant), answered)
+        self.push_screen(approval_dialog(tool, command, path, grant, by_user=by_user), answered)
         return await future
 
     # --- ChatView: what the controller shows, on the chat screen ---------------------------------

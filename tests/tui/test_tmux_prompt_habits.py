@@ -1,0 +1,73 @@
+"""`!command` and `@path` in a real terminal (tmux): the real `co-tui`, a real SQLite file, keys sent
+in one burst as a fast typist sends them (issue 32 items 11 and 12)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from pilot_helpers import Tmux, poll_until
+
+ROOT = Path(__file__).resolve().parents[2]
+CO_TUI = ROOT / ".venv" / "bin" / "co-tui"
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("tmux") is None or not CO_TUI.exists(), reason="needs tmux and the venv's co-tui"),
+]
+
+
+@pytest.fixture
+def term(tmp_path: Path):
+    """(tmux, ws): co-tui running in a 100×30 pane in workspace `ws`."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "README.md").write_text("# Demo\n\nA small workspace.\n")
+    (ws / "src").mkdir()
+    (ws / "src" / "parser.py").write_text("def parse(text):\n    return text.split()  # the parser\n")
+    tmux = Tmux(f"habits-{tmp_path.name}")
+    tmux.start_co_tui(CO_TUI, tmp_path, data=tmp_path / "data", config=tmp_path / "config.toml", cwd=ws)
+    try:
+        tmux.wait_for("Ask anything")
+        yield tmux, ws
+    finally:
+        tmux("kill-server")
+
+
+def _keys(tmux: Tmux, *keys: str) -> None:
+    """Send `keys` in one tmux command: one write to the terminal, read by co-tui as one burst."""
+    tmux("send-keys", "-t", "t", *keys)
+
+
+def _sleeping(seconds: str) -> list[str]:
+    """The pids of live `sleep SECONDS` processes (co-tui itself runs in the workspace too: the
+    command is found by its arguments, not its directory)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "cmdline").read_bytes() == f"sleep\0{seconds}\0".encode():
+                pids.append(entry.name)
+        except OSError:
+            continue
+    return pids
+
+
+def test_a_bang_command_typed_in_one_burst_asks_runs_and_stops(term) -> None:
+    tmux, ws = term
+    _keys(tmux, "!echo one-two-three", "Enter")
+    tmux.wait_for("You typed !, to run in the workspace:")
+    _keys(tmux, "y")
+    tmux.wait_for("$ echo one-two-three")
+    tmux.wait_for("chars")  # the row has its result's size
+    assert "$ echo one-two-three · 48 chars" in tmux.pane(), tmux.pane()
+
+    _keys(tmux, "!echo started; sleep 6171", "Enter")
+    tmux.wait_for("You typed !, to run in the workspace:")
+    _keys(tmux, "y")
+    poll_until(lambda: _sleeping("6171"), lambda: f"the command to start:\n{tmux.pane()}")
+    tmux.wait_for("running !echo started; sleep 6171…")
+    _keys(tmux, "Escape")
+    poll_until(lambda: not _sleeping("6171"), lambda: f"the command to be killed:\n{tmux.pane()}")
+    tmux.wait_for("$ echo started; sleep 6171 · 84 chars · failed")
+    tmux.wait_for("running !echo started", gone=True)
