@@ -264,3 +264,17 @@ async def test_an_approved_shell_command_is_one_whole_turn(session: SessionPort,
     assert events[1].content == "$ echo hi\nhi\n[exit code 0]" and not events[-1].failed
     assert [type(m).__name__ for m in session.context] == ["ModelRequest", "ModelResponse", "ModelRequest"]
     assert len(session.transcript) == 3 and not session.busy
+
+
+async def test_a_mentioned_file_is_attached_and_said(session: SessionPort, tmp_path: Path) -> None:
+    workspace = getattr(session, "workspace", None) or tmp_path
+    if getattr(session, "workspace", None) is None:
+        session.workspace = workspace  # type: ignore[attr-defined]  # the fake's, given by its factory
+    (workspace / "notes.md").write_text("the secret word is zephyr\n")
+    preview = session.attachments("what is in @notes.md?")
+    assert [a.path for a in preview.attached] == ["notes.md"] and preview.tokens > 0
+    events = [event async for event in session.run_turn("what is in @notes.md?")]
+    assert events[0].type == "notice" and events[0].message.startswith("attached notes.md (file) · ~")
+    sent = session.transcript[0].parts[-1].content
+    assert sent.startswith('what is in @notes.md?\n\n<attached path="notes.md">') and "zephyr" in sent
+    assert session.title == "what is in @notes.md?", "the title is the prompt as typed"

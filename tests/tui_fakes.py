@@ -35,7 +35,7 @@ from co_tui.governance.refused import Refused, busy_line
 from co_tui.governance.summarize import CompactResult
 from co_tui.session.applying import AppliesEdits
 from co_tui.session.compaction import plan_compact
-from co_tui.session.events import Done, ErrorEvent, Event, TextDelta, ToolCall, ToolResult, UsageUpdate
+from co_tui.session.events import Done, ErrorEvent, Event, Notice, TextDelta, ToolCall, ToolResult, UsageUpdate
 from co_tui.session.gauge import Gauge
 from co_tui.session.history import Edit, History, HistorySnapshot
 from co_tui.session.steering import pin_keys
@@ -185,13 +185,23 @@ class FakeSession(AppliesEdits):
         while not self._cancelled and asyncio.get_running_loop().time() < end:
             await asyncio.sleep(min(0.01, seconds))
 
+    def attachments(self, prompt: str) -> Any:
+        """The real attaching of `@path` mentions, in `workspace`, priced at the fake meter's ratio (1)."""
+        from co_tui.agent.mentions import attach, priced
+
+        return priced(attach(self.workspace or Path.cwd(), prompt), 1.0)
+
     async def run_turn(self, prompt: str) -> AsyncIterator[Event]:
-        """Play the script for `prompt`; stop early (interrupted) after `cancel()`."""
+        """Play the script for `prompt` (its `@path` attachments added, as the real session adds
+        them); stop early (interrupted) after `cancel()`."""
         self.busy, self._cancelled = True, False
         self.prompts.append(prompt)
         if not self.title:
             self.title = prompt[:60]
-        self._append(ModelRequest(parts=[UserPromptPart(prompt)]))
+        attachments = self.attachments(prompt)
+        for line in attachments.lines():
+            yield Notice(message=line)
+        self._append(ModelRequest(parts=[UserPromptPart(attachments.prompt(prompt))]))
         output: list[str] = []
         failed = False
         try:

@@ -26,6 +26,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from co_tui.agent.mentions import AT, Attachments, attach, priced
 from co_tui.agent.tools import Approver
 from co_tui.config import Settings
 from co_tui.governance.capability import hook_payload, post_payload
@@ -193,14 +194,18 @@ class ChatSession(AppliesEdits):
             yield ErrorEvent(message="a turn is already running", kind="internal")
             yield Done(output="", failed=True)
             return
-        refused = self.runner.refusal(prompt)
+        attachments = await asyncio.to_thread(self.attachments, prompt) if AT in prompt else None
+        for line in attachments.lines() if attachments else ():
+            yield Notice(message=line)
+        sent = attachments.prompt(prompt) if attachments else prompt
+        refused = self.runner.refusal(sent)
         if refused is not None:  # nothing sent, nothing added to the history
             yield refused
             yield Done(output="", failed=True)
             return
         self.busy = True
         try:
-            async for event in self.runner.run(prompt):
+            async for event in self.runner.run(sent, typed=prompt):
                 if isinstance(event, Done):
                     self.busy = False
                 yield event
@@ -227,6 +232,11 @@ class ChatSession(AppliesEdits):
                 yield event
         finally:
             self.busy = False
+
+    def attachments(self, prompt: str) -> Attachments:
+        """What the `@path` mentions of `prompt` attach when it is sent (`agent.mentions.attach`),
+        with their cost in the meter's tokens. Reads the files: blocking."""
+        return priced(attach(self.workspace, prompt), self.setup.meter.ratio)
 
     def cancel(self) -> None:
         """Interrupt the running turn or `!command` (Esc / Ctrl+C). Safe from any task; a no-op when idle."""

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from co_tui.agent.mcp_servers import McpServers
+    from co_tui.agent.mentions import Attachments
     from co_tui.agent.project_instructions import InstructionFile
     from co_tui.governance.compact_mode import CompactMode
     from co_tui.governance.events import HistoryTrimmed
@@ -111,7 +112,8 @@ class Turns(Protocol):
         ...
 
     def run_turn(self, prompt: str) -> AsyncIterator[Event]:
-        """Run one user turn; yield its events, always ending with `Done`; never raises."""
+        """Run one user turn; yield its events, always ending with `Done`; never raises. The `@path`
+        mentions in `prompt` attach their files (`attachments`), said first in `Notice`s."""
         ...
 
     def run_shell_command(self, command: str) -> AsyncIterator[Event]:
@@ -120,6 +122,13 @@ class Turns(Protocol):
         result (session/user_shell.py). Yields a `ToolCall`, a `ToolResult`, the meter and `Done`
         (`interrupted` after `cancel`: the process group is killed, the output so far kept); not
         approved: a `Notice` and `Done(failed=True)`, nothing added. Never raises."""
+        ...
+
+    def attachments(self, prompt: str) -> Attachments:
+        """What the `@path` mentions of `prompt` would attach if it were sent now
+        (`co_tui.agent.mentions.Attachments`: the files and folders, the problems, `tokens` in the
+        meter's figures): the meter shows it before sending; `run_turn` attaches the same and says
+        so in `Notice`s. Reads the files: blocking, so front ends call it off their UI loop."""
         ...
 
     def compact(self, focus: str | None = None) -> AsyncIterator[Event]:

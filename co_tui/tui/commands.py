@@ -116,6 +116,13 @@ PROMPT_FORMS: tuple[PromptFormSpec, ...] = (
         "it with your next prompt, the meter counts it, and old outputs are shortened and recallable like "
         "any tool output. Esc or Ctrl+C stops it (the output so far is kept). `!` alone is a prompt",
     ),
+    PromptFormSpec(
+        "@path",
+        "Attach a workspace file (what `read_file` would show: 400 lines, 16,000 characters at most; a "
+        "binary file is described) or a folder's listing when the prompt is sent. A popup completes paths "
+        "as you type (Tab goes into a folder, Enter picks); the meter shows what they add before you send. "
+        "Only paths inside the workspace: `..`, absolute paths and symlinks out are refused",
+    ),
 )
 """What the prompt does with the text typed in it, besides sending it (the help and the keys doc)."""
 

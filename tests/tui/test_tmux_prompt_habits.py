@@ -71,3 +71,24 @@ def test_a_bang_command_typed_in_one_burst_asks_runs_and_stops(term) -> None:
     poll_until(lambda: not _sleeping("6171"), lambda: f"the command to be killed:\n{tmux.pane()}")
     tmux.wait_for("$ echo started; sleep 6171 · 84 chars · failed")
     tmux.wait_for("running !echo started", gone=True)
+
+
+def test_a_path_completed_and_sent_in_one_burst(term) -> None:
+    """`explain @src/pa`, Tab, `please`, Enter in one write: the Tab completes from the text typed just
+    before it (not from a popup a frame behind), and the file is attached."""
+    tmux, _ = term
+    _keys(tmux, "explain @src/pa", "Tab", "please", "Enter")
+    tmux.wait_for("attached src/parser.py (file)")
+    tmux.wait_for("From what you attached:")
+    screen = tmux.pane()
+    assert "explain @src/parser.py please" in screen, screen
+
+
+def test_the_path_popup_and_the_meter_before_sending(term) -> None:
+    tmux, _ = term
+    _keys(tmux, "@")
+    tmux.wait_for("@README.md")
+    assert "@src/  folder" in tmux.pane()
+    _keys(tmux, "READ", "Enter")
+    tmux.wait_for("tokens attached on send")
+    assert "@README.md" in tmux.pane()
