@@ -120,7 +120,7 @@ PROMPT_FORMS: tuple[PromptFormSpec, ...] = (
         "@path",
         "Attach a workspace file (what `read_file` would show: 400 lines, 16,000 characters at most; a "
         "binary file is described) or a folder's listing when the prompt is sent. A popup completes paths "
-        "as you type (Tab goes into a folder, Enter picks); the meter shows what they add before you send. "
+        "as you type (Tab goes into a folder, Enter picks; on a path typed in full, Enter sends); the meter shows what they add before you send. "
         "Only paths inside the workspace: `..`, absolute paths and symlinks out are refused",
     ),
 )

@@ -277,6 +277,7 @@ class ChatController:
     async def _run_shell(self, text: str, command: str) -> None:
         session, view = self.session, self.view
         assert session is not None
+        ran = len(session.transcript)
         try:
             await view.unqueue_user_message(text)
             await view.add_user_message(text)
@@ -284,6 +285,8 @@ class ChatController:
             await self._show_events(session.run_shell_command(command), activity=False)
         finally:
             self._job_ended()
+        if len(session.transcript) == ran:  # declined (or no one could approve it): nothing ran
+            view.mark_unsent(text)
         self.send_queued()
 
     async def _show_events(

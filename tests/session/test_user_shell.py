@@ -14,6 +14,7 @@ from support.waits import finishes_within, processes_in, until
 
 from co_tui.config import load_settings
 from co_tui.governance.handles import handle_of, recall_call
+from co_tui.governance.recall import recall_output
 from co_tui.governance.turns import check_pairing, split_turns
 from co_tui.session.bang import USER_SHELL_TOOL, bang_command
 from co_tui.session.chat import ChatSession
@@ -158,6 +159,9 @@ async def test_an_old_output_is_truncated_and_recallable(tmp_path: Path) -> None
     assert len(output.content) < 1000 and recall_call("r2") in output.content, output.content[-300:]
     assert session.transcript[2].parts[0].content.endswith("[exit code 0]"), "the transcript keeps it whole"
     assert [e.strategy for e in session.ledger][:1] == ["tool_output_trim"], "the cut has its history_trimmed"
+    recalled = recall_output(session.transcript, "r2")
+    assert recalled.text.startswith('[recall("r2"): the output of user_shell(command="seq 1 2000") from turn 1')
+    assert recalled.text.endswith("1999\n2000\n[exit code 0]"), "recall brings back the whole output"
 
 
 async def test_saved_and_resumed(tmp_path: Path) -> None:

@@ -70,6 +70,8 @@ async def test_a_declined_command_does_not_run(workspace: Path) -> None:
         assert not app.session.transcript
         notices = [str(w.render()) for w in app.chat.query(NoticeLine)]
         assert notices[-1] == "`touch made.txt` was not run: you declined it"
+        [typed] = app.chat.query(UserMessage)
+        assert typed.has_class("-unsent"), "the log does not show it as run"
 
 
 async def test_esc_stops_a_command_that_never_ends(workspace: Path) -> None:
@@ -87,3 +89,40 @@ async def test_esc_stops_a_command_that_never_ends(workspace: Path) -> None:
         assert row.status == "error"
         output = app.session.transcript[-1].parts[0].content
         assert output.endswith("started\n[interrupted by the user: the command was killed]")
+
+
+async def test_a_resumed_session_shows_the_command_as_typed_and_its_row(workspace: Path) -> None:
+    """Saved and resumed: the prompt `!echo saved` and its `$ echo saved` row, from the store's rows."""
+    from co_tui.session.chat import ChatSession
+    from co_tui.session.opening import open_store
+    from co_tui.tui.app import CoTuiApp
+
+    async def approve(*_: object, **__: object) -> bool:
+        return True
+
+    settings = load_settings()
+    session = ChatSession(settings, workspace=workspace, store=open_store(settings), approver=approve)
+    async for _ in session.run_shell_command("echo saved"):
+        pass
+    session.release_claim()
+    app = CoTuiApp(load_settings(), workspace, resume_id=session.id)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: bool(rows(app)), what="the resumed row")
+        await wait_ready(pilot)
+        [row] = rows(app)
+        assert "$ echo saved" in str(row.title) and row.status == "done"
+        [prompt] = app.chat.query(UserMessage)
+        assert str(prompt.render()).strip().endswith("!echo saved")
+
+
+async def test_ctrl_c_stops_a_command_too(workspace: Path) -> None:
+    app = QuietApp(load_settings(), workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        await bang(pilot, "sleep 601")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "sleep 601" in app.chat.activity.label, what="the command to run")
+        await wait_until(pilot, lambda: bool(rows(app)), what="its row")
+        await pilot.press("ctrl+c")  # the prompt is empty: it interrupts
+        await wait_idle(pilot)
+        assert app.session.transcript[-1].parts[0].content.endswith("[interrupted by the user: the command was killed]")

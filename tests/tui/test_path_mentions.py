@@ -87,3 +87,14 @@ async def test_nothing_outside_is_offered_or_attached(workspace: Path, tmp_path:
         assert any(n.startswith("@../secret.txt not attached: refused:") for n in notices), notices
         assert any(n.startswith("@link.txt not attached: refused:") for n in notices), notices
         assert "TOP SECRET" not in app.session.transcript[0].parts[-1].content
+
+
+async def test_enter_after_a_path_typed_in_full_sends(workspace: Path) -> None:
+    """`explain @README.md` + Enter: the popup offers what was typed already; Enter sends the prompt."""
+    app = QuietApp(load_settings(), workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press(*"explain @README.md", "enter")
+        await wait_idle(pilot)
+        assert app.chat.prompt.text == "" and app.session.title == "explain @README.md"
+        assert app.session.transcript[0].parts[-1].content.count('<attached path="README.md">') == 1

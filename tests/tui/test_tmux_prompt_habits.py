@@ -92,3 +92,23 @@ def test_the_path_popup_and_the_meter_before_sending(term) -> None:
     _keys(tmux, "READ", "Enter")
     tmux.wait_for("tokens attached on send")
     assert "@README.md" in tmux.pane()
+
+
+def test_keys_typed_after_a_bang_command_are_no_answer_to_its_dialog(term) -> None:
+    """`!touch made.txt`, Enter and `and then` in one burst: the keys after Enter are the next prompt,
+    read before the dialog opens; its `a` (always allow) and `n` (deny) must not answer it. They stay
+    in the prompt, and the dialog waits for a key pressed while it is on screen."""
+    tmux, ws = term
+    _keys(tmux, "!touch made.txt", "Enter", "and then")
+    tmux.wait_for("You typed !, to run in the workspace:")
+    tmux.wait_for("and then")  # in the prompt, under the dialog
+    assert not (ws / "made.txt").exists()
+    _keys(tmux, "y")
+    poll_until(lambda: (ws / "made.txt").exists(), lambda: f"the command to run:\n{tmux.pane()}")
+    tmux.wait_for("You typed !", gone=True)
+    assert "and then" in tmux.pane()
+    _keys(tmux, "C-u")  # the prompt emptied (ctrl+u: delete to the line's start)
+    _keys(tmux, "!touch again.txt", "Enter")
+    tmux.wait_for("You typed !, to run in the workspace:")  # asked again: nothing was always allowed
+    _keys(tmux, "n")
+    tmux.wait_for("`touch again.txt` was not run: you declined it")

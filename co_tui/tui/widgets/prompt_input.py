@@ -190,6 +190,10 @@ class PromptInput(TextArea):
             # `Changed` arrives after keys already queued: typed fast (a paste, a busy machine),
             # `/help` + Enter would otherwise run the pick made for `/`, i.e. /compact.
             self._sync_popup()
+        if key == "enter" and self.paths is not None and self.paths.is_open:
+            # Typed out in full (`@README.md` + Enter): nothing to pick, Enter sends.
+            if self.paths.selected is not None and self.paths.selected == self._mention_before_cursor():
+                self.paths.close()
         if self.paths is not None and self.paths.is_open and key in ("up", "down", "tab", "enter", "escape"):
             event.stop()
             event.prevent_default()
