@@ -20,10 +20,10 @@ SHELL_SHOWN_CHARS = 40
 
 def shell_activity(command: str) -> str:
     """The label while a `!command` the user typed is asked about and runs (one line, shortened)."""
-    shown = " ".join(command.split())
-    if len(shown) > SHELL_SHOWN_CHARS:
-        shown = shown[: SHELL_SHOWN_CHARS - 1] + "…"
-    return f"running !{shown}…"
+    from co_tui.text import escape_controls
+
+    shown = escape_controls(" ".join(command.split()))
+    return f"running !{shown[:SHELL_SHOWN_CHARS]}…"  # one ellipsis: cut or running, the same line
 
 
 def next_activity_label(current: str, event: Event) -> str:

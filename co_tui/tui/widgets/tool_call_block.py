@@ -9,7 +9,7 @@ from textual.content import Content
 from textual.widgets import Collapsible, Static
 
 from co_tui.session import USER_SHELL_TOOL
-from co_tui.text import one_line
+from co_tui.text import escape_controls, one_line
 
 Status = Literal["running", "done", "error", "interrupted"]
 
@@ -35,7 +35,7 @@ def shell_inline(args: str) -> str:
     except ValueError:
         data = None
     command = data.get("command") if isinstance(data, dict) else None
-    return one_line(command if isinstance(command, str) else args, ARGS_INLINE)
+    return one_line(escape_controls(command if isinstance(command, str) else args), ARGS_INLINE)
 
 
 def args_pretty(args: str) -> str:
