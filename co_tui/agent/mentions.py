@@ -44,6 +44,7 @@ __all__ = [
     "mention_being_typed",
     "mentions",
     "priced",
+    "walk_index",
 ]
 
 AT = "@"
@@ -196,11 +197,14 @@ def _rel(ws: Workspace, real: Path, *, folder: bool = False) -> str:
     return f"{rel}/" if folder and rel != "." else rel
 
 
-def complete_paths(root: Path, fragment: str, limit: int = COMPLETE_MAX) -> list[str]:
+def complete_paths(
+    root: Path, fragment: str, limit: int = COMPLETE_MAX, *, index: list[str] | None = None
+) -> list[str]:
     """Workspace paths for a mention typed as `fragment`: folders end in `/`. First the entries of
     the folder it names whose names start with its last part (hidden ones only when that part
-    starts with `.`), then — for a fragment with no `/` — paths anywhere below holding it. Refused
-    fragments (`..`, absolute, `~`, a symlink out) complete to nothing. Never raises."""
+    starts with `.`), then — for a fragment with no `/` — paths anywhere below holding it, from
+    `index` (`walk_index(root)`, kept while one mention is typed) or a walk now. Refused fragments
+    (`..`, absolute, `~`, a symlink out) complete to nothing. Never raises."""
     if fragment.startswith(("/", "~")) or ".." in fragment.split("/"):
         return []
     ws = Workspace(root)
@@ -211,7 +215,9 @@ def complete_paths(root: Path, fragment: str, limit: int = COMPLETE_MAX) -> list
         return []
     found = _children(ws, base, stem)
     if "/" not in fragment and stem:
-        found += [p for p in _below(ws, stem, limit) if p not in found]
+        low = stem.lower()
+        below = [p for p in (index if index is not None else walk_index(root)) if low in p.lower()]
+        found += [p for p in _shortest(below, limit + len(found)) if p not in found]
     return found[:limit]
 
 
@@ -243,32 +249,52 @@ def _children(ws: Workspace, base: Path, stem: str) -> list[str]:
     return folders + files
 
 
-def _below(ws: Workspace, needle: str, limit: int) -> list[str]:
-    """Paths below the root whose relative path holds `needle` (case-insensitive), shortest first;
-    the walk prunes as `search_text`'s does and stops after `WALK_MAX_ENTRIES` entries."""
-    low = needle.lower()
-    hits: list[str] = []
+def walk_index(root: Path) -> list[str]:
+    """Every path below workspace `root` a mention may name (folders end in `/`), breadth first,
+    each folder's entries by name: the walk prunes as `search_text`'s does (`skipped_dir`), leaves
+    out hidden names, names no mention can spell and symlinks leading out (a link's folder is listed,
+    not entered), and stops after `WALK_MAX_ENTRIES` entries. Never raises."""
+    ws = Workspace(root)
+    paths: list[str] = []
     seen = 0
-    for current, dirnames, filenames in os.walk(ws.root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not skipped_dir(d) and not _UNWRITABLE.search(d))
-        rel_dir = Path(current).relative_to(ws.root).as_posix()
-        prefix = "" if rel_dir == "." else rel_dir + "/"
-        names = [(d, True) for d in dirnames] + [(f, False) for f in sorted(filenames)]
-        for name, is_dir in names:
+    folders = [(ws.root, "")]
+    while folders:
+        folder, prefix = folders.pop(0)
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
             seen += 1
             if seen > WALK_MAX_ENTRIES:
-                return _shortest(hits, limit)
-            rel = prefix + name
-            if low not in rel.lower() or _UNWRITABLE.search(name) or name.startswith("."):
+                return paths
+            name = entry.name
+            if name.startswith(".") or _UNWRITABLE.search(name):
                 continue
-            if not is_dir and os.path.islink(os.path.join(current, name)):
-                try:
-                    if not Path(current, name).resolve().is_relative_to(ws.root):
-                        continue
-                except (OSError, RuntimeError):
+            try:
+                link = entry.is_symlink()
+                is_dir = entry.is_dir()  # follows a link
+            except OSError:
+                continue
+            if link and not _inside(ws, Path(entry.path)):
+                continue
+            if is_dir:
+                if skipped_dir(name):
                     continue
-            hits.append(rel + "/" if is_dir else rel)
-    return _shortest(hits, limit)
+                paths.append(f"{prefix}{name}/")
+                if not link:
+                    folders.append((Path(entry.path), f"{prefix}{name}/"))
+            else:
+                paths.append(prefix + name)
+    return paths
+
+
+def _inside(ws: Workspace, path: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(ws.root)
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop
+        return False
 
 
 def _shortest(paths: list[str], limit: int) -> list[str]:

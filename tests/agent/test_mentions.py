@@ -163,3 +163,24 @@ def test_control_characters_in_a_name_are_escaped(workspace: Path) -> None:
     found = attach(workspace, "@a\x1b[2Jb.txt")
     [attached] = found.attached
     assert "\x1b" not in attached.path and "\x1b" not in found.describe()
+
+
+def test_an_index_gives_what_a_walk_gives(workspace: Path) -> None:
+    from co_tui.agent.mentions import walk_index
+
+    (workspace / "pkg" / "deep").mkdir()
+    (workspace / "pkg" / "deep" / "core_test.py").write_text("x\n")
+    index = walk_index(workspace)
+    assert index == [
+        "README.md",
+        "docs/",
+        "logo.png",
+        "pkg/",
+        "docs/guide.md",
+        "pkg/__init__.py",
+        "pkg/core.py",
+        "pkg/deep/",
+        "pkg/deep/core_test.py",
+    ]
+    for fragment in ("core", "re", "d", "guide", "zz"):
+        assert complete_paths(workspace, fragment, index=index) == complete_paths(workspace, fragment), fragment

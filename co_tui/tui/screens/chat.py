@@ -79,6 +79,7 @@ class ChatScreen(Screen[None]):
         super().__init__()
         self.key_clock = key_clock
         self.workspace = workspace
+        self._path_index: list[str] | None = None  # the workspace's paths for the mention being typed
         self.frame_budget = FrameBudget()
         self.key_echo = KeyEcho(key_clock)
         self._assistant: AssistantMessage | None = None  # the answer being streamed (its first segment)
@@ -105,11 +106,15 @@ class ChatScreen(Screen[None]):
         yield KeyFooter()
 
     def _complete_path(self, fragment: str) -> list[str]:
-        """The workspace paths for `@fragment` (agent/mentions.py: confined as read_file is)."""
-        from co_tui.agent.mentions import complete_paths
+        """The workspace paths for `@fragment` (agent/mentions.py: confined as read_file is). The
+        walk below the root is made once per mention, when its `@` is typed (a fragment still empty),
+        and filtered at each key after it: a key costs milliseconds, not a walk."""
+        from co_tui.agent.mentions import complete_paths, walk_index
 
         assert self.workspace is not None
-        return complete_paths(self.workspace, fragment)
+        if self._path_index is None or not fragment:
+            self._path_index = walk_index(self.workspace)
+        return complete_paths(self.workspace, fragment, index=self._path_index)
 
     # --- parts -----------------------------------------------------------------------------------
 
