@@ -37,13 +37,14 @@ from typing import TYPE_CHECKING
 from co_tui.agent.permissions import SHELL_TOOL
 from co_tui.agent.shell import SHELL_MAX_CHARS, SHELL_TIMEOUT_S, run_command
 from co_tui.agent.tools import Approver, CannotAsk
-from co_tui.session.bang import BANG, USER_SHELL_TOOL, bang_command
+from co_tui.session.bang import BANG, USER_SHELL_TOOL
 from co_tui.session.events import Done, Event, Notice, ToolCall, ToolResult
+from co_tui.text import escape_controls, one_line
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
-__all__ = ["BANG", "USER_SHELL_TOOL", "UserShell", "bang_command", "shell_exchange"]
+__all__ = ["UserShell", "shell_exchange"]
 
 
 def shell_exchange(command: str, output: str, call_id: str) -> list[ModelMessage]:
@@ -57,6 +58,8 @@ def shell_exchange(command: str, output: str, call_id: str) -> list[ModelMessage
         ModelRequest(parts=[ToolReturnPart(USER_SHELL_TOOL, output, call_id)]),
     ]
 
+
+SHOWN_CHARS = 80  # of a command in a line saying it was not run
 
 Record = Callable[[Sequence["ModelMessage"]], None]
 """Adds a `!command`'s messages to the session's history (and saves them)."""
@@ -79,11 +82,6 @@ class UserShell:
         self.max_chars = max_chars
         self._stop: asyncio.Event | None = None
 
-    @property
-    def running(self) -> bool:
-        """Whether a command is being asked about or runs."""
-        return self._stop is not None
-
     def stop(self) -> None:
         """Interrupt the running command (its process group is killed, its output so far kept); a
         no-op when none runs. An interrupt while the approval is asked refuses the command."""
@@ -98,8 +96,8 @@ class UserShell:
         self._stop = stop = asyncio.Event()
         try:
             refusal = await self._ask(command)
-            if refusal is None and stop.is_set():
-                refusal = f"`{command}` was not run: interrupted"
+            if refusal is None and stop.is_set():  # Esc while the dialog was up
+                refusal = f"`{one_line(escape_controls(command), SHOWN_CHARS)}` was not run: interrupted"
             if refusal is not None:
                 yield Notice(message=refusal)
                 yield Done(output="", failed=True)
@@ -119,13 +117,15 @@ class UserShell:
             self._stop = None
 
     async def _ask(self, command: str) -> str | None:
-        """None when `command` may run; else the line saying why not."""
+        """None when `command` may run; else the line saying why not (the command on one line,
+        escaped and shortened: it may hold newlines and control characters)."""
+        shown = f"`{one_line(escape_controls(command), SHOWN_CHARS)}` was not run"
         if self.approver is None:
-            return f"`{command}` was not run: no one can approve shell commands here"
+            return f"{shown}: no one can approve shell commands here"
         try:
             approved = await self.approver(command, tool=SHELL_TOOL, by_user=True)
         except CannotAsk as exc:
-            return f"`{command}` was not run: {exc}"
+            return f"{shown}: {exc}"
         except Exception as exc:  # a broken approval dialog must not run the command
-            return f"`{command}` was not run: asking for approval failed ({exc})"
-        return None if approved else f"`{command}` was not run: you declined it"
+            return f"{shown}: asking for approval failed ({exc})"
+        return None if approved else f"{shown}: you declined it"

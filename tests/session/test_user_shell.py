@@ -176,3 +176,11 @@ async def test_saved_and_resumed(tmp_path: Path) -> None:
     assert resumed.transcript[2].parts[0].content == "$ echo hi\nhi\n[exit code 0]"
     assert handle_of(resumed.context[2].parts[0]) == "r2"
     resumed.release_claim()
+
+
+async def test_a_hostile_declined_command_is_said_on_one_escaped_line(tmp_path: Path) -> None:
+    session = _session(tmp_path, Approver(answer=False))
+    events = await collect(session.run_shell_command("echo hi\nprintf '\x1b]0;pwned\x07'; rm -rf /tmp/nothing"))
+    line = events[0].message
+    assert "\n" not in line and "\x1b" not in line and "\\x1b]0;pwned" in line
+    assert line.endswith("was not run: you declined it")
