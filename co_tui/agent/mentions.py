@@ -44,6 +44,7 @@ __all__ = [
     "mention_being_typed",
     "mentions",
     "priced",
+    "split_attachments",
     "walk_index",
 ]
 
@@ -117,6 +118,18 @@ def priced(attachments: Attachments, ratio: float) -> Attachments:
 
     blocks = "\n\n".join(a.block() for a in attachments.attached)
     return replace(attachments, tokens=round(ratio * estimate_text_tokens(blocks)) if blocks else 0)
+
+
+_BLOCK = re.compile(r'\n\n<attached path="(?P<path>(?:[^"\\]|\\.)*)">\n(?P<text>.*?)\n</attached>', re.S)
+
+
+def split_attachments(prompt: str) -> tuple[str, list[tuple[str, str]]]:
+    """(the prompt as typed, (path, text) of each block `Attachments.prompt` added after it); a
+    prompt with no blocks is returned whole, with []."""
+    found = [(m.group("path").replace('\\"', '"'), m.group("text")) for m in _BLOCK.finditer(prompt)]
+    if not found:
+        return prompt, []
+    return prompt[: prompt.index('\n\n<attached path="')], found
 
 
 def mentions(text: str) -> list[str]:

@@ -61,6 +61,7 @@ from co_tui.agent.extractive import (
     prompt_text,
     summarize,
 )
+from co_tui.agent.mentions import split_attachments
 from co_tui.agent.offline_intents import SLOW_DELAY_S, Intent, parse_intent
 from co_tui.agent.offline_replies import (
     ToolOutcome,
@@ -188,7 +189,7 @@ def plan_reply(messages: Sequence[ModelMessage], info: AgentInfo) -> Reply:
     tool_names = [t.name for t in info.function_tools]
     prompt = latest_prompt(messages)
     attached, own = split_attached(prompt)
-    mentioned, typed = split_mentioned(own)
+    typed, mentioned = split_attachments(own)
     intent = parse_intent(typed.replace(" @", " ").removeprefix("@"))  # what was typed, not the files attached
     delay = configured_delay() or (SLOW_DELAY_S if intent.slow else 0.0)
     outcomes = tool_outcomes(messages)
@@ -230,17 +231,6 @@ def split_attached(prompt: str) -> tuple[str | None, str]:
     if match is None:
         return None, prompt
     return match.group("text"), match.group("prompt")
-
-
-_MENTIONED = re.compile(r'\n\n<attached path="(?P<path>(?:[^"\\]|\\.)*)">\n(?P<text>.*?)\n</attached>', re.S)
-
-
-def split_mentioned(prompt: str) -> tuple[list[tuple[str, str]], str]:
-    """((path, text) of each `@path` attachment, the prompt typed before them); ([], prompt) without any."""
-    found = [(m.group("path"), m.group("text")) for m in _MENTIONED.finditer(prompt)]
-    if not found:
-        return [], prompt
-    return found, prompt[: prompt.index('\n\n<attached path="')]
 
 
 def _all_attached(intent: Intent, mentioned: list[tuple[str, str]]) -> bool:
