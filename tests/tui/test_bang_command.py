@@ -53,6 +53,13 @@ async def test_a_bang_command_asks_runs_and_is_context_for_the_next_turn(workspa
         context = list(app.session.context)
         meter = app.session.meter_reading().context_tokens
         assert meter > 0 and len(context) == 6
+        await pilot.press("f2")  # the inspector lays the exchange out as any tool call and result
+        await wait_until(pilot, lambda: getattr(app.screen, "loaded", False), what="the inspector's rows")
+        table = app.screen.query("DataTable").first()
+        cells = " ".join(str(cell) for i in range(table.row_count) for cell in table.get_row_at(i))
+        assert "!echo hello from the shell" in cells and "user_shell: $ echo hello from the shell" in cells
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is app.chat, what="back to the chat")
         await pilot.press(*"what did we do so far?", "enter")
         await wait_idle(pilot)
         answer = app.session.transcript[-1].parts[0].content
