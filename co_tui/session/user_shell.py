@@ -108,10 +108,9 @@ class UserShell:
                 command, self.workspace, timeout_s=self.timeout_s, max_chars=self.max_chars, stop=stop
             )
             record(shell_exchange(command, output, call_id))
-            failed = not output.endswith("[exit code 0]")
-            yield ToolResult(
-                tool_name=USER_SHELL_TOOL, tool_call_id=call_id, content=output, chars=len(output), is_error=failed
-            )
+            # Not an error, whatever the exit status (the output's last line says it), as for
+            # `run_shell`: the row reads the same live and resumed (its saved outcome is `success`).
+            yield ToolResult(tool_name=USER_SHELL_TOOL, tool_call_id=call_id, content=output, chars=len(output))
             yield Done(output=output, interrupted=stop.is_set())
         finally:
             self._stop = None
