@@ -1,7 +1,7 @@
 """The chat controller: the one owner of the TUI's conversation state, and the intents that change it.
 
 `ChatController` is a plain class (no Textual). It owns the session (a `SessionPort`), the running
-job (a turn, a compaction or a clear), the prompts waiting for a session, and the state of opening
+job (a turn, a `!command`, a compaction or a clear), the prompts waiting for a session, and the state of opening
 one. The app turns keys, slash commands and palette picks into its intents (`send`, `interrupt`,
 `compact`, `clear`, `export`, `model_switched`, `opening`, `session_ready`, …) and implements
 `ChatView`, through which the controller shows what happened and starts background work; the chat
@@ -175,7 +175,7 @@ class ChatController:
         self.view = view
         self.workspace = workspace
         self.session: SessionPort | None = None
-        self.job: Job | None = None  # the running turn, compaction or clear
+        self.job: Job | None = None  # the running turn, `!command`, compaction or clear
         self.job_kind: JobKind | None = None
         # Prompts waiting: sent before the session was ready, while another opens, or while a job runs.
         self.queued: list[str] = []
