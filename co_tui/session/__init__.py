@@ -55,6 +55,9 @@ _EXPORTS: dict[str, str] = {
     "fork_origin": "times",
     "HistoryRows": "history_rows",
     "read_history_rows": "history_rows",
+    # `!command` typed in the prompt (user_shell.py)
+    "bang_command": "bang",
+    "USER_SHELL_TOOL": "bang",
     # opening sessions (opening.py) and the saved ones
     "OpenSessionError": "opening",
     "exit_code_for": "opening",
@@ -93,6 +96,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
+    from co_tui.session.bang import USER_SHELL_TOOL, bang_command
     from co_tui.session.banner import REASON_TEXT, banner_details, banner_line, strategy_text
     from co_tui.session.branching import BranchRow, RewindPoint, Rewound
     from co_tui.session.context_breakdown import CATEGORY_TITLES, ContextBreakdown, apportion

@@ -27,6 +27,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from co_tui.agent.mentions import AT, Attachments, attach, priced
 from co_tui.agent.tools import Approver
 from co_tui.config import Settings
 from co_tui.governance.capability import hook_payload, post_payload
@@ -37,6 +38,7 @@ from co_tui.governance.pins import compact_around_pins
 from co_tui.governance.policy import with_hook_instructions
 from co_tui.governance.refused import Refused, busy_line
 from co_tui.session.applying import AppliesEdits
+from co_tui.session.bang import BANG
 from co_tui.session.compaction import plan_compact
 from co_tui.session.conversation_counts import ConversationCounts
 from co_tui.session.events import Done, ErrorEvent, Event, Notice, UsageUpdate
@@ -50,6 +52,7 @@ from co_tui.session.model_setup import ModelSetup
 from co_tui.session.session_lock import claim_session
 from co_tui.session.steering import pin_keys
 from co_tui.session.turn_runner import TurnRunner
+from co_tui.session.user_shell import UserShell
 from co_tui.session.writer import SaveInfo, SessionWriter
 from co_tui.text import one_line
 
@@ -124,6 +127,7 @@ class ChatSession(AppliesEdits):
         self.runner = TurnRunner(
             self.setup, self.history, self.metering, session_id=lambda: self.id, save=self._save_turn
         )
+        self.user_shell = UserShell(self.workspace, approver)  # `!command` (user_shell.py)
 
     # --- what the front end reads besides the history --------------------------------------------
 
@@ -198,23 +202,54 @@ class ChatSession(AppliesEdits):
             yield ErrorEvent(message="a turn is already running", kind="internal")
             yield Done(output="", failed=True)
             return
-        refused = self.runner.refusal(prompt)
+        attachments = await asyncio.to_thread(self.attachments, prompt) if AT in prompt else None
+        for line in attachments.lines() if attachments else ():
+            yield Notice(message=line)
+        sent = attachments.prompt(prompt) if attachments else prompt
+        refused = self.runner.refusal(sent)
         if refused is not None:  # nothing sent, nothing added to the history
             yield refused
             yield Done(output="", failed=True)
             return
         self.busy = True
         try:
-            async for event in self.runner.run(prompt):
+            async for event in self.runner.run(sent, typed=prompt):
                 if isinstance(event, Done):
                     self.busy = False
                 yield event
         finally:
             self.busy = False
 
+    async def run_shell_command(self, command: str) -> AsyncIterator[Event]:
+        """`!command`: ask as `run_shell` asks, run `command` in the workspace, add the exchange to
+        the history (`user_shell.shell_exchange`: governed like any tool output) and save it; yield
+        its events, ending with the meter and `Done`. Never raises; `busy` until its `Done`."""
+        if self.busy:
+            yield ErrorEvent(message="a turn is already running", kind="internal")
+            yield Done(output="", failed=True)
+            return
+        self.busy = True
+        try:
+            async for event in self.user_shell.run(command, self.runner.append_to_context):
+                if isinstance(event, Done) and not event.failed:
+                    save_error = await asyncio.to_thread(self._save_turn, f"{BANG}{command}", None)
+                    if save_error is not None:
+                        yield save_error
+                    yield self.meter_reading()
+                    self.busy = False
+                yield event
+        finally:
+            self.busy = False
+
+    def attachments(self, prompt: str) -> Attachments:
+        """What the `@path` mentions of `prompt` attach when it is sent (`agent.mentions.attach`),
+        with their cost in the meter's tokens. Reads the files: blocking."""
+        return priced(attach(self.workspace, prompt), self.setup.meter.ratio)
+
     def cancel(self) -> None:
-        """Interrupt the running turn (Esc / Ctrl+C). Safe from any task; a no-op when idle."""
+        """Interrupt the running turn or `!command` (Esc / Ctrl+C). Safe from any task; a no-op when idle."""
         self.runner.cancel()
+        self.user_shell.stop()
 
     # --- edits: planned by a pure planner, applied by `AppliesEdits` (applying.py) ------------------
 

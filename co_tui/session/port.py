@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from co_tui.agent.mcp_servers import McpServers
+    from co_tui.agent.mentions import Attachments
     from co_tui.agent.project_instructions import InstructionFile
     from co_tui.governance.compact_mode import CompactMode
     from co_tui.governance.events import HistoryTrimmed
@@ -125,7 +126,23 @@ class Turns(Protocol):
         ...
 
     def run_turn(self, prompt: str) -> AsyncIterator[Event]:
-        """Run one user turn; yield its events, always ending with `Done`; never raises."""
+        """Run one user turn; yield its events, always ending with `Done`; never raises. The `@path`
+        mentions in `prompt` attach their files (`attachments`), said first in `Notice`s."""
+        ...
+
+    def run_shell_command(self, command: str) -> AsyncIterator[Event]:
+        """`!command` typed in the prompt: asked about as the agent's `run_shell` is (the session's
+        approver), run in the workspace, its output added to the context as a `user_shell` call and
+        result (session/user_shell.py). Yields a `ToolCall`, a `ToolResult`, the meter and `Done`
+        (`interrupted` after `cancel`: the process group is killed, the output so far kept); not
+        approved: a `Notice` and `Done(failed=True)`, nothing added. Never raises."""
+        ...
+
+    def attachments(self, prompt: str) -> Attachments:
+        """What the `@path` mentions of `prompt` would attach if it were sent now
+        (`co_tui.agent.mentions.Attachments`: the files and folders, the problems, `tokens` in the
+        meter's figures): the meter shows it before sending; `run_turn` attaches the same and says
+        so in `Notice`s. Reads the files: blocking, so front ends call it off their UI loop."""
         ...
 
     def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
@@ -134,7 +151,7 @@ class Turns(Protocol):
         ...
 
     def cancel(self) -> None:
-        """Interrupt the running turn (the partial answer is kept); a no-op when idle."""
+        """Interrupt the running turn (the partial answer is kept) or `!command`; a no-op when idle."""
         ...
 
 

@@ -1,7 +1,7 @@
 """The chat controller: the one owner of the TUI's conversation state, and the intents that change it.
 
 `ChatController` is a plain class (no Textual). It owns the session (a `SessionPort`), the running
-job (a turn, a compaction or a clear), the prompts waiting for a session, and the state of opening
+job (a turn, a `!command`, a compaction or a clear), the prompts waiting for a session, and the state of opening
 one. The app turns keys, slash commands and palette picks into its intents (`send`, `interrupt`,
 `compact`, `clear`, `export`, `model_switched`, `opening`, `session_ready`, …) and implements
 `ChatView`, through which the controller shows what happened and starts background work; the chat
@@ -24,14 +24,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from co_tui.session import Refused
-from co_tui.tui.activity_label import INTERRUPTING, THINKING, next_activity_label
+from co_tui.tui.activity_label import INTERRUPTING, THINKING, next_activity_label, shell_activity
 
 if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
     from co_tui.session import Event, SessionPort
     from co_tui.tui.transcript_view import Item
 
-JobKind = Literal["turn", "compact", "clear", "branch"]
+JobKind = Literal["turn", "shell", "compact", "clear", "branch"]
 
 
 class Job(Protocol):
@@ -179,7 +179,7 @@ class ChatController:
         self.view = view
         self.workspace = workspace
         self.session: SessionPort | None = None
-        self.job: Job | None = None  # the running turn, compaction or clear
+        self.job: Job | None = None  # the running turn, `!command`, compaction or clear
         self.job_kind: JobKind | None = None
         # Prompts waiting: sent before the session was ready, while another opens, or while a job runs.
         self.queued: list[str] = []
@@ -232,14 +232,24 @@ class ChatController:
                 if self.session is None:  # the first send waits for pydantic-ai: show that it is moving
                     view.busy_changed("loading the model…")
             return
-        self._start("turn", self._run_turn(text))
+        self._start_prompt(text)
 
     def send_queued(self) -> None:
         """Start the oldest prompt that waited, if it can run now."""
         if self.queued and self.job is None and self.session is not None and self.opening_id is None:
             prompt = self.queued.pop(0)
             self.view.show_queue(self.queued)
-            self._start("turn", self._run_turn(prompt))
+            self._start_prompt(prompt)
+
+    def _start_prompt(self, text: str) -> None:
+        """A turn for `text`, or its command for `!command` (session/user_shell.py)."""
+        from co_tui.session import bang_command
+
+        command = bang_command(text)
+        if command is None:
+            self._start("turn", self._run_turn(text))
+        else:
+            self._start("shell", self._run_shell(text, command))
 
     def _start(self, kind: JobKind, work: Coroutine[Any, Any, None]) -> None:
         self.job_kind = kind
@@ -270,7 +280,24 @@ class ChatController:
         view.show_truncated(truncated_tool_call_ids(session.context))
         self.send_queued()
 
-    async def _show_events(self, events: AsyncIterator[Event], *, compaction: bool = False) -> bool:
+    async def _run_shell(self, text: str, command: str) -> None:
+        session, view = self.session, self.view
+        assert session is not None
+        ran = len(session.transcript)
+        try:
+            await view.unqueue_user_message(text)
+            await view.add_user_message(text)
+            self._show_activity(shell_activity(command))
+            await self._show_events(session.run_shell_command(command), activity=False)
+        finally:
+            self._job_ended()
+        if len(session.transcript) == ran:  # declined (or no one could approve it): nothing ran
+            view.mark_unsent(text)
+        self.send_queued()
+
+    async def _show_events(
+        self, events: AsyncIterator[Event], *, compaction: bool = False, activity: bool = True
+    ) -> bool:
         """Render every event of a job. A failure to render one is shown once, as an internal error,
         after the job's last event: the session still finishes (and saves) the turn, and the next
         answer starts in a widget of its own. A failure of the job itself is shown the same way.
@@ -283,7 +310,7 @@ class ChatController:
         try:
             async for event in events:
                 refused = refused or (isinstance(event, OversizedTurn) and event.refused)
-                if not compaction:
+                if activity and not compaction:
                     self._show_activity(next_activity_label(self.activity, event))
                 if compaction and isinstance(event, Done) and event.output == "nothing to compact":
                     view.show_hint("nothing to compact yet", info=True)
@@ -315,7 +342,7 @@ class ChatController:
             self.view.restore_prompt("\n\n".join(waiting))
             # A log line, not a hint: the text put back into the input would clear a hint at once.
             self.view.spawn(self.view.add_notice(unsent_queue_notice(len(waiting))))
-        if self.job_kind == "turn":
+        if self.job_kind in ("turn", "shell"):
             self.session.cancel()
             self._show_activity(INTERRUPTING)
         elif self.job_kind == "compact":

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from textual.binding import Binding
 
-from co_tui.tui.commands import COMMANDS, KEYS
+from co_tui.tui.commands import COMMANDS, KEYS, PROMPT_FORMS
 from co_tui.tui.key_label import key_label
 
 DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "keys-and-commands.md"
@@ -131,6 +131,13 @@ def commands_table() -> str:
     return "\n".join(rows)
 
 
+def prompt_forms_table() -> str:
+    """What the prompt does with the text typed in it (registry `PROMPT_FORMS`) as a Markdown table."""
+    rows = ["| Type | What it does |", "|---|---|"]
+    rows += [f"| `{_cell(spec.form)}` | {_cell(spec.description)} |" for spec in PROMPT_FORMS]
+    return "\n".join(rows)
+
+
 def bindings_table(bindings: Iterable[Binding | tuple[str, ...]]) -> str:
     """A screen's own `BINDINGS` (Binding objects or tuples) as a Markdown table."""
     rows = ["| Key | What it does |", "|---|---|"]
@@ -229,6 +236,13 @@ def reference_markdown() -> str:
         "command palette (`Ctrl+P`). An unknown command gets a hint with the closest match.",
         "",
         commands_table(),
+        "",
+        "## In the prompt",
+        "",
+        "Enter sends; `Ctrl+J` (or Alt+Enter, Shift+Enter) starts a new line; ↑ and ↓ on the first and",
+        "last line bring back earlier prompts.",
+        "",
+        prompt_forms_table(),
         "",
     ]
     for title, table in _screen_sections():
