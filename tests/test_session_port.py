@@ -236,3 +236,14 @@ async def test_compact_mode_switches_for_the_session(session: SessionPort) -> No
     await _turn(session, "hello")  # a turn runs the same in either mode
     session.set_compact_mode("auto")
     assert session.compact_mode == "auto"
+
+
+async def test_ask_plans_before_the_send_and_takes_the_choice(session: SessionPort) -> None:
+    assert session.plan_send("hello") is None, "auto: nothing is asked"
+    session.set_compact_mode("ask")
+    assert session.compact_mode == "ask"
+    assert session.plan_send("hello") is None, "nothing to cut: the send goes out uncut"
+    for choice in ("over_budget", "cut", None):
+        events = [event async for event in session.run_turn(f"a send ({choice})", choice)]  # type: ignore[arg-type]
+        assert isinstance(events[-1], Done) and not events[-1].failed
+    assert len(session.transcript) >= 6 and not session.busy

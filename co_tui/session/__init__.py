@@ -23,6 +23,7 @@ _EXPORTS: dict[str, str] = {
     "SessionCatalog": "port",
     "Refused": "port",
     "PinChange": "pin_change",
+    "PlannedCut": "ask_cut",
     # the events a session yields (events.py)
     "Event": "events",
     "Done": "events",
@@ -85,6 +86,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
+    from co_tui.session.ask_cut import PlannedCut
     from co_tui.session.banner import REASON_TEXT, banner_details, banner_line, strategy_text
     from co_tui.session.context_breakdown import CATEGORY_TITLES, ContextBreakdown, apportion
     from co_tui.session.conversation_counts import field_of
