@@ -72,10 +72,10 @@ class PlannedCut:
         window), or None when it is allowed."""
         if self.tokens_before <= self.window_tokens:
             return None
-        guess = " (assumed: the model's window is not known)" if self.window_is_guess else ""
+        guess = " (assumed)" if self.window_is_guess else ""
         return (
-            f"not sent over the budget: ~{format_tokens(self.tokens_before)} tokens would pass the model's "
-            f"{format_tokens(self.window_tokens)} window{guess} — cut, compact, or pin/evict first"
+            f"~{format_tokens(self.tokens_before)} tokens would pass the {format_tokens(self.window_tokens)} "
+            f"window{guess}: not sent over the budget"
         )
 
 

@@ -43,7 +43,10 @@ async def _ask(pilot, prompt: str = "and now?"):
 
 
 def _body(screen) -> str:
-    return str(screen.query_one("#dialog-body").render())
+    """The planned cut as shown: the prompt line, then one `label  text` line per row of the table."""
+    cells = [str(cell.render()) for cell in screen.query("#ask-plan > Static")]
+    rows = [f"{label}  {text}" for label, text in zip(cells[::2], cells[1::2], strict=True)]
+    return "\n".join([str(screen.query_one("#ask-prompt").render()), *rows])
 
 
 def _cuts(app) -> list:
@@ -62,12 +65,20 @@ async def test_the_dialog_shows_the_planned_cut_and_nothing_is_sent(ask_app):
         title = str(screen.query_one("#dialog-title").render())
         assert title == "This send would summarise the context first (past its message limit)"
         body = _body(screen)
-        assert "Your prompt, not sent yet: “and now?”" in body
-        assert f"Goes     {plan.going_messages} messages ({plan.going_turns} turns) summarised into one recap" in body
-        assert "Stays    1 turn and your prompt" in body
-        figures = f"~{format_tokens(plan.tokens_before)} tokens → ~{format_tokens(plan.tokens_after)} after the cut"
-        assert f"Request  {figures} · budget {format_tokens(plan.budget_tokens)} · window 32k" in body
-        assert "stay cached" in body and "read afresh once" in body
+        lines = body.splitlines()
+        assert lines[0] == "Your prompt, not sent yet: “and now?”"
+        assert lines[1] == (
+            f"Goes  {plan.going_messages} messages ({plan.going_turns} turns) summarised into one recap: "
+            "“note 1” · “note 2” · “note 3”"
+        )
+        assert lines[2] == "Stays  1 turn and your prompt: “note 0”"
+        after = format_tokens(plan.tokens_after)
+        assert lines[3] == f"Tokens  ~{format_tokens(plan.tokens_before)} now → ~{after} after the cut"
+        assert lines[4] == f"Limits  budget {format_tokens(plan.budget_tokens)} · window 32k"
+        fresh, cached = format_tokens(plan.fresh_tokens), format_tokens(plan.cached_tokens)
+        assert lines[5] == f"Cache  ~{fresh} read afresh once, ~{cached} still cached (uncut: ~8 new)"
+        assert plan.cached_tokens > 1000, "the instructions and the kept head turn stay cached"
+        assert lines[6] == f"Summary  the summariser reads ~{format_tokens(plan.summarised_tokens)} tokens"
 
 
 async def test_cut_as_planned_cuts_then_sends(ask_app):
@@ -203,9 +214,9 @@ async def test_over_the_budget_past_the_window_is_refused_in_one_line(make_app):
         screen = await _ask(pilot)
         await pilot.press("o")
         line = screen.query_one("#ask-line")
-        await wait_until(pilot, lambda: line.has_class("-shown"), what="the refusal")
+        await wait_until(pilot, lambda: line.has_class("-refused"), what="the refusal")
         text = str(line.render())
-        assert text.startswith("not sent over the budget: ~3.6k tokens would pass the model's 2.5k window")
+        assert text == "~3.6k tokens would pass the 2.5k window: not sent over the budget"
         assert "\n" not in text and isinstance(app.screen, AskCutScreen)
         await pilot.press("c")
         await wait_idle(pilot)

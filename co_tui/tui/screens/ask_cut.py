@@ -7,7 +7,8 @@ provider's prompt cache. Four answers (docs/keys-and-commands.md):
 - `c` cut as planned, then send;
 - `k` `/compact` with the focus typed in the field (Enter there too), then send;
 - `i` the history inspector, to pin or evict; the question comes back after it, with new figures;
-- `o` send over the budget once — refused in one line here when the request would pass the window.
+- `o` send over the budget once — refused in one line here (in place of the keys' line) when the
+  request would pass the window.
 
 Esc cancels the send: the prompt goes back to the input, nothing is cut. The screen only asks; the
 controller carries the answer out (`ChatController.cut_answered`).
@@ -17,19 +18,21 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Grid, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from co_tui.session import PlannedCut
-from co_tui.text import fit_segments, format_tokens, one_line, plural
+from co_tui.text import format_tokens, one_line, plural
 from co_tui.tui.cut_answer import CutAnswer, CutChoice
 
-__all__ = ["AskCutScreen", "planned_cut_text"]
+__all__ = ["AskCutScreen", "planned_cut_rows"]
 
-LINE = 78  # the body's lines are cut to the dialog's width at 100 columns (they wrap below it)
+KEYS_LINE = "enter chooses · tab: the focus field · esc cancels, the prompt is kept"
+PROMPTS_SHOWN = 3  # prompts named per row (the rest: `…`), each cut to `PROMPT_WIDTH`
+PROMPT_WIDTH = 40
 
 KIND_VERB = {
     "summary": "summarise",
@@ -48,12 +51,15 @@ OPTIONS: tuple[tuple[CutChoice, str], ...] = (
 )
 
 
-def _prompts(prompts: tuple[str, ...], width: int) -> str:
-    return fit_segments([f"“{p}”" for p in prompts], width) if prompts else ""
+def _prompts(prompts: tuple[str, ...]) -> str:
+    """Up to `PROMPTS_SHOWN` prompts, quoted, oldest first; `· …` when there are more."""
+    shown = [f"“{one_line(p, PROMPT_WIDTH)}”" for p in prompts[:PROMPTS_SHOWN]]
+    return " · ".join(shown + (["…"] if len(prompts) > PROMPTS_SHOWN else []))
 
 
-def planned_cut_text(plan: PlannedCut, prompt: str) -> str:
-    """The dialog's body: the prompt waiting, what goes, what stays, the figures, the cache cost."""
+def planned_cut_rows(plan: PlannedCut) -> list[tuple[str, str]]:
+    """The dialog's table, (label, text) per row: what goes, what stays, the request's tokens
+    against the limits, the prompt-cache cost (and the summariser call's input, for a summary)."""
     goes = plural(plan.going_messages, "message") + f" ({plural(plan.going_turns, 'turn')})"
     if plan.summarised:
         goes += " summarised into one recap"
@@ -61,34 +67,27 @@ def planned_cut_text(plan: PlannedCut, prompt: str) -> str:
         goes += " dropped (the transcript keeps them)"
     if plan.shortened:
         goes += (", " if plan.going_messages else "") + plural(plan.shortened, "old tool output") + " shortened"
-    if not plan.going_messages and not plan.shortened:
-        goes = "nothing but old tool outputs' length"
-    going = _prompts(plan.going_prompts, LINE - 8)
-    pinned = f", {plan.pinned_turns} pinned" if plan.pinned_turns else ""
+    if plan.going_prompts:
+        goes += ": " + _prompts(plan.going_prompts)
+    pinned = f" ({plan.pinned_turns} pinned)" if plan.pinned_turns else ""
     stays = f"{plural(plan.kept_turns, 'turn')}{pinned} and your prompt"
-    kept = _prompts(plan.kept_prompts[-3:], LINE - 8)
+    if plan.kept_prompts:
+        stays += ": " + _prompts(plan.kept_prompts[-PROMPTS_SHOWN:])
     guess = " (assumed)" if plan.window_is_guess else ""
-    figures = (
-        f"~{format_tokens(plan.tokens_before)} tokens → ~{format_tokens(plan.tokens_after)} after the cut · "
-        f"budget {format_tokens(plan.budget_tokens)} · window {format_tokens(plan.window_tokens)}{guess}"
-    )
-    cache = (
-        f"~{format_tokens(plan.cached_tokens)} stay cached, ~{format_tokens(plan.fresh_tokens)} read afresh once "
-        f"(uncut: ~{format_tokens(plan.uncut_fresh_tokens)})"
-    )
-    lines = [
-        f"Your prompt, not sent yet: “{one_line(prompt, LINE - 30)}”",
-        "",
-        f"Goes     {goes}",
-        *([f"         {going}"] if going else []),
-        f"Stays    {stays}",
-        *([f"         {kept}"] if kept else []),
-        f"Request  {figures}",
-        f"Cache    {cache}",
+    rows = [
+        ("Goes", goes),
+        ("Stays", stays),
+        ("Tokens", f"~{format_tokens(plan.tokens_before)} now → ~{format_tokens(plan.tokens_after)} after the cut"),
+        ("Limits", f"budget {format_tokens(plan.budget_tokens)} · window {format_tokens(plan.window_tokens)}{guess}"),
+        (
+            "Cache",
+            f"~{format_tokens(plan.fresh_tokens)} read afresh once, ~{format_tokens(plan.cached_tokens)} still cached "
+            f"(uncut: ~{format_tokens(plan.uncut_fresh_tokens)} new)",
+        ),
     ]
     if plan.summarised_tokens:
-        lines.append(f"         and a summariser call reads ~{format_tokens(plan.summarised_tokens)} tokens")
-    return "\n".join(lines)
+        rows.append(("Summary", f"the summariser reads ~{format_tokens(plan.summarised_tokens)} tokens"))
+    return rows
 
 
 class AskCutScreen(ModalScreen[CutAnswer | None]):
@@ -117,11 +116,15 @@ class AskCutScreen(ModalScreen[CutAnswer | None]):
                 f"This send would {verb} the context first ({REASON.get(plan.reason, plan.reason)})",
                 id="dialog-title",
             )
-            yield Static(Content(planned_cut_text(plan, self.prompt)), id="dialog-body")
-            yield OptionList(*(Option(label, id=choice) for choice, label in OPTIONS), id="ask-choices")
-            yield Input(placeholder="focus for /compact (optional), Enter compacts", id="ask-focus")
-            yield Static("", id="ask-line")
-            yield Static("enter chooses · tab: the focus field · esc cancels: your prompt goes back", id="ask-keys")
+            yield Static(Content(f"Your prompt, not sent yet: “{one_line(self.prompt, 60)}”"), id="ask-prompt")
+            with Grid(id="ask-plan"):  # labels in one column, the texts wrap in the other
+                for label, text in planned_cut_rows(plan):
+                    yield Static(label, classes="ask-label")
+                    yield Static(Content(text), classes="ask-text")
+            yield OptionList(*(Option(label, id=choice) for choice, label in OPTIONS), id="ask-choices", compact=True)
+            yield Input(placeholder="focus for /compact (optional) · Enter compacts", id="ask-focus", compact=True)
+            # The keys, or (in their place: the dialog fits 80x24) the refusal to send over the window.
+            yield Static(KEYS_LINE, id="ask-line")
 
     def on_mount(self) -> None:
         """The answers take the keys, `Cut as planned` highlighted."""
@@ -145,7 +148,7 @@ class AskCutScreen(ModalScreen[CutAnswer | None]):
         if choice == "over_budget" and (line := self.plan.over_budget_refusal) is not None:
             refusal = self.query_one("#ask-line", Static)
             refusal.update(Content(line))
-            refusal.add_class("-shown")
+            refusal.add_class("-refused")
             return
         focus = self.query_one("#ask-focus", Input).value.strip() if choice == "compact" else ""
         self.dismiss(CutAnswer(choice, focus or None))  # type: ignore[arg-type]
