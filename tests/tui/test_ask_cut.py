@@ -221,3 +221,16 @@ async def test_over_the_budget_past_the_window_is_refused_in_one_line(make_app):
         await pilot.press("c")
         await wait_idle(pilot)
         assert app.session.choices[-1] == "cut"
+
+
+async def test_enter_on_the_compact_answer_compacts_without_a_focus(ask_app):
+    async with ask_app.run_test(size=SIZE) as pilot:
+        await _fill(pilot)
+        session = ask_app.session
+        await _ask(pilot)
+        await pilot.press("down", "enter")  # the second answer, highlighted: /compact
+        await wait_until(pilot, lambda: len(session.transcript) == 10, what="the send after the compaction")
+        await wait_idle(pilot)
+        [compact] = list(session.ledger)
+        assert compact.reason == "manual_compact" and "/compact focus" not in (compact.summary_instructions or [])
+        assert session.transcript[-2].parts[0].content == "and now?"
