@@ -152,23 +152,23 @@ async def test_no_instruction_files_in_an_empty_workspace(session: SessionPort) 
 
 
 async def test_undo_walks_back_and_refuses_with_one_line(session: SessionPort) -> None:
-    from co_tui.governance.restore import UndoRefused
+    from co_tui.governance.undo import UndoRefused
 
     with pytest.raises(UndoRefused, match="^nothing to undo"):
-        await session.restore()
+        await session.undo()
     await _turn(session, "hello there")
     await _turn(session, "and more")
     before = list(session.context)
     events = [event async for event in session.compact()]
     assert isinstance(events[-1], Done) and session.undoable_cuts() == [0]
-    event = await session.restore()
+    event = await session.undo()
     assert (event.reason, event.strategy, event.dropped_messages) == ("restore", "compact", 0)
     assert event.restored_messages > 0 and event.session_id == session.id
     assert list(session.context) == before, "the context is the one before the compaction"
     assert session.ledger[-1] is event or session.ledger[-1] == event
     assert session.undoable_cuts() == []
     with pytest.raises(UndoRefused, match="^nothing left to undo"):
-        await session.restore()
+        await session.undo()
 
 
 async def test_pin_the_newest_turn_then_unpin_it(session: SessionPort) -> None:
@@ -186,26 +186,26 @@ async def test_pin_the_newest_turn_then_unpin_it(session: SessionPort) -> None:
     assert not change.pinned and list(session.pins) == [] and change.pinned_tokens == 0
 
 
-async def test_salvage_brings_a_lost_item_back_at_the_end_and_undo_takes_it_out(session: SessionPort) -> None:
-    from co_tui.governance.markers import salvaged_items
+async def test_recover_brings_a_lost_item_back_at_the_end_and_undo_takes_it_out(session: SessionPort) -> None:
+    from co_tui.governance.markers import recovered_items
 
     with pytest.raises(ValueError, match="no summary in this session lost"):
-        await session.salvage("src/a.py")
+        await session.recover("src/a.py")
     await _turn(session, "please look at notes_v7.md and the parse_tokens helper")
     await _turn(session, "and more")
     [event async for event in session.compact()]
     lost = session.ledger[-1].summary_lost
     assert lost, "the compaction lost something to recover"
     before = list(session.context)
-    trim = await session.salvage(lost[0])
+    trim = await session.recover(lost[0])
     assert (trim.reason, trim.strategy, trim.restored_messages, trim.dropped_messages) == ("restore", "compact", 1, 0)
     assert trim.salvaged_item == lost[0] and trim.salvaged_text and lost[0] in trim.salvaged_text
     assert trim.session_id == session.id and lost[0] in (trim.note or "")
     assert list(session.context[: len(before)]) == before, "appended at the end: the prefix is unchanged"
-    assert salvaged_items(session.context[-1]) == [lost[0]]
+    assert recovered_items(session.context[-1]) == [lost[0]]
     with pytest.raises(ValueError, match="already in the context"):
-        await session.salvage(lost[0])
-    undo = await session.restore()
+        await session.recover(lost[0])
+    undo = await session.undo()
     assert undo.reason == "restore" and "left the context" in (undo.note or "")
     assert list(session.context) == before, "/undo of a recovery takes the excerpt back out"
 

@@ -4,7 +4,7 @@ tests/test_session_port.py holds it and the real session to the same conformance
 
 It fakes the turns (the model is scripted) and the meter's figures (tokens grow with the context);
 everything else is the real session's: a real `History`, the real planners (undo, pin, evict,
-salvage, compact) applied by the real session's own code (`AppliesEdits`), a real governor. Its events are real
+recover, compact) applied by the real session's own code (`AppliesEdits`), a real governor. Its events are real
 domain events and its messages real pydantic-ai ones. Tests of the whole stack use the real
 ChatSession with the offline model instead.
 """

@@ -51,7 +51,7 @@ class HistoryTrimmedEvent(CapabilityEvent, namespace="co_tui"):
 
     trimmed: HistoryTrimmed
     # The context the pass started from (shared by the events of one pass): what undoing it restores
-    # (governance/restore.py). In-process only; never part of the domain event.
+    # (governance/undo.py). In-process only; never part of the domain event.
     before: tuple[ModelMessage, ...] | None = field(default=None, repr=False, compare=False)
     # Whether this is the pass's last event: the context after it is the one the request sends.
     ends_pass: bool = field(default=True, repr=False, compare=False)

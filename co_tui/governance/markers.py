@@ -33,8 +33,8 @@ COMPACT_ACK = "Understood. I have the conversation context."
 BREADCRUMB_PREFIX = "[Earlier conversation trimmed"
 SUMMARY_PREFIX = "[Summary of"
 EVICTED_PREFIX = "[Removed from the context by the user"
-SALVAGED_PREFIX = "[Recovered from the transcript by the user"
-MARKER_PREFIXES = (BREADCRUMB_PREFIX, SUMMARY_PREFIX, COMPACT_HEADER[:-1], EVICTED_PREFIX, SALVAGED_PREFIX)
+RECOVERED_PREFIX = "[Recovered from the transcript by the user"
+MARKER_PREFIXES = (BREADCRUMB_PREFIX, SUMMARY_PREFIX, COMPACT_HEADER[:-1], EVICTED_PREFIX, RECOVERED_PREFIX)
 """How the text of each marker starts (breadcrumb, summary, compaction, eviction, recovered
 excerpt): the offline model skips them."""
 
@@ -183,7 +183,7 @@ def make_evicted_marker(messages: int, text: str, prompt_at: str | None = None) 
     return ModelRequest(parts=[part], metadata={METADATA_KEY: meta})
 
 
-def make_salvaged_marker(items: Sequence[str], text: str) -> ModelRequest:
+def make_recovered_marker(items: Sequence[str], text: str) -> ModelRequest:
     """The marker holding verbatim excerpts the user recovered for `items` (paths, names, numbers
     a summary lost; docs/context-governance.md, "Recover a lost item"). It stands for no removed
     messages (counts 0): a later cut takes it along like any marker."""
@@ -193,8 +193,8 @@ def make_salvaged_marker(items: Sequence[str], text: str) -> ModelRequest:
     return ModelRequest(parts=[part], metadata={METADATA_KEY: meta})
 
 
-def salvaged_items(message: ModelMessage) -> list[str]:
-    """The items a recovered-excerpt marker holds (see `make_salvaged_marker`); [] for any other message."""
+def recovered_items(message: ModelMessage) -> list[str]:
+    """The items a recovered-excerpt marker holds (see `make_recovered_marker`); [] for any other message."""
     if (info := marker_info(message)) is None or info.kind != "salvaged":
         return []
     meta = (getattr(message, "metadata", None) or {}).get(METADATA_KEY)

@@ -3,7 +3,7 @@
 One wording rule for every refusal: `str()` is one line the user sees as it is — lower case first,
 no full stop at the end; it says what was refused and why, and, when the user can do something
 about it, what (`busy_line`). The subclasses only name the operation (`UndoRefused`, `PinRefused`,
-`SalvageRefused`, `EvictRefused`); a front end catches `Refused`.
+`RecoverRefused`, `EvictRefused`); a front end catches `Refused`.
 """
 
 from __future__ import annotations

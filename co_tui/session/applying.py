@@ -20,7 +20,7 @@ from co_tui.governance.refused import Refused, busy_line
 from co_tui.session.compaction import clear_preview_of
 from co_tui.session.eviction import plan_evict
 from co_tui.session.history import Edit, History, HistorySnapshot, HistoryViews
-from co_tui.session.recover import plan_salvage
+from co_tui.session.recover import plan_recover
 from co_tui.session.steering import plan_pin_newest, plan_toggle_pin, plan_undo
 
 if TYPE_CHECKING:
@@ -98,16 +98,16 @@ class AppliesEdits(HistoryViews):
         (never the transcript): `eviction.plan_evict`. Raises `EvictRefused` (a `Refused`)."""
         return (await self._steer("evicting", lambda history, gauge: plan_evict(history, gauge, index))).trim
 
-    async def restore(self, cut: int | None = None) -> HistoryTrimmed:
+    async def undo(self, cut: int | None = None) -> HistoryTrimmed:
         """`/undo`, `u`: undo the newest cut still in effect (or ledger entry `cut`, 0-based, and every
         cut after it): `steering.plan_undo`. Returns the `restore` event; raises `UndoRefused`."""
         return (await self._steer("undoing a cut", lambda history, gauge: plan_undo(history, gauge, cut))).trim
 
-    async def salvage(self, item: str, cut: int | None = None) -> HistoryTrimmed:
+    async def recover(self, item: str, cut: int | None = None) -> HistoryTrimmed:
         """`r` on a summary banner: append a verbatim excerpt around `item`, which ledger entry `cut`'s
-        summary lost, to the end of the context (`recover.plan_salvage`). Raises `SalvageRefused`."""
+        summary lost, to the end of the context (`recover.plan_recover`). Raises `RecoverRefused`."""
         return (
-            await self._steer("recovering an item", lambda history, gauge: plan_salvage(history, gauge, item, cut))
+            await self._steer("recovering an item", lambda history, gauge: plan_recover(history, gauge, item, cut))
         ).trim
 
     async def toggle_pin(self, index: int) -> PinChange:

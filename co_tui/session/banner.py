@@ -28,7 +28,7 @@ STRATEGY_TEXT = {
 _UNDID = "undid trim #"
 
 
-def restore_note(cut_number: int, undone: HistoryTrimmed) -> str:
+def undo_note(cut_number: int, undone: HistoryTrimmed) -> str:
     """The note of the event that undid `undone` (ledger number `cut_number`): it names that cut in
     its own banner's words, which `strategy_text` reads back — an undone eviction is not "old tool
     outputs shortened", though both share the strategy `tool_output_trim`."""
@@ -42,7 +42,7 @@ _EVICTED_TEXT = {"tool_output_trim": "a tool output removed", "turn_trim": "an o
 
 def strategy_text(event: HistoryTrimmed) -> str:
     """How `event` cut, in words: STRATEGY_TEXT, or what an eviction removed; for an undo, the
-    words of the cut it undid (`restore_note`)."""
+    words of the cut it undid (`undo_note`)."""
     if event.reason == "manual_evict" and event.strategy in _EVICTED_TEXT:
         return _EVICTED_TEXT[event.strategy]
     if event.reason == "restore" and event.note and event.note.startswith(_UNDID) and " (" in event.note:
@@ -80,7 +80,7 @@ def banner_line(event: HistoryTrimmed, width: int | None = None) -> str:
 
 def banner_parts(event: HistoryTrimmed) -> list[str]:
     """The segments of `banner_line`, most important first."""
-    if event.salvaged_item is not None:  # a lost item recovered (governance/salvage.py)
+    if event.salvaged_item is not None:  # a lost item recovered (governance/recover.py)
         return [
             f"↶ {banner_title(event)}",
             f'"{event.salvaged_item}" back in context',

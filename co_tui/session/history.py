@@ -7,7 +7,7 @@
   the three can never disagree; `ledger`, `ledger_positions` and `ledger_records` are views of it;
 - `pins`: transcript indices of the pinned turns' prompts.
 
-Every change of the context with an event (a cut, an undo, an eviction, a salvage, a compaction, a
+Every change of the context with an event (a cut, an undo, an eviction, a recovery, a compaction, a
 pin) is an `Edit` a planner returned, applied by `commit`; a turn folds its run's messages in with
 `extend` and `set_context` (its cuts are committed as they happen). Nothing here does I/O: the
 session saves a `snapshot` in a thread. What the store holds is the store's to know (`unsaved`).
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.markers import register_markers
-from co_tui.governance.restore import CutRecord, undoable_cuts
+from co_tui.governance.undo import CutRecord, undoable_cuts
 from co_tui.session.conversation_counts import ConversationCounts
 from co_tui.session.lazy_transcript import LazyTranscript
 

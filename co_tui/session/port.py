@@ -149,7 +149,7 @@ class Steering(Protocol):
         with one line (the newest turn, a marker, busy)."""
         ...
 
-    async def restore(self, cut: int | None = None) -> HistoryTrimmed:
+    async def undo(self, cut: int | None = None) -> HistoryTrimmed:
         """`/undo`, `u`: undo the newest cut still in effect, or ledger entry `cut` and every cut after
         it; returns the `restore` event (in the ledger, saved). Raises `UndoRefused` (a `Refused`)."""
         ...
@@ -163,12 +163,12 @@ class Steering(Protocol):
         """`/pin`: pin the newest turn; returns a `PinChange`. Raises `PinRefused` (a `Refused`)."""
         ...
 
-    async def salvage(self, item: str, cut: int | None = None) -> HistoryTrimmed:
+    async def recover(self, item: str, cut: int | None = None) -> HistoryTrimmed:
         """`r` on a summary banner: bring `item` — a path, name or number on the lost list of ledger
         entry `cut` (0-based; None: the newest summary that lost it) — back as a short verbatim
         excerpt of the summarised messages, appended at the end of the context; returns the `restore`
         event (`salvaged_item` set; in the ledger, saved; `/undo` takes it back out). Raises
-        `SalvageRefused` (a `Refused`) with one line."""
+        `RecoverRefused` (a `Refused`) with one line."""
         ...
 
     def clear_preview(self) -> HistoryTrimmed:

@@ -1,7 +1,7 @@
 """Planning the recovery of a lost item: `r` on a summary banner (docs/context-governance.md,
 "Recover a lost item").
 
-`plan_salvage` is pure over a `History` and a `Gauge`; the rule is `co_tui/governance/salvage.py`.
+`plan_recover` is pure over a `History` and a `Gauge`; the rule is `co_tui/governance/recover.py`.
 The excerpt is a context-only marker, saved with the context, and the event goes into the ledger
 with what undoing it needs (the context before it): `/undo` takes the excerpt back out.
 """
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.governance.restore import CutRecord
-from co_tui.governance.salvage import SalvageRefused, salvage
+from co_tui.governance.recover import RecoverRefused, recover_item
+from co_tui.governance.undo import CutRecord
 from co_tui.session.history import Edit
 
 if TYPE_CHECKING:
@@ -22,21 +22,21 @@ if TYPE_CHECKING:
     from co_tui.session.gauge import Gauge
     from co_tui.session.history import History
 
-__all__ = ["plan_salvage", "summarised_messages", "summary_index"]
+__all__ = ["plan_recover", "summarised_messages", "summary_index"]
 
 
 def summary_index(ledger: Sequence[HistoryTrimmed], item: str, cut: int | None) -> int:
     """The ledger index of the summary `item` is recovered from: `cut` when its lost list holds the
-    item, else (`cut` None) the newest summary that lost it. Raises `SalvageRefused` (one line)."""
+    item, else (`cut` None) the newest summary that lost it. Raises `RecoverRefused` (one line)."""
     if cut is None:
         for i in range(len(ledger) - 1, -1, -1):
             if item in (ledger[i].summary_lost or []):
                 return i
-        raise SalvageRefused(f'no summary in this session lost "{item}"')
+        raise RecoverRefused(f'no summary in this session lost "{item}"')
     if not 0 <= cut < len(ledger):
-        raise SalvageRefused(f"no trim #{cut + 1} in this session's ledger")
+        raise RecoverRefused(f"no trim #{cut + 1} in this session's ledger")
     if item not in (ledger[cut].summary_lost or []):
-        raise SalvageRefused(f'"{item}" is not on trim #{cut + 1}\'s list of what its summary lost')
+        raise RecoverRefused(f'"{item}" is not on trim #{cut + 1}\'s list of what its summary lost')
     return cut
 
 
@@ -49,14 +49,14 @@ def summarised_messages(history: History, cut: int) -> Sequence[ModelMessage]:
     return history.transcript[: entry.position]
 
 
-def plan_salvage(history: History, gauge: Gauge, item: str, cut: int | None = None) -> Edit:
+def plan_recover(history: History, gauge: Gauge, item: str, cut: int | None = None) -> Edit:
     """Append a verbatim excerpt around `item` — on the lost list of ledger entry `cut` (0-based;
     None: the newest summary that lost it) — to the end of the context, with the `restore` event
-    (`salvaged_item` set). Raises `SalvageRefused` (one line) when no such summary lost the item,
-    or when `governance.salvage.salvage` refuses (already in the context, not found, over the budget)."""
+    (`salvaged_item` set). Raises `RecoverRefused` (one line) when no such summary lost the item,
+    or when `governance.recover.recover_item` refuses (already in the context, not found, over the budget)."""
     item = item.strip()
     index = summary_index(history.ledger, item, cut)
-    result = salvage(
+    result = recover_item(
         history.context,
         summarised_messages(history, index),
         item,

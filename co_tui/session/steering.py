@@ -1,7 +1,7 @@
 """Planning how the user steers the context: undo a cut (`/undo`, `u`) and pin a turn (`/pin`, `p`).
 
 Pure over a `History` and a `Gauge`: each planner returns the `Edit` that `ChatSession` applies, or
-raises a `Refused` with one line. The rules are in `governance/restore.py` and
+raises a `Refused` with one line. The rules are in `governance/undo.py` and
 `governance/pins.py`, the rows in `store_steering.py` (docs/context-governance.md, "Undo a cut"
 and "Pins").
 """
@@ -17,16 +17,16 @@ from pydantic_ai.messages import ModelMessage, repair_messages
 from co_tui.governance.markers import separate_markers, tag_fused_markers
 from co_tui.governance.pins import pin_room, pinned_tokens, split_pinned, turn_key
 from co_tui.governance.refused import PinRefused
-from co_tui.governance.restore import (
+from co_tui.governance.turns import segment
+from co_tui.governance.undo import (
     CutRecord,
     UndoRefused,
     cut_position,
-    restore_event,
-    restored_context,
+    undo_event,
     undo_target,
+    undone_context,
 )
-from co_tui.governance.turns import segment
-from co_tui.session.banner import restore_note
+from co_tui.session.banner import undo_note
 from co_tui.session.history import Edit
 from co_tui.session.pin_change import PinChange
 
@@ -52,7 +52,7 @@ def plan_undo(history: History, gauge: Gauge, cut: int | None = None) -> Edit:
     before = records[target].before
     assert before is not None  # undo_target only returns cuts with their context kept
     position = cut_position(before, history.transcript, positions[target])
-    restored = tag_fused_markers(repair_messages(restored_context(before, history.transcript, position)))
+    restored = tag_fused_markers(repair_messages(undone_context(before, history.transcript, position)))
     tokens_before = gauge.meter.reading(history.context).tokens
     tokens_after = gauge.meter.reading(restored).tokens
     budget = gauge.budget_tokens
@@ -64,7 +64,7 @@ def plan_undo(history: History, gauge: Gauge, cut: int | None = None) -> Edit:
             f"cannot undo trim #{target + 1}: the restored context would need ~{tokens_after:,} tokens"
             f"{too_many}, over the {budget:,}-token budget — the next request would cut it again"
         )
-    event = restore_event(
+    event = undo_event(
         ledger[target],
         current=history.context,
         restored=restored,
@@ -74,7 +74,7 @@ def plan_undo(history: History, gauge: Gauge, cut: int | None = None) -> Edit:
         cut_number=target + 1,
     )
     if event.salvaged_item is None and ledger[target].salvaged_item is None:
-        event = replace(event, note=restore_note(target + 1, ledger[target]))
+        event = replace(event, note=undo_note(target + 1, ledger[target]))
     return Edit(event=event, context=restored, record=CutRecord(undoes=target))
 
 

@@ -344,7 +344,7 @@ class SessionStore:
         touched; context messages equal to a transcript message are stored as a reference to it.
         `event_positions` (transcript indices) place each event's banner; by default an event sits right after this turn's user prompt (or at the end if there is none).
         `cost_usd` is the session's cost so far (None: unknown); `KEEP` leaves the stored figure.
-        `event_records` (`governance.restore.CutRecord`, one per event): what undoing each needs.
+        `event_records` (`governance.undo.CutRecord`, one per event): what undoing each needs.
         `pins`: the pinned prompts' transcript indices, all of them (None: unchanged).
         Raises `StoreLocked`, `StoreFull`, or `StoreError` (unknown session, other failures).
         """

@@ -21,7 +21,7 @@ from co_tui.session.context_rows import decode_context
 from co_tui.session.message_codec import encode_messages
 
 if TYPE_CHECKING:  # pydantic-ai stays out of the store's import (listing sessions at start-up)
-    from co_tui.governance.restore import CutRecord
+    from co_tui.governance.undo import CutRecord
 
 
 def write_undo(
@@ -70,7 +70,7 @@ def read_undo(
     """One `CutRecord` per ledger row (rows of one pass share their `before` object). `newest`: only
     the newest that many rows keep their undo data (a lazy resume: older cuts read as not undoable,
     so what is decoded stays flat in the session's length)."""
-    from co_tui.governance.restore import CutRecord
+    from co_tui.governance.undo import CutRecord
 
     records = [CutRecord()] * ledger_len
     first = 0 if newest is None else max(0, ledger_len - newest)

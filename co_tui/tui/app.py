@@ -268,19 +268,19 @@ class CoTuiApp(App[int]):
         event = message.event
         lost = list(event.summary_lost or [])
         if len(lost) == 1:
-            await self.controller.salvage(lost[0], event)
+            await self.controller.recover(lost[0], event)
             return
         from co_tui.governance.summary_check import kept_line
         from co_tui.tui.screens.recover_lost import RecoverLostScreen
 
         def picked(item: str | None) -> None:
             if item:
-                self.spawn(self._salvage(item, event))
+                self.spawn(self._recover(item, event))
 
         self.push_screen(RecoverLostScreen(lost, kept_line(event.summary_kept or [], lost)), picked)
 
-    async def _salvage(self, item: str, event: Any) -> None:
-        await self.controller.salvage(item, event)
+    async def _recover(self, item: str, event: Any) -> None:
+        await self.controller.recover(item, event)
 
     def action_clear(self) -> None:
         """ctrl+l, /clear: after a confirm, start a fresh conversation (the old one stays saved)."""

@@ -497,7 +497,7 @@ class ChatController:
             return ""
         session = self.session
         assert session is not None
-        return await self._steer(lambda: session.restore(cut))
+        return await self._steer(lambda: session.undo(cut))
 
     async def _steer(self, call: Callable[[], Awaitable[HistoryTrimmed]]) -> str:
         """Run one steering operation of the session (`call`): show its banner and the meter, or,
@@ -533,7 +533,7 @@ class ChatController:
         await view.show_event(session.meter_reading())
         return line
 
-    async def salvage(self, item: str, event: HistoryTrimmed) -> str:
+    async def recover(self, item: str, event: HistoryTrimmed) -> str:
         """`r` on a summary banner: bring `item`, which `event`'s summary lost, back as a verbatim
         excerpt at the end of the context (the session saves, off the UI loop). Shows the new banner
         and the meter; a refusal is a hint. Returns the line shown."""
@@ -548,7 +548,7 @@ class ChatController:
         cut = next((i for i in range(len(ledger) - 1, -1, -1) if ledger[i] is event), None)
         if cut is None:
             cut = next((i for i in range(len(ledger) - 1, -1, -1) if ledger[i] == event), None)
-        return await self._steer(lambda: session.salvage(item, cut))
+        return await self._steer(lambda: session.recover(item, cut))
 
     # --- /export and /model ----------------------------------------------------------------------
 

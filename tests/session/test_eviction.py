@@ -183,7 +183,7 @@ async def test_an_eviction_is_undone_like_any_cut_and_after_a_resume(tmp_path: P
     await session.evict(_index_of_output(session))
     assert session.context != before
 
-    restored = await session.restore()
+    restored = await session.undo()
     assert (restored.reason, restored.strategy) == ("restore", "tool_output_trim")
     assert session.context == before  # the output is back, verbatim
     # The banner names what was undone: it said "undid: old tool outputs shortened" for an eviction.
@@ -196,6 +196,6 @@ async def test_an_eviction_is_undone_like_any_cut_and_after_a_resume(tmp_path: P
     resumed = ChatSession.resume(
         settings, workspace=tmp_path, store=SessionStore.open(tmp_path / "data"), session_id=session.id
     )
-    await resumed.restore()
+    await resumed.undo()
     assert resumed.context == before  # the turn is back after a resume too
     resumed.release_claim()

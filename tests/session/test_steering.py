@@ -11,8 +11,8 @@ from support.turns import run_turn
 
 from co_tui.config import load_settings
 from co_tui.governance.markers import is_marker, separate_markers
-from co_tui.governance.restore import UndoRefused
 from co_tui.governance.turns import segment
+from co_tui.governance.undo import UndoRefused
 from co_tui.session.chat import ChatSession
 from co_tui.session.steering import PinRefused
 from co_tui.session.store import SessionStore
@@ -72,12 +72,12 @@ async def test_undo_restores_the_context_before_the_cut_and_survives_resume(tmp_
     transcript_len_at_cut = session.ledger_positions[cuts[-1]]
     # Right after a budget cut, undoing it would not fit: refused, with the figures.
     with pytest.raises(UndoRefused, match="would need ~"):
-        await session.restore()
+        await session.undo()
     # Resumed with a larger budget (the undo data comes back from the file), the cut can go.
     settings = _trim_settings(20_000)
     session = _resume(settings, workspace, session)
     assert session.undoable_cuts() == cuts
-    event = await session.restore()
+    event = await session.undo()
     assert event.reason == "restore" and event.restored_messages > 0 and event.dropped_messages == 0
     assert event.tokens_after > event.tokens_before and event.tokens_after <= event.budget_tokens == 20_000
     # The messages since the cut are the transcript's, verbatim (the same objects), and no marker of
@@ -101,18 +101,18 @@ async def test_undo_refuses_when_the_restored_context_would_not_fit(tmp_path: Pa
     workspace = _workspace(tmp_path)
     session = _open(_trim_settings(1500), workspace)
     with pytest.raises(UndoRefused, match="^nothing to undo"):
-        await session.restore()
+        await session.undo()
     await _read_and_chat(session, 10)
     assert len(session.undoable_cuts()) >= 2
     oldest = session.undoable_cuts()[0]
     context, ledger_len = list(session.context), len(session.ledger)
     with pytest.raises(UndoRefused) as refused:
-        await session.restore(oldest)  # everything since the first cut: far over 1,500 tokens
+        await session.undo(oldest)  # everything since the first cut: far over 1,500 tokens
     line = str(refused.value)
     assert "\n" not in line and "would need ~" in line and "1,500-token budget" in line
     assert list(session.context) == context and len(session.ledger) == ledger_len, "nothing changed"
     with pytest.raises(UndoRefused, match="no trim #99"):
-        await session.restore(98)
+        await session.undo(98)
 
 
 async def test_pins_survive_cuts_and_resume_and_refuse_without_room(tmp_path: Path) -> None:
@@ -178,9 +178,9 @@ async def test_a_cut_saved_before_version_3_loads_and_cannot_be_undone(tmp_path:
     )
     assert resumed.undoable_cuts() == [] and resumed.ledger == session.ledger
     with pytest.raises(UndoRefused, match="^nothing left to undo: the cuts left were saved before"):
-        await resumed.restore()
+        await resumed.undo()
     with pytest.raises(UndoRefused, match="saved before co-tui kept"):
-        await resumed.restore(0)
+        await resumed.undo(0)
     assert migrations.SCHEMA_VERSION == len(migrations.MIGRATIONS)
 
 

@@ -7,7 +7,7 @@ import pytest
 from pilot_helpers import wait_idle, wait_ready, wait_until
 from textual.widgets import OptionList
 
-from co_tui.governance.markers import salvaged_items
+from co_tui.governance.markers import recovered_items
 
 SIZE = (100, 32)
 
@@ -56,7 +56,7 @@ async def test_r_on_a_summary_banner_recovers_a_lost_item_into_the_context(app):
         event = _banners(pilot, "restore")[0].event
         assert event.salvaged_item == lost[1] and event.restored_messages == 1
         assert list(app.session.context[: len(before)]) == before, "appended at the end"
-        assert salvaged_items(app.session.context[-1]) == [lost[1]]
+        assert recovered_items(app.session.context[-1]) == [lost[1]]
         assert lost[1] in str(_banners(pilot, "restore")[0].title)
         assert app.chat.prompt.text == "", "the key never reached the prompt"
         # Again on the same item: refused in one line, nothing changes.

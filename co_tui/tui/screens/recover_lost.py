@@ -2,7 +2,7 @@
 
 Lists the items the summary check found lost (paths, names, numbers); Enter recovers the highlighted
 one as a short verbatim excerpt at the end of the context, Esc closes. The session does the work
-(`SessionPort.salvage`); this screen only picks.
+(`SessionPort.recover`); this screen only picks.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ class RecoverLostScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         """What bringing an item back does, then the lost items to choose from (plain text, no markup)."""
-        from co_tui.governance.salvage import MAX_EXCERPT_CHARS
+        from co_tui.governance.recover import MAX_EXCERPT_CHARS
 
         with Vertical(id="dialog"):
             yield Static("Bring a lost item back?", id="dialog-title")
@@ -52,5 +52,5 @@ class RecoverLostScreen(ModalScreen[str | None]):
         options.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        """Dismiss with the chosen item (the caller salvages it)."""
+        """Dismiss with the chosen item (the caller recovers it)."""
         self.dismiss(self.items[event.option_index])

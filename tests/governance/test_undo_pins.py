@@ -16,10 +16,10 @@ from co_tui.governance import GovernancePolicy, Governor, estimate_tokens
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.markers import separate_markers
 from co_tui.governance.pins import compact_around_pins, pin_room, reinsert, split_pinned, turn_key
-from co_tui.governance.restore import CutRecord, UndoRefused, restore_event, restored_context, undo_target
 from co_tui.governance.summarize import SummaryRejected
 from co_tui.governance.tokens import part_text
 from co_tui.governance.turns import check_pairing, segment
+from co_tui.governance.undo import CutRecord, UndoRefused, undo_event, undo_target, undone_context
 
 from .strategies import _text, histories
 from .test_properties import fingerprint
@@ -58,14 +58,14 @@ def test_restore_then_cut_is_consistent(history, fraction, max_messages, strateg
     later = chat_turn("and then?", "then this")
     transcript = [*history, *later]
     after_cut = [*cut.messages, *later]
-    restored = restored_context(tuple(history), transcript, len(history))
+    restored = undone_context(tuple(history), transcript, len(history))
     assert restored == transcript and all(a is b for a, b in zip(restored, transcript, strict=True))
     assert fingerprint(history) == frozen, "input mutated"
     again = asyncio.run(Governor(policy, summarizer_model=_summariser(False)).apply(restored))
     direct = asyncio.run(Governor(policy, summarizer_model=_summariser(False)).apply(transcript))
     assert _shape(again.messages) == _shape(direct.messages) and again.events == direct.events
     if cut.events:
-        event = restore_event(
+        event = undo_event(
             cut.events[0],
             current=after_cut,
             restored=restored,

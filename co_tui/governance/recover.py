@@ -28,10 +28,10 @@ from pydantic_ai.messages import (
 
 from co_tui.governance.events import HistoryTrimmed, Strategy
 from co_tui.governance.markers import (
-    SALVAGED_PREFIX,
-    make_salvaged_marker,
+    RECOVERED_PREFIX,
+    make_recovered_marker,
     marker_info,
-    salvaged_items,
+    recovered_items,
     separate_markers,
 )
 from co_tui.governance.refused import Refused
@@ -40,12 +40,12 @@ from co_tui.governance.turns import segment
 
 __all__ = [
     "MAX_EXCERPT_CHARS",
-    "SalvageRefused",
+    "RecoverRefused",
     "Snippet",
-    "SalvageResult",
+    "Recovery",
     "find_snippets",
     "mentions",
-    "salvage",
+    "recover_item",
 ]
 
 MAX_EXCERPT_CHARS = 1_500
@@ -54,7 +54,7 @@ _SNIPPET_CHARS = 400  # one mention's window: its line and the lines either side
 _AROUND = 180  # kept either side of a mention when its lines are longer than a window
 
 
-class SalvageRefused(Refused):
+class RecoverRefused(Refused):
     """A recovery that cannot happen (`Refused`: one line)."""
 
 
@@ -70,7 +70,7 @@ class Snippet:
 
 
 @dataclass(frozen=True)
-class SalvageResult:
+class Recovery:
     """The new context (the old one plus the excerpt at its end), the event, and what was taken."""
 
     messages: list[ModelMessage]
@@ -169,7 +169,7 @@ def find_snippets(
 
 
 def _excerpt_text(item: str, snippets: Sequence[Snippet], left: int, max_chars: int) -> str:
-    lines = [f'{SALVAGED_PREFIX}: verbatim lines around "{item}" from messages a summary replaced]']
+    lines = [f'{RECOVERED_PREFIX}: verbatim lines around "{item}" from messages a summary replaced]']
     for snippet in snippets:
         body = ("…" if snippet.cut_before else "") + snippet.text + ("…" if snippet.cut_after else "")
         lines.append(f"— in {snippet.source}:\n{body}")
@@ -184,17 +184,17 @@ def _excerpt_text(item: str, snippets: Sequence[Snippet], left: int, max_chars: 
 def _already_in(context: Sequence[ModelMessage], item: str) -> int | None:
     """The index of a context message that already shows `item` to the model, else None."""
     for i, message in enumerate(context):
-        if item in salvaged_items(message):
+        if item in recovered_items(message):
             return i
     for i, _label, text, _output in _sources(context):
-        if salvaged_items(context[i]):  # its header names its own items, checked above
+        if recovered_items(context[i]):  # its header names its own items, checked above
             text = text.split("\n", 1)[1] if "\n" in text else ""
         if mentions(text, item):
             return i
     return None
 
 
-def salvage(
+def recover_item(
     context: Sequence[ModelMessage],
     summarised: Sequence[ModelMessage],
     item: str,
@@ -205,50 +205,50 @@ def salvage(
     overhead_tokens: int = 0,
     tokens_before: int | None = None,
     max_chars: int = MAX_EXCERPT_CHARS,
-) -> SalvageResult:
+) -> Recovery:
     """Append to `context` a verbatim excerpt of `summarised` around `item` (one marker request at
     the end; when the context already ends with a recovered excerpt, the two become one, as adjacent
     requests would be fused anyway). `strategy` and `cut_number` (1-based, named in the note) are
     those of the summary the item was lost by. `tokens_before`: the meter's figure for `context`
     (default: the estimate plus `overhead_tokens`); the excerpt's estimate is added to it.
 
-    Raises `SalvageRefused` (one line) when the item is empty, already in the context (a message
+    Raises `RecoverRefused` (one line) when the item is empty, already in the context (a message
     there mentions it), not mentioned in `summarised`, when the context ends with an unanswered
     request, or when the result would be over `budget_tokens` (> 0). Pure.
     """
     item = item.strip()
     if not item:
-        raise SalvageRefused("name the lost item to recover (a path, name or number from the summary check)")
+        raise RecoverRefused("name the lost item to recover (a path, name or number from the summary check)")
     current = separate_markers(context)
     where = _already_in(current, item)
     if where is not None:
-        raise SalvageRefused(f'"{item}" is already in the context (message {where} mentions it): nothing to recover')
+        raise RecoverRefused(f'"{item}" is already in the context (message {where} mentions it): nothing to recover')
     snippets, left = find_snippets(separate_markers(summarised), item, max_chars)
     if not snippets:
-        raise SalvageRefused(f'"{item}" is not mentioned in the messages trim #{cut_number} summarised')
+        raise RecoverRefused(f'"{item}" is not mentioned in the messages trim #{cut_number} summarised')
     excerpt = _excerpt_text(item, snippets, left, max_chars)
     # Built on `context` as given (a marker pydantic-ai fused with its prompt stays fused): every
     # message before the excerpt is the same object, so the request's prefix is sent as before.
     last = context[-1] if context else None
     items, text = [item], excerpt
     base = list(context)
-    if last is not None and (earlier := salvaged_items(last)):
+    if last is not None and (earlier := recovered_items(last)):
         items, text = [*earlier, item], f"{part_text(last.parts[-1])}\n\n{excerpt}"
         base = base[:-1]
     elif isinstance(last, ModelRequest):
-        raise SalvageRefused("the context ends with a request the model has not answered: send a message first")
-    marker = make_salvaged_marker(items, text)
+        raise RecoverRefused("the context ends with a request the model has not answered: send a message first")
+    marker = make_recovered_marker(items, text)
     new = [*base, marker]
     before = estimate_tokens(context) + overhead_tokens if tokens_before is None else tokens_before
     after = before - estimate_tokens(context[len(base) :]) + message_tokens(marker)
     if budget_tokens > 0 and after > budget_tokens:
-        raise SalvageRefused(
+        raise RecoverRefused(
             f'cannot recover "{item}": the excerpt would take the context to ~{after:,} tokens, over the '
             f"{budget_tokens:,}-token budget — the next request would cut it again"
         )
     chars = sum(len(s.text) for s in snippets)
     shown = f"{len(snippets)} passage{'s' * (len(snippets) != 1)}"
-    return SalvageResult(
+    return Recovery(
         new,
         HistoryTrimmed(
             reason="restore",

@@ -1,4 +1,4 @@
-"""Recover a lost item (governance/salvage.py): a verbatim excerpt of the summarised messages,
+"""Recover a lost item (governance/recover.py): a verbatim excerpt of the summarised messages,
 appended at the end of the context, one `restore` event; refusals in one line
 (docs/context-governance.md, "Recover a lost item")."""
 
@@ -12,15 +12,15 @@ from support.examples import examples
 
 from co_tui.governance import estimate_tokens
 from co_tui.governance.markers import (
-    SALVAGED_PREFIX,
+    RECOVERED_PREFIX,
     is_marker,
     make_summary_marker,
     marker_info,
-    salvaged_items,
+    recovered_items,
     separate_markers,
     tag_fused_markers,
 )
-from co_tui.governance.salvage import MAX_EXCERPT_CHARS, SalvageRefused, find_snippets, mentions, salvage
+from co_tui.governance.recover import MAX_EXCERPT_CHARS, RecoverRefused, find_snippets, mentions, recover_item
 from co_tui.governance.summary_check import check_summary
 from co_tui.governance.tokens import content_text, part_text
 from co_tui.governance.turns import segment
@@ -52,14 +52,14 @@ def _context():
 
 def test_the_excerpt_is_verbatim_at_the_end_with_one_restore_event():
     context, summarised = _context(), _summarised()
-    result = salvage(context, summarised, "retry_count", strategy="summary", cut_number=2, budget_tokens=10_000)
+    result = recover_item(context, summarised, "retry_count", strategy="summary", cut_number=2, budget_tokens=10_000)
     assert result.messages[:3] == context, "appended at the end: every earlier message is the same object"
     assert all(a is b for a, b in zip(result.messages, context, strict=False))
     marker = result.messages[-1]
     assert isinstance(marker, ModelRequest) and is_marker(marker) and marker_info(marker).kind == "salvaged"
-    assert salvaged_items(marker) == ["retry_count"]
+    assert recovered_items(marker) == ["retry_count"]
     text = part_text(marker.parts[0])
-    assert text.startswith(SALVAGED_PREFIX) and "retry_count = 3" in text and "the output of read_file" in text
+    assert text.startswith(RECOVERED_PREFIX) and "retry_count = 3" in text and "the output of read_file" in text
     assert "please read src/a.py and fix the retry_count bug" in text
     event = result.event
     assert (event.reason, event.strategy, event.restored_messages, event.dropped_messages) == (
@@ -75,7 +75,7 @@ def test_the_excerpt_is_verbatim_at_the_end_with_one_restore_event():
 
 
 def test_a_lost_tool_name_brings_back_its_calls():
-    result = salvage(_context(), _summarised(), "read_file", strategy="summary", cut_number=1)
+    result = recover_item(_context(), _summarised(), "read_file", strategy="summary", cut_number=1)
     assert '— in a tool call:\nread_file {"path":"src/a.py"}' in result.excerpt
 
 
@@ -95,27 +95,27 @@ def test_refusals_are_one_line_and_change_nothing():
         "  ": "name the lost item",
     }
     for item, expected in cases.items():
-        with pytest.raises(SalvageRefused, match=expected) as info:
-            salvage(context, summarised, item, strategy="summary", cut_number=1)
+        with pytest.raises(RecoverRefused, match=expected) as info:
+            recover_item(context, summarised, item, strategy="summary", cut_number=1)
         assert "\n" not in str(info.value)
-    with pytest.raises(SalvageRefused, match=r"over the 10-token budget") as info:
-        salvage(context, summarised, "src/a.py", strategy="summary", cut_number=1, budget_tokens=10)
+    with pytest.raises(RecoverRefused, match=r"over the 10-token budget") as info:
+        recover_item(context, summarised, "src/a.py", strategy="summary", cut_number=1, budget_tokens=10)
     assert fingerprint(context) + fingerprint(summarised) == snapshot
 
 
 def test_a_second_item_joins_the_excerpt_at_the_end_and_a_recovered_one_is_refused():
-    first = salvage(_context(), _summarised(), "src/a.py", strategy="summary", cut_number=1)
-    with pytest.raises(SalvageRefused, match="already in the context"):
-        salvage(first.messages, _summarised(), "src/a.py", strategy="summary", cut_number=1)
-    second = salvage(first.messages, _summarised(), "1423", strategy="summary", cut_number=1)
+    first = recover_item(_context(), _summarised(), "src/a.py", strategy="summary", cut_number=1)
+    with pytest.raises(RecoverRefused, match="already in the context"):
+        recover_item(first.messages, _summarised(), "src/a.py", strategy="summary", cut_number=1)
+    second = recover_item(first.messages, _summarised(), "1423", strategy="summary", cut_number=1)
     assert len(second.messages) == len(first.messages), "adjacent requests would be fused: one marker"
-    assert salvaged_items(second.messages[-1]) == ["src/a.py", "1423"]
+    assert recovered_items(second.messages[-1]) == ["src/a.py", "1423"]
     assert second.event.salvaged_text is not None and "src/a.py" not in second.event.salvaged_text.split("\n", 1)[0]
 
 
 def test_the_cap_is_said_when_mentions_are_left_out():
     long = [ModelRequest(parts=[UserPromptPart(f"line {i}: touch src/big.py now\n" + "x" * 300)]) for i in range(20)]
-    result = salvage(_context(), long, "src/big.py", strategy="compact", cut_number=1)
+    result = recover_item(_context(), long, "src/big.py", strategy="compact", cut_number=1)
     body = result.excerpt
     assert sum(len(s.text) for s in result.snippets) <= MAX_EXCERPT_CHARS
     assert "more mentions not shown" in body and f"capped at {MAX_EXCERPT_CHARS:,} chars" in body
@@ -126,17 +126,17 @@ def test_the_excerpt_survives_fusion_with_the_next_prompt():
     """pydantic-ai fuses the trailing excerpt request with the next prompt; it stays a marker."""
     from pydantic_ai.messages import repair_messages
 
-    result = salvage(_context(), _summarised(), "docs/b.md", strategy="summary", cut_number=1)
+    result = recover_item(_context(), _summarised(), "docs/b.md", strategy="summary", cut_number=1)
     fused = tag_fused_markers(
         repair_messages(
             [*result.messages, ModelRequest(parts=[UserPromptPart("go on")]), ModelResponse(parts=[TextPart("ok")])]
         )
     )
     assert len(fused) < len(result.messages) + 2, "fused with the prompt"
-    assert "go on" in part_text(fused[-2].parts[-1]) and salvaged_items(fused[-2]) == []
+    assert "go on" in part_text(fused[-2].parts[-1]) and recovered_items(fused[-2]) == []
     apart = separate_markers(fused)
     assert len(apart) == len(result.messages) + 2
-    assert salvaged_items(apart[-3]) == ["docs/b.md"] and part_text(apart[-2].parts[0]) == "go on"
+    assert recovered_items(apart[-3]) == ["docs/b.md"] and part_text(apart[-2].parts[0]) == "go on"
 
 
 def _texts(messages) -> list[str]:
@@ -169,8 +169,8 @@ def test_excerpts_are_verbatim_keep_pairing_and_never_mutate(summarised, drawn, 
     item = items[pick % len(items)]
     snapshot = (fingerprint(summarised), fingerprint(context))
     try:
-        result = salvage(context, summarised, item, strategy="summary", cut_number=1)
-    except SalvageRefused as exc:
+        result = recover_item(context, summarised, item, strategy="summary", cut_number=1)
+    except RecoverRefused as exc:
         assert "\n" not in str(exc)
         assert (fingerprint(summarised), fingerprint(context)) == snapshot
         return
@@ -184,5 +184,5 @@ def test_excerpts_are_verbatim_keep_pairing_and_never_mutate(summarised, drawn, 
     assert all(a is b for a, b in zip(result.messages[:kept], context, strict=False)), "the prefix is unchanged"
     current = separate_markers(context)
     assert pairing_problems(result.messages) == pairing_problems(current)
-    assert item in salvaged_items(result.messages[-1])
+    assert item in recovered_items(result.messages[-1])
     assert estimate_tokens(result.messages) >= estimate_tokens(current)

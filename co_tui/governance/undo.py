@@ -27,8 +27,8 @@ __all__ = [
     "undoable_cuts",
     "pass_start",
     "undo_target",
-    "restored_context",
-    "restore_event",
+    "undone_context",
+    "undo_event",
     "cut_position",
 ]
 
@@ -63,12 +63,12 @@ def undoable_cuts(ledger: Sequence[HistoryTrimmed], records: Sequence[CutRecord]
     return [
         i
         for i, (event, record) in enumerate(zip(ledger, records, strict=False))
-        if record.before is not None and (event.reason not in _NOT_CUTS or _is_salvage(event)) and i not in undone
+        if record.before is not None and (event.reason not in _NOT_CUTS or _is_recovery(event)) and i not in undone
     ]
 
 
-def _is_salvage(event: HistoryTrimmed) -> bool:
-    """A recovered excerpt (reason `restore`, governance/salvage.py): undone like a cut, by its `before`."""
+def _is_recovery(event: HistoryTrimmed) -> bool:
+    """A recovered excerpt (reason `restore`, governance/recover.py): undone like a cut, by its `before`."""
     return event.salvaged_item is not None
 
 
@@ -101,7 +101,7 @@ def undo_target(ledger: Sequence[HistoryTrimmed], records: Sequence[CutRecord], 
         raise UndoRefused(f"no trim #{selected + 1} in this session's ledger")
     if selected not in cuts:
         event = ledger[selected]
-        if event.reason in _NOT_CUTS and not _is_salvage(event):
+        if event.reason in _NOT_CUTS and not _is_recovery(event):
             what = "a /clear" if event.reason == "clear" else "an undo"
             raise UndoRefused(f"trim #{selected + 1} is {what}, not a cut: nothing to undo there")
         if records[selected].before is None:
@@ -112,7 +112,7 @@ def undo_target(ledger: Sequence[HistoryTrimmed], records: Sequence[CutRecord], 
     return pass_start(records, selected)
 
 
-def restored_context(
+def undone_context(
     before: Sequence[ModelMessage], transcript: Sequence[ModelMessage], position: int
 ) -> list[ModelMessage]:
     """The context before a cut made at transcript length `position`, with everything since:
@@ -120,7 +120,7 @@ def restored_context(
     return [*before, *transcript[position:]]
 
 
-def restore_event(
+def undo_event(
     undone: HistoryTrimmed,
     *,
     current: Sequence[ModelMessage],
@@ -148,7 +148,7 @@ def restore_event(
         restored_messages=back,
         note=(
             f'undid trim #{cut_number}: the excerpt of "{undone.salvaged_item}" left the context'
-            if _is_salvage(undone)
+            if _is_recovery(undone)
             else f"undid trim #{cut_number} and every cut after it"
         ),
     )
