@@ -15,6 +15,7 @@ import json
 import os
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,8 +64,8 @@ def main() -> None:
         history.extend(messages)
         history.set_context(messages)
         gauge = Gauge(TokenMeter(provider="openai"), governor, policy.budget_tokens, policy.max_history_messages, 2000)
-        plan_ms = best(lambda: plan_send(history, gauge, "and now?", window_tokens=tokens * 2))
-        look_ms = best(lambda: preview_next_cut(governor, messages, overhead_tokens=2000))
+        plan_ms = best(partial(plan_send, history, gauge, "and now?", window_tokens=tokens * 2))
+        look_ms = best(partial(preview_next_cut, governor, messages, overhead_tokens=2000))
         print(
             f"{name[:34]:<34} {len(messages):>5} {tokens:>8,} {plan_ms:>8.1f}ms {look_ms:>7.1f}ms "
             f"{plan_ms / look_ms:>5.2f}x"
