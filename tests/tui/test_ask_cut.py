@@ -234,3 +234,27 @@ async def test_enter_on_the_compact_answer_compacts_without_a_focus(ask_app):
         [compact] = list(session.ledger)
         assert compact.reason == "manual_compact" and "/compact focus" not in (compact.summary_instructions or [])
         assert session.transcript[-2].parts[0].content == "and now?"
+
+
+async def test_a_prompt_sent_while_asked_waits_and_is_asked_about_in_turn(ask_app):
+    """A prompt that arrives while a send's cut is asked (queued before the dialog, or a paste) waits
+    in the queue; once the first send is answered and done, the second one is planned and asked too."""
+    from co_tui.tui.screens.ask_cut import AskCutScreen
+
+    async with ask_app.run_test(size=SIZE) as pilot:
+        await _fill(pilot)
+        session = ask_app.session
+        first = await _ask(pilot, "first")
+        await ask_app.controller.send("second")
+        assert ask_app.controller.queued == ["second"] and len(session.transcript) == 8
+        await pilot.press("o")  # the first goes out over the budget, then the second is asked about
+        await wait_until(
+            pilot,
+            lambda: isinstance(ask_app.screen, AskCutScreen) and ask_app.screen is not first,
+            what="the second question",
+        )
+        assert ask_app.screen.prompt == "second" and ask_app.controller.queued == []
+        assert session.transcript[-2].parts[0].content == "first"
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: ask_app.chat.prompt.text == "second", what="the second prompt back")
+        assert len(session.transcript) == 10
