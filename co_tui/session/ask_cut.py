@@ -21,6 +21,7 @@ from co_tui.governance.next_cut import preview_next_cut
 from co_tui.governance.pins import split_pinned
 from co_tui.governance.tokens import estimate_tokens
 from co_tui.governance.turns import segment
+from co_tui.session.eviction import compact_preview_of
 from co_tui.text import format_tokens, one_line
 
 if TYPE_CHECKING:
@@ -44,7 +45,8 @@ class PlannedCut:
     `cached_tokens` start as the last request did (the instructions and the leading messages the cut
     leaves in place: the provider's cache reads them back) and `fresh_tokens` are read afresh once;
     without the cut only `uncut_fresh_tokens` (the new prompt) would be. `summarised_tokens`: what a
-    summariser call would read (0: no summary)."""
+    summariser call would read (0: no summary). `compact_tokens_after`: the request after `/compact`
+    instead (its preview's upper estimate, plus the prompt; None: nothing to compact)."""
 
     reason: str
     kind: str
@@ -65,6 +67,7 @@ class PlannedCut:
     fresh_tokens: int
     uncut_fresh_tokens: int
     summarised_tokens: int
+    compact_tokens_after: int | None = None
 
     @property
     def over_budget_refusal(self) -> str | None:
@@ -120,10 +123,14 @@ def plan_send(
     ratio = getattr(meter, "ratio", 1.0)
     overhead = getattr(meter, "overhead", 0)
     tokens_before = meter.reading([*context, request]).tokens
-    tokens_after = min(tokens_before, round(ratio * (estimate_tokens(after) + cut.summary_tokens)) + overhead)
+    # The meter's own reading of the request the cut leaves (as a cut's banner gives it), its summary
+    # stand-in counted at the longest summary it may be.
+    tokens_after = min(tokens_before, meter.reading(after).tokens + round(ratio * cut.summary_tokens))
     shared = _common_prefix(current, after)
     cached = min(tokens_after, overhead + round(ratio * estimate_tokens(current[:shared]))) if shared else overhead
     summarised = [current[i] for i, fate in sorted(cut.fates.items()) if fate == "summarised"]
+    uncut_fresh = max(0, tokens_before - meter.reading(context).tokens)
+    compact = compact_preview_of(history, gauge)  # the `/compact` answer's own figures, as its dialog gives them
     return PlannedCut(
         reason=cut.reason,
         kind=cut.kind,
@@ -142,6 +149,7 @@ def plan_send(
         window_is_guess=window_is_guess,
         cached_tokens=min(cached, tokens_after),
         fresh_tokens=max(0, tokens_after - cached),
-        uncut_fresh_tokens=max(0, tokens_before - meter.reading(context).tokens),
+        uncut_fresh_tokens=uncut_fresh,
         summarised_tokens=round(ratio * estimate_tokens(summarised)) if summarised else 0,
+        compact_tokens_after=None if compact is None else compact.tokens_after + uncut_fresh,
     )

@@ -79,6 +79,13 @@ async def test_the_dialog_shows_the_planned_cut_and_nothing_is_sent(ask_app):
         assert lines[5] == f"Cache  ~{fresh} read afresh once, ~{cached} still cached (uncut: ~8 new)"
         assert plan.cached_tokens > 1000, "the instructions and the kept head turn stay cached"
         assert lines[6] == f"Summary  the summariser reads ~{format_tokens(plan.summarised_tokens)} tokens"
+        compact = session.compact_preview()  # the /compact answer gives its dialog's estimate, plus the prompt
+        assert plan.compact_tokens_after == compact.tokens_after + plan.uncut_fresh_tokens
+        options = [str(option.prompt) for option in screen.query_one("#ask-choices").options]
+        assert (
+            options[1]
+            == f"k  /compact with the focus below (~{format_tokens(plan.compact_tokens_after)} after), then send"
+        )
 
 
 async def test_cut_as_planned_cuts_then_sends(ask_app):
@@ -136,6 +143,7 @@ async def test_compact_with_a_focus_then_sends(ask_app):
     async with ask_app.run_test(size=SIZE) as pilot:
         await _fill(pilot)
         session = ask_app.session
+        plan = session.plan_send("and now?")
         await _ask(pilot)
         await pilot.press("tab", *"note 2", "enter")  # the focus field; Enter there compacts
         await wait_until(pilot, lambda: session.transcript[-2:] and len(session.transcript) == 10, what="the send")
@@ -143,6 +151,7 @@ async def test_compact_with_a_focus_then_sends(ask_app):
         [compact] = list(session.ledger)
         assert compact.reason == "manual_compact"
         assert "/compact focus" in (compact.summary_instructions or [])
+        assert compact.tokens_after + plan.uncut_fresh_tokens <= plan.compact_tokens_after, "at most the estimate"
         assert not _cuts(ask_app), "no automatic cut after the compaction"
         assert session.transcript[-2].parts[0].content == "and now?"
         assert session.plan_send("next") is None

@@ -51,6 +51,14 @@ OPTIONS: tuple[tuple[CutChoice, str], ...] = (
 )
 
 
+def option_label(choice: CutChoice, label: str, plan: PlannedCut) -> str:
+    """An answer's line; `/compact`'s says the request's size after it (the /compact dialog's
+    estimate, at most)."""
+    if choice == "compact" and plan.compact_tokens_after is not None:
+        return label.replace(", then send", f" (~{format_tokens(plan.compact_tokens_after)} after), then send")
+    return label
+
+
 def _prompts(prompts: tuple[str, ...]) -> str:
     """Up to `PROMPTS_SHOWN` prompts, quoted, oldest first; `· …` when there are more."""
     shown = [f"“{one_line(p, PROMPT_WIDTH)}”" for p in prompts[:PROMPTS_SHOWN]]
@@ -121,7 +129,11 @@ class AskCutScreen(ModalScreen[CutAnswer | None]):
                 for label, text in planned_cut_rows(plan):
                     yield Static(label, classes="ask-label")
                     yield Static(Content(text), classes="ask-text")
-            yield OptionList(*(Option(label, id=choice) for choice, label in OPTIONS), id="ask-choices", compact=True)
+            yield OptionList(
+                *(Option(option_label(choice, label, plan), id=choice) for choice, label in OPTIONS),
+                id="ask-choices",
+                compact=True,
+            )
             yield Input(placeholder="focus for /compact (optional) · Enter compacts", id="ask-focus", compact=True)
             # The keys, or (in their place: the dialog fits 80x24) the refusal to send over the window.
             yield Static(KEYS_LINE, id="ask-line")
