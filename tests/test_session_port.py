@@ -322,3 +322,14 @@ async def test_a_mentioned_file_is_attached_and_said(session: SessionPort, tmp_p
     sent = session.transcript[0].parts[-1].content
     assert sent.startswith('what is in @notes.md?\n\n<attached path="notes.md">') and "zephyr" in sent
     assert session.title == "what is in @notes.md?", "the title is the prompt as typed"
+
+
+async def test_ask_plans_before_the_send_and_takes_the_choice(session: SessionPort) -> None:
+    assert session.plan_send("hello") is None, "auto: nothing is asked"
+    session.set_compact_mode("ask")
+    assert session.compact_mode == "ask"
+    assert session.plan_send("hello") is None, "nothing to cut: the send goes out uncut"
+    for choice in ("over_budget", "cut", None):
+        events = [event async for event in session.run_turn(f"a send ({choice})", choice)]  # type: ignore[arg-type]
+        assert isinstance(events[-1], Done) and not events[-1].failed
+    assert len(session.transcript) >= 6 and not session.busy

@@ -128,6 +128,7 @@ class FakeSession(AppliesEdits):
     title: str = ""
     busy: bool = False
     prompts: list[str] = field(default_factory=list)
+    choices: list[str | None] = field(default_factory=list)  # each turn's `choice` (compact_mode ask)
     compact_summary: str = "The user asked about the parser; tests now pass."
     extra_tokens: int = 0  # added to the meter figure (to drive it to a colour level)
     next_cut_result: Any = None  # what `next_cut()` returns
@@ -192,11 +193,22 @@ class FakeSession(AppliesEdits):
 
         return priced(attach(self.workspace or Path.cwd(), prompt), 1.0)
 
-    async def run_turn(self, prompt: str) -> AsyncIterator[Event]:
+    def plan_send(self, prompt: str) -> Any:
+        """In `compact_mode` ask, the real planner over the fake's history, meter and governor (its
+        window: `budget_tokens` × 5/4, as `context_breakdown` says); else None."""
+        if self.compact_mode != "ask":
+            return None
+        from co_tui.session.ask_cut import plan_send
+
+        return plan_send(self.history, self.gauge(), prompt, window_tokens=self.budget_tokens * 5 // 4)
+
+    async def run_turn(self, prompt: str, choice: str | None = None) -> AsyncIterator[Event]:
         """Play the script for `prompt` (its `@path` attachments added, as the real session adds
-        them); stop early (interrupted) after `cancel()`."""
+        them); stop early (interrupted) after `cancel()`. `choice` (the user's answer in ask) is
+        only remembered, in `choices`: the fake cuts nothing by itself."""
         self.busy, self._cancelled = True, False
         self.prompts.append(prompt)
+        self.choices.append(choice)
         if not self.title:
             self.title = prompt[:60]
         attachments = self.attachments(prompt)

@@ -27,6 +27,7 @@ _EXPORTS: dict[str, str] = {
     "RewindPoint": "branching",
     "Rewound": "branching",
     "FilesBack": "file_rewind",
+    "PlannedCut": "ask_cut",
     # the events a session yields (events.py)
     "Event": "events",
     "Done": "events",
@@ -96,6 +97,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
+    from co_tui.session.ask_cut import PlannedCut
     from co_tui.session.bang import USER_SHELL_TOOL, bang_command
     from co_tui.session.banner import REASON_TEXT, banner_details, banner_line, strategy_text
     from co_tui.session.branching import BranchRow, RewindPoint, Rewound

@@ -31,13 +31,14 @@ from co_tui.agent.mentions import AT, Attachments, attach, priced
 from co_tui.agent.tools import Approver
 from co_tui.config import Settings
 from co_tui.governance.capability import hook_payload, post_payload
-from co_tui.governance.compact_mode import CompactMode
+from co_tui.governance.compact_mode import CompactMode, SendChoice
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.hook_port import Trigger
 from co_tui.governance.pins import compact_around_pins
 from co_tui.governance.policy import with_hook_instructions
 from co_tui.governance.refused import Refused, busy_line
 from co_tui.session.applying import AppliesEdits
+from co_tui.session.ask_cut import PlannedCut, plan_send
 from co_tui.session.bang import BANG
 from co_tui.session.compaction import plan_compact
 from co_tui.session.conversation_counts import ConversationCounts
@@ -167,8 +168,8 @@ class ChatSession(AppliesEdits):
         return self.setup.compact_mode
 
     def set_compact_mode(self, mode: CompactMode) -> None:
-        """Who decides when the context is cut, from the next request on (`/compact-mode`): `auto`
-        or `off`. For this session only; the setting is unchanged."""
+        """Who decides when the context is cut, from the next request on (`/compact-mode`): `auto`,
+        `ask` or `off`. For this session only; the setting is unchanged."""
         self.setup.compact_mode = mode
 
     def set_model(self, name: str) -> None:
@@ -195,9 +196,25 @@ class ChatSession(AppliesEdits):
 
     # --- turns (turn_runner.py) ------------------------------------------------------------------
 
-    async def run_turn(self, prompt: str) -> AsyncIterator[Event]:
+    def plan_send(self, prompt: str) -> PlannedCut | None:
+        """In `compact_mode` ask: the cut sending `prompt` now would make, for the user to decide
+        (`ask_cut.plan_send`; no model call). None in the other modes, or when it goes out uncut."""
+        if self.compact_mode != "ask":
+            return None
+        setup = self.setup
+        return plan_send(
+            self.history,
+            self.gauge(),
+            prompt,
+            window_tokens=setup.context_window,
+            window_is_guess=setup.policy.window_is_guess,
+        )
+
+    async def run_turn(self, prompt: str, choice: SendChoice | None = None) -> AsyncIterator[Event]:
         """Run one user turn; yield its events; always end with `Done`. Never raises (see
-        `TurnRunner`); `busy` until its `Done`."""
+        `TurnRunner`); `busy` until its `Done`. `choice`: what the user chose for this send in
+        `compact_mode` ask (`plan_send`): `cut` as planned, or `over_budget` once (never past the
+        model's known window: such a request is cut, said in one line)."""
         if self.busy:
             yield ErrorEvent(message="a turn is already running", kind="internal")
             yield Done(output="", failed=True)
@@ -213,7 +230,7 @@ class ChatSession(AppliesEdits):
             return
         self.busy = True
         try:
-            async for event in self.runner.run(sent, typed=prompt):
+            async for event in self.runner.run(sent, choice, typed=prompt):
                 if isinstance(event, Done):
                     self.busy = False
                 yield event

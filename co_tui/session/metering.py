@@ -16,7 +16,6 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 from co_tui.agent.factory import agent_instructions, tool_schema_costs, tool_schema_tokens
 from co_tui.agent.mcp_servers import mcp_tool_definitions_by_server
 from co_tui.agent.recall_tool import RECALL_TOOLSET
-from co_tui.governance.compact_mode import cuts_automatically
 from co_tui.governance.lookahead import turn_growth, turns_until_cut
 from co_tui.governance.markers import separate_markers
 from co_tui.governance.oversize import oversized_turn_tokens
@@ -64,7 +63,7 @@ class Metering:
         the session's cost so far (`new_response`: a response not in the transcript yet) and the
         look-ahead to the next cut (`next_prompt`: judged for the request the next prompt makes)."""
         setup, policy, transcript = self.setup, self.setup.policy, self.history.transcript
-        trim_pending = cuts_automatically(setup.compact_mode) and setup.governor.over_limits(
+        trim_pending = setup.compact_mode != "off" and setup.governor.over_limits(
             messages, overhead_tokens=setup.overhead, next_prompt=next_prompt
         )
         reading = setup.meter.reading(messages)
@@ -94,6 +93,7 @@ class Metering:
             exactness=reading.exactness,
             window_is_guess=policy.window_is_guess,
             trim_pending=trim_pending,
+            asks_first=trim_pending and setup.compact_mode == "ask",
             cache_read_tokens=reading.cache_read_tokens,
             cache_write_tokens=reading.cache_write_tokens,
             cost_usd=self.history.cost(pending),

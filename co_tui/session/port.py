@@ -21,9 +21,10 @@ if TYPE_CHECKING:
     from co_tui.agent.mcp_servers import McpServers
     from co_tui.agent.mentions import Attachments
     from co_tui.agent.project_instructions import InstructionFile
-    from co_tui.governance.compact_mode import CompactMode
+    from co_tui.governance.compact_mode import CompactMode, SendChoice
     from co_tui.governance.events import HistoryTrimmed
     from co_tui.governance.next_cut import NextCut
+    from co_tui.session.ask_cut import PlannedCut
     from co_tui.session.branching import BranchRow, RewindPoint, Rewound
     from co_tui.session.context_breakdown import ContextBreakdown
     from co_tui.session.conversation_counts import ConversationCounts
@@ -118,16 +119,27 @@ class SessionCatalog(Protocol):
 
 
 class Turns(Protocol):
-    """The turns: run one, compact, interrupt; `busy` while one runs (the chat screen's job)."""
+    """The turns: run one, compact, interrupt; `busy` while one runs (the chat screen's job). In
+    `compact_mode` ask a front end first asks `plan_send` and passes the user's choice to `run_turn`."""
 
     @property
     def busy(self) -> bool:
         """Whether a turn or a compaction is running (operations that change the history refuse then)."""
         ...
 
-    def run_turn(self, prompt: str) -> AsyncIterator[Event]:
+    def plan_send(self, prompt: str) -> PlannedCut | None:
+        """In `compact_mode` ask: the cut sending `prompt` now would make (`co_tui.session.ask_cut.
+        PlannedCut`: what goes, what stays, the figures, the prompt-cache cost), for the user to
+        decide before anything is sent. None in the other modes, or when the send goes out uncut.
+        The policy's own rules; no model call; changes nothing."""
+        ...
+
+    def run_turn(self, prompt: str, choice: SendChoice | None = None) -> AsyncIterator[Event]:
         """Run one user turn; yield its events, always ending with `Done`; never raises. The `@path`
-        mentions in `prompt` attach their files (`attachments`), said first in `Notice`s."""
+        mentions in `prompt` attach their files (`attachments`), said first in `Notice`s. `choice`:
+        the user's answer to `plan_send` in `compact_mode` ask — `cut` as planned, or `over_budget`
+        once (no cut before this send; a request past the model's known window is cut all the same,
+        said in one line). None: nothing was asked (in ask, then, no cut below the window)."""
         ...
 
     def run_shell_command(self, command: str) -> AsyncIterator[Event]:
@@ -330,8 +342,9 @@ class Lifecycle(Protocol):
 
     @property
     def compact_mode(self) -> CompactMode:
-        """Who decides when the context is cut: `auto` (the policy, at the budget) or `off` (only
-        /compact, /clear and overflow recovery); governance/compact_mode.py."""
+        """Who decides when the context is cut: `auto` (the policy, at the budget), `ask` (the user,
+        before a send that would cut: `plan_send`) or `off` (only /compact, /clear and overflow
+        recovery); governance/compact_mode.py."""
         ...
 
     def set_compact_mode(self, mode: CompactMode) -> None:

@@ -26,6 +26,7 @@ from co_tui.governance.capability import (
     OversizedTurnEvent,
     PinsOverBudgetEvent,
 )
+from co_tui.governance.compact_mode import SendChoice
 from co_tui.governance.handles import stamp_handles
 from co_tui.governance.markers import tag_fused_markers
 from co_tui.governance.pins import pins_over_budget_line
@@ -93,11 +94,16 @@ class TurnRunner:
             context_window=None if setup.policy.window_is_guess else setup.context_window,  # no refusal on a guess
         )
 
-    async def run(self, prompt: str, *, typed: str | None = None) -> AsyncIterator[Event]:
-        """Run one user turn; yield its events; always end with `Done`. Never raises. `typed`: the
-        prompt as the user typed it, when `prompt` adds to it (`@path` attachments): the title's."""
+    async def run(
+        self, prompt: str, choice: SendChoice | None = None, *, typed: str | None = None
+    ) -> AsyncIterator[Event]:
+        """Run one user turn; yield its events; always end with `Done`. Never raises. `choice`: what
+        the user chose for its send in `compact_mode` ask (the capability reads it for this run).
+        `typed`: the prompt as the user typed it, when `prompt` adds to it (`@path` attachments): the
+        title's."""
         title = typed if typed is not None else prompt
         self._cancel_requested, self.running = False, True
+        self.setup.send_choice = choice
         # The instruction files changed since the last turn: the model is sent the new text, said in one line.
         for notice in await asyncio.to_thread(self.setup.refresh_instructions):
             yield notice
@@ -184,6 +190,7 @@ class TurnRunner:
         finally:
             self._run = None
             self.running = False
+            self.setup.send_choice = None
         # Saved before any yield: a front end that stops listening loses nothing; in a thread, as
         # the save syncs to disk and a front end's loop keeps running meanwhile.
         save_error = await asyncio.to_thread(self._save, title, None)

@@ -60,7 +60,8 @@ if TYPE_CHECKING:
     from textual.driver import Driver
 
     from co_tui.config import Settings
-    from co_tui.session import Event, SessionCatalog, SessionPort
+    from co_tui.session import Event, PlannedCut, SessionCatalog, SessionPort
+    from co_tui.tui.cut_answer import CutAnswer
     from co_tui.tui.transcript_view import Item
 
 __all__ = ["CoTuiApp", "SessionFactory", "SettingsSource", "run_app"]
@@ -480,7 +481,7 @@ class CoTuiApp(App[int]):
         self.controller.export(args)
 
     async def action_compact_mode(self, mode: str = "") -> None:
-        """/compact-mode [auto|off]: switch who cuts the context for this session (the palette: the other mode)."""
+        """/compact-mode [auto|ask|off]: switch who cuts the context for this session (the palette: the next mode)."""
         await self.controller.switch_compact_mode(mode)
 
     async def action_model(self, name: str = "") -> None:
@@ -576,6 +577,24 @@ class CoTuiApp(App[int]):
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """`ChatView.spawn`: a Textual worker in group `ui`; it does not stop the app when it fails."""
         self.run_worker(work, group="ui", exit_on_error=False)
+
+    def ask_cut(self, plan: PlannedCut, prompt: str, answered: Callable[[CutAnswer | None], None]) -> None:
+        """`ChatView.ask_cut`: the ask dialog (screens/ask_cut.py) over the chat; its answer goes to `answered`."""
+        from co_tui.tui.screens.ask_cut import AskCutScreen
+
+        if self._chat_gone():
+            return
+        self.push_screen(AskCutScreen(plan, prompt), answered)
+
+    def inspect(self, closed: Callable[[], None]) -> None:
+        """`ChatView.inspect`: the history inspector, as f2 opens it; `closed` once it is dismissed."""
+        from co_tui.tui.screens.history import HistoryScreen
+
+        session = self.session
+        if session is None or self._chat_gone():
+            closed()
+            return
+        self.push_screen(HistoryScreen(session, steer=self.controller, next_cut=session.next_cut), lambda _: closed())
 
     def busy_changed(self, label: str | None) -> None:
         """`ChatView.busy_changed`: the activity line. Full garbage collections wait while a job runs;

@@ -96,8 +96,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         "compact-mode",
-        "Who cuts the context this session: auto (at the budget) or off",
-        "/compact-mode [auto|off]",
+        "Who cuts the context this session: auto, ask (you, first) or off",
+        "/compact-mode [mode]",
         None,
         "compact_mode",
     ),

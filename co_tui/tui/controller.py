@@ -28,7 +28,8 @@ from co_tui.tui.activity_label import INTERRUPTING, THINKING, next_activity_labe
 
 if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
-    from co_tui.session import Event, SessionPort
+    from co_tui.session import Event, PlannedCut, SessionPort
+    from co_tui.tui.cut_answer import CutAnswer
     from co_tui.tui.transcript_view import Item
 
 JobKind = Literal["turn", "shell", "compact", "clear", "branch"]
@@ -153,6 +154,15 @@ class ChatView(Protocol):
         """Open saved session `session_id` in place of the current one (a fork just made)."""
         ...
 
+    def ask_cut(self, plan: PlannedCut, prompt: str, answered: Callable[[CutAnswer | None], None]) -> None:
+        """`compact_mode` ask: show the cut sending `prompt` would make (the ask dialog) and call
+        `answered` with the user's answer (None: the send is cancelled). Returns at once."""
+        ...
+
+    def inspect(self, closed: Callable[[], None]) -> None:
+        """Open the history inspector (to pin or evict) and call `closed` once it is closed."""
+        ...
+
 
 @dataclass(frozen=True)
 class Shown:
@@ -188,6 +198,8 @@ class ChatController:
         self.after_open: tuple[str, str | None] | None = None
         self.shown: Shown | None = None  # the preview on screen until its session is ready
         self.activity = ""  # what the activity line says while a turn runs (tui/activity_label.py)
+        # compact_mode ask: the prompt whose send waits for the user's answer (its cut is being asked).
+        self.deciding: str | None = None
 
     # --- state -----------------------------------------------------------------------------------
 
@@ -223,10 +235,10 @@ class ChatController:
         never refused, so the caller clears the input."""
         view = self.view
         view.clear_hint()
-        if self.session is None or self.opening_id is not None or self.job is not None:
+        if self.session is None or self.opening_id is not None or self.job is not None or self.deciding is not None:
             self.queued.append(text)
             view.show_queue(self.queued)
-            if self.job is None:
+            if self.job is None and self.deciding is None:
                 waiting = "the model is still loading" if self.session is None else "a session is opening"
                 view.show_hint(f"{waiting} — your prompt will be sent when it is ready", info=True)
                 if self.session is None:  # the first send waits for pydantic-ai: show that it is moving
@@ -236,7 +248,13 @@ class ChatController:
 
     def send_queued(self) -> None:
         """Start the oldest prompt that waited, if it can run now."""
-        if self.queued and self.job is None and self.session is not None and self.opening_id is None:
+        if (
+            self.queued
+            and self.job is None
+            and self.deciding is None
+            and self.session is not None
+            and self.opening_id is None
+        ):
             prompt = self.queued.pop(0)
             self.view.show_queue(self.queued)
             self._start_prompt(prompt)
@@ -247,9 +265,62 @@ class ChatController:
 
         command = bang_command(text)
         if command is None:
-            self._start("turn", self._run_turn(text))
+            self._begin_turn(text)
         else:
             self._start("shell", self._run_shell(text, command))
+
+    # --- compact_mode ask: the user decides a send's cut before anything is sent -------------------
+
+    def _begin_turn(self, prompt: str) -> None:
+        """Run `prompt`'s turn; in `compact_mode` ask, first plan its send and, when it would cut,
+        ask (the turn waits, and prompts sent meanwhile queue behind it)."""
+        session = self.session
+        assert session is not None
+        if session.compact_mode != "ask":
+            self._start("turn", self._run_turn(prompt))
+            return
+        self.deciding = prompt
+        self.view.spawn(self._plan_then_ask(prompt))
+
+    async def _plan_then_ask(self, prompt: str, *, after_inspect: bool = False) -> None:
+        """Plan `prompt`'s send (the policy's rules, in a thread: the context may be large); send it
+        when it goes out uncut, else show the planned cut and wait for the answer."""
+        session = self.session
+        assert session is not None
+        try:
+            plan = await asyncio.to_thread(session.plan_send, prompt)
+        except Exception as exc:  # a planning bug must not lose the prompt: it is sent as it is
+            await self.view.show_event(internal_error(exc))
+            plan = None
+        if plan is None:
+            self.deciding = None
+            if after_inspect:
+                await self.view.add_notice("no cut is needed any more: sending your prompt")
+            self._start("turn", self._run_turn(prompt))
+            return
+        self.view.ask_cut(plan, prompt, lambda answer: self.cut_answered(prompt, answer))
+
+    def cut_answered(self, prompt: str, answer: CutAnswer | None) -> None:
+        """The user's answer to the ask dialog for `prompt`: cut then send, compact (with its focus)
+        then send, inspect then ask again, send over the budget once — or, with None (Esc), not send:
+        the prompt goes back to the input and nothing is cut."""
+        view = self.view
+        if answer is None:
+            self.deciding = None
+            view.restore_prompt(prompt)
+            view.spawn(view.add_notice("send cancelled: nothing was cut or sent; your prompt is back in the input"))
+            self.send_queued()
+            return
+        if answer.choice == "inspect":  # back to the question once the inspector closes
+            view.inspect(lambda: view.spawn(self._plan_then_ask(prompt, after_inspect=True)))
+            return
+        self.deciding = None
+        if answer.choice == "compact":  # the prompt waits in the queue and goes once compacted
+            self.queued.insert(0, prompt)
+            view.show_queue(self.queued)
+            self._start("compact", self._run_compact(answer.focus))
+            return
+        self._start("turn", self._run_turn(prompt, answer.choice))
 
     def _start(self, kind: JobKind, work: Coroutine[Any, Any, None]) -> None:
         self.job_kind = kind
@@ -261,7 +332,7 @@ class ChatController:
         self.activity = ""
         self.view.busy_changed(None)
 
-    async def _run_turn(self, prompt: str) -> None:
+    async def _run_turn(self, prompt: str, choice: Literal["cut", "over_budget"] | None = None) -> None:
         session, view = self.session, self.view
         assert session is not None
         try:
@@ -269,7 +340,8 @@ class ChatController:
             await view.unqueue_user_message(prompt)
             await view.add_user_message(prompt)
             self._show_activity(THINKING)
-            refused = await self._show_events(session.run_turn(prompt))
+            events = session.run_turn(prompt, choice) if choice is not None else session.run_turn(prompt)
+            refused = await self._show_events(events)
         finally:
             self._job_ended()
         if refused:  # over the model's window, not sent: the text goes back for editing
@@ -625,8 +697,8 @@ class ChatController:
         await self.view.add_notice(f"Exported {fmt} to {path}")
 
     async def switch_compact_mode(self, arg: str = "") -> None:
-        """/compact-mode [auto|off]: who decides when the context is cut, for this session; with no
-        argument (the palette), the other mode. Says the new mode in one line; the meter follows."""
+        """/compact-mode [auto|ask|off]: who decides when the context is cut, for this session; with no
+        argument (the palette), the next mode in that order. Says the new mode in one line; the meter follows."""
         if not self.session_ready_for("compact-mode"):
             return
         from co_tui.governance.compact_mode import COMPACT_MODES, MODE_TEXT, parse_mode
@@ -636,7 +708,7 @@ class ChatController:
         nxt = COMPACT_MODES[(COMPACT_MODES.index(session.compact_mode) + 1) % len(COMPACT_MODES)]
         mode = parse_mode(arg) if arg.strip() else nxt
         if mode is None:
-            self.view.show_hint(f"/compact-mode: {arg.strip()!r} is not a mode — auto or off")
+            self.view.show_hint(f"/compact-mode: {arg.strip()!r} is not a mode — auto, ask or off")
             return
         session.set_compact_mode(mode)
         await self.view.add_notice(f"compact_mode {mode} for this session: {MODE_TEXT[mode]}")

@@ -64,6 +64,14 @@ what the model sees without telling you (and the model).
   `/compact` and `/clear` leave their own banners (`Conversation compacted`, `Conversation cleared`).
   `/compact` (and `Ctrl+K`) first shows what it will summarise and the estimated size after:
   Enter compacts, Esc keeps the conversation; `Ctrl+K` pressed twice compacts without the question.
+- **Asked first** (`compact_mode = "ask"`, `/compact-mode ask`): a send that would cut stops before
+  anything is sent and shows the planned cut — what goes, what stays, the request's tokens before
+  and after against the budget and the window, and what it costs the prompt cache (the meter says
+  `asks before next send`). `c` cuts as planned and sends; `k` compacts with the focus typed in the
+  dialog's field (Enter there too), then sends; `i` opens the history inspector to pin or evict, and
+  the question comes back with the new figures; `o` sends over the budget once (refused in one line
+  past the model's window); `Esc` cancels the send and puts the prompt back in the input. Inside a
+  turn nothing is cut unless a request would pass the model's window (one line says so).
   After a summary or compaction the banner's details list what the summary kept and lost of the
   paths, names and numbers it covers (`kept 14 of 16 paths; lost: src/a.py, docs/b.md`); `r` on
   that banner brings a lost item back: the lines around its mentions in the summarised messages,

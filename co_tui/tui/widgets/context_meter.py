@@ -69,6 +69,8 @@ def ahead_text(reading: UsageUpdate, *, short: bool = False) -> str:
     cut), or the instructions and tool schemas take more than half of it."""
     if reading.oversized_turn:
         return "newest turn sent whole" if short else "over: the newest turn alone, sent whole"
+    if reading.trim_pending and reading.asks_first:  # compact_mode ask: the send asks first
+        return "asks next send" if short else "asks before next send"
     if reading.trim_pending:
         # Which kind of cut it will be (docs/context-governance.md, "See the next cut coming").
         if reading.trim_kind == "summary":
