@@ -3,8 +3,10 @@ SQLite file. Each test is a problem found that way, fixed."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -68,10 +70,17 @@ def test_a_bare_resume_opens_the_session_picker(walk) -> None:
 
 
 def _damage(db: Path) -> None:
-    """Scribble over every page after the first (the header stays: the database still opens)."""
+    """Scribble over every table's and index's root page; the schema stays readable (it spans
+    several pages, and a database whose schema cannot be read is refused at start, in one line), so
+    the database still opens and the first save fails."""
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+        roots = [row[0] for row in conn.execute("SELECT rootpage FROM sqlite_master WHERE rootpage > 1")]
     data = bytearray(db.read_bytes())
-    for i in range(4096, len(data), 7):
-        data[i] = 0x5A
+    for root in roots:
+        start = (root - 1) * size
+        for i in range(start, start + size, 7):
+            data[i] = 0x5A
     db.write_bytes(bytes(data))
 
 
