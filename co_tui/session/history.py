@@ -275,7 +275,8 @@ class History:
     def _move(self, move: BranchMove) -> None:
         from co_tui.session.lazy_transcript import LazyTranscript as Lazy
 
-        if not isinstance(self._transcript, Lazy):  # a lazy one reads the store's rows of the branch in use
+        # A lazy transcript reads its branch's rows wherever the store keeps them: kept in memory too.
+        if any(b.id == self._branch for b in move.tree):  # a branch dropped from the tree is not kept
             self._stash[self._branch] = self.state()
         self._stash.pop(move.to, None)
         state = move.state
