@@ -185,7 +185,7 @@ class AppliesEdits(HistoryViews):
         """Esc Esc, `/rewind`: go back to just before the prompt at transcript index `position`, on a
         new branch (the turns after it stay, as the branch left); `branching.plan_rewind`. Returns
         the `rewind` event and the prompt's text. Raises `RewindRefused` (a `Refused`)."""
-        self._may_move("rewinding")
+        await self._may_move("rewinding")
         mark = next((m for m in self.history.marks if m.position == position), None)
         if mark is None:
             raise RewindRefused(
@@ -211,7 +211,7 @@ class AppliesEdits(HistoryViews):
     async def switch_branch(self, branch: int) -> HistoryTrimmed:
         """`/branches` Enter: make branch `branch` the one in use, its history exactly as it was left
         (`branching.plan_switch`). Returns the `branch_switch` event; raises `RewindRefused`."""
-        self._may_move("switching branches")
+        await self._may_move("switching branches")
         if branch == self.history.branch:
             raise RewindRefused(f"branch {branch} is the one in use")
         state = self.history.stashed(branch)
@@ -270,7 +270,7 @@ class AppliesEdits(HistoryViews):
         branch as it is now (`position` None), or as it was just before the prompt at transcript
         index `position` — its context exactly as the model had it then. This session is not changed.
         Returns the new session's id. Raises `Refused` (one line): busy, unsaved, not saved at all."""
-        self._may_move("forking")
+        await self._may_move("forking")
         history = self.history
         name = title or (f"fork of {self.title}" if self.title else "fork")
         if position is None:
@@ -296,10 +296,10 @@ class AppliesEdits(HistoryViews):
             turns = sum(1 for p in await asyncio.to_thread(self.rewind_points) if p.position < position)
         return await asyncio.to_thread(self._write_fork, state, turns, name)
 
-    def _may_move(self, doing: str) -> None:
+    async def _may_move(self, doing: str) -> None:
         if self.busy:
             raise Refused(busy_line(doing))
-        line = self._unsaved_line()
+        line = await asyncio.to_thread(self._unsaved_line)  # asks the store: off the event loop
         if line is not None:
             raise RewindRefused(f"wait until the conversation is saved before {doing}: {line}")
 
