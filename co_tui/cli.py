@@ -83,6 +83,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --resume ID and -p: send the prompt from just before that earlier turn, on a new branch",
     )
     mode.add_argument("--list-sessions", action="store_true", help="list saved sessions and exit")
+    p.add_argument(
+        "--search",
+        nargs="+",
+        metavar="WORDS",
+        help="with --list-sessions: only sessions whose title or saved text has every word (a bare word "
+        'matches as a prefix, "a phrase" as a phrase), each with a line around its newest hit',
+    )
     mode.add_argument("--export", metavar="ID", help="export a session to stdout and exit")
     p.add_argument(
         "--format", dest="export_format", choices=("md", "json"), default=None, help="format for --export (default md)"
@@ -118,6 +125,8 @@ def usage_problem(args: argparse.Namespace) -> str | None:
         return "--at TURN applies to --resume ID with -p"
     if args.at_turn is not None and args.at_turn < 1:
         return "--at TURN takes a turn number from 1"
+    if args.search is not None and not args.list_sessions:
+        return "--search applies to --list-sessions"
     if (args.list_sessions or args.export) and (args.resume is not None or args.continue_latest):
         flag = "--resume" if args.resume is not None else "--continue"
         return f"{flag} cannot be combined with {'--list-sessions' if args.list_sessions else '--export'}"
@@ -207,7 +216,7 @@ def _main(argv: Sequence[str] | None) -> int:
         from co_tui.cli_sessions import export_session, list_sessions
 
         if args.list_sessions:
-            return list_sessions(settings, workspace)
+            return list_sessions(settings, workspace, search=None if args.search is None else " ".join(args.search))
         return export_session(settings, args.export, args.export_format or "md")
 
     from co_tui.print_mode import run_print_mode

@@ -240,6 +240,11 @@ def run_print_mode(
         err.write(f"co-tui: {session.mcp.config_error}\n")
         session.release_claim()
         return EXIT_USAGE
+    if session.compact_mode == "ask":  # nobody to ask: the policy cuts as in auto, said once
+        from co_tui.governance.compact_mode import print_mode_ask_line
+
+        err.write(f"co-tui: {print_mode_ask_line()}\n")
+        session.set_compact_mode("auto")
     for file in session.instruction_files:  # one line each; the turn runs without the file
         if file.error:
             err.write(f"co-tui: instructions skipped: {file.error}\n")

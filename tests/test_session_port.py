@@ -280,3 +280,56 @@ async def test_fork_refuses_in_one_line_when_there_is_nothing_saved(session: Ses
     with pytest.raises(Refused) as refused:
         await session.fork()
     assert "\n" not in str(refused.value) and "fork" in str(refused.value)
+
+
+async def test_a_shell_command_nobody_can_approve_is_refused(session: SessionPort) -> None:
+    events = [event async for event in session.run_shell_command("echo hi")]
+    assert [event.type for event in events] == ["notice", "done"] and events[-1].failed
+    assert "was not run" in events[0].message
+    assert not session.transcript and not session.busy
+
+
+async def test_an_approved_shell_command_is_one_whole_turn(session: SessionPort, tmp_path: Path) -> None:
+    async def approve(text: str, tool: str = "run_shell", path: str | None = None, by_user: bool = False) -> bool:
+        return tool == "run_shell" and by_user
+
+    # The approver is the front end's, given when the session is built (the fake: by its factory).
+    shell = getattr(session, "user_shell", None)
+    if shell is not None:
+        shell.approver = approve
+    else:
+        session.approver, session.workspace = approve, tmp_path  # type: ignore[attr-defined]
+    events = []
+    async for event in session.run_shell_command("echo hi"):
+        if not events:
+            assert session.busy, "busy while the command runs"
+        events.append(event)
+    assert [event.type for event in events] == ["tool_call", "tool_result", "usage", "done"]
+    assert events[1].content == "$ echo hi\nhi\n[exit code 0]" and not events[-1].failed
+    assert [type(m).__name__ for m in session.context] == ["ModelRequest", "ModelResponse", "ModelRequest"]
+    assert len(session.transcript) == 3 and not session.busy
+
+
+async def test_a_mentioned_file_is_attached_and_said(session: SessionPort, tmp_path: Path) -> None:
+    workspace = getattr(session, "workspace", None) or tmp_path
+    if getattr(session, "workspace", None) is None:
+        session.workspace = workspace  # type: ignore[attr-defined]  # the fake's, given by its factory
+    (workspace / "notes.md").write_text("the secret word is zephyr\n")
+    preview = session.attachments("what is in @notes.md?")
+    assert [a.path for a in preview.attached] == ["notes.md"] and preview.tokens > 0
+    events = [event async for event in session.run_turn("what is in @notes.md?")]
+    assert events[0].type == "notice" and events[0].message.startswith("attached notes.md (file) · ~")
+    sent = session.transcript[0].parts[-1].content
+    assert sent.startswith('what is in @notes.md?\n\n<attached path="notes.md">') and "zephyr" in sent
+    assert session.title == "what is in @notes.md?", "the title is the prompt as typed"
+
+
+async def test_ask_plans_before_the_send_and_takes_the_choice(session: SessionPort) -> None:
+    assert session.plan_send("hello") is None, "auto: nothing is asked"
+    session.set_compact_mode("ask")
+    assert session.compact_mode == "ask"
+    assert session.plan_send("hello") is None, "nothing to cut: the send goes out uncut"
+    for choice in ("over_budget", "cut", None):
+        events = [event async for event in session.run_turn(f"a send ({choice})", choice)]  # type: ignore[arg-type]
+        assert isinstance(events[-1], Done) and not events[-1].failed
+    assert len(session.transcript) >= 6 and not session.busy

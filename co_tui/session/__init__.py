@@ -27,6 +27,7 @@ _EXPORTS: dict[str, str] = {
     "RewindPoint": "branching",
     "Rewound": "branching",
     "FilesBack": "file_rewind",
+    "PlannedCut": "ask_cut",
     # the events a session yields (events.py)
     "Event": "events",
     "Done": "events",
@@ -55,6 +56,9 @@ _EXPORTS: dict[str, str] = {
     "fork_origin": "times",
     "HistoryRows": "history_rows",
     "read_history_rows": "history_rows",
+    # `!command` typed in the prompt (user_shell.py)
+    "bang_command": "bang",
+    "USER_SHELL_TOOL": "bang",
     # opening sessions (opening.py) and the saved ones
     "OpenSessionError": "opening",
     "exit_code_for": "opening",
@@ -67,6 +71,8 @@ _EXPORTS: dict[str, str] = {
     "resolve_session_id": "opening",
     "resume_hint": "opening",
     "SessionMeta": "saved_session",
+    "SessionHit": "saved_session",
+    "hit_segments": "store_search",
     "SessionTail": "store_tail",
     "StoreError": "store_errors",
     "FORMATS": "export",
@@ -91,6 +97,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
+    from co_tui.session.ask_cut import PlannedCut
+    from co_tui.session.bang import USER_SHELL_TOOL, bang_command
     from co_tui.session.banner import REASON_TEXT, banner_details, banner_line, strategy_text
     from co_tui.session.branching import BranchRow, RewindPoint, Rewound
     from co_tui.session.context_breakdown import CATEGORY_TITLES, ContextBreakdown, apportion
@@ -135,7 +143,8 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         Steering,
         Turns,
     )
-    from co_tui.session.saved_session import SessionMeta
+    from co_tui.session.saved_session import SessionHit, SessionMeta
     from co_tui.session.store_errors import StoreError
+    from co_tui.session.store_search import hit_segments
     from co_tui.session.store_tail import SessionTail
     from co_tui.session.times import fork_origin, format_updated

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.text import fit_segments, format_tokens, plural
 
@@ -28,14 +30,21 @@ STRATEGY_TEXT = {
 }
 
 
-_UNDID = "undid trim #"
+_UNDID = "undid trim"  # `undid trim #3 (…)`, `undid trims #3–4 (one pass: …)`
+_ONE_PASS = "one pass: "
 
 
-def undo_note(cut_number: int, undone: HistoryTrimmed) -> str:
-    """The note of the event that undid `undone` (ledger number `cut_number`): it names that cut in
-    its own banner's words, which `strategy_text` reads back — an undone eviction is not "old tool
-    outputs shortened", though both share the strategy `tool_output_trim`."""
-    return f"{_UNDID}{cut_number} ({strategy_text(undone)}) and every cut after it"
+def undo_note(cut_number: int, undone: HistoryTrimmed | Sequence[HistoryTrimmed]) -> str:
+    """The note of the event that undid `undone` (ledger number `cut_number`; a pass of several
+    events: all of them, numbered on from it): it names those cuts in their own banners' words,
+    which `strategy_text` reads back — an undone eviction is not "old tool outputs shortened",
+    though both share the strategy `tool_output_trim`."""
+    events = [undone] if isinstance(undone, HistoryTrimmed) else list(undone)
+    if len(events) == 1:
+        return f"{_UNDID} #{cut_number} ({strategy_text(events[0])}) and every cut after it"
+    words = ", ".join(dict.fromkeys(strategy_text(e) for e in events))
+    last = cut_number + len(events) - 1
+    return f"{_UNDID}s #{cut_number}–{last} ({_ONE_PASS}{words}) and every cut after it"
 
 
 # What the user's `d` did, said as such: STRATEGY_TEXT's "oldest turns removed" was wrong for a
@@ -49,7 +58,8 @@ def strategy_text(event: HistoryTrimmed) -> str:
     if event.reason == "manual_evict" and event.strategy in _EVICTED_TEXT:
         return _EVICTED_TEXT[event.strategy]
     if event.reason == "restore" and event.note and event.note.startswith(_UNDID) and " (" in event.note:
-        return event.note.split(" (", 1)[1].split(")", 1)[0]
+        # Up to the last parenthesis: a cut's own words may hold one ("(summary failed)").
+        return event.note.split(" (", 1)[1].rpartition(")")[0].removeprefix(_ONE_PASS)
     if event.reason == "clear":
         return "every turn removed"
     return STRATEGY_TEXT.get(event.strategy, event.strategy)

@@ -27,16 +27,19 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from co_tui.agent.mentions import AT, Attachments, attach, priced
 from co_tui.agent.tools import Approver
 from co_tui.config import Settings
 from co_tui.governance.capability import hook_payload, post_payload
-from co_tui.governance.compact_mode import CompactMode
+from co_tui.governance.compact_mode import CompactMode, SendChoice
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.hook_port import Trigger
 from co_tui.governance.pins import compact_around_pins
 from co_tui.governance.policy import with_hook_instructions
 from co_tui.governance.refused import Refused, busy_line
 from co_tui.session.applying import AppliesEdits
+from co_tui.session.ask_cut import PlannedCut, plan_send
+from co_tui.session.bang import BANG
 from co_tui.session.compaction import plan_compact
 from co_tui.session.conversation_counts import ConversationCounts
 from co_tui.session.events import Done, ErrorEvent, Event, Notice, UsageUpdate
@@ -44,12 +47,13 @@ from co_tui.session.eviction import compact_preview_of, next_cut_of
 from co_tui.session.export import export_saved
 from co_tui.session.gauge import Gauge
 from co_tui.session.history import BranchState, History, HistorySnapshot
-from co_tui.session.lazy_transcript import LazyTranscript, transcript_cost
+from co_tui.session.lazy_transcript import LazyTranscript
 from co_tui.session.metering import Metering, anchor_meter
 from co_tui.session.model_setup import ModelSetup
 from co_tui.session.session_lock import claim_session
 from co_tui.session.steering import pin_keys
 from co_tui.session.turn_runner import TurnRunner
+from co_tui.session.user_shell import UserShell
 from co_tui.session.writer import SaveInfo, SessionWriter
 from co_tui.text import one_line
 
@@ -124,6 +128,7 @@ class ChatSession(AppliesEdits):
         self.runner = TurnRunner(
             self.setup, self.history, self.metering, session_id=lambda: self.id, save=self._save_turn
         )
+        self.user_shell = UserShell(self.workspace, approver)  # `!command` (user_shell.py)
 
     # --- what the front end reads besides the history --------------------------------------------
 
@@ -163,8 +168,8 @@ class ChatSession(AppliesEdits):
         return self.setup.compact_mode
 
     def set_compact_mode(self, mode: CompactMode) -> None:
-        """Who decides when the context is cut, from the next request on (`/compact-mode`): `auto`
-        or `off`. For this session only; the setting is unchanged."""
+        """Who decides when the context is cut, from the next request on (`/compact-mode`): `auto`,
+        `ask` or `off`. For this session only; the setting is unchanged."""
         self.setup.compact_mode = mode
 
     def set_model(self, name: str) -> None:
@@ -191,30 +196,77 @@ class ChatSession(AppliesEdits):
 
     # --- turns (turn_runner.py) ------------------------------------------------------------------
 
-    async def run_turn(self, prompt: str) -> AsyncIterator[Event]:
+    def plan_send(self, prompt: str) -> PlannedCut | None:
+        """In `compact_mode` ask: the cut sending `prompt` now would make, for the user to decide
+        (`ask_cut.plan_send`; no model call). None in the other modes, or when it goes out uncut."""
+        if self.compact_mode != "ask":
+            return None
+        setup = self.setup
+        return plan_send(
+            self.history,
+            self.gauge(),
+            prompt,
+            window_tokens=setup.context_window,
+            window_is_guess=setup.policy.window_is_guess,
+        )
+
+    async def run_turn(self, prompt: str, choice: SendChoice | None = None) -> AsyncIterator[Event]:
         """Run one user turn; yield its events; always end with `Done`. Never raises (see
-        `TurnRunner`); `busy` until its `Done`."""
+        `TurnRunner`); `busy` until its `Done`. `choice`: what the user chose for this send in
+        `compact_mode` ask (`plan_send`): `cut` as planned, or `over_budget` once (never past the
+        model's known window: such a request is cut, said in one line)."""
         if self.busy:
             yield ErrorEvent(message="a turn is already running", kind="internal")
             yield Done(output="", failed=True)
             return
-        refused = self.runner.refusal(prompt)
+        attachments = await asyncio.to_thread(self.attachments, prompt) if AT in prompt else None
+        for line in attachments.lines() if attachments else ():
+            yield Notice(message=line)
+        sent = attachments.prompt(prompt) if attachments else prompt
+        refused = self.runner.refusal(sent)
         if refused is not None:  # nothing sent, nothing added to the history
             yield refused
             yield Done(output="", failed=True)
             return
         self.busy = True
         try:
-            async for event in self.runner.run(prompt):
+            async for event in self.runner.run(sent, choice, typed=prompt):
                 if isinstance(event, Done):
                     self.busy = False
                 yield event
         finally:
             self.busy = False
 
+    async def run_shell_command(self, command: str) -> AsyncIterator[Event]:
+        """`!command`: ask as `run_shell` asks, run `command` in the workspace, add the exchange to
+        the history (`user_shell.shell_exchange`: governed like any tool output) and save it; yield
+        its events, ending with the meter and `Done`. Never raises; `busy` until its `Done`."""
+        if self.busy:
+            yield ErrorEvent(message="a turn is already running", kind="internal")
+            yield Done(output="", failed=True)
+            return
+        self.busy = True
+        try:
+            async for event in self.user_shell.run(command, self.runner.append_to_context):
+                if isinstance(event, Done) and not event.failed:
+                    save_error = await asyncio.to_thread(self._save_turn, f"{BANG}{command}", None)
+                    if save_error is not None:
+                        yield save_error
+                    yield self.meter_reading()
+                    self.busy = False
+                yield event
+        finally:
+            self.busy = False
+
+    def attachments(self, prompt: str) -> Attachments:
+        """What the `@path` mentions of `prompt` attach when it is sent (`agent.mentions.attach`),
+        with their cost in the meter's tokens. Reads the files: blocking."""
+        return priced(attach(self.workspace, prompt), self.setup.meter.ratio)
+
     def cancel(self) -> None:
-        """Interrupt the running turn (Esc / Ctrl+C). Safe from any task; a no-op when idle."""
+        """Interrupt the running turn or `!command` (Esc / Ctrl+C). Safe from any task; a no-op when idle."""
         self.runner.cancel()
+        self.user_shell.stop()
 
     # --- edits: planned by a pure planner, applied by `AppliesEdits` (applying.py) ------------------
 
@@ -367,7 +419,7 @@ class ChatSession(AppliesEdits):
             model_name=self.model_name,
             workspace=self.workspace,
             tokens=self.meter.reading(self.context if context is None else context).tokens,
-            cost_usd=transcript_cost(self.history.transcript, ledger=self.history.ledger),
+            cost_usd=self.history.cost(),
         )
 
     def _write(self, snapshot: HistorySnapshot, context: Sequence[ModelMessage] | None = None) -> str | None:

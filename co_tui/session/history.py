@@ -25,12 +25,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.markers import register_markers
-from co_tui.governance.undo import CutRecord, undoable_cuts
+from co_tui.governance.undo import CutRecord, pass_span, undoable_cuts
 from co_tui.session.conversation_counts import ConversationCounts
+from co_tui.session.cost import RunningCost, ledger_item_cost, session_cost, transcript_item_cost
 from co_tui.session.lazy_transcript import LazyTranscript
 
 if TYPE_CHECKING:
@@ -169,6 +171,10 @@ class History:
         self._stash: dict[int, BranchState] = {}
         # A resumed session's saved messages' counts, as the store keeps them (never decoded for them).
         self.saved_counts: ConversationCounts | None = None
+        # The session's cost so far, kept as the transcript and the ledger grow (`cost`).
+        self._transcript_cost = RunningCost(transcript_item_cost, Decimal(0))
+        self._ledger_cost = RunningCost(lambda entry: ledger_item_cost(entry.event), 0.0)
+        self._restart_costs()
 
     # --- views -----------------------------------------------------------------------------------
 
@@ -230,6 +236,26 @@ class History:
         """The branch in use's history, as a `BranchState`."""
         return BranchState(self._transcript, tuple(self._context), self._entries, self._pins, self._marks)
 
+    def cost(self, extra: Sequence[ModelMessage] = ()) -> float | None:
+        """The session's cost in USD so far: every response of the transcript and of `extra` (a
+        response not in it yet), and the summariser calls of the ledger; None when any of them is
+        unpriced (`cost.session_cost`'s rule). A resumed transcript's saved messages count with
+        the figure the store saved (never decoded for it). Only what was added since the last call
+        is priced (`RunningCost`)."""
+        transcript = self._transcript
+        base: float | None = transcript.saved_cost if isinstance(transcript, LazyTranscript) else 0.0
+        own: Decimal | None = self._transcript_cost.total(transcript)
+        cuts: float | None = self._ledger_cost.total(self._entries)
+        rest = session_cost(extra) if extra else 0.0
+        if base is None or own is None or cuts is None or rest is None:
+            return None
+        return base + float(own) + rest + cuts
+
+    def _restart_costs(self) -> None:
+        transcript = self._transcript
+        self._transcript_cost.restart(transcript.saved if isinstance(transcript, LazyTranscript) else 0)
+        self._ledger_cost.restart()
+
     def snapshot(self) -> HistorySnapshot:
         """What a save writes now (see `HistorySnapshot`)."""
         return HistorySnapshot(
@@ -285,6 +311,7 @@ class History:
         self._context, self._entries = list(state.context), state.entries
         self._pins, self._marks = state.pins, state.marks
         self._branch, self._tree = move.to, move.tree
+        self._restart_costs()  # another transcript and ledger: the cost is the branch in use's
 
     def mark_turn(self, tokens: int, created: float, meter: Any = None) -> None:
         """A user prompt is about to go out at the transcript's end: keep what the model is sent
@@ -319,6 +346,7 @@ class History:
         self._transcript, self._context, self._entries, self._pins = [], [], (), ()
         self._marks, self._branch, self._tree, self._stash = (), 0, (), {}
         self.saved_counts = None
+        self._restart_costs()
 
     def load(self, loaded: LoadedSession) -> None:
         """Take a saved session's histories (`SessionStore.load`): its transcript as it comes (a
@@ -340,6 +368,7 @@ class History:
         self._marks, self._stash = tuple(loaded.marks), {}
         self._branch, self._tree = loaded.branch, tuple(loaded.tree)
         self.saved_counts = loaded.counts
+        self._restart_costs()
 
 
 class HistoryViews:
@@ -376,3 +405,7 @@ class HistoryViews:
     def undoable_cuts(self) -> list[int]:
         """Ledger indices of the cuts still in effect that `restore` can undo, oldest first."""
         return undoable_cuts(self.history.ledger, self.history.ledger_records)
+
+    def cut_pass(self, index: int) -> tuple[int, int]:
+        """(first, last) ledger indices of the pass entry `index` belongs to (`undo.pass_span`)."""
+        return pass_span(self.history.ledger_records, index)

@@ -81,6 +81,20 @@ class LazyTranscript(Sequence[Any]):
     def __repr__(self) -> str:
         return f"<LazyTranscript {len(self._items)} messages, {self.decoded} of {self.saved} saved ones decoded>"
 
+    def read_through(self, start: int, stop: int) -> list[Any]:
+        """Messages `start`…`stop - 1`, as a slice gives them, without keeping those decoded for
+        this read: a reader of the whole transcript once (the history inspector) leaves the session
+        as light as it found it. Raises what `load` raises."""
+        start, stop = max(0, start), min(stop, len(self._items))
+        out = self._items[start:stop]
+        missing = [k for k, message in enumerate(out) if message is None]
+        if missing:
+            low = start + missing[0]
+            decoded = self._load(low, start + missing[-1] + 1)
+            for k in missing:
+                out[k] = decoded[start + k - low]
+        return out
+
     @property
     def decoded(self) -> int:
         """How many saved messages are decoded so far (the rest are rows in the store)."""

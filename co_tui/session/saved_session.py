@@ -16,7 +16,7 @@ from co_tui.session.conversation_counts import ConversationCounts
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
-__all__ = ["LoadedSession", "SessionMeta"]
+__all__ = ["LoadedSession", "SessionHit", "SessionMeta"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,17 @@ class SessionMeta:
     # A fork (`/fork`, `--fork-session`): the session it was copied from and how many of its turns it holds.
     forked_from: str | None = None
     forked_at: int | None = None
+
+
+@dataclass(frozen=True)
+class SessionHit:
+    """A session a search found (`SessionStore.search`): its list row, the snippet around the hits
+    of its newest matching message (hits marked, see `store_search.hit_segments`; empty when only
+    the title matched) and that message's transcript index (None then)."""
+
+    meta: SessionMeta
+    snippet: str = ""
+    at_message: int | None = None
 
 
 @dataclass

@@ -48,7 +48,7 @@ from co_tui.session.context_rows import decode_context
 from co_tui.session.conversation_counts import ConversationCounts, keep_counts, record_counts
 from co_tui.session.message_codec import decode_bodies, encode_messages
 from co_tui.session.redaction import redact_text, secret_env_values
-from co_tui.session.saved_session import LoadedSession, SessionMeta
+from co_tui.session.saved_session import LoadedSession, SessionHit, SessionMeta
 from co_tui.session.session_lock import claim_session
 from co_tui.session.store_branches import (
     active_branch,
@@ -75,6 +75,7 @@ from co_tui.session.store_errors import (
     recovery_hint,
     translate_sqlite_error,
 )
+from co_tui.session.store_search import search_rows
 from co_tui.session.store_steering import (
     read_pins,
     read_undo,
@@ -937,6 +938,17 @@ class SessionStore:
                 return [_meta_from_row(r) for r in found]
             return [_meta_from_row(r) for r in rows.fetchall()]
 
+    def search(self, query: str, workspace: Path | None = None, *, limit: int = 200) -> list[SessionHit]:
+        """The sessions (of `workspace`, or all) whose title or saved text matches `query`'s words,
+        most recently updated first, at most `limit`, each with a snippet of its newest matching
+        message (`store_search.py`: every word is quoted, so no query text raises; one without
+        words finds nothing). `StoreError` when the store fails."""
+        where = None if workspace is None else str(Path(workspace).expanduser().resolve())
+        with self._guard("search sessions") as conn:
+            return search_rows(
+                conn, query, workspace=where, limit=limit, meta_columns=_META_COLUMNS, meta_from_row=_meta_from_row
+            )
+
     def latest(self, workspace: Path) -> SessionMeta | None:
         """The most recently updated session of `workspace`, or None."""
         sessions = self.list_sessions(workspace)
@@ -1234,6 +1246,7 @@ def _meta_from_row(row: Sequence[Any]) -> SessionMeta:
 
 __all__ = [
     "LoadedSession",
+    "SessionHit",
     "SessionMeta",
     "SessionTail",
     "SessionStore",

@@ -18,6 +18,7 @@ _KEY_NAMES = {
     "right": "→",
     "pageup": "PgUp",
     "pagedown": "PgDn",
+    "slash": "/",
 }
 
 
