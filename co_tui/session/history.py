@@ -312,6 +312,7 @@ class History:
         self._pins, self._marks = state.pins, state.marks
         self._branch, self._tree = move.to, move.tree
         self._restart_costs()  # another transcript and ledger: the cost is the branch in use's
+        self.saved_counts = None  # the store's counts were the branch left's: counted from the rows now
 
     def mark_turn(self, tokens: int, created: float, meter: Any = None) -> None:
         """A user prompt is about to go out at the transcript's end: keep what the model is sent
