@@ -83,27 +83,35 @@ def make_snippet(text: str, query: str, width: int = SNIPPET_TOKENS) -> str:
     return lead + snippet + tail
 
 
-_WINDOW = 800  # characters of a long text tokenized for its snippet
+_WINDOW = 600  # characters of a long text tokenized for its snippet
 _LEAD = 3  # words a snippet shows before its first hit: in a narrow column the hit stays in sight
 
 
 def _window_snippet(text: str, terms: list[tuple[str, bool]], width: int) -> str:
     tokens = list(_TOKEN.finditer(text))
-    folded = [_fold(t.group()) for t in tokens]
-    hit = [False] * len(tokens)
-    for term, bare in terms:
-        words = [_fold(w) for w in _TOKEN.findall(term)]
-        for i in range(len(tokens) - len(words) + 1):
-            *whole, last = words
-            if folded[i : i + len(whole)] == whole and (
-                folded[i + len(whole)].startswith(last) if bare else folded[i + len(whole)] == last
-            ):
-                hit[i : i + len(words)] = [True] * len(words)
     if not tokens:
         return text[:200]
-    first = hit.index(True) if any(hit) else 0
+    folded = [_fold(t.group()) for t in tokens]
+    phrases = [([_fold(w) for w in _TOKEN.findall(term)], bare) for term, bare in terms]
+
+    def hit_at(i: int) -> int:
+        """How many tokens from `i` on a phrase of the query matches (0: none)."""
+        for words, bare in phrases:
+            n = len(words)
+            if i + n <= len(folded) and folded[i : i + n - 1] == words[:-1]:
+                last = folded[i + n - 1]
+                if last.startswith(words[-1]) if bare else last == words[-1]:
+                    return n
+        return 0
+
+    # Only the first hit is looked for in the whole window; hits are marked in the shown part.
+    first = next((i for i in range(len(tokens)) if hit_at(i)), 0)
     start = max(0, first - _LEAD)
     stop = min(len(tokens), start + width)
+    hit = [False] * len(tokens)
+    for i in range(start, stop):
+        if n := hit_at(i):
+            hit[i : i + n] = [True] * n
     # From the white space before that token: `file_2.py` stays whole, not `…py`. (Every token
     # before the first hit is not a hit.)
     spaces = [m.end() for m in re.finditer(r"\s+", text[: tokens[start].start()])]
