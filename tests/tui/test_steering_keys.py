@@ -91,8 +91,9 @@ async def test_p_pins_a_turn_and_u_undoes_a_cut_in_the_inspector(app):
 async def test_a_refused_undo_names_the_message_limit_not_the_token_budget(workspace):
     """Issue 32 item 4: refused by the message limit (12 messages of 8), /undo said `over the
     100,000-token budget`."""
-    from co_tui.config import load_settings
     from quiet_app import QuietApp
+
+    from co_tui.config import load_settings
 
     settings = load_settings(context_budget_tokens=100_000, context_strategy="trim", max_history_messages=8)
     app = QuietApp(settings, workspace)
