@@ -70,6 +70,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="resume a session by id (or unique prefix), or read a rescued-*.json / --format json export back in "
         "as a new session; without ID, pick one (in the TUI)",
     )
+    p.add_argument(
+        "--fork-session",
+        action="store_true",
+        help="with --continue or --resume ID: go on in a new session copied from that one (which stays as it is)",
+    )
+    p.add_argument(
+        "--at",
+        dest="at_turn",
+        type=int,
+        metavar="TURN",
+        help="with --resume ID and -p: send the prompt from just before that earlier turn, on a new branch",
+    )
     mode.add_argument("--list-sessions", action="store_true", help="list saved sessions and exit")
     p.add_argument(
         "--search",
@@ -107,6 +119,12 @@ def usage_problem(args: argparse.Namespace) -> str | None:
         return "--yes applies to print mode: add -p"
     if args.export_format is not None and not args.export:
         return "--format applies to --export ID"
+    if args.fork_session and not (args.continue_latest or args.resume):
+        return "--fork-session applies to --continue or --resume ID"
+    if args.at_turn is not None and not (printing and args.resume):
+        return "--at TURN applies to --resume ID with -p"
+    if args.at_turn is not None and args.at_turn < 1:
+        return "--at TURN takes a turn number from 1"
     if args.search is not None and not args.list_sessions:
         return "--search applies to --list-sessions"
     if (args.list_sessions or args.export) and (args.resume is not None or args.continue_latest):
@@ -212,6 +230,8 @@ def _main(argv: Sequence[str] | None) -> int:
         resume_id=args.resume,
         continue_latest=args.continue_latest,
         title=title,
+        fork=args.fork_session,
+        at_turn=args.at_turn,
     )
 
 
@@ -258,7 +278,12 @@ def _check_resumable(data_dir: Path, workspace: Path, args: argparse.Namespace) 
         _warn(str(exc))
         return None
     try:
-        return resolve_session_id(store, workspace, resume_id=args.resume, continue_latest=args.continue_latest)
+        found = resolve_session_id(store, workspace, resume_id=args.resume, continue_latest=args.continue_latest)
+        if found and args.fork_session:  # a new session copied from it; the TUI resumes that one
+            from co_tui.session import fork_saved
+
+            return fork_saved(store, found)
+        return found
     except (OpenSessionError, StoreError) as exc:
         _warn(str(exc))
         return None

@@ -13,6 +13,7 @@ from co_tui.session import (
     OpenSessionError,
     SessionHit,
     StoreError,
+    fork_origin,
     format_updated,
     format_usd,
     hit_segments,
@@ -29,8 +30,9 @@ __all__ = ["export_session", "list_sessions"]
 
 def list_sessions(settings: Settings, workspace: Path, *, search: str | None = None) -> int:
     """`--list-sessions`: a table of saved sessions of all workspaces, the most recently updated first
-    (one of another workspace names it); UPDATED is local time, as `/sessions` shows it; COST is the
-    session's cost at list prices, `–` when unknown (an unpriced model, or saved before costs were kept).
+    (one of another workspace names it, a fork the session it came from); UPDATED is local time, as
+    `/sessions` shows it; COST is the session's cost at list prices, `–` when unknown (an unpriced
+    model, or saved before costs were kept).
 
     `search` (`--search WORDS`): only the sessions whose title or saved text matches
     (`SessionStore.search`), each followed by an indented line around the hit in its newest matching
@@ -62,7 +64,7 @@ def list_sessions(settings: Settings, workspace: Path, *, search: str | None = N
         print(
             f"{meta.id[:8]:<10} {updated:<16} {meta.messages:>5} {format_tokens(meta.tokens):>7} "
             f"{format_usd(meta.cost_usd):>7}  "
-            f"{meta.title}{here}{damaged}"
+            f"{meta.title}{here}{fork_origin(meta)}{damaged}"
         )
         if hit.snippet:
             line = "".join(

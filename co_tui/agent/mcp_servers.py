@@ -10,8 +10,8 @@ co-tui adds, in `McpServerToolset` (a `WrapperToolset` the agent holds):
 - a server that dies mid-call becomes a failed tool result (and `failed`), never a crashed turn;
 - calls the server marks destructive (`destructiveHint`), or every call of a server listed in
   `mcp_approve`, await the same approver as `run_shell`;
-- a text output is capped like the shell's (`cap_output`); governance trims it in later turns like
-  any tool output.
+- a text output is kept whole up to co-tui's limit on one output (`output_limit.cap_output`, as
+  the shell's); governance previews a big one and trims it in later turns like any tool output.
 
 pydantic-ai and fastmcp are imported only when a server is configured, so a session without MCP
 servers (and the TUI's start-up) never loads them.
@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from co_tui.agent.shell import cap_output
+from co_tui.agent.output_limit import OUTPUT_MAX_CHARS, cap_output
 from co_tui.agent.tools import Approver, CannotAsk
-from co_tui.text import one_line
+from co_tui.text import escape_controls, one_line
 
 if TYPE_CHECKING:
     from pydantic_ai.toolsets import AbstractToolset
@@ -43,7 +43,6 @@ StatusListener = Callable[["McpServer"], None]
 
 PROJECT_CONFIG_NAME = ".mcp.json"
 START_TIMEOUT_S = 30.0  # connect + initialize; a server started by `npx`/`uvx` may install first
-MCP_OUTPUT_MAX_CHARS = 16_000  # as run_shell's cap (shell.SHELL_MAX_CHARS)
 _REASON_CHARS = 200
 _CONNECTION_CLOSED = -32000  # JSON-RPC error code of MCP's "Connection closed" (mcp_types.CONNECTION_CLOSED)
 _REQUEST_TIMEOUT = -32001  # the SDK's "no answer within the read timeout" (mcp_types.REQUEST_TIMEOUT)
@@ -391,7 +390,7 @@ def _project_servers(path: Path, *, taken: set[str], settings: Settings) -> list
         loaded = load_mcp_toolsets(path)
     except ValidationError as exc:
         err = exc.errors()[0]
-        where = _printable(".".join(str(p) for p in err["loc"]))  # a key of the repository's choosing
+        where = escape_controls(".".join(str(p) for p in err["loc"]))  # a key of the repository's choosing
         raise McpConfigError(f"{path}: {where}: {err['msg']}") from None
     except (OSError, ValueError) as exc:
         raise McpConfigError(f"{path}: {one_line(str(exc), _REASON_CHARS)}") from None
@@ -410,30 +409,40 @@ def _project_servers(path: Path, *, taken: set[str], settings: Settings) -> list
     return servers
 
 
-def _printable(text: str) -> str:
-    """`text` with every character a terminal could act on (newline, ESC…) written as an escape."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
 def _transport(entry: dict[str, Any]) -> Any:
     """The fastmcp transport of one `[mcp_servers.NAME]` table (as `load_mcp_toolsets` builds it)."""
     if entry.get("command"):
         from co_tui.agent.mcp_stdio import CappedStdioTransport
 
         return CappedStdioTransport(entry["command"], entry.get("args"), entry.get("env"), entry.get("cwd"))
+    return _capped_http(entry["url"], entry.get("headers") or None)
+
+
+def _capped_http(url: str, headers: dict[str, str] | None) -> Any:
+    """fastmcp's streamable-HTTP transport, its answers read under the stdio reader's cap (mcp_http.py;
+    the SDK's own limit on an SSE event is off: over it, a healthy server read as one that died)."""
     from fastmcp.client.transports import StreamableHttpTransport
 
-    return StreamableHttpTransport(url=entry["url"], headers=entry.get("headers") or None)
+    from co_tui.agent.mcp_http import capped_http_client
+
+    return StreamableHttpTransport(
+        url=url, headers=headers, httpx_client_factory=capped_http_client, max_sse_event_size=None
+    )
 
 
 def _capped_transport(transport: Any) -> Any:
-    """A `.mcp.json` stdio server's transport (fastmcp's, from `load_mcp_toolsets`) as co-tui's own."""
-    from fastmcp.client.transports import StdioTransport
+    """A `.mcp.json` server's transport (fastmcp's, from `load_mcp_toolsets`) as co-tui's own, capped."""
+    from fastmcp.client.transports import SSETransport, StdioTransport, StreamableHttpTransport
 
+    from co_tui.agent.mcp_http import capped_http_client
     from co_tui.agent.mcp_stdio import CappedStdioTransport
 
     if isinstance(transport, StdioTransport):
         return CappedStdioTransport(transport.command, transport.args, transport.env, transport.cwd)
+    if isinstance(transport, StreamableHttpTransport):
+        return _capped_http(transport.url, transport.headers or None)
+    if isinstance(transport, SSETransport):  # a url ending in /sse: the older protocol, capped alike
+        return SSETransport(transport.url, transport.headers or None, httpx_client_factory=capped_http_client)
     return transport
 
 
@@ -595,14 +604,14 @@ def _oversized_code() -> int:
 
 
 def _capped(result: Any) -> Any:
-    """A text (or JSON) result over the cap: its head and tail around a note, as run_shell's output;
-    a credential co-tui knows of is redacted before the model reads it."""
+    """A text (or JSON) result over co-tui's limit on one output: its head and tail around a note, as
+    run_shell's output; a credential co-tui knows of is redacted before the model reads it."""
     if isinstance(result, str):
-        return cap_output(redacted(result), MCP_OUTPUT_MAX_CHARS)
+        return cap_output(redacted(result), OUTPUT_MAX_CHARS)
     if isinstance(result, (dict, list)):
         text = redacted(json.dumps(result, ensure_ascii=False, default=str))
-        if len(text) > MCP_OUTPUT_MAX_CHARS:
-            return cap_output(text, MCP_OUTPUT_MAX_CHARS)
+        if len(text) > OUTPUT_MAX_CHARS:
+            return cap_output(text, OUTPUT_MAX_CHARS)
         return json.loads(text)
     return result
 

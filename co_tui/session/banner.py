@@ -15,6 +15,8 @@ REASON_TEXT = {
     "clear": "/clear",
     "manual_evict": "evicted by you",
     "restore": "/undo",
+    "rewind": "rewound by you",
+    "branch_switch": "branch switched by you",
 }
 
 STRATEGY_TEXT = {
@@ -24,6 +26,7 @@ STRATEGY_TEXT = {
     "summary": "older turns summarised",
     "static_marker": "older turns removed (summary failed)",
     "compact": "conversation summarised",
+    "branch": "another point of the conversation tree",
 }
 
 
@@ -72,6 +75,10 @@ def banner_title(event: HistoryTrimmed) -> str:
         return "Lost item recovered"
     if event.reason == "restore":
         return "Cut undone"
+    if event.reason == "rewind":
+        return "Conversation rewound"
+    if event.reason == "branch_switch":
+        return "Branch switched"
     if event.strategy == "compact":
         return "Conversation compacted"
     if event.strategy == "summary":
@@ -110,6 +117,13 @@ def banner_parts(event: HistoryTrimmed) -> list[str]:
             f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)} tokens",
             f"undid: {strategy_text(event)}",
         ]
+    if event.reason in ("rewind", "branch_switch"):
+        return [
+            f"⎇ {banner_title(event)}",
+            _branch_words(event),
+            f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)} tokens",
+            "the turns after it are kept as a branch" if event.reason == "rewind" else "/branches lists them",
+        ]
     parts = [f"✂ {banner_title(event)}"]
     if event.reason == "manual_evict" and event.note:
         # What was removed, named by the eviction (its first clause; the cache warning is in the details).
@@ -128,6 +142,13 @@ def banner_parts(event: HistoryTrimmed) -> list[str]:
     return parts
 
 
+def _branch_words(event: HistoryTrimmed) -> str:
+    """Where a rewind or a branch switch went: 'to before turn 3 (branch 2)', 'branch 1 → branch 2'."""
+    if event.reason == "rewind":
+        return f"to before turn {event.rewound_to_turn} (branch {event.branch_to})"
+    return f"branch {event.branch_from} → branch {event.branch_to}"
+
+
 def banner_details(event: HistoryTrimmed) -> list[tuple[str, str]]:
     """The expanded view: (label, value) rows; the summary text comes last when there is one."""
     rows = [
@@ -139,6 +160,10 @@ def banner_details(event: HistoryTrimmed) -> list[tuple[str, str]]:
     ]
     if event.reason == "restore":
         rows[2] = ("restored", plural(event.restored_messages, "message"))
+    if event.reason in ("rewind", "branch_switch"):
+        rows[1] = ("went", _branch_words(event))
+        rows[2] = ("context", "exactly as the model saw it then: markers, summaries, cuts in effect and pins")
+        rows[3] = ("kept", f"the turns after it, as branch {event.branch_from}")
     if event.salvaged_item is not None:
         rows[0] = ("reason", "a lost item recovered by you (r on the summary's banner)")
         rows[1] = ("lost by", STRATEGY_TEXT.get(event.strategy, event.strategy))

@@ -36,6 +36,24 @@ wrote, in the session's order (`seq`), tied to the tool call that made it (`agen
 what a rewind needs to put the files back. No foreign key: a checkpoint is written before the edit,
 which may come before the session's first save; deleting a session deletes its rows.
 
+Version 7 adds the conversation tree (docs/context-governance.md, "Rewind and branches"):
+- `marks`: per user prompt (`position`, its transcript index), what the model was about to be sent
+  just before it went out — the ledger's length, the pins, the meter's figure and the context, as
+  JSON items deduplicated against the transcript: a transcript index, `[first, last]` for a run of
+  consecutive ones, or the hex digest of a body kept once per session in `mark_bodies` (a marker, a
+  summary, a trimmed copy); or `{"base", "keep", "add", "depth"}`, the mark at `base` cut to `keep`
+  items plus `add` (a turn's few). A turn adds one short row; a rewind restores the context exactly.
+- `branches`: the tree — each branch's `parent`, and how many transcript messages (`fork_at`) and
+  ledger rows (`fork_ledger`) it shares with it, and the turn it was rewound to (`fork_turn`). No
+  rows: one branch, 0 (a session saved before).
+- `sessions.branch`: the branch in use, whose rows are the session's own (every query above reads
+  them as before); another branch's rows are kept under a row of `sessions` of its own, id
+  `<session>.b<branch>`, `branch_of` naming the session (never listed). Switching moves the rows
+  in one transaction.
+- `sessions.forked_from`, `sessions.forked_at`: a session made by `/fork` or `--fork-session`, the
+  session it was copied from and how many of its turns it holds.
+- `file_checkpoints.branch`: the branch whose turn made the edit (a rewind restores its own files).
+
 The search migration (the last entry, `SEARCH_MIGRATION`; docs/configuration.md, "Searching saved
 sessions") adds two FTS5 indexes, kept in step by triggers, so every write of a row — a save, a
 delete's cascade, a rewind — updates them in its own transaction, whoever writes:
@@ -138,6 +156,40 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             after_sha256  TEXT NOT NULL,
             UNIQUE (session_id, seq)
         )""",
+    ),
+    (
+        "ALTER TABLE sessions ADD COLUMN branch INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE sessions ADD COLUMN branch_of TEXT",
+        "ALTER TABLE sessions ADD COLUMN forked_from TEXT",
+        "ALTER TABLE sessions ADD COLUMN forked_at INTEGER",
+        "ALTER TABLE file_checkpoints ADD COLUMN branch INTEGER NOT NULL DEFAULT 0",
+        """CREATE TABLE branches (
+            session_id  TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            id          INTEGER NOT NULL,
+            parent      INTEGER,
+            fork_at     INTEGER NOT NULL,
+            fork_ledger INTEGER NOT NULL,
+            fork_turn   INTEGER NOT NULL DEFAULT 0,
+            created     REAL NOT NULL,
+            PRIMARY KEY (session_id, id)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE marks (
+            session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            position   INTEGER NOT NULL,
+            ledger_len INTEGER NOT NULL,
+            tokens     INTEGER NOT NULL,
+            created    REAL NOT NULL,
+            pins       TEXT NOT NULL,
+            context    TEXT NOT NULL,
+            PRIMARY KEY (session_id, position)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE mark_bodies (
+            session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            digest     BLOB NOT NULL,
+            body       TEXT NOT NULL,
+            PRIMARY KEY (session_id, digest)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX sessions_by_branch_of ON sessions (branch_of)",
     ),
 )
 

@@ -36,6 +36,9 @@ class SessionMeta:
     tokens: int = 0
     damaged: str | None = None
     cost_usd: float | None = None
+    # A fork (`/fork`, `--fork-session`): the session it was copied from and how many of its turns it holds.
+    forked_from: str | None = None
+    forked_at: int | None = None
 
 
 @dataclass(frozen=True)
@@ -67,3 +70,8 @@ class LoadedSession:
     pins: list[int] = field(default_factory=list)
     # The transcript's turns and chat-log items (conversation_counts.py); None: count `transcript`.
     counts: ConversationCounts | None = None
+    # Per user prompt, the state just before it (`history.Mark`, contexts left in the store); the
+    # branch in use and the conversation tree (`history.BranchInfo`; empty: one branch, 0).
+    marks: list[Any] = field(default_factory=list)
+    branch: int = 0
+    tree: list[Any] = field(default_factory=list)

@@ -157,17 +157,19 @@ def search_rows(
         return []
     columns = ", ".join(f"s.{c.strip()}" for c in meta_columns.split(","))
     in_workspace = "AND s.workspace = :workspace" if workspace is not None else ""
-    # `t.rowid` is a bare column next to max(): SQLite takes it from the row with the newest seq.
+    # `t.rowid` is a bare column next to max(): SQLite takes it from the row with the newest seq. A
+    # branch kept apart (a rewind's, `branch_of` set) is never listed: its hits count for its session.
     rows = conn.execute(
         f"""WITH text_hits AS (
-                SELECT t.session_id AS sid, max(t.seq) AS seq, t.rowid AS rid
+                SELECT coalesce(b.branch_of, t.session_id) AS sid, max(t.seq) AS seq, t.rowid AS rid
                 FROM transcript_search AS f JOIN transcript AS t ON t.rowid = f.rowid
-                WHERE transcript_search MATCH :match GROUP BY t.session_id),
+                JOIN sessions AS b ON b.id = t.session_id
+                WHERE transcript_search MATCH :match GROUP BY coalesce(b.branch_of, t.session_id)),
             title_hits AS (
                 SELECT s.id AS sid FROM title_search AS f JOIN sessions AS s ON s.rowid = f.rowid
                 WHERE title_search MATCH :match)
             SELECT {columns}, h.seq, h.rid FROM sessions AS s LEFT JOIN text_hits AS h ON h.sid = s.id
-            WHERE (h.sid IS NOT NULL OR s.id IN (SELECT sid FROM title_hits)) {in_workspace}
+            WHERE (h.sid IS NOT NULL OR s.id IN (SELECT sid FROM title_hits)) AND s.branch_of IS NULL {in_workspace}
             ORDER BY s.updated DESC, s.rowid DESC LIMIT :limit""",
         {"match": expression, "workspace": workspace, "limit": limit},
     ).fetchall()

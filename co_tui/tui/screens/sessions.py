@@ -31,7 +31,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
-from co_tui.session import format_updated, hit_segments
+from co_tui.session import fork_origin, format_updated, hit_segments
 from co_tui.text import format_tokens, one_line, plural
 from co_tui.tui.screens.confirm_delete import ConfirmDeleteScreen
 from co_tui.tui.type_ahead import types_text
@@ -232,6 +232,8 @@ class SessionsScreen(ModalScreen[str | None]):
             mark = Text(" ")
         # The whole title and preview: the column's width crops them with an ellipsis when narrow.
         title = Text(meta.title or "untitled", style="red" if meta.damaged else "", no_wrap=True, overflow="ellipsis")
+        if meta.forked_from:  # which session a fork came from
+            title.append(f" ⑂{fork_origin(meta).strip().removeprefix('(').removesuffix(')')}", style="cyan")
         hit = self.hits.get(meta.id)
         preview = self.previews.get(meta.id, "")
         if hit is not None and hit.snippet:
