@@ -25,7 +25,9 @@ Per strategy it prints, beside the targets:
 - turns with a cut (a `history_trimmed` banner) — target: at most 25% of the turns;
 - summariser calls — target: at most one per 4 turns;
 - prefix reuse vs uncut: the share of all request input that repeats the previous request's leading
-  messages byte for byte, as a ratio to the same figure for the uncut session — target ≥ 0.9×. This
+  messages byte for byte (none of it when the request's tool list changed: a provider's cached
+  prefix starts with the tools; "requests whose tool list changed" counts them — `recall` joins at
+  the first cut — and what reuse they lost), as a ratio to the same figure for the uncut session — target ≥ 0.9×. This
   mixes two things: what cuts lose, and the new content every turn brings (its files), which no
   cache can hold because it was never sent before. New content is the same number of tokens in both
   sessions, but a far larger share of a governed request (the uncut context grows ten times larger),
@@ -218,17 +220,29 @@ def appended_from(previous: list[dict[str, Any]], current: list[dict[str, Any]])
 def measure(record: SessionRecord, turns: int, budget: int) -> dict[str, Any]:
     """The figures of one session's first `turns` turns."""
     requests = [(r, t) for r, t in zip(record.requests, record.tokens, strict=False) if r[0] < turns]
-    reused = total = resent = cached_tokens = 0
+    tool_lists = getattr(record, "tools", None) or [""] * len(record.requests)
+    from co_tui.governance.tokens import estimate_text_tokens
+
+    reused = total = resent = cached_tokens = tool_changes = lost_to_tools = tool_tokens = 0
+    first_change: int | None = None
     previous: list[dict[str, Any]] = []
-    for (_, messages), tokens in requests:
+    previous_tools: str | None = None
+    for i, (((_, messages), tokens), tools) in enumerate(zip(requests, tool_lists, strict=False)):
         sizes = [len(_dumps(m)) for m in messages]
         whole = sum(sizes)
         head = sum(sizes[: shared_prefix(previous, messages)])
+        tool_tokens += estimate_text_tokens(tools) if tools else 0
+        if previous_tools is not None and tools != previous_tools:
+            # A provider's cached prefix starts with the tool list: a changed list re-sends it all.
+            first_change = i if first_change is None else first_change
+            tool_changes += 1
+            lost_to_tools += head
+            head = 0
         reused += head
         total += whole
         resent += sum(sizes[: appended_from(previous, messages)])
         cached_tokens += int(tokens * head / whole) if whole else 0
-        previous = messages
+        previous, previous_tools = messages, tools
     cuts = [c for c in record.cuts[:turns] if c]
     return {
         "cut_turns": len(cuts),
@@ -244,6 +258,11 @@ def measure(record: SessionRecord, turns: int, budget: int) -> dict[str, Any]:
         "freed_per_cut": sum(c[0].tokens_before - c[-1].tokens_after for c in cuts) / len(cuts) if cuts else 0.0,
         "landing": sum(c[-1].tokens_after for c in cuts) / len(cuts) / budget if cuts else 0.0,
         "recall_tokens": getattr(record, "recall_tokens", 0),
+        "requests": len(requests),
+        "tool_changes": tool_changes,
+        "first_tool_change": first_change,  # the request (0-based) whose tool list first changed
+        "tool_tokens": tool_tokens,  # co-tui's estimate of the tool schemas sent, all requests
+        "lost_to_tools": lost_to_tools / total if total else 0.0,
     }
 
 
@@ -295,6 +314,14 @@ def report(
         ("gpt-4o input $, prefix cached", lambda r: f"{_cost(r['input_tokens'], r['cached_tokens'])[0]:.3f}", ""),
         ("gpt-4o input $, no caching", lambda r: f"{_cost(r['input_tokens'], r['cached_tokens'])[1]:.3f}", ""),
         ("tokens returned by recall", lambda r: f"{r['recall_tokens']:,}", ""),
+        ("requests whose tool list changed", lambda r: f"{r['tool_changes']}", ""),
+        (
+            "  first at request",
+            lambda r: f"{r['first_tool_change'] + 1} of {r['requests']}" if r["tool_changes"] else "-",
+            "",
+        ),
+        ("  reuse they lost (share of input)", lambda r: f"{r['lost_to_tools']:.3%}", ""),
+        ("tool schema tokens sent", lambda r: f"{r['tool_tokens']:,}", ""),
     ]
     for label, show, goal in rows:
         print(f"{label:36}" + "".join(f"{show(results[k]):>12}" for k in ("trim", "summarize", "uncut")) + f"   {goal}")
@@ -490,6 +517,8 @@ SIDE_BY_SIDE = (
     ("mean context / budget", lambda r: f"{r['context_share']:.0%}"),
     ("gpt-4o input $, prefix cached", lambda r: f"{r['cost']:.3f}"),
     ("tokens returned by recall", lambda r: f"{r.get('recall_tokens', 0):,}"),
+    ("requests whose tool list changed", lambda r: f"{r.get('tool_changes', 0)}"),
+    ("tool schema tokens sent", lambda r: f"{r['tool_tokens']:,}" if "tool_tokens" in r else "n/a"),
 )
 
 

@@ -104,7 +104,8 @@ def overhead_tokens(settings: Settings, *, workspace: Path, project_text: str | 
 
     `agent` (from `build_agent`): its workspace tools are priced, so none are built here — building
     their schemas is a few milliseconds of a session's start; without it they are built once.
-    The meter uses it until the first provider report shows the real figure.
+    The meter uses it until the first provider report shows the real figure. The `recall` tool's
+    schema is not counted: a request offers it only once something was cut (governance/recall_offer.py).
     """
     from co_tui.governance import estimate_text_tokens
 
@@ -112,22 +113,14 @@ def overhead_tokens(settings: Settings, *, workspace: Path, project_text: str | 
     if agent is not None:
         defs = [d for ts in agent.toolsets if toolset_source(ts) == "workspace" for d in known_tool_defs(ts)]
     else:
-        defs = (
-            known_tool_defs(workspace_toolset(root, allow_shell=settings.allow_shell, allow_edits=settings.allow_edits))
-            + recall_tool_defs()
+        defs = known_tool_defs(
+            workspace_toolset(root, allow_shell=settings.allow_shell, allow_edits=settings.allow_edits)
         )
     own = estimate_text_tokens(
         agent_instructions(root, allow_shell=settings.allow_shell, allow_edits=settings.allow_edits)
     )
     project = estimate_text_tokens(project_text) if project_text else 0
     return own + project + tool_schema_tokens(defs)
-
-
-def recall_tool_defs() -> list[Any]:
-    """The `recall` tool's definition (its schema does not depend on what it reads)."""
-    from co_tui.agent.recall_tool import RecallSource
-
-    return known_tool_defs(recall_toolset(RecallSource(transcript=list, page_chars=lambda: 0, redact=str)))
 
 
 def prompt_cache_capabilities(settings: Settings) -> list[Any]:
@@ -166,7 +159,8 @@ def build_agent(
     for every request and its text (AGENTS.md …, see `project_instructions.py`) follows co-tui's own
     instructions; None from it adds nothing. `toolsets` come after the workspace tools (the MCP
     servers' toolsets, `mcp_servers.McpServers.toolsets`). `recall` adds the `recall` tool over that
-    source (agent/recall_tool.py), in every request.
+    source (agent/recall_tool.py), offered once a request's context carries a cut note
+    (governance/recall_offer.py).
     """
     import pydantic_ai
     from pydantic_ai import Agent

@@ -10,8 +10,8 @@ co-tui adds, in `McpServerToolset` (a `WrapperToolset` the agent holds):
 - a server that dies mid-call becomes a failed tool result (and `failed`), never a crashed turn;
 - calls the server marks destructive (`destructiveHint`), or every call of a server listed in
   `mcp_approve`, await the same approver as `run_shell`;
-- a text output is capped like the shell's (`cap_output`); governance trims it in later turns like
-  any tool output.
+- a text output is kept whole up to co-tui's limit on one output (`output_limit.cap_output`, as
+  the shell's); governance previews a big one and trims it in later turns like any tool output.
 
 pydantic-ai and fastmcp are imported only when a server is configured, so a session without MCP
 servers (and the TUI's start-up) never loads them.
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from co_tui.agent.shell import cap_output
+from co_tui.agent.output_limit import OUTPUT_MAX_CHARS, cap_output
 from co_tui.agent.tools import Approver, CannotAsk
 from co_tui.text import escape_controls, one_line
 
@@ -43,7 +43,6 @@ StatusListener = Callable[["McpServer"], None]
 
 PROJECT_CONFIG_NAME = ".mcp.json"
 START_TIMEOUT_S = 30.0  # connect + initialize; a server started by `npx`/`uvx` may install first
-MCP_OUTPUT_MAX_CHARS = 16_000  # as run_shell's cap (shell.SHELL_MAX_CHARS)
 _REASON_CHARS = 200
 _CONNECTION_CLOSED = -32000  # JSON-RPC error code of MCP's "Connection closed" (mcp_types.CONNECTION_CLOSED)
 _REQUEST_TIMEOUT = -32001  # the SDK's "no answer within the read timeout" (mcp_types.REQUEST_TIMEOUT)
@@ -605,14 +604,14 @@ def _oversized_code() -> int:
 
 
 def _capped(result: Any) -> Any:
-    """A text (or JSON) result over the cap: its head and tail around a note, as run_shell's output;
-    a credential co-tui knows of is redacted before the model reads it."""
+    """A text (or JSON) result over co-tui's limit on one output: its head and tail around a note, as
+    run_shell's output; a credential co-tui knows of is redacted before the model reads it."""
     if isinstance(result, str):
-        return cap_output(redacted(result), MCP_OUTPUT_MAX_CHARS)
+        return cap_output(redacted(result), OUTPUT_MAX_CHARS)
     if isinstance(result, (dict, list)):
         text = redacted(json.dumps(result, ensure_ascii=False, default=str))
-        if len(text) > MCP_OUTPUT_MAX_CHARS:
-            return cap_output(text, MCP_OUTPUT_MAX_CHARS)
+        if len(text) > OUTPUT_MAX_CHARS:
+            return cap_output(text, OUTPUT_MAX_CHARS)
         return json.loads(text)
     return result
 

@@ -31,8 +31,8 @@ import anyio
 from fastmcp.client.transports.base import ClientTransport, TransportOptions
 
 MAX_MESSAGE_BYTES = 8_000_000
-"""A message (one stdout line) longer than this is not read: 500 times the 16,000 characters the
-model is shown of an output, room for an image; a 20 MB answer is refused in well under a second."""
+"""A message (one stdout line) longer than this is not read: twice co-tui's limit on one output
+(`output_limit.OUTPUT_MAX_CHARS`), room for an image; a 20 MB answer is refused in well under a second."""
 STDERR_TAIL_BYTES = 8192
 """What is kept of a server's stderr: its last lines, for the reason it died."""
 OVERSIZED = -32098

@@ -1,9 +1,8 @@
 """The `recall` tool: the model reads back, verbatim, what governance cut from its view.
 
-Read-only, no approval, this session's transcript only (governance/recall.py does the lookups). It
-is in every request's tool list: a tool that joins mid-run changes the list (the provider's first
-cache section) and makes pydantic-ai add an announcement to the history, so the request would no
-longer be the one the cut's banner describes. What it returns is an ordinary tool output
+Read-only, no approval, this session's transcript only (governance/recall.py does the lookups). The
+agent always holds it, but a request offers it only once its context carries a cut note
+(governance/recall_offer.py, applied by the governance capability after its cut). What it returns is an ordinary tool output
 (counted by the meter, governed like any other); its metadata says what it recalled, so recalling
 a recall answers the original again instead of nesting headers.
 """
@@ -28,6 +27,9 @@ is out of view (each hit names its turn and handle). Long results come in pages:
 the result names to read on."""
 
 
+RECALL_TOOLSET = "recall"  # the toolset's id: how `/context` and the overhead tell it from the workspace tools
+
+
 @dataclass
 class RecallSource:
     """What the tool reads, supplied by the session (agent/ never imports session/).
@@ -41,7 +43,8 @@ class RecallSource:
 
 
 def recall_toolset(source: RecallSource) -> FunctionToolset[Any]:
-    """A toolset holding `recall` over `source` (priced with the workspace tools: always sent)."""
+    """A toolset holding `recall` over `source` (its id `recall`: `/context` prices it on its own row,
+    only while it is offered)."""
     from pydantic_ai import RunContext, ToolFailed, ToolReturn
     from pydantic_ai.toolsets import FunctionToolset
 
@@ -84,6 +87,6 @@ def recall_toolset(source: RecallSource) -> FunctionToolset[Any]:
     # This module keeps pydantic-ai out of its imports (start-up is measured), so the annotation
     # pydantic-ai reads to pass the run context is given as the object, not as a string.
     recall.__annotations__["ctx"] = RunContext[Any]
-    toolset: FunctionToolset[Any] = FunctionToolset()
+    toolset: FunctionToolset[Any] = FunctionToolset(id=RECALL_TOOLSET)
     toolset.add_function(recall, takes_ctx=True, description=RECALL_DESCRIPTION)
     return toolset

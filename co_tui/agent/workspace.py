@@ -18,12 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from co_tui.agent.output_limit import OUTPUT_MAX_CHARS
 from co_tui.text import escape_controls, plural
 
 # Caps: large enough to be useful, small enough that one call cannot flood the context window.
+# `read_file` keeps what its lines hold whole (governance previews a big read to the model and
+# keeps it whole for `recall`); only co-tui's limit on one output bounds its characters.
 READ_LIMIT_LINES = 400
 READ_MAX_LINES = 2000
-READ_MAX_CHARS = 16_000
+READ_MAX_CHARS = OUTPUT_MAX_CHARS
 LINE_MAX_CHARS = 1_000
 LIST_MAX_ENTRIES = 200
 SEARCH_MAX_MATCHES = 100
@@ -280,7 +283,7 @@ class Workspace:
             yield real
             return
         for current, dirnames, filenames in os.walk(real, followlinks=False):
-            dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS and not d.startswith("."))
+            dirnames[:] = sorted(d for d in dirnames if not skipped_dir(d))
             for name in sorted(filenames):
                 file = Path(current, name)
                 try:
@@ -291,6 +294,12 @@ class Workspace:
                 except (OSError, RuntimeError):  # RuntimeError: a symlink loop
                     continue
                 yield file
+
+
+def skipped_dir(name: str) -> bool:
+    """Whether a walk of the workspace (a text search, `@path` completion) leaves directory `name`
+    out: version control, environments and caches (`SKIPPED_DIRS`), and hidden directories."""
+    return name in SKIPPED_DIRS or name.startswith(".")
 
 
 def shown_name(name: str) -> str:

@@ -26,6 +26,7 @@ __all__ = [
     "preview_big_outputs",
     "previewed_chars",
     "preview_text",
+    "shown_preview",
 ]
 
 PREVIEW_MARK = "[…output too big to show whole"  # starts the line between head and tail (the TUI badges it)
@@ -41,14 +42,28 @@ def previewed_chars(part: Any) -> int | None:
     return value if isinstance(value, int) else None
 
 
+def _around(text: str, says: str) -> str:
+    lines = text.count("\n") + 1
+    note = f"{PREVIEW_MARK}: {len(text):,} chars, {lines:,} lines; {says}…]"
+    return f"{text[:HEAD_CHARS]}\n{note}\n{text[-TAIL_CHARS:]}"
+
+
 def preview_text(text: str, handle: str, call: str) -> str:
     """The head, a line saying what is left out and how to read it, and the tail of `text`."""
-    lines = text.count("\n") + 1
-    note = (
-        f"{PREVIEW_MARK}: {len(text):,} chars, {lines:,} lines; the middle is left out here — "
-        f"{call}; {recall_call(handle)} returns it whole, page by page (offset/limit)…]"
+    return _around(
+        text,
+        f"the middle is left out here — {call}; {recall_call(handle)} returns it whole, page by page (offset/limit)",
     )
-    return f"{text[:HEAD_CHARS]}\n{note}\n{text[-TAIL_CHARS:]}"
+
+
+def shown_preview(text: str, cap: int) -> str:
+    """What a front end shows of a tool output as it arrives (the TUI's row, print mode's jsonl
+    `tool_result`): `text` itself up to `cap` characters (`cap <= 0`: always), else the same head
+    and tail the model gets, around a line saying so. Its handle is not known yet (it is given when
+    the output enters the transcript), so the line names none: the transcript keeps the output whole."""
+    if cap <= 0 or len(text) <= cap:
+        return text
+    return _around(text, "the model gets this head and tail and a recall handle; the transcript keeps it whole")
 
 
 def preview_big_outputs(messages: Sequence[ModelMessage], cap: int) -> list[ModelMessage]:

@@ -29,13 +29,15 @@ __all__ = ["HistoryRows", "read_history_rows"]
 class HistoryRows:
     """The inspector's rows: every transcript message and every context message annotated (the
     context's with the turn and status of the transcript message each shows), the ledger, one
-    `RequestCost` per model request, the ledger indices `u` can undo and the pinned turns."""
+    `RequestCost` per model request, the ledger indices `u` can undo, each ledger entry's pass
+    (first, last: `u` on one undoes them all) and the pinned turns."""
 
     transcript: tuple[MessageInfo, ...] = ()
     context: tuple[MessageInfo, ...] = ()
     ledger: tuple[HistoryTrimmed, ...] = ()
     requests: tuple[RequestCost, ...] = ()
     undoable: frozenset[int] = frozenset()
+    passes: tuple[tuple[int, int], ...] = ()
     pinned_turns: frozenset[int] = frozenset()
 
 
@@ -80,5 +82,6 @@ def read_history_rows(
         ledger=ledger,
         requests=tuple(request_costs(messages)),
         undoable=frozenset(view.undoable_cuts()) if undo else frozenset(),
+        passes=tuple(view.cut_pass(i) for i in range(len(ledger))),
         pinned_turns=frozenset(turn_of[i] for i in view.pins if i in turn_of),
     )

@@ -115,6 +115,15 @@ class LazyTranscript(Sequence[Any]):
                     self._items[seq] = message
             i = high
 
+    def truncated(self, length: int) -> LazyTranscript:
+        """A new transcript of this one's first `length` messages (a rewind's prefix): the same
+        loader for the saved ones among them, nothing decoded here."""
+        # The cost of a prefix of the saved messages is not known without decoding them.
+        copy = LazyTranscript(self._load, 0, {}, saved_cost=self.saved_cost if length >= self.saved else None)
+        copy._items = self._items[:length]
+        copy.saved = min(self.saved, length)
+        return copy
+
     # --- growing (the session's own messages) ----------------------------------------------------
 
     def append(self, message: Any) -> None:

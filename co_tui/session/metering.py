@@ -15,11 +15,12 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 
 from co_tui.agent.factory import agent_instructions, tool_schema_costs, tool_schema_tokens
 from co_tui.agent.mcp_servers import mcp_tool_definitions_by_server
-from co_tui.governance.compact_mode import cuts_automatically
+from co_tui.agent.recall_tool import RECALL_TOOLSET
 from co_tui.governance.lookahead import turn_growth, turns_until_cut
 from co_tui.governance.markers import separate_markers
 from co_tui.governance.oversize import oversized_turn_tokens
 from co_tui.governance.pins import pinned_tokens, turn_key
+from co_tui.governance.recall_offer import carries_cut_notes
 from co_tui.session.context_breakdown import ContextBreakdown, compute_breakdown, overhead_parts
 from co_tui.session.events import UsageUpdate
 from co_tui.session.eviction import next_cut_of
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from co_tui.session.history import History
     from co_tui.session.model_setup import ModelSetup
 
-__all__ = ["Metering"]
+__all__ = ["Metering", "anchor_meter"]
 
 
 class Metering:
@@ -62,7 +63,7 @@ class Metering:
         the session's cost so far (`new_response`: a response not in the transcript yet) and the
         look-ahead to the next cut (`next_prompt`: judged for the request the next prompt makes)."""
         setup, policy, transcript = self.setup, self.setup.policy, self.history.transcript
-        trim_pending = cuts_automatically(setup.compact_mode) and setup.governor.over_limits(
+        trim_pending = setup.compact_mode != "off" and setup.governor.over_limits(
             messages, overhead_tokens=setup.overhead, next_prompt=next_prompt
         )
         reading = setup.meter.reading(messages)
@@ -92,6 +93,7 @@ class Metering:
             exactness=reading.exactness,
             window_is_guess=policy.window_is_guess,
             trim_pending=trim_pending,
+            asks_first=trim_pending and setup.compact_mode == "ask",
             cache_read_tokens=reading.cache_read_tokens,
             cache_write_tokens=reading.cache_write_tokens,
             cost_usd=self.history.cost(pending),
@@ -129,7 +131,9 @@ class Metering:
         own = agent_instructions(setup.workspace, allow_shell=s.allow_shell, allow_edits=s.allow_edits)
         # An MCP server's tool list is known once it runs: one row per server (`known_tool_defs` sees
         # only the workspace's function tools).
-        tool_costs = tool_schema_costs(setup.agent.toolsets) + [
+        # `recall` rides in a request only once its context carries a cut note (governance/recall_offer.py).
+        offered = carries_cut_notes(context)
+        tool_costs = [c for c in tool_schema_costs(setup.agent.toolsets) if offered or c[0] != RECALL_TOOLSET] + [
             (f"mcp: {name}", tool_schema_tokens(defs), len(defs))
             for name, defs in mcp_tool_definitions_by_server(setup.mcp or None).items()
             if defs
@@ -173,27 +177,35 @@ class Metering:
 
     def anchor_on_saved_usage(self) -> None:
         """Re-anchor the meter on the newest saved response's provider usage, so a resumed session's
-        meter is as exact at first paint as it was when saved — only while that report still
-        describes the context: after a cut, eviction or undo made since that response (a ledger
-        event at or after its transcript position) the report counts what is gone, and the meter
-        estimates instead, as the live session's meter did."""
-        context = self.history.context
-        for i in range(len(context) - 1, -1, -1):
-            message = context[i]
-            if isinstance(message, ModelResponse):
-                if message.usage.input_tokens and not self._cut_since(message):
-                    self.setup.meter.observe_response(message.usage, context[: i + 1])
-                return
+        meter is as exact at first paint as it was when saved (`anchor_meter`)."""
+        history = self.history
+        anchor_meter(self.setup.meter, history.context, history.ledger_positions, history.transcript)
 
-    def _cut_since(self, response: ModelMessage) -> bool:
-        """Whether a ledger event rewrote the context after `response` was received (or it is not
-        among the transcript's newest messages, where a saved context's newest response sits)."""
-        positions, transcript = self.history.ledger_positions, self.history.transcript
-        if not positions:
+
+def anchor_meter(
+    meter: Any, context: Sequence[ModelMessage], positions: Sequence[int], transcript: Sequence[ModelMessage]
+) -> None:
+    """Anchor `meter` on the newest response of `context` with provider usage — only while that
+    report still describes the context: after a cut, eviction or undo made since that response (a
+    ledger event at or after its transcript position, `positions`) the report counts what is gone,
+    and the meter estimates instead, as the live session's meter did. A resume, a rewind and a
+    branch switch anchor this way, so the meter reads as it did then."""
+    for i in range(len(context) - 1, -1, -1):
+        message = context[i]
+        if isinstance(message, ModelResponse):
+            if message.usage.input_tokens and not _cut_since(message, positions, transcript):
+                meter.observe_response(message.usage, context[: i + 1])
+            return
+
+
+def _cut_since(response: ModelMessage, positions: Sequence[int], transcript: Sequence[ModelMessage]) -> bool:
+    """Whether a ledger event rewrote the context after `response` was received (or it is not
+    among the transcript's newest messages, where a saved context's newest response sits)."""
+    if not positions:
+        return False
+    newest_cut = max(positions)
+    # Only the transcript's tail can hold it unrewritten (decoded at resume for the first screen).
+    for j in range(len(transcript) - 1, max(newest_cut, len(transcript) - 64) - 1, -1):
+        if transcript[j] is response:
             return False
-        newest_cut = max(positions)
-        # Only the transcript's tail can hold it unrewritten (decoded at resume for the first screen).
-        for j in range(len(transcript) - 1, max(newest_cut, len(transcript) - 64) - 1, -1):
-            if transcript[j] is response:
-                return False
-        return True
+    return True

@@ -20,11 +20,13 @@ def tool_args_text(args: Any) -> str:
         return str(args)
 
 
-def map_stream_event(event: Any) -> list[Any]:
+def map_stream_event(event: Any, *, preview_chars: int = 0) -> list[Any]:
     """Domain events for one pydantic-ai stream event (text, tool call, tool result); [] otherwise.
 
-    Capability events (history trims) and run results are handled by the session, which needs to
-    update its own state for them.
+    A tool result longer than `preview_chars` (`tool_output_preview_chars`; 0: none) carries the
+    preview the model gets (`governance.preview.shown_preview`) as `content`, its whole length as
+    `chars`: a front end never holds (or prints) a multi-megabyte output. Capability events (history
+    trims) and run results are handled by the session, which needs to update its own state for them.
     """
     from pydantic_ai.messages import (
         FunctionToolCallEvent,
@@ -56,12 +58,14 @@ def map_stream_event(event: Any) -> list[Any]:
                     is_error=True,
                 )
             ]
+        from co_tui.governance.preview import shown_preview
+
         text = part.model_response_str()
         return [
             ToolResult(
                 tool_name=part.tool_name,
                 tool_call_id=part.tool_call_id,
-                content=text,
+                content=shown_preview(text, preview_chars),
                 chars=len(text),
                 is_error=getattr(part, "outcome", "success") not in ("success", None),
             )

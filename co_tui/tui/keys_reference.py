@@ -13,7 +13,7 @@ from pathlib import Path
 
 from textual.binding import Binding
 
-from co_tui.tui.commands import COMMANDS, KEYS
+from co_tui.tui.commands import COMMANDS, KEYS, PROMPT_FORMS
 from co_tui.tui.key_label import key_label
 
 DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "keys-and-commands.md"
@@ -64,6 +64,14 @@ what the model sees without telling you (and the model).
   `/compact` and `/clear` leave their own banners (`Conversation compacted`, `Conversation cleared`).
   `/compact` (and `Ctrl+K`) first shows what it will summarise and the estimated size after:
   Enter compacts, Esc keeps the conversation; `Ctrl+K` pressed twice compacts without the question.
+- **Asked first** (`compact_mode = "ask"`, `/compact-mode ask`): a send that would cut stops before
+  anything is sent and shows the planned cut — what goes, what stays, the request's tokens before
+  and after against the budget and the window, and what it costs the prompt cache (the meter says
+  `asks before next send`). `c` cuts as planned and sends; `k` compacts with the focus typed in the
+  dialog's field (Enter there too), then sends; `i` opens the history inspector to pin or evict, and
+  the question comes back with the new figures; `o` sends over the budget once (refused in one line
+  past the model's window); `Esc` cancels the send and puts the prompt back in the input. Inside a
+  turn nothing is cut unless a request would pass the model's window (one line says so).
   After a summary or compaction the banner's details list what the summary kept and lost of the
   paths, names and numbers it covers (`kept 14 of 16 paths; lost: src/a.py, docs/b.md`); `r` on
   that banner brings a lost item back: the lines around its mentions in the summarised messages,
@@ -74,12 +82,25 @@ what the model sees without telling you (and the model).
   `tool_output_trim_chars` and ending in `[…truncated, N chars total — its call; recall("r12") …]`.
   Each names the exact `recall(…)` call that returns the original verbatim: the model's read-only
   `recall` tool (offered once something was cut) reads this session's transcript, so nothing cut
-  is out of reach. Its tool row says what came back, from which turn.
+  is out of reach. Its tool row says what came back, from which turn. A tool row badged `preview`
+  was too big to send whole (over `tool_output_preview_chars`): the model got its head and tail and
+  the handle to read the rest; the transcript keeps it whole.
 - **What each request holds**: `/context` breaks the next request down by category — co-tui's
   instructions, your project instructions (AGENTS.md / CLAUDE.md, one row per file), the tool
   schemas (per source), the conversation's messages, markers and summaries — with a bar across the
   model's window showing the free space before the trigger (`┃`) and the reserve above it (`·`).
   The rows add up to the meter's figure.
+- **Rewind and branches**: `Esc Esc` on an empty prompt while nothing runs, or `/rewind`, lists the
+  earlier prompts of this branch, newest first (turn, age, first line, context size then). Enter
+  goes back to just before the chosen prompt: the context, the cuts in effect, the pins and the
+  meter come back exactly as the model had them then, and the prompt's text returns to the input to
+  edit and send. When the agent edited files after it (`write_file`, `edit_file`), you choose what
+  to put back: conversation and code, conversation only, or code only; a file changed on disk since
+  is left as it is. Changes made by `run_shell` or MCP tools cannot be put back. Esc leaves
+  everything as it was. Nothing is deleted: the turns after the rewind point stay as a branch, and
+  `/branches` lists the tree (where each branch was rewound, its turns, last prompt, age); Enter
+  switches to one, exactly as it was left. A `⎇` banner marks each rewind and switch. Refused with
+  one line while a turn runs.
 - **Nothing is lost**: the transcript keeps every message. The history inspector (`F2`) shows
   what the model sees now next to the whole transcript, with every message's status (in context,
   dropped, summarised, output truncated), the ledger of every cut, and the usage of every request
@@ -115,6 +136,13 @@ def commands_table() -> str:
     for spec in COMMANDS:
         key = f"`{key_label(spec.key)}`" if spec.key else ""
         rows.append(f"| `{_cell(spec.usage or spec.slash)}` | {_cell(spec.summary)} | {key} |")
+    return "\n".join(rows)
+
+
+def prompt_forms_table() -> str:
+    """What the prompt does with the text typed in it (registry `PROMPT_FORMS`) as a Markdown table."""
+    rows = ["| Type | What it does |", "|---|---|"]
+    rows += [f"| `{_cell(spec.form)}` | {_cell(spec.description)} |" for spec in PROMPT_FORMS]
     return "\n".join(rows)
 
 
@@ -216,6 +244,13 @@ def reference_markdown() -> str:
         "command palette (`Ctrl+P`). An unknown command gets a hint with the closest match.",
         "",
         commands_table(),
+        "",
+        "## In the prompt",
+        "",
+        "Enter sends; `Ctrl+J` (or Alt+Enter, Shift+Enter) starts a new line; ↑ and ↓ on the first and",
+        "last line bring back earlier prompts.",
+        "",
+        prompt_forms_table(),
         "",
     ]
     for title, table in _screen_sections():

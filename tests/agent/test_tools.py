@@ -10,7 +10,8 @@ import pytest
 from pilot_helpers import poll_until
 from support.waits import finishes_within, processes_in, until
 
-from co_tui.agent.shell import cap_output, run_command
+from co_tui.agent.output_limit import cap_output
+from co_tui.agent.shell import _Output, run_command
 
 
 async def test_refused_path_is_a_failed_result_and_the_run_goes_on(run_turn, offline_agent, workspace: Path) -> None:
@@ -119,6 +120,18 @@ async def test_a_cancel_while_the_command_starts_kills_its_whole_group_at_once(w
     await until(lambda: not processes_in(workspace), "every process of the command to be killed")
 
 
+async def test_stop_kills_the_group_and_keeps_the_output_so_far(workspace: Path) -> None:
+    """A `!command` the user interrupts: the command and its children are killed, what it printed
+    before is kept, and the status says who stopped it (a cancel would lose the output)."""
+    stop = asyncio.Event()
+    task = asyncio.create_task(run_command("echo before; sleep 30 & sleep 30; echo after", workspace, stop=stop))
+    await until(lambda: len(processes_in(workspace)) >= 2, "the shell and its children to start")
+    stop.set()
+    out = await finishes_within(task, 10.0, "the stopped command")
+    assert out.splitlines()[1:] == ["before", "[interrupted by the user: the command was killed]"]
+    await until(lambda: not processes_in(workspace), "every process of the command to be killed")
+
+
 async def test_a_child_left_holding_the_output_does_not_hold_the_command(workspace: Path) -> None:
     """`sleep` keeps the output pipe open after /bin/sh exits: the command ended when the pipe
     closed, 30 s later. Now it ends shortly after the shell, the output so far kept, the child killed."""
@@ -131,8 +144,16 @@ async def test_a_child_left_holding_the_output_does_not_hold_the_command(workspa
 async def test_shell_output_memory_is_bounded(workspace: Path) -> None:
     out = await run_command("seq 1 300000", workspace, max_chars=2000)
     total = sum(len(f"{i}\n") for i in range(1, 300001))
-    assert f"of {total:,} chars omitted]" in out and out.splitlines()[-2] == "300000"
-    assert len(out) < 2200
+    assert f"of {total:,} chars omitted — co-tui keeps at most 2,000 chars of one output]" in out
+    assert out.splitlines()[-2] == "300000" and len(out) < 2200
+
+
+async def test_shell_output_held_while_streaming_is_bounded_by_the_cap() -> None:
+    # What streams between the head and the tail is counted, not held: 2 x the cap at most, however long.
+    held = _Output(asyncio.get_running_loop(), keep=1000)
+    for _ in range(5000):
+        held.data_received(b"x" * 999 + b"\n")
+    assert len(held.head) == len(held.tail) == 1000 and held.dropped == 5_000_000 - 2000
 
 
 async def test_shell_output_is_capped(workspace: Path) -> None:
@@ -147,7 +168,15 @@ def test_cap_output_leaves_short_text_alone() -> None:
     assert cap_output("short", 100) == "short"
     capped = cap_output("a" * 3000 + "b" * 3000, 4000)
     assert capped.startswith("a" * 2000) and capped.endswith("b" * 2000)
-    assert "[capped: 2,000 of 6,000 chars omitted]" in capped
+    assert "[capped: 2,000 of 6,000 chars omitted — co-tui keeps at most 4,000 chars of one output]" in capped
+
+
+async def test_a_shell_output_far_over_the_old_16k_cap_is_kept_whole(workspace: Path) -> None:
+    # Governance previews a big output to the model and keeps it whole for recall: the tool keeps it all.
+    out = await run_command("seq 1 40000", workspace)
+    lines = out.splitlines()
+    assert len(out) > 200_000 and "[capped" not in out
+    assert lines[1:-1] == [str(i) for i in range(1, 40001)] and lines[-1] == "[exit code 0]"
 
 
 @pytest.mark.parametrize("prompt", ["list docs", "search TODO in docs", "read README.md"])

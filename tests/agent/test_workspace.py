@@ -126,13 +126,20 @@ def test_read_file_limit_is_capped(workspace: Path) -> None:
     assert out.splitlines()[0].startswith(f"many.txt: lines 1-{ws_mod.READ_MAX_LINES:,} of 5,000")
 
 
-def test_read_file_char_cap_and_long_lines(workspace: Path) -> None:
+def test_read_file_long_lines_are_cut_and_the_read_is_kept_whole(workspace: Path) -> None:
+    # 50 lines cut at 1,000 chars: 50k chars, once capped at 16,000; governance previews a big read.
     (workspace / "wide.txt").write_text(("y" * 5000 + "\n") * 50, encoding="utf-8")
     out = Workspace(workspace).read_file("wide.txt")
-    assert len(out) < ws_mod.READ_MAX_CHARS + 500
-    assert "[line cut: 5,000 chars]" in out
-    assert f"[capped at {ws_mod.READ_MAX_CHARS:,} chars: 50 lines in total" in out
-    assert "long line(s) cut" in out
+    assert out.count("[line cut: 5,000 chars]") == 50 and "[capped" not in out
+    assert out.splitlines()[0] == "wide.txt: lines 1-50 of 50 (250,050 bytes)"
+    assert out.endswith("[50 long line(s) cut at 1,000 chars]")
+
+
+def test_read_file_char_cap_is_co_tuis_limit_on_one_output(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ws_mod, "READ_MAX_CHARS", 10_000)
+    (workspace / "wide.txt").write_text(("y" * 900 + "\n") * 50, encoding="utf-8")
+    out = Workspace(workspace).read_file("wide.txt")
+    assert len(out) < 10_500 and out.endswith("[capped at 10,000 chars: 50 lines in total; continue with offset=11]")
 
 
 def test_binary_file_is_described_not_dumped(workspace: Path) -> None:

@@ -13,9 +13,11 @@ from support.turns import collect
 from co_tui.agent.factory import tool_schema_tokens
 from co_tui.agent.mcp_servers import mcp_overview, mcp_tool_definitions_by_server
 from co_tui.config import load_settings
+from co_tui.governance.handles import handle_of
 from co_tui.session.chat import ChatSession
 from co_tui.tui.screens.mcp import mcp_markdown
 from mcp_servers.conftest import demo_entry
+from mcp_servers.demo_server import big
 
 pytestmark = pytest.mark.slow
 
@@ -33,8 +35,9 @@ async def test_a_real_server_is_driven_by_the_agent_and_its_big_output_governed(
         workspace,
         {"demo": demo_entry()},
         tool_output_trim_chars=2000,
-        context_budget_tokens=4000,
+        context_budget_tokens=1500,  # over it once the previewed output is in (the newest turn is never cut)
         context_strategy="trim",
+        tool_output_preview_chars=20_000,
     )
     await session.mcp.start()
     try:
@@ -48,9 +51,12 @@ async def test_a_real_server_is_driven_by_the_agent_and_its_big_output_governed(
         events = await collect(session.run_turn("use demo_big"))
         result = next(e for e in events if e.type == "tool_result")
         assert result.tool_name == "demo_big"
-        # The 50 KB answer is capped as run_shell's output is, and says so.
-        assert "[capped:" in result.content and "of 50,000 chars omitted" in result.content
-        assert len(result.content) < 17_000
+        # The 50 KB answer is kept whole (once capped at 16,000 chars); over the preview cap, the
+        # model and the front ends get its head and tail, the transcript all of it.
+        assert result.chars == 50_000 and "[capped" not in result.content
+        assert "[…output too big to show whole: 50,000 chars" in result.content and len(result.content) < 3_500
+        [sent] = returns_of(session.context, "demo_big")
+        assert f'recall("{handle_of(sent)}") returns it whole' in str(sent.content) and len(str(sent.content)) < 3_500
         assert events[-1].type == "done" and not events[-1].failed
 
         events = await collect(session.run_turn("use demo_echo text=hello"))
@@ -61,7 +67,7 @@ async def test_a_real_server_is_driven_by_the_agent_and_its_big_output_governed(
         [old] = returns_of(session.context, "demo_big")
         assert len(str(old.content)) <= 2_200 and "truncated" in str(old.content)
         [kept] = returns_of(session.transcript, "demo_big")
-        assert "[capped:" in str(kept.content) and len(str(kept.content)) > 15_000
+        assert kept.content == big()
         [echo] = returns_of(session.context, "demo_echo")
         assert echo.content == "echo: hello"
     finally:

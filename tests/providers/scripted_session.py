@@ -108,11 +108,17 @@ def responder(files: list[list[str]], *, sequential: bool = False, recall_every:
         # pydantic-ai may append a note after the tool results (a tool joining mid-run: `recall`).
         last_role = next(m["role"] for m in reversed(messages) if m["role"] != "system")
         done_reading = last_role == "tool" and (not sequential or results >= len(files[turn]))
+        # One recall a turn, whatever came back (a failed one is not retried).
         recalled = any(
-            str(m.get("content", "")).startswith("[recall(") for m in messages[start:] if m["role"] == "tool"
+            call.get("function", {}).get("name") == "recall"
+            for m in messages[start:]
+            if m["role"] == "assistant"
+            for call in m.get("tool_calls") or ()
         )
         if done_reading and recall_every and turn and turn % recall_every == 0 and not recalled:
-            found = _RECALLABLE.search(request.text())
+            # In the notes the conversation carries, not the instructions (their `recall("r12")` is an example).
+            notes = "\n".join(str(m.get("content", "")) for m in messages if m["role"] not in ("system", "developer"))
+            found = _RECALLABLE.search(notes)
             if found is not None:
                 return Reply(tool_calls=(ToolCallSpec("recall", {"handle": found[1] or found[2]}, f"call_{turn}_r"),))
         if done_reading:
@@ -134,6 +140,7 @@ class SessionRecord:
     cuts: list[list[Any]] = field(default_factory=list)  # history_trimmed events per turn
     summary_calls: int = 0
     recall_tokens: int = 0  # co-tui's estimate of what `recall` returned to the model
+    tools: list[str] = field(default_factory=list)  # per main request, its tool list as sent (JSON)
 
 
 async def run_session(
@@ -172,8 +179,10 @@ async def run_session(
                 record.summary_calls += 1
             else:
                 record.requests.append((turn, r.body["messages"]))
+                record.tools.append(json.dumps(r.body.get("tools") or [], sort_keys=True))
                 record.tokens.append(estimate_text_tokens(r.text()))
-                newest = r.body["messages"][-1]
+                # A recall's output is new in the request after it (a line pydantic-ai adds may follow it).
+                newest = next(m for m in reversed(r.body["messages"]) if m.get("role") != "system")
                 if newest.get("role") == "tool" and str(newest.get("content", "")).startswith("[recall("):
                     record.recall_tokens += estimate_text_tokens(newest["content"])
     return record

@@ -36,6 +36,17 @@ def one_file_per_request(files: list[list[str]]) -> Any:
     return respond
 
 
+def announcement_tokens() -> int:
+    """What the meter counts for pydantic-ai's `ToolAvailabilityDeltaPart` naming `recall`."""
+    from pydantic_ai.messages import ModelRequest, ToolAvailabilityDeltaPart, UserPromptPart
+
+    from co_tui.governance.tokens import estimate_tokens
+
+    plain = ModelRequest(parts=[UserPromptPart("hi")])
+    announced = ModelRequest(parts=[UserPromptPart("hi"), ToolAvailabilityDeltaPart(tools_added=["recall"])])
+    return estimate_tokens([announced]) - estimate_tokens([plain])
+
+
 @pytest.mark.parametrize("strategy", ["trim", "summarize"])
 async def test_a_cut_mid_turn_reports_the_meters_figure(env: LoopbackServer, tmp_path: Path, strategy: str) -> None:
     loopback = env
@@ -61,8 +72,11 @@ async def test_a_cut_mid_turn_reports_the_meters_figure(env: LoopbackServer, tmp
                 # One pass's events chain: the next starts where this one ended.
                 assert following.tokens_before == event.tokens_after
                 continue
-            # The pass's last banner: the meter shows, for the request the cut leaves, its "after".
+            # The pass's last banner: the meter shows, for the request the cut leaves, its "after" —
+            # plus, when the cut left the first note `recall` can follow, the line pydantic-ai adds to
+            # that request to say the tool is now offered (governance/recall_offer.py), as the meter
+            # counts it (its calibrated estimate: one token of rounding either way).
             assert following.type == "usage", [e.type for e in events[i : i + 3]]
-            assert following.context_tokens == event.tokens_after
+            assert 0 <= following.context_tokens - event.tokens_after <= announcement_tokens() + 1
             assert following.exactness == "estimated"  # the cut rewrote what the last report measured
     assert mid_turn_cuts >= 2, "the turns are long enough to be cut between their tool calls"

@@ -105,3 +105,17 @@ async def test_the_model_recalls_a_fact_cut_from_its_view(env: LoopbackServer, t
     assert last.startswith(f'[recall("{calls[-1]["handle"]}"): the output of run_shell(command="echo')
     assert f"\n{FACT}\n" in last
     assert text_of(events) == "The password is zephyr."
+    # `recall` was offered in exactly the requests that carried a cut note, from the request of the first cut on.
+    sent = [r for r in env.requests if not is_summary_request(r.body)]
+    offered = ["recall" in [t["function"]["name"] for t in r.body.get("tools", [])] for r in sent]
+    noted = [has_cut_note(r.body) for r in sent]
+    assert offered == noted and not offered[0] and offered[-1]
+
+
+NOTES = ("[Earlier conversation trimmed", "[Summary of ", "[…truncated", "[…output too big to show whole")
+
+
+def has_cut_note(body: dict[str, Any]) -> bool:
+    """Whether a request's messages (not its instructions, which explain the notes) carry one."""
+    texts = [m.get("content") for m in body["messages"] if m["role"] != "system"]
+    return any(isinstance(t, str) and any(n in t for n in NOTES) for t in texts)

@@ -59,7 +59,8 @@ async def test_a_trimmed_fact_comes_back_through_recall(tmp_path: Path) -> None:
     async for _ in session.run_turn("read notes.txt"):
         pass
     assert [handle_of(p) for m in session.transcript for p in m.parts if isinstance(p, ToolReturnPart)] == ["r2"]
-    assert any(t.name == "recall" for t in seen[0].function_tools)  # in every request: the tool list never changes
+    assert not any(t.name == "recall" for t in seen[0].function_tools)  # nothing is cut yet: not offered
+    assert "recall" not in [row.label for row in session.context_breakdown().rows]  # nor priced in /context
     for i in range(10):
         async for _ in session.run_turn(f"tell me something {i} " + "long words here " * 150):
             pass
@@ -68,7 +69,9 @@ async def test_a_trimmed_fact_comes_back_through_recall(tmp_path: Path) -> None:
     events = [e async for e in session.run_turn("what was the word?")]
     results = [e for e in events if e.type == "tool_result"]
     assert results and FACT in str(results[0].content)
-    assert any(t.name == "recall" for t in seen[-1].function_tools)
+    assert any(t.name == "recall" for t in seen[-1].function_tools)  # offered once something was cut
+    [row] = [row for row in session.context_breakdown().rows if row.label == "recall"]
+    assert row.items == 1 and row.tokens > 0
     # The recall's output is an ordinary output in the context, with its own handle.
     recalled = [
         p
@@ -78,6 +81,11 @@ async def test_a_trimmed_fact_comes_back_through_recall(tmp_path: Path) -> None:
         if isinstance(p, ToolReturnPart) and p.tool_name == "recall"
     ]
     assert recalled and handle_of(recalled[0]) is not None and FACT in recalled[0].content
+    # /context counts recalled text as messages (not as a marker or a summary).
+    from co_tui.session.context_breakdown import classify_messages
+
+    [key] = [k for k, m in classify_messages(session.context) if any(p is recalled[0] for p in m.parts)]
+    assert key == "messages"
 
 
 async def test_the_offline_model_reads_a_trimmed_file_back(tmp_path: Path) -> None:
@@ -114,31 +122,37 @@ async def test_the_offline_model_reads_a_trimmed_file_back(tmp_path: Path) -> No
 
 
 async def test_a_big_output_is_kept_whole_and_the_model_gets_a_preview_with_its_handle(tmp_path: Path) -> None:
-    lines = [f"line {i:05d} " + "abcdefghij" * 5 for i in range(1500)]
+    lines = [f"line {i:05d} " + "abcdefghij" * 19 for i in range(1500)]  # a default read: 400 lines, ~80k chars
     (tmp_path / "big.log").write_text("\n".join(lines) + "\n")
     seen: list[list] = []
 
     async def stream(messages, info: AgentInfo):
         seen.append(list(messages))
-        if isinstance(messages[-1].parts[-1], ToolReturnPart):
+        if any(isinstance(p, ToolReturnPart) for p in messages[-1].parts):  # (recall joins with an announcement part)
             yield "read it"
             return
         yield {0: DeltaToolCall(name="read_file", json_args=json.dumps({"path": "big.log"}), tool_call_id="c1")}
 
     session = ChatSession(
-        # The workspace tools cap their own outputs at 16,000 chars: a low preview cap shows the mechanism.
-        load_settings(tool_output_preview_chars=5_000),
+        # At the defaults: read_file keeps its 80k chars whole (it once capped them at 16,000).
+        load_settings(),
         workspace=tmp_path,
         model=FunctionModel(stream_function=stream),
     )
     events = [e async for e in session.run_turn("read big.log")]
     whole = next(p for m in session.transcript for p in m.parts if isinstance(p, ToolReturnPart))
-    assert len(whole.content) > 15_000 and whole.content.rstrip().endswith("offset=258]")  # kept whole
+    assert len(whole.content) > 80_000 and whole.content.rstrip().endswith("offset=400]")  # kept whole
+    assert "[capped at" in whole.content.splitlines()[-1] and whole.content.splitlines()[400].startswith("line 00399")
     sent = next(p for p in seen[-1][-1].parts if isinstance(p, ToolReturnPart))  # what the model got, same turn
+    assert len(seen) == 2  # one read, then the answer
     handle = handle_of(whole)
     assert handle_of(sent) == handle and len(sent.content) < 4_000
     assert sent.content.startswith(whole.content[:2000]) and sent.content.endswith(whole.content[-1000:])
     assert f'recall("{handle}") returns it whole' in sent.content and f"{len(whole.content):,} chars" in sent.content
     in_context = next(p for m in session.context for p in m.parts if isinstance(p, ToolReturnPart))
     assert in_context.content == sent.content
+    # The front ends get the same head and tail, with the whole size: not 80k chars in a tool row or a jsonl line.
+    result = next(e for e in events if e.type == "tool_result")
+    assert result.chars == len(whole.content) and len(result.content) < 3_500
+    assert result.content.startswith(whole.content[:2000]) and result.content.endswith(whole.content[-1000:])
     assert events[-1].type == "done" and not events[-1].failed

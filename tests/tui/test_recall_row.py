@@ -77,3 +77,24 @@ def test_context_counts_recalled_text_as_messages() -> None:
     page = recall_output(_transcript(), "r0")
     context = [ModelRequest(parts=[ToolReturnPart("recall", page.text, tool_call_id="c1")])]
     assert [key for key, _ in classify_messages(context)] == ["messages"]
+
+
+class BigHost(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ToolCallBlock("run_shell", "c2", '{"command": "seq 1 100000"}')
+
+
+async def test_a_big_output_s_row_says_preview_with_the_whole_size_as_it_arrives() -> None:
+    from co_tui.governance.preview import shown_preview
+
+    whole = "".join(f"{i}\n" for i in range(1, 100_001))
+    shown = shown_preview(whole, 50_000)
+    async with BigHost().run_test() as pilot:
+        block = pilot.app.query_one(ToolCallBlock)
+        block.set_result(shown, len(whole))
+        await pilot.pause()
+        assert block.previewed and "588.9k chars" in block.title.plain and " preview " in block.title.plain
+        block.mark_truncated()  # the context's preview also counts as shortened: one badge, the one that says more
+        assert "truncated" not in block.title.plain
+        block.set_result(whole[:100], 100)
+        assert not block.previewed and " preview " not in block.title.plain

@@ -502,15 +502,22 @@ class HistoryScreen(Screen[None]):
     # --- steering: undo a cut, pin a turn (docs/context-governance.md) ---------------------------
 
     def _undo_line(self, event: HistoryTrimmed) -> str:
-        """The detail pane's `undo` row for the selected cut (empty when there is nothing to say)."""
+        """The detail pane's `undo` row for the selected cut (empty when there is nothing to say):
+        what `u` takes back — this cut, or the whole pass it belongs to, and the cuts after it."""
         if self.steer is None or event.reason in ("clear", "restore"):
             return ""
         index = next((i for i, e in enumerate(self._ledger) if e is event), None)
-        if index in self._rows.undoable:
-            later = sum(1 for i in self._rows.undoable if index is not None and i > index)
-            also = f" and the {plural(later, 'cut')} after it" if later else ""
+        if index is None or index not in self._rows.undoable:
+            return "undone, or made before co-tui kept what it removed"
+        first, last = self._rows.passes[index] if index < len(self._rows.passes) else (index, index)
+        later = sum(1 for i in self._rows.undoable if i > last)
+        also = f" and the {plural(later, 'cut')} after it" if later else ""
+        if first == last:
             return f"press u to undo this cut{also}: the model sees what it removed again"
-        return "undone, or made before co-tui kept what it removed"
+        return (
+            f"press u to undo trims #{first + 1}–{last + 1} together (one pass){also}: "
+            "the model sees what they removed again"
+        )
 
     def on_ledger_table_undo_cut(self, message: LedgerTable.UndoCut) -> None:
         """`u` on a Trims row: undo that cut and every cut after it (`Steering.undo`), then read again."""

@@ -8,7 +8,8 @@ from typing import Literal
 from textual.content import Content
 from textual.widgets import Collapsible, Static
 
-from co_tui.text import one_line
+from co_tui.session import USER_SHELL_TOOL
+from co_tui.text import escape_controls, one_line
 
 Status = Literal["running", "done", "error", "interrupted"]
 
@@ -27,6 +28,16 @@ def args_inline(args: str) -> str:
     return one_line(", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in data.items()), ARGS_INLINE)
 
 
+def shell_inline(args: str) -> str:
+    """A `!command` row's command on one short line (its `command` argument)."""
+    try:
+        data = json.loads(args)
+    except ValueError:
+        data = None
+    command = data.get("command") if isinstance(data, dict) else None
+    return one_line(escape_controls(command if isinstance(command, str) else args), ARGS_INLINE)
+
+
 def args_pretty(args: str) -> str:
     """Arguments pretty-printed for the expanded view."""
     try:
@@ -39,7 +50,9 @@ class ToolCallBlock(Collapsible):
     """`⚙ read_file(path="README.md") · 2.3k chars · truncated`.
 
     `set_result` fills in the size and preview; `mark_truncated` adds the badge shown when
-    governance shortened this output in the model's view (the transcript keeps it whole).
+    governance shortened this output in the model's view (the transcript keeps it whole). An
+    output too big to send whole arrives as its preview (`governance.preview.shown_preview`): the
+    row says `preview` from the start, and its size is the whole output's.
     """
 
     DEFAULT_CSS = """
@@ -65,6 +78,7 @@ class ToolCallBlock(Collapsible):
         self.status: Status = "running"
         self.result_chars: int | None = None
         self.truncated = False
+        self.previewed = False
         self.recalled: str | None = None  # a `recall`'s row: what came back, from which turn
         self._result = Static(Content(""), classes="tool-body")
         super().__init__(
@@ -84,6 +98,9 @@ class ToolCallBlock(Collapsible):
         self.status = "error" if is_error else "done"
         self.result_chars = chars
         self.recalled = None
+        from co_tui.governance.preview import PREVIEW_MARK
+
+        self.previewed = chars > len(content) and PREVIEW_MARK in content
         if self.tool_name == "recall" and not is_error:
             from co_tui.governance.recall import recalled_what
 
@@ -110,11 +127,11 @@ class ToolCallBlock(Collapsible):
         from co_tui.tui.format import format_chars
 
         icon = {"running": "⚙", "done": "⚙", "error": "✗", "interrupted": "⏹"}[self.status]
-        parts: list[str | tuple[str, str]] = [
-            (f"{icon} ", "$error" if self.status == "error" else "$secondary"),
-            (self.tool_name, "bold"),
-            (f"({args_inline(self.args)})", "$text-muted"),
-        ]
+        parts: list[str | tuple[str, str]] = [(f"{icon} ", "$error" if self.status == "error" else "$secondary")]
+        if self.tool_name == USER_SHELL_TOOL:  # the user's own `!command`: shown as typed at a shell prompt
+            parts += [("$ ", "bold $text-muted"), (shell_inline(self.args), "bold")]
+        else:
+            parts += [(self.tool_name, "bold"), (f"({args_inline(self.args)})", "$text-muted")]
         if self.status == "running":
             parts.append(("  running…", "italic $text-muted"))
         elif self.status == "interrupted":
@@ -125,6 +142,8 @@ class ToolCallBlock(Collapsible):
                 parts.append((f" · recalled {self.recalled}", "$text-accent"))
             if self.status == "error":
                 parts.append((" · failed", "$text-error"))
-        if self.truncated:
+        if self.previewed:  # the model got the head and tail; `truncated` would say less
+            parts += ["  ", (" preview ", "$background on $warning 80%")]
+        elif self.truncated:
             parts += ["  ", (" truncated ", "$background on $warning 80%")]
         self.title = Content.assemble(*parts)  # type: ignore[assignment]
