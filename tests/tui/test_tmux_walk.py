@@ -104,3 +104,26 @@ def test_quitting_after_a_failed_save_writes_a_rescue_copy_not_a_resume_hint(wal
     [rescued] = data.glob("rescued-*.json")
     assert f"co-tui: the conversation could not be saved to the database; it was written to {rescued}" in screen
     assert "a prompt worth keeping" in rescued.read_text()
+
+
+def test_the_inspector_of_a_long_session_reaches_its_last_row_on_ctrl_end(walk) -> None:
+    """The inspector's tables add their rows a page at a time (issue 33): in a real terminal,
+    Ctrl+End still goes to the last message of a 1,600-message transcript."""
+    from support.long_sessions import save_long_session
+
+    start, tmux, ws, env = walk
+    os.environ.update(env)  # the store the co-tui below opens
+    try:
+        sid = save_long_session(400, ws.resolve())
+    finally:
+        for key in env:
+            os.environ.pop(key, None)
+    start("--resume", sid)
+    tmux.wait_for("Resumed “long”")
+    tmux.wait_for("OFFLINE")  # the session is ready: the inspector opens
+    tmux("send-keys", "-t", "t", "F2")
+    tmux.wait_for("Transcript (1600)")
+    tmux("send-keys", "-t", "t", "t", "C-End")
+    tmux.wait_for("file_399.py defines handler 399.")
+    tmux("send-keys", "-t", "t", "Escape", "C-q")
+    poll_until((ws.parent / "exit-code").exists, lambda: f"co-tui to exit:\n{tmux.pane()}")
