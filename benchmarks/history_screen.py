@@ -6,7 +6,8 @@ resumes it in the real CoTuiApp (headless, 120x36), waits until it is ready, and
 while a probe task on the UI loop wakes every 5 ms. Printed per program, medians of the runs:
 
 - the longest stall of the loop (the longest gap between two wake-ups of the probe, less its 5 ms)
-  from the key until the inspector's transcript table holds every message (docs/architecture.md,
+  from the key until the inspector's transcript table holds every message (a paged table: knows
+  them all and shows its first page) (docs/architecture.md,
   "Nothing blocks the UI loop": target, a frame or two, not seconds);
 - the time from the key until then (settled);
 - the same two for `r` (re-read) with the inspector open.
@@ -79,7 +80,9 @@ def run_child(checkout: Path, session_id: str) -> None:
                     screen = app.screen
                     if type(screen).__name__ != "HistoryScreen" or not getattr(screen, "loaded", True):
                         return False
-                    return screen.query_one("#transcript-table", DataTable).row_count == messages
+                    table = screen.query_one("#transcript-table", DataTable)
+                    # A paged table (tui/widgets/paged_table.py) holds every row once it knows them all.
+                    return getattr(table, "total", table.row_count) == messages
 
                 if name == "reload":  # a re-read starts by saying so (or, on a loop-bound read, is over)
                     await pilot.pause()

@@ -70,7 +70,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="resume a session by id (or unique prefix), or read a rescued-*.json / --format json export back in "
         "as a new session; without ID, pick one (in the TUI)",
     )
+    p.add_argument(
+        "--fork-session",
+        action="store_true",
+        help="with --continue or --resume ID: go on in a new session copied from that one (which stays as it is)",
+    )
+    p.add_argument(
+        "--at",
+        dest="at_turn",
+        type=int,
+        metavar="TURN",
+        help="with --resume ID and -p: send the prompt from just before that earlier turn, on a new branch",
+    )
     mode.add_argument("--list-sessions", action="store_true", help="list saved sessions and exit")
+    p.add_argument(
+        "--search",
+        nargs="+",
+        metavar="WORDS",
+        help="with --list-sessions: only sessions whose title or saved text has every word (a bare word "
+        'matches as a prefix, "a phrase" as a phrase), each with a line around its newest hit',
+    )
     mode.add_argument("--export", metavar="ID", help="export a session to stdout and exit")
     p.add_argument(
         "--format", dest="export_format", choices=("md", "json"), default=None, help="format for --export (default md)"
@@ -100,6 +119,14 @@ def usage_problem(args: argparse.Namespace) -> str | None:
         return "--yes applies to print mode: add -p"
     if args.export_format is not None and not args.export:
         return "--format applies to --export ID"
+    if args.fork_session and not (args.continue_latest or args.resume):
+        return "--fork-session applies to --continue or --resume ID"
+    if args.at_turn is not None and not (printing and args.resume):
+        return "--at TURN applies to --resume ID with -p"
+    if args.at_turn is not None and args.at_turn < 1:
+        return "--at TURN takes a turn number from 1"
+    if args.search is not None and not args.list_sessions:
+        return "--search applies to --list-sessions"
     if (args.list_sessions or args.export) and (args.resume is not None or args.continue_latest):
         flag = "--resume" if args.resume is not None else "--continue"
         return f"{flag} cannot be combined with {'--list-sessions' if args.list_sessions else '--export'}"
@@ -189,7 +216,7 @@ def _main(argv: Sequence[str] | None) -> int:
         from co_tui.cli_sessions import export_session, list_sessions
 
         if args.list_sessions:
-            return list_sessions(settings, workspace)
+            return list_sessions(settings, workspace, search=None if args.search is None else " ".join(args.search))
         return export_session(settings, args.export, args.export_format or "md")
 
     from co_tui.print_mode import run_print_mode
@@ -203,6 +230,8 @@ def _main(argv: Sequence[str] | None) -> int:
         resume_id=args.resume,
         continue_latest=args.continue_latest,
         title=title,
+        fork=args.fork_session,
+        at_turn=args.at_turn,
     )
 
 
@@ -249,7 +278,12 @@ def _check_resumable(data_dir: Path, workspace: Path, args: argparse.Namespace) 
         _warn(str(exc))
         return None
     try:
-        return resolve_session_id(store, workspace, resume_id=args.resume, continue_latest=args.continue_latest)
+        found = resolve_session_id(store, workspace, resume_id=args.resume, continue_latest=args.continue_latest)
+        if found and args.fork_session:  # a new session copied from it; the TUI resumes that one
+            from co_tui.session import fork_saved
+
+            return fork_saved(store, found)
+        return found
     except (OpenSessionError, StoreError) as exc:
         _warn(str(exc))
         return None

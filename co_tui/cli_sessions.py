@@ -1,4 +1,4 @@
-"""The CLI's session commands: `--list-sessions` (a table) and `--export ID` (to stdout).
+"""The CLI's session commands: `--list-sessions [--search WORDS]` (a table) and `--export ID` (to stdout).
 
 Each returns the process's exit code and prints one line on stderr when it fails.
 """
@@ -9,8 +9,18 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from co_tui.session import OpenSessionError, StoreError, format_updated, format_usd, open_store_read_only, render_saved
-from co_tui.text import format_tokens, plural
+from co_tui.session import (
+    OpenSessionError,
+    SessionHit,
+    StoreError,
+    fork_origin,
+    format_updated,
+    format_usd,
+    hit_segments,
+    open_store_read_only,
+    render_saved,
+)
+from co_tui.text import escape_controls, format_tokens, plural
 
 if TYPE_CHECKING:
     from co_tui.config import Settings
@@ -18,32 +28,49 @@ if TYPE_CHECKING:
 __all__ = ["export_session", "list_sessions"]
 
 
-def list_sessions(settings: Settings, workspace: Path) -> int:
+def list_sessions(settings: Settings, workspace: Path, *, search: str | None = None) -> int:
     """`--list-sessions`: a table of saved sessions of all workspaces, the most recently updated first
-    (one of another workspace names it); UPDATED is local time, as `/sessions` shows it; COST is the
-    session's cost at list prices, `–` when unknown (an unpriced model, or saved before costs were kept)."""
+    (one of another workspace names it, a fork the session it came from); UPDATED is local time, as
+    `/sessions` shows it; COST is the session's cost at list prices, `–` when unknown (an unpriced
+    model, or saved before costs were kept).
+
+    `search` (`--search WORDS`): only the sessions whose title or saved text matches
+    (`SessionStore.search`), each followed by an indented line around the hit in its newest matching
+    message — hits in bold on a terminal; text from tools has its control characters escaped."""
     try:
         store = open_store_read_only(settings)
-        sessions = store.list_sessions() if store is not None else []
+        if store is None:
+            hits = []
+        elif search is None:
+            hits = [SessionHit(meta) for meta in store.list_sessions()]
+        else:
+            hits = store.search(search)
     except OpenSessionError as exc:
         print(f"co-tui: {exc}", file=sys.stderr)
         return exc.exit_code
     except StoreError as exc:  # a damaged file: one line saying where and how to recover
         print(f"co-tui: {exc}", file=sys.stderr)
         return 2
-    if not sessions:
-        print("no saved sessions")
+    if not hits:
+        print("no saved sessions" if search is None else f"no saved session matches “{escape_controls(search)}”")
         return 0
+    bold = sys.stdout.isatty()
     print(f"{'ID':<10} {'UPDATED':<16} {'MSGS':>5} {'TOKENS':>7} {'COST':>7}  TITLE")
-    for meta in sessions:
+    for hit in hits:
+        meta = hit.meta
         updated = format_updated(meta.updated)
         here = "" if Path(meta.workspace) == workspace else f"  [{meta.workspace}]"
         damaged = "  (damaged: cannot be opened)" if meta.damaged else ""
         print(
             f"{meta.id[:8]:<10} {updated:<16} {meta.messages:>5} {format_tokens(meta.tokens):>7} "
             f"{format_usd(meta.cost_usd):>7}  "
-            f"{meta.title}{here}{damaged}"
+            f"{meta.title}{here}{fork_origin(meta)}{damaged}"
         )
+        if hit.snippet:
+            line = "".join(
+                f"\x1b[1m{text}\x1b[22m" if is_hit and bold else text for text, is_hit in hit_segments(hit.snippet)
+            )
+            print(f"{'':<10} › {line}")
     return 0
 
 

@@ -115,8 +115,10 @@ class Settings(BaseSettings):
         "add", description="add: your summary instructions follow co-tui's; replace: they stand instead of its format."
     )
     compact_project_file: bool = Field(False, description="Also read the workspace's COMPACT.md (untrusted).")
-    compact_mode: Literal["auto", "off"] = Field(
-        "auto", description="auto: cut when the context reaches its budget; off: never cut automatically."
+    compact_mode: Literal["auto", "ask", "off"] = Field(
+        "auto",
+        description="auto: cut when the context reaches its budget; ask: ask before a send that would cut "
+        "(print mode: auto); off: never cut automatically.",
     )
     hooks: HooksConfig = Field(
         HooksConfig(timeout_s=10.0), description="Commands run before and after a compaction ([hooks])."

@@ -50,8 +50,25 @@ def _write_event(event: Event, fmt: str, out: TextIO, err: TextIO, session_id: s
         err.write(f"co-tui: {event.message}\n")
 
 
-async def _run(session: SessionPort, prompt: str, fmt: str, out: TextIO, err: TextIO) -> int:
-    """The turn, with the session's MCP servers up around it (each failure: one line on stderr)."""
+async def _run(
+    session: SessionPort, prompt: str, fmt: str, out: TextIO, err: TextIO, at_turn: int | None = None
+) -> int:
+    """The turn, with the session's MCP servers up around it (each failure: one line on stderr);
+    `at_turn`: first go back to just before that turn's prompt, on a new branch (`--at`)."""
+    if at_turn is not None:
+        from co_tui.session import Refused
+
+        point = next((p for p in await asyncio.to_thread(session.rewind_points) if p.turn == at_turn), None)
+        try:
+            if point is None:
+                raise Refused(f"--at {at_turn}: the session has no turn {at_turn}")
+            rewound = await session.rewind(point.position)
+        except Refused as exc:
+            err.write(f"co-tui: {exc}\n")
+            session.release_claim()
+            return EXIT_USAGE
+        # The context changed: never silently (jsonl: its own line, naming the session; text: the banner on stderr).
+        _write_event(rewound.event, fmt, out, err, session.id)
     servers = session.mcp
     if not servers:
         return await _run_turn(session, prompt, fmt, out, err)
@@ -168,10 +185,14 @@ def run_print_mode(
     title: str | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
+    fork: bool = False,
+    at_turn: int | None = None,
 ) -> int:
     """Run one turn and print it. Returns the exit code (0, 1, 2, 130, or 141 when stdout was
     closed by its reader). `title` names a new session instead of the prompt (which may start
-    with attached stdin)."""
+    with attached stdin). `fork`: the resumed session is copied to a new one first
+    (`--fork-session`); `at_turn`: the turn goes out from just before that earlier prompt, on a
+    new branch (`--at`)."""
     from co_tui.escaped_output import EscapedOutput, is_terminal
 
     # Model, tool and server text reach these inside co-tui's lines: escaped, never obeyed by a terminal.
@@ -208,6 +229,7 @@ def run_print_mode(
             approver=approve,
             title=title,
             one_shot=True,
+            fork=fork,
         )
     except OpenSessionError as exc:
         err.write(f"co-tui: {exc}\n")
@@ -218,7 +240,12 @@ def run_print_mode(
         err.write(f"co-tui: {session.mcp.config_error}\n")
         session.release_claim()
         return EXIT_USAGE
+    if session.compact_mode == "ask":  # nobody to ask: the policy cuts as in auto, said once
+        from co_tui.governance.compact_mode import print_mode_ask_line
+
+        err.write(f"co-tui: {print_mode_ask_line()}\n")
+        session.set_compact_mode("auto")
     for file in session.instruction_files:  # one line each; the turn runs without the file
         if file.error:
             err.write(f"co-tui: instructions skipped: {file.error}\n")
-    return asyncio.run(_run(session, prompt, output_format, out, err))
+    return asyncio.run(_run(session, prompt, output_format, out, err, at_turn))

@@ -166,3 +166,16 @@ def test_print_mode_refuses_file_edits_unless_yes(tmp_path: Path) -> None:
     assert written.returncode == 0, written.stderr
     assert (tmp_path / "notes.txt").read_text() == "hello\n"
     assert "Done: wrote notes.txt: a new file, 1 line, 6 bytes." in written.stdout
+
+
+def test_print_mode_attaches_a_mentioned_file_and_sends_bang_as_a_prompt(tmp_path: Path) -> None:
+    """Issue 32 items 11 and 12 in print mode: `@path` attaches the file (said on stderr, as every
+    notice); `!command` is an ordinary prompt (print mode runs no command the model did not ask for)."""
+    (tmp_path / "notes.md").write_text("The parser is fast.\n")
+    proc = co_tui("-p", "explain @notes.md", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("From what you attached:\n- notes.md: lines 1-1 of 1")
+    assert proc.stderr.startswith("co-tui: attached notes.md (file) · ~")
+    bang = co_tui("-p", "!touch made.txt", cwd=tmp_path)
+    assert bang.returncode == 0, bang.stderr
+    assert not (tmp_path / "made.txt").exists() and '"!touch made.txt"' in bang.stdout

@@ -36,3 +36,16 @@ def test_no_compact_sends_over_the_budget_and_says_so(monkeypatch: pytest.Monkey
     cuts = [e for e in _events(auto.stdout) if e["type"] == "history_trimmed"]
     assert cuts and cuts[0]["reason"] == "token_budget"
     assert "compact_mode is off" not in auto.stderr
+
+
+def test_ask_runs_as_auto_in_print_mode_with_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CO_TUI_CONTEXT_BUDGET_TOKENS", "2000")
+    first = co_tui("-p", "read README.md", "--output-format", "jsonl")
+    assert first.returncode == 0, first.stderr
+    monkeypatch.setenv("CO_TUI_COMPACT_MODE", "ask")
+    asked = co_tui("-p", "thanks", "--continue", "--output-format", "jsonl")
+    assert asked.returncode == 0, asked.stderr
+    [line] = [x for x in asked.stderr.splitlines() if "compact_mode ask" in x]
+    assert line == "co-tui: compact_mode ask: print mode cannot ask — cutting automatically (auto) for this run"
+    cuts = [e for e in _events(asked.stdout) if e["type"] == "history_trimmed"]
+    assert cuts and cuts[0]["reason"] == "token_budget"

@@ -236,3 +236,100 @@ async def test_compact_mode_switches_for_the_session(session: SessionPort) -> No
     await _turn(session, "hello")  # a turn runs the same in either mode
     session.set_compact_mode("auto")
     assert session.compact_mode == "auto"
+
+
+async def test_rewind_goes_back_on_a_new_branch_and_switching_brings_the_old_one_back(session: SessionPort) -> None:
+    from co_tui.session.branching import RewindRefused
+
+    assert session.rewind_points() == [] and [b.info.id for b in session.branches()] == [0]
+    await _turn(session, "first")
+    before_second = list(session.context)
+    pins_then = list(session.pins)
+    await _turn(session, "second")
+    await session.pin_newest()
+    await _turn(session, "third")
+    left = list(session.context)
+    points = session.rewind_points()
+    assert [(p.turn, p.first_line) for p in points] == [(3, "third"), (2, "second"), (1, "first")]
+    assert all(p.restorable and p.tokens >= 0 for p in points)
+
+    rewound = await session.rewind(points[1].position)
+    assert rewound.prompt == "second"
+    event = rewound.event
+    assert (event.reason, event.strategy, event.branch_from, event.branch_to) == ("rewind", "branch", 0, 1)
+    assert event.session_id == session.id and session.ledger[-1] == event
+    assert list(session.context) == before_second and list(session.pins) == pins_then
+    assert len(session.transcript) == points[1].position
+    rows = session.branches()
+    assert [(r.info.id, r.info.parent, r.active) for r in rows] == [(0, None, False), (1, 0, True)]
+    assert rows[0].turns == 3 and rows[0].last_prompt == "third"
+
+    await _turn(session, "second, edited")
+    switched = await session.switch_branch(0)
+    assert (switched.reason, switched.branch_from, switched.branch_to) == ("branch_switch", 1, 0)
+    assert list(session.context) == left, "the branch left comes back as it was"
+    with pytest.raises(RewindRefused, match="one in use"):
+        await session.switch_branch(0)
+    with pytest.raises(RewindRefused, match="no branch 7"):
+        await session.switch_branch(7)
+
+
+async def test_fork_refuses_in_one_line_when_there_is_nothing_saved(session: SessionPort) -> None:
+    from co_tui.session.port import Refused
+
+    with pytest.raises(Refused) as refused:
+        await session.fork()
+    assert "\n" not in str(refused.value) and "fork" in str(refused.value)
+
+
+async def test_a_shell_command_nobody_can_approve_is_refused(session: SessionPort) -> None:
+    events = [event async for event in session.run_shell_command("echo hi")]
+    assert [event.type for event in events] == ["notice", "done"] and events[-1].failed
+    assert "was not run" in events[0].message
+    assert not session.transcript and not session.busy
+
+
+async def test_an_approved_shell_command_is_one_whole_turn(session: SessionPort, tmp_path: Path) -> None:
+    async def approve(text: str, tool: str = "run_shell", path: str | None = None, by_user: bool = False) -> bool:
+        return tool == "run_shell" and by_user
+
+    # The approver is the front end's, given when the session is built (the fake: by its factory).
+    shell = getattr(session, "user_shell", None)
+    if shell is not None:
+        shell.approver = approve
+    else:
+        session.approver, session.workspace = approve, tmp_path  # type: ignore[attr-defined]
+    events = []
+    async for event in session.run_shell_command("echo hi"):
+        if not events:
+            assert session.busy, "busy while the command runs"
+        events.append(event)
+    assert [event.type for event in events] == ["tool_call", "tool_result", "usage", "done"]
+    assert events[1].content == "$ echo hi\nhi\n[exit code 0]" and not events[-1].failed
+    assert [type(m).__name__ for m in session.context] == ["ModelRequest", "ModelResponse", "ModelRequest"]
+    assert len(session.transcript) == 3 and not session.busy
+
+
+async def test_a_mentioned_file_is_attached_and_said(session: SessionPort, tmp_path: Path) -> None:
+    workspace = getattr(session, "workspace", None) or tmp_path
+    if getattr(session, "workspace", None) is None:
+        session.workspace = workspace  # type: ignore[attr-defined]  # the fake's, given by its factory
+    (workspace / "notes.md").write_text("the secret word is zephyr\n")
+    preview = session.attachments("what is in @notes.md?")
+    assert [a.path for a in preview.attached] == ["notes.md"] and preview.tokens > 0
+    events = [event async for event in session.run_turn("what is in @notes.md?")]
+    assert events[0].type == "notice" and events[0].message.startswith("attached notes.md (file) · ~")
+    sent = session.transcript[0].parts[-1].content
+    assert sent.startswith('what is in @notes.md?\n\n<attached path="notes.md">') and "zephyr" in sent
+    assert session.title == "what is in @notes.md?", "the title is the prompt as typed"
+
+
+async def test_ask_plans_before_the_send_and_takes_the_choice(session: SessionPort) -> None:
+    assert session.plan_send("hello") is None, "auto: nothing is asked"
+    session.set_compact_mode("ask")
+    assert session.compact_mode == "ask"
+    assert session.plan_send("hello") is None, "nothing to cut: the send goes out uncut"
+    for choice in ("over_budget", "cut", None):
+        events = [event async for event in session.run_turn(f"a send ({choice})", choice)]  # type: ignore[arg-type]
+        assert isinstance(events[-1], Done) and not events[-1].failed
+    assert len(session.transcript) >= 6 and not session.busy

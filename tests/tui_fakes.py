@@ -12,6 +12,7 @@ ChatSession with the offline model instead.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -35,7 +36,7 @@ from co_tui.governance.refused import Refused, busy_line
 from co_tui.governance.summarize import CompactResult
 from co_tui.session.applying import AppliesEdits
 from co_tui.session.compaction import plan_compact
-from co_tui.session.events import Done, ErrorEvent, Event, TextDelta, ToolCall, ToolResult, UsageUpdate
+from co_tui.session.events import Done, ErrorEvent, Event, Notice, TextDelta, ToolCall, ToolResult, UsageUpdate
 from co_tui.session.gauge import Gauge
 from co_tui.session.history import Edit, History, HistorySnapshot
 from co_tui.session.steering import pin_keys
@@ -127,6 +128,7 @@ class FakeSession(AppliesEdits):
     title: str = ""
     busy: bool = False
     prompts: list[str] = field(default_factory=list)
+    choices: list[str | None] = field(default_factory=list)  # each turn's `choice` (compact_mode ask)
     compact_summary: str = "The user asked about the parser; tests now pass."
     extra_tokens: int = 0  # added to the meter figure (to drive it to a colour level)
     next_cut_result: Any = None  # what `next_cut()` returns
@@ -138,6 +140,9 @@ class FakeSession(AppliesEdits):
     _cancelled: bool = False
     _calls: int = 0
     compact_mode: str = "auto"  # the fake never cuts automatically; the mode is only remembered
+    workspace: Path | None = None  # where `!command` runs (None: the current directory)
+    approver: Any = None  # asked before a `!command` (the app's approve_shell; None: each is refused)
+    _user_shell: Any = None
 
     # --- the meter -------------------------------------------------------------------------------
 
@@ -182,13 +187,35 @@ class FakeSession(AppliesEdits):
         while not self._cancelled and asyncio.get_running_loop().time() < end:
             await asyncio.sleep(min(0.01, seconds))
 
-    async def run_turn(self, prompt: str) -> AsyncIterator[Event]:
-        """Play the script for `prompt`; stop early (interrupted) after `cancel()`."""
+    def attachments(self, prompt: str) -> Any:
+        """The real attaching of `@path` mentions, in `workspace`, priced at the fake meter's ratio (1)."""
+        from co_tui.agent.mentions import attach, priced
+
+        return priced(attach(self.workspace or Path.cwd(), prompt), 1.0)
+
+    def plan_send(self, prompt: str) -> Any:
+        """In `compact_mode` ask, the real planner over the fake's history, meter and governor (its
+        window: `budget_tokens` × 5/4, as `context_breakdown` says); else None."""
+        if self.compact_mode != "ask":
+            return None
+        from co_tui.session.ask_cut import plan_send
+
+        return plan_send(self.history, self.gauge(), prompt, window_tokens=self.budget_tokens * 5 // 4)
+
+    async def run_turn(self, prompt: str, choice: str | None = None) -> AsyncIterator[Event]:
+        """Play the script for `prompt` (its `@path` attachments added, as the real session adds
+        them); stop early (interrupted) after `cancel()`. `choice` (the user's answer in ask) is
+        only remembered, in `choices`: the fake cuts nothing by itself."""
         self.busy, self._cancelled = True, False
         self.prompts.append(prompt)
+        self.choices.append(choice)
         if not self.title:
             self.title = prompt[:60]
-        self._append(ModelRequest(parts=[UserPromptPart(prompt)]))
+        attachments = self.attachments(prompt)
+        for line in attachments.lines():
+            yield Notice(message=line)
+        self.history.mark_turn(FakeMeter(self).reading(self.context).tokens, time.time())
+        self._append(ModelRequest(parts=[UserPromptPart(attachments.prompt(prompt))]))
         output: list[str] = []
         failed = False
         try:
@@ -239,9 +266,30 @@ class FakeSession(AppliesEdits):
         yield self.meter_reading()
         yield Done(output="".join(output), interrupted=self._cancelled, failed=failed)
 
+    async def run_shell_command(self, command: str) -> AsyncIterator[Event]:
+        """The real `!command` runner (session/user_shell.py): a real process in `workspace`, the
+        real approver; its exchange appended as the real session appends it (handles stamped)."""
+        from co_tui.governance.handles import stamp_handles
+        from co_tui.session.user_shell import UserShell
+
+        def record(messages: Sequence[ModelMessage]) -> None:
+            self._append(*stamp_handles(messages, len(self.transcript)))
+
+        self._user_shell = UserShell(self.workspace or Path.cwd(), self.approver)
+        self.busy, self._cancelled = True, False
+        try:
+            async for event in self._user_shell.run(command, record):
+                if isinstance(event, Done) and not event.failed:
+                    yield self.meter_reading()
+                yield event
+        finally:
+            self.busy, self._user_shell = False, None
+
     def cancel(self) -> None:
-        """Interrupt the running turn."""
+        """Interrupt the running turn or `!command`."""
         self._cancelled = True
+        if self._user_shell is not None:
+            self._user_shell.stop()
 
     async def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
         """A scripted summary (`compact_summary`), applied with the real planner."""
@@ -389,8 +437,8 @@ def fake_factory(**session_kwargs: Any) -> Callable[..., FakeSession]:
     """A `session_factory` for CoTuiApp that builds a FakeSession (ignores resume/approver)."""
     made: list[FakeSession] = []
 
-    def factory(settings: Settings, workspace: Path, **_: Any) -> FakeSession:
-        session = FakeSession(settings, **session_kwargs)
+    def factory(settings: Settings, workspace: Path, *, approver: Any = None, **_: Any) -> FakeSession:
+        session = FakeSession(settings, **{"workspace": workspace, "approver": approver, **session_kwargs})
         made.append(session)
         return session
 

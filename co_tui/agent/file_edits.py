@@ -19,11 +19,12 @@ from __future__ import annotations
 import difflib
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from co_tui.agent.checkpoints import CheckpointSink, FileCheckpoint, MemoryCheckpoints, sha256
+from co_tui.agent.checkpoints import CheckpointSink, FileCheckpoint, MemoryCheckpoints, RestorePlan, sha256
 from co_tui.agent.workspace import Workspace, WorkspaceError, binary_kind
 from co_tui.text import plural
 
@@ -277,3 +278,27 @@ def _occurrence_lines(text: str, old: str) -> list[int]:
         lines.append(text.count("\n", 0, start) + 1)
         start = text.find(old, start + 1)
     return lines
+
+
+def put_back(ws: Workspace, plan: RestorePlan, *, skip: Iterable[str] = ()) -> tuple[list[str], list[str]]:
+    """Carry out a rewind's `plan` (`checkpoints.restore_plan`) in the workspace, leaving the files
+    in `skip` (its conflicts, unless the user chose to overwrite them) as they are. Each path is
+    confined as an edit's is (`writable`): a checkpoint naming a path outside is refused. Returns
+    (files put back, one line per file that could not be)."""
+    skipped = set(skip)
+    done: list[str] = []
+    failed: list[str] = []
+    for path in [*plan.write, *plan.delete]:
+        if path in skipped:
+            continue
+        try:
+            real, rel = writable(ws, path)
+            if path in plan.write:
+                _replace(real, plan.write[path])
+            else:
+                real.unlink(missing_ok=True)
+        except (WorkspaceError, OSError) as exc:
+            failed.append(f"{path}: {exc}")
+            continue
+        done.append(rel)
+    return done, failed

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from co_tui.agent.output_limit import OUTPUT_MAX_CHARS, cap_output
 from co_tui.agent.tools import Approver, CannotAsk
-from co_tui.text import one_line
+from co_tui.text import escape_controls, one_line
 
 if TYPE_CHECKING:
     from pydantic_ai.toolsets import AbstractToolset
@@ -390,7 +390,7 @@ def _project_servers(path: Path, *, taken: set[str], settings: Settings) -> list
         loaded = load_mcp_toolsets(path)
     except ValidationError as exc:
         err = exc.errors()[0]
-        where = _printable(".".join(str(p) for p in err["loc"]))  # a key of the repository's choosing
+        where = escape_controls(".".join(str(p) for p in err["loc"]))  # a key of the repository's choosing
         raise McpConfigError(f"{path}: {where}: {err['msg']}") from None
     except (OSError, ValueError) as exc:
         raise McpConfigError(f"{path}: {one_line(str(exc), _REASON_CHARS)}") from None
@@ -409,30 +409,40 @@ def _project_servers(path: Path, *, taken: set[str], settings: Settings) -> list
     return servers
 
 
-def _printable(text: str) -> str:
-    """`text` with every character a terminal could act on (newline, ESC…) written as an escape."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
 def _transport(entry: dict[str, Any]) -> Any:
     """The fastmcp transport of one `[mcp_servers.NAME]` table (as `load_mcp_toolsets` builds it)."""
     if entry.get("command"):
         from co_tui.agent.mcp_stdio import CappedStdioTransport
 
         return CappedStdioTransport(entry["command"], entry.get("args"), entry.get("env"), entry.get("cwd"))
+    return _capped_http(entry["url"], entry.get("headers") or None)
+
+
+def _capped_http(url: str, headers: dict[str, str] | None) -> Any:
+    """fastmcp's streamable-HTTP transport, its answers read under the stdio reader's cap (mcp_http.py;
+    the SDK's own limit on an SSE event is off: over it, a healthy server read as one that died)."""
     from fastmcp.client.transports import StreamableHttpTransport
 
-    return StreamableHttpTransport(url=entry["url"], headers=entry.get("headers") or None)
+    from co_tui.agent.mcp_http import capped_http_client
+
+    return StreamableHttpTransport(
+        url=url, headers=headers, httpx_client_factory=capped_http_client, max_sse_event_size=None
+    )
 
 
 def _capped_transport(transport: Any) -> Any:
-    """A `.mcp.json` stdio server's transport (fastmcp's, from `load_mcp_toolsets`) as co-tui's own."""
-    from fastmcp.client.transports import StdioTransport
+    """A `.mcp.json` server's transport (fastmcp's, from `load_mcp_toolsets`) as co-tui's own, capped."""
+    from fastmcp.client.transports import SSETransport, StdioTransport, StreamableHttpTransport
 
+    from co_tui.agent.mcp_http import capped_http_client
     from co_tui.agent.mcp_stdio import CappedStdioTransport
 
     if isinstance(transport, StdioTransport):
         return CappedStdioTransport(transport.command, transport.args, transport.env, transport.cwd)
+    if isinstance(transport, StreamableHttpTransport):
+        return _capped_http(transport.url, transport.headers or None)
+    if isinstance(transport, SSETransport):  # a url ending in /sse: the older protocol, capped alike
+        return SSETransport(transport.url, transport.headers or None, httpx_client_factory=capped_http_client)
     return transport
 
 

@@ -328,23 +328,43 @@ async def _deliver(line: bytes, to_session: Any, end: Callable[[str], None], str
 
 async def _answer_oversized(ends: bytes, to_session: Any, cap: int, end: Callable[[str], None]) -> bool:
     """Answer a message over the cap in the server's name (its id read from `ends`); else end the connection."""
-    import mcp_types
     from mcp.shared.message import SessionMessage
 
-    limit = f"{cap / 1_000_000:g} MB"
+    request_id = oversized_id(ends)
+    if request_id is None:
+        end(f"it sent a message over co-tui's {cap_text(cap)} cap, not read")
+        return False
+    await to_session.send(SessionMessage(oversized_error(request_id, cap)))
+    return True
+
+
+def cap_text(cap: int) -> str:
+    """The read cap as a user reads it: `8 MB`."""
+    return f"{cap / 1_000_000:g} MB"
+
+
+def oversized_id(ends: bytes) -> int | str | None:
+    """The request id of a message over the cap, from its first or last bytes (None: not found)."""
     found = _ID_AT_HEAD.search(ends) or _ID_AT_TAIL.search(ends)
     if found is None:
-        end(f"it sent a message over co-tui's {limit} cap, not read")
-        return False
+        return None
     raw = found.group(1).decode("utf-8", errors="replace")
-    request_id: int | str = raw.strip('"') if raw.startswith('"') else int(raw)
-    error = mcp_types.JSONRPCError(
+    return raw.strip('"') if raw.startswith('"') else int(raw)
+
+
+def oversized_error(request_id: int | str, cap: int, why: str | None = None) -> Any:
+    """The JSON-RPC error (`OVERSIZED`) that answers request `request_id` in the server's name when
+    its answer is over `cap` bytes (stdio here, streamable HTTP in mcp_http.py): its call fails
+    with one line (`why`, by default that the answer is over the cap), and the server goes on."""
+    import mcp_types
+
+    return mcp_types.JSONRPCError(
         jsonrpc="2.0",
         id=request_id,
-        error=mcp_types.ErrorData(code=OVERSIZED, message=f"its answer is over co-tui's {limit} cap and was not read"),
+        error=mcp_types.ErrorData(
+            code=OVERSIZED, message=why or f"its answer is over co-tui's {cap_text(cap)} cap and was not read"
+        ),
     )
-    await to_session.send(SessionMessage(error))
-    return True
 
 
 def _shown(text: str) -> str:
@@ -353,4 +373,13 @@ def _shown(text: str) -> str:
     return one_line(repr(text), 80)
 
 
-__all__ = ["MAX_MESSAGE_BYTES", "OVERSIZED", "CappedStdioTransport", "StderrTail", "read_messages"]
+__all__ = [
+    "MAX_MESSAGE_BYTES",
+    "OVERSIZED",
+    "CappedStdioTransport",
+    "StderrTail",
+    "cap_text",
+    "oversized_error",
+    "oversized_id",
+    "read_messages",
+]

@@ -61,7 +61,8 @@ from co_tui.agent.extractive import (
     prompt_text,
     summarize,
 )
-from co_tui.agent.offline_intents import SLOW_DELAY_S, parse_intent
+from co_tui.agent.mentions import split_attachments
+from co_tui.agent.offline_intents import SLOW_DELAY_S, Intent, parse_intent
 from co_tui.agent.offline_replies import (
     ToolOutcome,
     answer_from_results,
@@ -188,7 +189,8 @@ def plan_reply(messages: Sequence[ModelMessage], info: AgentInfo) -> Reply:
     tool_names = [t.name for t in info.function_tools]
     prompt = latest_prompt(messages)
     attached, own = split_attached(prompt)
-    intent = parse_intent(own)
+    typed, mentioned = split_attachments(own)
+    intent = parse_intent(typed.replace(" @", " ").removeprefix("@"))  # what was typed, not the files attached
     delay = configured_delay() or (SLOW_DELAY_S if intent.slow else 0.0)
     outcomes = tool_outcomes(messages)
     if outcomes:
@@ -196,6 +198,9 @@ def plan_reply(messages: Sequence[ModelMessage], info: AgentInfo) -> Reply:
     if is_summarization_request(info, prompt):
         limit = (info.model_settings or {}).get("max_tokens")
         return Reply(text=extractive_summary(messages, info.instructions or "", prompt, limit), delay_s=delay)
+    if mentioned and (intent.kind in ("recall", "question", "chat") or _all_attached(intent, mentioned)):
+        # `explain @README.md`, `summarise @notes.md`: what the prompt attached (agent/mentions.py).
+        return Reply(text=mentioned_summary(mentioned), delay_s=delay)
     if intent.kind == "tools":
         missing = [a.tool for a in intent.actions if a.tool not in tool_names]
         if missing:
@@ -226,6 +231,25 @@ def split_attached(prompt: str) -> tuple[str | None, str]:
     if match is None:
         return None, prompt
     return match.group("text"), match.group("prompt")
+
+
+def _all_attached(intent: Intent, mentioned: list[tuple[str, str]]) -> bool:
+    """Whether the tools the prompt asks for would only read what it already attached."""
+    paths = {path.rstrip("/") for path, _ in mentioned}
+    return intent.kind == "tools" and all(
+        a.tool in ("read_file", "list_dir") and str(a.args.get("path", "")).rstrip("/") in paths for a in intent.actions
+    )
+
+
+def mentioned_summary(attached: list[tuple[str, str]]) -> str:
+    """What the attached paths hold: each one's first line (what `read_file` or `list_dir` said of
+    it) and its key sentences."""
+    parts = []
+    for _path, text in attached:
+        head, _, body = text.partition("\n")
+        picked = key_sentences(body, max(200, min(800, len(body) // 5))) or body[:200]
+        parts.append(f"- {head}. In short: {picked}")
+    return "From what you attached:\n" + "\n".join(parts)
 
 
 def attached_summary(text: str) -> str:

@@ -22,7 +22,12 @@ SHELL_TIMEOUT_S = 60.0
 
 
 async def run_command(
-    command: str, cwd: Path, *, timeout_s: float = SHELL_TIMEOUT_S, max_chars: int = OUTPUT_MAX_CHARS
+    command: str,
+    cwd: Path,
+    *,
+    timeout_s: float = SHELL_TIMEOUT_S,
+    max_chars: int = OUTPUT_MAX_CHARS,
+    stop: asyncio.Event | None = None,
 ) -> str:
     """Run `command` with `/bin/sh` in `cwd`; return `$ command`, its merged output and the exit status.
 
@@ -30,7 +35,8 @@ async def run_command(
     described in the returned text. Cancelling the caller kills the process group before the
     cancellation propagates, wherever it lands, without waiting for the output pipe. Once `/bin/sh`
     exits, a background child still holding the output gets `DRAIN_S` to finish, then the group is
-    killed: such a command does not hold the turn until the timeout.
+    killed: such a command does not hold the turn until the timeout. `stop` set (the user's
+    interrupt of a `!command`) kills the group as a timeout does, and the output so far is kept.
     """
     loop = asyncio.get_running_loop()
     # Started here, not with asyncio.create_subprocess_shell: asyncio's clean-up of a start that is
@@ -51,13 +57,14 @@ async def run_command(
     # the decoded text still fills the cap; whatever streams between them is only counted.
     output = _Output(loop, keep=max_chars)
     pipe: asyncio.BaseTransport | None = None
-    timed_out = False
+    timed_out = interrupted = False
+    stopped = loop.create_task((stop or asyncio.Event()).wait())
     try:
         pipe, _ = await loop.connect_read_pipe(lambda: output, proc.stdout)
-        try:
-            await asyncio.wait_for(asyncio.shield(exited), timeout=timeout_s)
-        except TimeoutError:
-            timed_out = True
+        # asyncio.wait cancels neither: a cancel of the caller leaves `exited` to the handler below.
+        await asyncio.wait((exited, stopped), timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+        if not exited.done():
+            interrupted, timed_out = stopped.done(), not stopped.done()
             _kill_group(proc.pid)
             await exited
         # A background child may keep the pipe open: don't wait for it for long.
@@ -68,13 +75,16 @@ async def run_command(
         _kill_group(proc.pid)
         raise
     finally:
+        stopped.cancel()
         if pipe is not None:
             pipe.close()  # our end is released even if a child outside the group still holds the other
         else:
             proc.stdout.close()
     text = output.head.decode("utf-8", errors="replace") + output.tail.decode("utf-8", errors="replace")
     shown = cap_output(text, max_chars, already_dropped=output.dropped).rstrip("\n")
-    if timed_out:
+    if interrupted:
+        status = "[interrupted by the user: the command was killed]"
+    elif timed_out:
         status = f"[timed out after {timeout_s:g} s: the command was killed]"
     else:
         status = f"[exit code {proc.returncode}]"

@@ -29,8 +29,9 @@ Approver = Callable[..., Awaitable[bool]]
 """`approver(text, tool="run_shell") -> bool`: asked before every `run_shell` call with the exact
 command, before an MCP tool call that needs approval (`mcp_servers.py`) with the tool's name
 and arguments as `text` and `tool=` its name, and before a file edit with its unified diff as
-`text`, `tool="write_file"`/`"edit_file"` and `path=` the file; True runs it. An approver that
-cannot ask anyone (print mode without --yes) raises `CannotAsk`."""
+`text`, `tool="write_file"`/`"edit_file"` and `path=` the file; True runs it. A `!command` the user
+typed is asked about as `run_shell` is, with `by_user=True` (the dialog says who asked). An approver
+that cannot ask anyone (print mode without --yes) raises `CannotAsk`."""
 
 
 class CannotAsk(Exception):

@@ -283,7 +283,7 @@ class Workspace:
             yield real
             return
         for current, dirnames, filenames in os.walk(real, followlinks=False):
-            dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS and not d.startswith("."))
+            dirnames[:] = sorted(d for d in dirnames if not skipped_dir(d))
             for name in sorted(filenames):
                 file = Path(current, name)
                 try:
@@ -294,6 +294,12 @@ class Workspace:
                 except (OSError, RuntimeError):  # RuntimeError: a symlink loop
                     continue
                 yield file
+
+
+def skipped_dir(name: str) -> bool:
+    """Whether a walk of the workspace (a text search, `@path` completion) leaves directory `name`
+    out: version control, environments and caches (`SKIPPED_DIRS`), and hidden directories."""
+    return name in SKIPPED_DIRS or name.startswith(".")
 
 
 def shown_name(name: str) -> str:

@@ -27,6 +27,7 @@ from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.exceptions import ModelContextWindowExceededError
 from pydantic_ai.messages import CapabilityEvent, ModelMessage, ModelResponse
 
+from co_tui.governance.compact_mode import CutPermission, past_window_line
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.hook_port import CompactHooks, PreCompactResult, Trigger
 from co_tui.governance.policy import OFFLOAD_MIN_MESSAGES, GovernancePolicy, Governor, PolicyOutcome
@@ -152,9 +153,10 @@ class ContextGovernance(AbstractCapability[Any]):
     # The session's meter (it replaces it on /clear): the events then carry its figures, so a
     # banner's "after" is what the meter shows for the request (governance/metered_cuts.py).
     meter_of: Callable[[], TokenMeter] | None = None
-    # Whether the policy may cut before a request now (`compact_mode`; None: always). Overflow
-    # recovery runs either way: no mode sends past the model's window without it.
-    automatic: Callable[[], bool] | None = None
+    # What the policy may do before a request (`compact_mode.cut_permission`, told whether it is the
+    # run's first request; None: cut at its triggers). Overflow recovery runs whatever it says: no
+    # mode sends past the model's window without it.
+    permission: Callable[[bool], CutPermission] | None = None
     # The user's compaction hooks (None: none configured, nothing runs) and the session id they are told.
     hooks: CompactHooks | None = None
     session_id: Callable[[], str] = lambda: ""
@@ -167,6 +169,7 @@ class ContextGovernance(AbstractCapability[Any]):
     _shrink_done: bool = field(default=False, init=False, repr=False)
     _oversize_said: bool = field(default=False, init=False, repr=False)
     _pins_over_said: bool = field(default=False, init=False, repr=False)
+    _first_request: bool = field(default=True, init=False, repr=False)
 
     def __post_init__(self) -> None:
         # The pass's zero-LLM work on a large history runs in a thread: the run shares the UI's
@@ -191,6 +194,7 @@ class ContextGovernance(AbstractCapability[Any]):
         self._override = None
         self._shrink_done = False
         self._oversize_said = False
+        self._first_request = True
 
     def _hand_over(self, messages: list[ModelMessage]) -> bool:
         """Hand the new messages to `transcript_sink`; what it returns (the same messages, their tool
@@ -222,13 +226,15 @@ class ContextGovernance(AbstractCapability[Any]):
         self, ctx: RunContext[Any], request_context: ModelRequestContext
     ) -> ModelRequestContext:
         """pydantic-ai hook, once per request step: hand the run's new messages to `transcript_sink`, run
-        the policy (`Governor.apply`, unless `automatic` says no; a summary calls the summariser or the
+        the policy (`Governor.apply`, unless `permission` says no; a summary calls the summariser or the
         run's model) and, when it
         changed anything, rewrite `ctx.messages` and the request's messages and emit one
         `HistoryTrimmedEvent` per change. Says once per run when the newest turn alone is over the budget
         (`OversizedTurnEvent`), and once when the pinned turns make the budget unreachable
-        (`PinsOverBudgetEvent`). Last, the `recall` tool is left out of the request unless its messages
-        carry a cut note (`recall_offer.offer_recall`). Returns `request_context`."""
+        (`PinsOverBudgetEvent`). `permission` `never` sends the context as it is; `to_window` cuts
+        only a request past the known window (said in one line). Last, the `recall` tool is left out
+        of the request unless its messages carry a cut note (`recall_offer.offer_recall`). Returns
+        `request_context`."""
         request_context = await self._govern(ctx, request_context)
         self._all_tools = request_context.model_request_parameters  # recall included: an overflow cut may offer it
         request_context.model_request_parameters = offer_recall(
@@ -241,13 +247,20 @@ class ContextGovernance(AbstractCapability[Any]):
         self._shrink_done = False
         if self._hand_over(ctx.messages):
             request_context.messages = list(ctx.messages)  # the same bytes; the stamped objects
-        if self.automatic is not None and not self.automatic():  # compact_mode off: the context goes as it is
+        first, self._first_request = self._first_request, False
+        allowed = "cut" if self.permission is None else self.permission(first)
+        if allowed == "never":  # compact_mode off: the context goes as it is
             return request_context
         from pydantic_ai.models import Model  # loaded by now: a request is being made
 
         # The run's model summarises when no summariser is set; a realtime model cannot.
         model = ctx.model if isinstance(ctx.model, Model) else None
         overhead = request_overhead_tokens(request_context)
+        if allowed == "to_window":  # compact_mode ask, no cut chosen: over the budget, never past the window
+            tokens = estimate_tokens(ctx.messages) + overhead
+            if self.window_tokens is None or tokens <= self.window_tokens:
+                return request_context
+            await ctx.emit(GovernanceNoticeEvent(message=past_window_line(tokens, self.window_tokens)))
         extra = ""
         if self.hooks is not None and self.governor.over_limits(ctx.messages, overhead_tokens=overhead):
             said = await self._pre_compact(ctx, "auto", ctx.messages, overhead, summarize=model is not None)

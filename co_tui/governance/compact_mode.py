@@ -1,11 +1,15 @@
 """`compact_mode`: who decides when the context is cut (docs/context-governance.md, "Compact mode").
 
 - `auto` (the default): the policy cuts before a request whenever a trigger fires.
+- `ask`: the front end asks before a send that would trigger a cut (the TUI's dialog; print mode
+  runs it as `auto` with one line on stderr). The user's choice holds for the turn's first request;
+  the turn's later requests (between tool calls) are not cut unless one would pass the model's
+  known window (then it is cut, said in one line): the next send asks again.
 - `off`: never an automatic cut. The meter shows the context over its budget and a one-line notice
   says so; a provider's context-length error still runs overflow recovery (announced as always),
   so no mode sends a context past the model's window without that path.
 
-Pure: the capability asks `cuts_automatically`, front ends use `parse_mode` and the lines here.
+Pure: the capability asks `cut_permission`, front ends use `parse_mode` and the lines here.
 """
 
 from __future__ import annotations
@@ -14,13 +18,33 @@ from typing import Literal
 
 from co_tui.text import format_tokens
 
-__all__ = ["CompactMode", "COMPACT_MODES", "parse_mode", "cuts_automatically", "over_budget_notice", "MODE_TEXT"]
+__all__ = [
+    "COMPACT_MODES",
+    "MODE_TEXT",
+    "CompactMode",
+    "CutPermission",
+    "SendChoice",
+    "cut_permission",
+    "cuts_automatically",
+    "over_budget_notice",
+    "parse_mode",
+    "past_window_line",
+    "print_mode_ask_line",
+]
 
-CompactMode = Literal["auto", "off"]
-COMPACT_MODES: tuple[CompactMode, ...] = ("auto", "off")
+CompactMode = Literal["auto", "ask", "off"]
+COMPACT_MODES: tuple[CompactMode, ...] = ("auto", "ask", "off")
+
+# What the user chose for a send in `ask` (the TUI's dialog): cut as planned, or send over the budget once.
+SendChoice = Literal["cut", "over_budget"]
+
+# What the policy may do before one request: `cut` at its triggers; `to_window`: cut only a request
+# that would pass the model's known window; `never` (overflow recovery still answers a provider's error).
+CutPermission = Literal["cut", "to_window", "never"]
 
 MODE_TEXT: dict[CompactMode, str] = {
     "auto": "cuts automatically when the context reaches its budget",
+    "ask": "asks before a send that would cut (cut, /compact, pin or evict, or send over the budget once)",
     "off": "never cuts automatically (/compact, /clear and overflow recovery still do)",
 }
 
@@ -32,8 +56,19 @@ def parse_mode(text: str) -> CompactMode | None:
 
 
 def cuts_automatically(mode: CompactMode) -> bool:
-    """Whether the policy may cut before a request in `mode` (overflow recovery runs in every mode)."""
+    """Whether the policy cuts before a request at its triggers without asking (only `auto`; `ask`
+    cuts what the user allowed; overflow recovery runs in every mode)."""
     return mode == "auto"
+
+
+def cut_permission(mode: CompactMode, *, first_request: bool, choice: SendChoice | None) -> CutPermission:
+    """What the policy may do before a request of a turn: `first_request` is the turn's first (the
+    send), `choice` what the user chose for it in `ask` (None: nothing was asked, no cut was planned)."""
+    if mode == "auto":
+        return "cut"
+    if mode == "off":
+        return "never"
+    return "cut" if first_request and choice == "cut" else "to_window"
 
 
 def over_budget_notice(tokens: int, budget_tokens: int) -> str:
@@ -43,3 +78,16 @@ def over_budget_notice(tokens: int, budget_tokens: int) -> str:
         f"context past its limits ({format_tokens(tokens)} of {format_tokens(budget_tokens)} tokens) and "
         "compact_mode is off: nothing is cut automatically — /compact, /clear or /compact-mode auto"
     )
+
+
+def past_window_line(tokens: int, window_tokens: int) -> str:
+    """The one line when `ask` cuts without asking: a request inside a turn would pass the window."""
+    return (
+        f"compact_mode ask: this request (~{format_tokens(tokens)} tokens) would pass the model's "
+        f"{format_tokens(window_tokens)} window — cutting without asking"
+    )
+
+
+def print_mode_ask_line() -> str:
+    """Print mode's stderr line: it cannot ask, so `ask` runs as `auto`."""
+    return "compact_mode ask: print mode cannot ask — cutting automatically (auto) for this run"

@@ -10,9 +10,18 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 Reason = Literal[
-    "token_budget", "message_count", "context_overflow", "manual_compact", "clear", "manual_evict", "restore"
+    "token_budget",
+    "message_count",
+    "context_overflow",
+    "manual_compact",
+    "clear",
+    "manual_evict",
+    "restore",
+    "rewind",
+    "branch_switch",
 ]
-Strategy = Literal["tool_output_trim", "turn_trim", "step_shrink", "summary", "static_marker", "compact"]
+# "branch": the context became another point of the conversation tree (a rewind, a branch switch).
+Strategy = Literal["tool_output_trim", "turn_trim", "step_shrink", "summary", "static_marker", "compact", "branch"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -64,6 +73,12 @@ class HistoryTrimmed:
     # summarised messages appended to the context. None for every other event.
     salvaged_item: str | None = None
     salvaged_text: str | None = None
+    # Reasons `rewind` / `branch_switch` (docs/context-governance.md, "Rewind and branches"): the
+    # branch left and the branch now in use (ids in the session's conversation tree), and for a
+    # rewind the turn (1-based) whose prompt the conversation went back to. None for every other event.
+    branch_from: int | None = None
+    branch_to: int | None = None
+    rewound_to_turn: int | None = None
 
     type: Literal["history_trimmed"] = "history_trimmed"
 

@@ -11,6 +11,7 @@ because governance rebuilds changed parts with `dataclasses.replace`, which keep
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -20,11 +21,14 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.handles import RECALL_TOOL
 from co_tui.governance.markers import evicted_turn_key, is_evicted_output, marker_info, separate_markers
-from co_tui.governance.tokens import message_tokens, part_text
+from co_tui.governance.tokens import message_tokens, part_text, prime_message_tokens
 from co_tui.governance.turn_states import Status
 from co_tui.governance.turns import answers_calls, segment
 
-__all__ = ["MessageInfo", "annotate_history", "context_view", "mark_next_to_go"]
+__all__ = ["MessageInfo", "annotate_history", "context_view", "lighten_for_inspection", "mark_next_to_go"]
+
+LIGHT_HEAD_CHARS = 2000
+"""What `lighten_for_inspection` keeps of a tool output: far more than the 80-character preview needs."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,36 @@ def _recalled(part: Any) -> str | None:
 
     content = getattr(part, "content", None)
     return recalled_what(content) if isinstance(content, str) else None
+
+
+def lighten_for_inspection(messages: Sequence[ModelMessage], context: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """`messages` (a stretch of a transcript) as `annotate_history` needs them, for a fraction of
+    the memory: a request made of tool outputs only, none of which `context` holds (by identity or
+    by key: a context part is compared whole), becomes a copy whose outputs keep their first
+    `LIGHT_HEAD_CHARS` characters — its preview is the same — with the whole message's token
+    estimate primed on it. Anything else is returned as it is. Never mutates its inputs.
+
+    A 5,000-turn session's outputs are most of its 150 MB decoded: the inspector reads it a chunk
+    at a time through this, and keeps only the light copies (issue 33)."""
+    held_ids = {id(part) for message in context for part in message.parts}
+    held_keys = {key for message in context for key in _part_keys(message)}
+    out: list[ModelMessage] = []
+    for message in messages:
+        outputs: list[Any] = list(message.parts)
+        if (
+            isinstance(message, ModelResponse)
+            or not outputs
+            or not all(answers_calls(p) and isinstance(p.content, str) and id(p) not in held_ids for p in outputs)
+            or any(key in held_keys for key in _part_keys(message))
+            or all(len(p.content) <= LIGHT_HEAD_CHARS for p in outputs)
+        ):
+            out.append(message)
+            continue
+        heads = [replace(p, content=p.content[:LIGHT_HEAD_CHARS]) for p in outputs]
+        light = replace(message, parts=heads)
+        prime_message_tokens([light], [message_tokens(message)])
+        out.append(light)
+    return out
 
 
 def annotate_history(
@@ -264,29 +298,51 @@ def _removals_from_ledger(
     newest `dropped_messages`. A message dropped by a trim and later "covered" by a compaction stays
     `dropped`: the compaction only read the trim's breadcrumb.
     """
+    # `alive` (the missing messages, in order) is never rebuilt: `gone` marks what a cut took and
+    # `front` skips the taken prefix, so the replay reads each message about once, not once per
+    # cut (a 5,000-turn session's 3,700 cuts over 20,000 messages took seconds).
     alive = [i for i, (where, _) in enumerate(located) if where is None]
+    evicted_alive = [i for i in alive if i in evicted]
+    gone: set[int] = set()
+    front = 0  # every message of alive[:front] is gone
     removed: dict[int, Status] = {}
     for event, position in zip(ledger, positions, strict=False):
         count = event.dropped_messages
-        if count <= 0 or not alive:
+        if count <= 0 or len(gone) == len(alive):
             continue
         everything = event.strategy == "compact" or event.reason == "clear"
         newest_turn = turn_of.get(position - 1, -1)
+        taken: list[int] = []
         if event.reason == "manual_evict":  # the user's pick, known by its marker (`_evicted`)
-            taken = [i for i in alive if i < position and i in evicted][:count]
-        else:
-            candidates = [
-                i
-                for i in alive
-                if i < position and i not in evicted and (everything or turn_of.get(i, 0) != newest_turn)
-            ]
-            taken = candidates[-count:] if everything else candidates[:count]
+            for i in evicted_alive:
+                if i >= position or len(taken) == count:
+                    break
+                if i not in gone:
+                    taken.append(i)
+        elif everything:  # the newest `count` the context held before the cut
+            at = bisect_left(alive, position) - 1
+            while at >= front and len(taken) < count:
+                i = alive[at]
+                if i not in gone and i not in evicted:
+                    taken.append(i)
+                at -= 1
+            taken.reverse()
+        else:  # the oldest `count`, never from the newest turn of its time
+            at = front
+            while at < len(alive) and len(taken) < count:
+                i = alive[at]
+                if i >= position:
+                    break
+                if i not in gone and i not in evicted and turn_of.get(i, 0) != newest_turn:
+                    taken.append(i)
+                at += 1
         summarised = event.strategy in ("summary", "compact")
         without = event.unsummarised_messages if summarised else 0
         for k, i in enumerate(taken):
             removed[i] = "summarised" if summarised and k >= without else "dropped"
-        gone = set(taken)
-        alive = [i for i in alive if i not in gone]
+        gone.update(taken)
+        while front < len(alive) and alive[front] in gone:
+            front += 1
     return removed
 
 

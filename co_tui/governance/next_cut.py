@@ -12,7 +12,7 @@ docs/context-governance.md, "See the next cut coming".
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
@@ -40,6 +40,10 @@ class NextCut:
     reason: Reason
     strategies: tuple[Strategy, ...]
     fates: dict[int, Fate]
+    # The request the cut would leave (its summary by the static marker's stand-in; the next prompt
+    # last), and the longest summary it would hold (0: no summary): what the ask dialog's figures read.
+    after: tuple[ModelMessage, ...] = field(default=(), compare=False, repr=False)
+    summary_tokens: int = field(default=0, compare=False)
 
     @property
     def kind(self) -> Strategy:
@@ -61,24 +65,27 @@ def preview_next_cut(
     *,
     overhead_tokens: int = 0,
     summarizer_available: bool = True,
+    prompt: str = "",
 ) -> NextCut | None:
-    """The cut the next request (the context plus the next prompt) would trigger, or None when it
-        would go out unchanged. `Governor.apply`'s own planning and cuts, pinned turns kept out of them
+    """The cut the next request (the context plus the next prompt, `prompt` when it is known) would
+        trigger, or None when it would go out unchanged. `Governor.apply`'s own planning and cuts, pinned turns kept out of them
     as `apply` keeps them (never `going`); the summary is assumed to come
         back (a failed one leaves the same messages out, behind the static marker). Never mutates
         `context`; never calls a model."""
     current = separate_markers(context)
-    probe = ModelRequest(parts=[UserPromptPart("")])  # the next prompt; its text is not known yet
+    probe = ModelRequest(parts=[UserPromptPart(prompt)])  # the next prompt ("" when not typed yet)
     split, plan = governor.plan_pass([*current, probe], overhead_tokens=overhead_tokens, summarize=summarizer_available)
     if plan.reason is None:
         return None
     strategies: list[Strategy] = []
     summarised: set[int] = set()
     pending: list[ModelMessage] | None = None
+    summary_tokens = 0
     if plan.window is not None:
         summarised = {id(m) for m in plan.window.middle_messages}
         pending = apply_summary(plan.window, None)[0]
         strategies.append("summary")
+        summary_tokens = summary_size_limit(summary_token_budget(plan.window.middle_messages))
     pending, _tokens, events = governor.finish_pass(split, plan, pending)
     strategies += [event.strategy for event in events]
     if not strategies:
@@ -94,7 +101,7 @@ def preview_next_cut(
             fates[info.index] = "dropped"
         elif info.status == "truncated":
             fates[info.index] = "truncated"
-    return NextCut(plan.reason, tuple(strategies), fates)
+    return NextCut(plan.reason, tuple(strategies), fates, tuple(pending), summary_tokens)
 
 
 def compact_estimate(

@@ -274,13 +274,23 @@ class Governor:
         context exactly at the message limit is cut when it is sent (the prompt's own tokens are
         unknown until it is typed and are not counted).
         """
-        split = split_pinned(messages, self.pins)
-        messages, overhead_tokens = split.rest, overhead_tokens + split.tokens
-        current, _, layout, over_count, over_tokens = self._triggers(messages, self._budget(overhead_tokens))
-        over_tokens = over_tokens and not self.pins_unreachable(split, overhead_tokens - split.tokens)
+        layout, over_count, over_tokens = self._crossed(messages, overhead_tokens)
         if next_prompt and layout.turns:
             over_count = sum(len(t) for t in layout.turns) + 1 > self.policy.max_history_messages
         return over_count or over_tokens
+
+    def limits_crossed(self, messages: Sequence[ModelMessage], *, overhead_tokens: int = 0) -> tuple[bool, bool]:
+        """(past the message limit, past the token budget): which of the two triggers the next pass
+        over `messages` would fire, as `apply` decides them — so a refusal names the one that holds."""
+        _layout, over_count, over_tokens = self._crossed(messages, overhead_tokens)
+        return over_count, over_tokens
+
+    def _crossed(self, messages: Sequence[ModelMessage], overhead_tokens: int) -> tuple[Layout, bool, bool]:
+        split = split_pinned(messages, self.pins)
+        messages, overhead_tokens = split.rest, overhead_tokens + split.tokens
+        _current, _, layout, over_count, over_tokens = self._triggers(messages, self._budget(overhead_tokens))
+        over_tokens = over_tokens and not self.pins_unreachable(split, overhead_tokens - split.tokens)
+        return layout, over_count, over_tokens
 
     async def apply(
         self,

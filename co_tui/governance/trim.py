@@ -503,6 +503,14 @@ class FitResult:
         return bool(self.events)
 
 
+def _outputs_note(count: int, max_chars: int, stub: bool, *, of_kept_turns: bool = False) -> str:
+    """The note of a tool-output trim: how many outputs, cut to what."""
+    which = "old tool outputs of the kept turns" if of_kept_turns else "old tool outputs"
+    if stub:
+        return f"{count} {which} cleared to a note naming their recall"
+    return f"{count} {which} cut to {max_chars} chars"
+
+
 def fit_to_budget(
     messages: Sequence[ModelMessage],
     budget_tokens: int,
@@ -529,7 +537,10 @@ def fit_to_budget(
     3. if the newest turn alone is still over, shrink its older steps (`shrink_steps`).
 
     Each rule that changed something adds one `HistoryTrimmed` (strategies `tool_output_trim`,
-    `turn_trim`, `step_shrink`; `reason` as given). A pass that frees less than the minimum or stops
+    `turn_trim`, `step_shrink`; `reason` as given) — except that an output trim followed by a turn
+    drop is one `turn_trim` event: the drop removed the outputs the trim had cut first, so one
+    banner says what the pass did (its `tokens_before` the pass's, its note the outputs of the kept
+    turns that stay cut). A pass that frees less than the minimum or stops
     above the goal does so only because the rules ran out (the newest turn is all that is left).
     `.fits` is whether the result is within `budget_tokens`; when even all of that is not enough it
     is false and the caller surfaces an error — never a loop, never a history cut down to the breadcrumb.
@@ -546,8 +557,14 @@ def fit_to_budget(
 
     layout = layout or segment(current)
     tool = trim_tool_returns(current, tool_output_trim_chars, layout=layout, target_tokens=goal, stub=stub)
+    cut_outputs: dict[int, int] = {}  # id(truncated message) → how many of its outputs were cut
     if tool.trimmed:
         after = estimate_tokens(tool.messages)
+        cut_outputs = {
+            id(new): sum(1 for a, b in zip(new.parts, old.parts, strict=False) if a is not b)
+            for new, old in zip(tool.messages, current, strict=False)
+            if new is not old
+        }
         events.append(
             HistoryTrimmed(
                 reason=reason,
@@ -556,11 +573,7 @@ def fit_to_budget(
                 tokens_before=tokens,
                 tokens_after=after,
                 budget_tokens=budget_tokens,
-                note=(
-                    f"{tool.trimmed_parts} old tool outputs cleared to a note naming their recall"
-                    if stub
-                    else f"{tool.trimmed_parts} old tool outputs cut to {tool_output_trim_chars} chars"
-                ),
+                note=_outputs_note(tool.trimmed_parts, tool_output_trim_chars, stub),
             )
         )
         current, tokens, layout = tool.messages, after, tool.layout
@@ -568,7 +581,15 @@ def fit_to_budget(
     if tokens > goal:
         cut = trim_to_recent_turns(current, goal, layout=layout, tokens=tokens)
         if cut.trimmed:
-            events.append(cut.to_event(reason, budget_tokens))
+            event = cut.to_event(reason, budget_tokens)
+            if events:
+                # One cut, one event (one banner): the oldest outputs were cut first and then their
+                # turns dropped, so the drop stands for both; the outputs of the turns it keeps that
+                # stay cut are named in its note (docs/context-governance.md, "One pass, one banner").
+                kept = sum(cut_outputs.get(id(m), 0) for m in cut.messages)
+                note = _outputs_note(kept, tool_output_trim_chars, stub, of_kept_turns=True) if kept else None
+                event = replace(event, tokens_before=events.pop().tokens_before, note=note)
+            events.append(event)
             current, tokens = cut.messages, cut.tokens_after
 
     if tokens > goal:

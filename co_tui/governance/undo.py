@@ -26,6 +26,8 @@ __all__ = [
     "UndoRefused",
     "undoable_cuts",
     "pass_start",
+    "pass_span",
+    "span_label",
     "undo_target",
     "undone_context",
     "undo_event",
@@ -78,6 +80,21 @@ def pass_start(records: Sequence[CutRecord], index: int) -> int:
     while index > 0 and before is not None and records[index - 1].before is before:
         index -= 1
     return index
+
+
+def pass_span(records: Sequence[CutRecord], index: int) -> tuple[int, int]:
+    """(first, last): the ledger indices of the pass `index` belongs to — what undoing `index`
+    takes back together (`(index, index)` for a pass of one event)."""
+    first, last, before = pass_start(records, index), index, records[index].before
+    while before is not None and last + 1 < len(records) and records[last + 1].before is before:
+        last += 1
+    return first, last
+
+
+def span_label(first: int, last: int) -> str:
+    """How a message names ledger entries `first`..`last` (0-based): `trim #4`, or `trims #3–4 (one
+    pass)` when undoing one of them takes the others back too."""
+    return f"trim #{first + 1}" if first == last else f"trims #{first + 1}–{last + 1} (one pass)"
 
 
 def undo_target(ledger: Sequence[HistoryTrimmed], records: Sequence[CutRecord], selected: int | None = None) -> int:

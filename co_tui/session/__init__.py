@@ -23,6 +23,11 @@ _EXPORTS: dict[str, str] = {
     "SessionCatalog": "port",
     "Refused": "port",
     "PinChange": "pin_change",
+    "BranchRow": "branching",
+    "RewindPoint": "branching",
+    "Rewound": "branching",
+    "FilesBack": "file_rewind",
+    "PlannedCut": "ask_cut",
     # the events a session yields (events.py)
     "Event": "events",
     "Done": "events",
@@ -48,12 +53,17 @@ _EXPORTS: dict[str, str] = {
     "session_cost_of": "cost",
     "field_of": "conversation_counts",
     "format_updated": "times",
+    "fork_origin": "times",
     "HistoryRows": "history_rows",
     "read_history_rows": "history_rows",
+    # `!command` typed in the prompt (user_shell.py)
+    "bang_command": "bang",
+    "USER_SHELL_TOOL": "bang",
     # opening sessions (opening.py) and the saved ones
     "OpenSessionError": "opening",
     "exit_code_for": "opening",
     "open_session": "opening",
+    "fork_saved": "opening",
     "open_store": "opening",
     "open_store_at": "opening",
     "open_store_read_only": "opening",
@@ -61,6 +71,8 @@ _EXPORTS: dict[str, str] = {
     "resolve_session_id": "opening",
     "resume_hint": "opening",
     "SessionMeta": "saved_session",
+    "SessionHit": "saved_session",
+    "hit_segments": "store_search",
     "SessionTail": "store_tail",
     "StoreError": "store_errors",
     "FORMATS": "export",
@@ -85,7 +97,10 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
+    from co_tui.session.ask_cut import PlannedCut
+    from co_tui.session.bang import USER_SHELL_TOOL, bang_command
     from co_tui.session.banner import REASON_TEXT, banner_details, banner_line, strategy_text
+    from co_tui.session.branching import BranchRow, RewindPoint, Rewound
     from co_tui.session.context_breakdown import CATEGORY_TITLES, ContextBreakdown, apportion
     from co_tui.session.conversation_counts import field_of
     from co_tui.session.cost import RequestCost, cached_share, format_usd, session_cost_of
@@ -102,10 +117,12 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         UsageUpdate,
     )
     from co_tui.session.export import FORMATS, render_saved
+    from co_tui.session.file_rewind import FilesBack
     from co_tui.session.history_rows import HistoryRows, read_history_rows
     from co_tui.session.opening import (
         OpenSessionError,
         exit_code_for,
+        fork_saved,
         open_session,
         open_store,
         open_store_at,
@@ -126,7 +143,8 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         Steering,
         Turns,
     )
-    from co_tui.session.saved_session import SessionMeta
+    from co_tui.session.saved_session import SessionHit, SessionMeta
     from co_tui.session.store_errors import StoreError
+    from co_tui.session.store_search import hit_segments
     from co_tui.session.store_tail import SessionTail
-    from co_tui.session.times import format_updated
+    from co_tui.session.times import fork_origin, format_updated

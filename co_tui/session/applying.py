@@ -11,15 +11,30 @@ anything changes.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.refused import Refused, busy_line
+from co_tui.session import file_rewind
+from co_tui.session.branching import (
+    BranchRow,
+    RewindPoint,
+    RewindRefused,
+    Rewound,
+    branch_rows,
+    plan_rewind,
+    plan_switch,
+    prefix,
+    rewind_points,
+)
 from co_tui.session.compaction import clear_preview_of
 from co_tui.session.eviction import plan_evict
-from co_tui.session.history import Edit, History, HistorySnapshot, HistoryViews
+from co_tui.session.file_rewind import FilesBack, files_back
+from co_tui.session.history import BranchState, Edit, History, HistorySnapshot, HistoryViews
 from co_tui.session.recover import plan_recover
 from co_tui.session.steering import plan_pin_newest, plan_toggle_pin, plan_undo
 
@@ -55,6 +70,7 @@ class AppliesEdits(HistoryViews):
     `busy`, `one_shot`, `gauge()` and `_write` (the save), and may hear of new pins (`_pins_changed`)."""
 
     id: str
+    title: str
     busy: bool
     one_shot: bool = False
 
@@ -68,6 +84,33 @@ class AppliesEdits(HistoryViews):
 
     def _pins_changed(self) -> None:
         """The pinned turns changed (the real session tells its governance)."""
+
+    def _unsaved_line(self) -> str | None:
+        """Why the store lacks part of this branch (a failed save), else None: a rewind or switch
+        then waits, as the branch left would be kept incomplete. None for a session not saved."""
+        return None
+
+    def _mark_context(self, position: int) -> tuple[Any, ...] | None:
+        """The context of the saved mark at `position` (None: none saved). Blocking."""
+        return None
+
+    def _load_branch(self, branch: int) -> BranchState | None:
+        """Branch `branch`'s history from the store (None: no store). Blocking."""
+        return None
+
+    def _tokens_after(self, state: BranchState, meter: Any = None) -> int:
+        """The meter's figure for `state`'s context once it is the one in use; `meter`: the meter as
+        it was then, when this process kept a copy."""
+        return int(self.gauge().meter.reading(state.context).tokens)
+
+    def _meter_of(self, branch: int) -> Any:
+        """The meter branch `branch` had when this process left it (None: not kept)."""
+        return None
+
+    def _branch_moved(self, left: int) -> None:
+        """The history became another branch's, branch `left` was left (the real session swaps its
+        meter, tells its governance)."""
+        self._pins_changed()
 
     def _not_saved(self, error: str) -> str:
         """A failed save's line: the store's words, and, where the process keeps it, that it is kept."""
@@ -123,6 +166,142 @@ class AppliesEdits(HistoryViews):
         applied = await self._steer("pinning", plan)
         change: PinChange = applied.result
         return replace(change, note=applied.note) if applied.note else change
+
+    # --- the conversation tree (branching.py) ------------------------------------------------------
+
+    def rewind_points(self) -> list[RewindPoint]:
+        """The earlier prompts of the branch in use, newest first (`branching.rewind_points`).
+        Blocking: a resumed session's saved prompts are decoded."""
+        return rewind_points(self.history)
+
+    def branches(self) -> list[BranchRow]:
+        """The conversation tree, one row per branch (`branching.branch_rows`). Blocking."""
+        return branch_rows(self.history, self._stored_branches())
+
+    def _stored_branches(self) -> dict[int, BranchRow] | None:
+        return None
+
+    async def rewind(self, position: int) -> Rewound:
+        """Esc Esc, `/rewind`: go back to just before the prompt at transcript index `position`, on a
+        new branch (the turns after it stay, as the branch left); `branching.plan_rewind`. Returns
+        the `rewind` event and the prompt's text. Raises `RewindRefused` (a `Refused`)."""
+        self._may_move("rewinding")
+        mark = next((m for m in self.history.marks if m.position == position), None)
+        if mark is None:
+            raise RewindRefused(
+                "that prompt was saved before co-tui kept what the model saw before each prompt: it cannot be rewound to"
+            )
+        if mark.context is None:
+            context = await asyncio.to_thread(self._mark_context, position)
+            if context is None:
+                raise RewindRefused("what the model saw before that prompt is not in the session database")
+            mark = replace(mark, context=context)
+        history = self.history
+        assert mark.context is not None
+        state = BranchState((), mark.context, tuple(history.entries[: mark.ledger_len]), mark.pins, ())
+        tokens = self._tokens_after(replace(state, transcript=prefix(history.transcript, position)), mark.meter)
+        left = history.branch
+        applied = await self._steer(
+            "rewinding",
+            lambda history, gauge: plan_rewind(history, gauge, mark, created=time.time(), tokens_after=tokens),
+        )
+        self._branch_moved(left)
+        return Rewound(applied.trim, applied.result)
+
+    async def switch_branch(self, branch: int) -> HistoryTrimmed:
+        """`/branches` Enter: make branch `branch` the one in use, its history exactly as it was left
+        (`branching.plan_switch`). Returns the `branch_switch` event; raises `RewindRefused`."""
+        self._may_move("switching branches")
+        if branch == self.history.branch:
+            raise RewindRefused(f"branch {branch} is the one in use")
+        state = self.history.stashed(branch)
+        if state is None:
+            if branch not in {b.id for b in self.history.tree}:
+                raise RewindRefused(f"there is no branch {branch}")
+            state = await asyncio.to_thread(self._load_branch, branch)
+            if state is None:
+                raise RewindRefused(f"branch {branch} is not in memory and the session is not saved")
+        target, left = state, self.history.branch
+        tokens = self._tokens_after(target, self._meter_of(branch))
+        applied = await self._steer(
+            "switching branches",
+            lambda history, gauge: plan_switch(history, gauge, branch, target, tokens_after=tokens),
+        )
+        self._branch_moved(left)
+        return applied.trim
+
+    # --- files the agent edited (file_rewind.py) ------------------------------------------------
+
+    def _checkpoint_rows(self) -> list[tuple[int, int, Any]]:
+        """(branch, transcript length then, checkpoint) of every file edit kept (none: no store). Blocking."""
+        return []
+
+    def _workspace_root(self) -> Path:
+        return Path.cwd()
+
+    def files_back(self, position: int) -> FilesBack:
+        """What a rewind to the prompt at `position` could put back of the files the agent edited
+        after it (`file_rewind.FilesBack`). Blocking (reads the store and the files)."""
+        return files_back(
+            self._checkpoint_rows(), self.history.tree, self.history.branch, position, self._workspace_root()
+        )
+
+    async def put_files_back(self, position: int, *, overwrite: bool = False) -> str:
+        """Put the files the agent edited after the prompt at `position` back as they were before it
+        (`file_rewind.put_files_back`; a file changed since stays as it is unless `overwrite`).
+        Returns one line. Raises `Refused` while a turn runs."""
+        if self.busy:
+            raise Refused(busy_line("putting files back"))
+        rows = await asyncio.to_thread(self._checkpoint_rows)
+        tree, branch = tuple(self.history.tree), self.history.branch
+        return await asyncio.to_thread(
+            file_rewind.put_files_back, rows, tree, branch, position, self._workspace_root(), overwrite=overwrite
+        )
+
+    # --- forks -----------------------------------------------------------------------------------
+
+    def _write_fork(self, state: BranchState | None, turns: int, title: str) -> str:
+        """Save `state` (None: the branch in use, as saved) as a new session forked from this one
+        after `turns` turns; its id. Blocking."""
+        raise RewindRefused("this conversation is not saved: there is nothing to fork")
+
+    async def fork(self, position: int | None = None, title: str | None = None) -> str:
+        """`/fork [title]`, `f` in the rewind picker, `--fork-session`: a new saved session holding this
+        branch as it is now (`position` None), or as it was just before the prompt at transcript
+        index `position` — its context exactly as the model had it then. This session is not changed.
+        Returns the new session's id. Raises `Refused` (one line): busy, unsaved, not saved at all."""
+        self._may_move("forking")
+        history = self.history
+        name = title or (f"fork of {self.title}" if self.title else "fork")
+        if position is None:
+            return await asyncio.to_thread(self._write_fork, None, 0, name)
+        else:
+            mark = next((m for m in history.marks if m.position == position), None)
+            if mark is None:
+                raise RewindRefused(
+                    "that prompt was saved before co-tui kept what the model saw: it cannot be forked from"
+                )
+            context = mark.context
+            if context is None:
+                context = await asyncio.to_thread(self._mark_context, position)
+                if context is None:
+                    raise RewindRefused("what the model saw before that prompt is not in the session database")
+            state = BranchState(
+                prefix(history.transcript, position),
+                context,
+                tuple(history.entries[: mark.ledger_len]),
+                mark.pins,
+                tuple(m for m in history.marks if m.position < position),
+            )
+            turns = sum(1 for p in await asyncio.to_thread(self.rewind_points) if p.position < position)
+        return await asyncio.to_thread(self._write_fork, state, turns, name)
+
+    def _may_move(self, doing: str) -> None:
+        if self.busy:
+            raise Refused(busy_line(doing))
+        line = self._unsaved_line()
+        if line is not None:
+            raise RewindRefused(f"wait until the conversation is saved before {doing}: {line}")
 
     def clear_preview(self) -> HistoryTrimmed:
         """The event `/clear` would emit now: what the confirmation dialog shows, so the dialog and

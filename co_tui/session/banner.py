@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.text import fit_segments, format_tokens, plural
 
@@ -13,6 +15,8 @@ REASON_TEXT = {
     "clear": "/clear",
     "manual_evict": "evicted by you",
     "restore": "/undo",
+    "rewind": "rewound by you",
+    "branch_switch": "branch switched by you",
 }
 
 STRATEGY_TEXT = {
@@ -22,17 +26,25 @@ STRATEGY_TEXT = {
     "summary": "older turns summarised",
     "static_marker": "older turns removed (summary failed)",
     "compact": "conversation summarised",
+    "branch": "another point of the conversation tree",
 }
 
 
-_UNDID = "undid trim #"
+_UNDID = "undid trim"  # `undid trim #3 (…)`, `undid trims #3–4 (one pass: …)`
+_ONE_PASS = "one pass: "
 
 
-def undo_note(cut_number: int, undone: HistoryTrimmed) -> str:
-    """The note of the event that undid `undone` (ledger number `cut_number`): it names that cut in
-    its own banner's words, which `strategy_text` reads back — an undone eviction is not "old tool
-    outputs shortened", though both share the strategy `tool_output_trim`."""
-    return f"{_UNDID}{cut_number} ({strategy_text(undone)}) and every cut after it"
+def undo_note(cut_number: int, undone: HistoryTrimmed | Sequence[HistoryTrimmed]) -> str:
+    """The note of the event that undid `undone` (ledger number `cut_number`; a pass of several
+    events: all of them, numbered on from it): it names those cuts in their own banners' words,
+    which `strategy_text` reads back — an undone eviction is not "old tool outputs shortened",
+    though both share the strategy `tool_output_trim`."""
+    events = [undone] if isinstance(undone, HistoryTrimmed) else list(undone)
+    if len(events) == 1:
+        return f"{_UNDID} #{cut_number} ({strategy_text(events[0])}) and every cut after it"
+    words = ", ".join(dict.fromkeys(strategy_text(e) for e in events))
+    last = cut_number + len(events) - 1
+    return f"{_UNDID}s #{cut_number}–{last} ({_ONE_PASS}{words}) and every cut after it"
 
 
 # What the user's `d` did, said as such: STRATEGY_TEXT's "oldest turns removed" was wrong for a
@@ -46,7 +58,8 @@ def strategy_text(event: HistoryTrimmed) -> str:
     if event.reason == "manual_evict" and event.strategy in _EVICTED_TEXT:
         return _EVICTED_TEXT[event.strategy]
     if event.reason == "restore" and event.note and event.note.startswith(_UNDID) and " (" in event.note:
-        return event.note.split(" (", 1)[1].split(")", 1)[0]
+        # Up to the last parenthesis: a cut's own words may hold one ("(summary failed)").
+        return event.note.split(" (", 1)[1].rpartition(")")[0].removeprefix(_ONE_PASS)
     if event.reason == "clear":
         return "every turn removed"
     return STRATEGY_TEXT.get(event.strategy, event.strategy)
@@ -62,6 +75,10 @@ def banner_title(event: HistoryTrimmed) -> str:
         return "Lost item recovered"
     if event.reason == "restore":
         return "Cut undone"
+    if event.reason == "rewind":
+        return "Conversation rewound"
+    if event.reason == "branch_switch":
+        return "Branch switched"
     if event.strategy == "compact":
         return "Conversation compacted"
     if event.strategy == "summary":
@@ -100,6 +117,13 @@ def banner_parts(event: HistoryTrimmed) -> list[str]:
             f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)} tokens",
             f"undid: {strategy_text(event)}",
         ]
+    if event.reason in ("rewind", "branch_switch"):
+        return [
+            f"⎇ {banner_title(event)}",
+            _branch_words(event),
+            f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)} tokens",
+            "the turns after it are kept as a branch" if event.reason == "rewind" else "/branches lists them",
+        ]
     parts = [f"✂ {banner_title(event)}"]
     if event.reason == "manual_evict" and event.note:
         # What was removed, named by the eviction (its first clause; the cache warning is in the details).
@@ -118,6 +142,13 @@ def banner_parts(event: HistoryTrimmed) -> list[str]:
     return parts
 
 
+def _branch_words(event: HistoryTrimmed) -> str:
+    """Where a rewind or a branch switch went: 'to before turn 3 (branch 2)', 'branch 1 → branch 2'."""
+    if event.reason == "rewind":
+        return f"to before turn {event.rewound_to_turn} (branch {event.branch_to})"
+    return f"branch {event.branch_from} → branch {event.branch_to}"
+
+
 def banner_details(event: HistoryTrimmed) -> list[tuple[str, str]]:
     """The expanded view: (label, value) rows; the summary text comes last when there is one."""
     rows = [
@@ -129,6 +160,10 @@ def banner_details(event: HistoryTrimmed) -> list[tuple[str, str]]:
     ]
     if event.reason == "restore":
         rows[2] = ("restored", plural(event.restored_messages, "message"))
+    if event.reason in ("rewind", "branch_switch"):
+        rows[1] = ("went", _branch_words(event))
+        rows[2] = ("context", "exactly as the model saw it then: markers, summaries, cuts in effect and pins")
+        rows[3] = ("kept", f"the turns after it, as branch {event.branch_from}")
     if event.salvaged_item is not None:
         rows[0] = ("reason", "a lost item recovered by you (r on the summary's banner)")
         rows[1] = ("lost by", STRATEGY_TEXT.get(event.strategy, event.strategy))

@@ -20,35 +20,40 @@ module, so the TUI builds a session only after its first paint.
 from __future__ import annotations
 
 import asyncio
+import copy
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from co_tui.agent.mentions import AT, Attachments, attach, priced
 from co_tui.agent.tools import Approver
 from co_tui.config import Settings
 from co_tui.governance.capability import hook_payload, post_payload
-from co_tui.governance.compact_mode import CompactMode
+from co_tui.governance.compact_mode import CompactMode, SendChoice
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.hook_port import Trigger
 from co_tui.governance.pins import compact_around_pins
 from co_tui.governance.policy import with_hook_instructions
 from co_tui.governance.refused import Refused, busy_line
 from co_tui.session.applying import AppliesEdits
+from co_tui.session.ask_cut import PlannedCut, plan_send
+from co_tui.session.bang import BANG
 from co_tui.session.compaction import plan_compact
 from co_tui.session.conversation_counts import ConversationCounts
 from co_tui.session.events import Done, ErrorEvent, Event, Notice, UsageUpdate
 from co_tui.session.eviction import compact_preview_of, next_cut_of
 from co_tui.session.export import export_saved
 from co_tui.session.gauge import Gauge
-from co_tui.session.history import History, HistorySnapshot
-from co_tui.session.lazy_transcript import LazyTranscript, transcript_cost
-from co_tui.session.metering import Metering
+from co_tui.session.history import BranchState, History, HistorySnapshot
+from co_tui.session.lazy_transcript import LazyTranscript
+from co_tui.session.metering import Metering, anchor_meter
 from co_tui.session.model_setup import ModelSetup
 from co_tui.session.session_lock import claim_session
 from co_tui.session.steering import pin_keys
 from co_tui.session.turn_runner import TurnRunner
+from co_tui.session.user_shell import UserShell
 from co_tui.session.writer import SaveInfo, SessionWriter
 from co_tui.text import one_line
 
@@ -60,6 +65,7 @@ if TYPE_CHECKING:
     from co_tui.agent.project_instructions import InstructionFile
     from co_tui.governance.meter import TokenMeter
     from co_tui.governance.next_cut import NextCut
+    from co_tui.session.branching import BranchRow
     from co_tui.session.context_breakdown import ContextBreakdown
     from co_tui.session.store import SessionStore
 
@@ -94,13 +100,19 @@ class ChatSession(AppliesEdits):
         self.title: str = ""
         self.busy = False
         self.history = History()
+        self._next_meter: TokenMeter | None = None  # a rewind's or switch's meter, set once it is applied
+        self._branch_meters: dict[int, TokenMeter] = {}  # the meters of the branches left in this process
         # Saved to the store lazily, at the first completed turn: opening and quitting leaves no empty session.
         self.writer = SessionWriter(store, created=session_id is not None)
         from co_tui.session.file_checkpoints import session_file_edits
 
         # What the model has seen of each file, and where each edit's checkpoint goes (issue 30).
         self.file_edits = session_file_edits(
-            store, lambda: self.id, lambda: len(self.history.transcript), settings.checkpoint_max_bytes
+            store,
+            lambda: self.id,
+            lambda: len(self.history.transcript),
+            settings.checkpoint_max_bytes,
+            lambda: self.history.branch,
         )
         self.setup = ModelSetup(
             settings,
@@ -116,6 +128,7 @@ class ChatSession(AppliesEdits):
         self.runner = TurnRunner(
             self.setup, self.history, self.metering, session_id=lambda: self.id, save=self._save_turn
         )
+        self.user_shell = UserShell(self.workspace, approver)  # `!command` (user_shell.py)
 
     # --- what the front end reads besides the history --------------------------------------------
 
@@ -155,8 +168,8 @@ class ChatSession(AppliesEdits):
         return self.setup.compact_mode
 
     def set_compact_mode(self, mode: CompactMode) -> None:
-        """Who decides when the context is cut, from the next request on (`/compact-mode`): `auto`
-        or `off`. For this session only; the setting is unchanged."""
+        """Who decides when the context is cut, from the next request on (`/compact-mode`): `auto`,
+        `ask` or `off`. For this session only; the setting is unchanged."""
         self.setup.compact_mode = mode
 
     def set_model(self, name: str) -> None:
@@ -183,30 +196,77 @@ class ChatSession(AppliesEdits):
 
     # --- turns (turn_runner.py) ------------------------------------------------------------------
 
-    async def run_turn(self, prompt: str) -> AsyncIterator[Event]:
+    def plan_send(self, prompt: str) -> PlannedCut | None:
+        """In `compact_mode` ask: the cut sending `prompt` now would make, for the user to decide
+        (`ask_cut.plan_send`; no model call). None in the other modes, or when it goes out uncut."""
+        if self.compact_mode != "ask":
+            return None
+        setup = self.setup
+        return plan_send(
+            self.history,
+            self.gauge(),
+            prompt,
+            window_tokens=setup.context_window,
+            window_is_guess=setup.policy.window_is_guess,
+        )
+
+    async def run_turn(self, prompt: str, choice: SendChoice | None = None) -> AsyncIterator[Event]:
         """Run one user turn; yield its events; always end with `Done`. Never raises (see
-        `TurnRunner`); `busy` until its `Done`."""
+        `TurnRunner`); `busy` until its `Done`. `choice`: what the user chose for this send in
+        `compact_mode` ask (`plan_send`): `cut` as planned, or `over_budget` once (never past the
+        model's known window: such a request is cut, said in one line)."""
         if self.busy:
             yield ErrorEvent(message="a turn is already running", kind="internal")
             yield Done(output="", failed=True)
             return
-        refused = self.runner.refusal(prompt)
+        attachments = await asyncio.to_thread(self.attachments, prompt) if AT in prompt else None
+        for line in attachments.lines() if attachments else ():
+            yield Notice(message=line)
+        sent = attachments.prompt(prompt) if attachments else prompt
+        refused = self.runner.refusal(sent)
         if refused is not None:  # nothing sent, nothing added to the history
             yield refused
             yield Done(output="", failed=True)
             return
         self.busy = True
         try:
-            async for event in self.runner.run(prompt):
+            async for event in self.runner.run(sent, choice, typed=prompt):
                 if isinstance(event, Done):
                     self.busy = False
                 yield event
         finally:
             self.busy = False
 
+    async def run_shell_command(self, command: str) -> AsyncIterator[Event]:
+        """`!command`: ask as `run_shell` asks, run `command` in the workspace, add the exchange to
+        the history (`user_shell.shell_exchange`: governed like any tool output) and save it; yield
+        its events, ending with the meter and `Done`. Never raises; `busy` until its `Done`."""
+        if self.busy:
+            yield ErrorEvent(message="a turn is already running", kind="internal")
+            yield Done(output="", failed=True)
+            return
+        self.busy = True
+        try:
+            async for event in self.user_shell.run(command, self.runner.append_to_context):
+                if isinstance(event, Done) and not event.failed:
+                    save_error = await asyncio.to_thread(self._save_turn, f"{BANG}{command}", None)
+                    if save_error is not None:
+                        yield save_error
+                    yield self.meter_reading()
+                    self.busy = False
+                yield event
+        finally:
+            self.busy = False
+
+    def attachments(self, prompt: str) -> Attachments:
+        """What the `@path` mentions of `prompt` attach when it is sent (`agent.mentions.attach`),
+        with their cost in the meter's tokens. Reads the files: blocking."""
+        return priced(attach(self.workspace, prompt), self.setup.meter.ratio)
+
     def cancel(self) -> None:
-        """Interrupt the running turn (Esc / Ctrl+C). Safe from any task; a no-op when idle."""
+        """Interrupt the running turn or `!command` (Esc / Ctrl+C). Safe from any task; a no-op when idle."""
         self.runner.cancel()
+        self.user_shell.stop()
 
     # --- edits: planned by a pure planner, applied by `AppliesEdits` (applying.py) ------------------
 
@@ -359,7 +419,7 @@ class ChatSession(AppliesEdits):
             model_name=self.model_name,
             workspace=self.workspace,
             tokens=self.meter.reading(self.context if context is None else context).tokens,
-            cost_usd=transcript_cost(self.history.transcript, ledger=self.history.ledger),
+            cost_usd=self.history.cost(),
         )
 
     def _write(self, snapshot: HistorySnapshot, context: Sequence[ModelMessage] | None = None) -> str | None:
@@ -368,6 +428,98 @@ class ChatSession(AppliesEdits):
 
     def _pins_changed(self) -> None:
         self.setup.governance.set_pins(pin_keys(self.history.transcript, self.history.pins))
+
+    # --- the conversation tree: what `AppliesEdits.rewind` / `switch_branch` ask of the store ----
+
+    def _unsaved_line(self) -> str | None:
+        if self.store is None or not self.writer.created:
+            return None
+        return "the last save failed" if self.unsaved() else None
+
+    def _mark_context(self, position: int) -> tuple[Any, ...] | None:
+        if self.store is None or not self.writer.created:
+            return None
+        return self.store.mark_context(self.id, position, self.history.transcript)
+
+    def _load_branch(self, branch: int) -> BranchState | None:
+        if self.store is None or not self.writer.created:
+            return None
+        loaded = self.store.load_branch(self.id, branch)
+        from co_tui.governance.markers import register_markers
+        from co_tui.governance.undo import CutRecord
+        from co_tui.session.history import LedgerEntry
+
+        register_markers(loaded.context)
+        records = list(loaded.ledger_records) or [CutRecord() for _ in loaded.ledger]
+        entries = tuple(
+            LedgerEntry(event, position, record)
+            for event, position, record in zip(loaded.ledger, loaded.ledger_positions, records, strict=False)
+        )
+        return BranchState(loaded.transcript, tuple(loaded.context), entries, tuple(loaded.pins), tuple(loaded.marks))
+
+    def _tokens_after(self, state: BranchState, meter: Any = None) -> int:
+        # The meter as it was then (a copy this process kept, for the same model), else one anchored
+        # as a resume of that branch would be.
+        if meter is not None and meter.model_name == self.setup.meter.model_name:
+            meter = copy.copy(meter)
+        else:
+            meter = self.setup.new_meter()
+            anchor_meter(meter, state.context, [e.position for e in state.entries], state.transcript)
+        self._next_meter = meter
+        return int(meter.reading(state.context).tokens)
+
+    def _meter_of(self, branch: int) -> Any:
+        return self._branch_meters.get(branch)
+
+    def _branch_moved(self, left: int) -> None:
+        self._branch_meters[left] = self.setup.meter
+        if self._next_meter is not None:
+            self.setup.meter, self._next_meter = self._next_meter, None
+        self._pins_changed()
+
+    def _write_fork(self, state: BranchState | None, turns: int, title: str) -> str:
+        store = self.store
+        if store is None or not self.writer.created:
+            from co_tui.session.branching import RewindRefused
+
+            raise RewindRefused("nothing saved to fork yet: send a message first")
+        if state is None:  # the branch as it is: saved (a rewind or fork waits for a failed save), copied row for row
+            return store.fork_whole(self.id, title)
+        new_id = uuid.uuid4().hex
+        store.fork_session(
+            self.id,
+            new_id,
+            transcript_len=len(state.transcript),
+            ledger_len=len(state.entries),
+            turns=turns,
+            title=make_title(title),
+        )
+        snapshot = HistorySnapshot(
+            state.transcript, len(state.transcript), state.context, state.entries, state.pins, state.marks
+        )
+        store.save_history(new_id, snapshot, model=self.model_name, tokens=self.meter.reading(state.context).tokens)
+        return new_id
+
+    def _checkpoint_rows(self) -> list[tuple[int, int, Any]]:
+        if self.store is None:
+            return []
+        return self.store.branch_file_checkpoints(self.id)
+
+    def _workspace_root(self) -> Path:
+        return self.workspace
+
+    def _stored_branches(self) -> dict[int, BranchRow] | None:
+        if self.store is None or not self.writer.created:
+            return None
+        figures = self.store.branch_figures(self.id)
+        from co_tui.session.branching import BranchRow
+
+        tree = {b.id: b for b in self.history.tree}
+        return {
+            branch: BranchRow(tree[branch], False, turns, preview, updated)
+            for branch, (turns, updated, preview) in figures.items()
+            if branch in tree
+        }
 
     def _save_turn(self, prompt: str | None, context: list[ModelMessage] | None = None) -> ErrorEvent | None:
         """Save a turn (`TurnRunner`'s `save`): what is new since the last save, and `context` instead

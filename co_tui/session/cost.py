@@ -10,7 +10,7 @@ See docs/context-governance.md ("Cache and cost").
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -40,13 +40,46 @@ def session_cost(messages: Iterable[Any], ledger: Iterable[Any] = ()) -> float |
 def ledger_cost(ledger: Iterable[Any]) -> float | None:
     """The summed cost in USD of the summariser calls behind the cuts of `ledger`
     (`HistoryTrimmed.summarizer_cost_usd`: summaries, /compact), None when any is unpriced."""
-    total = 0.0
-    for event in ledger:
-        extra = getattr(event, "summarizer_cost_usd", 0.0)
-        if extra is None:
-            return None
-        total += extra
-    return total
+    total = RunningCost(ledger_item_cost, 0.0).total(list(ledger))
+    return None if total is None else float(total)
+
+
+class RunningCost:
+    """The summed cost of an append-only sequence (a transcript's responses, a ledger's summariser
+    calls), kept as it grows: `total(items)` prices only the items added since its last call, so a
+    long session's cost figure costs the same at turn 5,000 as at turn 1 (summing the whole
+    transcript on every usage event and save grew each turn: issue 33). `cost_of(item)` is an item's
+    cost (None: unpriced, which makes the total None for good); `restart` when the sequence is
+    replaced (a resume, `/clear`)."""
+
+    def __init__(self, cost_of: Callable[[Any], Any], zero: Any) -> None:
+        self._cost_of, self._zero = cost_of, zero
+        self._counted, self._total = 0, zero
+
+    def restart(self, counted: int = 0) -> None:
+        """Start over at a new sequence whose first `counted` items are priced elsewhere (a saved figure)."""
+        self._counted, self._total = counted, self._zero
+
+    def total(self, items: Sequence[Any]) -> Any:
+        """The summed cost of `items` from the start point on (None: one is unpriced); the items
+        before the ones counted so far must be the same ones (append-only)."""
+        if len(items) > self._counted:
+            for item in items[self._counted :]:
+                cost = self._cost_of(item) if self._total is not None else None
+                self._total = None if cost is None or self._total is None else self._total + cost
+            self._counted = len(items)
+        return self._total
+
+
+def transcript_item_cost(message: Any) -> Decimal | None:
+    """A transcript message's share of the session's cost: a response's (`response_cost`), 0 for a request."""
+    return response_cost(message) if getattr(message, "kind", None) == "response" else Decimal(0)
+
+
+def ledger_item_cost(event: Any) -> float | None:
+    """A ledger event's summariser call's cost in USD (`HistoryTrimmed.summarizer_cost_usd`; None: unpriced)."""
+    cost: float | None = getattr(event, "summarizer_cost_usd", 0.0)
+    return cost
 
 
 def cached_share(input_tokens: int, cache_read_tokens: int) -> float | None:
@@ -109,6 +142,7 @@ def format_usd(value: float | Decimal | None, *, unknown: str = "–", digits: i
 
 __all__ = [
     "RequestCost",
+    "RunningCost",
     "cached_share",
     "format_usd",
     "request_costs",

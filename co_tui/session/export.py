@@ -5,6 +5,10 @@ assistant and tool blocks, with the banner (`> ✂ History trimmed · …`, the 
 `banner.py`, shared with the TUI and print mode) where each ledger entry happened.
 `export_json` gives meta, the transcript as `ModelMessagesTypeAdapter` JSON (loadable again with
 `ModelMessagesTypeAdapter.validate_python(data["transcript"])`) and the ledger with positions.
+
+A session rewound into a tree of branches (docs/context-governance.md, "Rewind and branches"): the
+Markdown is the branch in use, with a line where each other branch forked off it; the JSON carries
+the tree, each other branch with its own messages and ledger entries after its fork point.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import errno
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -138,12 +143,43 @@ def _header(meta: SessionMeta) -> str:
     return "\n".join(rows)
 
 
-def export_markdown(loaded: LoadedSession) -> str:
-    """The transcript as markdown, with a trim banner at the position of every ledger entry.
+def fork_points(loaded: LoadedSession) -> dict[int, list[Any]]:
+    """The other branches that part from the branch in use, by the transcript index where they do,
+    as (`BranchInfo`, whether it is an ancestor that went on another way from there): a branch
+    forked off it, or off an ancestor where the branch in use still shares that ancestor's messages."""
+    by_id = {info.id: info for info in loaded.tree}
+    shared: dict[int, float] = {loaded.branch: float("inf")}
+    child = by_id.get(loaded.branch)
+    while child is not None and child.parent is not None:
+        shared[child.parent] = min(shared.get(child.parent, float("inf")), child.fork_at)
+        child = by_id.get(child.parent)
+    points: dict[int, list[Any]] = {}
+    for info in loaded.tree:
+        if info.id in shared and info.id != loaded.branch:  # an ancestor: it went on another way from there
+            points.setdefault(int(shared[info.id]), []).append((info, True))
+        elif info.id not in shared and info.parent in shared and info.fork_at <= shared[info.parent]:
+            points.setdefault(info.fork_at, []).append((info, False))
+    return points
+
+
+def _fork_line(info: Any, ancestor: bool, figures: dict[int, tuple[int, float, str]]) -> str:
+    turns, _updated, last = figures.get(info.id, (0, 0.0, ""))
+    said = f", last prompt “{last}”" if last else ""
+    where = "goes on another way from here" if ancestor else f"forks here (rewound to turn {info.fork_turn})"
+    return f"> ⎇ Branch {info.id} {where}: {turns} turn{'' if turns == 1 else 's'}{said} — /branches switches to it"
+
+
+def export_markdown(loaded: LoadedSession, figures: dict[int, tuple[int, float, str]] | None = None) -> str:
+    """The transcript as markdown, with a trim banner at the position of every ledger entry, and a
+    line where each other branch forks off this one (`figures`: `SessionStore.branch_figures`).
     Control characters are escaped (`\\x1b`…; CRLF becomes LF): an export is read with `cat` and
     `less`, where a model's or a tool's escape sequence would be obeyed, not shown."""
     positions = _positions(loaded)
     banners: dict[int, list[str]] = {}
+    for at, infos in fork_points(loaded).items():
+        banners.setdefault(min(max(at, 0), len(loaded.transcript)), []).extend(
+            _fork_line(info, ancestor, figures or {}) for info, ancestor in infos
+        )
     for event, at in zip(loaded.ledger, positions, strict=False):
         banners.setdefault(min(max(at, 0), len(loaded.transcript)), []).append(trim_banner(event))
     blocks = [_header(loaded.meta)]
@@ -170,14 +206,36 @@ def _meta_dict(meta: SessionMeta) -> dict[str, Any]:
     }
 
 
-def export_json(loaded: LoadedSession) -> str:
-    """`{"format", "version", "meta", "transcript", "context", "ledger"}` as indented JSON; `context`
-    is what the model was last sent (markers included), read back by `--resume FILE`
+def export_json(loaded: LoadedSession, others: dict[int, LoadedSession] | None = None) -> str:
+    """`{"format", "version", "meta", "transcript", "context", "ledger", "tree"}` as indented JSON;
+    `context` is what the model was last sent (markers included), read back by `--resume FILE`
     (`json_import`); ledger entries are `history_trimmed` dicts plus `at_message` (the transcript
-    index of their banner)."""
+    index of their banner). `tree`: the branch in use (`active`) and every branch — `id`, `parent`,
+    `fork_at`, `fork_ledger`, `fork_turn`, `created` — each other one (`others`, as the store keeps
+    it) with its own `transcript` and `ledger` after its fork point and its `context`."""
     from pydantic_ai.messages import ModelMessagesTypeAdapter
 
     positions = _positions(loaded)
+    branches = []
+    for info in loaded.tree or []:
+        row: dict[str, Any] = {
+            "id": info.id,
+            "parent": info.parent,
+            "fork_at": info.fork_at,
+            "fork_ledger": info.fork_ledger,
+            "fork_turn": info.fork_turn,
+            "created": info.created,
+        }
+        other = (others or {}).get(info.id)
+        if other is not None:
+            own = list(other.transcript)[info.fork_at :]
+            row["transcript"] = ModelMessagesTypeAdapter.dump_python(own, mode="json")
+            row["context"] = ModelMessagesTypeAdapter.dump_python(list(other.context), mode="json")
+            row["ledger"] = [
+                {**event.to_dict(), "at_message": at}
+                for event, at in list(zip(other.ledger, other.ledger_positions, strict=False))[info.fork_ledger :]
+            ]
+        branches.append(row)
     document = {
         "format": JSON_FORMAT_NAME,
         "version": JSON_FORMAT_VERSION,
@@ -185,6 +243,7 @@ def export_json(loaded: LoadedSession) -> str:
         "transcript": ModelMessagesTypeAdapter.dump_python(list(loaded.transcript), mode="json"),
         "context": ModelMessagesTypeAdapter.dump_python(list(loaded.context), mode="json"),
         "ledger": [{**event.to_dict(), "at_message": at} for event, at in zip(loaded.ledger, positions, strict=False)],
+        "tree": {"active": loaded.branch, "branches": branches},
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
@@ -202,7 +261,7 @@ def default_export_path(meta: SessionMeta, fmt: str, directory: Path) -> Path:
     return Path(directory) / f"co-tui-{meta.id[:8]}.{fmt}"
 
 
-_RENDERERS = {"md": export_markdown, "json": export_json}
+_RENDERERS: dict[str, Callable[[LoadedSession], str]] = {"md": export_markdown, "json": export_json}
 
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -217,6 +276,11 @@ def render_saved(store: SessionStore, session_id: str, fmt: str) -> tuple[Sessio
     the problems met (`SessionStore.load_readable`: a damaged row is marked in its place, the rest
     exported). Raises `StoreError` (one line) or `ValueError` (an unknown format). `--export` and `/export`."""
     loaded, problems = store.load_readable(session_id)
+    if len(loaded.tree) > 1 and fmt == "json":  # every other branch, as the store keeps it
+        others = {info.id: store.load_branch(session_id, info.id) for info in loaded.tree if info.id != loaded.branch}
+        return loaded.meta, export_json(loaded, others), problems
+    if len(loaded.tree) > 1 and fmt == "md":
+        return loaded.meta, export_markdown(loaded, store.branch_figures(session_id)), problems
     return loaded.meta, render_export(loaded, fmt), problems
 
 

@@ -21,12 +21,18 @@ class StoreCheckpoints:
     """A `CheckpointSink` writing to the store, for the session `session_id()` names."""
 
     def __init__(
-        self, store: SessionStore, session_id: Callable[[], str], at_message: Callable[[], int], max_bytes: int
+        self,
+        store: SessionStore,
+        session_id: Callable[[], str],
+        at_message: Callable[[], int],
+        max_bytes: int,
+        branch: Callable[[], int] = lambda: 0,
     ) -> None:
         self.store = store
         self.session_id = session_id
         self.at_message = at_message
         self.max_bytes = max_bytes
+        self.branch = branch
         self._used: dict[str, int] = {}  # per session id: bytes kept, read from the store once
 
     def _used_by(self, sid: str) -> int:
@@ -42,14 +48,19 @@ class StoreCheckpoints:
         """Write the checkpoint's row (StoreError when the store fails: the edit is not made)."""
         sid = self.session_id()
         used = self._used_by(sid)
-        self.store.add_file_checkpoint(sid, checkpoint, at_message=self.at_message())
+        self.store.add_file_checkpoint(sid, checkpoint, at_message=self.at_message(), branch=self.branch())
         self._used[sid] = used + checkpoint.size
 
 
 def session_file_edits(
-    store: SessionStore | None, session_id: Callable[[], str], at_message: Callable[[], int], max_bytes: int
+    store: SessionStore | None,
+    session_id: Callable[[], str],
+    at_message: Callable[[], int],
+    max_bytes: int,
+    branch: Callable[[], int] = lambda: 0,
 ) -> FileEdits:
-    """A session's `FileEdits`: what the model has seen, and its checkpoints in `store` (or in memory)."""
+    """A session's `FileEdits`: what the model has seen, and its checkpoints in `store` (or in memory),
+    each tied to the transcript length and the branch in use when it was made."""
     if store is None:
         return FileEdits(sink=MemoryCheckpoints(max_bytes))
-    return FileEdits(sink=StoreCheckpoints(store, session_id, at_message, max_bytes))
+    return FileEdits(sink=StoreCheckpoints(store, session_id, at_message, max_bytes, branch))

@@ -5,7 +5,15 @@
 - the ledger: one `LedgerEntry` per `history_trimmed` event — the event, the transcript's length
   when it happened (where its banner goes), and what undoing it needs (`CutRecord`) — one list, so
   the three can never disagree; `ledger`, `ledger_positions` and `ledger_records` are views of it;
-- `pins`: transcript indices of the pinned turns' prompts.
+- `pins`: transcript indices of the pinned turns' prompts;
+- `marks`: per user prompt of this branch, what the model was about to be sent just before it went
+  out (`Mark`: the context, the ledger's length, the pins, the meter's figure) — what a rewind
+  restores, exactly;
+- the conversation tree (`branch`, `tree`): the branch in use and every branch's parent and fork
+  point; a branch left in this process is kept whole in memory (`stashed`) when its transcript is.
+
+A branch is a whole history: the transcript, context, ledger, pins and marks are the active
+branch's. A rewind or a branch switch is an `Edit` whose `branch` move replaces all of them at once.
 
 Every change of the context with an event (a cut, an undo, an eviction, a recovery, a compaction, a
 pin) is an `Edit` a planner returned, applied by `commit`; a turn folds its run's messages in with
@@ -17,12 +25,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.markers import register_markers
-from co_tui.governance.undo import CutRecord, undoable_cuts
+from co_tui.governance.undo import CutRecord, pass_span, undoable_cuts
 from co_tui.session.conversation_counts import ConversationCounts
+from co_tui.session.cost import RunningCost, ledger_item_cost, session_cost, transcript_item_cost
 from co_tui.session.lazy_transcript import LazyTranscript
 
 if TYPE_CHECKING:
@@ -30,7 +40,17 @@ if TYPE_CHECKING:
 
     from co_tui.session.saved_session import LoadedSession
 
-__all__ = ["Edit", "History", "HistorySnapshot", "HistoryViews", "LedgerEntry"]
+__all__ = [
+    "BranchInfo",
+    "BranchMove",
+    "BranchState",
+    "Edit",
+    "History",
+    "HistorySnapshot",
+    "HistoryViews",
+    "LedgerEntry",
+    "Mark",
+]
 
 
 @dataclass(frozen=True)
@@ -44,12 +64,65 @@ class LedgerEntry:
 
 
 @dataclass(frozen=True)
+class Mark:
+    """The state just before the user prompt at transcript index `position` went out: what a rewind
+    to that prompt restores. `context` is None when it is in the store only (a resumed session),
+    read when a rewind needs it; `tokens` is the meter's figure for it then, `created` when (epoch s).
+    `meter`: a copy of the meter then, in this process only (a resumed mark re-anchors one)."""
+
+    position: int
+    ledger_len: int
+    pins: tuple[int, ...]
+    tokens: int
+    created: float
+    context: tuple[ModelMessage, ...] | None = None
+    meter: Any = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class BranchInfo:
+    """One branch of the conversation tree: its `id`, the branch it was forked from (`parent`, None
+    for the first), how many transcript messages (`fork_at`: the rewound prompt's index) and ledger
+    entries (`fork_ledger`) it shares with it; `created` in epoch seconds (0: unknown); `fork_turn`:
+    the 1-based turn of the prompt it was rewound to (0 for the first branch)."""
+
+    id: int
+    parent: int | None
+    fork_at: int
+    fork_ledger: int
+    created: float
+    fork_turn: int = 0
+
+
+@dataclass(frozen=True)
+class BranchState:
+    """A branch's whole history (the one in use, or one kept in memory)."""
+
+    transcript: Sequence[ModelMessage]
+    context: tuple[ModelMessage, ...]
+    entries: tuple[LedgerEntry, ...]
+    pins: tuple[int, ...]
+    marks: tuple[Mark, ...]
+
+
+@dataclass(frozen=True)
+class BranchMove:
+    """The branch part of an `Edit`: make branch `to` (whose history is `state`) the one in use;
+    `tree`: the conversation tree after the move (a rewind adds the new branch)."""
+
+    to: int
+    state: BranchState
+    tree: tuple[BranchInfo, ...]
+
+
+@dataclass(frozen=True)
 class Edit:
     """A planned change of the history, returned by a planner and applied by `History.commit`.
 
     `event`: recorded in the ledger with `record` (None: no ledger row, e.g. a pin); `context`: the
     new context (None: unchanged); `pins`: the new pinned prompts (None: unchanged). `result`: what
-    the operation returns to its caller besides the event (a pin's `PinChange`).
+    the operation returns to its caller besides the event (a pin's `PinChange`). `branch`: another
+    branch's history replaces this one's first (a rewind, a branch switch; the branch left is kept).
     """
 
     event: HistoryTrimmed | None = None
@@ -57,6 +130,7 @@ class Edit:
     record: CutRecord = field(default_factory=CutRecord)
     pins: Sequence[int] | None = None
     result: Any = None
+    branch: BranchMove | None = None
 
 
 @dataclass(frozen=True)
@@ -70,6 +144,9 @@ class HistorySnapshot:
     context: tuple[ModelMessage, ...]
     entries: tuple[LedgerEntry, ...]
     pins: tuple[int, ...]
+    marks: tuple[Mark, ...] = ()
+    branch: int = 0
+    tree: tuple[BranchInfo, ...] = ()
 
 
 class History:
@@ -88,8 +165,16 @@ class History:
         self._context: list[ModelMessage] = list(context)
         self._entries: tuple[LedgerEntry, ...] = tuple(entries)
         self._pins: tuple[int, ...] = tuple(pins)
+        self._marks: tuple[Mark, ...] = ()  # by position, oldest first
+        self._branch = 0
+        self._tree: tuple[BranchInfo, ...] = ()  # empty: one branch (0), never rewound
+        self._stash: dict[int, BranchState] = {}
         # A resumed session's saved messages' counts, as the store keeps them (never decoded for them).
         self.saved_counts: ConversationCounts | None = None
+        # The session's cost so far, kept as the transcript and the ledger grow (`cost`).
+        self._transcript_cost = RunningCost(transcript_item_cost, Decimal(0))
+        self._ledger_cost = RunningCost(lambda entry: ledger_item_cost(entry.event), 0.0)
+        self._restart_costs()
 
     # --- views -----------------------------------------------------------------------------------
 
@@ -128,9 +213,61 @@ class History:
         """Transcript indices of the pinned turns' prompts, in order."""
         return list(self._pins)
 
+    @property
+    def marks(self) -> Sequence[Mark]:
+        """What the model was about to be sent before each user prompt of this branch, oldest first."""
+        return self._marks
+
+    @property
+    def branch(self) -> int:
+        """The id of the branch in use."""
+        return self._branch
+
+    @property
+    def tree(self) -> Sequence[BranchInfo]:
+        """Every branch of the conversation, by id (one branch 0 when it was never rewound)."""
+        return self._tree or (BranchInfo(0, None, 0, 0, 0.0),)
+
+    def stashed(self, branch: int) -> BranchState | None:
+        """Branch `branch`'s history when this process keeps it in memory, else None (the store has it)."""
+        return self._stash.get(branch)
+
+    def state(self) -> BranchState:
+        """The branch in use's history, as a `BranchState`."""
+        return BranchState(self._transcript, tuple(self._context), self._entries, self._pins, self._marks)
+
+    def cost(self, extra: Sequence[ModelMessage] = ()) -> float | None:
+        """The session's cost in USD so far: every response of the transcript and of `extra` (a
+        response not in it yet), and the summariser calls of the ledger; None when any of them is
+        unpriced (`cost.session_cost`'s rule). A resumed transcript's saved messages count with
+        the figure the store saved (never decoded for it). Only what was added since the last call
+        is priced (`RunningCost`)."""
+        transcript = self._transcript
+        base: float | None = transcript.saved_cost if isinstance(transcript, LazyTranscript) else 0.0
+        own: Decimal | None = self._transcript_cost.total(transcript)
+        cuts: float | None = self._ledger_cost.total(self._entries)
+        rest = session_cost(extra) if extra else 0.0
+        if base is None or own is None or cuts is None or rest is None:
+            return None
+        return base + float(own) + rest + cuts
+
+    def _restart_costs(self) -> None:
+        transcript = self._transcript
+        self._transcript_cost.restart(transcript.saved if isinstance(transcript, LazyTranscript) else 0)
+        self._ledger_cost.restart()
+
     def snapshot(self) -> HistorySnapshot:
         """What a save writes now (see `HistorySnapshot`)."""
-        return HistorySnapshot(self._transcript, len(self._transcript), tuple(self._context), self._entries, self._pins)
+        return HistorySnapshot(
+            self._transcript,
+            len(self._transcript),
+            tuple(self._context),
+            self._entries,
+            self._pins,
+            self._marks,
+            self._branch,
+            self._tree,
+        )
 
     def cut_record(self, before: Sequence[ModelMessage] | None) -> CutRecord:
         """The `CutRecord` of a cut that started from `before`: the events of one pass share one
@@ -146,7 +283,11 @@ class History:
 
     def commit(self, edit: Edit, *, session_id: str | None = None) -> HistoryTrimmed | None:
         """Apply `edit`: the new context and pins, and its event as a ledger row at the transcript's
-        length now (stamped with `session_id`). Returns the event as recorded (None: it had none)."""
+        length now (stamped with `session_id`). Returns the event as recorded (None: it had none).
+        A `branch` move first keeps the branch left (in memory when its transcript is) and takes the
+        target's whole history."""
+        if edit.branch is not None:
+            self._move(edit.branch)
         if edit.context is not None:
             self._context = list(edit.context)
         if edit.pins is not None:
@@ -156,6 +297,28 @@ class History:
         event = replace(edit.event, session_id=session_id) if session_id is not None else edit.event
         self._entries = (*self._entries, LedgerEntry(event, len(self._transcript), edit.record))
         return event
+
+    def _move(self, move: BranchMove) -> None:
+        from co_tui.session.lazy_transcript import LazyTranscript as Lazy
+
+        if not isinstance(self._transcript, Lazy):  # a lazy one reads the store's rows of the branch in use
+            self._stash[self._branch] = self.state()
+        self._stash.pop(move.to, None)
+        state = move.state
+        transcript = state.transcript
+        self._transcript = transcript if isinstance(transcript, Lazy) else list(transcript)
+        self._context, self._entries = list(state.context), state.entries
+        self._pins, self._marks = state.pins, state.marks
+        self._branch, self._tree = move.to, move.tree
+        self._restart_costs()  # another transcript and ledger: the cost is the branch in use's
+
+    def mark_turn(self, tokens: int, created: float, meter: Any = None) -> None:
+        """A user prompt is about to go out at the transcript's end: keep what the model is sent
+        before it (`Mark`; a mark at the same position, left by a turn whose prompt never went out,
+        is replaced). `meter`: a copy of the meter now."""
+        position = len(self._transcript)
+        mark = Mark(position, len(self._entries), self._pins, tokens, created, tuple(self._context), meter)
+        self._marks = (*(m for m in self._marks if m.position < position), mark)
 
     def add_note(self, event: HistoryTrimmed, note: str) -> HistoryTrimmed:
         """Add `note` to ledger event `event`'s own (a save that failed after the edit); returns the
@@ -180,7 +343,9 @@ class History:
     def reset(self) -> None:
         """Empty everything (`/clear` starts a new session)."""
         self._transcript, self._context, self._entries, self._pins = [], [], (), ()
+        self._marks, self._branch, self._tree, self._stash = (), 0, (), {}
         self.saved_counts = None
+        self._restart_costs()
 
     def load(self, loaded: LoadedSession) -> None:
         """Take a saved session's histories (`SessionStore.load`): its transcript as it comes (a
@@ -199,7 +364,10 @@ class History:
             for i, event in enumerate(loaded.ledger)
         )
         self._pins = tuple(loaded.pins)
+        self._marks, self._stash = tuple(loaded.marks), {}
+        self._branch, self._tree = loaded.branch, tuple(loaded.tree)
         self.saved_counts = loaded.counts
+        self._restart_costs()
 
 
 class HistoryViews:
@@ -236,3 +404,7 @@ class HistoryViews:
     def undoable_cuts(self) -> list[int]:
         """Ledger indices of the cuts still in effect that `restore` can undo, oldest first."""
         return undoable_cuts(self.history.ledger, self.history.ledger_records)
+
+    def cut_pass(self, index: int) -> tuple[int, int]:
+        """(first, last) ledger indices of the pass entry `index` belongs to (`undo.pass_span`)."""
+        return pass_span(self.history.ledger_records, index)

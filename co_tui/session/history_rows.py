@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
+
     from co_tui.governance.events import HistoryTrimmed
     from co_tui.governance.inspect import MessageInfo
     from co_tui.governance.next_cut import NextCut
@@ -27,13 +29,15 @@ __all__ = ["HistoryRows", "read_history_rows"]
 class HistoryRows:
     """The inspector's rows: every transcript message and every context message annotated (the
     context's with the turn and status of the transcript message each shows), the ledger, one
-    `RequestCost` per model request, the ledger indices `u` can undo and the pinned turns."""
+    `RequestCost` per model request, the ledger indices `u` can undo, each ledger entry's pass
+    (first, last: `u` on one undoes them all) and the pinned turns."""
 
     transcript: tuple[MessageInfo, ...] = ()
     context: tuple[MessageInfo, ...] = ()
     ledger: tuple[HistoryTrimmed, ...] = ()
     requests: tuple[RequestCost, ...] = ()
     undoable: frozenset[int] = frozenset()
+    passes: tuple[tuple[int, int], ...] = ()
     pinned_turns: frozenset[int] = frozenset()
 
 
@@ -44,12 +48,23 @@ def read_history_rows(
     `SessionPort.next_cut`) would remove read `next_to_go`; `undo=False` (no controller to undo
     with): no cut is undoable. Blocking (decodes a lazy transcript): call it in a thread."""
     # Imported here: the inspector's module stays light for the keys reference (no pydantic-ai).
-    from co_tui.governance.inspect import annotate_history, context_view, mark_next_to_go
+    from co_tui.governance.inspect import annotate_history, context_view, lighten_for_inspection, mark_next_to_go
     from co_tui.session.cost import request_costs
+    from co_tui.session.lazy_transcript import CHUNK, LazyTranscript
 
     transcript = view.transcript
-    messages = list(transcript[: len(transcript)])  # one read: a lazy transcript decodes in chunks
     context = list(view.context)
+    # A chunk at a time, each made light before the next is read: a resumed transcript's saved
+    # messages are decoded for this read only (the session keeps them rows), and its big tool
+    # outputs are cut to their heads (`lighten_for_inspection`), so the read's peak is a chunk.
+    messages: list[ModelMessage] = []
+    for start in range(0, len(transcript), CHUNK):
+        chunk = (
+            transcript.read_through(start, start + CHUNK)
+            if isinstance(transcript, LazyTranscript)
+            else list(transcript[start : start + CHUNK])
+        )
+        messages += lighten_for_inspection(chunk, context)
     ledger = tuple(view.ledger)
     # Statuses come from the ledger and the context, never from the text (docs/context-governance.md,
     # "The history inspector").
@@ -67,5 +82,6 @@ def read_history_rows(
         ledger=ledger,
         requests=tuple(request_costs(messages)),
         undoable=frozenset(view.undoable_cuts()) if undo else frozenset(),
+        passes=tuple(view.cut_pass(i) for i in range(len(ledger))),
         pinned_turns=frozenset(turn_of[i] for i in view.pins if i in turn_of),
     )

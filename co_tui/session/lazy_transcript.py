@@ -81,6 +81,20 @@ class LazyTranscript(Sequence[Any]):
     def __repr__(self) -> str:
         return f"<LazyTranscript {len(self._items)} messages, {self.decoded} of {self.saved} saved ones decoded>"
 
+    def read_through(self, start: int, stop: int) -> list[Any]:
+        """Messages `start`…`stop - 1`, as a slice gives them, without keeping those decoded for
+        this read: a reader of the whole transcript once (the history inspector) leaves the session
+        as light as it found it. Raises what `load` raises."""
+        start, stop = max(0, start), min(stop, len(self._items))
+        out = self._items[start:stop]
+        missing = [k for k, message in enumerate(out) if message is None]
+        if missing:
+            low = start + missing[0]
+            decoded = self._load(low, start + missing[-1] + 1)
+            for k in missing:
+                out[k] = decoded[start + k - low]
+        return out
+
     @property
     def decoded(self) -> int:
         """How many saved messages are decoded so far (the rest are rows in the store)."""
@@ -100,6 +114,15 @@ class LazyTranscript(Sequence[Any]):
                 if self._items[seq] is None:
                     self._items[seq] = message
             i = high
+
+    def truncated(self, length: int) -> LazyTranscript:
+        """A new transcript of this one's first `length` messages (a rewind's prefix): the same
+        loader for the saved ones among them, nothing decoded here."""
+        # The cost of a prefix of the saved messages is not known without decoding them.
+        copy = LazyTranscript(self._load, 0, {}, saved_cost=self.saved_cost if length >= self.saved else None)
+        copy._items = self._items[:length]
+        copy.saved = min(self.saved, length)
+        return copy
 
     # --- growing (the session's own messages) ----------------------------------------------------
 

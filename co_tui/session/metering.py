@@ -16,7 +16,6 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 from co_tui.agent.factory import agent_instructions, tool_schema_costs, tool_schema_tokens
 from co_tui.agent.mcp_servers import mcp_tool_definitions_by_server
 from co_tui.agent.recall_tool import RECALL_TOOLSET
-from co_tui.governance.compact_mode import cuts_automatically
 from co_tui.governance.lookahead import turn_growth, turns_until_cut
 from co_tui.governance.markers import separate_markers
 from co_tui.governance.oversize import oversized_turn_tokens
@@ -26,13 +25,12 @@ from co_tui.session.context_breakdown import ContextBreakdown, compute_breakdown
 from co_tui.session.events import UsageUpdate
 from co_tui.session.eviction import next_cut_of
 from co_tui.session.gauge import Gauge
-from co_tui.session.lazy_transcript import transcript_cost
 
 if TYPE_CHECKING:
     from co_tui.session.history import History
     from co_tui.session.model_setup import ModelSetup
 
-__all__ = ["Metering"]
+__all__ = ["Metering", "anchor_meter"]
 
 
 class Metering:
@@ -65,7 +63,7 @@ class Metering:
         the session's cost so far (`new_response`: a response not in the transcript yet) and the
         look-ahead to the next cut (`next_prompt`: judged for the request the next prompt makes)."""
         setup, policy, transcript = self.setup, self.setup.policy, self.history.transcript
-        trim_pending = cuts_automatically(setup.compact_mode) and setup.governor.over_limits(
+        trim_pending = setup.compact_mode != "off" and setup.governor.over_limits(
             messages, overhead_tokens=setup.overhead, next_prompt=next_prompt
         )
         reading = setup.meter.reading(messages)
@@ -95,9 +93,10 @@ class Metering:
             exactness=reading.exactness,
             window_is_guess=policy.window_is_guess,
             trim_pending=trim_pending,
+            asks_first=trim_pending and setup.compact_mode == "ask",
             cache_read_tokens=reading.cache_read_tokens,
             cache_write_tokens=reading.cache_write_tokens,
-            cost_usd=transcript_cost(transcript, pending, self.history.ledger),
+            cost_usd=self.history.cost(pending),
             turns_to_trim=turns_to_trim,
             forecast_kind=None if turns_to_trim is None else self._forecast_kind(),
             trim_kind=self._cut_kind(messages) if trim_pending else None,
@@ -178,27 +177,35 @@ class Metering:
 
     def anchor_on_saved_usage(self) -> None:
         """Re-anchor the meter on the newest saved response's provider usage, so a resumed session's
-        meter is as exact at first paint as it was when saved — only while that report still
-        describes the context: after a cut, eviction or undo made since that response (a ledger
-        event at or after its transcript position) the report counts what is gone, and the meter
-        estimates instead, as the live session's meter did."""
-        context = self.history.context
-        for i in range(len(context) - 1, -1, -1):
-            message = context[i]
-            if isinstance(message, ModelResponse):
-                if message.usage.input_tokens and not self._cut_since(message):
-                    self.setup.meter.observe_response(message.usage, context[: i + 1])
-                return
+        meter is as exact at first paint as it was when saved (`anchor_meter`)."""
+        history = self.history
+        anchor_meter(self.setup.meter, history.context, history.ledger_positions, history.transcript)
 
-    def _cut_since(self, response: ModelMessage) -> bool:
-        """Whether a ledger event rewrote the context after `response` was received (or it is not
-        among the transcript's newest messages, where a saved context's newest response sits)."""
-        positions, transcript = self.history.ledger_positions, self.history.transcript
-        if not positions:
+
+def anchor_meter(
+    meter: Any, context: Sequence[ModelMessage], positions: Sequence[int], transcript: Sequence[ModelMessage]
+) -> None:
+    """Anchor `meter` on the newest response of `context` with provider usage — only while that
+    report still describes the context: after a cut, eviction or undo made since that response (a
+    ledger event at or after its transcript position, `positions`) the report counts what is gone,
+    and the meter estimates instead, as the live session's meter did. A resume, a rewind and a
+    branch switch anchor this way, so the meter reads as it did then."""
+    for i in range(len(context) - 1, -1, -1):
+        message = context[i]
+        if isinstance(message, ModelResponse):
+            if message.usage.input_tokens and not _cut_since(message, positions, transcript):
+                meter.observe_response(message.usage, context[: i + 1])
+            return
+
+
+def _cut_since(response: ModelMessage, positions: Sequence[int], transcript: Sequence[ModelMessage]) -> bool:
+    """Whether a ledger event rewrote the context after `response` was received (or it is not
+    among the transcript's newest messages, where a saved context's newest response sits)."""
+    if not positions:
+        return False
+    newest_cut = max(positions)
+    # Only the transcript's tail can hold it unrewritten (decoded at resume for the first screen).
+    for j in range(len(transcript) - 1, max(newest_cut, len(transcript) - 64) - 1, -1):
+        if transcript[j] is response:
             return False
-        newest_cut = max(positions)
-        # Only the transcript's tail can hold it unrewritten (decoded at resume for the first screen).
-        for j in range(len(transcript) - 1, max(newest_cut, len(transcript) - 64) - 1, -1):
-            if transcript[j] is response:
-                return False
-        return True
+    return True

@@ -36,6 +36,36 @@ wrote, in the session's order (`seq`), tied to the tool call that made it (`agen
 what a rewind needs to put the files back. No foreign key: a checkpoint is written before the edit,
 which may come before the session's first save; deleting a session deletes its rows.
 
+Version 7 adds the conversation tree (docs/context-governance.md, "Rewind and branches"):
+- `marks`: per user prompt (`position`, its transcript index), what the model was about to be sent
+  just before it went out — the ledger's length, the pins, the meter's figure and the context, as
+  JSON items deduplicated against the transcript: a transcript index, `[first, last]` for a run of
+  consecutive ones, or the hex digest of a body kept once per session in `mark_bodies` (a marker, a
+  summary, a trimmed copy); or `{"base", "keep", "add", "depth"}`, the mark at `base` cut to `keep`
+  items plus `add` (a turn's few). A turn adds one short row; a rewind restores the context exactly.
+- `branches`: the tree — each branch's `parent`, and how many transcript messages (`fork_at`) and
+  ledger rows (`fork_ledger`) it shares with it, and the turn it was rewound to (`fork_turn`). No
+  rows: one branch, 0 (a session saved before).
+- `sessions.branch`: the branch in use, whose rows are the session's own (every query above reads
+  them as before); another branch's rows are kept under a row of `sessions` of its own, id
+  `<session>.b<branch>`, `branch_of` naming the session (never listed). Switching moves the rows
+  in one transaction.
+- `sessions.forked_from`, `sessions.forked_at`: a session made by `/fork` or `--fork-session`, the
+  session it was copied from and how many of its turns it holds.
+- `file_checkpoints.branch`: the branch whose turn made the edit (a rewind restores its own files).
+
+The search migration (the last entry, `SEARCH_MIGRATION`; docs/configuration.md, "Searching saved
+sessions") adds two FTS5 indexes, kept in step by triggers, so every write of a row — a save, a
+delete's cascade, a rewind — updates them in its own transaction, whoever writes:
+- `transcript_search`: each transcript row's words (`words_sql`: the text of every part but the
+  system prompt — a prompt, an answer, a tool call's arguments, a tool's output — read from the
+  stored body, so only redacted text is indexed), keyed by the row's rowid. Contentless: the index
+  holds no copy of the text (a snippet reads it back from the row), so a row leaves the index by
+  passing the same words again, which `words_sql` computes from the same body.
+- `title_search` over `sessions.title` (external content: the sessions table).
+It backfills both from the rows already there. Its statements say `IF NOT EXISTS`, so it is one
+self-contained step whatever version it runs after.
+
 A database whose `user_version` is newer than `SCHEMA_VERSION` was written by a newer co-tui: the
 store refuses it rather than risk writing rows that version would misread.
 """
@@ -127,7 +157,103 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             UNIQUE (session_id, seq)
         )""",
     ),
+    (
+        "ALTER TABLE sessions ADD COLUMN branch INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE sessions ADD COLUMN branch_of TEXT",
+        "ALTER TABLE sessions ADD COLUMN forked_from TEXT",
+        "ALTER TABLE sessions ADD COLUMN forked_at INTEGER",
+        "ALTER TABLE file_checkpoints ADD COLUMN branch INTEGER NOT NULL DEFAULT 0",
+        """CREATE TABLE branches (
+            session_id  TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            id          INTEGER NOT NULL,
+            parent      INTEGER,
+            fork_at     INTEGER NOT NULL,
+            fork_ledger INTEGER NOT NULL,
+            fork_turn   INTEGER NOT NULL DEFAULT 0,
+            created     REAL NOT NULL,
+            PRIMARY KEY (session_id, id)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE marks (
+            session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            position   INTEGER NOT NULL,
+            ledger_len INTEGER NOT NULL,
+            tokens     INTEGER NOT NULL,
+            created    REAL NOT NULL,
+            pins       TEXT NOT NULL,
+            context    TEXT NOT NULL,
+            PRIMARY KEY (session_id, position)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE mark_bodies (
+            session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            digest     BLOB NOT NULL,
+            body       TEXT NOT NULL,
+            PRIMARY KEY (session_id, digest)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX sessions_by_branch_of ON sessions (branch_of)",
+    ),
 )
+
+
+def words_sql(body: str) -> str:
+    """SQL for the searchable text of a transcript row's `body` (a message's JSON): each part's
+    `content` (a string as it is; a list: its strings; anything else as JSON) or else its `args`,
+    one part a line, system prompts left out. A body that is not valid JSON text has none: a
+    damaged row must not fail the write that damaged it.
+
+    Part of the schema: the index is contentless, so deleting a row passes these words again and
+    they must come out as they went in. Never change this expression; a new one needs a migration
+    that rebuilds the index."""
+    return f"""coalesce((
+        SELECT group_concat(coalesce(
+            CASE json_type(p.value, '$.content')
+                WHEN 'text' THEN json_extract(p.value, '$.content')
+                WHEN 'array' THEN (SELECT group_concat(e.value, ' ') FROM json_each(p.value, '$.content') AS e
+                                   WHERE e.type = 'text')
+                ELSE json_extract(p.value, '$.content') END,
+            json_extract(p.value, '$.args')), char(10))
+        FROM json_each(CASE WHEN typeof({body}) = 'text' AND json_valid({body}) THEN {body} ELSE '{{}}' END, '$.parts')
+            AS p
+        WHERE json_extract(p.value, '$.part_kind') IS NOT 'system-prompt'), '')"""
+
+
+_TOKENIZER = "tokenize = 'unicode61 remove_diacritics 2'"
+
+SEARCH_MIGRATION: tuple[str, ...] = (
+    f"CREATE VIRTUAL TABLE IF NOT EXISTS transcript_search USING fts5(text, content = '', {_TOKENIZER})",
+    f"""CREATE TRIGGER IF NOT EXISTS transcript_search_insert AFTER INSERT ON transcript BEGIN
+        INSERT INTO transcript_search (rowid, text) VALUES (new.rowid, {words_sql("new.body")});
+    END""",
+    f"""CREATE TRIGGER IF NOT EXISTS transcript_search_delete AFTER DELETE ON transcript BEGIN
+        INSERT INTO transcript_search (transcript_search, rowid, text)
+        VALUES ('delete', old.rowid, {words_sql("old.body")});
+    END""",
+    f"""CREATE TRIGGER IF NOT EXISTS transcript_search_update AFTER UPDATE OF body ON transcript BEGIN
+        INSERT INTO transcript_search (transcript_search, rowid, text)
+        VALUES ('delete', old.rowid, {words_sql("old.body")});
+        INSERT INTO transcript_search (rowid, text) VALUES (new.rowid, {words_sql("new.body")});
+    END""",
+    f"CREATE VIRTUAL TABLE IF NOT EXISTS title_search USING fts5(title, content = 'sessions', {_TOKENIZER})",
+    """CREATE TRIGGER IF NOT EXISTS title_search_insert AFTER INSERT ON sessions BEGIN
+        INSERT INTO title_search (rowid, title) VALUES (new.rowid, new.title);
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS title_search_delete AFTER DELETE ON sessions BEGIN
+        INSERT INTO title_search (title_search, rowid, title) VALUES ('delete', old.rowid, old.title);
+    END""",
+    # Every save sets the title (to itself, mostly): only a change touches the index.
+    """CREATE TRIGGER IF NOT EXISTS title_search_update AFTER UPDATE OF title ON sessions
+    WHEN old.title IS NOT new.title BEGIN
+        INSERT INTO title_search (title_search, rowid, title) VALUES ('delete', old.rowid, old.title);
+        INSERT INTO title_search (rowid, title) VALUES (new.rowid, new.title);
+    END""",
+    # The backfill: both indexes from the rows already there ('delete-all' first: a step run again
+    # over an index it built must not count every row twice).
+    "INSERT INTO transcript_search (transcript_search) VALUES ('delete-all')",
+    f"INSERT INTO transcript_search (rowid, text) SELECT rowid, {words_sql('body')} FROM transcript",
+    "INSERT INTO title_search (title_search) VALUES ('rebuild')",
+)
+
+# Appended after the tuple above, so it stays the last step whatever entries are added before it.
+MIGRATIONS += (SEARCH_MIGRATION,)
 
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -24,7 +24,7 @@ from co_tui.agent.project_instructions import ProjectInstructions, describe_file
 from co_tui.agent.tools import Approver
 from co_tui.config import Settings
 from co_tui.governance.capability import ContextGovernance
-from co_tui.governance.compact_mode import CompactMode, cuts_automatically
+from co_tui.governance.compact_mode import CompactMode, SendChoice, cut_permission
 from co_tui.governance.meter import TokenMeter
 from co_tui.governance.policy import GovernancePolicy
 from co_tui.session.compact_hooks import compact_hooks_of
@@ -85,6 +85,8 @@ class ModelSetup:
         self.project = ProjectInstructions(workspace, enabled=settings.project_instructions)
         # Who decides when the context is cut (governance/compact_mode.py); /compact-mode switches it.
         self.compact_mode: CompactMode = settings.compact_mode
+        # In `ask`: what the user chose for the running turn's send (TurnRunner sets it; None: nothing asked).
+        self.send_choice: SendChoice | None = None
         self._off_notice = OffNotice()
         self.configure(model)
         if self.mcp:  # an MCP server's schemas count once it has listed its tools
@@ -108,7 +110,7 @@ class ModelSetup:
             summarizer_model=summarizer,
             transcript_sink=self._sink,
             meter_of=lambda: self.meter,  # a cut's banner gives the meter's figures: the two agree
-            automatic=lambda: cuts_automatically(self.compact_mode),
+            permission=lambda first: cut_permission(self.compact_mode, first_request=first, choice=self.send_choice),
             hooks=compact_hooks_of(s),  # [hooks] in the user's config only (None: nothing runs)
             session_id=self._session_id,
             window_tokens=None if policy.window_is_guess else context_window_of(resolved),
@@ -131,7 +133,7 @@ class ModelSetup:
     def turn_notices(self, context: Sequence[ModelMessage]) -> list[Notice]:
         """One line each for the turn about to run: the context past its limits with `compact_mode`
         off (once, until it is back under), and a COMPACT.md that could not be used (once)."""
-        over = not cuts_automatically(self.compact_mode) and self.governor.over_limits(
+        over = self.compact_mode == "off" and self.governor.over_limits(
             context, overhead_tokens=self.overhead, next_prompt=True
         )
         said = self._off_notice.check(over, lambda: self.meter.reading(context).tokens, self.policy.budget_tokens)

@@ -88,8 +88,10 @@ def open_session(
     store: SessionStore | None = None,
     title: str | None = None,
     one_shot: bool = False,
+    fork: bool = False,
 ) -> ChatSession:
-    """A new session, or the one named by `resume_id` (id or unique prefix) / the latest here.
+    """A new session, or the one named by `resume_id` (id or unique prefix) / the latest here;
+    `fork` (`--fork-session`): a new session copied from that one as it is now, which stays unchanged.
 
     `resume_id == ""` (a bare `--resume`) needs a picker, which only the TUI has: an error here.
     `title` names a session that has no title yet (else its first prompt does); `one_shot`: the
@@ -103,6 +105,8 @@ def open_session(
     store = store or open_store(settings)
     try:
         session_id = resolve_session_id(store, workspace, resume_id=resume_id, continue_latest=continue_latest)
+        if fork and session_id is not None:
+            session_id = fork_saved(store, session_id)
         if session_id is not None:
             session = ChatSession.resume(
                 settings, workspace=workspace, store=store, session_id=session_id, approver=approver, one_shot=one_shot
@@ -114,6 +118,13 @@ def open_session(
     if title and not session.title:
         session.title = make_title(title)
     return session
+
+
+def fork_saved(store: SessionStore, session_id: str) -> str:
+    """`--fork-session`: copy saved session `session_id` (its branch in use, as saved) to a new
+    session and return the new one's id; the source is not changed (`SessionStore.fork_whole`:
+    no message is decoded, so the TUI still paints before pydantic-ai loads). Raises `StoreError`."""
+    return store.fork_whole(session_id)
 
 
 def resolve_session_id(

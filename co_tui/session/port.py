@@ -19,15 +19,19 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from co_tui.agent.mcp_servers import McpServers
+    from co_tui.agent.mentions import Attachments
     from co_tui.agent.project_instructions import InstructionFile
-    from co_tui.governance.compact_mode import CompactMode
+    from co_tui.governance.compact_mode import CompactMode, SendChoice
     from co_tui.governance.events import HistoryTrimmed
     from co_tui.governance.next_cut import NextCut
+    from co_tui.session.ask_cut import PlannedCut
+    from co_tui.session.branching import BranchRow, RewindPoint, Rewound
     from co_tui.session.context_breakdown import ContextBreakdown
     from co_tui.session.conversation_counts import ConversationCounts
     from co_tui.session.events import Event, UsageUpdate
+    from co_tui.session.file_rewind import FilesBack
     from co_tui.session.pin_change import PinChange
-    from co_tui.session.saved_session import SessionMeta
+    from co_tui.session.saved_session import SessionHit, SessionMeta
 
 
 class HistoryView(Protocol):
@@ -77,6 +81,12 @@ class HistoryView(Protocol):
         """Ledger indices (0-based, oldest first) of the cuts still in effect that `restore` can undo."""
         ...
 
+    def cut_pass(self, index: int) -> tuple[int, int]:
+        """(first, last): the ledger indices (0-based) of the pass ledger entry `index` belongs to —
+        the events one policy pass made, which share the context it started from and are undone
+        together; `(index, index)` for a pass of one event."""
+        ...
+
 
 class SessionCatalog(Protocol):
     """The saved sessions, as the sessions picker (tui/screens/sessions.py) uses them; a
@@ -85,6 +95,12 @@ class SessionCatalog(Protocol):
 
     def list_sessions(self, workspace: Path | None = None) -> list[SessionMeta]:
         """Every session (or those of `workspace`), most recently updated first."""
+        ...
+
+    def search(self, query: str, workspace: Path | None = None) -> list[SessionHit]:
+        """The sessions (of `workspace`, or all) whose title or saved text matches `query`'s words,
+        most recently updated first, each with a snippet of its newest matching message. Any text
+        is a valid query (its words are quoted); one without words finds nothing."""
         ...
 
     def preview(self, session_id: str) -> str:
@@ -103,15 +119,42 @@ class SessionCatalog(Protocol):
 
 
 class Turns(Protocol):
-    """The turns: run one, compact, interrupt; `busy` while one runs (the chat screen's job)."""
+    """The turns: run one, compact, interrupt; `busy` while one runs (the chat screen's job). In
+    `compact_mode` ask a front end first asks `plan_send` and passes the user's choice to `run_turn`."""
 
     @property
     def busy(self) -> bool:
         """Whether a turn or a compaction is running (operations that change the history refuse then)."""
         ...
 
-    def run_turn(self, prompt: str) -> AsyncIterator[Event]:
-        """Run one user turn; yield its events, always ending with `Done`; never raises."""
+    def plan_send(self, prompt: str) -> PlannedCut | None:
+        """In `compact_mode` ask: the cut sending `prompt` now would make (`co_tui.session.ask_cut.
+        PlannedCut`: what goes, what stays, the figures, the prompt-cache cost), for the user to
+        decide before anything is sent. None in the other modes, or when the send goes out uncut.
+        The policy's own rules; no model call; changes nothing."""
+        ...
+
+    def run_turn(self, prompt: str, choice: SendChoice | None = None) -> AsyncIterator[Event]:
+        """Run one user turn; yield its events, always ending with `Done`; never raises. The `@path`
+        mentions in `prompt` attach their files (`attachments`), said first in `Notice`s. `choice`:
+        the user's answer to `plan_send` in `compact_mode` ask — `cut` as planned, or `over_budget`
+        once (no cut before this send; a request past the model's known window is cut all the same,
+        said in one line). None: nothing was asked (in ask, then, no cut below the window)."""
+        ...
+
+    def run_shell_command(self, command: str) -> AsyncIterator[Event]:
+        """`!command` typed in the prompt: asked about as the agent's `run_shell` is (the session's
+        approver), run in the workspace, its output added to the context as a `user_shell` call and
+        result (session/user_shell.py). Yields a `ToolCall`, a `ToolResult`, the meter and `Done`
+        (`interrupted` after `cancel`: the process group is killed, the output so far kept); not
+        approved: a `Notice` and `Done(failed=True)`, nothing added. Never raises."""
+        ...
+
+    def attachments(self, prompt: str) -> Attachments:
+        """What the `@path` mentions of `prompt` would attach if it were sent now
+        (`co_tui.agent.mentions.Attachments`: the files and folders, the problems, `tokens` in the
+        meter's figures): the meter shows it before sending; `run_turn` attaches the same and says
+        so in `Notice`s. Reads the files: blocking, so front ends call it off their UI loop."""
         ...
 
     def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
@@ -120,7 +163,7 @@ class Turns(Protocol):
         ...
 
     def cancel(self) -> None:
-        """Interrupt the running turn (the partial answer is kept); a no-op when idle."""
+        """Interrupt the running turn (the partial answer is kept) or `!command`; a no-op when idle."""
         ...
 
 
@@ -157,6 +200,48 @@ class Steering(Protocol):
         excerpt of the summarised messages, appended at the end of the context; returns the `restore`
         event (`salvaged_item` set; in the ledger, saved; `/undo` takes it back out). Raises
         `RecoverRefused` (a `Refused`) with one line."""
+        ...
+
+    def rewind_points(self) -> list[RewindPoint]:
+        """The earlier prompts of the branch in use, newest first (`co_tui.session.branching.RewindPoint`:
+        `.turn`, `.position`, `.text`, `.created`, `.tokens` — the meter's figure then —, `.restorable`).
+        Blocking (a resumed session's saved prompts are decoded): call it off the UI loop."""
+        ...
+
+    async def rewind(self, position: int) -> Rewound:
+        """Esc Esc, `/rewind`: go back to just before the prompt at transcript index `position` — the
+        context, the ledger (later cuts no longer in effect), the pins and the meter exactly as the
+        model had them then — on a new branch; the turns after it stay saved as the branch left.
+        Returns `Rewound` (`.event`, reason `rewind`, in the ledger; `.prompt`, the text to edit).
+        Raises `Refused` (one line): busy, unsaved, a prompt saved before marks were kept."""
+        ...
+
+    async def fork(self, position: int | None = None, title: str | None = None) -> str:
+        """`/fork [title]`, `f` in the rewind picker: a new saved session holding this branch as it is
+        now (`position` None) or as it was just before the prompt at transcript index `position`
+        (its context exactly as the model had it then), marked as forked from this one (`SessionMeta.
+        forked_from`); this session is not changed. Returns the new id. Raises `Refused` (one line)."""
+        ...
+
+    def files_back(self, position: int) -> FilesBack:
+        """What a rewind to the prompt at `position` could put back of the files the agent edited
+        (`write_file`, `edit_file`) after it: `co_tui.session.file_rewind.FilesBack` (`.describe()` is
+        the picker's line). Changes made by `run_shell` or MCP tools are never among them. Blocking."""
+        ...
+
+    async def put_files_back(self, position: int, *, overwrite: bool = False) -> str:
+        """Put those files back as they were before the prompt at `position`; a file changed on disk
+        since the agent's edit stays as it is unless `overwrite`. Returns one line. Raises `Refused`."""
+        ...
+
+    def branches(self) -> list[BranchRow]:
+        """The conversation tree, one `co_tui.session.branching.BranchRow` per branch (its parent and
+        fork point, turns, last prompt, age; `.active` for the one in use). Blocking."""
+        ...
+
+    async def switch_branch(self, branch: int) -> HistoryTrimmed:
+        """Make branch `branch` the one in use, its history exactly as it was left; returns the
+        `branch_switch` event (in the ledger, saved). Raises `Refused` (one line)."""
         ...
 
     def clear_preview(self) -> HistoryTrimmed:
@@ -257,8 +342,9 @@ class Lifecycle(Protocol):
 
     @property
     def compact_mode(self) -> CompactMode:
-        """Who decides when the context is cut: `auto` (the policy, at the budget) or `off` (only
-        /compact, /clear and overflow recovery); governance/compact_mode.py."""
+        """Who decides when the context is cut: `auto` (the policy, at the budget), `ask` (the user,
+        before a send that would cut: `plan_send`) or `off` (only /compact, /clear and overflow
+        recovery); governance/compact_mode.py."""
         ...
 
     def set_compact_mode(self, mode: CompactMode) -> None:

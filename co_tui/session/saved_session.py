@@ -16,7 +16,7 @@ from co_tui.session.conversation_counts import ConversationCounts
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
-__all__ = ["LoadedSession", "SessionMeta"]
+__all__ = ["LoadedSession", "SessionHit", "SessionMeta"]
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,20 @@ class SessionMeta:
     tokens: int = 0
     damaged: str | None = None
     cost_usd: float | None = None
+    # A fork (`/fork`, `--fork-session`): the session it was copied from and how many of its turns it holds.
+    forked_from: str | None = None
+    forked_at: int | None = None
+
+
+@dataclass(frozen=True)
+class SessionHit:
+    """A session a search found (`SessionStore.search`): its list row, the snippet around the hits
+    of its newest matching message (hits marked, see `store_search.hit_segments`; empty when only
+    the title matched) and that message's transcript index (None then)."""
+
+    meta: SessionMeta
+    snippet: str = ""
+    at_message: int | None = None
 
 
 @dataclass
@@ -56,3 +70,8 @@ class LoadedSession:
     pins: list[int] = field(default_factory=list)
     # The transcript's turns and chat-log items (conversation_counts.py); None: count `transcript`.
     counts: ConversationCounts | None = None
+    # Per user prompt, the state just before it (`history.Mark`, contexts left in the store); the
+    # branch in use and the conversation tree (`history.BranchInfo`; empty: one branch, 0).
+    marks: list[Any] = field(default_factory=list)
+    branch: int = 0
+    tree: list[Any] = field(default_factory=list)

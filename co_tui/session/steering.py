@@ -22,6 +22,8 @@ from co_tui.governance.undo import (
     CutRecord,
     UndoRefused,
     cut_position,
+    pass_span,
+    span_label,
     undo_event,
     undo_target,
     undone_context,
@@ -41,28 +43,30 @@ __all__ = ["PinChange", "PinRefused", "pin_keys", "plan_pin_newest", "plan_toggl
 
 
 def plan_undo(history: History, gauge: Gauge, cut: int | None = None) -> Edit:
-    """Undo the newest cut still in effect, or ledger entry `cut` (0-based) and every cut after it.
+    """Undo the newest cut still in effect, or ledger entry `cut` (0-based) and every cut after it —
+    with the other events of its pass, which share its context (`undo.pass_span`): the note and a
+    refusal name them all (`trims #3–4 (one pass)`), never only the pass's first.
 
     The context becomes the one before that cut plus every transcript message since (repaired so
     calls stay paired), with one `restore` event. Raises `UndoRefused` (one line) when nothing is
-    left to undo, or when the restored context would not fit the budget or the message limit.
+    left to undo, or when the restored context would not fit: the line names what it would not fit
+    — the token budget, the message limit, or both — with the figures.
     """
     ledger, records, positions = history.ledger, history.ledger_records, history.ledger_positions
     target = undo_target(ledger, records, cut)
+    first, last = pass_span(records, target if cut is None else cut)
     before = records[target].before
     assert before is not None  # undo_target only returns cuts with their context kept
     position = cut_position(before, history.transcript, positions[target])
     restored = tag_fused_markers(repair_messages(undone_context(before, history.transcript, position)))
     tokens_before = gauge.meter.reading(history.context).tokens
     tokens_after = gauge.meter.reading(restored).tokens
-    budget = gauge.budget_tokens
-    if tokens_after > budget or gauge.governor.over_limits(restored, overhead_tokens=gauge.overhead_tokens):
-        limit = gauge.max_messages
-        count = len(separate_markers(restored))  # as the meter and the inspector count
-        too_many = f", {count} messages (limit {limit})" if limit and count > limit else ""
+    too_many, too_large = gauge.governor.limits_crossed(restored, overhead_tokens=gauge.overhead_tokens)
+    if too_many or too_large or tokens_after > gauge.budget_tokens:
+        why = _would_not_fit(gauge, tokens_after, len(separate_markers(restored)), too_many=too_many)
         raise UndoRefused(
-            f"cannot undo trim #{target + 1}: the restored context would need ~{tokens_after:,} tokens"
-            f"{too_many}, over the {budget:,}-token budget — the next request would cut it again"
+            f"cannot undo {span_label(first, last)}: the restored context would {why} — the next request "
+            "would cut it again"
         )
     event = undo_event(
         ledger[target],
@@ -70,12 +74,31 @@ def plan_undo(history: History, gauge: Gauge, cut: int | None = None) -> Edit:
         restored=restored,
         tokens_before=tokens_before,
         tokens_after=tokens_after,
-        budget_tokens=budget,
+        budget_tokens=gauge.budget_tokens,
         cut_number=target + 1,
     )
     if event.salvaged_item is None and ledger[target].salvaged_item is None:
-        event = replace(event, note=undo_note(target + 1, ledger[target]))
+        event = replace(event, note=undo_note(first + 1, ledger[first : last + 1]))
     return Edit(event=event, context=restored, record=CutRecord(undoes=target))
+
+
+def _would_not_fit(gauge: Gauge, tokens: int, messages: int, *, too_many: bool) -> str:
+    """What a restored context of `tokens` (the meter's figure) and `messages` (as the meter counts)
+    would not fit: the message limit when that is the trigger it crosses, the token budget otherwise
+    (the governor counts the request's overhead too, so it may fire below the budget's figure)."""
+    budget, limit = gauge.budget_tokens, gauge.max_messages
+    over_limit = f"{messages} messages, over the {limit}-message limit"
+    over_budget = f"~{tokens:,} tokens, over the {budget:,}-token budget"
+    if too_many and tokens > budget:
+        return f"hold {over_limit}, and need {over_budget}"
+    if too_many:
+        return f"hold {over_limit} (its ~{tokens:,} tokens are within the {budget:,}-token budget)"
+    if tokens > budget:
+        return f"need {over_budget}"
+    return (
+        f"need ~{tokens:,} tokens, which with the instructions and tool schemas is over what the "
+        f"{budget:,}-token budget leaves for messages"
+    )
 
 
 # --- pins ----------------------------------------------------------------------------------------

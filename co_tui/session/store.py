@@ -34,7 +34,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,9 +48,24 @@ from co_tui.session.context_rows import decode_context
 from co_tui.session.conversation_counts import ConversationCounts, keep_counts, record_counts
 from co_tui.session.message_codec import decode_bodies, encode_messages
 from co_tui.session.redaction import redact_text, secret_env_values
-from co_tui.session.saved_session import LoadedSession, SessionMeta
+from co_tui.session.saved_session import LoadedSession, SessionHit, SessionMeta
 from co_tui.session.session_lock import claim_session
-from co_tui.session.store_checkpoints import checkpoint_bytes, insert_checkpoint, read_checkpoints
+from co_tui.session.store_branches import (
+    active_branch,
+    next_mark,
+    read_mark_context,
+    read_marks,
+    read_tree,
+    storage_id,
+    switch_rows,
+    write_marks,
+)
+from co_tui.session.store_checkpoints import (
+    checkpoint_bytes,
+    insert_checkpoint,
+    read_branch_checkpoints,
+    read_checkpoints,
+)
 from co_tui.session.store_errors import (
     StoreCorrupt,
     StoreError,
@@ -60,6 +75,7 @@ from co_tui.session.store_errors import (
     recovery_hint,
     translate_sqlite_error,
 )
+from co_tui.session.store_search import search_rows
 from co_tui.session.store_steering import (
     read_pins,
     read_undo,
@@ -76,7 +92,7 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
     from co_tui.agent.checkpoints import FileCheckpoint
-    from co_tui.session.history import HistorySnapshot
+    from co_tui.session.history import HistorySnapshot, Mark
 
 
 class KeepType(enum.Enum):
@@ -106,6 +122,7 @@ class _Saved:
     # an unchanged message is recognised by identity, without serialising it again.
     context: ContextState
     pins: tuple[int, ...] = ()
+    next_mark: int = 0  # the position after the newest saved mark
 
 
 def _now() -> float:
@@ -348,73 +365,107 @@ class SessionStore:
         `pins`: the pinned prompts' transcript indices, all of them (None: unchanged).
         Raises `StoreLocked`, `StoreFull`, or `StoreError` (unknown session, other failures).
         """
-        secrets = secret_env_values()
-        encoded = encode_messages(new_transcript, secrets)
-        # A context message that is one of this turn's new transcript messages is serialised once.
-        by_identity = {id(m): enc for m, enc in zip(new_transcript, encoded, strict=False)}
-        now = _now()
         with self._lock:  # the cache below is shared with other threads too
             try:
                 with self._transaction("save the session") as conn:
                     saved = self._saved_state(conn, session_id)
-                    base = saved.transcript_len
-                    conn.executemany(
-                        "INSERT INTO transcript (session_id, seq, kind, digest, body) VALUES (?, ?, ?, ?, ?)",
-                        [(session_id, base + i, kind, digest, body) for i, (kind, body, digest) in enumerate(encoded)],
-                    )
-                    transcript_len = base + len(encoded)
-                    record_counts(conn, session_id, base, new_transcript)
-                    counted = [(enc[2], m) for m, enc in zip(new_transcript, encoded, strict=False)]
-                    context_state = saved.context
-                    if context is not None:
-                        context_state = self._save_context(
-                            conn, session_id, saved, context, by_identity, secrets, counted
-                        )
-                    save_counts(conn, session_id, counted)
-                    self._append_ledger(
+                    self._saved[session_id] = self._write_rows(
                         conn,
                         session_id,
-                        saved.ledger_len,
-                        new_events,
-                        event_positions,
-                        now,
-                        secrets,
-                        default_at=min(
-                            base + (1 if new_transcript and _is_user_prompt(new_transcript[0]) else 0), transcript_len
-                        ),
-                    )
-                    if event_records:
-                        write_undo(conn, session_id, saved.ledger_len, event_records, secrets)
-                    if pins is not None and tuple(pins) != saved.pins:
-                        write_pins(conn, session_id, pins)
-                    if cost_usd is not KEEP:
-                        conn.execute("UPDATE sessions SET cost_usd = ? WHERE id = ?", (cost_usd, session_id))
-                    conn.execute(
-                        """UPDATE sessions SET updated = ?, messages = ?, revision = revision + 1,
-                               title = COALESCE(?, title), model = COALESCE(?, model), tokens = COALESCE(?, tokens),
-                               context_messages = COALESCE(?, context_messages)
-                           WHERE id = ?""",
-                        (
-                            now,
-                            transcript_len,
-                            title,
-                            model,
-                            tokens,
-                            None if context is None else len(context),
-                            session_id,
-                        ),
+                        saved,
+                        new_transcript=new_transcript,
+                        context=context,
+                        new_events=new_events,
+                        title=title,
+                        model=model,
+                        tokens=tokens,
+                        event_positions=event_positions,
+                        cost_usd=cost_usd,
+                        event_records=event_records,
+                        pins=pins,
                     )
             except BaseException:
                 # The context indexes may describe a write that did not happen: rebuild them next time.
                 self._saved.pop(session_id, None)
                 raise
-            self._saved[session_id] = _Saved(
-                revision=saved.revision + 1,
-                transcript_len=transcript_len,
-                ledger_len=saved.ledger_len + len(new_events),
-                context=context_state,
-                pins=saved.pins if pins is None else tuple(pins),
-            )
+
+    def _write_rows(
+        self,
+        conn: sqlite3.Connection,
+        session_id: str,
+        saved: _Saved,
+        *,
+        new_transcript: Sequence[ModelMessage],
+        context: Sequence[ModelMessage] | None,
+        new_events: Sequence[HistoryTrimmed],
+        title: str | None,
+        model: str | None,
+        tokens: int | None,
+        event_positions: Sequence[int] | None,
+        cost_usd: float | None | KeepType,
+        event_records: Sequence[Any] | None,
+        pins: Sequence[int] | None,
+        marks: Sequence[Mark] = (),
+    ) -> _Saved:
+        """`save_turn`'s rows, inside the caller's transaction; returns what the store then holds."""
+        secrets = secret_env_values()
+        encoded = encode_messages(new_transcript, secrets)
+        # A context message that is one of this turn's new transcript messages is serialised once.
+        by_identity = {id(m): enc for m, enc in zip(new_transcript, encoded, strict=False)}
+        now = _now()
+        base = saved.transcript_len
+        conn.executemany(
+            "INSERT INTO transcript (session_id, seq, kind, digest, body) VALUES (?, ?, ?, ?, ?)",
+            [(session_id, base + i, kind, digest, body) for i, (kind, body, digest) in enumerate(encoded)],
+        )
+        transcript_len = base + len(encoded)
+        record_counts(conn, session_id, base, new_transcript)
+        # Before the context rows change: a mark's context is the one saved last (found by identity).
+        marks_after = write_marks(
+            conn,
+            session_id,
+            marks,
+            first=saved.next_mark,
+            transcript_len=transcript_len,
+            saved_context=saved.context,
+            secrets=secrets,
+        )
+        counted = [(enc[2], m) for m, enc in zip(new_transcript, encoded, strict=False)]
+        context_state = saved.context
+        if context is not None:
+            context_state = self._save_context(conn, session_id, saved, context, by_identity, secrets, counted)
+        save_counts(conn, session_id, counted)
+        self._append_ledger(
+            conn,
+            session_id,
+            saved.ledger_len,
+            new_events,
+            event_positions,
+            now,
+            secrets,
+            default_at=min(base + (1 if new_transcript and _is_user_prompt(new_transcript[0]) else 0), transcript_len),
+        )
+        if event_records:
+            write_undo(conn, session_id, saved.ledger_len, event_records, secrets)
+        if pins is not None and tuple(pins) != saved.pins:
+            write_pins(conn, session_id, pins)
+        if cost_usd is not KEEP:
+            conn.execute("UPDATE sessions SET cost_usd = ? WHERE id = ?", (cost_usd, session_id))
+        conn.execute(
+            """UPDATE sessions SET updated = ?, messages = ?, revision = revision + 1,
+                   title = COALESCE(?, title), model = COALESCE(?, model), tokens = COALESCE(?, tokens),
+                   context_messages = COALESCE(?, context_messages)
+               WHERE id = ?""",
+            (now, transcript_len, title, model, tokens, None if context is None else len(context), session_id),
+        )
+        return _Saved(
+            revision=saved.revision + 1,
+            transcript_len=transcript_len,
+            ledger_len=saved.ledger_len + len(new_events),
+            context=context_state,
+            pins=saved.pins if pins is None else tuple(pins),
+            next_mark=marks_after,
+        )
 
     def save_history(
         self,
@@ -429,24 +480,38 @@ class SessionStore:
     ) -> None:
         """Save what `history` (a `session.history.HistorySnapshot`) holds that the store does not:
         the transcript messages and ledger rows after the ones saved (the store knows how many it
-        holds: `saved_figures`), the context (`context` given: that one instead) and the pins. One
-        transaction, as `save_turn`: after a failure the next call writes the same rows again."""
+        holds), the context (`context` given: that one instead), the pins and the marks. One
+        transaction, as `save_turn`: after a failure the next call writes the same rows again.
+        A snapshot of another branch than the store's (a rewind, a branch switch) first moves the
+        branches' rows (`store_branches.switch_rows`), in the same transaction: a crash leaves the
+        session on one branch or the other, whole.
+        """
         with self._lock:
-            transcript_len, ledger_len, _pins = self.saved_figures(session_id)
-            entries = history.entries[ledger_len:]
-            self.save_turn(
-                session_id,
-                new_transcript=history.transcript[transcript_len : history.transcript_len],
-                context=history.context if context is None else context,
-                new_events=[entry.event for entry in entries],
-                event_positions=[entry.position for entry in entries],
-                event_records=[entry.record for entry in entries],
-                pins=history.pins,
-                title=title,
-                model=model,
-                tokens=tokens,
-                cost_usd=cost_usd,
-            )
+            try:
+                with self._transaction("save the session") as conn:
+                    if switch_rows(conn, session_id, history.branch, history.tree):
+                        self._saved.pop(session_id, None)
+                    saved = self._saved_state(conn, session_id)
+                    entries = history.entries[saved.ledger_len :]
+                    self._saved[session_id] = self._write_rows(
+                        conn,
+                        session_id,
+                        saved,
+                        new_transcript=history.transcript[saved.transcript_len : history.transcript_len],
+                        context=history.context if context is None else context,
+                        new_events=[entry.event for entry in entries],
+                        event_positions=[entry.position for entry in entries],
+                        event_records=[entry.record for entry in entries],
+                        pins=history.pins,
+                        title=title,
+                        model=model,
+                        tokens=tokens,
+                        cost_usd=cost_usd,
+                        marks=history.marks,
+                    )
+            except BaseException:
+                self._saved.pop(session_id, None)
+                raise
 
     def saved_figures(self, session_id: str) -> tuple[int, int, tuple[int, ...]]:
         """What the store holds of a session: (transcript messages, ledger rows, pinned prompts).
@@ -501,6 +566,7 @@ class SessionStore:
             ledger_len=ledger_len,
             context=ContextState.from_rows([key for key, _d in rows], [bytes(d) for _k, d in rows]),
             pins=tuple(read_pins(conn, session_id)),
+            next_mark=next_mark(conn, session_id),
         )
 
     def _save_context(
@@ -625,12 +691,17 @@ class SessionStore:
                 keep_counts(conn, session_id, tail.counts)
             return tail
 
-    def _read_lazy(self, conn: sqlite3.Connection, meta: SessionMeta) -> tuple[LoadedSession, _Saved]:
+    def _read_lazy(
+        self, conn: sqlite3.Connection, meta: SessionMeta, root: str | None = None
+    ) -> tuple[LoadedSession, _Saved]:
         """`load(lazy=True)`: decode the context (with the transcript rows it points at) and the newest
-        `LAZY_TAIL` transcript rows; the transcript is a `LazyTranscript` over the rest."""
+        `LAZY_TAIL` transcript rows; the transcript is a `LazyTranscript` over the rest. `root`: the
+        session whose branch `meta` keeps (`load_branch`); the transcript reads its branch's rows
+        wherever they are then (a branch switch moves them)."""
         from co_tui.session.lazy_transcript import LazyTranscript
 
         sid = meta.id
+        owner = root or sid
 
         def damaged(what: str) -> StoreCorrupt:
             return _damaged(meta, what)
@@ -662,15 +733,19 @@ class SessionStore:
                 rows_view[seq] = message
             records = read_undo(conn, sid, rows_view, len(ledger), damaged, newest=UNDO_ON_RESUME)
             pins = read_pins(conn, sid)
+            marks = read_marks(conn, sid, damaged)
+            active, tree = read_tree(conn, owner)
+            branch = active if root is None else int(sid.rsplit(".b", 1)[1])
         finally:
             conn.execute("COMMIT")
-        if counted:
+        if counted and root is None:
             keep_counts(conn, sid, counts)
 
         def load_rows(start: int, stop: int) -> list[Any]:
             with self._guard("read the session") as conn:
+                home = replace(meta, id=owner if active_branch(conn, owner) == branch else storage_id(owner, branch))
                 try:
-                    rows = self._decode_rows(conn, meta, list(range(start, stop)))
+                    rows = self._decode_rows(conn, home, list(range(start, stop)))
                 except StoreCorrupt as exc:
                     # Read later, from the inspector or an export: a damaged old row must not take the
                     # screen down. It reads as a one-line notice in its place (never saved back: only
@@ -679,7 +754,7 @@ class SessionStore:
                     rows = {}
                     for seq in range(start, stop):
                         try:
-                            rows.update(self._decode_rows(conn, meta, [seq]))
+                            rows.update(self._decode_rows(conn, home, [seq]))
                         except StoreCorrupt as one:
                             rows[seq] = _damaged_stand_in(str(one))
             return [rows[seq] for seq in range(start, stop)]
@@ -698,8 +773,11 @@ class SessionStore:
             ledger_len=len(ledger),
             context=ContextState.from_rows([r[0] for r in ctx_rows], [bytes(r[2]) for r in ctx_rows], context),
             pins=tuple(pins),
+            next_mark=marks[-1].position + 1 if marks else 0,
         )
-        return LoadedSession(meta, transcript, context, ledger, positions, records, pins, counts), saved
+        loaded = LoadedSession(meta, transcript, context, ledger, positions, records, pins, counts)
+        loaded.marks, loaded.branch, loaded.tree = marks, branch, tree
+        return loaded, saved
 
     def _read_ledger(
         self, conn: sqlite3.Connection, session_id: str, damaged: Callable[[str], Exception]
@@ -770,15 +848,19 @@ class SessionStore:
         records = read_undo(conn, sid, transcript, len(ledger), damaged)
 
         pins = read_pins(conn, sid)
+        marks = read_marks(conn, sid, damaged)
         saved = _Saved(
             revision=revision,
             transcript_len=len(transcript),
             ledger_len=len(ledger),
             context=ContextState.from_rows([r[0] for r in ctx_rows], [bytes(r[2]) for r in ctx_rows], context),
             pins=tuple(pins),
+            next_mark=marks[-1].position + 1 if marks else 0,
         )
         loaded = LoadedSession(meta, transcript, context, ledger, positions, records, pins)
         loaded.counts = ConversationCounts().add(transcript)
+        loaded.marks = marks
+        loaded.branch, loaded.tree = read_tree(conn, sid)
         return loaded, saved
 
     def set_pin(self, session_id: str, transcript_seq: int, pinned: bool) -> None:
@@ -831,11 +913,14 @@ class SessionStore:
         `StoreCorrupt` when the file is damaged, also when a damaged index hides the workspace's rows."""
         with self._guard("list sessions") as conn:
             if workspace is None:
-                rows = conn.execute(f"SELECT {_META_COLUMNS} FROM sessions ORDER BY updated DESC, rowid DESC")
+                rows = conn.execute(
+                    f"SELECT {_META_COLUMNS} FROM sessions WHERE branch_of IS NULL ORDER BY updated DESC, rowid DESC"
+                )
             else:
                 where = str(Path(workspace).expanduser().resolve())
                 found = conn.execute(
-                    f"SELECT {_META_COLUMNS} FROM sessions WHERE workspace = ? ORDER BY updated DESC, rowid DESC",
+                    f"SELECT {_META_COLUMNS} FROM sessions WHERE workspace = ? AND branch_of IS NULL "
+                    "ORDER BY updated DESC, rowid DESC",
                     (where,),
                 ).fetchall()
                 # A damaged index answers "no rows" without an error (then --continue said "no saved
@@ -843,7 +928,7 @@ class SessionStore:
                 if (
                     not found
                     and conn.execute(
-                        "SELECT 1 FROM sessions NOT INDEXED WHERE workspace = ? LIMIT 1", (where,)
+                        "SELECT 1 FROM sessions NOT INDEXED WHERE workspace = ? AND branch_of IS NULL LIMIT 1", (where,)
                     ).fetchone()
                 ):
                     raise StoreCorrupt(
@@ -852,6 +937,17 @@ class SessionStore:
                     )
                 return [_meta_from_row(r) for r in found]
             return [_meta_from_row(r) for r in rows.fetchall()]
+
+    def search(self, query: str, workspace: Path | None = None, *, limit: int = 200) -> list[SessionHit]:
+        """The sessions (of `workspace`, or all) whose title or saved text matches `query`'s words,
+        most recently updated first, at most `limit`, each with a snippet of its newest matching
+        message (`store_search.py`: every word is quoted, so no query text raises; one without
+        words finds nothing). `StoreError` when the store fails."""
+        where = None if workspace is None else str(Path(workspace).expanduser().resolve())
+        with self._guard("search sessions") as conn:
+            return search_rows(
+                conn, query, workspace=where, limit=limit, meta_columns=_META_COLUMNS, meta_from_row=_meta_from_row
+            )
 
     def latest(self, workspace: Path) -> SessionMeta | None:
         """The most recently updated session of `workspace`, or None."""
@@ -867,17 +963,152 @@ class SessionStore:
             with self._transaction("delete the session") as conn:
                 if conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount == 0:
                     raise StoreError(f"no session with id {session_id}")
+                conn.execute("DELETE FROM sessions WHERE branch_of = ?", (session_id,))  # its other branches
                 conn.execute("DELETE FROM file_checkpoints WHERE session_id = ?", (session_id,))
                 self._saved.pop(session_id, None)
         finally:
             claim.release()
 
+    # --- the conversation tree (store_branches.py) ----------------------------------------------
+
+    def branch_in_use(self, session_id: str) -> int:
+        """The branch whose rows are the session's own (the one a resume opens)."""
+        with self._guard("read the session") as conn:
+            return active_branch(conn, session_id)
+
+    def mark_context(self, session_id: str, position: int, transcript: Sequence[Any]) -> tuple[Any, ...] | None:
+        """What the model was about to be sent before the prompt at `position` of the branch in use
+        (its transcript messages taken from `transcript`, which may decode them), or None when no mark
+        was saved there. `StoreCorrupt` for a damaged mark."""
+        with self._guard("read the session") as conn:
+            meta = self._meta(conn, session_id)
+            return read_mark_context(conn, session_id, position, transcript, lambda what: _damaged(meta, what))
+
+    def load_branch(self, session_id: str, branch: int) -> LoadedSession:
+        """Branch `branch` of a session as `load(lazy=True)` reads the branch in use (its transcript
+        reads the branch's rows wherever a later switch puts them). `StoreError` when the store does
+        not keep that branch apart (it is the one in use, or unknown)."""
+        with self._guard("read the branch") as conn:
+            row = conn.execute(
+                f"SELECT {_META_COLUMNS} FROM sessions WHERE id = ? AND branch_of = ?",
+                (storage_id(session_id, branch), session_id),
+            ).fetchone()
+            if row is None:
+                raise StoreError(f"session {session_id} keeps no branch {branch} apart")
+            loaded, _saved = self._read_lazy(conn, _meta_from_row(row), root=session_id)
+            return loaded
+
+    def branch_figures(self, session_id: str) -> dict[int, tuple[int, float, str]]:
+        """For each branch kept apart: (its turns, last change in epoch s, its newest prompt)."""
+        from co_tui.session.conversation_counts import stored_counts
+
+        with self._guard("read the branches") as conn:
+            rows = conn.execute(
+                "SELECT id, messages, updated FROM sessions WHERE branch_of = ?", (session_id,)
+            ).fetchall()
+            return {
+                int(str(sid).rsplit(".b", 1)[1]): (
+                    stored_counts(conn, sid, int(messages or 0))[0].turns,
+                    float(updated or 0),
+                    _newest_prompt(conn, sid),
+                )
+                for sid, messages, updated in rows
+            }
+
+    def fork_whole(self, source_id: str, title: str | None = None) -> str:
+        """A new session copied from `source_id`'s branch in use as it is saved now — transcript,
+        context, ledger, pins, marks — marked as forked from it (`--fork-session`, `/fork`); returns
+        its id. Reads no message (pydantic-ai stays unloaded). `StoreError` for an unknown id."""
+        from co_tui.session.conversation_counts import stored_counts
+
+        new_id = uuid.uuid4().hex
+        with self._guard("fork the session") as conn:
+            meta = self._meta(conn, source_id)
+            transcript_len, ledger_len, _pins = self.saved_figures(source_id)
+            turns = stored_counts(conn, source_id, transcript_len)[0].turns
+        name = one_line(title or (f"fork of {meta.title}" if meta.title else "fork"), 60)
+        self.fork_session(
+            source_id,
+            new_id,
+            transcript_len=transcript_len,
+            ledger_len=ledger_len,
+            turns=turns,
+            title=name,
+            whole=True,
+        )
+        return new_id
+
+    def fork_session(
+        self,
+        source_id: str,
+        new_id: str,
+        *,
+        transcript_len: int,
+        ledger_len: int,
+        turns: int,
+        title: str,
+        whole: bool = False,
+    ) -> None:
+        """A new session `new_id` holding the first `transcript_len` transcript rows, `ledger_len`
+        ledger rows and the marks before them of `source_id`'s branch in use (`/fork`,
+        `--fork-session`), marked as forked from it after `turns` turns. `whole`: the branch as
+        saved, its context and pins copied too; else they are the caller's to save next
+        (`save_history`). One transaction; the source is not changed."""
+        now = _now()
+        with self._transaction("fork the session") as conn:
+            conn.execute(
+                """INSERT INTO sessions (id, title, created, updated, model, workspace, messages, tokens,
+                       forked_from, forked_at)
+                   SELECT ?, ?, ?, ?, model, workspace, ?, tokens, id, ? FROM sessions WHERE id = ?""",
+                (new_id, title, now, now, transcript_len, turns, source_id),
+            )
+            conn.execute(
+                """INSERT INTO transcript (session_id, seq, kind, digest, body)
+                   SELECT ?, seq, kind, digest, body FROM transcript WHERE session_id = ? AND seq < ?""",
+                (new_id, source_id, transcript_len),
+            )
+            conn.execute(
+                """INSERT INTO ledger (session_id, seq, at_message, created, event, undo)
+                   SELECT ?, seq, at_message, created, event, undo FROM ledger WHERE session_id = ? AND seq < ?""",
+                (new_id, source_id, ledger_len),
+            )
+            conn.execute(
+                """INSERT INTO marks (session_id, position, ledger_len, tokens, created, pins, context)
+                   SELECT ?, position, ledger_len, tokens, created, pins, context FROM marks
+                   WHERE session_id = ? AND position < ?""",
+                (new_id, source_id, transcript_len),
+            )
+            copied = [("mark_bodies", "digest, body"), ("token_counts", "digest, estimator, tokens")]
+            if whole:
+                copied += [("context", "ord, transcript_seq, digest, body"), ("pins", "transcript_seq")]
+                conn.execute(
+                    """UPDATE sessions SET (context_messages, cost_usd, conversation_counts) =
+                       (SELECT context_messages, cost_usd, conversation_counts FROM sessions WHERE id = ?)
+                       WHERE id = ?""",
+                    (source_id, new_id),
+                )
+            for table, columns in copied:
+                conn.execute(
+                    f"INSERT OR IGNORE INTO {table} (session_id, {columns}) SELECT ?, {columns} FROM {table} "  # noqa: S608
+                    "WHERE session_id = ?",
+                    (new_id, source_id),
+                )
+
+    def _meta(self, conn: sqlite3.Connection, session_id: str) -> SessionMeta:
+        row = conn.execute(f"SELECT {_META_COLUMNS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no session with id {session_id}")
+        return _meta_from_row(row)
+
     # --- file checkpoints (store_checkpoints.py) --------------------------------------------------
 
-    def add_file_checkpoint(self, session_id: str, checkpoint: FileCheckpoint, *, at_message: int) -> int:
-        """Keep one edit's checkpoint (before the edit is written); returns its `seq`. `StoreError` on failure."""
+    def add_file_checkpoint(
+        self, session_id: str, checkpoint: FileCheckpoint, *, at_message: int, branch: int = 0
+    ) -> int:
+        """Keep one edit's checkpoint (before the edit is written), made at transcript length
+        `at_message` of branch `branch`; returns its `seq`. `StoreError` on failure."""
         with self._transaction("save a file checkpoint") as conn:
-            return insert_checkpoint(conn, session_id, checkpoint, at_message)
+            return insert_checkpoint(conn, session_id, checkpoint, at_message, branch)
 
     def file_checkpoint_bytes(self, session_id: str) -> int:
         """Bytes of previous file content the session's checkpoints keep."""
@@ -888,6 +1119,11 @@ class SessionStore:
         """(transcript length then, checkpoint) for every edit of the session, oldest first."""
         with self._guard("read the file checkpoints") as conn:
             return read_checkpoints(conn, session_id)
+
+    def branch_file_checkpoints(self, session_id: str) -> list[tuple[int, int, FileCheckpoint]]:
+        """(branch, transcript length then, checkpoint) for every edit of the session, oldest first."""
+        with self._guard("read the file checkpoints") as conn:
+            return read_branch_checkpoints(conn, session_id)
 
     def preview(self, session_id: str) -> str:
         """One line for the sessions picker: the newest prompt, or the newest answer of a session
@@ -902,7 +1138,8 @@ class SessionStore:
             raise StoreError(f"not a session id: {prefix!r}")
         with self._guard("look up the session") as conn:
             rows = conn.execute(
-                "SELECT id FROM sessions WHERE substr(id, 1, ?) = ? ORDER BY updated DESC", (len(wanted), wanted)
+                "SELECT id FROM sessions WHERE substr(id, 1, ?) = ? AND branch_of IS NULL ORDER BY updated DESC",
+                (len(wanted), wanted),
             ).fetchall()
         if len(rows) == 1:
             return str(rows[0][0])
@@ -911,6 +1148,24 @@ class SessionStore:
         if any(r[0] == wanted for r in rows):
             return wanted
         raise StoreError(f"{prefix!r} matches {len(rows)} sessions; give more of the id")
+
+
+def _newest_prompt(conn: sqlite3.Connection, session_id: str) -> str:
+    """The newest user prompt of a session's rows, on one line ('' when none reads)."""
+    rows = conn.execute(
+        """SELECT body FROM transcript WHERE session_id = ? AND kind = 'request'
+           AND instr(body, '"user-prompt"') > 0 ORDER BY seq DESC LIMIT 8""",
+        (session_id,),
+    )
+    for (body,) in rows:
+        try:
+            parts = json.loads(body).get("parts") or []
+        except (TypeError, ValueError, AttributeError):
+            continue
+        prompt = next((p.get("content") for p in parts if p.get("part_kind") == "user-prompt"), None)
+        if isinstance(prompt, str):
+            return " ".join(prompt.split())
+    return ""
 
 
 DAMAGED_KEY = "co_tui_damaged"
@@ -949,7 +1204,10 @@ def _damaged(meta: SessionMeta, what: str) -> StoreCorrupt:
     return StoreCorrupt(one_line(f"session {meta.id}{title} is damaged: {what}", 200))
 
 
-_META_COLUMNS = "id, title, created, updated, model, workspace, messages, context_messages, tokens, damaged, cost_usd"
+_META_COLUMNS = (
+    "id, title, created, updated, model, workspace, messages, context_messages, tokens, damaged, cost_usd,"
+    " forked_from, forked_at"
+)
 
 
 def _meta_from_row(row: Sequence[Any]) -> SessionMeta:
@@ -968,7 +1226,7 @@ def _meta_from_row(row: Sequence[Any]) -> SessionMeta:
             return None
         return cost if cost >= 0 and math.isfinite(cost) else None
 
-    sid, title, created, updated, model, workspace, messages, context_messages, tokens, damaged, cost = row
+    sid, title, created, updated, model, workspace, messages, context_messages, tokens, damaged, cost, origin, at = row
     return SessionMeta(
         id=str(sid),
         title=str(title or ""),
@@ -981,11 +1239,14 @@ def _meta_from_row(row: Sequence[Any]) -> SessionMeta:
         tokens=as_int(tokens),
         damaged=str(damaged) if damaged else None,
         cost_usd=as_cost(cost),
+        forked_from=str(origin) if origin else None,
+        forked_at=as_int(at) if at is not None else None,
     )
 
 
 __all__ = [
     "LoadedSession",
+    "SessionHit",
     "SessionMeta",
     "SessionTail",
     "SessionStore",

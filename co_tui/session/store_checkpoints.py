@@ -10,13 +10,16 @@ import sqlite3
 from co_tui.agent.checkpoints import FileCheckpoint
 
 
-def insert_checkpoint(conn: sqlite3.Connection, session_id: str, checkpoint: FileCheckpoint, at_message: int) -> int:
-    """Append `checkpoint` to the session's; returns its `seq`. `at_message`: the transcript's length then."""
+def insert_checkpoint(
+    conn: sqlite3.Connection, session_id: str, checkpoint: FileCheckpoint, at_message: int, branch: int = 0
+) -> int:
+    """Append `checkpoint` to the session's; returns its `seq`. `at_message`: the transcript's length
+    then, in branch `branch` (the one in use, schema 7)."""
     row = conn.execute("SELECT COALESCE(MAX(seq), -1) + 1 FROM file_checkpoints WHERE session_id = ?", (session_id,))
     seq = int(row.fetchone()[0])
     conn.execute(
         "INSERT INTO file_checkpoints (session_id, seq, created, at_message, tool, tool_call_id, path, before,"
-        " before_bytes, after_sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " before_bytes, after_sha256, branch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             session_id,
             seq,
@@ -28,6 +31,7 @@ def insert_checkpoint(conn: sqlite3.Connection, session_id: str, checkpoint: Fil
             checkpoint.before,
             checkpoint.size,
             checkpoint.after_sha256,
+            branch,
         ),
     )
     return seq
@@ -43,13 +47,19 @@ def checkpoint_bytes(conn: sqlite3.Connection, session_id: str) -> int:
 
 def read_checkpoints(conn: sqlite3.Connection, session_id: str) -> list[tuple[int, FileCheckpoint]]:
     """(at_message, checkpoint) for each of the session's checkpoints, in order."""
+    return [(at, checkpoint) for _branch, at, checkpoint in read_branch_checkpoints(conn, session_id)]
+
+
+def read_branch_checkpoints(conn: sqlite3.Connection, session_id: str) -> list[tuple[int, int, FileCheckpoint]]:
+    """(branch, at_message, checkpoint) for each of the session's checkpoints, in order."""
     rows = conn.execute(
-        "SELECT seq, created, at_message, tool, tool_call_id, path, before, after_sha256 FROM file_checkpoints"
-        " WHERE session_id = ? ORDER BY seq",
+        "SELECT seq, created, at_message, tool, tool_call_id, path, before, after_sha256, branch"
+        " FROM file_checkpoints WHERE session_id = ? ORDER BY seq",
         (session_id,),
     ).fetchall()
     return [
         (
+            int(branch),
             int(at),
             FileCheckpoint(
                 path=str(path),
@@ -61,5 +71,5 @@ def read_checkpoints(conn: sqlite3.Connection, session_id: str) -> list[tuple[in
                 seq=int(seq),
             ),
         )
-        for seq, created, at, tool, call_id, path, before, after in rows
+        for seq, created, at, tool, call_id, path, before, after, branch in rows
     ]

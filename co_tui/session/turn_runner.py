@@ -10,6 +10,8 @@ of `run`: they become an `ErrorEvent` and the history stays valid for the next t
 from __future__ import annotations
 
 import asyncio
+import copy
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +26,7 @@ from co_tui.governance.capability import (
     OversizedTurnEvent,
     PinsOverBudgetEvent,
 )
+from co_tui.governance.compact_mode import SendChoice
 from co_tui.governance.handles import stamp_handles
 from co_tui.governance.markers import tag_fused_markers
 from co_tui.governance.pins import pins_over_budget_line
@@ -76,6 +79,11 @@ class TurnRunner:
         self._checkpoint_due = self.running
         return preview_big_outputs(stamped, self.setup.settings.tool_output_preview_chars)
 
+    def append_to_context(self, messages: Sequence[ModelMessage]) -> None:
+        """Add messages made outside a run (a `!command`'s exchange) at the end of the transcript and
+        of the context, as a run's steps are added (`record`)."""
+        self.history.set_context([*self.history.context, *self.record(messages)])
+
     def refusal(self, prompt: str) -> OversizedTurn | None:
         """The event refusing `prompt` before anything is sent (it cannot fit the window), or None."""
         setup = self.setup
@@ -86,9 +94,16 @@ class TurnRunner:
             context_window=None if setup.policy.window_is_guess else setup.context_window,  # no refusal on a guess
         )
 
-    async def run(self, prompt: str) -> AsyncIterator[Event]:
-        """Run one user turn; yield its events; always end with `Done`. Never raises."""
+    async def run(
+        self, prompt: str, choice: SendChoice | None = None, *, typed: str | None = None
+    ) -> AsyncIterator[Event]:
+        """Run one user turn; yield its events; always end with `Done`. Never raises. `choice`: what
+        the user chose for its send in `compact_mode` ask (the capability reads it for this run).
+        `typed`: the prompt as the user typed it, when `prompt` adds to it (`@path` attachments): the
+        title's."""
+        title = typed if typed is not None else prompt
         self._cancel_requested, self.running = False, True
+        self.setup.send_choice = choice
         # The instruction files changed since the last turn: the model is sent the new text, said in one line.
         for notice in await asyncio.to_thread(self.setup.refresh_instructions):
             yield notice
@@ -98,6 +113,9 @@ class TurnRunner:
         interrupted = failed = False
         error: ErrorEvent | None = None
         history_in = list(self.history.context)
+        # What the model is about to be sent before this prompt: what a rewind to it restores.
+        meter = self.setup.meter
+        self.history.mark_turn(meter.reading(history_in).tokens, time.time(), copy.copy(meter))
         run_messages: list[ModelMessage] | None = None
         try:
             # A run starts by cleaning its history (fusing adjacent requests, e.g. a cut's marker
@@ -114,7 +132,7 @@ class TurnRunner:
                         run.cancel()
                     async for event in run:
                         if self._checkpoint_due:
-                            self._checkpoint(prompt)
+                            self._checkpoint(title)
                         if isinstance(event, HistoryTrimmedEvent):
                             # A cut of the run's messages: recorded now, the context is the run's at its end.
                             edit = Edit(event=event.to_domain(), record=self.history.cut_record(event.before))
@@ -159,7 +177,7 @@ class TurnRunner:
             except (asyncio.CancelledError, GeneratorExit):
                 # The front end stopped the turn from outside (its task cancelled on quit, a closed
                 # terminal, the generator dropped): keep what the turn did, as an interrupt does.
-                self._keep_abandoned(history_in, prompt)
+                self._keep_abandoned(history_in, title)
                 raise
             except Exception as exc:  # every failure becomes one visible line
                 failed = True
@@ -172,9 +190,10 @@ class TurnRunner:
         finally:
             self._run = None
             self.running = False
+            self.setup.send_choice = None
         # Saved before any yield: a front end that stops listening loses nothing; in a thread, as
         # the save syncs to disk and a front end's loop keeps running meanwhile.
-        save_error = await asyncio.to_thread(self._save, prompt, None)
+        save_error = await asyncio.to_thread(self._save, title, None)
         if error is not None:
             yield error
         if interrupted:

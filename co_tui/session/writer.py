@@ -88,9 +88,11 @@ class SessionWriter:
             return history.transcript_len > 0
         try:
             transcript_len, ledger_len, pins = self.store.saved_figures(session_id)
+            branch = self.store.branch_in_use(session_id)
         except StoreError:  # it cannot even be read: nothing says it holds the conversation
             return True
-        return (transcript_len, ledger_len, pins) != (history.transcript_len, len(history.entries), history.pins)
+        saved = (transcript_len, ledger_len, pins, branch)
+        return saved != (history.transcript_len, len(history.entries), history.pins, history.branch)
 
     def write_rescue_copy(self, history: HistorySnapshot, info: SaveInfo) -> Path | None:
         """Write the whole conversation as a JSON export (`--format json`, mode 600) beside the

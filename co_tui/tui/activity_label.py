@@ -15,6 +15,15 @@ if TYPE_CHECKING:
 THINKING = "thinking…"
 WRITING = "writing…"
 INTERRUPTING = "interrupting…"
+SHELL_SHOWN_CHARS = 40
+
+
+def shell_activity(command: str) -> str:
+    """The label while a `!command` the user typed is asked about and runs (one line, shortened)."""
+    from co_tui.text import escape_controls
+
+    shown = escape_controls(" ".join(command.split()))
+    return f"running !{shown[:SHELL_SHOWN_CHARS]}…"  # one ellipsis: cut or running, the same line
 
 
 def next_activity_label(current: str, event: Event) -> str:

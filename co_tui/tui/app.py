@@ -60,7 +60,8 @@ if TYPE_CHECKING:
     from textual.driver import Driver
 
     from co_tui.config import Settings
-    from co_tui.session import Event, SessionCatalog, SessionPort
+    from co_tui.session import Event, PlannedCut, SessionCatalog, SessionPort
+    from co_tui.tui.cut_answer import CutAnswer
     from co_tui.tui.transcript_view import Item
 
 __all__ = ["CoTuiApp", "SessionFactory", "SettingsSource", "run_app"]
@@ -112,10 +113,12 @@ class CoTuiApp(App[int]):
         self.early_input = EarlyInput()  # what is typed or pasted before the prompt is ready
         self.type_ahead = TypeAhead()  # keys typed while a row has focus go to the prompt
         self._quit_armed = False  # the last key was a ctrl+c: another one quits
+        self._esc_armed = False  # the last key was an esc on an empty idle prompt: another one rewinds
         # This app's key timings: its driver, prompt and chat screen note keys here (tui/input_clock.py).
         self.key_clock = KeyClock()
         # What "always allow" granted in approvals: one session's worth, reset when one opens.
         self.permissions = Permissions()
+        self._priced: tuple[str, ...] = ()  # the prompt's `@path` mentions the meter last priced
 
     @property
     def session(self) -> SessionPort | None:
@@ -142,7 +145,7 @@ class CoTuiApp(App[int]):
         """The chat screen, as the base screen (not pushed over Textual's default one)."""
         # The chat is the base screen: the first frame is the chat, not a blank screen switched away from.
         # The meter shows "starting…" until the session's first reading (its window and budget).
-        return ChatScreen(self.key_clock)
+        return ChatScreen(self.key_clock, self.workspace)
 
     @property
     def chat(self) -> ChatScreen:
@@ -199,6 +202,38 @@ class CoTuiApp(App[int]):
 
     # --- intents: messages, keys, palette and slash commands -------------------------------------
 
+    def on_text_area_changed(self, event: Any) -> None:
+        """The prompt changed: the meter prices its `@path` mentions."""
+        if not self._chat_gone() and event.text_area is self.chat.prompt:
+            self._price_mentions()
+
+    def _price_mentions(self, *, again: bool = False) -> None:
+        """Have the session price the prompt's `@path` mentions for the meter, once per set of
+        mentions (`again`: even when they are the same, e.g. the session just became ready)."""
+        text = self.chat.prompt.text
+        from co_tui.agent.mentions import AT, mentions
+
+        key = tuple(mentions(text)) if AT in text else ()
+        if key == self._priced and not again:
+            return
+        self._priced = key
+        if not key or self.session is None:  # no session yet: priced when it is ready
+            self.chat.meter.attaching = 0
+        else:
+            self._price_attachments(self.session, text, key)
+
+    @work(thread=True, group="attach-price", exit_on_error=False)
+    def _price_attachments(self, session: SessionPort, text: str, key: tuple[str, ...]) -> None:
+        """(In a thread: it reads the files.) What the mentions add; shown unless the prompt's
+        mentions changed meanwhile."""
+        tokens = session.attachments(text).tokens
+
+        def show() -> None:
+            if key == self._priced and not self._chat_gone():
+                self.chat.meter.attaching = tokens
+
+        self.call_from_thread(show)
+
     async def on_send_prompt(self, message: SendPrompt) -> None:
         """Hand a submitted prompt to the controller (it runs or queues every prompt)."""
         await self.controller.send(message.text)
@@ -227,8 +262,78 @@ class CoTuiApp(App[int]):
         chat.show_hint(f"{done + ' · ' if done else ''}ctrl+c again quits", info=True)
 
     def action_interrupt(self) -> None:
-        """Esc: stop the running turn (the partial answer stays) or compaction."""
-        self.controller.interrupt()
+        """Esc: stop the running turn (the partial answer stays) or compaction. On an empty, idle
+        prompt, Esc twice in a row (no other key between) opens the rewind picker, as in Claude Code."""
+        controller = self.controller
+        if controller.job is not None or self.chat.prompt.text:
+            self._esc_armed = False
+            controller.interrupt()
+            return
+        if self._esc_armed:
+            self._esc_armed = False
+            self.action_rewind()
+            return
+        self._esc_armed = True
+        self.chat.show_hint("esc again: rewind to an earlier prompt", info=True)
+
+    def action_rewind(self) -> None:
+        """Esc Esc, /rewind: pick an earlier prompt to go back to (the points are read in a thread)."""
+        if self.controller.ready_and_idle("rewind"):
+            self._open_rewind_picker()
+
+    @work(thread=True, exit_on_error=False, group="rewind")
+    def _open_rewind_picker(self) -> None:
+        session = self.session
+        assert session is not None
+        try:
+            points = session.rewind_points()
+            files = {p.position: session.files_back(p.position) for p in points if p.restorable}
+        except Exception as exc:  # a damaged row: one line, nothing changes
+            self.call_from_thread(self.chat.show_hint, f"cannot list the earlier prompts: {exc}")
+            return
+        self.call_from_thread(self._show_rewind_picker, points, files)
+
+    def _show_rewind_picker(self, points: Any, files: Any) -> None:
+        if not points:
+            self.chat.show_hint("nothing to rewind to yet: no prompt was sent in this branch", info=True)
+            return
+        from co_tui.tui.screens.rewind import RewindScreen
+
+        def chosen(choice: Any) -> None:
+            if choice is None:
+                return
+            if choice.fork:
+                prompt = next((p.text for p in points if p.position == choice.position), None)
+                self.controller.fork(None, choice.position, prompt)
+                return
+            self.controller.rewind(choice.position, conversation=choice.conversation, code=choice.code)
+
+        self.push_screen(RewindScreen(points, files), chosen)
+
+    def action_show_branches(self) -> None:
+        """/branches: the conversation tree; Enter switches to a branch (read in a thread)."""
+        if self.controller.ready_and_idle("branches"):
+            self._open_branches()
+
+    @work(thread=True, exit_on_error=False, group="rewind")
+    def _open_branches(self) -> None:
+        session = self.session
+        assert session is not None
+        try:
+            rows = session.branches()
+        except Exception as exc:
+            self.call_from_thread(self.chat.show_hint, f"cannot list the branches: {exc}")
+            return
+        self.call_from_thread(self._show_branches, rows)
+
+    def _show_branches(self, rows: Any) -> None:
+        from co_tui.tui.screens.branches import BranchesScreen
+
+        def chosen(branch: int | None) -> None:
+            if branch is not None:
+                self.controller.switch_branch(branch)
+
+        self.push_screen(BranchesScreen(rows), chosen)
 
     def action_compact(self, focus: str | None = None) -> None:
         """ctrl+k, /compact [focus]: show what will be summarised and the estimated size after, then
@@ -376,7 +481,7 @@ class CoTuiApp(App[int]):
         self.controller.export(args)
 
     async def action_compact_mode(self, mode: str = "") -> None:
-        """/compact-mode [auto|off]: switch who cuts the context for this session (the palette: the other mode)."""
+        """/compact-mode [auto|ask|off]: switch who cuts the context for this session (the palette: the next mode)."""
         await self.controller.switch_compact_mode(mode)
 
     async def action_model(self, name: str = "") -> None:
@@ -429,15 +534,20 @@ class CoTuiApp(App[int]):
             await self.action_compact_mode(arg)
         elif spec.name == "mcp":
             self.action_show_mcp(arg)
+        elif spec.name == "fork":
+            self.action_fork(arg)
         else:
             await self.run_action(spec.action)
         return True
 
-    async def approve_shell(self, command: str, tool: str = "run_shell", path: str | None = None) -> bool:
+    async def approve_shell(
+        self, command: str, tool: str = "run_shell", path: str | None = None, *, by_user: bool = False
+    ) -> bool:
         """The session's approver for `run_shell`, MCP tools that need approval and file edits
-        (`command` is then the diff, `path` the file): a call a grant of `/permissions` covers runs;
-        else the approval dialog (`screens/approval.py`) shows exactly what runs and asks. Esc or n
-        refuses; a offers "always" for this session (`agent/permissions.py` decides its scope)."""
+        (`command` is then the diff, `path` the file), and the user's own `!command` (`by_user`): a
+        call a grant of `/permissions` covers runs; else the approval dialog (`screens/approval.py`)
+        shows exactly what runs and asks. Esc or n refuses; a offers "always" for this session
+        (`agent/permissions.py` decides its scope)."""
         from co_tui.agent.approval_text import escaped
         from co_tui.tui.screens.approval import approval_dialog
 
@@ -454,7 +564,7 @@ class CoTuiApp(App[int]):
             if not future.done():
                 future.set_result(result in ("once", "always"))
 
-        self.push_screen(approval_dialog(tool, command, path, grant), answered)
+        self.push_screen(approval_dialog(tool, command, path, grant, by_user=by_user), answered)
         return await future
 
     # --- ChatView: what the controller shows, on the chat screen ---------------------------------
@@ -467,6 +577,24 @@ class CoTuiApp(App[int]):
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """`ChatView.spawn`: a Textual worker in group `ui`; it does not stop the app when it fails."""
         self.run_worker(work, group="ui", exit_on_error=False)
+
+    def ask_cut(self, plan: PlannedCut, prompt: str, answered: Callable[[CutAnswer | None], None]) -> None:
+        """`ChatView.ask_cut`: the ask dialog (screens/ask_cut.py) over the chat; its answer goes to `answered`."""
+        from co_tui.tui.screens.ask_cut import AskCutScreen
+
+        if self._chat_gone():
+            return
+        self.push_screen(AskCutScreen(plan, prompt), answered)
+
+    def inspect(self, closed: Callable[[], None]) -> None:
+        """`ChatView.inspect`: the history inspector, as f2 opens it; `closed` once it is dismissed."""
+        from co_tui.tui.screens.history import HistoryScreen
+
+        session = self.session
+        if session is None or self._chat_gone():
+            closed()
+            return
+        self.push_screen(HistoryScreen(session, steer=self.controller, next_cut=session.next_cut), lambda _: closed())
 
     def busy_changed(self, label: str | None) -> None:
         """`ChatView.busy_changed`: the activity line. Full garbage collections wait while a job runs;
@@ -546,6 +674,15 @@ class CoTuiApp(App[int]):
         """`ChatView.show_title`: the title bar."""
         self.chat.title_bar.session_title = title
 
+    def open_saved(self, session_id: str) -> None:
+        """`ChatView.open_saved`: switch to that session, saved in the open one's catalog."""
+        session = self.session
+        self.switch_session(session_id, session.catalog if session is not None else None)
+
+    def action_fork(self, title: str = "") -> None:
+        """/fork [title]: go on in a new saved session copied from this one as it is now."""
+        self.controller.fork(title or None)
+
     def fail_to_start(self, message: str, exit_code: int) -> None:
         """`ChatView.fail_to_start`: exit with `exit_code`; `run_app` prints `message` (kept in `failure`)
         once the terminal is restored."""
@@ -601,6 +738,8 @@ class CoTuiApp(App[int]):
             return
         if isinstance(event, events.Key) and not event.is_forwarded and event.key != "ctrl+c":
             self._quit_armed = False  # ctrl+c quits when pressed twice in a row
+        if isinstance(event, events.Key) and not event.is_forwarded and event.key != "escape":
+            self._esc_armed = False  # esc rewinds when pressed twice in a row
         if isinstance(event, events.Key) and not event.is_forwarded and await self._route_typing(event):
             return
         await super().on_event(event)
@@ -774,6 +913,7 @@ class CoTuiApp(App[int]):
         release_collections_after_start_up()
         if not self._chat_gone():  # else: quit while the session was loading
             await self.controller.session_ready(message.session)
+            self._price_mentions(again=True)  # `@path` typed while it loaded
             await self._start_mcp_servers(message.session)
             self.call_after_refresh(self._preload_pricing)  # once the ready session is on screen
             self.call_after_refresh(self._mount_earlier)

@@ -67,6 +67,27 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("undo", "Undo the newest cut: the model sees what it removed again", "/undo", None, "undo"),
     CommandSpec("pin", "Pin the newest turn: no cut drops, summarises or shortens it", "/pin", None, "pin"),
     CommandSpec(
+        "rewind",
+        "Return to before an earlier prompt, as the model saw it then; its file edits too, if you wish",
+        "/rewind",
+        "escape escape",
+        "rewind",
+    ),
+    CommandSpec(
+        "fork",
+        "Go on in a new saved session copied from this one as it is now (this one stays)",
+        "/fork [title]",
+        None,
+        "fork",
+    ),
+    CommandSpec(
+        "branches",
+        "The conversation tree: every rewind keeps a branch; Enter switches to one",
+        "/branches",
+        None,
+        "show_branches",
+    ),
+    CommandSpec(
         "permissions",
         "What approvals allowed always for this session; revoke any of them",
         "/permissions",
@@ -75,8 +96,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         "compact-mode",
-        "Who cuts the context this session: auto (at the budget) or off",
-        "/compact-mode [auto|off]",
+        "Who cuts the context this session: auto, ask (you, first) or off",
+        "/compact-mode [mode]",
         None,
         "compact_mode",
     ),
@@ -95,6 +116,36 @@ KEYS: tuple[KeySpec, ...] = (
     KeySpec("ctrl+c", "ctrl_c", "Clear the prompt, else interrupt; twice quits", show=False),
     KeySpec("ctrl+end", "scroll_chat_end", "Jump to the end of the chat", show=False),
 )
+
+
+@dataclass(frozen=True)
+class PromptFormSpec:
+    """Something typed at the start of the prompt (or in it) that is not sent as it is."""
+
+    form: str
+    description: str
+
+
+PROMPT_FORMS: tuple[PromptFormSpec, ...] = (
+    PromptFormSpec("/command", "Run a slash command (a popup completes it)"),
+    PromptFormSpec("//text", "Send `/text` as a prompt, not as a command"),
+    PromptFormSpec(
+        "!command",
+        "Run a shell command in the workspace, asked as the model's `run_shell` is (`a` in the dialog "
+        "allows its prefix for the session, as for the model's commands; see `/permissions`), even when "
+        "`allow_shell` is off. Its output goes into the conversation as a `$ command` row: the model sees "
+        "it with your next prompt, the meter counts it, and old outputs are shortened and recallable like "
+        "any tool output. Esc or Ctrl+C stops it (the output so far is kept). `!` alone is a prompt",
+    ),
+    PromptFormSpec(
+        "@path",
+        "Attach a workspace file (what `read_file` would show: its first 400 lines; a binary file is "
+        "described; 64,000 characters in all at most) or a folder's listing when the prompt is sent. A popup completes paths "
+        "as you type (Tab goes into a folder, Enter picks; on a path typed in full, Enter sends); the meter shows what they add before you send. "
+        "Only paths inside the workspace: `..`, absolute paths and symlinks out are refused",
+    ),
+)
+"""What the prompt does with the text typed in it, besides sending it (the help and the keys doc)."""
 
 _BY_NAME = {spec.name: spec for spec in COMMANDS}
 
@@ -117,4 +168,14 @@ def complete(prefix: str) -> list[CommandSpec]:
     return [spec for spec in COMMANDS if spec.name.startswith(stem)]
 
 
-__all__ = ["COMMANDS", "KEYS", "CommandSpec", "KeySpec", "closest_command", "complete", "find_command"]
+__all__ = [
+    "COMMANDS",
+    "KEYS",
+    "PROMPT_FORMS",
+    "CommandSpec",
+    "KeySpec",
+    "PromptFormSpec",
+    "closest_command",
+    "complete",
+    "find_command",
+]

@@ -1,7 +1,7 @@
 """The chat controller: the one owner of the TUI's conversation state, and the intents that change it.
 
 `ChatController` is a plain class (no Textual). It owns the session (a `SessionPort`), the running
-job (a turn, a compaction or a clear), the prompts waiting for a session, and the state of opening
+job (a turn, a `!command`, a compaction or a clear), the prompts waiting for a session, and the state of opening
 one. The app turns keys, slash commands and palette picks into its intents (`send`, `interrupt`,
 `compact`, `clear`, `export`, `model_switched`, `opening`, `session_ready`, …) and implements
 `ChatView`, through which the controller shows what happened and starts background work; the chat
@@ -24,14 +24,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from co_tui.session import Refused
-from co_tui.tui.activity_label import INTERRUPTING, THINKING, next_activity_label
+from co_tui.tui.activity_label import INTERRUPTING, THINKING, next_activity_label, shell_activity
 
 if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
-    from co_tui.session import Event, SessionPort
+    from co_tui.session import Event, PlannedCut, SessionPort
+    from co_tui.tui.cut_answer import CutAnswer
     from co_tui.tui.transcript_view import Item
 
-JobKind = Literal["turn", "compact", "clear"]
+JobKind = Literal["turn", "shell", "compact", "clear", "branch"]
 
 
 class Job(Protocol):
@@ -149,6 +150,19 @@ class ChatView(Protocol):
         """No session could open at start-up: leave with `message`."""
         ...
 
+    def open_saved(self, session_id: str) -> None:
+        """Open saved session `session_id` in place of the current one (a fork just made)."""
+        ...
+
+    def ask_cut(self, plan: PlannedCut, prompt: str, answered: Callable[[CutAnswer | None], None]) -> None:
+        """`compact_mode` ask: show the cut sending `prompt` would make (the ask dialog) and call
+        `answered` with the user's answer (None: the send is cancelled). Returns at once."""
+        ...
+
+    def inspect(self, closed: Callable[[], None]) -> None:
+        """Open the history inspector (to pin or evict) and call `closed` once it is closed."""
+        ...
+
 
 @dataclass(frozen=True)
 class Shown:
@@ -175,13 +189,17 @@ class ChatController:
         self.view = view
         self.workspace = workspace
         self.session: SessionPort | None = None
-        self.job: Job | None = None  # the running turn, compaction or clear
+        self.job: Job | None = None  # the running turn, `!command`, compaction or clear
         self.job_kind: JobKind | None = None
         # Prompts waiting: sent before the session was ready, while another opens, or while a job runs.
         self.queued: list[str] = []
         self.opening_id: str | None = None  # a session chosen to replace the current one, loading
+        # A line and a prompt for the session about to open (a fork): shown once it is ready.
+        self.after_open: tuple[str, str | None] | None = None
         self.shown: Shown | None = None  # the preview on screen until its session is ready
         self.activity = ""  # what the activity line says while a turn runs (tui/activity_label.py)
+        # compact_mode ask: the prompt whose send waits for the user's answer (its cut is being asked).
+        self.deciding: str | None = None
 
     # --- state -----------------------------------------------------------------------------------
 
@@ -217,23 +235,92 @@ class ChatController:
         never refused, so the caller clears the input."""
         view = self.view
         view.clear_hint()
-        if self.session is None or self.opening_id is not None or self.job is not None:
+        if self.session is None or self.opening_id is not None or self.job is not None or self.deciding is not None:
             self.queued.append(text)
             view.show_queue(self.queued)
-            if self.job is None:
+            if self.job is None and self.deciding is None:
                 waiting = "the model is still loading" if self.session is None else "a session is opening"
                 view.show_hint(f"{waiting} — your prompt will be sent when it is ready", info=True)
                 if self.session is None:  # the first send waits for pydantic-ai: show that it is moving
                     view.busy_changed("loading the model…")
             return
-        self._start("turn", self._run_turn(text))
+        self._start_prompt(text)
 
     def send_queued(self) -> None:
         """Start the oldest prompt that waited, if it can run now."""
-        if self.queued and self.job is None and self.session is not None and self.opening_id is None:
+        if (
+            self.queued
+            and self.job is None
+            and self.deciding is None
+            and self.session is not None
+            and self.opening_id is None
+        ):
             prompt = self.queued.pop(0)
             self.view.show_queue(self.queued)
+            self._start_prompt(prompt)
+
+    def _start_prompt(self, text: str) -> None:
+        """A turn for `text`, or its command for `!command` (session/user_shell.py)."""
+        from co_tui.session import bang_command
+
+        command = bang_command(text)
+        if command is None:
+            self._begin_turn(text)
+        else:
+            self._start("shell", self._run_shell(text, command))
+
+    # --- compact_mode ask: the user decides a send's cut before anything is sent -------------------
+
+    def _begin_turn(self, prompt: str) -> None:
+        """Run `prompt`'s turn; in `compact_mode` ask, first plan its send and, when it would cut,
+        ask (the turn waits, and prompts sent meanwhile queue behind it)."""
+        session = self.session
+        assert session is not None
+        if session.compact_mode != "ask":
             self._start("turn", self._run_turn(prompt))
+            return
+        self.deciding = prompt
+        self.view.spawn(self._plan_then_ask(prompt))
+
+    async def _plan_then_ask(self, prompt: str, *, after_inspect: bool = False) -> None:
+        """Plan `prompt`'s send (the policy's rules, in a thread: the context may be large); send it
+        when it goes out uncut, else show the planned cut and wait for the answer."""
+        session = self.session
+        assert session is not None
+        try:
+            plan = await asyncio.to_thread(session.plan_send, prompt)
+        except Exception as exc:  # a planning bug must not lose the prompt: it is sent as it is
+            await self.view.show_event(internal_error(exc))
+            plan = None
+        if plan is None:
+            self.deciding = None
+            if after_inspect:
+                await self.view.add_notice("no cut is needed any more: sending your prompt")
+            self._start("turn", self._run_turn(prompt))
+            return
+        self.view.ask_cut(plan, prompt, lambda answer: self.cut_answered(prompt, answer))
+
+    def cut_answered(self, prompt: str, answer: CutAnswer | None) -> None:
+        """The user's answer to the ask dialog for `prompt`: cut then send, compact (with its focus)
+        then send, inspect then ask again, send over the budget once — or, with None (Esc), not send:
+        the prompt goes back to the input and nothing is cut."""
+        view = self.view
+        if answer is None:
+            self.deciding = None
+            view.restore_prompt(prompt)
+            view.spawn(view.add_notice("send cancelled: nothing was cut or sent; your prompt is back in the input"))
+            self.send_queued()
+            return
+        if answer.choice == "inspect":  # back to the question once the inspector closes
+            view.inspect(lambda: view.spawn(self._plan_then_ask(prompt, after_inspect=True)))
+            return
+        self.deciding = None
+        if answer.choice == "compact":  # the prompt waits in the queue and goes once compacted
+            self.queued.insert(0, prompt)
+            view.show_queue(self.queued)
+            self._start("compact", self._run_compact(answer.focus))
+            return
+        self._start("turn", self._run_turn(prompt, answer.choice))
 
     def _start(self, kind: JobKind, work: Coroutine[Any, Any, None]) -> None:
         self.job_kind = kind
@@ -245,7 +332,7 @@ class ChatController:
         self.activity = ""
         self.view.busy_changed(None)
 
-    async def _run_turn(self, prompt: str) -> None:
+    async def _run_turn(self, prompt: str, choice: Literal["cut", "over_budget"] | None = None) -> None:
         session, view = self.session, self.view
         assert session is not None
         try:
@@ -253,7 +340,8 @@ class ChatController:
             await view.unqueue_user_message(prompt)
             await view.add_user_message(prompt)
             self._show_activity(THINKING)
-            refused = await self._show_events(session.run_turn(prompt))
+            events = session.run_turn(prompt, choice) if choice is not None else session.run_turn(prompt)
+            refused = await self._show_events(events)
         finally:
             self._job_ended()
         if refused:  # over the model's window, not sent: the text goes back for editing
@@ -264,7 +352,24 @@ class ChatController:
         view.show_truncated(truncated_tool_call_ids(session.context))
         self.send_queued()
 
-    async def _show_events(self, events: AsyncIterator[Event], *, compaction: bool = False) -> bool:
+    async def _run_shell(self, text: str, command: str) -> None:
+        session, view = self.session, self.view
+        assert session is not None
+        ran = len(session.transcript)
+        try:
+            await view.unqueue_user_message(text)
+            await view.add_user_message(text)
+            self._show_activity(shell_activity(command))
+            await self._show_events(session.run_shell_command(command), activity=False)
+        finally:
+            self._job_ended()
+        if len(session.transcript) == ran:  # declined (or no one could approve it): nothing ran
+            view.mark_unsent(text)
+        self.send_queued()
+
+    async def _show_events(
+        self, events: AsyncIterator[Event], *, compaction: bool = False, activity: bool = True
+    ) -> bool:
         """Render every event of a job. A failure to render one is shown once, as an internal error,
         after the job's last event: the session still finishes (and saves) the turn, and the next
         answer starts in a widget of its own. A failure of the job itself is shown the same way.
@@ -277,7 +382,7 @@ class ChatController:
         try:
             async for event in events:
                 refused = refused or (isinstance(event, OversizedTurn) and event.refused)
-                if not compaction:
+                if activity and not compaction:
                     self._show_activity(next_activity_label(self.activity, event))
                 if compaction and isinstance(event, Done) and event.output == "nothing to compact":
                     view.show_hint("nothing to compact yet", info=True)
@@ -309,7 +414,7 @@ class ChatController:
             self.view.restore_prompt("\n\n".join(waiting))
             # A log line, not a hint: the text put back into the input would clear a hint at once.
             self.view.spawn(self.view.add_notice(unsent_queue_notice(len(waiting))))
-        if self.job_kind == "turn":
+        if self.job_kind in ("turn", "shell"):
             self.session.cancel()
             self._show_activity(INTERRUPTING)
         elif self.job_kind == "compact":
@@ -388,6 +493,79 @@ class ChatController:
         finally:
             self._job_ended()
         self.send_queued()
+
+    # --- rewind and branches (docs/context-governance.md, "Rewind and branches") -----------------
+
+    def rewind(self, position: int, *, conversation: bool = True, code: bool = False) -> None:
+        """The rewind picker's choice: put the agent's file edits after the prompt at `position` back
+        (`code`), and/or go back to just before it (`conversation`: its text returns to the input)."""
+        if self.ready_and_idle("rewind"):
+            self._start("branch", self._run_rewind(position, conversation, code))
+
+    async def _run_rewind(self, position: int, conversation: bool, code: bool) -> None:
+        session, view = self.session, self.view
+        assert session is not None
+        try:
+            files = await session.put_files_back(position) if code else None
+            if conversation:
+                rewound = await session.rewind(position)
+                await self._show_branch()
+                view.restore_prompt(rewound.prompt)
+            if files is not None:
+                await view.add_notice(files)
+        except Refused as exc:
+            view.show_hint(str(exc))
+        finally:
+            self._job_ended()
+        self.send_queued()
+
+    def fork(self, title: str | None = None, position: int | None = None, prompt: str | None = None) -> None:
+        """/fork [title], `f` in the rewind picker: a new saved session from now (or from just before
+        the prompt at `position`), opened in place of this one, which stays as it is; `prompt`
+        goes into the input once it is open."""
+        if self.ready_and_idle("fork"):
+            self._start("branch", self._run_fork(title, position, prompt))
+
+    async def _run_fork(self, title: str | None, position: int | None, prompt: str | None) -> None:
+        session = self.session
+        assert session is not None
+        try:
+            new_id = await session.fork(position, title)
+        except Refused as exc:
+            self.view.show_hint(str(exc))
+            return
+        finally:
+            self._job_ended()
+        name = session.title or session.id[:8]
+        self.after_open = (f"Forked from “{name}” ({session.id[:8]}): it stays as it was (/sessions)", prompt)
+        self.view.open_saved(new_id)
+
+    def switch_branch(self, branch: int) -> None:
+        """`/branches` Enter: make `branch` the one in use, its context as it was left."""
+        if self.ready_and_idle("branches"):
+            self._start("branch", self._run_switch(branch))
+
+    async def _run_switch(self, branch: int) -> None:
+        session = self.session
+        assert session is not None
+        try:
+            await session.switch_branch(branch)
+            await self._show_branch()
+        except Refused as exc:
+            self.view.show_hint(str(exc))
+        finally:
+            self._job_ended()
+        self.send_queued()
+
+    async def _show_branch(self) -> None:
+        """The chat shows the branch now in use: its newest entries with their banners (the rewind's
+        or switch's last), the title and the meter."""
+        session, view = self.session, self.view
+        assert session is not None
+        view.show_session(session)
+        await view.clear_log()
+        await self._show_saved(notice=False)
+        await view.show_event(session.meter_reading())
 
     # --- steering the context from the inspector -------------------------------------------------
 
@@ -519,8 +697,8 @@ class ChatController:
         await self.view.add_notice(f"Exported {fmt} to {path}")
 
     async def switch_compact_mode(self, arg: str = "") -> None:
-        """/compact-mode [auto|off]: who decides when the context is cut, for this session; with no
-        argument (the palette), the other mode. Says the new mode in one line; the meter follows."""
+        """/compact-mode [auto|ask|off]: who decides when the context is cut, for this session; with no
+        argument (the palette), the next mode in that order. Says the new mode in one line; the meter follows."""
         if not self.session_ready_for("compact-mode"):
             return
         from co_tui.governance.compact_mode import COMPACT_MODES, MODE_TEXT, parse_mode
@@ -530,7 +708,7 @@ class ChatController:
         nxt = COMPACT_MODES[(COMPACT_MODES.index(session.compact_mode) + 1) % len(COMPACT_MODES)]
         mode = parse_mode(arg) if arg.strip() else nxt
         if mode is None:
-            self.view.show_hint(f"/compact-mode: {arg.strip()!r} is not a mode — auto or off")
+            self.view.show_hint(f"/compact-mode: {arg.strip()!r} is not a mode — auto, ask or off")
             return
         session.set_compact_mode(mode)
         await self.view.add_notice(f"compact_mode {mode} for this session: {MODE_TEXT[mode]}")
@@ -617,6 +795,11 @@ class ChatController:
                 )
         if previous is None and session.data_dir_warning:  # once: a switch keeps the same data dir
             await view.add_notice(session.data_dir_warning)
+        after, self.after_open = self.after_open, None
+        if after is not None:
+            await view.add_notice(after[0])
+            if after[1]:
+                view.restore_prompt(after[1])
         await self._show_instructions()
         if self.queued:
             view.clear_hint()  # "the model is still loading — your prompt will be sent…": it is sent now
@@ -634,9 +817,10 @@ class ChatController:
         await self.view.show_event(ErrorEvent(message=message, kind="config"))
         self.send_queued()
 
-    async def _show_saved(self) -> None:
+    async def _show_saved(self, *, notice: bool = True) -> None:
         """Show the session's newest entries; the counts come from the session (the store's for a
-        resumed one), so only the newest messages of a long transcript are decoded."""
+        resumed one), so only the newest messages of a long transcript are decoded. `notice`: the
+        "Resumed" line after them."""
         from co_tui.tui.transcript_view import RESUME_ENTRIES, newest_window
 
         session = self.session
@@ -652,6 +836,7 @@ class ChatController:
             turns=counts.turns,
             messages=len(session.transcript),
             entries=counts.items + len(ledger),
+            notice=notice,
         )
         self._show_truncated()
 
@@ -665,12 +850,15 @@ class ChatController:
         turns: int,
         messages: int,
         entries: int | None = None,
+        notice: bool = True,
     ) -> None:
         """Mount a saved conversation's newest entries (banners at their cuts) and the "Resumed"
-        line. `entries`: the whole conversation's, when `items` are only its newest part."""
+        line (`notice`). `entries`: the whole conversation's, when `items` are only its newest part."""
         self.view.show_title(title)
         # One mount for the newest entries, banners at their cuts (not one mount per ledger event).
         await self.view.show_items(items, banners, entries=entries)
+        if not notice:
+            return
         from co_tui.text import plural
 
         name = title or session_id[:8]

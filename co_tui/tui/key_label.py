@@ -18,17 +18,20 @@ _KEY_NAMES = {
     "right": "→",
     "pageup": "PgUp",
     "pagedown": "PgDn",
+    "slash": "/",
 }
 
 
 def key_label(key: str) -> str:
     """A key as people write it: `ctrl+k` → `Ctrl+K`, `escape` → `Esc`, `f2` → `F2`.
 
-    A comma-separated binding (`escape,q`) becomes `Esc / Q`.
+    A comma-separated binding (`escape,q`) becomes `Esc / Q`; a sequence pressed in a row
+    (`escape escape`) becomes `Esc Esc`.
     """
-    labels = []
-    for one in key.split(","):
-        *mods, base = one.strip().split("+")
-        name = _KEY_NAMES.get(base, base.upper() if len(base) <= 3 else base.capitalize())
-        labels.append("+".join([*(m.capitalize() for m in mods), name]))
-    return " / ".join(labels)
+    return " / ".join(" ".join(_one(press) for press in one.split()) for one in key.split(","))
+
+
+def _one(key: str) -> str:
+    *mods, base = key.strip().split("+")
+    name = _KEY_NAMES.get(base, base.upper() if len(base) <= 3 else base.capitalize())
+    return "+".join([*(m.capitalize() for m in mods), name])

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from textual.binding import Binding
 
-from co_tui.tui.commands import COMMANDS, KEYS
+from co_tui.tui.commands import COMMANDS, KEYS, PROMPT_FORMS
 from co_tui.tui.key_label import key_label
 
 DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "keys-and-commands.md"
@@ -64,6 +64,14 @@ what the model sees without telling you (and the model).
   `/compact` and `/clear` leave their own banners (`Conversation compacted`, `Conversation cleared`).
   `/compact` (and `Ctrl+K`) first shows what it will summarise and the estimated size after:
   Enter compacts, Esc keeps the conversation; `Ctrl+K` pressed twice compacts without the question.
+- **Asked first** (`compact_mode = "ask"`, `/compact-mode ask`): a send that would cut stops before
+  anything is sent and shows the planned cut — what goes, what stays, the request's tokens before
+  and after against the budget and the window, and what it costs the prompt cache (the meter says
+  `asks before next send`). `c` cuts as planned and sends; `k` compacts with the focus typed in the
+  dialog's field (Enter there too), then sends; `i` opens the history inspector to pin or evict, and
+  the question comes back with the new figures; `o` sends over the budget once (refused in one line
+  past the model's window); `Esc` cancels the send and puts the prompt back in the input. Inside a
+  turn nothing is cut unless a request would pass the model's window (one line says so).
   After a summary or compaction the banner's details list what the summary kept and lost of the
   paths, names and numbers it covers (`kept 14 of 16 paths; lost: src/a.py, docs/b.md`); `r` on
   that banner brings a lost item back: the lines around its mentions in the summarised messages,
@@ -82,6 +90,17 @@ what the model sees without telling you (and the model).
   schemas (per source), the conversation's messages, markers and summaries — with a bar across the
   model's window showing the free space before the trigger (`┃`) and the reserve above it (`·`).
   The rows add up to the meter's figure.
+- **Rewind and branches**: `Esc Esc` on an empty prompt while nothing runs, or `/rewind`, lists the
+  earlier prompts of this branch, newest first (turn, age, first line, context size then). Enter
+  goes back to just before the chosen prompt: the context, the cuts in effect, the pins and the
+  meter come back exactly as the model had them then, and the prompt's text returns to the input to
+  edit and send. When the agent edited files after it (`write_file`, `edit_file`), you choose what
+  to put back: conversation and code, conversation only, or code only; a file changed on disk since
+  is left as it is. Changes made by `run_shell` or MCP tools cannot be put back. Esc leaves
+  everything as it was. Nothing is deleted: the turns after the rewind point stay as a branch, and
+  `/branches` lists the tree (where each branch was rewound, its turns, last prompt, age); Enter
+  switches to one, exactly as it was left. A `⎇` banner marks each rewind and switch. Refused with
+  one line while a turn runs.
 - **Nothing is lost**: the transcript keeps every message. The history inspector (`F2`) shows
   what the model sees now next to the whole transcript, with every message's status (in context,
   dropped, summarised, output truncated), the ledger of every cut, and the usage of every request
@@ -117,6 +136,13 @@ def commands_table() -> str:
     for spec in COMMANDS:
         key = f"`{key_label(spec.key)}`" if spec.key else ""
         rows.append(f"| `{_cell(spec.usage or spec.slash)}` | {_cell(spec.summary)} | {key} |")
+    return "\n".join(rows)
+
+
+def prompt_forms_table() -> str:
+    """What the prompt does with the text typed in it (registry `PROMPT_FORMS`) as a Markdown table."""
+    rows = ["| Type | What it does |", "|---|---|"]
+    rows += [f"| `{_cell(spec.form)}` | {_cell(spec.description)} |" for spec in PROMPT_FORMS]
     return "\n".join(rows)
 
 
@@ -218,6 +244,13 @@ def reference_markdown() -> str:
         "command palette (`Ctrl+P`). An unknown command gets a hint with the closest match.",
         "",
         commands_table(),
+        "",
+        "## In the prompt",
+        "",
+        "Enter sends; `Ctrl+J` (or Alt+Enter, Shift+Enter) starts a new line; ↑ and ↓ on the first and",
+        "last line bring back earlier prompts.",
+        "",
+        prompt_forms_table(),
         "",
     ]
     for title, table in _screen_sections():

@@ -54,6 +54,17 @@ def _text_of(content: Any) -> str:
     return str(content)
 
 
+def _typed_text(prompt: str) -> str:
+    """A prompt as the user typed it, its `@path` attachments named on a line after it (not shown
+    whole: the live chat showed the typed text and a line naming them too)."""
+    if "\n\n<attached path=" not in prompt:
+        return prompt
+    from co_tui.agent.mentions import split_attachments
+
+    typed, attached = split_attachments(prompt)
+    return f"{typed}\n(attached: {', '.join(path for path, _ in attached)})" if attached else prompt
+
+
 def _args_of(args: Any) -> str:
     if args is None:
         return ""
@@ -100,7 +111,7 @@ def transcript_items(messages: Sequence[Any], *, start: int = 0) -> list[Item]:
             for part in parts:
                 part_kind, call_id = _field(part, "part_kind"), _field(part, "tool_call_id")
                 if part_kind == "user-prompt":
-                    items.append(Item("user", text=_text_of(_field(part, "content")), at=at))
+                    items.append(Item("user", text=_typed_text(_text_of(_field(part, "content"))), at=at))
                 elif part_kind in ("tool-return", "retry-prompt") and call_id in tool_index:
                     i = tool_index[call_id]
                     outcome = _field(part, "outcome")

@@ -120,6 +120,18 @@ async def test_a_cancel_while_the_command_starts_kills_its_whole_group_at_once(w
     await until(lambda: not processes_in(workspace), "every process of the command to be killed")
 
 
+async def test_stop_kills_the_group_and_keeps_the_output_so_far(workspace: Path) -> None:
+    """A `!command` the user interrupts: the command and its children are killed, what it printed
+    before is kept, and the status says who stopped it (a cancel would lose the output)."""
+    stop = asyncio.Event()
+    task = asyncio.create_task(run_command("echo before; sleep 30 & sleep 30; echo after", workspace, stop=stop))
+    await until(lambda: len(processes_in(workspace)) >= 2, "the shell and its children to start")
+    stop.set()
+    out = await finishes_within(task, 10.0, "the stopped command")
+    assert out.splitlines()[1:] == ["before", "[interrupted by the user: the command was killed]"]
+    await until(lambda: not processes_in(workspace), "every process of the command to be killed")
+
+
 async def test_a_child_left_holding_the_output_does_not_hold_the_command(workspace: Path) -> None:
     """`sleep` keeps the output pipe open after /bin/sh exits: the command ended when the pipe
     closed, 30 s later. Now it ends shortly after the shell, the output so far kept, the child killed."""

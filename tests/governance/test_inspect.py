@@ -1,8 +1,11 @@
 """annotate_history: the /history inspector's per-message status."""
 
+from hypothesis import given
+from hypothesis import strategies as st
 from support.builders import chat_turn, system, tool_turn
 
 from co_tui.governance import annotate_history, estimate_tokens, fit_to_budget, trim_to_recent_turns
+from co_tui.governance.inspect import LIGHT_HEAD_CHARS, lighten_for_inspection
 from co_tui.governance.summarize import apply_summary, plan_summary_window
 
 from .synthetic import make_text
@@ -48,6 +51,22 @@ def test_summarised_messages():
     assert infos[-1].status == "in_context"
     later = trim_to_recent_turns(context, estimate_tokens(context) // 3).messages
     assert "dropped" in {i.status for i in annotate_history(transcript, later)}
+
+
+def test_light_copies_annotate_as_the_whole_messages_do():
+    # Big outputs (5,000 characters), a truncated one still in the context, dropped turns.
+    transcript = _transcript()
+    budget = estimate_tokens(transcript[-4:]) + 250
+    context = fit_to_budget(transcript, budget, tool_output_trim_chars=100).messages
+    light = lighten_for_inspection(transcript, context)
+    assert len(light) == len(transcript)
+    copied = [i for i, (a, b) in enumerate(zip(light, transcript, strict=True)) if a is not b]
+    assert copied and all(len(light[i].parts[0].content) == LIGHT_HEAD_CHARS for i in copied)
+    assert all(len(m.parts[0].content) == 5000 for m in transcript if m.parts[0].part_kind == "tool-return")
+    assert annotate_history(light, context) == annotate_history(transcript, context)
+    # What the context holds, by identity or by key, is never a copy: it is compared whole.
+    held = {id(p) for m in context for p in m.parts}
+    assert not any(id(p) in held for i in copied for p in transcript[i].parts)
 
 
 def test_context_view_annotates_markers_as_in_context():
@@ -131,3 +150,76 @@ def test_with_the_ledger_an_empty_interrupted_answer_is_in_context():
     infos = annotate_history(transcript, context, ledger=[], positions=[])
     assert [i.status for i in infos] == ["in_context"] * len(transcript)
     assert infos[-1].context_index == 5
+
+
+# --- the ledger replay reads each message about once (issue 33: quadratic on 5,000 turns) --------
+
+
+def _replay_by_rebuilding(located, turn_of, ledger, positions, evicted):
+    """The replay as it was written first, rebuilding the missing messages' list at every cut: the
+    reference the linear one (`_removals_from_ledger`) must agree with."""
+    alive = [i for i, (where, _) in enumerate(located) if where is None]
+    removed = {}
+    for event, position in zip(ledger, positions, strict=False):
+        count = event.dropped_messages
+        if count <= 0 or not alive:
+            continue
+        everything = event.strategy == "compact" or event.reason == "clear"
+        newest_turn = turn_of.get(position - 1, -1)
+        if event.reason == "manual_evict":
+            taken = [i for i in alive if i < position and i in evicted][:count]
+        else:
+            candidates = [
+                i
+                for i in alive
+                if i < position and i not in evicted and (everything or turn_of.get(i, 0) != newest_turn)
+            ]
+            taken = candidates[-count:] if everything else candidates[:count]
+        summarised = event.strategy in ("summary", "compact")
+        without = event.unsummarised_messages if summarised else 0
+        for k, i in enumerate(taken):
+            removed[i] = "summarised" if summarised and k >= without else "dropped"
+        gone = set(taken)
+        alive = [i for i in alive if i not in gone]
+    return removed
+
+
+@given(data=st.data())
+def test_the_ledger_replay_agrees_with_rebuilding_the_list_at_every_cut(data) -> None:
+    from co_tui.governance.events import HistoryTrimmed
+    from co_tui.governance.inspect import _removals_from_ledger
+
+    size = data.draw(st.integers(1, 60))
+    located = [
+        (None if missing else 0, True) for missing in data.draw(st.lists(st.booleans(), min_size=size, max_size=size))
+    ]
+    turn_of, turn = {}, 0
+    for i in range(size):
+        turn += data.draw(st.integers(0, 1))
+        turn_of[i] = turn
+    evicted = set(data.draw(st.lists(st.integers(0, size - 1), max_size=5)))
+    kinds = st.sampled_from(
+        [
+            ("budget", "turn_trim"),
+            ("budget", "summary"),
+            ("manual", "compact"),
+            ("clear", "clear"),
+            ("manual_evict", "evict"),
+        ]
+    )
+    ledger, positions = [], []
+    for _ in range(data.draw(st.integers(0, 12))):
+        reason, strategy = data.draw(kinds)
+        count = data.draw(st.integers(0, 8))
+        ledger.append(
+            HistoryTrimmed(
+                reason=reason,
+                strategy=strategy,
+                dropped_messages=count,
+                unsummarised_messages=data.draw(st.integers(0, count)),
+            )
+        )
+        positions.append(data.draw(st.integers(0, size)))
+    assert _removals_from_ledger(located, turn_of, ledger, positions, evicted) == _replay_by_rebuilding(
+        located, turn_of, ledger, positions, evicted
+    )

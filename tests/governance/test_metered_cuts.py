@@ -19,9 +19,10 @@ def _history() -> list:
 
 
 def test_a_pass_starts_and_ends_at_the_meters_readings_and_chains_between() -> None:
-    history = _history()
-    fitted = fit_to_budget(history, estimate_tokens(history) // 4, tool_output_trim_chars=200)
-    assert len(fitted.events) >= 2, "a pass of several rules"
+    # A newest turn too heavy alone: the older turns go, then its older steps shrink (two events).
+    history = [*_history()[:-12], *tool_turn("read all", [f"log {i} " * 3000 for i in range(6)], id_prefix="big")]
+    fitted = fit_to_budget(history, estimate_tokens(history) // 3, tool_output_trim_chars=200)
+    assert [e.strategy for e in fitted.events] == ["turn_trim", "step_shrink"], "a pass of several rules"
     meter = TokenMeter(provider="anthropic", overhead_tokens=300)  # ratio 1.2: figures differ from the rules'
 
     restated = in_meter_figures(fitted.events, meter, history, fitted.messages)

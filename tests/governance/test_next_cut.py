@@ -21,7 +21,7 @@ from co_tui.governance.turns import segment
 from .strategies import histories
 from .synthetic import make_text
 from .test_properties import fingerprint
-from .test_restore_pins import _pins_of
+from .test_undo_pins import _pins_of
 
 pytestmark = pytest.mark.filterwarnings("ignore:`RetryPromptPart` is deprecated")
 

@@ -25,7 +25,7 @@ from co_tui.governance.turns import check_pairing, segment, starts_turn
 
 from .corpus import load_transcript, transcript_files
 from .strategies import _text, histories
-from .test_restore_pins import _assert_pinned_kept, _governor, _pinned_turns, _pins_of, _summariser
+from .test_undo_pins import _assert_pinned_kept, _governor, _pinned_turns, _pins_of, _summariser
 
 pytestmark = pytest.mark.filterwarnings("ignore:`RetryPromptPart` is deprecated")
 

@@ -15,7 +15,7 @@ from co_tui.governance import (
     trim_tool_returns,
 )
 from co_tui.governance.markers import make_summary_marker, marker_info
-from co_tui.governance.trim import trim_to_message_count, truncate_text
+from co_tui.governance.trim import is_truncated_output, trim_to_message_count, truncate_text
 from co_tui.governance.turns import segment
 
 from .synthetic import make_text
@@ -184,11 +184,34 @@ def test_fit_to_budget_runs_rules_in_order_and_reports_each():
     history = _history(5, 8000)
     budget = estimate_tokens(history) // 10
     res = fit_to_budget(history, budget, tool_output_trim_chars=500)
-    assert [e.strategy for e in res.events][:2] == ["tool_output_trim", "turn_trim"]
+    # Outputs cut, then turns dropped: one cut, one event from the pass's start (issue 32 item 4).
+    assert [e.strategy for e in res.events][:1] == ["turn_trim"] and res.events[0].tokens_before == res.tokens_before
     assert all(e.reason == "token_budget" and e.budget_tokens == budget for e in res.events)
     assert res.fits == (res.tokens_after <= budget)
     assert check_pairing(res.messages) == []
     assert fit_to_budget(res.messages, budget, tool_output_trim_chars=500).events == [] or not res.fits
+
+
+def test_an_output_trim_then_a_turn_drop_is_one_event_naming_the_kept_outputs():
+    """Issue 32 item 4: a pass showed `old tool outputs shortened`, then the turn drop that removed
+    those same outputs — two banners for one cut. Now one `turn_trim` event from the pass's start;
+    its note counts the outputs of the kept turns that stay cut."""
+    history = _history(6, 8000)
+    outputs_only = fit_to_budget(history, estimate_tokens(history) - 100, tool_output_trim_chars=500)
+    assert [e.strategy for e in outputs_only.events] == ["tool_output_trim"]  # alone, still its own event
+    # Just under what cutting every old output leaves: the oldest turns go too, the others stay cut.
+    budget = estimate_tokens(trim_tool_returns(history, 500).messages) - 50
+    res = fit_to_budget(history, budget, tool_output_trim_chars=500)
+    [event] = res.events
+    assert event.strategy == "turn_trim" and event.dropped_turns > 0
+    assert (event.tokens_before, event.tokens_after) == (res.tokens_before, res.tokens_after)
+    kept_cut = sum(
+        is_truncated_output(str(p.content)) for m in res.messages for p in m.parts if p.part_kind == "tool-return"
+    )
+    assert kept_cut > 0 and event.note == f"{kept_cut} old tool outputs of the kept turns cut to 500 chars"
+    # Every output the trim cut was in a dropped turn: nothing to say.
+    [drop] = fit_to_budget(history, estimate_tokens(history) // 12, tool_output_trim_chars=500).events[:1]
+    assert drop.strategy == "turn_trim" and (drop.note is None or "of the kept turns" in drop.note)
 
 
 def test_fit_to_budget_in_turn_shrink_when_newest_turn_is_too_big():

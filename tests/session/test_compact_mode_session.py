@@ -56,3 +56,85 @@ async def test_the_notice_comes_back_after_the_context_was_under(workspace: Path
     for i in range(4):
         said += _notes(await collect(session.run_turn(f"r{i}")))
     assert len(said) == 2
+
+
+def _trims(events: list) -> list:
+    return [e for e in events if e.type == "history_trimmed" and e.reason in AUTOMATIC]
+
+
+async def test_ask_plans_the_cut_before_the_send_and_cuts_only_what_was_chosen(workspace: Path) -> None:
+    session = ChatSession(
+        load_settings(max_history_messages=8, compact_mode="ask"), workspace=workspace, model="offline"
+    )
+    for i in range(4):  # 8 messages: the next send passes the limit
+        assert session.plan_send(f"q{i}") is None, "under the limits nothing is planned"
+        assert not _trims(await collect(session.run_turn(f"q{i}")))
+    context = list(session.context)
+    plan = session.plan_send("the next one")
+    assert plan is not None and plan.reason == "message_count"
+    assert list(session.context) == context, "planning changes nothing"
+    assert plan.going_turns >= 1 and plan.going_messages >= 2 * plan.going_turns
+    assert plan.going_turns + plan.kept_turns == 4 == len(plan.going_prompts) + len(plan.kept_prompts)
+    assert sorted(plan.going_prompts + plan.kept_prompts) == ["q0", "q1", "q2", "q3"]
+    assert plan.kind == "summary" and plan.summarised == plan.going_messages and plan.summarised_tokens > 0
+    assert plan.tokens_after < plan.tokens_before and plan.budget_tokens == session.meter_reading().budget_tokens
+    assert plan.cached_tokens + plan.fresh_tokens == plan.tokens_after
+    assert plan.over_budget_refusal is None, "the offline model's window holds a few short turns"
+    reading = session.meter_reading()
+    assert reading.trim_pending and reading.asks_first, "the meter says the next send asks"
+    for other in ("auto", "off"):
+        session.set_compact_mode(other)  # type: ignore[arg-type]
+        assert session.plan_send("the next one") is None
+    session.set_compact_mode("ask")
+
+    over = await collect(session.run_turn("send it whole", "over_budget"))
+    assert not _trims(over) and len(session.context) == 10, "over the budget once: nothing cut"
+    plan = session.plan_send("now cut")
+    assert plan is not None
+    cut = await collect(session.run_turn("now cut", "cut"))
+    [trim] = _trims(cut)
+    assert trim.reason == "message_count" and trim.dropped_turns == plan.going_turns
+    assert len(session.context) < 10
+    assert session.plan_send("after the cut") is None
+
+
+async def test_ask_with_nothing_chosen_does_not_cut_below_the_window(workspace: Path) -> None:
+    session = ChatSession(
+        load_settings(max_history_messages=8, compact_mode="ask"), workspace=workspace, model="offline"
+    )
+    for i in range(6):
+        events = await collect(session.run_turn(f"q{i}"))
+        assert not _trims(events) and not _notes(events), "ask says nothing and cuts nothing unasked"
+    assert len(session.context) == 12
+
+
+def test_the_refusal_to_send_over_the_window_is_one_line() -> None:
+    from dataclasses import replace
+
+    from co_tui.session.ask_cut import PlannedCut
+
+    plan = PlannedCut(
+        reason="token_budget",
+        kind="summary",
+        going_messages=4,
+        going_turns=2,
+        summarised=4,
+        shortened=0,
+        kept_turns=1,
+        pinned_turns=0,
+        going_prompts=("a", "b"),
+        kept_prompts=("c",),
+        tokens_before=130_000,
+        tokens_after=60_000,
+        budget_tokens=102_400,
+        window_tokens=128_000,
+        window_is_guess=False,
+        cached_tokens=2_000,
+        fresh_tokens=58_000,
+        uncut_fresh_tokens=100,
+        summarised_tokens=70_000,
+    )
+    line = plan.over_budget_refusal
+    assert line == "~130k tokens would pass the 128k window: not sent over the budget"
+    assert replace(plan, tokens_before=128_000).over_budget_refusal is None
+    assert "128k window (assumed)" in (replace(plan, window_is_guess=True).over_budget_refusal or "")

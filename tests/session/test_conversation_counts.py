@@ -79,6 +79,11 @@ def _as_schema_4(path: Path) -> None:
     conn = sqlite3.connect(path)
     conn.execute("ALTER TABLE sessions DROP COLUMN conversation_counts")
     conn.execute("DROP TABLE file_checkpoints")  # schema 6's, after it
+    for table in ("branches", "marks", "mark_bodies"):  # schema 7's
+        conn.execute(f"DROP TABLE {table}")
+    conn.execute("DROP INDEX sessions_by_branch_of")
+    for column in ("branch", "branch_of", "forked_from", "forked_at"):
+        conn.execute(f"ALTER TABLE sessions DROP COLUMN {column}")
     conn.execute("PRAGMA user_version = 4")
     conn.commit()
     conn.close()

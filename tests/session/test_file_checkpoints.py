@@ -66,15 +66,22 @@ async def test_beyond_checkpoint_max_bytes_an_edit_is_refused_with_one_line(data
 
 
 def test_a_schema_5_database_gains_the_checkpoints_table(data_dir: Path, tmp_path: Path) -> None:
-    with SessionStore.open(data_dir) as store:
-        sid = store.create_session(model="offline", workspace=tmp_path, title="old")
+    # A database as schema 5 left it (built by its own migrations), holding one session.
+    data_dir.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(data_dir / "sessions.db")
-    conn.execute("DROP TABLE file_checkpoints")
+    for statements in migrations.MIGRATIONS[:5]:
+        for statement in statements:
+            conn.execute(statement)
     conn.execute("PRAGMA user_version = 5")
+    sid = "0ld5e551011"
+    conn.execute(
+        "INSERT INTO sessions (id, title, created, updated, model, workspace) VALUES (?, 'old', 1, 1, 'offline', ?)",
+        (sid, str(tmp_path)),
+    )
     conn.commit()
     conn.close()
     with SessionStore.open(data_dir) as store:
-        assert migrations.schema_version(store._conn) == migrations.SCHEMA_VERSION == 6
+        assert migrations.schema_version(store._conn) == migrations.SCHEMA_VERSION
         checkpoint = FileCheckpoint(
             path="a.txt", before=b"\x00binary\xff", after_sha256=sha256(b"new"), tool="edit_file"
         )

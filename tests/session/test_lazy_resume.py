@@ -111,3 +111,14 @@ async def test_a_resumed_chat_session_reads_its_meter_and_cost_without_decoding_
     assert resumed.transcript.decoded == decoded
     store.close()
     reopened.close()
+
+
+def test_reading_through_a_lazy_transcript_keeps_nothing_it_decoded(data_dir: Path, store: SessionStore) -> None:
+    sid, transcript = _long_session(store)
+    with SessionStore.open(data_dir) as other:
+        lazy = other.load(sid, lazy=True).transcript
+        assert isinstance(lazy, LazyTranscript)
+        tail = lazy[len(lazy) - 1]
+        read = [m for start in range(0, len(lazy), 100) for m in lazy.read_through(start, start + 100)]
+        assert read == transcript and lazy.decoded == LAZY_TAIL  # the history inspector's read
+        assert read[-1] is tail  # a message already decoded is the one the session holds

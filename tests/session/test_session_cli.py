@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 from cli_process import run_co_tui, start_co_tui
 from damaged_db import damage_workspace_index
+from pydantic_ai.messages import ModelRequest, UserPromptPart
 from support.builders import saved_tool_turn
 
 from co_tui.governance.events import HistoryTrimmed
+from co_tui.session import migrations
 from co_tui.session.store import SessionStore, StoreCorrupt, StoreError
 
 
@@ -166,13 +168,40 @@ def test_export_unknown_id(seeded: tuple[str, str], data_dir: Path, tmp_path: Pa
     assert proc.returncode == 2 and "no session matches" in proc.stderr and proc.stderr.count("\n") == 1
 
 
+def test_list_sessions_search(seeded: tuple[str, str], data_dir: Path, tmp_path: Path) -> None:
+    """`--search WORDS` (issue 32 item 14): the matching sessions, each with a line around its hit."""
+    good, bad = seeded
+    with SessionStore.open(data_dir) as store:
+        store.save_turn(
+            good,
+            new_transcript=[
+                ModelRequest(parts=[UserPromptPart("where is the \x1b]0;pwned\x07 tokenizer configured?")])
+            ],
+            context=None,
+            new_events=[],
+        )
+    proc = co_tui("--list-sessions", "--search", "tokenizer", "conf", cwd=tmp_path, data_dir=data_dir)
+    assert proc.returncode == 0, proc.stderr
+    header, row, snippet = proc.stdout.splitlines()
+    assert header.startswith("ID") and row.startswith(good[:8]) and "explain the handlers" in row
+    assert snippet.strip() == "› …the \\x1b]0;pwned\\x07 tokenizer configured?"  # escaped, no bold on a pipe
+    both = co_tui("--list-sessions", "--search", "handler", cwd=tmp_path, data_dir=data_dir)
+    assert [line[:8] for line in both.stdout.splitlines()[1::2]] == [good[:8], bad[:8]]
+    assert "handler" in both.stdout.splitlines()[2]
+    hostile = co_tui("--list-sessions", "--search", 'NEAR("a', "OR", "*", cwd=tmp_path, data_dir=data_dir)
+    assert hostile.returncode == 0 and hostile.stdout == 'no saved session matches “NEAR("a OR *”\n', hostile.stderr
+    misuse = co_tui("--search", "x", cwd=tmp_path, data_dir=data_dir)
+    assert misuse.returncode == 2 and "--search applies to --list-sessions" in misuse.stderr
+
+
 def test_newer_database_is_refused_by_the_cli(data_dir: Path, tmp_path: Path) -> None:
     SessionStore.open(data_dir).close()
     conn = sqlite3.connect(data_dir / "sessions.db")
-    conn.execute("PRAGMA user_version = 7")
+    newer = migrations.SCHEMA_VERSION + 1
+    conn.execute(f"PRAGMA user_version = {newer}")
     conn.close()
     proc = co_tui("--list-sessions", cwd=tmp_path, data_dir=data_dir)
-    assert proc.returncode == 2 and "newer co-tui (schema 7)" in proc.stderr
+    assert proc.returncode == 2 and f"newer co-tui (schema {newer})" in proc.stderr
 
 
 def _turns_in(data_dir: Path) -> tuple[str, int]:

@@ -39,3 +39,11 @@ async def test_the_label_follows_the_turn(make_app) -> None:
         await pilot.press("escape")
         await wait_until(pilot, lambda: not app.busy, what="the turn to end")
     assert labels == ["thinking…", "running read_file…", "thinking…", "writing…", "interrupting…", None]
+
+
+def test_a_bang_command_label_is_one_escaped_line() -> None:
+    from co_tui.tui.activity_label import shell_activity
+
+    assert shell_activity("ls\n-la") == "running !ls -la…"
+    assert shell_activity("printf '\x1b]0;pwned\x07'") == "running !printf '\\x1b]0;pwned\\x07'…"
+    assert shell_activity("x" * 100) == f"running !{'x' * 40}…"

@@ -66,6 +66,19 @@ def test_at_80_columns_the_facts_stay() -> None:
     assert fit_layout(READING, 98) == LAYOUTS[1]  # 100 columns: a shorter bar is all it takes
 
 
+@pytest.mark.parametrize("width", [118, 98, 78, 60])
+def test_the_attachment_note_comes_first_and_the_line_still_fits(width: int) -> None:
+    """`@path` mentions in the prompt: what they add on send leads the notes, shortened with the rest."""
+    from co_tui.tui.widgets.context_meter import meter_notes
+
+    layout = fit_layout(READING, width, 1_234)
+    assert meter_width(READING, layout, 1_234) <= width
+    text, kind = meter_notes(READING, layout, 1_234)[0]
+    assert kind == "attach"
+    assert text == ("+1.2k @" if layout.ahead == "short" else "+1.2k tokens attached on send")
+    assert meter_notes(READING, layout)[0][1] != "attach", "nothing to attach: no note"
+
+
 class MeterHost(App[None]):
     """The meter alone, at the foot of a bare app, with one reading."""
 

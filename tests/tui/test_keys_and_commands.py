@@ -292,18 +292,18 @@ async def test_keys_echo_while_a_turn_is_being_saved(app, monkeypatch: pytest.Mo
     from co_tui.session.store import SessionStore
 
     entered, release, saving = threading.Event(), threading.Event(), [False]
-    save_turn = SessionStore.save_turn
+    save_history = SessionStore.save_history  # the session's one save
 
     def slow_save(self, *args, **kwargs):
         saving[0] = True
         entered.set()
         try:
             release.wait(20)  # on the UI loop, this would hold every key until it returns
-            return save_turn(self, *args, **kwargs)
+            return save_history(self, *args, **kwargs)
         finally:
             saving[0] = False
 
-    monkeypatch.setattr(SessionStore, "save_turn", slow_save)
+    monkeypatch.setattr(SessionStore, "save_history", slow_save)
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
         pilot.app.chat.prompt.load_text("hello")
@@ -354,11 +354,16 @@ async def test_slash_compact_mode_switches_for_the_session_and_says_so(app):
         await send_prompt(pilot, "/compact-mode off")
         await wait_until(pilot, lambda: app.session.compact_mode == "off", what="mode off")
         assert notices()[-1].startswith("compact_mode off for this session: never cuts automatically")
-        await send_prompt(pilot, "/compact-mode")  # no argument (the palette): the other mode
+        await send_prompt(pilot, "/compact-mode")  # no argument (the palette): the next mode
         await wait_until(pilot, lambda: app.session.compact_mode == "auto", what="mode auto")
         assert notices()[-1].startswith("compact_mode auto for this session")
+        await send_prompt(pilot, "/compact-mode")
+        await wait_until(pilot, lambda: app.session.compact_mode == "ask", what="mode ask")
+        assert notices()[-1].startswith("compact_mode ask for this session: asks before a send that would cut")
+        await send_prompt(pilot, "/compact-mode auto")
+        await wait_until(pilot, lambda: app.session.compact_mode == "auto", what="mode auto again")
         await send_prompt(pilot, "/compact-mode sometimes")
         hint = app.chat.query_one("#hint")
         await wait_until(pilot, lambda: hint.has_class("-shown"), what="hint")
-        assert "'sometimes' is not a mode — auto or off" in str(hint.render())
+        assert "'sometimes' is not a mode — auto, ask or off" in str(hint.render())
         assert app.session.compact_mode == "auto"

@@ -250,3 +250,15 @@ def test_the_row_estimate_never_exceeds_what_markdown_can_render() -> None:
     assert rows_at_least(Item("assistant", text="one\n\ntwo\n\n\nthree"), 100) == 1 + 3 + 2
     assert rows_at_least(Item("tool", tool_name="read_file"), 100) == 2
     assert rows_at_least(Item("assistant", text="x", interrupted=True), 100) == 3  # the interrupted line
+
+
+def test_a_prompt_with_attachments_shows_as_typed_and_names_them(tmp_path) -> None:
+    from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+    from co_tui.agent.mentions import attach
+    from co_tui.tui.transcript_view import transcript_items
+
+    (tmp_path / "notes.md").write_text("a long file\n" * 50)
+    typed = "explain @notes.md"
+    [item] = transcript_items([ModelRequest(parts=[UserPromptPart(attach(tmp_path, typed).prompt(typed))])])
+    assert item.text == "explain @notes.md\n(attached: notes.md)"

@@ -126,9 +126,11 @@ class ApprovalDialog(ModalScreen[Decision]):
         self.dismiss(answers.get(event.button.id, "deny"))
 
 
-def approval_dialog(tool: str, command: str, path: str | None, grant: Grant) -> ApprovalDialog:
+def approval_dialog(
+    tool: str, command: str, path: str | None, grant: Grant, *, by_user: bool = False
+) -> ApprovalDialog:
     """The dialog for a call of `tool` (`command`: its exact text, or a file edit's diff with `path`
-    the file), offering `grant` as its "always"."""
+    the file), offering `grant` as its "always"; `by_user`: a `!command` the user typed, not the model."""
     if tool in EDIT_TOOLS:
         title = "Write this file?" if tool == "write_file" else "Edit this file?"
         body, once, always = (
@@ -139,7 +141,7 @@ def approval_dialog(tool: str, command: str, path: str | None, grant: Grant) -> 
     elif tool == "run_shell":
         title, body, once, always = (
             "Run this shell command?",
-            "The model asked to run, in the workspace:",
+            "You typed !, to run in the workspace:" if by_user else "The model asked to run, in the workspace:",
             "Run (y)",
             "Always (a)",
         )

@@ -43,6 +43,7 @@ from co_tui.tui.widgets.context_meter import ContextMeter
 from co_tui.tui.widgets.error_block import ErrorBlock
 from co_tui.tui.widgets.key_footer import KeyFooter
 from co_tui.tui.widgets.notice_line import NoticeLine
+from co_tui.tui.widgets.path_popup import PathPopup
 from co_tui.tui.widgets.prompt_input import PromptInput
 from co_tui.tui.widgets.queued_prompts import QueuedPrompts
 from co_tui.tui.widgets.slash_popup import SlashPopup
@@ -51,6 +52,8 @@ from co_tui.tui.widgets.tool_call_block import ToolCallBlock
 from co_tui.tui.widgets.user_message import UserMessage
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from co_tui.tui.transcript_view import Item
     from co_tui.tui.widgets.assistant_message import AssistantMessage
 
@@ -69,11 +72,14 @@ class ChatScreen(Screen[None]):
         if k.action != "command_palette"  # Textual binds the palette itself (App.COMMAND_PALETTE_BINDING)
     ]
 
-    def __init__(self, key_clock: KeyClock) -> None:
+    def __init__(self, key_clock: KeyClock, workspace: Path | None = None) -> None:
         """`key_clock`: the app's key timings (the prompt notes its keys there, this screen's
-        frames read them); the screen owns its layout budget and key echo (tui/key_echo.py)."""
+        frames read them); the screen owns its layout budget and key echo (tui/key_echo.py).
+        `workspace`: where `@path` completes (None: no completion)."""
         super().__init__()
         self.key_clock = key_clock
+        self.workspace = workspace
+        self._path_index: list[str] | None = None  # the workspace's paths for the mention being typed
         self.frame_budget = FrameBudget()
         self.key_echo = KeyEcho(key_clock)
         self._assistant: AssistantMessage | None = None  # the answer being streamed (its first segment)
@@ -86,16 +92,29 @@ class ChatScreen(Screen[None]):
         """Top to bottom: title bar, chat log, activity line, queued prompts, prompt (with its slash
         popup), hint line, meter, keys."""
         popup = SlashPopup(id="slash-popup")
+        paths = PathPopup(self._complete_path if self.workspace is not None else None, id="path-popup")
         yield TitleBar(id="title-bar")
         yield ChatLog(id="chat-log")
         yield Static(id="below-hint")
         yield ActivityIndicator(self.frame_budget, id="activity")
         yield QueuedPrompts(id="queued")
-        yield PromptInput(popup, self.key_clock, echo=self._echo_typed_key, id="prompt")
+        yield PromptInput(popup, self.key_clock, paths=paths, echo=self._echo_typed_key, id="prompt")
         yield popup
+        yield paths
         yield Static(id="hint")
         yield ContextMeter(id="meter")
         yield KeyFooter()
+
+    def _complete_path(self, fragment: str) -> list[str]:
+        """The workspace paths for `@fragment` (agent/mentions.py: confined as read_file is). The
+        walk below the root is made once per mention, when its `@` is typed (a fragment still empty),
+        and filtered at each key after it: a key costs milliseconds, not a walk."""
+        from co_tui.agent.mentions import complete_paths, walk_index
+
+        assert self.workspace is not None
+        if self._path_index is None or not fragment:
+            self._path_index = walk_index(self.workspace)
+        return complete_paths(self.workspace, fragment, index=self._path_index)
 
     # --- parts -----------------------------------------------------------------------------------
 

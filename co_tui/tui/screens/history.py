@@ -11,7 +11,7 @@ screen only lays them out, a slice of rows at a time, so keys work while it fill
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
@@ -38,6 +38,7 @@ from co_tui.tui.format import budget_percent
 from co_tui.tui.widgets.key_footer import KeyFooter
 from co_tui.tui.widgets.ledger_table import LedgerTable
 from co_tui.tui.widgets.message_table import MessageTable
+from co_tui.tui.widgets.paged_table import PagedTable
 from co_tui.tui.widgets.turn_token_chart import STATE_COLOURS, TurnTokenChart, legend_markup
 
 if TYPE_CHECKING:
@@ -157,6 +158,21 @@ def _tokens_of_budget(tokens: int, budget: int, estimated: bool) -> str:
     return f"{approx}{format_tokens(tokens)} / {format_tokens(budget)} tokens ({budget_percent(tokens, budget)}%)"
 
 
+class _Numbered(Sequence[tuple[int, Any]]):
+    """`items` as (1-based number, item) pairs, numbered as they are read (a `PagedTable` source)."""
+
+    def __init__(self, items: Sequence[Any]) -> None:
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [(i + 1, self._items[i]) for i in range(*index.indices(len(self._items)))]
+        return (index + 1, self._items[index])
+
+
 TABS = Binding.Group("Tabs", compact=True)
 
 
@@ -234,7 +250,7 @@ class HistoryScreen(Screen[None]):
                 yield LedgerTable(id="ledger-table", cursor_type="row", zebra_stripes=True)
                 yield Static(id="ledger-detail")
             with TabPane("Usage", id="usage"):
-                yield DataTable(id="usage-table", cursor_type="row", zebra_stripes=True)
+                yield PagedTable(id="usage-table", cursor_type="row", zebra_stripes=True)
                 yield Static(id="usage-totals")
         yield KeyFooter()
 
@@ -330,17 +346,8 @@ class HistoryScreen(Screen[None]):
             return _NARROW_COLUMNS
         return _MESSAGE_COLUMNS
 
-    @staticmethod
-    async def _add_rows(table: DataTable, rows: Iterable[tuple[Any, ...]]) -> None:
-        """Add `rows` a slice at a time, letting the loop run between slices: the table measures
-        the rows added since its last turn, so keys and frames wait for one slice, not 4,000 rows."""
-        for number, cells in enumerate(rows, start=1):
-            table.add_row(*cells)
-            if number % _ROWS_PER_SLICE == 0:
-                await asyncio.sleep(0)
-
     async def _fill_messages(self, selector: str, rows: Sequence[MessageRow]) -> None:
-        table = self.query_one(selector, DataTable)
+        table = self.query_one(selector, MessageTable)
         cursor = table.cursor_row
         table.clear(columns=True)
         columns = self._columns_for(table)
@@ -348,10 +355,10 @@ class HistoryScreen(Screen[None]):
             table.add_column(label, key=key, width=width)
         # The rest, however little: a wider column would run off the right edge.
         table.add_column("preview", key="preview", width=max(1, self._preview_width(table, columns)))
-        # Built as they are added: the cells of 4,000 rows are work for the loop too.
-        await self._add_rows(table, (self._message_cells(row, columns) for row in rows))
-        if rows:
-            table.move_cursor(row=min(max(cursor, 0), len(rows) - 1))
+        # A page at a time, each row's cells built as it is added (`PagedTable`): a 5,000-turn
+        # session's 20,000 rows were seconds and 100 MB before the first one showed.
+        table.show(rows, lambda row: self._message_cells(row, columns))
+        await self._keep_cursor(table, cursor)
 
     def _message_cells(self, row: MessageRow, columns: Sequence[tuple[str, str, int]]) -> tuple[Text, ...]:
         label = status_label(row.status)
@@ -371,8 +378,16 @@ class HistoryScreen(Screen[None]):
             Text(one_line(row.preview, _PREVIEW_CHARS), style=dim, no_wrap=True, overflow="ellipsis"),
         )
 
+    @staticmethod
+    async def _keep_cursor(table: PagedTable, row: int) -> None:
+        """Put the cursor back on `row` after a refill (the last row when there are fewer now)."""
+        if table.total:
+            row = min(max(row, 0), table.total - 1)
+            await table.reach(row)
+            table.move_cursor(row=row)
+
     async def _fill_ledger(self, ledger: Sequence[HistoryTrimmed]) -> None:
-        table = self.query_one("#ledger-table", DataTable)
+        table = self.query_one("#ledger-table", LedgerTable)
         cursor = table.cursor_row
         table.clear(columns=True)
         # Budget, note and summary are in the detail pane below: the table stays one screen wide.
@@ -380,61 +395,59 @@ class HistoryScreen(Screen[None]):
         # count dropped and summarised apart).
         for label in ("#", "reason", "strategy", "removed", "tokens"):
             table.add_column(label)
-        cells: list[tuple[Any, ...]] = []
-        for number, event in enumerate(ledger, start=1):
+
+        def cells(numbered: tuple[int, HistoryTrimmed]) -> tuple[Any, ...]:
+            number, event = numbered
             dropped = plural(event.dropped_messages, "msg") + (
                 f" ({plural(event.dropped_turns, 'turn')})" if event.dropped_turns else ""
             )
             if event.reason == "restore":
                 dropped = f"+{plural(event.restored_messages, 'msg')} back"
-            cells.append(
-                (
-                    Text(str(number), justify="right"),
-                    REASON_TEXT.get(event.reason, event.reason),
-                    strategy_text(event),
-                    dropped,
-                    f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)}",
-                )
+            return (
+                Text(str(number), justify="right"),
+                REASON_TEXT.get(event.reason, event.reason),
+                strategy_text(event),
+                dropped,
+                f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)}",
             )
-        await self._add_rows(table, cells)
-        if ledger:
-            table.move_cursor(row=min(max(cursor, 0), len(ledger) - 1))
+
+        table.show(_Numbered(ledger), cells)
+        await self._keep_cursor(table, cursor)
         self._show_ledger_detail(ledger[table.cursor_row] if ledger else None)
 
     async def _fill_usage(self, requests: Sequence[RequestCost], transcript_rows: Sequence[MessageRow]) -> None:
         """One row per model request (its response's usage), then the session's totals below."""
-        table = self.query_one("#usage-table", DataTable)
+        table = self.query_one("#usage-table", PagedTable)
         cursor = table.cursor_row
         table.clear(columns=True)
         for label in ("#", "turn", "input", "cached", "written", "output", "cost"):
             table.add_column(label)
         turn_of = {row.index: row.turn for row in transcript_rows}
 
-        def cells() -> Iterator[tuple[Text, ...]]:
-            for number, request in enumerate(requests, start=1):
-                share = cached_share(request.input_tokens, request.cache_read_tokens)
-                turn = turn_of.get(request.index, 0)
-                yield (
-                    Text(str(number), justify="right"),
-                    Text(str(turn) if turn > 0 else "–", justify="right"),
-                    Text(format_tokens(request.input_tokens), justify="right"),
-                    Text(
-                        f"{format_tokens(request.cache_read_tokens)} ({round(100 * share)}%)"
-                        if request.cache_read_tokens and share is not None
-                        else "–",
-                        justify="right",
-                    ),
-                    Text(
-                        format_tokens(request.cache_write_tokens) if request.cache_write_tokens else "–",
-                        justify="right",
-                    ),
-                    Text(format_tokens(request.output_tokens), justify="right"),
-                    Text(format_usd(request.cost, unknown="unpriced", digits=4), justify="right"),
-                )
+        def cells(numbered: tuple[int, RequestCost]) -> tuple[Text, ...]:
+            number, request = numbered
+            share = cached_share(request.input_tokens, request.cache_read_tokens)
+            turn = turn_of.get(request.index, 0)
+            return (
+                Text(str(number), justify="right"),
+                Text(str(turn) if turn > 0 else "–", justify="right"),
+                Text(format_tokens(request.input_tokens), justify="right"),
+                Text(
+                    f"{format_tokens(request.cache_read_tokens)} ({round(100 * share)}%)"
+                    if request.cache_read_tokens and share is not None
+                    else "–",
+                    justify="right",
+                ),
+                Text(
+                    format_tokens(request.cache_write_tokens) if request.cache_write_tokens else "–",
+                    justify="right",
+                ),
+                Text(format_tokens(request.output_tokens), justify="right"),
+                Text(format_usd(request.cost, unknown="unpriced", digits=4), justify="right"),
+            )
 
-        await self._add_rows(table, cells())
-        if requests:
-            table.move_cursor(row=min(max(cursor, 0), len(requests) - 1))
+        table.show(_Numbered(requests), cells)
+        await self._keep_cursor(table, cursor)
         self.query_one("#usage-totals", Static).update(usage_summary(requests))
 
     def _show_ledger_detail(self, event: HistoryTrimmed | None) -> None:
@@ -489,15 +502,22 @@ class HistoryScreen(Screen[None]):
     # --- steering: undo a cut, pin a turn (docs/context-governance.md) ---------------------------
 
     def _undo_line(self, event: HistoryTrimmed) -> str:
-        """The detail pane's `undo` row for the selected cut (empty when there is nothing to say)."""
+        """The detail pane's `undo` row for the selected cut (empty when there is nothing to say):
+        what `u` takes back — this cut, or the whole pass it belongs to, and the cuts after it."""
         if self.steer is None or event.reason in ("clear", "restore"):
             return ""
         index = next((i for i, e in enumerate(self._ledger) if e is event), None)
-        if index in self._rows.undoable:
-            later = sum(1 for i in self._rows.undoable if index is not None and i > index)
-            also = f" and the {plural(later, 'cut')} after it" if later else ""
+        if index is None or index not in self._rows.undoable:
+            return "undone, or made before co-tui kept what it removed"
+        first, last = self._rows.passes[index] if index < len(self._rows.passes) else (index, index)
+        later = sum(1 for i in self._rows.undoable if i > last)
+        also = f" and the {plural(later, 'cut')} after it" if later else ""
+        if first == last:
             return f"press u to undo this cut{also}: the model sees what it removed again"
-        return "undone, or made before co-tui kept what it removed"
+        return (
+            f"press u to undo trims #{first + 1}–{last + 1} together (one pass){also}: "
+            "the model sees what they removed again"
+        )
 
     def on_ledger_table_undo_cut(self, message: LedgerTable.UndoCut) -> None:
         """`u` on a Trims row: undo that cut and every cut after it (`Steering.undo`), then read again."""

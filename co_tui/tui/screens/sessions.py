@@ -7,6 +7,12 @@ of a one-prompt session), and how long ago it was used, so four sessions that al
 Enter resumes (the screen dismisses with the session id), `d` deletes after a confirm, Esc cancels
 (dismisses with None). A session that cannot be read shows its one-line error in the list and in
 the status line; the picker stays open and nothing crashes.
+
+`/` moves to the search field: as the user types, the list becomes the workspace's sessions whose
+title or saved text has every word (`SessionCatalog.search`: a bare word matches as a prefix, a
+quoted phrase as a phrase), each row two lines — the title, then the words around the hit in its
+newest matching message, the hit in bold. Up/Down move through the results and Enter resumes the
+highlighted one without leaving the field; Esc clears the search (a second Esc closes the picker).
 """
 
 from __future__ import annotations
@@ -18,23 +24,26 @@ from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Input, Static
 
-from co_tui.session import format_updated
-from co_tui.text import format_tokens
+from co_tui.session import fork_origin, format_updated, hit_segments
+from co_tui.text import format_tokens, one_line, plural
 from co_tui.tui.screens.confirm_delete import ConfirmDeleteScreen
+from co_tui.tui.type_ahead import types_text
 from co_tui.tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
-    from co_tui.session import SessionCatalog, SessionMeta
+    from co_tui.session import SessionCatalog, SessionHit, SessionMeta
 
 _MIN_TITLE_WIDTH = 16
 _MODEL_CHARS = 18
-_HINT = "Enter resume · d delete · Esc cancel"
+_HINT = "Enter resume · d delete · / search · Esc cancel"
+_SEARCH_HINT = "↑↓ choose · Enter resume · Esc clear the search"
 # Column keys and labels, in display order; the title column takes whatever width the others leave.
 _COLUMNS = (
     ("mark", " "),
@@ -46,6 +55,12 @@ _COLUMNS = (
     ("model", "model"),
 )
 _TITLE = 2  # index of the title column in `_COLUMNS`
+_SEARCH_HIDES = ("tokens", "model")  # a search's rows give their room to the words around the hit
+
+
+def _width(text: Text) -> int:
+    """The cells the widest line of `text` takes."""
+    return max(cell_len(line) for line in text.plain.split("\n"))
 
 
 def _clip(text: str, limit: int) -> str:
@@ -74,7 +89,12 @@ class SessionsScreen(ModalScreen[str | None]):
         # Priority: the table's own Enter would only echo it back as RowSelected.
         Binding("enter", "resume", "Resume", priority=True),
         Binding("d,delete", "delete", "Delete"),
-        Binding("escape", "cancel", "Cancel"),
+        Binding("slash", "search", "Search"),
+        Binding("escape", "cancel", "Close (with a search: clear it)"),
+        # The search field has no use for Up/Down: they move through the results (the table's own
+        # bindings take them first when it has focus).
+        Binding("down", "cursor(1)", "Next session (also from the search field)", show=False),
+        Binding("up", "cursor(-1)", "Previous session (also from the search field)", show=False),
     ]
 
     def __init__(
@@ -89,11 +109,15 @@ class SessionsScreen(ModalScreen[str | None]):
         self.previews: dict[str, str] = {}
         self.opening: str | None = None  # the id being checked before the picker closes with it
         self.loaded = False  # False while the list is read (in a thread); True once it is shown
+        self.searched = ""  # the search on show ("" : the whole list)
+        self.hits: dict[str, SessionHit] = {}  # by session id, while a search is on show
+        self._search_pending = False  # `/` pressed, the field not focused yet (`action_search`)
 
     def compose(self) -> ComposeResult:
         """The workspace's sessions as a table (filled by `reload`), a status line, the keys."""
         with Vertical(id="sessions-dialog"):
             yield Static(f"Sessions in {self.workspace.name or self.workspace}", id="sessions-title")
+            yield Input(placeholder="/ search titles and saved text", id="sessions-search")
             yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
             yield Static(id="sessions-status")
         yield KeyFooter()
@@ -121,56 +145,81 @@ class SessionsScreen(ModalScreen[str | None]):
     async def _reload(self) -> None:
         from co_tui.session import StoreError
 
+        query = self.query_one("#sessions-search", Input).value
         try:
             # The list, then one preview query per session: SQLite work, which may wait on the store's
             # lock while a large session loads (docs/architecture.md, "Nothing blocks the UI loop").
-            self.sessions, self.previews = await asyncio.to_thread(self._read_list)
+            sessions, previews, hits = await asyncio.to_thread(self._read_list, query)
         except StoreError as exc:
             self._status(str(exc), error=True)
         else:
+            self.sessions, self.previews, self.hits, self.searched = sessions, previews, hits, query
             self._fill()
         self.loaded = True
 
-    def _read_list(self) -> tuple[list[SessionMeta], dict[str, str]]:
-        """(in a thread) The workspace's sessions and each one's preview line."""
-        sessions = self.store.list_sessions(self.workspace)
-        return sessions, {meta.id: self.store.preview(meta.id) for meta in sessions}
+    def _read_list(self, query: str) -> tuple[list[SessionMeta], dict[str, str], dict[str, SessionHit]]:
+        """(in a thread) The workspace's sessions — those that match `query` when it is not blank,
+        with their hits — and the preview line of each one shown without a snippet."""
+        if not query.strip():
+            sessions = self.store.list_sessions(self.workspace)
+            return sessions, {meta.id: self.store.preview(meta.id) for meta in sessions}, {}
+        hits = {hit.meta.id: hit for hit in self.store.search(query, self.workspace)}
+        previews = {sid: self.store.preview(sid) for sid, hit in hits.items() if not hit.snippet}
+        return [hit.meta for hit in hits.values()], previews, hits
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """Each change of the search field reads the list again (the newest read wins: `reload`)."""
+        event.stop()
+        self.reload()
 
     def _fill(self) -> None:
         """(Re)build the table from `self.sessions`, sizing the title column to the room left."""
         table = self.query_one("#sessions-table", DataTable)
         row = table.cursor_row
-        rows = [self._cells(meta) for meta in self.sessions]
+        shown = [i for i, (key, _label) in enumerate(_COLUMNS) if not (self.hits and key in _SEARCH_HIDES)]
+        columns = [_COLUMNS[i] for i in shown]
+        rows = [tuple(cells[i] for i in shown) for cells in (self._cells(meta) for meta in self.sessions)]
         table.clear(columns=True)
-        for i, (key, label) in enumerate(_COLUMNS):
+        for i, (key, label) in enumerate(columns):
             if key == "title":
-                table.add_column(label, key=key, width=self._title_width(table, rows))
+                table.add_column(label, key=key, width=self._title_width(table, columns, rows))
             else:
-                table.add_column(label, key=key, width=max([cell_len(label)] + [r[i].cell_len for r in rows]))
+                table.add_column(label, key=key, width=max([cell_len(label)] + [_width(r[i]) for r in rows]))
         for meta, cells in zip(self.sessions, rows, strict=False):
-            table.add_row(*cells, key=meta.id)
+            # A search's row has two lines: the title, then the words around the hit.
+            table.add_row(*cells, key=meta.id, height=2 if self.hits else 1)
         if self.sessions:
             table.move_cursor(row=min(max(row, 0), len(self.sessions) - 1))
         self._show_row_status()
 
     @staticmethod
-    def _title_width(table: DataTable, rows: list[tuple[Text, ...]]) -> int:
+    def _title_width(table: DataTable, columns: list[tuple[str, str]], rows: list[tuple[Text, ...]]) -> int:
         """What the table's width leaves for titles once the other columns (and a scrollbar) fit."""
         others = sum(
-            max([cell_len(label)] + [r[i].cell_len for r in rows]) + 2 * table.cell_padding
-            for i, (key, label) in enumerate(_COLUMNS)
+            max([cell_len(label)] + [_width(r[i]) for r in rows]) + 2 * table.cell_padding
+            for i, (key, label) in enumerate(columns)
             if key != "title"
         )
         room = table.size.width - table.styles.scrollbar_size_vertical - others - 2 * table.cell_padding
-        longest = max([cell_len(_COLUMNS[_TITLE][1])] + [r[_TITLE].cell_len for r in rows])
+        longest = max([cell_len(_COLUMNS[_TITLE][1])] + [_width(r[_TITLE]) for r in rows])
         return max(_MIN_TITLE_WIDTH, min(room, longest))
 
     def _show_row_status(self) -> None:
         meta = self._highlighted()
-        if meta is None:
+        searching = bool(self.searched.strip())
+        if meta is None and searching:
+            self._status(
+                f"No session in this workspace matches “{one_line(self.searched, 60)}”. Esc clears the search."
+            )
+        elif meta is None:
             self._status("No saved sessions in this workspace yet.")
         elif meta.damaged:
             self._status(meta.damaged, error=True)
+        elif searching:
+            found = plural(len(self.sessions), "session")
+            self._status(
+                f"{found} {'matches' if len(self.sessions) == 1 else 'match'} · {meta.id[:8]} · {_SEARCH_HINT}"
+            )
         else:
             self._status(f"{meta.id} · {format_updated(meta.updated)} · {_HINT}")
 
@@ -183,8 +232,17 @@ class SessionsScreen(ModalScreen[str | None]):
             mark = Text(" ")
         # The whole title and preview: the column's width crops them with an ellipsis when narrow.
         title = Text(meta.title or "untitled", style="red" if meta.damaged else "", no_wrap=True, overflow="ellipsis")
+        if meta.forked_from:  # which session a fork came from
+            title.append(f" ⑂{fork_origin(meta).strip().removeprefix('(').removesuffix(')')}", style="cyan")
+        hit = self.hits.get(meta.id)
         preview = self.previews.get(meta.id, "")
-        if preview and preview != meta.title:
+        if hit is not None and hit.snippet:
+            title.append("\n  › ", style="dim")
+            for text, is_hit in hit_segments(hit.snippet):
+                title.append(text, style="bold reverse" if is_hit else "dim")
+        elif hit is not None:  # the title matched: its preview on the second line
+            title.append(f"\n  › {preview}", style="dim")
+        elif preview and preview != meta.title:
             title.append(f"  › {preview}", style="dim")
         return (
             mark,
@@ -218,6 +276,47 @@ class SessionsScreen(ModalScreen[str | None]):
         self.action_resume()
 
     # --- actions -----------------------------------------------------------------------------------
+
+    def action_search(self) -> None:
+        """Move to the search field (`/`). Focus moves a callback later: the keys typed with the `/`
+        (a fast typist's burst) are already queued for the table, so until the field has focus they
+        are typed into it here (`on_key`) — in order, none lost, and a `d` among them is a letter of
+        the search, not a delete."""
+        self._search_pending = True
+        self.query_one("#sessions-search", Input).focus()
+
+    def on_key(self, event: events.Key) -> None:
+        """`/`, and the keys after it while the search field is on its way to focus (typed into the
+        field: see `action_search`). Taken here, as the table lets them through: the `/` binding
+        would act only once the event has bubbled up to the app, after the keys queued behind it."""
+        search = self.query_one("#sessions-search", Input)
+        if search.has_focus or not types_text(event):
+            return
+        if event.key == "slash" and not self._search_pending:
+            event.stop()
+            event.prevent_default()
+            self.action_search()
+            return
+        if not self._search_pending:
+            return
+        event.stop()
+        event.prevent_default()
+        if event.key == "backspace":
+            search.action_delete_left()
+        elif event.key == "delete":
+            search.action_delete_right()
+        elif event.character:
+            search.insert_text_at_cursor(event.character)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Once anything has focus after `/`, keys go where focus is."""
+        self._search_pending = False
+
+    def action_cursor(self, step: int) -> None:
+        """Move the table's cursor `step` rows (Up/Down while the search field has focus)."""
+        table = self.query_one("#sessions-table", DataTable)
+        if self.sessions:
+            table.move_cursor(row=min(max(table.cursor_row + step, 0), len(self.sessions) - 1))
 
     def action_resume(self) -> None:
         """Close with the highlighted session's id, once it is known to load.
@@ -277,5 +376,11 @@ class SessionsScreen(ModalScreen[str | None]):
         self.notify(f"Deleted “{meta.title or 'untitled'}”.", timeout=3)
 
     def action_cancel(self) -> None:
-        """Close without switching sessions."""
+        """Clear the search if there is one (the whole list comes back, the table takes the keys);
+        else close without switching sessions."""
+        search = self.query_one("#sessions-search", Input)
+        if search.value:
+            search.value = ""  # Input.Changed reads the whole list again
+            self.query_one("#sessions-table", DataTable).focus()
+            return
         self.dismiss(None)

@@ -69,6 +69,8 @@ def ahead_text(reading: UsageUpdate, *, short: bool = False) -> str:
     cut), or the instructions and tool schemas take more than half of it."""
     if reading.oversized_turn:
         return "newest turn sent whole" if short else "over: the newest turn alone, sent whole"
+    if reading.trim_pending and reading.asks_first:  # compact_mode ask: the send asks first
+        return "asks next send" if short else "asks before next send"
     if reading.trim_pending:
         # Which kind of cut it will be (docs/context-governance.md, "See the next cut coming").
         if reading.trim_kind == "summary":
@@ -126,9 +128,22 @@ LAYOUTS: tuple[MeterLayout, ...] = (
 GAP = "  "
 
 
-def meter_notes(reading: UsageUpdate, layout: MeterLayout) -> list[tuple[str, str]]:
-    """The (text, kind) notes after the figure, in order: kind is `economy`, `pinned`, `ahead` or `guess`."""
+def attach_text(attaching: int, *, short: bool = False) -> str:
+    """`+1.2k tokens attached on send`: what the `@path` mentions in the prompt add when it is sent
+    (`attaching` tokens; empty when none)."""
+    if not attaching:
+        return ""
+    from co_tui.text import format_tokens
+
+    return f"+{format_tokens(attaching)} @" if short else f"+{format_tokens(attaching)} tokens attached on send"
+
+
+def meter_notes(reading: UsageUpdate, layout: MeterLayout, attaching: int = 0) -> list[tuple[str, str]]:
+    """The (text, kind) notes after the figure, in order: kind is `attach` (what the prompt's `@path`
+    mentions add: `attaching` tokens), `economy`, `pinned`, `ahead` or `guess`."""
     notes = []
+    if attaching:
+        notes.append((attach_text(attaching, short=layout.ahead == "short"), "attach"))
     if layout.economy != "none" and (economy := economy_text(reading, short=layout.economy == "short")):
         notes.append((economy, "economy"))
     if reading.pinned_tokens:  # part of the figure, never cut (docs/context-governance.md, "Pins")
@@ -144,16 +159,16 @@ def meter_notes(reading: UsageUpdate, layout: MeterLayout) -> list[tuple[str, st
     return notes
 
 
-def meter_width(reading: UsageUpdate, layout: MeterLayout) -> int:
+def meter_width(reading: UsageUpdate, layout: MeterLayout, attaching: int = 0) -> int:
     """Cells the meter line takes in `layout`."""
     cells = (len("Context ") if layout.label else 0) + (layout.bar_width + 1 if layout.bar_width else 0)
     cells += len(meter_text(reading, messages=layout.messages))
-    return cells + sum(len(GAP) + len(text) for text, _ in meter_notes(reading, layout))
+    return cells + sum(len(GAP) + len(text) for text, _ in meter_notes(reading, layout, attaching))
 
 
-def fit_layout(reading: UsageUpdate, width: int) -> MeterLayout:
+def fit_layout(reading: UsageUpdate, width: int, attaching: int = 0) -> MeterLayout:
     """The fullest of `LAYOUTS` that fits in `width` cells (the barest one if none does)."""
-    return next((layout for layout in LAYOUTS if meter_width(reading, layout) <= width), LAYOUTS[-1])
+    return next((layout for layout in LAYOUTS if meter_width(reading, layout, attaching) <= width), LAYOUTS[-1])
 
 
 def meter_bar(reading: UsageUpdate, width: int) -> tuple[int, int]:
@@ -187,6 +202,8 @@ class ContextMeter(Widget):
     """
 
     reading: reactive[UsageUpdate | None] = reactive(None, layout=False)
+    # Tokens the `@path` mentions in the prompt will add when it is sent (the session prices them).
+    attaching: reactive[int] = reactive(0, layout=False)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -212,7 +229,7 @@ class ContextMeter(Widget):
         (`starting…` before the first reading)."""
         if self.reading is None:
             return Content.from_markup("Context [dim]starting…[/]")
-        layout = fit_layout(self.reading, self.content_size.width or 80)
+        layout = fit_layout(self.reading, self.content_size.width or 80, self.attaching)
         style = LEVEL_STYLE[self.level]
         parts: list[str | tuple[str, str]] = ["Context "] if layout.label else []
         if layout.bar_width:
@@ -226,8 +243,10 @@ class ContextMeter(Widget):
                     parts.append(("░", "$foreground 25%"))
             parts.append(" ")
         parts.append((meter_text(self.reading, messages=layout.messages), "$foreground"))
-        for text, kind in meter_notes(self.reading, layout):
+        for text, kind in meter_notes(self.reading, layout, self.attaching):
             note_style = "$foreground" if kind in ("economy", "pinned") else "italic $text-warning"
+            if kind == "attach":
+                note_style = "bold $text-accent"
             if kind == "ahead" and not self.over_limit:
                 note_style = "italic"  # a forecast, not a warning
             # The gap is a segment of its own: a note whose text began with it was drawn glued to

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from textual.binding import Binding
 from textual.message import Message
-from textual.widgets import DataTable
+
+from co_tui.tui.widgets.paged_table import PagedTable
 
 __all__ = ["LedgerTable"]
 
 
-class LedgerTable(DataTable[Any]):
-    """The Trims tab's table: `u` undoes the selected cut (docs/context-governance.md, "Undo a cut")."""
+class LedgerTable(PagedTable):
+    """The Trims tab's table (rows added a page at a time: `PagedTable`): `u` undoes the selected cut (docs/context-governance.md, "Undo a cut")."""
 
     BINDINGS = [Binding("u", "undo_cut", "Undo cut")]
 

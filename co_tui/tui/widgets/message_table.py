@@ -3,17 +3,16 @@ turn, `d` evicts the selected message (the inspector's `evict`)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from textual.binding import Binding
 from textual.message import Message
-from textual.widgets import DataTable
+
+from co_tui.tui.widgets.paged_table import PagedTable
 
 __all__ = ["MessageTable"]
 
 
-class MessageTable(DataTable[Any]):
-    """The context and transcript tables: `p` pins (again: unpins) the selected message's turn, `d`
+class MessageTable(PagedTable):
+    """The context and transcript tables (rows added a page at a time: `PagedTable`): `p` pins (again: unpins) the selected message's turn, `d`
     evicts it. Both are the tables' own keys, so the footer offers them only on these two tabs."""
 
     BINDINGS = [Binding("p", "pin_turn", "Pin turn"), Binding("d", "screen.evict", "Evict")]

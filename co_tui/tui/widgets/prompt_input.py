@@ -12,6 +12,7 @@ from co_tui.text import plural
 from co_tui.tui.format import TEXT_LAYOUT_MAX, format_bytes, normal_newlines
 from co_tui.tui.input_clock import KeyClock
 from co_tui.tui.messages import RunSlash, SendPrompt
+from co_tui.tui.widgets.path_popup import PathPopup
 from co_tui.tui.widgets.slash_popup import SlashPopup
 
 
@@ -25,8 +26,9 @@ def paste_placeholder(text: str, number: int) -> str:
 class PromptInput(TextArea):
     """Enter sends (`SendPrompt`, or `RunSlash` for a line starting with `/`); ctrl+j inserts a
     newline; `//text` sends `/text` literally. While the slash popup is open, up/down pick, tab
-    completes, enter runs the pick and escape closes it. Up/down on the first/last line recall
-    earlier prompts.
+    completes, enter runs the pick and escape closes it. While the path popup is open (an `@…`
+    being typed), up/down pick, tab completes (into a folder: its entries follow), enter puts the
+    pick in as `@path ` and escape closes it. Up/down on the first/last line recall earlier prompts.
     """
 
     DEFAULT_CSS = """
@@ -50,11 +52,17 @@ class PromptInput(TextArea):
     ]
 
     def __init__(
-        self, popup: SlashPopup, clock: KeyClock, *, echo: Callable[[], object] | None = None, id: str | None = None
+        self,
+        popup: SlashPopup,
+        clock: KeyClock,
+        *,
+        paths: PathPopup | None = None,
+        echo: Callable[[], object] | None = None,
+        id: str | None = None,
     ) -> None:
-        """`popup`: the slash popup it drives; `clock`: the app's key timings, noted on each key;
-        `echo`: called right after each key press is handled, in the same callback (the chat
-        screen paints the prompt there: tui/key_echo.py)."""
+        """`popup`: the slash popup it drives; `paths`: the `@path` popup (None: no path completion);
+        `clock`: the app's key timings, noted on each key; `echo`: called right after each key press
+        is handled, in the same callback (the chat screen paints the prompt there: tui/key_echo.py)."""
         super().__init__(
             id=id,
             soft_wrap=True,
@@ -64,6 +72,8 @@ class PromptInput(TextArea):
             highlight_cursor_line=False,
         )
         self.popup = popup
+        self.paths = paths
+        self._paths_at: tuple[str, tuple[int, int]] | None = None  # (text, cursor) the path popup last matched
         self.clock = clock
         self.echo = echo
         self.sent: list[str] = []  # prompt recall, oldest first
@@ -112,12 +122,18 @@ class PromptInput(TextArea):
         """The slash popup follows the text."""
         self._sync_popup()
 
-    def _sync_popup(self) -> None:
-        """Show the commands matching the text typed so far, or close the popup.
+    def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        """The path popup follows the cursor (it completes the `@…` right before it)."""
+        self._sync_paths(self.text)
 
-        Once per text: escape closes the popup until the text changes again.
+    def _sync_popup(self) -> None:
+        """Show the commands matching the text typed so far, or the paths for the `@…` being typed
+        before the cursor; else close the popups.
+
+        Once per text (and cursor, for paths): escape closes a popup until the text changes again.
         """
         text = self.text
+        self._sync_paths(text)
         if text == self._popup_text:
             return
         self._popup_text = text
@@ -125,6 +141,45 @@ class PromptInput(TextArea):
             self.popup.show_for(text)
         else:
             self.popup.close()
+
+    def _sync_paths(self, text: str) -> None:
+        if self.paths is None:
+            return
+        where = (text, self.cursor_location)
+        if where == self._paths_at:
+            return
+        self._paths_at = where
+        fragment = self._mention_before_cursor()
+        if fragment is None:
+            self.paths.close()
+        else:
+            self.paths.show_for(fragment)
+
+    def _mention_before_cursor(self) -> str | None:
+        """The path typed after an `@` right before the cursor, or None (agent/mentions.py)."""
+        from co_tui.agent.mentions import mention_being_typed
+
+        row, column = self.cursor_location
+        return mention_being_typed(self.document.get_line(row)[:column])
+
+    def _take_path(self, path: str, *, into_folder: bool) -> None:
+        """Replace the `@…` being typed with `@path`: a space after it, unless `into_folder` (tab on a
+        folder: its entries follow)."""
+        fragment = self._mention_before_cursor()
+        if fragment is None:
+            return
+        row, column = self.cursor_location
+        ending = "" if into_folder and path.endswith("/") else " "
+        result = self.replace(path + ending, (row, column - len(fragment)), (row, column))
+        self.move_cursor(result.end_location)
+        if ending:
+            self._close_paths()
+        else:
+            self._sync_paths(self.text)
+
+    def _close_paths(self) -> None:
+        if self.paths is not None:
+            self.paths.close()
 
     async def _on_key(self, event: events.Key) -> None:
         self.clock.note_input()
@@ -135,6 +190,21 @@ class PromptInput(TextArea):
             # `Changed` arrives after keys already queued: typed fast (a paste, a busy machine),
             # `/help` + Enter would otherwise run the pick made for `/`, i.e. /compact.
             self._sync_popup()
+        if key == "enter" and self.paths is not None and self.paths.is_open:
+            # Typed out in full (`@README.md` + Enter): nothing to pick, Enter sends.
+            if self.paths.selected is not None and self.paths.selected == self._mention_before_cursor():
+                self.paths.close()
+        if self.paths is not None and self.paths.is_open and key in ("up", "down", "tab", "enter", "escape"):
+            event.stop()
+            event.prevent_default()
+            path = self.paths.selected
+            if key in ("up", "down"):
+                self.paths.move(-1 if key == "up" else 1)
+            elif key == "escape":
+                self.paths.close()
+            elif path is not None:
+                self._take_path(path, into_folder=key == "tab")
+            return
         if self.popup.is_open and key in ("up", "down", "tab", "enter", "escape"):
             event.stop()
             event.prevent_default()
@@ -204,12 +274,14 @@ class PromptInput(TextArea):
         self._recall = None
         self.load_text("")
         self.popup.close()
+        self._close_paths()
         return text
 
     def submit(self) -> None:
         """Send the current text (blank input does nothing) and clear the prompt."""
         text = self.text.strip()  # placeholders are kept in recall; the session gets the full text
         self.popup.close()
+        self._close_paths()
         if not text:
             return
         self._recall = None

@@ -8,7 +8,8 @@ from typing import Literal
 from textual.content import Content
 from textual.widgets import Collapsible, Static
 
-from co_tui.text import one_line
+from co_tui.session import USER_SHELL_TOOL
+from co_tui.text import escape_controls, one_line
 
 Status = Literal["running", "done", "error", "interrupted"]
 
@@ -25,6 +26,16 @@ def args_inline(args: str) -> str:
     if not isinstance(data, dict):
         return one_line(args, ARGS_INLINE)
     return one_line(", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in data.items()), ARGS_INLINE)
+
+
+def shell_inline(args: str) -> str:
+    """A `!command` row's command on one short line (its `command` argument)."""
+    try:
+        data = json.loads(args)
+    except ValueError:
+        data = None
+    command = data.get("command") if isinstance(data, dict) else None
+    return one_line(escape_controls(command if isinstance(command, str) else args), ARGS_INLINE)
 
 
 def args_pretty(args: str) -> str:
@@ -116,11 +127,11 @@ class ToolCallBlock(Collapsible):
         from co_tui.tui.format import format_chars
 
         icon = {"running": "⚙", "done": "⚙", "error": "✗", "interrupted": "⏹"}[self.status]
-        parts: list[str | tuple[str, str]] = [
-            (f"{icon} ", "$error" if self.status == "error" else "$secondary"),
-            (self.tool_name, "bold"),
-            (f"({args_inline(self.args)})", "$text-muted"),
-        ]
+        parts: list[str | tuple[str, str]] = [(f"{icon} ", "$error" if self.status == "error" else "$secondary")]
+        if self.tool_name == USER_SHELL_TOOL:  # the user's own `!command`: shown as typed at a shell prompt
+            parts += [("$ ", "bold $text-muted"), (shell_inline(self.args), "bold")]
+        else:
+            parts += [(self.tool_name, "bold"), (f"({args_inline(self.args)})", "$text-muted")]
         if self.status == "running":
             parts.append(("  running…", "italic $text-muted"))
         elif self.status == "interrupted":

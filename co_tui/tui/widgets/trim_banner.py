@@ -50,6 +50,8 @@ class TrimBanner(Collapsible):
     TrimBanner.-restore { border-left: outer $success; background: $success 8%; }
     TrimBanner.-restore > CollapsibleTitle { color: $text-success; }
     TrimBanner.-clear { border-left: outer $primary; background: $primary 8%; }
+    TrimBanner.-branch { border-left: outer $accent; background: $accent 8%; }
+    TrimBanner.-branch > CollapsibleTitle { color: $text-accent; }
     TrimBanner.-clear > CollapsibleTitle { color: $text-primary; }
     TrimBanner > Contents { padding: 0 0 0 2; height: auto; }
     TrimBanner .banner-details { color: $foreground 85%; }
@@ -84,6 +86,8 @@ class TrimBanner(Collapsible):
             if event.reason == "clear"
             else "restore"
             if event.reason == "restore"
+            else "branch"
+            if event.strategy == "branch"
             else "compact"
             if event.strategy == "compact"
             else "trim"

@@ -42,6 +42,6 @@ class UserMessage(Static):
         self.text = text
 
     def mark_unsent(self) -> None:
-        """The session refused this prompt (over the model's window): it was not sent; say so."""
+        """The session refused this prompt (over the model's window), or its `!command` did not run: say so."""
         self.add_class("-unsent")
         self.update(Content(shown_text(self.text, sent=False)))

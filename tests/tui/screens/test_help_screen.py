@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from screen_host import TERMINAL, make_host, screen_env  # (fixtures)
 
-from co_tui.tui.commands import COMMANDS, KEYS
+from co_tui.tui.commands import COMMANDS, KEYS, PROMPT_FORMS
 from co_tui.tui.key_label import key_label
 from co_tui.tui.screens.help import HelpScreen
 from co_tui.tui.widgets.help_text import HelpText
@@ -31,6 +31,8 @@ async def test_help_lists_every_command_and_key(make_host):
             assert (spec.usage or spec.slash) in shown, spec.name
         for key in KEYS:
             assert key_label(key.key) in shown, key.key
+        for form in PROMPT_FORMS:  # `!command`, `@path`…: what the prompt does with what is typed
+            assert f"| `{form.form}` |" in source and form.form in shown, form.form
         assert "`" not in shown and "| " not in shown and "##" not in shown
 
 

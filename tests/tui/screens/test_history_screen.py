@@ -38,9 +38,13 @@ class CutSession:
     max_messages: int = 40
     ledger_positions: list[int] = field(default_factory=list)
     pins: list[int] = field(default_factory=list)
+    passes: list[tuple[int, int]] = field(default_factory=list)  # per ledger entry; none: one event each
 
     def undoable_cuts(self) -> list[int]:
         return list(range(len(self.ledger)))
+
+    def cut_pass(self, index: int) -> tuple[int, int]:
+        return self.passes[index] if self.passes else (index, index)
 
     def meter_reading(self) -> UsageUpdate:
         keys = frozenset(k for i in self.pins if (k := turn_key(self.transcript[i])) is not None)
@@ -161,10 +165,11 @@ def _governed(turns: int, budget: int = 1300, revive_at: int = 6) -> CutSession:
 
 @pytest.fixture
 def summarised() -> CutSession:
-    """Ten turns: the old ones summarised, every kind of cut in the ledger."""
+    """Ten turns: the old ones summarised, every kind of cut in the ledger (the outputs cut before a
+    turn drop of the same pass are that drop's one event: issue 32 item 4)."""
     session = _governed(10)
     strategies = {event.strategy for event in session.ledger}
-    assert {"static_marker", "turn_trim", "tool_output_trim", "summary"} <= strategies
+    assert {"static_marker", "turn_trim", "summary"} <= strategies
     return session
 
 

@@ -121,3 +121,55 @@ def test_history_pinned_row_snapshot(snap_compare, make_host, steered):
         terminal_size=TERMINAL,
         run_before=inspector_loaded,
     )
+
+
+@pytest.fixture
+def one_pass() -> CutSession:
+    """A summary that failed and the turn drop after it: two events of one pass (they share the
+    context the pass started from)."""
+    from co_tui.governance.events import HistoryTrimmed
+
+    transcript = [m for i in range(TURNS) for m in module_turn(i)]
+    cut = trim_to_recent_turns(trim_tool_returns(transcript, 200).messages, BUDGET)
+    failed = HistoryTrimmed(
+        reason="token_budget",
+        strategy="static_marker",
+        dropped_messages=4,
+        dropped_turns=1,
+        tokens_before=2100,
+        tokens_after=1661,
+        budget_tokens=BUDGET,
+        note="summary failed: ConnectionError: summariser unreachable; trimming only for 600s",
+    )
+    return CutSession(
+        transcript,
+        cut.messages,
+        [failed, cut.to_event("token_budget", BUDGET)],
+        ledger_positions=[len(transcript)] * 2,
+        passes=[(0, 1), (0, 1)],
+    )
+
+
+async def test_the_undo_row_of_a_pass_says_u_takes_back_the_whole_pass(make_host, one_pass):
+    """Issue 32 item 4: `u` on Trims row #2 undid #1 too (one pass) and said `cannot undo trim #1 …`;
+    the row's `undo` line now names the pass before the key is pressed."""
+    steer = RecordingSteer()
+    app = make_host(lambda: HistoryScreen(one_pass, steer=steer))
+    async with app.run_test(size=TERMINAL) as pilot:
+        await inspector_loaded(pilot)
+        await pilot.press("l", "down")
+        await pilot.pause()
+        detail = str(app.screen.query_one("#ledger-detail").render())
+        assert "press u to undo trims #1–2 together (one pass): the model sees what they removed again" in detail
+        await pilot.press("u")
+        await app.workers.wait_for_complete()
+        assert steer.calls == [("undo", 1)]
+
+
+def test_history_trims_row_of_a_pass_snapshot(snap_compare, make_host, one_pass):
+    assert snap_compare(
+        make_host(lambda: HistoryScreen(one_pass, steer=RecordingSteer())),
+        terminal_size=TERMINAL,
+        press=["l", "down"],
+        run_before=inspector_loaded,
+    )

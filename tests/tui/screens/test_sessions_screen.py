@@ -13,7 +13,7 @@ from pilot_helpers import wait_until
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.usage import RequestUsage
 from screen_host import TERMINAL, make_host, screen_env  # (fixtures)
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Input, Static
 
 from co_tui.session import store as store_module
 from co_tui.session.store import SessionStore
@@ -371,3 +371,84 @@ claim = claim_session(Path(sys.argv[1]), sys.argv[2])
 print("held", flush=True)
 sys.stdin.read()
 """
+
+
+# --- search (issue 32 item 14) ---------------------------------------------------------------------
+
+
+def _rows(app) -> list[str]:
+    table = app.screen.query_one("#sessions-table", DataTable)
+    return [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
+
+
+async def _search(pilot, text: str) -> None:
+    """`/`, then `text` typed in one burst; wait until the list shows that search."""
+    await pilot.press("slash", *text)
+    await wait_until(pilot, lambda: pilot.app.screen.searched == text and pilot.app.screen.loaded, what="the search")
+
+
+async def test_search_finds_titles_and_saved_text_as_you_type(make_host, store, workspace):
+    app = _picker(make_host, store, workspace)
+    async with app.run_test(size=TERMINAL) as pilot:
+        await _listed(pilot)
+        await _search(pilot, "build")  # a title; its `d` goes to the field, not to delete
+        assert not isinstance(app.screen, ConfirmDeleteScreen)
+        assert _rows(app) == [IDS["bcd"][:8]]
+        assert _status(app).startswith("1 session matches")
+        table = app.screen.query_one("#sessions-table", DataTable)
+        title = table.get_row_at(0)[2]
+        assert title.plain == "Why does the build fail on CI?\n  › file_0.py defines a handler."  # its preview
+        await pilot.press(*["backspace"] * 5, "2")  # only the first session has a file_2
+        await wait_until(pilot, lambda: app.screen.searched == "2" and app.screen.loaded, what="the second search")
+        assert _rows(app) == [IDS["abc"][:8]]
+        title = table.get_row_at(0)[2]
+        assert title.plain.startswith("Refactor the request handler and add tests\n  › ")
+        hits = [title.plain[span.start : span.end] for span in title.spans if "bold" in str(span.style)]
+        assert hits == ["2"] and "file_2.py" in title.plain.split("\n")[1]
+        await pilot.press("enter")  # resumes the highlighted result from the field
+        await wait_until(pilot, lambda: app.results == [IDS["abc"]], what="the resume")
+
+
+async def test_search_arrows_escape_and_hostile_text(make_host, store, workspace):
+    app = _picker(make_host, store, workspace)
+    async with app.run_test(size=TERMINAL) as pilot:
+        await _listed(pilot)
+        await _search(pilot, "defines")  # every session's answers
+        assert _rows(app) == [IDS[k][:8] for k in ("abc", "bcd", "cde", "def")]
+        await _keys(pilot, "down", "down", "down", "up")
+        assert app.screen.query_one("#sessions-table", DataTable).cursor_row == 2
+        assert isinstance(app.focused, Input)  # the arrows moved the results, the field kept the keys
+        await pilot.press(*["backspace"] * 7, *'NEAR("a" OR *')
+        await wait_until(pilot, lambda: app.screen.searched == 'NEAR("a" OR *' and app.screen.loaded)
+        assert _rows(app) == []
+        assert _status(app).startswith('No session in this workspace matches “NEAR("a" OR *”')
+        await _keys(pilot, "escape")  # clears the search: the whole list again, the table has the keys
+        await wait_until(pilot, lambda: app.screen.searched == "" and len(_rows(app)) == 4, what="the list")
+        assert isinstance(app.focused, DataTable) and app.results == []
+        await _keys(pilot, "escape")
+        assert app.results == [None]
+
+
+def test_search_snapshot(snap_compare, make_host, store, workspace):
+    async def search(pilot):
+        await _listed(pilot)
+        await _search(pilot, "handler")
+
+    assert snap_compare(_picker(make_host, store, workspace), terminal_size=TERMINAL, run_before=search)
+
+
+async def test_slash_and_words_in_one_burst_all_reach_the_field(make_host, store, workspace):
+    """Keys queued behind `/` (a fast typist, tmux's one write) reached the table before focus moved
+    to the field: the search stayed empty, and a `d` among them asked to delete."""
+    from textual import events
+
+    app = _picker(make_host, store, workspace)
+    async with app.run_test(size=TERMINAL) as pilot:
+        await _listed(pilot)
+        for key, char in (("slash", "/"), ("b", "b"), ("u", "u"), ("i", "i"), ("l", "l"), ("d", "d")):
+            event = events.Key(key, char)
+            event.set_sender(app)
+            app._driver.send_message(event)  # all queued before any is handled, as a burst arrives
+        await wait_until(pilot, lambda: app.screen.searched == "build" and app.screen.loaded, what="the search")
+        assert not isinstance(app.screen, ConfirmDeleteScreen)
+        assert _rows(app) == [IDS["bcd"][:8]]

@@ -1,0 +1,54 @@
+"""Esc Esc in a real terminal (tmux), typed in one burst as a fast typist would: the real `co-tui`,
+a real SQLite file. The picker opens, Down Enter rewinds to the earlier prompt, its text is back in
+the input, the banner says so, and the session resumes on the new branch."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from cli_process import run_co_tui
+from pilot_helpers import Tmux, poll_until
+
+ROOT = Path(__file__).resolve().parents[2]
+CO_TUI = ROOT / ".venv" / "bin" / "co-tui"
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("tmux") is None or not CO_TUI.exists(), reason="needs tmux and the venv's co-tui"),
+]
+
+
+def test_esc_esc_down_enter_rewinds_to_the_earlier_prompt(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    env = {"CO_TUI_DATA_DIR": str(tmp_path / "data"), "CO_TUI_CONFIG_FILE": str(tmp_path / "config.toml")}
+    for prompt, more in (("the first question", []), ("the second question", ["--continue"])):
+        done = run_co_tui(*more, "-p", prompt, cwd=ws, env=env)
+        assert done.returncode == 0, done.stderr
+    tmux = Tmux(f"rewind-{tmp_path.name}")
+    fixed = [f"PATH={os.environ['PATH']}", f"HOME={tmp_path}", "LANG=C.UTF-8", "TERM=tmux-256color"]
+    command = " ".join(["env", "-i", *fixed, *(f"{k}={v}" for k, v in env.items()), str(CO_TUI), "--continue"])
+    try:
+        tmux(
+            "new-session", "-d", "-s", "t", "-x", "110", "-y", "32", "-c", str(ws), f"{command}; echo $? > ../exit-code"
+        )
+        tmux.wait_for("Resumed")
+        tmux.wait_for("4/500 msgs")  # the session is ready (the meter's first reading)
+        tmux("send-keys", "-t", "t", "Escape", "Escape")
+        tmux.wait_for("Rewind to before an earlier prompt")
+        assert "turn 2 · " in tmux.pane() and "turn 1 · " in tmux.pane()
+        tmux("send-keys", "-t", "t", "Down", "Enter")  # turn 1
+        tmux.wait_for("Conversation rewound")
+        tmux.wait_for("the first question")
+        assert "Rewind to before" not in tmux.pane()
+        tmux("send-keys", "-t", "t", "C-q")
+        poll_until((tmp_path / "exit-code").exists, lambda: f"co-tui to exit:\n{tmux.pane()}")
+    finally:
+        tmux("kill-server")
+    with sqlite3.connect(tmp_path / "data" / "sessions.db") as db:
+        assert db.execute("SELECT branch FROM sessions WHERE branch_of IS NULL").fetchall() == [(1,)]
+        assert db.execute("SELECT count(*) FROM sessions WHERE branch_of IS NOT NULL").fetchone() == (1,)
