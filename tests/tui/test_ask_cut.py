@@ -267,3 +267,21 @@ async def test_a_prompt_sent_while_asked_waits_and_is_asked_about_in_turn(ask_ap
         await pilot.press("escape")
         await wait_until(pilot, lambda: ask_app.chat.prompt.text == "second", what="the second prompt back")
         assert len(session.transcript) == 10
+
+
+async def test_a_cut_that_only_shortens_outputs_says_so_without_an_empty_message_count(workspace: Path):
+    """Over the token budget with old tool outputs to shorten, no message leaves: the Goes row names
+    the outputs alone (it read `0 messages (0 turns)2 old tool outputs shortened`)."""
+    for i in (1, 2):
+        (workspace / f"f{i}.txt").write_text("".join(f"line {i}-{n}\n" for n in range(200)))
+    app = QuietApp(load_settings(compact_mode="ask", context_budget_tokens=3000), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        for i in (1, 2):
+            await pilot.press(*f"read f{i}.txt", "enter")
+            await wait_idle(pilot)
+        plan = app.session.plan_send("and now?")
+        assert plan is not None and plan.going_messages == 0 and plan.shortened == 2, plan
+        screen = await _ask(pilot)
+        assert _body(screen).splitlines()[1] == "Goes  2 old tool outputs shortened"
+        await pilot.press("escape")

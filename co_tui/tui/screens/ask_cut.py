@@ -68,13 +68,12 @@ def _prompts(prompts: tuple[str, ...]) -> str:
 def planned_cut_rows(plan: PlannedCut) -> list[tuple[str, str]]:
     """The dialog's table, (label, text) per row: what goes, what stays, the request's tokens
     against the limits, the prompt-cache cost (and the summariser call's input, for a summary)."""
-    goes = plural(plan.going_messages, "message") + f" ({plural(plan.going_turns, 'turn')})"
-    if plan.summarised:
-        goes += " summarised into one recap"
-    elif plan.going_messages:
-        goes += " dropped (the transcript keeps them)"
+    goes = ""  # no message leaves when the cut only shortens old tool outputs
+    if plan.going_messages:
+        goes = plural(plan.going_messages, "message") + f" ({plural(plan.going_turns, 'turn')})"
+        goes += " summarised into one recap" if plan.summarised else " dropped (the transcript keeps them)"
     if plan.shortened:
-        goes += (", " if plan.going_messages else "") + plural(plan.shortened, "old tool output") + " shortened"
+        goes += (", " if goes else "") + plural(plan.shortened, "old tool output") + " shortened"
     if plan.going_prompts:
         goes += ": " + _prompts(plan.going_prompts)
     pinned = f" ({plan.pinned_turns} pinned)" if plan.pinned_turns else ""
