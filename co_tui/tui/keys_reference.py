@@ -36,7 +36,7 @@ what the model sees without telling you (and the model).
   happens right after a long answer) and will be cut before the next request goes out, with a
   banner; it says which kind of cut: `summarises on next send`, `trims on next send` (whole turns)
   or `shortens outputs on next send`. The history inspector marks the rows that cut would remove
-  or summarise `next to go`. Past half the budget,
+  or summarise `next to go` (none in `compact_mode` off: no automatic cut comes). Past half the budget,
   `≈3 turns to trim` (`≈3 turns to summary` under the summarize strategy) says roughly how many
   more turns fit before that cut, from the largest of the recent turns, tool outputs included. `over: the newest turn alone, sent whole` explains a figure over 100 %: the turn
   being answered (a prompt and its tool results) is never cut, and it alone is over the budget; the
