@@ -12,8 +12,8 @@ from textual.widgets import DataTable, Static
 
 from co_tui.config import load_settings
 
-SIZE = (100, 40)
-OFF_LINE = "Next cut    none automatic: compact_mode is off (/compact, /clear and overflow recovery still cut)"
+SIZE = (80, 24)  # the line fits one row of the smallest terminal
+OFF_LINE = "Next cut    none automatic (compact_mode off) · /compact and /clear still cut"
 
 
 async def _inspect(pilot) -> tuple[list[str], str]:
