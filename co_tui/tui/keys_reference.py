@@ -70,7 +70,7 @@ what the model sees without telling you (and the model).
   `asks before next send`). `c` cuts as planned and sends; `k` compacts with the focus typed in the
   dialog's field (Enter there too), then sends; `i` opens the history inspector to pin or evict, and
   the question comes back with the new figures; `o` sends over the budget once (refused in one line
-  past the model's window); `Esc` cancels the send and puts the prompt back in the input. Inside a
+  past the model's window); `Esc` (or `Ctrl+C`) cancels the send and puts the prompt back in the input. Inside a
   turn nothing is cut unless a request would pass the model's window (one line says so).
   After a summary or compaction the banner's details list what the summary kept and lost of the
   paths, names and numbers it covers (`kept 14 of 16 paths; lost: src/a.py, docs/b.md`); `r` on

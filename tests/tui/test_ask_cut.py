@@ -108,13 +108,14 @@ async def test_cut_as_planned_cuts_then_sends(ask_app):
         assert session.meter_reading().messages == 5, "the head turn, the summary, the prompt and its answer"
 
 
-async def test_esc_cancels_the_send_and_the_prompt_goes_back(ask_app):
+@pytest.mark.parametrize("key", ["escape", "ctrl+c"])  # ctrl+c did nothing in the dialog
+async def test_esc_cancels_the_send_and_the_prompt_goes_back(ask_app, key):
     async with ask_app.run_test(size=SIZE) as pilot:
         await _fill(pilot)
         session = ask_app.session
         before = (len(session.transcript), list(session.context), len(session.ledger))
         await _ask(pilot, "keep this prompt")
-        await pilot.press("escape")
+        await pilot.press(key)
         await wait_until(pilot, lambda: ask_app.chat.prompt.text == "keep this prompt", what="the prompt back")
         await wait_idle(pilot)
         assert (len(session.transcript), list(session.context), len(session.ledger)) == before

@@ -10,7 +10,7 @@ provider's prompt cache. Four answers (docs/keys-and-commands.md):
 - `o` send over the budget once — refused in one line here (in place of the keys' line) when the
   request would pass the window.
 
-Esc cancels the send: the prompt goes back to the input, nothing is cut. The screen only asks; the
+Esc (or Ctrl+C) cancels the send: the prompt goes back to the input, nothing is cut. The screen only asks; the
 controller carries the answer out (`ChatController.cut_answered`).
 """
 
@@ -103,6 +103,8 @@ class AskCutScreen(ModalScreen[CutAnswer | None]):
     CSS_PATH = ["dialog.tcss", "ask_cut.tcss"]
     BINDINGS = [
         Binding("escape", "dismiss(None)", "Cancel the send", show=False),
+        # As everywhere else, ctrl+c gives up what is pending (Textual's screen default copies, silently).
+        Binding("ctrl+c", "dismiss(None)", "Cancel the send", show=False),
         Binding("c", "choose('cut')", "Cut as planned", show=False),
         Binding("k", "choose('compact')", "Compact", show=False),
         Binding("i", "choose('inspect')", "Inspect", show=False),
