@@ -103,7 +103,8 @@ async def test_compact_twice_skips_the_question_and_esc_cancels(app):
         assert [e.reason for e in app.session.ledger] == ["manual_compact"]
 
 
-@pytest.mark.parametrize(("how", "answer"), [("ctrl+l", "y"), ("/clear", "y"), ("ctrl+l", "n")])
+# ctrl+c keeps, as n does (it did nothing: Textual's screen default copies, silently).
+@pytest.mark.parametrize(("how", "answer"), [("ctrl+l", "y"), ("/clear", "y"), ("ctrl+l", "n"), ("ctrl+l", "ctrl+c")])
 async def test_clear_asks_first(app, how, answer):
     async with after_one_turn(app) as pilot:
         old_id, context = app.session.id, list(app.session.context)
