@@ -69,6 +69,11 @@ async def _run(
             return EXIT_USAGE
         # The context changed: never silently (jsonl: its own line, naming the session; text: the banner on stderr).
         _write_event(rewound.event, fmt, out, err, session.id)
+    if session.compact_mode == "ask":  # nobody to ask: the policy cuts as in auto, said once the run starts
+        from co_tui.governance.compact_mode import print_mode_ask_line
+
+        err.write(f"co-tui: {print_mode_ask_line()}\n")
+        session.set_compact_mode("auto")
     servers = session.mcp
     if not servers:
         return await _run_turn(session, prompt, fmt, out, err)
@@ -240,11 +245,6 @@ def run_print_mode(
         err.write(f"co-tui: {session.mcp.config_error}\n")
         session.release_claim()
         return EXIT_USAGE
-    if session.compact_mode == "ask":  # nobody to ask: the policy cuts as in auto, said once
-        from co_tui.governance.compact_mode import print_mode_ask_line
-
-        err.write(f"co-tui: {print_mode_ask_line()}\n")
-        session.set_compact_mode("auto")
     for file in session.instruction_files:  # one line each; the turn runs without the file
         if file.error:
             err.write(f"co-tui: instructions skipped: {file.error}\n")

@@ -49,3 +49,18 @@ def test_ask_runs_as_auto_in_print_mode_with_one_line(monkeypatch: pytest.Monkey
     assert line == "co-tui: compact_mode ask: print mode cannot ask — cutting automatically (auto) for this run"
     cuts = [e for e in _events(asked.stdout) if e["type"] == "history_trimmed"]
     assert cuts and cuts[0]["reason"] == "token_budget"
+
+
+def test_a_bad_at_turn_in_ask_mode_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bad usage is one line before anything runs: `--at` past the last turn was preceded by the
+    "cutting automatically for this run" line of a run that never started."""
+    first = co_tui("-p", "hello", "--output-format", "jsonl")
+    assert first.returncode == 0, first.stderr
+    sid = _events(first.stdout)[-1]["session_id"]
+    monkeypatch.setenv("CO_TUI_COMPACT_MODE", "ask")
+    bad = co_tui("--resume", sid, "--at", "9", "-p", "x")
+    assert bad.returncode == 2
+    assert bad.stderr.splitlines() == ["co-tui: --at 9: the session has no turn 9"]
+    good = co_tui("--resume", sid, "--at", "1", "-p", "again")
+    assert good.returncode == 0, good.stderr
+    assert "compact_mode ask: print mode cannot ask" in good.stderr, "a run that starts still says it"

@@ -276,8 +276,9 @@ class ChatSession(AppliesEdits):
 
     def next_cut(self) -> NextCut | None:
         """What the next automatic cut would remove or summarise (`NextCut`), or None: the policy's
-        own rules on the context, no model call (`eviction.next_cut_of`)."""
-        return next_cut_of(self.history, self.gauge())
+        own rules on the context, no model call (`eviction.next_cut_of`); always None in
+        `compact_mode` off (no automatic cut will come)."""
+        return None if self.compact_mode == "off" else next_cut_of(self.history, self.gauge())
 
     def compact_preview(self) -> HistoryTrimmed | None:
         """What `/compact` would summarise now, with the estimated size after (None: nothing to)."""

@@ -74,6 +74,8 @@ class UsageUpdate(_Event):
     trim_pending: bool = False  # governance will change this context before the next request
     # With `trim_pending`, in compact_mode ask: the front end asks before that cut (docs/context-governance.md).
     asks_first: bool = False
+    # compact_mode off: no automatic cut will come (no forecast, nothing `next to go`).
+    cuts_off: bool = False
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     cost_usd: float | None = None

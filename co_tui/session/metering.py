@@ -70,7 +70,7 @@ class Metering:
         growth = turn_growth(messages)
         turns_to_trim = (
             None
-            if growth is None or trim_pending
+            if growth is None or trim_pending or setup.compact_mode == "off"  # off: no cut will come
             else turns_until_cut(
                 tokens=reading.tokens,
                 budget_tokens=policy.budget_tokens,
@@ -94,6 +94,7 @@ class Metering:
             window_is_guess=policy.window_is_guess,
             trim_pending=trim_pending,
             asks_first=trim_pending and setup.compact_mode == "ask",
+            cuts_off=setup.compact_mode == "off",
             cache_read_tokens=reading.cache_read_tokens,
             cache_write_tokens=reading.cache_write_tokens,
             cost_usd=self.history.cost(pending),

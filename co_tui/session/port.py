@@ -257,7 +257,8 @@ class Steering(Protocol):
 
     def next_cut(self) -> NextCut | None:
         """What the next automatic cut would remove or summarise (`co_tui.governance.next_cut.NextCut`:
-        `.kind`, `.reason`, `.going` context indices), or None when the next send goes out uncut.
+        `.kind`, `.reason`, `.going` context indices), or None when the next send goes out uncut
+        (always in `compact_mode` off).
         The policy's own rules; no model call."""
         ...
 

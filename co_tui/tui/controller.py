@@ -698,7 +698,8 @@ class ChatController:
 
     async def switch_compact_mode(self, arg: str = "") -> None:
         """/compact-mode [auto|ask|off]: who decides when the context is cut, for this session; with no
-        argument (the palette), the next mode in that order. Says the new mode in one line; the meter follows."""
+        argument (the palette), the next mode in that order. Says the new mode in one line (after a
+        switch with no argument, also the mode it left and how to go back); the meter follows."""
         if not self.session_ready_for("compact-mode"):
             return
         from co_tui.governance.compact_mode import COMPACT_MODES, MODE_TEXT, parse_mode
@@ -710,8 +711,11 @@ class ChatController:
         if mode is None:
             self.view.show_hint(f"/compact-mode: {arg.strip()!r} is not a mode — auto, ask or off")
             return
+        was = session.compact_mode
         session.set_compact_mode(mode)
-        await self.view.add_notice(f"compact_mode {mode} for this session: {MODE_TEXT[mode]}")
+        # A bare /compact-mode, typed to see the mode, switches it: say from what, and the way back.
+        back = f" · was {was}: /compact-mode {was} goes back" if not arg.strip() else ""
+        await self.view.add_notice(f"compact_mode {mode} for this session: {MODE_TEXT[mode]}{back}")
         await self.view.show_event(session.meter_reading())
 
     async def show_model(self) -> None:

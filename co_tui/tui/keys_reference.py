@@ -36,7 +36,7 @@ what the model sees without telling you (and the model).
   happens right after a long answer) and will be cut before the next request goes out, with a
   banner; it says which kind of cut: `summarises on next send`, `trims on next send` (whole turns)
   or `shortens outputs on next send`. The history inspector marks the rows that cut would remove
-  or summarise `next to go`. Past half the budget,
+  or summarise `next to go` (none in `compact_mode` off: no automatic cut comes). Past half the budget,
   `≈3 turns to trim` (`≈3 turns to summary` under the summarize strategy) says roughly how many
   more turns fit before that cut, from the largest of the recent turns, tool outputs included. `over: the newest turn alone, sent whole` explains a figure over 100 %: the turn
   being answered (a prompt and its tool results) is never cut, and it alone is over the budget; the
@@ -70,7 +70,7 @@ what the model sees without telling you (and the model).
   `asks before next send`). `c` cuts as planned and sends; `k` compacts with the focus typed in the
   dialog's field (Enter there too), then sends; `i` opens the history inspector to pin or evict, and
   the question comes back with the new figures; `o` sends over the budget once (refused in one line
-  past the model's window); `Esc` cancels the send and puts the prompt back in the input. Inside a
+  past the model's window); `Esc` (or `Ctrl+C`) cancels the send and puts the prompt back in the input. Inside a
   turn nothing is cut unless a request would pass the model's window (one line says so).
   After a summary or compaction the banner's details list what the summary kept and lost of the
   paths, names and numbers it covers (`kept 14 of 16 paths; lost: src/a.py, docs/b.md`); `r` on

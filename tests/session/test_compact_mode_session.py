@@ -138,3 +138,26 @@ def test_the_refusal_to_send_over_the_window_is_one_line() -> None:
     assert line == "~130k tokens would pass the 128k window: not sent over the budget"
     assert replace(plan, tokens_before=128_000).over_budget_refusal is None
     assert "128k window (assumed)" in (replace(plan, window_is_guess=True).over_budget_refusal or "")
+
+
+async def test_off_forecasts_no_cut_and_marks_nothing_next_to_go(workspace: Path) -> None:
+    """Under the limit in `off`, the meter promised `≈N turns to summary` and the inspector marked
+    rows `next to go` for a cut that never comes; switching to `auto` brings both back."""
+    session = ChatSession(
+        load_settings(max_history_messages=12, compact_mode="off"), workspace=workspace, model="offline"
+    )
+    for i in range(5):
+        await collect(session.run_turn(f"note number {i}"))
+    reading = session.meter_reading()
+    assert reading.cuts_off and reading.turns_to_trim is None and not reading.trim_pending
+    assert session.next_cut() is None
+    session.set_compact_mode("auto")
+    reading = session.meter_reading()
+    assert not reading.cuts_off and reading.turns_to_trim is not None
+    session.set_compact_mode("off")
+    for i in range(2):  # past the limit, uncut
+        await collect(session.run_turn(f"more {i}"))
+    assert session.next_cut() is None
+    session.set_compact_mode("auto")  # now the next send cuts
+    cut = session.next_cut()
+    assert cut is not None and cut.going

@@ -78,7 +78,8 @@ async def test_a_long_call_scrolls_in_its_box_with_the_keys_while_deny_keeps_the
 
 
 @pytest.mark.parametrize(
-    ("keys", "approved"), [(("y",), True), (("n",), False), (("escape",), False), (("enter",), False)]
+    ("keys", "approved"),
+    [(("y",), True), (("n",), False), (("escape",), False), (("enter",), False), (("ctrl+c",), False)],
 )
 async def test_keys_answer_and_a_stray_enter_denies(make_app, keys, approved) -> None:
     app = make_app()

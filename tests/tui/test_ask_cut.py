@@ -108,13 +108,14 @@ async def test_cut_as_planned_cuts_then_sends(ask_app):
         assert session.meter_reading().messages == 5, "the head turn, the summary, the prompt and its answer"
 
 
-async def test_esc_cancels_the_send_and_the_prompt_goes_back(ask_app):
+@pytest.mark.parametrize("key", ["escape", "ctrl+c"])  # ctrl+c did nothing in the dialog
+async def test_esc_cancels_the_send_and_the_prompt_goes_back(ask_app, key):
     async with ask_app.run_test(size=SIZE) as pilot:
         await _fill(pilot)
         session = ask_app.session
         before = (len(session.transcript), list(session.context), len(session.ledger))
         await _ask(pilot, "keep this prompt")
-        await pilot.press("escape")
+        await pilot.press(key)
         await wait_until(pilot, lambda: ask_app.chat.prompt.text == "keep this prompt", what="the prompt back")
         await wait_idle(pilot)
         assert (len(session.transcript), list(session.context), len(session.ledger)) == before
@@ -267,3 +268,21 @@ async def test_a_prompt_sent_while_asked_waits_and_is_asked_about_in_turn(ask_ap
         await pilot.press("escape")
         await wait_until(pilot, lambda: ask_app.chat.prompt.text == "second", what="the second prompt back")
         assert len(session.transcript) == 10
+
+
+async def test_a_cut_that_only_shortens_outputs_says_so_without_an_empty_message_count(workspace: Path):
+    """Over the token budget with old tool outputs to shorten, no message leaves: the Goes row names
+    the outputs alone (it read `0 messages (0 turns)2 old tool outputs shortened`)."""
+    for i in (1, 2):
+        (workspace / f"f{i}.txt").write_text("".join(f"line {i}-{n}\n" for n in range(200)))
+    app = QuietApp(load_settings(compact_mode="ask", context_budget_tokens=3000), workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        for i in (1, 2):
+            await pilot.press(*f"read f{i}.txt", "enter")
+            await wait_idle(pilot)
+        plan = app.session.plan_send("and now?")
+        assert plan is not None and plan.going_messages == 0 and plan.shortened == 2, plan
+        screen = await _ask(pilot)
+        assert _body(screen).splitlines()[1] == "Goes  2 old tool outputs shortened"
+        await pilot.press("escape")

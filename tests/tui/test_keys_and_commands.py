@@ -103,7 +103,8 @@ async def test_compact_twice_skips_the_question_and_esc_cancels(app):
         assert [e.reason for e in app.session.ledger] == ["manual_compact"]
 
 
-@pytest.mark.parametrize(("how", "answer"), [("ctrl+l", "y"), ("/clear", "y"), ("ctrl+l", "n")])
+# ctrl+c keeps, as n does (it did nothing: Textual's screen default copies, silently).
+@pytest.mark.parametrize(("how", "answer"), [("ctrl+l", "y"), ("/clear", "y"), ("ctrl+l", "n"), ("ctrl+l", "ctrl+c")])
 async def test_clear_asks_first(app, how, answer):
     async with after_one_turn(app) as pilot:
         old_id, context = app.session.id, list(app.session.context)
@@ -357,11 +358,13 @@ async def test_slash_compact_mode_switches_for_the_session_and_says_so(app):
         await send_prompt(pilot, "/compact-mode")  # no argument (the palette): the next mode
         await wait_until(pilot, lambda: app.session.compact_mode == "auto", what="mode auto")
         assert notices()[-1].startswith("compact_mode auto for this session")
+        assert notices()[-1].endswith(" · was off: /compact-mode off goes back"), "a bare switch says the way back"
         await send_prompt(pilot, "/compact-mode")
         await wait_until(pilot, lambda: app.session.compact_mode == "ask", what="mode ask")
         assert notices()[-1].startswith("compact_mode ask for this session: asks before a send that would cut")
         await send_prompt(pilot, "/compact-mode auto")
         await wait_until(pilot, lambda: app.session.compact_mode == "auto", what="mode auto again")
+        assert "goes back" not in notices()[-1], "a mode named is what was asked for"
         await send_prompt(pilot, "/compact-mode sometimes")
         hint = app.chat.query_one("#hint")
         await wait_until(pilot, lambda: hint.has_class("-shown"), what="hint")

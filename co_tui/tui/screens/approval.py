@@ -28,7 +28,7 @@ class ApprovalDialog(ModalScreen[Decision]):
 
     CSS_PATH = ["dialog.tcss", "approval.tcss"]
     BINDINGS = [
-        Binding("escape,n", "answer('deny')", "Deny: the call does not run, and the model is told", show=False),
+        Binding("escape,n,ctrl+c", "answer('deny')", "Deny: the call does not run, and the model is told", show=False),
         Binding("y", "answer('once')", "Allow this call once", show=False),
         Binding("a", "answer('always')", "Always allow the like of it for this session (see /permissions)", show=False),
         *(

@@ -10,7 +10,7 @@ provider's prompt cache. Four answers (docs/keys-and-commands.md):
 - `o` send over the budget once — refused in one line here (in place of the keys' line) when the
   request would pass the window.
 
-Esc cancels the send: the prompt goes back to the input, nothing is cut. The screen only asks; the
+Esc (or Ctrl+C) cancels the send: the prompt goes back to the input, nothing is cut. The screen only asks; the
 controller carries the answer out (`ChatController.cut_answered`).
 """
 
@@ -68,13 +68,12 @@ def _prompts(prompts: tuple[str, ...]) -> str:
 def planned_cut_rows(plan: PlannedCut) -> list[tuple[str, str]]:
     """The dialog's table, (label, text) per row: what goes, what stays, the request's tokens
     against the limits, the prompt-cache cost (and the summariser call's input, for a summary)."""
-    goes = plural(plan.going_messages, "message") + f" ({plural(plan.going_turns, 'turn')})"
-    if plan.summarised:
-        goes += " summarised into one recap"
-    elif plan.going_messages:
-        goes += " dropped (the transcript keeps them)"
+    goes = ""  # no message leaves when the cut only shortens old tool outputs
+    if plan.going_messages:
+        goes = plural(plan.going_messages, "message") + f" ({plural(plan.going_turns, 'turn')})"
+        goes += " summarised into one recap" if plan.summarised else " dropped (the transcript keeps them)"
     if plan.shortened:
-        goes += (", " if plan.going_messages else "") + plural(plan.shortened, "old tool output") + " shortened"
+        goes += (", " if goes else "") + plural(plan.shortened, "old tool output") + " shortened"
     if plan.going_prompts:
         goes += ": " + _prompts(plan.going_prompts)
     pinned = f" ({plan.pinned_turns} pinned)" if plan.pinned_turns else ""
@@ -104,6 +103,8 @@ class AskCutScreen(ModalScreen[CutAnswer | None]):
     CSS_PATH = ["dialog.tcss", "ask_cut.tcss"]
     BINDINGS = [
         Binding("escape", "dismiss(None)", "Cancel the send", show=False),
+        # As everywhere else, ctrl+c gives up what is pending (Textual's screen default copies, silently).
+        Binding("ctrl+c", "dismiss(None)", "Cancel the send", show=False),
         Binding("c", "choose('cut')", "Cut as planned", show=False),
         Binding("k", "choose('compact')", "Compact", show=False),
         Binding("i", "choose('inspect')", "Inspect", show=False),

@@ -506,6 +506,9 @@ class HistoryScreen(Screen[None]):
             f"{plural(labels.count('output truncated'), 'output')} truncated"
             + (f" · {labels.count('evicted')} evicted" if "evicted" in labels else "")
         )
+        if reading.cuts_off:  # no row reads `next to go`: say why (one line at 80 columns)
+            text.append("\nNext cut    ", style="bold")
+            text.append("none automatic (compact_mode off) · /compact and /clear still cut")
         self.query_one("#history-totals", Static).update(text)
 
     # --- steering: undo a cut, pin a turn (docs/context-governance.md) ---------------------------

@@ -38,7 +38,7 @@ class Answer:
 
 class YesNoDialog(ModalScreen[bool]):
     """A modal question dismissed with True (`YES`: its button or keys) or False (`NO`, Esc too
-    when the dialog's keys say so). A subclass sets `YES`, `NO`, `FOCUS` (the id of the button
+    when the dialog's keys say so, and Ctrl+C). A subclass sets `YES`, `NO`, `FOCUS` (the id of the button
     focused at first: the safe answer, so a stray Enter does no harm) and passes its title and body
     to `__init__`; its bindings are made from the two answers."""
 
@@ -52,6 +52,8 @@ class YesNoDialog(ModalScreen[bool]):
             cls.BINDINGS = [
                 Binding(cls.NO.keys, "dismiss(False)", cls.NO.description, show=False, priority=cls.NO.priority),
                 Binding(cls.YES.keys, "dismiss(True)", cls.YES.description, show=False, priority=cls.YES.priority),
+                # ctrl+c gives up what is asked, as everywhere (Textual's screen default copies, silently).
+                Binding("ctrl+c", "dismiss(False)", cls.NO.description, show=False),
             ]
         super().__init_subclass__(**kwargs)
 
