@@ -21,15 +21,15 @@ EVENT_CLASSES = typing.get_args(Event)
 
 @pytest.fixture(params=["real", "fake"])
 def session(request: pytest.FixtureRequest, tmp_path: Path) -> SessionPort:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "README.md").write_text("# Demo\n")
     if request.param == "fake":
-        return FakeSession(Settings())
+        return FakeSession(Settings(), workspace=workspace)
     from co_tui.session.chat import ChatSession
     from co_tui.session.opening import open_store
 
     settings = load_settings()
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "README.md").write_text("# Demo\n")
     return ChatSession(settings, workspace=workspace, store=open_store(settings))
 
 
@@ -289,16 +289,12 @@ async def test_a_shell_command_nobody_can_approve_is_refused(session: SessionPor
     assert not session.transcript and not session.busy
 
 
-async def test_an_approved_shell_command_is_one_whole_turn(session: SessionPort, tmp_path: Path) -> None:
+async def test_an_approved_shell_command_is_one_whole_turn(session: SessionPort) -> None:
     async def approve(text: str, tool: str = "run_shell", path: str | None = None, by_user: bool = False) -> bool:
         return tool == "run_shell" and by_user
 
-    # The approver is the front end's, given when the session is built (the fake: by its factory).
-    shell = getattr(session, "user_shell", None)
-    if shell is not None:
-        shell.approver = approve
-    else:
-        session.approver, session.workspace = approve, tmp_path  # type: ignore[attr-defined]
+    # The approver is the front end's, given when the session is built.
+    session.user_shell.approver = approve  # type: ignore[attr-defined]
     events = []
     async for event in session.run_shell_command("echo hi"):
         if not events:
@@ -310,10 +306,8 @@ async def test_an_approved_shell_command_is_one_whole_turn(session: SessionPort,
     assert len(session.transcript) == 3 and not session.busy
 
 
-async def test_a_mentioned_file_is_attached_and_said(session: SessionPort, tmp_path: Path) -> None:
-    workspace = getattr(session, "workspace", None) or tmp_path
-    if getattr(session, "workspace", None) is None:
-        session.workspace = workspace  # type: ignore[attr-defined]  # the fake's, given by its factory
+async def test_a_mentioned_file_is_attached_and_said(session: SessionPort) -> None:
+    workspace = session.workspace  # type: ignore[attr-defined]
     (workspace / "notes.md").write_text("the secret word is zephyr\n")
     preview = session.attachments("what is in @notes.md?")
     assert [a.path for a in preview.attached] == ["notes.md"] and preview.tokens > 0

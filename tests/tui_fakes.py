@@ -2,11 +2,13 @@
 
 tests/test_session_port.py holds it and the real session to the same conformance suite.
 
-It fakes the turns (the model is scripted) and the meter's figures (tokens grow with the context);
-everything else is the real session's: a real `History`, the real planners (undo, pin, evict,
-recover, compact) applied by the real session's own code (`AppliesEdits`), a real governor. Its events are real
-domain events and its messages real pydantic-ai ones. Tests of the whole stack use the real
-ChatSession with the offline model instead.
+It *is* the real `ChatSession` (offline model, no store): its `History`, its
+planners and the way it applies them, its `/clear`, `!command` runner, `@path` attachments, model
+setup, instruction files, MCP servers and saving are the real session's. Only two things are
+fake: the turns (a script of steps: streamed text, tool calls, a mid-turn trim, a provider
+failure, a hold until interrupted, with their timing) and the meter's figures (tokens grow with
+the context, against a budget a test sets), which the real planners read through `gauge()`. Its
+events are real domain events and its messages real pydantic-ai ones.
 """
 
 from __future__ import annotations
@@ -29,16 +31,21 @@ from pydantic_ai.messages import (
 )
 
 from co_tui.config import Settings
+from co_tui.governance.compact_mode import SendChoice
 from co_tui.governance.events import HistoryTrimmed
+from co_tui.governance.markers import make_compact_pair
 from co_tui.governance.pins import pinned_tokens, split_pinned
 from co_tui.governance.policy import GovernancePolicy, Governor
-from co_tui.governance.refused import Refused, busy_line
 from co_tui.governance.summarize import CompactResult
+from co_tui.governance.summary_check import check_summary
 from co_tui.session.applying import AppliesEdits
+from co_tui.session.ask_cut import PlannedCut, plan_send
+from co_tui.session.chat import ChatSession, make_title
 from co_tui.session.compaction import plan_compact
+from co_tui.session.context_breakdown import ContextBreakdown, compute_breakdown, overhead_parts
 from co_tui.session.events import Done, ErrorEvent, Event, Notice, TextDelta, ToolCall, ToolResult, UsageUpdate
 from co_tui.session.gauge import Gauge
-from co_tui.session.history import Edit, History, HistorySnapshot
+from co_tui.session.history import Edit
 from co_tui.session.steering import pin_keys
 
 
@@ -110,41 +117,37 @@ class FakeMeter:
         return _Reading(len(messages) * self.session.tokens_per_message + self.session.extra_tokens)
 
 
-@dataclass
-class FakeSession(AppliesEdits):
-    """Implements the ChatSession surface the TUI uses; `script(prompt)` decides each turn."""
+@dataclass(eq=False)
+class FakeSession(ChatSession):
+    """The real `ChatSession` (offline model, no store) whose turns are scripted: `script(prompt)`
+    decides each turn, and the meter shows the fake's figures. See the module docstring."""
 
     settings: Settings
     script: Script = echo_script
-    model_name: str = "offline"
+    id: str = ""  # "" : a fresh one, as a new session's
+    workspace: Path = field(default_factory=Path.cwd)  # where `@path` is read and `!command` runs
+    approver: Any = None  # asked before a `!command` (the app's approve_shell; None: each is refused)
+    model_name: str = "offline"  # shadows the real setup's: `set_model` only names a model
     is_offline: bool = True
     delay: float = 0.0  # seconds between streamed events
     budget_tokens: int = 100_000
     tokens_per_message: int = 400
+    extra_tokens: int = 0  # added to the meter figure (to drive it to a colour level)
     exactness: str = "anchored"
     window_is_guess: bool = False
-    store: Any = None
-    id: str = "f00dfeed0000000000000000000000aa"
-    title: str = ""
-    busy: bool = False
+    overhead_estimate: int = 1500  # instructions + tool schemas, for the /context breakdown
+    compact_summary: str = "The user asked about the parser; tests now pass."
     prompts: list[str] = field(default_factory=list)
     choices: list[str | None] = field(default_factory=list)  # each turn's `choice` (compact_mode ask)
-    compact_summary: str = "The user asked about the parser; tests now pass."
-    extra_tokens: int = 0  # added to the meter figure (to drive it to a colour level)
-    next_cut_result: Any = None  # what `next_cut()` returns
-    instruction_files: tuple[Any, ...] = ()  # co_tui.agent.project_instructions.InstructionFile
-    overhead_estimate: int = 1500  # instructions + tool schemas, for the /context breakdown
-    mcp: Any = None  # the session's MCP servers (an McpServers; None: none configured)
-    data_dir_warning: str | None = None  # the store's "readable by other users" line
-    history: History = field(default_factory=History)
     _cancelled: bool = False
     _calls: int = 0
-    compact_mode: str = "auto"  # the fake never cuts automatically; the mode is only remembered
-    workspace: Path | None = None  # where `!command` runs (None: the current directory)
-    approver: Any = None  # asked before a `!command` (the app's approve_shell; None: each is refused)
-    _user_shell: Any = None
 
-    # --- the meter -------------------------------------------------------------------------------
+    def __post_init__(self) -> None:
+        given = self.id
+        ChatSession.__init__(self, self.settings, workspace=self.workspace, approver=self.approver)
+        self.id = given or self.id
+
+    # --- the meter: the fake's figures (the real planners read them through `gauge`) ------------
 
     def gauge(self) -> Gauge:
         """The fake meter, the real governor (over the fake's budget) with the history's pins."""
@@ -158,6 +161,7 @@ class FakeSession(AppliesEdits):
     def meter_reading(self) -> UsageUpdate:
         """Tokens grow with the context; the budget and limits come from the fields."""
         tokens = FakeMeter(self).reading(self.context).tokens
+        pins = pin_keys(self.transcript, self.pins)
         return UsageUpdate(
             input_tokens=tokens,
             output_tokens=0,
@@ -168,12 +172,43 @@ class FakeSession(AppliesEdits):
             exactness=self.exactness,  # type: ignore[arg-type]
             window_is_guess=self.window_is_guess,
             trim_pending=tokens > self.budget_tokens,  # a stand-in for governance's own check
-            pinned_tokens=self._pinned_tokens() if self.pins else 0,
+            pinned_tokens=pinned_tokens(self.context, pins) if pins else 0,
             window_tokens=self.budget_tokens * 5 // 4,  # as `context_breakdown` says
         )
 
-    def _pinned_tokens(self) -> int:
-        return pinned_tokens(self.context, pin_keys(self.transcript, self.pins))
+    def context_breakdown(self) -> ContextBreakdown:
+        """The real computation over the fake's figures: co-tui's instructions and the workspace
+        tools share `overhead_estimate`; the instruction files are priced as the real session's."""
+        parts = overhead_parts("", self.instruction_files, [("workspace", self.overhead_estimate * 3 // 5, 3)])
+        parts[0] = replace(parts[0], tokens=self.overhead_estimate * 2 // 5)
+        return compute_breakdown(
+            self.context,
+            parts,
+            meter_tokens=self.meter_reading().context_tokens,
+            overhead_tokens=sum(part.tokens for part in parts),
+            ratio=1.0,
+            budget_tokens=self.budget_tokens,
+            window_tokens=self.budget_tokens * 5 // 4,
+            exactness=self.exactness,
+            window_is_guess=self.window_is_guess,
+        )
+
+    def compact_preview(self) -> HistoryTrimmed | None:
+        """The real estimate; after it, the fake meter's figure for what `compact` leaves (the
+        summary pair and the pinned turns), as the dialog beside the meter says."""
+        estimate = super().compact_preview()
+        if estimate is None:
+            return None
+        kept = sum(len(turn.messages) for turn in split_pinned(self.context, self.gauge().governor.pins).pinned)
+        return replace(estimate, tokens_after=min(estimate.tokens_before, (2 + kept) * self.tokens_per_message))
+
+    def plan_send(self, prompt: str) -> PlannedCut | None:
+        """In `compact_mode` ask, the real planner over the fake's gauge and window; else None."""
+        if self.compact_mode != "ask":
+            return None
+        return plan_send(self.history, self.gauge(), prompt, window_tokens=self.budget_tokens * 5 // 4)
+
+    _tokens_after = AppliesEdits._tokens_after  # a rewind's figure: the fake meter's, not the real one's
 
     # --- turns: the scripted part ----------------------------------------------------------------
 
@@ -187,30 +222,49 @@ class FakeSession(AppliesEdits):
         while not self._cancelled and asyncio.get_running_loop().time() < end:
             await asyncio.sleep(min(0.01, seconds))
 
-    def attachments(self, prompt: str) -> Any:
-        """The real attaching of `@path` mentions, in `workspace`, priced at the fake meter's ratio (1)."""
-        from co_tui.agent.mentions import attach, priced
+    async def _play(self, step: Step, output: list[str]) -> AsyncIterator[Event]:
+        if isinstance(step, Text):
+            size, written = max(1, -(-len(step.text) // step.chunks)), ""
+            for i in range(0, len(step.text), size):
+                await self._pause(self.delay)
+                if self._cancelled:
+                    break
+                written += step.text[i : i + size]
+                output.append(step.text[i : i + size])
+                yield TextDelta(text=step.text[i : i + size])
+            self._append(ModelResponse(parts=[TextPart(written)]))
+        elif isinstance(step, Tool):
+            self._calls += 1
+            call_id = step.call_id or f"call_{self._calls}"
+            self._append(ModelResponse(parts=[ToolCallPart(step.name, step.args, call_id)]))
+            yield ToolCall(tool_name=step.name, tool_call_id=call_id, args=step.args)
+            await self._pause(step.hold or self.delay)
+            if not self._cancelled:
+                self._append(ModelRequest(parts=[ToolReturnPart(step.name, step.result, call_id)]))
+                yield ToolResult(
+                    tool_name=step.name,
+                    tool_call_id=call_id,
+                    content=step.result,
+                    chars=len(step.result),
+                    is_error=step.is_error,
+                )
+        elif isinstance(step, Trim):  # recorded as a run's cut is (the scripted context stays)
+            self.history.commit(Edit(event=step.event, record=self.history.cut_record(self.context)))
+            yield self.ledger[-1]
+        elif isinstance(step, Hold):
+            while not self._cancelled:  # the scenario: a turn that runs until interrupted
+                await asyncio.sleep(0.01)
+        elif isinstance(step, Fail):
+            yield ErrorEvent(message=step.message, kind=step.kind)  # type: ignore[arg-type]
 
-        return priced(attach(self.workspace or Path.cwd(), prompt), 1.0)
-
-    def plan_send(self, prompt: str) -> Any:
-        """In `compact_mode` ask, the real planner over the fake's history, meter and governor (its
-        window: `budget_tokens` × 5/4, as `context_breakdown` says); else None."""
-        if self.compact_mode != "ask":
-            return None
-        from co_tui.session.ask_cut import plan_send
-
-        return plan_send(self.history, self.gauge(), prompt, window_tokens=self.budget_tokens * 5 // 4)
-
-    async def run_turn(self, prompt: str, choice: str | None = None) -> AsyncIterator[Event]:
+    async def run_turn(self, prompt: str, choice: SendChoice | None = None) -> AsyncIterator[Event]:
         """Play the script for `prompt` (its `@path` attachments added, as the real session adds
-        them); stop early (interrupted) after `cancel()`. `choice` (the user's answer in ask) is
-        only remembered, in `choices`: the fake cuts nothing by itself."""
+        them); stop early (interrupted) after `cancel()`, or at a `Fail`. `choice` (the user's
+        answer in ask) is only remembered, in `choices`: the fake cuts nothing by itself."""
         self.busy, self._cancelled = True, False
         self.prompts.append(prompt)
         self.choices.append(choice)
-        if not self.title:
-            self.title = prompt[:60]
+        self.title = self.title or make_title(prompt)
         attachments = self.attachments(prompt)
         for line in attachments.lines():
             yield Notice(message=line)
@@ -220,45 +274,11 @@ class FakeSession(AppliesEdits):
         failed = False
         try:
             for step in self.script(prompt):
-                if self._cancelled:
+                if self._cancelled or failed:
                     break
-                if isinstance(step, Text):
-                    size = max(1, -(-len(step.text) // step.chunks))
-                    written = ""
-                    for i in range(0, len(step.text), size):
-                        await self._pause(self.delay)
-                        if self._cancelled:
-                            break
-                        written += step.text[i : i + size]
-                        output.append(step.text[i : i + size])
-                        yield TextDelta(text=step.text[i : i + size])
-                    self._append(ModelResponse(parts=[TextPart(written)]))
-                elif isinstance(step, Tool):
-                    self._calls += 1
-                    call_id = step.call_id or f"call_{self._calls}"
-                    self._append(ModelResponse(parts=[ToolCallPart(step.name, step.args, call_id)]))
-                    yield ToolCall(tool_name=step.name, tool_call_id=call_id, args=step.args)
-                    await self._pause(step.hold or self.delay)
-                    if self._cancelled:
-                        break
-                    self._append(ModelRequest(parts=[ToolReturnPart(step.name, step.result, call_id)]))
-                    yield ToolResult(
-                        tool_name=step.name,
-                        tool_call_id=call_id,
-                        content=step.result,
-                        chars=len(step.result),
-                        is_error=step.is_error,
-                    )
-                elif isinstance(step, Trim):  # recorded as a run's cut is (the scripted context stays)
-                    self.history.commit(Edit(event=step.event, record=self.history.cut_record(self.context)))
-                    yield self.ledger[-1]
-                elif isinstance(step, Hold):
-                    while not self._cancelled:  # the scenario: a turn that runs until interrupted
-                        await asyncio.sleep(0.01)
-                elif isinstance(step, Fail):
-                    failed = True
-                    yield ErrorEvent(message=step.message, kind=step.kind)  # type: ignore[arg-type]
-                    break
+                async for event in self._play(step, output):
+                    failed = failed or isinstance(event, ErrorEvent)
+                    yield event
         finally:
             self.busy = False
         if self._cancelled:
@@ -266,45 +286,20 @@ class FakeSession(AppliesEdits):
         yield self.meter_reading()
         yield Done(output="".join(output), interrupted=self._cancelled, failed=failed)
 
-    async def run_shell_command(self, command: str) -> AsyncIterator[Event]:
-        """The real `!command` runner (session/user_shell.py): a real process in `workspace`, the
-        real approver; its exchange appended as the real session appends it (handles stamped)."""
-        from co_tui.governance.handles import stamp_handles
-        from co_tui.session.user_shell import UserShell
-
-        def record(messages: Sequence[ModelMessage]) -> None:
-            self._append(*stamp_handles(messages, len(self.transcript)))
-
-        self._user_shell = UserShell(self.workspace or Path.cwd(), self.approver)
-        self.busy, self._cancelled = True, False
-        try:
-            async for event in self._user_shell.run(command, record):
-                if isinstance(event, Done) and not event.failed:
-                    yield self.meter_reading()
-                yield event
-        finally:
-            self.busy, self._user_shell = False, None
-
     def cancel(self) -> None:
-        """Interrupt the running turn or `!command`."""
+        """Interrupt the scripted turn, or the real `!command`."""
         self._cancelled = True
-        if self._user_shell is not None:
-            self._user_shell.stop()
+        super().cancel()
 
     async def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
-        """A scripted summary (`compact_summary`), applied with the real planner."""
-        from co_tui.governance.summary_check import check_summary
-
+        """A scripted summary (`compact_summary`: what it leaves out is lost, and recoverable), its
+        pair and check as the real compaction makes them, applied by the real planner."""
         if not self.context:
             yield Done(output="nothing to compact")
             return
         before = self.meter_reading().context_tokens
         summary = self.compact_summary + (f" (focus: {focus})" if focus else "")
         check = check_summary(tuple(self.context), summary)
-        messages: list[ModelMessage] = [
-            ModelRequest(parts=[UserPromptPart(f"[Compacted conversation summary]\n{summary}")]),
-            ModelResponse(parts=[TextPart("Understood. I have the conversation context.")]),
-        ]
         event = HistoryTrimmed(
             reason="manual_compact",
             strategy="compact",
@@ -319,118 +314,23 @@ class FakeSession(AppliesEdits):
             summary_lost=check.lost,
         )
         self.extra_tokens = 0
-        applied = await self._apply(plan_compact(self.history, self.gauge(), CompactResult(messages, event), before))
+        pair = make_compact_pair(len(self.transcript), len(self.prompts), summary)
+        applied = await self._apply(plan_compact(self.history, self.gauge(), CompactResult(pair, event), before))
         yield applied.trim
         yield self.meter_reading()
         yield Done(output=summary)
 
     async def clear(self) -> HistoryTrimmed:
-        """Empty the conversation under a new id; return the `clear` event."""
-        if self.busy:
-            raise Refused(busy_line("clearing"))
-        event = replace(self.clear_preview(), session_id=self.id)
-        self.id = "f00dfeed0000000000000000000000bb"
-        self.title = ""
-        self.history.reset()
+        """The real `/clear`; the fake's own counts start afresh too."""
+        event = await super().clear()
         self.prompts, self.extra_tokens = [], 0
         return event
-
-    def release_claim(self) -> None:
-        """No other process shares a fake session."""
-
-    def set_compact_mode(self, mode: str) -> None:
-        """Switch the mode (`/compact-mode`); the fake only remembers it."""
-        self.compact_mode = mode
 
     def set_model(self, name: str) -> None:
         """Switch models; names starting with `bad` are refused like an unknown provider."""
         if name.startswith("bad"):
             raise ValueError(f"unknown model '{name}': expected provider:model, e.g. openai:gpt-4o")
         self.model_name, self.is_offline = name, name == "offline"
-
-    def next_cut(self) -> Any:
-        """No policy runs in the fake: `next_cut_result` is what it returns."""
-        return self.next_cut_result
-
-    def compact_preview(self) -> HistoryTrimmed | None:
-        """The real estimate over the fake's context, in the fake meter's figures as the real session
-        gives it: before, the meter's figure; after, the figure for the two-message summary pair."""
-        from co_tui.governance.next_cut import compact_estimate
-
-        keys = pin_keys(self.transcript, self.pins)
-        estimate = compact_estimate(self.context, self.budget_tokens, pins=keys)
-        if estimate is None:
-            return None
-        before = self.meter_reading().context_tokens
-        kept = sum(len(turn.messages) for turn in split_pinned(self.context, keys).pinned)  # they stay
-        after = min(before, (2 + kept) * self.tokens_per_message)  # `compact` leaves the pair and no extra
-        return replace(estimate, tokens_before=before, tokens_after=after)
-
-    def context_breakdown(self) -> Any:
-        """The real computation over the fake's figures: co-tui's instructions, the instruction
-        files and the workspace tools share `overhead_estimate`, fitted to the fake meter."""
-        from co_tui.agent.project_instructions import instructions_block
-        from co_tui.governance import estimate_text_tokens
-        from co_tui.session.context_breakdown import OverheadPart, compute_breakdown
-
-        files = [f for f in self.instruction_files if f.error is None]
-        parts = [OverheadPart("instructions", "co-tui", self.overhead_estimate * 2 // 5)]
-        parts += [
-            OverheadPart("project_instructions", f.label, estimate_text_tokens(instructions_block(f))) for f in files
-        ]
-        parts.append(OverheadPart("tool_schemas", "workspace", self.overhead_estimate * 3 // 5, 3))
-        reading = self.meter_reading()
-        return compute_breakdown(
-            self.context,
-            parts,
-            meter_tokens=reading.context_tokens,
-            overhead_tokens=sum(part.tokens for part in parts),
-            ratio=1.0,
-            budget_tokens=self.budget_tokens,
-            window_tokens=self.budget_tokens * 5 // 4,
-            exactness=self.exactness,
-            window_is_guess=self.window_is_guess,
-        )
-
-    # --- steering: `AppliesEdits`, the real session's own, over the real History -----------------
-
-    def _write(self, snapshot: HistorySnapshot) -> str | None:
-        """The fake saves nothing (see `unsaved`)."""
-        return None
-
-    # --- the rest of the port --------------------------------------------------------------------
-
-    def conversation_counts(self) -> Any:
-        """Counted over the (in-memory) transcript, as a session that was never saved counts."""
-        from co_tui.session.conversation_counts import ConversationCounts
-
-        return ConversationCounts().add(self.transcript)
-
-    @property
-    def saved(self) -> bool:
-        """Saved when a test gives the fake a store (a real `SessionStore`)."""
-        return self.store is not None
-
-    @property
-    def catalog(self) -> Any:
-        """The store a test gave the fake: what /sessions lists."""
-        return self.store
-
-    def export(self, fmt: str, where: Path | None = None) -> Path:
-        """As the real session: refused when nothing is saved, else the store's copy is written."""
-        from co_tui.session.export import export_saved
-
-        if self.store is None:
-            raise ValueError("nothing saved to export yet")
-        return export_saved(self.store, self.id, fmt, where)
-
-    def unsaved(self) -> bool:
-        """The fake never saves, and never says it lost anything."""
-        return False
-
-    def write_rescue_copy(self) -> Path | None:
-        """Nothing to rescue: see `unsaved`."""
-        return None
 
 
 def fake_factory(**session_kwargs: Any) -> Callable[..., FakeSession]:

@@ -1,5 +1,5 @@
 """`AppliesEdits`: the steering operations of a session, each a pure planner's `Edit` applied in one
-place — shared by `ChatSession` and the tests' fake, which differ only in how they save. Rewinds
+place (`ChatSession`'s, and so the tests' fake's, a `ChatSession` with scripted turns). Rewinds
 and branch switches (`branching.py`) are planned and applied the same way; what only a saved
 session has (marks kept in the store, other branches' rows, file checkpoints, forks) it gives
 through small hooks (`_mark_context`, `_load_branch`, `_checkpoint_rows`, `_write_fork`).

@@ -218,7 +218,7 @@ async def test_over_the_budget_past_the_window_is_refused_in_one_line(make_app):
     from co_tui.config import Settings
     from co_tui.tui.screens.ask_cut import AskCutScreen
 
-    app = make_app(Settings(max_history_messages=8), compact_mode="ask", budget_tokens=2_000)
+    app = make_app(Settings(max_history_messages=8, compact_mode="ask"), budget_tokens=2_000)
     async with app.run_test(size=SIZE) as pilot:
         await _fill(pilot)
         screen = await _ask(pilot)

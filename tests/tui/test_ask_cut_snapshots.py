@@ -30,7 +30,7 @@ def _ask(*, refuse: bool = False):
 
 
 def _app(make_app, budget_tokens: int = 100_000):
-    return make_app(Settings(max_history_messages=8), compact_mode="ask", budget_tokens=budget_tokens)
+    return make_app(Settings(max_history_messages=8, compact_mode="ask"), budget_tokens=budget_tokens)
 
 
 @pytest.mark.parametrize("size", [(100, 30), (80, 24)], ids=["100x30", "80x24"])
