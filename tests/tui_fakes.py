@@ -334,7 +334,7 @@ class FakeSession(ChatSession):
 
 
 def fake_factory(**session_kwargs: Any) -> Callable[..., FakeSession]:
-    """A `session_factory` for CoTuiApp that builds a FakeSession (ignores resume/approver)."""
+    """A `session_factory` for CoTuiApp that builds a FakeSession (ignores resume)."""
     made: list[FakeSession] = []
 
     def factory(settings: Settings, workspace: Path, *, approver: Any = None, **_: Any) -> FakeSession:
