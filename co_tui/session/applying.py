@@ -1,5 +1,8 @@
 """`AppliesEdits`: the steering operations of a session, each a pure planner's `Edit` applied in one
-place — shared by `ChatSession` and the tests' fake, which differ only in how they save.
+place — shared by `ChatSession` and the tests' fake, which differ only in how they save. Rewinds
+and branch switches (`branching.py`) are planned and applied the same way; what only a saved
+session has (marks kept in the store, other branches' rows, file checkpoints, forks) it gives
+through small hooks (`_mark_context`, `_load_branch`, `_checkpoint_rows`, `_write_fork`).
 
 `_apply` commits the edit to the `History` on the event loop, then saves in a thread (`_write`).
 A failed save undoes nothing in memory: the operation's own line says it (its event's note, a
@@ -34,7 +37,7 @@ from co_tui.session.branching import (
 from co_tui.session.compaction import clear_preview_of
 from co_tui.session.eviction import plan_evict
 from co_tui.session.file_rewind import FilesBack, files_back
-from co_tui.session.history import BranchState, Edit, History, HistorySnapshot, HistoryViews
+from co_tui.session.history import BranchState, Edit, History, HistorySnapshot, HistoryViews, Mark
 from co_tui.session.recover import plan_recover
 from co_tui.session.steering import plan_pin_newest, plan_toggle_pin, plan_undo
 
@@ -185,17 +188,8 @@ class AppliesEdits(HistoryViews):
         """Esc Esc, `/rewind`: go back to just before the prompt at transcript index `position`, on a
         new branch (the turns after it stay, as the branch left); `branching.plan_rewind`. Returns
         the `rewind` event and the prompt's text. Raises `RewindRefused` (a `Refused`)."""
-        self._may_move("rewinding")
-        mark = next((m for m in self.history.marks if m.position == position), None)
-        if mark is None:
-            raise RewindRefused(
-                "that prompt was saved before co-tui kept what the model saw before each prompt: it cannot be rewound to"
-            )
-        if mark.context is None:
-            context = await asyncio.to_thread(self._mark_context, position)
-            if context is None:
-                raise RewindRefused("what the model saw before that prompt is not in the session database")
-            mark = replace(mark, context=context)
+        await self._may_move("rewinding")
+        mark = await self._mark_at(position, "rewound to")
         history = self.history
         assert mark.context is not None
         state = BranchState((), mark.context, tuple(history.entries[: mark.ledger_len]), mark.pins, ())
@@ -211,7 +205,7 @@ class AppliesEdits(HistoryViews):
     async def switch_branch(self, branch: int) -> HistoryTrimmed:
         """`/branches` Enter: make branch `branch` the one in use, its history exactly as it was left
         (`branching.plan_switch`). Returns the `branch_switch` event; raises `RewindRefused`."""
-        self._may_move("switching branches")
+        await self._may_move("switching branches")
         if branch == self.history.branch:
             raise RewindRefused(f"branch {branch} is the one in use")
         state = self.history.stashed(branch)
@@ -270,36 +264,42 @@ class AppliesEdits(HistoryViews):
         branch as it is now (`position` None), or as it was just before the prompt at transcript
         index `position` — its context exactly as the model had it then. This session is not changed.
         Returns the new session's id. Raises `Refused` (one line): busy, unsaved, not saved at all."""
-        self._may_move("forking")
+        await self._may_move("forking")
         history = self.history
         name = title or (f"fork of {self.title}" if self.title else "fork")
         if position is None:
             return await asyncio.to_thread(self._write_fork, None, 0, name)
-        else:
-            mark = next((m for m in history.marks if m.position == position), None)
-            if mark is None:
-                raise RewindRefused(
-                    "that prompt was saved before co-tui kept what the model saw: it cannot be forked from"
-                )
-            context = mark.context
-            if context is None:
-                context = await asyncio.to_thread(self._mark_context, position)
-                if context is None:
-                    raise RewindRefused("what the model saw before that prompt is not in the session database")
-            state = BranchState(
-                prefix(history.transcript, position),
-                context,
-                tuple(history.entries[: mark.ledger_len]),
-                mark.pins,
-                tuple(m for m in history.marks if m.position < position),
-            )
-            turns = sum(1 for p in await asyncio.to_thread(self.rewind_points) if p.position < position)
+        mark = await self._mark_at(position, "forked from")
+        assert mark.context is not None
+        state = BranchState(
+            prefix(history.transcript, position),
+            mark.context,
+            tuple(history.entries[: mark.ledger_len]),
+            mark.pins,
+            tuple(m for m in history.marks if m.position < position),
+        )
+        turns = sum(1 for p in await asyncio.to_thread(self.rewind_points) if p.position < position)
         return await asyncio.to_thread(self._write_fork, state, turns, name)
 
-    def _may_move(self, doing: str) -> None:
+    async def _mark_at(self, position: int, done: str) -> Mark:
+        """The mark of the prompt at `position` with its context (read from the store when only it
+        has it). Raises `RewindRefused` for a prompt saved before marks were kept (`done`: "rewound to")."""
+        mark = next((m for m in self.history.marks if m.position == position), None)
+        if mark is None:
+            raise RewindRefused(
+                f"that prompt was saved before co-tui kept what the model saw before each prompt: it cannot be {done}"
+            )
+        if mark.context is None:
+            context = await asyncio.to_thread(self._mark_context, position)
+            if context is None:
+                raise RewindRefused("what the model saw before that prompt is not in the session database")
+            mark = replace(mark, context=context)
+        return mark
+
+    async def _may_move(self, doing: str) -> None:
         if self.busy:
             raise Refused(busy_line(doing))
-        line = self._unsaved_line()
+        line = await asyncio.to_thread(self._unsaved_line)  # asks the store: off the event loop
         if line is not None:
             raise RewindRefused(f"wait until the conversation is saved before {doing}: {line}")
 

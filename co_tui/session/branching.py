@@ -138,8 +138,8 @@ def _turn_number(transcript: Sequence[ModelMessage], position: int) -> int:
 
 def plan_rewind(history: History, gauge: Gauge, mark: Mark, *, created: float, tokens_after: int) -> Edit:
     """Go back to just before the prompt at transcript index `mark.position` (whose `mark` carries
-    its context), on a new branch forked from the one in use; the edit's `result` is that prompt's
-    text. `tokens_after`: the meter's figure for the restored context (`mark.tokens` as re-anchored by
+    its context), on a new branch forked from the one in use (from its parent when nothing was sent
+    on it: it is dropped, `empty_branch`); the edit's `result` is that prompt's text. `tokens_after`: the meter's figure for the restored context (`mark.tokens` as re-anchored by
     the caller). Raises `RewindRefused` when that index holds no prompt or the mark has no context."""
     transcript = history.transcript
     position = mark.position
@@ -148,35 +148,56 @@ def plan_rewind(history: History, gauge: Gauge, mark: Mark, *, created: float, t
     if mark.context is None:
         raise RewindRefused("what the model saw before that prompt could not be read")
     turn = _turn_number(transcript, position)
-    new_id = max(b.id for b in history.tree) + 1
-    info = BranchInfo(new_id, history.branch, position, mark.ledger_len, created, turn)
+    # A branch left before anything was sent on it is not kept: its parent holds all it had.
+    empty = empty_branch(history)
+    parent = history.branch if empty is None else empty.parent
+    tree = tuple(b for b in history.tree if empty is None or b.id != empty.id)
+    new_id = max(b.id for b in tree) + 1
+    info = BranchInfo(new_id, parent, position, mark.ledger_len, created, turn)
     kept_marks = tuple(m for m in history.marks if m.position < position)
     state = BranchState(
         prefix(transcript, position), mark.context, tuple(history.entries[: mark.ledger_len]), mark.pins, kept_marks
     )
     event = _event(
-        history, gauge, mark.context, "rewind", new_id, tokens_after, rewound_to_turn=turn, position=position
+        history,
+        gauge,
+        mark.context,
+        "rewind",
+        new_id,
+        tokens_after,
+        rewound_to_turn=turn,
+        branch_from=parent,
     )
     return Edit(
         event=event,
         context=mark.context,
         pins=mark.pins,
-        branch=BranchMove(new_id, state, (*history.tree, info)),
+        branch=BranchMove(new_id, state, (*tree, info)),
         result=text,
     )
 
 
+def empty_branch(history: History) -> BranchInfo | None:
+    """The branch in use when nothing was sent on it since it was rewound (its transcript is what
+    it shares with its parent): left, it is dropped rather than kept. None otherwise."""
+    info = next((b for b in history.tree if b.id == history.branch), None)
+    if info is None or info.parent is None or len(history.transcript) > info.fork_at:
+        return None
+    return info
+
+
 def plan_switch(history: History, gauge: Gauge, target: int, state: BranchState, *, tokens_after: int) -> Edit:
-    """Make branch `target` (whose history is `state`) the one in use. Raises `RewindRefused` for
-    the branch in use or one not in the tree."""
+    """Make branch `target` (whose history is `state`) the one in use (a branch left before anything
+    was sent on it is dropped: `empty_branch`). Raises `RewindRefused` for the branch in use or one
+    not in the tree."""
     if target == history.branch:
         raise RewindRefused(f"branch {target} is the one in use")
     if target not in {b.id for b in history.tree}:
         raise RewindRefused(f"there is no branch {target}")
     event = _event(history, gauge, state.context, "branch_switch", target, tokens_after)
-    return Edit(
-        event=event, context=state.context, pins=state.pins, branch=BranchMove(target, state, tuple(history.tree))
-    )
+    empty = empty_branch(history)
+    tree = tuple(b for b in history.tree if empty is None or b.id != empty.id)
+    return Edit(event=event, context=state.context, pins=state.pins, branch=BranchMove(target, state, tree))
 
 
 def _event(
@@ -188,7 +209,7 @@ def _event(
     tokens_after: int,
     *,
     rewound_to_turn: int | None = None,
-    position: int | None = None,
+    branch_from: int | None = None,
 ) -> HistoryTrimmed:
     kept = {id(m) for m in context}
     left = [m for m in separate_markers(history.context) if id(m) not in kept]
@@ -200,7 +221,7 @@ def _event(
         tokens_before=gauge.meter.reading(history.context).tokens,
         tokens_after=tokens_after,
         budget_tokens=gauge.budget_tokens,
-        branch_from=history.branch,
+        branch_from=history.branch if branch_from is None else branch_from,
         branch_to=to,
         rewound_to_turn=rewound_to_turn,
     )

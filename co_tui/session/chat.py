@@ -473,7 +473,10 @@ class ChatSession(AppliesEdits):
         return self._branch_meters.get(branch)
 
     def _branch_moved(self, left: int) -> None:
-        self._branch_meters[left] = self.setup.meter
+        if any(b.id == left for b in self.history.tree):  # not a dropped one (its id may be reused)
+            self._branch_meters[left] = self.setup.meter
+        else:
+            self._branch_meters.pop(left, None)
         if self._next_meter is not None:
             self.setup.meter, self._next_meter = self._next_meter, None
         self._pins_changed()

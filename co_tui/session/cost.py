@@ -10,6 +10,7 @@ See docs/context-governance.md ("Cache and cost").
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -55,20 +56,25 @@ class RunningCost:
     def __init__(self, cost_of: Callable[[Any], Any], zero: Any) -> None:
         self._cost_of, self._zero = cost_of, zero
         self._counted, self._total = 0, zero
+        # A save reads the figure in a thread while the loop may read it for the meter: one folds at a time.
+        self._lock = threading.Lock()
 
     def restart(self, counted: int = 0) -> None:
         """Start over at a new sequence whose first `counted` items are priced elsewhere (a saved figure)."""
-        self._counted, self._total = counted, self._zero
+        with self._lock:
+            self._counted, self._total = counted, self._zero
 
     def total(self, items: Sequence[Any]) -> Any:
         """The summed cost of `items` from the start point on (None: one is unpriced); the items
-        before the ones counted so far must be the same ones (append-only)."""
-        if len(items) > self._counted:
-            for item in items[self._counted :]:
-                cost = self._cost_of(item) if self._total is not None else None
-                self._total = None if cost is None or self._total is None else self._total + cost
-            self._counted = len(items)
-        return self._total
+        before the ones counted so far must be the same ones (append-only). Thread-safe."""
+        with self._lock:
+            length = len(items)
+            if length > self._counted:
+                for item in items[self._counted : length]:
+                    cost = self._cost_of(item) if self._total is not None else None
+                    self._total = None if cost is None or self._total is None else self._total + cost
+                self._counted = length
+            return self._total
 
 
 def transcript_item_cost(message: Any) -> Decimal | None:

@@ -301,7 +301,8 @@ class History:
     def _move(self, move: BranchMove) -> None:
         from co_tui.session.lazy_transcript import LazyTranscript as Lazy
 
-        if not isinstance(self._transcript, Lazy):  # a lazy one reads the store's rows of the branch in use
+        # A lazy transcript reads its branch's rows wherever the store keeps them: kept in memory too.
+        if any(b.id == self._branch for b in move.tree):  # a branch dropped from the tree is not kept
             self._stash[self._branch] = self.state()
         self._stash.pop(move.to, None)
         state = move.state
@@ -311,6 +312,7 @@ class History:
         self._pins, self._marks = state.pins, state.marks
         self._branch, self._tree = move.to, move.tree
         self._restart_costs()  # another transcript and ledger: the cost is the branch in use's
+        self.saved_counts = None  # the store's counts were the branch left's: counted from the rows now
 
     def mark_turn(self, tokens: int, created: float, meter: Any = None) -> None:
         """A user prompt is about to go out at the transcript's end: keep what the model is sent

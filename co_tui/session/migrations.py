@@ -54,9 +54,11 @@ Version 7 adds the conversation tree (docs/context-governance.md, "Rewind and br
   session it was copied from and how many of its turns it holds.
 - `file_checkpoints.branch`: the branch whose turn made the edit (a rewind restores its own files).
 
-The search migration (the last entry, `SEARCH_MIGRATION`; docs/configuration.md, "Searching saved
-sessions") adds two FTS5 indexes, kept in step by triggers, so every write of a row — a save, a
-delete's cascade, a rewind — updates them in its own transaction, whoever writes:
+Version 8, the search migration (`SEARCH_MIGRATION`, appended last; docs/configuration.md,
+"Searching saved sessions"), adds two FTS5 indexes, kept in step by triggers, so every write of a
+row — a save, a delete's cascade, a rewind's copies — updates them in its own transaction, whoever
+writes (a branch switch moves rows by `session_id` and touches neither index: the search maps a
+storage row's hits to the session that owns it):
 - `transcript_search`: each transcript row's words (`words_sql`: the text of every part but the
   system prompt — a prompt, an answer, a tool call's arguments, a tool's output — read from the
   stored body, so only redacted text is indexed), keyed by the row's rowid. Contentless: the index

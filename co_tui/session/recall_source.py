@@ -16,17 +16,32 @@ class _Limits(Protocol):
     def policy(self) -> Any:
         """The policy (`budget_tokens`)."""
 
+    @property
+    def settings(self) -> Any:
+        """The settings (`tool_output_preview_chars`)."""
+
+
+def page_chars(budget_tokens: int, preview_chars: int) -> int:
+    """The most one recall page may hold: `page_chars_for(budget)`, and under the preview cap with
+    room for its header line — a page over it would itself reach the model as a preview, sending it
+    back to recall the page it had just asked for."""
+    from co_tui.governance.recall import page_chars_for
+
+    pages = page_chars_for(budget_tokens)
+    if preview_chars <= 0:
+        return pages
+    return min(pages, max(preview_chars // 2, preview_chars - 1000))
+
 
 def recall_source(history: History, setup: _Limits) -> RecallSource:
-    """The session's transcript (`history`'s: this session only), pages of `page_chars_for(budget)`
-    (by `setup`'s policy, read when the tool runs: a new model's is seen), and the store's redaction
-    of secret-looking environment values."""
+    """The session's transcript (`history`'s: this session only), pages of `page_chars` (by
+    `setup`'s policy and settings, read when the tool runs: a new model's is seen), and the store's
+    redaction of secret-looking environment values."""
     from co_tui.agent.recall_tool import RecallSource
-    from co_tui.governance.recall import page_chars_for
     from co_tui.session.redaction import redact_text, secret_env_values
 
     return RecallSource(
         transcript=lambda: history.transcript,
-        page_chars=lambda: page_chars_for(setup.policy.budget_tokens),
+        page_chars=lambda: page_chars(setup.policy.budget_tokens, setup.settings.tool_output_preview_chars),
         redact=lambda text: redact_text(text, secret_env_values()),
     )

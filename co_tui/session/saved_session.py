@@ -45,7 +45,8 @@ class SessionMeta:
 class SessionHit:
     """A session a search found (`SessionStore.search`): its list row, the snippet around the hits
     of its newest matching message (hits marked, see `store_search.hit_segments`; empty when only
-    the title matched) and that message's transcript index (None then)."""
+    the title matched) and that message's transcript index (None then, and when the message is in
+    a branch of the session other than the one in use)."""
 
     meta: SessionMeta
     snippet: str = ""

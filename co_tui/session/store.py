@@ -8,6 +8,9 @@ Saving a turn (`save_turn`) is one transaction that appends the new transcript r
 and deletes/inserts only the context rows that left/arrived (`context_diff.py`); its cost depends on
 the turn, not on the session's length.
 
+Searching (`search`, `store_search.py`) reads two FTS5 indexes over titles and every saved message's
+text that the schema's own triggers keep in step with each write (`migrations.SEARCH_MIGRATION`).
+
 Threads: one connection opened with `check_same_thread=False`, every public method serialised by
 one lock: saves run in threads (`ChatSession` saves with `asyncio.to_thread`, the TUI clears and
 exports in threads) while the UI thread lists sessions. Processes:

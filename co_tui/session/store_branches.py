@@ -84,20 +84,26 @@ def switch_rows(conn: sqlite3.Connection, session_id: str, to: int, tree: Sequen
     """Make branch `to` the session's own rows (the one in use), keeping the branch left under its
     storage row. A branch new to the store (a rewind's) starts as a copy of its parent's first
     `fork_at` transcript rows, `fork_ledger` ledger rows and the marks before `fork_at`; its context
-    and pins are the caller's to write. Returns whether anything moved."""
+    and pins are the caller's to write. A branch in use that `tree` no longer holds (left before
+    anything was sent on it) is deleted instead. Returns whether anything moved."""
     current = active_branch(conn, session_id)
     if current == to:
         return False
-    _write_tree(conn, session_id, tree)
     left = storage_id(session_id, current)
-    conn.execute(
-        f"""INSERT INTO sessions (id, title, created, updated, model, workspace, cost_usd, branch, branch_of, {_FIGURES})
-            SELECT ?, title, created, updated, model, workspace, cost_usd, branch, id, {_FIGURES}
-            FROM sessions WHERE id = ?""",
-        (left, session_id),
-    )
-    for table in _BRANCH_TABLES:
-        conn.execute(f"UPDATE {table} SET session_id = ? WHERE session_id = ?", (left, session_id))  # noqa: S608
+    if any(b.id == current for b in tree) or not tree:
+        conn.execute(
+            f"""INSERT INTO sessions (id, title, created, updated, model, workspace, cost_usd, branch, branch_of, {_FIGURES})
+                SELECT ?, title, created, updated, model, workspace, cost_usd, branch, id, {_FIGURES}
+                FROM sessions WHERE id = ?""",
+            (left, session_id),
+        )
+        for table in _BRANCH_TABLES:
+            conn.execute(f"UPDATE {table} SET session_id = ? WHERE session_id = ?", (left, session_id))  # noqa: S608
+    else:  # left before anything was sent on it: dropped (its parent holds all it had)
+        for table in _BRANCH_TABLES:
+            conn.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))  # noqa: S608
+        conn.execute("DELETE FROM branches WHERE session_id = ? AND id = ?", (session_id, current))
+    _write_tree(conn, session_id, tree)
     kept = storage_id(session_id, to)
     if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (kept,)).fetchone():
         for table in _BRANCH_TABLES:

@@ -32,6 +32,7 @@ HIT_END = "\x03"
 MAX_QUERY_CHARS = 500
 MAX_TERMS = 16
 SNIPPET_TOKENS = 12  # words of context a snippet shows around its hits
+_OWN_BRANCH = 1 << 40  # ranks a hit in the branch in use above any seq of another branch
 
 # A quoted phrase, or a run of anything but white space (an unbalanced `"` stays in its word).
 _TERM = re.compile(r'"([^"]*)"|(\S+)')
@@ -83,27 +84,35 @@ def make_snippet(text: str, query: str, width: int = SNIPPET_TOKENS) -> str:
     return lead + snippet + tail
 
 
-_WINDOW = 800  # characters of a long text tokenized for its snippet
+_WINDOW = 600  # characters of a long text tokenized for its snippet
 _LEAD = 3  # words a snippet shows before its first hit: in a narrow column the hit stays in sight
 
 
 def _window_snippet(text: str, terms: list[tuple[str, bool]], width: int) -> str:
     tokens = list(_TOKEN.finditer(text))
-    folded = [_fold(t.group()) for t in tokens]
-    hit = [False] * len(tokens)
-    for term, bare in terms:
-        words = [_fold(w) for w in _TOKEN.findall(term)]
-        for i in range(len(tokens) - len(words) + 1):
-            *whole, last = words
-            if folded[i : i + len(whole)] == whole and (
-                folded[i + len(whole)].startswith(last) if bare else folded[i + len(whole)] == last
-            ):
-                hit[i : i + len(words)] = [True] * len(words)
     if not tokens:
         return text[:200]
-    first = hit.index(True) if any(hit) else 0
+    folded = [_fold(t.group()) for t in tokens]
+    phrases = [([_fold(w) for w in _TOKEN.findall(term)], bare) for term, bare in terms]
+
+    def hit_at(i: int) -> int:
+        """How many tokens from `i` on a phrase of the query matches (0: none)."""
+        for words, bare in phrases:
+            n = len(words)
+            if i + n <= len(folded) and folded[i : i + n - 1] == words[:-1]:
+                last = folded[i + n - 1]
+                if last.startswith(words[-1]) if bare else last == words[-1]:
+                    return n
+        return 0
+
+    # Only the first hit is looked for in the whole window; hits are marked in the shown part.
+    first = next((i for i in range(len(tokens)) if hit_at(i)), 0)
     start = max(0, first - _LEAD)
     stop = min(len(tokens), start + width)
+    hit = [False] * len(tokens)
+    for i in range(start, stop):
+        if n := hit_at(i):
+            hit[i : i + n] = [True] * n
     # From the white space before that token: `file_2.py` stays whole, not `…py`. (Every token
     # before the first hit is not a hit.)
     spaces = [m.end() for m in re.finditer(r"\s+", text[: tokens[start].start()])]
@@ -149,19 +158,24 @@ def search_rows(
         return []
     columns = ", ".join(f"s.{c.strip()}" for c in meta_columns.split(","))
     in_workspace = "AND s.workspace = :workspace" if workspace is not None else ""
-    # `t.rowid` is a bare column next to max(): SQLite takes it from the row with the newest seq. A
-    # branch kept apart (a rewind's, `branch_of` set) is never listed: its hits count for its session.
+    # A rewound session keeps its other branches' rows under storage rows of its own (`branch_of`
+    # set, never listed: store_branches.py): a hit there is a hit of the session that owns them, its
+    # own rows first. `t.seq`/`t.rowid` are bare columns next to max(): SQLite takes them from the
+    # row with the best rank (own branch, then the newest seq).
     rows = conn.execute(
         f"""WITH text_hits AS (
-                SELECT coalesce(b.branch_of, t.session_id) AS sid, max(t.seq) AS seq, t.rowid AS rid
+                SELECT coalesce(o.branch_of, o.id) AS sid,
+                       max(t.seq + CASE WHEN o.branch_of IS NULL THEN {_OWN_BRANCH} ELSE 0 END) AS rank,
+                       t.seq AS seq, t.rowid AS rid
                 FROM transcript_search AS f JOIN transcript AS t ON t.rowid = f.rowid
-                JOIN sessions AS b ON b.id = t.session_id
-                WHERE transcript_search MATCH :match GROUP BY coalesce(b.branch_of, t.session_id)),
+                JOIN sessions AS o ON o.id = t.session_id
+                WHERE transcript_search MATCH :match GROUP BY coalesce(o.branch_of, o.id)),
             title_hits AS (
                 SELECT s.id AS sid FROM title_search AS f JOIN sessions AS s ON s.rowid = f.rowid
-                WHERE title_search MATCH :match)
-            SELECT {columns}, h.seq, h.rid FROM sessions AS s LEFT JOIN text_hits AS h ON h.sid = s.id
-            WHERE (h.sid IS NOT NULL OR s.id IN (SELECT sid FROM title_hits)) AND s.branch_of IS NULL {in_workspace}
+                WHERE title_search MATCH :match AND s.branch_of IS NULL)
+            SELECT {columns}, CASE WHEN h.rank >= {_OWN_BRANCH} THEN h.seq END, h.rid
+            FROM sessions AS s LEFT JOIN text_hits AS h ON h.sid = s.id
+            WHERE s.branch_of IS NULL AND (h.sid IS NOT NULL OR s.id IN (SELECT sid FROM title_hits)) {in_workspace}
             ORDER BY s.updated DESC, s.rowid DESC LIMIT :limit""",
         {"match": expression, "workspace": workspace, "limit": limit},
     ).fetchall()

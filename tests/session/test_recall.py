@@ -156,3 +156,31 @@ async def test_a_big_output_is_kept_whole_and_the_model_gets_a_preview_with_its_
     assert result.chars == len(whole.content) and len(result.content) < 3_500
     assert result.content.startswith(whole.content[:2000]) and result.content.endswith(whole.content[-1000:])
     assert events[-1].type == "done" and not events[-1].failed
+
+
+async def test_a_recall_page_of_a_big_output_reaches_the_model_whole_not_previewed(tmp_path: Path) -> None:
+    """At gpt-4o's budget a page was 20% of it (61,440 chars), over the 50,000-char preview cap: the
+    page the model asked for came back previewed, pointing it at recall again."""
+    (tmp_path / "big.log").write_text("".join(f"line {i:05d} " + "abcdefghij" * 9 + "\n" for i in range(2000)))
+    seen: list[list] = []
+
+    async def stream(messages, info: AgentInfo):
+        seen.append(list(messages))
+        returns = [p for p in messages[-1].parts if isinstance(p, ToolReturnPart)]
+        if not returns:
+            yield {0: DeltaToolCall(name="read_file", json_args=json.dumps({"path": "big.log", "limit": 2000}))}
+        elif returns[-1].tool_name == "read_file":
+            args = json.dumps({"handle": handle_of(returns[-1])})
+            yield {0: DeltaToolCall(name="recall", json_args=args, tool_call_id="c2")}
+        else:
+            yield "read it"
+
+    session = ChatSession(
+        load_settings(context_budget_tokens=102_400), workspace=tmp_path, model=FunctionModel(stream_function=stream)
+    )
+    events = [e async for e in session.run_turn("read big.log")]
+    assert events[-1].type == "done" and not events[-1].failed
+    [page] = [p for p in seen[-1][-1].parts if isinstance(p, ToolReturnPart) and p.tool_name == "recall"]
+    assert "[…output too big to show whole" not in page.content and len(page.content) <= 50_000
+    assert page.content.startswith('[recall("r2"): the output of read_file(') and "line 00000" in page.content
+    assert "offset=" in page.content.split("\n", 1)[0]  # the next page is named

@@ -74,6 +74,30 @@ def test_search_within_a_workspace(store: SessionStore, tmp_path: Path) -> None:
     assert _found(store, "migrations", here) == [mine]
 
 
+def test_a_hit_in_another_branch_is_a_hit_of_the_session_that_owns_it(
+    store: SessionStore, tmp_path: Path, data_dir: Path
+) -> None:
+    """A rewound session keeps the rows of the branch it left under a storage row (`branch_of` set,
+    never listed): the search lists the session, never the storage row."""
+    sid = _save(store, tmp_path, "rewound", _exchange("kept words", "ok") + _exchange("abandoned words", "ok"))
+    conn = sqlite3.connect(data_dir / "sessions.db")
+    left = f"{sid}.b0"
+    conn.execute(
+        "INSERT INTO sessions (id, title, created, updated, model, workspace, branch_of)"
+        " SELECT ?, title, created, updated, model, workspace, id FROM sessions WHERE id = ?",
+        (left, sid),
+    )
+    conn.execute("UPDATE transcript SET session_id = ? WHERE session_id = ? AND seq >= 2", (left, sid))
+    conn.commit()
+    conn.close()
+    [hit] = store.search("abandoned")
+    assert hit.meta.id == sid and hit.at_message is None  # found in the other branch
+    assert ("abandoned", True) in hit_segments(hit.snippet)
+    [own] = store.search("kept")
+    assert (own.meta.id, own.at_message) == (sid, 0)
+    assert [h.meta.id for h in store.search("rewound")] == [sid]  # the storage row's title is not listed
+
+
 def test_system_prompts_are_not_searched(store: SessionStore, tmp_path: Path) -> None:
     _save(store, tmp_path, "t", _exchange("hello", "hi", system="You are AGENTSMDWORD's helper"))
     assert _found(store, "agentsmdword") == []

@@ -85,3 +85,29 @@ def test_one_unpriced_item_makes_the_running_cost_unknown_for_good() -> None:
     assert running.total(["a", "c", "b", "a"]) is None
     running.restart(1)  # a new sequence whose first item is priced elsewhere
     assert running.total(["x", "c"]) == Decimal(1)
+
+
+def test_the_running_cost_read_from_two_threads_at_once_counts_each_item_once() -> None:
+    import sys
+    import threading
+
+    items = [Decimal(1)] * 20_000
+    running = RunningCost(lambda item: item, Decimal(0))
+    start = threading.Barrier(4)
+    totals: list[Any] = []
+
+    def read() -> None:
+        start.wait()
+        totals.append(running.total(items))
+
+    threads = [threading.Thread(target=read) for _ in range(4)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # the threads take turns inside the fold, as they may on a loaded host
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert totals == [Decimal(20_000)] * 4  # a save's thread and the loop's meter: never summed twice

@@ -86,3 +86,24 @@ async def test_p_pins_a_turn_and_u_undoes_a_cut_in_the_inspector(app):
         await wait_until(pilot, lambda: list(app.session.pins) == [2], what="/pin pins the newest turn")
         assert "pinned turn 2" in _hint(pilot)
         assert "pinned" in str(app.chat.query_one("ContextMeter").render())
+
+
+async def test_a_refused_undo_names_the_message_limit_not_the_token_budget(workspace):
+    """Issue 32 item 4: refused by the message limit (12 messages of 8), /undo said `over the
+    100,000-token budget`."""
+    from quiet_app import QuietApp
+
+    from co_tui.config import load_settings
+
+    settings = load_settings(context_budget_tokens=100_000, context_strategy="trim", max_history_messages=8)
+    app = QuietApp(settings, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        for i in range(8):
+            await send_prompt(pilot, f"hello number {i}")
+            if app.session.ledger:
+                break
+        assert app.session.ledger and app.session.ledger[-1].reason == "message_count"
+        await send_prompt(pilot, "/undo")
+        hint = _hint(pilot)
+        assert "over the 8-message limit" in hint and "over the 100,000-token budget" not in hint, hint

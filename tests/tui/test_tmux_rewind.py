@@ -1,6 +1,7 @@
 """Esc Esc in a real terminal (tmux), typed in one burst as a fast typist would: the real `co-tui`,
 a real SQLite file. The picker opens, Down Enter rewinds to the earlier prompt, its text is back in
-the input, the banner says so, and the session resumes on the new branch."""
+the input; edited and resent, it goes out on the new branch; /branches lists the tree and Enter
+switches back, and the database keeps the branch last used."""
 
 from __future__ import annotations
 
@@ -45,10 +46,20 @@ def test_esc_esc_down_enter_rewinds_to_the_earlier_prompt(tmp_path: Path) -> Non
         tmux.wait_for("Conversation rewound")
         tmux.wait_for("the first question")
         assert "Rewind to before" not in tmux.pane()
+        tmux("send-keys", "-t", "t", "-l", ", edited")  # edit the prompt put back, and resend it
+        tmux("send-keys", "-t", "t", "Enter")
+        tmux.wait_for('You said "the first question, edited"')
+        tmux("send-keys", "-t", "t", "-l", "/branches")
+        tmux("send-keys", "-t", "t", "Enter")
+        tmux.wait_for("Branches of this conversation")
+        assert "● └ branch 1 · rewound to turn 1 of branch 0 · 1 turn" in tmux.pane()
+        tmux("send-keys", "-t", "t", "Up", "Enter")  # back to branch 0, exactly as it was left
+        tmux.wait_for("Branch switched")
+        tmux.wait_for("the second question")
         tmux("send-keys", "-t", "t", "C-q")
         poll_until((tmp_path / "exit-code").exists, lambda: f"co-tui to exit:\n{tmux.pane()}")
     finally:
         tmux("kill-server")
     with sqlite3.connect(tmp_path / "data" / "sessions.db") as db:
-        assert db.execute("SELECT branch FROM sessions WHERE branch_of IS NULL").fetchall() == [(1,)]
+        assert db.execute("SELECT branch FROM sessions WHERE branch_of IS NULL").fetchall() == [(0,)]
         assert db.execute("SELECT count(*) FROM sessions WHERE branch_of IS NOT NULL").fetchone() == (1,)

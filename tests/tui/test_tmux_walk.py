@@ -3,8 +3,10 @@ SQLite file. Each test is a problem found that way, fixed."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -68,10 +70,17 @@ def test_a_bare_resume_opens_the_session_picker(walk) -> None:
 
 
 def _damage(db: Path) -> None:
-    """Scribble over every page after the first (the header stays: the database still opens)."""
+    """Scribble over every table's and index's root page; the schema stays readable (it spans
+    several pages, and a database whose schema cannot be read is refused at start, in one line), so
+    the database still opens and the first save fails."""
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+        roots = [row[0] for row in conn.execute("SELECT rootpage FROM sqlite_master WHERE rootpage > 1")]
     data = bytearray(db.read_bytes())
-    for i in range(4096, len(data), 7):
-        data[i] = 0x5A
+    for root in roots:
+        start = (root - 1) * size
+        for i in range(start, start + size, 7):
+            data[i] = 0x5A
     db.write_bytes(bytes(data))
 
 
@@ -95,3 +104,26 @@ def test_quitting_after_a_failed_save_writes_a_rescue_copy_not_a_resume_hint(wal
     [rescued] = data.glob("rescued-*.json")
     assert f"co-tui: the conversation could not be saved to the database; it was written to {rescued}" in screen
     assert "a prompt worth keeping" in rescued.read_text()
+
+
+def test_the_inspector_of_a_long_session_reaches_its_last_row_on_ctrl_end(walk) -> None:
+    """The inspector's tables add their rows a page at a time (issue 33): in a real terminal,
+    Ctrl+End still goes to the last message of a 1,600-message transcript."""
+    from support.long_sessions import save_long_session
+
+    start, tmux, ws, env = walk
+    os.environ.update(env)  # the store the co-tui below opens
+    try:
+        sid = save_long_session(400, ws.resolve())
+    finally:
+        for key in env:
+            os.environ.pop(key, None)
+    start("--resume", sid)
+    tmux.wait_for("Resumed “long”")
+    tmux.wait_for("OFFLINE")  # the session is ready: the inspector opens
+    tmux("send-keys", "-t", "t", "F2")
+    tmux.wait_for("Transcript (1600)")
+    tmux("send-keys", "-t", "t", "t", "C-End")
+    tmux.wait_for("file_399.py defines handler 399.")
+    tmux("send-keys", "-t", "t", "Escape", "C-q")
+    poll_until((ws.parent / "exit-code").exists, lambda: f"co-tui to exit:\n{tmux.pane()}")

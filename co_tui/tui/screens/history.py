@@ -176,6 +176,15 @@ class _Numbered(Sequence[tuple[int, Any]]):
 TABS = Binding.Group("Tabs", compact=True)
 
 
+def _pass_bracket(passes: Sequence[tuple[int, int]], index: int) -> str:
+    """The `#` cell's mark of a Trims row that is one of several events of one pass (undone
+    together): `┐` on its first row, `│` between, `┘` on its last; none for a pass of one event."""
+    if index >= len(passes) or passes[index][0] == passes[index][1]:
+        return ""
+    first, last = passes[index]
+    return "┐" if index == first else "┘" if index == last else "│"
+
+
 class HistoryScreen(Screen[None]):
     """The inspector of a session's context, transcript and trim ledger; with `steer` (the chat
     controller) `u` undoes a cut and `p` pins a turn, otherwise it is read-only."""
@@ -404,7 +413,7 @@ class HistoryScreen(Screen[None]):
             if event.reason == "restore":
                 dropped = f"+{plural(event.restored_messages, 'msg')} back"
             return (
-                Text(str(number), justify="right"),
+                Text(str(number) + _pass_bracket(self._rows.passes, number - 1), justify="right"),
                 REASON_TEXT.get(event.reason, event.reason),
                 strategy_text(event),
                 dropped,

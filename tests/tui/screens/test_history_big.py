@@ -9,40 +9,17 @@ from pathlib import Path
 from typing import Any
 
 from pilot_helpers import wait_ready, wait_until
-from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
+from support.long_sessions import save_long_session
 from textual.widgets import Static, TabbedContent
 
 from co_tui.config import load_settings
 from co_tui.session.lazy_transcript import LazyTranscript
-from co_tui.session.opening import open_store
 from co_tui.tui.app import CoTuiApp
 from co_tui.tui.screens.history import HistoryScreen
 from co_tui.tui.widgets.message_table import MessageTable
 from co_tui.tui.widgets.paged_table import PAGE_ROWS, PagedTable
 
 TURNS = 400  # 1,600 messages and 800 requests: several pages of each
-
-
-def _turn(i: int) -> list[Any]:
-    call = f"call_{i}"
-    return [
-        ModelRequest(parts=[UserPromptPart(f"read file_{i}.py")]),
-        ModelResponse(parts=[ToolCallPart("read_file", {"path": f"file_{i}.py"}, call)]),
-        ModelRequest(parts=[ToolReturnPart("read_file", f"contents of file_{i}\n" * 200, tool_call_id=call)]),
-        ModelResponse(parts=[TextPart(f"file_{i}.py defines handler {i}.")]),
-    ]
-
-
-def _big_session(workspace: Path) -> str:
-    store = open_store(load_settings())
-    sid = store.create_session(model="offline", workspace=workspace, title="big")
-    transcript: list[Any] = []
-    for i in range(TURNS):
-        turn = _turn(i)
-        transcript += turn
-        store.save_turn(sid, new_transcript=turn, context=transcript[-8:], new_events=[])
-    store.close()
-    return sid
 
 
 def _preview(table: PagedTable, row: int) -> str:
@@ -52,7 +29,7 @@ def _preview(table: PagedTable, row: int) -> str:
 async def test_the_inspector_on_a_big_session_shows_its_first_rows_and_the_whole_sessions_totals(
     workspace: Path,
 ) -> None:
-    sid = _big_session(workspace)
+    sid = save_long_session(TURNS, workspace)
     app = CoTuiApp(load_settings(), workspace, resume_id=sid)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)

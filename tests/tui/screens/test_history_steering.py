@@ -159,6 +159,8 @@ async def test_the_undo_row_of_a_pass_says_u_takes_back_the_whole_pass(make_host
         await inspector_loaded(pilot)
         await pilot.press("l", "down")
         await pilot.pause()
+        table = app.screen.query_one("#ledger-table", DataTable)
+        assert [str(table.get_row_at(i)[0]) for i in range(2)] == ["1┐", "2┘"]  # the rows of one pass
         detail = str(app.screen.query_one("#ledger-detail").render())
         assert "press u to undo trims #1–2 together (one pass): the model sees what they removed again" in detail
         await pilot.press("u")

@@ -452,3 +452,14 @@ async def test_slash_and_words_in_one_burst_all_reach_the_field(make_host, store
         await wait_until(pilot, lambda: app.screen.searched == "build" and app.screen.loaded, what="the search")
         assert not isinstance(app.screen, ConfirmDeleteScreen)
         assert _rows(app) == [IDS["bcd"][:8]]
+
+
+async def test_a_fork_says_which_session_it_came_from(make_host, store, workspace):
+    fork = store.fork_whole(IDS["abc"], "the forked one")
+    app = make_host(lambda: SessionsScreen(store, workspace, now=NOW))
+    async with app.run_test(size=TERMINAL) as pilot:
+        await _listed(pilot)
+        table = app.screen.query_one(DataTable)
+        rows = {str(table.get_row_at(i)[1]): str(table.get_row_at(i)[2]) for i in range(table.row_count)}
+        assert rows[fork[:8]].startswith(f"the forked one ⑂fork of {IDS['abc'][:8]} after 3 turns")
+        assert "⑂" not in rows[IDS["abc"][:8]]
