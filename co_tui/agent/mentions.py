@@ -132,10 +132,17 @@ def split_attachments(prompt: str) -> tuple[str, list[tuple[str, str]]]:
     return prompt[: prompt.index('\n\n<attached path="')], found
 
 
+# Print mode's piped input, attached before the prompt (co_tui/print_input.py `build_prompt`): data,
+# not typed. A README piped in names files with `@` (`@src/parser.py`); they are not the user's
+# mentions. Greedy to the block's last end: text the pipe carried never counts.
+_STDIN_BLOCK = re.compile(r"\A<stdin>\n.*\n</stdin>\n\n", re.S)
+
+
 def mentions(text: str) -> list[str]:
-    """The paths mentioned in `text` (`@path`, without the `@`), each once, in order."""
+    """The paths mentioned in `text` (`@path`, without the `@`), each once, in order; a leading
+    `<stdin>` block (print mode's piped input) is data and mentions nothing."""
     seen: list[str] = []
-    for match in MENTION.finditer(text):
+    for match in MENTION.finditer(_STDIN_BLOCK.sub("", text, count=1)):
         path = match.group("path")
         if path not in seen:
             seen.append(path)
