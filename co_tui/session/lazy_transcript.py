@@ -52,6 +52,10 @@ class LazyTranscript(Sequence[Any]):
                 self._saved_cost = None if dropped is None else max(0.0, whole - dropped)
         return self._saved_cost
 
+    @saved_cost.setter
+    def saved_cost(self, cost: float | None) -> None:
+        self._saved_cost, self._cost_from = cost, None
+
     # --- reading ---------------------------------------------------------------------------------
 
     def __len__(self) -> int:
