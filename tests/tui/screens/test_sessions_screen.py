@@ -151,13 +151,13 @@ async def test_delete_asks_first_and_no_keeps_the_session(make_host, store, work
     app = _picker(make_host, store, workspace)
     async with app.run_test(size=TERMINAL) as pilot:
         await _listed(pilot)
-        await _keys(pilot, "d")
+        await _keys(pilot, "delete")
         assert isinstance(app.screen, ConfirmDeleteScreen)
         await _keys(pilot, "n")
         assert isinstance(app.screen, SessionsScreen)
         assert len(store.list_sessions(workspace)) == 4
         # Enter on the dialog's focused button is the safe answer too.
-        await _keys(pilot, "d")
+        await _keys(pilot, "delete")
         await _keys(pilot, "enter")
         assert len(store.list_sessions(workspace)) == 4
 
@@ -166,7 +166,7 @@ async def test_delete_after_yes_removes_it_from_store_and_list(make_host, store,
     app = _picker(make_host, store, workspace)
     async with app.run_test(size=TERMINAL) as pilot:
         await _listed(pilot)
-        await _keys(pilot, "d")
+        await _keys(pilot, "delete")
         await _keys(pilot, "y")
         assert isinstance(app.screen, SessionsScreen)
         assert [m.id for m in store.list_sessions(workspace)] == [IDS["bcd"], IDS["cde"], IDS["def"]]
@@ -178,7 +178,7 @@ async def test_the_open_session_cannot_be_deleted(make_host, store, workspace):
     app = _picker(make_host, store, workspace)
     async with app.run_test(size=TERMINAL) as pilot:
         await _listed(pilot)
-        await _keys(pilot, "down", "d")
+        await _keys(pilot, "down", "delete")
         assert isinstance(app.screen, SessionsScreen)
         assert "open session" in _status(app)
         assert len(store.list_sessions(workspace)) == 4
@@ -191,7 +191,7 @@ async def test_an_unusable_store_is_one_line_not_a_crash(make_host, store, works
         await _listed(pilot)
         assert isinstance(app.screen, SessionsScreen)
         assert _status(app).strip()
-        await _keys(pilot, "enter", "d", "escape")
+        await _keys(pilot, "enter", "delete", "escape")
         assert app.results == [None]
 
 
@@ -202,7 +202,7 @@ async def test_an_empty_workspace_says_so(make_host, store, tmp_path):
     async with app.run_test(size=TERMINAL) as pilot:
         await _listed(pilot)
         assert "No saved sessions" in _status(app)
-        await pilot.press("enter", "d")
+        await pilot.press("enter", "delete")
         assert isinstance(app.screen, SessionsScreen)
 
 
@@ -218,7 +218,7 @@ def test_sessions_snapshot(snap_compare, make_host, store, workspace):
 def test_confirm_delete_snapshot(snap_compare, make_host, store, workspace):
     async def ask_to_delete(pilot):
         await _listed(pilot)
-        await _keys(pilot, "d")
+        await _keys(pilot, "delete")
 
     assert snap_compare(_picker(make_host, store, workspace), terminal_size=TERMINAL, run_before=ask_to_delete)
 
@@ -312,7 +312,7 @@ async def test_a_delete_runs_off_the_ui_thread(make_host, store, workspace, monk
     async with app.run_test(size=TERMINAL) as pilot:
         await _listed(pilot)
         try:
-            await pilot.press("d")
+            await pilot.press("delete")
             await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDeleteScreen), what="the confirm")
             await pilot.press("y")
             await wait_until(pilot, held.started.is_set, what="the delete under way")
@@ -328,7 +328,7 @@ async def test_a_delete_runs_off_the_ui_thread(make_host, store, workspace, monk
 
 
 async def test_a_session_open_in_another_process_is_not_deleted(make_host, store, workspace, tmp_path):
-    # Issue 33: `d` deleted a session another co-tui had open; that process's next save failed and
+    # Issue 33: Delete deleted a session another co-tui had open; that process's next save failed and
     # its conversation survived only as a rescue file.
     import subprocess
     import sys
@@ -347,14 +347,14 @@ async def test_a_session_open_in_another_process_is_not_deleted(make_host, store
         app = _picker(make_host, store, workspace)
         async with app.run_test(size=TERMINAL) as pilot:
             await _listed(pilot)
-            await _keys(pilot, "d")
+            await _keys(pilot, "delete")
             await _keys(pilot, "y")
             await wait_until(pilot, lambda: "another co-tui process" in _status(app), what="the refusal")
             status = _status(app)
             assert f"(pid {holder.pid})" in status and "nothing was deleted" in status, status
             assert IDS["abc"] in [m.id for m in store.list_sessions(workspace)]
             holder.communicate("")  # the other process ends: its lock goes with it
-            await _keys(pilot, "d")
+            await _keys(pilot, "delete")
             await _keys(pilot, "y")
             await wait_until(pilot, lambda: IDS["abc"] not in [m.id for m in store.list_sessions(workspace)])
     finally:
@@ -463,3 +463,16 @@ async def test_a_fork_says_which_session_it_came_from(make_host, store, workspac
         rows = {str(table.get_row_at(i)[1]): str(table.get_row_at(i)[2]) for i in range(table.row_count)}
         assert rows[fork[:8]].startswith(f"the forked one ⑂fork of {IDS['abc'][:8]} after 3 turns")
         assert "⑂" not in rows[IDS["abc"][:8]]
+
+
+async def test_a_word_typed_at_the_list_searches_and_never_deletes(make_host, store, workspace):
+    """Issue 32: typing `daily` with a session highlighted opened the delete question with its `d`
+    and answered it with its `y`: the session was gone. Typing at the list searches; only Delete
+    deletes."""
+    app = _picker(make_host, store, workspace)
+    async with app.run_test(size=TERMINAL) as pilot:
+        await _listed(pilot)
+        await _keys(pilot, "down", "d", "a", "i", "l", "y")
+        assert isinstance(app.screen, SessionsScreen)
+        assert app.screen.query_one("#sessions-search", Input).value == "daily"
+        assert len(store.list_sessions(workspace)) == 4
