@@ -6,7 +6,7 @@ see tui_fakes.py. Terminal 100x30, no animations, no cursor blink, fixed ids, te
 
 from __future__ import annotations
 
-from pilot_helpers import send_prompt, wait_idle, wait_ready, wait_until
+from pilot_helpers import dialog_armed, send_prompt, wait_idle, wait_ready, wait_until
 from tui_fakes import Fail, Hold, Text, Tool, Trim
 
 from co_tui.governance.events import HistoryTrimmed
@@ -206,7 +206,7 @@ def test_clear_dialog(snap_compare, make_app):
     async def run(pilot) -> None:
         await send("fix the parser", "and the tests")(pilot)
         await pilot.press("ctrl+l")
-        await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "ConfirmClear", what="dialog")
+        await dialog_armed(pilot, "ConfirmClear")
         await pilot.pause()
 
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=run)
@@ -216,7 +216,7 @@ def test_after_clear(snap_compare, make_app):
     async def run(pilot) -> None:
         await send("fix the parser")(pilot)
         await pilot.press("ctrl+l")
-        await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "ConfirmClear", what="dialog")
+        await dialog_armed(pilot, "ConfirmClear")
         await pilot.press("y")
         await wait_until(pilot, lambda: pilot.app.chat.query("TrimBanner.-clear"), what="clear banner")
         await pilot.pause()
@@ -318,7 +318,7 @@ def test_approve_shell_dialog(snap_compare, make_app):
     async def run(pilot) -> None:
         await wait_ready(pilot)
         pilot.app.run_worker(pilot.app.approve_shell("pytest -q tests/test_parser.py"))
-        await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "ApprovalDialog", what="dialog")
+        await dialog_armed(pilot, "ApprovalDialog")
         await pilot.pause()
 
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=run)
