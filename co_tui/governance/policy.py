@@ -275,8 +275,9 @@ class Governor:
         unknown until it is typed and are not counted).
         """
         layout, over_count, over_tokens = self._crossed(messages, overhead_tokens)
-        if next_prompt and layout.turns:
-            over_count = sum(len(t) for t in layout.turns) + 1 > self.policy.max_history_messages
+        limit = self.policy.max_history_messages
+        if next_prompt and layout.turns and limit > 0:  # 0: no message limit, nothing to cross
+            over_count = sum(len(t) for t in layout.turns) + 1 > limit
         return over_count or over_tokens
 
     def limits_crossed(self, messages: Sequence[ModelMessage], *, overhead_tokens: int = 0) -> tuple[bool, bool]:

@@ -87,6 +87,8 @@ class ContextBreakdown:
     # over the trigger is then not cut until its messages pass the other half.
     cut_pending: bool = False
     overhead_excess: int = 0
+    # compact_mode off: nothing is cut at the trigger (the `usage` event's `cuts_off`).
+    cuts_off: bool = False
 
     @property
     def free_tokens(self) -> int:

@@ -32,7 +32,29 @@ class LazyTranscript(Sequence[Any]):
             if 0 <= seq < saved:
                 self._items[seq] = message
         self.saved = saved
-        self.saved_cost = saved_cost
+        self._saved_cost = saved_cost
+        # A rewind's prefix: its cost is its parent's saved cost less what the dropped messages
+        # cost, worked out when first asked (`saved_cost`), decoding only those (the rewind picker
+        # has decoded them already).
+        self._cost_from: tuple[LazyTranscript, int] | None = None
+
+    @property
+    def saved_cost(self) -> float | None:
+        """What the saved messages cost in USD (None: unknown, e.g. a response was unpriced)."""
+        if self._cost_from is not None:
+            parent, length = self._cost_from
+            self._cost_from = None
+            whole = parent.saved_cost
+            if whole is not None:
+                from co_tui.session.cost import session_cost
+
+                dropped = session_cost(parent[length : parent.saved])
+                self._saved_cost = None if dropped is None else max(0.0, whole - dropped)
+        return self._saved_cost
+
+    @saved_cost.setter
+    def saved_cost(self, cost: float | None) -> None:
+        self._saved_cost, self._cost_from = cost, None
 
     # --- reading ---------------------------------------------------------------------------------
 
@@ -118,10 +140,13 @@ class LazyTranscript(Sequence[Any]):
     def truncated(self, length: int) -> LazyTranscript:
         """A new transcript of this one's first `length` messages (a rewind's prefix): the same
         loader for the saved ones among them, nothing decoded here."""
-        # The cost of a prefix of the saved messages is not known without decoding them.
-        copy = LazyTranscript(self._load, 0, {}, saved_cost=self.saved_cost if length >= self.saved else None)
+        copy = LazyTranscript(self._load, 0, {}, saved_cost=None)
         copy._items = self._items[:length]
         copy.saved = min(self.saved, length)
+        if length >= self.saved:
+            copy._saved_cost = self.saved_cost
+        else:  # known once the dropped saved messages are priced (`saved_cost`)
+            copy._cost_from = (self, length)
         return copy
 
     # --- growing (the session's own messages) ----------------------------------------------------

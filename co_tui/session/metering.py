@@ -154,7 +154,9 @@ class Metering:
             exactness=reading.exactness,
             window_is_guess=setup.policy.window_is_guess,
         )
-        return replace(breakdown, cut_pending=meter.trim_pending, overhead_excess=meter.overhead_excess)
+        return replace(
+            breakdown, cut_pending=meter.trim_pending, overhead_excess=meter.overhead_excess, cuts_off=meter.cuts_off
+        )
 
     def _pinned_predicate(self) -> Callable[[ModelMessage], bool] | None:
         """Whether a context message belongs to a pinned turn (None: nothing is pinned). It follows the

@@ -196,3 +196,16 @@ def test_overflow_recovery_below_the_low_water_mark_still_cuts_deeper():
     [event] = outcome.events
     assert event.dropped_turns >= 1
     assert outcome.tokens <= policy.compact_target * tokens
+
+
+def test_no_message_limit_promises_no_cut_on_the_next_prompt():
+    """`max_history_messages = 0` turns the message limit off: a short context under the token budget
+    is not 'cut on the next send' (it said so for any context, the meter's 'trims on next send' and
+    compact_mode ask's question with it)."""
+    from support.builders import user
+
+    off = Governor(GovernancePolicy(budget_tokens=100_000, max_history_messages=0, strategy="trim"))
+    tight = Governor(GovernancePolicy(budget_tokens=100_000, max_history_messages=1, strategy="trim"))
+    context = [user("hello")]
+    assert not off.over_limits(context, next_prompt=True)
+    assert tight.over_limits(context, next_prompt=True), "one message and the next prompt pass a limit of 1"

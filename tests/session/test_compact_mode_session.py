@@ -151,6 +151,7 @@ async def test_off_forecasts_no_cut_and_marks_nothing_next_to_go(workspace: Path
     reading = session.meter_reading()
     assert reading.cuts_off and reading.turns_to_trim is None and not reading.trim_pending
     assert session.next_cut() is None
+    assert session.context_breakdown().cuts_off, "/context says so too"
     session.set_compact_mode("auto")
     reading = session.meter_reading()
     assert not reading.cuts_off and reading.turns_to_trim is not None

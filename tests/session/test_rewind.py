@@ -429,3 +429,22 @@ async def test_a_branch_left_before_anything_was_sent_on_it_is_not_kept(tmp_path
         assert db.execute("SELECT count(*) FROM sessions").fetchone() == (0,)
         assert db.execute("SELECT count(*) FROM transcript").fetchone() == (0,)
     store.close()
+
+
+async def test_rewinding_a_resumed_session_keeps_its_cost_known(tmp_path: Path) -> None:
+    """The new-user walk: rewinding a resumed session made its cost unknown — the meter lost its
+    `$0.00` and `--list-sessions` showed `–` for good — because the cost of a prefix of the saved
+    messages was taken as unknown. It is the saved cost less what the dropped messages cost."""
+    ws = _workspace(tmp_path / "ws")
+    store = SessionStore.open(tmp_path / "data")
+    session = ChatSession(_settings(tmp_path / "data", budget=100_000), workspace=ws, store=store)
+    for prompt in ("hello", "read README.md", "thanks"):
+        await run_turn(session, prompt)
+    assert session.meter_reading().cost_usd == 0.0
+    resumed = _resume(session, store)
+    second = [p for p in resumed.rewind_points() if p.first_line == "read README.md"][0]
+    await resumed.rewind(second.position)
+    assert resumed.meter_reading().cost_usd == 0.0, "the offline model's turns cost 0, known"
+    await run_turn(resumed, "read README.md again")
+    [meta] = [m for m in store.list_sessions(ws) if m.id == resumed.id]
+    assert meta.cost_usd == 0.0

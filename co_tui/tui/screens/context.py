@@ -46,6 +46,17 @@ def summary_line(breakdown: ContextBreakdown) -> str:
     return line
 
 
+def note(breakdown: ContextBreakdown) -> str:
+    """The line under the rows: what is never cut, and what happens at the trigger (in
+    `compact_mode` off, nothing automatic)."""
+    fixed = "Instructions and tool schemas go with every request, never trimmed; "
+    if breakdown.cuts_off:
+        return (
+            fixed + "compact_mode is off: nothing is cut automatically at the trigger (/compact and /clear still cut)."
+        )
+    return fixed + "governance cuts messages, markers and summaries when the request reaches the trigger."
+
+
 class ContextScreen(Screen[None]):
     """`/context`: the breakdown of the next request. Esc or Q closes it, R reads it again."""
 
@@ -68,11 +79,7 @@ class ContextScreen(Screen[None]):
             yield Static(summary_line(self.breakdown), id="context-figures")
         with VerticalScroll(id="context-body"):
             yield ContextRows(self.breakdown, id="context-rows")
-            yield Static(
-                "Instructions and tool schemas go with every request, never trimmed; governance cuts "
-                "messages, markers and summaries when the request reaches the trigger.",
-                id="context-note",
-            )
+            yield Static(note(self.breakdown), id="context-note")
         yield KeyFooter()
 
     def action_refresh_breakdown(self) -> None:
@@ -85,6 +92,7 @@ class ContextScreen(Screen[None]):
         rows = self.query_one("#context-rows", ContextRows)
         rows.breakdown = self.breakdown
         rows.refresh(layout=True)
+        self.query_one("#context-note", Static).update(note(self.breakdown))
 
     def action_close(self) -> None:
         """Back to the chat."""

@@ -4,11 +4,13 @@ Each row shows the short id, the title with a dim preview (the newest prompt, or
 of a one-prompt session), and how long ago it was used, so four sessions that all began with
 `hello` can be told apart.
 
-Enter resumes (the screen dismisses with the session id), `d` deletes after a confirm, Esc cancels
+Enter resumes (the screen dismisses with the session id), Delete deletes after a confirm, Esc cancels
 (dismisses with None). A session that cannot be read shows its one-line error in the list and in
 the status line; the picker stays open and nothing crashes.
 
-`/` moves to the search field: as the user types, the list becomes the workspace's sessions whose
+Typing searches: `/` or any character moves to the search field (the character typed into it), so
+a word typed at the list never acts as keys — `daily` once opened the delete question with its `d`
+and answered it with its `y`. As the user types, the list becomes the workspace's sessions whose
 title or saved text has every word (`SessionCatalog.search`: a bare word matches as a prefix, a
 quoted phrase as a phrase), each row two lines — the title, then the words around the hit in its
 newest matching message, the hit in bold. Up/Down move through the results and Enter resumes the
@@ -88,7 +90,7 @@ class SessionsScreen(ModalScreen[str | None]):
     BINDINGS = [
         # Priority: the table's own Enter would only echo it back as RowSelected.
         Binding("enter", "resume", "Resume", priority=True),
-        Binding("d,delete", "delete", "Delete"),
+        Binding("delete", "delete", "Delete"),
         Binding("slash", "search", "Search"),
         Binding("escape", "cancel", "Close (with a search: clear it)"),
         # The search field has no use for Up/Down: they move through the results (the table's own
@@ -117,7 +119,8 @@ class SessionsScreen(ModalScreen[str | None]):
         """The workspace's sessions as a table (filled by `reload`), a status line, the keys."""
         with Vertical(id="sessions-dialog"):
             yield Static(f"Sessions in {self.workspace.name or self.workspace}", id="sessions-title")
-            yield Input(placeholder="/ search titles and saved text", id="sessions-search")
+            # Not selected on focus: the character that moved focus here is the search's first.
+            yield Input(placeholder="type to search titles and saved text", id="sessions-search", select_on_focus=False)
             yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
             yield Static(id="sessions-status")
         yield KeyFooter()
@@ -286,16 +289,21 @@ class SessionsScreen(ModalScreen[str | None]):
         self.query_one("#sessions-search", Input).focus()
 
     def on_key(self, event: events.Key) -> None:
-        """`/`, and the keys after it while the search field is on its way to focus (typed into the
-        field: see `action_search`). Taken here, as the table lets them through: the `/` binding
-        would act only once the event has bubbled up to the app, after the keys queued behind it."""
+        """`/` or a character typed at the list, and the keys after it while the search field is on
+        its way to focus (typed into the field: see `action_search`). Taken here, as the table lets
+        them through: the `/` binding would act only once the event has bubbled up to the app,
+        after the keys queued behind it. Delete (the key) stays the table's: it deletes."""
         search = self.query_one("#sessions-search", Input)
         if search.has_focus or not types_text(event):
             return
-        if event.key == "slash" and not self._search_pending:
+        if not self._search_pending:
+            if event.key == "delete" or event.key == "backspace":
+                return
             event.stop()
             event.prevent_default()
             self.action_search()
+            if event.key != "slash" and event.character:
+                search.insert_text_at_cursor(event.character)
             return
         if not self._search_pending:
             return

@@ -187,3 +187,25 @@ async def test_slash_context_opens_the_real_sessions_breakdown(workspace: Path) 
         assert breakdown.total_tokens == app.session.meter_reading().context_tokens
         labels = [row.label for row in breakdown.rows]
         assert labels[:3] == ["co-tui", "AGENTS.md", "workspace"]
+
+
+async def test_in_compact_mode_off_the_note_says_nothing_is_cut_at_the_trigger(make_host) -> None:
+    """It said governance cuts at the trigger, with compact_mode off (no automatic cut comes)."""
+
+    @dataclass
+    class Off(Stub):
+        off: bool = True
+
+        def context_breakdown(self) -> ContextBreakdown:
+            return replace(super().context_breakdown(), cuts_off=self.off)
+
+    stub = Off()
+    app = make_host(lambda: ContextScreen(stub))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        text = str(app.screen.query_one("#context-note", Static).render())
+        assert "compact_mode is off: nothing is cut automatically at the trigger" in text
+        assert "governance cuts" not in text
+        stub.off = False
+        await pilot.press("r")
+        assert "governance cuts" in str(app.screen.query_one("#context-note", Static).render())

@@ -85,8 +85,8 @@ def _titles(table: DataTable) -> list[str]:
 
 
 async def _ask_delete(pilot) -> None:
-    """`d`, then wait until the confirm's answers are armed (screens/arming.py)."""
-    await pilot.press("d")
+    """Delete, then wait until the confirm's answers are armed (screens/arming.py)."""
+    await pilot.press("delete")
     await dialog_armed(pilot, "ConfirmDeleteScreen")
 
 
@@ -183,7 +183,7 @@ async def test_the_open_session_cannot_be_deleted(make_host, store, workspace):
     app = _picker(make_host, store, workspace)
     async with app.run_test(size=TERMINAL) as pilot:
         await _listed(pilot)
-        await _keys(pilot, "down", "d")
+        await _keys(pilot, "down", "delete")
         assert isinstance(app.screen, SessionsScreen)
         assert "open session" in _status(app)
         assert len(store.list_sessions(workspace)) == 4
@@ -196,7 +196,7 @@ async def test_an_unusable_store_is_one_line_not_a_crash(make_host, store, works
         await _listed(pilot)
         assert isinstance(app.screen, SessionsScreen)
         assert _status(app).strip()
-        await _keys(pilot, "enter", "d", "escape")
+        await _keys(pilot, "enter", "delete", "escape")
         assert app.results == [None]
 
 
@@ -207,7 +207,7 @@ async def test_an_empty_workspace_says_so(make_host, store, tmp_path):
     async with app.run_test(size=TERMINAL) as pilot:
         await _listed(pilot)
         assert "No saved sessions" in _status(app)
-        await pilot.press("enter", "d")
+        await pilot.press("enter", "delete")
         assert isinstance(app.screen, SessionsScreen)
 
 
@@ -332,7 +332,7 @@ async def test_a_delete_runs_off_the_ui_thread(make_host, store, workspace, monk
 
 
 async def test_a_session_open_in_another_process_is_not_deleted(make_host, store, workspace, tmp_path):
-    # Issue 33: `d` deleted a session another co-tui had open; that process's next save failed and
+    # Issue 33: Delete deleted a session another co-tui had open; that process's next save failed and
     # its conversation survived only as a rescue file.
     import subprocess
     import sys
@@ -467,3 +467,16 @@ async def test_a_fork_says_which_session_it_came_from(make_host, store, workspac
         rows = {str(table.get_row_at(i)[1]): str(table.get_row_at(i)[2]) for i in range(table.row_count)}
         assert rows[fork[:8]].startswith(f"the forked one ⑂fork of {IDS['abc'][:8]} after 3 turns")
         assert "⑂" not in rows[IDS["abc"][:8]]
+
+
+async def test_a_word_typed_at_the_list_searches_and_never_deletes(make_host, store, workspace):
+    """Issue 32: typing `daily` with a session highlighted opened the delete question with its `d`
+    and answered it with its `y`: the session was gone. Typing at the list searches; only Delete
+    deletes."""
+    app = _picker(make_host, store, workspace)
+    async with app.run_test(size=TERMINAL) as pilot:
+        await _listed(pilot)
+        await _keys(pilot, "down", "d", "a", "i", "l", "y")
+        assert isinstance(app.screen, SessionsScreen)
+        assert app.screen.query_one("#sessions-search", Input).value == "daily"
+        assert len(store.list_sessions(workspace)) == 4
