@@ -143,3 +143,13 @@ async def test_markup_in_a_command_is_shown_not_applied(make_app) -> None:
         await ask(pilot, "echo [bold]hi[/bold] [@click=app.quit]x[/]")
         text = app.screen.query_one(CallBox).text
         assert text == "echo [bold]hi[/bold] [@click=app.quit]x[/]"
+
+
+def test_the_arming_period_can_be_set_and_bad_values_are_ignored(monkeypatch) -> None:
+    from co_tui.tui.screens.arming import ARMING_ENV, ARMING_S, arming_seconds
+
+    monkeypatch.setenv(ARMING_ENV, "2.5")
+    assert arming_seconds() == 2.5
+    for bad in ("soon", "-1", "1e9", ""):
+        monkeypatch.setenv(ARMING_ENV, bad)
+        assert arming_seconds() == ARMING_S

@@ -13,6 +13,7 @@ seen. The dialog sets `armed` when its answers work (tests wait on it, tmux test
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -20,9 +21,22 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Button
 
-__all__ = ["ARMING_S", "ArmedAnswers", "arming"]
+__all__ = ["ARMING_ENV", "ARMING_S", "ArmedAnswers", "arming", "arming_seconds"]
 
 ARMING_S = 0.6  # how long the answers stay inert after the dialog is shown
+ARMING_ENV = "CO_TUI_ARMING_S"  # overrides it: a slower typist's choice, and tmux tests' certainty
+
+
+def arming_seconds() -> float:
+    """The arming period: `CO_TUI_ARMING_S` when it holds a number from 0 to 3600, else `ARMING_S`
+    (docs/configuration.md, "Other environment variables")."""
+    try:
+        seconds = float(os.environ.get(ARMING_ENV, ""))
+    except ValueError:
+        return ARMING_S
+    return seconds if 0 <= seconds <= 3600 else ARMING_S
+
+
 _KEY_HINT = re.compile(r" \([^)]*\)$")  # the "(y)" at the end of a button's label
 
 
@@ -53,7 +67,7 @@ class ArmedAnswers:
             self.armed = True
 
         def shown() -> None:
-            self._arming_timer = screen.set_timer(ARMING_S, arm)
+            self._arming_timer = screen.set_timer(arming_seconds(), arm)
 
         screen.call_after_refresh(shown)
 
