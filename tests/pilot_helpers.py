@@ -38,6 +38,16 @@ async def wait_ready(pilot: Pilot) -> None:
     await pilot.pause()
 
 
+async def dialog_armed(pilot: Pilot, name: str, what: str = "the dialog, armed") -> None:
+    """Wait until the screen on top is a dialog of class `name` whose answers are armed (it sets
+    `armed`: co_tui/tui/screens/arming.py); before that its keys and buttons do nothing."""
+    await wait_until(
+        pilot,
+        lambda: type(pilot.app.screen).__name__ == name and getattr(pilot.app.screen, "armed", False),
+        what=what,
+    )
+
+
 async def inspector_loaded(pilot: Pilot) -> None:
     """Wait until the history inspector on top has drawn the rows it reads in a thread."""
     await wait_until(pilot, lambda: getattr(pilot.app.screen, "loaded", False), what="the inspector's rows")

@@ -55,6 +55,10 @@ class Text:
 
     text: str
     chunks: int = 4
+    # The scenario: a model no faster than the app takes its text in. Given, each chunk after the
+    # first waits until `shown(the text sent so far)` holds: what the app did with the stream then
+    # depends on the text alone, not on how fast this host runs.
+    shown: Callable[[str], bool] | None = None
 
 
 @dataclass
@@ -226,6 +230,8 @@ class FakeSession(ChatSession):
         if isinstance(step, Text):
             size, written = max(1, -(-len(step.text) // step.chunks)), ""
             for i in range(0, len(step.text), size):
+                while written and step.shown is not None and not step.shown(written) and not self._cancelled:
+                    await asyncio.sleep(0.01)
                 await self._pause(self.delay)
                 if self._cancelled:
                     break

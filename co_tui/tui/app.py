@@ -53,8 +53,9 @@ from co_tui.tui.messages import (
     SessionReady,
 )
 from co_tui.tui.palette import SlashCommandProvider
+from co_tui.tui.screens.arming import ArmedAnswers, arming
 from co_tui.tui.screens.chat import RESUME_ENTRIES, ChatScreen
-from co_tui.tui.type_ahead import TypeAhead
+from co_tui.tui.type_ahead import TypeAhead, types_text
 
 if TYPE_CHECKING:
     from textual.driver import Driver
@@ -746,13 +747,28 @@ class CoTuiApp(App[int]):
 
     async def _route_typing(self, event: events.Key) -> bool:
         """A key typed on the chat screen while a row or the log has focus goes to the prompt, in
-        order (tui/type_ahead.py); True when taken there."""
+        order (tui/type_ahead.py); True when taken there. So does a key that types text while a
+        dialog's answers are not armed yet (screens/arming.py): it was meant for the prompt."""
+        if (dialog := arming(self.screen)) is not None:
+            return self._to_prompt_under_dialog(dialog, event)
         chat = self.screen
         if not isinstance(chat, ChatScreen) or not chat.is_mounted:
             return False
         forward = super().on_event
         later = lambda: self.call_later(self.type_ahead.release, forward)  # noqa: E731
         return await self.type_ahead.route(chat, chat.prompt, event, later=later, forward=forward)
+
+    def _to_prompt_under_dialog(self, dialog: ArmedAnswers, event: events.Key) -> bool:
+        """Key `event`, typed while `dialog` (on top) arms: text goes to the chat's prompt when the dialog
+        is over the chat (else it is dropped) and the arming starts again; True when taken. Any other key goes to
+        the dialog, whose answers are inert."""
+        if not types_text(event):
+            return False
+        dialog.typed()
+        under = self.screen_stack[-2] if len(self.screen_stack) > 1 else None
+        if isinstance(under, ChatScreen) and not under.prompt.read_only:
+            under.prompt._forward_event(event)
+        return True
 
     def _release_early_input(self) -> None:
         """Put what was typed or pasted while co-tui started into the prompt, as one paste, once

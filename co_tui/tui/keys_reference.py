@@ -187,6 +187,14 @@ def _screen_sections() -> list[tuple[str, str]]:
 
 
 def _approval_table(bindings: Iterable[Binding | tuple[str, ...]]) -> str:
+    from co_tui.tui.screens.arming import ARMING_S
+
+    arming = (
+        f"Its answers arm {ARMING_S:g} s after it appears (the buttons are dimmed and show no key until"
+        " then), so a key meant for the prompt cannot answer it: text typed meanwhile goes to the prompt,"
+        " and each key starts the wait again. The /clear and delete-session confirmations arm the same way;"
+        " /compact's does not (`/undo` takes a compaction back, and `Ctrl+K` twice is its quick path)."
+    )
     # The six scroll keys share one action and one row.
     own = [b for b in bindings if isinstance(b, Binding)]
     answers = [b for b in own if not b.action.startswith("scroll_box")]
@@ -194,7 +202,7 @@ def _approval_table(bindings: Iterable[Binding | tuple[str, ...]]) -> str:
     rows: list[Binding | tuple[str, ...]] = [*answers]
     if scroll:
         rows.append((",".join(b.key for b in scroll), "scroll_box", scroll[0].description))
-    return bindings_table(rows)
+    return f"{arming}\n\n{bindings_table(rows)}"
 
 
 def _banner_table() -> str:

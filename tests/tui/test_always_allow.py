@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pilot_helpers import wait_idle, wait_ready, wait_until
+from pilot_helpers import dialog_armed, wait_idle, wait_ready, wait_until
 from quiet_app import QuietApp
 from textual.widgets import OptionList
 
@@ -25,7 +25,7 @@ def tool_results(app: Any) -> list[str]:
 async def ask(pilot: Any, prompt: str) -> ApprovalDialog:
     """Send `prompt`; wait for the approval dialog it leads to."""
     await pilot.press(*prompt, "enter")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ApprovalDialog), what="the approval dialog")
+    await dialog_armed(pilot, "ApprovalDialog")
     await pilot.pause()
     return pilot.app.screen
 

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import pytest
-from pilot_helpers import wait_ready, wait_until
+from pilot_helpers import dialog_armed, wait_ready, wait_until
 from textual.widgets import Button
 
 from co_tui.tui.screens.approval import ApprovalDialog
@@ -28,7 +28,7 @@ async def ask(pilot: Any, command: str, tool: str = "run_shell") -> asyncio.Futu
         future.set_result(await app.approve_shell(command, tool))
 
     app.run_worker(approve())
-    await wait_until(pilot, lambda: isinstance(app.screen, ApprovalDialog), what="the dialog")
+    await dialog_armed(pilot, "ApprovalDialog")
     await pilot.pause()
     return future
 
@@ -91,9 +91,65 @@ async def test_keys_answer_and_a_stray_enter_denies(make_app, keys, approved) ->
         assert not isinstance(app.screen, ApprovalDialog)
 
 
+async def test_keys_typed_right_after_the_dialog_appears_go_to_the_prompt_not_to_the_answers(
+    make_app, monkeypatch
+) -> None:
+    """A `y` or `a` typed a moment after the dialog opened answered it (`a`: always). While the
+    answers arm, text keys go to the prompt, Enter and Esc do nothing, the buttons are disabled and
+    their labels show no key. (The arming is made long here so the keys surely land inside it.)"""
+    from co_tui.tui.screens import arming
+
+    monkeypatch.setattr(arming, "ARMING_S", 3600)
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+        async def approve() -> None:
+            future.set_result(await app.approve_shell("rm -rf build", "demo_wipe"))
+
+        app.run_worker(approve())
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalDialog), what="the dialog")
+        dialog = app.screen
+        assert not dialog.armed
+        await pilot.press(*"say yes", "a", "enter", "escape", "n", "ctrl+c", "backspace")
+        await pilot.pause()
+        assert app.screen is dialog and not future.done()
+        assert app.chat.prompt.text == "say yesa"
+        buttons = list(dialog.query(Button))
+        assert [str(b.label) for b in buttons] == ["Deny", "Call", "Always"]
+        assert all(b.disabled for b in buttons)
+        await pilot.click("#always")
+        await pilot.pause()
+        assert not future.done()
+
+
+async def test_once_armed_the_keys_answer_and_the_labels_show_them(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        future = await ask(pilot, "rm -rf build", "demo_wipe")
+        labels = [str(b.label) for b in app.screen.query(Button)]
+        assert labels == ["Deny (n)", "Call (y)", "Always (a)"]
+        assert app.focused is app.screen.query_one("#deny", Button)
+        await pilot.press("a")
+        await wait_until(pilot, future.done, what="an answer")
+        assert future.result() is True
+        assert app.permissions.allowing("demo_wipe", "rm -rf build") is not None
+
+
 async def test_markup_in_a_command_is_shown_not_applied(make_app) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ask(pilot, "echo [bold]hi[/bold] [@click=app.quit]x[/]")
         text = app.screen.query_one(CallBox).text
         assert text == "echo [bold]hi[/bold] [@click=app.quit]x[/]"
+
+
+def test_the_arming_period_can_be_set_and_bad_values_are_ignored(monkeypatch) -> None:
+    from co_tui.tui.screens.arming import ARMING_ENV, ARMING_S, arming_seconds
+
+    monkeypatch.setenv(ARMING_ENV, "2.5")
+    assert arming_seconds() == 2.5
+    for bad in ("soon", "-1", "1e9", ""):
+        monkeypatch.setenv(ARMING_ENV, bad)
+        assert arming_seconds() == ARMING_S

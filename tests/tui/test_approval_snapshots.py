@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from pilot_helpers import wait_ready, wait_until
+from pilot_helpers import dialog_armed, wait_ready, wait_until
 
 HIDDEN = "touch pwned.txt;" + "\n" * 80 + "ls -la"
 LONG_MCP = "demo_wipe " + json.dumps({"path": "." * 6000 + "/notes.txt"})
@@ -17,7 +17,7 @@ def ask(command: str, tool: str = "run_shell"):
     async def run(pilot) -> None:
         await wait_ready(pilot)
         pilot.app.run_worker(pilot.app.approve_shell(command, tool))
-        await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "ApprovalDialog", what="dialog")
+        await dialog_armed(pilot, "ApprovalDialog")
         await pilot.pause()
 
     return run
@@ -31,6 +31,24 @@ def test_command_hidden_behind_blank_lines(snap_compare, make_app, size):
 @pytest.mark.parametrize("size", [(100, 30), (80, 24)], ids=["100x30", "80x24"])
 def test_mcp_call_with_a_6000_character_argument(snap_compare, make_app, size):
     assert snap_compare(make_app(), terminal_size=size, run_before=ask(LONG_MCP, "demo_wipe"))
+
+
+def test_while_arming_the_buttons_are_dimmed_and_show_no_keys(snap_compare, make_app, monkeypatch):
+    """Before its answers arm (screens/arming.py: made long here, so the picture is of that state)."""
+    from co_tui.tui.screens import arming
+
+    monkeypatch.setattr(arming, "ARMING_S", 3600)
+
+    async def run(pilot) -> None:
+        await wait_ready(pilot)
+        pilot.app.run_worker(pilot.app.approve_shell("git push --force", "run_shell"))
+        await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "ApprovalDialog", what="the dialog")
+        await pilot.press(*"thanks")  # typed on: it goes to the prompt under the dialog
+        await wait_until(pilot, lambda: pilot.app.chat.prompt.text == "thanks", what="the prompt's text")
+        await pilot.pause()
+        assert not pilot.app.screen.armed
+
+    assert snap_compare(make_app(), terminal_size=(100, 30), run_before=run)
 
 
 def test_control_characters_and_a_space_run_made_visible(snap_compare, make_app):
@@ -52,7 +70,7 @@ def test_edit_diff_with_allow_edits(snap_compare, make_app, size):
     async def run(pilot) -> None:
         await wait_ready(pilot)
         pilot.app.run_worker(pilot.app.approve_shell(diff, "edit_file", path="src/parser.py"))
-        await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "ApprovalDialog", what="dialog")
+        await dialog_armed(pilot, "ApprovalDialog")
         await pilot.pause()
 
     assert snap_compare(make_app(), terminal_size=size, run_before=run)

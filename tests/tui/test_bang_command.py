@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pilot_helpers import wait_idle, wait_ready, wait_until
+from pilot_helpers import dialog_armed, wait_idle, wait_ready, wait_until
 from quiet_app import QuietApp
 from support.waits import processes_in
 
@@ -24,7 +24,7 @@ def rows(app: Any) -> list[ToolCallBlock]:
 
 async def bang(pilot: Any, command: str) -> ApprovalDialog:
     await pilot.press(*f"!{command}", "enter")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ApprovalDialog), what="the approval dialog")
+    await dialog_armed(pilot, "ApprovalDialog")
     await pilot.pause()
     return pilot.app.screen
 

@@ -6,7 +6,7 @@ see tui_fakes.py. Terminal 100x30, no animations, no cursor blink, fixed ids, te
 
 from __future__ import annotations
 
-from pilot_helpers import send_prompt, wait_idle, wait_ready, wait_until
+from pilot_helpers import dialog_armed, send_prompt, wait_idle, wait_ready, wait_until
 from tui_fakes import Fail, Hold, Text, Tool, Trim
 
 from co_tui.governance.events import HistoryTrimmed
@@ -206,7 +206,7 @@ def test_clear_dialog(snap_compare, make_app):
     async def run(pilot) -> None:
         await send("fix the parser", "and the tests")(pilot)
         await pilot.press("ctrl+l")
-        await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "ConfirmClear", what="dialog")
+        await dialog_armed(pilot, "ConfirmClear")
         await pilot.pause()
 
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=run)
@@ -216,7 +216,7 @@ def test_after_clear(snap_compare, make_app):
     async def run(pilot) -> None:
         await send("fix the parser")(pilot)
         await pilot.press("ctrl+l")
-        await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "ConfirmClear", what="dialog")
+        await dialog_armed(pilot, "ConfirmClear")
         await pilot.press("y")
         await wait_until(pilot, lambda: pilot.app.chat.query("TrimBanner.-clear"), what="clear banner")
         await pilot.pause()
@@ -318,7 +318,7 @@ def test_approve_shell_dialog(snap_compare, make_app):
     async def run(pilot) -> None:
         await wait_ready(pilot)
         pilot.app.run_worker(pilot.app.approve_shell("pytest -q tests/test_parser.py"))
-        await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "ApprovalDialog", what="dialog")
+        await dialog_armed(pilot, "ApprovalDialog")
         await pilot.pause()
 
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=run)
@@ -333,16 +333,23 @@ def test_long_answer_across_segments(snap_compare, make_app, monkeypatch):
     paragraphs = [f"Paragraph {n}: the answer goes on with a few more words about step {n}." for n in range(9)]
     text = "## Findings\n\n" + "\n\n".join(paragraphs) + "\n\n- one\n- two"
 
+    def taken_in(sent: str) -> bool:
+        """Every chunk sent so far was taken by a flush of the answer's segments (a segment cuts
+        only in a flush: at 0.03 s a chunk, a loaded host flushed too seldom to make 3 segments)."""
+        segments = list(app.chat.query(assistant_message.AssistantMessage))
+        return not any(s._parts for s in segments) and "".join(s._text for s in segments) == sent
+
     async def run(pilot) -> None:
         await send("explain at length")(pilot)
         answers = list(pilot.app.chat.query("AssistantMessage"))
         assert len(answers) >= 3, "the answer must have been split into segments"
+        assert all(a.text.startswith("Paragraph ") for a in answers[1:]), "each cut is at a paragraph"
         assert "".join(a.text for a in answers) == text
 
-    # The scenario: the answer arrives in 40 paced chunks, so it grows across segments as it streams.
-    assert snap_compare(
-        make_app(script=lambda p: [Text(text, chunks=40)], delay=0.03), terminal_size=(100, 40), run_before=run
-    )
+    # The scenario: the answer arrives in 40 chunks, each once the app took the one before, so it
+    # grows across segments as it streams, the same way on any host.
+    app = make_app(script=lambda p: [Text(text, chunks=40, shown=taken_in)])
+    assert snap_compare(app, terminal_size=(100, 40), run_before=run)
 
 
 def _lost_script(prompt: str):

@@ -11,7 +11,7 @@ import json
 from contextlib import asynccontextmanager
 
 import pytest
-from pilot_helpers import send_prompt, wait_idle, wait_ready, wait_until
+from pilot_helpers import dialog_armed, send_prompt, wait_idle, wait_ready, wait_until
 
 from co_tui.session.banner import banner_line
 
@@ -103,13 +103,30 @@ async def test_compact_twice_skips_the_question_and_esc_cancels(app):
         assert [e.reason for e in app.session.ledger] == ["manual_compact"]
 
 
+async def test_a_y_typed_right_after_the_clear_dialog_opens_goes_to_the_prompt(app, monkeypatch):
+    """The clear dialog's `y` arms a moment after it is shown (screens/arming.py): typed on at
+    once, it is prompt text and the conversation stays. (The arming is made long here.)"""
+    from co_tui.tui.screens import arming
+
+    monkeypatch.setattr(arming, "ARMING_S", 3600)
+    async with after_one_turn(app) as pilot:
+        old_id = app.session.id
+        await pilot.press("ctrl+l")
+        await wait_until(pilot, lambda: screen_name(pilot) == "ConfirmClear", what="confirm dialog")
+        await pilot.press("y", "enter")
+        await pilot.pause()
+        assert screen_name(pilot) == "ConfirmClear" and not pilot.app.screen.armed
+        assert app.chat.prompt.text == "y"
+        assert app.session.id == old_id and not banners(pilot, "clear")
+
+
 # ctrl+c keeps, as n does (it did nothing: Textual's screen default copies, silently).
 @pytest.mark.parametrize(("how", "answer"), [("ctrl+l", "y"), ("/clear", "y"), ("ctrl+l", "n"), ("ctrl+l", "ctrl+c")])
 async def test_clear_asks_first(app, how, answer):
     async with after_one_turn(app) as pilot:
         old_id, context = app.session.id, list(app.session.context)
         await press_or_type(pilot, how)
-        await wait_until(pilot, lambda: screen_name(pilot) == "ConfirmClear", what="confirm dialog")
+        await dialog_armed(pilot, "ConfirmClear")
         await pilot.press(answer)
         await wait_until(pilot, lambda: screen_name(pilot) == "ChatScreen", what="dialog closed")
         await wait_idle(pilot)

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from pilot_helpers import wait_until
+from pilot_helpers import dialog_armed, wait_until
 
 from co_tui.agent.factory import tool_schema_tokens
 from co_tui.config import load_settings
@@ -61,7 +61,7 @@ async def test_servers_start_after_the_session_and_failures_are_one_line(workspa
 
         # A destructive tool asks, through the run_shell dialog.
         await pilot.press(*"use demo_wipe path=notes.txt", "enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalDialog), what="approval dialog")
+        await dialog_armed(pilot, "ApprovalDialog")
         assert app.screen.tool == "demo_wipe"
         assert str(app.screen.query_one("#dialog-title").content) == "Call this MCP tool?"
         await pilot.press("y")

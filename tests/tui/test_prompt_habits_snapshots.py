@@ -4,7 +4,7 @@ user does, against the scripted FakeSession (whose `!command` runs for real in t
 from __future__ import annotations
 
 import pytest
-from pilot_helpers import wait_idle, wait_ready, wait_until
+from pilot_helpers import dialog_armed, wait_idle, wait_ready, wait_until
 
 from co_tui.tui.widgets.tool_call_block import ToolCallBlock
 
@@ -28,7 +28,7 @@ def test_bang_command_row_expanded(snap_compare, make_app):
     async def run(pilot) -> None:
         await wait_ready(pilot)
         await pilot.press(*"!cat README.md", "enter")
-        await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "ApprovalDialog", what="dialog")
+        await dialog_armed(pilot, "ApprovalDialog")
         await pilot.press("y")
         await wait_idle(pilot)
         row = pilot.app.chat.query_one(ToolCallBlock)
@@ -45,7 +45,7 @@ def test_bang_command_approval(snap_compare, make_app):
     async def run(pilot) -> None:
         await wait_ready(pilot)
         pilot.app.run_worker(pilot.app.approve_shell("git status --short", by_user=True))
-        await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "ApprovalDialog", what="dialog")
+        await dialog_armed(pilot, "ApprovalDialog")
         await pilot.pause()
 
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=run)

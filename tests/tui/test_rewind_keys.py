@@ -5,7 +5,7 @@ everything as it was, the tree and switching back, and putting files back with t
 from __future__ import annotations
 
 import pytest
-from pilot_helpers import send_prompt, wait_idle, wait_ready, wait_until
+from pilot_helpers import dialog_armed, send_prompt, wait_idle, wait_ready, wait_until
 from textual.widgets import OptionList
 
 SIZE = (110, 34)
@@ -94,7 +94,7 @@ async def test_rewinding_past_a_file_edit_offers_to_put_the_file_back(app, works
         await wait_ready(pilot)
         await send_prompt(pilot, "hello")
         await pilot.press(*"write hello to notes.txt", "enter")
-        await wait_until(pilot, lambda: _screen(pilot) == "ApprovalDialog", what="the edit's approval")
+        await dialog_armed(pilot, "ApprovalDialog", "the edit's approval")
         await pilot.press("y")
         await wait_idle(pilot)
         assert (workspace / "notes.txt").read_text() == "hello\n"

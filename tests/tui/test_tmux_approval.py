@@ -117,7 +117,9 @@ def test_file_edits_with_the_offline_model_diff_allow_edits_and_permissions(tmp_
     ws.mkdir()
     tmux = Tmux(f"edits-{tmp_path.name}")
     try:
-        done = tmux.start_co_tui(CO_TUI, tmp_path, data=tmp_path / "data", config=tmp_path / "config.toml", cwd=ws)
+        done = tmux.start_co_tui(
+            CO_TUI, tmp_path, data=tmp_path / "data", config=tmp_path / "config.toml", cwd=ws, CO_TUI_ARMING_S="5"
+        )
         tmux.wait_for("Ask anything")
         tmux.submit("write hello to notes.txt")
         tmux.wait_for("Allow edits (a)")
@@ -139,9 +141,40 @@ def test_file_edits_with_the_offline_model_diff_allow_edits_and_permissions(tmp_
         tmux.wait_for("always allowed in this session", gone=True)
         tmux.submit("replace bye with hi in notes.txt")  # revoked: asked again
         tmux.wait_for("Edit this file?")
+        tmux.wait_for("Deny (n)")  # the answers armed (screens/arming.py)
         tmux("send-keys", "-t", "t", "n")
         tmux.wait_for("Edit this file?", gone=True)
         assert (ws / "notes.txt").read_text() == "bye\n"
+        tmux("send-keys", "-t", "t", "C-q")
+        poll_until(done.exists, lambda: f"co-tui to exit:\n{tmux.pane()}")
+    finally:
+        tmux("kill-server")
+
+
+def test_text_and_a_y_typed_right_after_the_dialog_shows_go_to_the_prompt(tmp_path) -> None:
+    """A `y` typed a moment after the dialog appeared answered it: the file was written. Its
+    answers arm a moment after it is shown (screens/arming.py), each key typed meanwhile starting
+    that again: the burst sent as soon as the dialog shows is prompt text; once armed, n answers.
+    The period is 5 s here (`CO_TUI_ARMING_S`), so a stalled host cannot let it pass before the
+    burst is sent: the test waits on what the screen shows, never on a clock."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    tmux = Tmux(f"arming-{tmp_path.name}")
+    try:
+        done = tmux.start_co_tui(
+            CO_TUI, tmp_path, data=tmp_path / "data", config=tmp_path / "config.toml", cwd=ws, CO_TUI_ARMING_S="5"
+        )
+        tmux.wait_for("Ask anything")
+        tmux.submit("write hello to notes.txt")
+        poll_until(lambda: "Write this file?" in tmux.pane(), "the dialog", timeout=60)
+        tmux("send-keys", "-t", "t", "-l", "and then y")  # one burst, as a typist who goes on typing
+        tmux.wait_for("Allow edits (a)")  # armed
+        assert "and then y" in tmux.pane()  # in the prompt under the dialog
+        assert not (ws / "notes.txt").exists()
+        tmux("send-keys", "-t", "t", "n")
+        tmux.wait_for("Write this file?", gone=True)
+        assert not (ws / "notes.txt").exists()
+        assert "and then y" in tmux.pane()
         tmux("send-keys", "-t", "t", "C-q")
         poll_until(done.exists, lambda: f"co-tui to exit:\n{tmux.pane()}")
     finally:

@@ -6,6 +6,8 @@ scrolls (↑ ↓ PgUp PgDn Home End, whichever button has the focus), so the dia
 screen and nothing in the call is pushed out of view. Answers: Deny (n, Esc: the focused button at
 first, so a stray Enter does no harm), once (y) and, when offered, always for this session (a: a
 line above the buttons says exactly what it allows; `agent/permissions.py` decides the scope).
+The answers arm `ARMING_S` after the dialog is shown (arming.py): a key meant for the prompt does
+not answer it.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from textual.widgets import Button, Static
 
 from co_tui.agent.approval_text import EDIT_TOOLS, ShownCall, escaped, show_call
 from co_tui.agent.permissions import Decision, Grant
+from co_tui.tui.screens.arming import ArmedAnswers
 from co_tui.tui.widgets.call_box import CallBox, lines_content
 
 
-class ApprovalDialog(ModalScreen[Decision]):
+class ApprovalDialog(ArmedAnswers, ModalScreen[Decision]):
     """Asks about one call; dismisses with `"deny"`, `"once"` or `"always"` (offered only when
     `always`, the third button's label, is given; `always_scope` says what it allows)."""
 
@@ -75,8 +78,8 @@ class ApprovalDialog(ModalScreen[Decision]):
                     yield Button(self.always_label, id="always", variant="warning")
 
     def on_mount(self) -> None:
-        """Focus Deny (the safe answer) and keep the scroll hint in step with the box."""
-        self.query_one("#deny", Button).focus()
+        """Arm the answers, Deny (the safe answer) focused then, and keep the scroll hint in step with the box."""
+        self.start_arming("deny")
         box = self.query_one(CallBox)
         self.watch(box, "scroll_y", self._show_more)
         self.watch(box, "virtual_size", self._show_more)
@@ -105,8 +108,9 @@ class ApprovalDialog(ModalScreen[Decision]):
         return True
 
     def action_answer(self, decision: Decision) -> None:
-        """Dismiss with `decision`."""
-        self.dismiss(decision)
+        """Dismiss with `decision`, once the answers are armed (before, the key does nothing)."""
+        if self.armed:
+            self.dismiss(decision)
 
     def action_scroll_box(self, how: str) -> None:
         """Scroll the call's box (the buttons keep the focus)."""
@@ -121,7 +125,7 @@ class ApprovalDialog(ModalScreen[Decision]):
         }[how](animate=False)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        """Dismiss with the pressed button's answer."""
+        """Dismiss with the pressed button's answer (buttons are disabled until armed)."""
         answers: dict[str | None, Decision] = {"once": "once", "always": "always"}
         self.dismiss(answers.get(event.button.id, "deny"))
 

@@ -31,6 +31,7 @@ class ConfirmCompact(YesNoDialog):
     NO = Answer("Keep (esc)", "keep", "escape,n", "Keep")
     YES = Answer("Compact (enter)", "compact", "enter,y,ctrl+k", "Compact", variant="primary", priority=True)
     FOCUS = "compact"
+    ARMS = False  # /undo takes a compaction back, and ctrl+k twice is its quick path
 
     def __init__(self, body: str) -> None:
         super().__init__("Compact the conversation?", body)

@@ -3,7 +3,9 @@ for each answer, one button focused, and a dismiss with the answer (True: yes).
 
 Each dialog — confirm_clear.py, confirm_compact.py, confirm_delete.py — says only
 what differs: its two `Answer`s, which one has the focus, its title and body (and any extra widget
-in `compose_body`). Their look is dialog.tcss, shared.
+in `compose_body`). Their look is dialog.tcss, shared. Their answers arm `ARMING_S` after the dialog is
+shown (arming.py), so a key meant for the prompt does not answer them, unless `ARMS` is False (a
+dialog whose answer `/undo` takes back: /compact's, which ctrl+k twice answers on purpose).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 from textual.widgets.button import ButtonVariant
+
+from co_tui.tui.screens.arming import ArmedAnswers
 
 __all__ = ["Answer", "YesNoDialog"]
 
@@ -36,7 +40,7 @@ class Answer:
     priority: bool = False
 
 
-class YesNoDialog(ModalScreen[bool]):
+class YesNoDialog(ArmedAnswers, ModalScreen[bool]):
     """A modal question dismissed with True (`YES`: its button or keys) or False (`NO`, Esc too
     when the dialog's keys say so, and Ctrl+C). A subclass sets `YES`, `NO`, `FOCUS` (the id of the button
     focused at first: the safe answer, so a stray Enter does no harm) and passes its title and body
@@ -46,14 +50,15 @@ class YesNoDialog(ModalScreen[bool]):
     YES: ClassVar[Answer]
     NO: ClassVar[Answer]
     FOCUS: ClassVar[str]
+    ARMS: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         if "YES" in cls.__dict__ or "NO" in cls.__dict__:
             cls.BINDINGS = [
-                Binding(cls.NO.keys, "dismiss(False)", cls.NO.description, show=False, priority=cls.NO.priority),
-                Binding(cls.YES.keys, "dismiss(True)", cls.YES.description, show=False, priority=cls.YES.priority),
+                Binding(cls.NO.keys, "answer(False)", cls.NO.description, show=False, priority=cls.NO.priority),
+                Binding(cls.YES.keys, "answer(True)", cls.YES.description, show=False, priority=cls.YES.priority),
                 # ctrl+c gives up what is asked, as everywhere (Textual's screen default copies, silently).
-                Binding("ctrl+c", "dismiss(False)", cls.NO.description, show=False),
+                Binding("ctrl+c", "answer(False)", cls.NO.description, show=False),
             ]
         super().__init_subclass__(**kwargs)
 
@@ -77,8 +82,18 @@ class YesNoDialog(ModalScreen[bool]):
         yield Static(Content(self.body), id="dialog-body")
 
     def on_mount(self) -> None:
-        """Focus the `FOCUS` button, the safe answer."""
-        self.query_one(f"#{self.FOCUS}", Button).focus()
+        """Arm the answers (arming.py; at once unless `ARMS`); the `FOCUS` button, the safe answer,
+        has the focus then."""
+        if self.ARMS:
+            self.start_arming(self.FOCUS)
+        else:
+            self.armed = True
+            self.query_one(f"#{self.FOCUS}", Button).focus()
+
+    def action_answer(self, yes: bool) -> None:
+        """Dismiss with `yes`, once the answers are armed (before, the key does nothing)."""
+        if self.armed:
+            self.dismiss(yes)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Dismiss with True for the `YES` button, False for the other."""

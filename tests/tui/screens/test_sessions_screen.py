@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timezone
 from pathlib import Path
 
 import pytest
-from pilot_helpers import wait_until
+from pilot_helpers import dialog_armed, wait_until
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.usage import RequestUsage
 from screen_host import TERMINAL, make_host, screen_env  # (fixtures)
@@ -84,6 +84,12 @@ def _titles(table: DataTable) -> list[str]:
     return [str(table.get_row_at(i)[2]).split("  › ")[0] for i in range(table.row_count)]
 
 
+async def _ask_delete(pilot) -> None:
+    """Delete, then wait until the confirm's answers are armed (screens/arming.py)."""
+    await pilot.press("delete")
+    await dialog_armed(pilot, "ConfirmDeleteScreen")
+
+
 async def _keys(pilot, *keys: str) -> None:
     """Press `keys`, then let the screens settle (the resume check runs in a worker)."""
     await pilot.press(*keys)
@@ -151,13 +157,12 @@ async def test_delete_asks_first_and_no_keeps_the_session(make_host, store, work
     app = _picker(make_host, store, workspace)
     async with app.run_test(size=TERMINAL) as pilot:
         await _listed(pilot)
-        await _keys(pilot, "delete")
-        assert isinstance(app.screen, ConfirmDeleteScreen)
+        await _ask_delete(pilot)
         await _keys(pilot, "n")
         assert isinstance(app.screen, SessionsScreen)
         assert len(store.list_sessions(workspace)) == 4
         # Enter on the dialog's focused button is the safe answer too.
-        await _keys(pilot, "delete")
+        await _ask_delete(pilot)
         await _keys(pilot, "enter")
         assert len(store.list_sessions(workspace)) == 4
 
@@ -166,7 +171,7 @@ async def test_delete_after_yes_removes_it_from_store_and_list(make_host, store,
     app = _picker(make_host, store, workspace)
     async with app.run_test(size=TERMINAL) as pilot:
         await _listed(pilot)
-        await _keys(pilot, "delete")
+        await _ask_delete(pilot)
         await _keys(pilot, "y")
         assert isinstance(app.screen, SessionsScreen)
         assert [m.id for m in store.list_sessions(workspace)] == [IDS["bcd"], IDS["cde"], IDS["def"]]
@@ -218,7 +223,7 @@ def test_sessions_snapshot(snap_compare, make_host, store, workspace):
 def test_confirm_delete_snapshot(snap_compare, make_host, store, workspace):
     async def ask_to_delete(pilot):
         await _listed(pilot)
-        await _keys(pilot, "delete")
+        await _ask_delete(pilot)
 
     assert snap_compare(_picker(make_host, store, workspace), terminal_size=TERMINAL, run_before=ask_to_delete)
 
@@ -312,8 +317,7 @@ async def test_a_delete_runs_off_the_ui_thread(make_host, store, workspace, monk
     async with app.run_test(size=TERMINAL) as pilot:
         await _listed(pilot)
         try:
-            await pilot.press("delete")
-            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDeleteScreen), what="the confirm")
+            await _ask_delete(pilot)
             await pilot.press("y")
             await wait_until(pilot, held.started.is_set, what="the delete under way")
             await pilot.press("down")  # the picker moves on while the store deletes
@@ -347,14 +351,14 @@ async def test_a_session_open_in_another_process_is_not_deleted(make_host, store
         app = _picker(make_host, store, workspace)
         async with app.run_test(size=TERMINAL) as pilot:
             await _listed(pilot)
-            await _keys(pilot, "delete")
+            await _ask_delete(pilot)
             await _keys(pilot, "y")
             await wait_until(pilot, lambda: "another co-tui process" in _status(app), what="the refusal")
             status = _status(app)
             assert f"(pid {holder.pid})" in status and "nothing was deleted" in status, status
             assert IDS["abc"] in [m.id for m in store.list_sessions(workspace)]
             holder.communicate("")  # the other process ends: its lock goes with it
-            await _keys(pilot, "delete")
+            await _ask_delete(pilot)
             await _keys(pilot, "y")
             await wait_until(pilot, lambda: IDS["abc"] not in [m.id for m in store.list_sessions(workspace)])
     finally:
