@@ -64,6 +64,7 @@ def test_a_bang_command_typed_in_one_burst_asks_runs_and_stops(term) -> None:
     tmux, ws = term
     _keys(tmux, "!echo one-two-three", "Enter")
     tmux.wait_for("You typed !, to run in the workspace:")
+    tmux.wait_for("Run (y)")  # armed: its answers work (screens/arming.py)
     _keys(tmux, "y")
     tmux.wait_for("$ echo one-two-three")
     tmux.wait_for("chars")  # the row has its result's size
@@ -71,6 +72,7 @@ def test_a_bang_command_typed_in_one_burst_asks_runs_and_stops(term) -> None:
 
     _keys(tmux, "!echo started; sleep 6171", "Enter")
     tmux.wait_for("You typed !, to run in the workspace:")
+    tmux.wait_for("Run (y)")  # armed: its answers work (screens/arming.py)
     _keys(tmux, "y")
     poll_until(lambda: _sleeping("6171"), lambda: f"the command to start:\n{tmux.pane()}")
     tmux.wait_for("running !echo started; sleep 6171…")
@@ -110,6 +112,7 @@ def test_keys_typed_after_a_bang_command_are_no_answer_to_its_dialog(term) -> No
     tmux.wait_for("You typed !, to run in the workspace:")
     tmux.wait_for("and then")  # in the prompt, under the dialog
     assert not (ws / "made.txt").exists()
+    tmux.wait_for("Run (y)")  # armed: its answers work (screens/arming.py)
     _keys(tmux, "y")
     poll_until(lambda: (ws / "made.txt").exists(), lambda: f"the command to run:\n{tmux.pane()}")
     tmux.wait_for("You typed !", gone=True)
@@ -117,5 +120,6 @@ def test_keys_typed_after_a_bang_command_are_no_answer_to_its_dialog(term) -> No
     _keys(tmux, "C-u")  # the prompt emptied (ctrl+u: delete to the line's start)
     _keys(tmux, "!touch again.txt", "Enter")
     tmux.wait_for("You typed !, to run in the workspace:")  # asked again: nothing was always allowed
+    tmux.wait_for("Run (y)")
     _keys(tmux, "n")
     tmux.wait_for("`touch again.txt` was not run: you declined it")
