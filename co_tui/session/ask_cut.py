@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
@@ -21,6 +21,7 @@ from co_tui.governance.next_cut import preview_next_cut
 from co_tui.governance.pins import split_pinned
 from co_tui.governance.tokens import estimate_tokens
 from co_tui.governance.turns import segment
+from co_tui.session.context_diff import shared_prefix
 from co_tui.session.eviction import compact_preview_of
 from co_tui.text import format_tokens, one_line
 
@@ -91,16 +92,6 @@ def _prompt_of(messages: Sequence[ModelMessage]) -> str:
     return "(no prompt)"
 
 
-def _common_prefix(a: Sequence[Any], b: Sequence[Any]) -> int:
-    """How many leading messages `a` and `b` share (the same objects: sent byte for byte again)."""
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x is not y:
-            break
-        n += 1
-    return n
-
-
 def plan_send(
     history: History, gauge: Gauge, prompt: str, *, window_tokens: int, window_is_guess: bool = False
 ) -> PlannedCut | None:
@@ -126,7 +117,7 @@ def plan_send(
     # The meter's own reading of the request the cut leaves (as a cut's banner gives it), its summary
     # stand-in counted at the longest summary it may be.
     tokens_after = min(tokens_before, meter.reading(after).tokens + round(ratio * cut.summary_tokens))
-    shared = _common_prefix(current, after)
+    shared = shared_prefix(current, after)
     cached = min(tokens_after, overhead + round(ratio * estimate_tokens(current[:shared]))) if shared else overhead
     summarised = [current[i] for i, fate in sorted(cut.fates.items()) if fate == "summarised"]
     uncut_fresh = max(0, tokens_before - meter.reading(context).tokens)

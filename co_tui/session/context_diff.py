@@ -22,6 +22,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+
+def shared_prefix(old: Sequence[Any], new: Sequence[Any]) -> int:
+    """How many leading messages `new` shares with `old`, by identity (the same objects: sent, and
+    saved, byte for byte again)."""
+    shared = 0
+    for a, b in zip(old, new, strict=False):
+        if a is not b:
+            break
+        shared += 1
+    return shared
+
+
 # Spacing of new keys: room for ~20 nested insertions between two rows before a renumbering.
 KEY_GAP = 1 << 20
 

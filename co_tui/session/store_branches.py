@@ -16,6 +16,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from co_tui.session.context_diff import shared_prefix
 from co_tui.session.context_rows import decode_context
 from co_tui.session.message_codec import encode_messages
 
@@ -192,7 +193,7 @@ def write_marks(
         value: Any = None
         if previous is not None and previous.context is not None and previous.position in by_position:
             depth = _depth(conn, session_id, previous.position)
-            keep = _common_prefix(previous.context, context)
+            keep = shared_prefix(previous.context, context)
             if depth is not None and depth < _MAX_CHAIN and keep * 2 >= len(previous.context):
                 added = _items(conn, session_id, context[keep:], saved_context, secrets)
                 value = {"base": previous.position, "keep": keep, "add": _runs(added), "depth": depth + 1}
@@ -227,16 +228,6 @@ def _depth(conn: sqlite3.Connection, session_id: str, position: int) -> int | No
     except (TypeError, ValueError):
         return None
     return int(value.get("depth", 0)) if isinstance(value, dict) else 0
-
-
-def _common_prefix(old: Sequence[Any], new: Sequence[Any]) -> int:
-    """How many leading messages `new` shares with `old`, by identity."""
-    shared = 0
-    for a, b in zip(old, new, strict=False):
-        if a is not b:
-            break
-        shared += 1
-    return shared
 
 
 def _items(
