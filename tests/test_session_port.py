@@ -9,7 +9,7 @@ import typing
 from pathlib import Path
 
 import pytest
-from tui_fakes import FakeSession
+from tui_fakes import FakeSession, Step, Text
 
 from co_tui.config import Settings, load_settings
 from co_tui.governance.events import HistoryTrimmed
@@ -19,13 +19,19 @@ from co_tui.session.port import SessionPort
 EVENT_CLASSES = typing.get_args(Event)
 
 
+def _answer(prompt: str) -> list[Step]:
+    """The fake's answer names a file the prompt did not, as the offline model's do: a summary,
+    which keeps the prompts verbatim, can lose it."""
+    return [Text(f"You said: **{prompt}**. Choose a model in config.toml.")]
+
+
 @pytest.fixture(params=["real", "fake"])
 def session(request: pytest.FixtureRequest, tmp_path: Path) -> SessionPort:
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (workspace / "README.md").write_text("# Demo\n")
     if request.param == "fake":
-        return FakeSession(Settings(), workspace=workspace)
+        return FakeSession(Settings(), workspace=workspace, script=_answer)
     from co_tui.session.chat import ChatSession
     from co_tui.session.opening import open_store
 
@@ -327,3 +333,20 @@ async def test_ask_plans_before_the_send_and_takes_the_choice(session: SessionPo
         events = [event async for event in session.run_turn(f"a send ({choice})", choice)]  # type: ignore[arg-type]
         assert isinstance(events[-1], Done) and not events[-1].failed
     assert len(session.transcript) >= 6 and not session.busy
+
+
+async def test_the_fakes_figures_outlive_clear_rewind_and_a_new_model(tmp_path: Path) -> None:
+    """The fake's figures are its meter's, and the real session makes a new meter on `/clear`, a
+    rewind and a model switch (`ModelSetup.new_meter`): each is the fake's too, not a real one
+    that would count the fake's messages by their text."""
+    session = FakeSession(Settings(), workspace=tmp_path, tokens_per_message=1000)
+    await _turn(session, "one")
+    await _turn(session, "two")
+    assert session.meter_reading().context_tokens == 4000
+    await session.rewind(session.rewind_points()[0].position)  # back before "two"
+    assert session.meter_reading().context_tokens == 2000
+    await session.clear()
+    await _turn(session, "three")
+    assert session.meter_reading().context_tokens == 2000
+    session.setup.configure("offline")  # what the real `set_model` does
+    assert session.meter_reading().context_tokens == 2000

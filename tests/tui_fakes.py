@@ -2,21 +2,26 @@
 
 tests/test_session_port.py holds it and the real session to the same conformance suite.
 
-It *is* the real `ChatSession` (offline model, no store): its `History`, its
-planners and the way it applies them, its `/clear`, `!command` runner, `@path` attachments, model
-setup, instruction files, MCP servers and saving are the real session's. Only two things are
-fake: the turns (a script of steps: streamed text, tool calls, a mid-turn trim, a provider
-failure, a hold until interrupted, with their timing) and the meter's figures (tokens grow with
-the context, against a budget a test sets), which the real planners read through `gauge()`. Its
-events are real domain events and its messages real pydantic-ai ones.
+It *is* the real `ChatSession` (no store): its `History`, its planners and the way it applies
+them, its `ModelSetup` (policy, governor, overhead, instruction files, MCP servers) and `Metering`
+(the `usage` event, the look-ahead, the `/context` breakdown, ask's plan), its `/compact`,
+`/clear`, rewind and branches, `!command` runner and `@path` attachments are the real session's.
+What is fake:
+- the turns: a script of steps (streamed text, tool calls, a mid-turn trim, a provider failure, a
+  hold until interrupted, with their timing) instead of a model run;
+- the meter's figures (`FakeMeter`: a fixed count a message) against the budget a test sets;
+- the model: a pydantic-ai `FunctionModel` that only writes `/compact`'s summary (`compact_summary`);
+  the title bar shows the name the fake is given, and `set_model` only names another.
+Its events are real domain events and its messages real pydantic-ai ones.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,24 +34,15 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from co_tui.config import Settings
 from co_tui.governance.compact_mode import SendChoice
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.governance.markers import make_compact_pair
-from co_tui.governance.pins import pinned_tokens, split_pinned
-from co_tui.governance.policy import GovernancePolicy, Governor
-from co_tui.governance.summarize import CompactResult
-from co_tui.governance.summary_check import check_summary
-from co_tui.session.applying import AppliesEdits
-from co_tui.session.ask_cut import PlannedCut, plan_send
+from co_tui.governance.meter import MeterReading, TokenMeter
 from co_tui.session.chat import ChatSession, make_title
-from co_tui.session.compaction import plan_compact
-from co_tui.session.context_breakdown import ContextBreakdown, compute_breakdown, overhead_parts
-from co_tui.session.events import Done, ErrorEvent, Event, Notice, TextDelta, ToolCall, ToolResult, UsageUpdate
-from co_tui.session.gauge import Gauge
+from co_tui.session.events import Done, ErrorEvent, Event, Notice, TextDelta, ToolCall, ToolResult
 from co_tui.session.history import Edit
-from co_tui.session.steering import pin_keys
 
 
 @dataclass
@@ -102,117 +98,70 @@ def echo_script(prompt: str) -> list[Step]:
     return [Text(f"You said: **{prompt}**")]
 
 
-@dataclass(frozen=True)
-class _Reading:
-    tokens: int
+class FakeMeter(TokenMeter):
+    """The fake's meter: `tokens_per_message` a message plus `extra_tokens` (to drive the meter to a
+    colour level), as exact as the fake's `exactness` says, at a ratio of 1; its overhead (what
+    `/context` shows before any message) is the real setup's count."""
 
+    def __init__(self, session: FakeSession, overhead_tokens: int) -> None:
+        super().__init__(provider="offline", overhead_tokens=overhead_tokens)
+        self.session = session
 
-@dataclass
-class FakeMeter:
-    """The fake's meter: `tokens_per_message` a message, plus `extra_tokens` (to drive the meter to a
-    colour level); no overhead, a ratio of 1."""
-
-    session: FakeSession
-    ratio: float = 1.0
-    overhead: int = 0
-
-    def reading(self, messages: Sequence[ModelMessage]) -> _Reading:
+    def reading(self, messages: Sequence[ModelMessage]) -> MeterReading:
         """The figure for `messages`."""
-        return _Reading(len(messages) * self.session.tokens_per_message + self.session.extra_tokens)
+        s = self.session
+        tokens = len(messages) * s.tokens_per_message + s.extra_tokens
+        return MeterReading(tokens, s.exactness, len(messages), ratio=1.0)  # type: ignore[arg-type]
 
 
 @dataclass(eq=False)
 class FakeSession(ChatSession):
-    """The real `ChatSession` (offline model, no store) whose turns are scripted: `script(prompt)`
-    decides each turn, and the meter shows the fake's figures. See the module docstring."""
+    """The real `ChatSession` (no store) whose turns are scripted: `script(prompt)` decides each
+    turn, and its meter counts the fake's figures. See the module docstring."""
 
     settings: Settings
     script: Script = echo_script
     id: str = ""  # "" : a fresh one, as a new session's
     workspace: Path = field(default_factory=Path.cwd)  # where `@path` is read and `!command` runs
     approver: Any = None  # asked before a `!command` (the app's approve_shell; None: each is refused)
-    model_name: str = "offline"  # shadows the real setup's: `set_model` only names a model
+    model_name: str = "offline"  # shadows the real setup's (the summariser): `set_model` only names a model
     is_offline: bool = True
     delay: float = 0.0  # seconds between streamed events
-    budget_tokens: int = 100_000
+    budget_tokens: int = 100_000  # the policy's budget; the window is 5/4 of it
+    window_is_guess: bool = False  # True: that window is the settings' fallback, as for a model not known
     tokens_per_message: int = 400
     extra_tokens: int = 0  # added to the meter figure (to drive it to a colour level)
     exactness: str = "anchored"
-    window_is_guess: bool = False
-    overhead_estimate: int = 1500  # instructions + tool schemas, for the /context breakdown
-    compact_summary: str = "The user asked about the parser; tests now pass."
+    compact_summary: str = "The user asked about the parser; tests now pass."  # what `/compact`'s summariser writes
     prompts: list[str] = field(default_factory=list)
     choices: list[str | None] = field(default_factory=list)  # each turn's `choice` (compact_mode ask)
     _cancelled: bool = False
     _calls: int = 0
 
     def __post_init__(self) -> None:
+        # The real policy over the fake's budget: explicit, or (window guessed) 80% of the fallback window.
+        window = -(-self.budget_tokens * 5 // 4)
+        budget = 0 if self.window_is_guess else self.budget_tokens
+        fitted = {"context_budget_tokens": budget, "compact_threshold": 0.8, "fallback_context_window": window}
         given = self.id
-        ChatSession.__init__(self, self.settings, workspace=self.workspace, approver=self.approver)
+        # The model writes only `/compact`'s summaries (the turns are scripted); its window is unknown.
+        summariser = FunctionModel(self._summarise, model_name="fake-summariser")
+        ChatSession.__init__(
+            self,
+            self.settings.model_copy(update=fitted),
+            workspace=self.workspace,
+            approver=self.approver,
+            model=summariser,
+        )
         self.id = given or self.id
+        setup = self.setup  # every meter it makes (a new model, /clear, a rewind) is the fake's
+        setup.new_meter = lambda: FakeMeter(self, setup.overhead)  # type: ignore[method-assign]
+        setup.meter = setup.new_meter()
 
-    # --- the meter: the fake's figures (the real planners read them through `gauge`) ------------
-
-    def gauge(self) -> Gauge:
-        """The fake meter, the real governor (over the fake's budget) with the history's pins."""
-        policy = GovernancePolicy(
-            budget_tokens=self.budget_tokens, max_history_messages=self.settings.max_history_messages
-        )
-        governor = Governor(policy)
-        governor.pins = pin_keys(self.transcript, self.pins)
-        return Gauge(FakeMeter(self), governor, self.budget_tokens, policy.max_history_messages, 0)
-
-    def meter_reading(self) -> UsageUpdate:
-        """Tokens grow with the context; the budget and limits come from the fields."""
-        tokens = FakeMeter(self).reading(self.context).tokens
-        pins = pin_keys(self.transcript, self.pins)
-        return UsageUpdate(
-            input_tokens=tokens,
-            output_tokens=0,
-            context_tokens=tokens,
-            budget_tokens=self.budget_tokens,
-            messages=len(self.context),
-            max_messages=self.settings.max_history_messages,
-            exactness=self.exactness,  # type: ignore[arg-type]
-            window_is_guess=self.window_is_guess,
-            trim_pending=tokens > self.budget_tokens,  # a stand-in for governance's own check
-            pinned_tokens=pinned_tokens(self.context, pins) if pins else 0,
-            window_tokens=self.budget_tokens * 5 // 4,  # as `context_breakdown` says
-        )
-
-    def context_breakdown(self) -> ContextBreakdown:
-        """The real computation over the fake's figures: co-tui's instructions and the workspace
-        tools share `overhead_estimate`; the instruction files are priced as the real session's."""
-        parts = overhead_parts("", self.instruction_files, [("workspace", self.overhead_estimate * 3 // 5, 3)])
-        parts[0] = replace(parts[0], tokens=self.overhead_estimate * 2 // 5)
-        return compute_breakdown(
-            self.context,
-            parts,
-            meter_tokens=self.meter_reading().context_tokens,
-            overhead_tokens=sum(part.tokens for part in parts),
-            ratio=1.0,
-            budget_tokens=self.budget_tokens,
-            window_tokens=self.budget_tokens * 5 // 4,
-            exactness=self.exactness,
-            window_is_guess=self.window_is_guess,
-        )
-
-    def compact_preview(self) -> HistoryTrimmed | None:
-        """The real estimate; after it, the fake meter's figure for what `compact` leaves (the
-        summary pair and the pinned turns), as the dialog beside the meter says."""
-        estimate = super().compact_preview()
-        if estimate is None:
-            return None
-        kept = sum(len(turn.messages) for turn in split_pinned(self.context, self.gauge().governor.pins).pinned)
-        return replace(estimate, tokens_after=min(estimate.tokens_before, (2 + kept) * self.tokens_per_message))
-
-    def plan_send(self, prompt: str) -> PlannedCut | None:
-        """In `compact_mode` ask, the real planner over the fake's gauge and window; else None."""
-        if self.compact_mode != "ask":
-            return None
-        return plan_send(self.history, self.gauge(), prompt, window_tokens=self.budget_tokens * 5 // 4)
-
-    _tokens_after = AppliesEdits._tokens_after  # a rewind's figure: the fake meter's, not the real one's
+    def _summarise(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        """`compact_summary`, and the focus `/compact` asked for (on the summariser prompt's first line)."""
+        focus = re.search(r"Give particular attention to: (.*)", str(messages[-1].parts[-1].content))
+        return ModelResponse(parts=[TextPart(self.compact_summary + (f" (focus: {focus[1]})" if focus else ""))])
 
     # --- turns: the scripted part ----------------------------------------------------------------
 
@@ -274,7 +223,7 @@ class FakeSession(ChatSession):
         attachments = self.attachments(prompt)
         for line in attachments.lines():
             yield Notice(message=line)
-        self.history.mark_turn(FakeMeter(self).reading(self.context).tokens, time.time())
+        self.history.mark_turn(self.meter.reading(self.context).tokens, time.time())
         self._append(ModelRequest(parts=[UserPromptPart(attachments.prompt(prompt))]))
         output: list[str] = []
         failed = False
@@ -296,41 +245,6 @@ class FakeSession(ChatSession):
         """Interrupt the scripted turn, or the real `!command`."""
         self._cancelled = True
         super().cancel()
-
-    async def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
-        """A scripted summary (`compact_summary`: what it leaves out is lost, and recoverable), its
-        pair and check as the real compaction makes them, applied by the real planner."""
-        if not self.context:
-            yield Done(output="nothing to compact")
-            return
-        before = self.meter_reading().context_tokens
-        summary = self.compact_summary + (f" (focus: {focus})" if focus else "")
-        check = check_summary(tuple(self.context), summary)
-        event = HistoryTrimmed(
-            reason="manual_compact",
-            strategy="compact",
-            dropped_messages=len(self.transcript),
-            dropped_turns=len(self.prompts),
-            kept_turns=0,
-            tokens_before=before,
-            tokens_after=0,
-            budget_tokens=self.budget_tokens,
-            summary=summary,
-            summary_kept=check.kept,
-            summary_lost=check.lost,
-        )
-        self.extra_tokens = 0
-        pair = make_compact_pair(len(self.transcript), len(self.prompts), summary)
-        applied = await self._apply(plan_compact(self.history, self.gauge(), CompactResult(pair, event), before))
-        yield applied.trim
-        yield self.meter_reading()
-        yield Done(output=summary)
-
-    async def clear(self) -> HistoryTrimmed:
-        """The real `/clear`; the fake's own counts start afresh too."""
-        event = await super().clear()
-        self.prompts, self.extra_tokens = [], 0
-        return event
 
     def set_model(self, name: str) -> None:
         """Switch models; names starting with `bad` are refused like an unknown provider."""

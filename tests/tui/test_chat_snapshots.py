@@ -9,6 +9,7 @@ from __future__ import annotations
 from pilot_helpers import dialog_armed, send_prompt, wait_idle, wait_ready, wait_until
 from tui_fakes import Fail, Hold, Text, Tool, Trim
 
+from co_tui.config import Settings
 from co_tui.governance.events import HistoryTrimmed
 
 SIZE = (100, 30)
@@ -123,14 +124,18 @@ def test_meter_high(snap_compare, make_app):
 
 def test_meter_over_budget_says_what_happens_next(snap_compare, make_app):
     """Past the budget (an answer just joined the context): red, and the meter says governance cuts
-    before the next request — the figure is not a broken budget."""
+    before the next request — the figure is not a broken budget. Governance's own check says so:
+    the context is at its message limit (eight), which the next prompt passes."""
 
     async def run(pilot) -> None:
-        await _meter_at("high")(pilot)
+        await send("fix the parser", "and the tests", "run them", "hi")(pilot)
         meter = pilot.app.chat.meter
-        assert meter.over_limit and str(meter.render()).endswith("(105%)  trims on next send")
+        assert meter.level == "high" and meter.has_class("-high")
+        text = str(meter.render())
+        assert meter.over_limit and "8/8 msgs · ~105k/100k tokens (105%)" in text
+        assert text.endswith("  trims on next send")
 
-    app = make_app(budget_tokens=100_000, extra_tokens=104_000)
+    app = make_app(Settings(max_history_messages=8), budget_tokens=100_000, extra_tokens=101_800)
     assert snap_compare(app, terminal_size=SIZE, run_before=run)
 
 
