@@ -132,7 +132,7 @@ class TurnRunner:
                         run.cancel()
                     async for event in run:
                         if self._checkpoint_due:
-                            self._checkpoint(title)
+                            await self._checkpoint(title)
                         if isinstance(event, HistoryTrimmedEvent):
                             # A cut of the run's messages: recorded now, the context is the run's at its end.
                             edit = Edit(event=event.to_domain(), record=self.history.cut_record(event.before))
@@ -222,13 +222,15 @@ class TurnRunner:
         except Exception:  # best effort while being torn down; the step saves already hold the rest
             pass
 
-    def _checkpoint(self, prompt: str) -> None:
+    async def _checkpoint(self, prompt: str) -> None:
         """Save the steps the running turn has completed, so a kill (SIGKILL, power loss) loses at
-        most the step in flight. The saved context is the run's so far, repaired to be valid."""
+        most the step in flight. The saved context is the run's so far, repaired to be valid. In a
+        thread, as the turn's final save: the save syncs to disk, and the front end's loop (its
+        keys, its frames) runs meanwhile; the run waits for it, so it reads a history at rest."""
         self._checkpoint_due = False
         messages = self._partial_messages()
-        if messages:
-            self._save(prompt, repair_messages(messages))  # a failure is reported by the final save
+        if messages:  # a failure is reported by the final save
+            await asyncio.to_thread(self._save, prompt, repair_messages(messages))
 
     def _partial_messages(self) -> list[ModelMessage] | None:
         run = self._run

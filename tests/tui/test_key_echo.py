@@ -33,6 +33,26 @@ def _spy_frames(app, screen, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return calls
 
 
+async def settle(pilot, app, focused) -> None:
+    """Wait until `focused` has the focus and the key footer has been rebuilt for it. A focus change
+    rebuilds the footer after the next refresh, a recompose that holds a batch of updates across
+    awaits: a frame run by hand, or a key typed, inside it paints nothing of its own. The frames
+    these tests drive start from here (no await after it)."""
+    from co_tui.tui.widgets.key_footer import KeyFooter
+
+    footer = app.screen.query_one(KeyFooter)
+    await wait_until(
+        pilot,
+        lambda: (
+            focused.has_focus
+            and footer._composed == footer._keys()  # a later bindings signal finds nothing to rebuild
+            and not footer._rebuild_due
+            and not app._batch_count
+        ),
+        what="focus settled, the footer rebuilt, no batch open",
+    )
+
+
 @asynccontextmanager
 async def focused_prompt(
     make_app, monkeypatch: pytest.MonkeyPatch
@@ -44,7 +64,7 @@ async def focused_prompt(
         screen = app.screen
         prompt = screen.prompt
         prompt.focus()
-        await pilot.pause()
+        await settle(pilot, app, prompt)
         yield app, pilot, screen, prompt, _spy_frames(app, screen, monkeypatch)
 
 
@@ -77,7 +97,7 @@ async def test_a_prompt_that_changes_size_waits_for_its_own_layout(make_app, mon
     async with app.run_test(size=(100, 30)) as pilot:
         screen = app.screen
         prompt = screen.prompt
-        await pilot.pause()
+        await settle(pilot, app, prompt)
         calls = _spy_frames(app, screen, monkeypatch)
         app.key_clock.note_input()
         prompt.refresh(layout=True)  # a new line: the prompt grows
@@ -139,7 +159,7 @@ async def test_a_key_that_never_reaches_the_prompt_holds_the_layout_once_and_bri
     async with app.run_test(size=(100, 30)) as pilot:
         screen = app.screen
         screen.prompt.focus()
-        await pilot.pause()
+        await settle(pilot, app, screen.prompt)
         calls = _spy_frames(app, screen, monkeypatch)
         app.key_clock.note_key_arrived()  # a binding, say: the prompt never repaints for it
         screen._layout_required = True
@@ -158,14 +178,14 @@ async def test_no_key_in_flight_or_an_unfocused_prompt_holds_nothing(make_app, m
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         screen = app.screen
-        await pilot.pause()
+        await settle(pilot, app, screen.prompt)
         calls = _spy_frames(app, screen, monkeypatch)
         screen._layout_required = True
         screen._on_timer_update()
         assert calls and calls[0] == "layout", "no key: the frame runs"
         calls.clear()
         screen.log_view.focus()
-        await pilot.pause()
+        await settle(pilot, app, screen.log_view)
         calls.clear()
         app.key_clock.note_key_arrived()  # the key goes to the focused log (a scroll), not the prompt
         screen._layout_required = True
@@ -215,9 +235,11 @@ async def test_two_apps_keep_their_own_key_clocks_and_frame_budgets(make_app, mo
         prompt.focus()
         await pilot.press("x")
         await wait_until(pilot, lambda: prompt.text == "x" and not first.key_clock.unpainted, what="x painted")
-        first.key_clock.note_key_arrived()  # and another key on its way, not painted yet
         first_budget = first.chat.frame_budget
         await wait_until(pilot, lambda: first_budget.layout_cost() > 0, what="a layout frame timed")
+        # Then another key on its way, not painted yet (noted after the layout frame: on this
+        # test's stopped clock a key in flight holds every layout frame for good).
+        first.key_clock.note_key_arrived()
     assert first.key_clock.key_in_flight() == clock.now
     assert second.key_clock.key_in_flight() is None, "the other app's key is not in flight here"
     assert second.key_clock.since_input() == float("inf"), "nothing was typed in this app"
@@ -225,7 +247,7 @@ async def test_two_apps_keep_their_own_key_clocks_and_frame_budgets(make_app, mo
     async with second.run_test(size=(100, 30)) as pilot:
         screen = second.screen
         screen.prompt.focus()
-        await pilot.pause()
+        await settle(pilot, second, screen.prompt)
         assert screen.frame_budget is not first_budget and screen.frame_budget.since_append() == float("inf")
         calls = _spy_frames(second, screen, monkeypatch)
         first.key_clock.note_key_arrived()  # a key read in the first app, while this one streams

@@ -304,19 +304,22 @@ async def test_slash_export_writes_where_it_says(app, workspace):
 
 
 async def test_keys_echo_while_a_turn_is_being_saved(app, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The save (an fsync) runs off the UI loop: a store held mid-save still lets typed keys show."""
+    """Every save (an fsync) runs off the UI loop, the step checkpoints a turn makes as it goes
+    included: a store held mid-save still lets typed keys show."""
     import threading
 
     from co_tui.session.store import SessionStore
 
-    entered, release, saving = threading.Event(), threading.Event(), [False]
+    entered, release, saving, held_the_loop = threading.Event(), threading.Event(), [False], []
     save_history = SessionStore.save_history  # the session's one save
 
     def slow_save(self, *args, **kwargs):
         saving[0] = True
         entered.set()
         try:
-            release.wait(20)  # on the UI loop, this would hold every key until it returns
+            # On the UI loop this wait would hold every key, and the test's release, until it gives up.
+            if not release.wait(20):
+                held_the_loop.append(True)
             return save_history(self, *args, **kwargs)
         finally:
             saving[0] = False
@@ -334,6 +337,7 @@ async def test_keys_echo_while_a_turn_is_being_saved(app, monkeypatch: pytest.Mo
         release.set()
         await wait_idle(pilot)
         assert not saving[0]
+        assert not held_the_loop, "a save ran on the UI loop (the turn's first step checkpoint did)"
         assert pilot.app.session.store.load(pilot.app.session.id).transcript, "the turn was saved"
 
 
