@@ -339,7 +339,7 @@ async def test_the_fakes_figures_outlive_clear_rewind_and_a_new_model(tmp_path: 
     """The fake's figures are its meter's, and the real session makes a new meter on `/clear`, a
     rewind and a model switch (`ModelSetup.new_meter`): each is the fake's too, not a real one
     that would count the fake's messages by their text."""
-    session = FakeSession(Settings(), workspace=tmp_path, tokens_per_message=1000)
+    session = FakeSession(Settings(), workspace=tmp_path, tokens_per_message=1000, overhead_tokens=0)
     await _turn(session, "one")
     await _turn(session, "two")
     assert session.meter_reading().context_tokens == 4000

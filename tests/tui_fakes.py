@@ -3,13 +3,14 @@
 tests/test_session_port.py holds it and the real session to the same conformance suite.
 
 It *is* the real `ChatSession` (no store): its `History`, its planners and the way it applies
-them, its `ModelSetup` (policy, governor, overhead, instruction files, MCP servers) and `Metering`
+them, its `ModelSetup` (policy, governor, instruction files, MCP servers) and `Metering`
 (the `usage` event, the look-ahead, the `/context` breakdown, ask's plan), its `/compact`,
 `/clear`, rewind and branches, `!command` runner and `@path` attachments are the real session's.
 What is fake:
 - the turns: a script of steps (streamed text, tool calls, a mid-turn trim, a provider failure, a
   hold until interrupted, with their timing) instead of a model run;
-- the meter's figures (`FakeMeter`: a fixed count a message) against the budget a test sets;
+- the meter's figures (`FakeMeter`: a fixed count a message, plus a fixed overhead) against the
+  budget a test sets;
 - the model: a pydantic-ai `FunctionModel` that only writes `/compact`'s summary (`compact_summary`);
   the title bar shows the name the fake is given, and `set_model` only names another.
 Its events are real domain events and its messages real pydantic-ai ones.
@@ -100,17 +101,17 @@ def echo_script(prompt: str) -> list[Step]:
 
 class FakeMeter(TokenMeter):
     """The fake's meter: `tokens_per_message` a message plus `extra_tokens` (to drive the meter to a
-    colour level), as exact as the fake's `exactness` says, at a ratio of 1; its overhead (what
-    `/context` shows before any message) is the real setup's count."""
+    colour level) plus the fake's `overhead_tokens`, as exact as the fake's `exactness` says, at a
+    ratio of 1."""
 
-    def __init__(self, session: FakeSession, overhead_tokens: int) -> None:
-        super().__init__(provider="offline", overhead_tokens=overhead_tokens)
+    def __init__(self, session: FakeSession) -> None:
+        super().__init__(provider="offline", overhead_tokens=session.overhead_tokens)
         self.session = session
 
     def reading(self, messages: Sequence[ModelMessage]) -> MeterReading:
         """The figure for `messages`."""
         s = self.session
-        tokens = len(messages) * s.tokens_per_message + s.extra_tokens
+        tokens = self.overhead_hint + len(messages) * s.tokens_per_message + s.extra_tokens
         return MeterReading(tokens, s.exactness, len(messages), ratio=1.0)  # type: ignore[arg-type]
 
 
@@ -131,6 +132,7 @@ class FakeSession(ChatSession):
     window_is_guess: bool = False  # True: that window is the settings' fallback, as for a model not known
     tokens_per_message: int = 400
     extra_tokens: int = 0  # added to the meter figure (to drive it to a colour level)
+    overhead_tokens: int = 1_500  # instructions and tool schemas, in every request (and the meter's figure)
     exactness: str = "anchored"
     compact_summary: str = "The user asked about the parser; tests now pass."  # what `/compact`'s summariser writes
     prompts: list[str] = field(default_factory=list)
@@ -155,8 +157,12 @@ class FakeSession(ChatSession):
         )
         self.id = given or self.id
         setup = self.setup  # every meter it makes (a new model, /clear, a rewind) is the fake's
-        setup.new_meter = lambda: FakeMeter(self, setup.overhead)  # type: ignore[method-assign]
-        setup.meter = setup.new_meter()
+        # A fixed overhead, counted as the real meter counts it (in its figure, and by every estimate
+        # built on it: the /compact preview, ask's cache line), not moving when co-tui's own
+        # instructions or tool schemas change.
+        setup._count_overhead = lambda: self.overhead_tokens  # type: ignore[method-assign]
+        setup.new_meter = lambda: FakeMeter(self)  # type: ignore[method-assign]
+        setup.overhead, setup.meter = self.overhead_tokens, setup.new_meter()
 
     def _summarise(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         """`compact_summary`, and the focus `/compact` asked for (on the summariser prompt's first line)."""

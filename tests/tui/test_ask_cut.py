@@ -213,8 +213,9 @@ async def test_inspect_then_no_cut_needed_sends(ask_app):
 
 
 async def test_over_the_budget_past_the_window_is_refused_in_one_line(make_app):
-    """The fake's window is 5/4 of its budget and its meter counts 400 tokens a message: nine
-    messages are past it, so the dialog refuses to send over the budget and stays."""
+    """The fake's window is 5/4 of its budget and its meter counts 400 tokens a message on top of
+    1,500 of overhead: nine messages are past it, so the dialog refuses to send over the budget
+    and stays."""
     from co_tui.config import Settings
     from co_tui.tui.screens.ask_cut import AskCutScreen
 
@@ -226,7 +227,7 @@ async def test_over_the_budget_past_the_window_is_refused_in_one_line(make_app):
         line = screen.query_one("#ask-line")
         await wait_until(pilot, lambda: line.has_class("-refused"), what="the refusal")
         text = str(line.render())
-        assert text == "~3.6k tokens would pass the 2.5k window: not sent over the budget"
+        assert text == "~5.1k tokens would pass the 2.5k window: not sent over the budget"
         assert "\n" not in text and isinstance(app.screen, AskCutScreen)
         await pilot.press("c")
         await wait_idle(pilot)

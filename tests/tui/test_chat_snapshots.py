@@ -135,7 +135,7 @@ def test_meter_over_budget_says_what_happens_next(snap_compare, make_app):
         assert meter.over_limit and "8/8 msgs · ~105k/100k tokens (105%)" in text
         assert text.endswith("  trims on next send")
 
-    app = make_app(Settings(max_history_messages=8), budget_tokens=100_000, extra_tokens=101_800)
+    app = make_app(Settings(max_history_messages=8), budget_tokens=100_000, extra_tokens=100_300)
     assert snap_compare(app, terminal_size=SIZE, run_before=run)
 
 
