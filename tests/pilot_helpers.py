@@ -19,14 +19,19 @@ TIMEOUT_S = 60.0  # only a failing test waits this long: the lines-while-streami
 
 
 async def wait_until(
-    pilot: Pilot, predicate: Callable[[], object], what: str = "condition", *, timeout: float = TIMEOUT_S
+    pilot: Pilot,
+    predicate: Callable[[], object],
+    what: str | Callable[[], str] = "condition",
+    *,
+    timeout: float = TIMEOUT_S,
 ) -> None:
-    """Pause the pilot until `predicate()` is truthy; fail the test after `timeout` seconds."""
+    """Pause the pilot until `predicate()` is truthy; fail the test after `timeout` seconds, naming
+    `what` (called then, when it is a callable: the state as it was at the failure)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not predicate():
         if loop.time() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+            raise AssertionError(f"timed out after {timeout}s waiting for {what() if callable(what) else what}")
         await pilot.pause(0.01)
 
 
@@ -81,10 +86,30 @@ async def wait_idle(pilot: Pilot) -> None:
     await wait_until(pilot, lambda: layout_settled(pilot), what="the layout settled")
 
 
+async def paste(pilot: Pilot, text: str) -> None:
+    """Put `text` into the focused prompt as a terminal paste does (one `Paste` event), and wait
+    until the prompt shows it. For the text a test only needs sent: Textual's pilot types a key
+    in 40-90 ms (it waits for the app to idle twice a key), most of the TUI suite's time when every
+    filler prompt was typed. How keys are typed is tested key by key (test_key_echo.py, the tmux
+    tests, test_type_ahead.py)."""
+    from textual import events
+
+    prompt = pilot.app.screen.focused
+    assert prompt is not None, "nothing has the focus to paste into"
+    before = getattr(prompt, "text", "")
+    pilot.app.post_message(events.Paste(text))  # as the terminal's driver sends it: to the focused widget
+    await wait_until(
+        pilot,
+        lambda: getattr(prompt, "text", None) == before + text,
+        what=lambda: f"the paste {text!r} in {prompt!r}: {getattr(prompt, 'text', None)!r}",
+    )
+
+
 async def send_prompt(pilot: Pilot, text: str) -> None:
-    """Type `text` into the prompt, press Enter, as a user does; wait until the turn (or command) is
-    done and drawn (`wait_idle`)."""
-    await pilot.press(*text, "enter")
+    """Paste `text` into the prompt, press Enter, as a user does; wait until the turn (or command)
+    is done and drawn (`wait_idle`)."""
+    await paste(pilot, text)
+    await pilot.press("enter")
     await wait_idle(pilot)
 
 

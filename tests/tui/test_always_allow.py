@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pilot_helpers import dialog_armed, wait_idle, wait_ready, wait_until
+from pilot_helpers import dialog_armed, paste, wait_idle, wait_ready, wait_until
 from quiet_app import QuietApp
 from textual.widgets import OptionList
 
@@ -24,7 +24,8 @@ def tool_results(app: Any) -> list[str]:
 
 async def ask(pilot: Any, prompt: str) -> ApprovalDialog:
     """Send `prompt`; wait for the approval dialog it leads to."""
-    await pilot.press(*prompt, "enter")
+    await paste(pilot, prompt)
+    await pilot.press("enter")
     await dialog_armed(pilot, "ApprovalDialog")
     await pilot.pause()
     return pilot.app.screen
@@ -33,7 +34,8 @@ async def ask(pilot: Any, prompt: str) -> ApprovalDialog:
 async def send_unasked(pilot: Any, prompt: str) -> None:
     """Send `prompt`; its turn finishes with no dialog opened on the way."""
     before = len(tool_results(pilot.app))
-    await pilot.press(*prompt, "enter")
+    await paste(pilot, prompt)
+    await pilot.press("enter")
     await wait_until(
         pilot,
         lambda: len(tool_results(pilot.app)) > before or isinstance(pilot.app.screen, ApprovalDialog),

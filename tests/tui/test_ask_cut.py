@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pilot_helpers import inspector_loaded, wait_idle, wait_ready, wait_until
+from pilot_helpers import inspector_loaded, paste, wait_idle, wait_ready, wait_until
 from quiet_app import QuietApp
 
 from co_tui.config import load_settings
@@ -27,7 +27,8 @@ async def _fill(pilot, turns: int = 4) -> None:
     """Send `turns` prompts (two messages each), none of which needs a cut."""
     await wait_ready(pilot)
     for i in range(turns):
-        await pilot.press(*f"note {i}", "enter")
+        await paste(pilot, f"note {i}")
+        await pilot.press("enter")
         await wait_idle(pilot)
     assert pilot.app.screen.__class__.__name__ == "ChatScreen"
 
@@ -36,7 +37,8 @@ async def _ask(pilot, prompt: str = "and now?"):
     """Send `prompt`; wait for the ask dialog over the chat. Returns it."""
     from co_tui.tui.screens.ask_cut import AskCutScreen
 
-    await pilot.press(*prompt, "enter")
+    await paste(pilot, prompt)
+    await pilot.press("enter")
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, AskCutScreen), what="the ask dialog")
     await pilot.pause()
     return pilot.app.screen
@@ -280,7 +282,8 @@ async def test_a_cut_that_only_shortens_outputs_says_so_without_an_empty_message
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
         for i in (1, 2):
-            await pilot.press(*f"read f{i}.txt", "enter")
+            await paste(pilot, f"read f{i}.txt")
+            await pilot.press("enter")
             await wait_idle(pilot)
         plan = app.session.plan_send("and now?")
         assert plan is not None and plan.going_messages == 0 and plan.shortened == 2, plan

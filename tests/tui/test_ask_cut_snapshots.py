@@ -5,7 +5,7 @@ plans with the real planner over its scripted meter; each snapshot was converted
 from __future__ import annotations
 
 import pytest
-from pilot_helpers import wait_idle, wait_ready, wait_until
+from pilot_helpers import paste, wait_idle, wait_ready, wait_until
 
 from co_tui.config import Settings
 
@@ -16,9 +16,11 @@ def _ask(*, refuse: bool = False):
     async def run(pilot) -> None:
         await wait_ready(pilot)
         for prompt in PROMPTS:
-            await pilot.press(*prompt, "enter")
+            await paste(pilot, prompt)
+            await pilot.press("enter")
             await wait_idle(pilot)
-        await pilot.press(*"and now the docs, please", "enter")
+        await paste(pilot, "and now the docs, please")
+        await pilot.press("enter")
         await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "AskCutScreen", what="the ask dialog")
         if refuse:
             await pilot.press("o")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pilot_helpers import dialog_armed, wait_idle, wait_ready, wait_until
+from pilot_helpers import dialog_armed, paste, wait_idle, wait_ready, wait_until
 from quiet_app import QuietApp
 from support.waits import processes_in
 
@@ -23,7 +23,8 @@ def rows(app: Any) -> list[ToolCallBlock]:
 
 
 async def bang(pilot: Any, command: str) -> ApprovalDialog:
-    await pilot.press(*f"!{command}", "enter")
+    await paste(pilot, f"!{command}")
+    await pilot.press("enter")
     await dialog_armed(pilot, "ApprovalDialog")
     await pilot.pause()
     return pilot.app.screen
@@ -44,7 +45,8 @@ async def test_a_bang_command_asks_runs_and_is_context_for_the_next_turn(workspa
         assert "$ echo hello from the shell" in str(row.title)
         assert [str(m.render()).strip() for m in app.chat.query(UserMessage)][-1].endswith("!echo hello from the shell")
 
-        await pilot.press(*"!echo again", "enter")  # covered by the grant: not asked
+        await paste(pilot, "!echo again")  # covered by the grant: not asked
+        await pilot.press("enter")
         await wait_until(pilot, lambda: len(rows(app)) == 2, what="the second command's row")
         await wait_idle(pilot)
         assert not isinstance(app.screen, ApprovalDialog)
@@ -60,7 +62,8 @@ async def test_a_bang_command_asks_runs_and_is_context_for_the_next_turn(workspa
         assert "!echo hello from the shell" in cells and "user_shell: $ echo hello from the shell" in cells
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is app.chat, what="back to the chat")
-        await pilot.press(*"what did we do so far?", "enter")
+        await paste(pilot, "what did we do so far?")
+        await pilot.press("enter")
         await wait_idle(pilot)
         answer = app.session.transcript[-1].parts[0].content
         assert "echo" in answer, answer  # the offline model's recap saw the commands

@@ -43,7 +43,8 @@ async def test_the_chat_follows_a_new_answer_after_a_tool_row_was_opened(real_ap
         await wait_ready(pilot)
         await _expand_the_tool_row(pilot)
         log = app.chat.log_view
-        await send_prompt(pilot, "help")  # typing goes back to the prompt; the answer is long
+        await pilot.press(*"help", "enter")  # typed keys go back to the prompt; the answer is long
+        await wait_idle(pilot)
         await wait_until(pilot, lambda: _at_end(log), what="the log to follow the answer to its end")
         assert not app.chat.query_one("#below-hint").display
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pilot_helpers import inspector_loaded, wait_idle, wait_ready, wait_until
+from pilot_helpers import inspector_loaded, paste, wait_idle, wait_ready, wait_until
 from quiet_app import QuietApp
 from textual.widgets import DataTable, Static
 
@@ -36,7 +36,8 @@ async def test_off_marks_nothing_next_to_go_and_says_nothing_is_cut_automaticall
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
         for i in range(5):  # 10 messages: past the limit of 8, uncut
-            await pilot.press(*f"note {i}", "enter")
+            await paste(pilot, f"note {i}")
+            await pilot.press("enter")
             await wait_idle(pilot)
         statuses, totals = await _inspect(pilot)
         assert "next to go" not in statuses, statuses

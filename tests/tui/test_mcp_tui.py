@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from pilot_helpers import dialog_armed, wait_until
+from pilot_helpers import dialog_armed, paste, wait_until
 
 from co_tui.agent.factory import tool_schema_tokens
 from co_tui.config import load_settings
@@ -60,7 +60,8 @@ async def test_servers_start_after_the_session_and_failures_are_one_line(workspa
         await wait_until(pilot, lambda: not isinstance(app.screen, McpScreen), what="/mcp closed")
 
         # A destructive tool asks, through the run_shell dialog.
-        await pilot.press(*"use demo_wipe path=notes.txt", "enter")
+        await paste(pilot, "use demo_wipe path=notes.txt")
+        await pilot.press("enter")
         await dialog_armed(pilot, "ApprovalDialog")
         assert app.screen.tool == "demo_wipe"
         assert str(app.screen.query_one("#dialog-title").content) == "Call this MCP tool?"
@@ -82,7 +83,8 @@ async def test_mcp_restart_brings_a_failed_server_back(workspace: Path) -> None:
         await wait_until(pilot, lambda: app.session is not None and app.session.mcp.servers, what="session ready")
         [demo] = app.session.mcp.servers
         await wait_until(pilot, lambda: demo.status == "running", what="server running")
-        await pilot.press(*"use demo_die", "enter")
+        await paste(pilot, "use demo_die")
+        await pilot.press("enter")
         await wait_until(pilot, lambda: any("MCP server demo failed" in n for n in notices(app)), what="failure")
         await wait_until(pilot, lambda: not app.busy, what="turn finished")
         await pilot.press(*"/mcp restart", "enter")
@@ -91,7 +93,8 @@ async def test_mcp_restart_brings_a_failed_server_back(workspace: Path) -> None:
         await pilot.press(*"/mcp restart demo", "enter")
         await wait_until(pilot, lambda: "MCP server demo: restarting" in notices(app), what="restarting")
         await wait_until(pilot, lambda: "MCP server demo: running, 5 tools" in notices(app), what="running again")
-        await pilot.press(*"use demo_echo text=back", "enter")
+        await paste(pilot, "use demo_echo text=back")
+        await pilot.press("enter")
         await wait_until(pilot, lambda: "echo: back" in tool_results(app), what="a call after the restart")
 
 
@@ -108,7 +111,8 @@ async def test_a_stray_stdout_line_is_one_notice_per_connection(workspace: Path)
         [h] = app.session.mcp.servers
         await wait_until(pilot, lambda: h.status == "running", what="server running")
         for n in (1, 2):
-            await pilot.press(*"use h_chatty", "enter")
+            await paste(pilot, "use h_chatty")
+            await pilot.press("enter")
             await wait_until(pilot, lambda n=n: tool_results(app).count("ok") == n, what=f"answer {n}")
             await wait_until(pilot, lambda: not app.busy, what="turn finished")
             await wait_until(pilot, lambda: any("not MCP" in line for line in notices(app)), what="the notice")

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from pilot_helpers import wait_idle, wait_ready, wait_until
+from pilot_helpers import paste, wait_idle, wait_ready, wait_until
 from textual.widgets import OptionList
 
 from co_tui.governance.markers import recovered_items
@@ -18,7 +18,8 @@ def app(real_app):
 
 
 async def _send(pilot, text: str) -> None:
-    await pilot.press(*text, "enter")
+    await paste(pilot, text)
+    await pilot.press("enter")
     await wait_idle(pilot)
 
 
