@@ -16,11 +16,13 @@ setup: $(STAMP)
 run: $(STAMP)
 	$(VENV)/bin/co-tui $(ARGS)
 
-# Lint and types first (ruff and mypy come with the test extra), then the suite, in parallel on
-# every core (pytest-xdist; PYTEST_WORKERS=0 runs it in this process, PYTEST_WORKERS=3 on three).
-PYTEST_WORKERS ?= auto
+# Lint and types first (ruff and mypy come with the test extra), then the suite in parallel
+# (pytest-xdist): two workers a core, as most TUI and CLI tests wait on a subprocess, a terminal
+# or the pilot's idle checks rather than compute (docs/performance.md, "The test suite"); an idle
+# worker steals queued tests. PYTEST_WORKERS=0 runs it in this process, PYTEST_WORKERS=3 on three.
+PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
 test: lint
-	$(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 # Lint and the format check (rules in pyproject.toml [tool.ruff]), then types.
 # `make format` rewrites the tree in ruff's style.
