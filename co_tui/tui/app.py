@@ -198,8 +198,10 @@ class CoTuiApp(App[int]):
             await asyncio.wait_for(worker.wait(), MCP_STOP_S)
 
     def _chat_gone(self) -> bool:
-        """The chat screen is gone: the app is shutting down (a worker's message came too late)."""
-        return not any(isinstance(screen, ChatScreen) for screen in self.screen_stack)
+        """The chat screen is gone, or going: the app is shutting down (a worker's message came too
+        late). Shutting down prunes each screen over several awaits, flagging it first: its widgets
+        (the title bar, the meter) may already be removed while it is still on the stack."""
+        return not any(isinstance(screen, ChatScreen) and not screen._pruning for screen in self.screen_stack)
 
     # --- intents: messages, keys, palette and slash commands -------------------------------------
 
