@@ -237,9 +237,9 @@ async def test_two_apps_keep_their_own_key_clocks_and_frame_budgets(make_app, mo
         await wait_until(pilot, lambda: prompt.text == "x" and not first.key_clock.unpainted, what="x painted")
         first_budget = first.chat.frame_budget
         await wait_until(pilot, lambda: first_budget.layout_cost() > 0, what="a layout frame timed")
-        # Then another key on its way, not painted yet (noted after the layout frame: on this
-        # test's stopped clock a key in flight holds every layout frame for good).
-        first.key_clock.note_key_arrived()
+    # Then another key on its way, not painted yet: noted once the app stopped, as on this test's
+    # stopped clock a key in flight holds every layout frame for good, and any paint marks it seen.
+    first.key_clock.note_key_arrived()
     assert first.key_clock.key_in_flight() == clock.now
     assert second.key_clock.key_in_flight() is None, "the other app's key is not in flight here"
     assert second.key_clock.since_input() == float("inf"), "nothing was typed in this app"
