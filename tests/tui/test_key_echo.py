@@ -237,8 +237,10 @@ async def test_two_apps_keep_their_own_key_clocks_and_frame_budgets(make_app, mo
         await wait_until(pilot, lambda: prompt.text == "x" and not first.key_clock.unpainted, what="x painted")
         first_budget = first.chat.frame_budget
         await wait_until(pilot, lambda: first_budget.layout_cost() > 0, what="a layout frame timed")
-    # Then another key on its way, not painted yet: noted once the app stopped, as on this test's
-    # stopped clock a key in flight holds every layout frame for good, and any paint marks it seen.
+    # Then another key on its way, later than the painted `x` (on this test's stopped clock a key
+    # read at the time `x` was painted counts as painted), noted once the app stopped: a key in
+    # flight on a stopped clock holds every layout frame for good.
+    clock.now += 1.0
     first.key_clock.note_key_arrived()
     assert first.key_clock.key_in_flight() == clock.now
     assert second.key_clock.key_in_flight() is None, "the other app's key is not in flight here"
@@ -258,9 +260,11 @@ async def test_two_apps_keep_their_own_key_clocks_and_frame_budgets(make_app, mo
         assert not second.key_clock.unpainted
 
 
-async def test_a_typed_key_paints_as_the_prompt_handles_it_not_on_a_later_frame(make_app, monkeypatch) -> None:
+async def test_a_typed_key_paints_as_the_prompt_handles_it_not_on_a_later_frame(make_app, monkeypatch, clock) -> None:
     """The prompt's repaint goes out in the callback that handled the key, before any frame, and
-    the layout the answer owes is left for the next frame."""
+    the layout the answer owes is left for the next frame. On the stopped test clock the key in
+    flight holds the pilot's own frames until the prompt handled it (on a real clock a host at
+    load ~6 took longer than `KEY_HOLD_S` to get there, and the pilot's frame laid out first)."""
     async with focused_prompt(make_app, monkeypatch) as (app, pilot, screen, prompt, calls):
         echo = screen.key_echo
         paint_typed_key = echo.paint_typed_key
