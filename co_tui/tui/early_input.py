@@ -7,7 +7,9 @@ line mode, which turns CR into LF). Each line became a queued prompt, and the ke
 the chat screen had mounted its prompt were lost. So every key that types text, and any paste, is
 held from the app's start until the prompt is mounted and no more of them arrive; then the held
 text goes into the prompt as one paste, line breaks kept (docs/keys-and-commands.md, "Large
-pastes"). Keys that type nothing (ctrl+q, escape, F1) are never held.
+pastes"). Keys that type nothing (ctrl+q, escape, F1) are never held. Backspace, typed in the same
+burst, takes back the last held character: passed on, it reached the (still empty) prompt before
+the held text, and `xyz`, Backspace ×2, `abc` came out `xyzabc`.
 """
 
 from __future__ import annotations
@@ -45,6 +47,12 @@ class EarlyInput:
             return False
         if isinstance(event, events.Paste):
             text: str | None = event.text
+        elif isinstance(event, events.Key) and event.key == "backspace" and self._held:
+            last = self._held.pop()
+            if len(last) > 1:  # a paste held whole: one character of it goes
+                self._held.append(last[:-1])
+            self._arrived = True
+            return True
         elif isinstance(event, events.Key):
             text = key_text(event)
         else:

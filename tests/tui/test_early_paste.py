@@ -101,3 +101,19 @@ def test_held_text_waits_for_the_rest_of_the_paste() -> None:
     assert early.release() == "one\ntwo" and not early.holding
     assert not early.hold(events.Key("x", "x")), "after the release keys are typed as usual"
     assert not EarlyInput().hold(events.Key("ctrl+q", None)), "keys that type nothing are never held"
+
+
+def test_backspace_in_the_same_burst_takes_back_the_held_text() -> None:
+    """`xyz`, Backspace ×2, `abc` typed as co-tui starts reads `xabc`: the Backspaces went past the
+    held text to the empty prompt, and `xyzabc` came out (a tmux walk at load ~6 caught it)."""
+    from co_tui.tui.early_input import EarlyInput
+
+    backspace = events.Key("backspace", None)
+    early = EarlyInput()
+    assert all(early.hold(key) for key in [*typed("xyz", "enter"), backspace, backspace, *typed("abc", "enter")])
+    assert early.release() is None
+    assert early.release() == "xabc"
+    pasted = EarlyInput()
+    assert pasted.hold(events.Paste("hello")) and pasted.hold(backspace)
+    assert pasted.release() is None and pasted.release() == "hell", "one character of a held paste goes"
+    assert not EarlyInput().hold(backspace), "nothing held: the Backspace goes to the prompt"
