@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from pilot_helpers import Tmux
+from pilot_helpers import Tmux, poll_until
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
 from co_tui.session.store import SessionStore
@@ -43,7 +43,16 @@ def test_slash_and_words_in_one_burst_filter_the_picker(tmp_path: Path) -> None:
         tmux.wait_for("Fix the build")
         tmux("send-keys", "-t", "t", "/zanz")  # one write: the field takes every character, `/` included
         tmux.wait_for("1 session matches")
-        screen = tmux.pane()
+        # One whole frame: on a loaded host a capture can land while the next frame is half written.
+        want = ("1 session matches", "Plan the trip", "Zanzibar has the warmest water", "zanz")
+        seen: list[str] = []
+
+        def whole() -> bool:
+            seen[:] = [tmux.pane()]
+            return all(text in seen[0] for text in want)
+
+        poll_until(whole, lambda: f"the filtered picker:\n{seen[0] if seen else ''}")
+        screen = seen[0]
         assert "Plan the trip" in screen and "Fix the build" not in screen
         assert "Zanzibar has the warmest water" in screen  # the words around the hit, under the title
         assert "zanz" in screen and "/zanz" not in screen  # `/` opened the field; the rest is the query
