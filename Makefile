@@ -16,13 +16,21 @@ setup: $(STAMP)
 run: $(STAMP)
 	$(VENV)/bin/co-tui $(ARGS)
 
-# Lint and types first (ruff and mypy come with the test extra), then the suite in parallel
-# (pytest-xdist): two workers a core, as most TUI and CLI tests wait on a subprocess, a terminal
-# or the pilot's idle checks rather than compute (docs/performance.md, "The test suite"); an idle
-# worker steals queued tests. PYTEST_WORKERS=0 runs it in this process, PYTEST_WORKERS=3 on three.
+# The suite in parallel (pytest-xdist): two workers a core, as most TUI and CLI tests wait on a
+# subprocess, a terminal or the pilot's idle checks rather than compute (docs/performance.md, "The
+# test suite"); an idle worker steals queued tests. PYTEST_WORKERS=0 runs it in this process,
+# PYTEST_WORKERS=3 on three. `make lint` runs beside it (mypy is one process: run first, it left a
+# core idle for ~20 s); its output follows the tests', and either failing fails `make test`.
+# Bytecode is cached even where the environment sets PYTHONDONTWRITEBYTECODE (an empty value is
+# unset to Python): the suite starts co-tui ~200 times as a fresh process and each worker imports
+# every test module, and compiling them all again each time was ~4% of the suite's CPU time.
 PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
-test: lint
-	$(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
+test: $(STAMP)
+	@log=$$(mktemp); $(MAKE) --no-print-directory lint > $$log 2>&1 & lint=$$!; \
+	PYTHONDONTWRITEBYTECODE= $(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS); \
+	tests=$$?; wait $$lint; linted=$$?; echo "--- make lint"; cat $$log; rm -f $$log; \
+	[ $$linted -eq 0 ] || echo "make test: lint failed (above)" >&2; \
+	[ $$tests -eq 0 ] && [ $$linted -eq 0 ]
 
 # Lint and the format check (rules in pyproject.toml [tool.ruff]), then types.
 # `make format` rewrites the tree in ruff's style.
