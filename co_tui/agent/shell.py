@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -19,6 +20,11 @@ from pathlib import Path
 from co_tui.agent.output_limit import OUTPUT_MAX_CHARS, cap_output
 
 SHELL_TIMEOUT_S = 60.0
+
+# The last line `run_command` ends every output with; `shell_outcome` reads it back.
+_INTERRUPTED = "[interrupted by the user: the command was killed]"
+_EXIT_LINE = re.compile(r"\[exit code (-?\d+)\]")
+_TIMEOUT_LINE = re.compile(r"\[timed out after \S+ s: the command was killed\]")
 
 
 async def run_command(
@@ -83,13 +89,27 @@ async def run_command(
     text = output.head.decode("utf-8", errors="replace") + output.tail.decode("utf-8", errors="replace")
     shown = cap_output(text, max_chars, already_dropped=output.dropped).rstrip("\n")
     if interrupted:
-        status = "[interrupted by the user: the command was killed]"
+        status = _INTERRUPTED
     elif timed_out:
         status = f"[timed out after {timeout_s:g} s: the command was killed]"
     else:
         status = f"[exit code {proc.returncode}]"
     body = f"{shown}\n" if shown else "(no output)\n"
     return f"$ {command}\n{body}{status}"
+
+
+def shell_outcome(output: str) -> str | None:
+    """How the command of a `run_command` output ended, when that is not a plain success, for the
+    one-line summary of its row: `exit 2`, `timed out` or `stopped` (the user's interrupt). None
+    for exit code 0, and for a text whose last line is not the status line `run_command` writes
+    (another tool's output, an output cut before its end)."""
+    last = output.rstrip("\n").rpartition("\n")[2]
+    if last == _INTERRUPTED:
+        return "stopped"
+    if _TIMEOUT_LINE.fullmatch(last):
+        return "timed out"
+    code = _EXIT_LINE.fullmatch(last)
+    return f"exit {code.group(1)}" if code and code.group(1) != "0" else None
 
 
 DRAIN_S = 1.0  # after /bin/sh exits, how long a background child may keep its output open

@@ -11,7 +11,7 @@ from pilot_helpers import poll_until
 from support.waits import finishes_within, processes_in, until
 
 from co_tui.agent.output_limit import cap_output
-from co_tui.agent.shell import _Output, run_command
+from co_tui.agent.shell import _Output, run_command, shell_outcome
 
 
 async def test_refused_path_is_a_failed_result_and_the_run_goes_on(run_turn, offline_agent, workspace: Path) -> None:
@@ -98,6 +98,15 @@ async def test_shell_approver_that_raises_counts_as_declined(run_turn, offline_a
 async def test_shell_exit_code_and_cwd(workspace: Path) -> None:
     out = await run_command("pwd; exit 3", workspace)
     assert out.splitlines() == ["$ pwd; exit 3", str(workspace), "[exit code 3]"]
+    assert shell_outcome(out) == "exit 3"
+
+
+async def test_the_outcome_is_read_from_the_status_line_only(workspace: Path) -> None:
+    """A success says nothing; an exit status the command printed itself is not its own."""
+    assert shell_outcome(await run_command("echo done", workspace)) is None
+    printed = await run_command("echo '[exit code 9]'; echo '[interrupted by the user: the command was killed]'", workspace)
+    assert printed.endswith("[exit code 0]") and shell_outcome(printed) is None
+    assert shell_outcome("[exit code 9]\nand more") is None and shell_outcome("") is None
 
 
 async def test_shell_timeout_kills_the_command(workspace: Path) -> None:
@@ -105,6 +114,7 @@ async def test_shell_timeout_kills_the_command(workspace: Path) -> None:
     out = await run_command("echo before; sleep 30; echo after", workspace, timeout_s=0.5)
     assert out.splitlines()[1:] == ["before", "[timed out after 0.5 s: the command was killed]"]
     assert out.endswith("[timed out after 0.5 s: the command was killed]")
+    assert shell_outcome(out) == "timed out"
 
 
 async def test_a_cancel_while_the_command_starts_kills_its_whole_group_at_once(workspace: Path) -> None:
@@ -129,6 +139,7 @@ async def test_stop_kills_the_group_and_keeps_the_output_so_far(workspace: Path)
     stop.set()
     out = await finishes_within(task, 10.0, "the stopped command")
     assert out.splitlines()[1:] == ["before", "[interrupted by the user: the command was killed]"]
+    assert shell_outcome(out) == "stopped"
     await until(lambda: not processes_in(workspace), "every process of the command to be killed")
 
 

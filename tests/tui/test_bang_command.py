@@ -42,7 +42,7 @@ async def test_a_bang_command_asks_runs_and_is_context_for_the_next_turn(workspa
         assert row.status == "done" and row.result_chars == len(
             "$ echo hello from the shell\nhello from the shell\n[exit code 0]"
         )
-        assert "$ echo hello from the shell" in str(row.title)
+        assert "$ echo hello from the shell" in str(row.title) and "exit" not in str(row.title)
         assert [str(m.render()).strip() for m in app.chat.query(UserMessage)][-1].endswith("!echo hello from the shell")
 
         await paste(pilot, "!echo again")  # covered by the grant: not asked
@@ -99,6 +99,7 @@ async def test_esc_stops_a_command_that_never_ends(workspace: Path) -> None:
         assert row.status == "done", "an exit status is no tool error (as for run_shell): its last line says it"
         output = app.session.transcript[-1].parts[0].content
         assert output.endswith("started\n[interrupted by the user: the command was killed]")
+        assert str(row.title).endswith(" · stopped"), "the row says so without being opened"
 
 
 async def test_a_resumed_session_shows_the_command_as_typed_and_its_row(workspace: Path) -> None:
@@ -121,6 +122,7 @@ async def test_a_resumed_session_shows_the_command_as_typed_and_its_row(workspac
         await wait_ready(pilot)
         [row] = rows(app)
         assert "$ echo saved; exit 3" in str(row.title) and row.status == "done", "as it read live"
+        assert str(row.title).endswith(" · exit 3"), "a failed command says so on its row"
         [prompt] = app.chat.query(UserMessage)
         assert str(prompt.render()).strip().endswith("!echo saved; exit 3")
 

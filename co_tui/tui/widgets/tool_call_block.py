@@ -47,7 +47,7 @@ def args_pretty(args: str) -> str:
 
 
 class ToolCallBlock(Collapsible):
-    """`⚙ read_file(path="README.md") · 2.3k chars · truncated`.
+    """`⚙ read_file(path="README.md") · 2.3k chars · truncated`; `⚙ $ make test · 4.1k chars · exit 2`.
 
     `set_result` fills in the size and preview; `mark_truncated` adds the badge shown when
     governance shortened this output in the model's view (the transcript keeps it whole). An
@@ -80,6 +80,7 @@ class ToolCallBlock(Collapsible):
         self.truncated = False
         self.previewed = False
         self.recalled: str | None = None  # a `recall`'s row: what came back, from which turn
+        self.outcome: str | None = None  # a shell command's row: `exit 2`, `timed out`, `stopped`
         self._result = Static(Content(""), classes="tool-body")
         super().__init__(
             Static("arguments", classes="tool-section"),
@@ -98,7 +99,13 @@ class ToolCallBlock(Collapsible):
         self.status = "error" if is_error else "done"
         self.result_chars = chars
         self.recalled = None
+        from co_tui.agent.permissions import SHELL_TOOL
+        from co_tui.agent.shell import shell_outcome
         from co_tui.governance.preview import PREVIEW_MARK
+
+        # A failed command is no tool error (its last line says how it ended): the title says it.
+        shell = self.tool_name in (SHELL_TOOL, USER_SHELL_TOOL) and not is_error
+        self.outcome = shell_outcome(content) if shell else None
 
         self.previewed = chars > len(content) and PREVIEW_MARK in content
         if self.tool_name == "recall" and not is_error:
@@ -140,6 +147,8 @@ class ToolCallBlock(Collapsible):
             parts.append((f" · {format_chars(self.result_chars)}", "$text-muted"))
             if self.recalled:
                 parts.append((f" · recalled {self.recalled}", "$text-accent"))
+            if self.outcome:
+                parts.append((f" · {self.outcome}", "$text-warning"))
             if self.status == "error":
                 parts.append((" · failed", "$text-error"))
         if self.previewed:  # the model got the head and tail; `truncated` would say less
