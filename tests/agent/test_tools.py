@@ -104,7 +104,9 @@ async def test_shell_exit_code_and_cwd(workspace: Path) -> None:
 async def test_the_outcome_is_read_from_the_status_line_only(workspace: Path) -> None:
     """A success says nothing; an exit status the command printed itself is not its own."""
     assert shell_outcome(await run_command("echo done", workspace)) is None
-    printed = await run_command("echo '[exit code 9]'; echo '[interrupted by the user: the command was killed]'", workspace)
+    printed = await run_command(
+        "echo '[exit code 9]'; echo '[interrupted by the user: the command was killed]'", workspace
+    )
     assert printed.endswith("[exit code 0]") and shell_outcome(printed) is None
     assert shell_outcome("[exit code 9]\nand more") is None and shell_outcome("") is None
 
