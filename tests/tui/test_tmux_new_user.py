@@ -4,6 +4,7 @@ sends them."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -50,12 +51,19 @@ def _prompt_line(tmux: Tmux) -> str:
     return lines[top + 1].strip().strip("│").strip()
 
 
+def _drawn_focused(line: str) -> bool:
+    """Whether the row on this captured line (with its escape codes) is drawn focused: its `▸`
+    starts a background. The gutter `▌` before it may have a background of its own: only the
+    styles right before `▸` count."""
+    codes = re.search(r"(?:\x1b\[[0-9;]*m)*$", line[: line.index("▸")])
+    return codes is not None and "[48;" in codes.group()
+
+
 def _row_focused(tmux: Tmux, title: str) -> bool:
-    """Whether the row whose title holds `title` (no styles inside it) is drawn focused (its `▸`
-    on a background)."""
+    """Whether the row whose title holds `title` (no styles inside it) is drawn focused."""
     for line in tmux("capture-pane", "-e", "-p", "-t", "t").splitlines():
         if title in line and "▸" in line:
-            return "[48;" in line[: line.index("▸")]
+            return _drawn_focused(line)
     return False
 
 
@@ -72,15 +80,24 @@ def _summary_banner_focused(tmux: Tmux) -> None:
     _focus_banner(tmux)
 
 
+def _focused_row(tmux: Tmux) -> str | None:
+    """The line of the row drawn focused (its `▸` on a background), or None (the prompt has it)."""
+    for line in tmux("capture-pane", "-e", "-p", "-t", "t").splitlines():
+        if "▸" in line and _drawn_focused(line):
+            return line
+    return None
+
+
 def _focus_banner(tmux: Tmux) -> None:
-    """Shift+tab back from the prompt until the summary banner has focus (the footer shows its key)."""
+    """Shift+tab back from the prompt, a row at a time (each move waited for: a loaded host may draw
+    it late), until the summary banner has focus; then wait for its key in the footer."""
     for _ in range(4):
+        before = _focused_row(tmux)
         _keys(tmux, "BTab")
-        try:
-            tmux.wait_for("r Recover lost item", timeout=5)
+        poll_until(lambda b=before: _focused_row(tmux) != b, lambda: f"the focus to move up a row:\n{tmux.pane()}")
+        if "Conversation compacted" in (_focused_row(tmux) or ""):
+            tmux.wait_for("r Recover lost item")
             return
-        except AssertionError:
-            continue  # a tool row took the focus first
     raise AssertionError(f"the banner never got focus:\n{tmux.pane()}")
 
 
