@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint format typecheck setup bench clean
+.PHONY: run test lint style format typecheck setup bench clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -19,32 +19,37 @@ run: $(STAMP)
 # The suite in parallel (pytest-xdist): two workers a core, as most TUI and CLI tests wait on a
 # subprocess, a terminal or the pilot's idle checks rather than compute (docs/performance.md, "The
 # test suite"); an idle worker steals queued tests. PYTEST_WORKERS=0 runs it in this process,
-# PYTEST_WORKERS=3 on three. `make lint` runs beside it (mypy is one process: run first, it left a
-# core idle for ~20 s); its output follows the tests', and either failing fails `make test`.
+# PYTEST_WORKERS=3 on three. The style checks run first (a second); mypy runs beside the suite
+# (one process: run first, it left a core idle for ~23 s), its output after the tests', and it is
+# stopped if the run is. Either failing fails `make test`.
 # Bytecode is cached even where the environment sets PYTHONDONTWRITEBYTECODE (an empty value is
 # unset to Python): the suite starts co-tui ~200 times as a fresh process and each worker imports
 # every test module, and compiling them all again each time was ~4% of the suite's CPU time.
 PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
-test: $(STAMP)
-	@log=$$(mktemp); $(MAKE) --no-print-directory lint > $$log 2>&1 & lint=$$!; \
+MYPY := $(VENV)/bin/python -m mypy co_tui
+test: style
+	@log=$$(mktemp) || exit 1; $(MYPY) > $$log 2>&1 & types=$$!; \
+	trap 'kill $$types 2>/dev/null; rm -f $$log' EXIT; trap 'exit 130' HUP INT TERM; \
 	PYTHONDONTWRITEBYTECODE= $(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS); \
-	tests=$$?; wait $$lint; linted=$$?; echo "--- make lint"; cat $$log; rm -f $$log; \
-	[ $$linted -eq 0 ] || echo "make test: lint failed (above)" >&2; \
-	[ $$tests -eq 0 ] && [ $$linted -eq 0 ]
+	tests=$$?; wait $$types; typed=$$?; echo "--- $(MYPY)"; cat $$log; \
+	[ $$typed -eq 0 ] || echo "make test: mypy failed (above)" >&2; \
+	[ $$tests -eq 0 ] && [ $$typed -eq 0 ]
 
-# Lint and the format check (rules in pyproject.toml [tool.ruff]), then types.
-# `make format` rewrites the tree in ruff's style.
-lint: $(STAMP)
+# Lint: the style checks, then types.
+lint: style typecheck
+
+# Ruff's lint rules and its format check (pyproject.toml [tool.ruff]); `make format` rewrites the
+# tree in ruff's style.
+style: $(STAMP)
 	$(VENV)/bin/python -m ruff check co_tui tests benchmarks scripts
 	$(VENV)/bin/python -m ruff format --check co_tui tests benchmarks scripts
-	$(VENV)/bin/python -m mypy co_tui
 
 format: $(STAMP)
 	$(VENV)/bin/python -m ruff format co_tui tests benchmarks scripts
 
 # Types (configured in pyproject.toml: governance/ and session/ strictly).
 typecheck: $(STAMP)
-	$(VENV)/bin/python -m mypy co_tui
+	$(MYPY)
 
 bench: $(STAMP)
 	$(VENV)/bin/python -m pip install --quiet -e '.[test,bench]'
