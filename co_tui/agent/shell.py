@@ -100,16 +100,17 @@ async def run_command(
 
 def shell_outcome(output: str) -> str | None:
     """How the command of a `run_command` output ended, when that is not a plain success, for the
-    one-line summary of its row: `exit 2`, `timed out` or `stopped` (the user's interrupt). None
-    for exit code 0, and for a text whose last line is not the status line `run_command` writes
-    (another tool's output, an output cut before its end)."""
+    one-line summary of its row: `exit 2`, `killed (signal 9)` (a negative exit code), `timed out`
+    or `stopped` (the user's interrupt). None for exit code 0, and for a text whose last line is
+    not the status line `run_command` writes (another tool's output, an output cut before its end)."""
     last = output.rstrip("\n").rpartition("\n")[2]
     if last == _INTERRUPTED:
         return "stopped"
     if _TIMEOUT_LINE.fullmatch(last):
         return "timed out"
-    code = _EXIT_LINE.fullmatch(last)
-    return f"exit {code.group(1)}" if code and code.group(1) != "0" else None
+    found = _EXIT_LINE.fullmatch(last)
+    code = int(found.group(1)) if found else 0
+    return f"killed (signal {-code})" if code < 0 else f"exit {code}" if code else None
 
 
 DRAIN_S = 1.0  # after /bin/sh exits, how long a background child may keep its output open

@@ -111,6 +111,11 @@ async def test_the_outcome_is_read_from_the_status_line_only(workspace: Path) ->
     assert shell_outcome("[exit code 9]\nand more") is None and shell_outcome("") is None
 
 
+async def test_a_command_killed_by_a_signal_says_which(workspace: Path) -> None:
+    out = await run_command("kill -9 $$", workspace)
+    assert out.endswith("[exit code -9]") and shell_outcome(out) == "killed (signal 9)"
+
+
 async def test_shell_timeout_kills_the_command(workspace: Path) -> None:
     # The scenario: a 0.5 s limit on a 30 s command; "after" missing shows it was killed, not waited for.
     out = await run_command("echo before; sleep 30; echo after", workspace, timeout_s=0.5)

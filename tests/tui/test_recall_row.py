@@ -98,3 +98,19 @@ async def test_a_big_output_s_row_says_preview_with_the_whole_size_as_it_arrives
         assert "truncated" not in block.title.plain
         block.set_result(whole[:100], 100)
         assert not block.previewed and " preview " not in block.title.plain
+
+
+async def test_a_failed_command_s_previewed_row_says_how_it_ended(workspace) -> None:
+    """The model's `run_shell` row: a command that failed says so beside its preview badge (the
+    preview keeps the output's last line, where `run_command` writes the status)."""
+    from co_tui.agent.shell import run_command
+    from co_tui.governance.preview import shown_preview
+
+    whole = await run_command("seq 1 100000; exit 2", workspace)
+    async with BigHost().run_test() as pilot:
+        block = pilot.app.query_one(ToolCallBlock)
+        block.set_result(shown_preview(whole, 50_000), len(whole))
+        await pilot.pause()
+        assert block.previewed and block.title.plain.endswith("chars · exit 2   preview ")
+        block.set_result("(the tool failed)", 17, is_error=True)
+        assert "exit" not in block.title.plain, "an error row says failed, not how a command ended"
