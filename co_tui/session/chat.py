@@ -114,6 +114,12 @@ class ChatSession(AppliesEdits):
             settings.checkpoint_max_bytes,
             lambda: self.history.branch,
         )
+        from co_tui.session.subagents import Delegations, session_agents
+
+        # The `delegate` tool's children (docs/subagents.md): built on this session's model and approver.
+        self.delegations = Delegations(
+            settings, self._new_child, session_agents(settings, self.workspace), lambda: self.history.transcript
+        )
         self.setup = ModelSetup(
             settings,
             self.workspace,
@@ -123,12 +129,27 @@ class ChatSession(AppliesEdits):
             transcript_sink=lambda messages: self.runner.record(messages),
             file_edits=self.file_edits,
             session_id=lambda: self.id,
+            delegate=self.delegations.toolset(),
         )
         self.metering = Metering(self.setup, self.history)
         self.runner = TurnRunner(
             self.setup, self.history, self.metering, session_id=lambda: self.id, save=self._save_turn
         )
+        self.runner.late_events = self.delegations.take_late_events
         self.user_shell = UserShell(self.workspace, approver)  # `!command` (user_shell.py)
+
+    def _new_child(self, agent_def: Any) -> Any:
+        from co_tui.session.child_agent import ChildRun
+
+        setup = self.setup
+        return ChildRun(
+            self.settings,
+            self.workspace,
+            setup.approver,
+            setup.model,
+            agent_def,
+            parent_budget=setup.policy.budget_tokens,
+        )
 
     # --- what the front end reads besides the history --------------------------------------------
 

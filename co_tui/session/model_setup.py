@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
     from pydantic_ai.models import Model
 
+    from co_tui.agent.agent_defs import AgentDef
     from co_tui.agent.file_edits import FileEdits
     from co_tui.agent.project_instructions import InstructionFile
     from co_tui.session.history import History
@@ -71,8 +72,12 @@ class ModelSetup:
         transcript_sink: Callable[[list[ModelMessage]], list[ModelMessage]],
         file_edits: FileEdits | None = None,
         session_id: Callable[[], str] = lambda: "",
+        agent_def: AgentDef | None = None,
+        delegate: Any = None,
     ) -> None:
         self.settings = settings
+        # A subagent's definition (None: the main agent), and the main agent's `delegate` toolset.
+        self.agent_def, self._delegate = agent_def, delegate
         self._session_id = session_id  # told to the compaction hooks
         self.history = history  # read by the `recall` tool (recall_source.py)
         self.workspace = workspace
@@ -125,6 +130,8 @@ class ModelSetup:
             toolsets=self.mcp.toolsets(),
             project_instructions=lambda: self.project.text,
             recall=recall_source(self.history, self),
+            agent_def=self.agent_def,
+            delegate=self._delegate,
         )
         self.overhead = self._count_overhead()  # after the agent: its tools are priced, not built again
         self.context_window = context_window_of(resolved) or s.fallback_context_window
@@ -155,7 +162,13 @@ class ModelSetup:
     def _count_overhead(self) -> int:
         """Estimated tokens of the instructions and tool schemas, the running MCP servers' included
         (each priced as `/mcp` and `/context` price it: `factory.tool_schema_tokens`)."""
-        own = overhead_tokens(self.settings, workspace=self.workspace, project_text=self.project.text, agent=self.agent)
+        own = overhead_tokens(
+            self.settings,
+            workspace=self.workspace,
+            project_text=self.project.text,
+            agent=self.agent,
+            agent_def=self.agent_def,
+        )
         servers = self.mcp.servers if self.mcp else []
         return own + sum(tool_schema_tokens(server.tool_defs) for server in servers)
 
