@@ -104,20 +104,25 @@ def finished_line(agent: str, outcome: SubagentOutcome, figures: Any, elapsed_s:
     words = {"done": "done", "failed": "failed", "timed_out": "timed out", "cancelled": "stopped", "limit": "stopped"}
     cost = "" if figures.cost_usd is None else f" · {format_usd(figures.cost_usd, digits=4)}"
     return (
-        f"{agent} {words[outcome]} · {figures.requests} requests · {_kilo(figures.input_tokens)} tokens in"
+        f"{agent} {words[outcome]} · {figures.requests} request{'' if figures.requests == 1 else 's'}"
+        f" · {_kilo(figures.input_tokens)} tokens in"
         f"{cost} · {elapsed_s:.1f} s"
     )
 
 
-def _found(output: str, transcript: Sequence[ModelMessage]) -> str:
+def _last_words(transcript: Sequence[ModelMessage]) -> str:
+    """The text of the child's newest response that has any (its answer, when it finished)."""
+    for message in reversed(transcript):
+        if message.kind == "response":
+            text = "".join(p.content for p in message.parts if p.part_kind == "text").strip()
+            if text:
+                return text
+    return ""
+
+
+def _found(transcript: Sequence[ModelMessage]) -> str:
     """What a stopped child had found: its last words, else the calls it made."""
-    text = output.strip()
-    if not text:
-        for message in reversed(transcript):
-            if message.kind == "response":
-                text = "".join(p.content for p in message.parts if p.part_kind == "text").strip()
-                if text:
-                    break
+    text = _last_words(transcript)
     if text:
         return text[-FOUND_CHARS:] if len(text) > FOUND_CHARS else text
     calls = [
@@ -134,11 +139,11 @@ def _found(output: str, transcript: Sequence[ModelMessage]) -> str:
     return "no answer yet; it had called " + ", ".join(shown) + more + "."
 
 
-def _result_text(agent: str, outcome: SubagentOutcome, output: str, why: str, transcript: Sequence[Any]) -> str:
+def _result_text(agent: str, outcome: SubagentOutcome, why: str, transcript: Sequence[Any]) -> str:
     handle = f'recall("{agent}") reads its whole transcript'
     if outcome == "done":
-        return f"[subagent {agent} answered; {handle}]\n{output.strip() or '(an empty answer)'}"
-    return f"[subagent {agent} {why}; {handle}]\nWhat it had found: {_found(output, transcript)}"
+        return f"[subagent {agent} answered; {handle}]\n{_last_words(transcript) or '(an empty answer)'}"
+    return f"[subagent {agent} {why}; {handle}]\nWhat it had found: {_found(transcript)}"
 
 
 def session_agents(settings: Settings, workspace: Path) -> AgentCatalog:
@@ -245,11 +250,11 @@ class Delegations:
             child.cancel()
 
         timer = asyncio.get_running_loop().call_later(settings.subagent_timeout_s, time_up)
-        output, interrupted, failed, error, context_tokens = "", False, False, "", 0
+        interrupted, failed, error, context_tokens = False, False, "", 0
         try:
             async for event in child.run(task, request_limit=settings.subagent_max_requests, agent=agent):
                 if isinstance(event, Done):
-                    output, interrupted, failed = event.output, event.interrupted, event.failed
+                    interrupted, failed = event.interrupted, event.failed
                     continue
                 if isinstance(event, ErrorEvent) and event.kind != "interrupted":
                     error = event.message
@@ -277,7 +282,7 @@ class Delegations:
             outcome, why = "failed", f"failed: {error or 'an error'}"
         else:
             outcome, why = "done", ""
-        text = _result_text(agent, outcome, output, why, child.history.transcript)
+        text = _result_text(agent, outcome, why, child.history.transcript)
         finished = self._finish(child, agent_def, agent, delegation, outcome, started, context_tokens, len(text))
         return ChildRecord(finished, task, tuple(child.history.transcript), tuple(child.history.ledger)), text
 
