@@ -31,6 +31,7 @@ _EXPORTS: dict[str, str] = {
     # the events a session yields (events.py)
     "Event": "events",
     "Done": "events",
+    "DoneReason": "events",
     "ErrorEvent": "events",
     "Notice": "events",
     "OversizedTurn": "events",
@@ -109,6 +110,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.events import (
         INTERRUPTED_MESSAGE,
         Done,
+        DoneReason,
         ErrorEvent,
         Event,
         Notice,

@@ -1,6 +1,7 @@
-"""`ChildRun`: one subagent, built for one `delegate` call — its own `History`, governed agent,
-meter and `TurnRunner`, kept in memory (the parent's transcript records it when it ends:
-child_record.py).
+"""`ChildRun`: one subagent, built for one `delegate` call — an `AgentBinding` of its own on the
+session's shared `Resources` (no second MCP process, no second read of the instructions), its own
+`History`, meter and governance, and a `TurnRunner` with nothing saved (`NoStore`): the parent's
+transcript records the child when it ends (child_record.py).
 
 Its context budget is its definition's or the `subagent_budget_tokens` setting, never over the
 parent's; it is sent its definition's instructions, the project instructions and the task only.
@@ -9,22 +10,22 @@ parent's; it is sent its definition's instructions, the project instructions and
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from co_tui.session.agent_binding import AgentBinding
+from co_tui.session.applying import EditApplier
 from co_tui.session.child_event import CHILD_AGENT
 from co_tui.session.history import History
 from co_tui.session.metering import Metering
-from co_tui.session.model_setup import ModelSetup
+from co_tui.session.persistence import NoStore
 from co_tui.session.turn_runner import TurnRunner
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
     from co_tui.agent.agent_defs import AgentDef
-    from co_tui.agent.tools import Approver
-    from co_tui.config import Settings
     from co_tui.session.events import Event
+    from co_tui.session.resources import Resources
 
 __all__ = ["ChildRun"]
 
@@ -33,40 +34,26 @@ class ChildRun:
     """A subagent ready to run (`subagents.ChildAgent`). `model`: the parent's, used unless the
     definition names its own; `parent_budget`: the parent's context budget (the child's cap)."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        workspace: Path,
-        approver: Approver | None,
-        model: Model | str,
-        agent_def: AgentDef,
-        *,
-        parent_budget: int,
-    ) -> None:
+    def __init__(self, resources: Resources, model: Model | str, agent_def: AgentDef, *, parent_budget: int) -> None:
+        settings = resources.settings
         budget = min(agent_def.budget_tokens or settings.subagent_budget_tokens, parent_budget)
-        # Its own budget; no MCP server of its own (a second process): a definition naming no
-        # tools gets the workspace tools only until the resources are shared.
-        child_settings = settings.model_copy(
-            update={"context_budget_tokens": budget, "mcp_servers": {}, "mcp_project_config": False}
-        )
         self.agent_def = agent_def
-        self.history = History()
-        self.setup = ModelSetup(
-            child_settings,
-            workspace,
-            approver,
+        self.history = history = History()
+        self.binding = AgentBinding(
+            resources,
             agent_def.model or model,
-            history=self.history,
+            history=history,
             transcript_sink=lambda messages: self.runner.record(messages),
             agent_def=agent_def,
+            budget_tokens=budget,
         )
-        self.metering = Metering(self.setup, self.history)
-        self.runner = TurnRunner(
-            self.setup, self.history, self.metering, session_id=lambda: "", save=lambda _prompt, _context: None
-        )
-        self.budget_tokens = self.setup.policy.budget_tokens
+        self.metering = Metering(self.binding, history)
+        memory = NoStore()
+        edits = EditApplier(history, memory, session_id=lambda: "", busy=lambda: False, gauge=self.metering.gauge)
+        self.runner = TurnRunner(self.binding, history, self.metering, edits, memory)
+        self.budget_tokens = self.binding.policy.budget_tokens
         self.tools: tuple[str, ...] = tuple(
-            name for toolset in self.setup.agent.toolsets for name in getattr(toolset, "tools", {})
+            name for toolset in self.binding.agent.toolsets for name in getattr(toolset, "tools", {})
         )
 
     async def run(self, task: str, *, request_limit: int, agent: str = "") -> AsyncIterator[Event]:
@@ -84,7 +71,5 @@ class ChildRun:
         self.runner.cancel()
 
     def close(self) -> None:
-        """Nothing held on shared resources yet (its MCP servers are none)."""
-
-    def __repr__(self) -> str:  # pragma: no cover - debugging aid
-        return f"ChildRun({self.agent_def.name!r})"
+        """Stop hearing of the shared resources' overhead changes."""
+        self.binding.close()

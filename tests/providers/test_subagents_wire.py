@@ -126,8 +126,8 @@ async def test_a_child_sees_the_task_only_and_the_parent_gets_its_answer_only(
     assert any("alpha file" in json.dumps(r.to_metadata()["transcript"]) for _, r in records)
     from pydantic_ai import RunContext
 
-    recall = next(ts for ts in resumed.setup.agent.toolsets if getattr(ts, "id", None) == "recall")
-    ctx = RunContext(deps=None, model=resumed.setup.model, usage=None, messages=[])  # type: ignore[arg-type]
+    recall = next(ts for ts in resumed.binding.agent.toolsets if getattr(ts, "id", None) == "recall")
+    ctx = RunContext(deps=None, model=resumed.binding.model, usage=None, messages=[])  # type: ignore[arg-type]
     page = await recall.tools["recall"].function(ctx, handle="explore-1")
     assert "subagent explore-1's transcript" in page.return_value and "alpha file" in page.return_value
     output = await recall.tools["recall"].function(ctx, handle="explore-1/r2")
