@@ -299,19 +299,21 @@ class ChatSession(AppliesEdits):
         if not self.context:
             yield Done(output="nothing to compact")
             return
-        self.busy = True
         setup = self.setup
         figure_before = setup.meter.reading(self.context).tokens  # the figure the meter shows now
         from co_tui.governance.summarize import COMPACT_INSTRUCTIONS
 
         instructions, instructions_from = setup.policy.instructions_for(COMPACT_INSTRUCTIONS)
         hooks = setup.governance.hooks
-        if hooks is not None:  # the user's pre_compact: its output joins the instructions; no veto here
-            said = await hooks.pre(self._hook_payload("manual", figure_before))
-            if said.notice:
-                yield Notice(message=said.notice)
-            instructions, instructions_from = with_hook_instructions(instructions, instructions_from, said.instructions)
-        try:
+        self.busy = True
+        try:  # from here every await may be cancelled (Esc): `busy` is reset whatever happens
+            if hooks is not None:  # the user's pre_compact: its output joins the instructions; no veto here
+                said = await hooks.pre(self._hook_payload("manual", figure_before))
+                if said.notice:
+                    yield Notice(message=said.notice)
+                instructions, instructions_from = with_hook_instructions(
+                    instructions, instructions_from, said.instructions
+                )
             result = await compact_around_pins(
                 list(self.context),
                 setup.governor.pins,
