@@ -1,18 +1,13 @@
 """ChatSession: one conversation — runs turns, applies the history's edits, yields domain events.
 
 One session object serves every front end through the port (port.py). It is wiring: collaborators,
-each the one owner of its state behind a typed interface (docs/architecture.md has the picture):
-
-- `Resources` (resources.py): what the process shares — MCP servers, instructions, the approver;
-- `AgentBinding` (agent_binding.py): this agent's model, policy, governed agent and meter;
-- `History` (history.py): the transcript, the context, the ledger, the pins, the marks;
-- `EditApplier` (applying.py): the one path by which the context changes — the steering operations'
-  planned edits, the cuts made inside a turn, `/clear`'s reset;
-- `SessionSaves` (session_saves.py): the store (or memory), as the `TurnSaves` and `EditSaves`;
-- `Metering`, `TurnRunner` and `SessionTurns`, `Compaction`, `BranchMoves`, `clear_conversation`.
-
-Every event stream ends with `Done` and never raises. pydantic-ai is imported with this module, so
-the TUI builds a session only after its first paint.
+each the one owner of its state behind a typed interface (docs/architecture.md, "The session's
+collaborators", has the picture) — `Resources` (what the process shares), `AgentBinding` (this
+agent's model and meter), `History`, `EditApplier` (the one path by which the context changes),
+`SessionSaves` (the store), `Metering`, `TurnRunner` with `SessionTurns`, `Compaction`,
+`BranchMoves`, `Delegations` (the subagents), `clear_conversation`. Every event stream ends with
+`Done` and never raises. pydantic-ai is imported with this module, so the TUI builds a session only
+after its first paint.
 """
 
 from __future__ import annotations
@@ -26,6 +21,7 @@ from co_tui.session.agent_binding import AgentBinding, MeterFactory, OverheadCou
 from co_tui.session.applying import EditApplier
 from co_tui.session.branch_moves import BranchMoves
 from co_tui.session.busy import Busy
+from co_tui.session.child_agent import ChildRun
 from co_tui.session.clearing import clear_conversation
 from co_tui.session.compact_run import Compaction
 from co_tui.session.compaction import clear_preview_of
@@ -40,12 +36,14 @@ from co_tui.session.session_saves import SessionSaves
 from co_tui.session.session_turns import SessionTurns
 from co_tui.session.steering import pin_keys, plan_pin_newest, plan_toggle_pin, plan_undo
 from co_tui.session.stored_tree import StoredTree
+from co_tui.session.subagents import Delegations, session_agents
 from co_tui.session.turn_runner import TurnRunner
 from co_tui.session.user_shell import UserShell
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
+    from co_tui.agent.agent_defs import AgentDef
     from co_tui.agent.mcp_servers import McpServers
     from co_tui.agent.mentions import Attachments
     from co_tui.agent.project_instructions import InstructionFile
@@ -95,6 +93,10 @@ class ChatSession(HistoryViews):
         at, branch = (lambda: len(history.transcript)), (lambda: history.branch)
         file_edits = session_file_edits(store, lambda: self.id, at, settings.checkpoint_max_bytes, branch)
         self.resources = Resources(settings, self.workspace, approver)
+        # The `delegate` tool's children (docs/subagents.md): bindings of their own on these resources.
+        self.delegations = Delegations(
+            settings, self._new_child, session_agents(settings, self.workspace), lambda: history.transcript
+        )
         self.binding = AgentBinding(
             self.resources,
             model if model is not None else settings.model,
@@ -104,6 +106,7 @@ class ChatSession(HistoryViews):
             session_id=lambda: self.id,
             meter_factory=meter_factory,
             overhead_counter=overhead_counter,
+            delegate=self.delegations.toolset(),
         )
         self.metering = metering = Metering(self.binding, history)
         sid, busy = (lambda: self.id), (lambda: self.gate.running)  # read by the collaborators at each use
@@ -111,6 +114,7 @@ class ChatSession(HistoryViews):
             history, self.saves, session_id=sid, busy=busy, gauge=self.gauge, pins_changed=self._tell_pins
         )
         self.runner = TurnRunner(self.binding, history, metering, self.edits, self.saves)
+        self.runner.late_events = self.delegations.take_late_events  # children stopped with the turn
         tree, title = StoredTree(self.saves, history), (lambda: self.title)
         self.moves = BranchMoves(self.edits, tree, self.binding, busy=busy, title=title, workspace=self.workspace)
         errors = self.runner.error_event
@@ -118,19 +122,17 @@ class ChatSession(HistoryViews):
         shell = UserShell(self.workspace, approver)  # `!command` (user_shell.py)
         self.turns = SessionTurns(self.runner, shell, self.saves, metering, self.gate, self.workspace)
 
+    def _new_child(self, agent_def: AgentDef) -> ChildRun:
+        return ChildRun(self.resources, self.binding.model, agent_def, parent_budget=self.binding.policy.budget_tokens)
+
     def _tell_pins(self) -> None:
         self.binding.governance.set_pins(pin_keys(self.history.transcript, self.history.pins))
 
     # --- what the front end reads besides the history (each documented on the port) --------------
-
     @property
     def busy(self) -> bool:
         """Whether a turn, a `!command`, `/compact` or `/clear` runs now (`Busy`)."""
         return self.gate.running
-
-    @busy.setter
-    def busy(self, running: bool) -> None:
-        self.gate.running = running
 
     @property
     def model_name(self) -> str:
@@ -190,7 +192,6 @@ class ChatSession(HistoryViews):
         return self.history.counts()
 
     # --- turns (session_turns.py) ----------------------------------------------------------------
-
     def plan_send(self, prompt: str) -> PlannedCut | None:
         """In `compact_mode` ask: the cut sending `prompt` now would make (None: none, or not ask)."""
         return self.turns.plan_send(prompt, self.gauge())
@@ -212,7 +213,6 @@ class ChatSession(HistoryViews):
         self.turns.cancel()
 
     # --- edits: planned by a pure planner, applied by the `EditApplier` (applying.py) --------------
-
     def gauge(self) -> Gauge:
         """What the planners read of this session besides its history (`Gauge`)."""
         return self.metering.gauge()
@@ -260,7 +260,6 @@ class ChatSession(HistoryViews):
         return await clear_conversation(self.saves, self.edits, self.binding, self.gate, self.clear_preview())
 
     # --- the conversation tree (branch_moves.py) -------------------------------------------------
-
     def rewind_points(self) -> list[RewindPoint]:
         """The earlier prompts of the branch in use, newest first. Blocking."""
         return self.moves.rewind_points()
@@ -290,7 +289,6 @@ class ChatSession(HistoryViews):
         return await self.moves.put_files_back(position, overwrite=overwrite)
 
     # --- saving (session_saves.py) ---------------------------------------------------------------
-
     @property
     def store(self) -> SessionStore | None:
         """The session database this session is saved in (None: not saved)."""
