@@ -256,7 +256,7 @@ def test_make_title() -> None:
 
 
 async def test_resumed_meter_is_anchored_on_saved_usage(workspace: Path) -> None:
-    from co_tui.session.store import SessionStore
+    from co_tui.store.session_store import SessionStore
 
     settings = load_settings()
     store = SessionStore.open(workspace / "data")
@@ -274,7 +274,7 @@ async def test_saved_context_with_a_separate_marker_loses_no_prompt(workspace: P
     store keeps what it was given; `fit_to_budget` writes it that way). pydantic-ai fuses adjacent
     requests when a run starts; the next turn's prompt must still reach the transcript."""
     from co_tui.governance import trim_to_recent_turns
-    from co_tui.session.store import SessionStore
+    from co_tui.store.session_store import SessionStore
 
     turns = []
     for n in range(6):

@@ -75,9 +75,9 @@ _EXPORTS: dict[str, str] = {
     "resume_hint": "opening",
     "SessionMeta": "saved_session",
     "SessionHit": "saved_session",
-    "hit_segments": "store_search",
-    "SessionTail": "store_tail",
-    "StoreError": "store_errors",
+    "hit_segments": "co_tui.store.search",
+    "SessionTail": "co_tui.store.tail",
+    "StoreError": "co_tui.store.errors",
     "FORMATS": "export",
     "render_saved": "export",
     "tight_budget_warning": "oversize",
@@ -90,7 +90,10 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'co_tui.session' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"co_tui.session.{module}"), name)
+    # A session module, or one of the store's (`co_tui.store`), named in full.
+    value = getattr(
+        importlib.import_module(module if module.startswith("co_tui.") else f"co_tui.session.{module}"), name
+    )
     globals()[name] = value
     return value
 
@@ -150,7 +153,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         Turns,
     )
     from co_tui.session.saved_session import SessionHit, SessionMeta
-    from co_tui.session.store_errors import StoreError
-    from co_tui.session.store_search import hit_segments
-    from co_tui.session.store_tail import SessionTail
     from co_tui.session.times import fork_origin, format_updated
+    from co_tui.store.errors import StoreError
+    from co_tui.store.search import hit_segments
+    from co_tui.store.tail import SessionTail

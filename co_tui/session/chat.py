@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from co_tui.session.file_rewind import FilesBack
     from co_tui.session.gauge import Gauge
     from co_tui.session.pin_change import PinChange
-    from co_tui.session.store import SessionStore
+    from co_tui.store.session_store import SessionStore
 
 
 class ChatSession(HistoryViews):

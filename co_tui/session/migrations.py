@@ -125,7 +125,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     ("ALTER TABLE sessions ADD COLUMN cost_usd REAL",),
     (
-        # Undo a cut: per ledger row, the context before it (JSON, see store_steering.py).
+        # Undo a cut: per ledger row, the context before it (JSON, see co_tui/store/steering_rows.py).
         "ALTER TABLE ledger ADD COLUMN undo TEXT",
         # Pinned turns, by the transcript index of the turn's user prompt.
         """CREATE TABLE pins (

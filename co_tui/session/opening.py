@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from co_tui.config import Settings
     from co_tui.session.chat import ChatSession
     from co_tui.session.port import SessionPort
-    from co_tui.session.store import SessionStore
+    from co_tui.store.session_store import SessionStore
 
 
 class OpenSessionError(Exception):
@@ -29,7 +29,7 @@ def exit_code_for(exc: BaseException) -> int:
     """The exit status for a session that could not be opened: an `OpenSessionError`'s own code,
     2 for an unusable session database (`StoreError`: usage/data), 1 for anything else (a model
     that cannot be built, `ModelConfigError`, included)."""
-    from co_tui.session.store_errors import StoreError
+    from co_tui.store.errors import StoreError
 
     if isinstance(exc, OpenSessionError):
         return exc.exit_code
@@ -47,7 +47,8 @@ def open_store_at(data_dir: Path) -> SessionStore:
     can read is used as it is; the store's `warning` says so, for the front end to show (nothing is
     printed here: the TUI's start-up worker has no terminal)."""
     from co_tui.paths import ensure_private_dir, loose_dir_warning
-    from co_tui.session.store import SessionStore, StoreError
+    from co_tui.store.errors import StoreError
+    from co_tui.store.session_store import SessionStore
 
     try:
         ensure_private_dir(data_dir)
@@ -65,7 +66,8 @@ def open_store_read_only(settings: Settings) -> SessionStore | None:
     """The session database opened read-only (`SessionStore.open_read_only`): nothing in the data
     dir is created, chmod-ed or written. None when there is no database yet. Raises
     `OpenSessionError` (exit 2) when it cannot be read."""
-    from co_tui.session.store import SessionStore, StoreError
+    from co_tui.store.errors import StoreError
+    from co_tui.store.session_store import SessionStore
 
     data_dir = settings.resolved_data_dir
     try:
@@ -101,7 +103,7 @@ def open_session(
     from co_tui.agent.models import ModelConfigError
     from co_tui.session.chat import ChatSession
     from co_tui.session.session_saves import make_title
-    from co_tui.session.store import StoreError
+    from co_tui.store.errors import StoreError
 
     store = store or open_store(settings)
     try:

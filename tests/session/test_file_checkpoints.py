@@ -10,7 +10,7 @@ from co_tui.agent.checkpoints import FileCheckpoint, restore_plan, sha256
 from co_tui.config import load_settings
 from co_tui.session import migrations
 from co_tui.session.chat import ChatSession
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 
 async def approve(text: str, tool: str = "run_shell", path: str | None = None) -> bool:
@@ -81,7 +81,7 @@ def test_a_schema_5_database_gains_the_checkpoints_table(data_dir: Path, tmp_pat
     conn.commit()
     conn.close()
     with SessionStore.open(data_dir) as store:
-        assert migrations.schema_version(store._conn) == migrations.SCHEMA_VERSION
+        assert migrations.schema_version(store.conn) == migrations.SCHEMA_VERSION
         checkpoint = FileCheckpoint(
             path="a.txt", before=b"\x00binary\xff", after_sha256=sha256(b"new"), tool="edit_file"
         )

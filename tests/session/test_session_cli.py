@@ -19,7 +19,8 @@ from support.builders import saved_tool_turn
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session import migrations
-from co_tui.session.store import SessionStore, StoreCorrupt, StoreError
+from co_tui.store.errors import StoreCorrupt, StoreError
+from co_tui.store.session_store import SessionStore
 
 
 def co_tui(

@@ -16,7 +16,8 @@ from pilot_helpers import wait_idle, wait_ready, wait_until
 from co_tui.config import load_settings
 from co_tui.session.chat import ChatSession
 from co_tui.session.opening import open_session, open_store
-from co_tui.session.store import SessionStore, StoreError
+from co_tui.store.errors import StoreError
+from co_tui.store.session_store import SessionStore
 from co_tui.tui.app import CoTuiApp
 from co_tui.tui.screens.chat import RESUME_ENTRIES
 from co_tui.tui.screens.sessions import SessionsScreen
