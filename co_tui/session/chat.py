@@ -55,7 +55,7 @@ from co_tui.session.steering import pin_keys
 from co_tui.session.turn_runner import TurnRunner
 from co_tui.session.user_shell import UserShell
 from co_tui.session.writer import SaveInfo, SessionWriter
-from co_tui.text import one_line
+from co_tui.text import mend_surrogates, one_line
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -219,6 +219,7 @@ class ChatSession(AppliesEdits):
             yield ErrorEvent(message="a turn is already running", kind="internal")
             yield Done(output="", failed=True)
             return
+        prompt = mend_surrogates(prompt)  # a lone surrogate (undecodable argv bytes) cannot be saved
         attachments = await asyncio.to_thread(self.attachments, prompt) if AT in prompt else None
         for line in attachments.lines() if attachments else ():
             yield Notice(message=line)

@@ -1001,7 +1001,8 @@ def run_app(
     When the settings or the session cannot be loaded, the app exits by itself and the one line
     saying why is printed here, after the terminal is restored (exit 2 for settings and usage).
     Otherwise, when the session has turns, one line says how to resume it, or, when its last save
-    failed, where its rescue copy went (`quit_lines`).
+    failed, where its rescue copy went (`quit_lines`); a conversation the database lacks exits 1,
+    as print mode does after a failed save, rescued or not.
     """
     app = CoTuiApp(settings, workspace, resume_id=resume_id, continue_latest=continue_latest)
     try:
@@ -1016,6 +1017,7 @@ def run_app(
         hint, problem = quit_lines(app.session)
         if problem:
             print(f"co-tui: {problem}", file=sys.stderr)
+            return app.return_code or 1
         if hint:
             print(hint)
     return app.return_code or 0
