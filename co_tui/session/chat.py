@@ -526,13 +526,19 @@ class ChatSession(AppliesEdits):
             if branch in tree
         }
 
-    def _save_turn(self, prompt: str | None, context: list[ModelMessage] | None = None) -> ErrorEvent | None:
+    def _save_turn(self, prompt: str | None, context: list[ModelMessage] | None = None) -> ErrorEvent | Notice | None:
         """Save a turn (`TurnRunner`'s `save`): what is new since the last save, and `context` instead
-        of the history's (a step's checkpoint); a storage failure is reported, the session lives on."""
+        of the history's (a step's checkpoint); a storage failure is reported, the session lives on;
+        so is a repair the store made on its own to save it (a damaged search index rebuilt)."""
         if prompt and not self.title:
             self.title = make_title(prompt)
         error = self._write(self.history.snapshot(), context)
-        return None if error is None else ErrorEvent(message=self._not_saved(error), kind="storage")
+        if error is not None:
+            return ErrorEvent(message=self._not_saved(error), kind="storage")
+        if context is not None or self.store is None:  # a step's checkpoint: the turn's save says it
+            return None
+        notices = self.store.take_notices()
+        return Notice(message="; ".join(notices)) if notices else None
 
     def unsaved(self) -> bool:
         """Whether the store lacks part of this conversation: its last save failed (a damaged or

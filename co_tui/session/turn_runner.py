@@ -45,8 +45,9 @@ if TYPE_CHECKING:
 
 __all__ = ["TurnRunner"]
 
-# Saves the turn: (its prompt, the context to save instead of the history's) -> the error, if any.
-SaveTurn = Callable[[str | None, "list[ModelMessage] | None"], "ErrorEvent | None"]
+# Saves the turn: (its prompt, the context to save instead of the history's) -> the error, if any,
+# or a notice of a repair the store made to save it.
+SaveTurn = Callable[[str | None, "list[ModelMessage] | None"], "ErrorEvent | Notice | None"]
 
 
 class TurnRunner:
