@@ -159,7 +159,11 @@ class CoTuiApp(App[int]):
     # --- quitting keeps a running turn (docs/keys-and-commands.md) ------------------------------
 
     def on_load(self) -> None:
-        """Make SIGTERM and SIGHUP quit as Ctrl+Q does (`action_quit`: a running turn is kept first)."""
+        """Make SIGTERM and SIGHUP quit as Ctrl+Q does (`action_quit`: a running turn is kept first),
+        and the loop's threads daemons that never hold the exit (`daemon_threads.py`)."""
+        from co_tui.daemon_threads import use_daemon_executor
+
+        use_daemon_executor()  # a thread blocked for good (a FIFO read) never holds the exit
         # SIGTERM and SIGHUP (a closed terminal) quit like Ctrl+Q: the running turn is kept first.
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
