@@ -18,6 +18,7 @@ from co_tui.agent.mentions import AT, Attachments, attach, priced
 from co_tui.session.ask_cut import plan_send
 from co_tui.session.bang import BANG
 from co_tui.session.events import Done, ErrorEvent, Event, Notice
+from co_tui.text import mend_surrogates
 
 if TYPE_CHECKING:
     from co_tui.governance.compact_mode import SendChoice
@@ -71,6 +72,7 @@ class SessionTurns:
             yield ErrorEvent(message=BUSY_TURN, kind="internal")
             yield Done(output="", failed=True)
             return
+        prompt = mend_surrogates(prompt)  # a lone surrogate (undecodable argv bytes) cannot be saved
         attachments = await asyncio.to_thread(self.attachments, prompt) if AT in prompt else None
         for line in attachments.lines() if attachments else ():
             yield Notice(message=line)

@@ -159,7 +159,11 @@ class CoTuiApp(App[int]):
     # --- quitting keeps a running turn (docs/keys-and-commands.md) ------------------------------
 
     def on_load(self) -> None:
-        """Make SIGTERM and SIGHUP quit as Ctrl+Q does (`action_quit`: a running turn is kept first)."""
+        """Make SIGTERM and SIGHUP quit as Ctrl+Q does (`action_quit`: a running turn is kept first),
+        and the loop's threads daemons that never hold the exit (`daemon_threads.py`)."""
+        from co_tui.daemon_threads import use_daemon_executor
+
+        use_daemon_executor()  # a thread blocked for good (a FIFO read) never holds the exit
         # SIGTERM and SIGHUP (a closed terminal) quit like Ctrl+Q: the running turn is kept first.
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
@@ -1003,7 +1007,8 @@ def run_app(
     When the settings or the session cannot be loaded, the app exits by itself and the one line
     saying why is printed here, after the terminal is restored (exit 2 for settings and usage).
     Otherwise, when the session has turns, one line says how to resume it, or, when its last save
-    failed, where its rescue copy went (`quit_lines`).
+    failed, where its rescue copy went (`quit_lines`); a conversation the database lacks exits 1,
+    as print mode does after a failed save, rescued or not.
     """
     app = CoTuiApp(settings, workspace, resume_id=resume_id, continue_latest=continue_latest)
     try:
@@ -1018,6 +1023,7 @@ def run_app(
         hint, problem = quit_lines(app.session)
         if problem:
             print(f"co-tui: {problem}", file=sys.stderr)
+            return app.return_code or 1
         if hint:
             print(hint)
     return app.return_code or 0
