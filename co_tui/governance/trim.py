@@ -8,7 +8,6 @@ changes nothing.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -17,9 +16,23 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelRequestPart, M
 
 from co_tui.governance.cut_notes import listing_room, removed_listing
 from co_tui.governance.events import HistoryTrimmed, Reason, Strategy
-from co_tui.governance.handles import call_of, handle_of, recall_call
 from co_tui.governance.markers import make_breadcrumb, marker_text, separate_markers
-from co_tui.governance.tokens import _IdentityCache, content_text, estimate_tokens, message_tokens, part_tokens
+from co_tui.governance.tokens import (
+    _IdentityCache,
+    content_text,
+    estimate_tokens,
+    message_tokens,
+    part_tokens,
+    prime_message_tokens,
+    sum_message_tokens,
+)
+from co_tui.governance.truncation import (
+    TRUNCATION_MARK,
+    is_truncated_output,
+    output_note,
+    truncate_in,
+    truncate_text,
+)
 from co_tui.governance.turns import Layout, Turn, segment, steps_of
 
 __all__ = [
@@ -36,130 +49,12 @@ __all__ = [
     "output_note",
     "is_truncated_output",
     "min_cut_tokens",
+    "TRUNCATION_MARK",
 ]
 
-TRUNCATION_MARK = "[…truncated"  # how a shortened tool output's last line starts (the TUI badges it)
-# The note's line: `[…truncated, N chars total]`, plus (for an output with a handle) what it was and
-# how to get it back before the `]` (alone after the newline when the whole output was cleared to it).
-_TRUNC_RE = re.compile(r"\n\[…truncated, (\d+) chars total(?:[^\n]*)\]\Z")
 # Progressive caps for the in-turn step shrink; the last one keeps only the truncation note.
 SHRINK_LEVELS = (1000, 200, 0)
 KEEP_STEPS = 3
-
-
-def truncate_text(text: str, max_chars: int, note: str = "") -> str | None:
-    """`text[:max_chars] + "\\n[…truncated, N chars total]"`, or None when no cut is needed.
-
-    `note` (what the output was and the `recall` call that brings it back, see `output_note`) goes
-    inside the brackets after the total; at `max_chars` 0 only the note line is left (a stub).
-    Already-truncated text is recognised: it is cut again only if its visible part is longer than
-    `max_chars`, and it keeps the original total N. This is what makes trimming idempotent.
-    """
-    total = len(text)
-    visible = text
-    if m := _TRUNC_RE.search(text):
-        total = int(m.group(1))
-        visible = text[: m.start()]
-    elif total <= max_chars:
-        return None
-    if len(visible) <= max_chars and visible is not text:
-        return None
-    head = visible[:max_chars]
-    line = f"{TRUNCATION_MARK}, {total} chars total{note}]"
-    cut = f"{head}\n{line}"
-    return cut if len(cut) < len(text) else None  # a "cut" that adds text is no cut
-
-
-def output_note(part: Any) -> str:
-    """What a cut note adds for a stamped tool output (governance/handles.py): ` — the call; recall("r12")
-    returns it whole`; "" for an output without a handle (its note stays the plain total)."""
-    handle = handle_of(part)
-    if handle is None:
-        return ""
-    call = call_of(part) or f"{getattr(part, 'tool_name', 'tool')}(…)"
-    return f" — {call}; {recall_call(handle)} returns it whole"
-
-
-def is_truncated_output(text: str) -> bool:
-    """Whether a tool output's text ends with the note `truncate_text` leaves: the model sees the
-    output shortened (the TUI badges its tool call): its last line starts with `TRUNCATION_MARK`."""
-    return text.rpartition("\n")[2].startswith(TRUNCATION_MARK)
-
-
-def _has_media(content: Any) -> bool:
-    items = content if isinstance(content, (list, tuple)) else [content]
-    return any(
-        getattr(item, "kind", None)
-        in ("binary", "image-url", "audio-url", "document-url", "video-url", "uploaded-file")
-        for item in items
-    )
-
-
-# id(original part) -> truncated part, per cap: repeated passes over the same history reuse the
-# same new part objects, so their token counts stay cached.
-_TRUNCATED: _IdentityCache[Any] = _IdentityCache()
-_NO_CUT = (None,)  # cached "this part is not worth cutting at this cap"
-
-
-def _truncated_part(part: Any, max_chars: int) -> tuple[Any, int, int] | None:
-    """(new part, chars before, chars after) if `part` is a tool return worth cutting to `max_chars`.
-
-    Worth it only when the cut costs fewer tokens: a short output replaced by the truncation note
-    (`"Error: not enough"` → `"\\n[…truncated, 17 chars total]"`) has fewer characters but more tokens.
-    """
-    if getattr(part, "part_kind", "") != "tool-return" or _has_media(part.content):
-        return None
-    cached = _TRUNCATED.get(part, max_chars)
-    if cached is not None:
-        return None if cached is _NO_CUT else cached
-    text = content_text(part.content)
-    cut = truncate_text(text, max_chars, output_note(part))
-    result: Any = _NO_CUT
-    if cut is not None:
-        new = replace(part, content=cut)
-        if part_tokens(new) < part_tokens(part):
-            result = (new, len(text), len(cut))
-    _TRUNCATED.put(part, max_chars, result)
-    return None if result is _NO_CUT else result
-
-
-_TRUNCATED_MESSAGES: _IdentityCache[tuple[ModelMessage, int, int, int]] = _IdentityCache()
-
-
-def _truncate_in(message: ModelMessage, max_chars: int, stub: bool = False) -> tuple[ModelMessage, int, int, int]:
-    """(message with long tool returns cut, parts cut, chars before, chars after of those parts).
-
-    `stub`: an output with a handle (which `recall` brings back whole) is cleared to its one-line
-    note instead of cut to `max_chars`. Memoised per message object, cap and mode, so passes over
-    the same history return the same new message objects (their token counts and classification
-    stay cached).
-    """
-    if not isinstance(message, ModelRequest):
-        return message, 0, 0, 0
-    key = (id(message.parts), len(message.parts), max_chars, stub)
-    cached = _TRUNCATED_MESSAGES.get(message, key)
-    if cached is None:
-        cached = _truncate_parts(message, max_chars, stub)
-        _TRUNCATED_MESSAGES.put(message, key, cached)
-    return cached
-
-
-def _truncate_parts(message: ModelRequest, max_chars: int, stub: bool = False) -> tuple[ModelMessage, int, int, int]:
-    new_parts: list[Any] | None = None
-    cut = before = after = 0
-    for k, part in enumerate(message.parts):
-        res = _truncated_part(part, 0 if stub and handle_of(part) is not None else max_chars)
-        if res is None:
-            continue
-        if new_parts is None:
-            new_parts = list(message.parts)
-        new_parts[k] = res[0]
-        cut += 1
-        before += res[1]
-        after += res[2]
-    if new_parts is None:
-        return message, 0, 0, 0
-    return replace(message, parts=new_parts), cut, before, after
 
 
 @dataclass(frozen=True)
@@ -171,6 +66,10 @@ class ToolTrimResult:
     chars_before: int
     chars_after: int
     layout: Layout | None = field(default=None, repr=False, compare=False)  # of `messages`, for reuse
+    # The estimate of `messages` when the trim kept count of it (a `target_tokens` trim), else None.
+    tokens: int | None = field(default=None, repr=False, compare=False)
+    # id(truncated message) → how many of its outputs were cut.
+    cut_outputs: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def trimmed(self) -> bool:
@@ -210,27 +109,91 @@ def trim_tool_returns(
     (`layout`: an already computed `segment(messages)`, to save a pass.)
     """
     source = separate_markers(messages)
-    layout = layout or segment(source)
+    return _trim_outputs(source, max_chars, layout or segment(source), target_tokens, stub)
+
+
+@dataclass(frozen=True)
+class _TurnTrim:
+    """One turn's old outputs cut: (position in the turn, new message, outputs cut) per changed
+    message, the totals, and the change in the turn's estimate (≤ 0)."""
+
+    changed: tuple[tuple[int, ModelMessage, int], ...] = ()
+    cut: int = 0
+    before: int = 0
+    after: int = 0
+    delta: int = 0
+
+
+# A turn's outputs cut to a cap, memoised on its first message like a cut note's line (cut_notes.py):
+# the key is the turn's messages (the first by identity, the others in a tuple compared by identity
+# first), the cap and the mode, and every value is a function of those — messages are never mutated.
+# A repeat pass takes whole turns from here instead of asking each message's memo.
+_TURN_TRIMS: _IdentityCache[_TurnTrim] = _IdentityCache()
+
+
+def _truncated_turn(turn: Turn, max_chars: int, stub: bool) -> _TurnTrim:
+    first = turn.messages[0]
+    key = (max_chars, stub, id(first.parts), len(first.parts), tuple(turn.messages[1:]))
+    found = _TURN_TRIMS.get(first, key)
+    if found is None:
+        found = _truncated_turn_until(turn, max_chars, stub, None)
+        _TURN_TRIMS.put(first, key, found)
+    return found
+
+
+def _truncated_turn_until(turn: Turn, max_chars: int, stub: bool, excess: int | None) -> _TurnTrim:
+    """`turn`'s requests with their outputs cut, oldest first, while the history is over its goal by
+    `excess` tokens (None: all of them)."""
+    changed: list[tuple[int, ModelMessage, int]] = []
+    cut = before = after = delta = 0
+    for pos, message in enumerate(turn.messages):
+        if excess is not None and excess + delta <= 0:
+            break
+        if not isinstance(message, ModelRequest):  # only a request holds tool outputs
+            continue
+        new, n, b, a = truncate_in(message, max_chars, stub)
+        if n:
+            changed.append((pos, new, n))
+            cut += n
+            before += b
+            after += a
+            delta += message_tokens(new) - message_tokens(message)
+    return _TurnTrim(tuple(changed), cut, before, after, delta)
+
+
+def _trim_outputs(
+    source: list[ModelMessage],
+    max_chars: int,
+    layout: Layout,
+    target_tokens: int | None,
+    stub: bool,
+    tokens: int | None = None,
+) -> ToolTrimResult:
+    """`trim_tool_returns` over markers already separated (`tokens`: their estimate, when known)."""
     if max_chars <= 0:
         return ToolTrimResult(source, 0, 0, 0, layout)
     out = list(source)
     cut = before = after = 0
-    tokens = estimate_tokens(source) if target_tokens is not None else 0
+    if target_tokens is not None and tokens is None:
+        tokens = estimate_tokens(source)
+    cut_outputs: dict[int, int] = {}
     for turn in layout.turns[:-1]:
-        for idx, message in zip(turn.indices, turn.messages, strict=False):
-            if target_tokens is not None and tokens <= target_tokens:
-                break
-            new, n, b, a = _truncate_in(message, max_chars, stub)
-            if n:
-                out[idx] = new
-                cut += n
-                before += b
-                after += a
-                if target_tokens is not None:
-                    tokens += message_tokens(new) - message_tokens(message)
+        if target_tokens is not None and tokens is not None and tokens <= target_tokens:
+            break
+        whole = _truncated_turn(turn, max_chars, stub)
+        if tokens is not None and target_tokens is not None and tokens + whole.delta <= target_tokens:
+            whole = _truncated_turn_until(turn, max_chars, stub, tokens - target_tokens)
+        for pos, new, n in whole.changed:
+            out[turn.indices[pos]] = new
+            cut_outputs[id(new)] = n
+        cut += whole.cut
+        before += whole.before
+        after += whole.after
+        if tokens is not None:
+            tokens += whole.delta
     if not cut:
-        return ToolTrimResult(source, 0, 0, 0, layout)
-    return ToolTrimResult(out, cut, before, after, _remap(layout, out))
+        return ToolTrimResult(source, 0, 0, 0, layout, tokens)
+    return ToolTrimResult(out, cut, before, after, _remap(layout, out), tokens, cut_outputs)
 
 
 def min_cut_tokens(budget_tokens: int) -> int:
@@ -286,7 +249,13 @@ def _system_head(layout: Layout, first_kept: int) -> list[ModelMessage]:
     return head
 
 
-def _cut(layout: Layout, first_kept: int, tokens_before: int, budget_tokens: int | None = None) -> TrimResult:
+def _cut(
+    layout: Layout,
+    first_kept: int,
+    tokens_before: int,
+    budget_tokens: int | None = None,
+    turn_tokens: _TurnTokens | None = None,
+) -> TrimResult:
     """Keep turns[first_kept:], the system prefix and one breadcrumb carrying all counts.
 
     `first_kept >= 1`: a cut always removes at least one whole turn. Earlier markers leave with it
@@ -297,26 +266,73 @@ def _cut(layout: Layout, first_kept: int, tokens_before: int, budget_tokens: int
     dropped = layout.turns[:first_kept]
     dropped_messages = sum(len(t) for t in dropped)
     listing = removed_listing(layout, first_kept, marker_text, listing_room(budget_tokens))
-    breadcrumb = make_breadcrumb(layout.prior_messages + dropped_messages, layout.prior_turns + len(dropped), listing)
+    breadcrumb = _priced_breadcrumb(
+        layout.prior_messages + dropped_messages, layout.prior_turns + len(dropped), listing
+    )
     out = _system_head(layout, first_kept) + [breadcrumb]
     for turn in layout.turns[first_kept:]:
         out.extend(turn.messages)
-    return TrimResult(
-        out, True, dropped_messages, len(dropped), len(layout.turns) - first_kept, tokens_before, estimate_tokens(out)
+    # `turn_tokens` (each turn's estimate, `_turn_tokens`): the kept turns are not counted again.
+    after = (
+        estimate_tokens(out)
+        if turn_tokens is None
+        else estimate_tokens(out[: len(out) - sum(len(t) for t in layout.turns[first_kept:])])
+        + turn_tokens.kept_from(first_kept)
     )
+    return TrimResult(out, True, dropped_messages, len(dropped), len(layout.turns) - first_kept, tokens_before, after)
+
+
+# A breadcrumb's estimate by its text: each pass that makes the same cut builds a new breadcrumb (its
+# own object, as every marker), and counting its listing again was a tenth of a repeat pass. The
+# estimate is a function of the text alone; bounded, as the texts of a session's cuts are few.
+_BREADCRUMB_TOKENS: dict[str, int] = {}
+
+
+def _priced_breadcrumb(messages: int, turns: int, listing: str = "") -> ModelRequest:
+    breadcrumb = make_breadcrumb(messages, turns, listing)
+    text = marker_text(breadcrumb) or ""
+    known = _BREADCRUMB_TOKENS.get(text)
+    if known is None:
+        if len(_BREADCRUMB_TOKENS) >= 64:
+            _BREADCRUMB_TOKENS.clear()
+        _BREADCRUMB_TOKENS[text] = message_tokens(breadcrumb)
+    else:
+        prime_message_tokens([breadcrumb], [known])
+    return breadcrumb
 
 
 def _unchanged(messages: list[ModelMessage], layout: Layout, tokens: int) -> TrimResult:
     return TrimResult(messages, False, 0, 0, len(layout.turns), tokens, tokens)
 
 
-def _keep_from(layout: Layout, fits: Callable[[int, int], bool]) -> int:
+class _TurnTokens:
+    """Each turn's estimate, counted when first asked for: a cut walks back from the newest turn and
+    sums only the turns it keeps, so the dropped ones are never counted."""
+
+    __slots__ = ("_turns", "_known")
+
+    def __init__(self, layout: Layout) -> None:
+        self._turns = layout.turns
+        self._known: dict[int, int] = {}
+
+    def __getitem__(self, i: int) -> int:
+        known = self._known.get(i)
+        if known is None:
+            known = self._known[i] = sum_message_tokens(self._turns[i].messages)
+        return known
+
+    def kept_from(self, first: int) -> int:
+        """The estimate of turns[first:]."""
+        return sum(self[i] for i in range(first, len(self._turns)))
+
+
+def _keep_from(layout: Layout, fits: Callable[[int, int], bool], turn_tokens: _TurnTokens | None = None) -> int:
     """Index of the oldest turn to keep: walk back from the newest while `fits(tokens, messages)`."""
     turns = layout.turns
     tokens = messages = 0
     first = len(turns)
     for i in range(len(turns) - 1, -1, -1):
-        t_tokens = sum(message_tokens(m) for m in turns[i].messages)
+        t_tokens = turn_tokens[i] if turn_tokens is not None else sum(message_tokens(m) for m in turns[i].messages)
         if first < len(turns) and not fits(tokens + t_tokens, messages + len(turns[i])):
             break
         tokens += t_tokens
@@ -340,23 +356,28 @@ def trim_to_recent_turns(
     (`layout`/`tokens`: already computed `segment(messages)` / `estimate_tokens(messages)`.)
     """
     source = separate_markers(messages)
+    return _drop_turns(source, budget_tokens, layout or segment(source), tokens)
+
+
+def _drop_turns(source: list[ModelMessage], budget_tokens: int, layout: Layout, tokens: int | None) -> TrimResult:
+    """`trim_to_recent_turns` over markers already separated."""
     tokens_before = estimate_tokens(source) if tokens is None else tokens
-    layout = layout or segment(source)
     if tokens_before <= budget_tokens or len(layout.turns) <= 1:
         return _unchanged(source, layout, tokens_before)
     # Price the fixed part (system prefix + a breadcrumb with generous digits) before choosing turns.
-    fixed = estimate_tokens(_system_head(layout, 1)) + message_tokens(make_breadcrumb(10**6, 10**4))
-    first = _keep_from(layout, lambda tokens, _n: fixed + tokens <= budget_tokens)
+    fixed = estimate_tokens(_system_head(layout, 1)) + message_tokens(_priced_breadcrumb(10**6, 10**4))
+    turn_tokens = _TurnTokens(layout)
+    first = _keep_from(layout, lambda tokens, _n: fixed + tokens <= budget_tokens, turn_tokens)
     # first == 0: every turn fits next to a breadcrumb, so the history is over budget only because of
     # its earlier markers (a summary, a compact pair, several markers). Markers are replaced only by a
     # cut, so the cheapest real cut is the oldest turn — it fits, since the whole of it did.
     first = max(first, 1)
-    cut = _cut(layout, first, tokens_before, budget_tokens)
+    cut = _cut(layout, first, tokens_before, budget_tokens, turn_tokens)
     # The breadcrumb's listing of the removed turns was not priced above (it depends on the cut): one
     # more turn goes while it tips the result over (the listing is capped, so this ends).
     while cut.tokens_after > budget_tokens and first < len(layout.turns) - 1:
         first += 1
-        cut = _cut(layout, first, tokens_before, budget_tokens)
+        cut = _cut(layout, first, tokens_before, budget_tokens, turn_tokens)
     if cut.tokens_after >= tokens_before:
         # Only the newest turn would be left (still over budget) and the older turns weigh less than
         # the breadcrumb: the cut would lose turns and gain nothing. Leave it to the step shrink.
@@ -439,7 +460,7 @@ def _shrink_message(message: ModelMessage, cap: int) -> tuple[ModelMessage, int]
 
 def _shrink_message_uncached(message: ModelMessage, cap: int) -> tuple[ModelMessage, int]:
     if isinstance(message, ModelRequest):
-        new, n, _, _ = _truncate_in(message, cap)
+        new, n, _, _ = truncate_in(message, cap)
         return new, n
     if isinstance(message, ModelResponse):
         parts = list(message.parts)
@@ -556,15 +577,11 @@ def fit_to_budget(
     tokens = tokens_before
 
     layout = layout or segment(current)
-    tool = trim_tool_returns(current, tool_output_trim_chars, layout=layout, target_tokens=goal, stub=stub)
+    tool = _trim_outputs(current, tool_output_trim_chars, layout, goal, stub, tokens)
     cut_outputs: dict[int, int] = {}  # id(truncated message) → how many of its outputs were cut
     if tool.trimmed:
-        after = estimate_tokens(tool.messages)
-        cut_outputs = {
-            id(new): sum(1 for a, b in zip(new.parts, old.parts, strict=False) if a is not b)
-            for new, old in zip(tool.messages, current, strict=False)
-            if new is not old
-        }
+        after = estimate_tokens(tool.messages) if tool.tokens is None else tool.tokens
+        cut_outputs = tool.cut_outputs
         events.append(
             HistoryTrimmed(
                 reason=reason,
@@ -579,7 +596,7 @@ def fit_to_budget(
         current, tokens, layout = tool.messages, after, tool.layout
 
     if tokens > goal:
-        cut = trim_to_recent_turns(current, goal, layout=layout, tokens=tokens)
+        cut = _drop_turns(current, goal, layout or segment(current), tokens)
         if cut.trimmed:
             event = cut.to_event(reason, budget_tokens)
             if events:
