@@ -28,8 +28,11 @@ from co_tui.governance.tokens import (
 )
 from co_tui.governance.truncation import (
     TRUNCATION_MARK,
+    ToolTrimResult,
     is_truncated_output,
     output_note,
+    trim_outputs,
+    trim_tool_returns,
     truncate_in,
     truncate_text,
 )
@@ -55,145 +58,6 @@ __all__ = [
 # Progressive caps for the in-turn step shrink; the last one keeps only the truncation note.
 SHRINK_LEVELS = (1000, 200, 0)
 KEEP_STEPS = 3
-
-
-@dataclass(frozen=True)
-class ToolTrimResult:
-    """Result of `trim_tool_returns`. `chars_before`/`chars_after`: text of the truncated parts only."""
-
-    messages: list[ModelMessage]
-    trimmed_parts: int
-    chars_before: int
-    chars_after: int
-    layout: Layout | None = field(default=None, repr=False, compare=False)  # of `messages`, for reuse
-    # The estimate of `messages` when the trim kept count of it (a `target_tokens` trim), else None.
-    tokens: int | None = field(default=None, repr=False, compare=False)
-    # id(truncated message) → how many of its outputs were cut.
-    cut_outputs: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
-
-    @property
-    def trimmed(self) -> bool:
-        """Whether any tool output was truncated."""
-        return self.trimmed_parts > 0
-
-
-def _remap(layout: Layout, messages: list[ModelMessage]) -> Layout:
-    """The layout of `messages`, a same-shape copy of `layout.messages` with some messages replaced."""
-    return Layout(
-        messages,
-        list(layout.system),
-        list(layout.markers),
-        [Turn([messages[i] for i in t.indices], list(t.indices), t.has_prompt) for t in layout.turns],
-    )
-
-
-def trim_tool_returns(
-    messages: Sequence[ModelMessage],
-    max_chars: int,
-    *,
-    layout: Layout | None = None,
-    target_tokens: int | None = None,
-    stub: bool = False,
-) -> ToolTrimResult:
-    """Truncate `ToolReturnPart` content longer than `max_chars` in every turn but the newest.
-
-    Content becomes `content[:max_chars] + "\n[…truncated, {N} chars total]"`; dict/list content is
-    JSON-serialised to measure and to cut. `tool_name`, `tool_call_id` and every other field are
-    kept. `max_chars <= 0` disables. Content holding media (images, files) is left alone.
-    With `target_tokens`, outputs are cut oldest first, message by message, only until the history's
-    estimate is at or under it — one batch, so later passes find nothing left to re-truncate while
-    the history is under the budget (docs/context-governance.md, "Economy").
-    With `stub`, an output that has a handle (governance/handles.py: `recall` returns it whole) is
-    cleared to its one-line note instead — nothing is lost, so nothing of it needs to stay
-    (docs/context-governance.md, "The stub policy"); outputs without a handle are cut to `max_chars`.
-    (`layout`: an already computed `segment(messages)`, to save a pass.)
-    """
-    source = separate_markers(messages)
-    return _trim_outputs(source, max_chars, layout or segment(source), target_tokens, stub)
-
-
-@dataclass(frozen=True)
-class _TurnTrim:
-    """One turn's old outputs cut: (position in the turn, new message, outputs cut) per changed
-    message, the totals, and the change in the turn's estimate (≤ 0)."""
-
-    changed: tuple[tuple[int, ModelMessage, int], ...] = ()
-    cut: int = 0
-    before: int = 0
-    after: int = 0
-    delta: int = 0
-
-
-# A turn's outputs cut to a cap, memoised on its first message like a cut note's line (cut_notes.py):
-# the key is the turn's messages (the first by identity, the others in a tuple compared by identity
-# first), the cap and the mode, and every value is a function of those — messages are never mutated.
-# A repeat pass takes whole turns from here instead of asking each message's memo.
-_TURN_TRIMS: _IdentityCache[_TurnTrim] = _IdentityCache()
-
-
-def _truncated_turn(turn: Turn, max_chars: int, stub: bool) -> _TurnTrim:
-    first = turn.messages[0]
-    key = (max_chars, stub, id(first.parts), len(first.parts), tuple(turn.messages[1:]))
-    found = _TURN_TRIMS.get(first, key)
-    if found is None:
-        found = _truncated_turn_until(turn, max_chars, stub, None)
-        _TURN_TRIMS.put(first, key, found)
-    return found
-
-
-def _truncated_turn_until(turn: Turn, max_chars: int, stub: bool, excess: int | None) -> _TurnTrim:
-    """`turn`'s requests with their outputs cut, oldest first, while the history is over its goal by
-    `excess` tokens (None: all of them)."""
-    changed: list[tuple[int, ModelMessage, int]] = []
-    cut = before = after = delta = 0
-    for pos, message in enumerate(turn.messages):
-        if excess is not None and excess + delta <= 0:
-            break
-        if not isinstance(message, ModelRequest):  # only a request holds tool outputs
-            continue
-        new, n, b, a = truncate_in(message, max_chars, stub)
-        if n:
-            changed.append((pos, new, n))
-            cut += n
-            before += b
-            after += a
-            delta += message_tokens(new) - message_tokens(message)
-    return _TurnTrim(tuple(changed), cut, before, after, delta)
-
-
-def _trim_outputs(
-    source: list[ModelMessage],
-    max_chars: int,
-    layout: Layout,
-    target_tokens: int | None,
-    stub: bool,
-    tokens: int | None = None,
-) -> ToolTrimResult:
-    """`trim_tool_returns` over markers already separated (`tokens`: their estimate, when known)."""
-    if max_chars <= 0:
-        return ToolTrimResult(source, 0, 0, 0, layout)
-    out = list(source)
-    cut = before = after = 0
-    if target_tokens is not None and tokens is None:
-        tokens = estimate_tokens(source)
-    cut_outputs: dict[int, int] = {}
-    for turn in layout.turns[:-1]:
-        if target_tokens is not None and tokens is not None and tokens <= target_tokens:
-            break
-        whole = _truncated_turn(turn, max_chars, stub)
-        if tokens is not None and target_tokens is not None and tokens + whole.delta <= target_tokens:
-            whole = _truncated_turn_until(turn, max_chars, stub, tokens - target_tokens)
-        for pos, new, n in whole.changed:
-            out[turn.indices[pos]] = new
-            cut_outputs[id(new)] = n
-        cut += whole.cut
-        before += whole.before
-        after += whole.after
-        if tokens is not None:
-            tokens += whole.delta
-    if not cut:
-        return ToolTrimResult(source, 0, 0, 0, layout, tokens)
-    return ToolTrimResult(out, cut, before, after, _remap(layout, out), tokens, cut_outputs)
 
 
 def min_cut_tokens(budget_tokens: int) -> int:
@@ -577,7 +441,7 @@ def fit_to_budget(
     tokens = tokens_before
 
     layout = layout or segment(current)
-    tool = _trim_outputs(current, tool_output_trim_chars, layout, goal, stub, tokens)
+    tool = trim_outputs(current, tool_output_trim_chars, layout, goal, stub, tokens)
     cut_outputs: dict[int, int] = {}  # id(truncated message) → how many of its outputs were cut
     if tool.trimmed:
         after = estimate_tokens(tool.messages) if tool.tokens is None else tool.tokens

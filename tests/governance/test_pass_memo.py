@@ -1,5 +1,5 @@
 """A pass with known counts (issue 44): a cut note lists what it lists once per cut and renders no
-more lines than it keeps; the per-turn memos of the pass (`cut_notes._LINES`, `trim._TURN_TRIMS`,
+more lines than it keeps; the per-turn memos of the pass (`cut_notes._LINES`, `truncation._TURN_TRIMS`,
 `trim._BREADCRUMB_TOKENS`) never change a result, and the pass never touches its input."""
 
 import copy
@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import pytest
 from support.builders import breadcrumb, calls, results, tool_turn, user
 
-from co_tui.governance import cut_notes
+from co_tui.governance import cut_notes, truncation
 from co_tui.governance import trim as trim_module
 from co_tui.governance.handles import stamp_handles
 from co_tui.governance.markers import marker_text
@@ -56,7 +56,7 @@ def _eager_listing(layout, dropped: int, room: int, start: int = 0) -> str:
 
 def _forget(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cut_notes, "_LINES", _IdentityCache())
-    monkeypatch.setattr(trim_module, "_TURN_TRIMS", _IdentityCache())
+    monkeypatch.setattr(truncation, "_TURN_TRIMS", _IdentityCache())
     monkeypatch.setattr(trim_module, "_BREADCRUMB_TOKENS", {})
 
 
