@@ -79,6 +79,10 @@ class HistoryTrimmed:
     branch_from: int | None = None
     branch_to: int | None = None
     rewound_to_turn: int | None = None
+    # A pass that cut (reasons `token_budget`, `message_count`): how many older tool outputs became
+    # a note naming an identical newer one still in context (docs/context-governance.md, "Repeated
+    # reads"). 0 for every other event.
+    deduplicated_outputs: int = 0
 
     type: Literal["history_trimmed"] = "history_trimmed"
 

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelRequestPart, ModelResponse, SystemPromptPart
 
 from co_tui.governance.cut_notes import listing_room, removed_listing
+from co_tui.governance.dedup import dedupe_outputs
 from co_tui.governance.events import HistoryTrimmed, Reason, Strategy
 from co_tui.governance.markers import make_breadcrumb, marker_text, separate_markers
 from co_tui.governance.tokens import (
@@ -408,13 +409,16 @@ def fit_to_budget(
     target_tokens: int | None = None,
     min_cut_tokens: int = 0,
     stub: bool = False,
+    dedupe: bool = True,
 ) -> FitResult:
     """The whole zero-LLM pipeline, run only when over `budget_tokens` (the trigger).
 
     It then cuts down to the goal: `target_tokens` (the low-water mark, `compact_target` × the
     budget; default: the budget itself), and lower still if needed so the pass frees at least
-    `min_cut_tokens` — no small cuts (docs/context-governance.md, "Economy"). In order, each rule
-    only while the history is over the goal:
+    `min_cut_tokens` — no small cuts (docs/context-governance.md, "Economy"). First, as the pass cuts
+    anyway, with `dedupe` every older tool output identical to a newer one becomes a note naming it
+    (`dedup.dedupe_outputs`, never in the newest turn). Then, in order, each rule only while the
+    history is over the goal:
 
     1. truncate old tool outputs, oldest first, as many as needed (`trim_tool_returns`; never the
        newest turn; with `stub`, those `recall` can bring back are cleared to their note);
@@ -425,7 +429,8 @@ def fit_to_budget(
     `turn_trim`, `step_shrink`; `reason` as given) — except that an output trim followed by a turn
     drop is one `turn_trim` event: the drop removed the outputs the trim had cut first, so one
     banner says what the pass did (its `tokens_before` the pass's, its note the outputs of the kept
-    turns that stay cut). A pass that frees less than the minimum or stops
+    turns that stay cut). Outputs the dedup noted are counted in the pass's first event
+    (`deduplicated_outputs`, its `tokens_before` the pass's); alone, it is a `tool_output_trim`. A pass that frees less than the minimum or stops
     above the goal does so only because the rules ran out (the newest turn is all that is left).
     `.fits` is whether the result is within `budget_tokens`; when even all of that is not enough it
     is false and the caller surfaces an error — never a loop, never a history cut down to the breadcrumb.
@@ -441,6 +446,12 @@ def fit_to_budget(
     tokens = tokens_before
 
     layout = layout or segment(current)
+    deduplicated = 0
+    if dedupe:
+        dedup = dedupe_outputs(current, layout, tokens)
+        if dedup.changed:
+            deduplicated = dedup.deduplicated
+            current, tokens, layout = dedup.messages, dedup.tokens_after, dedup.layout
     tool = trim_outputs(current, tool_output_trim_chars, layout, goal, stub, tokens)
     cut_outputs: dict[int, int] = {}  # id(truncated message) → how many of its outputs were cut
     if tool.trimmed:
@@ -489,4 +500,37 @@ def fit_to_budget(
             )
             current, tokens = shrink.messages, shrink.tokens_after
 
+    if deduplicated:
+        kept = len(layout.turns) if layout else 0  # read only when the dedup alone cut: its layout
+        events = _with_dedup(events, deduplicated, reason, kept, tokens_before, tokens, budget_tokens)
     return FitResult(current, tokens <= budget_tokens, events, tokens_before, tokens)
+
+
+def _with_dedup(
+    events: list[HistoryTrimmed],
+    count: int,
+    reason: Reason,
+    kept_turns: int,
+    tokens_before: int,
+    tokens_after: int,
+    budget_tokens: int,
+) -> list[HistoryTrimmed]:
+    """The pass's events with its dedup counted in the first (one pass, one banner), or the one
+    event of a pass whose dedup alone reached the goal."""
+    words = f"{count} repeated tool output{'s' if count != 1 else ''} replaced by a note naming the newer copy"
+    if not events:
+        return [
+            HistoryTrimmed(
+                reason=reason,
+                strategy="tool_output_trim",
+                kept_turns=kept_turns,
+                tokens_before=tokens_before,
+                tokens_after=tokens_after,
+                budget_tokens=budget_tokens,
+                note=words,
+                deduplicated_outputs=count,
+            )
+        ]
+    first = events[0]
+    note = f"{words}; {first.note}" if first.note else words
+    return [replace(first, tokens_before=tokens_before, note=note, deduplicated_outputs=count), *events[1:]]

@@ -29,6 +29,7 @@ __all__ = [
     "truncate_in",
     "ToolTrimResult",
     "trim_tool_returns",
+    "remap",
 ]
 
 TRUNCATION_MARK = "[…truncated"  # how a shortened tool output's last line starts (the TUI badges it)
@@ -172,7 +173,7 @@ class ToolTrimResult:
         return self.trimmed_parts > 0
 
 
-def _remap(layout: Layout, messages: list[ModelMessage]) -> Layout:
+def remap(layout: Layout, messages: list[ModelMessage]) -> Layout:
     """The layout of `messages`, a same-shape copy of `layout.messages` with some messages replaced."""
     return Layout(
         messages,
@@ -288,4 +289,4 @@ def trim_outputs(
             tokens += whole.delta
     if not cut:
         return ToolTrimResult(source, 0, 0, 0, layout, tokens)
-    return ToolTrimResult(out, cut, before, after, _remap(layout, out), tokens, cut_outputs)
+    return ToolTrimResult(out, cut, before, after, remap(layout, out), tokens, cut_outputs)
