@@ -59,6 +59,8 @@ _EXPORTS: dict[str, str] = {
     # `!command` typed in the prompt (user_shell.py)
     "bang_command": "bang",
     "USER_SHELL_TOOL": "bang",
+    "ShellPreview": "shell_preview",
+    "shell_preview": "shell_preview",
     # opening sessions (opening.py) and the saved ones
     "OpenSessionError": "opening",
     "exit_code_for": "opening",
@@ -99,6 +101,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.ask_cut import PlannedCut
     from co_tui.session.bang import USER_SHELL_TOOL, bang_command
+    from co_tui.session.shell_preview import ShellPreview, shell_preview
     from co_tui.session.banner import REASON_TEXT, banner_details, banner_line, strategy_text
     from co_tui.session.branching import BranchRow, RewindPoint, Rewound
     from co_tui.session.context_breakdown import CATEGORY_TITLES, ContextBreakdown, apportion

@@ -133,10 +133,12 @@ PROMPT_FORMS: tuple[PromptFormSpec, ...] = (
         "!command",
         "Run a shell command in the workspace, asked as the model's `run_shell` is (`a` in the dialog "
         "allows its prefix for the session, as for the model's commands; see `/permissions`), even when "
-        "`allow_shell` is off. Its output goes into the conversation as a `$ command` row (its title adds "
-        "`· exit 2`, `· timed out` or `· stopped` when the command did not succeed): the model sees "
-        "it with your next prompt, the meter counts it, and old outputs are shortened and recallable like "
-        "any tool output. Esc or Ctrl+C stops it (the output so far is kept). `!` alone is a prompt",
+        "`allow_shell` is off. Its row shows the output's first 10 lines, `+N lines` when there are more "
+        "(Enter on the row opens them all) and how it ended (`exit 0`, `exit 2`…; the title adds "
+        "`· exit 2`, `· timed out` or `· stopped` when the command did not succeed). The output goes into "
+        "the conversation: the model sees it with your next prompt, the meter counts it, and old outputs "
+        "are shortened and recallable like any tool output. Esc or Ctrl+C stops it (the output so far is "
+        "kept). `!` alone is a prompt",
     ),
     PromptFormSpec(
         "@path",
