@@ -101,7 +101,6 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.ask_cut import PlannedCut
     from co_tui.session.bang import USER_SHELL_TOOL, bang_command
-    from co_tui.session.shell_preview import ShellPreview, shell_preview
     from co_tui.session.banner import REASON_TEXT, banner_details, banner_line, strategy_text
     from co_tui.session.branching import BranchRow, RewindPoint, Rewound
     from co_tui.session.context_breakdown import CATEGORY_TITLES, ContextBreakdown, apportion
@@ -147,6 +146,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         Turns,
     )
     from co_tui.session.saved_session import SessionHit, SessionMeta
+    from co_tui.session.shell_preview import ShellPreview, shell_preview
     from co_tui.session.store_errors import StoreError
     from co_tui.session.store_search import hit_segments
     from co_tui.session.store_tail import SessionTail

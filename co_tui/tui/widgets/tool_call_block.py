@@ -120,11 +120,13 @@ class ToolCallBlock(Collapsible):
         self._refresh_title()
 
     def compose(self) -> ComposeResult:
+        """The collapsible's title and contents, then a `!command`'s output head (shown closed)."""
         yield from super().compose()
         if self.tool_name == USER_SHELL_TOOL:
             yield self._inline
 
     def watch_collapsed(self, collapsed: bool) -> None:
+        """Opened, the result shows the whole output: the head under the title goes."""
         self._inline.set_class(not collapsed, "-opened")
 
     def set_result(self, content: str, chars: int, *, is_error: bool = False) -> None:
