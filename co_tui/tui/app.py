@@ -34,6 +34,7 @@ from textual.app import App
 from textual.worker import Worker
 
 from co_tui.agent.permissions import Permissions, offer
+from co_tui.tui import alt_enter
 from co_tui.tui.commands import closest_command, find_command
 from co_tui.tui.controller import ChatController, internal_error
 from co_tui.tui.early_input import EarlyInput
@@ -101,6 +102,7 @@ class CoTuiApp(App[int]):
         continue_latest: bool = False,
     ) -> None:
         super().__init__()
+        alt_enter.install()  # ESC CR (Alt+Enter in tmux and most terminals) starts a new line
         # A loader is called in the start-up worker: pydantic-settings must not delay the first frame.
         self._load_settings: Callable[[], Settings] | None = settings if callable(settings) else None
         self.settings: Settings | None = None if callable(settings) else settings
@@ -360,6 +362,21 @@ class CoTuiApp(App[int]):
         """ctrl+end: jump to the end of the chat, which then follows new output again."""
         if not self._chat_gone():
             self.chat.log_view.scroll_to_end()
+
+    def action_scroll_chat(self, where: str) -> None:
+        """PgUp / PgDn (with Shift too) and ctrl+home, from the prompt: scroll the chat. Paging down
+        to its end follows new output again, as ctrl+end does."""
+        if self._chat_gone():
+            return
+        log = self.chat.log_view
+        if where == "home":
+            log.scroll_home(animate=False, immediate=True)
+        elif where == "page_up":
+            log.scroll_page_up(animate=False)
+        elif log.scroll_y + log.scrollable_content_region.height >= log.max_scroll_y:
+            log.scroll_to_end()
+        else:
+            log.scroll_page_down(animate=False)
 
     async def action_undo(self) -> None:
         """/undo: undo the newest cut or compaction still in effect (docs/context-governance.md)."""

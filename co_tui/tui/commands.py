@@ -115,6 +115,12 @@ KEYS: tuple[KeySpec, ...] = (
     # Not priority: the prompt runs it itself, after the keys typed before it (PromptInput.BINDINGS).
     KeySpec("ctrl+c", "ctrl_c", "Clear the prompt, else interrupt; twice quits", show=False),
     KeySpec("ctrl+end", "scroll_chat_end", "Jump to the end of the chat", show=False),
+    # priority: the prompt (a TextArea) pages its own cursor with them; a one-line prompt has no pages.
+    KeySpec("pageup,shift+pageup", "scroll_chat('page_up')", "Scroll the chat up a page", show=False, priority=True),
+    KeySpec(
+        "pagedown,shift+pagedown", "scroll_chat('page_down')", "Scroll the chat down a page", show=False, priority=True
+    ),
+    KeySpec("ctrl+home", "scroll_chat('home')", "Jump to the start of the chat", show=False, priority=True),
 )
 
 

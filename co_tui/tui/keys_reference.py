@@ -58,8 +58,9 @@ what the model sees without telling you (and the model).
   it, the first one too, in the order typed. A row's own letter (`r` below) acts only when
   pressed on its own, not as the first letter of typed text.
 - **Following the chat**: the chat stays at its end as output arrives. Scroll up (the wheel, the
-  scrollbar) and it stays where you are, with `↓ new output below` under it; `Ctrl+End` or a click
-  on that line goes back to the end, and so does sending a prompt. A row opened with Enter stays in
+  scrollbar, PgUp or Ctrl+Home from the prompt) and it stays where you are, with `↓ new output
+  below` under it; `Ctrl+End`, PgDn to the end or a click on that line goes back to the end, and so
+  does sending a prompt. A row opened with Enter stays in
   view until the next item arrives.
   `/compact` and `/clear` leave their own banners (`Conversation compacted`, `Conversation cleared`).
   `/compact` (and `Ctrl+K`) first shows what it will summarise and the estimated size after:
@@ -255,8 +256,12 @@ def reference_markdown() -> str:
         "",
         "## In the prompt",
         "",
-        "Enter sends; `Ctrl+J` (or Alt+Enter, Shift+Enter) starts a new line; ↑ and ↓ on the first and",
-        "last line bring back earlier prompts.",
+        "Enter sends; `Ctrl+J`, `Alt+Enter` or `Shift+Enter` starts a new line; ↑ and ↓ on the first and",
+        "last line bring back earlier prompts. `Ctrl+J` works in every terminal. `Alt+Enter` works where",
+        "the terminal sends it as ESC CR: tmux, xterm, GNOME Terminal, Konsole, Windows Terminal, iTerm2",
+        "(Option as Meta), and the kitty-protocol terminals. `Shift+Enter` works in the terminals with the",
+        "kitty keyboard protocol (kitty, WezTerm, foot, Ghostty); elsewhere it sends what Enter sends, and",
+        "sends the prompt.",
         "",
         prompt_forms_table(),
         "",
