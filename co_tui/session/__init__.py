@@ -77,6 +77,8 @@ _EXPORTS: dict[str, str] = {
     "hit_segments": "store_search",
     "SessionTail": "store_tail",
     "StoreError": "store_errors",
+    "SessionBusy": "session_lock",
+    "busy_elsewhere": "session_lock",
     "FORMATS": "export",
     "render_saved": "export",
     "tight_budget_warning": "oversize",
@@ -146,6 +148,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         Turns,
     )
     from co_tui.session.saved_session import SessionHit, SessionMeta
+    from co_tui.session.session_lock import SessionBusy, busy_elsewhere
     from co_tui.session.shell_preview import ShellPreview, shell_preview
     from co_tui.session.store_errors import StoreError
     from co_tui.session.store_search import hit_segments

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 from textual import events, work
 from textual.app import App
+from textual.timer import Timer
 from textual.worker import Worker
 
 from co_tui.agent.permissions import Permissions, offer
@@ -91,6 +92,7 @@ class CoTuiApp(App[int]):
     CSS_PATH = Path(__file__).parent / "screens" / "chat.tcss"
     COMMANDS = App.COMMANDS | {SlashCommandProvider}
     # The keys of the registry are bound on ChatScreen (so they do not fire behind a dialog).
+    quit_window_s = 2.0  # a second ctrl+c quits only this soon after the first
 
     def __init__(
         self,
@@ -115,7 +117,8 @@ class CoTuiApp(App[int]):
         self._mcp_worker: Worker[None] | None = None  # runs the session's MCP servers
         self.early_input = EarlyInput()  # what is typed or pasted before the prompt is ready
         self.type_ahead = TypeAhead()  # keys typed while a row has focus go to the prompt
-        self._quit_armed = False  # the last key was a ctrl+c: another one quits
+        self._quit_armed = False  # the last key was a ctrl+c: another one quits, within the window
+        self._quit_window: Timer | None = None  # closes it (`quit_window_s` after the first press)
         self._esc_armed = False  # the last key was an esc on an empty idle prompt: another one rewinds
         # This app's key timings: its driver, prompt and chat screen note keys here (tui/input_clock.py).
         self.key_clock = KeyClock()
@@ -246,7 +249,8 @@ class CoTuiApp(App[int]):
     async def action_ctrl_c(self) -> None:
         """ctrl+c, as in Claude Code and Codex: a selection in the prompt is copied; else the prompt
         is cleared when it has text, or a running answer interrupted when it is empty; pressed again
-        right after (no other key between), co-tui quits. The first press says so under the prompt."""
+        right after (no other key between, within `quit_window_s`), co-tui quits. The first press says
+        so under the prompt, until the window closes."""
         chat = self.chat
         prompt = chat.prompt
         if prompt.selected_text:
@@ -264,7 +268,17 @@ class CoTuiApp(App[int]):
         else:
             done = ""
         self._quit_armed = True
-        chat.show_hint(f"{done + ' · ' if done else ''}ctrl+c again quits", info=True)
+        hint = f"{done + ' · ' if done else ''}ctrl+c again quits"
+        chat.show_hint(hint, info=True)
+        if self._quit_window is not None:
+            self._quit_window.stop()
+        self._quit_window = self.set_timer(self.quit_window_s, partial(self._close_quit_window, hint))
+
+    def _close_quit_window(self, hint: str) -> None:
+        """The second ctrl+c came too late to be meant as one: it no longer quits, and its hint goes."""
+        self._quit_armed, self._quit_window = False, None
+        if not self._chat_gone() and str(self.chat.query_one("#hint").render()) == hint:
+            self.chat.clear_hint()
 
     def action_interrupt(self) -> None:
         """Esc: stop the running turn (the partial answer stays) or compaction. On an empty, idle
@@ -869,9 +883,10 @@ class CoTuiApp(App[int]):
                 store=store,
             )
         except Exception as exc:  # OpenSessionError and anything else: one line
-            from co_tui.session import exit_code_for
+            from co_tui.session import SessionBusy, exit_code_for
 
-            self.post_message(SessionFailed(str(exc) or type(exc).__name__, exit_code_for(exc)))
+            busy = isinstance(exc, SessionBusy)
+            self.post_message(SessionFailed(str(exc) or type(exc).__name__, exit_code_for(exc), busy=busy))
             return
         self.post_message(SessionReady(session))
 
@@ -1007,7 +1022,7 @@ class CoTuiApp(App[int]):
     async def on_session_failed(self, message: SessionFailed) -> None:
         """A session did not open (`ChatController.session_failed`: at start-up the app leaves)."""
         release_collections_after_start_up()
-        await self.controller.session_failed(message.message, message.exit_code)
+        await self.controller.session_failed(message.message, message.exit_code, busy=message.busy)
 
 
 def run_app(

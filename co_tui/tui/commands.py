@@ -113,7 +113,7 @@ KEYS: tuple[KeySpec, ...] = (
     KeySpec("f1", "show_help", "Help"),
     KeySpec("ctrl+q", "quit", "Quit", priority=True),
     # Not priority: the prompt runs it itself, after the keys typed before it (PromptInput.BINDINGS).
-    KeySpec("ctrl+c", "ctrl_c", "Clear the prompt, else interrupt; twice quits", show=False),
+    KeySpec("ctrl+c", "ctrl_c", "Clear the prompt, else interrupt; twice within 2 s quits", show=False),
     KeySpec("ctrl+end", "scroll_chat_end", "Jump to the end of the chat", show=False),
     # priority: the prompt (a TextArea) pages its own cursor with them; a one-line prompt has no pages.
     KeySpec("pageup,shift+pageup", "scroll_chat('page_up')", "Scroll the chat up a page", show=False, priority=True),
