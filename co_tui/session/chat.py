@@ -228,6 +228,8 @@ class ChatSession(AppliesEdits):
             yield refused
             yield Done(output="", failed=True)
             return
+        if choice == "over_budget" and (plan := self.plan_send(sent)) is not None:
+            yield Notice(message=plan.over_budget_line)  # a trace in the chat of what was chosen
         self.busy = True
         try:
             async for event in self.runner.run(sent, choice, typed=prompt):

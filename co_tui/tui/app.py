@@ -55,7 +55,7 @@ from co_tui.tui.messages import (
     SessionReady,
 )
 from co_tui.tui.palette import SlashCommandProvider
-from co_tui.tui.screens.arming import ArmedAnswers, arming
+from co_tui.tui.screens.arming import ArmedAnswers, arming, arming_seconds
 from co_tui.tui.screens.chat import RESUME_ENTRIES, ChatScreen
 from co_tui.tui.type_ahead import TypeAhead, types_text
 
@@ -119,6 +119,7 @@ class CoTuiApp(App[int]):
         self.type_ahead = TypeAhead()  # keys typed while a row has focus go to the prompt
         self._quit_armed = False  # the last key was a ctrl+c: another one quits, within the window
         self._quit_window: Timer | None = None  # closes it (`quit_window_s` after the first press)
+        self._typed_at = float("-inf")  # when the last key that types text came (a dialog's burst)
         self._esc_armed = False  # the last key was an esc on an empty idle prompt: another one rewinds
         # This app's key timings: its driver, prompt and chat screen note keys here (tui/input_clock.py).
         self.key_clock = KeyClock()
@@ -782,7 +783,13 @@ class CoTuiApp(App[int]):
         """A key typed on the chat screen while a row or the log has focus goes to the prompt, in
         order (tui/type_ahead.py); True when taken there. So does a key that types text while a
         dialog's answers are not armed yet (screens/arming.py): it was meant for the prompt."""
-        if (dialog := arming(self.screen)) is not None:
+        typing = types_text(event)
+        burst = typing and event.time - self._typed_at < arming_seconds()
+        dialog = arming(self.screen, burst=burst, key=event.key if typing else None)
+        if typing:  # a key that answered an armed dialog is no typing: the next one may answer too
+            answers = dialog is None and isinstance(self.screen, ArmedAnswers)
+            self._typed_at = float("-inf") if answers else event.time
+        if dialog is not None:
             return self._to_prompt_under_dialog(dialog, event)
         chat = self.screen
         if not isinstance(chat, ChatScreen) or not chat.is_mounted:
@@ -795,7 +802,9 @@ class CoTuiApp(App[int]):
         """Key `event`, typed while `dialog` (on top) arms: text goes to the chat's prompt when the dialog
         is over the chat (else it is dropped) and the arming starts again; True when taken. Any other key goes to
         the dialog, whose answers are inert."""
-        if not types_text(event):
+        from textual.widgets import Input
+
+        if not types_text(event) or isinstance(self.screen.focused, Input):  # a dialog's own field types
             return False
         dialog.typed()
         under = self.screen_stack[-2] if len(self.screen_stack) > 1 else None

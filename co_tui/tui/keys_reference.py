@@ -70,8 +70,9 @@ what the model sees without telling you (and the model).
   and after against the budget and the window, and what it costs the prompt cache (the meter says
   `asks before next send`). `c` cuts as planned and sends; `k` compacts with the focus typed in the
   dialog's field (Enter there too), then sends; `i` opens the history inspector to pin or evict, and
-  the question comes back with the new figures; `o` sends over the budget once (refused in one line
-  past the model's window); `Esc` (or `Ctrl+C`) cancels the send and puts the prompt back in the input. Inside a
+  the question comes back with the new figures; `o` sends over the budget once, and a line in the chat
+  says so with the figures (refused in one line past the model's window); its answers arm as an
+  approval's do; `Esc` (or `Ctrl+C`) cancels the send and puts the prompt back in the input. Inside a
   turn nothing is cut unless a request would pass the model's window (one line says so).
   After a summary or compaction the banner's details list what the summary kept and lost of the
   paths, names and numbers it covers (`kept 14 of 16 paths; lost: src/a.py, docs/b.md`); `r` on
@@ -193,8 +194,11 @@ def _approval_table(bindings: Iterable[Binding | tuple[str, ...]]) -> str:
     arming = (
         f"Its answers arm {ARMING_S:g} s after it appears (the buttons are dimmed and show no key until"
         " then), so a key meant for the prompt cannot answer it: text typed meanwhile goes to the prompt,"
-        " and each key starts the wait again. The /clear and delete-session confirmations arm the same way;"
-        " /compact's does not (`/undo` takes a compaction back, and `Ctrl+K` twice is its quick path)."
+        " and each key starts the wait again. Armed, a letter that is none of its answers, or one typed"
+        f" within {ARMING_S:g} s of the letter before it (`hello` typed on), still goes to the prompt and"
+        " starts the wait again: a key pressed on its own answers. The /clear and delete-session"
+        " confirmations and the ask dialog of `compact_mode` ask arm the same way; /compact's does not"
+        " (`/undo` takes a compaction back, and `Ctrl+K` twice is its quick path)."
     )
     # The six scroll keys share one action and one row.
     own = [b for b in bindings if isinstance(b, Binding)]
