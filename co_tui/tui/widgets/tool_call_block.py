@@ -10,7 +10,7 @@ from textual.content import Content
 from textual.widgets import Collapsible, Static
 
 from co_tui.session import USER_SHELL_TOOL
-from co_tui.text import escape_controls, one_line
+from co_tui.text import escape_controls, one_line, screen_text
 
 Status = Literal["running", "done", "error", "interrupted"]
 
@@ -23,10 +23,11 @@ def args_inline(args: str) -> str:
     try:
         data = json.loads(args) if args.strip() else {}
     except ValueError:
-        return one_line(args, ARGS_INLINE)
+        data = None
     if not isinstance(data, dict):
-        return one_line(args, ARGS_INLINE)
-    return one_line(", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in data.items()), ARGS_INLINE)
+        return one_line(escape_controls(args), ARGS_INLINE)
+    line = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in data.items())
+    return one_line(escape_controls(line), ARGS_INLINE)
 
 
 def shell_inline(args: str) -> str:
@@ -45,7 +46,7 @@ def shell_inline_output(content: str, chars: int) -> Content:
     from co_tui.session import shell_preview
 
     preview = shell_preview(content)
-    rows: list[str | tuple[str, str]] = [escape_controls(line, keep_lines=True) for line in preview.lines]
+    rows: list[str | tuple[str, str]] = [screen_text(line) for line in preview.lines]
     if preview.more:
         rows.append((f"+{preview.more} lines · enter opens the rest", "italic $text-muted"))
     elif chars > len(content):
@@ -59,11 +60,11 @@ def shell_inline_output(content: str, chars: int) -> Content:
 
 
 def args_pretty(args: str) -> str:
-    """Arguments pretty-printed for the expanded view."""
+    """Arguments pretty-printed for the expanded view (control characters escaped: `screen_text`)."""
     try:
-        return json.dumps(json.loads(args), indent=2, ensure_ascii=False) if args.strip() else "{}"
+        return screen_text(json.dumps(json.loads(args), indent=2, ensure_ascii=False)) if args.strip() else "{}"
     except ValueError:
-        return args
+        return screen_text(args)
 
 
 class ToolCallBlock(Collapsible):
@@ -148,7 +149,7 @@ class ToolCallBlock(Collapsible):
 
             self.recalled = recalled_what(content)
         shown = content if len(content) <= PREVIEW_CHARS else content[:PREVIEW_CHARS] + f"\n… ({chars:,} chars in all)"
-        self._result.update(Content(shown))
+        self._result.update(Content(screen_text(shown)))  # a file's or a command's bytes never drive the terminal
         if self.tool_name == USER_SHELL_TOOL:
             self._inline.update(shell_inline_output(content, chars))
             self._inline.set_class(False, "-empty")
@@ -176,7 +177,7 @@ class ToolCallBlock(Collapsible):
         if self.tool_name == USER_SHELL_TOOL:  # the user's own `!command`: shown as typed at a shell prompt
             parts += [("$ ", "bold $text-muted"), (shell_inline(self.args), "bold")]
         else:
-            parts += [(self.tool_name, "bold"), (f"({args_inline(self.args)})", "$text-muted")]
+            parts += [(escape_controls(self.tool_name), "bold"), (f"({args_inline(self.args)})", "$text-muted")]
         if self.status == "running":
             parts.append(("  running…", "italic $text-muted"))
         elif self.status == "interrupted":
