@@ -62,6 +62,8 @@ _EXPORTS: dict[str, str] = {
     # `!command` typed in the prompt (user_shell.py)
     "bang_command": "bang",
     "USER_SHELL_TOOL": "bang",
+    "ShellPreview": "shell_preview",
+    "shell_preview": "shell_preview",
     # opening sessions (opening.py) and the saved ones
     "OpenSessionError": "opening",
     "exit_code_for": "opening",
@@ -78,6 +80,8 @@ _EXPORTS: dict[str, str] = {
     "hit_segments": "co_tui.store.search",
     "SessionTail": "co_tui.store.tail",
     "StoreError": "co_tui.store.errors",
+    "SessionBusy": "session_lock",
+    "busy_elsewhere": "session_lock",
     "FORMATS": "export",
     "render_saved": "export",
     "tight_budget_warning": "oversize",
@@ -153,6 +157,8 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         Turns,
     )
     from co_tui.session.saved_session import SessionHit, SessionMeta
+    from co_tui.session.session_lock import SessionBusy, busy_elsewhere
+    from co_tui.session.shell_preview import ShellPreview, shell_preview
     from co_tui.session.times import fork_origin, format_updated
     from co_tui.store.errors import StoreError
     from co_tui.store.search import hit_segments

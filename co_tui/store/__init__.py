@@ -28,6 +28,7 @@ The package: `SessionStore` (session_store.py) is a `Database` (database.py: ope
 transactions) whose operations live in writer.py (saving), reader.py (loading), catalog.py
 (listing, search, delete), branches.py (the conversation tree, forks) and checkpoints.py (file
 checkpoints); the rows of each table family are branch_rows.py, steering_rows.py (pins, undo),
-tail.py (a session's newest rows as plain JSON) and search.py (FTS5); errors.py has `StoreError`
-and its kinds. Import each name from its module (this package exports nothing itself).
+tail.py (a session's newest rows as plain JSON) and search.py (FTS5), whose indexes
+search_index.py checks and rebuilds; errors.py has `StoreError` and its kinds. Import each name
+from its module (this package exports nothing itself).
 """

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from co_tui.session.saved_session import SessionHit, SessionMeta
-from co_tui.session.session_lock import claim_session
+from co_tui.session.session_lock import busy_elsewhere, claim_session
 from co_tui.store.database import Database
 from co_tui.store.errors import StoreCorrupt, StoreError, recovery_hint
 from co_tui.store.search import search_rows
@@ -30,6 +30,8 @@ __all__ = [
     "resolve_id",
     "search",
 ]
+
+DELETE_ADVICE = "quit co-tui there (or switch it to another session) first; nothing was deleted"
 
 META_COLUMNS = (
     "id, title, created, updated, model, workspace, messages, context_messages, tokens, damaged, cost_usd,"
@@ -73,12 +75,30 @@ def search(db: Database, query: str, workspace: Path | None = None, *, limit: in
     """The sessions (of `workspace`, or all) whose title or saved text matches `query`'s words,
     most recently updated first, at most `limit`, each with a snippet of its newest matching
     message (`search.py`: every word is quoted, so no query text raises; one without
-    words finds nothing). `StoreError` when the store fails."""
+    words finds nothing). `StoreError` when the store fails. A damaged index is rebuilt
+    (`search_index.py`): when the search fails (the `SessionStore` retries it), and once per store
+    when it finds nothing."""
     where = None if workspace is None else str(Path(workspace).expanduser().resolve())
-    with db.guard("search sessions") as conn:
-        return search_rows(
-            conn, query, workspace=where, limit=limit, meta_columns=META_COLUMNS, meta_from_row=meta_from_row
-        )
+
+    def run() -> list[SessionHit]:
+        with db.guard("search sessions") as conn:
+            return search_rows(
+                conn, query, workspace=where, limit=limit, meta_columns=META_COLUMNS, meta_from_row=meta_from_row
+            )
+
+    hits = run()
+    # Finding nothing may be a damaged index that raises nothing: checked once per store.
+    if not hits and not db.search_checked:
+        db.search_checked = True
+        if db.rebuild_damaged_search():
+            hits = run()
+    return hits
+
+
+def delete_refusal(db: Database, session_id: str) -> str | None:
+    """The line `delete` would refuse with now (the session is open in another process), else
+    None: asked before the "removed for good" question, so that question is not asked in vain."""
+    return busy_elsewhere(db.path.parent, session_id, advice=DELETE_ADVICE)
 
 
 def latest(db: Database, workspace: Path) -> SessionMeta | None:
@@ -91,7 +111,7 @@ def delete(db: Database, session_id: str) -> None:
     """Remove a session with its transcript, context, ledger and file checkpoints. Unknown id:
     `StoreError`. `SessionBusy` (one line) while another process has it open: deleting it under
     that process made its next save fail, its conversation left only in a rescue copy."""
-    claim = claim_session(db.path.parent, session_id, advice="quit it there first; nothing was deleted")
+    claim = claim_session(db.path.parent, session_id, advice=DELETE_ADVICE)
     try:
         with db.transaction("delete the session") as conn:
             if conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount == 0:

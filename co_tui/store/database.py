@@ -22,6 +22,7 @@ from co_tui.paths import ensure_private_dir
 from co_tui.session import migrations
 from co_tui.session.context_diff import ContextState
 from co_tui.store.errors import StoreError, StoreTooNew, translate_sqlite_error
+from co_tui.store.search_index import REBUILT_LINE, damaged_indexes, rebuild
 
 if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
@@ -71,6 +72,10 @@ class Database:
         # One line when other users can read the data dir (set by `commands.open_store_at`): the
         # front end shows it — print mode on stderr, the TUI in the chat (docs/configuration.md).
         self.warning: str | None = None
+        # Lines about repairs the store made on its own (a damaged search index rebuilt): the front
+        # end shows them once (`take_notices`).
+        self.notices: list[str] = []
+        self.search_checked = False  # whether a search that found nothing had the index checked
 
     @classmethod
     def open(cls, data_dir: Path, *, read_only: bool = False) -> Self:
@@ -202,6 +207,26 @@ class Database:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def rebuild_damaged_search(self) -> bool:
+        """After a failed write: whether a search index was damaged, and is now rebuilt from the rows
+        (`search_index.py`; one notice says so). False when none is, or the check itself failed."""
+        try:
+            with self.transaction("repair the search index") as conn:
+                damaged = damaged_indexes(conn)
+                if damaged:
+                    rebuild(conn, damaged)
+        except StoreError:
+            return False
+        if damaged:
+            self.notices.append(REBUILT_LINE)
+        return bool(damaged)
+
+    def take_notices(self) -> list[str]:
+        """The lines about repairs made since the last call (a rebuilt search index), once each."""
+        with self.lock:
+            notices, self.notices = self.notices, []
+        return notices
 
     @contextmanager
     def guard(self, action: str) -> Iterator[sqlite3.Connection]:

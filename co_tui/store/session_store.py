@@ -7,12 +7,14 @@ with its full contract on the function. See the package docstring.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from co_tui.store import branches, catalog, checkpoints, reader, writer
 from co_tui.store.database import Database
+from co_tui.store.errors import StoreError
 from co_tui.store.writer import KEEP, KeepType
 
 if TYPE_CHECKING:
@@ -26,15 +28,36 @@ if TYPE_CHECKING:
 
 __all__ = ["SessionStore"]
 
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _search_derived(method: _Method) -> _Method:
+    """A store method that writes or searches: when it fails on a damaged search index, the index
+    is rebuilt from the rows and the method runs again (once). The index is derived data: its
+    damage never blocks a save (`search_index.py`)."""
+
+    @functools.wraps(method)
+    def run(self: SessionStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except StoreError:
+            if not self.rebuild_damaged_search():
+                raise
+        return method(self, *args, **kwargs)
+
+    return cast(_Method, run)
+
 
 class SessionStore(Database):
     """Sessions in one SQLite file. Build with `SessionStore.open(data_dir)`; see module docstring."""
 
     # --- writer.py ------------------------------------------------------------------------------------
+    @_search_derived
     def create_session(self, *, model: str, workspace: Path, title: str = "", session_id: str | None = None) -> str:
         """Add an empty session; return its id (`writer.create_session`)."""
         return writer.create_session(self, model=model, workspace=workspace, title=title, session_id=session_id)
 
+    @_search_derived
     def save_turn(
         self,
         session_id: str,
@@ -66,6 +89,7 @@ class SessionStore(Database):
             pins=pins,
         )
 
+    @_search_derived
     def save_history(
         self,
         session_id: str,
@@ -116,6 +140,7 @@ class SessionStore(Database):
         """Every session (or those of `workspace`), newest first (`catalog.list_sessions`)."""
         return catalog.list_sessions(self, workspace)
 
+    @_search_derived
     def search(self, query: str, workspace: Path | None = None, *, limit: int = 200) -> list[SessionHit]:
         """The sessions (`catalog.search`)."""
         return catalog.search(self, query, workspace, limit=limit)
@@ -124,6 +149,11 @@ class SessionStore(Database):
         """The most recently updated session of `workspace`, or None (`catalog.latest`)."""
         return catalog.latest(self, workspace)
 
+    def delete_refusal(self, session_id: str) -> str | None:
+        """The line `delete` would refuse with now, else None (`catalog.delete_refusal`)."""
+        return catalog.delete_refusal(self, session_id)
+
+    @_search_derived
     def delete(self, session_id: str) -> None:
         """Remove a session with its transcript, context, ledger and file checkpoints (`catalog.delete`)."""
         catalog.delete(self, session_id)
