@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from co_tui.config import Settings
     from co_tui.session.history import History
 
-__all__ = ["ChildAgent", "ChildFactory", "Delegations", "finished_line", "session_agents"]
+__all__ = ["ChildAgent", "ChildFactory", "Delegations", "agents_listing", "finished_line", "session_agents"]
 
 FOUND_CHARS = 4_000  # of a stopped child's last words, what the parent is told
 
@@ -153,6 +153,26 @@ def session_agents(settings: Settings, workspace: Path) -> AgentCatalog:
 
     dirs = agent_dirs(workspace, default_config_file().parent, project=settings.agents_project_config)
     return load_agents(dirs)
+
+
+def agents_listing(catalog: AgentCatalog, workspace: Path, *, project: bool) -> list[str]:
+    """`/agents`: one line per agent the `delegate` tool offers — name, tools, where it came
+    from, what it is for — then one per definition file refused and why, and, with the workspace's
+    definitions off, the workspace folders not read."""
+    from co_tui.text import escape_controls
+
+    lines = []
+    for agent in catalog.agents.values():
+        tools = "every tool but delegate" if agent.tools is None else ", ".join(agent.tools) or "no tools"
+        model = f" · model {agent.model}" if agent.model else ""
+        budget = f" · budget {agent.budget_tokens:,}" if agent.budget_tokens else ""
+        lines.append(f"{agent.name} ({agent.source}{model}{budget}) — {tools}: {agent.description}")
+    lines += [f"refused {refusal.path}: {refusal.reason}" for refusal in catalog.refused]
+    if not project:
+        for folder in (workspace / ".co-tui" / "agents", workspace / ".claude" / "agents"):
+            if folder.is_dir():
+                lines.append(f"not read: {folder} (the workspace's definitions need agents_project_config = true)")
+    return [escape_controls(line) for line in lines]
 
 
 class Delegations:
