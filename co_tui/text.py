@@ -66,3 +66,10 @@ def escape_controls(text: str, *, keep_lines: bool = False) -> str:
     `keep_lines`: newlines and tabs stay as they are (an answer's own layout)."""
     table = _CONTROL_KEEPING_LINES if keep_lines else _CONTROL
     return text.translate(table) if any(ord(c) in table for c in text) else text
+
+
+def screen_text(text: str) -> str:
+    """`text` as a screen may show it: control characters escaped (`escape_controls`), its own
+    newlines and tabs kept, a CRLF line end read as LF. For every widget that shows text co-tui did
+    not write (answers, tool output, files, MCP, saved sessions): such text never drives the terminal."""
+    return escape_controls(text.replace("\r\n", "\n") if "\r" in text else text, keep_lines=True)

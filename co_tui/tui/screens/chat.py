@@ -33,6 +33,7 @@ from co_tui.session import (
     ToolResult,
     UsageUpdate,
 )
+from co_tui.text import screen_text
 from co_tui.tui.commands import KEYS
 from co_tui.tui.frame_budget import FrameBudget
 from co_tui.tui.input_clock import KeyClock
@@ -153,7 +154,7 @@ class ChatScreen(Screen[None]):
     def show_hint(self, text: str, *, info: bool = False) -> None:
         """An inline line under the prompt (unknown command, busy…); cleared by `clear_hint`."""
         hint = self.query_one("#hint", Static)
-        hint.update(Content(text))
+        hint.update(Content(screen_text(text)))  # may name a tool or a file the model chose
         hint.set_class(bool(text), "-shown")
         hint.set_class(info, "-info")
 
