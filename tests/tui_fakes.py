@@ -226,7 +226,7 @@ class FakeSession(ChatSession):
         """Play the script for `prompt` (its `@path` attachments added, as the real session adds
         them); stop early (interrupted) after `cancel()`, or at a `Fail`. `choice` (the user's
         answer in ask) is only remembered, in `choices`: the fake cuts nothing by itself."""
-        self.busy, self._cancelled = True, False
+        self.gate.running, self._cancelled = True, False  # the session's busy flag
         self.prompts.append(prompt)
         self.choices.append(choice)
         if not self.title:
@@ -246,7 +246,7 @@ class FakeSession(ChatSession):
                     failed = failed or isinstance(event, ErrorEvent)
                     yield event
         finally:
-            self.busy = False
+            self.gate.running = False
         if self._cancelled:
             yield ErrorEvent(message="interrupted: the partial answer is kept", kind="interrupted")
         yield self.meter_reading()
