@@ -247,3 +247,62 @@ async def test_esc_stops_the_children_with_the_turn(env: LoopbackServer, tmp_pat
     env.responder = lambda request: Reply("Fine again.")
     after = await collect(chat.run_turn("hello"))
     assert of_type(after, "done")[0].output == "Fine again."
+
+
+RUNNER = """---
+name: runner
+description: Runs a command and reports its output.
+tools: Bash, Read
+---
+You run the command the task names and report its output.
+"""
+
+
+async def test_esc_kills_a_childs_shell_command_and_a_defined_agent_runs_as_defined(
+    env: LoopbackServer, tmp_path: Path, monkeypatch: Any
+) -> None:
+    from support.waits import processes_in, until
+
+    from co_tui.session.chat import ChatSession
+
+    from .harness import settings
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "ws").mkdir()
+    work = workspace(tmp_path / "ws")
+    (work / ".co-tui" / "agents").mkdir(parents=True)
+    (work / ".co-tui" / "agents" / "runner.md").write_text(RUNNER)
+    asked: list[str | None] = []
+
+    async def approve(_text: str, **_kw: Any) -> bool:
+        from co_tui.session.child_event import asking_agent
+
+        asked.append(asking_agent())
+        return True
+
+    def respond(request: RecordedRequest) -> Any:
+        system = str(request.body["messages"][0]["content"])
+        if "You run the command the task names" in system:  # the defined agent's own instructions
+            return Reply(tool_calls=(ToolCallSpec("run_shell", {"command": "sleep 60"}, "s1"),))
+        return Reply(tool_calls=(ToolCallSpec("delegate", {"task": "run sleep 60", "agent": "runner"}, "d1"),))
+
+    env.responder = respond
+    chat = ChatSession(
+        settings(allow_shell=True, agents_project_config=True, request_timeout_s=30), workspace=work, approver=approve
+    )
+    events: list[Any] = []
+
+    async def drive() -> None:
+        async for event in chat.run_turn("run it in a subagent"):
+            events.append(event)
+
+    task = asyncio.create_task(drive())
+    await until(lambda: processes_in(work), "the child's shell command to start")
+    chat.cancel()
+    await task
+    await until(lambda: not processes_in(work), "the child's shell command to be killed", timeout=10)
+    assert asked == ["runner-1"]  # the approval named the child asking
+    started = of_type(events, "subagent_started")[0]
+    assert started.agent_name == "runner" and set(started.tools) == {"run_shell", "read_file"}
+    assert [e.outcome for e in of_type(events, "subagent_finished")] == ["cancelled"]
+    assert of_type(events, "done")[0].interrupted
