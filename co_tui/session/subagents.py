@@ -95,6 +95,11 @@ def _figures(transcript: Sequence[ModelMessage], ledger: Sequence[Any]) -> _Figu
     )
 
 
+def _ledger(child: ChildAgent, agent: str, delegation: str) -> tuple[Any, ...]:
+    """The child's cuts as kept with its record: each naming the child, as its events did."""
+    return tuple(replace(event, agent=agent, delegation=delegation) for event in child.history.ledger)
+
+
 def _kilo(tokens: int) -> str:
     return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
 
@@ -284,7 +289,7 @@ class Delegations:
         except asyncio.CancelledError:
             # The parent's turn was stopped: its stream is closing, so the end is said after it.
             finished = self._finish(child, agent_def, agent, delegation, "cancelled", started, context_tokens)
-            record = ChildRecord(finished, task, tuple(child.history.transcript), tuple(child.history.ledger))
+            record = ChildRecord(finished, task, tuple(child.history.transcript), _ledger(child, agent, delegation))
             self.records[agent] = record
             self._late.append(finished)
             raise
@@ -304,7 +309,7 @@ class Delegations:
             outcome, why = "done", ""
         text = _result_text(agent, outcome, why, child.history.transcript)
         finished = self._finish(child, agent_def, agent, delegation, outcome, started, context_tokens, len(text))
-        return ChildRecord(finished, task, tuple(child.history.transcript), tuple(child.history.ledger)), text
+        return ChildRecord(finished, task, tuple(child.history.transcript), _ledger(child, agent, delegation)), text
 
     def _finish(
         self,

@@ -306,3 +306,47 @@ async def test_esc_kills_a_childs_shell_command_and_a_defined_agent_runs_as_defi
     assert started.agent_name == "runner" and set(started.tools) == {"run_shell", "read_file"}
     assert [e.outcome for e in of_type(events, "subagent_finished")] == ["cancelled"]
     assert of_type(events, "done")[0].interrupted
+
+
+async def test_a_childs_own_budget_cuts_its_context_and_it_recalls_from_its_own_transcript(
+    env: LoopbackServer, tmp_path: Path
+) -> None:
+    import re
+
+    for name in "cdef":
+        lines = [f"{name} line {i}: " + "filler words " * 5 for i in range(90)]
+        if name == "c":
+            lines[3] = "c line 3: the secret colour is teal"
+        (tmp_path / f"{name}.txt").write_text("\n".join(lines) + "\n")
+
+    def respond(request: RecordedRequest) -> Any:
+        if not is_child(request):
+            return parent(request, tasks=("Read c.txt, d.txt, e.txt and f.txt; return the secret colour.",))
+        # What the conversation holds (the instructions name recall("r12") as an example).
+        text = "\n".join(str(m.get("content")) for m in request.body["messages"] if m["role"] != "system")
+        results = tool_results(request)
+        if results and "the secret colour is teal" in results[-1] and "recall" in results[-1][:200]:
+            return Reply("The secret colour is teal (c.txt line 3).")
+        read = len([m for m in request.body["messages"] if m["role"] == "tool"])
+        if read < 4 and not re.search(r'recall\("r\d+', text):
+            return Reply(tool_calls=(ToolCallSpec("read_file", {"path": "cdef"[read] + ".txt"}, f"r{read}"),))
+        handle = re.search(r'read_file\(path="c\.txt"\)[^\n]*?recall\("(r\d+(?:\.\d+)?)"\)', text)
+        assert handle, "the cut note names c.txt's handle"
+        return Reply(tool_calls=(ToolCallSpec("recall", {"handle": handle[1]}, "rc"),))
+
+    env.responder = respond
+    chat = session(tmp_path, subagent_budget_tokens=3000, context_strategy="trim")
+    events = await run_turn(chat, "find the colour")
+    cuts = [e for e in of_type(events, "history_trimmed")]
+    assert cuts and all((e.agent, e.delegation) == ("explore-1", "d1") for e in cuts)
+    assert all(e.budget_tokens == 3000 for e in cuts)
+    assert chat.history.ledger == []  # the main context was not cut
+    finished = of_type(events, "subagent_finished")[0]
+    assert finished.outcome == "done" and finished.cuts == len(cuts)
+    child_calls = [e.tool_name for e in of_type(events, "tool_call") if e.agent == "explore-1"]
+    assert child_calls[-1] == "recall"
+    assert "teal" in of_type(events, "done")[0].output
+    from co_tui.session.child_record import child_records
+
+    ((_, record),) = child_records(chat.history.transcript)
+    assert len(record.ledger) == len(cuts) and all(e.agent == "explore-1" for e in record.ledger)
