@@ -37,6 +37,8 @@ _EXPORTS: dict[str, str] = {
     "OversizedTurn": "events",
     "SubagentFinished": "events",
     "SubagentStarted": "events",
+    # which subagent asks, for an approval dialog to name it (child_event.py)
+    "asking_agent": "child_event",
     "TextDelta": "events",
     "ToolCall": "events",
     "ToolResult": "events",
@@ -111,6 +113,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.bang import USER_SHELL_TOOL, bang_command
     from co_tui.session.banner import REASON_TEXT, banner_details, banner_line, strategy_text
     from co_tui.session.branching import BranchRow, RewindPoint, Rewound
+    from co_tui.session.child_event import asking_agent
     from co_tui.session.context_breakdown import CATEGORY_TITLES, ContextBreakdown, apportion
     from co_tui.session.conversation_counts import field_of
     from co_tui.session.cost import RequestCost, cached_share, format_usd, session_cost_of

@@ -36,7 +36,7 @@ from co_tui.session.session_saves import SessionSaves
 from co_tui.session.session_turns import SessionTurns
 from co_tui.session.steering import pin_keys, plan_pin_newest, plan_toggle_pin, plan_undo
 from co_tui.session.stored_tree import StoredTree
-from co_tui.session.subagents import Delegations, session_agents
+from co_tui.session.subagents import Delegations, agents_listing, session_agents
 from co_tui.session.turn_runner import TurnRunner
 from co_tui.session.user_shell import UserShell
 
@@ -124,6 +124,10 @@ class ChatSession(HistoryViews):
 
     def _new_child(self, agent_def: AgentDef) -> ChildRun:
         return ChildRun(self.resources, self.binding.model, agent_def, parent_budget=self.binding.policy.budget_tokens)
+
+    def agents_listing(self) -> list[str]:
+        """`/agents` (the port's)."""
+        return agents_listing(self.delegations.catalog, self.workspace, project=self.settings.agents_project_config)
 
     def _tell_pins(self) -> None:
         self.binding.governance.set_pins(pin_keys(self.history.transcript, self.history.pins))

@@ -312,6 +312,11 @@ class SessionInfo(Protocol):
         configured): the front end starts them after its first paint (`run`) and lists them (/mcp)."""
         ...
 
+    def agents_listing(self) -> list[str]:
+        """`/agents`: one line per agent the `delegate` tool offers (name, where it came from,
+        tools, description) and one per definition file refused, with why (docs/subagents.md)."""
+        ...
+
     def context_breakdown(self) -> ContextBreakdown:
         """What the next request holds by category (`/context`); the rows add up to
         `meter_reading().context_tokens` whenever the context holds messages."""

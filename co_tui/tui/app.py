@@ -483,6 +483,13 @@ class CoTuiApp(App[int]):
 
         self.push_screen(McpScreen(session.mcp))
 
+    def action_show_agents(self) -> None:
+        """/agents: the agents the model can delegate to, and the definition files refused."""
+        session = self.session
+        if not self.controller.session_ready_for("agents") or session is None:
+            return
+        self.spawn(self.chat.add_notice("\n".join(session.agents_listing())))
+
     def action_show_permissions(self) -> None:
         """/permissions: what "always allow" allowed in this session, revocable."""
         from co_tui.tui.screens.permissions import PermissionsScreen

@@ -101,6 +101,13 @@ COMMANDS: tuple[CommandSpec, ...] = (
         None,
         "compact_mode",
     ),
+    CommandSpec(
+        "agents",
+        "List the agents the model can delegate to, where each came from, and files refused",
+        "/agents",
+        None,
+        "show_agents",
+    ),
 )
 
 KEYS: tuple[KeySpec, ...] = (
