@@ -28,6 +28,15 @@ _EXPORTS: dict[str, str] = {
     "Rewound": "branching",
     "FilesBack": "file_rewind",
     "PlannedCut": "ask_cut",
+    # start and close (lifecycle.py), approvals (approvals.py)
+    "SessionLifecycle": "lifecycle",
+    "Closing": "lifecycle",
+    "instruction_events": "lifecycle",
+    "ApprovalRequest": "approvals",
+    "Approvals": "approvals",
+    "Decision": "approvals",
+    "MAIN_AGENT": "approvals",
+    "CannotAsk": "approvals",
     # the events a session yields (events.py)
     "Event": "events",
     "Done": "events",
@@ -97,6 +106,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
+    from co_tui.session.approvals import MAIN_AGENT, ApprovalRequest, Approvals, CannotAsk, Decision
     from co_tui.session.ask_cut import PlannedCut
     from co_tui.session.bang import USER_SHELL_TOOL, bang_command
     from co_tui.session.banner import REASON_TEXT, banner_details, banner_line, strategy_text
@@ -119,6 +129,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.export import FORMATS, render_saved
     from co_tui.session.file_rewind import FilesBack
     from co_tui.session.history_rows import HistoryRows, read_history_rows
+    from co_tui.session.lifecycle import Closing, SessionLifecycle, instruction_events
     from co_tui.session.opening import (
         OpenSessionError,
         exit_code_for,

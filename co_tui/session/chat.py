@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from co_tui.agent.mentions import AT, Attachments, attach, priced
-from co_tui.agent.tools import Approver
 from co_tui.config import Settings
 from co_tui.governance.capability import hook_payload, post_payload
 from co_tui.governance.compact_mode import CompactMode, SendChoice
@@ -38,6 +37,7 @@ from co_tui.governance.pins import compact_around_pins
 from co_tui.governance.policy import with_hook_instructions
 from co_tui.governance.refused import Refused, busy_line
 from co_tui.session.applying import AppliesEdits
+from co_tui.session.approvals import Approvals, Ask
 from co_tui.session.ask_cut import PlannedCut, plan_send
 from co_tui.session.bang import BANG
 from co_tui.session.compaction import plan_compact
@@ -48,6 +48,7 @@ from co_tui.session.export import export_saved
 from co_tui.session.gauge import Gauge
 from co_tui.session.history import BranchState, History, HistorySnapshot
 from co_tui.session.lazy_transcript import LazyTranscript
+from co_tui.session.lifecycle import Closing, SessionLifecycle
 from co_tui.session.metering import Metering, anchor_meter
 from co_tui.session.model_setup import ModelSetup
 from co_tui.session.session_lock import claim_session
@@ -88,7 +89,7 @@ class ChatSession(AppliesEdits):
         store: SessionStore | None = None,
         session_id: str | None = None,
         model: Model | str | None = None,
-        approver: Approver | None = None,
+        ask: Ask | None = None,
         one_shot: bool = False,
     ) -> None:
         self.settings = settings
@@ -114,6 +115,9 @@ class ChatSession(AppliesEdits):
             settings.checkpoint_max_bytes,
             lambda: self.history.branch,
         )
+        # The front end's `ask` behind the session's grants (approvals.py); None: every call is refused.
+        self.approvals = Approvals(ask) if ask is not None else None
+        approver = self.approvals.approve if self.approvals is not None else None
         self.setup = ModelSetup(
             settings,
             self.workspace,
@@ -129,6 +133,7 @@ class ChatSession(AppliesEdits):
             self.setup, self.history, self.metering, session_id=lambda: self.id, save=self._save_turn
         )
         self.user_shell = UserShell(self.workspace, approver)  # `!command` (user_shell.py)
+        self.lifecycle = SessionLifecycle(self)  # start and close, for every front end (lifecycle.py)
 
     # --- what the front end reads besides the history --------------------------------------------
 
@@ -581,3 +586,13 @@ class ChatSession(AppliesEdits):
         session.metering.anchor_on_saved_usage()
         session.setup.restore_summarizer_cooldown(store.last_summary_failure(session.id))
         return session
+
+    # --- start and close, replay, the commands: every front end's jobs (lifecycle.py, replay.py) ---
+
+    def start(self, **options: Any) -> AsyncIterator[Event]:
+        """`SessionLifecycle.start` (its options): the opening lines, and the MCP servers started."""
+        return self.lifecycle.start(**options)
+
+    async def aclose(self) -> Closing:
+        """`SessionLifecycle.aclose`: MCP down, the rescue copy after a failed save, the claim let go."""
+        return await self.lifecycle.aclose()

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from co_tui.agent.tools import Approver
     from co_tui.config import Settings
+    from co_tui.session.approvals import Ask
     from co_tui.session.chat import ChatSession
     from co_tui.session.port import SessionPort
     from co_tui.session.store import SessionStore
@@ -84,7 +84,7 @@ def open_session(
     *,
     resume_id: str | None = None,
     continue_latest: bool = False,
-    approver: Approver | None = None,
+    ask: Ask | None = None,
     store: SessionStore | None = None,
     title: str | None = None,
     one_shot: bool = False,
@@ -109,10 +109,10 @@ def open_session(
             session_id = fork_saved(store, session_id)
         if session_id is not None:
             session = ChatSession.resume(
-                settings, workspace=workspace, store=store, session_id=session_id, approver=approver, one_shot=one_shot
+                settings, workspace=workspace, store=store, session_id=session_id, ask=ask, one_shot=one_shot
             )
         else:
-            session = ChatSession(settings, workspace=workspace, store=store, approver=approver, one_shot=one_shot)
+            session = ChatSession(settings, workspace=workspace, store=store, ask=ask, one_shot=one_shot)
     except (ModelConfigError, StoreError) as exc:
         raise OpenSessionError(str(exc), exit_code_for(exc)) from None
     if title and not session.title:
@@ -172,11 +172,15 @@ def quit_lines(session: SessionPort | None) -> tuple[str | None, str | None]:
     conversation was written instead — the database cannot resume what it does not hold."""
     if session is None or not session.unsaved():
         return resume_hint(session), None
-    rescued = session.write_rescue_copy()
+    return None, rescue_line(session.write_rescue_copy())
+
+
+def rescue_line(rescued: Path | None) -> str:
+    """The line (stderr) saying where a rescue copy of a conversation the database lacks went
+    (`write_rescue_copy`'s file), or that none could be written (None)."""
     if rescued is None:
-        return None, "the conversation could not be saved, nor written to a rescue copy beside the database"
+        return "the conversation could not be saved, nor written to a rescue copy beside the database"
     return (
-        None,
-        f"the conversation could not be saved to the database; it was written to {rescued} "
-        f"(co-tui --resume {rescued} reads it back)",
+        f"the conversation could not be saved to the database; it was written to {rescued} instead "
+        f"(co-tui --resume {rescued} reads it back)"
     )
