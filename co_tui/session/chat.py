@@ -48,9 +48,11 @@ from co_tui.session.export import export_saved
 from co_tui.session.gauge import Gauge
 from co_tui.session.history import BranchState, History, HistorySnapshot
 from co_tui.session.lazy_transcript import LazyTranscript
-from co_tui.session.lifecycle import Closing, SessionLifecycle
+from co_tui.session.lifecycle import SessionLifecycle
+from co_tui.session.lifecycle_types import Closing
 from co_tui.session.metering import Metering, anchor_meter
 from co_tui.session.model_setup import ModelSetup
+from co_tui.session.replay import Item, replay
 from co_tui.session.session_lock import claim_session
 from co_tui.session.steering import pin_keys
 from co_tui.session.turn_runner import TurnRunner
@@ -596,3 +598,7 @@ class ChatSession(AppliesEdits):
     async def aclose(self) -> Closing:
         """`SessionLifecycle.aclose`: MCP down, the rescue copy after a failed save, the claim let go."""
         return await self.lifecycle.aclose()
+
+    def replay(self, entries: int | None = None) -> list[Item | HistoryTrimmed]:
+        """`replay.replay`: the conversation as chat entries, banners at their cuts (newest `entries`)."""
+        return replay(self, entries)

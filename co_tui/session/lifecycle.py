@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from co_tui.session.events import ErrorEvent, Event, Notice
+from co_tui.session.lifecycle_types import Background, Closing, Spawn, Task
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -29,38 +29,6 @@ __all__ = ["MCP_STOP_S", "Closing", "SessionLifecycle", "instruction_events", "s
 
 MCP_STOP_S = 6.0  # closing waits this long at most for the MCP servers (2 s each, then SIGTERM)
 
-
-class Background(Protocol):
-    """A running background job as a front end started it (a Textual worker): cancel it, wait for it."""
-
-    def cancel(self) -> None:
-        """Stop it (its coroutine gets `CancelledError`)."""
-        ...
-
-    async def wait(self) -> object:
-        """Wait until it has ended (may raise when it failed or was cancelled)."""
-        ...
-
-
-class _Task:
-    """An asyncio task as a `Background` (no front end gave a way to run one)."""
-
-    def __init__(self, work: Coroutine[Any, Any, None]) -> None:
-        self.task = asyncio.ensure_future(work)
-
-    def cancel(self) -> None:
-        """Cancel the task."""
-        self.task.cancel()
-
-    async def wait(self) -> object:
-        """Wait for the task's end."""
-        await self.task
-        return None
-
-
-Spawn = Callable[[Coroutine[Any, Any, None]], Background]
-"""How a front end runs the MCP servers' supervisor in the background (the TUI: a Textual worker, so
-quitting the app stops it); by default a plain task on the running loop."""
 
 McpListener = Callable[[Sequence[Event]], None]
 """Told on every status change of an MCP server after `start` returned, with the lines to show
@@ -102,19 +70,6 @@ def instruction_events(session: SessionPort, *, announce: bool = True) -> list[E
         if warning is not None:  # said once, as the conversation starts: requests will go over the budget
             events.append(warning)
     return events
-
-
-@dataclass(frozen=True)
-class Closing:
-    """What closing a session leaves to say: `hint` (stdout: how to resume it), `problem` (stderr:
-    the last save failed, and where the rescue copy went, or that none could be written);
-    `rescued` that copy; `mcp_stopped` the servers closed; `released` the claim let go."""
-
-    hint: str | None = None
-    problem: str | None = None
-    rescued: Path | None = None
-    mcp_stopped: list[str] = field(default_factory=list)
-    released: bool = False
 
 
 class SessionLifecycle:
@@ -168,7 +123,7 @@ class SessionLifecycle:
                 self._listener(events)
 
         servers.set_listener(changed)
-        self._mcp_task = (spawn or _Task)(servers.run(lambda: early.put_nowait(None)))
+        self._mcp_task = (spawn or Task)(servers.run(lambda: early.put_nowait(None)))
         while waiting:
             news = await early.get()
             if news is None:
@@ -205,7 +160,7 @@ class SessionLifecycle:
     async def aclose(self) -> Closing:
         """Stop the MCP servers, write the rescue copy after a failed save, let go of the claim.
         Returns what to say (`Closing`). Never raises."""
-        from co_tui.session.opening import rescue_line, resume_hint
+        from co_tui.session.closing_lines import rescue_line, resume_hint
 
         stopped = await self.stop_mcp()
         session = self.session

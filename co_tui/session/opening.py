@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from co_tui.session.closing_lines import rescue_line, resume_hint
+
 if TYPE_CHECKING:
     from co_tui.config import Settings
     from co_tui.session.approvals import Ask
@@ -158,14 +160,6 @@ def resolve_session_id(
     return None
 
 
-def resume_hint(session: SessionPort | None) -> str | None:
-    """The line printed when the TUI quits, as Codex and Claude Code do: how to come back to
-    `session` (`resume with: co-tui --resume ID`). None for no session, one with no turn or not saved."""
-    if session is None or not session.saved or not session.transcript:
-        return None
-    return f"resume with: co-tui --resume {session.id}"
-
-
 def quit_lines(session: SessionPort | None) -> tuple[str | None, str | None]:
     """What the TUI prints when it quits, as (stdout line, stderr line): how to resume `session`
     (`resume_hint`); or, when its last save failed (`unsaved`), where a rescue copy of the whole
@@ -173,14 +167,3 @@ def quit_lines(session: SessionPort | None) -> tuple[str | None, str | None]:
     if session is None or not session.unsaved():
         return resume_hint(session), None
     return None, rescue_line(session.write_rescue_copy())
-
-
-def rescue_line(rescued: Path | None) -> str:
-    """The line (stderr) saying where a rescue copy of a conversation the database lacks went
-    (`write_rescue_copy`'s file), or that none could be written (None)."""
-    if rescued is None:
-        return "the conversation could not be saved, nor written to a rescue copy beside the database"
-    return (
-        f"the conversation could not be saved to the database; it was written to {rescued} instead "
-        f"(co-tui --resume {rescued} reads it back)"
-    )

@@ -31,8 +31,9 @@ if TYPE_CHECKING:
     from co_tui.session.conversation_counts import ConversationCounts
     from co_tui.session.events import Event, UsageUpdate
     from co_tui.session.file_rewind import FilesBack
-    from co_tui.session.lifecycle import Closing, Spawn
+    from co_tui.session.lifecycle_types import Closing, Spawn
     from co_tui.session.pin_change import PinChange
+    from co_tui.session.replay import Item
     from co_tui.session.saved_session import SessionHit, SessionMeta
 
 
@@ -77,6 +78,12 @@ class HistoryView(Protocol):
     @property
     def pins(self) -> Sequence[int]:
         """Transcript indices of the pinned turns' user prompts."""
+        ...
+
+    def replay(self, entries: int | None = None) -> list[Item | HistoryTrimmed]:
+        """The conversation (the branch in use) as a front end shows it: `co_tui.session.replay.Item`s
+        in order, each `history_trimmed` banner before the first item at or after its cut; the newest
+        `entries` only, or all (None). Blocking for a resumed session (its messages are decoded)."""
         ...
 
     def undoable_cuts(self) -> list[int]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import signal
 import sys
 import threading
@@ -34,7 +35,7 @@ from textual.app import App
 from textual.worker import Worker
 
 from co_tui.agent.permissions import Permissions
-from co_tui.tui.commands import closest_command, find_command
+from co_tui.session import closest_command, find_command, parse_slash
 from co_tui.tui.controller import ChatController, internal_error
 from co_tui.tui.early_input import EarlyInput
 from co_tui.tui.gc_pause import (
@@ -336,6 +337,7 @@ class CoTuiApp(App[int]):
         if isinstance(self.screen, ConfirmCompact):  # ctrl+k pressed twice: compact without asking
             self.screen.dismiss(True)
             return
+        focus = focus or None  # `/compact` with nothing after it
         body = self.controller.compact_summary(focus)
         if body is None:
             return
@@ -505,11 +507,10 @@ class CoTuiApp(App[int]):
     async def run_slash(self, line: str) -> bool:
         """Run a slash command line (the action its key or palette entry runs). Returns False when
         `line` is not a slash command at all; an unknown command gets a hint naming the closest."""
-        line = line.strip()
-        if not line.startswith("/") or line.startswith("//"):
+        parsed = parse_slash(line)
+        if parsed is None:
             return False
-        name, _, arg = line[1:].partition(" ")
-        arg = arg.strip()
+        name, arg = parsed
         spec = find_command(name)
         chat = self.chat
         chat.clear_hint()
@@ -517,20 +518,12 @@ class CoTuiApp(App[int]):
             near = closest_command(name)
             tip = f" — did you mean /{near}?" if near else " — /help lists the commands"
             chat.show_hint(f"unknown command /{name}{tip}")
-        elif spec.name == "compact":
-            self.action_compact(arg or None)
-        elif spec.name == "export":
-            self.action_export(arg)
-        elif spec.name == "model":
-            await self.action_model(arg)
-        elif spec.name == "compact-mode":
-            await self.action_compact_mode(arg)
-        elif spec.name == "mcp":
-            self.action_show_mcp(arg)
-        elif spec.name == "fork":
-            self.action_fork(arg)
-        else:
-            await self.run_action(spec.action)
+            return True
+        # The table's action, given the text after the name when the command takes arguments.
+        action = getattr(self, f"action_{spec.action}")
+        done = action(arg) if spec.arguments else action()
+        if inspect.isawaitable(done):
+            await done
         return True
 
     async def ask_user(self, request: ApprovalRequest) -> Decision:

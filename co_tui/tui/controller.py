@@ -294,13 +294,13 @@ class ChatController:
     async def _plan_then_ask(self, prompt: str, *, after_inspect: bool = False) -> None:
         """Plan `prompt`'s send (the policy's rules, in a thread: the context may be large); send it
         when it goes out uncut, else show the planned cut and wait for the answer."""
+        from co_tui.session import plan_before_send
+
         session = self.session
         assert session is not None
-        try:
-            plan = await asyncio.to_thread(session.plan_send, prompt)
-        except Exception as exc:  # a planning bug must not lose the prompt: it is sent as it is
-            await self.view.show_event(internal_error(exc))
-            plan = None
+        plan, failure = await plan_before_send(session, prompt)
+        if failure is not None:  # a planning bug must not lose the prompt: it is sent as it is
+            await self.view.show_event(failure)
         if plan is None:
             self.deciding = None
             if after_inspect:
@@ -313,23 +313,26 @@ class ChatController:
         """The user's answer to the ask dialog for `prompt`: cut then send, compact (with its focus)
         then send, inspect then ask again, send over the budget once — or, with None (Esc), not send:
         the prompt goes back to the input and nothing is cut."""
+        from co_tui.session import next_step
+
         view = self.view
-        if answer is None:
+        step = next_step(answer)
+        if step.do == "cancel":
             self.deciding = None
             view.restore_prompt(prompt)
             view.spawn(view.add_notice("send cancelled: nothing was cut or sent; your prompt is back in the input"))
             self.send_queued()
             return
-        if answer.choice == "inspect":  # back to the question once the inspector closes
+        if step.do == "inspect":  # back to the question once the inspector closes
             view.inspect(lambda: view.spawn(self._plan_then_ask(prompt, after_inspect=True)))
             return
         self.deciding = None
-        if answer.choice == "compact":  # the prompt waits in the queue and goes once compacted
+        if step.do == "compact":  # the prompt waits in the queue and goes once compacted
             self.queued.insert(0, prompt)
             view.show_queue(self.queued)
-            self._start("compact", self._run_compact(answer.focus))
+            self._start("compact", self._run_compact(step.focus))
             return
-        self._start("turn", self._run_turn(prompt, answer.choice))
+        self._start("turn", self._run_turn(prompt, step.choice))
 
     def _start(self, kind: JobKind, work: Coroutine[Any, Any, None]) -> None:
         self.job_kind = kind
