@@ -66,6 +66,7 @@ _EXPORTS: dict[str, str] = {
     # the events a session yields (events.py)
     "Event": "events",
     "Done": "events",
+    "DoneReason": "events",
     "ErrorEvent": "events",
     "Notice": "events",
     "OversizedTurn": "events",
@@ -155,6 +156,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.events import (
         INTERRUPTED_MESSAGE,
         Done,
+        DoneReason,
         ErrorEvent,
         Event,
         Notice,

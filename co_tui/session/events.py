@@ -8,6 +8,7 @@ with its jsonl name, and the field names are the jsonl contract.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from enum import StrEnum
 from typing import Any, Literal
 
 from co_tui.agent.errors import ErrorKind
@@ -140,14 +141,30 @@ class Notice(_Event):
     type: Literal["notice"] = "notice"
 
 
+class DoneReason(StrEnum):
+    """Why a `Done` ended its stream: `RAN`, the turn or operation ran (`interrupted` and `failed`
+    say how it went); `NOTHING_TO_COMPACT`, `/compact` found nothing to summarise (nothing changed)."""
+
+    RAN = "ran"
+    NOTHING_TO_COMPACT = "nothing_to_compact"
+
+
 @dataclass(frozen=True, kw_only=True)
 class Done(_Event):
-    """The turn ended (always the last event). `interrupted`: the user stopped it."""
+    """The turn ended (always the last event). `interrupted`: the user stopped it. `reason`: why
+    it ended (`DoneReason`); not written to jsonl, whose `done` line stays as it was."""
 
     output: str
     interrupted: bool = False
     failed: bool = False
+    reason: DoneReason = DoneReason.RAN
     type: Literal["done"] = "done"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready form, without `reason` (a front end's, not the jsonl contract's)."""
+        data = super().to_dict()
+        data.pop("reason")
+        return data
 
 
 Event = TextDelta | ToolCall | ToolResult | HistoryTrimmed | UsageUpdate | ErrorEvent | Notice | Done | OversizedTurn
@@ -156,6 +173,7 @@ Event = TextDelta | ToolCall | ToolResult | HistoryTrimmed | UsageUpdate | Error
 __all__ = [
     "INTERRUPTED_MESSAGE",
     "Done",
+    "DoneReason",
     "ErrorEvent",
     "ErrorKind",
     "Event",

@@ -10,7 +10,7 @@ if TYPE_CHECKING:
 
 
 class _Limits(Protocol):
-    """What the tool reads of the session's model setup (`model_setup.ModelSetup` is one)."""
+    """What the tool reads of the session's model setup (`agent_binding.AgentBinding` is one)."""
 
     @property
     def policy(self) -> Any:

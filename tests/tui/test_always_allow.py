@@ -105,7 +105,7 @@ async def test_file_edits_show_a_diff_and_allow_edits_covers_the_rest_of_the_ses
 
         await send_unasked(pilot, "replace hello with bye in notes.txt")
         assert (workspace / "notes.txt").read_text() == "bye\n"
-        assert app.session.file_edits.sink.store.file_checkpoints(app.session.id)[1][1].before == b"hello\n"
+        assert app.session.binding.file_edits.sink.store.file_checkpoints(app.session.id)[1][1].before == b"hello\n"
 
 
 async def test_a_declined_edit_leaves_the_file(workspace: Path) -> None:
