@@ -33,6 +33,11 @@ _EXPORTS: dict[str, str] = {
     "Closing": "lifecycle_types",
     "instruction_events": "lifecycle",
     "Item": "replay",
+    "HistoryTrimmed": "events",
+    "cut_message": "cut_message",
+    "with_client_servers": "client_mcp",
+    "COMPACT_MODES": "compact_mode",
+    "MODE_TEXT": "compact_mode",
     "replay": "replay",
     # the one command table (commands.py)
     "COMMANDS": "commands",
@@ -139,6 +144,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.bang import USER_SHELL_TOOL, bang_command
     from co_tui.session.banner import REASON_TEXT, banner_details, banner_line, strategy_text
     from co_tui.session.branching import BranchRow, RewindPoint, Rewound
+    from co_tui.session.client_mcp import with_client_servers
     from co_tui.session.closing_lines import resume_hint
     from co_tui.session.commands import (
         COMMANDS,
@@ -150,15 +156,18 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         parse_slash,
         run_command,
     )
+    from co_tui.session.compact_mode import COMPACT_MODES, MODE_TEXT
     from co_tui.session.context_breakdown import CATEGORY_TITLES, ContextBreakdown, apportion
     from co_tui.session.conversation_counts import field_of
     from co_tui.session.cost import RequestCost, cached_share, format_usd, session_cost_of
+    from co_tui.session.cut_message import cut_message
     from co_tui.session.events import (
         INTERRUPTED_MESSAGE,
         Done,
         DoneReason,
         ErrorEvent,
         Event,
+        HistoryTrimmed,
         Notice,
         OversizedTurn,
         TextDelta,
