@@ -47,7 +47,20 @@ def run_acp(settings: Settings) -> int:
     """Serve ACP on stdin/stdout until the client closes stdin; returns the exit code (0)."""
     import logging
 
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="co-tui acp: %(message)s")
+    class OneLine(logging.Formatter):
+        """A log record as one line, its exception named, never a traceback (a malformed line from
+        the client is the SDK's error log: the line is dropped and the server goes on)."""
+
+        def format(self, record: logging.LogRecord) -> str:
+            if record.exc_info and record.exc_info[1] is not None:
+                exc = record.exc_info[1]
+                record.msg, record.args = f"{record.getMessage()}: {type(exc).__name__}: {exc}", ()
+            record.exc_info, record.exc_text = None, None
+            return super().format(record)
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(OneLine("co-tui acp: %(message)s"))
+    logging.basicConfig(handlers=[handler], level=logging.WARNING)
     sys.stdout.flush()
     protocol_out = os.dup(1)
     os.dup2(2, 1)  # anything else written to descriptor 1 goes to stderr

@@ -48,3 +48,74 @@ async def test_a_turn_streams_its_tool_call_the_meter_and_the_answer(workspace: 
         await until(lambda: client.of("available_commands_update"), "the commands")
         names = [c.name for c in client.of("available_commands_update")[0].available_commands]
         assert {"compact", "clear", "undo", "context", "pin", "rewind"} <= set(names) and "history" not in names
+
+
+async def test_approvals_allow_once_always_and_reject(workspace: Path) -> None:
+    client = Recorder("allow-once", "reject", "allow-always")
+    async with open_agent(client, cwd=workspace) as (conn, _):
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await conn.prompt(session_id=sid, prompt=[text_block("write hello to notes.txt")])
+        asked = client.asked[0]
+        assert [o.kind for o in asked.options] == ["allow_once", "allow_always", "reject_once"]
+        assert asked.options[1].name == "Allow always: file edits (write_file, edit_file)"
+        shown = asked.tool_call.content[0].content.text
+        assert shown.startswith("```diff\n--- /dev/null\n+++ b/notes.txt") and "+hello" in shown, "the exact diff"
+        [call] = client.of("tool_call")
+        assert call.kind == "edit" and asked.tool_call.tool_call_id == call.tool_call_id
+        assert call.content[0].type == "diff" and call.content[0].new_text == "hello\n"
+        assert (workspace / "notes.txt").read_text() == "hello\n"
+
+        await conn.prompt(session_id=sid, prompt=[text_block("replace hello with bye in notes.txt")])
+        assert len(client.asked) == 2 and client.of("tool_call_update")[-1].status == "failed"
+        assert (workspace / "notes.txt").read_text() == "hello\n", "rejected: not written"
+
+        await conn.prompt(session_id=sid, prompt=[text_block("replace hello with bye in notes.txt")])
+        await conn.prompt(session_id=sid, prompt=[text_block("replace bye with ciao in notes.txt")])
+        assert len(client.asked) == 3, "allow always: the session's grant covered the second edit"
+        assert (workspace / "notes.txt").read_text() == "ciao\n"
+
+
+async def test_cancel_mid_tool_stops_it_and_keeps_the_history_valid(workspace: Path) -> None:
+    client = Recorder("allow-once")
+    async with open_agent(client, "--allow-shell", cwd=workspace) as (conn, _):
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[text_block("run sleep 30")]))
+        await until(lambda: client.asked, "the approval", timeout=60)
+        await until(lambda: turn.done() or client.of("tool_call"), "the call")
+        await conn.cancel(session_id=sid)
+        done = await asyncio.wait_for(turn, 30)
+        assert done.stop_reason == "cancelled"
+        again = await conn.prompt(session_id=sid, prompt=[text_block("hello")])
+        assert again.stop_reason == "end_turn", "the next turn runs: the history is valid"
+
+
+async def test_a_cut_is_a_message_with_its_hints_and_the_meter_follows(workspace: Path) -> None:
+    client = Recorder()
+    env = {"CO_TUI_CONTEXT_BUDGET_TOKENS": "2000"}  # a big search output alone is well past it
+    async with open_agent(client, cwd=workspace, env=env) as (conn, _):
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        (workspace / "big.txt").write_text(
+            "".join(f"line {i}: nothing to see here at all, only words\n" for i in range(300))
+        )
+        await conn.prompt(session_id=sid, prompt=[text_block("read big.txt")])
+        before = client.of("usage_update")[-1].used
+        await conn.prompt(session_id=sid, prompt=[text_block("and again")])
+        text = client.text(sid)
+        assert "\n\n✂ " in text, text
+        assert "/undo puts it back" in text and "recall(" in text
+        after = client.of("usage_update")[-1]
+        assert after.size == 2000 and after.used < before + 2000
+
+
+async def test_a_slash_command_sent_as_prompt_text_runs(workspace: Path) -> None:
+    client = Recorder()
+    async with open_agent(client, cwd=workspace) as (conn, _):
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await conn.prompt(session_id=sid, prompt=[text_block("read README.md")])
+        done = await conn.prompt(session_id=sid, prompt=[text_block("/compact the install steps")])
+        assert done.stop_reason == "end_turn"
+        assert "✂ Conversation compacted" in client.text(sid), client.text(sid)
+        await conn.prompt(session_id=sid, prompt=[text_block("/undo")])
+        assert "↶ " in client.text(sid)
+        await conn.set_session_mode(session_id=sid, mode_id="off")
+        assert client.of("current_mode_update")[-1].current_mode_id == "off"
