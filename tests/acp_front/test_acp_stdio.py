@@ -107,3 +107,11 @@ async def test_closing_stdin_ends_the_process_and_the_session_is_saved(workspace
         assert meta.id == session_id and meta.title == "read README.md" and meta.messages >= 4
     finally:
         store.close()
+
+
+def test_co_tui_does_not_import_the_acp_sdk_unless_asked() -> None:
+    from cli_process import run_python
+
+    code = "import sys, co_tui.cli; print('acp' in sys.modules, 'co_tui.acp' in sys.modules)"
+    proc = run_python(code)
+    assert proc.stdout.split() == ["False", "False"], proc.stderr
