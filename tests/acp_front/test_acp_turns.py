@@ -119,3 +119,44 @@ async def test_a_slash_command_sent_as_prompt_text_runs(workspace: Path) -> None
         assert "↶ " in client.text(sid)
         await conn.set_session_mode(session_id=sid, mode_id="off")
         assert client.of("current_mode_update")[-1].current_mode_id == "off"
+
+
+class CannotAnswer(Recorder):
+    """A client with no way to ask its user: every permission request fails."""
+
+    async def request_permission(self, session_id: str, tool_call: object, options: list, **_: object) -> object:
+        from acp import RequestError
+
+        raise RequestError.method_not_found("session/request_permission")
+
+
+async def test_a_client_that_cannot_be_asked_gets_a_clear_refusal_not_a_run(workspace: Path) -> None:
+    client = CannotAnswer()
+    async with open_agent(client, cwd=workspace) as (conn, _):
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        done = await conn.prompt(session_id=sid, prompt=[text_block("write hello to notes.txt")])
+        assert done.stop_reason == "end_turn" and not (workspace / "notes.txt").exists()
+        [result] = client.of("tool_call_update", sid)
+        assert result.status == "failed"
+        assert "the editor could not be asked for approval" in result.content[0].content.text
+
+
+async def test_compact_mode_ask_asks_before_a_cut_and_cancel_sends_nothing(workspace: Path) -> None:
+    client = Recorder("cancel", "cut")
+    env = {"CO_TUI_CONTEXT_BUDGET_TOKENS": "2000", "CO_TUI_COMPACT_MODE": "ask"}
+    (workspace / "big.txt").write_text(
+        "".join(f"line {i}: nothing to see here at all, only words\n" for i in range(300))
+    )
+    async with open_agent(client, cwd=workspace, env=env) as (conn, _):
+        new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        sid = new.session_id
+        assert new.modes.current_mode_id == "ask"
+        await conn.prompt(session_id=sid, prompt=[text_block("read big.txt")])
+        cancelled = await conn.prompt(session_id=sid, prompt=[text_block("and again")])
+        assert cancelled.stop_reason == "cancelled" and "send cancelled" in client.text(sid)
+        [question] = client.asked
+        assert [o.option_id for o in question.options] == ["cut", "over-budget", "cancel"]
+        assert "- Goes: " in question.tool_call.content[0].content.text
+        assert "\n\n✂ " not in client.text(sid), "nothing was cut"
+        await conn.prompt(session_id=sid, prompt=[text_block("and again")])
+        assert len(client.asked) == 2 and "\n\n✂ " in client.text(sid), "cut as planned, then sent"
