@@ -31,6 +31,8 @@ from co_tui.session import (
     HistoryTrimmed,
     Notice,
     OversizedTurn,
+    SubagentFinished,
+    SubagentStarted,
     TextDelta,
     ToolCall,
     ToolResult,
@@ -66,6 +68,9 @@ class Calls:
 
     workspace: Path
     tools: dict[str, str] = field(default_factory=dict)
+    # What each running child (subagent) has said so far, by its `delegate` call's id: the call's
+    # content, shown as it grows (this SDK version has no child sessions).
+    children: dict[str, str] = field(default_factory=dict)
     undoable: Any = None  # () -> list[int]: the session's undoable cuts (a cut message's /undo hint)
 
     def location(self, args: dict[str, Any]) -> list[s.ToolCallLocation]:
@@ -112,14 +117,63 @@ def usage_of(event: UsageUpdate) -> s.UsageUpdate:
     return s.UsageUpdate(session_update="usage_update", used=event.context_tokens, size=event.budget_tokens, cost=cost)
 
 
+CHILD_SHOWN_CHARS = 6_000  # of a child's running account, in its delegate call's content (the newest part)
+
+
+def _child_line(event: Event) -> str:
+    """A child's event as text in its `delegate` call's account (the same union, said briefly)."""
+    match event:
+        case TextDelta(text=text):
+            return text
+        case ToolCall(tool_name=tool, args=raw):
+            return f"\n→ {_title(tool, _args(raw))}\n"
+        case ToolResult(tool_name=tool, chars=chars, is_error=is_error):
+            return f"  {'✗' if is_error else '✓'} {tool} ({chars:,} chars)\n"
+        case HistoryTrimmed():
+            from co_tui.session import banner_line
+
+            return f"\n{banner_line(event)}\n"
+        case ErrorEvent(message=message) | OversizedTurn(message=message) | Notice(message=message):
+            return f"\n⚠ {message}\n"
+        case SubagentStarted(agent=agent, task=task):
+            return f"{agent}: {task}\n"
+        case SubagentFinished(summary=summary):
+            return f"\n{summary}\n"
+        case UsageUpdate() | Done():
+            return ""
+        case _:
+            assert_never(event)
+
+
+def _child_update(event: Event, calls: Calls, delegation: str) -> list[Any]:
+    """A subagent's event as a `tool_call_update` of its `delegate` call: the child's account so far
+    (its words, tool calls, cuts, end) as the call's content; its end marks the call failed when it
+    did not answer (the parent's tool result, which follows, completes it)."""
+    line = _child_line(event)
+    if not line and not isinstance(event, SubagentFinished):
+        return []
+    account = calls.children.get(delegation, "") + line
+    calls.children[delegation] = account
+    shown = account if len(account) <= CHILD_SHOWN_CHARS else "…" + account[-CHILD_SHOWN_CHARS:]
+    status: s.ToolCallStatus = "in_progress"
+    if isinstance(event, SubagentFinished):
+        calls.children.pop(delegation, None)
+        status = "completed" if event.outcome == "done" else "failed"
+    return [update_tool_call(delegation, status=status, content=[tool_content(text_block(shown))])]
+
+
 def updates_of(event: Event, calls: Calls) -> list[Any]:
     """The ACP session updates that say `event` (none for `Done`: the prompt's answer ends the turn).
 
     Text streams as `agent_message_chunk`; a tool call is a `tool_call` (kind, pending, its file as
     location, a diff for an edit) and its result a `tool_call_update` (completed or failed, its
     output); every cut is a visible message in the banner's wording with its hints; the meter is a
-    `usage_update`; notices, errors and oversized turns are message lines of their own.
+    `usage_update`; notices, errors and oversized turns are message lines of their own. A subagent's
+    events (`agent` set) go to its `delegate` call as `tool_call_update`s (`_child_update`).
     """
+    delegation = getattr(event, "delegation", None)
+    if getattr(event, "agent", None) is not None and delegation:
+        return _child_update(event, calls, delegation)
     match event:
         case TextDelta(text=text):
             return [_message(text)] if text else []
@@ -159,6 +213,8 @@ def updates_of(event: Event, calls: Calls) -> list[Any]:
         case Notice(message=message):
             return [_message(f"\n\n· {message}\n")]
         case Done():
+            return []
+        case SubagentStarted() | SubagentFinished():  # always a child's (`agent` set): handled above
             return []
         case _:
             assert_never(event)

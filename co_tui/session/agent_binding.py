@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from co_tui.agent.factory import build_agent, overhead_tokens, tool_schema_tokens
 from co_tui.agent.models import context_window_of, is_offline, resolve_model
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
     from pydantic_ai.models import Model
 
+    from co_tui.agent.agent_defs import AgentDef
     from co_tui.agent.file_edits import FileEdits
     from co_tui.config import Settings
     from co_tui.session.history import History
@@ -64,7 +65,11 @@ def count_overhead(binding: AgentBinding) -> int:
     (each priced as `/mcp` and `/context` price it: `factory.tool_schema_tokens`)."""
     resources = binding.resources
     own = overhead_tokens(
-        resources.settings, workspace=resources.workspace, project_text=resources.project.text, agent=binding.agent
+        resources.settings,
+        workspace=resources.workspace,
+        project_text=resources.project.text,
+        agent=binding.agent,
+        agent_def=binding.agent_def,
     )
     servers = resources.mcp.servers if resources.mcp else []
     return own + sum(tool_schema_tokens(server.tool_defs) for server in servers)
@@ -97,8 +102,14 @@ class AgentBinding:
         session_id: Callable[[], str] = lambda: "",
         meter_factory: MeterFactory = default_meter,
         overhead_counter: OverheadCounter = count_overhead,
+        agent_def: AgentDef | None = None,
+        budget_tokens: int | None = None,
+        delegate: Any = None,
     ) -> None:
         self.resources = resources
+        # A subagent's definition and context budget (None: the main agent's, the settings'), and
+        # the main agent's `delegate` toolset (docs/subagents.md).
+        self.agent_def, self._budget, self._delegate = agent_def, budget_tokens, delegate
         self._session_id = session_id  # told to the compaction hooks
         self.history = history  # read by the `recall` tool (recall_source.py)
         self.file_edits = file_edits  # what the model has seen of the files; where edits are checkpointed
@@ -126,7 +137,9 @@ class AgentBinding:
         `ModelConfigError` on a bad model (nothing changes then)."""
         s, workspace = self.resources.settings, self.resources.workspace
         resolved = resolve_model(model, s) if isinstance(model, str) else model
-        policy = GovernancePolicy.from_settings(s, context_window=context_window_of(resolved))
+        # A subagent's own budget stands for `context_budget_tokens` (everything else is the settings').
+        budgeted = s if self._budget is None else s.model_copy(update={"context_budget_tokens": self._budget})
+        policy = GovernancePolicy.from_settings(budgeted, context_window=context_window_of(resolved))
         # COMPACT.md beside the config (and the workspace's, when allowed); a bad one is said at the next turn.
         policy, self._summary_file_errors = with_summary_files(policy, s, workspace=workspace)
         summarizer = resolve_model(s.summarization_model, s) if s.summarization_model else None
@@ -155,6 +168,8 @@ class AgentBinding:
             toolsets=resources.mcp.toolsets(),
             project_instructions=lambda: resources.project.text,
             recall=recall_source(self.history, self),
+            agent_def=self.agent_def,
+            delegate=self._delegate,
         )
         self.overhead: int = self._overhead_counter(self)  # after the agent: its tools are priced, not built again
         self.context_window = context_window_of(resolved) or s.fallback_context_window

@@ -31,6 +31,7 @@ from co_tui.session.applying import Applied, EditApplier
 from co_tui.session.approvals import Approvals, Ask
 from co_tui.session.branch_moves import BranchMoves
 from co_tui.session.busy import Busy
+from co_tui.session.child_agent import ChildRun
 from co_tui.session.clearing import clear_conversation
 from co_tui.session.compact_run import Compaction
 from co_tui.session.compaction import clear_preview_of
@@ -50,12 +51,14 @@ from co_tui.session.session_saves import SessionSaves
 from co_tui.session.session_turns import SessionTurns
 from co_tui.session.steering import pin_keys, plan_pin_newest, plan_toggle_pin, plan_undo
 from co_tui.session.stored_tree import StoredTree
+from co_tui.session.subagents import Delegations, session_agents
 from co_tui.session.turn_runner import TurnRunner
 from co_tui.session.user_shell import UserShell
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
+    from co_tui.agent.agent_defs import AgentDef
     from co_tui.agent.mcp_servers import McpServers
     from co_tui.agent.mentions import Attachments
     from co_tui.agent.project_instructions import InstructionFile
@@ -107,6 +110,10 @@ class ChatSession(HistoryViews):
         self.approvals = Approvals(ask) if ask is not None else None
         approver = self.approvals.approve if self.approvals is not None else None
         self.resources = Resources(settings, self.workspace, approver)
+        # The `delegate` tool's children (docs/subagents.md): bindings of their own on these resources.
+        self.delegations = Delegations(
+            settings, self._new_child, session_agents(settings, self.workspace), lambda: history.transcript
+        )
         self.binding = AgentBinding(
             self.resources,
             model if model is not None else settings.model,
@@ -116,6 +123,7 @@ class ChatSession(HistoryViews):
             session_id=lambda: self.id,
             meter_factory=meter_factory,
             overhead_counter=overhead_counter,
+            delegate=self.delegations.toolset(),
         )
         self.metering = Metering(self.binding, history)
         busy = lambda: self.gate.running  # noqa: E731 - read by every collaborator that refuses work meanwhile
@@ -123,6 +131,7 @@ class ChatSession(HistoryViews):
             history, self.saves, session_id=lambda: self.id, busy=busy, gauge=self.gauge, pins_changed=self._tell_pins
         )
         self.runner = TurnRunner(self.binding, history, self.metering, self.edits, self.saves)
+        self.runner.late_events = self.delegations.take_late_events  # children stopped with the turn
         tree = StoredTree(self.saves, history)
         self.moves = BranchMoves(
             self.edits, tree, self.binding, busy=busy, title=lambda: self.title, workspace=self.workspace
@@ -138,6 +147,10 @@ class ChatSession(HistoryViews):
         shell = UserShell(self.workspace, approver)  # `!command` (user_shell.py)
         self.turns = SessionTurns(self.runner, shell, self.saves, self.metering, self.gate, self.workspace)
         self.lifecycle = SessionLifecycle(self)  # start and close, for every front end (lifecycle.py)
+
+    def _new_child(self, agent_def: AgentDef) -> ChildRun:
+        binding = self.binding
+        return ChildRun(self.resources, binding.model, agent_def, parent_budget=binding.policy.budget_tokens)
 
     def _tell_pins(self) -> None:
         self.binding.governance.set_pins(pin_keys(self.history.transcript, self.history.pins))
@@ -221,8 +234,10 @@ class ChatSession(HistoryViews):
         return self.turns.plan_send(prompt, self.gauge())
 
     def run_turn(self, prompt: str, choice: SendChoice | None = None) -> AsyncIterator[Event]:
-        """Run one user turn; its events, ending with `Done`; never raises (`SessionTurns.run_turn`)."""
-        return self.turns.run_turn(prompt, choice)
+        """Run one user turn; its events, ending with `Done`; never raises (`SessionTurns.run_turn`).
+        `over_budget` chosen: a line in the chat says so, with the figures of the plan it overrode."""
+        plan = self.plan_send(prompt) if choice == "over_budget" else None
+        return self.turns.run_turn(prompt, choice, trace=plan.over_budget_line if plan is not None else None)
 
     def run_shell_command(self, command: str) -> AsyncIterator[Event]:
         """`!command`: its events, ending with `Done`; never raises (`SessionTurns.run_shell_command`)."""

@@ -14,10 +14,10 @@ Its collaborators: the agent's `AgentBinding` (model, governed agent, meter), th
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pydantic_ai import AgentRunResultEvent
+from pydantic_ai import AgentRunResultEvent, UsageLimits
 from pydantic_ai.exceptions import RunCancelled
 from pydantic_ai.messages import ModelMessage, ModelResponse, repair_messages
 
@@ -33,6 +33,7 @@ from co_tui.governance.handles import stamp_handles
 from co_tui.governance.markers import tag_fused_markers
 from co_tui.governance.pins import pins_over_budget_line
 from co_tui.governance.preview import preview_big_outputs
+from co_tui.session.child_event import ChildEvent
 from co_tui.session.events import INTERRUPTED_MESSAGE, Done, ErrorEvent, Event, Notice, OversizedTurn, UsageUpdate
 from co_tui.session.history import Edit
 from co_tui.session.oversize import refuse_oversized_prompt, sent_whole
@@ -63,6 +64,8 @@ class TurnRunner:
         self._run: AgentRunEvents[Any] | None = None
         self._cancel_requested = False
         self._checkpoint_due = False
+        # Events of subagents stopped with the run, said after it (session/subagents.py).
+        self.late_events: Callable[[], list[Event]] = list
 
     def record(self, messages: Sequence[ModelMessage]) -> list[ModelMessage]:
         """The governance capability's transcript sink: a step finished (its tool results are in) or
@@ -90,12 +93,18 @@ class TurnRunner:
         )
 
     async def run(
-        self, prompt: str, choice: SendChoice | None = None, *, typed: str | None = None
+        self,
+        prompt: str,
+        choice: SendChoice | None = None,
+        *,
+        typed: str | None = None,
+        request_limit: int | None = None,
     ) -> AsyncIterator[Event]:
         """Run one user turn; yield its events; always end with `Done`. Never raises. `choice`: what
         the user chose for its send in `compact_mode` ask (the capability reads it for this run).
         `typed`: the prompt as the user typed it, when `prompt` adds to it (`@path` attachments): the
-        title's."""
+        title's. `request_limit`: the most model requests the turn may make (a subagent's; None:
+        pydantic-ai's default); past it the turn fails, its messages kept."""
         title = typed if typed is not None else prompt
         self._cancel_requested, self.running = False, True
         self.binding.send_choice = choice
@@ -120,7 +129,10 @@ class TurnRunner:
             governance.begin_run(len(history_in))
             seen_responses: set[int] = set()
             try:
-                async with self.binding.agent.run_stream_events(prompt, message_history=history_in) as run:
+                limits = None if request_limit is None else UsageLimits(request_limit=request_limit)
+                async with self.binding.agent.run_stream_events(
+                    prompt, message_history=history_in, usage_limits=limits
+                ) as run:
                     self._run = run
                     if self._cancel_requested:
                         run.cancel()
@@ -136,6 +148,9 @@ class TurnRunner:
                             if event.ends_pass and (cut := self._partial_messages()) is not None:
                                 # The meter shows the request the cut leaves: the banner's "after".
                                 yield self.metering.usage(cut)
+                            continue
+                        if isinstance(event, ChildEvent):  # a subagent's, live while its delegate call runs
+                            yield event.event
                             continue
                         if isinstance(event, GovernanceNoticeEvent):  # a compaction hook's one line
                             yield Notice(message=event.message)
@@ -194,6 +209,8 @@ class TurnRunner:
             yield ErrorEvent(message=INTERRUPTED_MESSAGE, kind="interrupted")
         if save_error is not None:
             yield save_error
+        for late in self.late_events():
+            yield late
         yield self.metering.reading()
         yield Done(output="".join(output_parts), interrupted=interrupted, failed=failed)
 

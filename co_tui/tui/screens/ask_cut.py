@@ -25,7 +25,8 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from co_tui.session import CutAnswer, CutChoice, PlannedCut, planned_cut_rows
-from co_tui.text import format_tokens, one_line
+from co_tui.text import escape_controls, format_tokens, one_line, screen_text
+from co_tui.tui.screens.arming import ArmedAnswers
 
 __all__ = ["AskCutScreen", "planned_cut_rows"]
 
@@ -56,8 +57,9 @@ def option_label(choice: CutChoice, label: str, plan: PlannedCut) -> str:
     return label
 
 
-class AskCutScreen(ModalScreen[CutAnswer | None]):
-    """Dismisses with the `CutAnswer`, or None (Esc: the send is cancelled)."""
+class AskCutScreen(ArmedAnswers, ModalScreen[CutAnswer | None]):
+    """Dismisses with the `CutAnswer`, or None (Esc: the send is cancelled). Its answers arm as an
+    approval's do (arming.py): `hello` typed on as it opened went to the prompt, not its `o`."""
 
     CSS_PATH = ["dialog.tcss", "ask_cut.tcss"]
     BINDINGS = [
@@ -84,11 +86,13 @@ class AskCutScreen(ModalScreen[CutAnswer | None]):
                 f"This send would {verb} the context first ({REASON.get(plan.reason, plan.reason)})",
                 id="dialog-title",
             )
-            yield Static(Content(f"Your prompt, not sent yet: “{one_line(self.prompt, 60)}”"), id="ask-prompt")
+            yield Static(
+                Content(f"Your prompt, not sent yet: “{one_line(escape_controls(self.prompt), 60)}”"), id="ask-prompt"
+            )
             with Grid(id="ask-plan"):  # labels in one column, the texts wrap in the other
                 for label, text in planned_cut_rows(plan):
                     yield Static(label, classes="ask-label")
-                    yield Static(Content(text), classes="ask-text")
+                    yield Static(Content(screen_text(text)), classes="ask-text")
             yield OptionList(
                 *(Option(option_label(choice, label, plan), id=choice) for choice, label in OPTIONS),
                 id="ask-choices",
@@ -99,10 +103,10 @@ class AskCutScreen(ModalScreen[CutAnswer | None]):
             yield Static(KEYS_LINE, id="ask-line")
 
     def on_mount(self) -> None:
-        """The answers take the keys, `Cut as planned` highlighted."""
+        """The answers take the keys once armed, `Cut as planned` highlighted."""
         options = self.query_one(OptionList)
         options.highlighted = 0
-        options.focus()
+        self.start_arming("ask-choices")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         """Enter on an answer: carry it out (`action_choose`)."""
@@ -116,7 +120,9 @@ class AskCutScreen(ModalScreen[CutAnswer | None]):
 
     def action_choose(self, choice: str) -> None:
         """Dismiss with the answer `choice`; over the budget past the window is refused in one line
-        (the dialog stays)."""
+        (the dialog stays). Nothing while the answers arm."""
+        if not self.armed:
+            return
         if choice == "over_budget" and (line := self.plan.over_budget_refusal) is not None:
             refusal = self.query_one("#ask-line", Static)
             refusal.update(Content(line))
