@@ -160,3 +160,21 @@ async def test_compact_mode_ask_asks_before_a_cut_and_cancel_sends_nothing(works
         assert "\n\n✂ " not in client.text(sid), "nothing was cut"
         await conn.prompt(session_id=sid, prompt=[text_block("and again")])
         assert len(client.asked) == 2 and "\n\n✂ " in client.text(sid), "cut as planned, then sent"
+
+
+async def test_a_subagents_events_update_its_delegate_call(workspace: Path) -> None:
+    client = Recorder()
+    async with open_agent(client, cwd=workspace) as (conn, _):
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        done = await conn.prompt(
+            session_id=sid, prompt=[text_block("explore docs in a subagent and tell me which file mentions TODO")]
+        )
+        assert done.stop_reason == "end_turn"
+        [delegate] = [c for c in client.of("tool_call", sid) if c.title.startswith("delegate")]
+        assert delegate.kind == "think"
+        own = [u for u in client.of("tool_call_update", sid) if u.tool_call_id == delegate.tool_call_id]
+        running = [u for u in own if u.status == "in_progress"]
+        assert running and "→ " in running[-1].content[0].content.text, "the child's tool calls, as it works"
+        assert own[-1].status == "completed", "the parent's result completes the call"
+        child_calls = [c for c in client.of("tool_call", sid) if c.tool_call_id != delegate.tool_call_id]
+        assert not child_calls, "a child's calls are not the parent's rows"
