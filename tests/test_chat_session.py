@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pilot_helpers import poll_until
@@ -336,11 +337,11 @@ async def test_an_interrupted_shell_command_ends_the_turn_at_once_and_the_next_q
     waited on the output pipe `sleep` held: its whole 30 s, after any other test had run."""
     approved = asyncio.Event()
 
-    async def approve(command: str) -> bool:
+    async def approve(request: Any) -> str:
         approved.set()
-        return True
+        return "once"
 
-    session = ChatSession(load_settings(allow_shell=True), workspace=workspace, model="offline", approver=approve)
+    session = ChatSession(load_settings(allow_shell=True), workspace=workspace, model="offline", ask=approve)
     command = "run touch started; sleep 30; echo done"
     turn = asyncio.create_task(collect(session.run_turn(command)))
     await approved.wait()

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from co_tui.session.agent_binding import AgentBinding, MeterFactory, OverheadCounter, count_overhead, default_meter
 from co_tui.session.applying import EditApplier
+from co_tui.session.approvals import Approvals, Ask
 from co_tui.session.branch_moves import BranchMoves
 from co_tui.session.busy import Busy
 from co_tui.session.child_agent import ChildRun
@@ -28,8 +29,10 @@ from co_tui.session.compaction import clear_preview_of
 from co_tui.session.eviction import next_cut_of, plan_evict
 from co_tui.session.file_checkpoints import session_file_edits
 from co_tui.session.history import History, HistoryViews
+from co_tui.session.lifecycle import SessionLifecycle
 from co_tui.session.metering import Metering
 from co_tui.session.recover import plan_recover
+from co_tui.session.replay import Item, replay
 from co_tui.session.resources import Resources
 from co_tui.session.session_lock import claim_session
 from co_tui.session.session_saves import SessionSaves
@@ -47,7 +50,6 @@ if TYPE_CHECKING:
     from co_tui.agent.mcp_servers import McpServers
     from co_tui.agent.mentions import Attachments
     from co_tui.agent.project_instructions import InstructionFile
-    from co_tui.agent.tools import Approver
     from co_tui.config import Settings
     from co_tui.governance.compact_mode import CompactMode, SendChoice
     from co_tui.governance.events import HistoryTrimmed
@@ -60,6 +62,7 @@ if TYPE_CHECKING:
     from co_tui.session.events import Event, UsageUpdate
     from co_tui.session.file_rewind import FilesBack
     from co_tui.session.gauge import Gauge
+    from co_tui.session.lifecycle_types import Closing
     from co_tui.session.pin_change import PinChange
     from co_tui.store.session_store import SessionStore
 
@@ -76,7 +79,7 @@ class ChatSession(HistoryViews):
         store: SessionStore | None = None,
         session_id: str | None = None,
         model: Model | str | None = None,
-        approver: Approver | None = None,
+        ask: Ask | None = None,
         one_shot: bool = False,  # the front end exits after one turn: a failed save is not "kept in memory"
         meter_factory: MeterFactory = default_meter,
         overhead_counter: OverheadCounter = count_overhead,
@@ -92,6 +95,9 @@ class ChatSession(HistoryViews):
         # What the model has seen of each file, and where each edit's checkpoint goes (issue 30).
         at, branch = (lambda: len(history.transcript)), (lambda: history.branch)
         file_edits = session_file_edits(store, lambda: self.id, at, settings.checkpoint_max_bytes, branch)
+        # The front end's `ask` behind the session's grants (approvals.py); None: every call is refused.
+        self.approvals = Approvals(ask) if ask is not None else None
+        approver = self.approvals.approve if self.approvals is not None else None
         self.resources = Resources(settings, self.workspace, approver)
         # The `delegate` tool's children (docs/subagents.md): bindings of their own on these resources.
         self.delegations = Delegations(
@@ -121,6 +127,7 @@ class ChatSession(HistoryViews):
         self.compaction = Compaction(self.edits, self.binding, metering, self.gate, session_id=sid, error_event=errors)
         shell = UserShell(self.workspace, approver)  # `!command` (user_shell.py)
         self.turns = SessionTurns(self.runner, shell, self.saves, metering, self.gate, self.workspace)
+        self.lifecycle = SessionLifecycle(self)  # start and close, for every front end (lifecycle.py)
 
     def _new_child(self, agent_def: AgentDef) -> ChildRun:
         return ChildRun(self.resources, self.binding.model, agent_def, parent_budget=self.binding.policy.budget_tokens)
@@ -330,6 +337,20 @@ class ChatSession(HistoryViews):
     def release_claim(self) -> None:
         """Let other processes open this session (the TUI switching away, `/clear`). Idempotent."""
         self.saves.writer.release()
+
+    # --- start and close, replay: every front end's jobs (lifecycle.py, replay.py) ---------------
+
+    def start(self, **options: Any) -> AsyncIterator[Event]:
+        """`SessionLifecycle.start` (its options): the opening lines, and the MCP servers started."""
+        return self.lifecycle.start(**options)
+
+    async def aclose(self) -> Closing:
+        """`SessionLifecycle.aclose`: MCP down, the rescue copy after a failed save, the claim let go."""
+        return await self.lifecycle.aclose()
+
+    def replay(self, entries: int | None = None) -> list[Item | HistoryTrimmed]:
+        """`replay.replay`: the conversation as chat entries, banners at their cuts (newest `entries`)."""
+        return replay(self, entries)
 
     @classmethod
     def resume(

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from co_tui.session.conversation_counts import ConversationCounts
 from co_tui.session.saved_session import SessionHit, SessionMeta
 from co_tui.session.session_lock import busy_elsewhere, claim_session
 from co_tui.store.database import Database
@@ -35,7 +36,7 @@ DELETE_ADVICE = "quit co-tui there (or switch it to another session) first; noth
 
 META_COLUMNS = (
     "id, title, created, updated, model, workspace, messages, context_messages, tokens, damaged, cost_usd,"
-    " forked_from, forked_at"
+    " forked_from, forked_at, conversation_counts"
 )
 
 
@@ -181,7 +182,10 @@ def meta_from_row(row: Sequence[Any]) -> SessionMeta:
             return None
         return cost if cost >= 0 and math.isfinite(cost) else None
 
-    sid, title, created, updated, model, workspace, messages, context_messages, tokens, damaged, cost, origin, at = row
+    sid, title, created, updated, model, workspace, messages, context_messages, tokens, damaged, cost, origin, at = row[
+        :13
+    ]
+    counts = ConversationCounts.from_json(row[13]) if len(row) > 13 else None
     return SessionMeta(
         id=str(sid),
         title=str(title or ""),
@@ -196,6 +200,7 @@ def meta_from_row(row: Sequence[Any]) -> SessionMeta:
         cost_usd=as_cost(cost),
         forked_from=str(origin) if origin else None,
         forked_at=as_int(at) if at is not None else None,
+        subagent_tokens=counts.subagent_tokens if counts is not None else 0,
     )
 
 

@@ -13,8 +13,8 @@ from co_tui.session.chat import ChatSession
 from co_tui.store.session_store import SessionStore
 
 
-async def approve(text: str, tool: str = "run_shell", path: str | None = None) -> bool:
-    return True
+async def approve(request: object) -> str:
+    return "once"
 
 
 async def run(session: ChatSession, prompt: str) -> list:
@@ -29,7 +29,7 @@ async def test_every_edit_is_checkpointed_in_the_store_before_the_file_changes(d
     ws = tmp_path / "ws"
     ws.mkdir()
     with SessionStore.open(data_dir) as store:
-        session = ChatSession(load_settings(), workspace=ws, store=store, model="offline", approver=approve)
+        session = ChatSession(load_settings(), workspace=ws, store=store, model="offline", ask=approve)
         await run(session, "write hello to notes.txt")
         at_second = len(session.transcript)
         await run(session, "replace hello with bye in notes.txt")
@@ -55,7 +55,7 @@ async def test_beyond_checkpoint_max_bytes_an_edit_is_refused_with_one_line(data
     (ws / "big.txt").write_text("x" * 5000 + "\n")
     with SessionStore.open(data_dir) as store:
         settings = load_settings(checkpoint_max_bytes=4000)
-        session = ChatSession(settings, workspace=ws, store=store, model="offline", approver=approve)
+        session = ChatSession(settings, workspace=ws, store=store, model="offline", ask=approve)
         [result] = results(await run(session, "replace x with y in big.txt"))  # not unique: refused anyway
         [result] = results(await run(session, "replace " + "x" * 5000 + " with y in big.txt"))
         assert result.is_error

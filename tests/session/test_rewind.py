@@ -271,14 +271,14 @@ def test_every_branch_comes_back_as_the_model_was_sent_it_across_resumes(ops: li
     asyncio.run(run())
 
 
-async def _approve(text: str, tool: str = "run_shell", path: str | None = None) -> bool:
-    return True
+async def _approve(request: Any) -> str:
+    return "once"
 
 
 async def test_files_the_agent_edited_after_a_prompt_go_back_with_it(tmp_path: Path) -> None:
     ws = _workspace(tmp_path / "ws")
     store = SessionStore.open(tmp_path / "data")
-    session = ChatSession(_settings(tmp_path / "data", 50_000), workspace=ws, store=store, approver=_approve)
+    session = ChatSession(_settings(tmp_path / "data", 50_000), workspace=ws, store=store, ask=_approve)
     await run_turn(session, "write hello to notes.txt")
     await run_turn(session, "replace hello with bye in notes.txt")
     await run_turn(session, "write first to other.txt")

@@ -278,12 +278,12 @@ async def test_a_declined_and_an_interrupted_tool_call_resume_as_they_were_live(
     import asyncio
 
     s = load_settings(allow_shell=True)
-    answers = iter([False, True])
+    answers = iter(["deny", "once"])
 
-    async def approver(command: str) -> bool:
+    async def ask(request: Any) -> str:
         return next(answers)
 
-    session = ChatSession(s, workspace=workspace, store=open_store(s), approver=approver)
+    session = ChatSession(s, workspace=workspace, store=open_store(s), ask=ask)
     live: list[Any] = []
     async for event in session.run_turn("run echo hi"):  # declined
         live.append(event)
