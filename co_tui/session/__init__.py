@@ -33,6 +33,7 @@ _EXPORTS: dict[str, str] = {
     "Done": "events",
     "DoneReason": "events",
     "ErrorEvent": "events",
+    "HistoryTrimmed": "events",
     "Notice": "events",
     "OversizedTurn": "events",
     "SubagentFinished": "events",
@@ -42,6 +43,17 @@ _EXPORTS: dict[str, str] = {
     "ToolResult": "events",
     "UsageUpdate": "events",
     "INTERRUPTED_MESSAGE": "events",
+    # a subagent as the screens show it (subagent_view.py)
+    "SubagentView": "subagent_view",
+    "DELEGATE_TOOL": "subagent_view",
+    "advance_subagent": "subagent_view",
+    "elapsed_text": "subagent_view",
+    "subagent_fraction": "subagent_view",
+    "subagent_meter_line": "subagent_view",
+    "subagent_pending": "subagent_view",
+    "subagent_result_line": "subagent_view",
+    "subagent_started": "subagent_view",
+    "subagent_state_text": "subagent_view",
     # words and figures the screens show
     "banner_line": "banner",
     "banner_details": "banner",
@@ -113,6 +125,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         DoneReason,
         ErrorEvent,
         Event,
+        HistoryTrimmed,
         Notice,
         OversizedTurn,
         SubagentFinished,
@@ -153,4 +166,16 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.store_errors import StoreError
     from co_tui.session.store_search import hit_segments
     from co_tui.session.store_tail import SessionTail
+    from co_tui.session.subagent_view import (
+        DELEGATE_TOOL,
+        SubagentView,
+        advance_subagent,
+        elapsed_text,
+        subagent_fraction,
+        subagent_meter_line,
+        subagent_pending,
+        subagent_result_line,
+        subagent_started,
+        subagent_state_text,
+    )
     from co_tui.session.times import fork_origin, format_updated
