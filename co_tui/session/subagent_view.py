@@ -207,7 +207,6 @@ def subagent_result_line(view: SubagentView) -> str:
 
             return one_line(view.result, 160)
         return ""
-    from co_tui.session.cost import format_usd
     from co_tui.text import format_tokens, plural
 
     parts = [f"returned {plural(end.result_chars, 'char', format_tokens(end.result_chars))}"]
@@ -215,8 +214,16 @@ def subagent_result_line(view: SubagentView) -> str:
         parts.append(f"recall {end.handle}")
     parts.append(plural(end.requests, "request"))
     parts.append(f"{format_tokens(end.input_tokens)} in / {format_tokens(end.output_tokens)} out")
-    parts.append(format_usd(end.cost_usd, unknown="unpriced"))
+    parts.append(subagent_cost_text(end.cost_usd))
     return " · ".join(parts)
+
+
+def subagent_cost_text(cost_usd: float | None) -> str:
+    """`$0.0036` under a cent (a child's cost is often that small, and `<$0.01` says little),
+    `$0.42` above; `unpriced` for None."""
+    from co_tui.session.cost import format_usd
+
+    return format_usd(cost_usd, unknown="unpriced", digits=4 if cost_usd is not None and cost_usd < 0.01 else 2)
 
 
 def subagent_state_text(view: SubagentView) -> str:
@@ -232,6 +239,7 @@ __all__ = [
     "SubagentView",
     "advance_subagent",
     "elapsed_text",
+    "subagent_cost_text",
     "subagent_fraction",
     "subagent_meter_line",
     "subagent_pending",

@@ -96,7 +96,7 @@ async def test_the_block_streams_the_child_and_says_what_it_returned(make_app) -
         await wait_until(pilot, lambda: block.view.tool_calls == 2 and block.view.tool is None, what="two tools run")
         text = block_text(block)
         assert "explore" in text and TASK in text and "running" in text
-        assert "5 msgs · 2k/40k tokens (5%)" in text and "2 tool calls" in text and "<$0.01" in text
+        assert "5 msgs · 2k/40k tokens (5%)" in text and "2 tool calls" in text and "$0.0024" in text
         # The activity line keeps saying what the parent runs; the child's rows stay in its block.
         assert "delegate" in str(app.chat.activity.label)
         assert "read_file" not in main_log_text(app) and "list_dir" not in main_log_text(app)
@@ -104,7 +104,7 @@ async def test_the_block_streams_the_child_and_says_what_it_returned(make_app) -
         await wait_idle(pilot)
         text = block_text(block)
         assert "done" in text and "returned 30 chars" in text and "recall explore-1" in text
-        assert "<$0.01" in text and "running" not in text and block.has_class("-done")
+        assert "3 requests · 7.2k in / 240 out · $0.0036" in text and "running" not in text and block.has_class("-done")
         # The child's answer is not the parent's: the main flow holds the parent's two answers only.
         answers = [w for w in app.chat.log_view.items if isinstance(w, AssistantMessage)]
         assert len(answers) == 2

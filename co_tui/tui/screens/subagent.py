@@ -41,7 +41,9 @@ class SubagentScreen(Screen[None]):
         """Title, the block's lines as a header, the child's transcript, keys."""
         view = self.block.view
         yield Static(
-            Content.assemble(("Subagent ", "bold"), (view.agent, "bold"), " · its own context, as it runs"),
+            Content.assemble(
+                ("Subagent ", "bold"), (view.agent or view.agent_name, "bold"), " ", "· its own context, as it runs"
+            ),
             id="subagent-title",
         )
         yield Static(id="subagent-header")

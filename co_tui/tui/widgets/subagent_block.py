@@ -1,7 +1,7 @@
 """A subagent in the chat log: a live block for one `delegate` call, which opens to the child's transcript.
 
 ```
-▸ ⧉ explore · Find which file in docs mentions governance                     running · 4s
+▸ ◆ explore · Find which file in docs mentions governance                     running · 4s
   ███░░░░░░░ 3 msgs · ~2.1k/40k tokens (5%)  $0.00
   ⚙ read_file(path="docs/a.md")  running…
   ✂ History trimmed · 4 messages (2 turns) · 41.2k → 12.9k tokens · token budget
@@ -37,6 +37,7 @@ SHOWN_TRIMS = 2  # the child's newest cuts drawn as banner lines; the opened tra
 TASK_CHARS = 200
 
 Clock = Callable[[], float]
+CLOCK: Clock = time.monotonic  # where blocks read elapsed time (a snapshot test fixes it)
 
 
 def block_lines(view: SubagentView, elapsed_s: float, *, interrupted: bool = False) -> list[Content]:
@@ -45,7 +46,7 @@ def block_lines(view: SubagentView, elapsed_s: float, *, interrupted: bool = Fal
     from co_tui.session import (
         banner_line,
         elapsed_text,
-        format_usd,
+        subagent_cost_text,
         subagent_fraction,
         subagent_meter_line,
         subagent_result_line,
@@ -59,12 +60,13 @@ def block_lines(view: SubagentView, elapsed_s: float, *, interrupted: bool = Fal
     state = "interrupted" if interrupted and not ended else subagent_state_text(view)
     failed = state not in ("running", "done")
     title = Content.assemble(
-        ("⧉ ", "$error" if failed else "$secondary"),
+        ("◆ ", "$error" if failed else "$secondary"),
         (view.agent_name, "bold"),
-        (f" · {one_line(view.task, TASK_CHARS)}", "$text-muted"),
+        " ",  # a gap of its own: SVG renderers drop a styled text's leading spaces
+        (f"· {one_line(view.task, TASK_CHARS)}", "$text-muted"),
     )
     status_style = "$text-error" if failed else "$text-success" if ended else "italic $text-muted"
-    status = Content.assemble((state, status_style), (f" · {elapsed_text(elapsed_s)}", "$text-muted"))
+    status = Content.assemble((state, status_style), " ", (f"· {elapsed_text(elapsed_s)}", "$text-muted"))
     lines = [Content.assemble(title, "  ", status)]
 
     share = subagent_fraction(view)
@@ -77,7 +79,7 @@ def block_lines(view: SubagentView, elapsed_s: float, *, interrupted: bool = Fal
     ]
     if not ended:
         if view.cost_usd is not None:
-            meter += ["  ", (format_usd(view.cost_usd), "$foreground")]
+            meter += ["  ", (subagent_cost_text(view.cost_usd), "$foreground")]
         if view.tool_calls:
             meter += ["  ", (plural(view.tool_calls, "tool call"), "$text-muted")]
     lines.append(Content.assemble(*meter))
@@ -111,7 +113,7 @@ def block_lines(view: SubagentView, elapsed_s: float, *, interrupted: bool = Fal
             )
         )
     for trim in view.trims[-SHOWN_TRIMS:]:
-        lines.append(Content.assemble(("✂ ", "$text-warning"), (banner_line(trim), "$text-warning")))
+        lines.append(Content.assemble((banner_line(trim), "$text-warning")))  # it begins with its ✂
     return lines
 
 
@@ -147,7 +149,7 @@ class SubagentBlock(Widget, can_focus=True):
         self.view = view
         self.events: list[Event] = []
         self.interrupted = False
-        self._clock = clock or time.monotonic
+        self._clock = clock or CLOCK
         self._started_at = self._clock() if started_at is None else started_at
         self._ticker: Timer | None = None
         self._stopped_at: float | None = None  # when it ended with no figure of its own (refused, interrupted)
