@@ -216,7 +216,9 @@ async def test_esc_cancels_the_child_and_the_app_is_usable_after(make_app) -> No
 
 
 async def test_the_childs_cuts_are_banners_in_its_block_not_in_the_chat(make_app) -> None:
-    app = make_app(script=lambda prompt: [Delegate(TASK, [Tool("list_dir", "{}", "a.md"), Trim(CHILD_TRIM), Text("done")])])
+    app = make_app(
+        script=lambda prompt: [Delegate(TASK, [Tool("list_dir", "{}", "a.md"), Trim(CHILD_TRIM), Text("done")])]
+    )
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_ready(pilot)
         await send_prompt(pilot, "go")
