@@ -29,8 +29,6 @@ from co_tui.session import (
     HistoryRows,
     RequestCost,
     banner_details,
-    cached_share,
-    format_usd,
     strategy_text,
 )
 from co_tui.text import escape_controls, format_tokens, one_line, plural
@@ -40,6 +38,7 @@ from co_tui.tui.widgets.ledger_table import LedgerTable
 from co_tui.tui.widgets.message_table import MessageTable
 from co_tui.tui.widgets.paged_table import PagedTable
 from co_tui.tui.widgets.turn_token_chart import STATE_COLOURS, TurnTokenChart, legend_markup
+from co_tui.tui.widgets.usage_table import Numbered, UsageTable, usage_summary
 
 if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
@@ -134,43 +133,11 @@ _NARROW_COLUMNS = (
 _SHORT_STATUS = {"output truncated": "truncated"}
 
 
-def usage_summary(requests: Sequence[RequestCost]) -> str:
-    """The Usage tab's closing line: requests, cost at list prices, and the share of all input the
-    provider's prompt cache served."""
-    if not requests:
-        return "No model requests yet."
-    from co_tui.session import session_cost_of
-
-    cost = session_cost_of(requests)
-    read = sum(r.cache_read_tokens for r in requests)
-    written = sum(r.cache_write_tokens for r in requests)
-    share = cached_share(sum(r.input_tokens for r in requests), read)
-    text = f"{plural(len(requests), 'request')} · {format_usd(cost, unknown='cost unknown (unpriced model)')}"
-    if read or written:
-        text += f" · {round(100 * (share or 0))}% of input read from cache · {format_tokens(written)} written to it"
-    return text
-
-
 def _tokens_of_budget(tokens: int, budget: int, estimated: bool) -> str:
     approx = "~" if estimated else ""
     if budget <= 0:
         return f"{approx}{format_tokens(tokens)} tokens"
     return f"{approx}{format_tokens(tokens)} / {format_tokens(budget)} tokens ({budget_percent(tokens, budget)}%)"
-
-
-class _Numbered(Sequence[tuple[int, Any]]):
-    """`items` as (1-based number, item) pairs, numbered as they are read (a `PagedTable` source)."""
-
-    def __init__(self, items: Sequence[Any]) -> None:
-        self._items = items
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            return [(i + 1, self._items[i]) for i in range(*index.indices(len(self._items)))]
-        return (index + 1, self._items[index])
 
 
 TABS = Binding.Group("Tabs", compact=True)
@@ -259,7 +226,7 @@ class HistoryScreen(Screen[None]):
                 yield LedgerTable(id="ledger-table", cursor_type="row", zebra_stripes=True)
                 yield Static(id="ledger-detail")
             with TabPane("Usage", id="usage"):
-                yield PagedTable(id="usage-table", cursor_type="row", zebra_stripes=True)
+                yield UsageTable(id="usage-table", cursor_type="row", zebra_stripes=True)
                 yield Static(id="usage-totals")
         yield KeyFooter()
 
@@ -420,42 +387,15 @@ class HistoryScreen(Screen[None]):
                 f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)}",
             )
 
-        table.show(_Numbered(ledger), cells)
+        table.show(Numbered(ledger), cells)
         await self._keep_cursor(table, cursor)
         self._show_ledger_detail(ledger[table.cursor_row] if ledger else None)
 
     async def _fill_usage(self, requests: Sequence[RequestCost], transcript_rows: Sequence[MessageRow]) -> None:
         """One row per model request (its response's usage), then the session's totals below."""
-        table = self.query_one("#usage-table", PagedTable)
+        table = self.query_one("#usage-table", UsageTable)
         cursor = table.cursor_row
-        table.clear(columns=True)
-        for label in ("#", "turn", "input", "cached", "written", "output", "cost"):
-            table.add_column(label)
-        turn_of = {row.index: row.turn for row in transcript_rows}
-
-        def cells(numbered: tuple[int, RequestCost]) -> tuple[Text, ...]:
-            number, request = numbered
-            share = cached_share(request.input_tokens, request.cache_read_tokens)
-            turn = turn_of.get(request.index, 0)
-            return (
-                Text(str(number), justify="right"),
-                Text(str(turn) if turn > 0 else "–", justify="right"),
-                Text(format_tokens(request.input_tokens), justify="right"),
-                Text(
-                    f"{format_tokens(request.cache_read_tokens)} ({round(100 * share)}%)"
-                    if request.cache_read_tokens and share is not None
-                    else "–",
-                    justify="right",
-                ),
-                Text(
-                    format_tokens(request.cache_write_tokens) if request.cache_write_tokens else "–",
-                    justify="right",
-                ),
-                Text(format_tokens(request.output_tokens), justify="right"),
-                Text(format_usd(request.cost, unknown="unpriced", digits=4), justify="right"),
-            )
-
-        table.show(_Numbered(requests), cells)
+        table.show_requests(requests, {row.index: row.turn for row in transcript_rows})
         await self._keep_cursor(table, cursor)
         self.query_one("#usage-totals", Static).update(usage_summary(requests))
 
