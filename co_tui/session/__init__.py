@@ -55,6 +55,9 @@ _EXPORTS: dict[str, str] = {
     "subagent_result_line": "subagent_view",
     "subagent_started": "subagent_view",
     "subagent_state_text": "subagent_view",
+    "saved_subagent": "subagent_replay",
+    "saved_subagent_events": "subagent_replay",
+    "SUBAGENT_KEY": "child_record",
     # words and figures the screens show
     "banner_line": "banner",
     "banner_details": "banner",
@@ -117,6 +120,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.bang import USER_SHELL_TOOL, bang_command
     from co_tui.session.banner import REASON_TEXT, banner_details, banner_line, strategy_text
     from co_tui.session.branching import BranchRow, RewindPoint, Rewound
+    from co_tui.session.child_record import SUBAGENT_KEY
     from co_tui.session.context_breakdown import CATEGORY_TITLES, ContextBreakdown, apportion
     from co_tui.session.conversation_counts import field_of
     from co_tui.session.cost import RequestCost, cached_share, format_usd, session_cost_of
@@ -167,6 +171,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.store_errors import StoreError
     from co_tui.session.store_search import hit_segments
     from co_tui.session.store_tail import SessionTail
+    from co_tui.session.subagent_replay import saved_subagent, saved_subagent_events
     from co_tui.session.subagent_view import (
         DELEGATE_TOOL,
         SubagentView,

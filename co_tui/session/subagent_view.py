@@ -173,6 +173,8 @@ def subagent_meter_line(view: SubagentView) -> str:
         return f"0 msgs · 0/{format_tokens(view.budget_tokens)} tokens" if view.budget_tokens else "starting"
     approx = "" if reading.exactness == "exact" else "~"
     budget = reading.budget_tokens or view.budget_tokens
+    if budget <= 0:  # a saved child: its figure as it ended, its budget not kept
+        return f"{plural(reading.messages, 'msg')} · {approx}{format_tokens(reading.context_tokens)} tokens"
     pct = round(100 * reading.context_tokens / budget) if budget > 0 else 0
     return (
         f"{plural(reading.messages, 'msg')} · {approx}{format_tokens(reading.context_tokens)}"
@@ -209,7 +211,8 @@ def subagent_result_line(view: SubagentView) -> str:
         return ""
     from co_tui.text import format_tokens, plural
 
-    parts = [f"returned {plural(end.result_chars, 'char', format_tokens(end.result_chars))}"]
+    size = plural(end.result_chars, "char", format_tokens(end.result_chars))
+    parts = [f"returned {size}" if end.result_chars else "returned nothing"]
     if end.handle:
         parts.append(f"recall {end.handle}")
     parts.append(plural(end.requests, "request"))
@@ -220,10 +223,10 @@ def subagent_result_line(view: SubagentView) -> str:
 
 def subagent_cost_text(cost_usd: float | None) -> str:
     """`$0.0036` under a cent (a child's cost is often that small, and `<$0.01` says little),
-    `$0.42` above; `unpriced` for None."""
+    `$0.42` above (and `$0.00` for nothing); `unpriced` for None."""
     from co_tui.session.cost import format_usd
 
-    return format_usd(cost_usd, unknown="unpriced", digits=4 if cost_usd is not None and cost_usd < 0.01 else 2)
+    return format_usd(cost_usd, unknown="unpriced", digits=4 if cost_usd is not None and 0 < cost_usd < 0.01 else 2)
 
 
 def subagent_state_text(view: SubagentView) -> str:

@@ -370,6 +370,8 @@ class ChatScreen(Screen[None]):
                 group.append(UserMessage(entry.text))
             elif entry.kind == "assistant":
                 group.append(AssistantMessage(entry.text, interrupted=entry.interrupted))
+            elif entry.tool_name == DELEGATE_TOOL:  # a subagent, as it ended; opened, its saved transcript
+                group.append(self._saved_subagent(entry))
             else:
                 block = ToolCallBlock(entry.tool_name, entry.tool_call_id, entry.args)
                 if entry.result is not None:
@@ -388,6 +390,18 @@ class ChatScreen(Screen[None]):
         if skipped + len(self._earlier):
             log.note_hidden(skipped + len(self._earlier))
         await log.add(*(widget for group in groups[len(groups) - shown :] for widget in group))
+
+    def _saved_subagent(self, entry: Item) -> SubagentBlock:
+        """A resumed `delegate` call's block: drawn from the child's record, its transcript read when opened."""
+        from co_tui.session import saved_subagent, saved_subagent_events
+
+        view = saved_subagent(entry.tool_call_id, entry.args, entry.result, entry.is_error, entry.subagent)
+        record, delegation = entry.subagent, entry.tool_call_id
+        block = SubagentBlock(view, saved=lambda: saved_subagent_events(record, delegation))
+        if view.running:  # no result and no record: the turn was stopped while it ran
+            block.mark_interrupted()
+        self._subagents[delegation] = block
+        return block
 
     @property
     def earlier_pending(self) -> int:

@@ -21,9 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from textual import events
 from textual.binding import Binding
 from textual.content import Content
+from textual.events import Click
 from textual.message import Message
 from textual.widget import Widget
 
@@ -40,9 +40,10 @@ Clock = Callable[[], float]
 CLOCK: Clock = time.monotonic  # where blocks read elapsed time (a snapshot test fixes it)
 
 
-def block_lines(view: SubagentView, elapsed_s: float, *, interrupted: bool = False) -> list[Content]:
-    """The block's lines for `view`, `elapsed_s` after it started: title with how it stands, its
-    meter, what it runs now (or what it returned and cost), its newest cuts."""
+def block_lines(view: SubagentView, elapsed_s: float | None, *, interrupted: bool = False) -> list[Content]:
+    """The block's lines for `view`, `elapsed_s` after it started (None: not known, a resumed child
+    stopped with the turn): title with how it stands, its meter, what it runs now (or what it
+    returned and cost), its newest cuts."""
     from co_tui.session import (
         banner_line,
         elapsed_text,
@@ -66,23 +67,24 @@ def block_lines(view: SubagentView, elapsed_s: float, *, interrupted: bool = Fal
         (f"· {one_line(view.task, TASK_CHARS)}", "$text-muted"),
     )
     status_style = "$text-error" if failed else "$text-success" if ended else "italic $text-muted"
-    status = Content.assemble((state, status_style), " ", (f"· {elapsed_text(elapsed_s)}", "$text-muted"))
+    status = Content.assemble((state, status_style))
+    if elapsed_s is not None:
+        status = Content.assemble(status, " ", (f"· {elapsed_text(elapsed_s)}", "$text-muted"))
     lines = [Content.assemble(title, "  ", status)]
 
     share = subagent_fraction(view)
     filled = round(min(share, 1.0) * BAR_WIDTH)
-    meter: list[str | tuple[str, str]] = [
-        ("█" * filled, LEVEL_STYLE[meter_level(share)]),
-        ("░" * (BAR_WIDTH - filled), "$foreground 25%"),
-        " ",
-        (subagent_meter_line(view), "$foreground"),
-    ]
+    meter: list[str | tuple[str, str]] = []
+    if view.budget_tokens or (view.reading is not None and view.reading.budget_tokens):  # a saved child's is not kept
+        meter += [("█" * filled, LEVEL_STYLE[meter_level(share)]), ("░" * (BAR_WIDTH - filled), "$foreground 25%"), " "]
+    meter.append((subagent_meter_line(view), "$foreground"))
     if not ended:
         if view.cost_usd is not None:
             meter += ["  ", (subagent_cost_text(view.cost_usd), "$foreground")]
         if view.tool_calls:
             meter += ["  ", (plural(view.tool_calls, "tool call"), "$text-muted")]
-    lines.append(Content.assemble(*meter))
+    if view.reading is not None or not interrupted:  # a child stopped before its first request has no figure
+        lines.append(Content.assemble(*meter))
 
     if ended:
         lines.append(Content.assemble(("↩ ", "$text-error" if failed else "$text-success"), subagent_result_line(view)))
@@ -142,19 +144,36 @@ class SubagentBlock(Widget, can_focus=True):
     SubagentBlock:focus { background: $accent 25%; }
     """
 
-    def __init__(self, view: SubagentView, *, clock: Clock | None = None, started_at: float | None = None) -> None:
-        """`view`: the child as it started; `clock`: where elapsed time is read (monotonic seconds;
-        a test gives a fixed one)."""
+    def __init__(
+        self,
+        view: SubagentView,
+        *,
+        clock: Clock | None = None,
+        saved: Callable[[], list[Event]] | None = None,
+    ) -> None:
+        """`view`: the child as it started (or, resumed, as it ended); `clock`: where elapsed time is
+        read (monotonic seconds; a test gives a fixed one); `saved`: a resumed child's events, read
+        when it is first opened."""
         super().__init__()
         self.view = view
-        self.events: list[Event] = []
+        self._events: list[Event] = []
+        self._saved = saved
+        self.resumed = saved is not None  # drawn from a saved conversation, not seen running
         self.interrupted = False
         self._clock = clock or CLOCK
-        self._started_at = self._clock() if started_at is None else started_at
+        self._started_at = self._clock()
         self._ticker: Timer | None = None
         self._stopped_at: float | None = None  # when it ended with no figure of its own (refused, interrupted)
         # Called after every change (an open transcript screen catches up on `events`).
         self.listeners: list[Callable[[], object]] = []
+
+    @property
+    def events(self) -> list[Event]:
+        """Every event of the child so far, in order (a resumed child's: read from its record now)."""
+        if self._saved is not None:
+            saved, self._saved = self._saved, None
+            self._events[:0] = saved()
+        return self._events
 
     @property
     def delegation(self) -> str:
@@ -162,11 +181,14 @@ class SubagentBlock(Widget, can_focus=True):
         return self.view.delegation
 
     @property
-    def elapsed_s(self) -> float:
-        """Seconds since it started; once it ended, how long it ran (the child's own figure)."""
+    def elapsed_s(self) -> float | None:
+        """Seconds since it started; once it ended, how long it ran (the child's own figure); None
+        for a resumed child the turn stopped (no figure was kept)."""
         end = self.view.finished
         if end is not None:
             return end.elapsed_s
+        if self.resumed:
+            return None
         if self._stopped_at is not None:
             return self._stopped_at - self._started_at
         return self._clock() - self._started_at
@@ -180,7 +202,7 @@ class SubagentBlock(Widget, can_focus=True):
         """Fold the child's next event into the block and hand it to an open transcript."""
         from co_tui.session import advance_subagent
 
-        self.events.append(event)
+        self._events.append(event)
         self.view = advance_subagent(self.view, event)
         if not self.view.running:
             self._stop_ticking()
@@ -232,7 +254,7 @@ class SubagentBlock(Widget, can_focus=True):
         """Enter: open the child's transcript."""
         self.post_message(self.Open(self))
 
-    def on_click(self, event: events.Click) -> None:
+    def on_click(self, event: Click) -> None:
         """A click opens it too, as a click opens a tool row."""
         event.stop()
         self.post_message(self.Open(self))

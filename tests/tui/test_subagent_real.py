@@ -1,0 +1,98 @@
+"""The subagent block with the real engine: the real session (offline model, SQLite store) asked to
+delegate, as a user without a key would; its block live and done, Esc while the child runs, and the
+finished blocks again after a resume, their transcripts read from what the engine saved."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pilot_helpers import paste, send_prompt, wait_idle, wait_ready, wait_until
+from quiet_app import QuietApp
+
+from co_tui.config import load_settings
+from co_tui.tui.screens.chat import ChatScreen
+from co_tui.tui.screens.subagent import SubagentScreen
+from co_tui.tui.widgets.assistant_message import AssistantMessage
+from co_tui.tui.widgets.subagent_block import SubagentBlock, block_lines
+from co_tui.tui.widgets.tool_call_block import ToolCallBlock
+
+ASK = "explore docs in a subagent and tell me which file mentions zephyr"
+
+
+@pytest.fixture
+def workspace_files() -> dict[str, str | bytes]:
+    return {
+        "README.md": "# Demo\n",
+        "docs/a.md": "# A\nnothing here\n",
+        "docs/b.md": "# B\nthe zephyr lives here\n",
+    }
+
+
+def text_of(block: SubagentBlock) -> str:
+    return "\n".join(line.plain for line in block_lines(block.view, block.elapsed_s, interrupted=block.interrupted))
+
+
+async def open_block(pilot, block: SubagentBlock) -> SubagentScreen:
+    block.focus()
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, SubagentScreen), what="the subagent screen")
+    screen = pilot.app.screen
+    await wait_until(pilot, lambda: screen.shown == len(block.events), what="its events drawn")
+    return screen
+
+
+async def test_the_offline_model_delegates_and_the_block_shows_the_child(real_app: QuietApp) -> None:
+    app = real_app
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        await send_prompt(pilot, ASK)
+        block = app.chat.query_one(SubagentBlock)
+        text = text_of(block)
+        assert "explore" in text and "done" in text and "recall explore-1" in text
+        # The child's search is in its block, not the main flow; the parent's answer is.
+        assert not [w for w in app.chat.log_view.query(ToolCallBlock) if w.tool_name != "delegate"]
+        assert "docs/b.md" in app.chat.log_view.query(AssistantMessage).last().text
+        screen = await open_block(pilot, block)
+        assert [row.tool_name for row in screen.query(ToolCallBlock)] == ["search_text"]
+        assert "docs/b.md" in screen.query_one(AssistantMessage).text
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="back to the chat")
+
+
+async def test_esc_while_the_real_child_runs_cancels_it(real_app: QuietApp, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CO_TUI_OFFLINE_DELAY", "0.2")  # the scenario: a model slow enough to stop mid-answer
+    app = real_app
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        await paste(pilot, ASK)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.chat.query(SubagentBlock), what="the block")
+        block = app.chat.query_one(SubagentBlock)
+        await wait_until(pilot, lambda: block.view.chars > 0, what="the child writing its answer")
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        assert "cancelled" in text_of(block) and not block.view.running
+        monkeypatch.delenv("CO_TUI_OFFLINE_DELAY")
+        await send_prompt(pilot, "hello")  # the app is usable after
+        assert app.chat.log_view.query(AssistantMessage).last().text
+
+
+async def test_after_resume_the_finished_block_opens_to_the_saved_transcript(workspace: Path) -> None:
+    first = QuietApp(load_settings(), workspace)
+    async with first.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        await send_prompt(pilot, ASK)
+        session_id = first.session.id
+        live = text_of(first.chat.query_one(SubagentBlock))
+    app = QuietApp(load_settings(), workspace, resume_id=session_id)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        block = app.chat.query_one(SubagentBlock)
+        text = text_of(block)
+        assert block.resumed and "done" in text and "recall explore-1" in text
+        # The same words as live, but for the meter line (the budget is not kept).
+        assert text.splitlines()[0] == live.splitlines()[0] and text.splitlines()[2] == live.splitlines()[2]
+        screen = await open_block(pilot, block)
+        assert [row.tool_name for row in screen.query(ToolCallBlock)] == ["search_text"]
+        assert "docs/b.md" in screen.query_one(AssistantMessage).text
