@@ -11,7 +11,8 @@ messages, in order.
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from co_tui.session.child_record import SUBAGENT_KEY
@@ -21,7 +22,34 @@ from co_tui.session.subagent_view import SubagentView, subagent_pending
 if TYPE_CHECKING:
     from co_tui.session.events import Event
 
-__all__ = ["SUBAGENT_KEY", "saved_subagent", "saved_subagent_events"]
+__all__ = ["SUBAGENT_KEY", "SavedChild", "saved_children", "saved_subagent", "saved_subagent_events"]
+
+
+@dataclass(frozen=True)
+class SavedChild:
+    """A child a transcript records (the history inspector's Subagents rows): `view` as it ended,
+    `record` the raw record (for `saved_subagent_events`), `index` the transcript message holding it."""
+
+    view: SubagentView
+    record: Any
+    index: int
+
+
+def saved_children(messages: Sequence[Any], start: int = 0) -> list[SavedChild]:
+    """Every child recorded on the `delegate` results of `messages` (pydantic-ai messages; `start`:
+    the transcript index of the first), oldest first."""
+    found: list[SavedChild] = []
+    for index, message in enumerate(messages, start):
+        if getattr(message, "kind", None) != "request":
+            continue
+        for part in message.parts:
+            metadata = getattr(part, "metadata", None)
+            record = metadata.get(SUBAGENT_KEY) if isinstance(metadata, dict) else None
+            if record is None or _finished(record) is None:
+                continue
+            view = saved_subagent(part.tool_call_id, "", None, False, record)
+            found.append(SavedChild(view, record, index))
+    return found
 
 
 def _finished(record: Any) -> SubagentFinished | None:

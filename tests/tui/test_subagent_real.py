@@ -96,3 +96,37 @@ async def test_after_resume_the_finished_block_opens_to_the_saved_transcript(wor
         screen = await open_block(pilot, block)
         assert [row.tool_name for row in screen.query(ToolCallBlock)] == ["search_text"]
         assert "docs/b.md" in screen.query_one(AssistantMessage).text
+
+
+async def test_the_inspector_lists_each_child_and_opens_its_transcript(real_app: QuietApp) -> None:
+    from pilot_helpers import inspector_loaded
+
+    from co_tui.tui.screens.history import HistoryScreen
+    from co_tui.tui.widgets.subagents_table import SubagentsTable
+
+    app = real_app
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        await send_prompt(pilot, ASK)
+        await send_prompt(pilot, ASK.replace("zephyr", "nothing"))
+        await pilot.press("f2")
+        await inspector_loaded(pilot)
+        await pilot.press("5")
+        screen = app.screen
+        table = screen.query_one(SubagentsTable)
+        assert table.row_count == 2 and "Subagents (2)" in str(
+            screen.query_one("#history-tabs").get_tab("subagents").label
+        )
+        assert [str(table.get_row_at(i)[1]) for i in range(2)] == ["explore-1", "explore-2"]
+        assert "done" in str(table.get_row_at(0)[2])
+        detail = str(screen.query_one("#subagents-detail").render())
+        assert "search zephyr in docs" in detail and "recall explore-1" in detail
+        await pilot.press("down")
+        await wait_until(pilot, lambda: "recall explore-2" in str(screen.query_one("#subagents-detail").render()))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, SubagentScreen), what="the child's transcript")
+        child = app.screen
+        await wait_until(pilot, lambda: child.shown == len(child.block.events) > 0, what="its events drawn")
+        assert [row.tool_name for row in child.query(ToolCallBlock)] == ["search_text"]
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), what="back to the inspector")

@@ -40,10 +40,12 @@ Clock = Callable[[], float]
 CLOCK: Clock = time.monotonic  # where blocks read elapsed time (a snapshot test fixes it)
 
 
-def block_lines(view: SubagentView, elapsed_s: float | None, *, interrupted: bool = False) -> list[Content]:
+def block_lines(
+    view: SubagentView, elapsed_s: float | None, *, interrupted: bool = False, shown_trims: int = SHOWN_TRIMS
+) -> list[Content]:
     """The block's lines for `view`, `elapsed_s` after it started (None: not known, a resumed child
     stopped with the turn): title with how it stands, its meter, what it runs now (or what it
-    returned and cost), its newest cuts."""
+    returned and cost), its newest `shown_trims` cuts."""
     from co_tui.session import (
         banner_line,
         elapsed_text,
@@ -107,14 +109,14 @@ def block_lines(view: SubagentView, elapsed_s: float | None, *, interrupted: boo
     else:
         doing = "starting…" if not view.agent else "writing its answer…" if view.chars else "thinking…"
         lines.append(Content.assemble((doing, "italic $text-muted")))
-    hidden = len(view.trims) - SHOWN_TRIMS
+    hidden = len(view.trims) - shown_trims
     if hidden > 0:
         lines.append(
             Content.assemble(
                 ("✂ ", "$text-warning"), (f"{plural(hidden, 'earlier cut')} (open it to see them)", "$text-warning")
             )
         )
-    for trim in view.trims[-SHOWN_TRIMS:]:
+    for trim in view.trims[len(view.trims) - min(shown_trims, len(view.trims)) :]:
         lines.append(Content.assemble((banner_line(trim), "$text-warning")))  # it begins with its ✂
     return lines
 
