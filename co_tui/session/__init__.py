@@ -57,6 +57,7 @@ _EXPORTS: dict[str, str] = {
     "subagent_state_text": "subagent_view",
     "saved_subagent": "subagent_replay",
     "SavedChild": "subagent_replay",
+    "SubagentsUsage": "subagent_replay",
     "saved_subagent_events": "subagent_replay",
     "SUBAGENT_KEY": "child_record",
     # words and figures the screens show
@@ -172,7 +173,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.store_errors import StoreError
     from co_tui.session.store_search import hit_segments
     from co_tui.session.store_tail import SessionTail
-    from co_tui.session.subagent_replay import SavedChild, saved_subagent, saved_subagent_events
+    from co_tui.session.subagent_replay import SavedChild, SubagentsUsage, saved_subagent, saved_subagent_events
     from co_tui.session.subagent_view import (
         DELEGATE_TOOL,
         SubagentView,

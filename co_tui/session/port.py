@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from co_tui.session.file_rewind import FilesBack
     from co_tui.session.pin_change import PinChange
     from co_tui.session.saved_session import SessionHit, SessionMeta
+    from co_tui.session.subagent_replay import SubagentsUsage
 
 
 class HistoryView(Protocol):
@@ -316,6 +317,11 @@ class SessionInfo(Protocol):
     def context_breakdown(self) -> ContextBreakdown:
         """What the next request holds by category (`/context`); the rows add up to
         `meter_reading().context_tokens` whenever the context holds messages."""
+        ...
+
+    def subagents_usage(self) -> SubagentsUsage:
+        """What the subagents of this conversation used in their own contexts (`/context` counts it
+        apart from the main context). Reads the whole transcript: blocking, call it in a thread."""
         ...
 
     def conversation_counts(self) -> ConversationCounts:

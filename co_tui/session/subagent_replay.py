@@ -22,7 +22,56 @@ from co_tui.session.subagent_view import SubagentView, subagent_pending
 if TYPE_CHECKING:
     from co_tui.session.events import Event
 
-__all__ = ["SUBAGENT_KEY", "SavedChild", "saved_children", "saved_subagent", "saved_subagent_events"]
+__all__ = [
+    "SUBAGENT_KEY",
+    "SavedChild",
+    "SubagentsUsage",
+    "saved_children",
+    "saved_subagent",
+    "saved_subagent_events",
+    "subagents_usage",
+]
+
+
+@dataclass(frozen=True)
+class SubagentsUsage:
+    """What a conversation's subagents used, in their own contexts (`/context` counts it apart: it
+    never filled the main one). `context_tokens`: their contexts' sizes as they ended, summed;
+    `cost_usd` None when one was unpriced."""
+
+    children: int = 0
+    requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    context_tokens: int = 0
+    cost_usd: float | None = 0.0
+
+
+def subagents_usage(messages: Sequence[Any]) -> SubagentsUsage:
+    """The sum over every child recorded on the `delegate` results of `messages` (a transcript:
+    pydantic-ai messages or the store's JSON rows). Reads each message: for a resumed session,
+    blocking (call it in a thread)."""
+    from co_tui.session.conversation_counts import field_of
+
+    total = SubagentsUsage()
+    for message in messages:
+        if field_of(message, "kind") != "request":
+            continue
+        for part in field_of(message, "parts") or ():
+            metadata = field_of(part, "metadata")
+            end = _finished(metadata.get(SUBAGENT_KEY)) if isinstance(metadata, dict) else None
+            if end is None:
+                continue
+            cost = None if total.cost_usd is None or end.cost_usd is None else total.cost_usd + end.cost_usd
+            total = SubagentsUsage(
+                children=total.children + 1,
+                requests=total.requests + end.requests,
+                input_tokens=total.input_tokens + end.input_tokens,
+                output_tokens=total.output_tokens + end.output_tokens,
+                context_tokens=total.context_tokens + end.context_tokens,
+                cost_usd=cost,
+            )
+    return total
 
 
 @dataclass(frozen=True)

@@ -130,3 +130,27 @@ async def test_the_inspector_lists_each_child_and_opens_its_transcript(real_app:
         assert [row.tool_name for row in child.query(ToolCallBlock)] == ["search_text"]
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), what="back to the inspector")
+
+
+async def test_context_counts_the_children_apart(real_app: QuietApp) -> None:
+    from co_tui.tui.screens.context import ContextScreen
+
+    app = real_app
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        await send_prompt(pilot, "/context")
+        await wait_until(pilot, lambda: isinstance(app.screen, ContextScreen), what="/context")
+        await wait_until(pilot, lambda: app.screen.subagents is not None, what="the children counted")
+        assert app.screen.subagents.children == 0 and not app.screen.query_one("#context-subagents").display
+        total = app.screen.breakdown.total_tokens
+        await pilot.press("escape")
+        await send_prompt(pilot, ASK)
+        await send_prompt(pilot, "/context")
+        await wait_until(pilot, lambda: isinstance(app.screen, ContextScreen), what="/context")
+        screen = app.screen
+        await wait_until(pilot, lambda: screen.subagents is not None, what="the children counted")
+        line = str(screen.query_one("#context-subagents").render())
+        assert line.startswith("Subagents: 1 · 2 requests · ") and "not counted above" in line
+        # The child's input (its own requests) is not in the main context's figure.
+        child_in = screen.subagents.input_tokens
+        assert child_in > 0 and screen.breakdown.total_tokens - total < child_in
