@@ -60,6 +60,7 @@ _EXPORTS: dict[str, str] = {
     "SubagentsUsage": "subagent_replay",
     "saved_subagent_events": "subagent_replay",
     "SUBAGENT_KEY": "child_record",
+    "asking_agent": "child_event",
     # words and figures the screens show
     "banner_line": "banner",
     "banner_details": "banner",
@@ -122,6 +123,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.bang import USER_SHELL_TOOL, bang_command
     from co_tui.session.banner import REASON_TEXT, banner_details, banner_line, strategy_text
     from co_tui.session.branching import BranchRow, RewindPoint, Rewound
+    from co_tui.session.child_event import asking_agent
     from co_tui.session.child_record import SUBAGENT_KEY
     from co_tui.session.context_breakdown import CATEGORY_TITLES, ContextBreakdown, apportion
     from co_tui.session.conversation_counts import field_of

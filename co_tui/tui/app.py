@@ -556,7 +556,7 @@ class CoTuiApp(App[int]):
         """The session's approver for `run_shell`, MCP tools that need approval and file edits
         (`command` is then the diff, `path` the file), and the user's own `!command` (`by_user`): a
         call a grant of `/permissions` covers runs; else the approval dialog (`screens/approval.py`)
-        shows exactly what runs and asks. Esc or n refuses; a offers "always" for this session
+        shows exactly what runs, and which subagent asks when one does, and asks. Esc or n refuses; a offers "always" for this session
         (`agent/permissions.py` decides its scope)."""
         from co_tui.agent.approval_text import escaped
         from co_tui.tui.screens.approval import approval_dialog
@@ -574,7 +574,11 @@ class CoTuiApp(App[int]):
             if not future.done():
                 future.set_result(result in ("once", "always"))
 
-        self.push_screen(approval_dialog(tool, command, path, grant, by_user=by_user), answered)
+        from co_tui.session import asking_agent
+
+        # A subagent's call (its run sets who asks: session/child_event.py) names the subagent.
+        dialog = approval_dialog(tool, command, path, grant, by_user=by_user, agent=None if by_user else asking_agent())
+        self.push_screen(dialog, answered)
         return await future
 
     # --- ChatView: what the controller shows, on the chat screen ---------------------------------

@@ -240,3 +240,33 @@ async def test_the_footer_meter_keeps_the_main_reading(make_app) -> None:
         await send_prompt(pilot, "go")
         reading = app.chat.meter.reading
         assert reading is not None and reading.agent is None and reading.budget_tokens != 40_000
+
+
+async def test_an_approval_a_child_asks_for_names_the_child(make_app) -> None:
+    """The dialog says which subagent asks (its run sets who asks: session/child_event.py); the
+    main agent's still says the model."""
+    import asyncio
+
+    from pilot_helpers import dialog_armed
+
+    from co_tui.session.child_event import CHILD_AGENT
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        for agent, said in (("runner-1", "The subagent runner-1 asked to run"), (None, "The model asked to run")):
+            answer: asyncio.Future = asyncio.get_running_loop().create_future()
+
+            async def ask(agent: str | None = agent, answer: asyncio.Future = answer) -> None:
+                token = CHILD_AGENT.set(agent)  # as a child's run sets it around its tools' calls
+                try:
+                    answer.set_result(await app.approve_shell("ls docs"))
+                finally:
+                    CHILD_AGENT.reset(token)
+
+            app.run_worker(ask())
+            await dialog_armed(pilot, "ApprovalDialog")
+            assert said in str(app.screen.query_one("#dialog-body").render())
+            await pilot.press("n")
+            await wait_until(pilot, answer.done, what="the answer")
+            assert answer.result() is False
