@@ -270,3 +270,37 @@ async def test_an_approval_a_child_asks_for_names_the_child(make_app) -> None:
             await pilot.press("n")
             await wait_until(pilot, answer.done, what="the answer")
             assert answer.result() is False
+
+
+async def test_interleaved_children_each_go_to_their_own_block(make_app) -> None:
+    """Several delegate calls of one step run at once: their events interleave, and each goes to
+    the block of its delegation."""
+    from co_tui.session import SubagentFinished, SubagentStarted, TextDelta, ToolCall, ToolResult
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        chat = app.chat
+        calls = {"d1": "read the parser", "d2": "read the tests"}
+        for delegation, task in calls.items():
+            await chat.show_event(ToolCall(tool_name="delegate", tool_call_id=delegation, args=f'{{"task": "{task}"}}'))
+        for n, delegation in enumerate(calls, 1):
+            ids = {"agent": f"explore-{n}", "delegation": delegation}
+            await chat.show_event(
+                SubagentStarted(agent_name="explore", task=calls[delegation], budget_tokens=20_000, **ids)
+            )
+        for delegation, n in (("d2", 2), ("d1", 1), ("d2", 2)):
+            ids = {"agent": f"explore-{n}", "delegation": delegation}
+            await chat.show_event(ToolCall(tool_name="read_file", tool_call_id=f"c{n}", args="{}", **ids))
+            await chat.show_event(ToolResult(tool_name="read_file", tool_call_id=f"c{n}", content="x", chars=1, **ids))
+        await chat.show_event(TextDelta(text="parser answer", agent="explore-1", delegation="d1"))
+        await chat.show_event(
+            SubagentFinished(agent="explore-1", delegation="d1", agent_name="explore", outcome="done", result_chars=13)
+        )
+        await chat.show_event(ToolResult(tool_name="delegate", tool_call_id="d1", content="parser answer", chars=13))
+        await pilot.pause()
+        first, second = chat.query(SubagentBlock)
+        assert (first.view.task, first.view.tool_calls, first.view.running) == ("read the parser", 1, False)
+        assert (second.view.task, second.view.tool_calls, second.view.running) == ("read the tests", 2, True)
+        assert first.view.chars == len("parser answer") and second.view.chars == 0
+        assert not chat.log_view.query(AssistantMessage) and not chat.log_view.query(ToolCallBlock)

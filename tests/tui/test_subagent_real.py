@@ -154,3 +154,52 @@ async def test_context_counts_the_children_apart(real_app: QuietApp) -> None:
         # The child's input (its own requests) is not in the main context's figure.
         child_in = screen.subagents.input_tokens
         assert child_in > 0 and screen.breakdown.total_tokens - total < child_in
+
+
+async def test_the_footer_cost_includes_the_child_over_the_wire(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A priced model (gpt-4o's list prices) over the real OpenAI client against the loopback
+    server: the parent delegates, the child reads a file and answers. The footer's cost is the
+    parent's requests and the child's; the block says the child's alone."""
+    from providers.harness import point_providers_at
+    from providers.loopback import LoopbackServer, Reply, ToolCallSpec
+
+    from co_tui.config import Settings
+    from co_tui.session.cost import format_usd, request_costs, session_cost_of
+
+    server = LoopbackServer().start()
+    try:
+        point_providers_at(monkeypatch, server)
+
+        def reply(request) -> Reply:
+            messages = request.body["messages"]
+            system = " ".join(str(m["content"]) for m in messages if m["role"] in ("system", "developer"))
+            returned = [m for m in messages if m["role"] == "tool"]
+            if "subagent" in system.lower() and "delegate" not in json_tools(request):  # the child
+                if not returned:
+                    return Reply(tool_calls=(ToolCallSpec("read_file", {"path": "docs/b.md"}, "r1"),))
+                return Reply("docs/b.md mentions zephyr.")
+            if not returned:
+                return Reply(tool_calls=(ToolCallSpec("delegate", {"task": "which file mentions zephyr?"}, "d1"),))
+            return Reply("It is docs/b.md.")
+
+        server.responder = reply
+        monkeypatch.setattr("pydantic_ai.models.ALLOW_MODEL_REQUESTS", True)  # to the loopback server only
+        app = QuietApp(Settings(model="openai-chat:gpt-4o"), workspace)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_ready(pilot)
+            await send_prompt(pilot, "which file mentions zephyr? use a subagent")
+            block = app.chat.query_one(SubagentBlock)
+            child = block.view.finished
+            assert child is not None and child.outcome == "done" and child.requests == 2 and child.cost_usd
+            parent = session_cost_of(request_costs(app.session.transcript))  # its own responses'
+            reading = app.chat.meter.reading
+            assert reading.cost_usd == pytest.approx(parent + child.cost_usd)
+            assert parent and format_usd(reading.cost_usd) in str(app.chat.meter.render())
+    finally:
+        server.stop()
+
+
+def json_tools(request) -> str:
+    return " ".join(t["function"]["name"] for t in request.body.get("tools") or ())
