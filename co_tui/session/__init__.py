@@ -38,6 +38,8 @@ _EXPORTS: dict[str, str] = {
     "OversizedTurn": "events",
     "SubagentFinished": "events",
     "SubagentStarted": "events",
+    # which subagent asks, for an approval dialog to name it (child_event.py)
+    "asking_agent": "child_event",
     "TextDelta": "events",
     "ToolCall": "events",
     "ToolResult": "events",
@@ -60,7 +62,6 @@ _EXPORTS: dict[str, str] = {
     "SubagentsUsage": "subagent_replay",
     "saved_subagent_events": "subagent_replay",
     "SUBAGENT_KEY": "child_record",
-    "asking_agent": "child_event",
     # words and figures the screens show
     "banner_line": "banner",
     "banner_details": "banner",

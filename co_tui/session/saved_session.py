@@ -34,6 +34,8 @@ class SessionMeta:
     messages: int = 0
     context_messages: int = 0
     tokens: int = 0
+    # What the session's subagents' contexts held at their end, apart from `tokens` (docs/subagents.md).
+    subagent_tokens: int = 0
     damaged: str | None = None
     cost_usd: float | None = None
     # A fork (`/fork`, `--fork-session`): the session it was copied from and how many of its turns it holds.

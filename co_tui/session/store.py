@@ -1277,7 +1277,7 @@ def _damaged(meta: SessionMeta, what: str) -> StoreCorrupt:
 
 _META_COLUMNS = (
     "id, title, created, updated, model, workspace, messages, context_messages, tokens, damaged, cost_usd,"
-    " forked_from, forked_at"
+    " forked_from, forked_at, conversation_counts"
 )
 
 
@@ -1297,7 +1297,10 @@ def _meta_from_row(row: Sequence[Any]) -> SessionMeta:
             return None
         return cost if cost >= 0 and math.isfinite(cost) else None
 
-    sid, title, created, updated, model, workspace, messages, context_messages, tokens, damaged, cost, origin, at = row
+    sid, title, created, updated, model, workspace, messages, context_messages, tokens, damaged, cost, origin, at = row[
+        :13
+    ]
+    counts = ConversationCounts.from_json(row[13]) if len(row) > 13 else None
     return SessionMeta(
         id=str(sid),
         title=str(title or ""),
@@ -1312,6 +1315,7 @@ def _meta_from_row(row: Sequence[Any]) -> SessionMeta:
         cost_usd=as_cost(cost),
         forked_from=str(origin) if origin else None,
         forked_at=as_int(at) if at is not None else None,
+        subagent_tokens=counts.subagent_tokens if counts is not None else 0,
     )
 
 

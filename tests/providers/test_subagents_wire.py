@@ -350,3 +350,15 @@ async def test_a_childs_own_budget_cuts_its_context_and_it_recalls_from_its_own_
 
     ((_, record),) = child_records(chat.history.transcript)
     assert len(record.ledger) == len(cuts) and all(e.agent == "explore-1" for e in record.ledger)
+
+
+async def test_at_most_the_configured_number_of_children_run_at_once(env: LoopbackServer, tmp_path: Path) -> None:
+    env.responder = lambda request: (
+        explorer(request) if is_child(request) else parent(request, tasks=("one: " + TASK, "two: " + TASK))
+    )
+    chat = session(workspace(tmp_path), subagent_max_concurrent=1)
+    events = await run_turn(chat, "find the magic number twice")
+    order = ["one" if "one: " in r.text() else "two" for r in env.requests if is_child(r)]
+    assert order in (["one", "one", "two", "two"], ["two", "two", "one", "one"])  # one after the other
+    kinds = [e.type for e in events if e.type.startswith("subagent_")]
+    assert kinds == ["subagent_started", "subagent_finished"] * 2  # the second starts once the first is done

@@ -103,13 +103,13 @@ async def test_refused_in_one_line_while_a_turn_runs_and_for_old_prompts(tmp_pat
     session = ChatSession(_settings(tmp_path / "data"), workspace=ws, store=store)
     await run_turn(session, "hello")
     await run_turn(session, "again")
-    session.busy = True  # as while a turn runs
+    session.gate.running = True  # as while a turn runs
     with pytest.raises(Refused) as busy:
         await session.rewind(0)
     assert "\n" not in str(busy.value) and "running turn" in str(busy.value)
     with pytest.raises(Refused):
         await session.switch_branch(0)
-    session.busy = False
+    session.gate.running = False
     with pytest.raises(RewindRefused, match="no prompt|cannot be rewound"):
         await session.rewind(1)  # the answer, not a prompt
     with pytest.raises(RewindRefused, match="one in use"):

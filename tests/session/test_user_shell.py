@@ -141,7 +141,7 @@ async def test_interrupting_a_command_that_never_ends(tmp_path: Path) -> None:
 
 async def test_a_busy_session_refuses_a_second_one(tmp_path: Path) -> None:
     session = _session(tmp_path, Approver())
-    session.busy = True
+    session.gate.running = True  # as while a turn runs
     events = await collect(session.run_shell_command("true"))
     assert events[-1].failed and events[0].type == "error"
 

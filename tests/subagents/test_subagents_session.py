@@ -121,3 +121,18 @@ def test_the_user_can_have_a_saved_childs_transcript_recalled_in_a_later_process
     result = next(e for e in lines if e["type"] == "tool_result")
     assert "subagent explore-1's transcript" in result["content"] and "The budget is 40k tokens." in result["content"]
     assert lines[-1]["output"].startswith("I read subagent explore-1's transcript back with recall")
+
+
+def test_the_session_list_shows_what_the_children_held_apart(workspace: Path) -> None:
+    assert run_co_tui("-p", "list docs", cwd=workspace).returncode == 0
+    before = run_co_tui("--list-sessions", cwd=workspace)
+    assert "+" not in before.stdout.splitlines()[1].split()[4]  # no child: the main figure alone
+    assert run_co_tui("--continue", "-p", ASK, cwd=workspace).returncode == 0
+    listing = run_co_tui("--list-sessions", cwd=workspace)
+    assert listing.returncode == 0, listing.stderr
+    header, row = listing.stdout.splitlines()[:2]
+    tokens = row.split()[4]
+    main, _, children = tokens.partition("+")
+    assert main.startswith("~") or main[0].isdigit()
+    assert children and children != "0", row  # e.g. "1.7k+695": the explore child's context, apart
+    assert header.index("TOKENS") + len("TOKENS") == row.index(tokens) + len(tokens)  # the column lines up
