@@ -304,3 +304,19 @@ async def test_interleaved_children_each_go_to_their_own_block(make_app) -> None
         assert (second.view.task, second.view.tool_calls, second.view.running) == ("read the tests", 2, True)
         assert first.view.chars == len("parser answer") and second.view.chars == 0
         assert not chat.log_view.query(AssistantMessage) and not chat.log_view.query(ToolCallBlock)
+
+
+async def test_the_models_words_in_the_block_never_drive_the_terminal(make_app) -> None:
+    """The task, a tool's arguments and an error line are the model's: their control characters are escaped."""
+    hostile = "read it\x1b]0;pwned\x07 now"
+    app = make_app(
+        script=lambda prompt: [
+            Delegate(hostile, [Tool("read_file", '{"path": "\\u001b[2J"}', "x"), Fail("bad\x1b[31m")])
+        ]
+    )
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        await send_prompt(pilot, "go")
+        text = block_text(app.chat.query_one(SubagentBlock))
+        assert "\x1b" not in text and "\x07" not in text
+        assert "read it\\x1b]0;pwned\\x07 now" in text and "bad\\x1b[31m" in text

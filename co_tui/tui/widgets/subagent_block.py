@@ -45,7 +45,8 @@ def block_lines(
 ) -> list[Content]:
     """The block's lines for `view`, `elapsed_s` after it started (None: not known, a resumed child
     stopped with the turn): title with how it stands, its meter, what it runs now (or what it
-    returned and cost), its newest `shown_trims` cuts."""
+    returned and cost), its newest `shown_trims` cuts. The model's words (the task, a tool's name
+    and arguments, an error, a refusal) have their control characters escaped: they never drive the terminal."""
     from co_tui.session import (
         banner_line,
         elapsed_text,
@@ -55,7 +56,7 @@ def block_lines(
         subagent_result_line,
         subagent_state_text,
     )
-    from co_tui.text import one_line, plural
+    from co_tui.text import escape_controls, one_line, plural
     from co_tui.tui.widgets.context_meter import LEVEL_STYLE, meter_level
     from co_tui.tui.widgets.tool_call_block import args_inline
 
@@ -64,9 +65,9 @@ def block_lines(
     failed = state not in ("running", "done")
     title = Content.assemble(
         ("◆ ", "$error" if failed else "$secondary"),
-        (view.agent_name, "bold"),
+        (escape_controls(view.agent_name), "bold"),
         " ",  # a gap of its own: SVG renderers drop a styled text's leading spaces
-        (f"· {one_line(view.task, TASK_CHARS)}", "$text-muted"),
+        (f"· {one_line(escape_controls(view.task), TASK_CHARS)}", "$text-muted"),
     )
     status_style = "$text-error" if failed else "$text-success" if ended else "italic $text-muted"
     status = Content.assemble((state, status_style))
@@ -89,11 +90,12 @@ def block_lines(
         lines.append(Content.assemble(*meter))
 
     if ended:
-        lines.append(Content.assemble(("↩ ", "$text-error" if failed else "$text-success"), subagent_result_line(view)))
+        returned = escape_controls(subagent_result_line(view))  # a refusal quotes the model's words
+        lines.append(Content.assemble(("↩ ", "$text-error" if failed else "$text-success"), returned))
         # Why: the child's own error line, else the head of what the parent got back ("stopped after…").
         why = view.error or (view.result or "").strip().split("\n", 1)[0]
         if failed and why and view.finished is not None:
-            lines.append(Content.assemble(("✗ ", "$text-error"), (one_line(why, 160), "$text-error")))
+            lines.append(Content.assemble(("✗ ", "$text-error"), (one_line(escape_controls(why), 160), "$text-error")))
     elif interrupted:
         lines.append(Content.assemble(("⏹ ", "$text-warning"), ("stopped before it returned", "italic $text-warning")))
     elif view.tool is not None:
@@ -101,7 +103,7 @@ def block_lines(
         lines.append(
             Content.assemble(
                 ("⚙ ", "$secondary"),
-                (name, "bold"),
+                (escape_controls(name), "bold"),
                 (f"({args_inline(args)})", "$text-muted"),
                 ("  running…", "italic $text-muted"),
             )
