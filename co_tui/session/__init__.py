@@ -84,6 +84,23 @@ _EXPORTS: dict[str, str] = {
     "ToolResult": "events",
     "UsageUpdate": "events",
     "INTERRUPTED_MESSAGE": "events",
+    # a subagent as the screens show it (subagent_view.py)
+    "SubagentView": "subagent_view",
+    "DELEGATE_TOOL": "subagent_view",
+    "advance_subagent": "subagent_view",
+    "elapsed_text": "subagent_view",
+    "subagent_cost_text": "subagent_view",
+    "subagent_fraction": "subagent_view",
+    "subagent_meter_line": "subagent_view",
+    "subagent_pending": "subagent_view",
+    "subagent_result_line": "subagent_view",
+    "subagent_started": "subagent_view",
+    "subagent_state_text": "subagent_view",
+    "saved_subagent": "subagent_replay",
+    "SavedChild": "subagent_replay",
+    "SubagentsUsage": "subagent_replay",
+    "saved_subagent_events": "subagent_replay",
+    "SUBAGENT_KEY": "child_record",
     # words and figures the screens show
     "banner_line": "banner",
     "banner_details": "banner",
@@ -156,6 +173,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.banner import REASON_TEXT, banner_details, banner_line, strategy_text
     from co_tui.session.branching import BranchRow, RewindPoint, Rewound
     from co_tui.session.child_event import asking_agent
+    from co_tui.session.child_record import SUBAGENT_KEY
     from co_tui.session.client_mcp import with_client_servers
     from co_tui.session.closing_lines import resume_hint
     from co_tui.session.commands import (
@@ -232,6 +250,20 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.saved_session import SessionHit, SessionMeta
     from co_tui.session.session_lock import SessionBusy, busy_elsewhere
     from co_tui.session.shell_preview import ShellPreview, shell_preview
+    from co_tui.session.subagent_replay import SavedChild, SubagentsUsage, saved_subagent, saved_subagent_events
+    from co_tui.session.subagent_view import (
+        DELEGATE_TOOL,
+        SubagentView,
+        advance_subagent,
+        elapsed_text,
+        subagent_cost_text,
+        subagent_fraction,
+        subagent_meter_line,
+        subagent_pending,
+        subagent_result_line,
+        subagent_started,
+        subagent_state_text,
+    )
     from co_tui.session.times import fork_origin, format_updated
     from co_tui.store.errors import StoreError
     from co_tui.store.search import hit_segments

@@ -73,8 +73,12 @@ class Approvals:
         tool_call_id: str | None = None,
         by_user: bool = False,
     ) -> ApprovalRequest:
-        """The request the front end would be asked for this call (what `always` would grant included)."""
-        return ApprovalRequest(tool_call_id, self.agent, tool, text, offer(tool, text), path, by_user)
+        """The request the front end would be asked for this call (what `always` would grant included).
+        A call made inside a subagent's run names that subagent (`child_event.asking_agent`)."""
+        from co_tui.session.child_event import asking_agent
+
+        agent = self.agent if by_user else (asking_agent() or self.agent)
+        return ApprovalRequest(tool_call_id, agent, tool, text, offer(tool, text), path, by_user)
 
     async def approve(
         self,

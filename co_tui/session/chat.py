@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from co_tui.session.gauge import Gauge
     from co_tui.session.lifecycle_types import Closing
     from co_tui.session.pin_change import PinChange
+    from co_tui.session.subagent_replay import SubagentsUsage
     from co_tui.store.session_store import SessionStore
 
 
@@ -197,6 +198,12 @@ class ChatSession(HistoryViews):
     def context_breakdown(self) -> ContextBreakdown:
         """What the next request holds, by category, adding up to `meter_reading()` (/context)."""
         return self.metering.breakdown()
+
+    def subagents_usage(self) -> SubagentsUsage:
+        """What this conversation's subagents used in their own contexts (/context); blocking."""
+        from co_tui.session.subagent_replay import subagents_usage
+
+        return subagents_usage(self.transcript)
 
     def conversation_counts(self) -> ConversationCounts:
         """The transcript's turns and chat-log items (`History.counts`)."""

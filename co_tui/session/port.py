@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from co_tui.session.pin_change import PinChange
     from co_tui.session.replay import Item
     from co_tui.session.saved_session import SessionHit, SessionMeta
+    from co_tui.session.subagent_replay import SubagentsUsage
 
 
 class HistoryView(Protocol):
@@ -329,6 +330,11 @@ class SessionInfo(Protocol):
     def context_breakdown(self) -> ContextBreakdown:
         """What the next request holds by category (`/context`); the rows add up to
         `meter_reading().context_tokens` whenever the context holds messages."""
+        ...
+
+    def subagents_usage(self) -> SubagentsUsage:
+        """What the subagents of this conversation used in their own contexts (`/context` counts it
+        apart from the main context). Reads the whole transcript: blocking, call it in a thread."""
         ...
 
     def conversation_counts(self) -> ConversationCounts:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from co_tui.session.child_record import SUBAGENT_KEY
 from co_tui.session.conversation_counts import field_of as _field
 
 if TYPE_CHECKING:
@@ -60,6 +61,8 @@ class Item:
     # The user stopped the turn here (pydantic-ai's message state): an answer cut off, or the
     # prompt or tool call that was the last thing before the interrupt. Shown as it was live.
     interrupted: bool = False
+    # A `delegate` call's result: the subagent the engine recorded on it (raw metadata; None: none).
+    subagent: Any = None
 
 
 def _text_of(content: Any) -> str:
@@ -134,7 +137,11 @@ def transcript_items(messages: Sequence[Any], *, start: int = 0) -> list[Item]:
                 elif part_kind in ("tool-return", "retry-prompt") and call_id in tool_index:
                     i = tool_index[call_id]
                     outcome = _field(part, "outcome")
+                    metadata = _field(part, "metadata")
+                    subagent = metadata.get(SUBAGENT_KEY) if isinstance(metadata, dict) else None
                     if outcome == "interrupted":  # pydantic-ai's stand-in for a call that never returned
+                        if subagent is not None:  # a stopped subagent, recorded as it ended
+                            items[i] = replace(items[i], subagent=subagent)
                         continue
                     # As session/stream_map.py: a return whose outcome is not success is an error.
                     is_error = part_kind == "retry-prompt" or outcome not in (None, "success")
@@ -152,6 +159,7 @@ def transcript_items(messages: Sequence[Any], *, start: int = 0) -> list[Item]:
                         result=text,
                         is_error=is_error,
                         at=items[i].at,
+                        subagent=subagent,
                     )
         elif kind == "response":
             cut = _field(message, "state") == "interrupted"

@@ -36,7 +36,7 @@ from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from co_tui.agent.permissions import Permissions
-from co_tui.session import closest_command, find_command, parse_slash
+from co_tui.session import MAIN_AGENT, closest_command, find_command, parse_slash
 from co_tui.tui import alt_enter
 from co_tui.tui.controller import ChatController, internal_error
 from co_tui.tui.early_input import EarlyInput
@@ -581,7 +581,10 @@ class CoTuiApp(App[int]):
             if not future.done():
                 future.set_result(result or "deny")
 
-        dialog = approval_dialog(request.tool, request.text, request.path, request.grant, by_user=request.by_user)
+        agent = None if request.agent == MAIN_AGENT else request.agent  # a subagent asking is named
+        dialog = approval_dialog(
+            request.tool, request.text, request.path, request.grant, by_user=request.by_user, agent=agent
+        )
         self.push_screen(dialog, answered)
         return await future
 
