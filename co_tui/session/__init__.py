@@ -31,9 +31,12 @@ _EXPORTS: dict[str, str] = {
     # the events a session yields (events.py)
     "Event": "events",
     "Done": "events",
+    "DoneReason": "events",
     "ErrorEvent": "events",
     "Notice": "events",
     "OversizedTurn": "events",
+    "SubagentFinished": "events",
+    "SubagentStarted": "events",
     "TextDelta": "events",
     "ToolCall": "events",
     "ToolResult": "events",
@@ -59,6 +62,8 @@ _EXPORTS: dict[str, str] = {
     # `!command` typed in the prompt (user_shell.py)
     "bang_command": "bang",
     "USER_SHELL_TOOL": "bang",
+    "ShellPreview": "shell_preview",
+    "shell_preview": "shell_preview",
     # opening sessions (opening.py) and the saved ones
     "OpenSessionError": "opening",
     "exit_code_for": "opening",
@@ -75,6 +80,8 @@ _EXPORTS: dict[str, str] = {
     "hit_segments": "store_search",
     "SessionTail": "store_tail",
     "StoreError": "store_errors",
+    "SessionBusy": "session_lock",
+    "busy_elsewhere": "session_lock",
     "FORMATS": "export",
     "render_saved": "export",
     "tight_budget_warning": "oversize",
@@ -107,10 +114,13 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.events import (
         INTERRUPTED_MESSAGE,
         Done,
+        DoneReason,
         ErrorEvent,
         Event,
         Notice,
         OversizedTurn,
+        SubagentFinished,
+        SubagentStarted,
         TextDelta,
         ToolCall,
         ToolResult,
@@ -144,6 +154,8 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         Turns,
     )
     from co_tui.session.saved_session import SessionHit, SessionMeta
+    from co_tui.session.session_lock import SessionBusy, busy_elsewhere
+    from co_tui.session.shell_preview import ShellPreview, shell_preview
     from co_tui.session.store_errors import StoreError
     from co_tui.session.store_search import hit_segments
     from co_tui.session.store_tail import SessionTail

@@ -374,7 +374,7 @@ class ChatController:
         after the job's last event: the session still finishes (and saves) the turn, and the next
         answer starts in a widget of its own. A failure of the job itself is shown the same way.
         Returns whether the session refused the prompt (an `oversized_turn` with `refused`)."""
-        from co_tui.session import Done, OversizedTurn
+        from co_tui.session import Done, DoneReason, OversizedTurn
 
         view = self.view
         failure: BaseException | None = None
@@ -384,7 +384,7 @@ class ChatController:
                 refused = refused or (isinstance(event, OversizedTurn) and event.refused)
                 if activity and not compaction:
                     self._show_activity(next_activity_label(self.activity, event))
-                if compaction and isinstance(event, Done) and event.output == "nothing to compact":
+                if isinstance(event, Done) and event.reason is DoneReason.NOTHING_TO_COMPACT:
                     view.show_hint("nothing to compact yet", info=True)
                 try:
                     await view.show_event(event)
@@ -809,8 +809,9 @@ class ChatController:
             view.clear_hint()  # "the model is still loading — your prompt will be sent…": it is sent now
         self.send_queued()
 
-    async def session_failed(self, message: str, exit_code: int) -> None:
-        """A session did not open: at start-up the app leaves; from /sessions this one stays."""
+    async def session_failed(self, message: str, exit_code: int, *, busy: bool = False) -> None:
+        """A session did not open: at start-up the app leaves; from /sessions this one stays. `busy`
+        (open in another co-tui): a notice saying so and what to do, not a configuration error."""
         if self.session is None:
             self.view.fail_to_start(message, exit_code)
             return
@@ -818,7 +819,10 @@ class ChatController:
 
         # What was typed meanwhile goes to the session that stays.
         self.opening_id = None
-        await self.view.show_event(ErrorEvent(message=message, kind="config"))
+        if busy:
+            await self.view.add_notice(f"not opened: {message} · this conversation stays open here")
+        else:
+            await self.view.show_event(ErrorEvent(message=message, kind="config"))
         self.send_queued()
 
     async def _show_saved(self, *, notice: bool = True) -> None:

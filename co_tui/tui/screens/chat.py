@@ -26,6 +26,8 @@ from co_tui.session import (
     Event,
     Notice,
     OversizedTurn,
+    SubagentFinished,
+    SubagentStarted,
     TextDelta,
     ToolCall,
     ToolResult,
@@ -241,6 +243,8 @@ class ChatScreen(Screen[None]):
 
     async def show_event(self, event: Event) -> None:
         """Render one domain event (the closed union `co_tui.session.events.Event`, matched by class)."""
+        if event.agent is not None and not isinstance(event, (SubagentStarted, SubagentFinished)):
+            return  # a child's own events belong to its block, not to the main answer (docs/subagents.md)
         match event:
             case TextDelta(text=text):
                 if self._assistant is None:
@@ -274,6 +278,11 @@ class ChatScreen(Screen[None]):
             case Notice(message=message):
                 await self.end_answer()
                 await self.add_notice(message)
+            case SubagentStarted():
+                await self.end_answer()
+                await self.add_notice(f"subagent {event.agent} started: {event.task.splitlines()[0][:120]}")
+            case SubagentFinished():
+                await self.add_notice(event.summary)
             case Done(interrupted=interrupted):
                 await self.end_answer(interrupted=interrupted)
                 if interrupted:
