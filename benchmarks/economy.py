@@ -142,7 +142,7 @@ async def record_session(
                 chat, server, files, report_estimate=True, sequential=sequential or corpus, recall_every=recall_every
             )
             growth = turn_growth(chat.context, recent=turns)
-            return record, chat.setup.policy, growth.messages if growth else 0.0
+            return record, chat.binding.policy, growth.messages if growth else 0.0
     finally:
         server.stop()
 

@@ -55,7 +55,7 @@ async def model_only(session: Any) -> int:
 
     count = 0
     request = ModelRequest(parts=[UserPromptPart(content="go")])
-    async with session.setup.model.request_stream([request], None, ModelRequestParameters()) as stream:
+    async with session.binding.model.request_stream([request], None, ModelRequestParameters()) as stream:
         async for _ in stream:
             count += 1
     return count
@@ -65,7 +65,7 @@ async def via_iter(session: Any) -> int:
     from pydantic_ai import Agent
 
     count = 0
-    async with session.setup.agent.iter("go", message_history=[]) as run:
+    async with session.binding.agent.iter("go", message_history=[]) as run:
         async for node in run:
             if Agent.is_model_request_node(node):
                 async with node.stream(run.ctx) as stream:
@@ -76,7 +76,7 @@ async def via_iter(session: Any) -> int:
 
 async def via_run_stream_events(session: Any) -> int:
     count = 0
-    async with session.setup.agent.run_stream_events("go", message_history=[]) as run:
+    async with session.binding.agent.run_stream_events("go", message_history=[]) as run:
         async for _ in run:
             count += 1
     return count

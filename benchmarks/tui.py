@@ -352,7 +352,7 @@ def _build_long_session(box: Sandbox, turns: int) -> tuple[str, int]:
 
     os.environ.update(CO_TUI_DATA_DIR=box.env["CO_TUI_DATA_DIR"], CO_TUI_CONFIG_FILE=box.env["CO_TUI_CONFIG_FILE"])
     settings = load_settings()
-    budget = ChatSession(settings, workspace=box.workspace).setup.policy.budget_tokens  # the offline model's
+    budget = ChatSession(settings, workspace=box.workspace).binding.policy.budget_tokens  # the offline model's
     outputs = corpus_outputs() + generated_outputs()
     store = SessionStore.open(box.data_dir)
     sid = store.create_session(model="offline", workspace=box.workspace, title="A long refactoring session")

@@ -148,6 +148,16 @@ class Settings(BaseSettings):
     mcp_approve: list[str] = Field(
         default_factory=list, description="MCP servers whose every tool call needs approval (as run_shell)."
     )
+    # Subagents (docs/subagents.md): each child's limits, and how many run at once.
+    subagent_budget_tokens: int = Field(
+        40_000, ge=2_000, description="A subagent's own context budget (capped by the parent's budget)."
+    )
+    subagent_max_requests: int = Field(30, ge=1, le=500, description="A subagent stops after this many requests.")
+    subagent_timeout_s: float = Field(300.0, gt=0, description="A subagent is stopped after this long (wall clock).")
+    subagent_max_concurrent: int = Field(3, ge=1, le=16, description="Most subagents running at once.")
+    agents_project_config: bool = Field(
+        False, description="Also read the workspace's agent definitions (`.co-tui/agents/`, `.claude/agents/`)."
+    )
 
     @field_validator("mcp_servers")
     @classmethod

@@ -34,7 +34,13 @@ def _write_event(event: Event, fmt: str, out: TextIO, err: TextIO, session_id: s
         out.write(json.dumps(data, ensure_ascii=False) + "\n")
         out.flush()
         return
-    if event.type == "text_delta":
+    if event.type == "subagent_started":
+        err.write(f"· subagent {event.agent}: {event.task.splitlines()[0][:120] if event.task else ''}\n")
+    elif event.type == "subagent_finished":
+        err.write(f"· {event.summary}\n")
+    elif event.agent is not None:
+        return  # text mode: a child's own events stay out of the answer (jsonl carries them all)
+    elif event.type == "text_delta":
         out.write(event.text)
         out.flush()
     elif event.type == "tool_call":
@@ -118,6 +124,10 @@ async def _run_turn(session: SessionPort, prompt: str, fmt: str, out: TextIO, er
             if event == last_usage:
                 continue
             last_usage = event
+        if event.type == "error" and event.agent is not None:  # a child's: its delegate result says so
+            if fmt == "jsonl" and not closed:
+                _write_event(event, fmt, out, err)
+            continue
         if event.type == "error" and event.kind == "storage":
             storage_failed = True  # the session (one-shot) does not say "kept in memory": the rescue copy keeps it
         if event.type == "error" and not closed:

@@ -13,7 +13,7 @@ from tui_fakes import FakeSession, Step, Text
 
 from co_tui.config import Settings, load_settings
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.session.events import Done, Event, UsageUpdate
+from co_tui.session.events import Done, DoneReason, Event, UsageUpdate
 from co_tui.session.port import SessionPort
 
 EVENT_CLASSES = typing.get_args(Event)
@@ -93,7 +93,7 @@ async def test_clear_starts_afresh_under_a_new_id(session: SessionPort) -> None:
 
 async def test_compact_of_nothing_says_so(session: SessionPort) -> None:
     events = [event async for event in session.compact()]
-    assert events == [Done(output="nothing to compact")]
+    assert events == [Done(output="nothing to compact", reason=DoneReason.NOTHING_TO_COMPACT)]
 
 
 async def test_compact_records_one_cut(session: SessionPort) -> None:
@@ -300,7 +300,7 @@ async def test_an_approved_shell_command_is_one_whole_turn(session: SessionPort)
         return tool == "run_shell" and by_user
 
     # The approver is the front end's, given when the session is built.
-    session.user_shell.approver = approve  # type: ignore[attr-defined]
+    session.turns.shell.approver = approve  # type: ignore[attr-defined]
     events = []
     async for event in session.run_shell_command("echo hi"):
         if not events:
@@ -337,7 +337,7 @@ async def test_ask_plans_before_the_send_and_takes_the_choice(session: SessionPo
 
 async def test_the_fakes_figures_outlive_clear_rewind_and_a_new_model(tmp_path: Path) -> None:
     """The fake's figures are its meter's, and the real session makes a new meter on `/clear`, a
-    rewind and a model switch (`ModelSetup.new_meter`): each is the fake's too, not a real one
+    rewind and a model switch (`AgentBinding.new_meter`, by its `meter_factory`): each is the fake's too, not a real one
     that would count the fake's messages by their text."""
     session = FakeSession(Settings(), workspace=tmp_path, tokens_per_message=1000, overhead_tokens=0)
     await _turn(session, "one")
@@ -348,5 +348,5 @@ async def test_the_fakes_figures_outlive_clear_rewind_and_a_new_model(tmp_path: 
     await session.clear()
     await _turn(session, "three")
     assert session.meter_reading().context_tokens == 2000
-    session.setup.configure("offline")  # what the real `set_model` does
+    session.binding.configure("offline")  # what the real `set_model` does
     assert session.meter_reading().context_tokens == 2000

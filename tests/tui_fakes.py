@@ -2,15 +2,17 @@
 
 tests/test_session_port.py holds it and the real session to the same conformance suite.
 
-It *is* the real `ChatSession` (no store): its `History`, its planners and the way it applies
-them, its `ModelSetup` (policy, governor, instruction files, MCP servers) and `Metering`
+It *is* the real `ChatSession` (no store): its `History`, its planners and the `EditApplier` that
+applies them (the fake's mid-turn cuts too), its `Resources` (instruction files, MCP servers), its
+`AgentBinding` (policy, governor) and `Metering`
 (the `usage` event, the look-ahead, the `/context` breakdown, ask's plan), its `/compact`,
 `/clear`, rewind and branches, `!command` runner and `@path` attachments are the real session's.
 What is fake:
 - the turns: a script of steps (streamed text, tool calls, a mid-turn trim, a provider failure, a
   hold until interrupted, with their timing) instead of a model run;
 - the meter's figures (`FakeMeter`: a fixed count a message, plus a fixed overhead) against the
-  budget a test sets;
+  budget a test sets, given to the session as its `meter_factory` and `overhead_counter` (nothing
+  of the real session is patched);
 - the model: a pydantic-ai `FunctionModel` that only writes `/compact`'s summary (`compact_summary`);
   the title bar shows the name the fake is given, and `set_model` only names another.
 Its events are real domain events and its messages real pydantic-ai ones.
@@ -20,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,9 +42,10 @@ from co_tui.config import Settings
 from co_tui.governance.compact_mode import SendChoice
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.meter import MeterReading, TokenMeter
-from co_tui.session.chat import ChatSession, make_title
+from co_tui.session.chat import ChatSession
 from co_tui.session.events import Done, ErrorEvent, Event, Notice, TextDelta, ToolCall, ToolResult
 from co_tui.session.history import Edit
+from co_tui.session.session_saves import make_title
 
 
 @dataclass
@@ -104,8 +106,8 @@ class FakeMeter(TokenMeter):
     colour level) plus the fake's `overhead_tokens`, as exact as the fake's `exactness` says, at a
     ratio of 1."""
 
-    def __init__(self, session: FakeSession) -> None:
-        super().__init__(provider="offline", overhead_tokens=session.overhead_tokens)
+    def __init__(self, session: FakeSession, overhead_tokens: int) -> None:
+        super().__init__(provider="offline", overhead_tokens=overhead_tokens)
         self.session = session
 
     def reading(self, messages: Sequence[ModelMessage]) -> MeterReading:
@@ -148,21 +150,20 @@ class FakeSession(ChatSession):
         given = self.id
         # The model writes only `/compact`'s summaries (the turns are scripted); its window is unknown.
         summariser = FunctionModel(self._summarise, model_name="fake-summariser")
+        # Every meter the session makes (a new model, /clear, a rewind) is the fake's, over a fixed
+        # overhead counted as the real meter counts it (in its figure, and by every estimate built on
+        # it: the /compact preview, ask's cache line), not moving when co-tui's own instructions or
+        # tool schemas change.
         ChatSession.__init__(
             self,
             self.settings.model_copy(update=fitted),
             workspace=self.workspace,
             approver=self.approver,
             model=summariser,
+            meter_factory=lambda _model, overhead: FakeMeter(self, overhead),
+            overhead_counter=lambda _binding: self.overhead_tokens,
         )
         self.id = given or self.id
-        setup = self.setup  # every meter it makes (a new model, /clear, a rewind) is the fake's
-        # A fixed overhead, counted as the real meter counts it (in its figure, and by every estimate
-        # built on it: the /compact preview, ask's cache line), not moving when co-tui's own
-        # instructions or tool schemas change.
-        setup._count_overhead = lambda: self.overhead_tokens  # type: ignore[method-assign]
-        setup.new_meter = lambda: FakeMeter(self)  # type: ignore[method-assign]
-        setup.overhead, setup.meter = self.overhead_tokens, setup.new_meter()
 
     def _summarise(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         """`compact_summary`, and the focus `/compact` asked for (on the summariser prompt's first line)."""
@@ -209,9 +210,12 @@ class FakeSession(ChatSession):
                     chars=len(step.result),
                     is_error=step.is_error,
                 )
-        elif isinstance(step, Trim):  # recorded as a run's cut is (the scripted context stays)
-            self.history.commit(Edit(event=step.event, record=self.history.cut_record(self.context)))
-            yield self.ledger[-1]
+        elif isinstance(
+            step, Trim
+        ):  # committed as a run's cut is, by the session's applier (the scripted context stays)
+            trim = self.edits.commit(Edit(event=step.event, record=self.history.cut_record(self.context)))
+            assert trim is not None
+            yield trim
         elif isinstance(step, Hold):
             while not self._cancelled:  # the scenario: a turn that runs until interrupted
                 await asyncio.sleep(0.01)
@@ -225,11 +229,12 @@ class FakeSession(ChatSession):
         self.busy, self._cancelled = True, False
         self.prompts.append(prompt)
         self.choices.append(choice)
-        self.title = self.title or make_title(prompt)
+        if not self.title:
+            self.title = make_title(prompt)
         attachments = self.attachments(prompt)
         for line in attachments.lines():
             yield Notice(message=line)
-        self.history.mark_turn(self.meter.reading(self.context).tokens, time.time())
+        self.saves.mark_prompt(self.history, self.meter)  # what a rewind to this prompt restores
         self._append(ModelRequest(parts=[UserPromptPart(attachments.prompt(prompt))]))
         output: list[str] = []
         failed = False

@@ -6,7 +6,11 @@ arguments are untrusted: they are escaped, never interpreted. Control and format
 carriage return, bidi overrides, zero-width characters) become visible escapes marked as such, so a
 `\\x1b` the model typed and a real ESC look different. What can push part of a command out of view
 is folded into one marked piece that says how much was there: a run of blank lines
-(`touch …;` + 80 newlines + `ls -la` showed only `ls -la`) or a long run of spaces inside a line.
+(`touch …;` + 80 newlines + `ls -la` showed only `ls -la`), a long run of spaces inside a line, or a
+run of one character that draws nothing (3,000 × U+2800, the braille blank, after `echo hello`
+pushed `; touch x` out of view: it is `⟨3,000 × \u2800⟩`). A diff is split at newlines only (a `\r`
+or U+2028 inside a line is shown, not taken for a line break), and a change of line endings alone is
+said as such (`line endings only: LF → CRLF`), not shown as every line deleted and added again.
 """
 
 from __future__ import annotations
@@ -32,6 +36,15 @@ MAX_FACTS = 4  # arguments listed under the summary; the rest are counted
 # zero-width joiners…), surrogates, private-use and unassigned code points, line/paragraph separators.
 _ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+# Characters outside those categories that a terminal draws as nothing or as a space: every Unicode
+# space but the ASCII one (category Zs: NBSP, U+2000–U+200A, U+3000…), the braille blank, the Hangul
+# fillers, the combining grapheme joiner, the Mongolian and other variation selectors.
+_BLANK_MARKS = frozenset(
+    "\u2800\u115f\u1160\u3164\uffa0\u034f\u17b4\u17b5\u180b\u180c\u180d\u180f"
+    + "".join(map(chr, range(0xFE00, 0xFE10)))
+    + "".join(map(chr, range(0xE0100, 0xE01F0)))
+)
+FOLD_RUN = 4  # a run of this many of one escaped character is folded into one counted marker
 
 
 @dataclass(frozen=True)
@@ -69,10 +82,20 @@ class ShownCall:
     line_count: int
 
 
+def hidden(char: str) -> bool:
+    """Whether `char` is shown as an escape: a control, format or separator character, or one that
+    draws blank (`_BLANK_MARKS`, a Unicode space other than ASCII's)."""
+    if char in _NAMED or char in _BLANK_MARKS:
+        return True
+    category = unicodedata.category(char)
+    return category in _ESCAPED_CATEGORIES or (category == "Zs" and char != " ")
+
+
 def escape_segments(text: str) -> list[Segment]:
-    """`text` (one line, no newline) as segments: runs of ordinary text, and one `escape` segment
-    per control or format character (`\\x1b`, `\\r`, `\\t`, `\\x07`, `\\u202e`…), and one `gap` per run
-    of SPACE_RUN or more spaces (`⟨200 spaces⟩`)."""
+    """`text` (one line, no newline) as segments: runs of ordinary text, one `escape` segment per
+    hidden character (`hidden`: `\\x1b`, `\\r`, `\\t`, `\\u202e`, `\\u00a0`…), one `gap` per run of
+    FOLD_RUN or more of one hidden character (`⟨3,000 × \\u2800⟩`) and one per run of SPACE_RUN or
+    more spaces (`⟨200 spaces⟩`)."""
     segments: list[Segment] = []
     plain: list[str] = []
 
@@ -95,9 +118,17 @@ def escape_segments(text: str) -> list[Segment]:
                 plain.append(text[i:end])
             i = end
             continue
-        if char in _NAMED or unicodedata.category(char) in _ESCAPED_CATEGORIES:
+        if hidden(char):
             flush()
-            segments.append(Segment(_escape(char), "escape"))
+            end = i + 1
+            while end < len(text) and text[end] == char:
+                end += 1
+            if end - i >= FOLD_RUN:
+                segments.append(Segment(f"⟨{end - i:,} × {_escape(char)}⟩", "gap"))
+            else:
+                segments.extend(Segment(_escape(char), "escape") for _ in range(end - i))
+            i = end
+            continue
         else:
             plain.append(char)
         i += 1
@@ -183,8 +214,22 @@ def show_call(tool: str, text: str, *, path: str | None = None) -> ShownCall:
 
 def _show_diff(tool: str, diff: str, path: str) -> ShownCall:
     lines: list[ShownLine] = []
-    added = removed = 0
-    for raw in diff[:SHOWN_MAX_CHARS].splitlines():
+    added = removed = endings = 0
+    # At newlines only: `splitlines` also breaks at `\r`, U+2028 and others, which then vanished.
+    raw_lines = diff[:SHOWN_MAX_CHARS].split("\n")
+    if raw_lines[-1] == "":
+        raw_lines.pop()
+    i = 0
+    while i < len(raw_lines):
+        raw = raw_lines[i]
+        if raw.startswith("-") and not raw.startswith("---"):
+            run = _ending_run(raw_lines, i)
+            if run:
+                lines.append(note(f"⋯ line endings only: {run.label} on {plural(run.count, 'line')} ⋯"))
+                lines += [ShownLine((Segment("~"), *escape_segments(text)), "hunk") for text in run.after]
+                endings += run.count
+                i += 2 * run.count
+                continue
         kind: LineKind = "plain"
         if raw.startswith(("+++", "---", "@@")):
             kind = "hunk"
@@ -194,14 +239,49 @@ def _show_diff(tool: str, diff: str, path: str) -> ShownCall:
             kind, removed = "delete", removed + 1
         elif raw.startswith("\\"):
             lines.append(note(raw))
+            i += 1
             continue
         lines.append(ShownLine(tuple(escape_segments(raw)), kind))
+        i += 1
     if len(diff) > SHOWN_MAX_CHARS:
         lines.append(note(f"… {len(diff) - SHOWN_MAX_CHARS:,} more characters of the diff not shown"))
     new = diff.startswith("--- /dev/null")
-    parts = [tool, escaped(path), "a new file" if new else "", f"+{added:,} −{removed:,} lines"]
+    changed = f"+{added:,} −{removed:,} lines" if added or removed or not endings else ""
+    if endings:
+        endings_part = f"line endings {'changed' if changed else 'only'} on {plural(endings, 'line')}"
+    parts = [tool, escaped(path), "a new file" if new else "", changed, endings_part if endings else ""]
     summary = " · ".join(p for p in parts if p)
     return ShownCall(tool, summary, (), tuple(lines), len(diff), diff.count("\n"))
+
+
+@dataclass(frozen=True)
+class _EndingRun:
+    """A block of `-` lines followed by as many `+` lines that differ from them only in their line
+    ending (a trailing `\r`): `after` is the new lines' text, `label` the change (`LF → CRLF`)."""
+
+    count: int
+    after: tuple[str, ...]
+    label: str
+
+
+def _ending_run(raw: list[str], start: int) -> _EndingRun | None:
+    """The line-ending-only run of diff lines starting at `start` (a `-` line), or None."""
+    end = start
+    while end < len(raw) and raw[end].startswith("-") and not raw[end].startswith("---"):
+        end += 1
+    count = end - start
+    adds = raw[end : end + count]
+    if len(adds) != count or not all(line.startswith("+") and not line.startswith("+++") for line in adds):
+        return None
+    if end + count < len(raw) and raw[end + count].startswith("+"):
+        return None  # more lines added than deleted: a real change
+    olds, news = [line[1:] for line in raw[start:end]], [line[1:] for line in adds]
+    if any(o.rstrip("\r") != n.rstrip("\r") for o, n in zip(olds, news, strict=True)) or olds == news:
+        return None
+    crlf_before = sum(o.endswith("\r") for o in olds)
+    crlf_after = sum(n.endswith("\r") for n in news)
+    label = "LF → CRLF" if crlf_after > crlf_before == 0 else "CRLF → LF" if crlf_before > crlf_after == 0 else "mixed"
+    return _EndingRun(count, tuple(news), label)
 
 
 def _json_args(tool: str, text: str) -> dict[str, Any] | None:

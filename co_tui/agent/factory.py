@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from pydantic_ai import Agent
     from pydantic_ai.models import Model
 
+    from co_tui.agent.agent_defs import AgentDef
     from co_tui.agent.file_edits import FileEdits
     from co_tui.config import Settings
 
@@ -41,6 +42,10 @@ Use your tools to look before you answer: read_file, list_dir and search_text ta
 the workspace root, and anything outside it is refused. Tool outputs are capped and say so when they are.{edits} {shell}
 Be concise; quote file paths and line numbers when they help.
 
+{CONTEXT_NOTE}"""
+
+
+CONTEXT_NOTE = """\
 About your context: to stay within the model's context window, co-tui may trim or summarise older \
 parts of this conversation, and it always leaves a marker where it did:
 - "[Earlier conversation trimmed …]" means earlier turns happened and were removed from your view;
@@ -50,6 +55,23 @@ That earlier work really happened: never deny having done it because you can no 
 cut is lost: each note names what left and the exact call that returns it verbatim, recall("r12") for a \
 tool output, recall(turns="3-5") for turns, recall(search="text") to find something out of view. Use \
 recall when you need a detail that is no longer in view, rather than guessing or running a tool again."""
+"""How to read the markers governance leaves: every governed agent is told, a subagent too."""
+
+
+def child_instructions(agent_def: AgentDef, workspace: Path) -> str:
+    """A subagent's standing instructions: its definition's, where it works, and how to read markers."""
+    return f"{agent_def.instructions}\n\nThe workspace is {workspace}; tool paths are relative to it.\n\n{CONTEXT_NOTE}"
+
+
+def instructions_for(settings: Settings, root: Path, agent_def: AgentDef | None) -> str:
+    """The standing instructions of the main agent (`agent_def` None) or of a subagent."""
+    if agent_def is not None:
+        return child_instructions(agent_def, root)
+    return agent_instructions(root, allow_shell=settings.allow_shell, allow_edits=settings.allow_edits)
+
+
+def _allows(agent_def: AgentDef | None, tool: str) -> bool:
+    return agent_def is None or agent_def.tools is None or tool in agent_def.tools
 
 
 def tool_schema_tokens(tool_defs: Iterable[Any]) -> int:
@@ -98,7 +120,14 @@ def tool_schema_costs(toolsets: Iterable[Any]) -> list[tuple[str, int, int]]:
     return [(source, tool_schema_tokens(defs), len(defs)) for source, defs in grouped.items() if defs]
 
 
-def overhead_tokens(settings: Settings, *, workspace: Path, project_text: str | None = None, agent: Any = None) -> int:
+def overhead_tokens(
+    settings: Settings,
+    *,
+    workspace: Path,
+    project_text: str | None = None,
+    agent: Any = None,
+    agent_def: AgentDef | None = None,
+) -> int:
     """Estimated tokens each request carries besides the messages: instructions (co-tui's own and
     `project_text`, the project instructions' part) plus the workspace tools' schemas.
 
@@ -106,19 +135,21 @@ def overhead_tokens(settings: Settings, *, workspace: Path, project_text: str | 
     their schemas is a few milliseconds of a session's start; without it they are built once.
     The meter uses it until the first provider report shows the real figure. The `recall` tool's
     schema is not counted: a request offers it only once something was cut (governance/recall_offer.py).
+    `agent_def`: a subagent's definition (its instructions stand for co-tui's); the `delegate`
+    tool's schema counts with the workspace tools'.
     """
     from co_tui.governance import estimate_text_tokens
 
     root = Path(workspace).expanduser().resolve()
     if agent is not None:
-        defs = [d for ts in agent.toolsets if toolset_source(ts) == "workspace" for d in known_tool_defs(ts)]
+        defs = [
+            d for ts in agent.toolsets if toolset_source(ts) in ("workspace", "delegate") for d in known_tool_defs(ts)
+        ]
     else:
         defs = known_tool_defs(
             workspace_toolset(root, allow_shell=settings.allow_shell, allow_edits=settings.allow_edits)
         )
-    own = estimate_text_tokens(
-        agent_instructions(root, allow_shell=settings.allow_shell, allow_edits=settings.allow_edits)
-    )
+    own = estimate_text_tokens(instructions_for(settings, root, agent_def))
     project = estimate_text_tokens(project_text) if project_text else 0
     return own + project + tool_schema_tokens(defs)
 
@@ -149,6 +180,8 @@ def build_agent(
     toolsets: Sequence[Any] = (),
     project_instructions: Callable[[], str | None] | None = None,
     recall: RecallSource | None = None,
+    agent_def: AgentDef | None = None,
+    delegate: Any = None,
 ) -> Agent[None, str]:
     """An `Agent` for `model` with the workspace tools (run_shell only if `settings.allow_shell`).
 
@@ -161,7 +194,10 @@ def build_agent(
     instructions; None from it adds nothing. `toolsets` come after the workspace tools (the MCP
     servers' toolsets, `mcp_servers.McpServers.toolsets`). `recall` adds the `recall` tool over that
     source (agent/recall_tool.py), offered once a request's context carries a cut note
-    (governance/recall_offer.py).
+    (governance/recall_offer.py). `agent_def`: build a subagent (agent_defs.py): its instructions
+    stand for co-tui's and only its tools are offered (shell and edits still only when the settings
+    allow them; MCP tools only to a definition that names no tools). `delegate`: the `delegate`
+    toolset (delegate_tool.py), the main agent's only: a subagent never gets one (depth 1).
     """
     import pydantic_ai
     from pydantic_ai import Agent
@@ -173,24 +209,32 @@ def build_agent(
 
     quicken_stream_locks()  # a streamed token no longer waits three event-loop turns (stream_locks.py)
     root = Path(workspace).expanduser().resolve()
-    toolset = workspace_toolset(
+    toolset: Any = workspace_toolset(
         root,
-        allow_shell=settings.allow_shell,
+        allow_shell=settings.allow_shell and _allows(agent_def, "run_shell"),
         approver=approver,
         search_timeout_s=settings.search_timeout_s,
-        allow_edits=settings.allow_edits,
+        allow_edits=settings.allow_edits and (_allows(agent_def, "edit_file") or _allows(agent_def, "write_file")),
         edits=file_edits,
     )
-    instructions: list[Any] = [
-        agent_instructions(root, allow_shell=settings.allow_shell, allow_edits=settings.allow_edits)
-    ]
+    if agent_def is not None and agent_def.tools is not None:
+        allowed = set(agent_def.tools)
+        toolset.tools = {name: tool for name, tool in toolset.tools.items() if name in allowed}
+    instructions: list[Any] = [instructions_for(settings, root, agent_def)]
     if project_instructions is not None:
         # A function: pydantic-ai evaluates it per request, so a reloaded file needs no new agent.
         instructions.append(project_instructions)
+    own: list[Any] = [toolset]
+    if recall is not None and _allows(agent_def, "recall"):
+        own.append(recall_toolset(recall))
+    if delegate is not None and agent_def is None:
+        own.append(delegate)
+    if agent_def is not None and agent_def.tools is not None:
+        toolsets = ()  # a definition that names its tools gets those only
     return Agent(
         model,
         instructions=instructions,
-        toolsets=[toolset, *([recall_toolset(recall)] if recall is not None else []), *toolsets],
+        toolsets=[*own, *toolsets],
         capabilities=[MendText(), *capabilities, *prompt_cache_capabilities(settings)],
-        name="co-tui",
+        name="co-tui" if agent_def is None else f"co-tui:{agent_def.name}",
     )

@@ -233,8 +233,8 @@ def apply_edit(ws: Workspace, edits: FileEdits, plan: PlannedEdit, *, tool_call_
 def unified_diff(rel: str, before: str | None, after: str) -> str:
     """The unified diff (3 lines of context) from `before` (None: no file) to `after`."""
     diff = difflib.unified_diff(
-        [] if before is None else before.splitlines(keepends=True),
-        after.splitlines(keepends=True),
+        [] if before is None else _lines(before),
+        _lines(after),
         fromfile="/dev/null" if before is None else f"a/{rel}",
         tofile=f"b/{rel}",
         n=3,
@@ -243,6 +243,14 @@ def unified_diff(rel: str, before: str | None, after: str) -> str:
     for line in diff:
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
+
+
+def _lines(text: str) -> list[str]:
+    """`text`'s lines, each with its `\n`: split at newlines only. `splitlines` also breaks at `\r`,
+    U+2028 and other separators: the diff then lost them and noted a missing final newline."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
 
 
 def _replace(real: Path, data: bytes) -> None:

@@ -27,6 +27,10 @@ TRIGGERS: tuple[tuple[str, str], ...] = (
         "use demo_echo text=hi",
         "calls any tool by its name, e.g. an MCP server's `NAME_tool`, with key=value or JSON args",
     ),
+    (
+        "explore docs in a subagent and tell me which file mentions budget",
+        "delegate: a read-only subagent searches in a context of its own; you get its answer (`in a subagent` works after any tool request)",
+    ),
     ("big output", "a search that returns a large, capped tool output (to see trimming at work)"),
     ("slow …", "any prompt containing the word `slow` streams word by word with a delay (try Esc)"),
     ("what did we do so far?", "an extractive recap of the visible context, trims and summaries included"),
@@ -108,12 +112,42 @@ _SLOW = re.compile(r"\bslow(?:ly)?\b", re.I)
 _BIG = re.compile(r"\bbig output\b|\blarge output\b", re.I)
 
 
+# "explore docs in a subagent and tell me which file mentions X"; "search X in docs in a subagent";
+# "delegate: read a.py and read b.py"; "ask a subagent to list co_tui".
+_EXPLORE_ASK = re.compile(
+    rf"^{_POLITE}(?:explore|look (?:through|in|at)|go through)\s+(?P<path>\S+)\s+(?:in|with|using|via)\s+"
+    r"(?:a\s+)?sub-?agent\s*(?:,|and|then)?\s*(?:tell me\s+)?(?:which|what|where)\s+(?:files?\s+)?"
+    r"(?:mentions?|contains?|has|have|says?|uses?)\s+(?P<pattern>.+?)\s*\??$",
+    re.I,
+)
+_DELEGATE_PREFIX = re.compile(
+    rf"^{_POLITE}(?:delegate|sub-?agent)\s*[:,]\s*(?P<task>.+)$"
+    rf"|^{_POLITE}(?:ask|have|let|get)\s+(?:a|the)\s+sub-?agent\s+(?:to\s+)?(?P<task2>.+)$",
+    re.I,
+)
+_DELEGATE_SUFFIX = re.compile(r"^(?P<task>.+?)\s+(?:in|with|using|via)\s+a\s+sub-?agent\s*[.!]?$", re.I)
+
+
+def delegation_task(text: str) -> str | None:
+    """The task a prompt asks a subagent to do (phrased so the offline model in the child acts on
+    it), or None when the prompt asks for no subagent."""
+    if m := _EXPLORE_ASK.match(text):
+        return f"search {_clean(m.group('pattern'))} in {_clean(m.group('path'))}"
+    if m := _DELEGATE_PREFIX.match(text):
+        return (m.group("task") or m.group("task2")).strip()
+    if m := _DELEGATE_SUFFIX.match(text):
+        return m.group("task").strip()
+    return None
+
+
 def parse_intent(prompt: str) -> Intent:
     """Classify `prompt` (see TRIGGERS). Deterministic; never raises."""
     text = " ".join(prompt.split())
     slow = bool(_SLOW.search(text))
     if not text:
         return Intent("empty")
+    if (task := delegation_task(text)) is not None:
+        return Intent("tools", (Action("delegate", {"task": task}),), slow)
     if _BIG.search(text):
         return Intent("tools", (Action("search_text", dict(BIG_OUTPUT_ARGS)),), slow)
     actions = _tool_actions(text)

@@ -116,7 +116,22 @@ def _answer_one(r: ToolOutcome) -> str:
         return f"Done: {_first_line(r.content)}."
     if r.tool == "recall":
         return _describe_recall(r.content)
+    if r.tool == "delegate":
+        return _describe_delegate(r.content)
     return f"{r.tool} returned {len(r.content):,} chars, starting: {_quote(r.content)}"
+
+
+def _describe_delegate(content: str) -> str:
+    """A subagent's result: who worked on it, in its own context, and what it returned."""
+    header, _, body = content.partition("\n")
+    who = re.match(r"\[subagent (\S+) (.*?);", header)
+    if who is None:
+        return f"The subagent returned: {_quote(content)}"
+    agent, how = who[1], who[2]
+    lead = f"A subagent ({agent}) did that in a context of its own"
+    if how != "answered":
+        return f"{lead}, but it {how}. {body.strip()}"
+    return f'{lead}; only its answer is in mine (recall("{agent}") shows its work):\n\n{body.strip()}'
 
 
 def _describe_recall(content: str) -> str:

@@ -23,8 +23,9 @@ Read back, verbatim, something co-tui cut from your view of this conversation (t
 
 Every cut note shows the call to copy: recall("r12") returns a tool output whole; \
 recall(turns="3-5") returns those turns as they happened; recall(search="text") finds text in what \
-is out of view (each hit names its turn and handle). Long results come in pages: pass the offset \
-the result names to read on."""
+is out of view (each hit names its turn and handle); recall("explore-1") returns a subagent's \
+transcript, recall("explore-1/r3") one of its tool outputs. Long results come in pages: pass the \
+offset the result names to read on."""
 
 
 RECALL_TOOLSET = "recall"  # the toolset's id: how `/context` and the overhead tell it from the workspace tools
@@ -35,11 +36,13 @@ class RecallSource:
     """What the tool reads, supplied by the session (agent/ never imports session/).
 
     `transcript()`: the session's transcript; `page_chars()`: the most one page may hold;
-    `redact(text)`: the store's redaction of secrets."""
+    `redact(text)`: the store's redaction of secrets; `child(id)`: a subagent's transcript by its
+    id (`explore-1`), None when there is no such child."""
 
     transcript: Callable[[], Sequence[ModelMessage]]
     page_chars: Callable[[], int]
     redact: Callable[[str], str]
+    child: Callable[[str], Sequence[ModelMessage] | None] = lambda _agent: None
 
 
 def recall_toolset(source: RecallSource) -> FunctionToolset[Any]:
@@ -49,7 +52,7 @@ def recall_toolset(source: RecallSource) -> FunctionToolset[Any]:
     from pydantic_ai.toolsets import FunctionToolset
 
     from co_tui.governance.handles import RECALLED_KEY
-    from co_tui.governance.recall import RecallError, recall_spec
+    from co_tui.governance.recall import RecallError, recall_child, recall_output, recall_spec
 
     async def recall(
         ctx: RunContext[Any], handle: str = "", turns: str = "", search: str = "", offset: int = 0, limit: int = 0
@@ -66,8 +69,15 @@ def recall_toolset(source: RecallSource) -> FunctionToolset[Any]:
         spec = {"handle": handle} if handle else {"turns": turns} if turns else {"search": search} if search else {}
         transcript = source.transcript()
         context = list(ctx.messages)
+        agent, _, inner = handle.strip().partition("/")
+        child = source.child(agent) if "-" in agent else None  # output handles (r12) have no "-"
 
         def look() -> Any:
+            page = {"offset": max(0, offset), "limit": max(0, limit), "page_chars": source.page_chars()}
+            if child is not None and inner:  # one of a subagent's tool outputs
+                return recall_output(child, inner, redact=source.redact, **page)
+            if child is not None:
+                return recall_child(child, agent, redact=source.redact, **page)
             return recall_spec(
                 transcript,
                 context,

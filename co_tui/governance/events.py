@@ -79,12 +79,20 @@ class HistoryTrimmed:
     branch_from: int | None = None
     branch_to: int | None = None
     rewound_to_turn: int | None = None
+    # A child agent's cut (docs/subagents.md): the child's id and its `delegate` call. None (and
+    # left out of `to_dict`) for the main agent's, so its lines and ledger rows are unchanged.
+    agent: str | None = None
+    delegation: str | None = None
 
     type: Literal["history_trimmed"] = "history_trimmed"
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready form (print mode's jsonl line, the store's ledger row)."""
-        return asdict(self)
+        data = asdict(self)
+        for key in ("agent", "delegation"):
+            if data[key] is None:
+                del data[key]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> HistoryTrimmed:

@@ -227,6 +227,25 @@ def recall_turns(
     return Recalled(text + "\n" + page, {"turns": spec}, first, len(body), next_offset)
 
 
+def recall_child(
+    transcript: Sequence[ModelMessage],
+    agent: str,
+    *,
+    offset: int = 0,
+    limit: int = 0,
+    page_chars: int = 20_000,
+    redact: Redact = _same,
+) -> Recalled:
+    """A subagent's whole transcript (`agent`: its id, the handle its `delegate` result names): its
+    task, calls, outputs and answer in order (one page; docs/subagents.md)."""
+    lines = [line for message in transcript for line in _render_message(message)]
+    body = redact("\n".join(lines))
+    page, start, next_offset = _page(body, offset, limit, page_chars)
+    again = recall_call(agent)
+    text = _header(f"{again}: subagent {agent}'s transcript", start, len(page), len(body), next_offset, again)
+    return Recalled(text + "\n" + page, {"handle": agent}, None, len(body), next_offset)
+
+
 def _visible(context: Sequence[ModelMessage]) -> tuple[set[str], dict[str, tuple[int, int]], int]:
     """(handles of the outputs the context holds uncut, the unseen span of each previewed one —
     its middle, `HEAD_CHARS` on after the head to `TAIL_CHARS` before the end — and the number of

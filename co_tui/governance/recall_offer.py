@@ -35,15 +35,20 @@ def _cut_output(part: Any) -> bool:
     return isinstance(part.content, str) and is_truncated_output(part.content)
 
 
+# A subagent's result names the handle of its transcript (docs/subagents.md): its work is out of view too.
+DELEGATE_TOOL = "delegate"
+
+
 def carries_cut_notes(messages: Sequence[ModelMessage]) -> bool:
     """Whether `messages` hold a note governance left where something went out of view (see the
-    module docstring): a marker, a fused one, or a tool output truncated, cleared or previewed."""
+    module docstring): a marker, a fused one, a tool output truncated, cleared or previewed, or a
+    subagent's result (its transcript is recallable)."""
     for message in messages:
         if not isinstance(message, ModelRequest):
             continue
         if FUSED_KEY in (message.metadata or {}) or is_marker(message):
             return True
-        if any(_cut_output(part) for part in message.parts):
+        if any(_cut_output(part) or getattr(part, "tool_name", None) == DELEGATE_TOOL for part in message.parts):
             return True
     return False
 

@@ -1,7 +1,7 @@
 """`compact_mode = "ask"`: the cut a send would make, planned before anything is sent, so the user
 decides (docs/context-governance.md, "Compact mode").
 
-`plan_send` is pure over a `History` and a `Gauge`, like the other planners: it runs the next-cut
+`plan_send` is pure over a `HistoryReader` (a read-only `History`) and a `Gauge`, like the other planners: it runs the next-cut
 preview (`governance.next_cut.preview_next_cut`, the policy's own rules, no model call) with the
 prompt the user is sending, and states it as a `PlannedCut` — what goes, what stays, the figures
 in the meter's readings, and what the cut costs the provider's prompt cache. The front end shows it
@@ -27,7 +27,7 @@ from co_tui.text import format_tokens, one_line
 
 if TYPE_CHECKING:
     from co_tui.session.gauge import Gauge
-    from co_tui.session.history import History
+    from co_tui.session.history_reader import HistoryReader
 
 __all__ = ["PROMPT_CHARS", "PlannedCut", "plan_send"]
 
@@ -93,7 +93,7 @@ def _prompt_of(messages: Sequence[ModelMessage]) -> str:
 
 
 def plan_send(
-    history: History, gauge: Gauge, prompt: str, *, window_tokens: int, window_is_guess: bool = False
+    history: HistoryReader, gauge: Gauge, prompt: str, *, window_tokens: int, window_is_guess: bool = False
 ) -> PlannedCut | None:
     """The cut sending `prompt` now would make (the policy's own rules on the context plus the
     prompt; no model call), or None when it goes out uncut. `window_tokens`: the model's context

@@ -1,8 +1,8 @@
 """Planning a rewind and a branch switch: the conversation tree (docs/context-governance.md,
 "Rewind and branches").
 
-Pure over a `History` and a `Gauge`, as every planner (steering.py): each returns the `Edit` the
-session applies in its one place (`AppliesEdits._apply`), or raises `RewindRefused` with one line.
+Pure over a `HistoryReader` (a read-only `History`) and a `Gauge`, as every planner (steering.py): each returns the `Edit` the
+session applies in its one place (`EditApplier.apply`, applying.py), or raises `RewindRefused` with one line.
 
 - A **rewind** to the user prompt at transcript index `p` starts a new branch whose history is the
   one just before that prompt went out: the transcript up to `p`, the context the model was about to
@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
     from co_tui.session.gauge import Gauge
-    from co_tui.session.history import History, Mark
+    from co_tui.session.history import Mark
+    from co_tui.session.history_reader import HistoryReader
 
 __all__ = [
     "BranchRow",
@@ -106,7 +107,7 @@ def prompt_of(message: Any) -> str | None:
     return None
 
 
-def rewind_points(history: History) -> list[RewindPoint]:
+def rewind_points(history: HistoryReader) -> list[RewindPoint]:
     """Every user prompt of the branch in use, newest first. Reads the whole transcript (a resumed
     session's saved messages are decoded): blocking."""
     marks = {mark.position: mark for mark in history.marks}
@@ -136,7 +137,7 @@ def _turn_number(transcript: Sequence[ModelMessage], position: int) -> int:
     return sum(1 for i in range(position + 1) if prompt_of(transcript[i]) is not None)
 
 
-def plan_rewind(history: History, gauge: Gauge, mark: Mark, *, created: float, tokens_after: int) -> Edit:
+def plan_rewind(history: HistoryReader, gauge: Gauge, mark: Mark, *, created: float, tokens_after: int) -> Edit:
     """Go back to just before the prompt at transcript index `mark.position` (whose `mark` carries
     its context), on a new branch forked from the one in use (from its parent when nothing was sent
     on it: it is dropped, `empty_branch`); the edit's `result` is that prompt's text. `tokens_after`: the meter's figure for the restored context (`mark.tokens` as re-anchored by
@@ -177,7 +178,7 @@ def plan_rewind(history: History, gauge: Gauge, mark: Mark, *, created: float, t
     )
 
 
-def empty_branch(history: History) -> BranchInfo | None:
+def empty_branch(history: HistoryReader) -> BranchInfo | None:
     """The branch in use when nothing was sent on it since it was rewound (its transcript is what
     it shares with its parent): left, it is dropped rather than kept. None otherwise."""
     info = next((b for b in history.tree if b.id == history.branch), None)
@@ -186,7 +187,7 @@ def empty_branch(history: History) -> BranchInfo | None:
     return info
 
 
-def plan_switch(history: History, gauge: Gauge, target: int, state: BranchState, *, tokens_after: int) -> Edit:
+def plan_switch(history: HistoryReader, gauge: Gauge, target: int, state: BranchState, *, tokens_after: int) -> Edit:
     """Make branch `target` (whose history is `state`) the one in use (a branch left before anything
     was sent on it is dropped: `empty_branch`). Raises `RewindRefused` for the branch in use or one
     not in the tree."""
@@ -201,7 +202,7 @@ def plan_switch(history: History, gauge: Gauge, target: int, state: BranchState,
 
 
 def _event(
-    history: History,
+    history: HistoryReader,
     gauge: Gauge,
     context: Sequence[ModelMessage],
     reason: Any,
@@ -227,7 +228,7 @@ def _event(
     )
 
 
-def branch_rows(history: History, others: dict[int, BranchRow] | None = None) -> list[BranchRow]:
+def branch_rows(history: HistoryReader, others: dict[int, BranchRow] | None = None) -> list[BranchRow]:
     """The tree as `/branches` lists it, in id order: the branch in use from the history, the others
     from memory (`History.stashed`) or `others` (what the store says of them)."""
     rows: list[BranchRow] = []

@@ -71,18 +71,26 @@ async def run_hook(name: str, argv: Sequence[str], payload: dict[str, Any], time
     try:
         out = await asyncio.wait_for(talk(), timeout_s)
     except TimeoutError:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # its children too: it ran in its own session
-        except ProcessLookupError:
-            pass
+        _kill_group(proc.pid)
         await asyncio.gather(_drain(stdout), proc.wait())  # read to EOF, or a paused pipe keeps it waiting
         return HookRun("timeout", line=f"{name} hook timed out after {timeout_s:g}s (killed)")
+    except asyncio.CancelledError:  # Esc on `/compact`, or the app closing: the hook goes with it
+        _kill_group(proc.pid)
+        raise
     text = out.decode("utf-8", errors="replace").strip()
     if proc.returncode == 0:
         return HookRun("ok", text)
     if proc.returncode == VETO_EXIT:
         return HookRun("veto", text)
     return HookRun("failed", line=f"{name} hook failed (exit {proc.returncode})")
+
+
+def _kill_group(pid: int) -> None:
+    """Kill the hook's process group: its children too (it ran in its own session)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 async def _drain(stdout: asyncio.StreamReader) -> None:

@@ -1,5 +1,5 @@
 """The session's side of `compact_mode` (governance/compact_mode.py): the line said before a turn
-when the mode is `off` and the context is past its limits (`ModelSetup.turn_notices` asks)."""
+when the mode is `off` and the context is past its limits (`AgentBinding.turn_notices` asks)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Planning `/compact` (once its summary is written) and `/clear`'s preview.
 
-Pure over a `History` and a `Gauge`: the figures are the meter's, so the banner, the dialog and the
+Pure over a `HistoryReader` (a read-only `History`) and a `Gauge`: the figures are the meter's, so the banner, the dialog and the
 meter beside them agree to the token (docs/context-governance.md, "The `history_trimmed` event").
 """
 
@@ -16,12 +16,12 @@ from co_tui.session.history import Edit
 if TYPE_CHECKING:
     from co_tui.governance.summarize import CompactResult
     from co_tui.session.gauge import Gauge
-    from co_tui.session.history import History
+    from co_tui.session.history_reader import HistoryReader
 
 __all__ = ["clear_preview_of", "plan_compact"]
 
 
-def plan_compact(history: History, gauge: Gauge, result: CompactResult, figure_before: int) -> Edit:
+def plan_compact(history: HistoryReader, gauge: Gauge, result: CompactResult, figure_before: int) -> Edit:
     """The edit a finished compaction makes: its summary pair as the context, its event restated in
     the meter's figures (`figure_before`: what the meter showed when it started), undoable by the
     context it started from."""
@@ -31,7 +31,7 @@ def plan_compact(history: History, gauge: Gauge, result: CompactResult, figure_b
     return Edit(event=figures, context=result.messages, record=history.cut_record(history.context))
 
 
-def clear_preview_of(history: History, gauge: Gauge) -> HistoryTrimmed:
+def clear_preview_of(history: HistoryReader, gauge: Gauge) -> HistoryTrimmed:
     """The event `/clear` would emit now: what the confirmation dialog shows, so the dialog and the
     banner after it give the same figures (one computation feeds both)."""
     event = clear_event(history.context, gauge.budget_tokens, overhead_tokens=gauge.overhead_tokens)

@@ -30,12 +30,18 @@ def response_cost(response: Any) -> Decimal | None:
 
 
 def session_cost(messages: Iterable[Any], ledger: Iterable[Any] = ()) -> float | None:
-    """The summed cost in USD of every response in `messages` (a transcript) and of the summariser
-    calls behind the cuts of `ledger` (`ledger_cost`), or None when any of them is unpriced. An
-    empty transcript costs 0."""
+    """The summed cost in USD of every response in `messages` (a transcript), of the subagents it
+    records (`children_cost`) and of the summariser calls behind the cuts of `ledger`
+    (`ledger_cost`), or None when any of them is unpriced. An empty transcript costs 0."""
+    messages = list(messages)
     total = session_cost_of(request_costs(messages))
     extra = ledger_cost(ledger)
-    return None if total is None or extra is None else total + extra
+    children = RunningCost(children_cost, Decimal(0)).total(
+        [m for m in messages if getattr(m, "kind", None) == "request"]
+    )
+    if total is None or extra is None or children is None:
+        return None
+    return total + extra + float(children)
 
 
 def ledger_cost(ledger: Iterable[Any]) -> float | None:
@@ -78,8 +84,29 @@ class RunningCost:
 
 
 def transcript_item_cost(message: Any) -> Decimal | None:
-    """A transcript message's share of the session's cost: a response's (`response_cost`), 0 for a request."""
-    return response_cost(message) if getattr(message, "kind", None) == "response" else Decimal(0)
+    """A transcript message's share of the session's cost: a response's (`response_cost`); for a
+    request, what the subagents whose results it carries cost (docs/subagents.md), else 0."""
+    if getattr(message, "kind", None) == "response":
+        return response_cost(message)
+    return children_cost(message)
+
+
+def children_cost(request: Any) -> Decimal | None:
+    """The summed cost of the subagents recorded on `request`'s `delegate` results (their
+    `SubagentFinished.cost_usd`: every request the child made, its summaries included); 0 when it
+    carries none, None when one is unpriced."""
+    total = Decimal(0)
+    for part in getattr(request, "parts", ()):
+        meta = getattr(part, "metadata", None)
+        if not isinstance(meta, dict) or "co_tui_subagent" not in meta:  # child_record.SUBAGENT_KEY
+            continue
+        record = meta["co_tui_subagent"]
+        finished = record.get("finished") if isinstance(record, dict) else None
+        cost = finished.get("cost_usd") if isinstance(finished, dict) else None
+        if cost is None:
+            return None
+        total += Decimal(str(cost))
+    return total
 
 
 def ledger_item_cost(event: Any) -> float | None:

@@ -3,22 +3,40 @@
 `Event` is a closed union of frozen dataclasses: front ends dispatch on the class (`match event:
 case TextDelta(): ...`). Print mode writes `to_dict()` as JSON lines; every event has a `type` field
 with its jsonl name, and the field names are the jsonl contract.
+
+Every event names the agent it came from (docs/subagents.md): `agent` is None for the main agent,
+else a child's id; `delegation` is the `delegate` tool call a child's event belongs to. Both are
+left out of `to_dict()` when None, so the main agent's lines are what they were before subagents.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from enum import StrEnum
 from typing import Any, Literal
 
 from co_tui.agent.errors import ErrorKind
 from co_tui.governance.events import HistoryTrimmed
 
 
+def drop_unset_origin(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` without `agent` / `delegation` when they are None (the main agent's events)."""
+    for key in ("agent", "delegation"):
+        if key in data and data[key] is None:
+            del data[key]
+    return data
+
+
 @dataclass(frozen=True, kw_only=True)
 class _Event:
+    # The agent this event came from (None: the main agent) and, for a child's event, the id of the
+    # `delegate` tool call that started it.
+    agent: str | None = None
+    delegation: str | None = None
+
     def to_dict(self) -> dict[str, Any]:
-        """The JSON-ready form; `type` first."""
-        data = asdict(self)
+        """The JSON-ready form; `type` first; `agent` / `delegation` only when set."""
+        data = drop_unset_origin(asdict(self))
         return {"type": data.pop("type"), **data}
 
 
@@ -140,28 +158,107 @@ class Notice(_Event):
     type: Literal["notice"] = "notice"
 
 
+class DoneReason(StrEnum):
+    """Why a `Done` ended its stream: `RAN`, the turn or operation ran (`interrupted` and `failed`
+    say how it went); `NOTHING_TO_COMPACT`, `/compact` found nothing to summarise (nothing changed)."""
+
+    RAN = "ran"
+    NOTHING_TO_COMPACT = "nothing_to_compact"
+
+
 @dataclass(frozen=True, kw_only=True)
 class Done(_Event):
-    """The turn ended (always the last event). `interrupted`: the user stopped it."""
+    """The turn ended (always the last event). `interrupted`: the user stopped it. `reason`: why
+    it ended (`DoneReason`); not written to jsonl, whose `done` line stays as it was."""
 
     output: str
     interrupted: bool = False
     failed: bool = False
+    reason: DoneReason = DoneReason.RAN
     type: Literal["done"] = "done"
 
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready form, without `reason` (a front end's, not the jsonl contract's)."""
+        data = super().to_dict()
+        data.pop("reason")
+        return data
 
-Event = TextDelta | ToolCall | ToolResult | HistoryTrimmed | UsageUpdate | ErrorEvent | Notice | Done | OversizedTurn
+
+SubagentOutcome = Literal["done", "failed", "timed_out", "cancelled", "limit"]
+"""How a child ended: answered; an error; its wall-clock timeout; the user's stop; a request or token limit."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubagentStarted(_Event):
+    """A `delegate` call started a child (docs/subagents.md). `delegation` is the call's
+    `tool_call_id`, `agent` the child's id (unique in the session, e.g. `explore-1`), `agent_name`
+    the defined agent it runs (`explore`). Its own events follow, carrying both ids; the parent's
+    `tool_result` for the call comes after `SubagentFinished`."""
+
+    delegation: str
+    agent: str
+    agent_name: str
+    task: str
+    budget_tokens: int
+    max_requests: int = 0
+    timeout_s: float = 0.0
+    tools: tuple[str, ...] = ()
+    type: Literal["subagent_started"] = "subagent_started"
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubagentFinished(_Event):
+    """A child ended. `result_chars`: the size of what the parent got back; `handle`: what
+    `recall` takes to read the child's transcript; tokens, requests and `cost_usd` (None: unpriced)
+    are the child's own, all its requests; `summary`: the one line front ends show."""
+
+    delegation: str
+    agent: str
+    agent_name: str
+    outcome: SubagentOutcome
+    result_chars: int = 0
+    handle: str = ""
+    requests: int = 0
+    tool_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cost_usd: float | None = None
+    context_tokens: int = 0
+    cuts: int = 0
+    elapsed_s: float = 0.0
+    summary: str = ""
+    type: Literal["subagent_finished"] = "subagent_finished"
+
+
+Event = (
+    TextDelta
+    | ToolCall
+    | ToolResult
+    | HistoryTrimmed
+    | UsageUpdate
+    | ErrorEvent
+    | Notice
+    | Done
+    | OversizedTurn
+    | SubagentStarted
+    | SubagentFinished
+)
 """Every event a session yields: a closed union (a front end matches each class, `assert_never` after)."""
 
 __all__ = [
     "INTERRUPTED_MESSAGE",
     "Done",
+    "DoneReason",
     "ErrorEvent",
     "ErrorKind",
     "Event",
     "HistoryTrimmed",
     "Notice",
     "OversizedTurn",
+    "SubagentFinished",
+    "SubagentOutcome",
+    "SubagentStarted",
     "TextDelta",
     "ToolCall",
     "ToolResult",

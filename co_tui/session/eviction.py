@@ -1,7 +1,7 @@
 """Planning an eviction (`d` in the inspector), and the looks ahead that go with it: the next
 automatic cut and what `/compact` would summarise.
 
-`plan_evict` is pure over a `History` and a `Gauge`: it returns the `Edit` that `ChatSession`
+`plan_evict` is pure over a `HistoryReader` (a read-only `History`) and a `Gauge`: it returns the `Edit` that `ChatSession`
 applies (the context changes, never the transcript; one `manual_evict` event with what `/undo`
 puts back). docs/context-governance.md, "Evict".
 """
@@ -20,12 +20,12 @@ from co_tui.session.history import Edit
 
 if TYPE_CHECKING:
     from co_tui.session.gauge import Gauge
-    from co_tui.session.history import History
+    from co_tui.session.history_reader import HistoryReader
 
 __all__ = ["compact_preview_of", "next_cut_of", "plan_evict"]
 
 
-def plan_evict(history: History, gauge: Gauge, index: int) -> Edit:
+def plan_evict(history: HistoryReader, gauge: Gauge, index: int) -> Edit:
     """Remove what context message `index` holds (numbered as the inspector's In context tab): a
     tool output, or a whole older turn. The event's figures are the meter's readings before and
     after; the first eviction of a session also warns, in its note, that the prompt cache breaks
@@ -44,7 +44,7 @@ def plan_evict(history: History, gauge: Gauge, index: int) -> Edit:
     return Edit(event=event, context=result.messages, record=history.cut_record(history.context))
 
 
-def next_cut_of(history: History, gauge: Gauge, messages: Sequence[Any] | None = None) -> NextCut | None:
+def next_cut_of(history: HistoryReader, gauge: Gauge, messages: Sequence[Any] | None = None) -> NextCut | None:
     """What the next automatic cut of `messages` (default: the context) would do, by the session's
     own policy, overhead and summariser cooldown — no model call (`preview_next_cut`)."""
     return preview_next_cut(
@@ -54,7 +54,7 @@ def next_cut_of(history: History, gauge: Gauge, messages: Sequence[Any] | None =
     )
 
 
-def compact_preview_of(history: History, gauge: Gauge) -> HistoryTrimmed | None:
+def compact_preview_of(history: HistoryReader, gauge: Gauge) -> HistoryTrimmed | None:
     """What `/compact` would summarise now and the estimated size after (`compact_estimate`), in the
     meter's figures like `/clear`'s preview: its dialog counts what the meter beside it shows."""
     overhead = gauge.overhead_tokens

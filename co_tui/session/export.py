@@ -96,12 +96,31 @@ def _request_blocks(message: Any) -> list[str]:
             blocks.append("## System\n\n" + part.content)
         elif kind == "tool-return":
             blocks.append(f"**Tool result** {_call(part)}\n\n" + _fence(_as_text(part.content)))
+            blocks.extend(_child_blocks(part))
         elif kind == "retry-prompt":
             name = f" `{escape_controls(part.tool_name)}`" if getattr(part, "tool_name", None) else ""
             blocks.append(f"**Retry**{name}\n\n" + _fence(_as_text(part.content)))
         elif kind:
             blocks.append(f"**{kind}**\n\n" + _fence(_as_text(getattr(part, "content", ""))))
     return blocks
+
+
+def _child_blocks(part: Any) -> list[str]:
+    """A subagent's transcript at its delegation (docs/subagents.md), quoted under a heading of its
+    own; nothing for any other tool result."""
+    from co_tui.session.child_record import record_of
+
+    record = record_of(part)
+    if record is None:
+        return []
+    finished = record.finished
+    head = f"### Subagent `{escape_controls(finished.agent)}` ({escape_controls(finished.agent_name)})"
+    blocks = [f"{head}\n\n{finished.summary}\n\n**Task**\n\n" + _fence(record.task)]
+    for message in record.transcript:
+        inner = _response_blocks(message) if message.kind == "response" else _request_blocks(message)
+        blocks.extend(inner)
+    quoted = ["\n".join(f"> {row}" if row else ">" for row in block.splitlines()) for block in blocks[1:]]
+    return [blocks[0], *quoted]
 
 
 def _response_blocks(message: Any) -> list[str]:

@@ -16,8 +16,9 @@ A branch is a whole history: the transcript, context, ledger, pins and marks are
 branch's. A rewind or a branch switch is an `Edit` whose `branch` move replaces all of them at once.
 
 Every change of the context with an event (a cut, an undo, an eviction, a recovery, a compaction, a
-pin) is an `Edit` a planner returned, applied by `commit`; a turn folds its run's messages in with
-`extend` and `set_context` (its cuts are committed as they happen). Nothing here does I/O: the
+pin, a rewind, `/clear`'s reset) is an `Edit`, applied by `commit` — which the session's
+`EditApplier` (applying.py) alone calls; a turn folds its run's messages in with `extend` and
+`set_context` (its cuts are committed through the applier as they happen). Nothing here does I/O: the
 session saves a `snapshot` in a thread. What the store holds is the store's to know (`unsaved`).
 """
 
@@ -123,6 +124,7 @@ class Edit:
     new context (None: unchanged); `pins`: the new pinned prompts (None: unchanged). `result`: what
     the operation returns to its caller besides the event (a pin's `PinChange`). `branch`: another
     branch's history replaces this one's first (a rewind, a branch switch; the branch left is kept).
+    `reset`: everything is emptied first (`/clear` starts a new session).
     """
 
     event: HistoryTrimmed | None = None
@@ -131,6 +133,7 @@ class Edit:
     pins: Sequence[int] | None = None
     result: Any = None
     branch: BranchMove | None = None
+    reset: bool = False
 
 
 @dataclass(frozen=True)
@@ -285,7 +288,9 @@ class History:
         """Apply `edit`: the new context and pins, and its event as a ledger row at the transcript's
         length now (stamped with `session_id`). Returns the event as recorded (None: it had none).
         A `branch` move first keeps the branch left (in memory when its transcript is) and takes the
-        target's whole history."""
+        target's whole history; a `reset` empties everything first."""
+        if edit.reset:
+            self._reset()
         if edit.branch is not None:
             self._move(edit.branch)
         if edit.context is not None:
@@ -342,8 +347,8 @@ class History:
         happened, so this records nothing."""
         self._context = list(messages)
 
-    def reset(self) -> None:
-        """Empty everything (`/clear` starts a new session)."""
+    def _reset(self) -> None:
+        """Empty everything (an `Edit` with `reset`: `/clear` starts a new session)."""
         self._transcript, self._context, self._entries, self._pins = [], [], (), ()
         self._marks, self._branch, self._tree, self._stash = (), 0, (), {}
         self.saved_counts = None

@@ -1,5 +1,5 @@
 """`Metering`: what a session's meter says — the `usage` event, the look-ahead to the next cut, the
-`/context` breakdown — computed over its `History` and its `ModelSetup` (which owns the meter).
+`/context` breakdown — computed over its `History` and its `AgentBinding` (which owns the meter).
 
 The one place a `usage` event is built; the breakdown adds up to it (docs/context-governance.md,
 "The meter").
@@ -27,28 +27,29 @@ from co_tui.session.eviction import next_cut_of
 from co_tui.session.gauge import Gauge
 
 if TYPE_CHECKING:
+    from co_tui.governance.meter import TokenMeter
+    from co_tui.session.agent_binding import AgentBinding
     from co_tui.session.history import History
-    from co_tui.session.model_setup import ModelSetup
 
 __all__ = ["Metering", "anchor_meter"]
 
 
 class Metering:
-    """The meter's figures for one session's `history`, by its `setup`'s meter and policy."""
+    """The meter's figures for one agent's `history`, by its `binding`'s meter and policy."""
 
-    def __init__(self, setup: ModelSetup, history: History) -> None:
-        self.setup = setup
+    def __init__(self, binding: AgentBinding, history: History) -> None:
+        self.binding = binding
         self.history = history
 
     def gauge(self) -> Gauge:
         """What the planners read besides the history (`Gauge`)."""
-        setup = self.setup
+        binding = self.binding
         return Gauge(
-            meter=setup.meter,
-            governor=setup.governor,
-            budget_tokens=setup.policy.budget_tokens,
-            max_messages=setup.policy.max_history_messages,
-            overhead_tokens=setup.overhead,
+            meter=binding.meter,
+            governor=binding.governor,
+            budget_tokens=binding.policy.budget_tokens,
+            max_messages=binding.policy.max_history_messages,
+            overhead_tokens=binding.overhead,
         )
 
     def reading(self) -> UsageUpdate:
@@ -62,15 +63,15 @@ class Metering:
         figure, whether governance cuts before the next request, the newest report's cache counts,
         the session's cost so far (`new_response`: a response not in the transcript yet) and the
         look-ahead to the next cut (`next_prompt`: judged for the request the next prompt makes)."""
-        setup, policy, transcript = self.setup, self.setup.policy, self.history.transcript
-        trim_pending = setup.compact_mode != "off" and setup.governor.over_limits(
-            messages, overhead_tokens=setup.overhead, next_prompt=next_prompt
+        binding, policy, transcript = self.binding, self.binding.policy, self.history.transcript
+        trim_pending = binding.compact_mode != "off" and binding.governor.over_limits(
+            messages, overhead_tokens=binding.overhead, next_prompt=next_prompt
         )
-        reading = setup.meter.reading(messages)
+        reading = binding.meter.reading(messages)
         growth = turn_growth(messages)
         turns_to_trim = (
             None
-            if growth is None or trim_pending or setup.compact_mode == "off"  # off: no cut will come
+            if growth is None or trim_pending or binding.compact_mode == "off"  # off: no cut will come
             else turns_until_cut(
                 tokens=reading.tokens,
                 budget_tokens=policy.budget_tokens,
@@ -93,28 +94,28 @@ class Metering:
             exactness=reading.exactness,
             window_is_guess=policy.window_is_guess,
             trim_pending=trim_pending,
-            asks_first=trim_pending and setup.compact_mode == "ask",
-            cuts_off=setup.compact_mode == "off",
+            asks_first=trim_pending and binding.compact_mode == "ask",
+            cuts_off=binding.compact_mode == "off",
             cache_read_tokens=reading.cache_read_tokens,
             cache_write_tokens=reading.cache_write_tokens,
             cost_usd=self.history.cost(pending),
             turns_to_trim=turns_to_trim,
             forecast_kind=None if turns_to_trim is None else self._forecast_kind(),
             trim_kind=self._cut_kind(messages) if trim_pending else None,
-            pinned_tokens=pinned_tokens(messages, setup.governor.pins) if setup.governor.pins else 0,
+            pinned_tokens=pinned_tokens(messages, binding.governor.pins) if binding.governor.pins else 0,
             oversized_turn=not next_prompt
-            and oversized_turn_tokens(messages, policy.budget_tokens, setup.overhead) is not None,
-            mcp_starting=len(setup.mcp.starting()) if setup.mcp else 0,
-            window_tokens=setup.context_window,
-            overhead_tokens=setup.overhead,
-            overhead_excess=setup.governor.overhead_excess(setup.overhead),
+            and oversized_turn_tokens(messages, policy.budget_tokens, binding.overhead) is not None,
+            mcp_starting=len(binding.resources.mcp.starting()) if binding.resources.mcp else 0,
+            window_tokens=binding.context_window,
+            overhead_tokens=binding.overhead,
+            overhead_excess=binding.governor.overhead_excess(binding.overhead),
         )
 
     def _forecast_kind(self) -> str:
         """The cut the next trigger makes: a summary under the summarize strategy (not cooling down
         after a failed one), else whole turns trimmed."""
-        setup = self.setup
-        summarizes = setup.policy.strategy == "summarize" and not setup.governor.cooling_down()
+        binding = self.binding
+        summarizes = binding.policy.strategy == "summarize" and not binding.governor.cooling_down()
         return "summary" if summarizes else "turn_trim"
 
     def _cut_kind(self, messages: Sequence[ModelMessage]) -> str | None:
@@ -127,32 +128,32 @@ class Metering:
     def breakdown(self) -> ContextBreakdown:
         """What the next request holds by category: the context, the instructions, the instruction
         files and the schemas of the agent's toolsets, fitted to the meter (adds up to `reading()`)."""
-        setup, context = self.setup, self.history.context
-        s = setup.settings
-        own = agent_instructions(setup.workspace, allow_shell=s.allow_shell, allow_edits=s.allow_edits)
+        binding, context = self.binding, self.history.context
+        s = binding.settings
+        own = agent_instructions(binding.resources.workspace, allow_shell=s.allow_shell, allow_edits=s.allow_edits)
         # An MCP server's tool list is known once it runs: one row per server (`known_tool_defs` sees
         # only the workspace's function tools).
         # `recall` rides in a request only once its context carries a cut note (governance/recall_offer.py).
         offered = carries_cut_notes(context)
-        tool_costs = [c for c in tool_schema_costs(setup.agent.toolsets) if offered or c[0] != RECALL_TOOLSET] + [
+        tool_costs = [c for c in tool_schema_costs(binding.agent.toolsets) if offered or c[0] != RECALL_TOOLSET] + [
             (f"mcp: {name}", tool_schema_tokens(defs), len(defs))
-            for name, defs in mcp_tool_definitions_by_server(setup.mcp or None).items()
+            for name, defs in mcp_tool_definitions_by_server(binding.resources.mcp or None).items()
             if defs
         ]
-        parts = overhead_parts(own, setup.instruction_files, tool_costs)
-        reading = setup.meter.reading(context)
+        parts = overhead_parts(own, binding.resources.instruction_files, tool_costs)
+        reading = binding.meter.reading(context)
         meter = self.reading()
         breakdown = compute_breakdown(
             context,
             parts,
             is_pinned=self._pinned_predicate(),
             meter_tokens=meter.context_tokens,
-            overhead_tokens=setup.meter.overhead,
+            overhead_tokens=binding.meter.overhead,
             ratio=reading.ratio,
-            budget_tokens=setup.policy.budget_tokens,
-            window_tokens=setup.context_window,
+            budget_tokens=binding.policy.budget_tokens,
+            window_tokens=binding.context_window,
             exactness=reading.exactness,
-            window_is_guess=setup.policy.window_is_guess,
+            window_is_guess=binding.policy.window_is_guess,
         )
         return replace(
             breakdown, cut_pending=meter.trim_pending, overhead_excess=meter.overhead_excess, cuts_off=meter.cuts_off
@@ -162,7 +163,7 @@ class Metering:
         """Whether a context message belongs to a pinned turn (None: nothing is pinned). It follows the
         turns as `classify_messages` walks the context in order: a turn's first prompt says whether
         the messages up to the next turn are pinned."""
-        pins = self.setup.governor.pins
+        pins = self.binding.governor.pins
         if not pins:
             return None
         inside = False
@@ -182,11 +183,11 @@ class Metering:
         """Re-anchor the meter on the newest saved response's provider usage, so a resumed session's
         meter is as exact at first paint as it was when saved (`anchor_meter`)."""
         history = self.history
-        anchor_meter(self.setup.meter, history.context, history.ledger_positions, history.transcript)
+        anchor_meter(self.binding.meter, history.context, history.ledger_positions, history.transcript)
 
 
 def anchor_meter(
-    meter: Any, context: Sequence[ModelMessage], positions: Sequence[int], transcript: Sequence[ModelMessage]
+    meter: TokenMeter, context: Sequence[ModelMessage], positions: Sequence[int], transcript: Sequence[ModelMessage]
 ) -> None:
     """Anchor `meter` on the newest response of `context` with provider usage — only while that
     report still describes the context: after a cut, eviction or undo made since that response (a

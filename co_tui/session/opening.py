@@ -99,7 +99,8 @@ def open_session(
     conversation is kept in memory.
     """
     from co_tui.agent.models import ModelConfigError
-    from co_tui.session.chat import ChatSession, make_title
+    from co_tui.session.chat import ChatSession
+    from co_tui.session.session_saves import make_title
     from co_tui.session.store import StoreError
 
     store = store or open_store(settings)

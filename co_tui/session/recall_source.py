@@ -5,12 +5,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from pydantic_ai.messages import ModelMessage
+
     from co_tui.agent.recall_tool import RecallSource
     from co_tui.session.history import History
 
 
 class _Limits(Protocol):
-    """What the tool reads of the session's model setup (`model_setup.ModelSetup` is one)."""
+    """What the tool reads of the session's model setup (`agent_binding.AgentBinding` is one)."""
 
     @property
     def policy(self) -> Any:
@@ -35,8 +39,8 @@ def page_chars(budget_tokens: int, preview_chars: int) -> int:
 
 def recall_source(history: History, setup: _Limits) -> RecallSource:
     """The session's transcript (`history`'s: this session only), pages of `page_chars` (by
-    `setup`'s policy and settings, read when the tool runs: a new model's is seen), and the store's
-    redaction of secret-looking environment values."""
+    `setup`'s policy and settings, read when the tool runs: a new model's is seen), the store's
+    redaction of secret-looking environment values, and the subagents its transcript records."""
     from co_tui.agent.recall_tool import RecallSource
     from co_tui.session.redaction import redact_text, secret_env_values
 
@@ -44,4 +48,12 @@ def recall_source(history: History, setup: _Limits) -> RecallSource:
         transcript=lambda: history.transcript,
         page_chars=lambda: page_chars(setup.policy.budget_tokens, setup.settings.tool_output_preview_chars),
         redact=lambda text: redact_text(text, secret_env_values()),
+        child=lambda agent: _child_transcript(history, agent),
     )
+
+
+def _child_transcript(history: History, agent: str) -> Sequence[ModelMessage] | None:
+    from co_tui.session.child_record import find_child
+
+    record = find_child(history.transcript, agent)
+    return None if record is None else record.transcript

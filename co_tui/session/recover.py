@@ -1,7 +1,7 @@
 """Planning the recovery of a lost item: `r` on a summary banner (docs/context-governance.md,
 "Recover a lost item").
 
-`plan_recover` is pure over a `History` and a `Gauge`; the rule is `co_tui/governance/recover.py`.
+`plan_recover` is pure over a `HistoryReader` (a read-only `History`) and a `Gauge`; the rule is `co_tui/governance/recover.py`.
 The excerpt is a context-only marker, saved with the context, and the event goes into the ledger
 with what undoing it needs (the context before it): `/undo` takes the excerpt back out.
 """
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
     from co_tui.session.gauge import Gauge
-    from co_tui.session.history import History
+    from co_tui.session.history_reader import HistoryReader
 
 __all__ = ["plan_recover", "summarised_messages", "summary_index"]
 
@@ -40,7 +40,7 @@ def summary_index(ledger: Sequence[HistoryTrimmed], item: str, cut: int | None) 
     return cut
 
 
-def summarised_messages(history: History, cut: int) -> Sequence[ModelMessage]:
+def summarised_messages(history: HistoryReader, cut: int) -> Sequence[ModelMessage]:
     """What ledger entry `cut`'s summary started from: the context before it when kept (the
     messages it summarised as the model saw them), else the transcript up to the cut."""
     entry = history.entries[cut]
@@ -49,7 +49,7 @@ def summarised_messages(history: History, cut: int) -> Sequence[ModelMessage]:
     return history.transcript[: entry.position]
 
 
-def plan_recover(history: History, gauge: Gauge, item: str, cut: int | None = None) -> Edit:
+def plan_recover(history: HistoryReader, gauge: Gauge, item: str, cut: int | None = None) -> Edit:
     """Append a verbatim excerpt around `item` — on the lost list of ledger entry `cut` (0-based;
     None: the newest summary that lost it) — to the end of the context, with the `restore` event
     (`salvaged_item` set). Raises `RecoverRefused` (one line) when no such summary lost the item,

@@ -1,6 +1,6 @@
 """Planning how the user steers the context: undo a cut (`/undo`, `u`) and pin a turn (`/pin`, `p`).
 
-Pure over a `History` and a `Gauge`: each planner returns the `Edit` that `ChatSession` applies, or
+Pure over a `HistoryReader` (a read-only `History`) and a `Gauge`: each planner returns the `Edit` that `ChatSession` applies, or
 raises a `Refused` with one line. The rules are in `governance/undo.py` and
 `governance/pins.py`, the rows in `store_steering.py` (docs/context-governance.md, "Undo a cut"
 and "Pins").
@@ -34,7 +34,7 @@ from co_tui.session.pin_change import PinChange
 
 if TYPE_CHECKING:
     from co_tui.session.gauge import Gauge
-    from co_tui.session.history import History
+    from co_tui.session.history_reader import HistoryReader
 
 __all__ = ["PinChange", "PinRefused", "pin_keys", "plan_pin_newest", "plan_toggle_pin", "plan_undo"]
 
@@ -42,7 +42,7 @@ __all__ = ["PinChange", "PinRefused", "pin_keys", "plan_pin_newest", "plan_toggl
 # --- undo ----------------------------------------------------------------------------------------
 
 
-def plan_undo(history: History, gauge: Gauge, cut: int | None = None) -> Edit:
+def plan_undo(history: HistoryReader, gauge: Gauge, cut: int | None = None) -> Edit:
     """Undo the newest cut still in effect, or ledger entry `cut` (0-based) and every cut after it —
     with the other events of its pass, which share its context (`undo.pass_span`): the note and a
     refusal name them all (`trims #3–4 (one pass)`), never only the pass's first.
@@ -118,7 +118,7 @@ def _turn_of(transcript: Sequence[ModelMessage], index: int) -> tuple[int, int]:
     raise PinRefused("that message belongs to no user turn (the system prompt is always sent)")
 
 
-def plan_toggle_pin(history: History, gauge: Gauge, index: int) -> Edit:
+def plan_toggle_pin(history: HistoryReader, gauge: Gauge, index: int) -> Edit:
     """Pin the turn holding transcript message `index`, or unpin it when pinned. The edit's
     `result` is the `PinChange`. Raises `PinRefused` (one line) for a turn the context no longer
     holds, or when the pinned turns plus the newest turn would exceed the low-water mark a cut aims at.
@@ -129,7 +129,7 @@ def plan_toggle_pin(history: History, gauge: Gauge, index: int) -> Edit:
     return _plan_pin(history, gauge, prompt, turn)
 
 
-def plan_pin_newest(history: History, gauge: Gauge) -> Edit:
+def plan_pin_newest(history: HistoryReader, gauge: Gauge) -> Edit:
     """`/pin`: pin the newest user turn (already pinned: nothing changes). Raises `PinRefused`."""
     turns = [t for t in segment(history.transcript).turns if t.has_prompt]
     if not turns:
@@ -141,7 +141,7 @@ def plan_pin_newest(history: History, gauge: Gauge) -> Edit:
     return _plan_pin(history, gauge, prompt, len(turns))
 
 
-def _plan_pin(history: History, gauge: Gauge, prompt: int, turn: int) -> Edit:
+def _plan_pin(history: HistoryReader, gauge: Gauge, prompt: int, turn: int) -> Edit:
     key = turn_key(history.transcript[prompt])
     in_context = key is not None and key in {turn_key(m) for m in split_pinned(history.context, frozenset()).rest}
     if not in_context:
@@ -159,6 +159,6 @@ def _plan_pin(history: History, gauge: Gauge, prompt: int, turn: int) -> Edit:
     return _pins_edit(history, pins, turn, pinned=True)
 
 
-def _pins_edit(history: History, pins: list[int], turn: int, *, pinned: bool) -> Edit:
+def _pins_edit(history: HistoryReader, pins: list[int], turn: int, *, pinned: bool) -> Edit:
     tokens = pinned_tokens(history.context, pin_keys(history.transcript, pins))
     return Edit(pins=sorted(pins), result=PinChange(turn, pinned, tokens))

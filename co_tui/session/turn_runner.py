@@ -5,17 +5,19 @@ On success, interrupt or failure alike, the messages the run completed are appen
 transcript, the context becomes the run's (repaired) history, and the turn is saved (in a thread:
 the save syncs to disk, and a front end's loop keeps running meanwhile). Failures never raise out
 of `run`: they become an `ErrorEvent` and the history stays valid for the next turn.
+
+Its collaborators: the agent's `AgentBinding` (model, governed agent, meter), the `History`, the
+`Metering` (usage events), the `EditApplier` every cut made inside the run goes through, and its
+`TurnSaves` — a session's store, or `NoStore()` for a turn kept in memory only (a subagent's).
 """
 
 from __future__ import annotations
 
 import asyncio
-import copy
-import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pydantic_ai import AgentRunResultEvent
+from pydantic_ai import AgentRunResultEvent, UsageLimits
 from pydantic_ai.exceptions import RunCancelled
 from pydantic_ai.messages import ModelMessage, ModelResponse, repair_messages
 
@@ -31,6 +33,7 @@ from co_tui.governance.handles import stamp_handles
 from co_tui.governance.markers import tag_fused_markers
 from co_tui.governance.pins import pins_over_budget_line
 from co_tui.governance.preview import preview_big_outputs
+from co_tui.session.child_event import ChildEvent
 from co_tui.session.events import INTERRUPTED_MESSAGE, Done, ErrorEvent, Event, Notice, OversizedTurn, UsageUpdate
 from co_tui.session.history import Edit
 from co_tui.session.oversize import refuse_oversized_prompt, sent_whole
@@ -39,36 +42,30 @@ from co_tui.session.stream_map import map_stream_event
 if TYPE_CHECKING:
     from pydantic_ai import AgentRunEvents
 
+    from co_tui.session.agent_binding import AgentBinding
+    from co_tui.session.applying import EditApplier
     from co_tui.session.history import History
     from co_tui.session.metering import Metering
-    from co_tui.session.model_setup import ModelSetup
+    from co_tui.session.persistence import TurnSaves
 
 __all__ = ["TurnRunner"]
 
-# Saves the turn: (its prompt, the context to save instead of the history's) -> the error, if any,
-# or a notice of a repair the store made to save it.
-SaveTurn = Callable[[str | None, "list[ModelMessage] | None"], "ErrorEvent | Notice | None"]
-
 
 class TurnRunner:
-    """Runs the turns of one session (see module docstring). `session_id()` stamps the cuts a run
-    records; `save` saves the turn (blocking: called in a thread, or from a step's checkpoint)."""
+    """Runs the turns of one agent's conversation (see module docstring): `applier` commits the
+    cuts a run makes (to its `history`), `saves` keeps the turns."""
 
     def __init__(
-        self,
-        setup: ModelSetup,
-        history: History,
-        metering: Metering,
-        *,
-        session_id: Callable[[], str],
-        save: SaveTurn,
+        self, binding: AgentBinding, history: History, metering: Metering, applier: EditApplier, saves: TurnSaves
     ) -> None:
-        self.setup, self.history, self.metering = setup, history, metering
-        self._session_id, self._save = session_id, save
+        self.binding, self.history, self.metering = binding, history, metering
+        self.applier, self.saves = applier, saves
         self.running = False
         self._run: AgentRunEvents[Any] | None = None
         self._cancel_requested = False
         self._checkpoint_due = False
+        # Events of subagents stopped with the run, said after it (session/subagents.py).
+        self.late_events: Callable[[], list[Event]] = list
 
     def record(self, messages: Sequence[ModelMessage]) -> list[ModelMessage]:
         """The governance capability's transcript sink: a step finished (its tool results are in) or
@@ -78,7 +75,7 @@ class TurnRunner:
         stamped = stamp_handles(messages, len(self.history.transcript))
         self.history.extend(stamped)
         self._checkpoint_due = self.running
-        return preview_big_outputs(stamped, self.setup.settings.tool_output_preview_chars)
+        return preview_big_outputs(stamped, self.binding.settings.tool_output_preview_chars)
 
     def append_to_context(self, messages: Sequence[ModelMessage]) -> None:
         """Add messages made outside a run (a `!command`'s exchange) at the end of the transcript and
@@ -87,47 +84,55 @@ class TurnRunner:
 
     def refusal(self, prompt: str) -> OversizedTurn | None:
         """The event refusing `prompt` before anything is sent (it cannot fit the window), or None."""
-        setup = self.setup
+        binding = self.binding
         return refuse_oversized_prompt(
             prompt,
-            overhead_tokens=setup.overhead,
-            budget_tokens=setup.policy.budget_tokens,
-            context_window=None if setup.policy.window_is_guess else setup.context_window,  # no refusal on a guess
+            overhead_tokens=binding.overhead,
+            budget_tokens=binding.policy.budget_tokens,
+            context_window=None if binding.policy.window_is_guess else binding.context_window,  # no refusal on a guess
         )
 
     async def run(
-        self, prompt: str, choice: SendChoice | None = None, *, typed: str | None = None
+        self,
+        prompt: str,
+        choice: SendChoice | None = None,
+        *,
+        typed: str | None = None,
+        request_limit: int | None = None,
     ) -> AsyncIterator[Event]:
         """Run one user turn; yield its events; always end with `Done`. Never raises. `choice`: what
         the user chose for its send in `compact_mode` ask (the capability reads it for this run).
         `typed`: the prompt as the user typed it, when `prompt` adds to it (`@path` attachments): the
-        title's."""
+        title's. `request_limit`: the most model requests the turn may make (a subagent's; None:
+        pydantic-ai's default); past it the turn fails, its messages kept."""
         title = typed if typed is not None else prompt
         self._cancel_requested, self.running = False, True
-        self.setup.send_choice = choice
+        self.binding.send_choice = choice
         # The instruction files changed since the last turn: the model is sent the new text, said in one line.
-        for notice in await asyncio.to_thread(self.setup.refresh_instructions):
+        for notice in await asyncio.to_thread(self.binding.resources.refresh_instructions):
             yield notice
-        for notice in self.setup.turn_notices(self.history.context):  # compact_mode off; a bad COMPACT.md
+        for notice in self.binding.turn_notices(self.history.context):  # compact_mode off; a bad COMPACT.md
             yield notice
         output_parts: list[str] = []
         interrupted = failed = False
         error: ErrorEvent | None = None
         history_in = list(self.history.context)
         # What the model is about to be sent before this prompt: what a rewind to it restores.
-        meter = self.setup.meter
-        self.history.mark_turn(meter.reading(history_in).tokens, time.time(), copy.copy(meter))
+        self.saves.mark_prompt(self.history, self.binding.meter)
         run_messages: list[ModelMessage] | None = None
         try:
             # A run starts by cleaning its history (fusing adjacent requests, e.g. a cut's marker
             # saved apart from the prompt after it) and counts new messages from there; hand it that
             # shape so the governance's count of known messages is the run's (idempotent otherwise).
             history_in = repair_messages(history_in)
-            governance = self.setup.governance
+            governance = self.binding.governance
             governance.begin_run(len(history_in))
             seen_responses: set[int] = set()
             try:
-                async with self.setup.agent.run_stream_events(prompt, message_history=history_in) as run:
+                limits = None if request_limit is None else UsageLimits(request_limit=request_limit)
+                async with self.binding.agent.run_stream_events(
+                    prompt, message_history=history_in, usage_limits=limits
+                ) as run:
                     self._run = run
                     if self._cancel_requested:
                         run.cancel()
@@ -137,18 +142,21 @@ class TurnRunner:
                         if isinstance(event, HistoryTrimmedEvent):
                             # A cut of the run's messages: recorded now, the context is the run's at its end.
                             edit = Edit(event=event.to_domain(), record=self.history.cut_record(event.before))
-                            trim = self.history.commit(edit, session_id=self._session_id())
+                            trim = self.applier.commit(edit)  # saved with the turn's next step
                             assert trim is not None
                             yield trim
                             if event.ends_pass and (cut := self._partial_messages()) is not None:
                                 # The meter shows the request the cut leaves: the banner's "after".
                                 yield self.metering.usage(cut)
                             continue
+                        if isinstance(event, ChildEvent):  # a subagent's, live while its delegate call runs
+                            yield event.event
+                            continue
                         if isinstance(event, GovernanceNoticeEvent):  # a compaction hook's one line
                             yield Notice(message=event.message)
                             continue
                         if isinstance(event, OversizedTurnEvent):
-                            yield sent_whole(event.turn_tokens, event.budget_tokens, self.setup.context_window)
+                            yield sent_whole(event.turn_tokens, event.budget_tokens, self.binding.context_window)
                             continue
                         if isinstance(event, PinsOverBudgetEvent):  # said once: no cut is made meanwhile
                             yield Notice(message=pins_over_budget_line(event.pinned_tokens, event.budget_tokens))
@@ -161,7 +169,7 @@ class TurnRunner:
                                 yield usage_event
                             break
                         for mapped in map_stream_event(
-                            event, preview_chars=self.setup.settings.tool_output_preview_chars
+                            event, preview_chars=self.binding.settings.tool_output_preview_chars
                         ):
                             if mapped.type == "text_delta":
                                 output_parts.append(mapped.text)
@@ -191,16 +199,18 @@ class TurnRunner:
         finally:
             self._run = None
             self.running = False
-            self.setup.send_choice = None
+            self.binding.send_choice = None
         # Saved before any yield: a front end that stops listening loses nothing; in a thread, as
         # the save syncs to disk and a front end's loop keeps running meanwhile.
-        save_error = await asyncio.to_thread(self._save, title, None)
+        save_error = await asyncio.to_thread(self.saves.save_turn, title)
         if error is not None:
             yield error
         if interrupted:
             yield ErrorEvent(message=INTERRUPTED_MESSAGE, kind="interrupted")
         if save_error is not None:
             yield save_error
+        for late in self.late_events():
+            yield late
         yield self.metering.reading()
         yield Done(output="".join(output_parts), interrupted=interrupted, failed=failed)
 
@@ -213,13 +223,13 @@ class TurnRunner:
             return None
         last = messages[-1]
         seen.add(id(last))
-        self.setup.meter.observe_response(last.usage, messages)
+        self.binding.meter.observe_response(last.usage, messages)
         return self.metering.usage(messages, new_response=last)
 
     def _keep_abandoned(self, history_in: list[ModelMessage], prompt: str) -> None:
         try:
             self._finish_run(history_in, self._partial_messages())
-            self._save(prompt, None)
+            self.saves.save_turn(prompt)
         except Exception:  # best effort while being torn down; the step saves already hold the rest
             pass
 
@@ -231,7 +241,7 @@ class TurnRunner:
         self._checkpoint_due = False
         messages = self._partial_messages()
         if messages:  # a failure is reported by the final save
-            await asyncio.to_thread(self._save, prompt, repair_messages(messages))
+            await asyncio.to_thread(self.saves.save_step, prompt, repair_messages(messages))
 
     def _partial_messages(self) -> list[ModelMessage] | None:
         run = self._run
@@ -248,10 +258,13 @@ class TurnRunner:
             return
         # The governance capability handed every message up to its last pass to the transcript;
         # what came after it (the final response, a partial one) is taken here.
-        seen = self.setup.governance.seen_len
+        seen = self.binding.governance.seen_len
         tail = stamp_handles(run_messages[seen:], len(self.history.transcript))
         self.history.extend(tail)
-        run_messages = [*run_messages[:seen], *preview_big_outputs(tail, self.setup.settings.tool_output_preview_chars)]
+        run_messages = [
+            *run_messages[:seen],
+            *preview_big_outputs(tail, self.binding.settings.tool_output_preview_chars),
+        ]
         # repair_messages closes dangling calls after an interrupt. Like pydantic-ai at run start, it
         # fuses a marker with the prompt after it; the context is kept in that fused form so the next
         # run's history has the length the governance transcript sink counts from (governance and
@@ -262,7 +275,7 @@ class TurnRunner:
     def error_event(self, exc: BaseException, *, partial: bool | None = None) -> ErrorEvent:
         """`exc` as one line the user sees (`agent.errors.describe_error`)."""
         # `partial`: whether answer text had arrived (a broken stream says "kept" only then).
-        message, kind = describe_error(exc, model_name=self.setup.model_name, partial=partial)
+        message, kind = describe_error(exc, model_name=self.binding.model_name, partial=partial)
         return ErrorEvent(message=message, kind=kind)
 
     def cancel(self) -> None:

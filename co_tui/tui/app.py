@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 from textual import events, work
 from textual.app import App
-from textual.worker import Worker
+from textual.worker import Worker, WorkerState
 
 from co_tui.agent.permissions import Permissions, offer
 from co_tui.tui.commands import closest_command, find_command
@@ -725,7 +725,9 @@ class CoTuiApp(App[int]):
         """Show a controller job that died with an exception as one error line in the chat."""
         # A job that died with an exception (outside the session's events) is shown as one line.
         worker = event.worker
-        if worker.group == JOB_GROUP and worker.error is not None and not self._chat_gone():
+        # A cancelled job (Esc on `/compact`) is no failure: Textual keeps its CancelledError as `error`.
+        failed = event.state == WorkerState.ERROR
+        if worker.group == JOB_GROUP and failed and worker.error is not None and not self._chat_gone():
             self.chat.post_message(SessionEvent(internal_error(worker.error)))
 
     # --- opening sessions: start-up, --resume, /sessions -----------------------------------------

@@ -374,7 +374,7 @@ class ChatController:
         after the job's last event: the session still finishes (and saves) the turn, and the next
         answer starts in a widget of its own. A failure of the job itself is shown the same way.
         Returns whether the session refused the prompt (an `oversized_turn` with `refused`)."""
-        from co_tui.session import Done, OversizedTurn
+        from co_tui.session import Done, DoneReason, OversizedTurn
 
         view = self.view
         failure: BaseException | None = None
@@ -384,7 +384,7 @@ class ChatController:
                 refused = refused or (isinstance(event, OversizedTurn) and event.refused)
                 if activity and not compaction:
                     self._show_activity(next_activity_label(self.activity, event))
-                if compaction and isinstance(event, Done) and event.output == "nothing to compact":
+                if isinstance(event, Done) and event.reason is DoneReason.NOTHING_TO_COMPACT:
                     view.show_hint("nothing to compact yet", info=True)
                 try:
                     await view.show_event(event)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from co_tui.agent.approval_text import SHOWN_MAX_CHARS, Segment, escape_segments, escaped, show_call
+from co_tui.agent.file_edits import unified_diff
 
 
 def test_blank_lines_between_two_commands_fold_into_one_note_naming_them() -> None:
@@ -76,3 +79,141 @@ def test_a_huge_call_is_shown_up_to_the_cap_and_says_how_much_is_not() -> None:
 
 def test_escaped_is_one_line() -> None:
     assert escaped("a\nb\x1bc") == "a\\nb\\x1bc"
+
+
+# --- what draws nothing, line separators and line endings (issue 40, item 8) -----------------------
+
+BLANK_RUNS = [
+    ("braille blank", "\u2800", "\\u2800"),
+    ("no-break space", "\u00a0", "\\xa0"),
+    ("zero-width space", "\u200b", "\\u200b"),
+    ("ideographic space", "\u3000", "\\u3000"),
+    ("em space", "\u2003", "\\u2003"),
+    ("Hangul filler", "\u3164", "\\u3164"),
+    ("word joiner", "\u2060", "\\u2060"),
+    ("variation selector", "\ufe0f", "\\ufe0f"),
+]
+
+
+@pytest.mark.parametrize(("name", "char", "mark"), BLANK_RUNS, ids=[r[0] for r in BLANK_RUNS])
+def test_a_run_of_a_blank_character_is_one_counted_marker_and_what_follows_shows(name, char, mark) -> None:
+    [line] = show_call("run_shell", "echo hello" + char * 3000 + "; touch x").lines
+    assert line.plain == f"echo hello⟨3,000 × {mark}⟩; touch x"
+    assert [s.kind for s in line.segments] == ["text", "gap", "text"]
+
+
+@pytest.mark.parametrize(("name", "char", "mark"), BLANK_RUNS, ids=[r[0] for r in BLANK_RUNS])
+def test_one_blank_character_is_an_escape(name, char, mark) -> None:
+    assert escape_segments(f"a{char}b") == [Segment("a"), Segment(mark, "escape"), Segment("b")]
+
+
+def test_lines_of_no_break_spaces_are_not_blank_rows() -> None:
+    shown = show_call("run_shell", "echo hi\n" + "\u00a0\u00a0\n" * 80 + "touch x")
+    assert all(line.plain for line in shown.lines)  # no row draws blank
+    assert shown.lines[1].plain == "\\xa0\\xa0" and shown.lines[-1].plain == "touch x"
+
+
+def diff_of(before: str, after: str) -> list[tuple[str, str]]:
+    shown = show_call("edit_file", unified_diff("f.txt", before, after), path="f.txt")
+    return [(line.kind, line.plain) for line in shown.lines]
+
+
+DIFFS = [
+    (
+        "a carriage return inside a line",
+        "a\nb\n",
+        "a\nb\rc\n",
+        [
+            ("hunk", "--- a/f.txt"),
+            ("hunk", "+++ b/f.txt"),
+            ("hunk", "@@ -1,2 +1,2 @@"),
+            ("plain", " a"),
+            ("delete", "-b"),
+            ("add", "+b\\rc"),
+        ],
+    ),
+    (
+        "a line separator inside a line",
+        "a\nb\n",
+        "a\nb\u2028c\n",
+        [
+            ("hunk", "--- a/f.txt"),
+            ("hunk", "+++ b/f.txt"),
+            ("hunk", "@@ -1,2 +1,2 @@"),
+            ("plain", " a"),
+            ("delete", "-b"),
+            ("add", "+b\\u2028c"),
+        ],
+    ),
+    (
+        "LF to CRLF",
+        "a\nb\n",
+        "a\r\nb\r\n",
+        [
+            ("hunk", "--- a/f.txt"),
+            ("hunk", "+++ b/f.txt"),
+            ("hunk", "@@ -1,2 +1,2 @@"),
+            ("note", "⋯ line endings only: LF → CRLF on 2 lines ⋯"),
+            ("hunk", "~a\\r"),
+            ("hunk", "~b\\r"),
+        ],
+    ),
+    (
+        "CRLF to LF",
+        "a\r\nb\r\n",
+        "a\nb\n",
+        [
+            ("hunk", "--- a/f.txt"),
+            ("hunk", "+++ b/f.txt"),
+            ("hunk", "@@ -1,2 +1,2 @@"),
+            ("note", "⋯ line endings only: CRLF → LF on 2 lines ⋯"),
+            ("hunk", "~a"),
+            ("hunk", "~b"),
+        ],
+    ),
+    (
+        "a real change is not called line endings",
+        "a\nb\n",
+        "a\r\nc\r\n",
+        [
+            ("hunk", "--- a/f.txt"),
+            ("hunk", "+++ b/f.txt"),
+            ("hunk", "@@ -1,2 +1,2 @@"),
+            ("delete", "-a"),
+            ("delete", "-b"),
+            ("add", "+a\\r"),
+            ("add", "+c\\r"),
+        ],
+    ),
+    (
+        "a missing final newline is noted once, truly",
+        "a\n",
+        "a\nb",
+        [
+            ("hunk", "--- a/f.txt"),
+            ("hunk", "+++ b/f.txt"),
+            ("hunk", "@@ -1 +1,2 @@"),
+            ("plain", " a"),
+            ("add", "+b"),
+            ("note", "\\ No newline at end of file"),
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "before", "after", "expected"), DIFFS, ids=[d[0] for d in DIFFS])
+def test_a_diff_shows_every_character_and_says_what_changed(name, before, after, expected) -> None:
+    assert diff_of(before, after) == expected
+
+
+def test_a_line_endings_only_change_says_so_in_the_summary() -> None:
+    shown = show_call("edit_file", unified_diff("f.txt", "a\nb\n", "a\r\nb\r\n"), path="f.txt")
+    assert shown.summary == "edit_file · f.txt · line endings only on 2 lines"
+    # A block with a real change in it is shown as deleted and added lines (each `\r` visible).
+    mixed = show_call("edit_file", unified_diff("f.txt", "a\nb\nc\n", "a\r\nb\r\nd\n"), path="f.txt")
+    assert mixed.summary == "edit_file · f.txt · +3 −3 lines"
+
+
+def test_no_false_missing_newline_notes() -> None:
+    for after in ("a\u2028x\n", "a\rx\n", "a\x0bx\n", "a\x85x\n"):
+        assert "No newline" not in unified_diff("f.txt", "a\n", after), repr(after)

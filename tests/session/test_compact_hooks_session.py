@@ -52,7 +52,7 @@ async def test_a_veto_of_an_automatic_cut_is_one_notice_in_the_turn(workspace: P
 
 async def test_no_hook_runs_unless_configured(workspace: Path) -> None:
     session = ChatSession(load_settings(max_history_messages=8), workspace=workspace, model="offline")
-    assert session.setup.governance.hooks is None
+    assert session.binding.governance.hooks is None
     seen = []
     for prompt in ("one", "two", "three", "four", "five", "six"):
         seen += await collect(session.run_turn(prompt))

@@ -113,7 +113,7 @@ async def test_a_real_session_adds_up_through_turns_and_cuts(workspace: Path) ->
         seen_markers = seen_markers or b.category_tokens("markers") > 0
     assert chat.ledger, "the budget made governance cut"
     assert seen_markers, "the cut's marker is counted as a marker"
-    assert b.window_tokens == chat.setup.context_window and b.budget_tokens == 3000
+    assert b.window_tokens == chat.binding.context_window and b.budget_tokens == 3000
 
 
 async def test_a_pinned_turn_of_a_real_session_has_its_own_row(workspace: Path) -> None:

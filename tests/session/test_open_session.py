@@ -7,9 +7,9 @@ from pathlib import Path
 
 from co_tui.config import load_settings
 from co_tui.session.applying import KEPT_IN_MEMORY
-from co_tui.session.chat import make_title
 from co_tui.session.events import ErrorEvent
 from co_tui.session.opening import open_session, quit_lines
+from co_tui.session.session_saves import make_title
 
 
 async def _storage_errors(session) -> list[str]:

@@ -50,7 +50,7 @@ async def test_a_prompt_over_the_models_window_is_refused_and_nothing_is_kept(tm
     events = [e async for e in session.run_turn(huge)]
     assert [e.type for e in events] == ["oversized_turn", "done"]
     refusal = events[0]
-    assert refusal.refused and refusal.context_window == session.setup.context_window
+    assert refusal.refused and refusal.context_window == session.binding.context_window
     assert refusal.turn_tokens > refusal.context_window
     assert refusal.message.startswith("not sent:") and "\n" not in refusal.message
     assert events[-1].failed

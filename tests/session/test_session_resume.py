@@ -168,8 +168,8 @@ def test_a_failed_summary_cools_down_across_processes(tmp_path: Path, monkeypatc
     recent = _saved_with_failed_summary(tmp_path, settings)
     with SessionStore.open(tmp_path / "data") as store:
         resumed = ChatSession.resume(settings, workspace=tmp_path, store=store, session_id=recent)
-        assert resumed.setup.governor.cooling_down()
-        remaining = resumed.setup.governor.cooldown_until - resumed.setup.governor.clock()
+        assert resumed.binding.governor.cooling_down()
+        remaining = resumed.binding.governor.cooldown_until - resumed.binding.governor.clock()
         assert 0 < remaining <= 600
         resumed.release_claim()
 
@@ -178,7 +178,7 @@ def test_a_failed_summary_cools_down_across_processes(tmp_path: Path, monkeypatc
     with SessionStore.open(tmp_path / "data") as store:
         assert not ChatSession.resume(
             settings, workspace=tmp_path, store=store, session_id=old
-        ).setup.governor.cooling_down()
+        ).binding.governor.cooling_down()
 
 
 def test_print_mode_banner_says_the_summary_failed() -> None:

@@ -153,3 +153,16 @@ def test_the_arming_period_can_be_set_and_bad_values_are_ignored(monkeypatch) ->
     for bad in ("soon", "-1", "1e9", ""):
         monkeypatch.setenv(ARMING_ENV, bad)
         assert arming_seconds() == ARMING_S
+
+
+async def test_what_follows_a_run_of_blank_characters_is_in_view(make_app) -> None:
+    """3,000 braille blanks after `echo hello` rendered as blank rows, `; touch x` out of view
+    (issue 40, item 8): the run is one counted marker and the whole command fits the box."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ask(pilot, "echo hello" + "\u2800" * 3000 + "; touch x")
+        box = app.screen.query_one(CallBox)
+        assert box.text == "echo hello⟨3,000 × \\u2800⟩; touch x"
+        assert box.max_scroll_y == 0 and not app.screen.query_one("#approval-more").display
+        rows = ["".join(s.text for s in row) for row in app.screen._compositor.render_full_update().strips]
+        assert any("; touch x" in row for row in rows)  # on the screen, not only in the box's text

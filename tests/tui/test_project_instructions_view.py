@@ -31,7 +31,7 @@ async def test_loaded_files_are_named_and_an_edit_is_announced(workspace: Path) 
         await pilot.press(*"hello again", "enter")
         await wait_until(pilot, lambda: any("Project instructions changed" in n for n in _notices(app)), what="notice")
         await wait_idle(pilot)
-        assert "French" in (app.session.setup.project.text or "")
+        assert "French" in (app.session.resources.project.text or "")
 
 
 async def test_without_files_there_is_no_line(workspace: Path) -> None:

@@ -21,6 +21,7 @@ from textual.widgets import Button, Static
 
 from co_tui.agent.approval_text import EDIT_TOOLS, ShownCall, escaped, show_call
 from co_tui.agent.permissions import Decision, Grant
+from co_tui.text import escape_controls
 from co_tui.tui.screens.arming import ArmedAnswers
 from co_tui.tui.widgets.call_box import CallBox, lines_content
 
@@ -157,7 +158,7 @@ def approval_dialog(
             "Always (a)",
         )
     # The call itself is in the box: an exact-command grant needs no second copy of it.
-    scope = "this exact command again" if grant.kind == "command" else grant.describe()
+    scope = "this exact command again" if grant.kind == "command" else escape_controls(grant.describe())
     return ApprovalDialog(
         title, body, show_call(tool, command, path=path), once=once, always=always, always_scope=scope
     )

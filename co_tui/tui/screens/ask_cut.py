@@ -25,7 +25,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from co_tui.session import PlannedCut
-from co_tui.text import format_tokens, one_line, plural
+from co_tui.text import escape_controls, format_tokens, one_line, plural, screen_text
 from co_tui.tui.cut_answer import CutAnswer, CutChoice
 
 __all__ = ["AskCutScreen", "planned_cut_rows"]
@@ -125,11 +125,13 @@ class AskCutScreen(ModalScreen[CutAnswer | None]):
                 f"This send would {verb} the context first ({REASON.get(plan.reason, plan.reason)})",
                 id="dialog-title",
             )
-            yield Static(Content(f"Your prompt, not sent yet: “{one_line(self.prompt, 60)}”"), id="ask-prompt")
+            yield Static(
+                Content(f"Your prompt, not sent yet: “{one_line(escape_controls(self.prompt), 60)}”"), id="ask-prompt"
+            )
             with Grid(id="ask-plan"):  # labels in one column, the texts wrap in the other
                 for label, text in planned_cut_rows(plan):
                     yield Static(label, classes="ask-label")
-                    yield Static(Content(text), classes="ask-text")
+                    yield Static(Content(screen_text(text)), classes="ask-text")
             yield OptionList(
                 *(Option(option_label(choice, label, plan), id=choice) for choice, label in OPTIONS),
                 id="ask-choices",

@@ -21,7 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from co_tui.text import one_line, plural
+from co_tui.text import escape_controls, one_line, plural
 from co_tui.tui.screens.sessions import format_age
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ def branch_line(depth: int, row: BranchRow, now: float) -> str:
     where = "the first" if info.parent is None else f"rewound to turn {info.fork_turn} of branch {info.parent}"
     turns = plural(row.turns, "turn") if row.turns >= 0 else "turns unknown"
     age = format_age(datetime.fromtimestamp(row.updated, UTC), datetime.fromtimestamp(now, UTC)) if row.updated else ""
-    last = f'"{one_line(row.last_prompt, 48)}"' if row.last_prompt else "no prompt yet"
+    last = f'"{one_line(escape_controls(row.last_prompt), 48)}"' if row.last_prompt else "no prompt yet"
     parts = [f"{mark} {indent}branch {info.id}", where, turns, *([age] if age else []), last]
     return " · ".join(parts)
 

@@ -26,11 +26,14 @@ from co_tui.session import (
     Event,
     Notice,
     OversizedTurn,
+    SubagentFinished,
+    SubagentStarted,
     TextDelta,
     ToolCall,
     ToolResult,
     UsageUpdate,
 )
+from co_tui.text import screen_text
 from co_tui.tui.commands import KEYS
 from co_tui.tui.frame_budget import FrameBudget
 from co_tui.tui.input_clock import KeyClock
@@ -151,7 +154,7 @@ class ChatScreen(Screen[None]):
     def show_hint(self, text: str, *, info: bool = False) -> None:
         """An inline line under the prompt (unknown command, busy…); cleared by `clear_hint`."""
         hint = self.query_one("#hint", Static)
-        hint.update(Content(text))
+        hint.update(Content(screen_text(text)))  # may name a tool or a file the model chose
         hint.set_class(bool(text), "-shown")
         hint.set_class(info, "-info")
 
@@ -240,6 +243,8 @@ class ChatScreen(Screen[None]):
 
     async def show_event(self, event: Event) -> None:
         """Render one domain event (the closed union `co_tui.session.events.Event`, matched by class)."""
+        if event.agent is not None and not isinstance(event, (SubagentStarted, SubagentFinished)):
+            return  # a child's own events belong to its block, not to the main answer (docs/subagents.md)
         match event:
             case TextDelta(text=text):
                 if self._assistant is None:
@@ -273,6 +278,11 @@ class ChatScreen(Screen[None]):
             case Notice(message=message):
                 await self.end_answer()
                 await self.add_notice(message)
+            case SubagentStarted():
+                await self.end_answer()
+                await self.add_notice(f"subagent {event.agent} started: {event.task.splitlines()[0][:120]}")
+            case SubagentFinished():
+                await self.add_notice(event.summary)
             case Done(interrupted=interrupted):
                 await self.end_answer(interrupted=interrupted)
                 if interrupted:

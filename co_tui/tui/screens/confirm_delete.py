@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from co_tui.text import escape_controls
 from co_tui.tui.screens.yes_no import Answer, YesNoDialog
 
 
@@ -16,7 +17,7 @@ class ConfirmDeleteScreen(YesNoDialog):
     def __init__(self, title: str, messages: int) -> None:
         super().__init__(
             "Delete this session?",
-            f"“{title or 'untitled'}” — {messages} messages, its trim ledger and summaries will be removed for good.",
+            f"“{escape_controls(title) or 'untitled'}” — {messages} messages, its trim ledger and summaries will be removed for good.",
             classes="-delete",
         )
         self.session_title = title

@@ -33,7 +33,7 @@ from co_tui.session import (
     format_usd,
     strategy_text,
 )
-from co_tui.text import format_tokens, one_line, plural
+from co_tui.text import escape_controls, format_tokens, one_line, plural
 from co_tui.tui.format import budget_percent
 from co_tui.tui.widgets.key_footer import KeyFooter
 from co_tui.tui.widgets.ledger_table import LedgerTable
@@ -384,7 +384,7 @@ class HistoryScreen(Screen[None]):
         }
         return (
             *(cells[key] for key, _label, _width in columns),
-            Text(one_line(row.preview, _PREVIEW_CHARS), style=dim, no_wrap=True, overflow="ellipsis"),
+            Text(one_line(escape_controls(row.preview), _PREVIEW_CHARS), style=dim, no_wrap=True, overflow="ellipsis"),
         )
 
     @staticmethod
@@ -471,7 +471,7 @@ class HistoryScreen(Screen[None]):
             rows = [*rows, ("undo", undo)]
         for label, value in rows:
             text.append(f"{label:>9}  ", style="bold")
-            text.append(f"{value}\n")
+            text.append(f"{escape_controls(value, keep_lines=True)}\n")  # a note may quote the model
         detail.update(text)
 
     def _fill_totals(

@@ -14,6 +14,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown, Static
 
+from co_tui.text import screen_text
 from co_tui.tui.key_label import key_label
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
@@ -82,7 +83,7 @@ class McpScreen(ModalScreen[None]):
         with Vertical(id="mcp-dialog"):
             yield Static("co-tui · MCP servers", id="mcp-title")
             with VerticalScroll(id="mcp-body"):
-                yield Markdown(mcp_markdown(mcp_overview(self.servers), config_error=error), id="mcp-text")
+                yield Markdown(screen_text(mcp_markdown(mcp_overview(self.servers), config_error=error)), id="mcp-text")
             yield Static(f"{key_label('escape')} close", id="mcp-hint")
 
     def on_mount(self) -> None:
@@ -94,7 +95,10 @@ class McpScreen(ModalScreen[None]):
         from co_tui.agent.mcp_servers import mcp_overview
 
         error = getattr(self.servers, "config_error", None)
-        self.query_one("#mcp-text", Markdown).update(mcp_markdown(mcp_overview(self.servers), config_error=error))
+        # Names, reasons and tool names come from the servers and .mcp.json: escaped.
+        self.query_one("#mcp-text", Markdown).update(
+            screen_text(mcp_markdown(mcp_overview(self.servers), config_error=error))
+        )
 
     def action_dismiss_mcp(self) -> None:
         """Close the list."""

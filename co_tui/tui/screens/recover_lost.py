@@ -17,6 +17,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from co_tui.text import escape_controls
+
 
 class RecoverLostScreen(ModalScreen[str | None]):
     """Dismisses with the picked item, or None (Esc)."""
@@ -37,13 +39,14 @@ class RecoverLostScreen(ModalScreen[str | None]):
             yield Static("Bring a lost item back?", id="dialog-title")
             yield Static(
                 Content(
-                    f"The summary {self.kept_line.split(';')[0]}. Enter appends the lines around the item's "
+                    f"The summary {escape_controls(self.kept_line.split(';')[0])}. Enter appends the lines around the item's "
                     f"mentions in the summarised messages, verbatim (at most {MAX_EXCERPT_CHARS:,} chars), "
                     "at the end of the context. Esc closes; /undo takes it back out."
                 ),
                 id="dialog-body",
             )
-            yield OptionList(*(Option(Content(item), id=str(i)) for i, item in enumerate(self.items)))
+            # The items are the summariser's words: escaped.
+            yield OptionList(*(Option(Content(escape_controls(item)), id=str(i)) for i, item in enumerate(self.items)))
 
     def on_mount(self) -> None:
         """The first item is highlighted and the list takes the keys."""

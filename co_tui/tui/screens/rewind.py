@@ -24,7 +24,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from co_tui.text import format_tokens
+from co_tui.text import escape_controls, format_tokens
 from co_tui.tui.screens.rewind_what import NOT_RESTORABLE, RewindWhatScreen
 from co_tui.tui.screens.sessions import format_age
 
@@ -44,11 +44,12 @@ class RewindChoice:
 
 
 def point_row(point: RewindPoint, now: float) -> str:
-    """One row: `turn 5 · 3 min ago · fix the parser · 12.3k tokens then`."""
+    """One row: `turn 5 · 3 min ago · fix the parser · 12.3k tokens then` (saved text escaped)."""
+    first_line = escape_controls(point.first_line)
     if not point.restorable:
-        return f"turn {point.turn} · {point.first_line} · saved before co-tui kept what the model saw: not rewindable"
+        return f"turn {point.turn} · {first_line} · saved before co-tui kept what the model saw: not rewindable"
     age = format_age(datetime.fromtimestamp(point.created, UTC), datetime.fromtimestamp(now, UTC))
-    return f"turn {point.turn} · {age} · {point.first_line} · {format_tokens(point.tokens)} tokens then"
+    return f"turn {point.turn} · {age} · {first_line} · {format_tokens(point.tokens)} tokens then"
 
 
 class RewindScreen(ModalScreen[RewindChoice | None]):
@@ -107,7 +108,7 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
         point = self.points[index] if index is not None and index < len(self.points) else None
         back = self.files.get(point.position) if point is not None else None
         line = back.describe() if back is not None else "no file edits by the agent after it"
-        self.query_one("#rewind-files", Static).update(Content(f"Files: {line}; {NOT_RESTORABLE}."))
+        self.query_one("#rewind-files", Static).update(Content(f"Files: {escape_controls(line)}; {NOT_RESTORABLE}."))
 
     def action_fork(self) -> None:
         """`f`: a new saved session from just before the highlighted prompt (this one stays)."""

@@ -34,7 +34,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
 from co_tui.session import fork_origin, format_updated, hit_segments
-from co_tui.text import format_tokens, one_line, plural
+from co_tui.text import escape_controls, format_tokens, one_line, plural
 from co_tui.tui.screens.confirm_delete import ConfirmDeleteScreen
 from co_tui.tui.type_ahead import types_text
 from co_tui.tui.widgets.key_footer import KeyFooter
@@ -234,18 +234,24 @@ class SessionsScreen(ModalScreen[str | None]):
         else:
             mark = Text(" ")
         # The whole title and preview: the column's width crops them with an ellipsis when narrow.
-        title = Text(meta.title or "untitled", style="red" if meta.damaged else "", no_wrap=True, overflow="ellipsis")
+        # Saved text, escaped: a control character in it would retitle the terminal or skew the columns.
+        title = Text(
+            escape_controls(meta.title) or "untitled",
+            style="red" if meta.damaged else "",
+            no_wrap=True,
+            overflow="ellipsis",
+        )
         if meta.forked_from:  # which session a fork came from
             title.append(f" ⑂{fork_origin(meta).strip().removeprefix('(').removesuffix(')')}", style="cyan")
         hit = self.hits.get(meta.id)
-        preview = self.previews.get(meta.id, "")
+        preview = escape_controls(self.previews.get(meta.id, ""))
         if hit is not None and hit.snippet:
             title.append("\n  › ", style="dim")
             for text, is_hit in hit_segments(hit.snippet):
                 title.append(text, style="bold reverse" if is_hit else "dim")
         elif hit is not None:  # the title matched: its preview on the second line
             title.append(f"\n  › {preview}", style="dim")
-        elif preview and preview != meta.title:
+        elif preview and preview != escape_controls(meta.title):
             title.append(f"  › {preview}", style="dim")
         return (
             mark,
@@ -254,12 +260,12 @@ class SessionsScreen(ModalScreen[str | None]):
             Text(format_age(meta.updated, self.now or datetime.now(UTC))),
             Text(str(meta.messages), justify="right"),
             Text(format_tokens(meta.tokens), justify="right"),
-            Text(_clip(meta.model, _MODEL_CHARS), style="dim"),
+            Text(_clip(escape_controls(meta.model), _MODEL_CHARS), style="dim"),
         )
 
     def _status(self, text: str, *, error: bool = False) -> None:
         status = self.query_one("#sessions-status", Static)
-        status.update(Text(text, style="bold red" if error else ""))
+        status.update(Text(escape_controls(text), style="bold red" if error else ""))
         status.set_class(error, "-error")
 
     def _highlighted(self) -> SessionMeta | None:
@@ -381,7 +387,7 @@ class SessionsScreen(ModalScreen[str | None]):
             return
         self.loaded = False
         await self._reload()
-        self.notify(f"Deleted “{meta.title or 'untitled'}”.", timeout=3)
+        self.notify(f"Deleted “{escape_controls(meta.title) or 'untitled'}”.", timeout=3)
 
     def action_cancel(self) -> None:
         """Clear the search if there is one (the whole list comes back, the table takes the keys);

@@ -35,6 +35,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
 
+from co_tui.text import screen_text
 from co_tui.tui.frame_budget import FrameBudget
 from co_tui.tui.input_clock import KeyClock
 from co_tui.tui.markdown_parser import literal_underscores_parser
@@ -153,7 +154,7 @@ class AssistantMessage(KeptLines, Vertical):
         test's own app) it has fresh ones, which no key or layout frame of an app notes."""
         classes = ["-continued"] if previous is not None else []
         super().__init__(classes=" ".join([*classes, *(["-interrupted"] if interrupted else [])]))
-        self._text = text
+        self._text = screen_text(text)  # escaped before the Markdown parses it (a code block shows `\x1b`)
         self._parts: list[str] = []  # deltas not yet joined into _text
         self._pending = False  # text arrived since the last flush
         self._written = 0  # characters of the text handed to the stream so far
@@ -177,9 +178,10 @@ class AssistantMessage(KeptLines, Vertical):
 
     @property
     def text(self) -> str:
-        """This segment's text, including what has not been painted yet."""
+        """This segment's text as shown (control characters escaped: `screen_text`), including what
+        has not been painted yet."""
         if self._parts:
-            self._text += "".join(self._parts)
+            self._text += screen_text("".join(self._parts))
             self._parts.clear()
         return self._text
 

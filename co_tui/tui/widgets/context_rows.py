@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from textual.content import Content
 from textual.widget import Widget
 
-from co_tui.text import format_tokens, plural
+from co_tui.text import escape_controls, format_tokens, plural
 from co_tui.tui.widgets.context_bar import CATEGORY_STYLE, FREE_STYLE
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ def row_lines(breakdown: ContextBreakdown, width: int = 0) -> list[Content]:
             Content.assemble(
                 ("■ ", CATEGORY_STYLE[row.key]),
                 (f"{title:<{_TITLE_W}}", "bold"),
-                f"{_fit(what, label_w - 1):<{label_w}}",
+                f"{_fit(escape_controls(what), label_w - 1):<{label_w}}",  # a file's, a server's name
                 (f"{format_tokens(row.tokens):>{_TOKENS_W}}", "$foreground"),
                 (f"  {_share(row.tokens, window):>4}", "$text-muted"),
             )

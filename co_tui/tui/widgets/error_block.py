@@ -5,6 +5,8 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
+from co_tui.text import screen_text
+
 KIND_LABEL = {
     "provider": "provider error",
     "auth": "authentication error",
@@ -45,7 +47,8 @@ class ErrorBlock(Static):
     def __init__(self, message: str, kind: str = "provider") -> None:
         icon = {"interrupted": "⏹", "oversized": "⚠"}.get(kind, "✗")
         label = KIND_LABEL.get(kind, kind)
-        body = message if kind == "interrupted" else f"{label}  {message}"
+        shown = screen_text(message)  # a provider's or a tool's words: never terminal controls
+        body = shown if kind == "interrupted" else f"{label}  {shown}"
         super().__init__(Content.assemble((f"{icon} ", "bold"), body), classes=f"-{kind}")
         self.message = message
         self.kind = kind

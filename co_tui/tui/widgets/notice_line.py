@@ -5,6 +5,8 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
+from co_tui.text import screen_text
+
 
 class NoticeLine(Static):
     """Informational text that is not part of the conversation."""
@@ -19,10 +21,10 @@ class NoticeLine(Static):
     """
 
     def __init__(self, text: str, *, id: str | None = None) -> None:
-        super().__init__(Content(text), id=id)
+        super().__init__(Content(screen_text(text)), id=id)  # may quote a hook, a server, a file
         self.text = text
 
     def set_text(self, text: str) -> None:
         """Replace the notice's text."""
         self.text = text
-        self.update(Content(text))
+        self.update(Content(screen_text(text)))

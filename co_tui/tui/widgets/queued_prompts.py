@@ -12,14 +12,14 @@ from collections.abc import Sequence
 from textual.content import Content
 from textual.widgets import Static
 
-from co_tui.text import one_line
+from co_tui.text import escape_controls, one_line
 
 PREVIEW_CHARS = 60
 
 
 def queue_lines(texts: Sequence[str]) -> str:
     """`↳ queued: fix the tests` per waiting prompt, then what happens to them."""
-    lines = [f"↳ queued: {one_line(text, PREVIEW_CHARS)}" for text in texts]
+    lines = [f"↳ queued: {one_line(escape_controls(text), PREVIEW_CHARS)}" for text in texts]
     lines.append("  sent when this turn ends · esc interrupts and puts it back in the prompt")
     return "\n".join(lines)
 

@@ -6,6 +6,8 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from co_tui.text import escape_controls
+
 
 class TitleBar(Widget):
     """`co-tui · offline [OFFLINE] · Fix the flaky test`, docked at the top."""
@@ -27,8 +29,13 @@ class TitleBar(Widget):
     def render(self) -> Content:
         """`co-tui`, the model (`starting…` until known), OFFLINE for the offline model, the title."""
         parts: list[str | tuple[str, str]] = [("co-tui", "bold $accent"), "  "]
-        parts.append((self.model_name or "starting…", "$foreground" if self.model_name else "dim"))
+        parts.append((escape_controls(self.model_name) or "starting…", "$foreground" if self.model_name else "dim"))
         if self.offline:
             parts += [" ", (" OFFLINE ", "bold $background on $warning")]
-        parts += ["  ", ("·", "dim"), "  ", (self.session_title or "New conversation", "italic $text-muted")]
+        parts += [
+            "  ",
+            ("·", "dim"),
+            "  ",
+            (escape_controls(self.session_title) or "New conversation", "italic $text-muted"),
+        ]
         return Content.assemble(*parts)

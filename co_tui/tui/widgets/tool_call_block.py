@@ -9,7 +9,7 @@ from textual.content import Content
 from textual.widgets import Collapsible, Static
 
 from co_tui.session import USER_SHELL_TOOL
-from co_tui.text import escape_controls, one_line
+from co_tui.text import escape_controls, one_line, screen_text
 
 Status = Literal["running", "done", "error", "interrupted"]
 
@@ -22,10 +22,11 @@ def args_inline(args: str) -> str:
     try:
         data = json.loads(args) if args.strip() else {}
     except ValueError:
-        return one_line(args, ARGS_INLINE)
+        data = None
     if not isinstance(data, dict):
-        return one_line(args, ARGS_INLINE)
-    return one_line(", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in data.items()), ARGS_INLINE)
+        return one_line(escape_controls(args), ARGS_INLINE)
+    line = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in data.items())
+    return one_line(escape_controls(line), ARGS_INLINE)
 
 
 def shell_inline(args: str) -> str:
@@ -39,11 +40,11 @@ def shell_inline(args: str) -> str:
 
 
 def args_pretty(args: str) -> str:
-    """Arguments pretty-printed for the expanded view."""
+    """Arguments pretty-printed for the expanded view (control characters escaped: `screen_text`)."""
     try:
-        return json.dumps(json.loads(args), indent=2, ensure_ascii=False) if args.strip() else "{}"
+        return screen_text(json.dumps(json.loads(args), indent=2, ensure_ascii=False)) if args.strip() else "{}"
     except ValueError:
-        return args
+        return screen_text(args)
 
 
 class ToolCallBlock(Collapsible):
@@ -113,7 +114,7 @@ class ToolCallBlock(Collapsible):
 
             self.recalled = recalled_what(content)
         shown = content if len(content) <= PREVIEW_CHARS else content[:PREVIEW_CHARS] + f"\n… ({chars:,} chars in all)"
-        self._result.update(Content(shown))
+        self._result.update(Content(screen_text(shown)))  # a file's or a command's bytes never drive the terminal
         self.set_class(is_error, "-error")
         self._refresh_title()
 
@@ -138,7 +139,7 @@ class ToolCallBlock(Collapsible):
         if self.tool_name == USER_SHELL_TOOL:  # the user's own `!command`: shown as typed at a shell prompt
             parts += [("$ ", "bold $text-muted"), (shell_inline(self.args), "bold")]
         else:
-            parts += [(self.tool_name, "bold"), (f"({args_inline(self.args)})", "$text-muted")]
+            parts += [(escape_controls(self.tool_name), "bold"), (f"({args_inline(self.args)})", "$text-muted")]
         if self.status == "running":
             parts.append(("  running…", "italic $text-muted"))
         elif self.status == "interrupted":

@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Collapsible, Markdown, Static
 
+from co_tui.text import escape_controls, screen_text
 from co_tui.tui.markdown_parser import literal_underscores_parser
 
 if TYPE_CHECKING:
@@ -67,19 +68,20 @@ class TrimBanner(Collapsible):
         rows = banner_details(event)
         table = [(label, value) for label, value in rows if label != "summary"]
         width = max(len(label) for label, _ in table)
-        details = Content("\n".join(f"{label:<{width}}  {value}" for label, value in table))
+        # Every value may quote the model or a hook (a note, a summary's lost items): escaped.
+        details = Content("\n".join(f"{label:<{width}}  {screen_text(value)}" for label, value in table))
         children: list[Static | Markdown] = [Static(details, classes="banner-details")]
         if event.summary_lost:
             children.append(Static(f"press {RECOVER_KEY} to bring a lost item back", classes="banner-recover-hint"))
         if event.salvaged_text:  # what came back, verbatim (not Markdown: it is the model's text as is)
             children += [
                 Static("recovered excerpt", classes="banner-summary-label"),
-                Static(Content(event.salvaged_text), classes="banner-details"),
+                Static(Content(screen_text(event.salvaged_text)), classes="banner-details"),
             ]
         if event.summary:
             children += [
                 Static("summary", classes="banner-summary-label"),
-                Markdown(event.summary, parser_factory=literal_underscores_parser),
+                Markdown(screen_text(event.summary), parser_factory=literal_underscores_parser),
             ]
         kind = (
             "clear"
@@ -94,7 +96,7 @@ class TrimBanner(Collapsible):
         )
         super().__init__(
             *children,
-            title=Content(banner_line(event)),  # type: ignore[arg-type]  # not markup
+            title=Content(escape_controls(banner_line(event))),  # type: ignore[arg-type]  # not markup
             collapsed=True,
             collapsed_symbol="▸",
             expanded_symbol="▾",
@@ -107,7 +109,7 @@ class TrimBanner(Collapsible):
 
         room = self.content_region.width - 2  # the `▸ ` before the title
         if room > 0:
-            self.title = Content(banner_line(self.event, room))  # type: ignore[assignment]
+            self.title = Content(escape_controls(banner_line(self.event, room)))  # type: ignore[assignment]
 
     @property
     def recoverable(self) -> bool:

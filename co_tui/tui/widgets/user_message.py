@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-from co_tui.text import plural
+from co_tui.text import plural, screen_text
 from co_tui.tui.format import TEXT_LAYOUT_MAX, format_bytes
 
 
@@ -13,12 +13,12 @@ def shown_text(text: str, *, sent: bool = True) -> str:
     """`text` for the log: whole up to `TEXT_LAYOUT_MAX` characters, else its first lines and a note of
     how much more there is: sent (the session gets it all), or not (`sent` False: refused)."""
     if len(text) <= TEXT_LAYOUT_MAX:
-        return text
+        return screen_text(text)
     head = "\n".join(text[:2_000].split("\n")[:20])
     more = text.count("\n") - head.count("\n")
     rest = plural(more, "more line") if more else plural(len(text) - len(head), "more character")
     size = format_bytes(len(text.encode("utf-8", "surrogatepass")))
-    return f"{head}\n… {rest} ({size} in all, {'sent in full' if sent else 'not sent'})"
+    return f"{screen_text(head)}\n… {rest} ({size} in all, {'sent in full' if sent else 'not sent'})"
 
 
 class UserMessage(Static):

@@ -1,0 +1,58 @@
+"""`/clear`: an empty context and transcript under a fresh session id; the old session stays saved.
+
+No ledger records it: the old session's context is not changed (it resumes whole) and the new one
+never held what went, so either record would be false (docs/context-governance.md, "/compact and
+/clear"). The reset itself is an `Edit` applied by the session's `EditApplier` like any other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from co_tui.governance.refused import Refused, busy_line
+from co_tui.session.history import Edit
+
+if TYPE_CHECKING:
+    from co_tui.governance.events import HistoryTrimmed
+    from co_tui.session.agent_binding import AgentBinding
+    from co_tui.session.applying import EditApplier
+    from co_tui.session.busy import Busy
+    from co_tui.session.session_saves import SessionSaves
+
+__all__ = ["clear_conversation"]
+
+
+async def clear_conversation(
+    saves: SessionSaves, edits: EditApplier, binding: AgentBinding, busy: Busy, preview: HistoryTrimmed
+) -> HistoryTrimmed:
+    """Clear `saves`' conversation: save it first (in a thread; failing that, write a rescue copy
+    the banner names; failing both, nothing is cleared: `Refused`), then give it a new id and no
+    title, reset its history, re-read the instruction files and meter from nothing. Returns
+    `preview` (the `clear` event the dialog showed) with the old id. Refused while `busy`."""
+    if busy.running:
+        raise Refused(busy_line("clearing"))
+    busy.running = True
+    conversation = saves.conversation
+    try:
+        trim = replace(preview, session_id=conversation.id)
+        snapshot = saves.history.snapshot()
+        error = await asyncio.to_thread(saves.write, snapshot)
+        if error is not None:
+            rescued = await asyncio.to_thread(saves.write_rescue_copy, snapshot)
+            if rescued is None:
+                raise Refused(
+                    f"nothing was cleared: the conversation could not be saved ({error}), nor written to a rescue copy"
+                )
+            trim = replace(trim, note=f"{trim.note}; not saved ({error}): the old conversation is in {rescued}")
+        saves.start_new()
+        conversation.id, conversation.title = uuid.uuid4().hex, ""
+        edits.commit(Edit(reset=True))
+        # A fresh start reads the instruction files again, and meters from nothing.
+        await asyncio.to_thread(binding.resources.reload_instructions)
+        binding.meter = binding.new_meter()
+    finally:
+        busy.running = False
+    return trim
