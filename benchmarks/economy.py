@@ -50,6 +50,13 @@ request that triggered it went past the budget), so a policy whose cuts land at 
 about g ÷ ((1 − `compact_target`) × budget) of the turns; only cutting deeper than the mark (less
 context kept) or by larger overshoots cuts less often.
 
+- **rereads** (issue 44): `--rereads-turns` turns (default 80) as defaults, but each turn reads one
+  new file and re-reads two files read in the ten turns before (an agent going back to what it
+  read), every setting at its default. "outputs noted as repeats" counts the older copies a cut
+  turned into a note naming the newer one (docs/context-governance.md, "Repeated reads"); run it
+  against the checkout before (`PYTHONPATH=<it> … --only rereads --json before.json`, then
+  `--side-by-side before.json after.json`) to see what the dedup changes.
+
 Last, an agent that makes `--calls` (20) sequential tool calls per turn (`--calls-turns` turns, files
 of 1–3 KB, 42 messages a turn): how often it is cut and how much context it keeps.
 
@@ -112,6 +119,7 @@ async def record_session(
     limit: int | None = None,
     corpus: bool = False,
     recall_every: int = 0,
+    rereads: bool = False,
 ) -> Any:
     """One scripted session; returns (record, the session's governance policy, messages per turn).
 
@@ -130,6 +138,7 @@ async def record_session(
                 files = write_corpus_files(workspace, turns, seed=11)
             else:
                 files = write_files(workspace, turns, files_per_turn, seed=11, max_kb=max_kb)
+                files = with_rereads(files) if rereads else files
             values: dict[str, Any] = {"model": MODEL, "context_strategy": strategy, "request_timeout_s": 60.0}
             if budget:
                 values["context_budget_tokens"] = budget
@@ -145,6 +154,20 @@ async def record_session(
             return record, chat.binding.policy, growth.messages if growth else 0.0
     finally:
         server.stop()
+
+
+def with_rereads(files: list[list[str]], *, window: int = 10, seed: int = 5) -> list[list[str]]:
+    """Each turn's first file as written, the others files read in the `window` turns before (two
+    distinct ones, drawn at random): an agent re-reading what it read a little earlier."""
+    import random
+
+    rng = random.Random(seed)
+    out: list[list[str]] = []
+    for t, batch in enumerate(files):
+        earlier = list(dict.fromkeys(name for names in out[max(0, t - window) :] for name in names))
+        again = rng.sample(earlier, min(len(batch) - 1, len(earlier)))
+        out.append([batch[0], *again, *batch[1 + len(again) :]])
+    return out
 
 
 def corpus_tool_turns() -> list[list[str]]:
@@ -263,6 +286,7 @@ def measure(record: SessionRecord, turns: int, budget: int) -> dict[str, Any]:
         "first_tool_change": first_change,  # the request (0-based) whose tool list first changed
         "tool_tokens": tool_tokens,  # co-tui's estimate of the tool schemas sent, all requests
         "lost_to_tools": lost_to_tools / total if total else 0.0,
+        "deduplicated": sum(getattr(e, "deduplicated_outputs", 0) for c in cuts for e in c),
     }
 
 
@@ -314,6 +338,7 @@ def report(
         ("gpt-4o input $, prefix cached", lambda r: f"{_cost(r['input_tokens'], r['cached_tokens'])[0]:.3f}", ""),
         ("gpt-4o input $, no caching", lambda r: f"{_cost(r['input_tokens'], r['cached_tokens'])[1]:.3f}", ""),
         ("tokens returned by recall", lambda r: f"{r['recall_tokens']:,}", ""),
+        ("outputs noted as repeats", lambda r: f"{r.get('deduplicated', 0):,}", ""),
         ("requests whose tool list changed", lambda r: f"{r['tool_changes']}", ""),
         (
             "  first at request",
@@ -381,6 +406,7 @@ def main() -> None:
     parser.add_argument("--stress-turns", type=int, default=40)
     parser.add_argument("--stress-budget", type=int, default=30_000)
     parser.add_argument("--corpus-turns", type=int, default=150, help="turns of the corpus-shaped session")
+    parser.add_argument("--rereads-turns", type=int, default=80, help="turns of the re-reading session")
     parser.add_argument("--files", type=int, default=3)
     parser.add_argument("--calls-turns", type=int, default=12, help="turns of the many-tool-calls session")
     parser.add_argument("--calls", type=int, default=20, help="sequential tool calls per turn in that session")
@@ -391,7 +417,7 @@ def main() -> None:
         f"(default: the default, {default_limit}; the decision: 40,200,500,0); stress runs at the default only",
     )
     parser.add_argument(
-        "--only", default="defaults,stress,corpus,calls", help="comma-separated scenarios to run (default: all)"
+        "--only", default="defaults,stress,corpus,rereads,calls", help="comma-separated scenarios to run (default: all)"
     )
     parser.add_argument(
         "--recall-every",
@@ -476,6 +502,13 @@ def main() -> None:
         for limit in limits:
             run_scenario(corpus, uncut, per_turn, limit, corpus=True)
 
+    if "rereads" in only:
+        rereads = Scenario("rereads", args.rereads_turns, 0)
+        uncut, _, per_turn = asyncio.run(
+            record_session("trim", UNCUT_BUDGET, rereads.turns, args.files, uncut=True, rereads=True)
+        )
+        run_scenario(rereads, uncut, per_turn, None, rereads=True)
+
     # The message-count trigger against an agent that makes many calls per turn.
     for limit in limits if "calls" in only else []:
         record, policy, per_turn = asyncio.run(
@@ -517,6 +550,7 @@ SIDE_BY_SIDE = (
     ("mean context / budget", lambda r: f"{r['context_share']:.0%}"),
     ("gpt-4o input $, prefix cached", lambda r: f"{r['cost']:.3f}"),
     ("tokens returned by recall", lambda r: f"{r.get('recall_tokens', 0):,}"),
+    ("outputs noted as repeats", lambda r: f"{r.get('deduplicated', 0):,}"),
     ("requests whose tool list changed", lambda r: f"{r.get('tool_changes', 0)}"),
     ("tool schema tokens sent", lambda r: f"{r['tool_tokens']:,}" if "tool_tokens" in r else "n/a"),
 )

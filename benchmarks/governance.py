@@ -32,6 +32,14 @@ Target (same section): first pass after a resume ≤ 0.5× dump_json. A saved co
 when saved, so the pass after a resume is a `no cut` pass; the `cut` rows (half the budget: a
 smaller model picked on resume) are the worst case and printed beside it. `--first-only` skips the
 steady-state table.
+
+First of all (issue 44), the figure the budget keeps: `fit_to_budget(messages, budget_tokens=32000,
+tool_output_trim_chars=2000)` with token counts already known — the second pass over the same message
+objects, as the app runs it — against one `dump_json` of the same history, on histories of 300–440
+messages made of the corpus's real transcripts one after another (stamped with handles, as the
+transcript keeps them); each pass cuts. Medians of interleaved runs; target ≤ 0.15×. `--known-only`
+prints only this table. To measure other code, put its checkout first on the path:
+`PYTHONPATH=/path/to/checkout .venv/bin/python benchmarks/governance.py --known-only`.
 """
 
 from __future__ import annotations
@@ -45,7 +53,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.append(str(ROOT))  # after PYTHONPATH: a checkout named there is the code measured
 
 
 from pydantic_ai.messages import (  # noqa: E402
@@ -211,7 +219,72 @@ def _run(coro):
     return _LOOP.run_until_complete(coro)
 
 
+KNOWN_RUNS = 15  # interleaved pass / dump_json pairs per history (medians)
+KNOWN_TARGET = 0.15
+
+
+def known_histories(corpus: list[list]) -> list[list]:
+    """Eight histories of 300, 320, … 440 messages: corpus transcripts one after another, each history
+    starting at another transcript, stamped with handles as the transcript keeps them."""
+    from co_tui.governance.handles import stamp_handles
+
+    out = []
+    for k, n in enumerate(range(300, 441, 20)):
+        history: list = []
+        i = k * 5
+        while len(history) < n:
+            history += corpus[i % len(corpus)]
+            i += 1
+        out.append(stamp_handles(history[:n], 0))
+    return out
+
+
+def known_counts_ratio(history: list) -> tuple[float, float]:
+    """Median (pass, dump_json) seconds: `fit_to_budget` a second time over the same objects (every
+    count known, as the app runs it) and one `dump_json`, timed alternately."""
+    from co_tui.governance.trim import fit_to_budget
+
+    first = fit_to_budget(history, 32_000, tool_output_trim_chars=2000)
+    assert first.trimmed, "the pass must cut"
+    passes: list[float] = []
+    dumps: list[float] = []
+    for _ in range(KNOWN_RUNS):
+        t = time.perf_counter()
+        fit_to_budget(history, 32_000, tool_output_trim_chars=2000)
+        passes.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        ModelMessagesTypeAdapter.dump_json(history)
+        dumps.append(time.perf_counter() - t)
+    return statistics.median(passes), statistics.median(dumps)
+
+
+def known_counts_table() -> float | None:
+    """Prints the known-counts table; returns the median ratio (None without the corpus)."""
+    corpus = [load_transcript(p) for p in transcript_files()]
+    if not corpus:
+        print("known counts: the shared corpus (../shared/corpus beside the checkout) is absent; skipped")
+        return None
+    import co_tui
+
+    print(f"code: {Path(co_tui.__file__).parent.parent}")
+    print("fit_to_budget(budget 32,000, trim 2,000) with counts known (a second pass) vs one dump_json")
+    print(f"(corpus transcripts one after another; median of {KNOWN_RUNS} interleaved runs each)")
+    print(f"{'messages':>9} {'dump_json':>10} {'pass':>9} {'ratio':>6}")
+    ratios = []
+    for history in known_histories(corpus):
+        pass_s, dump_s = known_counts_ratio(history)
+        ratios.append(pass_s / dump_s)
+        print(f"{len(history):>9} {dump_s * 1e3:>8.2f}ms {pass_s * 1e3:>7.2f}ms {ratios[-1]:>5.2f}x")
+    ratio = statistics.median(ratios)
+    met = "MET" if ratio <= KNOWN_TARGET else "NOT MET"
+    print(f"median ratio {ratio:.3f}x, target ≤ {KNOWN_TARGET}× -> {met}")
+    return ratio
+
+
 def main() -> None:
+    known_counts_table()
+    if "--known-only" in sys.argv:
+        return
     if "--first-only" not in sys.argv:
         steady_table()
     first_pass_table()

@@ -68,6 +68,13 @@ def escape_controls(text: str, *, keep_lines: bool = False) -> str:
     return text.translate(table) if any(ord(c) in table for c in text) else text
 
 
+def screen_text(text: str) -> str:
+    """`text` as a screen may show it: control characters escaped (`escape_controls`), its own
+    newlines and tabs kept, a CRLF line end read as LF. For every widget that shows text co-tui did
+    not write (answers, tool output, files, MCP, saved sessions): such text never drives the terminal."""
+    return escape_controls(text.replace("\r\n", "\n") if "\r" in text else text, keep_lines=True)
+
+
 def mend_surrogates(text: str) -> str:
     """`text` with each UTF-16 surrogate pair joined into its character and every lone surrogate
     replaced by U+FFFD: what UTF-8 can hold. A JSON `\\ud83d` that arrived in one stream chunk and
@@ -83,10 +90,3 @@ def mend_surrogates(text: str) -> str:
 def ends_in_high_surrogate(text: str) -> bool:
     """Whether `text` ends with the first half of a surrogate pair (its second may come next)."""
     return bool(text) and "\ud800" <= text[-1] <= "\udbff"
-
-
-def screen_text(text: str) -> str:
-    """`text` as a screen may show it: control characters escaped (`escape_controls`), its own
-    newlines and tabs kept, a CRLF line end read as LF. For every widget that shows text co-tui did
-    not write (answers, tool output, files, MCP, saved sessions): such text never drives the terminal."""
-    return escape_controls(text.replace("\r\n", "\n") if "\r" in text else text, keep_lines=True)

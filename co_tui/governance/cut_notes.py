@@ -8,12 +8,14 @@ turn one, which is the transcript's numbering as long as cuts removed whole turn
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
+from itertools import chain
 from typing import Any
 
 from pydantic_ai.messages import ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
 
 from co_tui.governance.handles import call_of, handle_of, recall_turns_call, render_call, turn_range
+from co_tui.governance.tokens import _IdentityCache
 from co_tui.governance.turns import Layout, Turn
 from co_tui.text import one_line
 
@@ -85,6 +87,26 @@ def turn_line(number: int, turn: Turn) -> str:
     return f"{line} — {shown}" if shown else line
 
 
+# A turn's line, memoised on its first message: a cut's listing is rendered once per cut, not on
+# every pass that makes (or previews, or re-plans) the same cut. Safe without any invalidation: the
+# key is what the line is computed from — the number, the first message's parts list (identity and
+# length, as the token counts key on it) and every other message of the turn (a tuple compared by
+# identity first, by value otherwise) — and governance never mutates a message. The first message
+# is held weakly (the entry goes with it); the rest are held while it lives, which the transcript
+# does anyway.
+_LINES: _IdentityCache[str] = _IdentityCache()
+
+
+def _cached_turn_line(number: int, turn: Turn) -> str:
+    first = turn.messages[0]
+    key = (number, id(first.parts), len(first.parts), tuple(turn.messages[1:]))
+    line = _LINES.get(first, key)
+    if line is None:
+        line = turn_line(number, turn)
+        _LINES.put(first, key, line)
+    return line
+
+
 def _earlier_lines(layout: Layout, marker_text: Any) -> list[str]:
     """The listed lines of the earlier markers (their text under the header), oldest first."""
     lines: list[str] = []
@@ -109,7 +131,10 @@ def removed_listing(
     leading turns kept before the marker, a summary's head): the range out of view with its `recall`
     call, then one line per removed turn (earlier markers' lines first), the oldest left out when
     they would exceed `room` characters. "" when nothing was dropped or `room` cannot hold even the
-    first line."""
+    first line.
+
+    Lines are made newest first and only until the room is full (a cut of hundreds of turns renders
+    the few it lists), each turn's line once per cut (`_cached_turn_line`)."""
     if dropped <= start:
         return ""
     numbers = turn_numbers(layout)
@@ -120,21 +145,25 @@ def removed_listing(
     head = f"{span} out of view; {recall_turns_call(first, last)} returns {them} verbatim (page with offset/limit)."
     if len(head) > room:
         return ""
-    removed = (turn_line(numbers[i], layout.turns[i]) for i in range(start, dropped))
-    lines = [*_earlier_lines(layout, marker_text), *removed]
-    return "\n".join([head, *_fit(lines, room - len(head))])
+    earlier = _earlier_lines(layout, marker_text)
+    newest_first = chain(
+        (_cached_turn_line(numbers[i], layout.turns[i]) for i in range(dropped - 1, start - 1, -1)),
+        reversed(earlier),
+    )
+    return "\n".join([head, *_fit(newest_first, len(earlier) + dropped - start, room - len(head))])
 
 
-def _fit(lines: Sequence[str], room: int) -> list[str]:
-    """The newest of `lines` that fit in `room` characters, with one line saying how many were left out."""
+def _fit(newest_first: Iterable[str], count: int, room: int) -> list[str]:
+    """The newest of `count` lines (given newest first, taken only while they fit) that fit in `room`
+    characters, oldest first, after one line saying how many were left out."""
     kept: list[str] = []
     used = 0
-    for line in reversed(lines):
+    for line in newest_first:
         if used + len(line) + 1 > room - 32:
             break
         kept.append(line)
         used += len(line) + 1
-    left = len(lines) - len(kept)
+    left = count - len(kept)
     if left and room >= 32:
         kept.append(f"- ({left} earlier turns not listed)")
     return list(reversed(kept))

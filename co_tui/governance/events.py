@@ -79,6 +79,10 @@ class HistoryTrimmed:
     branch_from: int | None = None
     branch_to: int | None = None
     rewound_to_turn: int | None = None
+    # A pass that cut (reasons `token_budget`, `message_count`): how many older tool outputs became
+    # a note naming an identical newer one still in context (docs/context-governance.md, "Repeated
+    # reads"). 0 for every other event.
+    deduplicated_outputs: int = 0
     # A child agent's cut (docs/subagents.md): the child's id and its `delegate` call. None (and
     # left out of `to_dict`) for the main agent's, so its lines and ledger rows are unchanged.
     agent: str | None = None

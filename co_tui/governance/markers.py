@@ -398,7 +398,8 @@ def separate_markers(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
     """
     out: list[ModelMessage] | None = None
     for i, message in enumerate(messages):
-        split = _split_fused(message)
+        # Only a request of two parts or more can be fused (decided inline: this runs every pass).
+        split = _split_fused(message) if isinstance(message, ModelRequest) and len(message.parts) > 1 else None
         if split is not None and out is None:
             out = list(messages[:i])
         if out is not None:

@@ -28,6 +28,7 @@ __all__ = [
     "estimate_tokens",
     "estimate_text_tokens",
     "message_tokens",
+    "sum_message_tokens",
     "part_text",
     "content_text",
     "prime_message_tokens",
@@ -272,7 +273,22 @@ def estimate_tokens(messages: Iterable[Any] | Any) -> int:
         return estimate_text_tokens(messages)
     if hasattr(messages, "parts"):
         return message_tokens(messages)
-    return sum(message_tokens(m) for m in messages)
+    return sum_message_tokens(messages)
+
+
+def sum_message_tokens(messages: Iterable[Any]) -> int:
+    """`sum(message_tokens(m) for m in messages)`, with the cache lookup inlined: a pass sums the
+    whole context several times, and the function calls were most of a repeat pass's cost."""
+    entries = _MESSAGE_CACHE._entries
+    total = 0
+    for message in messages:
+        entry = entries.get(id(message))
+        parts = message.parts
+        if entry is not None and entry[0]() is message and entry[1] == (id(parts), len(parts)):
+            total += entry[2]
+        else:
+            total += message_tokens(message)
+    return total
 
 
 def estimate_each(messages: Sequence[Any]) -> list[int]:

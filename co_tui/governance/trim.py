@@ -8,7 +8,6 @@ changes nothing.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -16,10 +15,28 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelRequestPart, ModelResponse, SystemPromptPart
 
 from co_tui.governance.cut_notes import listing_room, removed_listing
+from co_tui.governance.dedup import dedupe_outputs
 from co_tui.governance.events import HistoryTrimmed, Reason, Strategy
-from co_tui.governance.handles import call_of, handle_of, recall_call
 from co_tui.governance.markers import make_breadcrumb, marker_text, separate_markers
-from co_tui.governance.tokens import _IdentityCache, content_text, estimate_tokens, message_tokens, part_tokens
+from co_tui.governance.tokens import (
+    _IdentityCache,
+    content_text,
+    estimate_tokens,
+    message_tokens,
+    part_tokens,
+    prime_message_tokens,
+    sum_message_tokens,
+)
+from co_tui.governance.truncation import (
+    TRUNCATION_MARK,
+    ToolTrimResult,
+    is_truncated_output,
+    output_note,
+    trim_outputs,
+    trim_tool_returns,
+    truncate_in,
+    truncate_text,
+)
 from co_tui.governance.turns import Layout, Turn, segment, steps_of
 
 __all__ = [
@@ -36,201 +53,12 @@ __all__ = [
     "output_note",
     "is_truncated_output",
     "min_cut_tokens",
+    "TRUNCATION_MARK",
 ]
 
-TRUNCATION_MARK = "[…truncated"  # how a shortened tool output's last line starts (the TUI badges it)
-# The note's line: `[…truncated, N chars total]`, plus (for an output with a handle) what it was and
-# how to get it back before the `]` (alone after the newline when the whole output was cleared to it).
-_TRUNC_RE = re.compile(r"\n\[…truncated, (\d+) chars total(?:[^\n]*)\]\Z")
 # Progressive caps for the in-turn step shrink; the last one keeps only the truncation note.
 SHRINK_LEVELS = (1000, 200, 0)
 KEEP_STEPS = 3
-
-
-def truncate_text(text: str, max_chars: int, note: str = "") -> str | None:
-    """`text[:max_chars] + "\\n[…truncated, N chars total]"`, or None when no cut is needed.
-
-    `note` (what the output was and the `recall` call that brings it back, see `output_note`) goes
-    inside the brackets after the total; at `max_chars` 0 only the note line is left (a stub).
-    Already-truncated text is recognised: it is cut again only if its visible part is longer than
-    `max_chars`, and it keeps the original total N. This is what makes trimming idempotent.
-    """
-    total = len(text)
-    visible = text
-    if m := _TRUNC_RE.search(text):
-        total = int(m.group(1))
-        visible = text[: m.start()]
-    elif total <= max_chars:
-        return None
-    if len(visible) <= max_chars and visible is not text:
-        return None
-    head = visible[:max_chars]
-    line = f"{TRUNCATION_MARK}, {total} chars total{note}]"
-    cut = f"{head}\n{line}"
-    return cut if len(cut) < len(text) else None  # a "cut" that adds text is no cut
-
-
-def output_note(part: Any) -> str:
-    """What a cut note adds for a stamped tool output (governance/handles.py): ` — the call; recall("r12")
-    returns it whole`; "" for an output without a handle (its note stays the plain total)."""
-    handle = handle_of(part)
-    if handle is None:
-        return ""
-    call = call_of(part) or f"{getattr(part, 'tool_name', 'tool')}(…)"
-    return f" — {call}; {recall_call(handle)} returns it whole"
-
-
-def is_truncated_output(text: str) -> bool:
-    """Whether a tool output's text ends with the note `truncate_text` leaves: the model sees the
-    output shortened (the TUI badges its tool call): its last line starts with `TRUNCATION_MARK`."""
-    return text.rpartition("\n")[2].startswith(TRUNCATION_MARK)
-
-
-def _has_media(content: Any) -> bool:
-    items = content if isinstance(content, (list, tuple)) else [content]
-    return any(
-        getattr(item, "kind", None)
-        in ("binary", "image-url", "audio-url", "document-url", "video-url", "uploaded-file")
-        for item in items
-    )
-
-
-# id(original part) -> truncated part, per cap: repeated passes over the same history reuse the
-# same new part objects, so their token counts stay cached.
-_TRUNCATED: _IdentityCache[Any] = _IdentityCache()
-_NO_CUT = (None,)  # cached "this part is not worth cutting at this cap"
-
-
-def _truncated_part(part: Any, max_chars: int) -> tuple[Any, int, int] | None:
-    """(new part, chars before, chars after) if `part` is a tool return worth cutting to `max_chars`.
-
-    Worth it only when the cut costs fewer tokens: a short output replaced by the truncation note
-    (`"Error: not enough"` → `"\\n[…truncated, 17 chars total]"`) has fewer characters but more tokens.
-    """
-    if getattr(part, "part_kind", "") != "tool-return" or _has_media(part.content):
-        return None
-    cached = _TRUNCATED.get(part, max_chars)
-    if cached is not None:
-        return None if cached is _NO_CUT else cached
-    text = content_text(part.content)
-    cut = truncate_text(text, max_chars, output_note(part))
-    result: Any = _NO_CUT
-    if cut is not None:
-        new = replace(part, content=cut)
-        if part_tokens(new) < part_tokens(part):
-            result = (new, len(text), len(cut))
-    _TRUNCATED.put(part, max_chars, result)
-    return None if result is _NO_CUT else result
-
-
-_TRUNCATED_MESSAGES: _IdentityCache[tuple[ModelMessage, int, int, int]] = _IdentityCache()
-
-
-def _truncate_in(message: ModelMessage, max_chars: int, stub: bool = False) -> tuple[ModelMessage, int, int, int]:
-    """(message with long tool returns cut, parts cut, chars before, chars after of those parts).
-
-    `stub`: an output with a handle (which `recall` brings back whole) is cleared to its one-line
-    note instead of cut to `max_chars`. Memoised per message object, cap and mode, so passes over
-    the same history return the same new message objects (their token counts and classification
-    stay cached).
-    """
-    if not isinstance(message, ModelRequest):
-        return message, 0, 0, 0
-    key = (id(message.parts), len(message.parts), max_chars, stub)
-    cached = _TRUNCATED_MESSAGES.get(message, key)
-    if cached is None:
-        cached = _truncate_parts(message, max_chars, stub)
-        _TRUNCATED_MESSAGES.put(message, key, cached)
-    return cached
-
-
-def _truncate_parts(message: ModelRequest, max_chars: int, stub: bool = False) -> tuple[ModelMessage, int, int, int]:
-    new_parts: list[Any] | None = None
-    cut = before = after = 0
-    for k, part in enumerate(message.parts):
-        res = _truncated_part(part, 0 if stub and handle_of(part) is not None else max_chars)
-        if res is None:
-            continue
-        if new_parts is None:
-            new_parts = list(message.parts)
-        new_parts[k] = res[0]
-        cut += 1
-        before += res[1]
-        after += res[2]
-    if new_parts is None:
-        return message, 0, 0, 0
-    return replace(message, parts=new_parts), cut, before, after
-
-
-@dataclass(frozen=True)
-class ToolTrimResult:
-    """Result of `trim_tool_returns`. `chars_before`/`chars_after`: text of the truncated parts only."""
-
-    messages: list[ModelMessage]
-    trimmed_parts: int
-    chars_before: int
-    chars_after: int
-    layout: Layout | None = field(default=None, repr=False, compare=False)  # of `messages`, for reuse
-
-    @property
-    def trimmed(self) -> bool:
-        """Whether any tool output was truncated."""
-        return self.trimmed_parts > 0
-
-
-def _remap(layout: Layout, messages: list[ModelMessage]) -> Layout:
-    """The layout of `messages`, a same-shape copy of `layout.messages` with some messages replaced."""
-    return Layout(
-        messages,
-        list(layout.system),
-        list(layout.markers),
-        [Turn([messages[i] for i in t.indices], list(t.indices), t.has_prompt) for t in layout.turns],
-    )
-
-
-def trim_tool_returns(
-    messages: Sequence[ModelMessage],
-    max_chars: int,
-    *,
-    layout: Layout | None = None,
-    target_tokens: int | None = None,
-    stub: bool = False,
-) -> ToolTrimResult:
-    """Truncate `ToolReturnPart` content longer than `max_chars` in every turn but the newest.
-
-    Content becomes `content[:max_chars] + "\n[…truncated, {N} chars total]"`; dict/list content is
-    JSON-serialised to measure and to cut. `tool_name`, `tool_call_id` and every other field are
-    kept. `max_chars <= 0` disables. Content holding media (images, files) is left alone.
-    With `target_tokens`, outputs are cut oldest first, message by message, only until the history's
-    estimate is at or under it — one batch, so later passes find nothing left to re-truncate while
-    the history is under the budget (docs/context-governance.md, "Economy").
-    With `stub`, an output that has a handle (governance/handles.py: `recall` returns it whole) is
-    cleared to its one-line note instead — nothing is lost, so nothing of it needs to stay
-    (docs/context-governance.md, "The stub policy"); outputs without a handle are cut to `max_chars`.
-    (`layout`: an already computed `segment(messages)`, to save a pass.)
-    """
-    source = separate_markers(messages)
-    layout = layout or segment(source)
-    if max_chars <= 0:
-        return ToolTrimResult(source, 0, 0, 0, layout)
-    out = list(source)
-    cut = before = after = 0
-    tokens = estimate_tokens(source) if target_tokens is not None else 0
-    for turn in layout.turns[:-1]:
-        for idx, message in zip(turn.indices, turn.messages, strict=False):
-            if target_tokens is not None and tokens <= target_tokens:
-                break
-            new, n, b, a = _truncate_in(message, max_chars, stub)
-            if n:
-                out[idx] = new
-                cut += n
-                before += b
-                after += a
-                if target_tokens is not None:
-                    tokens += message_tokens(new) - message_tokens(message)
-    if not cut:
-        return ToolTrimResult(source, 0, 0, 0, layout)
-    return ToolTrimResult(out, cut, before, after, _remap(layout, out))
 
 
 def min_cut_tokens(budget_tokens: int) -> int:
@@ -286,7 +114,13 @@ def _system_head(layout: Layout, first_kept: int) -> list[ModelMessage]:
     return head
 
 
-def _cut(layout: Layout, first_kept: int, tokens_before: int, budget_tokens: int | None = None) -> TrimResult:
+def _cut(
+    layout: Layout,
+    first_kept: int,
+    tokens_before: int,
+    budget_tokens: int | None = None,
+    turn_tokens: _TurnTokens | None = None,
+) -> TrimResult:
     """Keep turns[first_kept:], the system prefix and one breadcrumb carrying all counts.
 
     `first_kept >= 1`: a cut always removes at least one whole turn. Earlier markers leave with it
@@ -297,26 +131,73 @@ def _cut(layout: Layout, first_kept: int, tokens_before: int, budget_tokens: int
     dropped = layout.turns[:first_kept]
     dropped_messages = sum(len(t) for t in dropped)
     listing = removed_listing(layout, first_kept, marker_text, listing_room(budget_tokens))
-    breadcrumb = make_breadcrumb(layout.prior_messages + dropped_messages, layout.prior_turns + len(dropped), listing)
+    breadcrumb = _priced_breadcrumb(
+        layout.prior_messages + dropped_messages, layout.prior_turns + len(dropped), listing
+    )
     out = _system_head(layout, first_kept) + [breadcrumb]
     for turn in layout.turns[first_kept:]:
         out.extend(turn.messages)
-    return TrimResult(
-        out, True, dropped_messages, len(dropped), len(layout.turns) - first_kept, tokens_before, estimate_tokens(out)
+    # `turn_tokens` (each turn's estimate, `_turn_tokens`): the kept turns are not counted again.
+    after = (
+        estimate_tokens(out)
+        if turn_tokens is None
+        else estimate_tokens(out[: len(out) - sum(len(t) for t in layout.turns[first_kept:])])
+        + turn_tokens.kept_from(first_kept)
     )
+    return TrimResult(out, True, dropped_messages, len(dropped), len(layout.turns) - first_kept, tokens_before, after)
+
+
+# A breadcrumb's estimate by its text: each pass that makes the same cut builds a new breadcrumb (its
+# own object, as every marker), and counting its listing again was a tenth of a repeat pass. The
+# estimate is a function of the text alone; bounded, as the texts of a session's cuts are few.
+_BREADCRUMB_TOKENS: dict[str, int] = {}
+
+
+def _priced_breadcrumb(messages: int, turns: int, listing: str = "") -> ModelRequest:
+    breadcrumb = make_breadcrumb(messages, turns, listing)
+    text = marker_text(breadcrumb) or ""
+    known = _BREADCRUMB_TOKENS.get(text)
+    if known is None:
+        if len(_BREADCRUMB_TOKENS) >= 64:
+            _BREADCRUMB_TOKENS.clear()
+        _BREADCRUMB_TOKENS[text] = message_tokens(breadcrumb)
+    else:
+        prime_message_tokens([breadcrumb], [known])
+    return breadcrumb
 
 
 def _unchanged(messages: list[ModelMessage], layout: Layout, tokens: int) -> TrimResult:
     return TrimResult(messages, False, 0, 0, len(layout.turns), tokens, tokens)
 
 
-def _keep_from(layout: Layout, fits: Callable[[int, int], bool]) -> int:
+class _TurnTokens:
+    """Each turn's estimate, counted when first asked for: a cut walks back from the newest turn and
+    sums only the turns it keeps, so the dropped ones are never counted."""
+
+    __slots__ = ("_turns", "_known")
+
+    def __init__(self, layout: Layout) -> None:
+        self._turns = layout.turns
+        self._known: dict[int, int] = {}
+
+    def __getitem__(self, i: int) -> int:
+        known = self._known.get(i)
+        if known is None:
+            known = self._known[i] = sum_message_tokens(self._turns[i].messages)
+        return known
+
+    def kept_from(self, first: int) -> int:
+        """The estimate of turns[first:]."""
+        return sum(self[i] for i in range(first, len(self._turns)))
+
+
+def _keep_from(layout: Layout, fits: Callable[[int, int], bool], turn_tokens: _TurnTokens | None = None) -> int:
     """Index of the oldest turn to keep: walk back from the newest while `fits(tokens, messages)`."""
     turns = layout.turns
     tokens = messages = 0
     first = len(turns)
     for i in range(len(turns) - 1, -1, -1):
-        t_tokens = sum(message_tokens(m) for m in turns[i].messages)
+        t_tokens = turn_tokens[i] if turn_tokens is not None else sum(message_tokens(m) for m in turns[i].messages)
         if first < len(turns) and not fits(tokens + t_tokens, messages + len(turns[i])):
             break
         tokens += t_tokens
@@ -340,23 +221,28 @@ def trim_to_recent_turns(
     (`layout`/`tokens`: already computed `segment(messages)` / `estimate_tokens(messages)`.)
     """
     source = separate_markers(messages)
+    return _drop_turns(source, budget_tokens, layout or segment(source), tokens)
+
+
+def _drop_turns(source: list[ModelMessage], budget_tokens: int, layout: Layout, tokens: int | None) -> TrimResult:
+    """`trim_to_recent_turns` over markers already separated."""
     tokens_before = estimate_tokens(source) if tokens is None else tokens
-    layout = layout or segment(source)
     if tokens_before <= budget_tokens or len(layout.turns) <= 1:
         return _unchanged(source, layout, tokens_before)
     # Price the fixed part (system prefix + a breadcrumb with generous digits) before choosing turns.
-    fixed = estimate_tokens(_system_head(layout, 1)) + message_tokens(make_breadcrumb(10**6, 10**4))
-    first = _keep_from(layout, lambda tokens, _n: fixed + tokens <= budget_tokens)
+    fixed = estimate_tokens(_system_head(layout, 1)) + message_tokens(_priced_breadcrumb(10**6, 10**4))
+    turn_tokens = _TurnTokens(layout)
+    first = _keep_from(layout, lambda tokens, _n: fixed + tokens <= budget_tokens, turn_tokens)
     # first == 0: every turn fits next to a breadcrumb, so the history is over budget only because of
     # its earlier markers (a summary, a compact pair, several markers). Markers are replaced only by a
     # cut, so the cheapest real cut is the oldest turn — it fits, since the whole of it did.
     first = max(first, 1)
-    cut = _cut(layout, first, tokens_before, budget_tokens)
+    cut = _cut(layout, first, tokens_before, budget_tokens, turn_tokens)
     # The breadcrumb's listing of the removed turns was not priced above (it depends on the cut): one
     # more turn goes while it tips the result over (the listing is capped, so this ends).
     while cut.tokens_after > budget_tokens and first < len(layout.turns) - 1:
         first += 1
-        cut = _cut(layout, first, tokens_before, budget_tokens)
+        cut = _cut(layout, first, tokens_before, budget_tokens, turn_tokens)
     if cut.tokens_after >= tokens_before:
         # Only the newest turn would be left (still over budget) and the older turns weigh less than
         # the breadcrumb: the cut would lose turns and gain nothing. Leave it to the step shrink.
@@ -439,7 +325,7 @@ def _shrink_message(message: ModelMessage, cap: int) -> tuple[ModelMessage, int]
 
 def _shrink_message_uncached(message: ModelMessage, cap: int) -> tuple[ModelMessage, int]:
     if isinstance(message, ModelRequest):
-        new, n, _, _ = _truncate_in(message, cap)
+        new, n, _, _ = truncate_in(message, cap)
         return new, n
     if isinstance(message, ModelResponse):
         parts = list(message.parts)
@@ -523,13 +409,16 @@ def fit_to_budget(
     target_tokens: int | None = None,
     min_cut_tokens: int = 0,
     stub: bool = False,
+    dedupe: bool = True,
 ) -> FitResult:
     """The whole zero-LLM pipeline, run only when over `budget_tokens` (the trigger).
 
     It then cuts down to the goal: `target_tokens` (the low-water mark, `compact_target` × the
     budget; default: the budget itself), and lower still if needed so the pass frees at least
-    `min_cut_tokens` — no small cuts (docs/context-governance.md, "Economy"). In order, each rule
-    only while the history is over the goal:
+    `min_cut_tokens` — no small cuts (docs/context-governance.md, "Economy"). First, as the pass cuts
+    anyway, with `dedupe` every older tool output identical to a newer one becomes a note naming it
+    (`dedup.dedupe_outputs`, never in the newest turn). Then, in order, each rule only while the
+    history is over the goal:
 
     1. truncate old tool outputs, oldest first, as many as needed (`trim_tool_returns`; never the
        newest turn; with `stub`, those `recall` can bring back are cleared to their note);
@@ -540,7 +429,8 @@ def fit_to_budget(
     `turn_trim`, `step_shrink`; `reason` as given) — except that an output trim followed by a turn
     drop is one `turn_trim` event: the drop removed the outputs the trim had cut first, so one
     banner says what the pass did (its `tokens_before` the pass's, its note the outputs of the kept
-    turns that stay cut). A pass that frees less than the minimum or stops
+    turns that stay cut). Outputs the dedup noted are counted in the pass's first event
+    (`deduplicated_outputs`, its `tokens_before` the pass's); alone, it is a `tool_output_trim`. A pass that frees less than the minimum or stops
     above the goal does so only because the rules ran out (the newest turn is all that is left).
     `.fits` is whether the result is within `budget_tokens`; when even all of that is not enough it
     is false and the caller surfaces an error — never a loop, never a history cut down to the breadcrumb.
@@ -556,15 +446,17 @@ def fit_to_budget(
     tokens = tokens_before
 
     layout = layout or segment(current)
-    tool = trim_tool_returns(current, tool_output_trim_chars, layout=layout, target_tokens=goal, stub=stub)
+    deduplicated = 0
+    if dedupe:
+        dedup = dedupe_outputs(current, layout, tokens)
+        if dedup.changed:
+            deduplicated = dedup.deduplicated
+            current, tokens, layout = dedup.messages, dedup.tokens_after, dedup.layout
+    tool = trim_outputs(current, tool_output_trim_chars, layout, goal, stub, tokens)
     cut_outputs: dict[int, int] = {}  # id(truncated message) → how many of its outputs were cut
     if tool.trimmed:
-        after = estimate_tokens(tool.messages)
-        cut_outputs = {
-            id(new): sum(1 for a, b in zip(new.parts, old.parts, strict=False) if a is not b)
-            for new, old in zip(tool.messages, current, strict=False)
-            if new is not old
-        }
+        after = estimate_tokens(tool.messages) if tool.tokens is None else tool.tokens
+        cut_outputs = tool.cut_outputs
         events.append(
             HistoryTrimmed(
                 reason=reason,
@@ -579,7 +471,7 @@ def fit_to_budget(
         current, tokens, layout = tool.messages, after, tool.layout
 
     if tokens > goal:
-        cut = trim_to_recent_turns(current, goal, layout=layout, tokens=tokens)
+        cut = _drop_turns(current, goal, layout or segment(current), tokens)
         if cut.trimmed:
             event = cut.to_event(reason, budget_tokens)
             if events:
@@ -608,4 +500,37 @@ def fit_to_budget(
             )
             current, tokens = shrink.messages, shrink.tokens_after
 
+    if deduplicated:
+        kept = len(layout.turns) if layout else 0  # read only when the dedup alone cut: its layout
+        events = _with_dedup(events, deduplicated, reason, kept, tokens_before, tokens, budget_tokens)
     return FitResult(current, tokens <= budget_tokens, events, tokens_before, tokens)
+
+
+def _with_dedup(
+    events: list[HistoryTrimmed],
+    count: int,
+    reason: Reason,
+    kept_turns: int,
+    tokens_before: int,
+    tokens_after: int,
+    budget_tokens: int,
+) -> list[HistoryTrimmed]:
+    """The pass's events with its dedup counted in the first (one pass, one banner), or the one
+    event of a pass whose dedup alone reached the goal."""
+    words = f"{count} repeated tool output{'s' if count != 1 else ''} replaced by a note naming the newer copy"
+    if not events:
+        return [
+            HistoryTrimmed(
+                reason=reason,
+                strategy="tool_output_trim",
+                kept_turns=kept_turns,
+                tokens_before=tokens_before,
+                tokens_after=tokens_after,
+                budget_tokens=budget_tokens,
+                note=words,
+                deduplicated_outputs=count,
+            )
+        ]
+    first = events[0]
+    note = f"{words}; {first.note}" if first.note else words
+    return [replace(first, tokens_before=tokens_before, note=note, deduplicated_outputs=count), *events[1:]]

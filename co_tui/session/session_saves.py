@@ -117,15 +117,16 @@ class SessionSaves:
     def save_turn(self, prompt: str | None, context: list[ModelMessage] | None = None) -> ErrorEvent | Notice | None:
         """Save what is new since the last save (`context` instead of the history's: a step's
         checkpoint); the first prompt names a new session. A storage failure is reported; so is a
-        repair the store made on its own to save it (a damaged search index rebuilt), by the
-        turn's save (a step's checkpoint leaves it for that one)."""
+        repair the store made on its own to save it (a damaged search index rebuilt)."""
         if prompt and not self.conversation.title:
             self.conversation.title = make_title(prompt)
         error = self.write(self.history.snapshot(), context)
         if error is not None:
             return ErrorEvent(message=self.not_saved(error), kind="storage")
         store = self.store
-        notices = store.take_notices() if store is not None and context is None else []
+        if context is not None or store is None:  # a step's checkpoint: the turn's save says it
+            return None
+        notices = store.take_notices()
         return Notice(message="; ".join(notices)) if notices else None
 
     # --- what the store lacks --------------------------------------------------------------------

@@ -54,7 +54,7 @@ from co_tui.session.message_codec import decode_bodies, encode_messages
 from co_tui.session.redaction import redact_text, secret_env_values
 from co_tui.session.saved_session import LoadedSession, SessionHit, SessionMeta
 from co_tui.session.search_index import REBUILT_LINE, damaged_indexes, rebuild
-from co_tui.session.session_lock import claim_session
+from co_tui.session.session_lock import busy_elsewhere, claim_session
 from co_tui.session.store_branches import (
     active_branch,
     next_mark,
@@ -114,6 +114,7 @@ DB_NAME = "sessions.db"
 UNDO_ON_RESUME = 32
 LAZY_TAIL = 64  # transcript messages a lazy load decodes up front: the newest screenful and more
 BUSY_TIMEOUT_S = 3.0
+DELETE_ADVICE = "quit co-tui there (or switch it to another session) first; nothing was deleted"
 
 
 @dataclass
@@ -1018,12 +1019,17 @@ class SessionStore:
         sessions = self.list_sessions(workspace)
         return sessions[0] if sessions else None
 
+    def delete_refusal(self, session_id: str) -> str | None:
+        """The line `delete` would refuse with now (the session is open in another process), else
+        None: asked before the "removed for good" question, so that question is not asked in vain."""
+        return busy_elsewhere(self.path.parent, session_id, advice=DELETE_ADVICE)
+
     @_search_derived
     def delete(self, session_id: str) -> None:
         """Remove a session with its transcript, context, ledger and file checkpoints. Unknown id:
         `StoreError`. `SessionBusy` (one line) while another process has it open: deleting it under
         that process made its next save fail, its conversation left only in a rescue copy."""
-        claim = claim_session(self.path.parent, session_id, advice="quit it there first; nothing was deleted")
+        claim = claim_session(self.path.parent, session_id, advice=DELETE_ADVICE)
         try:
             with self._transaction("delete the session") as conn:
                 if conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount == 0:

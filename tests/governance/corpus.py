@@ -22,7 +22,19 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-CORPUS_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "transcripts"
+
+def _corpus_dir() -> Path:
+    """`shared/corpus/transcripts` beside the checkout, or beside the nearest folder above it that
+    has one (a git worktree under /work/wt/<branch> shares /work/shared with the main checkout)."""
+    checkout = Path(__file__).resolve().parents[2]
+    for folder in checkout.parents:
+        candidate = folder / "shared" / "corpus" / "transcripts"
+        if candidate.is_dir():
+            return candidate
+    return checkout.parent / "shared" / "corpus" / "transcripts"
+
+
+CORPUS_DIR = _corpus_dir()
 
 
 def transcript_files() -> list[Path]:

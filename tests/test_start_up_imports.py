@@ -1,0 +1,162 @@
+"""What the TUI imports before its first frame and before the session is ready, against allow-lists
+(issue 44): start-up is held at its floor by import lists, not timings, so these cannot flake.
+
+One real start-up (`cli.main`, headless, offline model) records `sys.modules` when the first frame
+has been drawn (the start-up worker is launched after it: `CoTuiApp._start_session`) and when the
+session is ready. A module outside the lists fails here with its name: import it later (lazily, in
+the start-up thread, at first use), or add it to the list in the same change with the measurement
+that says it costs nothing (`benchmarks/start_up.py`; docs/performance.md, "Start-up").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import pytest
+from cli_process import run_python
+
+# Third-party packages (top-level names) allowed before the first frame: Textual and what it needs.
+PAINT_PACKAGES = {"textual", "rich", "platformdirs", "typing_extensions"}
+# co-tui's own before the first frame: the UI, and these few light modules of the other layers
+# (the front end imports only `co_tui.session`: its port, events and counts).
+PAINT_OWN_PREFIXES = ("co_tui.tui",)
+PAINT_OWN = {
+    "co_tui",
+    "co_tui.cli",
+    "co_tui.text",
+    "co_tui.print_input",
+    "co_tui.agent",
+    "co_tui.agent.approval_text",
+    "co_tui.agent.errors",
+    "co_tui.agent.permissions",
+    "co_tui.agent.providers",
+    "co_tui.governance",
+    "co_tui.governance.events",
+    "co_tui.governance.refused",
+    "co_tui.session",
+    "co_tui.session.bang",
+    "co_tui.session.conversation_counts",
+    "co_tui.session.events",
+    "co_tui.session.port",
+}
+# Standard-library packages that have no business before the first frame (each costs a few to
+# tens of ms and none is needed to draw it); the rest of the standard library is allowed.
+PAINT_STDLIB_DENIED = {
+    "calendar",
+    "csv",
+    "email",
+    "hashlib",
+    "html",
+    "http",
+    "multiprocessing",
+    "pkgutil",
+    "pprint",
+    "sysconfig",
+    "unittest",
+    "xml",
+    "zipfile",
+    "zoneinfo",
+}
+# Before ready, the third-party packages the offline model's session needs: pydantic-ai and what it
+# imports, pydantic-settings, genai-prices (cost), the HTTP client pydantic-ai builds on. No
+# provider SDK (openai, anthropic, …: imported when a model of theirs is built) and no Markdown
+# (at the first answer).
+READY_PACKAGES = PAINT_PACKAGES | {
+    "annotated_types",
+    "anyio",
+    "dotenv",
+    "genai_prices",
+    "griffe",
+    "h11",
+    "httpcore",
+    "httpcore2",
+    "httpx",
+    "httpx2",
+    "idna",
+    "logfire_api",
+    "opentelemetry",
+    "pydantic",
+    "pydantic_ai",
+    "pydantic_core",
+    "pydantic_graph",
+    "pydantic_settings",
+    "sniffio",
+    "truststore",
+    "typing_inspection",
+}
+# Not third-party code: the interpreter's own start-up and the editable install's finder.
+ALWAYS = {"__main__", "_distutils_hack", "_sysconfigdata__linux_x86_64-linux-gnu"}
+
+_PROBE = (
+    "import sys, json\n"
+    "from co_tui import cli\n"
+    "from co_tui.tui import app as app_module\n"
+    "seen = {}\n"
+    "class Probe(app_module.CoTuiApp):\n"
+    "    def _start_session(self):\n"
+    "        seen['paint'] = sorted(sys.modules)\n"
+    "        super()._start_session()\n"
+    "    async def on_session_ready(self, message):\n"
+    "        seen['ready'] = sorted(sys.modules)\n"
+    "        self.exit(0)\n"
+    "    def run(self, **kwargs):\n"
+    "        return super().run(headless=True)\n"
+    "app_module.CoTuiApp = Probe\n"
+    "cli._no_terminal = lambda: None  # headless: no terminal needed\n"
+    "seen['code'] = cli.main(sys.argv[1:])\n"
+    "print(json.dumps(seen))\n"
+)
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
+    """`sys.modules` at the first frame and at ready, of one real start-up."""
+    tmp = tmp_path_factory.mktemp("start-up")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CO_TUI_")}
+    env.update(CO_TUI_DATA_DIR=str(tmp / "data"), CO_TUI_CONFIG_FILE=str(tmp / "config.toml"), HOME=str(tmp))
+    out = run_python(_PROBE, cwd=tmp, env=env, inherit_env=False)
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["code"] == 0
+    return seen  # type: ignore[no-any-return]
+
+
+def _third_party(modules: list[str]) -> set[str]:
+    tops = {m.split(".")[0] for m in modules}
+    return {t for t in tops if t not in sys.stdlib_module_names and t != "co_tui" and not t.startswith("__editable__")}
+
+
+def paint_violations(modules: list[str]) -> set[str]:
+    """What of `modules` (`sys.modules` at the first frame) is outside the first frame's lists."""
+    third = _third_party(modules) - PAINT_PACKAGES - ALWAYS
+    own = {m for m in modules if m.startswith("co_tui.") and not m.startswith(PAINT_OWN_PREFIXES)} - PAINT_OWN
+    stdlib = {m.split(".")[0] for m in modules} & PAINT_STDLIB_DENIED
+    return third | own | stdlib
+
+
+def ready_violations(modules: list[str]) -> set[str]:
+    """What of `modules` (`sys.modules` at ready) is outside the ready list."""
+    return _third_party(modules) - READY_PACKAGES - ALWAYS
+
+
+def test_before_the_first_frame_only_textual_and_the_ui(imported: dict[str, list[str]]) -> None:
+    assert paint_violations(imported["paint"]) == set()
+
+
+def test_before_ready_only_what_the_offline_session_needs(imported: dict[str, list[str]]) -> None:
+    ready = imported["ready"]
+    assert ready_violations(ready) == set()
+    assert "pydantic_ai" in ready and "co_tui.session.chat" in ready  # the probe did reach ready
+    assert set(imported["paint"]) <= set(ready)
+
+
+def test_an_import_outside_the_lists_is_named(imported: dict[str, list[str]]) -> None:
+    """What each check would say of the real lists with one import too many."""
+    paint, ready = imported["paint"], imported["ready"]
+    assert paint_violations([*paint, "pydantic", "pydantic.main"]) == {"pydantic"}
+    assert paint_violations([*paint, "co_tui.governance.trim"]) == {"co_tui.governance.trim"}
+    assert paint_violations([*paint, "email", "email.parser"]) == {"email"}
+    assert ready_violations([*ready, "openai", "openai.types"]) == {"openai"}
+    assert ready_violations([*ready, "markdown_it"]) == {"markdown_it"}
