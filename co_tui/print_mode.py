@@ -96,6 +96,12 @@ async def _run(
 
     servers.set_listener(failed)
     await servers.start()
+    from co_tui.session import tool_schemas_warning
+
+    heavy = tool_schemas_warning(servers.servers, session.meter_reading())
+    if heavy:  # every request carries them: said before the turn, on stderr
+        err.write(f"co-tui: {heavy}\n")
+        err.flush()
     try:
         return await _run_turn(session, prompt, fmt, out, err)
     finally:

@@ -1010,8 +1010,10 @@ class CoTuiApp(App[int]):
             await self.chat.add_notice(f"MCP: {servers.config_error}")
         if not servers:
             return
+        warned = False  # the tool schemas' share of the window: said once
 
         def changed(server: Any) -> None:
+            nonlocal warned
             if self._chat_gone():
                 return
             if server.notice:  # one line about it, its status unchanged (a stray stdout line)
@@ -1024,6 +1026,12 @@ class CoTuiApp(App[int]):
                     self.spawn(self.chat.add_notice(server.line()))
                 if server.left_out:  # tools with a bad or taken name
                     self.spawn(self.chat.add_notice(server.left_out_line()))
+                from co_tui.session import tool_schemas_warning
+
+                heavy = None if warned else tool_schemas_warning(servers.servers, session.meter_reading())
+                if heavy:  # every request carries them
+                    warned = True
+                    self.spawn(self.chat.add_notice(heavy))
             if not session.busy:  # its schemas join (or leave) the figure; a turn's own events redraw it
                 self.chat.meter.reading = session.meter_reading()
             from co_tui.tui.screens.mcp import McpScreen
