@@ -84,3 +84,30 @@ async def test_a_cancel_kills_the_command_and_its_setsid_child(tmp_path: Path) -
         "the command and its child to be killed",
         timeout=10,
     )
+
+
+async def test_a_run_alive_when_co_tui_exits_is_killed_then(tmp_path: Path) -> None:
+    """Quitting or losing the terminal while a command (or a hook) still runs: the process exits,
+    and the command's processes, a `setsid` child included, go with it (`atexit`)."""
+    from cli_process import run_python
+
+    code = """
+import subprocess, sys, time
+from pathlib import Path
+from co_tui.agent.process_tree import new_run, run_env, started
+run = new_run()
+proc = subprocess.Popen(["sh", "-c", "setsid sleep 205.0423 >/dev/null 2>&1 & exec sleep 305.0423"],
+                        env=run_env(run), start_new_session=True)
+started(run, proc.pid)
+def up(marker):
+    return any(marker in p.joinpath("cmdline").read_bytes().decode(errors="replace").replace("\\0", " ")
+               for p in Path("/proc").iterdir() if p.name.isdigit() and p.joinpath("cmdline").exists())
+while not (up("sleep 205.0423") and up("sleep 305.0423")):
+    time.sleep(0.01)
+sys.exit(0)
+"""
+    proc = await asyncio.to_thread(run_python, code, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    await until(
+        lambda: not running("sleep 205.0423") and not running("sleep 305.0423"), "the run to be killed", timeout=10
+    )
