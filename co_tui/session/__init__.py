@@ -144,6 +144,7 @@ _EXPORTS: dict[str, str] = {
     "FORMATS": "export",
     "render_saved": "export",
     "tight_budget_warning": "oversize",
+    "tool_schemas_warning": "oversize",
 }
 
 __all__ = list(_EXPORTS)
@@ -223,7 +224,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         quit_lines,
         resolve_session_id,
     )
-    from co_tui.session.oversize import tight_budget_warning
+    from co_tui.session.oversize import tight_budget_warning, tool_schemas_warning
     from co_tui.session.pin_change import PinChange
     from co_tui.session.port import (
         HistoryView,

@@ -115,8 +115,18 @@ class SessionLifecycle:
         early: asyncio.Queue[Sequence[Event] | None] = asyncio.Queue()
         waiting = wait_for_mcp
 
+        warned = False  # the tool schemas' share of the window: said once
+
         def changed(server: Any) -> None:
+            nonlocal warned
             events = server_events(server)
+            if server.status == "running" and not server.notice and not warned:
+                from co_tui.session.oversize import tool_schemas_warning
+
+                heavy = tool_schemas_warning(servers.servers, session.meter_reading())
+                if heavy:  # every request carries them
+                    warned = True
+                    events = [*events, Notice(message=heavy)]
             if waiting:
                 early.put_nowait(events)
             elif self._listener is not None:
