@@ -61,6 +61,9 @@ async def _run(
 ) -> int:
     """The turn, with the session's MCP servers up around it (each failure: one line on stderr);
     `at_turn`: first go back to just before that turn's prompt, on a new branch (`--at`)."""
+    from co_tui.daemon_threads import use_daemon_executor
+
+    use_daemon_executor()  # a thread blocked for good (a FIFO read) never holds the exit
     if at_turn is not None:
         from co_tui.session import Refused
 

@@ -73,3 +73,20 @@ def screen_text(text: str) -> str:
     newlines and tabs kept, a CRLF line end read as LF. For every widget that shows text co-tui did
     not write (answers, tool output, files, MCP, saved sessions): such text never drives the terminal."""
     return escape_controls(text.replace("\r\n", "\n") if "\r" in text else text, keep_lines=True)
+
+
+def mend_surrogates(text: str) -> str:
+    """`text` with each UTF-16 surrogate pair joined into its character and every lone surrogate
+    replaced by U+FFFD: what UTF-8 can hold. A JSON `\\ud83d` that arrived in one stream chunk and
+    `\\ude00` in the next are a pair; a lone one cannot be written to a file, a terminal or a
+    database. Text without surrogates is returned as is (the common case costs one scan)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+def ends_in_high_surrogate(text: str) -> bool:
+    """Whether `text` ends with the first half of a surrogate pair (its second may come next)."""
+    return bool(text) and "\ud800" <= text[-1] <= "\udbff"

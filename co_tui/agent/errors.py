@@ -295,7 +295,11 @@ def _describe(
         return one_line(f"unexpected answer from {_bare_model(model_name)}: {exc.message}", _MAX_LINE), "provider"
 
     if isinstance(exc, OSError):
-        return one_line(f"{type(exc).__name__}: {exc}", _MAX_LINE), "network"
+        import socket
+
+        # Only a connection's failures are the network's: a file's (a name too long) is not.
+        network = isinstance(exc, (ConnectionError, TimeoutError, socket.gaierror, socket.herror))
+        return one_line(f"{type(exc).__name__}: {exc}", _MAX_LINE), "network" if network else "internal"
 
     return one_line(f"internal error: {type(exc).__name__}: {exc}", _MAX_LINE), "internal"
 

@@ -185,6 +185,7 @@ def build_agent(
 ) -> Agent[None, str]:
     """An `Agent` for `model` with the workspace tools (run_shell only if `settings.allow_shell`).
 
+    `MendText` comes first (surrogates mended where model and tool text arrives, mend_text.py);
     `capabilities` (e.g. the governance capability) are passed through in order, followed by
     pydantic-ai's `Caching` when `settings.prompt_cache` is on; `approver` is awaited before every
     shell command and file edit (none → every one is refused); `file_edits` holds the session's view
@@ -203,6 +204,7 @@ def build_agent(
 
     # pydantic-ai prints a first-run banner on a terminal: it would land in print mode's output.
     pydantic_ai.BANNER_ENABLED = False
+    from co_tui.agent.mend_text import MendText
     from co_tui.agent.stream_locks import quicken_stream_locks
 
     quicken_stream_locks()  # a streamed token no longer waits three event-loop turns (stream_locks.py)
@@ -233,6 +235,6 @@ def build_agent(
         model,
         instructions=instructions,
         toolsets=[*own, *toolsets],
-        capabilities=[*capabilities, *prompt_cache_capabilities(settings)],
+        capabilities=[MendText(), *capabilities, *prompt_cache_capabilities(settings)],
         name="co-tui" if agent_def is None else f"co-tui:{agent_def.name}",
     )

@@ -170,6 +170,9 @@ def attach(root: Path, text: str) -> Attachments:
         except WorkspaceError as exc:
             problems.append(f"@{shown} not attached: {exc}")
             continue
+        except OSError as exc:  # never raised: an unreadable file is not attached, in one line
+            problems.append(f"@{shown} not attached: {exc.strerror or exc}")
+            continue
         if found is None:
             if "/" in mention or "." in mention.rstrip(TRAILING):
                 problems.append(f"@{shown} not attached: no such file or folder in the workspace")

@@ -15,8 +15,11 @@ from typing import Any, Literal
 
 TRIGGERS: tuple[tuple[str, str], ...] = (
     ("read README.md", "read_file on the path, then a summary: lines, first lines, headings, definitions"),
-    ("list co_tui", "list_dir on the path (`list` alone lists the workspace root)"),
-    ("search TODO in docs", "search_text for the pattern under the path (`grep`/`find` work too)"),
+    ("list", "list_dir of the workspace root (`list docs` lists a folder)"),
+    (
+        "search TODO",
+        "search_text for the pattern in the workspace (`search TODO in docs`: under a folder; `grep`/`find` work too)",
+    ),
     ("run ls -la", "run_shell with the command, when `allow_shell` is on (you approve it first)"),
     ("write hello to notes.txt", "write_file: the text (quotes optional) as the file's content; you approve a diff"),
     (

@@ -44,6 +44,18 @@ EDIT_TOOL_NAMES = ("write_file", "edit_file")
 SHELL_TOOL_NAME = "run_shell"
 
 
+def failure_line(exc: Exception, path: str = "") -> str:
+    """The failed tool result's one line for `exc`: a `WorkspaceError`'s own words, or an
+    `OSError`'s reason (a name too long, no permission, an I/O error) with the path it met."""
+    if isinstance(exc, OSError):
+        from co_tui.agent.workspace import shown_name
+        from co_tui.text import one_line
+
+        where = f"{one_line(shown_name(path), 80)}: " if path else ""
+        return f"failed: {where}{exc.strerror or exc}"
+    return str(exc)
+
+
 def workspace_toolset(
     workspace: Path,
     *,
@@ -80,8 +92,8 @@ def workspace_toolset(
         """
         try:
             text = ws.read_file(path, offset, limit)
-        except WorkspaceError as exc:
-            raise ToolFailed(str(exc)) from None
+        except (WorkspaceError, OSError) as exc:
+            raise ToolFailed(failure_line(exc, path)) from None
         edit_state.views.saw(ws.resolve(path))  # an edit may now replace what it saw
         return text
 
@@ -93,8 +105,8 @@ def workspace_toolset(
         """
         try:
             return ws.list_dir(path)
-        except WorkspaceError as exc:
-            raise ToolFailed(str(exc)) from None
+        except (WorkspaceError, OSError) as exc:
+            raise ToolFailed(failure_line(exc, path)) from None
 
     async def search_text(pattern: str, path: str = ".") -> str:
         """Search text files for lines matching a regular expression (all-lowercase means case-insensitive).
@@ -136,8 +148,8 @@ def workspace_toolset(
         try:
             planned = plan()
             room_for(ws, edit_state, planned)
-        except WorkspaceError as exc:
-            raise ToolFailed(str(exc)) from None
+        except (WorkspaceError, OSError) as exc:
+            raise ToolFailed(failure_line(exc)) from None
         if approver is None:
             return ToolDenied(f"Not written: no one can approve file edits here, so {planned.rel} was not changed.")
         try:
@@ -152,8 +164,8 @@ def workspace_toolset(
             )
         try:
             return apply_edit(ws, edit_state, planned, tool_call_id=ctx.tool_call_id or "")
-        except WorkspaceError as exc:
-            raise ToolFailed(str(exc)) from None
+        except (WorkspaceError, OSError) as exc:
+            raise ToolFailed(failure_line(exc, planned.rel)) from None
 
     async def write_file(ctx: Any, path: str, content: str) -> Any:
         """Create a file in the workspace, or replace all of an existing one (read it first). The user approves a diff.

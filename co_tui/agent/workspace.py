@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from co_tui.agent.output_limit import OUTPUT_MAX_CHARS
-from co_tui.text import escape_controls, plural
+from co_tui.text import escape_controls, one_line, plural
 
 # Caps: large enough to be useful, small enough that one call cannot flood the context window.
 # `read_file` keeps what its lines hold whole (governance previews a big read to the model and
@@ -98,7 +98,8 @@ class Workspace:
         """The real path of `path` (relative to the root, or absolute), refusing anything outside.
 
         Raises `WorkspaceError` naming the path when it leaves the workspace, lexically (`..`,
-        another absolute path) or through a symlink. Existence is not checked here.
+        another absolute path) or through a symlink, or when a name in it or the whole of it is
+        longer than the file system allows (`_check_length`). Existence is not checked here.
         """
         text = (path or ".").strip() or "."
         if "\x00" in text:
@@ -109,6 +110,7 @@ class Workspace:
         lexical = Path(os.path.normpath(candidate))
         if not _inside(lexical, self.root):
             raise WorkspaceError(f"refused: {text} is outside the workspace {self.root}")
+        _check_length(text, lexical)
         try:
             real = candidate.resolve()
         except (RuntimeError, OSError):  # a symlink loop (Python 3.11 raises RuntimeError)
@@ -376,3 +378,24 @@ def _mostly_text(head: bytes) -> bool:
     # Legacy encodings (latin-1 etc.): text if control characters are rare.
     controls = sum(1 for b in head if b < 9 or 13 < b < 32)
     return controls <= len(head) // 100
+
+
+def _limit(root: Path, name: str, default: int) -> int:
+    try:
+        return int(os.pathconf(root, name))
+    except (OSError, ValueError, AttributeError):  # not on this system, or no limit given
+        return default
+
+
+def _check_length(text: str, lexical: Path) -> None:
+    """Refuse a path the file system would reject as too long (ENAMETOOLONG): a name over NAME_MAX
+    bytes (255 on most), or the whole over PATH_MAX (4,096). One line, the path cut short."""
+    shown = one_line(shown_name(text), 60)
+    base = Path(lexical.anchor or "/")
+    name_max, path_max = _limit(base, "PC_NAME_MAX", 255), _limit(base, "PC_PATH_MAX", 4096)
+    longest = max((len(os.fsencode(part)) for part in lexical.parts), default=0)
+    if longest > name_max:
+        raise WorkspaceError(f"refused: {shown} has a name of {longest:,} bytes; names stop at {name_max:,}")
+    size = len(os.fsencode(str(lexical)))
+    if size >= path_max:
+        raise WorkspaceError(f"refused: {shown} is {size:,} bytes long; paths stop at {path_max - 1:,}")

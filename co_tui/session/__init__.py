@@ -62,6 +62,8 @@ _EXPORTS: dict[str, str] = {
     # `!command` typed in the prompt (user_shell.py)
     "bang_command": "bang",
     "USER_SHELL_TOOL": "bang",
+    "ShellPreview": "shell_preview",
+    "shell_preview": "shell_preview",
     # opening sessions (opening.py) and the saved ones
     "OpenSessionError": "opening",
     "exit_code_for": "opening",
@@ -78,6 +80,8 @@ _EXPORTS: dict[str, str] = {
     "hit_segments": "store_search",
     "SessionTail": "store_tail",
     "StoreError": "store_errors",
+    "SessionBusy": "session_lock",
+    "busy_elsewhere": "session_lock",
     "FORMATS": "export",
     "render_saved": "export",
     "tight_budget_warning": "oversize",
@@ -150,6 +154,8 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         Turns,
     )
     from co_tui.session.saved_session import SessionHit, SessionMeta
+    from co_tui.session.session_lock import SessionBusy, busy_elsewhere
+    from co_tui.session.shell_preview import ShellPreview, shell_preview
     from co_tui.session.store_errors import StoreError
     from co_tui.session.store_search import hit_segments
     from co_tui.session.store_tail import SessionTail

@@ -82,6 +82,14 @@ class PlannedCut:
             f"window{guess}: not sent over the budget"
         )
 
+    @property
+    def over_budget_line(self) -> str:
+        """The chat's trace of "send over the budget once" chosen: one line with the figures."""
+        return (
+            f"sent over the budget once, as you chose: ~{format_tokens(self.tokens_before)} tokens against "
+            f"the {format_tokens(self.budget_tokens)} budget; nothing was cut (the next send asks again)"
+        )
+
 
 def _prompt_of(messages: Sequence[ModelMessage]) -> str:
     for message in messages:

@@ -227,8 +227,10 @@ class ChatSession(HistoryViews):
         return self.turns.plan_send(prompt, self.gauge())
 
     def run_turn(self, prompt: str, choice: SendChoice | None = None) -> AsyncIterator[Event]:
-        """Run one user turn; its events, ending with `Done`; never raises (`SessionTurns.run_turn`)."""
-        return self.turns.run_turn(prompt, choice)
+        """Run one user turn; its events, ending with `Done`; never raises (`SessionTurns.run_turn`).
+        `over_budget` chosen: a line in the chat says so, with the figures of the plan it overrode."""
+        plan = self.plan_send(prompt) if choice == "over_budget" else None
+        return self.turns.run_turn(prompt, choice, trace=plan.over_budget_line if plan is not None else None)
 
     def run_shell_command(self, command: str) -> AsyncIterator[Event]:
         """`!command`: its events, ending with `Done`; never raises (`SessionTurns.run_shell_command`)."""

@@ -13,10 +13,12 @@ the tree, each other branch with its own messages and ledger entries after its f
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
 import re
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,7 +28,7 @@ from co_tui.session.banner import banner_line
 from co_tui.session.cost import format_usd
 from co_tui.session.events import INTERRUPTED_MESSAGE
 from co_tui.session.store import DAMAGED_KEY, LoadedSession, SessionMeta, SessionStore
-from co_tui.text import escape_controls
+from co_tui.text import escape_controls, mend_surrogates
 
 FORMATS = ("md", "json")  # the names `render_export` knows; /export and --format offer these
 JSON_FORMAT_NAME = "co-tui-session"
@@ -264,7 +266,8 @@ def export_json(loaded: LoadedSession, others: dict[int, LoadedSession] | None =
         "ledger": [{**event.to_dict(), "at_message": at} for event, at in zip(loaded.ledger, positions, strict=False)],
         "tree": {"active": loaded.branch, "branches": branches},
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    # mended: a lone surrogate in some text must not make the file unwritable (a rescue copy)
+    return mend_surrogates(json.dumps(document, indent=2, ensure_ascii=False)) + "\n"
 
 
 def render_export(loaded: LoadedSession, fmt: str) -> str:
@@ -318,7 +321,9 @@ def write_export(text: str, default: Path, target: Path | None = None) -> Path:
     `target` None: `default` (its folder is created private, mode 0700); an existing directory:
     `default`'s name inside it; else the file `target`. A default name that is taken gets `-2`,
     `-3`, … before its suffix; a `target` file that exists raises `FileExistsError` with one line
-    (nothing is overwritten). Other `OSError`s (a missing folder, no permission) propagate.
+    (nothing is overwritten). Other `OSError`s (a missing folder, no permission, a full disk)
+    propagate. The file appears complete or not at all (written beside it first, then linked to its
+    name): a full disk never leaves an empty or cut export.
     """
     if target is None:
         from co_tui.paths import ensure_private_dir
@@ -329,22 +334,66 @@ def write_export(text: str, default: Path, target: Path | None = None) -> Path:
         path, unique = target / default.name, True
     else:
         path, unique = target, False
-    for n in range(2, 10_000):
-        try:
-            # O_EXCL: the check and the create are one step, so nothing is overwritten even in a race;
-            # with it a planted symlink counts as taken, never followed (O_NOFOLLOW says so twice).
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
-        except FileExistsError:
-            if not unique:
-                raise FileExistsError(
-                    errno.EEXIST, "the file exists; give another path (nothing was overwritten)", str(path)
-                ) from None
-            path = path.with_name(f"{default.stem}-{n}{default.suffix}")
-            continue
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        return path
+    staged = _stage(text, path.parent)  # whole or not at all: a failed write leaves no file behind
+    try:
+        for n in range(2, 10_000):
+            try:
+                _publish(staged, path)
+            except FileExistsError:
+                if not unique:
+                    raise FileExistsError(
+                        errno.EEXIST, "the file exists; give another path (nothing was overwritten)", str(path)
+                    ) from None
+                path = path.with_name(f"{default.stem}-{n}{default.suffix}")
+                continue
+            return path
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(staged)
     raise FileExistsError(errno.EEXIST, "no free file name left", str(path))
+
+
+def _stage(text: str, folder: Path) -> Path:
+    """`text` written in full (and flushed to disk) to a new private temporary file in `folder`.
+    Raises `OSError` (a full disk: ENOSPC) after removing the partial file. A lone surrogate in
+    `text` is written as U+FFFD (`mend_surrogates`): no text makes the file unwritable."""
+    data = mend_surrogates(text).encode("utf-8")
+    fd, name = tempfile.mkstemp(prefix=".co-tui-", suffix=".part", dir=folder)  # mode 600, O_EXCL
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+        raise
+    os.close(fd)
+    return Path(name)
+
+
+def _publish(staged: Path, path: Path) -> None:
+    """Give the complete file `staged` the new name `path`; `FileExistsError` when it is taken.
+
+    A hard link never replaces a name, so the check and the create are one step (nothing is
+    overwritten even in a race, and a planted symlink counts as taken). Where a file system has no
+    hard links, the name is reserved with O_EXCL and the staged file renamed over the reservation."""
+    try:
+        os.link(staged, path, follow_symlinks=False)
+        return
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS, errno.EMLINK):
+            raise
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600))
+    try:
+        os.replace(staged, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        raise
 
 
 def write_private(path: Path, text: str) -> Path:

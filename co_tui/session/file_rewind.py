@@ -104,10 +104,26 @@ def put_files_back(
 
 
 def _read(root: Path, path: str) -> bytes | None:
-    """The file now (None: missing, unreadable, or a path outside the workspace)."""
+    """The file now (None: missing, unreadable, a path outside the workspace, or not a regular
+    file). Opened without blocking and checked on the open descriptor, as `writable` refuses such
+    files: a FIFO planted at the name would block the read (the rewind picker, then the exit) for
+    good. A file larger than an edit can be is not read either: it is not what an edit wrote."""
+    import os
+    import stat
+
+    from co_tui.agent.file_edits import EDIT_MAX_BYTES
     from co_tui.agent.workspace import Workspace, WorkspaceError
 
     try:
-        return Workspace(root).resolve(path).read_bytes()
+        real = Workspace(root).resolve(path)
+        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except (OSError, WorkspaceError):
+        return None
+    try:
+        with os.fdopen(fd, "rb") as file:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > EDIT_MAX_BYTES:
+                return None
+            return file.read(EDIT_MAX_BYTES + 1)
+    except OSError:
         return None

@@ -20,17 +20,33 @@ def digest(body: str) -> bytes:
 
 
 def encode_messages(messages: Sequence[Any], secrets: tuple[str, ...]) -> list[tuple[str, str, bytes]]:
-    """`(kind, body, digest)` per message, with credentials removed (`scrub_message`, `redact_text`)."""
+    """`(kind, body, digest)` per message, with credentials removed (`scrub_message`, `redact_text`).
+    Never fails on text: a surrogate UTF-8 cannot encode is written mended (U+FFFD for a lone half)."""
     if not messages:
         return []
     from pydantic_ai.messages import ModelMessagesTypeAdapter
+    from pydantic_core import PydanticSerializationError
 
     out = []
     for message in messages:
-        body = ModelMessagesTypeAdapter.dump_json([scrub_message(message)]).decode("utf-8")[1:-1]
+        scrubbed = [scrub_message(message)]
+        try:
+            body = ModelMessagesTypeAdapter.dump_json(scrubbed).decode("utf-8")[1:-1]
+        except PydanticSerializationError:  # a lone surrogate UTF-8 cannot hold: the save must not fail on text
+            body = _mended_json(ModelMessagesTypeAdapter.dump_python(scrubbed, mode="json"))[1:-1]
         body = redact_text(body, secrets)
         out.append((getattr(message, "kind", "?"), body, digest(body)))
     return out
+
+
+def _mended_json(value: Any) -> str:
+    """`value` (JSON-ready) as compact JSON with its surrogates mended (`text.mend_surrogates`):
+    a pair joined, a lone half as U+FFFD, so the body is valid UTF-8."""
+    import json
+
+    from co_tui.text import mend_surrogates
+
+    return mend_surrogates(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
 def decode_bodies(bodies: Sequence[Any], labels: Sequence[str], damaged: Callable[[str], Exception]) -> list[Any]:

@@ -220,8 +220,22 @@ def words_sql(body: str) -> str:
 
 _TOKENIZER = "tokenize = 'unicode61 remove_diacritics 2'"
 
+# The two indexes and how each is filled from the rows it indexes (the backfill; `search_index.py`
+# runs them again to rebuild a damaged index). Never change them: they are part of the schema.
+TRANSCRIPT_SEARCH_TABLE = (
+    f"CREATE VIRTUAL TABLE IF NOT EXISTS transcript_search USING fts5(text, content = '', {_TOKENIZER})"
+)
+TITLE_SEARCH_TABLE = (
+    f"CREATE VIRTUAL TABLE IF NOT EXISTS title_search USING fts5(title, content = 'sessions', {_TOKENIZER})"
+)
+TRANSCRIPT_SEARCH_FILL = (
+    "INSERT INTO transcript_search (transcript_search) VALUES ('delete-all')",
+    f"INSERT INTO transcript_search (rowid, text) SELECT rowid, {words_sql('body')} FROM transcript",
+)
+TITLE_SEARCH_FILL = "INSERT INTO title_search (title_search) VALUES ('rebuild')"
+
 SEARCH_MIGRATION: tuple[str, ...] = (
-    f"CREATE VIRTUAL TABLE IF NOT EXISTS transcript_search USING fts5(text, content = '', {_TOKENIZER})",
+    TRANSCRIPT_SEARCH_TABLE,
     f"""CREATE TRIGGER IF NOT EXISTS transcript_search_insert AFTER INSERT ON transcript BEGIN
         INSERT INTO transcript_search (rowid, text) VALUES (new.rowid, {words_sql("new.body")});
     END""",
@@ -234,7 +248,7 @@ SEARCH_MIGRATION: tuple[str, ...] = (
         VALUES ('delete', old.rowid, {words_sql("old.body")});
         INSERT INTO transcript_search (rowid, text) VALUES (new.rowid, {words_sql("new.body")});
     END""",
-    f"CREATE VIRTUAL TABLE IF NOT EXISTS title_search USING fts5(title, content = 'sessions', {_TOKENIZER})",
+    TITLE_SEARCH_TABLE,
     """CREATE TRIGGER IF NOT EXISTS title_search_insert AFTER INSERT ON sessions BEGIN
         INSERT INTO title_search (rowid, title) VALUES (new.rowid, new.title);
     END""",
@@ -249,9 +263,8 @@ SEARCH_MIGRATION: tuple[str, ...] = (
     END""",
     # The backfill: both indexes from the rows already there ('delete-all' first: a step run again
     # over an index it built must not count every row twice).
-    "INSERT INTO transcript_search (transcript_search) VALUES ('delete-all')",
-    f"INSERT INTO transcript_search (rowid, text) SELECT rowid, {words_sql('body')} FROM transcript",
-    "INSERT INTO title_search (title_search) VALUES ('rebuild')",
+    *TRANSCRIPT_SEARCH_FILL,
+    TITLE_SEARCH_FILL,
 )
 
 # Appended after the tuple above, so it stays the last step whatever entries are added before it.

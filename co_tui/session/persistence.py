@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
     from co_tui.governance.meter import TokenMeter
-    from co_tui.session.events import ErrorEvent
+    from co_tui.session.events import ErrorEvent, Notice
     from co_tui.session.history import History, HistorySnapshot
 
 __all__ = ["EditSaves", "NoStore", "TurnSaves"]
@@ -37,7 +37,7 @@ class TurnSaves(Protocol):
         the turn's own save."""
         ...
 
-    def save_turn(self, prompt: str | None) -> ErrorEvent | None:
+    def save_turn(self, prompt: str | None) -> ErrorEvent | Notice | None:
         """Save the turn (`prompt`: as the user typed it: a new session's title); the storage
         error to show when it failed (the session lives on)."""
         ...
@@ -65,7 +65,7 @@ class NoStore:
     def save_step(self, prompt: str, context: list[ModelMessage]) -> None:
         """Nothing is saved."""
 
-    def save_turn(self, prompt: str | None) -> ErrorEvent | None:
+    def save_turn(self, prompt: str | None) -> ErrorEvent | Notice | None:
         """Nothing is saved, so nothing fails."""
         return None
 

@@ -113,6 +113,10 @@ class SessionCatalog(Protocol):
         there). Raises `StoreCorrupt` for damage it meets."""
         ...
 
+    def delete_refusal(self, session_id: str) -> str | None:
+        """The line `delete` would refuse with now (open in another process), else None."""
+        ...
+
     def delete(self, session_id: str) -> None:
         """Remove the session, its messages and its ledger."""
         ...

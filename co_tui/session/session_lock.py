@@ -55,9 +55,11 @@ class SessionClaim:
                 os.close(entry[0])  # closing the descriptor drops the flock
 
 
-def claim_session(
-    data_dir: Path, session_id: str, *, advice: str = "wait for it to finish, or start a new session"
-) -> SessionClaim:
+OPEN_ADVICE = "quit co-tui there (or switch it to another session) first, or start a new session here"
+"""What to do about a session open elsewhere: an interactive co-tui does not finish by itself."""
+
+
+def claim_session(data_dir: Path, session_id: str, *, advice: str = OPEN_ADVICE) -> SessionClaim:
     """Claim `session_id` for this process. Raises `SessionBusy` if another process holds it: one
     line naming the holder, then `advice`."""
     if fcntl is None:
@@ -83,6 +85,17 @@ def claim_session(
         os.write(fd, str(os.getpid()).encode())
         _held[path] = [fd, 1]
         return SessionClaim(path)
+
+
+def busy_elsewhere(data_dir: Path, session_id: str, *, advice: str = OPEN_ADVICE) -> str | None:
+    """The one line `claim_session` would refuse with now (another process has `session_id` open),
+    or None. Takes the claim and lets go at once: for asking before a question (a delete) that the
+    claim would otherwise refuse after it was answered."""
+    try:
+        claim_session(data_dir, session_id, advice=advice).release()
+    except SessionBusy as exc:
+        return str(exc)
+    return None
 
 
 def _holder(fd: int) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from co_tui.session.applying import KEPT_IN_MEMORY
-from co_tui.session.events import ErrorEvent
+from co_tui.session.events import ErrorEvent, Notice
 from co_tui.session.writer import SaveInfo, SessionWriter
 from co_tui.text import one_line
 
@@ -114,13 +114,20 @@ class SessionSaves:
         """A step's checkpoint (see `TurnSaves`); a failure is reported by the turn's save."""
         self.save_turn(prompt, context)
 
-    def save_turn(self, prompt: str | None, context: list[ModelMessage] | None = None) -> ErrorEvent | None:
+    def save_turn(self, prompt: str | None, context: list[ModelMessage] | None = None) -> ErrorEvent | Notice | None:
         """Save what is new since the last save (`context` instead of the history's: a step's
-        checkpoint); the first prompt names a new session. A storage failure is reported."""
+        checkpoint); the first prompt names a new session. A storage failure is reported; so is a
+        repair the store made on its own to save it (a damaged search index rebuilt)."""
         if prompt and not self.conversation.title:
             self.conversation.title = make_title(prompt)
         error = self.write(self.history.snapshot(), context)
-        return None if error is None else ErrorEvent(message=self.not_saved(error), kind="storage")
+        if error is not None:
+            return ErrorEvent(message=self.not_saved(error), kind="storage")
+        store = self.store
+        if context is not None or store is None:  # a step's checkpoint: the turn's save says it
+            return None
+        notices = store.take_notices()
+        return Notice(message="; ".join(notices)) if notices else None
 
     # --- what the store lacks --------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from co_tui.agent.mentions import AT, Attachments, attach, priced
 from co_tui.session.ask_cut import plan_send
 from co_tui.session.bang import BANG
 from co_tui.session.events import Done, ErrorEvent, Event, Notice
+from co_tui.text import mend_surrogates
 
 if TYPE_CHECKING:
     from co_tui.governance.compact_mode import SendChoice
@@ -64,13 +65,17 @@ class SessionTurns:
         meter's tokens. Reads the files: blocking."""
         return priced(attach(self.workspace, prompt), self.runner.binding.meter.ratio)
 
-    async def run_turn(self, prompt: str, choice: SendChoice | None = None) -> AsyncIterator[Event]:
+    async def run_turn(
+        self, prompt: str, choice: SendChoice | None = None, *, trace: str | None = None
+    ) -> AsyncIterator[Event]:
         """Run one user turn (`TurnRunner.run`) after its attachments and the size check.
-        `choice`: the user's answer for this send in `compact_mode` ask."""
+        `choice`: the user's answer for this send in `compact_mode` ask; `trace`: a line saying what
+        was chosen, said once the turn is sure to be sent."""
         if self.busy.running:
             yield ErrorEvent(message=BUSY_TURN, kind="internal")
             yield Done(output="", failed=True)
             return
+        prompt = mend_surrogates(prompt)  # a lone surrogate (undecodable argv bytes) cannot be saved
         attachments = await asyncio.to_thread(self.attachments, prompt) if AT in prompt else None
         for line in attachments.lines() if attachments else ():
             yield Notice(message=line)
@@ -80,6 +85,8 @@ class SessionTurns:
             yield refused
             yield Done(output="", failed=True)
             return
+        if trace is not None:
+            yield Notice(message=trace)
         self.busy.running = True
         try:
             async for event in self.runner.run(sent, choice, typed=prompt):

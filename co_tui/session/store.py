@@ -28,6 +28,7 @@ plain JSON (the TUI shows a resumed conversation before pydantic-ai has loaded).
 from __future__ import annotations
 
 import enum
+import functools
 import json
 import math
 import os
@@ -40,7 +41,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.tokens import ESTIMATOR_VERSION, prime_message_tokens
@@ -52,7 +53,8 @@ from co_tui.session.conversation_counts import ConversationCounts, keep_counts, 
 from co_tui.session.message_codec import decode_bodies, encode_messages
 from co_tui.session.redaction import redact_text, secret_env_values
 from co_tui.session.saved_session import LoadedSession, SessionHit, SessionMeta
-from co_tui.session.session_lock import claim_session
+from co_tui.session.search_index import REBUILT_LINE, damaged_indexes, rebuild
+from co_tui.session.session_lock import busy_elsewhere, claim_session
 from co_tui.session.store_branches import (
     active_branch,
     next_mark,
@@ -112,6 +114,7 @@ DB_NAME = "sessions.db"
 UNDO_ON_RESUME = 32
 LAZY_TAIL = 64  # transcript messages a lazy load decodes up front: the newest screenful and more
 BUSY_TIMEOUT_S = 3.0
+DELETE_ADVICE = "quit co-tui there (or switch it to another session) first; nothing was deleted"
 
 
 @dataclass
@@ -150,6 +153,26 @@ def _is_user_prompt(message: Any) -> bool:
     )
 
 
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _search_derived(method: _Method) -> _Method:
+    """A store method that writes or searches: when it fails on a damaged search index, the index
+    is rebuilt from the rows and the method runs again (once). The index is derived data: its
+    damage never blocks a save (`search_index.py`)."""
+
+    @functools.wraps(method)
+    def run(self: SessionStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except StoreError:
+            if not self._rebuild_damaged_search():
+                raise
+        return method(self, *args, **kwargs)
+
+    return cast(_Method, run)
+
+
 class SessionStore:
     """Sessions in one SQLite file. Build with `SessionStore.open(data_dir)`; see module docstring."""
 
@@ -165,6 +188,10 @@ class SessionStore:
         # One line when other users can read the data dir (set by `commands.open_store_at`): the
         # front end shows it — print mode on stderr, the TUI in the chat (docs/configuration.md).
         self.warning: str | None = None
+        # Lines about repairs the store made on its own (a damaged search index rebuilt): the front
+        # end shows them once (`take_notices`).
+        self._notices: list[str] = []
+        self._search_checked = False  # whether a search that found nothing had the index checked
 
     # --- opening ---------------------------------------------------------------------------------
 
@@ -325,8 +352,29 @@ class SessionStore:
                         conn.execute("ROLLBACK")
                 raise
 
+    def _rebuild_damaged_search(self) -> bool:
+        """After a failed write: whether a search index was damaged, and is now rebuilt from the rows
+        (`search_index.py`; one notice says so). False when none is, or the check itself failed."""
+        try:
+            with self._transaction("repair the search index") as conn:
+                damaged = damaged_indexes(conn)
+                if damaged:
+                    rebuild(conn, damaged)
+        except StoreError:
+            return False
+        if damaged:
+            self._notices.append(REBUILT_LINE)
+        return bool(damaged)
+
+    def take_notices(self) -> list[str]:
+        """The lines about repairs made since the last call (a rebuilt search index), once each."""
+        with self._lock:
+            notices, self._notices = self._notices, []
+        return notices
+
     # --- sessions --------------------------------------------------------------------------------
 
+    @_search_derived
     def create_session(self, *, model: str, workspace: Path, title: str = "", session_id: str | None = None) -> str:
         """Add an empty session; return its id (a uuid4 hex string unless `session_id` is given)."""
         sid = session_id or uuid.uuid4().hex
@@ -342,6 +390,7 @@ class SessionStore:
             self._saved[sid] = _Saved(revision=0, transcript_len=0, ledger_len=0, context=ContextState())
         return sid
 
+    @_search_derived
     def save_turn(
         self,
         session_id: str,
@@ -470,6 +519,7 @@ class SessionStore:
             next_mark=marks_after,
         )
 
+    @_search_derived
     def save_history(
         self,
         session_id: str,
@@ -941,27 +991,45 @@ class SessionStore:
                 return [_meta_from_row(r) for r in found]
             return [_meta_from_row(r) for r in rows.fetchall()]
 
+    @_search_derived
     def search(self, query: str, workspace: Path | None = None, *, limit: int = 200) -> list[SessionHit]:
         """The sessions (of `workspace`, or all) whose title or saved text matches `query`'s words,
         most recently updated first, at most `limit`, each with a snippet of its newest matching
         message (`store_search.py`: every word is quoted, so no query text raises; one without
-        words finds nothing). `StoreError` when the store fails."""
+        words finds nothing). `StoreError` when the store fails. A damaged index is rebuilt
+        (`search_index.py`): when the search fails, and once per store when it finds nothing."""
         where = None if workspace is None else str(Path(workspace).expanduser().resolve())
-        with self._guard("search sessions") as conn:
-            return search_rows(
-                conn, query, workspace=where, limit=limit, meta_columns=_META_COLUMNS, meta_from_row=_meta_from_row
-            )
+
+        def run() -> list[SessionHit]:
+            with self._guard("search sessions") as conn:
+                return search_rows(
+                    conn, query, workspace=where, limit=limit, meta_columns=_META_COLUMNS, meta_from_row=_meta_from_row
+                )
+
+        hits = run()
+        # Finding nothing may be a damaged index that raises nothing: checked once per store.
+        if not hits and not self._search_checked:
+            self._search_checked = True
+            if self._rebuild_damaged_search():
+                hits = run()
+        return hits
 
     def latest(self, workspace: Path) -> SessionMeta | None:
         """The most recently updated session of `workspace`, or None."""
         sessions = self.list_sessions(workspace)
         return sessions[0] if sessions else None
 
+    def delete_refusal(self, session_id: str) -> str | None:
+        """The line `delete` would refuse with now (the session is open in another process), else
+        None: asked before the "removed for good" question, so that question is not asked in vain."""
+        return busy_elsewhere(self.path.parent, session_id, advice=DELETE_ADVICE)
+
+    @_search_derived
     def delete(self, session_id: str) -> None:
         """Remove a session with its transcript, context, ledger and file checkpoints. Unknown id:
         `StoreError`. `SessionBusy` (one line) while another process has it open: deleting it under
         that process made its next save fail, its conversation left only in a rescue copy."""
-        claim = claim_session(self.path.parent, session_id, advice="quit it there first; nothing was deleted")
+        claim = claim_session(self.path.parent, session_id, advice=DELETE_ADVICE)
         try:
             with self._transaction("delete the session") as conn:
                 if conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount == 0:

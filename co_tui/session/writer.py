@@ -96,8 +96,8 @@ class SessionWriter:
 
     def write_rescue_copy(self, history: HistorySnapshot, info: SaveInfo) -> Path | None:
         """Write the whole conversation as a JSON export (`--format json`, mode 600) beside the
-        database. Returns the file, or None when it could not be written either (or there is no
-        store, or nothing to keep)."""
+        database, complete or not at all. Returns the file, or None when it could not be written
+        either (or there is no store, or nothing to keep)."""
         if self.store is None or not history.transcript_len:
             return None
         now = datetime.now(UTC)
@@ -120,10 +120,10 @@ class SessionWriter:
         )
         path = self.store.path.parent / f"rescued-{info.session_id[:8]}-{time.strftime('%Y%m%d-%H%M%S')}.json"
         try:
-            return write_private(
-                path, export_json(loaded)
-            )  # a new file: a symlink planted at the name is never followed
-        except OSError:
+            # a new file, complete or absent (never empty, even on a full disk); a symlink planted
+            # at the name is never followed
+            return write_private(path, export_json(loaded))
+        except (OSError, ValueError):  # ValueError: text that cannot be serialised (never expected)
             return None
 
     # --- the claim -------------------------------------------------------------------------------

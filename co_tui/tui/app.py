@@ -31,9 +31,11 @@ from typing import TYPE_CHECKING, Any, Union
 
 from textual import events, work
 from textual.app import App
+from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from co_tui.agent.permissions import Permissions, offer
+from co_tui.tui import alt_enter
 from co_tui.tui.commands import closest_command, find_command
 from co_tui.tui.controller import ChatController, internal_error
 from co_tui.tui.early_input import EarlyInput
@@ -53,7 +55,7 @@ from co_tui.tui.messages import (
     SessionReady,
 )
 from co_tui.tui.palette import SlashCommandProvider
-from co_tui.tui.screens.arming import ArmedAnswers, arming
+from co_tui.tui.screens.arming import ArmedAnswers, arming, arming_seconds
 from co_tui.tui.screens.chat import RESUME_ENTRIES, ChatScreen
 from co_tui.tui.type_ahead import TypeAhead, types_text
 
@@ -90,6 +92,7 @@ class CoTuiApp(App[int]):
     CSS_PATH = Path(__file__).parent / "screens" / "chat.tcss"
     COMMANDS = App.COMMANDS | {SlashCommandProvider}
     # The keys of the registry are bound on ChatScreen (so they do not fire behind a dialog).
+    quit_window_s = 2.0  # a second ctrl+c quits only this soon after the first
 
     def __init__(
         self,
@@ -101,6 +104,7 @@ class CoTuiApp(App[int]):
         continue_latest: bool = False,
     ) -> None:
         super().__init__()
+        alt_enter.install()  # ESC CR (Alt+Enter in tmux and most terminals) starts a new line
         # A loader is called in the start-up worker: pydantic-settings must not delay the first frame.
         self._load_settings: Callable[[], Settings] | None = settings if callable(settings) else None
         self.settings: Settings | None = None if callable(settings) else settings
@@ -113,7 +117,9 @@ class CoTuiApp(App[int]):
         self._mcp_worker: Worker[None] | None = None  # runs the session's MCP servers
         self.early_input = EarlyInput()  # what is typed or pasted before the prompt is ready
         self.type_ahead = TypeAhead()  # keys typed while a row has focus go to the prompt
-        self._quit_armed = False  # the last key was a ctrl+c: another one quits
+        self._quit_armed = False  # the last key was a ctrl+c: another one quits, within the window
+        self._quit_window: Timer | None = None  # closes it (`quit_window_s` after the first press)
+        self._typed_at = float("-inf")  # when the last key that types text came (a dialog's burst)
         self._esc_armed = False  # the last key was an esc on an empty idle prompt: another one rewinds
         # This app's key timings: its driver, prompt and chat screen note keys here (tui/input_clock.py).
         self.key_clock = KeyClock()
@@ -159,7 +165,11 @@ class CoTuiApp(App[int]):
     # --- quitting keeps a running turn (docs/keys-and-commands.md) ------------------------------
 
     def on_load(self) -> None:
-        """Make SIGTERM and SIGHUP quit as Ctrl+Q does (`action_quit`: a running turn is kept first)."""
+        """Make SIGTERM and SIGHUP quit as Ctrl+Q does (`action_quit`: a running turn is kept first),
+        and the loop's threads daemons that never hold the exit (`daemon_threads.py`)."""
+        from co_tui.daemon_threads import use_daemon_executor
+
+        use_daemon_executor()  # a thread blocked for good (a FIFO read) never holds the exit
         # SIGTERM and SIGHUP (a closed terminal) quit like Ctrl+Q: the running turn is kept first.
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
@@ -244,7 +254,8 @@ class CoTuiApp(App[int]):
     async def action_ctrl_c(self) -> None:
         """ctrl+c, as in Claude Code and Codex: a selection in the prompt is copied; else the prompt
         is cleared when it has text, or a running answer interrupted when it is empty; pressed again
-        right after (no other key between), co-tui quits. The first press says so under the prompt."""
+        right after (no other key between, within `quit_window_s`), co-tui quits. The first press says
+        so under the prompt, until the window closes."""
         chat = self.chat
         prompt = chat.prompt
         if prompt.selected_text:
@@ -262,7 +273,17 @@ class CoTuiApp(App[int]):
         else:
             done = ""
         self._quit_armed = True
-        chat.show_hint(f"{done + ' · ' if done else ''}ctrl+c again quits", info=True)
+        hint = f"{done + ' · ' if done else ''}ctrl+c again quits"
+        chat.show_hint(hint, info=True)
+        if self._quit_window is not None:
+            self._quit_window.stop()
+        self._quit_window = self.set_timer(self.quit_window_s, partial(self._close_quit_window, hint))
+
+    def _close_quit_window(self, hint: str) -> None:
+        """The second ctrl+c came too late to be meant as one: it no longer quits, and its hint goes."""
+        self._quit_armed, self._quit_window = False, None
+        if not self._chat_gone() and str(self.chat.query_one("#hint").render()) == hint:
+            self.chat.clear_hint()
 
     def action_interrupt(self) -> None:
         """Esc: stop the running turn (the partial answer stays) or compaction. On an empty, idle
@@ -360,6 +381,21 @@ class CoTuiApp(App[int]):
         """ctrl+end: jump to the end of the chat, which then follows new output again."""
         if not self._chat_gone():
             self.chat.log_view.scroll_to_end()
+
+    def action_scroll_chat(self, where: str) -> None:
+        """PgUp / PgDn (with Shift too) and ctrl+home, from the prompt: scroll the chat. Paging down
+        to its end follows new output again, as ctrl+end does."""
+        if self._chat_gone():
+            return
+        log = self.chat.log_view
+        if where == "home":
+            log.scroll_home(animate=False, immediate=True)
+        elif where == "page_up":
+            log.scroll_page_up(animate=False)
+        elif log.scroll_y + log.scrollable_content_region.height >= log.max_scroll_y:
+            log.scroll_to_end()
+        else:
+            log.scroll_page_down(animate=False)
 
     async def action_undo(self) -> None:
         """/undo: undo the newest cut or compaction still in effect (docs/context-governance.md)."""
@@ -753,7 +789,13 @@ class CoTuiApp(App[int]):
         """A key typed on the chat screen while a row or the log has focus goes to the prompt, in
         order (tui/type_ahead.py); True when taken there. So does a key that types text while a
         dialog's answers are not armed yet (screens/arming.py): it was meant for the prompt."""
-        if (dialog := arming(self.screen)) is not None:
+        typing = types_text(event)
+        burst = typing and event.time - self._typed_at < arming_seconds()
+        dialog = arming(self.screen, burst=burst, key=event.key if typing else None)
+        if typing:  # a key that answered an armed dialog is no typing: the next one may answer too
+            answers = dialog is None and isinstance(self.screen, ArmedAnswers)
+            self._typed_at = float("-inf") if answers else event.time
+        if dialog is not None:
             return self._to_prompt_under_dialog(dialog, event)
         chat = self.screen
         if not isinstance(chat, ChatScreen) or not chat.is_mounted:
@@ -766,7 +808,9 @@ class CoTuiApp(App[int]):
         """Key `event`, typed while `dialog` (on top) arms: text goes to the chat's prompt when the dialog
         is over the chat (else it is dropped) and the arming starts again; True when taken. Any other key goes to
         the dialog, whose answers are inert."""
-        if not types_text(event):
+        from textual.widgets import Input
+
+        if not types_text(event) or isinstance(self.screen.focused, Input):  # a dialog's own field types
             return False
         dialog.typed()
         under = self.screen_stack[-2] if len(self.screen_stack) > 1 else None
@@ -854,9 +898,10 @@ class CoTuiApp(App[int]):
                 store=store,
             )
         except Exception as exc:  # OpenSessionError and anything else: one line
-            from co_tui.session import exit_code_for
+            from co_tui.session import SessionBusy, exit_code_for
 
-            self.post_message(SessionFailed(str(exc) or type(exc).__name__, exit_code_for(exc)))
+            busy = isinstance(exc, SessionBusy)
+            self.post_message(SessionFailed(str(exc) or type(exc).__name__, exit_code_for(exc), busy=busy))
             return
         self.post_message(SessionReady(session))
 
@@ -992,7 +1037,7 @@ class CoTuiApp(App[int]):
     async def on_session_failed(self, message: SessionFailed) -> None:
         """A session did not open (`ChatController.session_failed`: at start-up the app leaves)."""
         release_collections_after_start_up()
-        await self.controller.session_failed(message.message, message.exit_code)
+        await self.controller.session_failed(message.message, message.exit_code, busy=message.busy)
 
 
 def run_app(
@@ -1003,7 +1048,8 @@ def run_app(
     When the settings or the session cannot be loaded, the app exits by itself and the one line
     saying why is printed here, after the terminal is restored (exit 2 for settings and usage).
     Otherwise, when the session has turns, one line says how to resume it, or, when its last save
-    failed, where its rescue copy went (`quit_lines`).
+    failed, where its rescue copy went (`quit_lines`); a conversation the database lacks exits 1,
+    as print mode does after a failed save, rescued or not.
     """
     app = CoTuiApp(settings, workspace, resume_id=resume_id, continue_latest=continue_latest)
     try:
@@ -1018,6 +1064,7 @@ def run_app(
         hint, problem = quit_lines(app.session)
         if problem:
             print(f"co-tui: {problem}", file=sys.stderr)
+            return app.return_code or 1
         if hint:
             print(hint)
     return app.return_code or 0

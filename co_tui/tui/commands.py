@@ -113,8 +113,14 @@ KEYS: tuple[KeySpec, ...] = (
     KeySpec("f1", "show_help", "Help"),
     KeySpec("ctrl+q", "quit", "Quit", priority=True),
     # Not priority: the prompt runs it itself, after the keys typed before it (PromptInput.BINDINGS).
-    KeySpec("ctrl+c", "ctrl_c", "Clear the prompt, else interrupt; twice quits", show=False),
+    KeySpec("ctrl+c", "ctrl_c", "Clear the prompt, else interrupt; twice within 2 s quits", show=False),
     KeySpec("ctrl+end", "scroll_chat_end", "Jump to the end of the chat", show=False),
+    # priority: the prompt (a TextArea) pages its own cursor with them; a one-line prompt has no pages.
+    KeySpec("pageup,shift+pageup", "scroll_chat('page_up')", "Scroll the chat up a page", show=False, priority=True),
+    KeySpec(
+        "pagedown,shift+pagedown", "scroll_chat('page_down')", "Scroll the chat down a page", show=False, priority=True
+    ),
+    KeySpec("ctrl+home", "scroll_chat('home')", "Jump to the start of the chat", show=False, priority=True),
 )
 
 
@@ -133,10 +139,12 @@ PROMPT_FORMS: tuple[PromptFormSpec, ...] = (
         "!command",
         "Run a shell command in the workspace, asked as the model's `run_shell` is (`a` in the dialog "
         "allows its prefix for the session, as for the model's commands; see `/permissions`), even when "
-        "`allow_shell` is off. Its output goes into the conversation as a `$ command` row (its title adds "
-        "`· exit 2`, `· timed out` or `· stopped` when the command did not succeed): the model sees "
-        "it with your next prompt, the meter counts it, and old outputs are shortened and recallable like "
-        "any tool output. Esc or Ctrl+C stops it (the output so far is kept). `!` alone is a prompt",
+        "`allow_shell` is off. Its row shows the output's first 10 lines, `+N lines` when there are more "
+        "(Enter on the row opens them all) and how it ended (`exit 0`, `exit 2`…; the title adds "
+        "`· exit 2`, `· timed out` or `· stopped` when the command did not succeed). The output goes into "
+        "the conversation: the model sees it with your next prompt, the meter counts it, and old outputs "
+        "are shortened and recallable like any tool output. Esc or Ctrl+C stops it (the output so far is "
+        "kept). `!` alone is a prompt",
     ),
     PromptFormSpec(
         "@path",

@@ -809,8 +809,9 @@ class ChatController:
             view.clear_hint()  # "the model is still loading — your prompt will be sent…": it is sent now
         self.send_queued()
 
-    async def session_failed(self, message: str, exit_code: int) -> None:
-        """A session did not open: at start-up the app leaves; from /sessions this one stays."""
+    async def session_failed(self, message: str, exit_code: int, *, busy: bool = False) -> None:
+        """A session did not open: at start-up the app leaves; from /sessions this one stays. `busy`
+        (open in another co-tui): a notice saying so and what to do, not a configuration error."""
         if self.session is None:
             self.view.fail_to_start(message, exit_code)
             return
@@ -818,7 +819,10 @@ class ChatController:
 
         # What was typed meanwhile goes to the session that stays.
         self.opening_id = None
-        await self.view.show_event(ErrorEvent(message=message, kind="config"))
+        if busy:
+            await self.view.add_notice(f"not opened: {message} · this conversation stays open here")
+        else:
+            await self.view.show_event(ErrorEvent(message=message, kind="config"))
         self.send_queued()
 
     async def _show_saved(self, *, notice: bool = True) -> None:

@@ -58,8 +58,9 @@ what the model sees without telling you (and the model).
   it, the first one too, in the order typed. A row's own letter (`r` below) acts only when
   pressed on its own, not as the first letter of typed text.
 - **Following the chat**: the chat stays at its end as output arrives. Scroll up (the wheel, the
-  scrollbar) and it stays where you are, with `↓ new output below` under it; `Ctrl+End` or a click
-  on that line goes back to the end, and so does sending a prompt. A row opened with Enter stays in
+  scrollbar, PgUp or Ctrl+Home from the prompt) and it stays where you are, with `↓ new output
+  below` under it; `Ctrl+End`, PgDn to the end or a click on that line goes back to the end, and so
+  does sending a prompt. A row opened with Enter stays in
   view until the next item arrives.
   `/compact` and `/clear` leave their own banners (`Conversation compacted`, `Conversation cleared`).
   `/compact` (and `Ctrl+K`) first shows what it will summarise and the estimated size after:
@@ -69,8 +70,9 @@ what the model sees without telling you (and the model).
   and after against the budget and the window, and what it costs the prompt cache (the meter says
   `asks before next send`). `c` cuts as planned and sends; `k` compacts with the focus typed in the
   dialog's field (Enter there too), then sends; `i` opens the history inspector to pin or evict, and
-  the question comes back with the new figures; `o` sends over the budget once (refused in one line
-  past the model's window); `Esc` (or `Ctrl+C`) cancels the send and puts the prompt back in the input. Inside a
+  the question comes back with the new figures; `o` sends over the budget once, and a line in the chat
+  says so with the figures (refused in one line past the model's window); its answers arm as an
+  approval's do; `Esc` (or `Ctrl+C`) cancels the send and puts the prompt back in the input. Inside a
   turn nothing is cut unless a request would pass the model's window (one line says so).
   After a summary or compaction the banner's details list what the summary kept and lost of the
   paths, names and numbers it covers (`kept 14 of 16 paths; lost: src/a.py, docs/b.md`); `r` on
@@ -192,8 +194,11 @@ def _approval_table(bindings: Iterable[Binding | tuple[str, ...]]) -> str:
     arming = (
         f"Its answers arm {ARMING_S:g} s after it appears (the buttons are dimmed and show no key until"
         " then), so a key meant for the prompt cannot answer it: text typed meanwhile goes to the prompt,"
-        " and each key starts the wait again. The /clear and delete-session confirmations arm the same way;"
-        " /compact's does not (`/undo` takes a compaction back, and `Ctrl+K` twice is its quick path)."
+        " and each key starts the wait again. Armed, a letter that is none of its answers, or one typed"
+        f" within {ARMING_S:g} s of the letter before it (`hello` typed on), still goes to the prompt and"
+        " starts the wait again: a key pressed on its own answers. The /clear and delete-session"
+        " confirmations and the ask dialog of `compact_mode` ask arm the same way; /compact's does not"
+        " (`/undo` takes a compaction back, and `Ctrl+K` twice is its quick path)."
     )
     # The six scroll keys share one action and one row.
     own = [b for b in bindings if isinstance(b, Binding)]
@@ -255,8 +260,12 @@ def reference_markdown() -> str:
         "",
         "## In the prompt",
         "",
-        "Enter sends; `Ctrl+J` (or Alt+Enter, Shift+Enter) starts a new line; ↑ and ↓ on the first and",
-        "last line bring back earlier prompts.",
+        "Enter sends; `Ctrl+J`, `Alt+Enter` or `Shift+Enter` starts a new line; ↑ and ↓ on the first and",
+        "last line bring back earlier prompts. `Ctrl+J` works in every terminal. `Alt+Enter` works where",
+        "the terminal sends it as ESC CR: tmux, xterm, GNOME Terminal, Konsole, Windows Terminal, iTerm2",
+        "(Option as Meta), and the kitty-protocol terminals. `Shift+Enter` works in the terminals with the",
+        "kitty keyboard protocol (kitty, WezTerm, foot, Ghostty); elsewhere it sends what Enter sends, and",
+        "sends the prompt.",
         "",
         prompt_forms_table(),
         "",

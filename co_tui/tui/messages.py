@@ -70,10 +70,12 @@ class SessionPreview(Message):
 
 @dataclass
 class SessionFailed(Message):
-    """The ChatSession could not be created; `message` is the one line to show."""
+    """The ChatSession could not be created; `message` is the one line to show. `busy`: it is open
+    in another co-tui process (no configuration error: the line says what to do)."""
 
     message: str
     exit_code: int = 2
+    busy: bool = False
 
 
 __all__ = [

@@ -209,3 +209,15 @@ def test_split_attachments_gives_back_the_typed_prompt(workspace: Path) -> None:
     assert back == typed and [path for path, _ in blocks] == ["pkg/core.py", "evil.md"]
     assert "not the end" in blocks[1][1], "a forged closing tag does not end the block"
     assert split_attachments("no blocks here") == ("no blocks here", [])
+
+
+def test_an_over_long_mention_is_not_attached_in_one_line(tmp_path: Path) -> None:
+    """A 300-character `@` mention raised `OSError: File name too long` out of `attach` (issue 40,
+    item 5): it is "not attached", with why."""
+    from co_tui.agent.mentions import attach
+
+    attachments = attach(tmp_path, "look at @" + "a" * 300 + " and @" + "d/" * 2100 + "x")
+    assert attachments.attached == ()
+    [first, second] = attachments.lines()
+    assert "not attached: refused:" in first and "names stop at 255" in first
+    assert "not attached: refused:" in second and "paths stop at 4,095" in second

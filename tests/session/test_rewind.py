@@ -6,6 +6,7 @@ the pins, the meter — every branch is kept and comes back exactly, across resu
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import tempfile
 from pathlib import Path
@@ -448,3 +449,40 @@ async def test_rewinding_a_resumed_session_keeps_its_cost_known(tmp_path: Path) 
     await run_turn(resumed, "read README.md again")
     [meta] = [m for m in store.list_sessions(ws) if m.id == resumed.id]
     assert meta.cost_usd == 0.0
+
+
+async def test_a_fifo_in_place_of_an_edited_file_is_refused_not_waited_on(tmp_path: Path) -> None:
+    """A FIFO planted where the agent wrote a file blocked the rewind picker's read for good (and
+    then the exit): it is not a regular file, so it counts as changed since, and is never put back
+    over. The read runs in a daemon thread here so that, on the old code, the test fails rather
+    than hangs; the FIFO is opened for writing afterwards to let any blocked reader go."""
+    import os
+    import threading
+
+    ws = _workspace(tmp_path / "ws")
+    store = SessionStore.open(tmp_path / "data")
+    session = ChatSession(_settings(tmp_path / "data", 50_000), workspace=ws, store=store, approver=_approve)
+    await run_turn(session, "write hello to notes.txt")
+    await run_turn(session, "replace hello with bye in notes.txt")
+    points = {p.turn: p for p in session.rewind_points()}
+    (ws / "notes.txt").unlink()
+    os.mkfifo(ws / "notes.txt")
+    answer: list[Any] = []
+    done = threading.Event()
+
+    def read() -> None:
+        answer.append(session.files_back(points[2].position))
+        done.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        assert done.wait(timeout=30), "files_back blocked on the FIFO"
+        assert answer[0].conflicts == ("notes.txt",)
+        line = await session.put_files_back(points[2].position, overwrite=True)
+        assert line == "put back 0 files; could not put back notes.txt: refused: notes.txt is not a regular file"
+        assert (ws / "notes.txt").is_fifo()
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(os.open(ws / "notes.txt", os.O_WRONLY | os.O_NONBLOCK))  # frees a blocked reader
+        session.release_claim()
+        store.close()

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pilot_helpers import inspector_loaded, paste, wait_idle, wait_ready, wait_until
+from pilot_helpers import dialog_armed, inspector_loaded, paste, wait_idle, wait_ready, wait_until
 from quiet_app import QuietApp
 
 from co_tui.config import load_settings
@@ -40,7 +40,7 @@ async def _ask(pilot, prompt: str = "and now?"):
     await paste(pilot, prompt)
     await pilot.press("enter")
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, AskCutScreen), what="the ask dialog")
-    await pilot.pause()
+    await dialog_armed(pilot, "AskCutScreen")
     return pilot.app.screen
 
 
@@ -135,11 +135,34 @@ async def test_over_the_budget_once_sends_uncut_and_the_next_send_asks_again(ask
         await pilot.press("o")
         await wait_idle(pilot)
         assert not _cuts(ask_app) and len(session.context) == 10, "sent whole, over the limit"
+        notices = [n.text for n in ask_app.chat.query("NoticeLine")]
+        [trace] = [n for n in notices if n.startswith("sent over the budget once, as you chose: ~")]
+        assert trace.endswith("budget; nothing was cut (the next send asks again)"), (
+            "a trace in the chat (issue 43 item 9)"
+        )
         reading = session.meter_reading()
         assert reading.trim_pending and reading.asks_first
         assert "asks before next send" in str(ask_app.chat.meter.render())
         await _ask(pilot, "again?")
         assert isinstance(ask_app.screen, AskCutScreen)
+
+
+async def test_letters_typed_in_a_burst_go_to_the_prompt_not_to_the_dialog(ask_app):
+    """`hello` typed on while the question is up: its letters go to the prompt and each re-arms the
+    dialog, so its `o` sends nothing over the budget (issue 43 item 9). A key on its own answers."""
+    async with ask_app.run_test(size=SIZE) as pilot:
+        await _fill(pilot)
+        session = ask_app.session
+        dialog = await _ask(pilot)
+        await pilot.press(*"hello")
+        assert ask_app.screen is dialog and not dialog.armed, "re-armed, not answered"
+        assert ask_app.chat.prompt.text == "hello"
+        assert len(session.transcript) == 8, "nothing sent"
+        await dialog_armed(pilot, "AskCutScreen")
+        await pilot.press("c")
+        await wait_idle(pilot)
+        assert session.transcript[-2].parts[0].content == "and now?" and _cuts(ask_app)
+        assert ask_app.chat.prompt.text == "hello", "what was typed for the prompt stays there"
 
 
 async def test_compact_with_a_focus_then_sends(ask_app):
@@ -183,7 +206,7 @@ async def test_inspect_then_the_question_comes_back_with_new_figures(ask_app):
             lambda: isinstance(ask_app.screen, AskCutScreen) and ask_app.screen is not first,
             what="the question again",
         )
-        await pilot.pause()
+        await dialog_armed(pilot, "AskCutScreen")
         assert "1 pinned" in _body(ask_app.screen) and list(session.pins) == [2]
         assert "“note 1”" not in _body(ask_app.screen).split("Stays")[0], "the pinned turn no longer goes"
         assert len(session.transcript) == 10, "still nothing sent"

@@ -5,7 +5,7 @@ plans with the real planner over its scripted meter; each snapshot was converted
 from __future__ import annotations
 
 import pytest
-from pilot_helpers import paste, wait_idle, wait_ready, wait_until
+from pilot_helpers import dialog_armed, paste, wait_idle, wait_ready, wait_until
 
 from co_tui.config import Settings
 
@@ -21,7 +21,7 @@ def _ask(*, refuse: bool = False):
             await wait_idle(pilot)
         await paste(pilot, "and now the docs, please")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "AskCutScreen", what="the ask dialog")
+        await dialog_armed(pilot, "AskCutScreen")  # its answers arm as an approval's (screens/arming.py)
         if refuse:
             await pilot.press("o")
             line = pilot.app.screen.query_one("#ask-line")

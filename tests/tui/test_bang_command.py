@@ -138,3 +138,33 @@ async def test_ctrl_c_stops_a_command_too(workspace: Path) -> None:
         await pilot.press("ctrl+c")  # the prompt is empty: it interrupts
         await wait_idle(pilot)
         assert app.session.transcript[-1].parts[0].content.endswith("[interrupted by the user: the command was killed]")
+
+
+def inline_output(row: ToolCallBlock) -> str:
+    """What the closed row shows under its title (the `!command`'s output head), "" when hidden."""
+    shown = [w for w in row.query(".shell-output") if w.display]
+    return "\n".join(str(w.render()) for w in shown)
+
+
+async def test_a_bang_commands_output_shows_inline_with_its_exit_status(workspace: Path) -> None:
+    """The user typed the command for its output: the first lines under the row, `+N lines` for the
+    rest, how it ended; an error's text too. Opening the row hides the head (the result shows all)."""
+    app = QuietApp(load_settings(), workspace)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_ready(pilot)
+        await bang(pilot, "seq 1 25")
+        await pilot.press("y")
+        await wait_idle(pilot)
+        [row] = rows(app)
+        assert row.collapsed
+        assert (
+            inline_output(row) == "\n".join(str(n) for n in range(1, 11)) + "\n+15 lines · enter opens the rest\nexit 0"
+        )
+        await bang(pilot, "ls nonexist")
+        await pilot.press("y")
+        await wait_idle(pilot)
+        failed = rows(app)[-1]
+        shown = inline_output(failed)
+        assert shown.startswith("ls: ") and "nonexist" in shown and shown.endswith("\nexit 2"), shown
+        failed.collapsed = False
+        await wait_until(pilot, lambda: inline_output(failed) == "", what="the head hidden once opened")

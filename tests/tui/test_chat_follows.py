@@ -84,3 +84,32 @@ async def test_scrolled_up_the_chat_stays_and_says_there_is_more_below(make_app)
         assert hint.display and not _at_end(log)
         await send_prompt(pilot, "hello once more")
         assert _at_end(log) and not hint.display, "sending follows again"
+
+
+async def test_page_keys_scroll_the_chat_while_the_prompt_has_focus(make_app) -> None:
+    """PgUp, Shift+PgUp and Ctrl+Home scroll the chat up from the prompt (the prompt keeps the
+    focus and its text); PgDn back down to the end follows new output again."""
+    async with make_app(script=_held_script).run_test(size=SIZE) as pilot:
+        app = pilot.app
+        await wait_ready(pilot)
+        for prompt in ("hello", "help", "more"):
+            await send_prompt(pilot, prompt)
+        log = app.chat.log_view
+        prompt = app.chat.query_one("PromptInput")
+        await pilot.press(*"draft")
+        assert _at_end(log) and app.focused is prompt
+        await pilot.press("pageup")
+        await wait_until(pilot, lambda: not _at_end(log), what="a page up")
+        first = log.scroll_y
+        await pilot.press("shift+pageup")
+        await wait_until(pilot, lambda: log.scroll_y < first, what="another page up")
+        await pilot.press("ctrl+home")
+        await wait_until(pilot, lambda: log.scroll_y == 0, what="the start of the chat")
+        assert app.focused is prompt and prompt.text == "draft"
+        for _ in range(40):
+            if _at_end(log):
+                break
+            await pilot.press("pagedown")
+            await pilot.pause()
+        await wait_until(pilot, lambda: _at_end(log) and log.following, what="the end, following again")
+        assert prompt.text == "draft"

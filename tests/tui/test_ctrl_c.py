@@ -47,3 +47,21 @@ async def test_ctrl_c_on_an_empty_prompt_interrupts_the_running_answer(make_app)
         assert not app.busy and app.is_running
         assert app.chat.log_view.query("ErrorBlock.-interrupted"), "the turn ends as Esc ends it"
         assert "interrupted · ctrl+c again quits" in _hint(app)
+
+
+async def test_a_second_ctrl_c_after_the_window_closed_does_not_quit(make_app) -> None:
+    """The hint goes when the quit window closes (a Textual timer), and a ctrl+c after that starts
+    over: it says "ctrl+c again quits" again instead of quitting (issue 43 item 4: 20 s later quit)."""
+    app = make_app(script=_script)
+    app.quit_window_s = 0.3  # short, so the wait below is short; the test waits on the hint, not on time
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("ctrl+c")
+        assert _hint(app) == "ctrl+c again quits"
+        await wait_until(pilot, lambda: _hint(app) == "", what="the hint gone as the window closes")
+        app.quit_window_s = 600.0  # the next window outlasts any slow machine
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.is_running and _hint(app) == "ctrl+c again quits", "a fresh first press"
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: not app.is_running, what="the app to quit")

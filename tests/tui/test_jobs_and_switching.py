@@ -24,7 +24,7 @@ from co_tui.tui.widgets.error_block import ErrorBlock
 OTHER = "b" * 32
 
 
-def _two_sessions(gate: threading.Event, fail: bool = False):
+def _two_sessions(gate: threading.Event, fail: bool | Exception = False):
     """A factory: the first session opens at once; the second (the one switched to) waits for `gate`
     and then opens, or fails with one line."""
     made: list[FakeSession] = []
@@ -32,6 +32,8 @@ def _two_sessions(gate: threading.Event, fail: bool = False):
     def factory(settings: Settings, workspace: Path, **_: Any) -> FakeSession:
         if made:
             assert gate.wait(30)
+            if isinstance(fail, Exception):
+                raise fail
             if fail:
                 raise RuntimeError("the chosen session could not be read")
         session = FakeSession(
@@ -98,6 +100,32 @@ async def test_when_the_chosen_session_fails_the_prompt_goes_to_the_current_one(
         await wait_idle(pilot)
         assert app.session is first and app.controller.opening_id is None
         assert "could not be read" in app.chat.log_view.query_one(ErrorBlock).message
+
+
+async def test_a_session_open_in_another_process_is_a_notice_not_a_configuration_error(workspace: Path) -> None:
+    """Issue 43 item 10: choosing a session another co-tui has open said `configuration error` and
+    "wait for it to finish". It is a notice saying what to do; the current conversation stays."""
+    from co_tui.session import SessionBusy
+    from co_tui.session.session_lock import OPEN_ADVICE
+    from co_tui.tui.widgets.notice_line import NoticeLine
+
+    gate = threading.Event()
+    gate.set()
+    busy = SessionBusy(f"session bbbbbbbb is open in another co-tui process (pid 4242): {OPEN_ADVICE}")
+    app = QuietApp(Settings(), workspace, session_factory=_two_sessions(gate, fail=busy))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ready(pilot)
+        first = app.session
+        _switch(app)
+        notice = lambda: [str(w.render()) for w in app.chat.log_view.query(NoticeLine) if "pid 4242" in str(w.render())]  # noqa: E731
+        await wait_until(pilot, lambda: bool(notice()), what="the notice")
+        assert not app.chat.log_view.query(ErrorBlock), "no configuration error"
+        [line] = notice()
+        assert line.startswith(
+            "not opened: session bbbbbbbb is open in another co-tui process (pid 4242): quit co-tui there"
+        )
+        assert "wait for it to finish" not in line and line.endswith("this conversation stays open here")
+        assert app.session is first and app.controller.opening_id is None
 
 
 async def test_a_prompt_typed_before_the_resumed_conversation_shows_comes_after_it(

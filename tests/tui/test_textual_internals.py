@@ -140,3 +140,19 @@ async def test_the_linux_driver_parts_terminal_loss_replaces() -> None:
     finally:
         signal.signal(signal.SIGTSTP, saved[0])
         signal.signal(signal.SIGCONT, saved[1])
+
+
+def test_alt_enter_as_tmux_sends_it_is_a_key_of_its_own() -> None:
+    """ESC CR (Alt+Enter in tmux and most terminals) reads as `alt+enter`, which the prompt binds to
+    a new line; Textual alone reads it as `enter`, which sends (tui/alt_enter.py)."""
+    from textual._xterm_parser import XTermParser
+
+    from co_tui.tui import alt_enter
+
+    alt_enter.install()
+    parser = XTermParser()
+    keys = [getattr(event, "key", None) for event in [*parser.feed("\x1b\r"), *parser.feed("")]]
+    assert keys == ["alt+enter"]
+    parser = XTermParser()
+    keys = [getattr(event, "key", None) for event in [*parser.feed("\x1b[13;2u"), *parser.feed("")]]
+    assert keys == ["shift+enter"], "the kitty protocol's Shift+Enter, bound to a new line too"

@@ -87,7 +87,8 @@ def _damage(db: Path) -> None:
 def test_quitting_after_a_failed_save_writes_a_rescue_copy_not_a_resume_hint(walk) -> None:
     """With a damaged database the chat said "the conversation is kept in memory", then quitting
     printed `resume with: co-tui --resume ID` for a session the database never got, and the
-    conversation was gone. Nothing is lost: it goes to a rescue copy, and the line says where."""
+    conversation was gone. Nothing is lost: it goes to a rescue copy, and the line says where; the
+    exit status says the database does not hold it (issue 40, item 12)."""
     start, tmux, ws, env = walk
     saved = run_co_tui("-p", "hello", cwd=ws, env=env)
     assert saved.returncode == 0, saved.stderr
@@ -104,6 +105,8 @@ def test_quitting_after_a_failed_save_writes_a_rescue_copy_not_a_resume_hint(wal
     [rescued] = data.glob("rescued-*.json")
     assert f"co-tui: the conversation could not be saved to the database; it was written to {rescued}" in screen
     assert "a prompt worth keeping" in rescued.read_text()
+    # the database lacks the conversation: exit 1, as print mode after a failed save (it said 0)
+    assert (ws.parent / "exit-code").read_text().strip() == "1"
 
 
 def test_the_inspector_of_a_long_session_reaches_its_last_row_on_ctrl_end(walk) -> None:

@@ -9,6 +9,10 @@ Keys that type text meanwhile go to the prompt (`App._route_typing`): the user w
 and each of them starts the arming period again (`typed`), so a typist who goes on typing does not
 answer with a later letter. The period counts from the dialog's first paint: from when it can be
 seen. The dialog sets `armed` when its answers work (tests wait on it, tmux tests on the labels).
+
+Armed, a dialog still takes a text key for typing when it comes within the arming period of the
+text key before it (a burst: `hello` typed on, its `o` is no answer): the key goes to the prompt and
+the dialog arms again (`arming(screen, burst=True)`). A key pressed on its own answers.
 """
 
 from __future__ import annotations
@@ -47,33 +51,53 @@ class ArmedAnswers:
 
     armed: bool = False
     _arming_timer: Timer | None = None
+    _safe: str = ""
 
     def start_arming(self, safe: str) -> None:
-        """Disable the answer buttons (labels without their key) and arm them `ARMING_S` after the
-        dialog's first paint."""
+        """Disable the answer buttons (labels without their key), and the widget `safe` (a button or
+        a list of answers), and arm them `ARMING_S` after the dialog's first paint."""
+        self._safe = safe
+        self._disarm(shown=False)
+
+    def _disarm(self, *, shown: bool = True) -> None:
+        """Answers inert (buttons dimmed, without their key) until `arming_seconds()` from now, or,
+        not `shown` yet, from the dialog's first paint."""
         screen = self._screen()
+        self.armed = False
         labels: dict[Button, str] = {}
         for button in screen.query(Button):
             labels[button] = str(button.label)
             button.label = _KEY_HINT.sub("", labels[button])
             button.disabled = True
+        safe = screen.query_one(f"#{self._safe}")
+        if not shown:  # again later, it keeps the focus (else it would go to a field: `typed` keys there)
+            safe.disabled = True
 
         def arm() -> None:
             for button, label in labels.items():
                 button.label = label
                 button.disabled = False
                 button.refresh(layout=True)  # a label's change repaints only: the longer label needs the room
-            screen.query_one(f"#{safe}", Button).focus()
+            safe.disabled = False
+            safe.focus()
             self.armed = True
 
-        def shown() -> None:
+        def start() -> None:
+            if self._arming_timer is not None:
+                self._arming_timer.stop()
             self._arming_timer = screen.set_timer(arming_seconds(), arm)
 
-        screen.call_after_refresh(shown)
+        if shown:
+            start()
+        else:
+            screen.call_after_refresh(start)
 
     def typed(self) -> None:
-        """A key meant for the prompt came while arming: the period starts again."""
-        if self._arming_timer is not None and not self.armed:
+        """A key meant for the prompt came while arming: the period starts again; armed (a key in a
+        burst), the answers are disarmed and the period starts again."""
+        if self.armed:
+            self._disarm()
+        elif self._arming_timer is not None:
             self._arming_timer.reset()
 
     def _screen(self) -> Screen[Any]:
@@ -81,6 +105,22 @@ class ArmedAnswers:
         return self
 
 
-def arming(screen: Screen[Any]) -> ArmedAnswers | None:
-    """`screen` when it is a dialog whose answers are not armed yet, else None."""
-    return screen if isinstance(screen, ArmedAnswers) and not screen.armed else None
+def arming(screen: Screen[Any], *, burst: bool = False, key: str | None = None) -> ArmedAnswers | None:
+    """`screen` when it is a dialog whose answers are not armed yet, or whose answers are armed but
+    the text key at hand (`key`) is none of its answers or came in a `burst` (within the arming
+    period of the text key before it): that key is typing, not an answer. Else None."""
+    if not isinstance(screen, ArmedAnswers):
+        return None
+    if not screen.armed:
+        return screen
+    if not screen._safe:  # a dialog that never arms
+        return None
+    return screen if burst or (key is not None and not _answers(screen, key)) else None
+
+
+def _answers(screen: Screen[Any], key: str) -> bool:
+    """Whether `key` is bound on the dialog itself (one of its answers)."""
+    try:
+        return bool(screen._bindings.get_bindings_for_key(key))
+    except Exception:  # textual.errors.NoBinding (not public)
+        return False

@@ -27,6 +27,7 @@ from textual.widgets.option_list import Option
 from co_tui.session import PlannedCut
 from co_tui.text import escape_controls, format_tokens, one_line, plural, screen_text
 from co_tui.tui.cut_answer import CutAnswer, CutChoice
+from co_tui.tui.screens.arming import ArmedAnswers
 
 __all__ = ["AskCutScreen", "planned_cut_rows"]
 
@@ -97,8 +98,9 @@ def planned_cut_rows(plan: PlannedCut) -> list[tuple[str, str]]:
     return rows
 
 
-class AskCutScreen(ModalScreen[CutAnswer | None]):
-    """Dismisses with the `CutAnswer`, or None (Esc: the send is cancelled)."""
+class AskCutScreen(ArmedAnswers, ModalScreen[CutAnswer | None]):
+    """Dismisses with the `CutAnswer`, or None (Esc: the send is cancelled). Its answers arm as an
+    approval's do (arming.py): `hello` typed on as it opened went to the prompt, not its `o`."""
 
     CSS_PATH = ["dialog.tcss", "ask_cut.tcss"]
     BINDINGS = [
@@ -142,10 +144,10 @@ class AskCutScreen(ModalScreen[CutAnswer | None]):
             yield Static(KEYS_LINE, id="ask-line")
 
     def on_mount(self) -> None:
-        """The answers take the keys, `Cut as planned` highlighted."""
+        """The answers take the keys once armed, `Cut as planned` highlighted."""
         options = self.query_one(OptionList)
         options.highlighted = 0
-        options.focus()
+        self.start_arming("ask-choices")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         """Enter on an answer: carry it out (`action_choose`)."""
@@ -159,7 +161,9 @@ class AskCutScreen(ModalScreen[CutAnswer | None]):
 
     def action_choose(self, choice: str) -> None:
         """Dismiss with the answer `choice`; over the budget past the window is refused in one line
-        (the dialog stays)."""
+        (the dialog stays). Nothing while the answers arm."""
+        if not self.armed:
+            return
         if choice == "over_budget" and (line := self.plan.over_budget_refusal) is not None:
             refusal = self.query_one("#ask-line", Static)
             refusal.update(Content(line))

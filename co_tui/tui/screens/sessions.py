@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
 _MIN_TITLE_WIDTH = 16
 _MODEL_CHARS = 18
-_HINT = "Enter resume · d delete · / search · Esc cancel"
+_HINT = "Enter resume · Del delete · / search · Esc cancel"
 _SEARCH_HINT = "↑↓ choose · Enter resume · Esc clear the search"
 # Column keys and labels, in display order; the title column takes whatever width the others leave.
 _COLUMNS = (
@@ -367,6 +367,10 @@ class SessionsScreen(ModalScreen[str | None]):
             return
         if meta.id == self.current_id:
             self._status("This is the open session: /clear first to start another, then delete it.", error=True)
+            return
+        refusal = self.store.delete_refusal(meta.id)  # open elsewhere: say so now, not after "for good?"
+        if refusal is not None:
+            self._status(refusal, error=True)
             return
         self.app.push_screen(
             ConfirmDeleteScreen(meta.title, meta.messages), callback=lambda delete: self._delete(meta, bool(delete))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Literal
 
+from textual.app import ComposeResult
 from textual.content import Content
 from textual.widgets import Collapsible, Static
 
@@ -39,6 +40,25 @@ def shell_inline(args: str) -> str:
     return one_line(escape_controls(command if isinstance(command, str) else args), ARGS_INLINE)
 
 
+def shell_inline_output(content: str, chars: int) -> Content:
+    """A `!command`'s output as its closed row shows it: the first lines, `+N lines` when there are
+    more (Enter on the row opens them) and how it ended."""
+    from co_tui.session import shell_preview
+
+    preview = shell_preview(content)
+    rows: list[str | tuple[str, str]] = [screen_text(line) for line in preview.lines]
+    if preview.more:
+        rows.append((f"+{preview.more} lines · enter opens the rest", "italic $text-muted"))
+    elif chars > len(content):
+        rows.append(("… enter opens the rest", "italic $text-muted"))
+    if preview.status:
+        rows.append((preview.status, "$text-muted" if preview.status == "exit 0" else "$text-warning"))
+    parts: list[str | tuple[str, str]] = []
+    for row in rows:
+        parts += ["\n", row] if parts else [row]
+    return Content.assemble(*parts)
+
+
 def args_pretty(args: str) -> str:
     """Arguments pretty-printed for the expanded view (control characters escaped: `screen_text`)."""
     try:
@@ -70,6 +90,10 @@ class ToolCallBlock(Collapsible):
     ToolCallBlock .tool-section { color: $text-muted; text-style: bold; margin-top: 1; }
     ToolCallBlock .tool-body { color: $foreground 80%; }
     ToolCallBlock.-error { border-left: outer $error; }
+    /* A `!command`'s output head, shown while the row is closed (opened, the result shows it all). */
+    ToolCallBlock > .shell-output { color: $foreground 80%; padding: 0 0 0 2; height: auto; }
+    ToolCallBlock > .shell-output.-empty { display: none; }
+    ToolCallBlock > .shell-output.-opened { display: none; }
     """
 
     def __init__(self, tool_name: str, tool_call_id: str, args: str) -> None:
@@ -83,6 +107,7 @@ class ToolCallBlock(Collapsible):
         self.recalled: str | None = None  # a `recall`'s row: what came back, from which turn
         self.outcome: str | None = None  # a shell command's row: `exit 2`, `timed out`, `stopped`
         self._result = Static(Content(""), classes="tool-body")
+        self._inline = Static(Content(""), classes="shell-output -empty")
         super().__init__(
             Static("arguments", classes="tool-section"),
             Static(Content(args_pretty(args)), classes="tool-body"),
@@ -94,6 +119,16 @@ class ToolCallBlock(Collapsible):
             expanded_symbol="▾",
         )
         self._refresh_title()
+
+    def compose(self) -> ComposeResult:
+        """The collapsible's title and contents, then a `!command`'s output head (shown closed)."""
+        yield from super().compose()
+        if self.tool_name == USER_SHELL_TOOL:
+            yield self._inline
+
+    def watch_collapsed(self, collapsed: bool) -> None:
+        """Opened, the result shows the whole output: the head under the title goes."""
+        self._inline.set_class(not collapsed, "-opened")
 
     def set_result(self, content: str, chars: int, *, is_error: bool = False) -> None:
         """Record the tool's result: size in the title, the head of the text in the expanded view."""
@@ -115,6 +150,9 @@ class ToolCallBlock(Collapsible):
             self.recalled = recalled_what(content)
         shown = content if len(content) <= PREVIEW_CHARS else content[:PREVIEW_CHARS] + f"\n… ({chars:,} chars in all)"
         self._result.update(Content(screen_text(shown)))  # a file's or a command's bytes never drive the terminal
+        if self.tool_name == USER_SHELL_TOOL:
+            self._inline.update(shell_inline_output(content, chars))
+            self._inline.set_class(False, "-empty")
         self.set_class(is_error, "-error")
         self._refresh_title()
 

@@ -351,11 +351,11 @@ async def test_a_session_open_in_another_process_is_not_deleted(make_host, store
         app = _picker(make_host, store, workspace)
         async with app.run_test(size=TERMINAL) as pilot:
             await _listed(pilot)
-            await _ask_delete(pilot)
-            await _keys(pilot, "y")
-            await wait_until(pilot, lambda: "another co-tui process" in _status(app), what="the refusal")
+            await _keys(pilot, "delete")  # refused at once (issue 43 item 10): no "removed for good?" first
+            assert not isinstance(app.screen, ConfirmDeleteScreen)
             status = _status(app)
-            assert f"(pid {holder.pid})" in status and "nothing was deleted" in status, status
+            assert "another co-tui process" in status, status
+            assert f"(pid {holder.pid})" in status and "quit co-tui there" in status and "nothing was deleted" in status
             assert IDS["abc"] in [m.id for m in store.list_sessions(workspace)]
             holder.communicate("")  # the other process ends: its lock goes with it
             await _ask_delete(pilot)
