@@ -136,7 +136,7 @@ def tui_lines(data: dict[str, Any]) -> list[Line]:
                 ("streaming: " if label.startswith("c.") else "resume: ") + label[3:],
                 value,
                 target,
-                verdict == "MET" or verdict.startswith("met"),
+                None if not verdict else verdict in ("ok", "under target"),  # tui.py's `_verdict` words
             )
         )
     return lines
