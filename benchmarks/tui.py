@@ -348,7 +348,7 @@ def _build_long_session(box: Sandbox, turns: int) -> tuple[str, int]:
     from co_tui.config import load_settings
     from co_tui.governance.trim import fit_to_budget
     from co_tui.session.chat import ChatSession
-    from co_tui.session.store import SessionStore
+    from co_tui.store.session_store import SessionStore
 
     os.environ.update(CO_TUI_DATA_DIR=box.env["CO_TUI_DATA_DIR"], CO_TUI_CONFIG_FILE=box.env["CO_TUI_CONFIG_FILE"])
     settings = load_settings()
