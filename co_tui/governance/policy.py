@@ -71,7 +71,7 @@ from co_tui.governance.trim import (
     trim_tool_returns,
 )
 from co_tui.governance.turns import Layout, segment
-from co_tui.text import one_line
+from co_tui.text import one_line, plural
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
@@ -602,7 +602,7 @@ class Governor:
             tokens_after=shrink.tokens_after,
             budget_tokens=target,
         )
-        note += f"; {shrink.shrunk_parts} tool outputs in older steps of the current turn shrunk"
+        note += f"; {plural(shrink.shrunk_parts, 'tool output')} in older steps of the current turn shrunk"
         events = self._as_sent([event], overhead_tokens, note)
         return PolicyOutcome(shrink.messages, events, shrink.tokens_after <= target, shrink.tokens_after), True
 

@@ -1074,5 +1074,6 @@ def run_app(
         if problem:
             print(f"co-tui: {problem}", file=sys.stderr)
         if hint:
-            print(hint)
+            # On a line of its own: anything the terminal echoed before the first frame is wiped.
+            print(f"\r\x1b[K{hint}" if sys.stdout.isatty() else hint)
     return app.return_code or 0
