@@ -218,6 +218,8 @@ class SessionsScreen(ModalScreen[str | None]):
             self._status("No saved sessions in this workspace yet.")
         elif meta.damaged:
             self._status(meta.damaged, error=True)
+        elif (refused := getattr(self, "_refused", None)) is not None and refused[0] == meta.id:
+            self._status(refused[1], error=True)
         elif searching:
             found = plural(len(self.sessions), "session")
             self._status(
@@ -370,8 +372,13 @@ class SessionsScreen(ModalScreen[str | None]):
             return
         refusal = self.store.delete_refusal(meta.id)  # open elsewhere: say so now, not after "for good?"
         if refusal is not None:
+            self._refused: tuple[str, str] | None = (
+                meta.id,
+                refusal,
+            )  # stays while this row is highlighted (a redraw re-highlights it)
             self._status(refusal, error=True)
             return
+        self._refused = None
         self.app.push_screen(
             ConfirmDeleteScreen(meta.title, meta.messages), callback=lambda delete: self._delete(meta, bool(delete))
         )

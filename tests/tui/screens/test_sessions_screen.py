@@ -351,6 +351,7 @@ async def test_a_session_open_in_another_process_is_not_deleted(make_host, store
         app = _picker(make_host, store, workspace)
         async with app.run_test(size=TERMINAL) as pilot:
             await _listed(pilot)
+            await wait_until(pilot, lambda: IDS["abc"] in _status(app), what="the status names the highlighted row")
             await _keys(pilot, "delete")  # refused at once (issue 43 item 10): no "removed for good?" first
             assert not isinstance(app.screen, ConfirmDeleteScreen)
             status = _status(app)
