@@ -25,6 +25,7 @@ PAINT_OWN_PREFIXES = ("co_tui.tui",)
 PAINT_OWN = {
     "co_tui",
     "co_tui.cli",
+    "co_tui.daemon_threads",  # the loop's executor, set first (daemon threads never hold the exit)
     "co_tui.text",
     "co_tui.print_input",
     "co_tui.agent",
