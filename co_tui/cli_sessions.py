@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from co_tui.session import (
     OpenSessionError,
     SessionHit,
+    SessionMeta,
     StoreError,
     fork_origin,
     format_updated,
@@ -55,14 +56,15 @@ def list_sessions(settings: Settings, workspace: Path, *, search: str | None = N
         print("no saved sessions" if search is None else f"no saved session matches “{escape_controls(search)}”")
         return 0
     bold = sys.stdout.isatty()
-    print(f"{'ID':<10} {'UPDATED':<16} {'MSGS':>5} {'TOKENS':>7} {'COST':>7}  TITLE")
+    width = 13 if any(hit.meta.subagent_tokens for hit in hits) else 7  # "3.4k+39.6k": subagents apart
+    print(f"{'ID':<10} {'UPDATED':<16} {'MSGS':>5} {'TOKENS':>{width}} {'COST':>7}  TITLE")
     for hit in hits:
         meta = hit.meta
         updated = format_updated(meta.updated)
         here = "" if Path(meta.workspace) == workspace else f"  [{meta.workspace}]"
         damaged = "  (damaged: cannot be opened)" if meta.damaged else ""
         print(
-            f"{meta.id[:8]:<10} {updated:<16} {meta.messages:>5} {format_tokens(meta.tokens):>7} "
+            f"{meta.id[:8]:<10} {updated:<16} {meta.messages:>5} {_tokens(meta):>{width}} "
             f"{format_usd(meta.cost_usd):>7}  "
             f"{meta.title}{here}{fork_origin(meta)}{damaged}"
         )
@@ -95,3 +97,9 @@ def export_session(settings: Settings, session_id: str, fmt: str) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _tokens(meta: SessionMeta) -> str:
+    """The main context's tokens, then `+` what the subagents' contexts held (docs/subagents.md)."""
+    children = f"+{format_tokens(meta.subagent_tokens)}" if meta.subagent_tokens else ""
+    return format_tokens(meta.tokens) + children

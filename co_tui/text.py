@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 def plural(n: int, word: str, shown: str | None = None, *, many: str | None = None) -> str:
     """`n` and `word`, with an `s` unless `n` is 1: '1 turn', '1,234 messages'. `shown`: how `n` is
@@ -58,14 +60,17 @@ def fit_segments(parts: list[str], width: int, sep: str = " · ") -> str:
 _CONTROL = {c: f"\\x{c:02x}" for c in [*range(32), 127, *range(0x80, 0xA0)]}
 _CONTROL.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", 0x2028: "\\u2028", 0x2029: "\\u2029"})
 _CONTROL_KEEPING_LINES = {c: v for c, v in _CONTROL.items() if c not in (ord("\n"), ord("\t"))}
+# Whether there is anything to escape, found at C speed: a multi-megabyte answer is checked per flush.
+_HAS_CONTROL = re.compile("[" + "".join(map(re.escape, map(chr, _CONTROL))) + "]")
+_HAS_CONTROL_KEEPING_LINES = re.compile("[" + "".join(map(re.escape, map(chr, _CONTROL_KEEPING_LINES))) + "]")
 
 
 def escape_controls(text: str, *, keep_lines: bool = False) -> str:
     """`text` with control characters escaped as `\\x1b`, `\\n`…, so a terminal shows them instead of
     obeying them (an OSC sequence retitles the window, others move the cursor or rewrite lines).
     `keep_lines`: newlines and tabs stay as they are (an answer's own layout)."""
-    table = _CONTROL_KEEPING_LINES if keep_lines else _CONTROL
-    return text.translate(table) if any(ord(c) in table for c in text) else text
+    table, found = (_CONTROL_KEEPING_LINES, _HAS_CONTROL_KEEPING_LINES) if keep_lines else (_CONTROL, _HAS_CONTROL)
+    return text.translate(table) if found.search(text) else text
 
 
 def screen_text(text: str) -> str:

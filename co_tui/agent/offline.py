@@ -211,6 +211,12 @@ def plan_reply(messages: Sequence[ModelMessage], info: AgentInfo) -> Reply:
     if attached is not None and intent.kind in ("recall", "question"):
         # `cat notes.txt | co-tui -p "summarise this"`: the text piped in, not the conversation.
         return Reply(text=attached_summary(attached), delay_s=delay)
+    if intent.kind in ("recall", "question", "chat") and "recall" in tool_names:
+        from co_tui.agent.offline_recall import child_recall_args
+
+        # Asked about a subagent's work ("what did explore-1 read?"): its transcript (docs/subagents.md).
+        if (args := child_recall_args(prompt, messages)) is not None:
+            return Reply(calls=(Call("recall", args, f"offline-{_call_seed(messages, prompt)}-0"),), delay_s=delay)
     if intent.kind in ("recall", "question") and "recall" in tool_names:
         from co_tui.agent.offline_recall import recall_args
 

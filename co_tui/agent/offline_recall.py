@@ -32,6 +32,18 @@ def _texts(messages: Sequence[ModelMessage]) -> list[tuple[Any, str]]:
     return out
 
 
+_CHILD_HANDLE = re.compile(r'recall\("([a-z][a-z0-9_-]*-\d+)"\)')
+
+
+def child_recall_args(prompt: str, messages: Sequence[ModelMessage]) -> dict[str, str] | None:
+    """`{"handle": "explore-1"}` when `prompt` names a subagent whose result is in view (its
+    handle, as that result names it: "what did explore-1 read?"), else None."""
+    for _part, text in _texts(messages):
+        if (m := _CHILD_HANDLE.search(text.partition("\n")[0])) and re.search(rf"\b{re.escape(m[1])}\b", prompt):
+            return {"handle": m[1]}
+    return None
+
+
 def recall_args(prompt: str, messages: Sequence[ModelMessage]) -> dict[str, str] | None:
     """The `recall` arguments that answer `prompt` from what was cut, or None (no file named, the
     file's output still in view, or nothing cut that could hold it)."""

@@ -137,6 +137,12 @@ def _describe_delegate(content: str) -> str:
 def _describe_recall(content: str) -> str:
     """A recall's page: where it came from, then the original as its own tool would be described."""
     header, _, body = content.partition("\n")
+    if child := re.search(r"subagent (\S+)'s transcript", header):
+        calls = len(re.findall(r"^tool output \(", body, re.M))
+        return (
+            f"I read subagent {child[1]}'s transcript back with recall ({len(body):,} chars, "
+            f"{calls} tool output{'' if calls == 1 else 's'}). It starts: {_quote(body)}"
+        )
     turn = re.search(r"from turn (\d+)", header)
     lead = f"That had been cut from my view{f' (turn {turn[1]})' if turn else ''}, so I read it back with recall. "
     if _READ_HEADER.match(body.partition("\n")[0]):

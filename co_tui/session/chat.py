@@ -1,54 +1,45 @@
 """ChatSession: one conversation — runs turns, applies the history's edits, yields domain events.
 
-One session object serves every front end (the TUI, print mode), through the port (port.py). It
-holds no logic of its own beyond wiring and the busy rule: it is assembled from collaborators, each
-the one owner of its state, each behind a typed interface (docs/architecture.md has the picture):
-
-- `Resources` (resources.py): what the process shares — settings, workspace, MCP servers, project
-  instructions, the approver;
-- `AgentBinding` (agent_binding.py): this agent's model, policy, governed agent and meter;
-- `History` (history.py): the transcript, the context, the ledger, the pins, the marks;
-- `EditApplier` (applying.py): the one path by which the context changes — the steering operations'
-  planned edits, the cuts made inside a turn, `/clear`'s reset;
-- `SessionSaves` (session_saves.py): the store (or memory), as the `TurnSaves` and `EditSaves`;
-- `Metering` (metering.py), `TurnRunner` (turn_runner.py), `Compaction` (compact_run.py),
-  `BranchMoves` (branch_moves.py), `UserShell` (user_shell.py).
-
-Every public coroutine that yields events ends with `Done` and never raises. pydantic-ai is
-imported with this module, so the TUI builds a session only after its first paint.
+One session object serves every front end through the port (port.py). It is wiring: collaborators,
+each the one owner of its state behind a typed interface (docs/architecture.md, "The session's
+collaborators", has the picture) — `Resources` (what the process shares), `AgentBinding` (this
+agent's model and meter), `History`, `EditApplier` (the one path by which the context changes),
+`SessionSaves` (the store), `Metering`, `TurnRunner` with `SessionTurns`, `Compaction`,
+`BranchMoves`, `Delegations` (the subagents), `clear_conversation`. Every event stream ends with
+`Done` and never raises. pydantic-ai is imported with this module, so the TUI builds a session only
+after its first paint.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from co_tui.session.agent_binding import AgentBinding, MeterFactory, OverheadCounter, count_overhead, default_meter
-from co_tui.session.applying import Applied, EditApplier
+from co_tui.session.applying import EditApplier
+from co_tui.session.approvals import Approvals, Ask
 from co_tui.session.branch_moves import BranchMoves
 from co_tui.session.busy import Busy
 from co_tui.session.child_agent import ChildRun
 from co_tui.session.clearing import clear_conversation
 from co_tui.session.compact_run import Compaction
 from co_tui.session.compaction import clear_preview_of
-from co_tui.session.conversation_counts import ConversationCounts
 from co_tui.session.eviction import next_cut_of, plan_evict
-from co_tui.session.export import export_saved
 from co_tui.session.file_checkpoints import session_file_edits
 from co_tui.session.history import History, HistoryViews
-from co_tui.session.lazy_transcript import LazyTranscript
+from co_tui.session.lifecycle import SessionLifecycle
 from co_tui.session.metering import Metering
 from co_tui.session.recover import plan_recover
+from co_tui.session.replay import Item, replay
 from co_tui.session.resources import Resources
 from co_tui.session.session_lock import claim_session
 from co_tui.session.session_saves import SessionSaves
 from co_tui.session.session_turns import SessionTurns
 from co_tui.session.steering import pin_keys, plan_pin_newest, plan_toggle_pin, plan_undo
 from co_tui.session.stored_tree import StoredTree
-from co_tui.session.subagents import Delegations, session_agents
+from co_tui.session.subagents import Delegations, agents_listing, session_agents
 from co_tui.session.turn_runner import TurnRunner
 from co_tui.session.user_shell import UserShell
 
@@ -59,7 +50,6 @@ if TYPE_CHECKING:
     from co_tui.agent.mcp_servers import McpServers
     from co_tui.agent.mentions import Attachments
     from co_tui.agent.project_instructions import InstructionFile
-    from co_tui.agent.tools import Approver
     from co_tui.config import Settings
     from co_tui.governance.compact_mode import CompactMode, SendChoice
     from co_tui.governance.events import HistoryTrimmed
@@ -68,11 +58,14 @@ if TYPE_CHECKING:
     from co_tui.session.ask_cut import PlannedCut
     from co_tui.session.branching import BranchRow, RewindPoint, Rewound
     from co_tui.session.context_breakdown import ContextBreakdown
+    from co_tui.session.conversation_counts import ConversationCounts
     from co_tui.session.events import Event, UsageUpdate
     from co_tui.session.file_rewind import FilesBack
     from co_tui.session.gauge import Gauge
+    from co_tui.session.lifecycle_types import Closing
     from co_tui.session.pin_change import PinChange
-    from co_tui.session.store import SessionStore
+    from co_tui.session.subagent_replay import SubagentsUsage
+    from co_tui.store.session_store import SessionStore
 
 
 class ChatSession(HistoryViews):
@@ -87,7 +80,7 @@ class ChatSession(HistoryViews):
         store: SessionStore | None = None,
         session_id: str | None = None,
         model: Model | str | None = None,
-        approver: Approver | None = None,
+        ask: Ask | None = None,
         one_shot: bool = False,  # the front end exits after one turn: a failed save is not "kept in memory"
         meter_factory: MeterFactory = default_meter,
         overhead_counter: OverheadCounter = count_overhead,
@@ -101,8 +94,11 @@ class ChatSession(HistoryViews):
         # Saved lazily, at the first completed turn: opening and quitting leaves no empty session.
         self.saves = SessionSaves(store, self, history, created=session_id is not None, one_shot=one_shot)
         # What the model has seen of each file, and where each edit's checkpoint goes (issue 30).
-        transcript_len, branch = (lambda: len(history.transcript)), (lambda: history.branch)
-        file_edits = session_file_edits(store, lambda: self.id, transcript_len, settings.checkpoint_max_bytes, branch)
+        at, branch = (lambda: len(history.transcript)), (lambda: history.branch)
+        file_edits = session_file_edits(store, lambda: self.id, at, settings.checkpoint_max_bytes, branch)
+        # The front end's `ask` behind the session's grants (approvals.py); None: every call is refused.
+        self.approvals = Approvals(ask) if ask is not None else None
+        approver = self.approvals.approve if self.approvals is not None else None
         self.resources = Resources(settings, self.workspace, approver)
         # The `delegate` tool's children (docs/subagents.md): bindings of their own on these resources.
         self.delegations = Delegations(
@@ -119,45 +115,36 @@ class ChatSession(HistoryViews):
             overhead_counter=overhead_counter,
             delegate=self.delegations.toolset(),
         )
-        self.metering = Metering(self.binding, history)
-        busy = lambda: self.gate.running  # noqa: E731 - read by every collaborator that refuses work meanwhile
+        self.metering = metering = Metering(self.binding, history)
+        sid, busy = (lambda: self.id), (lambda: self.gate.running)  # read by the collaborators at each use
         self.edits = EditApplier(
-            history, self.saves, session_id=lambda: self.id, busy=busy, gauge=self.gauge, pins_changed=self._tell_pins
+            history, self.saves, session_id=sid, busy=busy, gauge=self.gauge, pins_changed=self._tell_pins
         )
-        self.runner = TurnRunner(self.binding, history, self.metering, self.edits, self.saves)
+        self.runner = TurnRunner(self.binding, history, metering, self.edits, self.saves)
         self.runner.late_events = self.delegations.take_late_events  # children stopped with the turn
-        tree = StoredTree(self.saves, history)
-        self.moves = BranchMoves(
-            self.edits, tree, self.binding, busy=busy, title=lambda: self.title, workspace=self.workspace
-        )
-        self.compaction = Compaction(
-            self.edits,
-            self.binding,
-            self.metering,
-            self.gate,
-            session_id=lambda: self.id,
-            error_event=self.runner.error_event,
-        )
+        tree, title = StoredTree(self.saves, history), (lambda: self.title)
+        self.moves = BranchMoves(self.edits, tree, self.binding, busy=busy, title=title, workspace=self.workspace)
+        errors = self.runner.error_event
+        self.compaction = Compaction(self.edits, self.binding, metering, self.gate, session_id=sid, error_event=errors)
         shell = UserShell(self.workspace, approver)  # `!command` (user_shell.py)
-        self.turns = SessionTurns(self.runner, shell, self.saves, self.metering, self.gate, self.workspace)
+        self.turns = SessionTurns(self.runner, shell, self.saves, metering, self.gate, self.workspace)
+        self.lifecycle = SessionLifecycle(self)  # start and close, for every front end (lifecycle.py)
 
     def _new_child(self, agent_def: AgentDef) -> ChildRun:
-        binding = self.binding
-        return ChildRun(self.resources, binding.model, agent_def, parent_budget=binding.policy.budget_tokens)
+        return ChildRun(self.resources, self.binding.model, agent_def, parent_budget=self.binding.policy.budget_tokens)
+
+    def agents_listing(self) -> list[str]:
+        """`/agents` (the port's)."""
+        return agents_listing(self.delegations.catalog, self.workspace, project=self.settings.agents_project_config)
 
     def _tell_pins(self) -> None:
         self.binding.governance.set_pins(pin_keys(self.history.transcript, self.history.pins))
 
     # --- what the front end reads besides the history (each documented on the port) --------------
-
     @property
     def busy(self) -> bool:
         """Whether a turn, a `!command`, `/compact` or `/clear` runs now (`Busy`)."""
         return self.gate.running
-
-    @busy.setter
-    def busy(self, running: bool) -> None:
-        self.gate.running = running
 
     @property
     def model_name(self) -> str:
@@ -212,16 +199,17 @@ class ChatSession(HistoryViews):
         """What the next request holds, by category, adding up to `meter_reading()` (/context)."""
         return self.metering.breakdown()
 
+    def subagents_usage(self) -> SubagentsUsage:
+        """What this conversation's subagents used in their own contexts (/context); blocking."""
+        from co_tui.session.subagent_replay import subagents_usage
+
+        return subagents_usage(self.transcript)
+
     def conversation_counts(self) -> ConversationCounts:
-        """The transcript's turns and chat-log items: the store's figures for a resumed session's
-        saved messages (never decoded for this) plus this process's own."""
-        saved, transcript = self.history.saved_counts, self.transcript
-        if isinstance(transcript, LazyTranscript) and saved is not None and saved.messages == transcript.saved:
-            return saved.add(transcript.added())
-        return ConversationCounts().add(transcript)
+        """The transcript's turns and chat-log items (`History.counts`)."""
+        return self.history.counts()
 
     # --- turns (session_turns.py) ----------------------------------------------------------------
-
     def plan_send(self, prompt: str) -> PlannedCut | None:
         """In `compact_mode` ask: the cut sending `prompt` now would make (None: none, or not ask)."""
         return self.turns.plan_send(prompt, self.gauge())
@@ -245,43 +233,35 @@ class ChatSession(HistoryViews):
         self.turns.cancel()
 
     # --- edits: planned by a pure planner, applied by the `EditApplier` (applying.py) --------------
-
     def gauge(self) -> Gauge:
         """What the planners read of this session besides its history (`Gauge`)."""
         return self.metering.gauge()
 
     def next_cut(self) -> NextCut | None:
-        """What the next automatic cut would remove or summarise (`eviction.next_cut_of`; no model
-        call); always None in `compact_mode` off."""
+        """What the next automatic cut would do (`eviction.next_cut_of`); None in `compact_mode` off."""
         return None if self.compact_mode == "off" else next_cut_of(self.history, self.gauge())
 
     async def evict(self, index: int) -> HistoryTrimmed:
-        """Remove context message `index`'s tool output, or its whole older turn, from the context
-        (`eviction.plan_evict`). Raises `EvictRefused` (a `Refused`)."""
+        """Remove message `index`'s tool output, or its older turn, from the context (`plan_evict`)."""
         return (await self.edits.steer("evicting", lambda h, g: plan_evict(h, g, index))).trim
 
     async def undo(self, cut: int | None = None) -> HistoryTrimmed:
-        """`/undo`: undo the newest cut in effect, or ledger entry `cut` and every cut after it
-        (`steering.plan_undo`). Returns the `restore` event; raises `UndoRefused`."""
+        """`/undo`: undo the newest cut in effect, or cut `cut` and every later one (`plan_undo`)."""
         return (await self.edits.steer("undoing a cut", lambda h, g: plan_undo(h, g, cut))).trim
 
     async def recover(self, item: str, cut: int | None = None) -> HistoryTrimmed:
-        """Append a verbatim excerpt around `item`, which ledger entry `cut`'s summary lost, to the
-        context (`recover.plan_recover`). Raises `RecoverRefused`."""
+        """Append an excerpt around `item`, which cut `cut`'s summary lost, to the context (`plan_recover`)."""
         return (await self.edits.steer("recovering an item", lambda h, g: plan_recover(h, g, item, cut))).trim
 
     async def toggle_pin(self, index: int) -> PinChange:
         """`p`: pin (again: unpin) the turn holding transcript message `index`. Raises `PinRefused`."""
-        return self._pin_change(await self.edits.steer("pinning", lambda h, g: plan_toggle_pin(h, g, index)))
+        applied = await self.edits.steer("pinning", lambda h, g: plan_toggle_pin(h, g, index))
+        return cast("PinChange", applied.result).noted(applied.note)
 
     async def pin_newest(self) -> PinChange:
         """`/pin`: pin the newest turn. Raises `PinRefused` with one line."""
-        return self._pin_change(await self.edits.steer("pinning", plan_pin_newest))
-
-    @staticmethod
-    def _pin_change(applied: Applied) -> PinChange:
-        change: PinChange = applied.result
-        return replace(change, note=applied.note) if applied.note else change
+        applied = await self.edits.steer("pinning", plan_pin_newest)
+        return cast("PinChange", applied.result).noted(applied.note)
 
     def compact_preview(self) -> HistoryTrimmed | None:
         """What `/compact` would summarise now, with the estimated size after (None: nothing to)."""
@@ -300,7 +280,6 @@ class ChatSession(HistoryViews):
         return await clear_conversation(self.saves, self.edits, self.binding, self.gate, self.clear_preview())
 
     # --- the conversation tree (branch_moves.py) -------------------------------------------------
-
     def rewind_points(self) -> list[RewindPoint]:
         """The earlier prompts of the branch in use, newest first. Blocking."""
         return self.moves.rewind_points()
@@ -330,7 +309,6 @@ class ChatSession(HistoryViews):
         return await self.moves.put_files_back(position, overwrite=overwrite)
 
     # --- saving (session_saves.py) ---------------------------------------------------------------
-
     @property
     def store(self) -> SessionStore | None:
         """The session database this session is saved in (None: not saved)."""
@@ -356,20 +334,30 @@ class ChatSession(HistoryViews):
         return self.saves.unsaved()
 
     def write_rescue_copy(self) -> Path | None:
-        """After a failed save, write the whole conversation as a JSON export beside the database
-        (mode 600). Returns the file, or None when it could not be written either."""
+        """After a failed save, the whole conversation as a JSON file beside the database (None: failed)."""
         return self.saves.write_rescue_copy()
 
     def export(self, fmt: str, where: Path | None = None) -> Path:
-        """`/export`: the saved conversation as `fmt` in a new private file (`export.export_saved`).
-        Raises `ValueError` when nothing is saved, `StoreError`, `OSError`. Blocking."""
-        if self.store is None or not self.saves.created:
-            raise ValueError("nothing saved to export yet")
-        return export_saved(self.store, self.id, fmt, where)
+        """`/export`: the saved conversation as `fmt` in a new private file (`SessionSaves.export`)."""
+        return self.saves.export(fmt, where)
 
     def release_claim(self) -> None:
         """Let other processes open this session (the TUI switching away, `/clear`). Idempotent."""
         self.saves.writer.release()
+
+    # --- start and close, replay: every front end's jobs (lifecycle.py, replay.py) ---------------
+
+    def start(self, **options: Any) -> AsyncIterator[Event]:
+        """`SessionLifecycle.start` (its options): the opening lines, and the MCP servers started."""
+        return self.lifecycle.start(**options)
+
+    async def aclose(self) -> Closing:
+        """`SessionLifecycle.aclose`: MCP down, the rescue copy after a failed save, the claim let go."""
+        return await self.lifecycle.aclose()
+
+    def replay(self, entries: int | None = None) -> list[Item | HistoryTrimmed]:
+        """`replay.replay`: the conversation as chat entries, banners at their cuts (newest `entries`)."""
+        return replay(self, entries)
 
     @classmethod
     def resume(

@@ -36,16 +36,22 @@ class ConversationCounts:
     turns: int = 0
     items: int = 0
     open_answer: bool = False
+    # The subagents' contexts at their end, summed (docs/subagents.md): what they held apart from
+    # the main context, for the session list. 0 in figures stored before subagents.
+    subagent_tokens: int = 0
 
     def add(self, messages: Iterable[Any]) -> ConversationCounts:
         """These counts with `messages` (the transcript's next ones) folded in; a new value."""
         count, turns, items, open_answer = self.messages, self.turns, self.items, self.open_answer
+        children = self.subagent_tokens
         for message in messages:
             count += 1
             kind = field_of(message, "kind")
             for part in field_of(message, "parts") or ():
                 part_kind = field_of(part, "part_kind")
-                if kind == "request" and part_kind == "user-prompt":
+                if kind == "request" and part_kind == "tool-return":
+                    children += _child_context(field_of(part, "metadata"))
+                elif kind == "request" and part_kind == "user-prompt":
                     turns, items, open_answer = turns + 1, items + 1, False
                 elif kind == "response" and part_kind == "tool-call":
                     items, open_answer = items + 1, False
@@ -53,20 +59,33 @@ class ConversationCounts:
                     content = field_of(part, "content")
                     if isinstance(content, str) and content.strip() and not open_answer:
                         items, open_answer = items + 1, True
-        return replace(self, messages=count, turns=turns, items=items, open_answer=open_answer)
+        return replace(
+            self, messages=count, turns=turns, items=items, open_answer=open_answer, subagent_tokens=children
+        )
 
     def to_json(self) -> str:
-        """The figures as the store keeps them: `[messages, turns, items, open_answer]` (see `from_json`)."""
-        return json.dumps([self.messages, self.turns, self.items, int(self.open_answer)])
+        """The figures as the store keeps them: `[messages, turns, items, open_answer]`, then
+        `subagent_tokens` when there is any (see `from_json`)."""
+        figures = [self.messages, self.turns, self.items, int(self.open_answer)]
+        return json.dumps([*figures, self.subagent_tokens] if self.subagent_tokens else figures)
 
     @classmethod
     def from_json(cls, text: Any) -> ConversationCounts | None:
         """The stored figures, or None when absent or unreadable (they are counted again)."""
         try:
-            messages, turns, items, open_answer = json.loads(text)
-            return cls(int(messages), int(turns), int(items), bool(open_answer))
-        except (TypeError, ValueError):
+            messages, turns, items, open_answer, *more = json.loads(text)
+            children = int(more[0]) if more else 0
+            return cls(int(messages), int(turns), int(items), bool(open_answer), children)
+        except (TypeError, ValueError, IndexError):
             return None
+
+
+def _child_context(metadata: Any) -> int:
+    """A `delegate` result's child's context at its end (`child_record.SUBAGENT_KEY`), else 0."""
+    record = metadata.get("co_tui_subagent") if isinstance(metadata, dict) else None
+    finished = record.get("finished") if isinstance(record, dict) else None
+    tokens = finished.get("context_tokens") if isinstance(finished, dict) else 0
+    return tokens if isinstance(tokens, int) and tokens > 0 else 0
 
 
 def read_outline(conn: sqlite3.Connection, session_id: str, since: int = 0) -> Iterator[dict[str, Any]]:

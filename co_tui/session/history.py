@@ -259,6 +259,14 @@ class History:
         self._transcript_cost.restart(transcript.saved if isinstance(transcript, LazyTranscript) else 0)
         self._ledger_cost.restart()
 
+    def counts(self) -> ConversationCounts:
+        """The transcript's turns and chat-log items: the store's figures for a resumed session's
+        saved messages (never decoded for this) plus this process's own."""
+        saved, transcript = self.saved_counts, self._transcript
+        if isinstance(transcript, LazyTranscript) and saved is not None and saved.messages == transcript.saved:
+            return saved.add(transcript.added())
+        return ConversationCounts().add(transcript)
+
     def snapshot(self) -> HistorySnapshot:
         """What a save writes now (see `HistorySnapshot`)."""
         return HistorySnapshot(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from co_tui.text import format_tokens
 
@@ -18,6 +18,10 @@ class PinChange:
     pinned: bool
     pinned_tokens: int
     note: str = ""
+
+    def noted(self, note: str | None) -> PinChange:
+        """This change with `note` (None: as it is): what an applied pin returns."""
+        return replace(self, note=note) if note else self
 
     def describe(self) -> str:
         """The one line shown to the user."""

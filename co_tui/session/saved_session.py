@@ -1,6 +1,6 @@
 """What the store hands back of a saved session: `SessionMeta` (a row of the session list) and
 `LoadedSession` (the session read back). Plain data, in a module of its own so that the store's
-helpers (store_tail.py) and the session's history can name them without importing the store."""
+helpers (`co_tui/store/tail.py`) and the session's history can name them without importing the store."""
 
 from __future__ import annotations
 
@@ -34,6 +34,8 @@ class SessionMeta:
     messages: int = 0
     context_messages: int = 0
     tokens: int = 0
+    # What the session's subagents' contexts held at their end, apart from `tokens` (docs/subagents.md).
+    subagent_tokens: int = 0
     damaged: str | None = None
     cost_usd: float | None = None
     # A fork (`/fork`, `--fork-session`): the session it was copied from and how many of its turns it holds.
@@ -66,7 +68,7 @@ class LoadedSession:
     context: list[ModelMessage]
     ledger: list[HistoryTrimmed]
     ledger_positions: list[int] = field(default_factory=list)
-    # Per ledger entry, what undoing it needs (store_steering.py); the pinned turns' prompt indices.
+    # Per ledger entry, what undoing it needs (`co_tui/store/steering_rows.py`); the pinned turns' prompt indices.
     ledger_records: list[Any] = field(default_factory=list)
     pins: list[int] = field(default_factory=list)
     # The transcript's turns and chat-log items (conversation_counts.py); None: count `transcript`.

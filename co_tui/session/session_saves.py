@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from co_tui.governance.meter import TokenMeter
     from co_tui.session.history import History, HistorySnapshot
-    from co_tui.session.store import SessionStore
+    from co_tui.store.session_store import SessionStore
 
 __all__ = ["TITLE_CHARS", "Conversation", "SessionSaves", "make_title"]
 
@@ -139,6 +139,15 @@ class SessionSaves:
         """Write the whole conversation (`snapshot`, None: as it is now) as a JSON export beside the
         database; the file, or None when it could not be written (`SessionWriter.write_rescue_copy`)."""
         return self.writer.write_rescue_copy(snapshot or self.history.snapshot(), self.info())
+
+    def export(self, fmt: str, where: Path | None = None) -> Path:
+        """The saved conversation as `fmt` in a new private file (`export.export_saved`). Raises
+        `ValueError` when nothing is saved, `StoreError`, `OSError`. Blocking."""
+        if self.store is None or not self.created:
+            raise ValueError("nothing saved to export yet")
+        from co_tui.session.export import export_saved
+
+        return export_saved(self.store, self.conversation.id, fmt, where)
 
     def start_new(self) -> None:
         """`/clear`: let the old session go (its claim released); the next save creates a new one."""

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from co_tui.config import Settings
     from co_tui.session.history import History
 
-__all__ = ["ChildAgent", "ChildFactory", "Delegations", "finished_line", "session_agents"]
+__all__ = ["ChildAgent", "ChildFactory", "Delegations", "agents_listing", "finished_line", "session_agents"]
 
 FOUND_CHARS = 4_000  # of a stopped child's last words, what the parent is told
 
@@ -93,6 +93,11 @@ def _figures(transcript: Sequence[ModelMessage], ledger: Sequence[Any]) -> _Figu
         cache_read_tokens=sum(r.usage.cache_read_tokens for r in responses),
         cost_usd=session_cost(transcript, ledger),
     )
+
+
+def _ledger(child: ChildAgent, agent: str, delegation: str) -> tuple[Any, ...]:
+    """The child's cuts as kept with its record: each naming the child, as its events did."""
+    return tuple(replace(event, agent=agent, delegation=delegation) for event in child.history.ledger)
 
 
 def _kilo(tokens: int) -> str:
@@ -153,6 +158,26 @@ def session_agents(settings: Settings, workspace: Path) -> AgentCatalog:
 
     dirs = agent_dirs(workspace, default_config_file().parent, project=settings.agents_project_config)
     return load_agents(dirs)
+
+
+def agents_listing(catalog: AgentCatalog, workspace: Path, *, project: bool) -> list[str]:
+    """`/agents`: one line per agent the `delegate` tool offers — name, tools, where it came
+    from, what it is for — then one per definition file refused and why, and, with the workspace's
+    definitions off, the workspace folders not read."""
+    from co_tui.text import escape_controls
+
+    lines = []
+    for agent in catalog.agents.values():
+        tools = "every tool but delegate" if agent.tools is None else ", ".join(agent.tools) or "no tools"
+        model = f" · model {agent.model}" if agent.model else ""
+        budget = f" · budget {agent.budget_tokens:,}" if agent.budget_tokens else ""
+        lines.append(f"{agent.name} ({agent.source}{model}{budget}) — {tools}: {agent.description}")
+    lines += [f"refused {refusal.path}: {refusal.reason}" for refusal in catalog.refused]
+    if not project:
+        for folder in (workspace / ".co-tui" / "agents", workspace / ".claude" / "agents"):
+            if folder.is_dir():
+                lines.append(f"not read: {folder} (the workspace's definitions need agents_project_config = true)")
+    return [escape_controls(line) for line in lines]
 
 
 class Delegations:
@@ -264,7 +289,7 @@ class Delegations:
         except asyncio.CancelledError:
             # The parent's turn was stopped: its stream is closing, so the end is said after it.
             finished = self._finish(child, agent_def, agent, delegation, "cancelled", started, context_tokens)
-            record = ChildRecord(finished, task, tuple(child.history.transcript), tuple(child.history.ledger))
+            record = ChildRecord(finished, task, tuple(child.history.transcript), _ledger(child, agent, delegation))
             self.records[agent] = record
             self._late.append(finished)
             raise
@@ -284,7 +309,7 @@ class Delegations:
             outcome, why = "done", ""
         text = _result_text(agent, outcome, why, child.history.transcript)
         finished = self._finish(child, agent_def, agent, delegation, outcome, started, context_tokens, len(text))
-        return ChildRecord(finished, task, tuple(child.history.transcript), tuple(child.history.ledger)), text
+        return ChildRecord(finished, task, tuple(child.history.transcript), _ledger(child, agent, delegation)), text
 
     def _finish(
         self,

@@ -12,7 +12,7 @@ from typing import Any
 
 from support.turns import collect, of_type, run_turn
 
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 from .harness import assert_history_valid, assert_openai_body_valid, session
 from .loopback import Hang, LoopbackServer, RecordedRequest, Reply, ToolCallSpec, openai_error
@@ -247,3 +247,118 @@ async def test_esc_stops_the_children_with_the_turn(env: LoopbackServer, tmp_pat
     env.responder = lambda request: Reply("Fine again.")
     after = await collect(chat.run_turn("hello"))
     assert of_type(after, "done")[0].output == "Fine again."
+
+
+RUNNER = """---
+name: runner
+description: Runs a command and reports its output.
+tools: Bash, Read
+---
+You run the command the task names and report its output.
+"""
+
+
+async def test_esc_kills_a_childs_shell_command_and_a_defined_agent_runs_as_defined(
+    env: LoopbackServer, tmp_path: Path, monkeypatch: Any
+) -> None:
+    from support.waits import processes_in, until
+
+    from co_tui.session.chat import ChatSession
+
+    from .harness import settings
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "ws").mkdir()
+    work = workspace(tmp_path / "ws")
+    (work / ".co-tui" / "agents").mkdir(parents=True)
+    (work / ".co-tui" / "agents" / "runner.md").write_text(RUNNER)
+    asked: list[str | None] = []
+
+    async def approve(_text: str, **_kw: Any) -> bool:
+        from co_tui.session.child_event import asking_agent
+
+        asked.append(asking_agent())
+        return True
+
+    def respond(request: RecordedRequest) -> Any:
+        system = str(request.body["messages"][0]["content"])
+        if "You run the command the task names" in system:  # the defined agent's own instructions
+            return Reply(tool_calls=(ToolCallSpec("run_shell", {"command": "sleep 60"}, "s1"),))
+        return Reply(tool_calls=(ToolCallSpec("delegate", {"task": "run sleep 60", "agent": "runner"}, "d1"),))
+
+    env.responder = respond
+    chat = ChatSession(
+        settings(allow_shell=True, agents_project_config=True, request_timeout_s=30), workspace=work, approver=approve
+    )
+    events: list[Any] = []
+
+    async def drive() -> None:
+        async for event in chat.run_turn("run it in a subagent"):
+            events.append(event)
+
+    task = asyncio.create_task(drive())
+    await until(lambda: processes_in(work), "the child's shell command to start")
+    chat.cancel()
+    await task
+    await until(lambda: not processes_in(work), "the child's shell command to be killed", timeout=10)
+    assert asked == ["runner-1"]  # the approval named the child asking
+    started = of_type(events, "subagent_started")[0]
+    assert started.agent_name == "runner" and set(started.tools) == {"run_shell", "read_file"}
+    assert [e.outcome for e in of_type(events, "subagent_finished")] == ["cancelled"]
+    assert of_type(events, "done")[0].interrupted
+
+
+async def test_a_childs_own_budget_cuts_its_context_and_it_recalls_from_its_own_transcript(
+    env: LoopbackServer, tmp_path: Path
+) -> None:
+    import re
+
+    for name in "cdef":
+        lines = [f"{name} line {i}: " + "filler words " * 5 for i in range(90)]
+        if name == "c":
+            lines[3] = "c line 3: the secret colour is teal"
+        (tmp_path / f"{name}.txt").write_text("\n".join(lines) + "\n")
+
+    def respond(request: RecordedRequest) -> Any:
+        if not is_child(request):
+            return parent(request, tasks=("Read c.txt, d.txt, e.txt and f.txt; return the secret colour.",))
+        # What the conversation holds (the instructions name recall("r12") as an example).
+        text = "\n".join(str(m.get("content")) for m in request.body["messages"] if m["role"] != "system")
+        results = tool_results(request)
+        if results and "the secret colour is teal" in results[-1] and "recall" in results[-1][:200]:
+            return Reply("The secret colour is teal (c.txt line 3).")
+        read = len([m for m in request.body["messages"] if m["role"] == "tool"])
+        if read < 4 and not re.search(r'recall\("r\d+', text):
+            return Reply(tool_calls=(ToolCallSpec("read_file", {"path": "cdef"[read] + ".txt"}, f"r{read}"),))
+        handle = re.search(r'read_file\(path="c\.txt"\)[^\n]*?recall\("(r\d+(?:\.\d+)?)"\)', text)
+        assert handle, "the cut note names c.txt's handle"
+        return Reply(tool_calls=(ToolCallSpec("recall", {"handle": handle[1]}, "rc"),))
+
+    env.responder = respond
+    chat = session(tmp_path, subagent_budget_tokens=3000, context_strategy="trim")
+    events = await run_turn(chat, "find the colour")
+    cuts = [e for e in of_type(events, "history_trimmed")]
+    assert cuts and all((e.agent, e.delegation) == ("explore-1", "d1") for e in cuts)
+    assert all(e.budget_tokens == 3000 for e in cuts)
+    assert chat.history.ledger == []  # the main context was not cut
+    finished = of_type(events, "subagent_finished")[0]
+    assert finished.outcome == "done" and finished.cuts == len(cuts)
+    child_calls = [e.tool_name for e in of_type(events, "tool_call") if e.agent == "explore-1"]
+    assert child_calls[-1] == "recall"
+    assert "teal" in of_type(events, "done")[0].output
+    from co_tui.session.child_record import child_records
+
+    ((_, record),) = child_records(chat.history.transcript)
+    assert len(record.ledger) == len(cuts) and all(e.agent == "explore-1" for e in record.ledger)
+
+
+async def test_at_most_the_configured_number_of_children_run_at_once(env: LoopbackServer, tmp_path: Path) -> None:
+    env.responder = lambda request: (
+        explorer(request) if is_child(request) else parent(request, tasks=("one: " + TASK, "two: " + TASK))
+    )
+    chat = session(workspace(tmp_path), subagent_max_concurrent=1)
+    events = await run_turn(chat, "find the magic number twice")
+    order = ["one" if "one: " in r.text() else "two" for r in env.requests if is_child(r)]
+    assert order in (["one", "one", "two", "two"], ["two", "two", "one", "one"])  # one after the other
+    kinds = [e.type for e in events if e.type.startswith("subagent_")]
+    assert kinds == ["subagent_started", "subagent_finished"] * 2  # the second starts once the first is done

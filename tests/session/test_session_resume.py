@@ -9,7 +9,7 @@ from support.turns import run_turn
 
 from co_tui.config import load_settings
 from co_tui.session.chat import ChatSession
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 
 async def test_resume_restores_transcript_context_and_ledger(tmp_path: Path) -> None:
@@ -76,8 +76,8 @@ async def test_disk_full_keeps_the_conversation_and_the_next_save_catches_up(tmp
     store = SessionStore.open(tmp_path / "data")
     session = ChatSession(load_settings(), workspace=tmp_path, store=store)
     await run_turn(session, "hello")
-    pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
-    store._conn.execute(f"PRAGMA max_page_count = {pages}")  # SQLite now fails exactly as on a full disk
+    pages = store.conn.execute("PRAGMA page_count").fetchone()[0]
+    store.conn.execute(f"PRAGMA max_page_count = {pages}")  # SQLite now fails exactly as on a full disk
 
     events = await run_turn(session, "read README.md", errors=True)
     storage = [e for e in events if e.type == "error" and e.kind == "storage"]
@@ -86,7 +86,7 @@ async def test_disk_full_keeps_the_conversation_and_the_next_save_catches_up(tmp
     assert len(session.transcript) > 2  # the turn lives on in memory
     assert store.load(session.id).meta.messages == 2
 
-    store._conn.execute("PRAGMA max_page_count = 1073741823")
+    store.conn.execute("PRAGMA max_page_count = 1073741823")
     await run_turn(session, "hello again")  # no error
     saved = store.load(session.id)
     assert saved.transcript == session.transcript and saved.context == session.context
@@ -162,7 +162,7 @@ def test_a_failed_summary_cools_down_across_processes(tmp_path: Path, monkeypatc
     summariser. The failure's time is in the ledger; a resumed session honours what is left of it."""
     import time
 
-    import co_tui.session.store as store_module
+    import co_tui.store.database as store_module
 
     settings = load_settings(summarizer_cooldown_s=600)
     recent = _saved_with_failed_summary(tmp_path, settings)
@@ -173,7 +173,7 @@ def test_a_failed_summary_cools_down_across_processes(tmp_path: Path, monkeypatc
         assert 0 < remaining <= 600
         resumed.release_claim()
 
-    monkeypatch.setattr(store_module, "_now", lambda: time.time() - 3600)  # failed an hour ago: over
+    monkeypatch.setattr(store_module, "now", lambda: time.time() - 3600)  # failed an hour ago: over
     old = _saved_with_failed_summary(tmp_path, settings)
     with SessionStore.open(tmp_path / "data") as store:
         assert not ChatSession.resume(

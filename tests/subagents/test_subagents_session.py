@@ -13,7 +13,7 @@ from support.turns import of_type, run_turn
 from co_tui.config import Settings
 from co_tui.session.chat import ChatSession
 from co_tui.session.child_record import child_records
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 ASK = "explore docs in a subagent and tell me which file mentions budget"
 
@@ -109,3 +109,30 @@ async def test_the_session_cost_includes_the_childrens(workspace: Path) -> None:
     assert session_cost([*chat.history.transcript, priced]) == pytest.approx(0.25)
     meta["co_tui_subagent"]["finished"]["cost_usd"] = None
     assert session_cost([priced]) is None  # an unpriced child makes the total unknown, as any request
+
+
+def test_the_user_can_have_a_saved_childs_transcript_recalled_in_a_later_process(workspace: Path) -> None:
+    assert run_co_tui("-p", ASK, cwd=workspace).returncode == 0
+    later = run_co_tui("--continue", "-p", "what did explore-1 read?", "--output-format", "jsonl", cwd=workspace)
+    assert later.returncode == 0, later.stderr
+    lines = [json.loads(line) for line in later.stdout.splitlines()]
+    call = next(e for e in lines if e["type"] == "tool_call")
+    assert (call["tool_name"], json.loads(call["args"])) == ("recall", {"handle": "explore-1"})
+    result = next(e for e in lines if e["type"] == "tool_result")
+    assert "subagent explore-1's transcript" in result["content"] and "The budget is 40k tokens." in result["content"]
+    assert lines[-1]["output"].startswith("I read subagent explore-1's transcript back with recall")
+
+
+def test_the_session_list_shows_what_the_children_held_apart(workspace: Path) -> None:
+    assert run_co_tui("-p", "list docs", cwd=workspace).returncode == 0
+    before = run_co_tui("--list-sessions", cwd=workspace)
+    assert "+" not in before.stdout.splitlines()[1].split()[4]  # no child: the main figure alone
+    assert run_co_tui("--continue", "-p", ASK, cwd=workspace).returncode == 0
+    listing = run_co_tui("--list-sessions", cwd=workspace)
+    assert listing.returncode == 0, listing.stderr
+    header, row = listing.stdout.splitlines()[:2]
+    tokens = row.split()[4]
+    main, _, children = tokens.partition("+")
+    assert main.startswith("~") or main[0].isdigit()
+    assert children and children != "0", row  # e.g. "1.7k+695": the explore child's context, apart
+    assert header.index("TOKENS") + len("TOKENS") == row.index(tokens) + len(tokens)  # the column lines up

@@ -105,7 +105,7 @@ async def test_file_edits_show_a_diff_and_allow_edits_covers_the_rest_of_the_ses
 
         await send_unasked(pilot, "replace hello with bye in notes.txt")
         assert (workspace / "notes.txt").read_text() == "bye\n"
-        assert app.session.file_edits.sink.store.file_checkpoints(app.session.id)[1][1].before == b"hello\n"
+        assert app.session.binding.file_edits.sink.store.file_checkpoints(app.session.id)[1][1].before == b"hello\n"
 
 
 async def test_a_declined_edit_leaves_the_file(workspace: Path) -> None:
@@ -127,7 +127,7 @@ async def test_opening_another_session_starts_with_no_grants(workspace: Path) ->
     from co_tui.config import Settings
 
     def factory(settings: Settings, workspace: Path, **kwargs: Any) -> FakeSession:
-        return FakeSession(settings, id=kwargs.get("resume_id") or "a" * 32)
+        return FakeSession(settings, id=kwargs.get("resume_id") or "a" * 32, ask=kwargs.get("ask"))
 
     app = QuietApp(Settings(), workspace, session_factory=factory)
     async with app.run_test(size=(100, 30)) as pilot:

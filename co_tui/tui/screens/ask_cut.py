@@ -24,16 +24,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from co_tui.session import PlannedCut
-from co_tui.text import escape_controls, format_tokens, one_line, plural, screen_text
-from co_tui.tui.cut_answer import CutAnswer, CutChoice
+from co_tui.session import CutAnswer, CutChoice, PlannedCut, planned_cut_rows
+from co_tui.text import escape_controls, format_tokens, one_line, screen_text
 from co_tui.tui.screens.arming import ArmedAnswers
 
 __all__ = ["AskCutScreen", "planned_cut_rows"]
 
 KEYS_LINE = "enter chooses · tab: the focus field · esc cancels, the prompt is kept"
-PROMPTS_SHOWN = 3  # prompts named per row (the rest: `…`), each cut to `PROMPT_WIDTH`
-PROMPT_WIDTH = 40
 
 KIND_VERB = {
     "summary": "summarise",
@@ -58,44 +55,6 @@ def option_label(choice: CutChoice, label: str, plan: PlannedCut) -> str:
     if choice == "compact" and plan.compact_tokens_after is not None:
         return label.replace(", then send", f" (~{format_tokens(plan.compact_tokens_after)} after), then send")
     return label
-
-
-def _prompts(prompts: tuple[str, ...]) -> str:
-    """Up to `PROMPTS_SHOWN` prompts, quoted, oldest first; `· …` when there are more."""
-    shown = [f"“{one_line(p, PROMPT_WIDTH)}”" for p in prompts[:PROMPTS_SHOWN]]
-    return " · ".join(shown + (["…"] if len(prompts) > PROMPTS_SHOWN else []))
-
-
-def planned_cut_rows(plan: PlannedCut) -> list[tuple[str, str]]:
-    """The dialog's table, (label, text) per row: what goes, what stays, the request's tokens
-    against the limits, the prompt-cache cost (and the summariser call's input, for a summary)."""
-    goes = ""  # no message leaves when the cut only shortens old tool outputs
-    if plan.going_messages:
-        goes = plural(plan.going_messages, "message") + f" ({plural(plan.going_turns, 'turn')})"
-        goes += " summarised into one recap" if plan.summarised else " dropped (the transcript keeps them)"
-    if plan.shortened:
-        goes += (", " if goes else "") + plural(plan.shortened, "old tool output") + " shortened"
-    if plan.going_prompts:
-        goes += ": " + _prompts(plan.going_prompts)
-    pinned = f" ({plan.pinned_turns} pinned)" if plan.pinned_turns else ""
-    stays = f"{plural(plan.kept_turns, 'turn')}{pinned} and your prompt"
-    if plan.kept_prompts:
-        stays += ": " + _prompts(plan.kept_prompts[-PROMPTS_SHOWN:])
-    guess = " (assumed)" if plan.window_is_guess else ""
-    rows = [
-        ("Goes", goes),
-        ("Stays", stays),
-        ("Tokens", f"~{format_tokens(plan.tokens_before)} now → ~{format_tokens(plan.tokens_after)} after the cut"),
-        ("Limits", f"budget {format_tokens(plan.budget_tokens)} · window {format_tokens(plan.window_tokens)}{guess}"),
-        (
-            "Cache",
-            f"~{format_tokens(plan.fresh_tokens)} read afresh once, ~{format_tokens(plan.cached_tokens)} still cached "
-            f"(uncut: ~{format_tokens(plan.uncut_fresh_tokens)} new)",
-        ),
-    ]
-    if plan.summarised_tokens:
-        rows.append(("Summary", f"the summariser reads ~{format_tokens(plan.summarised_tokens)} tokens"))
-    return rows
 
 
 class AskCutScreen(ArmedAnswers, ModalScreen[CutAnswer | None]):

@@ -154,7 +154,7 @@ def meter_notes(reading: UsageUpdate, layout: MeterLayout, attaching: int = 0) -
         notes.append((ahead, "ahead"))
     if layout.guess and reading.window_is_guess:
         notes.append(("window guessed", "guess"))
-    if reading.mcp_starting:  # their schemas join the figure once they run (session/model_setup.py)
+    if reading.mcp_starting:  # their schemas join the figure once they run (session/agent_binding.py)
         notes.append(("MCP tools not counted yet" if layout.guess else "MCP pending", "guess"))
     return notes
 
