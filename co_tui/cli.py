@@ -147,6 +147,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     (`| head`) ends the program quietly with status 141 (`co_tui.broken_pipe`). Ctrl+C before a
     turn runs (waiting for stdin, loading) is one line and status 130, not a traceback.
     """
+    from co_tui.terminal_echo import echo_off
+
+    restore_echo = echo_off()  # first thing: keys typed while co-tui starts are not printed on the shell
     try:
         code = _main(argv)
         sys.stdout.flush()  # inside the guard: a closed pipe shows here, not at interpreter exit
@@ -157,6 +160,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from co_tui.broken_pipe import discard_stdout
 
         return discard_stdout()
+    finally:
+        restore_echo()
     if code == EXIT_BROKEN_PIPE:
         from co_tui.broken_pipe import discard_stdout
 

@@ -44,15 +44,36 @@ def fit_words(text: str, width: int) -> str:
 
 def fit_segments(parts: list[str], width: int, sep: str = " · ") -> str:
     """`parts` joined by `sep` within `width` characters: whole parts are dropped from the end, an
-    ellipsis segment saying some were; the first part alone is cut at a word boundary (`fit_words`)."""
+    ellipsis segment saying some were. A part too long to follow the first one at this width even
+    alone is skipped instead (an ellipsis in its place), so the shorter parts after it, such as the
+    figures, still show. The first part alone is cut at a word boundary (`fit_words`)."""
     line = sep.join(parts)
     if len(line) <= width:
         return line
-    for n in range(len(parts) - 1, 0, -1):
-        line = sep.join([*parts[:n], "…"])
-        if len(line) <= width:
-            return line
-    return fit_words(parts[0], width)
+    kept = [parts[0]]
+    for i, part in enumerate(parts[1:], start=1):
+        last = i == len(parts) - 1
+        trial = [*kept, part] if last else [*kept, part, "…"]
+        if len(sep.join(_one_ellipsis(trial))) <= width:
+            kept.append(part)
+        elif len(sep.join([parts[0], part])) > width:
+            kept.append("…")  # it can never show here: the parts after it may
+        else:
+            kept.append("…")
+            break
+    kept = _one_ellipsis(kept)
+    if len(kept) == 1 or len(sep.join(kept)) > width:
+        return fit_words(parts[0], width)
+    return sep.join(kept)
+
+
+def _one_ellipsis(parts: list[str]) -> list[str]:
+    """`parts` with runs of `…` segments as one, and no `…` left after a kept last part's place."""
+    out: list[str] = []
+    for part in parts:
+        if not (part == "…" and out and out[-1] == "…"):
+            out.append(part)
+    return out
 
 
 # C0 controls, DEL, the C1 controls (a terminal may read 0x9b as CSI and 0x9d as OSC, as ESC [ and

@@ -39,6 +39,7 @@ from co_tui.governance.truncation import (
     truncate_text,
 )
 from co_tui.governance.turns import Layout, Turn, segment, steps_of
+from co_tui.text import plural
 
 __all__ = [
     "ToolTrimResult",
@@ -400,10 +401,10 @@ class FitResult:
 
 def _outputs_note(count: int, max_chars: int, stub: bool, *, of_kept_turns: bool = False) -> str:
     """The note of a tool-output trim: how many outputs, cut to what."""
-    which = "old tool outputs of the kept turns" if of_kept_turns else "old tool outputs"
+    which = plural(count, "old tool output") + (" of the kept turns" if of_kept_turns else "")
     if stub:
-        return f"{count} {which} cleared to a note naming their recall"
-    return f"{count} {which} cut to {max_chars} chars"
+        return f"{which} cleared to a note naming {'its' if count == 1 else 'their'} recall"
+    return f"{which} cut to {max_chars} chars"
 
 
 def fit_to_budget(
@@ -517,7 +518,7 @@ def fit_to_budget(
                     tokens_before=shrink.tokens_before,
                     tokens_after=shrink.tokens_after,
                     budget_tokens=budget_tokens,
-                    note=f"{shrink.shrunk_parts} tool outputs in older steps of the current turn shrunk",
+                    note=f"{plural(shrink.shrunk_parts, 'tool output')} in older steps of the current turn shrunk",
                 )
             )
             current, tokens = shrink.messages, shrink.tokens_after

@@ -17,13 +17,14 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from co_tui.governance.undo import UndoRefused
 from co_tui.session.agent_binding import AgentBinding, MeterFactory, OverheadCounter, count_overhead, default_meter
 from co_tui.session.applying import EditApplier
 from co_tui.session.approvals import Approvals, Ask
 from co_tui.session.branch_moves import BranchMoves
 from co_tui.session.busy import Busy
 from co_tui.session.child_agent import ChildRun
-from co_tui.session.clearing import clear_conversation
+from co_tui.session.clearing import clear_conversation, cleared_line
 from co_tui.session.compact_run import Compaction
 from co_tui.session.compaction import clear_preview_of
 from co_tui.session.eviction import next_cut_of, plan_evict
@@ -89,6 +90,7 @@ class ChatSession(HistoryViews):
         self.workspace = Path(workspace).resolve()
         self.id: str = session_id or uuid.uuid4().hex
         self.title: str = ""
+        self.cleared_from: tuple[str, str] | None = None  # (id, title) of the conversation a /clear left
         self.gate = Busy()
         self.history = history = History()
         # Saved lazily, at the first completed turn: opening and quitting leaves no empty session.
@@ -246,8 +248,15 @@ class ChatSession(HistoryViews):
         return (await self.edits.steer("evicting", lambda h, g: plan_evict(h, g, index))).trim
 
     async def undo(self, cut: int | None = None) -> HistoryTrimmed:
-        """`/undo`: undo the newest cut in effect, or cut `cut` and every later one (`plan_undo`)."""
-        return (await self.edits.steer("undoing a cut", lambda h, g: plan_undo(h, g, cut))).trim
+        """`/undo`: undo the newest cut in effect, or ledger entry `cut` and every cut after it
+        (`steering.plan_undo`). Returns the `restore` event; raises `UndoRefused`: after a /clear
+        with no cut since, one saying a clear is not undone and where the old conversation is."""
+        try:
+            return (await self.edits.steer("undoing a cut", lambda h, g: plan_undo(h, g, cut))).trim
+        except UndoRefused:
+            if cut is None and not self.history.ledger and self.cleared_from is not None:
+                raise UndoRefused(cleared_line(*self.cleared_from)) from None
+            raise
 
     async def recover(self, item: str, cut: int | None = None) -> HistoryTrimmed:
         """Append an excerpt around `item`, which cut `cut`'s summary lost, to the context (`plan_recover`)."""
@@ -277,7 +286,10 @@ class ChatSession(HistoryViews):
 
     async def clear(self) -> HistoryTrimmed:
         """`/clear`: a new, empty session; the old one stays saved (`clearing.clear_conversation`)."""
-        return await clear_conversation(self.saves, self.edits, self.binding, self.gate, self.clear_preview())
+        old = (self.id, self.title) if self.history.transcript else None
+        trim = await clear_conversation(self.saves, self.edits, self.binding, self.gate, self.clear_preview())
+        self.cleared_from = old or self.cleared_from
+        return trim
 
     # --- the conversation tree (branch_moves.py) -------------------------------------------------
     def rewind_points(self) -> list[RewindPoint]:

@@ -24,14 +24,14 @@ import inspect
 import signal
 import sys
 import threading
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from functools import partial
 from pathlib import Path
 from time import monotonic
 from typing import TYPE_CHECKING, Any, Union
 
 from textual import events, work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
@@ -62,6 +62,7 @@ from co_tui.tui.type_ahead import TypeAhead, types_text
 
 if TYPE_CHECKING:
     from textual.driver import Driver
+    from textual.screen import Screen
 
     from co_tui.agent.permissions import Grant
     from co_tui.config import Settings
@@ -373,6 +374,19 @@ class CoTuiApp(App[int]):
         """ctrl+end: jump to the end of the chat, which then follows new output again."""
         if not self._chat_gone():
             self.chat.log_view.scroll_to_end()
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's palette commands; its Screenshot saves to the data dir (tui/textual_defaults.py)."""
+        from co_tui.tui.textual_defaults import system_commands
+
+        return system_commands(super().get_system_commands(screen), self, screen, self._data_dir)
+
+    def action_help_quit(self) -> None:
+        """Ctrl+C on a screen that does not bind it: closes it as its Esc does, instead of Textual's
+        "Do you want to quit?" (tui/textual_defaults.py)."""
+        from co_tui.tui.textual_defaults import close_on_ctrl_c
+
+        self.call_next(close_on_ctrl_c, self)
 
     def action_scroll_chat(self, where: str) -> None:
         """PgUp / PgDn (with Shift too) and ctrl+home, from the prompt: scroll the chat. Paging down
@@ -1055,5 +1069,6 @@ def run_app(
             print(f"co-tui: {problem}", file=sys.stderr)
             return app.return_code or 1
         if hint:
-            print(hint)
+            # On a line of its own: anything the terminal echoed before the first frame is wiped.
+            print(f"\r\x1b[K{hint}" if sys.stdout.isatty() else hint)
     return app.return_code or 0

@@ -71,6 +71,31 @@ async def test_clear_starts_a_new_session_and_keeps_the_old(tmp_path: Path) -> N
     assert resumed.meter.reading(resumed.context).tokens == held
 
 
+async def test_undo_after_clear_says_a_clear_is_not_undone_and_where_the_old_conversation_is(
+    tmp_path: Path,
+) -> None:
+    """Issue 43 item 8: `/undo` after `/clear` said "the model has seen the whole conversation so far"."""
+    import pytest
+
+    from co_tui.session import Refused
+
+    store = SessionStore.open(tmp_path / "data")
+    session = ChatSession(load_settings(), workspace=tmp_path, store=store)
+    await run_turn(session, "plan the parser")
+    old_id = session.id
+    await session.clear()
+    for _ in range(2):  # right after the clear, and after a turn in the new conversation
+        with pytest.raises(Refused) as refused:
+            await session.undo()
+        line = str(refused.value)
+        assert line.startswith("nothing to undo: a /clear is not undone"), line
+        assert f"“plan the parser” ({old_id[:8]}): /sessions opens it" in line
+        await run_turn(session, "something new")
+    assert store.load(old_id).meta.title == "plan the parser"
+    session.release_claim()
+    store.close()
+
+
 async def test_disk_full_keeps_the_conversation_and_the_next_save_catches_up(tmp_path: Path) -> None:
     (tmp_path / "README.md").write_text("# demo\n" + "Some long readme text to fill pages.\n" * 3000)
     store = SessionStore.open(tmp_path / "data")

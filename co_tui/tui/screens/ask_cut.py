@@ -31,6 +31,7 @@ from co_tui.tui.screens.arming import ArmedAnswers
 __all__ = ["AskCutScreen", "planned_cut_rows"]
 
 KEYS_LINE = "enter chooses · tab: the focus field · esc cancels, the prompt is kept"
+ARMING_LINE = "the answers arm in a moment: letters typed now go to your prompt"
 
 KIND_VERB = {
     "summary": "summarise",
@@ -101,6 +102,7 @@ class AskCutScreen(ArmedAnswers, ModalScreen[CutAnswer | None]):
             yield Input(placeholder="focus for /compact (optional) · Enter compacts", id="ask-focus", compact=True)
             # The keys, or (in their place: the dialog fits 80x24) the refusal to send over the window.
             yield Static(KEYS_LINE, id="ask-line")
+            yield Static(ARMING_LINE, id="ask-arming")
 
     def on_mount(self) -> None:
         """The answers take the keys once armed, `Cut as planned` highlighted."""
@@ -114,15 +116,17 @@ class AskCutScreen(ArmedAnswers, ModalScreen[CutAnswer | None]):
         self.action_choose(str(event.option.id))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        """Enter in the focus field compacts with that focus."""
+        """Enter in the focus field compacts with that focus, armed or not: the user tabbed there."""
         event.stop()
-        self.action_choose("compact")
+        self._choose("compact")
 
     def action_choose(self, choice: str) -> None:
         """Dismiss with the answer `choice`; over the budget past the window is refused in one line
         (the dialog stays). Nothing while the answers arm."""
-        if not self.armed:
-            return
+        if self.armed:
+            self._choose(choice)
+
+    def _choose(self, choice: str) -> None:
         if choice == "over_budget" and (line := self.plan.over_budget_refusal) is not None:
             refusal = self.query_one("#ask-line", Static)
             refusal.update(Content(line))
