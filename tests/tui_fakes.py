@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +43,18 @@ from co_tui.governance.compact_mode import SendChoice
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.meter import MeterReading, TokenMeter
 from co_tui.session.chat import ChatSession
-from co_tui.session.events import Done, ErrorEvent, Event, Notice, TextDelta, ToolCall, ToolResult
+from co_tui.session.events import (
+    Done,
+    ErrorEvent,
+    Event,
+    Notice,
+    SubagentFinished,
+    SubagentStarted,
+    TextDelta,
+    ToolCall,
+    ToolResult,
+    UsageUpdate,
+)
 from co_tui.session.history import Edit
 from co_tui.session.session_saves import make_title
 
@@ -92,7 +103,34 @@ class Hold:
     """The model goes quiet until the turn is interrupted (a test presses esc at a known point)."""
 
 
-Step = Text | Tool | Trim | Fail | Hold
+@dataclass
+class Until:
+    """The model goes quiet until `ready()` holds (a test opens a running subagent, then lets it
+    go on) or the turn is interrupted."""
+
+    ready: Callable[[], bool]
+
+
+@dataclass
+class Delegate:
+    """The model calls `delegate`: a child runs `steps` (Text, Tool, Trim, Fail, Hold, Until) in a
+    context of its own, as the engine's child does (docs/subagents.md): the parent's `tool_call`, the
+    child's `subagent_started`, its events carrying `agent` and `delegation` (each step followed by its
+    own `usage`), `subagent_finished`, then the parent's `tool_result`. It ends `outcome` (`failed` after
+    a Fail, `cancelled` when interrupted); the parent gets `result` (default: the child's text)."""
+
+    task: str
+    steps: Sequence[Step] = ()
+    agent_name: str = "explore"
+    outcome: str = "done"
+    result: str | None = None
+    budget_tokens: int = 40_000
+    call_id: str = ""
+    cost_per_request: float | None = 0.0012
+    elapsed_s: float = 6.0
+
+
+Step = Text | Tool | Trim | Fail | Hold | Until | Delegate
 Script = Callable[[str], Sequence[Step]]
 
 
@@ -126,7 +164,7 @@ class FakeSession(ChatSession):
     script: Script = echo_script
     id: str = ""  # "" : a fresh one, as a new session's
     workspace: Path = field(default_factory=Path.cwd)  # where `@path` is read and `!command` runs
-    approver: Any = None  # asked before a `!command` (the app's approve_shell; None: each is refused)
+    ask: Any = None  # asked before a `!command` (the app's ask_user; None: each is refused)
     model_name: str = "offline"  # shadows the real setup's (the summariser): `set_model` only names a model
     is_offline: bool = True
     delay: float = 0.0  # seconds between streamed events
@@ -158,7 +196,7 @@ class FakeSession(ChatSession):
             self,
             self.settings.model_copy(update=fitted),
             workspace=self.workspace,
-            approver=self.approver,
+            ask=self.ask,
             model=summariser,
             meter_factory=lambda _model, overhead: FakeMeter(self, overhead),
             overhead_counter=lambda _binding: self.overhead_tokens,
@@ -219,6 +257,106 @@ class FakeSession(ChatSession):
         elif isinstance(step, Hold):
             while not self._cancelled:  # the scenario: a turn that runs until interrupted
                 await asyncio.sleep(0.01)
+        elif isinstance(step, Until):
+            while not self._cancelled and not step.ready():
+                await asyncio.sleep(0.01)
+        elif isinstance(step, Delegate):
+            async for event in self._delegate(step, output):
+                yield event
+        elif isinstance(step, Fail):
+            yield ErrorEvent(message=step.message, kind=step.kind)  # type: ignore[arg-type]
+
+    async def _delegate(self, step: Delegate, output: list[str]) -> AsyncIterator[Event]:
+        """A scripted child (see `Delegate`): its events, tagged with its ids, between the parent's call and result."""
+        import json
+
+        self._calls += 1
+        call_id = step.call_id or f"call_{self._calls}"
+        agent = f"{step.agent_name}-{self._calls}"
+        args = json.dumps({"task": step.task, "agent": step.agent_name})
+        self._append(ModelResponse(parts=[ToolCallPart("delegate", args, call_id)]))
+        yield ToolCall(tool_name="delegate", tool_call_id=call_id, args=args)
+        ids: dict[str, Any] = {"agent": agent, "delegation": call_id}
+        yield SubagentStarted(
+            delegation=call_id,
+            agent=agent,
+            agent_name=step.agent_name,
+            task=step.task,
+            budget_tokens=step.budget_tokens,
+        )
+        messages, requests, failed = 1, 0, False
+        said: list[str] = []
+        for child in step.steps:
+            if self._cancelled or failed:
+                break
+            if isinstance(child, Trim):
+                yield replace(child.event, **ids)
+                messages = max(1, messages - child.event.dropped_messages)
+            else:
+                async for event in self._play_child(child, said):
+                    failed = failed or isinstance(event, ErrorEvent)
+                    yield replace(event, **ids)
+                messages += 2 if isinstance(child, Tool) else 1 if isinstance(child, Text) else 0
+                requests += isinstance(child, (Text, Tool))
+            cost = None if step.cost_per_request is None else requests * step.cost_per_request
+            yield UsageUpdate(
+                input_tokens=messages * self.tokens_per_message,
+                output_tokens=80,
+                context_tokens=messages * self.tokens_per_message,
+                budget_tokens=step.budget_tokens,
+                messages=messages,
+                max_messages=0,
+                exactness="exact",
+                cost_usd=cost,
+                **ids,
+            )
+        outcome = "cancelled" if self._cancelled else "failed" if failed else step.outcome
+        result = step.result if step.result is not None else "".join(said) or f"(the subagent {outcome})"
+        yield SubagentFinished(
+            delegation=call_id,
+            agent=agent,
+            agent_name=step.agent_name,
+            outcome=outcome,  # type: ignore[arg-type]
+            result_chars=len(result),
+            handle=f"{agent}",
+            requests=requests,
+            input_tokens=requests * messages * self.tokens_per_message,
+            output_tokens=requests * 80,
+            cost_usd=None if step.cost_per_request is None else requests * step.cost_per_request,
+            context_tokens=messages * self.tokens_per_message,
+            elapsed_s=step.elapsed_s,
+        )
+        self._append(ModelRequest(parts=[ToolReturnPart("delegate", result, call_id)]))
+        yield ToolResult(
+            tool_name="delegate", tool_call_id=call_id, content=result, chars=len(result), is_error=outcome != "done"
+        )
+
+    async def _play_child(self, step: Step, said: list[str]) -> AsyncIterator[Event]:
+        """One step of a child: as `_play`, but nothing joins the parent's history."""
+        if isinstance(step, Text):
+            size = max(1, -(-len(step.text) // step.chunks))
+            for i in range(0, len(step.text), size):
+                await self._pause(self.delay)
+                if self._cancelled:
+                    return
+                said.append(step.text[i : i + size])
+                yield TextDelta(text=step.text[i : i + size])
+        elif isinstance(step, Tool):
+            self._calls += 1
+            call_id = step.call_id or f"call_{self._calls}"
+            yield ToolCall(tool_name=step.name, tool_call_id=call_id, args=step.args)
+            await self._pause(step.hold or self.delay)
+            if not self._cancelled:
+                yield ToolResult(
+                    tool_name=step.name,
+                    tool_call_id=call_id,
+                    content=step.result,
+                    chars=len(step.result),
+                    is_error=step.is_error,
+                )
+        elif isinstance(step, Hold | Until):
+            async for event in self._play(step, []):
+                yield event
         elif isinstance(step, Fail):
             yield ErrorEvent(message=step.message, kind=step.kind)  # type: ignore[arg-type]
 
@@ -243,7 +381,7 @@ class FakeSession(ChatSession):
                 if self._cancelled or failed:
                     break
                 async for event in self._play(step, output):
-                    failed = failed or isinstance(event, ErrorEvent)
+                    failed = failed or (isinstance(event, ErrorEvent) and event.agent is None)
                     yield event
         finally:
             self.gate.running = False
@@ -268,8 +406,8 @@ def fake_factory(**session_kwargs: Any) -> Callable[..., FakeSession]:
     """A `session_factory` for CoTuiApp that builds a FakeSession (ignores resume)."""
     made: list[FakeSession] = []
 
-    def factory(settings: Settings, workspace: Path, *, approver: Any = None, **_: Any) -> FakeSession:
-        session = FakeSession(settings, **{"workspace": workspace, "approver": approver, **session_kwargs})
+    def factory(settings: Settings, workspace: Path, *, ask: Any = None, **_: Any) -> FakeSession:
+        session = FakeSession(settings, **{"workspace": workspace, "ask": ask, **session_kwargs})
         made.append(session)
         return session
 

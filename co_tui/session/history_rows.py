@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from co_tui.governance.next_cut import NextCut
     from co_tui.session.cost import RequestCost
     from co_tui.session.port import HistoryView
+    from co_tui.session.subagent_replay import SavedChild
 
 __all__ = ["HistoryRows", "read_history_rows"]
 
@@ -39,6 +40,8 @@ class HistoryRows:
     undoable: frozenset[int] = frozenset()
     passes: tuple[tuple[int, int], ...] = ()
     pinned_turns: frozenset[int] = frozenset()
+    # The subagents the transcript records (docs/subagents.md), oldest first.
+    children: tuple[SavedChild, ...] = ()
 
 
 def read_history_rows(
@@ -51,6 +54,7 @@ def read_history_rows(
     from co_tui.governance.inspect import annotate_history, context_view, lighten_for_inspection, mark_next_to_go
     from co_tui.session.cost import request_costs
     from co_tui.session.lazy_transcript import CHUNK, LazyTranscript
+    from co_tui.session.subagent_replay import saved_children
 
     transcript = view.transcript
     context = list(view.context)
@@ -58,12 +62,14 @@ def read_history_rows(
     # messages are decoded for this read only (the session keeps them rows), and its big tool
     # outputs are cut to their heads (`lighten_for_inspection`), so the read's peak is a chunk.
     messages: list[ModelMessage] = []
+    children = []
     for start in range(0, len(transcript), CHUNK):
         chunk = (
             transcript.read_through(start, start + CHUNK)
             if isinstance(transcript, LazyTranscript)
             else list(transcript[start : start + CHUNK])
         )
+        children += saved_children(chunk, start)  # before lightening: a child's record is on its result
         messages += lighten_for_inspection(chunk, context)
     ledger = tuple(view.ledger)
     # Statuses come from the ledger and the context, never from the text (docs/context-governance.md,
@@ -84,4 +90,5 @@ def read_history_rows(
         undoable=frozenset(view.undoable_cuts()) if undo else frozenset(),
         passes=tuple(view.cut_pass(i) for i in range(len(ledger))),
         pinned_turns=frozenset(turn_of[i] for i in view.pins if i in turn_of),
+        children=tuple(children),
     )

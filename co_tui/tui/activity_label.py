@@ -28,9 +28,10 @@ def shell_activity(command: str) -> str:
 
 def next_activity_label(current: str, event: Event) -> str:
     """The label after `event` given the `current` one: unchanged for events that say nothing
-    about what the turn is doing (usage, notices, …) and once the turn is being interrupted."""
-    if current == INTERRUPTING:
-        return current
+    about what the turn is doing (usage, notices, …), for a subagent's events (its block shows
+    them) and once the turn is being interrupted."""
+    if current == INTERRUPTING or event.agent is not None:
+        return current  # a child's events: the line keeps saying the parent runs `delegate`
     if event.type == "text_delta":
         return WRITING
     if event.type == "tool_call":

@@ -103,6 +103,14 @@ what the model sees without telling you (and the model).
   `/branches` lists the tree (where each branch was rewound, its turns, last prompt, age); Enter
   switches to one, exactly as it was left. A `⎇` banner marks each rewind and switch. Refused with
   one line while a turn runs.
+- **Subagents**: when the model hands a task to a subagent (the `delegate` tool), the chat shows
+  the child as a live block instead of a tool row: its agent and task, its own meter (messages and
+  tokens against its own budget), the tool it runs now, its own cuts, its elapsed time and cost.
+  None of its text or tool rows enter the main chat. Enter (or a click) opens its transcript as it
+  streams, while it runs too; Esc returns to the chat and the child goes on. When it ends the block
+  says how (done, failed, timed out, cancelled, stopped at a limit), what it returned (size and the
+  `recall` handle that reads its whole transcript) and what it cost. Esc in the chat stops the
+  whole turn, children included. `F2`'s Subagents tab lists every child with its figures and cuts.
 - **Nothing is lost**: the transcript keeps every message. The history inspector (`F2`) shows
   what the model sees now next to the whole transcript, with every message's status (in context,
   dropped, summarised, output truncated), the ledger of every cut, and the usage of every request
@@ -168,18 +176,27 @@ def _screen_sections() -> list[tuple[str, str]]:
     from co_tui.tui.screens.history import HistoryScreen
     from co_tui.tui.screens.permissions import PermissionsScreen
     from co_tui.tui.screens.sessions import SessionsScreen
+    from co_tui.tui.screens.subagent import SubagentScreen
 
     # The tables' own keys: `u` on the Trims tab, `p` and `d` on the context and transcript tabs.
     steering = [
         ("d", "evict", "Evict — on a message: its tool output, or its whole older turn, leaves the context"),
         ("u", "undo_cut", "Undo cut — on the Trims tab: the selected cut and every cut after it"),
         ("p", "pin_turn", "Pin turn — on a message: its turn is never cut; again: unpin"),
+        ("enter", "open_child", "Open transcript — on the Subagents tab: the selected child's whole transcript"),
     ]
     return [
         ("In the history inspector", bindings_table([*HistoryScreen.BINDINGS, *steering])),
         ("In the context breakdown", bindings_table(ContextScreen.BINDINGS)),
         ("In the sessions picker", bindings_table(SessionsScreen.BINDINGS)),
         ("On a banner in the chat (Shift+Tab from the prompt)", _banner_table()),
+        (
+            "On a subagent's block in the chat (Shift+Tab from the prompt)",
+            bindings_table(
+                [("enter", "open", "Open its transcript — live while the child runs; a click opens it too")]
+            ),
+        ),
+        ("In a subagent's transcript", bindings_table(SubagentScreen.BINDINGS)),
         (
             "In an approval dialog (a shell command, an MCP tool call, a file edit)",
             _approval_table(ApprovalDialog.BINDINGS),

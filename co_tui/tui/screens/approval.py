@@ -132,28 +132,30 @@ class ApprovalDialog(ArmedAnswers, ModalScreen[Decision]):
 
 
 def approval_dialog(
-    tool: str, command: str, path: str | None, grant: Grant, *, by_user: bool = False
+    tool: str, command: str, path: str | None, grant: Grant, *, by_user: bool = False, agent: str | None = None
 ) -> ApprovalDialog:
     """The dialog for a call of `tool` (`command`: its exact text, or a file edit's diff with `path`
-    the file), offering `grant` as its "always"; `by_user`: a `!command` the user typed, not the model."""
+    the file), offering `grant` as its "always"; `by_user`: a `!command` the user typed, not the model;
+    `agent`: the subagent that asks (its id, e.g. `explore-1`), named in the dialog (None: the main agent)."""
+    who = "The model" if agent is None else f"The subagent {escaped(agent)}"
     if tool in EDIT_TOOLS:
         title = "Write this file?" if tool == "write_file" else "Edit this file?"
         body, once, always = (
-            f"The model asked to change {escaped(path or '?')} in the workspace:",
+            f"{who} asked to change {escaped(path or '?')} in the workspace:",
             "Apply (y)",
             "Allow edits (a)",
         )
     elif tool == "run_shell":
         title, body, once, always = (
             "Run this shell command?",
-            "You typed !, to run in the workspace:" if by_user else "The model asked to run, in the workspace:",
+            "You typed !, to run in the workspace:" if by_user else f"{who} asked to run, in the workspace:",
             "Run (y)",
             "Always (a)",
         )
     else:
         title, body, once, always = (
             "Call this MCP tool?",
-            "The model asked to call an MCP tool:",
+            f"{who} asked to call an MCP tool:",
             "Call (y)",
             "Always (a)",
         )

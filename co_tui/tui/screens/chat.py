@@ -18,12 +18,13 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
-from co_tui.governance.events import HistoryTrimmed
 from co_tui.session import (
+    DELEGATE_TOOL,
     INTERRUPTED_MESSAGE,
     Done,
     ErrorEvent,
     Event,
+    HistoryTrimmed,
     Notice,
     OversizedTurn,
     SubagentFinished,
@@ -50,6 +51,7 @@ from co_tui.tui.widgets.path_popup import PathPopup
 from co_tui.tui.widgets.prompt_input import PromptInput
 from co_tui.tui.widgets.queued_prompts import QueuedPrompts
 from co_tui.tui.widgets.slash_popup import SlashPopup
+from co_tui.tui.widgets.subagent_block import SubagentBlock
 from co_tui.tui.widgets.title_bar import TitleBar
 from co_tui.tui.widgets.tool_call_block import ToolCallBlock
 from co_tui.tui.widgets.user_message import UserMessage
@@ -87,6 +89,7 @@ class ChatScreen(Screen[None]):
         self.key_echo = KeyEcho(key_clock)
         self._assistant: AssistantMessage | None = None  # the answer being streamed (its first segment)
         self._tools: dict[str, ToolCallBlock] = {}  # tool_call_id -> block, for results and badges
+        self._subagents: dict[str, SubagentBlock] = {}  # delegation (its `delegate` call's id) -> block
         # A resumed conversation's entries above the first screen, built but mounted once the
         # session is ready (`mount_earlier`): one widget group per entry, oldest first.
         self._earlier: list[list[Widget]] = []
@@ -242,9 +245,12 @@ class ChatScreen(Screen[None]):
                 block.mark_truncated()
 
     async def show_event(self, event: Event) -> None:
-        """Render one domain event (the closed union `co_tui.session.events.Event`, matched by class)."""
-        if event.agent is not None and not isinstance(event, (SubagentStarted, SubagentFinished)):
-            return  # a child's own events belong to its block, not to the main answer (docs/subagents.md)
+        """Render one domain event (the closed union `co_tui.session.events.Event`, matched by class).
+
+        A child's events (those with a `delegation`) go to its block, never into the chat flow."""
+        if event.delegation is not None:
+            await self._show_child_event(event)
+            return
         match event:
             case TextDelta(text=text):
                 if self._assistant is None:
@@ -253,14 +259,20 @@ class ChatScreen(Screen[None]):
                     self._assistant = AssistantMessage(clock=self.key_clock, budget=self.frame_budget)
                     await self.log_view.add(self._assistant)
                 self._assistant.live.write(text)
+            case ToolCall() if event.tool_name == DELEGATE_TOOL:  # a subagent: its live block stands for the call
+                from co_tui.session import subagent_pending
+
+                await self.end_answer()
+                await self._add_subagent(SubagentBlock(subagent_pending(event.tool_call_id, event.args)))
             case ToolCall():
                 await self.end_answer()
                 block = ToolCallBlock(event.tool_name, event.tool_call_id, event.args)
                 self._tools[event.tool_call_id] = block
                 await self.log_view.add(block)
             case ToolResult():
-                found = self._tools.get(event.tool_call_id)
-                if found is not None:
+                if (subagent := self._subagents.get(event.tool_call_id)) is not None:
+                    subagent.show(event)
+                elif (found := self._tools.get(event.tool_call_id)) is not None:
                     found.set_result(event.content, event.chars, is_error=event.is_error)
             case HistoryTrimmed():
                 await self.end_answer()
@@ -278,18 +290,42 @@ class ChatScreen(Screen[None]):
             case Notice(message=message):
                 await self.end_answer()
                 await self.add_notice(message)
-            case SubagentStarted():
-                await self.end_answer()
-                await self.add_notice(f"subagent {event.agent} started: {event.task.splitlines()[0][:120]}")
-            case SubagentFinished():
-                await self.add_notice(event.summary)
             case Done(interrupted=interrupted):
                 await self.end_answer(interrupted=interrupted)
                 if interrupted:
                     for tool in self._tools.values():
                         tool.mark_interrupted()
+                    for subagent in self._subagents.values():
+                        subagent.mark_interrupted()
+            case SubagentStarted() | SubagentFinished():  # always carry their delegation: routed above
+                pass
             case _:
                 assert_never(event)
+
+    async def _show_child_event(self, event: Event) -> None:
+        """A child's event (or its start or end) to its block; a start with no `delegate` row
+        shown for it (a call made before this screen showed the turn) mounts a block of its own."""
+        assert event.delegation is not None
+        block = self._subagents.get(event.delegation)
+        if block is None:
+            if not isinstance(event, SubagentStarted):
+                return  # the block was cleared away (/clear, a switch): nothing left to show it in
+            from co_tui.session import subagent_started
+
+            await self.end_answer()
+            block = SubagentBlock(subagent_started(event))
+            await self._add_subagent(block)
+        block.show(event)
+
+    async def _add_subagent(self, block: SubagentBlock) -> None:
+        self._subagents[block.delegation] = block
+        await self.log_view.add(block)
+
+    def on_subagent_block_open(self, message: SubagentBlock.Open) -> None:
+        """Enter or a click on a subagent's block: its transcript, live while it runs."""
+        from co_tui.tui.screens.subagent import SubagentScreen
+
+        self.app.push_screen(SubagentScreen(message.block))
 
     async def end_answer(self, *, interrupted: bool = False) -> None:
         """Finish the answer being streamed, if any; the next text starts a new one."""
@@ -301,6 +337,7 @@ class ChatScreen(Screen[None]):
         """Empty the chat log (after /clear, or before showing another session)."""
         await self.end_answer()
         self._tools.clear()
+        self._subagents.clear()
         self._earlier = []
         await self.log_view.clear_log()
 
@@ -333,6 +370,8 @@ class ChatScreen(Screen[None]):
                 group.append(UserMessage(entry.text))
             elif entry.kind == "assistant":
                 group.append(AssistantMessage(entry.text, interrupted=entry.interrupted))
+            elif entry.tool_name == DELEGATE_TOOL:  # a subagent, as it ended; opened, its saved transcript
+                group.append(self._saved_subagent(entry))
             else:
                 block = ToolCallBlock(entry.tool_name, entry.tool_call_id, entry.args)
                 if entry.result is not None:
@@ -351,6 +390,18 @@ class ChatScreen(Screen[None]):
         if skipped + len(self._earlier):
             log.note_hidden(skipped + len(self._earlier))
         await log.add(*(widget for group in groups[len(groups) - shown :] for widget in group))
+
+    def _saved_subagent(self, entry: Item) -> SubagentBlock:
+        """A resumed `delegate` call's block: drawn from the child's record, its transcript read when opened."""
+        from co_tui.session import saved_subagent, saved_subagent_events
+
+        view = saved_subagent(entry.tool_call_id, entry.args, entry.result, entry.is_error, entry.subagent)
+        record, delegation = entry.subagent, entry.tool_call_id
+        block = SubagentBlock(view, saved=lambda: saved_subagent_events(record, delegation))
+        if view.running:  # no result and no record: the turn was stopped while it ran
+            block.mark_interrupted()
+        self._subagents[delegation] = block
+        return block
 
     @property
     def earlier_pending(self) -> int:

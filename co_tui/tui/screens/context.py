@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -23,13 +24,31 @@ from co_tui.tui.widgets.context_rows import ContextRows, row_lines
 from co_tui.tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
-    from co_tui.session import ContextBreakdown
+    from co_tui.session import ContextBreakdown, SubagentsUsage
 
 
 class BreakdownSource(Protocol):
-    """What the screen reads of a session (`SessionPort.context_breakdown`)."""
+    """What the screen reads of a session (`SessionPort.context_breakdown`, `.subagents_usage`)."""
 
     def context_breakdown(self) -> ContextBreakdown: ...
+
+    def subagents_usage(self) -> SubagentsUsage: ...
+
+
+def subagents_line(usage: SubagentsUsage) -> str:
+    """`Subagents: 2 · 5 requests · 12.3k in / 400 out · $0.0120 — in their own contexts: …`
+    (empty when there were none): what the children used, apart from the figures above."""
+    if not usage.children:
+        return ""
+    from co_tui.session import subagent_cost_text
+    from co_tui.text import plural
+
+    return (
+        f"Subagents: {usage.children} · {plural(usage.requests, 'request')} · "
+        f"{format_tokens(usage.input_tokens)} in / {format_tokens(usage.output_tokens)} out · "
+        f"{subagent_cost_text(usage.cost_usd)} — in their own contexts, not counted above: "
+        "this one holds only their answers (the delegate results)."
+    )
 
 
 def summary_line(breakdown: ContextBreakdown) -> str:
@@ -70,6 +89,7 @@ class ContextScreen(Screen[None]):
         super().__init__()
         self.source = source
         self.breakdown = source.context_breakdown()
+        self.subagents: SubagentsUsage | None = None  # counted in a thread once the screen shows
 
     def compose(self) -> ComposeResult:
         """The breakdown's bar and figures above its rows (which scroll), then the keys."""
@@ -80,7 +100,23 @@ class ContextScreen(Screen[None]):
         with VerticalScroll(id="context-body"):
             yield ContextRows(self.breakdown, id="context-rows")
             yield Static(note(self.breakdown), id="context-note")
+            yield Static(id="context-subagents")
         yield KeyFooter()
+
+    def on_mount(self) -> None:
+        """Count what the subagents used (it reads the whole transcript: in a thread)."""
+        self._count_subagents()
+
+    @work(thread=True, exclusive=True, group="subagents", exit_on_error=False)
+    def _count_subagents(self) -> None:
+        usage = self.source.subagents_usage()
+        self.app.call_from_thread(self._show_subagents, usage)
+
+    def _show_subagents(self, usage: SubagentsUsage) -> None:
+        line = self.query_one("#context-subagents", Static)
+        line.update(subagents_line(usage))
+        line.display = bool(usage.children)
+        self.subagents = usage
 
     def action_refresh_breakdown(self) -> None:
         """Read the breakdown again (after a turn ended behind the screen)."""
@@ -93,10 +129,20 @@ class ContextScreen(Screen[None]):
         rows.breakdown = self.breakdown
         rows.refresh(layout=True)
         self.query_one("#context-note", Static).update(note(self.breakdown))
+        self._count_subagents()
 
     def action_close(self) -> None:
         """Back to the chat."""
         self.dismiss(None)
 
 
-__all__ = ["ContextBar", "ContextRows", "ContextScreen", "bar_cells", "bar_content", "row_lines", "summary_line"]
+__all__ = [
+    "ContextBar",
+    "ContextRows",
+    "ContextScreen",
+    "bar_cells",
+    "bar_content",
+    "row_lines",
+    "subagents_line",
+    "summary_line",
+]

@@ -18,6 +18,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.coordinate import Coordinate
 from textual.screen import Screen
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
@@ -25,13 +26,9 @@ from textual.widgets.data_table import ColumnKey
 
 from co_tui.governance.turn_states import status_label, turn_bars
 from co_tui.session import (
-    REASON_TEXT,
     HistoryRows,
     RequestCost,
     banner_details,
-    cached_share,
-    format_usd,
-    strategy_text,
 )
 from co_tui.text import escape_controls, format_tokens, one_line, plural
 from co_tui.tui.format import budget_percent
@@ -39,7 +36,9 @@ from co_tui.tui.widgets.key_footer import KeyFooter
 from co_tui.tui.widgets.ledger_table import LedgerTable
 from co_tui.tui.widgets.message_table import MessageTable
 from co_tui.tui.widgets.paged_table import PagedTable
+from co_tui.tui.widgets.subagents_table import SubagentsTable
 from co_tui.tui.widgets.turn_token_chart import STATE_COLOURS, TurnTokenChart, legend_markup
+from co_tui.tui.widgets.usage_table import UsageTable, usage_summary
 
 if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
@@ -134,23 +133,6 @@ _NARROW_COLUMNS = (
 _SHORT_STATUS = {"output truncated": "truncated"}
 
 
-def usage_summary(requests: Sequence[RequestCost]) -> str:
-    """The Usage tab's closing line: requests, cost at list prices, and the share of all input the
-    provider's prompt cache served."""
-    if not requests:
-        return "No model requests yet."
-    from co_tui.session import session_cost_of
-
-    cost = session_cost_of(requests)
-    read = sum(r.cache_read_tokens for r in requests)
-    written = sum(r.cache_write_tokens for r in requests)
-    share = cached_share(sum(r.input_tokens for r in requests), read)
-    text = f"{plural(len(requests), 'request')} · {format_usd(cost, unknown='cost unknown (unpriced model)')}"
-    if read or written:
-        text += f" · {round(100 * (share or 0))}% of input read from cache · {format_tokens(written)} written to it"
-    return text
-
-
 def _tokens_of_budget(tokens: int, budget: int, estimated: bool) -> str:
     approx = "~" if estimated else ""
     if budget <= 0:
@@ -158,31 +140,7 @@ def _tokens_of_budget(tokens: int, budget: int, estimated: bool) -> str:
     return f"{approx}{format_tokens(tokens)} / {format_tokens(budget)} tokens ({budget_percent(tokens, budget)}%)"
 
 
-class _Numbered(Sequence[tuple[int, Any]]):
-    """`items` as (1-based number, item) pairs, numbered as they are read (a `PagedTable` source)."""
-
-    def __init__(self, items: Sequence[Any]) -> None:
-        self._items = items
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            return [(i + 1, self._items[i]) for i in range(*index.indices(len(self._items)))]
-        return (index + 1, self._items[index])
-
-
 TABS = Binding.Group("Tabs", compact=True)
-
-
-def _pass_bracket(passes: Sequence[tuple[int, int]], index: int) -> str:
-    """The `#` cell's mark of a Trims row that is one of several events of one pass (undone
-    together): `┐` on its first row, `│` between, `┘` on its last; none for a pass of one event."""
-    if index >= len(passes) or passes[index][0] == passes[index][1]:
-        return ""
-    first, last = passes[index]
-    return "┐" if index == first else "┘" if index == last else "│"
 
 
 class HistoryScreen(Screen[None]):
@@ -202,6 +160,7 @@ class HistoryScreen(Screen[None]):
         Binding("2,t", "show_tab('transcript')", "Transcript", group=TABS),
         Binding("3,l", "show_tab('ledger')", "Trims", group=TABS),
         Binding("4", "show_tab('usage')", "Usage", group=TABS),
+        Binding("5", "show_tab('subagents')", "Subagents", group=TABS),
         Binding("r", "reload", "Refresh"),
     ]
 
@@ -259,8 +218,11 @@ class HistoryScreen(Screen[None]):
                 yield LedgerTable(id="ledger-table", cursor_type="row", zebra_stripes=True)
                 yield Static(id="ledger-detail")
             with TabPane("Usage", id="usage"):
-                yield PagedTable(id="usage-table", cursor_type="row", zebra_stripes=True)
+                yield UsageTable(id="usage-table", cursor_type="row", zebra_stripes=True)
                 yield Static(id="usage-totals")
+            with TabPane("Subagents", id="subagents"):
+                yield SubagentsTable(id="subagents-table", cursor_type="row", zebra_stripes=True)
+                yield Static(id="subagents-detail")
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -311,6 +273,8 @@ class HistoryScreen(Screen[None]):
         tabs.get_tab("transcript").label = f"Transcript ({len(transcript_rows)})"
         tabs.get_tab("ledger").label = f"Trims ({len(ledger)})"
         tabs.get_tab("usage").label = f"Usage ({len(rows.requests)})"
+        tabs.get_tab("subagents").label = f"Subagents ({len(rows.children)})"
+        await self._fill_subagents()
 
     def _fit_previews(self) -> None:
         """Give the message tables' preview column the width the screen leaves it now."""
@@ -398,66 +362,50 @@ class HistoryScreen(Screen[None]):
     async def _fill_ledger(self, ledger: Sequence[HistoryTrimmed]) -> None:
         table = self.query_one("#ledger-table", LedgerTable)
         cursor = table.cursor_row
-        table.clear(columns=True)
-        # Budget, note and summary are in the detail pane below: the table stays one screen wide.
-        # "removed", as in the details: a summary's messages are not "dropped" (the totals above
-        # count dropped and summarised apart).
-        for label in ("#", "reason", "strategy", "removed", "tokens"):
-            table.add_column(label)
-
-        def cells(numbered: tuple[int, HistoryTrimmed]) -> tuple[Any, ...]:
-            number, event = numbered
-            dropped = plural(event.dropped_messages, "msg") + (
-                f" ({plural(event.dropped_turns, 'turn')})" if event.dropped_turns else ""
-            )
-            if event.reason == "restore":
-                dropped = f"+{plural(event.restored_messages, 'msg')} back"
-            return (
-                Text(str(number) + _pass_bracket(self._rows.passes, number - 1), justify="right"),
-                REASON_TEXT.get(event.reason, event.reason),
-                strategy_text(event),
-                dropped,
-                f"{format_tokens(event.tokens_before)} → {format_tokens(event.tokens_after)}",
-            )
-
-        table.show(_Numbered(ledger), cells)
+        table.show_ledger(ledger, self._rows.passes)
         await self._keep_cursor(table, cursor)
         self._show_ledger_detail(ledger[table.cursor_row] if ledger else None)
 
     async def _fill_usage(self, requests: Sequence[RequestCost], transcript_rows: Sequence[MessageRow]) -> None:
         """One row per model request (its response's usage), then the session's totals below."""
-        table = self.query_one("#usage-table", PagedTable)
+        table = self.query_one("#usage-table", UsageTable)
         cursor = table.cursor_row
-        table.clear(columns=True)
-        for label in ("#", "turn", "input", "cached", "written", "output", "cost"):
-            table.add_column(label)
-        turn_of = {row.index: row.turn for row in transcript_rows}
-
-        def cells(numbered: tuple[int, RequestCost]) -> tuple[Text, ...]:
-            number, request = numbered
-            share = cached_share(request.input_tokens, request.cache_read_tokens)
-            turn = turn_of.get(request.index, 0)
-            return (
-                Text(str(number), justify="right"),
-                Text(str(turn) if turn > 0 else "–", justify="right"),
-                Text(format_tokens(request.input_tokens), justify="right"),
-                Text(
-                    f"{format_tokens(request.cache_read_tokens)} ({round(100 * share)}%)"
-                    if request.cache_read_tokens and share is not None
-                    else "–",
-                    justify="right",
-                ),
-                Text(
-                    format_tokens(request.cache_write_tokens) if request.cache_write_tokens else "–",
-                    justify="right",
-                ),
-                Text(format_tokens(request.output_tokens), justify="right"),
-                Text(format_usd(request.cost, unknown="unpriced", digits=4), justify="right"),
-            )
-
-        table.show(_Numbered(requests), cells)
+        table.show_requests(requests, {row.index: row.turn for row in transcript_rows})
         await self._keep_cursor(table, cursor)
         self.query_one("#usage-totals", Static).update(usage_summary(requests))
+
+    async def _fill_subagents(self) -> None:
+        """One row per child the transcript records; its figures and cuts below."""
+        table = self.query_one("#subagents-table", SubagentsTable)
+        cursor = table.cursor_row
+        table.show_children(self._rows.children)
+        await self._keep_cursor(table, cursor)
+        self._show_child_detail(table.cursor_row)
+
+    def _show_child_detail(self, row: int) -> None:
+        """The highlighted child's lines (as its chat block has them: all its cuts), and how to open it."""
+        detail = self.query_one("#subagents-detail", Static)
+        children = self._rows.children
+        if not 0 <= row < len(children):
+            detail.update("No subagents yet: a delegate call's child shows here once it has ended.")
+            return
+        from co_tui.tui.widgets.subagent_block import block_lines
+
+        view = children[row].view
+        lines = block_lines(view, view.finished.elapsed_s if view.finished else None, shown_trims=len(view.trims))
+        detail.update(Content("\n").join([*lines, Content.assemble(("enter opens its transcript", "dim italic"))]))
+
+    def on_subagents_table_open_child(self, message: SubagentsTable.OpenChild) -> None:
+        """Enter on a Subagents row: the child's saved transcript, as its chat block opens it."""
+        if 0 <= message.row < len(self._rows.children):
+            from co_tui.session import saved_subagent_events
+            from co_tui.tui.screens.subagent import SubagentScreen
+            from co_tui.tui.widgets.subagent_block import SubagentBlock
+
+            child = self._rows.children[message.row]
+            delegation = child.view.delegation
+            block = SubagentBlock(child.view, saved=lambda: saved_subagent_events(child.record, delegation))
+            self.app.push_screen(SubagentScreen(block))
 
     def _show_ledger_detail(self, event: HistoryTrimmed | None) -> None:
         detail = self.query_one("#ledger-detail", Static)
@@ -565,6 +513,8 @@ class HistoryScreen(Screen[None]):
         """The Trims tab's detail shows the highlighted cut."""
         if event.data_table.id == "ledger-table" and 0 <= event.cursor_row < len(self._ledger):
             self._show_ledger_detail(self._ledger[event.cursor_row])
+        elif event.data_table.id == "subagents-table":
+            self._show_child_detail(event.cursor_row)
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         """The shown tab's table takes the keys."""
