@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from co_tui.session import SUBAGENT_KEY
 from co_tui.session import field_of as _field
 
 if TYPE_CHECKING:
@@ -106,6 +105,8 @@ def transcript_items(messages: Sequence[Any], *, start: int = 0) -> list[Item]:
     `messages` are stored JSON dicts or pydantic-ai messages; `start` is the transcript index of
     `messages[0]` (for `Item.at`). Shapes it does not know are skipped, never raised on.
     """
+    from co_tui.session import SUBAGENT_KEY  # here: the subagent modules stay out of the first frame's imports
+
     items: list[Item] = []
     tool_index: dict[str, int] = {}
     for at, message in enumerate(messages, start):
