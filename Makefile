@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint style format typecheck setup bench clean
+.PHONY: run test lint style format typecheck setup bench bench-all clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -51,7 +51,13 @@ format: $(STAMP)
 typecheck: $(STAMP)
 	$(MYPY)
 
+# The performance budget: the benchmarks that measure a kept figure, then one table of every figure
+# against its target (benchmarks/budget.py; docs/performance.md). `make bench-all` runs every script.
 bench: $(STAMP)
+	$(VENV)/bin/python -m pip install --quiet -e '.[test,bench]'
+	$(VENV)/bin/python benchmarks/budget.py $(ARGS)
+
+bench-all: $(STAMP)
 	$(VENV)/bin/python -m pip install --quiet -e '.[test,bench]'
 	for b in benchmarks/*.py; do $(VENV)/bin/python $$b || exit 1; done
 

@@ -52,7 +52,8 @@ context kept) or by larger overshoots cuts less often.
 
 - **rereads** (issue 44): `--rereads-turns` turns (default 80) as defaults, but each turn reads one
   new file and re-reads two files read in the ten turns before (an agent going back to what it
-  read), every setting at its default. "outputs noted as repeats" counts the older copies a cut
+  read), every setting at its default (`--no-dedup`: the same code leaving repeats as they are, to
+  compare). "outputs noted as repeats" counts the older copies a cut
   turned into a note naming the newer one (docs/context-governance.md, "Repeated reads"); run it
   against the checkout before (`PYTHONPATH=<it> … --only rereads --json before.json`, then
   `--side-by-side before.json after.json`) to see what the dedup changes.
@@ -427,6 +428,12 @@ def main() -> None:
     )
     parser.add_argument("--json", help="also write every scenario's figures to this file (for --side-by-side)")
     parser.add_argument(
+        "--no-dedup",
+        action="store_true",
+        help="cuts leave repeated reads as they are (the same code without docs/context-governance.md's "
+        "'Repeated reads'), to compare with a run with them",
+    )
+    parser.add_argument(
         "--side-by-side",
         nargs=2,
         metavar=("BEFORE", "AFTER"),
@@ -437,6 +444,11 @@ def main() -> None:
         side_by_side(*args.side_by_side)
         return
     figures_out: dict[str, Any] = {}
+    if args.no_dedup:
+        from co_tui.governance import trim
+        from co_tui.governance.dedup import DedupResult
+
+        trim.dedupe_outputs = lambda messages, layout, tokens: DedupResult(messages, 0, tokens, tokens, layout)  # type: ignore[assignment]
     limits = [int(v) for v in args.limits.split(",")]
     only = set(args.only.split(","))
 

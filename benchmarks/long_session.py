@@ -70,7 +70,7 @@ def run_turns_child(checkout: Path, base: Path, turns: int) -> None:
     os.environ.update(_isolated_env(base))
     from co_tui.config import load_settings
     from co_tui.session.chat import ChatSession
-    from co_tui.session.store import SessionStore
+    from co_tui.store.session_store import SessionStore
 
     workspace = _workspace(base)
     settings = load_settings()

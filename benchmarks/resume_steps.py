@@ -101,7 +101,7 @@ def run(argv: list[str]) -> int:
 
             ModelMessagesTypeAdapter.validate_json("[]")  # the schema pydantic builds on first use
             mark("message schema")
-            from co_tui.session.store import SessionStore
+            from co_tui.store.session_store import SessionStore
 
             _after(SessionStore, "load", "store load (context decoded)")
             _after(chat.ChatSession, "meter_reading", "governance pass (meter reading)")

@@ -27,7 +27,7 @@ from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCall
 from co_tui.session.branching import plan_rewind, plan_switch
 from co_tui.session.gauge import Gauge
 from co_tui.session.history import History
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 
 class _Meter:

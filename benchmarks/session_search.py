@@ -43,7 +43,7 @@ from pydantic_ai.messages import (  # noqa: E402
 )
 
 from co_tui.session import migrations  # noqa: E402
-from co_tui.session.store import SessionStore  # noqa: E402
+from co_tui.store.session_store import SessionStore  # noqa: E402
 
 # Beside the checkout (/work/main), or two levels up from a worktree (/work/wt/NAME).
 CORPUS = (

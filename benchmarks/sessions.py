@@ -45,7 +45,7 @@ from pydantic_ai.usage import RequestUsage  # noqa: E402
 
 from co_tui.governance.events import HistoryTrimmed  # noqa: E402
 from co_tui.governance.trim import fit_to_budget  # noqa: E402
-from co_tui.session.store import SessionStore  # noqa: E402
+from co_tui.store.session_store import SessionStore  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "transcripts"
 TURNS = 2000
@@ -185,7 +185,7 @@ _LOAD_PROBE = r"""
 import os, resource, sys, time
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 import pydantic_ai.messages  # imports are not the session's memory
 store = SessionStore.open(Path(sys.argv[2]))
 sid = store.list_sessions()[0].id

@@ -9,6 +9,8 @@ was painted. Interleaved rounds (who goes first rotates), one warm-up round, med
 - **ready**: co-tui's context meter showing tokens (the session built, pydantic-ai loaded),
   against a bare app that, after its first paint, imports pydantic-ai and builds an `Agent` on a
   `FunctionModel` in a thread and then shows a marker — target ≤ 1.1×;
+- the same ratios in CPU seconds (the program's, all threads, from /proc when its marker shows):
+  a loaded host stretches wall time, much less the work;
 - with `--base DIR` (another checkout of co-tui, e.g. the previous release's: `git archive <it> |
   tar -x -C DIR`), its co-tui in the same rounds with this environment's packages: ready no slower
   than it (target ≤ 1.0×, within the noise). Both co-tuis then run as `python -m co_tui` with their
@@ -80,17 +82,35 @@ def run_bare(with_agent: bool) -> None:
 class TmuxRun:
     """One program in a tmux session of its own; `wait_for` scans what it wrote."""
 
+    runs = 0
+
     def __init__(self, argv: list[str], env: dict[str, str], cwd: Path, out: Path) -> None:
-        self.socket = f"co-tui-start-up-{os.getpid()}"
+        TmuxRun.runs += 1  # a server of its own each run: a killed one may still be shutting down
+        self.socket = f"co-tui-start-up-{os.getpid()}-{TmuxRun.runs}"
         self.out = out
         out.write_bytes(b"")
         variables = " ".join(shlex.quote(f"{k}={v}") for k, v in env.items())
         command = f"read _ && exec env -i {variables} {' '.join(shlex.quote(a) for a in argv)}"
         self.tmux("new-session", "-d", "-s", "t", "-x", str(COLS), "-y", str(ROWS), "-c", str(cwd), command)
         self.tmux("pipe-pane", "-t", "t", "-o", f"cat >> {shlex.quote(str(out))}")
+        listed = subprocess.run(
+            ["tmux", "-L", self.socket, "-f", "/dev/null", "list-panes", "-t", "t", "-F", "#{pane_pid}"],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.split()
+        self.pid = int(listed[0]) if listed else None  # the shell, then (exec) the program
         self.started = time.monotonic()
         self.tmux("send-keys", "-t", "t", "Enter")  # the shell's `read` returns: the program starts now
         self._seen = b""
+
+    def cpu_s(self) -> float:
+        """The program's CPU seconds so far (user + system, all its threads), from /proc."""
+        try:
+            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            return float("nan")
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def tmux(self, *args: str) -> None:
         subprocess.run(["tmux", "-L", self.socket, "-f", "/dev/null", *args], check=False, capture_output=True)
@@ -136,7 +156,9 @@ def measure(runs: int, base: Path | None) -> dict[str, list[float]]:
     }
     if base is not None:
         kinds["base"] = ([str(python), "-m", "co_tui"], READY_MARKER, {"PYTHONPATH": str(base)})
-    times: dict[str, list[float]] = {f"{k}:{m}": [] for k in kinds for m in ("paint", "ready")}
+    times: dict[str, list[float]] = {
+        f"{k}:{m}": [] for k in kinds for m in ("paint", "ready", "paint-cpu", "ready-cpu")
+    }
     order = list(kinds)
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
@@ -152,10 +174,12 @@ def measure(runs: int, base: Path | None) -> dict[str, list[float]]:
             shift = round_ % len(order)
             for kind in order[shift:] + order[:shift]:
                 argv, ready_marker, extra = kinds[kind]
-                run = TmuxRun(argv, {**env, **extra}, home, home / "out")
+                run = TmuxRun(argv, {**env, **extra}, home, home / f"out-{round_}-{kind}")
                 try:
                     painted = run.wait_for(PAINT_MARKER)
+                    paint_cpu = run.cpu_s()
                     ready = run.wait_for(ready_marker) if ready_marker is not None and painted is not None else painted
+                    ready_cpu = run.cpu_s()
                 finally:
                     run.close()
                 if painted is None or ready is None:
@@ -163,6 +187,8 @@ def measure(runs: int, base: Path | None) -> dict[str, list[float]]:
                 if round_:
                     times[f"{kind}:paint"].append(painted)
                     times[f"{kind}:ready"].append(ready)
+                    times[f"{kind}:paint-cpu"].append(paint_cpu)
+                    times[f"{kind}:ready-cpu"].append(ready_cpu)
     return times
 
 
@@ -172,25 +198,32 @@ def report(times: dict[str, list[float]], runs: int) -> dict[str, float]:
     ratios = {
         "paint_ratio": med["co-tui:paint"] / med["bare:paint"],
         "ready_ratio": med["co-tui:ready"] / med["bare-agent:ready"],
+        "paint_cpu_ratio": med["co-tui:paint-cpu"] / med["bare:paint-cpu"],
+        "ready_cpu_ratio": med["co-tui:ready-cpu"] / med["bare-agent:ready-cpu"],
     }
     if "base:ready" in med:
         ratios["ready_vs_base"] = med["co-tui:ready"] / med["base:ready"]
+        ratios["ready_cpu_vs_base"] = med["co-tui:ready-cpu"] / med["base:ready-cpu"]
     load = os.getloadavg()[0]
     print(f"start-up in tmux, median of {runs} interleaved rounds (load average {load:.1f} on {os.cpu_count()} cores)")
     if os.environ.get("PYTHONDONTWRITEBYTECODE"):
         print("this host sets PYTHONDONTWRITEBYTECODE: bytecode compiled first, children run without it")
-    print(f"{'':34}{'first paint':>12}{'ready':>10}")
+    print(f"{'':20}{'first paint':>12}{'ready':>10}{'CPU: paint':>12}{'ready':>10}")
     for kind in ("co-tui", "bare", "bare-agent", "base"):
         if f"{kind}:paint" in med:
-            print(f"{kind:34}{med[f'{kind}:paint'] * 1e3:>10.0f}ms{med[f'{kind}:ready'] * 1e3:>8.0f}ms")
+            cells = [med[f"{kind}:{m}"] * 1e3 for m in ("paint", "ready", "paint-cpu", "ready-cpu")]
+            print(f"{kind:20}{cells[0]:>10.0f}ms{cells[1]:>8.0f}ms{cells[2]:>10.0f}ms{cells[3]:>8.0f}ms")
     words = {
         "paint_ratio": "first paint / bare app's",
         "ready_ratio": "ready / bare app + Agent in a thread",
         "ready_vs_base": "ready / base checkout's",
     }
-    for key, value in ratios.items():
-        verdict = "MET" if value <= TARGETS[key] else "NOT MET"
-        print(f"{words[key]:40}{value:>6.2f}x  target <= {TARGETS[key]}x -> {verdict}")
+    for key, label in words.items():
+        if key not in ratios:
+            continue
+        cpu = ratios[key.replace("_ratio", "_cpu_ratio").replace("_vs_", "_cpu_vs_")]
+        verdict = "MET" if ratios[key] <= TARGETS[key] else "NOT MET"
+        print(f"{label:38}{ratios[key]:>6.2f}x (CPU {cpu:.2f}x)  target <= {TARGETS[key]}x -> {verdict}")
     return ratios
 
 

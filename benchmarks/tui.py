@@ -348,7 +348,7 @@ def _build_long_session(box: Sandbox, turns: int) -> tuple[str, int]:
     from co_tui.config import load_settings
     from co_tui.governance.trim import fit_to_budget
     from co_tui.session.chat import ChatSession
-    from co_tui.session.store import SessionStore
+    from co_tui.store.session_store import SessionStore
 
     os.environ.update(CO_TUI_DATA_DIR=box.env["CO_TUI_DATA_DIR"], CO_TUI_CONFIG_FILE=box.env["CO_TUI_CONFIG_FILE"])
     settings = load_settings()
@@ -1411,6 +1411,7 @@ def main() -> int:
         type=Path,
         help="another checkout with its own .venv (e.g. main's): parts b and c run its co-tui too, interleaved",
     )
+    parser.add_argument("--json", type=Path, help="also write the table's rows to this file (benchmarks/budget.py)")
     parser.add_argument(
         "--stacks",
         type=Path,
@@ -1477,6 +1478,8 @@ def main() -> int:
                 rows += against_rows(co, pool_streams(streams[str(args.base)]), args.base.name)
     print()
     print_table(rows)
+    if args.json:
+        args.json.write_text(json.dumps({"rows": rows, "load": os.getloadavg()[0]}))
     print(f"(load average after: {os.getloadavg()[0]:.2f}; a shared host adds noise to every figure)")
     return 0
 

@@ -35,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="co-tui",
         description="A terminal chat for an LLM agent that never cuts its context silently.",
-        epilog="Settings also come from CO_TUI_* environment variables and config.toml; see docs/configuration.md.",
+        epilog="Settings also come from CO_TUI_* environment variables and config.toml; see docs/configuration.md. "
+        "`co-tui acp` serves the Agent Client Protocol on stdio for editors (Zed, JetBrains, neovim): docs/acp.md.",
     )
     p.add_argument("--version", action="version", version=f"co-tui {__version__}")
     mode = p.add_mutually_exclusive_group()
@@ -146,6 +147,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     (`| head`) ends the program quietly with status 141 (`co_tui.broken_pipe`). Ctrl+C before a
     turn runs (waiting for stdin, loading) is one line and status 130, not a traceback.
     """
+    from co_tui.terminal_echo import echo_off
+
+    restore_echo = echo_off()  # first thing: keys typed while co-tui starts are not printed on the shell
     try:
         code = _main(argv)
         sys.stdout.flush()  # inside the guard: a closed pipe shows here, not at interpreter exit
@@ -156,6 +160,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from co_tui.broken_pipe import discard_stdout
 
         return discard_stdout()
+    finally:
+        restore_echo()
     if code == EXIT_BROKEN_PIPE:
         from co_tui.broken_pipe import discard_stdout
 
@@ -170,6 +176,9 @@ def _main(argv: Sequence[str] | None) -> int:
     there before the screen is drawn, in the data dir read without the settings
     (`paths.data_dir_without_settings`; the settings are built first only when that is unclear)."""
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["acp"]:  # `co-tui acp`: the Agent Client Protocol on stdio (docs/acp.md)
+        return _run_acp(parser, argv[1:])
     args = parser.parse_args(argv)
     problem = usage_problem(args)
     if problem:
@@ -233,6 +242,31 @@ def _main(argv: Sequence[str] | None) -> int:
         fork=args.fork_session,
         at_turn=args.at_turn,
     )
+
+
+def _run_acp(parser: argparse.ArgumentParser, argv: list[str]) -> int:
+    """`co-tui acp [--model M] [--allow-shell] [--no-compact]`: serve ACP until the client closes stdin."""
+    args = parser.parse_args(argv)
+    chat_only = (
+        args.prompt is not None
+        or args.list_sessions
+        or args.export
+        or args.resume is not None
+        or args.continue_latest
+        or args.yes
+    )
+    if chat_only:
+        parser.error("co-tui acp takes --model, --allow-shell and --no-compact (the client opens sessions)")
+    from co_tui.config import SettingsError, load_settings
+
+    try:
+        settings = load_settings(**_cli_settings(args))
+    except SettingsError as exc:
+        print(f"co-tui: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    from co_tui.acp import run_acp
+
+    return run_acp(settings)
 
 
 def _run_tui(settings: Settings | Callable[[], Settings], workspace: Path, resume_id: str | None = None) -> int:

@@ -94,6 +94,11 @@ class Settings(BaseSettings):
         description="An output longer than this is kept whole in the transcript; the model gets its head, tail, "
         "size and `recall` handle. 0 disables.",
     )
+    max_answer_chars: int = Field(
+        500_000,
+        ge=0,
+        description="A streamed answer is stopped at this many characters, and says so. 0 disables.",
+    )
     max_history_messages: int = Field(
         DEFAULT_MAX_HISTORY_MESSAGES,
         ge=0,

@@ -13,14 +13,14 @@ import asyncio
 import json
 import signal
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
 from co_tui.config import Settings
 
 if TYPE_CHECKING:
-    from co_tui.agent.mcp_servers import McpServer
-    from co_tui.session import Event, SessionPort
+    from co_tui.session import ApprovalRequest, Decision, Event, SessionPort
 
 EXIT_OK, EXIT_MODEL_ERROR, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
 
@@ -64,6 +64,9 @@ async def _run(
     from co_tui.daemon_threads import use_daemon_executor
 
     use_daemon_executor()  # a thread blocked for good (a FIFO read) never holds the exit
+    # The data dir's warning, unreadable instruction files, each MCP server's news: one line each.
+    async for event in session.start(announce=False, wait_for_mcp=True, on_mcp=lambda news: _say_all(news, err)):
+        _say(event, err)
     if at_turn is not None:
         from co_tui.session import Refused
 
@@ -74,7 +77,7 @@ async def _run(
             rewound = await session.rewind(point.position)
         except Refused as exc:
             err.write(f"co-tui: {exc}\n")
-            session.release_claim()
+            await session.aclose()
             return EXIT_USAGE
         # The context changed: never silently (jsonl: its own line, naming the session; text: the banner on stderr).
         _write_event(rewound.event, fmt, out, err, session.id)
@@ -83,23 +86,26 @@ async def _run(
 
         err.write(f"co-tui: {print_mode_ask_line()}\n")
         session.set_compact_mode("auto")
-    servers = session.mcp
-    if not servers:
-        return await _run_turn(session, prompt, fmt, out, err)
-
-    def failed(server: McpServer) -> None:
-        # A notice (a stray stdout line), a failure, or the tools left out (bad or taken names).
-        line = server.notice or (server.line() if server.status == "failed" else server.left_out_line())
-        if line:
-            err.write(f"co-tui: {line}\n")
-            err.flush()
-
-    servers.set_listener(failed)
-    await servers.start()
     try:
         return await _run_turn(session, prompt, fmt, out, err)
     finally:
-        await servers.stop()
+        closing = await session.aclose()  # MCP down, the claim let go, a rescue copy after a failed save
+        if closing.problem:
+            err.write(f"co-tui: {closing.problem}\n")
+
+
+def _say_all(events: Sequence[Event], err: TextIO) -> None:
+    for event in events:
+        _say(event, err)
+
+
+def _say(event: Event, err: TextIO) -> None:
+    """One start-up line (a notice or a problem) on stderr."""
+    from co_tui.session import ErrorEvent, Notice
+
+    if isinstance(event, (Notice, ErrorEvent)):
+        err.write(f"co-tui: {event.message}\n")
+        err.flush()
 
 
 async def _run_turn(session: SessionPort, prompt: str, fmt: str, out: TextIO, err: TextIO) -> int:
@@ -117,7 +123,6 @@ async def _run_turn(session: SessionPort, prompt: str, fmt: str, out: TextIO, er
     ended_early = False  # that newline was written before an error line
     first = True
     closed = False  # the reader closed stdout (`| head`): the turn is interrupted, and saved
-    storage_failed = False
     last_usage = None  # the turn's end repeats the last reading: one line of it is enough
     async for event in session.run_turn(prompt):
         if event.type == "usage":
@@ -128,8 +133,6 @@ async def _run_turn(session: SessionPort, prompt: str, fmt: str, out: TextIO, er
             if fmt == "jsonl" and not closed:
                 _write_event(event, fmt, out, err)
             continue
-        if event.type == "error" and event.kind == "storage":
-            storage_failed = True  # the session (one-shot) does not say "kept in memory": the rescue copy keeps it
         if event.type == "error" and not closed:
             if event.kind != "interrupted":
                 code = EXIT_MODEL_ERROR
@@ -161,14 +164,6 @@ async def _run_turn(session: SessionPort, prompt: str, fmt: str, out: TextIO, er
             closed = True
             session.cancel()
         first = False
-    if storage_failed:  # this process is about to exit: the turn must not go with it
-        rescued = session.write_rescue_copy()
-        if rescued is not None:
-            err.write(
-                f"co-tui: the conversation was written to {rescued} instead; co-tui --resume {rescued} reads it back\n"
-            )
-        else:
-            err.write("co-tui: the conversation could not be saved, nor written to a rescue copy beside the database\n")
     if closed:
         return EXIT_BROKEN_PIPE
     if fmt == "text" and not ended_with_text:
@@ -222,21 +217,19 @@ def run_print_mode(
         err.write("co-tui: -p needs a non-empty prompt\n")
         return EXIT_USAGE
 
-    async def approve(command: str, tool: str = "run_shell", path: str | None = None) -> bool:
-        if not assume_yes:
-            from co_tui.agent.tools import CannotAsk
+    async def ask(request: ApprovalRequest) -> Decision:
+        if assume_yes:
+            return "once"
+        if request.is_edit:  # a file edit: `text` is its diff; the file says enough
+            what, shown = "file edits", request.path
+        else:
+            what = "shell commands" if request.tool == "run_shell" else "tool calls that need approval"
+            shown = repr(request.text)
+        err.write(f"co-tui: {request.tool} refused ({shown}): pass --yes to approve {what} in print mode\n")
+        # Nobody was asked: the model must not read that a user declined it.
+        raise CannotAsk("print mode cannot ask for approval (co-tui was run without --yes)")
 
-            if path is not None:  # a file edit: `command` is its diff; the file says enough
-                what, shown = "file edits", path
-            else:
-                what = "shell commands" if tool == "run_shell" else "tool calls that need approval"
-                shown = repr(command)
-            err.write(f"co-tui: {tool} refused ({shown}): pass --yes to approve {what} in print mode\n")
-            # Nobody was asked: the model must not read that a user declined it.
-            raise CannotAsk("print mode cannot ask for approval (co-tui was run without --yes)")
-        return True
-
-    from co_tui.session import OpenSessionError, open_session
+    from co_tui.session import CannotAsk, OpenSessionError, open_session
 
     try:
         session = open_session(
@@ -244,7 +237,7 @@ def run_print_mode(
             workspace,
             resume_id=resume_id,
             continue_latest=continue_latest,
-            approver=approve,
+            ask=ask,
             title=title,
             one_shot=True,
             fork=fork,
@@ -252,13 +245,8 @@ def run_print_mode(
     except OpenSessionError as exc:
         err.write(f"co-tui: {exc}\n")
         return exc.exit_code
-    if session.data_dir_warning:
-        err.write(f"co-tui: {session.data_dir_warning}\n")
-    if session.mcp.config_error:  # a malformed .mcp.json: one line naming the file
+    if session.mcp.config_error:  # a malformed .mcp.json: one line naming the file, nothing run
         err.write(f"co-tui: {session.mcp.config_error}\n")
         session.release_claim()
         return EXIT_USAGE
-    for file in session.instruction_files:  # one line each; the turn runs without the file
-        if file.error:
-            err.write(f"co-tui: instructions skipped: {file.error}\n")
     return asyncio.run(_run(session, prompt, output_format, out, err, at_turn))

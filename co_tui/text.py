@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 def plural(n: int, word: str, shown: str | None = None, *, many: str | None = None) -> str:
     """`n` and `word`, with an `s` unless `n` is 1: '1 turn', '1,234 messages'. `shown`: how `n` is
@@ -42,15 +44,36 @@ def fit_words(text: str, width: int) -> str:
 
 def fit_segments(parts: list[str], width: int, sep: str = " · ") -> str:
     """`parts` joined by `sep` within `width` characters: whole parts are dropped from the end, an
-    ellipsis segment saying some were; the first part alone is cut at a word boundary (`fit_words`)."""
+    ellipsis segment saying some were. A part too long to follow the first one at this width even
+    alone is skipped instead (an ellipsis in its place), so the shorter parts after it, such as the
+    figures, still show. The first part alone is cut at a word boundary (`fit_words`)."""
     line = sep.join(parts)
     if len(line) <= width:
         return line
-    for n in range(len(parts) - 1, 0, -1):
-        line = sep.join([*parts[:n], "…"])
-        if len(line) <= width:
-            return line
-    return fit_words(parts[0], width)
+    kept = [parts[0]]
+    for i, part in enumerate(parts[1:], start=1):
+        last = i == len(parts) - 1
+        trial = [*kept, part] if last else [*kept, part, "…"]
+        if len(sep.join(_one_ellipsis(trial))) <= width:
+            kept.append(part)
+        elif len(sep.join([parts[0], part])) > width:
+            kept.append("…")  # it can never show here: the parts after it may
+        else:
+            kept.append("…")
+            break
+    kept = _one_ellipsis(kept)
+    if len(kept) == 1 or len(sep.join(kept)) > width:
+        return fit_words(parts[0], width)
+    return sep.join(kept)
+
+
+def _one_ellipsis(parts: list[str]) -> list[str]:
+    """`parts` with runs of `…` segments as one, and no `…` left after a kept last part's place."""
+    out: list[str] = []
+    for part in parts:
+        if not (part == "…" and out and out[-1] == "…"):
+            out.append(part)
+    return out
 
 
 # C0 controls, DEL, the C1 controls (a terminal may read 0x9b as CSI and 0x9d as OSC, as ESC [ and
@@ -58,14 +81,17 @@ def fit_segments(parts: list[str], width: int, sep: str = " · ") -> str:
 _CONTROL = {c: f"\\x{c:02x}" for c in [*range(32), 127, *range(0x80, 0xA0)]}
 _CONTROL.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", 0x2028: "\\u2028", 0x2029: "\\u2029"})
 _CONTROL_KEEPING_LINES = {c: v for c, v in _CONTROL.items() if c not in (ord("\n"), ord("\t"))}
+# Whether there is anything to escape, found at C speed: a multi-megabyte answer is checked per flush.
+_HAS_CONTROL = re.compile("[" + "".join(map(re.escape, map(chr, _CONTROL))) + "]")
+_HAS_CONTROL_KEEPING_LINES = re.compile("[" + "".join(map(re.escape, map(chr, _CONTROL_KEEPING_LINES))) + "]")
 
 
 def escape_controls(text: str, *, keep_lines: bool = False) -> str:
     """`text` with control characters escaped as `\\x1b`, `\\n`…, so a terminal shows them instead of
     obeying them (an OSC sequence retitles the window, others move the cursor or rewrite lines).
     `keep_lines`: newlines and tabs stay as they are (an answer's own layout)."""
-    table = _CONTROL_KEEPING_LINES if keep_lines else _CONTROL
-    return text.translate(table) if any(ord(c) in table for c in text) else text
+    table, found = (_CONTROL_KEEPING_LINES, _HAS_CONTROL_KEEPING_LINES) if keep_lines else (_CONTROL, _HAS_CONTROL)
+    return text.translate(table) if found.search(text) else text
 
 
 def screen_text(text: str) -> str:

@@ -87,3 +87,29 @@ def test_the_strategy_says_what_an_eviction_and_a_clear_removed() -> None:
     assert strategy("manual_evict", "tool_output_trim") == "a tool output removed"
     assert strategy("clear", "turn_trim") == "every turn removed"
     assert strategy("token_budget", "turn_trim") == "oldest turns removed"
+
+
+def test_a_long_segment_gives_way_and_the_figures_still_show() -> None:
+    """Issue 43 item 13: `▸ ✂ Removed from the context · …` at 100 columns, the eviction's long
+    description crowding out the figures. It is skipped where it cannot fit; the figures stay."""
+    from co_tui.text import fit_segments
+
+    parts = [
+        "✂ Removed from the context",
+        'tool output of read_file(path="docs/architecture.md", offset=0, limit=400) (41.2k chars)',
+        "41.2k → 12.9k tokens",
+        "manual evict",
+    ]
+    assert fit_segments(parts, 98) == "✂ Removed from the context · … · 41.2k → 12.9k tokens · manual evict"
+    assert fit_segments(parts, 40) == "✂ Removed from the context · …"
+    short = ["✂ History trimmed", "14 messages (3 turns)", "41.2k → 12.9k tokens", "token budget"]
+    assert fit_segments(short, 60) == "✂ History trimmed · 14 messages (3 turns) · …", (
+        "a part that could fit ends the line"
+    )
+
+
+def test_one_old_tool_output_is_singular() -> None:
+    from co_tui.governance.trim import _outputs_note
+
+    assert _outputs_note(1, 200, True) == "1 old tool output cleared to a note naming its recall"
+    assert _outputs_note(3, 200, False, of_kept_turns=True) == "3 old tool outputs of the kept turns cut to 200 chars"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pilot_helpers import poll_until
@@ -256,7 +257,7 @@ def test_make_title() -> None:
 
 
 async def test_resumed_meter_is_anchored_on_saved_usage(workspace: Path) -> None:
-    from co_tui.session.store import SessionStore
+    from co_tui.store.session_store import SessionStore
 
     settings = load_settings()
     store = SessionStore.open(workspace / "data")
@@ -274,7 +275,7 @@ async def test_saved_context_with_a_separate_marker_loses_no_prompt(workspace: P
     store keeps what it was given; `fit_to_budget` writes it that way). pydantic-ai fuses adjacent
     requests when a run starts; the next turn's prompt must still reach the transcript."""
     from co_tui.governance import trim_to_recent_turns
-    from co_tui.session.store import SessionStore
+    from co_tui.store.session_store import SessionStore
 
     turns = []
     for n in range(6):
@@ -336,11 +337,11 @@ async def test_an_interrupted_shell_command_ends_the_turn_at_once_and_the_next_q
     waited on the output pipe `sleep` held: its whole 30 s, after any other test had run."""
     approved = asyncio.Event()
 
-    async def approve(command: str) -> bool:
+    async def approve(request: Any) -> str:
         approved.set()
-        return True
+        return "once"
 
-    session = ChatSession(load_settings(allow_shell=True), workspace=workspace, model="offline", approver=approve)
+    session = ChatSession(load_settings(allow_shell=True), workspace=workspace, model="offline", ask=approve)
     command = "run touch started; sleep 30; echo done"
     turn = asyncio.create_task(collect(session.run_turn(command)))
     await approved.wait()

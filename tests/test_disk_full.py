@@ -83,7 +83,7 @@ def test_a_full_disk_exits_1_leaves_no_empty_file_and_keeps_the_saved_turn(tmp_p
     with sqlite3.connect(out / "sessions.db") as conn:
         [(count,)] = conn.execute("SELECT COUNT(*) FROM sessions WHERE id = ?", (result["session"],)).fetchall()
     assert count == 1
-    from co_tui.session.store import SessionStore
+    from co_tui.store.session_store import SessionStore
 
     with SessionStore.open(out) as store:
         loaded = store.load(result["session"])

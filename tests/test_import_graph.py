@@ -86,8 +86,9 @@ def _targets(name: str, node: ast.Import | ast.ImportFrom, modules: dict[str, Pa
     for alias in node.names:
         if f"{base}.{alias.name}" in modules:
             out.add(f"{base}.{alias.name}")
-        elif alias.name in exports:
-            out.add(f"{base}.{exports[alias.name]}")
+        elif alias.name in exports:  # a submodule, or a module of another package named in full
+            target = exports[alias.name]
+            out.add(target if target.startswith(f"{PACKAGE}.") else f"{base}.{target}")
         else:
             out.add(base)
     return out
@@ -167,7 +168,7 @@ def test_only_the_module_that_opens_sessions_imports_chat() -> None:
     assert importers == {"co_tui.session.opening"}
 
 
-FRONT_ENDS = ("co_tui.tui", "co_tui.print_mode", "co_tui.cli", "co_tui.cli_sessions")
+FRONT_ENDS = ("co_tui.tui", "co_tui.print_mode", "co_tui.cli", "co_tui.cli_sessions", "co_tui.acp")
 
 
 def test_front_ends_import_session_things_from_its_public_face_only() -> None:
@@ -180,6 +181,22 @@ def test_front_ends_import_session_things_from_its_public_face_only() -> None:
         if name.startswith(FRONT_ENDS)
         for type_only in (False, True)
         for node in _imports(ast.parse(path.read_text()), type_only=type_only)
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("co_tui.session.")
+        # The store (`co_tui.store`) is the session's too: reached through `co_tui.session` alone.
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("co_tui.session.", "co_tui.store"))
     )
     assert reaching_in == []
+
+
+def test_the_acp_front_end_imports_neither_governance_nor_agent() -> None:
+    """`co-tui acp` (issue "co-tui in every editor") holds no logic: it names the session's public face only."""
+    modules = _modules()
+    reaching = sorted(
+        f"{name}: {node.module}"
+        for name, path in modules.items()
+        if name.startswith("co_tui.acp")
+        for type_only in (False, True)
+        for node in _imports(ast.parse(path.read_text()), type_only=type_only)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("co_tui.governance", "co_tui.agent"))
+    )
+    assert [name for name in modules if name.startswith("co_tui.acp")], "the package is seen"
+    assert reaching == []

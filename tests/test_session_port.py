@@ -13,6 +13,7 @@ from tui_fakes import FakeSession, Step, Text
 
 from co_tui.config import Settings, load_settings
 from co_tui.governance.events import HistoryTrimmed
+from co_tui.session.approvals import ApprovalRequest, Approvals, Decision
 from co_tui.session.events import Done, DoneReason, Event, UsageUpdate
 from co_tui.session.port import SessionPort
 
@@ -296,11 +297,11 @@ async def test_a_shell_command_nobody_can_approve_is_refused(session: SessionPor
 
 
 async def test_an_approved_shell_command_is_one_whole_turn(session: SessionPort) -> None:
-    async def approve(text: str, tool: str = "run_shell", path: str | None = None, by_user: bool = False) -> bool:
-        return tool == "run_shell" and by_user
+    async def ask(request: ApprovalRequest) -> Decision:
+        return "once" if request.tool == "run_shell" and request.by_user and request.tool_call_id is None else "deny"
 
-    # The approver is the front end's, given when the session is built.
-    session.turns.shell.approver = approve  # type: ignore[attr-defined]
+    # The front end's `ask`, given when the session is built, behind the session's approvals.
+    session.turns.shell.approver = Approvals(ask).approve  # type: ignore[attr-defined]
     events = []
     async for event in session.run_shell_command("echo hi"):
         if not events:

@@ -25,6 +25,7 @@ PAINT_OWN_PREFIXES = ("co_tui.tui",)
 PAINT_OWN = {
     "co_tui",
     "co_tui.cli",
+    "co_tui.daemon_threads",  # the loop's executor, set when the app starts (standard library only)
     "co_tui.text",
     "co_tui.print_input",
     "co_tui.agent",
@@ -37,6 +38,11 @@ PAINT_OWN = {
     "co_tui.governance.refused",
     "co_tui.session",
     "co_tui.session.bang",
+    # The slash commands the prompt parses and the transcript replay a resume shows (standard
+    # library only; main moved them behind `co_tui.session`, the front ends' one import).
+    "co_tui.session.command_handlers",
+    "co_tui.session.commands",
+    "co_tui.session.replay",
     "co_tui.session.conversation_counts",
     "co_tui.session.events",
     "co_tui.session.port",

@@ -164,7 +164,7 @@ class FakeSession(ChatSession):
     script: Script = echo_script
     id: str = ""  # "" : a fresh one, as a new session's
     workspace: Path = field(default_factory=Path.cwd)  # where `@path` is read and `!command` runs
-    approver: Any = None  # asked before a `!command` (the app's approve_shell; None: each is refused)
+    ask: Any = None  # asked before a `!command` (the app's ask_user; None: each is refused)
     model_name: str = "offline"  # shadows the real setup's (the summariser): `set_model` only names a model
     is_offline: bool = True
     delay: float = 0.0  # seconds between streamed events
@@ -196,7 +196,7 @@ class FakeSession(ChatSession):
             self,
             self.settings.model_copy(update=fitted),
             workspace=self.workspace,
-            approver=self.approver,
+            ask=self.ask,
             model=summariser,
             meter_factory=lambda _model, overhead: FakeMeter(self, overhead),
             overhead_counter=lambda _binding: self.overhead_tokens,
@@ -406,8 +406,8 @@ def fake_factory(**session_kwargs: Any) -> Callable[..., FakeSession]:
     """A `session_factory` for CoTuiApp that builds a FakeSession (ignores resume)."""
     made: list[FakeSession] = []
 
-    def factory(settings: Settings, workspace: Path, *, approver: Any = None, **_: Any) -> FakeSession:
-        session = FakeSession(settings, **{"workspace": workspace, "approver": approver, **session_kwargs})
+    def factory(settings: Settings, workspace: Path, *, ask: Any = None, **_: Any) -> FakeSession:
+        session = FakeSession(settings, **{"workspace": workspace, "ask": ask, **session_kwargs})
         made.append(session)
         return session
 

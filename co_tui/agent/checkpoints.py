@@ -5,7 +5,7 @@ Pure Python. A `FileCheckpoint` is one edit: the file (relative to the workspace
 before (None: the edit created it, so restoring deletes it) and a hash of what the edit wrote.
 `restore_plan` turns the checkpoints taken after a point of the conversation into what to write
 back, and names the files changed since by something else (a restore would lose that change, so it
-is the user's call). The session keeps them in its data (`session/store.py`, table
+is the user's call). The session keeps them in its data (`co_tui/store/checkpoints.py`, table
 `file_checkpoints`), capped per session (`checkpoint_max_bytes`); an edit beyond the cap is refused
 before anything is written.
 """

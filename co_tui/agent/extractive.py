@@ -75,12 +75,21 @@ def budget_from_text(text: str, source_chars: int) -> int:
     return max(DEFAULT_MIN_CHARS, min(DEFAULT_MAX_CHARS, source_chars // 5))
 
 
+_FOCUS = re.compile(r"\b(?:focus(?:ing)?\s*(?:on|:)|particular attention to:?)\s*(.+)", re.I)
+
+
 def focus_words(text: str) -> list[str]:
     """Words of a "Focus: …" / "focus on …" request (e.g. `/compact focus`), lowercased, ≥ 4 letters."""
-    m = re.search(r"\b(?:focus(?:ing)?\s*(?:on|:)|particular attention to:?)\s*(.+)", text, re.I)
+    m = _FOCUS.search(text)
     if not m:
         return []
     return [w for w in re.findall(r"[\w./-]+", m.group(1).splitlines()[0].lower()) if len(w) >= 4]
+
+
+def focus_text(text: str) -> str:
+    """The focus of such a request in the user's own words (its first line, as typed), or ""."""
+    m = _FOCUS.search(text)
+    return m.group(1).splitlines()[0].strip().lstrip(":").strip().rstrip(".") if m else ""
 
 
 def digest_messages(messages: Sequence[Any]) -> Digest:
@@ -200,7 +209,7 @@ def _call_label(tool: str, raw_args: str) -> str:
     return f"{tool}({_short(raw_args, 60)})" if raw_args else tool
 
 
-def summarize(digest: Digest, budget_chars: int, focus: Sequence[str] = ()) -> str:
+def summarize(digest: Digest, budget_chars: int, focus: Sequence[str] = (), focus_line: str = "") -> str:
     """The summary text of `digest` within `budget_chars` (never more, except a minimal header), in
     the summariser's fixed sections (`governance.summarize.SUMMARY_SECTIONS`).
 
@@ -209,13 +218,14 @@ def summarize(digest: Digest, budget_chars: int, focus: Sequence[str] = ()) -> s
     was given, so each turn gets at least a short line (its ask) before anything else is spent;
     newest, first and focus turns are then written out in full while room lasts, and earlier
     summaries (already a digest of older turns) get what is left. Only when even the short lines do
-    not fit are turns left out, and an "(… N turn(s) omitted …)" line says where.
+    not fit are turns left out, and an "(… N turn(s) omitted …)" line says where. `focus_line`: the
+    focus as the user typed it, quoted in the header (else its words).
     """
     from co_tui.governance.summarize import SUMMARY_SECTIONS
 
     lines = [HEADER]
-    if focus:
-        lines.append(f"Focus: {' '.join(focus)}.")
+    if focus_line or focus:
+        lines.append(f"Focus: {focus_line or ' '.join(focus)}.")
     closing: list[str] = []
     if not digest.turns and not digest.prose.strip() and not digest.earlier:
         closing.append("There was nothing to summarise.")

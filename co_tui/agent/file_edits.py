@@ -114,7 +114,8 @@ def writable(ws: Workspace, path: str) -> tuple[Path, str]:
     rel = ws.relative(real) if real != ws.root else "."
     if real == ws.root or real.is_dir():
         raise WorkspaceError(f"refused: {path} is a directory; give a file path")
-    if _NEVER_WRITTEN & set(real.relative_to(ws.root).parts):
+    # Case-insensitively: on a case-insensitive file system (macOS, Windows) `.Git` is `.git`.
+    if _NEVER_WRITTEN & {part.casefold() for part in real.relative_to(ws.root).parts}:
         raise WorkspaceError(f"refused: {rel} is inside version-control data, which co-tui never writes")
     if real.exists() and not real.is_file():
         raise WorkspaceError(f"refused: {rel} is not a regular file")

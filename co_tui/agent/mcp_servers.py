@@ -554,7 +554,7 @@ def _guarded_toolset_class() -> type:
                 if approver is None:
                     return ToolDenied(f"Not run: no one can approve {name} here, so the call was refused.")
                 try:
-                    approved = await approver(text, tool=name)
+                    approved = await approver(text, tool=name, tool_call_id=getattr(ctx, "tool_call_id", None))
                 except CannotAsk as exc:
                     return ToolDenied(f"Not run: {exc}, so the call to {name} was refused. Do not retry it.")
                 except Exception as exc:  # a broken dialog must not run the tool

@@ -56,6 +56,7 @@ from co_tui.agent.extractive import (
     budget_from_text,
     digest_messages,
     digest_text,
+    focus_text,
     focus_words,
     key_sentences,
     prompt_text,
@@ -299,10 +300,10 @@ def extractive_summary(
     )
     request_text = f"{instructions}\n{prompt}"
     budget, focus = budget_from_text(request_text, source_chars), focus_words(request_text)
-    text = summarize(digest, budget, focus)
+    text = summarize(digest, budget, focus, focus_text(request_text))
     while max_tokens and (tokens := estimate_text_tokens(text)) > max_tokens and budget > len(HEADER):
         budget = min(budget - 1, int(budget * max_tokens / tokens * 0.95))
-        text = summarize(digest, budget, focus)
+        text = summarize(digest, budget, focus, focus_text(request_text))
     return text
 
 

@@ -7,7 +7,8 @@ the agent, in a file. co-tui sends them with its own instructions on every reque
 `ProjectInstructions` holds what was loaded. `refresh()` is called before each turn: it compares a
 cheap signature (path, mtime, size of each candidate file; four `stat` calls, no watcher thread) and
 reads the files again only when it changed. A file over `MAX_CHARS` is cut with a notice the model
-reads; an unreadable or non-UTF-8 file is skipped with one line saying why.
+reads; an unreadable, non-UTF-8 or binary (NUL bytes: a sparse file reads as NULs) file, or a
+symlink loop, is skipped with one line saying why.
 
 A repository is untrusted: the project file gets `read_file`'s confinement (`Workspace.resolve`), so
 an `AGENTS.md` that is a symlink to `/proc/self/environ` or `~/.ssh/id_rsa` is skipped, not sent.
@@ -18,6 +19,7 @@ file costs a few hundred kilobytes.
 from __future__ import annotations
 
 import codecs
+import errno
 import os
 import stat
 from collections.abc import Sequence
@@ -87,12 +89,22 @@ def default_global_dir() -> Path:
 def find_instructions(directory: Path) -> Path | None:
     """The first of INSTRUCTION_FILES that exists in `directory` (a dangling link does not), or None.
     Whether it may be used (a regular file, inside the workspace) `read_instructions` decides, so a
-    FIFO or a directory named AGENTS.md gets its one line rather than being passed over in silence."""
+    FIFO, a directory named AGENTS.md or a link to itself gets its one line rather than being passed
+    over in silence."""
     for name in INSTRUCTION_FILES:
         candidate = directory / name
-        if candidate.exists():
+        if candidate.exists() or _loops(candidate):  # a link to itself gets its line too
             return candidate
     return None
+
+
+def _loops(path: Path) -> bool:
+    """Whether `path` is a symbolic link that never reaches a file (it points to itself, or round)."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
 
 
 class _Refused(Exception):
@@ -166,6 +178,12 @@ def read_instructions(
     except UnicodeDecodeError as exc:
         return InstructionFile(scope, path, error=f"{path}: not UTF-8 text (byte {exc.start}); skipped")
     size = max(size, len(raw))
+    if "\0" in text:  # valid UTF-8, but not instructions anyone wrote (a sparse file reads as NULs)
+        text = text[: text.index("\0")]
+        if not text.strip():
+            return InstructionFile(scope, path, error=f"{path}: binary content (NUL bytes); skipped", size=size)
+        notice = f"\n\n[… {path.name} was cut here by co-tui: binary content (NUL bytes) follows, which is not sent.]"
+        return InstructionFile(scope, path, text=text[:max_chars] + notice, chars=None, cut=True, size=size)
     chars = len(text) if whole else None
     if whole and len(text) <= max_chars:
         return InstructionFile(scope, path, text=text, chars=chars, size=size)

@@ -3,7 +3,9 @@ to co-tui's limit on one output (`output_limit.OUTPUT_MAX_CHARS`, several MB: go
 a big output to the model, the transcript keeps it whole).
 
 Approval is not decided here (see `tools.py`): this only runs what was already approved. The
-command runs in its own process group so a timeout or an interrupt kills it and its children.
+command runs in its own process group so a timeout or an interrupt kills it and its children;
+when it ends, however it ends, every process it started is killed, background children that left
+the group (`setsid`) or the output (`>/dev/null &`) included (`process_tree.py`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import threading
 from pathlib import Path
 
 from co_tui.agent.output_limit import OUTPUT_MAX_CHARS, cap_output
+from co_tui.agent.process_tree import kill_run, new_run, run_env, started
 
 SHELL_TIMEOUT_S = 60.0
 
@@ -48,15 +51,18 @@ async def run_command(
     # Started here, not with asyncio.create_subprocess_shell: asyncio's clean-up of a start that is
     # cancelled kills /bin/sh alone, then waits for the output pipe, which a child of the shell holds
     # for as long as it runs. Here the pid is known before the first await: every cancel kills the group.
+    run = new_run()  # every process the command starts carries it: all are killed at its end
     proc = subprocess.Popen(
         command,
         shell=True,
         cwd=cwd,
+        env=run_env(run),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
+    started(run, proc.pid)
     assert proc.stdout is not None
     exited = _exit_of(proc, loop)
     # At most `max_chars` bytes of head and of tail in memory: a byte is at most one character, so
@@ -82,6 +88,7 @@ async def run_command(
         raise
     finally:
         stopped.cancel()
+        kill_run(run, proc.pid)  # background children, inside the group or out of it (setsid)
         if pipe is not None:
             pipe.close()  # our end is released even if a child outside the group still holds the other
         else:

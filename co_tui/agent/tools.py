@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from co_tui.agent.file_edits import FileEdits, PlannedEdit, apply_edit, plan_edit, plan_write, room_for
 from co_tui.agent.search_process import SEARCH_TIMEOUT_S, search_in_child
@@ -25,13 +25,26 @@ from co_tui.agent.workspace import READ_LIMIT_LINES, Workspace, WorkspaceError
 if TYPE_CHECKING:
     from pydantic_ai.toolsets import FunctionToolset
 
-Approver = Callable[..., Awaitable[bool]]
-"""`approver(text, tool="run_shell") -> bool`: asked before every `run_shell` call with the exact
-command, before an MCP tool call that needs approval (`mcp_servers.py`) with the tool's name
-and arguments as `text` and `tool=` its name, and before a file edit with its unified diff as
-`text`, `tool="write_file"`/`"edit_file"` and `path=` the file; True runs it. A `!command` the user
-typed is asked about as `run_shell` is, with `by_user=True` (the dialog says who asked). An approver
-that cannot ask anyone (print mode without --yes) raises `CannotAsk`."""
+
+class Approver(Protocol):
+    """What a tool awaits before it runs something that needs the user's yes: `text` is exactly what
+    runs — the command for `run_shell`, the tool's name and JSON arguments for an MCP tool that needs
+    approval (`mcp_servers.py`), the unified diff for a file edit (`path=` the file) —, `tool` its
+    name, `tool_call_id` the model's id of the call (None for the user's own `!command`, which passes
+    `by_user=True`). True runs it. One that cannot ask anyone (print mode without --yes) raises
+    `CannotAsk`. The session's `Approvals.approve` is the one front ends give (session/approvals.py)."""
+
+    def __call__(
+        self,
+        text: str,
+        *,
+        tool: str = "run_shell",
+        path: str | None = None,
+        tool_call_id: str | None = None,
+        by_user: bool = False,
+    ) -> Awaitable[bool]:
+        """Whether the call may run (see the class)."""
+        ...
 
 
 class CannotAsk(Exception):
@@ -122,7 +135,7 @@ def workspace_toolset(
         except WorkspaceError as exc:
             raise ToolFailed(str(exc)) from None
 
-    async def run_shell(command: str) -> Any:
+    async def run_shell(ctx: Any, command: str) -> Any:
         """Run a shell command in the workspace root. The user must approve every command.
 
         Args:
@@ -134,7 +147,7 @@ def workspace_toolset(
         if approver is None:
             return ToolDenied(f"Not run: no one can approve shell commands here, so `{command}` was refused.")
         try:
-            approved = await approver(command)
+            approved = await approver(command, tool=SHELL_TOOL_NAME, tool_call_id=ctx.tool_call_id)
         except CannotAsk as exc:
             return ToolDenied(f"Not run: {exc}, so `{command}` was refused. Do not retry it.")
         except Exception as exc:  # a broken approval dialog must not run the command
@@ -153,7 +166,7 @@ def workspace_toolset(
         if approver is None:
             return ToolDenied(f"Not written: no one can approve file edits here, so {planned.rel} was not changed.")
         try:
-            approved = await approver(planned.diff, tool=planned.tool, path=planned.rel)
+            approved = await approver(planned.diff, tool=planned.tool, path=planned.rel, tool_call_id=ctx.tool_call_id)
         except CannotAsk as exc:
             return ToolDenied(f"Not written: {exc}, so {planned.rel} was not changed. Do not retry it.")
         except Exception as exc:  # a broken approval dialog must not write
@@ -187,12 +200,12 @@ def workspace_toolset(
         return await change_file(ctx, lambda: plan_edit(ws, edit_state.views, path, old_string, new_string))
 
     tools: list[Any] = [read_file, list_dir, search_text]
+    for tool in (run_shell, write_file, edit_file):
+        # RunContext (for the call's id, which the approval carries) is imported here, not at
+        # module level: the string annotation could not be resolved, so the class itself goes in.
+        tool.__annotations__["ctx"] = RunContext[Any]
     if allow_shell:
         tools.append(run_shell)
     if allow_edits:
-        for tool in (write_file, edit_file):
-            # RunContext (for the call's id) is imported here, not at module level: the string
-            # annotation could not be resolved, so the class itself goes in.
-            tool.__annotations__["ctx"] = RunContext[Any]
         tools += [write_file, edit_file]
     return FunctionToolset(tools)

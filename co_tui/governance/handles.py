@@ -45,7 +45,8 @@ CALL_KEY = "co_tui_call"
 RECALLED_KEY = "co_tui_recalled"
 RECALL_TOOL = "recall"
 CALL_CHARS = 80  # a rendered call is at most this long (arguments shortened)
-_HANDLE_RE = re.compile(r"\Ar(\d+)(?:\.(\d+))?\Z")
+# At most 18 digits a number: a longer one names nothing (and `int` refuses past 4,300 digits).
+_HANDLE_RE = re.compile(r"\Ar(\d{1,18})(?:\.(\d{1,18}))?\Z")
 
 
 def _meta(part: Any) -> dict[str, Any] | None:

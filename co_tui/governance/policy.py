@@ -35,7 +35,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
 from co_tui.governance.defaults import (
     DEFAULT_COMPACT_TARGET,
@@ -71,7 +71,7 @@ from co_tui.governance.trim import (
     trim_tool_returns,
 )
 from co_tui.governance.turns import Layout, segment
-from co_tui.text import one_line
+from co_tui.text import one_line, plural
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
@@ -272,12 +272,17 @@ class Governor:
 
         `next_prompt`: judge the request the next user prompt makes — one more turn message, so a
         context exactly at the message limit is cut when it is sent (the prompt's own tokens are
-        unknown until it is typed and are not counted).
+        unknown until it is typed and are not counted). Judged with a stand-in for that prompt as the
+        newest turn, as the next send (and `next_cut.preview_next_cut`) judges it: the turn newest now
+        is an older one then, which a cut may take, pinned turns or not (issue 43: pinned, the meter
+        said nothing would be cut and the next send cut 6.7k → 1.9k).
         """
+        if next_prompt:
+            messages = [*messages, ModelRequest(parts=[UserPromptPart("")])]
         layout, over_count, over_tokens = self._crossed(messages, overhead_tokens)
         limit = self.policy.max_history_messages
         if next_prompt and layout.turns and limit > 0:  # 0: no message limit, nothing to cross
-            over_count = sum(len(t) for t in layout.turns) + 1 > limit
+            over_count = sum(len(t) for t in layout.turns) > limit  # the stand-in prompt counted
         return over_count or over_tokens
 
     def limits_crossed(self, messages: Sequence[ModelMessage], *, overhead_tokens: int = 0) -> tuple[bool, bool]:
@@ -461,6 +466,10 @@ class Governor:
         )
         events.extend(fitted.events)
         current, tokens = fitted.messages, fitted.tokens_after
+        if not synced and tokens > plan.budget and plan.tokens - tokens < min_cut_tokens(policy.budget_tokens):
+            # A cut that neither reaches the budget nor frees a meaningful share (the newest turn alone
+            # is over it: issue 43 dropped a turn for 9,014 → 9,004) is not made, as with pinned turns.
+            return plan.messages, plan.tokens, []
         if (synced or events) and policy.max_history_messages > 0:
             cut = trim_to_message_count(current, policy.target_messages)
             if cut.trimmed:
@@ -602,7 +611,7 @@ class Governor:
             tokens_after=shrink.tokens_after,
             budget_tokens=target,
         )
-        note += f"; {shrink.shrunk_parts} tool outputs in older steps of the current turn shrunk"
+        note += f"; {plural(shrink.shrunk_parts, 'tool output')} in older steps of the current turn shrunk"
         events = self._as_sent([event], overhead_tokens, note)
         return PolicyOutcome(shrink.messages, events, shrink.tokens_after <= target, shrink.tokens_after), True
 

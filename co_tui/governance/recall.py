@@ -42,6 +42,7 @@ from co_tui.governance.handles import (
     render_call,
 )
 from co_tui.governance.markers import separate_markers
+from co_tui.governance.preview import HEAD_CHARS, TAIL_CHARS, previewed_chars
 from co_tui.governance.tokens import content_text
 from co_tui.governance.trim import TRUNCATION_MARK
 from co_tui.governance.turns import segment
@@ -245,18 +246,24 @@ def recall_child(
     return Recalled(text + "\n" + page, {"handle": agent}, None, len(body), next_offset)
 
 
-def _visible(context: Sequence[ModelMessage]) -> tuple[set[str], int]:
-    """(handles of the outputs the context holds uncut, number of turns before the first in view)."""
+def _visible(context: Sequence[ModelMessage]) -> tuple[set[str], dict[str, tuple[int, int]], int]:
+    """(handles of the outputs the context holds uncut, the unseen span of each previewed one —
+    its middle, `HEAD_CHARS` on after the head to `TAIL_CHARS` before the end — and the number of
+    turns before the first in view)."""
     layout = segment(separate_markers(context))
     numbers = turn_numbers(layout)
     seen: set[str] = set()
+    middles: dict[str, tuple[int, int]] = {}
     for turn in layout.turns:
         for message in turn.messages:
             for part in message.parts if isinstance(message, ModelRequest) else ():
                 if isinstance(part, ToolReturnPart) and (h := handle_of(part)) is not None:
-                    if TRUNCATION_MARK not in content_text(part.content)[-400:]:
+                    whole = previewed_chars(part)
+                    if whole is not None:  # the model saw its head and tail only
+                        middles[h] = (HEAD_CHARS, max(HEAD_CHARS, whole - TAIL_CHARS))
+                    elif TRUNCATION_MARK not in content_text(part.content)[-400:]:
                         seen.add(h)
-    return seen, (numbers[0] - 1 if numbers else layout.prior_turns)
+    return seen, middles, (numbers[0] - 1 if numbers else layout.prior_turns)
 
 
 def _snippet(text: str, at: int, size: int) -> str:
@@ -278,12 +285,12 @@ def search_history(
     clock: Callable[[], float] = time.monotonic,
 ) -> Recalled:
     """Literal, case-insensitive hits of `pattern` in what the model cannot see now: the turns out
-    of view and the outputs cut in view. At most `MAX_HITS` hits, each with its turn and handle (and
+    of view, the outputs cut in view, and the middle of those previewed in view. At most `MAX_HITS` hits, each with its turn and handle (and
     the call to read it whole); the scan stops at `deadline_s` and says so. Raises `RecallError`."""
     needle = pattern.strip().lower()
     if not needle:
         raise RecallError("search needs a non-empty pattern")
-    visible, hidden_turns = _visible(context)
+    visible, middles, hidden_turns = _visible(context)
     started = clock()
     hits: list[str] = []
     stopped = ""
@@ -298,7 +305,8 @@ def search_history(
                 handle = label if label.startswith("r") else None
                 if not out_of_view and (handle is None or handle in visible):
                     continue
-                at = text.lower().find(needle)
+                low, high = middles.get(handle or "", (0, len(text))) if not out_of_view else (0, len(text))
+                at = text.lower().find(needle, low, high)
                 if at < 0:
                     continue
                 where = f"turn {number}" + (f", {recall_call(handle)}" if handle else f', recall(turns="{number}")')

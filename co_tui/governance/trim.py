@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from operator import is_
+from typing import Any, TypeVar
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelRequestPart, ModelResponse, SystemPromptPart
 
@@ -38,6 +39,7 @@ from co_tui.governance.truncation import (
     truncate_text,
 )
 from co_tui.governance.turns import Layout, Turn, segment, steps_of
+from co_tui.text import plural
 
 __all__ = [
     "ToolTrimResult",
@@ -170,6 +172,11 @@ def _unchanged(messages: list[ModelMessage], layout: Layout, tokens: int) -> Tri
     return TrimResult(messages, False, 0, 0, len(layout.turns), tokens, tokens)
 
 
+# Each layout's turn estimates (`_TurnTokens`), kept with the layout object: a repeat pass over a
+# memoised layout (`_step`) sums no turn again. A layout is never mutated, nor are its messages.
+_TURN_TOKENS: _IdentityCache[_TurnTokens] = _IdentityCache()
+
+
 class _TurnTokens:
     """Each turn's estimate, counted when first asked for: a cut walks back from the newest turn and
     sums only the turns it keeps, so the dropped ones are never counted."""
@@ -231,7 +238,10 @@ def _drop_turns(source: list[ModelMessage], budget_tokens: int, layout: Layout, 
         return _unchanged(source, layout, tokens_before)
     # Price the fixed part (system prefix + a breadcrumb with generous digits) before choosing turns.
     fixed = estimate_tokens(_system_head(layout, 1)) + message_tokens(_priced_breadcrumb(10**6, 10**4))
-    turn_tokens = _TurnTokens(layout)
+    turn_tokens = _TURN_TOKENS.get(layout, None)
+    if turn_tokens is None:
+        turn_tokens = _TurnTokens(layout)
+        _TURN_TOKENS.put(layout, None, turn_tokens)
     first = _keep_from(layout, lambda tokens, _n: fixed + tokens <= budget_tokens, turn_tokens)
     # first == 0: every turn fits next to a breadcrumb, so the history is over budget only because of
     # its earlier markers (a summary, a compact pair, several markers). Markers are replaced only by a
@@ -391,10 +401,10 @@ class FitResult:
 
 def _outputs_note(count: int, max_chars: int, stub: bool, *, of_kept_turns: bool = False) -> str:
     """The note of a tool-output trim: how many outputs, cut to what."""
-    which = "old tool outputs of the kept turns" if of_kept_turns else "old tool outputs"
+    which = plural(count, "old tool output") + (" of the kept turns" if of_kept_turns else "")
     if stub:
-        return f"{count} {which} cleared to a note naming their recall"
-    return f"{count} {which} cut to {max_chars} chars"
+        return f"{which} cleared to a note naming {'its' if count == 1 else 'their'} recall"
+    return f"{which} cut to {max_chars} chars"
 
 
 def fit_to_budget(
@@ -436,7 +446,11 @@ def fit_to_budget(
     is false and the caller surfaces an error — never a loop, never a history cut down to the breadcrumb.
     (`layout`/`tokens`: already computed `segment(messages)` / `estimate_tokens(messages)`.)
     """
-    current = separate_markers(messages)
+    prepared = layout is None and tokens is None  # then each step's result is memoised on its input layout
+    if prepared:
+        current, layout, tokens = _prepared(messages)
+    else:
+        current = separate_markers(messages)
     tokens_before = estimate_tokens(current) if tokens is None else tokens
     if tokens_before <= budget_tokens:
         return FitResult(current, True, [], tokens_before, tokens_before)
@@ -445,15 +459,23 @@ def fit_to_budget(
     events: list[HistoryTrimmed] = []
     tokens = tokens_before
 
-    layout = layout or segment(current)
+    laid: Layout = layout or segment(current)
     deduplicated = 0
     if dedupe:
-        dedup = dedupe_outputs(current, layout, tokens)
+        source, counted = current, tokens
+        dedup = _step(prepared, laid, ("dedup", counted), lambda: dedupe_outputs(source, laid, counted))
         if dedup.changed:
             deduplicated = dedup.deduplicated
-            current, tokens, layout = dedup.messages, dedup.tokens_after, dedup.layout
-    tool = trim_outputs(current, tool_output_trim_chars, layout, goal, stub, tokens)
-    cut_outputs: dict[int, int] = {}  # id(truncated message) → how many of its outputs were cut
+            current, tokens, laid = dedup.messages, dedup.tokens_after, dedup.layout
+    layout = laid
+    source, counted = current, tokens
+    tool = _step(
+        prepared,
+        laid,
+        ("outputs", tool_output_trim_chars, goal, stub, counted),
+        lambda: trim_outputs(source, tool_output_trim_chars, laid, goal, stub, counted),
+    )
+    cut_outputs: dict[int, int] = {}  # index of a truncated message → how many of its outputs were cut
     if tool.trimmed:
         after = estimate_tokens(tool.messages) if tool.tokens is None else tool.tokens
         cut_outputs = tool.cut_outputs
@@ -478,7 +500,8 @@ def fit_to_budget(
                 # One cut, one event (one banner): the oldest outputs were cut first and then their
                 # turns dropped, so the drop stands for both; the outputs of the turns it keeps that
                 # stay cut are named in its note (docs/context-governance.md, "One pass, one banner").
-                kept = sum(cut_outputs.get(id(m), 0) for m in cut.messages)
+                first_kept = layout.turns[cut.dropped_turns].indices[0] if layout else 0
+                kept = sum(n for index, n in cut_outputs.items() if index >= first_kept)
                 note = _outputs_note(kept, tool_output_trim_chars, stub, of_kept_turns=True) if kept else None
                 event = replace(event, tokens_before=events.pop().tokens_before, note=note)
             events.append(event)
@@ -495,7 +518,7 @@ def fit_to_budget(
                     tokens_before=shrink.tokens_before,
                     tokens_after=shrink.tokens_after,
                     budget_tokens=budget_tokens,
-                    note=f"{shrink.shrunk_parts} tool outputs in older steps of the current turn shrunk",
+                    note=f"{plural(shrink.shrunk_parts, 'tool output')} in older steps of the current turn shrunk",
                 )
             )
             current, tokens = shrink.messages, shrink.tokens_after
@@ -503,7 +526,59 @@ def fit_to_budget(
     if deduplicated:
         kept = len(layout.turns) if layout else 0  # read only when the dedup alone cut: its layout
         events = _with_dedup(events, deduplicated, reason, kept, tokens_before, tokens, budget_tokens)
-    return FitResult(current, tokens <= budget_tokens, events, tokens_before, tokens)
+    return FitResult(list(current), tokens <= budget_tokens, events, tokens_before, tokens)
+
+
+# A step's result on a layout `_prepared` made (or a step made from one), memoised on that layout
+# object: the same input objects give the same layout object, so a repeat pass gets the same
+# results, their layouts, and so on down the pass. The key holds every other argument; a layout is
+# never mutated, and the lists in a result are copied before they are handed out.
+_STEPS: _IdentityCache[dict[tuple[Any, ...], Any]] = _IdentityCache()
+_R = TypeVar("_R")
+
+
+def _step(memoised: bool, layout: Layout, key: tuple[Any, ...], make: Callable[[], _R]) -> _R:
+    if not memoised:
+        return make()
+    steps = _STEPS.get(layout, None)
+    if steps is None:
+        steps = {}
+        _STEPS.put(layout, None, steps)
+    if key not in steps:
+        steps[key] = make()
+    result: _R = steps[key]
+    return result
+
+
+# The last few inputs of `fit_to_budget` taken apart (markers separated, layout, estimate), kept
+# with the very message objects (and parts lists) they were made from: a pass over the same objects
+# again — the meter's and the preview's look before the request's own pass, a repeat request —
+# takes them from here instead of walking the whole context three times. A match is by identity
+# only, each message's and its parts list's (so a message given new parts is taken apart afresh),
+# and governance never mutates a message; the lists handed out are copies, the layout is read only.
+_Key = tuple[tuple[ModelMessage, ...], tuple[Sequence[Any], ...], list[int]]
+_PREPARED: list[tuple[_Key, list[ModelMessage], Layout, int]] = []
+PREPARED_KEPT = 4
+
+
+def _prepared(messages: Sequence[ModelMessage]) -> tuple[list[ModelMessage], Layout, int]:
+    """(`messages` with markers separated, their layout, their estimate)."""
+    parts = [m.parts for m in messages]
+    for (kept, kept_parts, kept_lengths), separated, layout, tokens in _PREPARED:
+        # Element by element by identity, in C (`operator.is_`): no message is compared by value.
+        if (
+            len(kept) == len(messages)
+            and all(map(is_, messages, kept))
+            and all(map(is_, parts, kept_parts))
+            and list(map(len, parts)) == kept_lengths
+        ):
+            return list(separated), layout, tokens
+    separated = separate_markers(messages)
+    layout = segment(separated)
+    tokens = sum_message_tokens(separated)
+    _PREPARED.insert(0, ((tuple(messages), tuple(parts), list(map(len, parts))), separated, layout, tokens))
+    del _PREPARED[PREPARED_KEPT:]
+    return list(separated), layout, tokens
 
 
 def _with_dedup(

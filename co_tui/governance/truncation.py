@@ -164,7 +164,7 @@ class ToolTrimResult:
     layout: Layout | None = field(default=None, repr=False, compare=False)  # of `messages`, for reuse
     # The estimate of `messages` when the trim kept count of it (a `target_tokens` trim), else None.
     tokens: int | None = field(default=None, repr=False, compare=False)
-    # id(truncated message) → how many of its outputs were cut.
+    # index in `messages` of each truncated message → how many of its outputs were cut.
     cut_outputs: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -281,7 +281,7 @@ def trim_outputs(
             whole = _truncated_turn_until(turn, max_chars, stub, tokens - target_tokens)
         for pos, new, n in whole.changed:
             out[turn.indices[pos]] = new
-            cut_outputs[id(new)] = n
+            cut_outputs[turn.indices[pos]] = n
         cut += whole.cut
         before += whole.before
         after += whole.after

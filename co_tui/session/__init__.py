@@ -28,12 +28,51 @@ _EXPORTS: dict[str, str] = {
     "Rewound": "branching",
     "FilesBack": "file_rewind",
     "PlannedCut": "ask_cut",
+    # start and close (lifecycle.py), approvals (approvals.py)
+    "SessionLifecycle": "lifecycle",
+    "Closing": "lifecycle_types",
+    "instruction_events": "lifecycle",
+    "Item": "replay",
+    "HistoryTrimmed": "events",
+    "cut_message": "cut_message",
+    "with_client_servers": "client_mcp",
+    "COMPACT_MODES": "compact_mode",
+    "MODE_TEXT": "compact_mode",
+    "replay": "replay",
+    # the one command table (commands.py)
+    "COMMANDS": "commands",
+    "Command": "commands",
+    "find_command": "commands",
+    "headless_commands": "commands",
+    "parse_slash": "commands",
+    "run_command": "commands",
+    "closest_command": "commands",
+    "complete": "commands",
+    # replay (replay.py): the items of a saved conversation
+    "newest_entries": "replay",
+    "newest_window": "replay",
+    "tail_shows": "replay",
+    "transcript_items": "replay",
+    "truncated_tool_call_ids": "replay",
+    "window_items": "replay",
+    "window_shows": "replay",
+    "FIRST_WINDOW": "replay",
+    # compact_mode ask (ask_flow.py)
+    "CutAnswer": "ask_flow",
+    "CutChoice": "ask_flow",
+    "next_step": "ask_flow",
+    "plan_before_send": "ask_flow",
+    "planned_cut_rows": "ask_flow",
+    "ApprovalRequest": "approvals",
+    "Approvals": "approvals",
+    "Decision": "approvals",
+    "MAIN_AGENT": "approvals",
+    "CannotAsk": "approvals",
     # the events a session yields (events.py)
     "Event": "events",
     "Done": "events",
     "DoneReason": "events",
     "ErrorEvent": "events",
-    "HistoryTrimmed": "events",
     "Notice": "events",
     "OversizedTurn": "events",
     "SubagentFinished": "events",
@@ -94,17 +133,18 @@ _EXPORTS: dict[str, str] = {
     "open_store_read_only": "opening",
     "quit_lines": "opening",
     "resolve_session_id": "opening",
-    "resume_hint": "opening",
+    "resume_hint": "closing_lines",
     "SessionMeta": "saved_session",
     "SessionHit": "saved_session",
-    "hit_segments": "store_search",
-    "SessionTail": "store_tail",
-    "StoreError": "store_errors",
+    "hit_segments": "co_tui.store.search",
+    "SessionTail": "co_tui.store.tail",
+    "StoreError": "co_tui.store.errors",
     "SessionBusy": "session_lock",
     "busy_elsewhere": "session_lock",
     "FORMATS": "export",
     "render_saved": "export",
     "tight_budget_warning": "oversize",
+    "tool_schemas_warning": "oversize",
 }
 
 __all__ = list(_EXPORTS)
@@ -114,7 +154,10 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'co_tui.session' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"co_tui.session.{module}"), name)
+    # A session module, or one of the store's (`co_tui.store`), named in full.
+    value = getattr(
+        importlib.import_module(module if module.startswith("co_tui.") else f"co_tui.session.{module}"), name
+    )
     globals()[name] = value
     return value
 
@@ -124,15 +167,31 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
+    from co_tui.session.approvals import MAIN_AGENT, ApprovalRequest, Approvals, CannotAsk, Decision
     from co_tui.session.ask_cut import PlannedCut
+    from co_tui.session.ask_flow import CutAnswer, CutChoice, next_step, plan_before_send, planned_cut_rows
     from co_tui.session.bang import USER_SHELL_TOOL, bang_command
     from co_tui.session.banner import REASON_TEXT, banner_details, banner_line, strategy_text
     from co_tui.session.branching import BranchRow, RewindPoint, Rewound
     from co_tui.session.child_event import asking_agent
     from co_tui.session.child_record import SUBAGENT_KEY
+    from co_tui.session.client_mcp import with_client_servers
+    from co_tui.session.closing_lines import resume_hint
+    from co_tui.session.commands import (
+        COMMANDS,
+        Command,
+        closest_command,
+        complete,
+        find_command,
+        headless_commands,
+        parse_slash,
+        run_command,
+    )
+    from co_tui.session.compact_mode import COMPACT_MODES, MODE_TEXT
     from co_tui.session.context_breakdown import CATEGORY_TITLES, ContextBreakdown, apportion
     from co_tui.session.conversation_counts import field_of
     from co_tui.session.cost import RequestCost, cached_share, format_usd, session_cost_of
+    from co_tui.session.cut_message import cut_message
     from co_tui.session.events import (
         INTERRUPTED_MESSAGE,
         Done,
@@ -152,6 +211,8 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.export import FORMATS, render_saved
     from co_tui.session.file_rewind import FilesBack
     from co_tui.session.history_rows import HistoryRows, read_history_rows
+    from co_tui.session.lifecycle import SessionLifecycle, instruction_events
+    from co_tui.session.lifecycle_types import Closing
     from co_tui.session.opening import (
         OpenSessionError,
         exit_code_for,
@@ -162,9 +223,8 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         open_store_read_only,
         quit_lines,
         resolve_session_id,
-        resume_hint,
     )
-    from co_tui.session.oversize import tight_budget_warning
+    from co_tui.session.oversize import tight_budget_warning, tool_schemas_warning
     from co_tui.session.pin_change import PinChange
     from co_tui.session.port import (
         HistoryView,
@@ -176,12 +236,21 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         Steering,
         Turns,
     )
+    from co_tui.session.replay import (
+        FIRST_WINDOW,
+        Item,
+        newest_entries,
+        newest_window,
+        replay,
+        tail_shows,
+        transcript_items,
+        truncated_tool_call_ids,
+        window_items,
+        window_shows,
+    )
     from co_tui.session.saved_session import SessionHit, SessionMeta
     from co_tui.session.session_lock import SessionBusy, busy_elsewhere
     from co_tui.session.shell_preview import ShellPreview, shell_preview
-    from co_tui.session.store_errors import StoreError
-    from co_tui.session.store_search import hit_segments
-    from co_tui.session.store_tail import SessionTail
     from co_tui.session.subagent_replay import SavedChild, SubagentsUsage, saved_subagent, saved_subagent_events
     from co_tui.session.subagent_view import (
         DELEGATE_TOOL,
@@ -197,3 +266,6 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         subagent_state_text,
     )
     from co_tui.session.times import fork_origin, format_updated
+    from co_tui.store.errors import StoreError
+    from co_tui.store.search import hit_segments
+    from co_tui.store.tail import SessionTail

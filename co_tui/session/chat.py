@@ -17,19 +17,23 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from co_tui.governance.undo import UndoRefused
 from co_tui.session.agent_binding import AgentBinding, MeterFactory, OverheadCounter, count_overhead, default_meter
 from co_tui.session.applying import EditApplier
+from co_tui.session.approvals import Approvals, Ask
 from co_tui.session.branch_moves import BranchMoves
 from co_tui.session.busy import Busy
 from co_tui.session.child_agent import ChildRun
-from co_tui.session.clearing import clear_conversation
+from co_tui.session.clearing import clear_conversation, cleared_line
 from co_tui.session.compact_run import Compaction
 from co_tui.session.compaction import clear_preview_of
 from co_tui.session.eviction import next_cut_of, plan_evict
 from co_tui.session.file_checkpoints import session_file_edits
 from co_tui.session.history import History, HistoryViews
+from co_tui.session.lifecycle import SessionLifecycle
 from co_tui.session.metering import Metering
 from co_tui.session.recover import plan_recover
+from co_tui.session.replay import Item, replay
 from co_tui.session.resources import Resources
 from co_tui.session.session_lock import claim_session
 from co_tui.session.session_saves import SessionSaves
@@ -47,7 +51,6 @@ if TYPE_CHECKING:
     from co_tui.agent.mcp_servers import McpServers
     from co_tui.agent.mentions import Attachments
     from co_tui.agent.project_instructions import InstructionFile
-    from co_tui.agent.tools import Approver
     from co_tui.config import Settings
     from co_tui.governance.compact_mode import CompactMode, SendChoice
     from co_tui.governance.events import HistoryTrimmed
@@ -60,9 +63,10 @@ if TYPE_CHECKING:
     from co_tui.session.events import Event, UsageUpdate
     from co_tui.session.file_rewind import FilesBack
     from co_tui.session.gauge import Gauge
+    from co_tui.session.lifecycle_types import Closing
     from co_tui.session.pin_change import PinChange
-    from co_tui.session.store import SessionStore
     from co_tui.session.subagent_replay import SubagentsUsage
+    from co_tui.store.session_store import SessionStore
 
 
 class ChatSession(HistoryViews):
@@ -77,7 +81,7 @@ class ChatSession(HistoryViews):
         store: SessionStore | None = None,
         session_id: str | None = None,
         model: Model | str | None = None,
-        approver: Approver | None = None,
+        ask: Ask | None = None,
         one_shot: bool = False,  # the front end exits after one turn: a failed save is not "kept in memory"
         meter_factory: MeterFactory = default_meter,
         overhead_counter: OverheadCounter = count_overhead,
@@ -86,6 +90,7 @@ class ChatSession(HistoryViews):
         self.workspace = Path(workspace).resolve()
         self.id: str = session_id or uuid.uuid4().hex
         self.title: str = ""
+        self.cleared_from: tuple[str, str] | None = None  # (id, title) of the conversation a /clear left
         self.gate = Busy()
         self.history = history = History()
         # Saved lazily, at the first completed turn: opening and quitting leaves no empty session.
@@ -93,6 +98,9 @@ class ChatSession(HistoryViews):
         # What the model has seen of each file, and where each edit's checkpoint goes (issue 30).
         at, branch = (lambda: len(history.transcript)), (lambda: history.branch)
         file_edits = session_file_edits(store, lambda: self.id, at, settings.checkpoint_max_bytes, branch)
+        # The front end's `ask` behind the session's grants (approvals.py); None: every call is refused.
+        self.approvals = Approvals(ask) if ask is not None else None
+        approver = self.approvals.approve if self.approvals is not None else None
         self.resources = Resources(settings, self.workspace, approver)
         # The `delegate` tool's children (docs/subagents.md): bindings of their own on these resources.
         self.delegations = Delegations(
@@ -122,6 +130,7 @@ class ChatSession(HistoryViews):
         self.compaction = Compaction(self.edits, self.binding, metering, self.gate, session_id=sid, error_event=errors)
         shell = UserShell(self.workspace, approver)  # `!command` (user_shell.py)
         self.turns = SessionTurns(self.runner, shell, self.saves, metering, self.gate, self.workspace)
+        self.lifecycle = SessionLifecycle(self)  # start and close, for every front end (lifecycle.py)
 
     def _new_child(self, agent_def: AgentDef) -> ChildRun:
         return ChildRun(self.resources, self.binding.model, agent_def, parent_budget=self.binding.policy.budget_tokens)
@@ -239,8 +248,15 @@ class ChatSession(HistoryViews):
         return (await self.edits.steer("evicting", lambda h, g: plan_evict(h, g, index))).trim
 
     async def undo(self, cut: int | None = None) -> HistoryTrimmed:
-        """`/undo`: undo the newest cut in effect, or cut `cut` and every later one (`plan_undo`)."""
-        return (await self.edits.steer("undoing a cut", lambda h, g: plan_undo(h, g, cut))).trim
+        """`/undo`: undo the newest cut in effect, or ledger entry `cut` and every cut after it
+        (`steering.plan_undo`). Returns the `restore` event; raises `UndoRefused`: after a /clear
+        with no cut since, one saying a clear is not undone and where the old conversation is."""
+        try:
+            return (await self.edits.steer("undoing a cut", lambda h, g: plan_undo(h, g, cut))).trim
+        except UndoRefused:
+            if cut is None and not self.history.ledger and self.cleared_from is not None:
+                raise UndoRefused(cleared_line(*self.cleared_from)) from None
+            raise
 
     async def recover(self, item: str, cut: int | None = None) -> HistoryTrimmed:
         """Append an excerpt around `item`, which cut `cut`'s summary lost, to the context (`plan_recover`)."""
@@ -270,7 +286,10 @@ class ChatSession(HistoryViews):
 
     async def clear(self) -> HistoryTrimmed:
         """`/clear`: a new, empty session; the old one stays saved (`clearing.clear_conversation`)."""
-        return await clear_conversation(self.saves, self.edits, self.binding, self.gate, self.clear_preview())
+        old = (self.id, self.title) if self.history.transcript else None
+        trim = await clear_conversation(self.saves, self.edits, self.binding, self.gate, self.clear_preview())
+        self.cleared_from = old or self.cleared_from
+        return trim
 
     # --- the conversation tree (branch_moves.py) -------------------------------------------------
     def rewind_points(self) -> list[RewindPoint]:
@@ -337,6 +356,20 @@ class ChatSession(HistoryViews):
     def release_claim(self) -> None:
         """Let other processes open this session (the TUI switching away, `/clear`). Idempotent."""
         self.saves.writer.release()
+
+    # --- start and close, replay: every front end's jobs (lifecycle.py, replay.py) ---------------
+
+    def start(self, **options: Any) -> AsyncIterator[Event]:
+        """`SessionLifecycle.start` (its options): the opening lines, and the MCP servers started."""
+        return self.lifecycle.start(**options)
+
+    async def aclose(self) -> Closing:
+        """`SessionLifecycle.aclose`: MCP down, the rescue copy after a failed save, the claim let go."""
+        return await self.lifecycle.aclose()
+
+    def replay(self, entries: int | None = None) -> list[Item | HistoryTrimmed]:
+        """`replay.replay`: the conversation as chat entries, banners at their cuts (newest `entries`)."""
+        return replay(self, entries)
 
     @classmethod
     def resume(

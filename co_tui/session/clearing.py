@@ -22,7 +22,16 @@ if TYPE_CHECKING:
     from co_tui.session.busy import Busy
     from co_tui.session.session_saves import SessionSaves
 
-__all__ = ["clear_conversation"]
+__all__ = ["clear_conversation", "cleared_line"]
+
+
+def cleared_line(session_id: str, title: str) -> str:
+    """What `/undo` says after a /clear with no cut since: a clear is not undone, and where the
+    conversation before it is (saved under its own id and title; `/sessions` opens it)."""
+    return (
+        f"nothing to undo: a /clear is not undone. The conversation before it is saved as "
+        f"“{title or 'untitled'}” ({session_id[:8]}): /sessions opens it"
+    )
 
 
 async def clear_conversation(

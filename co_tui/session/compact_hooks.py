@@ -1,20 +1,22 @@
 """Running the user's compaction hooks (`[hooks]` in config.toml): a command (an argv list, no
-shell) gets a JSON object on stdin; its stdout is read up to a cap; past the timeout its process
-group is killed. Never raises: every outcome is a `HookRun`. docs/configuration.md, "Hooks"."""
+shell) gets a JSON object on stdin and an allow-listed environment (no API keys); its stdout is
+read up to a cap; past the timeout, on a cancel and when it ends, every process it started is
+killed, background children that left its group included. Never raises: every outcome is a `HookRun`. docs/configuration.md, "Hooks"."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
-import signal
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from co_tui.agent.process_tree import kill_run, new_run, run_env, started
 from co_tui.governance.hook_port import CompactHooks, PreCompactResult
 
-__all__ = ["HookRun", "MAX_STDOUT_BYTES", "VETO_EXIT", "compact_hooks_of", "run_hook"]
+__all__ = ["HOOK_ENV_NAMES", "HookRun", "MAX_STDOUT_BYTES", "VETO_EXIT", "compact_hooks_of", "hook_env", "run_hook"]
 
 MAX_STDOUT_BYTES = 8_000
 VETO_EXIT = 2
@@ -31,22 +33,74 @@ class HookRun:
     line: str | None = None
 
 
+# What a hook's environment keeps of co-tui's: no API keys, tokens or MCP credentials reach it.
+HOOK_ENV_NAMES = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "TMPDIR", "TZ")
+HOOK_ENV_PREFIXES = ("LC_",)
+DRAIN_S = 1.0  # after the hook exits, how long a background child may keep its stdout open
+
+
+def hook_env(run: str, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment a hook gets: the allow-listed variables of `environ` (this process's by
+    default) and the run's tag (`process_tree.RUN_ENV`), nothing else."""
+    source = os.environ if environ is None else environ
+    kept = {k: v for k, v in source.items() if k in HOOK_ENV_NAMES or k.startswith(HOOK_ENV_PREFIXES)}
+    return run_env(run, kept)
+
+
+class _Head(asyncio.Protocol):
+    """A pipe's first `MAX_STDOUT_BYTES` (the rest is read and dropped); `closed` at its end."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.data = bytearray()
+        self.closed: asyncio.Future[None] = loop.create_future()
+
+    def data_received(self, data: bytes) -> None:
+        self.data.extend(data[: MAX_STDOUT_BYTES - len(self.data)])
+
+    def eof_received(self) -> None:
+        self.connection_lost(None)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.closed.done():
+            self.closed.set_result(None)
+
+
 async def run_hook(name: str, argv: Sequence[str], payload: dict[str, Any], timeout_s: float) -> HookRun:
-    """Run `argv` with `payload` as JSON on stdin, in its own session (process group), without a shell."""
+    """Run `argv` with `payload` as JSON on stdin, in its own session (process group), without a
+    shell, with an allow-listed environment (`hook_env`). It has `timeout_s` in all, plus `DRAIN_S`
+    for a background child still holding its stdout after it exited; when it ends, however it ends
+    (a timeout, a cancel), every process it started is killed (`process_tree.kill_run`), those that
+    left its group included: no hook outlives its run or keeps it waiting."""
     data = json.dumps(payload, default=str).encode()
+    loop = asyncio.get_running_loop()
+    run = new_run()
+    # stdout is a pipe of our own, not asyncio's: `Process.wait()` would wait for every holder of
+    # one it owns to let go, a background child included.
+    read_fd, write_fd = os.pipe()
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv,
             stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
+            stdout=write_fd,
             stderr=asyncio.subprocess.DEVNULL,
+            env=hook_env(run),
             start_new_session=True,
         )
     except (OSError, ValueError) as exc:
+        os.close(read_fd)
+        kill_run(run, 0)
         return HookRun("missing", line=f"{name} hook not run: {getattr(exc, 'strerror', None) or exc}")
-
-    assert proc.stdin is not None and proc.stdout is not None
-    stdin, stdout = proc.stdin, proc.stdout
+    except BaseException:  # cancelled while starting: asyncio kills the hook alone; its children too
+        os.close(read_fd)
+        kill_run(run, 0)
+        raise
+    finally:
+        os.close(write_fd)
+    started(run, proc.pid)
+    assert proc.stdin is not None
+    stdin = proc.stdin
+    head = _Head(loop)
+    pipe: asyncio.BaseTransport | None = None
 
     async def feed() -> None:
         try:
@@ -56,47 +110,33 @@ async def run_hook(name: str, argv: Sequence[str], payload: dict[str, Any], time
         except (BrokenPipeError, ConnectionResetError):
             pass  # a hook that does not read its stdin
 
-    async def collect() -> bytes:
-        out = await stdout.read(MAX_STDOUT_BYTES)
-        await _drain(stdout)
-        return out
-
-    async def talk() -> bytes:
-        # Written and read at once, to EOF: a hook that writes before it reads (or writes more than
-        # the cap) would otherwise block on a full pipe.
-        out, _ = await asyncio.gather(collect(), feed())
-        await proc.wait()
-        return out
-
+    feeding = loop.create_task(feed())
     try:
-        out = await asyncio.wait_for(talk(), timeout_s)
-    except TimeoutError:
-        _kill_group(proc.pid)
-        await asyncio.gather(_drain(stdout), proc.wait())  # read to EOF, or a paused pipe keeps it waiting
-        return HookRun("timeout", line=f"{name} hook timed out after {timeout_s:g}s (killed)")
-    except asyncio.CancelledError:  # Esc on `/compact`, or the app closing: the hook goes with it
-        _kill_group(proc.pid)
-        raise
-    text = out.decode("utf-8", errors="replace").strip()
+        pipe, _ = await loop.connect_read_pipe(lambda: head, os.fdopen(read_fd, "rb", buffering=0))
+        try:
+            await asyncio.wait_for(proc.wait(), timeout_s)
+        except TimeoutError:
+            return HookRun("timeout", line=f"{name} hook timed out after {timeout_s:g}s (killed)")
+        # Its output to its end, but not for long: a background child may hold it.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(head.closed), timeout=DRAIN_S)
+    finally:  # a timeout, a cancel (Esc on `/compact`, the app closing) or the end: nothing stays
+        feeding.cancel()
+        kill_run(run, proc.pid)
+        if pipe is not None:
+            pipe.close()
+        else:
+            with contextlib.suppress(OSError):
+                os.close(read_fd)
+        if proc.returncode is None:
+            with contextlib.suppress(Exception):
+                stdin.close()
+    text = bytes(head.data).decode("utf-8", errors="replace").strip()
     if proc.returncode == 0:
         return HookRun("ok", text)
     if proc.returncode == VETO_EXIT:
         return HookRun("veto", text)
     return HookRun("failed", line=f"{name} hook failed (exit {proc.returncode})")
-
-
-def _kill_group(pid: int) -> None:
-    """Kill the hook's process group: its children too (it ran in its own session)."""
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
-async def _drain(stdout: asyncio.StreamReader) -> None:
-    """Read what is left and drop it (only the first `MAX_STDOUT_BYTES` are used)."""
-    while await stdout.read(65_536):
-        pass
 
 
 def compact_hooks_of(settings: Any) -> CompactHooks | None:

@@ -27,7 +27,9 @@ from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.banner import banner_line
 from co_tui.session.cost import format_usd
 from co_tui.session.events import INTERRUPTED_MESSAGE
-from co_tui.session.store import DAMAGED_KEY, LoadedSession, SessionMeta, SessionStore
+from co_tui.session.saved_session import LoadedSession, SessionMeta
+from co_tui.store.reader import DAMAGED_KEY
+from co_tui.store.session_store import SessionStore
 from co_tui.text import escape_controls, mend_surrogates
 
 FORMATS = ("md", "json")  # the names `render_export` knows; /export and --format offer these

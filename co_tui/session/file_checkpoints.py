@@ -14,7 +14,7 @@ from co_tui.agent.checkpoints import FileCheckpoint, MemoryCheckpoints, cap_refu
 from co_tui.agent.file_edits import FileEdits
 
 if TYPE_CHECKING:
-    from co_tui.session.store import SessionStore
+    from co_tui.store.session_store import SessionStore
 
 
 class StoreCheckpoints:

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.session.store import SessionStore
-from co_tui.session.store_errors import StoreError
+from co_tui.store.errors import StoreError
+from co_tui.store.session_store import SessionStore
 
 MAX_IMPORT_BYTES = 512 * 1024 * 1024
 """A larger file is refused with one line rather than read into memory."""

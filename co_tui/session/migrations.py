@@ -125,7 +125,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     ("ALTER TABLE sessions ADD COLUMN cost_usd REAL",),
     (
-        # Undo a cut: per ledger row, the context before it (JSON, see store_steering.py).
+        # Undo a cut: per ledger row, the context before it (JSON, see co_tui/store/steering_rows.py).
         "ALTER TABLE ledger ADD COLUMN undo TEXT",
         # Pinned turns, by the transcript index of the turn's user prompt.
         """CREATE TABLE pins (
@@ -220,7 +220,7 @@ def words_sql(body: str) -> str:
 
 _TOKENIZER = "tokenize = 'unicode61 remove_diacritics 2'"
 
-# The two indexes and how each is filled from the rows it indexes (the backfill; `search_index.py`
+# The two indexes and how each is filled from the rows it indexes (the backfill; `co_tui/store/search_index.py`
 # runs them again to rebuild a damaged index). Never change them: they are part of the schema.
 TRANSCRIPT_SEARCH_TABLE = (
     f"CREATE VIRTUAL TABLE IF NOT EXISTS transcript_search USING fts5(text, content = '', {_TOKENIZER})"

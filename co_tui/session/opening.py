@@ -9,12 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from co_tui.session.closing_lines import rescue_line, resume_hint
+
 if TYPE_CHECKING:
-    from co_tui.agent.tools import Approver
     from co_tui.config import Settings
+    from co_tui.session.approvals import Ask
     from co_tui.session.chat import ChatSession
     from co_tui.session.port import SessionPort
-    from co_tui.session.store import SessionStore
+    from co_tui.store.session_store import SessionStore
 
 
 class OpenSessionError(Exception):
@@ -29,7 +31,7 @@ def exit_code_for(exc: BaseException) -> int:
     """The exit status for a session that could not be opened: an `OpenSessionError`'s own code,
     2 for an unusable session database (`StoreError`: usage/data), 1 for anything else (a model
     that cannot be built, `ModelConfigError`, included)."""
-    from co_tui.session.store_errors import StoreError
+    from co_tui.store.errors import StoreError
 
     if isinstance(exc, OpenSessionError):
         return exc.exit_code
@@ -47,7 +49,8 @@ def open_store_at(data_dir: Path) -> SessionStore:
     can read is used as it is; the store's `warning` says so, for the front end to show (nothing is
     printed here: the TUI's start-up worker has no terminal)."""
     from co_tui.paths import ensure_private_dir, loose_dir_warning
-    from co_tui.session.store import SessionStore, StoreError
+    from co_tui.store.errors import StoreError
+    from co_tui.store.session_store import SessionStore
 
     try:
         ensure_private_dir(data_dir)
@@ -65,7 +68,8 @@ def open_store_read_only(settings: Settings) -> SessionStore | None:
     """The session database opened read-only (`SessionStore.open_read_only`): nothing in the data
     dir is created, chmod-ed or written. None when there is no database yet. Raises
     `OpenSessionError` (exit 2) when it cannot be read."""
-    from co_tui.session.store import SessionStore, StoreError
+    from co_tui.store.errors import StoreError
+    from co_tui.store.session_store import SessionStore
 
     data_dir = settings.resolved_data_dir
     try:
@@ -84,7 +88,7 @@ def open_session(
     *,
     resume_id: str | None = None,
     continue_latest: bool = False,
-    approver: Approver | None = None,
+    ask: Ask | None = None,
     store: SessionStore | None = None,
     title: str | None = None,
     one_shot: bool = False,
@@ -101,7 +105,7 @@ def open_session(
     from co_tui.agent.models import ModelConfigError
     from co_tui.session.chat import ChatSession
     from co_tui.session.session_saves import make_title
-    from co_tui.session.store import StoreError
+    from co_tui.store.errors import StoreError
 
     store = store or open_store(settings)
     try:
@@ -110,10 +114,10 @@ def open_session(
             session_id = fork_saved(store, session_id)
         if session_id is not None:
             session = ChatSession.resume(
-                settings, workspace=workspace, store=store, session_id=session_id, approver=approver, one_shot=one_shot
+                settings, workspace=workspace, store=store, session_id=session_id, ask=ask, one_shot=one_shot
             )
         else:
-            session = ChatSession(settings, workspace=workspace, store=store, approver=approver, one_shot=one_shot)
+            session = ChatSession(settings, workspace=workspace, store=store, ask=ask, one_shot=one_shot)
     except (ModelConfigError, StoreError) as exc:
         raise OpenSessionError(str(exc), exit_code_for(exc)) from None
     if title and not session.title:
@@ -159,25 +163,10 @@ def resolve_session_id(
     return None
 
 
-def resume_hint(session: SessionPort | None) -> str | None:
-    """The line printed when the TUI quits, as Codex and Claude Code do: how to come back to
-    `session` (`resume with: co-tui --resume ID`). None for no session, one with no turn or not saved."""
-    if session is None or not session.saved or not session.transcript:
-        return None
-    return f"resume with: co-tui --resume {session.id}"
-
-
 def quit_lines(session: SessionPort | None) -> tuple[str | None, str | None]:
     """What the TUI prints when it quits, as (stdout line, stderr line): how to resume `session`
     (`resume_hint`); or, when its last save failed (`unsaved`), where a rescue copy of the whole
     conversation was written instead — the database cannot resume what it does not hold."""
     if session is None or not session.unsaved():
         return resume_hint(session), None
-    rescued = session.write_rescue_copy()
-    if rescued is None:
-        return None, "the conversation could not be saved, nor written to a rescue copy beside the database"
-    return (
-        None,
-        f"the conversation could not be saved to the database; it was written to {rescued} "
-        f"(co-tui --resume {rescued} reads it back)",
-    )
+    return None, rescue_line(session.write_rescue_copy())

@@ -8,12 +8,23 @@ is to say so, where it happens, in one line that every front end shows the same 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from co_tui.governance.tokens import estimate_text_tokens
 from co_tui.session.events import OversizedTurn, UsageUpdate
 from co_tui.text import format_tokens
 
-__all__ = ["oversized_message", "refuse_oversized_prompt", "sent_whole", "tight_budget_warning"]
+__all__ = [
+    "TOOL_SCHEMA_SHARE",
+    "oversized_message",
+    "refuse_oversized_prompt",
+    "sent_whole",
+    "tight_budget_warning",
+    "tool_schemas_warning",
+]
+
+TOOL_SCHEMA_SHARE = 0.25
+"""The share of the context window the MCP servers' tool schemas may take before co-tui warns."""
 
 
 def oversized_message(turn_tokens: int, budget_tokens: int, context_window: int | None, *, refused: bool) -> str:
@@ -74,4 +85,27 @@ def refuse_oversized_prompt(
         context_window=context_window,
         refused=True,
         message=oversized_message(tokens, budget_tokens, context_window, refused=True),
+    )
+
+
+def tool_schemas_warning(servers: Sequence[Any], reading: UsageUpdate) -> str | None:
+    """One line when the running MCP servers' tool schemas, sent with every request, take more than
+    `TOOL_SCHEMA_SHARE` of the model's context window (of the budget when the window is unknown):
+    how many tools, from which servers, how many tokens and what share. None below that.
+    2,000 tools once made every request 782 KB (~74k tokens against a 32k window), unsaid."""
+    from co_tui.agent.factory import tool_schema_tokens
+
+    priced = [(s.name, len(s.tool_defs), tool_schema_tokens(s.tool_defs)) for s in servers if s.tool_defs]
+    tokens = sum(t for _n, _c, t in priced)
+    window = reading.window_tokens or reading.budget_tokens
+    if not priced or not window or tokens <= window * TOOL_SCHEMA_SHARE:
+        return None
+    tools = sum(c for _n, c, _t in priced)
+    biggest = sorted(priced, key=lambda p: -p[2])[:3]
+    named = ", ".join(f"{name} {count:,}" for name, count, _t in biggest) + (" …" if len(priced) > 3 else "")
+    which = "the context window" if reading.window_tokens else "the budget"
+    return (
+        f"MCP tool schemas take ~{format_tokens(tokens)} tokens, sent with every request: {tools:,} tools "
+        f"({named}), {tokens * 100 // window}% of {which} ({format_tokens(window)}); "
+        f"remove servers you do not need from mcp_servers (/mcp lists them)"
     )

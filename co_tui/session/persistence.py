@@ -39,7 +39,8 @@ class TurnSaves(Protocol):
 
     def save_turn(self, prompt: str | None) -> ErrorEvent | Notice | None:
         """Save the turn (`prompt`: as the user typed it: a new session's title); the storage
-        error to show when it failed (the session lives on)."""
+        error to show when it failed (the session lives on), or a notice of a repair the store
+        made on its own to save it (a damaged search index rebuilt)."""
         ...
 
 

@@ -10,7 +10,7 @@ the closed union `co_tui.session.events.Event`, matched by class. See docs/archi
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from co_tui.governance.refused import Refused
@@ -24,13 +24,16 @@ if TYPE_CHECKING:
     from co_tui.governance.compact_mode import CompactMode, SendChoice
     from co_tui.governance.events import HistoryTrimmed
     from co_tui.governance.next_cut import NextCut
+    from co_tui.session.approvals import Approvals
     from co_tui.session.ask_cut import PlannedCut
     from co_tui.session.branching import BranchRow, RewindPoint, Rewound
     from co_tui.session.context_breakdown import ContextBreakdown
     from co_tui.session.conversation_counts import ConversationCounts
     from co_tui.session.events import Event, UsageUpdate
     from co_tui.session.file_rewind import FilesBack
+    from co_tui.session.lifecycle_types import Closing, Spawn
     from co_tui.session.pin_change import PinChange
+    from co_tui.session.replay import Item
     from co_tui.session.saved_session import SessionHit, SessionMeta
     from co_tui.session.subagent_replay import SubagentsUsage
 
@@ -76,6 +79,12 @@ class HistoryView(Protocol):
     @property
     def pins(self) -> Sequence[int]:
         """Transcript indices of the pinned turns' user prompts."""
+        ...
+
+    def replay(self, entries: int | None = None) -> list[Item | HistoryTrimmed]:
+        """The conversation (the branch in use) as a front end shows it: `co_tui.session.replay.Item`s
+        in order, each `history_trimmed` banner before the first item at or after its cut; the newest
+        `entries` only, or all (None). Blocking for a resumed session (its messages are decoded)."""
         ...
 
     def undoable_cuts(self) -> list[int]:
@@ -387,6 +396,32 @@ class Lifecycle(Protocol):
     def write_rescue_copy(self) -> Path | None:
         """Write the whole conversation as a `--format json` export (mode 600) beside the database;
         returns the file, or None when it could not be written either (or there is nothing to keep)."""
+        ...
+
+    def start(
+        self,
+        *,
+        data_dir: bool = True,
+        announce: bool = True,
+        wait_for_mcp: bool = False,
+        on_mcp: Callable[[Sequence[Event]], None] | None = None,
+        spawn: Spawn | None = None,
+    ) -> AsyncIterator[Event]:
+        """What a front end says as the session opens, and its MCP servers started
+        (`co_tui.session.lifecycle.SessionLifecycle.start`: the data dir's warning, the instructions,
+        a malformed `.mcp.json`; each server's news until all are up with `wait_for_mcp`, to `on_mcp`
+        after; `spawn` runs the servers' supervisor). Never raises."""
+        ...
+
+    async def aclose(self) -> Closing:
+        """Close the session for a front end about to exit or switch away: the MCP servers stopped,
+        a rescue copy after a failed save, the claim let go; returns the lines to say (`Closing`)."""
+        ...
+
+    @property
+    def approvals(self) -> Approvals | None:
+        """The session's approvals (`co_tui.session.approvals.Approvals`: the front end's `ask` and
+        the "always allow" grants, which `/permissions` lists); None when nobody can be asked."""
         ...
 
 

@@ -1,6 +1,6 @@
 """What the store hands back of a saved session: `SessionMeta` (a row of the session list) and
 `LoadedSession` (the session read back). Plain data, in a module of its own so that the store's
-helpers (store_tail.py) and the session's history can name them without importing the store."""
+helpers (`co_tui/store/tail.py`) and the session's history can name them without importing the store."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ class LoadedSession:
     context: list[ModelMessage]
     ledger: list[HistoryTrimmed]
     ledger_positions: list[int] = field(default_factory=list)
-    # Per ledger entry, what undoing it needs (store_steering.py); the pinned turns' prompt indices.
+    # Per ledger entry, what undoing it needs (`co_tui/store/steering_rows.py`); the pinned turns' prompt indices.
     ledger_records: list[Any] = field(default_factory=list)
     pins: list[int] = field(default_factory=list)
     # The transcript's turns and chat-log items (conversation_counts.py); None: count `transcript`.

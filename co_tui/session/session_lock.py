@@ -19,7 +19,7 @@ import os
 import threading
 from pathlib import Path
 
-from co_tui.session.store_errors import StoreLocked
+from co_tui.store.errors import StoreLocked
 
 try:
     import fcntl

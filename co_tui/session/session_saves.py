@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from co_tui.governance.meter import TokenMeter
     from co_tui.session.history import History, HistorySnapshot
-    from co_tui.session.store import SessionStore
+    from co_tui.store.session_store import SessionStore
 
 __all__ = ["TITLE_CHARS", "Conversation", "SessionSaves", "make_title"]
 

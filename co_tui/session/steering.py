@@ -2,7 +2,7 @@
 
 Pure over a `HistoryReader` (a read-only `History`) and a `Gauge`: each planner returns the `Edit` that `ChatSession` applies, or
 raises a `Refused` with one line. The rules are in `governance/undo.py` and
-`governance/pins.py`, the rows in `store_steering.py` (docs/context-governance.md, "Undo a cut"
+`governance/pins.py`, the rows in `co_tui/store/steering_rows.py` (docs/context-governance.md, "Undo a cut"
 and "Pins").
 """
 

@@ -33,8 +33,18 @@ from co_tui.governance.handles import stamp_handles
 from co_tui.governance.markers import tag_fused_markers
 from co_tui.governance.pins import pins_over_budget_line
 from co_tui.governance.preview import preview_big_outputs
+from co_tui.session.answer_cap import AnswerCap, cap_line, cap_notice, capped_history
 from co_tui.session.child_event import ChildEvent
-from co_tui.session.events import INTERRUPTED_MESSAGE, Done, ErrorEvent, Event, Notice, OversizedTurn, UsageUpdate
+from co_tui.session.events import (
+    INTERRUPTED_MESSAGE,
+    Done,
+    ErrorEvent,
+    Event,
+    Notice,
+    OversizedTurn,
+    TextDelta,
+    UsageUpdate,
+)
 from co_tui.session.history import Edit
 from co_tui.session.oversize import refuse_oversized_prompt, sent_whole
 from co_tui.session.stream_map import map_stream_event
@@ -114,6 +124,7 @@ class TurnRunner:
         for notice in self.binding.turn_notices(self.history.context):  # compact_mode off; a bad COMPACT.md
             yield notice
         output_parts: list[str] = []
+        answer = AnswerCap(self.binding.settings.max_answer_chars)  # one response's text, capped
         interrupted = failed = False
         error: ErrorEvent | None = None
         history_in = list(self.history.context)
@@ -172,7 +183,18 @@ class TurnRunner:
                             event, preview_chars=self.binding.settings.tool_output_preview_chars
                         ):
                             if mapped.type == "text_delta":
+                                if answer.reached:
+                                    continue  # stopped: what the run still hands over is not shown
+                                mapped = TextDelta(text=answer.take(mapped.text))
                                 output_parts.append(mapped.text)
+                                if answer.reached:
+                                    output_parts.append(cap_line(answer.cap))
+                                    yield TextDelta(text=mapped.text + cap_line(answer.cap))
+                                    yield Notice(message=cap_notice(answer.cap))
+                                    run.cancel()  # the run ends as an interrupt does, its messages kept
+                                    continue
+                            elif mapped.type == "tool_call":
+                                answer.reset()
                             yield mapped
                             # A tool call means its response is complete and carries provider usage:
                             # re-anchor the meter (checked only here, not per text delta: it copies history).
@@ -181,8 +203,11 @@ class TurnRunner:
                                 if usage_event is not None:
                                     yield usage_event
             except RunCancelled as exc:
-                interrupted = True
                 run_messages = exc.all_messages()
+                if answer.reached:  # stopped at the cap, not by the user: the answer ends as shown
+                    run_messages = capped_history(run_messages, answer.cap, answer.shown)
+                else:
+                    interrupted = True
             except (asyncio.CancelledError, GeneratorExit):
                 # The front end stopped the turn from outside (its task cancelled on quit, a closed
                 # terminal, the generator dropped): keep what the turn did, as an interrupt does.

@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from co_tui.session.export import export_json, write_private
+from co_tui.session.saved_session import LoadedSession, SessionMeta
 from co_tui.session.session_lock import claim_session
-from co_tui.session.store import LoadedSession, SessionMeta, SessionStore, StoreError
+from co_tui.store.errors import StoreError
+from co_tui.store.session_store import SessionStore
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage

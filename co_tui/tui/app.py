@@ -20,23 +20,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import signal
 import sys
 import threading
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from functools import partial
 from pathlib import Path
 from time import monotonic
 from typing import TYPE_CHECKING, Any, Union
 
 from textual import events, work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
-from co_tui.agent.permissions import Permissions, offer
+from co_tui.agent.permissions import Permissions
+from co_tui.session import MAIN_AGENT, closest_command, find_command, parse_slash
 from co_tui.tui import alt_enter
-from co_tui.tui.commands import closest_command, find_command
 from co_tui.tui.controller import ChatController, internal_error
 from co_tui.tui.early_input import EarlyInput
 from co_tui.tui.gc_pause import (
@@ -61,9 +62,11 @@ from co_tui.tui.type_ahead import TypeAhead, types_text
 
 if TYPE_CHECKING:
     from textual.driver import Driver
+    from textual.screen import Screen
 
+    from co_tui.agent.permissions import Grant
     from co_tui.config import Settings
-    from co_tui.session import Event, PlannedCut, SessionCatalog, SessionPort
+    from co_tui.session import ApprovalRequest, Closing, Decision, Event, PlannedCut, SessionCatalog, SessionPort
     from co_tui.tui.cut_answer import CutAnswer
     from co_tui.tui.transcript_view import Item
 
@@ -73,14 +76,13 @@ SettingsSource = Union["Settings", Callable[[], "Settings"]]
 """`Settings`, or a loader called in the start-up worker after the first paint (raises `SettingsError`)."""
 
 SessionFactory = Callable[..., "SessionPort"]
-"""`(settings, workspace, *, resume_id, continue_latest, approver, store) -> SessionPort`;
+"""`(settings, workspace, *, resume_id, continue_latest, ask, store) -> SessionPort`;
 the default is `co_tui.session.open_session` (tests pass a fake with the same shape).
 `store` is None (the factory opens the data dir's) or the one the start-up worker or the
 sessions picker already opened."""
 
 PREVIEW_WAIT_S = 3.0  # the start-up worker waits this long at most for the preview to be on screen
 JOB_GROUP = "task"  # the Textual worker group of the controller's jobs
-MCP_STOP_S = 6.0  # quitting waits this long at most for the MCP servers to close (2 s each, then SIGTERM)
 
 
 class CoTuiApp(App[int]):
@@ -114,7 +116,7 @@ class CoTuiApp(App[int]):
         self.continue_latest = continue_latest
         self.controller = ChatController(self, self.workspace)
         self.failure: str | None = None  # one line printed by run_app when the session cannot open
-        self._mcp_worker: Worker[None] | None = None  # runs the session's MCP servers
+        self.closing: Closing | None = None  # what closing the session left to say (`run_app` prints it)
         self.early_input = EarlyInput()  # what is typed or pasted before the prompt is ready
         self.type_ahead = TypeAhead()  # keys typed while a row has focus go to the prompt
         self._quit_armed = False  # the last key was a ctrl+c: another one quits, within the window
@@ -123,8 +125,6 @@ class CoTuiApp(App[int]):
         self._esc_armed = False  # the last key was an esc on an empty idle prompt: another one rewinds
         # This app's key timings: its driver, prompt and chat screen note keys here (tui/input_clock.py).
         self.key_clock = KeyClock()
-        # What "always allow" granted in approvals: one session's worth, reset when one opens.
-        self.permissions = Permissions()
         self._priced: tuple[str, ...] = ()  # the prompt's `@path` mentions the meter last priced
 
     @property
@@ -179,9 +179,11 @@ class CoTuiApp(App[int]):
 
     async def action_quit(self) -> None:
         """Ctrl+Q, /quit, SIGTERM, SIGHUP: a running turn is interrupted and kept (as Esc does), then
-        the app exits once it is saved and the MCP servers are closed."""
+        the app exits once it is saved and the session closed (its MCP servers stopped, a rescue
+        copy after a failed save: `closing`, which `run_app` prints)."""
         job = self.controller.job if self.controller.job_kind == "turn" else None
-        if job is None and self._mcp_worker is None:
+        session = self.session
+        if job is None and session is None:
             self.exit()
             return
         if job is not None:
@@ -191,21 +193,11 @@ class CoTuiApp(App[int]):
             if job is not None:
                 with contextlib.suppress(Exception):
                     await job.wait()
-            await self._stop_mcp_servers()
+            if session is not None:
+                self.closing = await session.aclose()
             self.exit()
 
         self.run_worker(exit_when_saved(), group="quit")
-
-    async def _stop_mcp_servers(self) -> None:
-        """Close the MCP servers, and wait for them (at most `MCP_STOP_S`), before the app exits.
-        Left to the event loop's teardown, a server busy in a tool call (even an interrupted one)
-        kept co-tui from exiting until that call ended (docs/configuration.md, "MCP servers")."""
-        worker, self._mcp_worker = self._mcp_worker, None
-        if worker is None or self.session is None:
-            return
-        await self.session.mcp.stop()  # each server is closed: a stdio process gets 2 s, then a SIGTERM
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(worker.wait(), MCP_STOP_S)
 
     def _chat_gone(self) -> bool:
         """The chat screen is gone, or going: the app is shutting down (a worker's message came too
@@ -367,6 +359,7 @@ class CoTuiApp(App[int]):
         if isinstance(self.screen, ConfirmCompact):  # ctrl+k pressed twice: compact without asking
             self.screen.dismiss(True)
             return
+        focus = focus or None  # `/compact` with nothing after it
         body = self.controller.compact_summary(focus)
         if body is None:
             return
@@ -381,6 +374,19 @@ class CoTuiApp(App[int]):
         """ctrl+end: jump to the end of the chat, which then follows new output again."""
         if not self._chat_gone():
             self.chat.log_view.scroll_to_end()
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's palette commands; its Screenshot saves to the data dir (tui/textual_defaults.py)."""
+        from co_tui.tui.textual_defaults import system_commands
+
+        return system_commands(super().get_system_commands(screen), self, screen, self._data_dir)
+
+    def action_help_quit(self) -> None:
+        """Ctrl+C on a screen that does not bind it: closes it as its Esc does, instead of Textual's
+        "Do you want to quit?" (tui/textual_defaults.py)."""
+        from co_tui.tui.textual_defaults import close_on_ctrl_c
+
+        self.call_next(close_on_ctrl_c, self)
 
     def action_scroll_chat(self, where: str) -> None:
         """PgUp / PgDn (with Shift too) and ctrl+home, from the prompt: scroll the chat. Paging down
@@ -558,11 +564,10 @@ class CoTuiApp(App[int]):
     async def run_slash(self, line: str) -> bool:
         """Run a slash command line (the action its key or palette entry runs). Returns False when
         `line` is not a slash command at all; an unknown command gets a hint naming the closest."""
-        line = line.strip()
-        if not line.startswith("/") or line.startswith("//"):
+        parsed = parse_slash(line)
+        if parsed is None:
             return False
-        name, _, arg = line[1:].partition(" ")
-        arg = arg.strip()
+        name, arg = parsed
         spec = find_command(name)
         chat = self.chat
         chat.clear_hint()
@@ -570,52 +575,55 @@ class CoTuiApp(App[int]):
             near = closest_command(name)
             tip = f" — did you mean /{near}?" if near else " — /help lists the commands"
             chat.show_hint(f"unknown command /{name}{tip}")
-        elif spec.name == "compact":
-            self.action_compact(arg or None)
-        elif spec.name == "export":
-            self.action_export(arg)
-        elif spec.name == "model":
-            await self.action_model(arg)
-        elif spec.name == "compact-mode":
-            await self.action_compact_mode(arg)
-        elif spec.name == "mcp":
-            self.action_show_mcp(arg)
-        elif spec.name == "fork":
-            self.action_fork(arg)
-        else:
-            await self.run_action(spec.action)
+            return True
+        # The table's action, given the text after the name when the command takes arguments.
+        action = getattr(self, f"action_{spec.action}")
+        done = action(arg) if spec.arguments else action()
+        if inspect.isawaitable(done):
+            await done
         return True
+
+    async def ask_user(self, request: ApprovalRequest) -> Decision:
+        """The front end's `ask` for the session's approvals (`co_tui.session.approvals`): the
+        approval dialog (`screens/approval.py`) shows exactly what runs and asks. Esc or n refuses;
+        a offers "always" for this session (`request.grant`, which the session keeps)."""
+        from co_tui.tui.screens.approval import approval_dialog
+
+        future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+
+        def answered(result: Decision | None) -> None:
+            if not future.done():
+                future.set_result(result or "deny")
+
+        agent = None if request.agent == MAIN_AGENT else request.agent  # a subagent asking is named
+        dialog = approval_dialog(
+            request.tool, request.text, request.path, request.grant, by_user=request.by_user, agent=agent
+        )
+        self.push_screen(dialog, answered)
+        return await future
 
     async def approve_shell(
         self, command: str, tool: str = "run_shell", path: str | None = None, *, by_user: bool = False
     ) -> bool:
-        """The session's approver for `run_shell`, MCP tools that need approval and file edits
-        (`command` is then the diff, `path` the file), and the user's own `!command` (`by_user`): a
-        call a grant of `/permissions` covers runs; else the approval dialog (`screens/approval.py`)
-        shows exactly what runs, and which subagent asks when one does, and asks. Esc or n refuses; a offers "always" for this session
-        (`agent/permissions.py` decides its scope)."""
+        """Ask about a call as the session's tools do (its approvals: a grant of `/permissions` runs
+        it without asking, else `ask_user`); True when it may run."""
+        approvals = self.session.approvals if self.session is not None else None
+        if approvals is None:
+            return False
+        return await approvals.approve(command, tool=tool, path=path, by_user=by_user)
+
+    @property
+    def permissions(self) -> Permissions:
+        """What "always allow" granted in the open session (`/permissions`); empty before one opens."""
+        approvals = self.session.approvals if self.session is not None else None
+        return approvals.permissions if approvals is not None else Permissions()
+
+    def _granted(self, grant: Grant) -> None:
+        """A grant let a call run without asking: say so under the prompt."""
         from co_tui.agent.approval_text import escaped
-        from co_tui.tui.screens.approval import approval_dialog
 
-        granted = self.permissions.allowing(tool, command)
-        if granted is not None:
-            self.chat.show_hint(f"ran without asking: {escaped(granted.describe())} (/permissions)", info=True)
-            return True
-        grant = offer(tool, command)
-        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-
-        def answered(result: str | None) -> None:
-            if result == "always":
-                self.permissions.grant(grant)
-            if not future.done():
-                future.set_result(result in ("once", "always"))
-
-        from co_tui.session import asking_agent
-
-        # A subagent's call (its run sets who asks: session/child_event.py) names the subagent.
-        dialog = approval_dialog(tool, command, path, grant, by_user=by_user, agent=None if by_user else asking_agent())
-        self.push_screen(dialog, answered)
-        return await future
+        if not self._chat_gone():
+            self.chat.show_hint(f"ran without asking: {escaped(grant.describe())} (/permissions)", info=True)
 
     # --- ChatView: what the controller shows, on the chat screen ---------------------------------
 
@@ -905,7 +913,7 @@ class CoTuiApp(App[int]):
                 self.workspace,
                 resume_id=resume_id,
                 continue_latest=continue_latest,
-                approver=self.approve_shell,
+                ask=self.ask_user,
                 store=store,
             )
         except Exception as exc:  # OpenSessionError and anything else: one line
@@ -985,12 +993,12 @@ class CoTuiApp(App[int]):
     async def on_session_ready(self, message: SessionReady) -> None:
         """The session opened: hand it to the controller, start its MCP servers, then preload prices and
         mount the entries of a resumed conversation above the first screen. Its grants start empty."""
-        self.permissions = Permissions()  # "always allow" holds for one session (/permissions)
+        if message.session.approvals is not None:  # "always allow" holds for one session (/permissions)
+            message.session.approvals.on_granted = self._granted
         release_collections_after_start_up()
         if not self._chat_gone():  # else: quit while the session was loading
-            await self.controller.session_ready(message.session)
+            await self.controller.session_ready(message.session)  # it starts the MCP servers
             self._price_mentions(again=True)  # `@path` typed while it loaded
-            await self._start_mcp_servers(message.session)
             self.call_after_refresh(self._preload_pricing)  # once the ready session is on screen
             self.call_after_refresh(self._mount_earlier)
 
@@ -1008,42 +1016,24 @@ class CoTuiApp(App[int]):
 
         preload()
 
-    async def _start_mcp_servers(self, session: SessionPort) -> None:
-        """Start the session's MCP servers in a worker (after the first paint; typing never waits).
-        A failure, at start or later, is one line in the chat; quitting stops them (the worker ends)."""
-        if self._mcp_worker is not None:  # another session's servers (/sessions)
-            self._mcp_worker.cancel()
-            self._mcp_worker = None
-        servers = session.mcp
-        if servers is None:
+    def mcp_changed(self, events: Sequence[Event]) -> None:
+        """`ChatView.mcp_changed`: a server's lines in the chat; its schemas join (or leave) the
+        meter's figure; an open `/mcp` list shows the new status."""
+        session = self.session
+        if self._chat_gone() or session is None:
             return
-        if servers.config_error:
-            await self.chat.add_notice(f"MCP: {servers.config_error}")
-        if not servers:
-            return
+        for event in events:
+            self.spawn(self.chat.show_event(event))
+        if not session.busy:  # a turn's own events redraw the meter
+            self.chat.meter.reading = session.meter_reading()
+        from co_tui.tui.screens.mcp import McpScreen
 
-        def changed(server: Any) -> None:
-            if self._chat_gone():
-                return
-            if server.notice:  # one line about it, its status unchanged (a stray stdout line)
-                self.spawn(self.chat.add_notice(server.notice))
-                return
-            if server.status == "failed":
-                self.spawn(self.chat.add_notice(server.line()))
-            elif server.status == "running":
-                if server.restarts:  # `/mcp restart`: say it is back
-                    self.spawn(self.chat.add_notice(server.line()))
-                if server.left_out:  # tools with a bad or taken name
-                    self.spawn(self.chat.add_notice(server.left_out_line()))
-            if not session.busy:  # its schemas join (or leave) the figure; a turn's own events redraw it
-                self.chat.meter.reading = session.meter_reading()
-            from co_tui.tui.screens.mcp import McpScreen
+        if isinstance(self.screen, McpScreen):
+            self.screen.show_servers()
 
-            if isinstance(self.screen, McpScreen):  # an open /mcp list shows the new status
-                self.screen.show_servers()
-
-        servers.set_listener(changed)
-        self._mcp_worker = self.run_worker(servers.run(), group="mcp", exit_on_error=False)
+    def run_in_background(self, work: Coroutine[Any, Any, None]) -> Worker[None]:
+        """`ChatView.run_in_background`: a Textual worker in group `mcp` (quitting the app stops it)."""
+        return self.run_worker(work, group="mcp", exit_on_error=False)
 
     async def on_session_failed(self, message: SessionFailed) -> None:
         """A session did not open (`ChatController.session_failed`: at start-up the app leaves)."""
@@ -1072,10 +1062,13 @@ def run_app(
     else:
         from co_tui.session import quit_lines
 
-        hint, problem = quit_lines(app.session)
+        # Closed on quitting; else (the app ended another way) the same lines, the session as it is.
+        closing = app.closing
+        hint, problem = (closing.hint, closing.problem) if closing is not None else quit_lines(app.session)
         if problem:
             print(f"co-tui: {problem}", file=sys.stderr)
             return app.return_code or 1
         if hint:
-            print(hint)
+            # On a line of its own: anything the terminal echoed before the first frame is wiped.
+            print(f"\r\x1b[K{hint}" if sys.stdout.isatty() else hint)
     return app.return_code or 0

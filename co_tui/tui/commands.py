@@ -1,30 +1,18 @@
-"""The one registry of slash commands and key bindings (docs/keys-and-commands.md).
+"""The TUI's registry of key bindings and prompt forms, beside the session's one command table
+(`co_tui.session.commands`, re-exported here; docs/keys-and-commands.md).
 
-Three views read it: the slash-completion popup, the command palette and the help screen; the app
-builds its `BINDINGS` from `KEYS`. Adding a command here is the only step that makes it appear in
-all of them (the app still needs the matching `action_*`).
+The slash-completion popup, the command palette and the help screen read the commands; the app
+builds its `BINDINGS` from `KEYS` and runs a command's `action` (`action_*`). Adding a command to the
+session's table is the only step that makes it appear in all of them, and in ACP clients when it has
+a handler (the app still needs the matching `action_*`).
 """
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
-class CommandSpec:
-    """One slash command. `action` names the app action (`"compact"` → `App.action_compact`)."""
-
-    name: str
-    summary: str
-    usage: str = ""
-    key: str | None = None
-    action: str = ""
-
-    @property
-    def slash(self) -> str:
-        """The form the user types, e.g. `/compact`."""
-        return "/" + self.name
+from co_tui.session import COMMANDS, closest_command, complete, find_command
+from co_tui.session import Command as CommandSpec
 
 
 @dataclass(frozen=True)
@@ -38,77 +26,6 @@ class KeySpec:
     show: bool = True
     priority: bool = False
 
-
-COMMANDS: tuple[CommandSpec, ...] = (
-    CommandSpec(
-        "compact",
-        "Summarise the conversation into a short recap to free context",
-        "/compact [focus]",
-        "ctrl+k",
-        "compact",
-    ),
-    CommandSpec("clear", "Start a fresh conversation (the old one stays saved)", "/clear", "ctrl+l", "clear"),
-    CommandSpec("history", "Inspect what the model sees versus the whole transcript", "/history", "f2", "show_history"),
-    CommandSpec(
-        "context", "What the next request holds, by category, against the window", "/context", None, "show_context"
-    ),
-    CommandSpec("sessions", "Browse saved sessions and resume one", "/sessions", None, "show_sessions"),
-    CommandSpec("export", "Export this session as Markdown or JSON", "/export [md|json] [path]", None, "export"),
-    CommandSpec("model", "Show the model, or switch to another one", "/model [name]", None, "model"),
-    CommandSpec("help", "Keys and commands", "/help", "f1", "show_help"),
-    CommandSpec(
-        "mcp",
-        "List MCP servers: status, tools and their schemas' token cost; restart NAME starts one again",
-        "/mcp [restart NAME]",
-        None,
-        "show_mcp",
-    ),
-    CommandSpec("quit", "Quit co-tui", "/quit", "ctrl+q", "quit"),
-    CommandSpec("undo", "Undo the newest cut: the model sees what it removed again", "/undo", None, "undo"),
-    CommandSpec("pin", "Pin the newest turn: no cut drops, summarises or shortens it", "/pin", None, "pin"),
-    CommandSpec(
-        "rewind",
-        "Return to before an earlier prompt, as the model saw it then; its file edits too, if you wish",
-        "/rewind",
-        "escape escape",
-        "rewind",
-    ),
-    CommandSpec(
-        "fork",
-        "Go on in a new saved session copied from this one as it is now (this one stays)",
-        "/fork [title]",
-        None,
-        "fork",
-    ),
-    CommandSpec(
-        "branches",
-        "The conversation tree: every rewind keeps a branch; Enter switches to one",
-        "/branches",
-        None,
-        "show_branches",
-    ),
-    CommandSpec(
-        "permissions",
-        "What approvals allowed always for this session; revoke any of them",
-        "/permissions",
-        None,
-        "show_permissions",
-    ),
-    CommandSpec(
-        "compact-mode",
-        "Who cuts the context this session: auto, ask (you, first) or off",
-        "/compact-mode [mode]",
-        None,
-        "compact_mode",
-    ),
-    CommandSpec(
-        "agents",
-        "List the agents the model can delegate to, where each came from, and files refused",
-        "/agents",
-        None,
-        "show_agents",
-    ),
-)
 
 KEYS: tuple[KeySpec, ...] = (
     # priority: the prompt (a TextArea) binds ctrl+k itself (delete to end of line).
@@ -162,27 +79,6 @@ PROMPT_FORMS: tuple[PromptFormSpec, ...] = (
     ),
 )
 """What the prompt does with the text typed in it, besides sending it (the help and the keys doc)."""
-
-_BY_NAME = {spec.name: spec for spec in COMMANDS}
-
-
-def find_command(name: str) -> CommandSpec | None:
-    """The command called `name` (with or without the leading `/`, any case), or None."""
-    return _BY_NAME.get(name.strip().lstrip("/").lower())
-
-
-def closest_command(name: str) -> str | None:
-    """The name of the registered command nearest to `name` (for "did you mean"), or None."""
-    # 0.6: at 0.5 two shared letters were enough (`/edit` → "did you mean /quit?").
-    matches = difflib.get_close_matches(name.strip().lstrip("/").lower(), list(_BY_NAME), n=1, cutoff=0.6)
-    return matches[0] if matches else None
-
-
-def complete(prefix: str) -> list[CommandSpec]:
-    """Commands whose name starts with `prefix` (leading `/` optional), in registry order."""
-    stem = prefix.strip().lstrip("/").lower()
-    return [spec for spec in COMMANDS if spec.name.startswith(stem)]
-
 
 __all__ = [
     "COMMANDS",

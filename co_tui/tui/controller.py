@@ -154,6 +154,15 @@ class ChatView(Protocol):
         """Open saved session `session_id` in place of the current one (a fork just made)."""
         ...
 
+    def mcp_changed(self, events: Sequence[Event]) -> None:
+        """An MCP server's status changed (its schemas join or leave the meter's figure): show
+        `events`, its lines (none for a plain start)."""
+        ...
+
+    def run_in_background(self, work: Coroutine[Any, Any, None]) -> Job:
+        """Run long-lived `work` (the MCP servers' supervisor) until it ends or the view closes."""
+        ...
+
     def ask_cut(self, plan: PlannedCut, prompt: str, answered: Callable[[CutAnswer | None], None]) -> None:
         """`compact_mode` ask: show the cut sending `prompt` would make (the ask dialog) and call
         `answered` with the user's answer (None: the send is cancelled). Returns at once."""
@@ -285,13 +294,13 @@ class ChatController:
     async def _plan_then_ask(self, prompt: str, *, after_inspect: bool = False) -> None:
         """Plan `prompt`'s send (the policy's rules, in a thread: the context may be large); send it
         when it goes out uncut, else show the planned cut and wait for the answer."""
+        from co_tui.session import plan_before_send
+
         session = self.session
         assert session is not None
-        try:
-            plan = await asyncio.to_thread(session.plan_send, prompt)
-        except Exception as exc:  # a planning bug must not lose the prompt: it is sent as it is
-            await self.view.show_event(internal_error(exc))
-            plan = None
+        plan, failure = await plan_before_send(session, prompt)
+        if failure is not None:  # a planning bug must not lose the prompt: it is sent as it is
+            await self.view.show_event(failure)
         if plan is None:
             self.deciding = None
             if after_inspect:
@@ -304,23 +313,26 @@ class ChatController:
         """The user's answer to the ask dialog for `prompt`: cut then send, compact (with its focus)
         then send, inspect then ask again, send over the budget once — or, with None (Esc), not send:
         the prompt goes back to the input and nothing is cut."""
+        from co_tui.session import next_step
+
         view = self.view
-        if answer is None:
+        step = next_step(answer)
+        if step.do == "cancel":
             self.deciding = None
             view.restore_prompt(prompt)
             view.spawn(view.add_notice("send cancelled: nothing was cut or sent; your prompt is back in the input"))
             self.send_queued()
             return
-        if answer.choice == "inspect":  # back to the question once the inspector closes
+        if step.do == "inspect":  # back to the question once the inspector closes
             view.inspect(lambda: view.spawn(self._plan_then_ask(prompt, after_inspect=True)))
             return
         self.deciding = None
-        if answer.choice == "compact":  # the prompt waits in the queue and goes once compacted
+        if step.do == "compact":  # the prompt waits in the queue and goes once compacted
             self.queued.insert(0, prompt)
             view.show_queue(self.queued)
-            self._start("compact", self._run_compact(answer.focus))
+            self._start("compact", self._run_compact(step.focus))
             return
-        self._start("turn", self._run_turn(prompt, answer.choice))
+        self._start("turn", self._run_turn(prompt, step.choice))
 
     def _start(self, kind: JobKind, work: Coroutine[Any, Any, None]) -> None:
         self.job_kind = kind
@@ -775,7 +787,10 @@ class ChatController:
         previous, self.session = self.session, session
         self.opening_id = None
         if previous is not None and previous is not session:
-            previous.release_claim()  # another co-tui may open the session we left
+            # Its MCP servers stop, another co-tui may open it; a failed last save is rescued and said.
+            closing = await previous.aclose()
+            if closing.problem:
+                await self.view.add_notice(closing.problem)
         shown, self.shown = self.shown, None
         view = self.view
         view.show_session(session)
@@ -797,14 +812,17 @@ class ChatController:
                     f"New conversation in {self.workspace.name or self.workspace} · "
                     "/ for commands · F1 for help · esc interrupts a reply"
                 )
-        if previous is None and session.data_dir_warning:  # once: a switch keeps the same data dir
-            await view.add_notice(session.data_dir_warning)
         after, self.after_open = self.after_open, None
-        if after is not None:
+        if after is not None:  # a fork (never the first session: no data-dir line comes before it)
             await view.add_notice(after[0])
             if after[1]:
                 view.restore_prompt(after[1])
-        await self._show_instructions()
+        # The data dir's warning (once: a switch keeps the same data dir), the instructions; the MCP
+        # servers start in the background (typing never waits), their news going to `mcp_changed`.
+        async for event in session.start(
+            data_dir=previous is None, on_mcp=view.mcp_changed, spawn=view.run_in_background
+        ):
+            await view.show_event(event)
         if self.queued:
             view.clear_hint()  # "the model is still loading — your prompt will be sent…": it is sent now
         self.send_queued()
@@ -874,23 +892,12 @@ class ChatController:
 
     async def _show_instructions(self) -> None:
         """Which project instruction files the model is sent (one line), and one line per file that
-        could not be read (the rest works without it)."""
-        from co_tui.agent.project_instructions import describe_files
-        from co_tui.session import ErrorEvent
+        could not be read (the rest works without it), as the session words them."""
+        from co_tui.session import instruction_events
 
         assert self.session is not None
-        files = list(self.session.instruction_files)
-        line = describe_files(files)
-        if line:
-            await self.view.add_notice(f"Project {line} · /context shows what each request holds")
-        for file in files:
-            if file.error:
-                await self.view.show_event(ErrorEvent(message=f"instructions skipped: {file.error}", kind="config"))
-        from co_tui.session import tight_budget_warning
-
-        warning = tight_budget_warning(self.session.meter_reading(), [f.path.name for f in files if not f.error])
-        if warning is not None:  # said once, as the conversation starts: requests will go over the budget
-            await self.view.show_event(warning)
+        for event in instruction_events(self.session):
+            await self.view.show_event(event)
 
     def _show_truncated(self) -> None:
         """The `truncated` badges of the tool calls whose output the model now sees shortened."""

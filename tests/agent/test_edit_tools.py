@@ -28,7 +28,7 @@ class Approver:
         self.answer = answer
         self.asked: list[tuple[str, str, str | None]] = []
 
-    async def __call__(self, text: str, tool: str = "run_shell", path: str | None = None) -> bool:
+    async def __call__(self, text: str, *, tool: str = "run_shell", path: str | None = None, **_: Any) -> bool:
         self.asked.append((text, tool, path))
         return self.answer
 

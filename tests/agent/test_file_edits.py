@@ -83,7 +83,18 @@ def test_line_endings_and_other_bytes_are_kept(ws: Workspace) -> None:
     assert (ws.root / "w.txt").read_bytes() == b"one\r\n2\r\n"
 
 
-@pytest.mark.parametrize("path", ["../outside.txt", "/etc/passwd", ".git/hooks/pre-commit", "sub/.git/config"])
+@pytest.mark.parametrize(
+    "path",
+    # `.Git` and `.GIT` were writable (issue 40, item 14): on macOS and Windows they are `.git`.
+    [
+        "../outside.txt",
+        "/etc/passwd",
+        ".git/hooks/pre-commit",
+        "sub/.git/config",
+        ".Git/hooks/pre-commit",
+        ".GIT/config",
+    ],
+)
 def test_paths_outside_or_in_version_control_are_refused(ws: Workspace, path: str) -> None:
     with pytest.raises(WorkspaceError, match="refused"):
         plan_write(ws, FileEdits().views, path, "x")

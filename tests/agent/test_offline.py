@@ -431,7 +431,9 @@ async def test_governance_compact_and_summary_work_offline() -> None:
     assert result.summary.startswith("Extractive summary (offline model")
     assert 'User asked: "Find where the config is loaded and explain it"' in result.summary
     assert "read_file(co_tui/config.py)" in result.summary
-    assert "Focus: toml." in result.summary  # the focus words of 4+ letters
+    assert "Focus: TOML key." in result.summary  # the user's words, as typed (issue 43 item 13)
+    kept = await compact(history, offline_model(), focus="keep the README headings")
+    assert kept.summary is not None and "Focus: keep the README headings." in kept.summary
 
     summary = await summarize_messages(history[:6], offline_model())
     # The smallest summary (200 tokens): the fixed sections and the turn's line, its answer left out.

@@ -239,3 +239,36 @@ def test_a_character_split_at_the_read_limit_is_not_an_encoding_error(dirs: tupl
     (workspace / "AGENTS.md").write_text("€" * (MAX_CHARS * 2))
     (file,) = ProjectInstructions(workspace, global_dir=config).files
     assert file.error is None and file.cut and file.text.startswith("€" * MAX_CHARS)
+
+
+def test_a_sparse_file_of_nuls_is_skipped_with_one_line(dirs: tuple[Path, Path]) -> None:
+    """A 500 MB sparse AGENTS.md sent 40,000 NUL characters to the model (issue 40, item 14)."""
+    workspace, config = dirs
+    with (workspace / "AGENTS.md").open("wb") as handle:
+        handle.truncate(500_000_000)
+    project = ProjectInstructions(workspace, global_dir=config)
+    (file,) = project.files
+    assert file.error is not None and file.error.endswith("AGENTS.md: binary content (NUL bytes); skipped")
+    assert project.text is None
+
+
+def test_text_before_binary_content_is_sent_without_it(dirs: tuple[Path, Path]) -> None:
+    workspace, config = dirs
+    with (workspace / "AGENTS.md").open("wb") as handle:
+        handle.write(b"Use tabs.\n")
+        handle.truncate(10_000_000)
+    project = ProjectInstructions(workspace, global_dir=config)
+    text = project.text or ""
+    assert "Use tabs." in text and "\0" not in text and "binary content (NUL bytes) follows" in text
+
+
+@pytest.mark.parametrize("scope", ["project", "global"])
+def test_a_self_loop_symlink_gets_its_line(dirs: tuple[Path, Path], scope: str) -> None:
+    """An AGENTS.md linked to itself was passed over with no line (issue 40, item 14)."""
+    workspace, config = dirs
+    where = workspace if scope == "project" else config
+    (where / "AGENTS.md").symlink_to("AGENTS.md")
+    project = ProjectInstructions(workspace, global_dir=config)
+    (file,) = project.files
+    assert file.error is not None and "symlink loop" in file.error and "\n" not in file.error
+    assert project.text is None

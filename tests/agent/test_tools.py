@@ -49,22 +49,23 @@ async def test_tool_set_without_and_with_shell(run_turn, offline_agent) -> None:
 
 
 async def test_shell_runs_after_approval(run_turn, offline_agent, workspace: Path) -> None:
-    asked: list[str] = []
+    asked: list[tuple[str, str, str | None]] = []
 
-    async def approve(command: str) -> bool:
-        asked.append(command)
+    async def approve(command: str, *, tool: str, tool_call_id: str | None = None, **_: object) -> bool:
+        asked.append((command, tool, tool_call_id))
         return True
 
     turn = await run_turn(offline_agent(allow_shell=True, approver=approve), "run ls pkg && echo done")
-    assert asked == ["ls pkg && echo done"]
     (result,) = turn.tool_results
+    # The approval names the call it is about: a front end ties its question to the call's row.
+    assert asked == [("ls pkg && echo done", "run_shell", result.tool_call_id)] and result.tool_call_id
     assert result.outcome == "success"
     assert result.content.splitlines() == ["$ ls pkg && echo done", "__init__.py", "core.py", "done", "[exit code 0]"]
     assert "exit code 0" in turn.output
 
 
 async def test_shell_declined_is_not_run(run_turn, offline_agent, workspace: Path) -> None:
-    async def decline(command: str) -> bool:
+    async def decline(command: str, **_: object) -> bool:
         return False
 
     marker = workspace / "created.txt"
@@ -85,7 +86,7 @@ async def test_shell_without_approver_refuses(run_turn, offline_agent, workspace
 
 
 async def test_shell_approver_that_raises_counts_as_declined(run_turn, offline_agent, workspace: Path) -> None:
-    async def broken(command: str) -> bool:
+    async def broken(command: str, **_: object) -> bool:
         raise RuntimeError("dialog crashed")
 
     marker = workspace / "created.txt"

@@ -1,5 +1,6 @@
 """A pass with known counts (issue 44): a cut note lists what it lists once per cut and renders no
-more lines than it keeps; the per-turn memos of the pass (`cut_notes._LINES`, `truncation._TURN_TRIMS`,
+more lines than it keeps; the memos of the pass (per turn: `cut_notes._LINES`,
+`truncation._TURN_TRIMS`; per input: `trim._PREPARED`, `trim._STEPS`, `trim._TURN_TOKENS`; and
 `trim._BREADCRUMB_TOKENS`) never change a result, and the pass never touches its input."""
 
 import copy
@@ -58,6 +59,9 @@ def _forget(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cut_notes, "_LINES", _IdentityCache())
     monkeypatch.setattr(truncation, "_TURN_TRIMS", _IdentityCache())
     monkeypatch.setattr(trim_module, "_BREADCRUMB_TOKENS", {})
+    monkeypatch.setattr(trim_module, "_PREPARED", [])
+    monkeypatch.setattr(trim_module, "_STEPS", _IdentityCache())
+    monkeypatch.setattr(trim_module, "_TURN_TOKENS", _IdentityCache())
 
 
 @pytest.mark.parametrize(
@@ -150,6 +154,31 @@ def test_a_turn_that_changed_is_listed_afresh():
     assert "elsewhere.py" in after and "elsewhere.py" not in before
     # Equal content in other objects lists the same.
     assert cut_notes.removed_listing(segment(copy.deepcopy(history)), 5, marker_text) == before
+
+
+def test_a_repeat_pass_is_memoised_but_hands_out_its_own_lists():
+    history = _history(20)
+    budget = estimate_tokens(history) // 3
+    first = fit_to_budget(history, budget, tool_output_trim_chars=2000)
+    second = fit_to_budget(history, budget, tool_output_trim_chars=2000)
+    assert first.messages is not second.messages
+    assert all(a is b for a, b in zip(first.messages[1:], second.messages[1:], strict=True))
+    first.messages.append(user("a caller's own message"))  # the caller's list: the memo is not touched
+    third = fit_to_budget(history, budget, tool_output_trim_chars=2000)
+    assert len(third.messages) == len(second.messages)
+
+
+def test_a_message_given_new_parts_is_taken_apart_afresh():
+    history = _history(12)
+    budget = estimate_tokens(history) // 2
+    fit_to_budget(history, budget, tool_output_trim_chars=2000)
+    # The same message object with another parts list (as a copy made elsewhere would be): the memo
+    # of that input no longer matches, and the pass counts the new parts.
+    history[-2] = copy.copy(history[-2])
+    before = fit_to_budget(history, budget, tool_output_trim_chars=2000).tokens_before
+    history[-2].parts = [*history[-2].parts, *results(("grep", "zz", make_text("logs", 4_000, 5))).parts]
+    after = fit_to_budget(history, budget, tool_output_trim_chars=2000).tokens_before
+    assert after > before
 
 
 def test_the_pass_never_touches_its_input():

@@ -296,3 +296,45 @@ async def test_a_reader_that_fails_ends_the_connection_with_why() -> None:
     await read_messages(broken(), to_session, 1000, ended.append)
     assert [m.id for m in _drain(from_reader)] == [1]
     assert ended == ["co-tui could not read its output (RuntimeError: a bug)"]
+
+
+def test_two_thousand_tools_are_said_in_print_mode_with_what_is_sent(workspace: Path) -> None:
+    """2,000 MCP tools made every request ~74k schema tokens against a 32k window, and print mode
+    said nothing (issue 40, item 14): one line on stderr, before the turn, says how many tools,
+    from which server, how many tokens and what share of the window."""
+    entry = hostile_entry(*(f"tool_{i:04d}" for i in range(2000)))
+    write_config(f"[mcp_servers.big]\ncommand = {json.dumps(entry['command'])}\nargs = {json.dumps(entry['args'])}\n")
+    proc = co_tui("-p", "hello", cwd=workspace)
+    lines = proc.stderr.splitlines()
+    # Over the offline model's 32k window, the prompt is then refused: the line said first says why.
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert "over the model's context window" in lines[-1]
+    [line] = [line for line in lines[:-1] if "MCP tool schemas" in line]
+    assert (
+        line.startswith("co-tui: MCP tool schemas take ~")
+        and "sent with every request: 2,000 tools (big 2,000)" in line
+    )
+    assert "% of the context window" in line and "remove servers you do not need" in line
+
+
+def test_a_few_tools_say_nothing() -> None:
+    from types import SimpleNamespace
+
+    from co_tui.session import tool_schemas_warning
+    from co_tui.session.events import UsageUpdate
+
+    tool = SimpleNamespace(name="t", description="d", parameters_json_schema={"type": "object"})
+    few = [SimpleNamespace(name="small", tool_defs=[tool] * 3)]
+    many = [SimpleNamespace(name="big", tool_defs=[tool] * 3000)]
+    reading = UsageUpdate(
+        input_tokens=0,
+        output_tokens=0,
+        context_tokens=0,
+        budget_tokens=25_600,
+        messages=0,
+        max_messages=0,
+        window_tokens=32_000,
+    )
+    assert tool_schemas_warning(few, reading) is None
+    line = tool_schemas_warning(many, reading)
+    assert line is not None and "3,000 tools (big 3,000)" in line and "of the context window (32k)" in line

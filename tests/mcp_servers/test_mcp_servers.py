@@ -134,12 +134,13 @@ async def test_a_server_that_exits_mid_call_is_one_failed_result_and_the_session
 async def test_mcp_approve_asks_the_approver_for_every_call(workspace) -> None:
     asked = []
 
-    async def approver(text: str, tool: str = "run_shell") -> bool:
-        asked.append((tool, text))
-        return False
+    async def ask(request) -> str:
+        asked.append((request.tool, request.text))
+        assert request.tool_call_id and request.agent == "main", "the call and who asks are named"
+        return "deny"
 
     settings = load_settings(mcp_servers={"demo": demo_entry()}, mcp_approve=["demo"])
-    session = ChatSession(settings, workspace=workspace, approver=approver)
+    session = ChatSession(settings, workspace=workspace, ask=ask)
     await session.mcp.start()
     try:
         events = await collect(session.run_turn("use demo_echo text=hi"))

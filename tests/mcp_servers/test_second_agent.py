@@ -15,8 +15,8 @@ from co_tui.session.chat import ChatSession
 from co_tui.session.history import History
 from co_tui.session.metering import Metering
 from co_tui.session.persistence import NoStore
-from co_tui.session.store import SessionStore
 from co_tui.session.turn_runner import TurnRunner
+from co_tui.store.session_store import SessionStore
 from mcp_servers.conftest import demo_entry
 
 pytestmark = pytest.mark.slow

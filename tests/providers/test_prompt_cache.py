@@ -18,7 +18,7 @@ from support.turns import collect, of_type
 
 from co_tui.cli_sessions import list_sessions
 from co_tui.session.export import export_json, export_markdown
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 from .harness import co_tui, provider_env, session, settings
 from .loopback import LoopbackServer, Reply, ToolCallSpec

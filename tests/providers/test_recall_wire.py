@@ -59,8 +59,8 @@ def recall_args(text: str, *, after_search: bool) -> dict[str, str]:
     return {"search": "password"}
 
 
-async def approve(_command: str, **_kw: Any) -> bool:
-    return True
+async def approve(_request: Any) -> str:
+    return "once"
 
 
 @pytest.fixture
@@ -76,7 +76,7 @@ async def test_the_model_recalls_a_fact_cut_from_its_view(env: LoopbackServer, t
     chat = ChatSession(
         settings(allow_shell=True, context_budget_tokens=8000, context_strategy="summarize"),
         workspace=tmp_path,
-        approver=approve,
+        ask=approve,
     )
     (tmp_path / "big.txt").write_text("".join(f"line {i}: nothing to see here at all\n" for i in range(300)))
     await collect(chat.run_turn("hello"))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from support.turns import run_turn
 
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 from .harness import session
 from .loopback import LoopbackServer, Reply

@@ -352,12 +352,12 @@ async def test_interrupt_mid_tool_call_repairs_history(env: LoopbackServer, tmp_
 
     asking = asyncio.Event()
 
-    async def approver(command: str) -> bool:
+    async def ask(request: Any) -> str:
         asking.set()
         await asyncio.sleep(30)  # the scenario: the user never answers; Esc comes first
-        return False
+        return "deny"
 
-    chat = ChatSession(settings(allow_shell=True), workspace=tmp_path, approver=approver)
+    chat = ChatSession(settings(allow_shell=True), workspace=tmp_path, ask=ask)
     env.script(Reply(tool_calls=(ToolCallSpec("run_shell", {"command": "ls"}, "call_shell"),)))
     events = []
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from support.turns import collect, of_type, run_turn
 
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 from .harness import assert_history_valid, assert_openai_body_valid, session
 from .loopback import Hang, LoopbackServer, RecordedRequest, Reply, ToolCallSpec, openai_error

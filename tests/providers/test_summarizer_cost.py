@@ -18,7 +18,7 @@ from genai_prices import Usage, calc_price
 from support.turns import collect, of_type
 
 from co_tui.session.export import export_json
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 from .harness import session, settings
 from .loopback import LoopbackServer, Reply

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from support.turns import collect, of_type
 
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 from .harness import co_tui, provider_env, session, text_of
 from .loopback import LoopbackServer, Reply, ToolCallSpec

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from support.builders import saved_tool_turn
 
 from co_tui.session import migrations
 from co_tui.session.conversation_counts import ConversationCounts
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 from co_tui.tui.transcript_view import transcript_items
 
 FILES = transcript_files()
@@ -59,7 +59,7 @@ def test_the_awkward_shapes_count_as_the_chat_log_shows_them() -> None:
 
 
 def _stored(store: SessionStore, sid: str) -> ConversationCounts | None:
-    row = store._conn.execute("SELECT conversation_counts FROM sessions WHERE id = ?", (sid,)).fetchone()
+    row = store.conn.execute("SELECT conversation_counts FROM sessions WHERE id = ?", (sid,)).fetchone()
     return ConversationCounts.from_json(row[0])
 
 
@@ -100,7 +100,7 @@ def test_an_older_database_is_counted_once_then_kept(data_dir: Path, tmp_path: P
     expected = ConversationCounts().add(messages)
     assert (expected.turns, expected.items) == (30, 120)
     with SessionStore.open(data_dir) as store:  # migrated: the column is there, NULL
-        assert migrations.schema_version(store._conn) == migrations.SCHEMA_VERSION
+        assert migrations.schema_version(store.conn) == migrations.SCHEMA_VERSION
         assert _stored(store, sid) is None
         tail = store.load_tail(sid, lambda tail: True)
         assert tail.counts == expected and tail.counted
@@ -115,7 +115,7 @@ def test_a_read_only_store_counts_without_writing(data_dir: Path, tmp_path: Path
     with SessionStore.open(data_dir) as store:
         sid = store.create_session(model="offline", workspace=tmp_path)
         store.save_turn(sid, new_transcript=saved_tool_turn(0), context=saved_tool_turn(0), new_events=[])
-        store._conn.execute("UPDATE sessions SET conversation_counts = NULL")
+        store.conn.execute("UPDATE sessions SET conversation_counts = NULL")
     with SessionStore.open_read_only(data_dir) as store:
         assert store.load_tail(sid, lambda tail: True).counts == ConversationCounts().add(saved_tool_turn(0))
         assert _stored(store, sid) is None

@@ -11,7 +11,7 @@ from pydantic_ai.messages import ModelRequest, ToolReturnPart
 from co_tui.config import load_settings
 from co_tui.governance.markers import separate_markers
 from co_tui.session.chat import ChatSession
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 
 async def test_the_evict_event_carries_the_meters_figures_before_and_after(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from co_tui.governance.markers import is_evicted_output, marker_info, separate_m
 from co_tui.governance.refused import Refused
 from co_tui.session.banner import banner_details, banner_line
 from co_tui.session.chat import ChatSession
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 
 def _index_of_output(session: ChatSession) -> int:

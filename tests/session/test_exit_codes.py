@@ -7,7 +7,7 @@ import pytest
 
 from co_tui.agent.models import ModelConfigError
 from co_tui.session.opening import OpenSessionError, exit_code_for
-from co_tui.session.store_errors import StoreCorrupt, StoreError, StoreLocked
+from co_tui.store.errors import StoreCorrupt, StoreError, StoreLocked
 
 
 @pytest.mark.parametrize(

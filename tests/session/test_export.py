@@ -11,7 +11,8 @@ from support.builders import breadcrumb, saved_tool_turn
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.export import export_json, export_markdown, render_export, trim_banner
-from co_tui.session.store import LoadedSession, SessionStore
+from co_tui.session.saved_session import LoadedSession
+from co_tui.store.session_store import SessionStore
 
 
 @pytest.fixture

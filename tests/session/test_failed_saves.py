@@ -18,7 +18,7 @@ from co_tui.governance.markers import separate_markers
 from co_tui.governance.refused import Refused
 from co_tui.session.applying import KEPT_IN_MEMORY
 from co_tui.session.chat import ChatSession
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 
 @pytest.fixture

@@ -10,11 +10,11 @@ from co_tui.agent.checkpoints import FileCheckpoint, restore_plan, sha256
 from co_tui.config import load_settings
 from co_tui.session import migrations
 from co_tui.session.chat import ChatSession
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 
-async def approve(text: str, tool: str = "run_shell", path: str | None = None) -> bool:
-    return True
+async def approve(request: object) -> str:
+    return "once"
 
 
 async def run(session: ChatSession, prompt: str) -> list:
@@ -29,7 +29,7 @@ async def test_every_edit_is_checkpointed_in_the_store_before_the_file_changes(d
     ws = tmp_path / "ws"
     ws.mkdir()
     with SessionStore.open(data_dir) as store:
-        session = ChatSession(load_settings(), workspace=ws, store=store, model="offline", approver=approve)
+        session = ChatSession(load_settings(), workspace=ws, store=store, model="offline", ask=approve)
         await run(session, "write hello to notes.txt")
         at_second = len(session.transcript)
         await run(session, "replace hello with bye in notes.txt")
@@ -55,7 +55,7 @@ async def test_beyond_checkpoint_max_bytes_an_edit_is_refused_with_one_line(data
     (ws / "big.txt").write_text("x" * 5000 + "\n")
     with SessionStore.open(data_dir) as store:
         settings = load_settings(checkpoint_max_bytes=4000)
-        session = ChatSession(settings, workspace=ws, store=store, model="offline", approver=approve)
+        session = ChatSession(settings, workspace=ws, store=store, model="offline", ask=approve)
         [result] = results(await run(session, "replace x with y in big.txt"))  # not unique: refused anyway
         [result] = results(await run(session, "replace " + "x" * 5000 + " with y in big.txt"))
         assert result.is_error
@@ -81,7 +81,7 @@ def test_a_schema_5_database_gains_the_checkpoints_table(data_dir: Path, tmp_pat
     conn.commit()
     conn.close()
     with SessionStore.open(data_dir) as store:
-        assert migrations.schema_version(store._conn) == migrations.SCHEMA_VERSION
+        assert migrations.schema_version(store.conn) == migrations.SCHEMA_VERSION
         checkpoint = FileCheckpoint(
             path="a.txt", before=b"\x00binary\xff", after_sha256=sha256(b"new"), tool="edit_file"
         )

@@ -16,7 +16,7 @@ from support.turns import run_turn
 from co_tui.config import load_settings
 from co_tui.governance.refused import Refused
 from co_tui.session.chat import ChatSession
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 
 def _dump(messages: Any) -> bytes:

@@ -15,7 +15,8 @@ from support.builders import breadcrumb, saved_tool_turn
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.export import export_json
 from co_tui.session.json_import import import_json_export
-from co_tui.session.store import SessionStore, StoreError
+from co_tui.store.errors import StoreError
+from co_tui.store.session_store import SessionStore
 
 
 def co_tui(*args: str, cwd: Path, data_dir: Path) -> subprocess.CompletedProcess[str]:

@@ -10,7 +10,8 @@ from pydantic_ai.messages import ModelMessagesTypeAdapter
 from support.builders import saved_tool_turn
 
 from co_tui.session.lazy_transcript import CHUNK, LazyTranscript, transcript_cost
-from co_tui.session.store import LAZY_TAIL, SessionStore
+from co_tui.store.reader import LAZY_TAIL
+from co_tui.store.session_store import SessionStore
 
 TURNS = 200  # 800 messages: more than the tail and a few chunks
 
@@ -84,8 +85,8 @@ async def test_a_resumed_chat_session_reads_its_meter_and_cost_without_decoding_
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from co_tui.config import load_settings
-    from co_tui.session import store as store_module
     from co_tui.session.chat import ChatSession
+    from co_tui.store import reader as store_module
 
     # A cut's undo data points at the context before it, and a resume decodes those rows for the
     # newest cuts (`UNDO_ON_RESUME`, tested with undo); this test is about the meter and the cost.

@@ -184,3 +184,56 @@ async def test_a_recall_page_of_a_big_output_reaches_the_model_whole_not_preview
     assert "[…output too big to show whole" not in page.content and len(page.content) <= 50_000
     assert page.content.startswith('[recall("r2"): the output of read_file(') and "line 00000" in page.content
     assert "offset=" in page.content.split("\n", 1)[0]  # the next page is named
+
+
+def _scripted(calls: dict[str, tuple[str, dict]]) -> FunctionModel:
+    """Calls `calls[prompt]` (tool name, args) for a prompt; says what the tool returned after it."""
+
+    async def stream(messages, info: AgentInfo):
+        returns = [p for p in messages[-1].parts if isinstance(p, ToolReturnPart)]
+        if returns:
+            yield f"tool said: {returns[-1].content}"
+            return
+        name, args = calls[_prompt(messages)]
+        yield {0: DeltaToolCall(name=name, json_args=json.dumps(args), tool_call_id="c1")}
+
+    return FunctionModel(stream_function=stream, model_name="scripted")
+
+
+async def test_search_finds_the_unseen_middle_of_a_previewed_output(tmp_path: Path) -> None:
+    """`_visible` counted a previewed output as seen, so recall's search skipped its middle, the
+    one part the model never saw (issue 40, item 13). Its head, which the model did see, is not a hit."""
+    lines = [f"line {i:05d} " + "abcdefghij" * 19 for i in range(1500)]
+    lines[200] = "line 00200 MIDDLE_MARKER here"
+    lines[1] = "line 00001 HEAD_MARKER here"
+    (tmp_path / "big.log").write_text("\n".join(lines) + "\n")
+    model = _scripted(
+        {
+            "read big.log": ("read_file", {"path": "big.log"}),
+            "find the middle": ("recall", {"search": "MIDDLE_MARKER"}),
+            "find the head": ("recall", {"search": "HEAD_MARKER"}),
+        }
+    )
+    session = ChatSession(load_settings(), workspace=tmp_path, model=model)
+    [e async for e in session.run_turn("read big.log")]
+    handle = handle_of(next(p for m in session.transcript for p in m.parts if isinstance(p, ToolReturnPart)))
+    events = [e async for e in session.run_turn("find the middle")]
+    [result] = [e for e in events if e.type == "tool_result"]
+    assert "1 hits in what is out of view" in result.content, result.content
+    assert f'recall("{handle}")' in result.content and "MIDDLE_MARKER" in result.content
+    events = [e async for e in session.run_turn("find the head")]
+    [result] = [e for e in events if e.type == "tool_result"]
+    assert "0 hits" in result.content and "(no hits)" in result.content, result.content
+
+
+async def test_a_handle_of_5000_digits_is_no_such_output(tmp_path: Path) -> None:
+    """`int()` refused 5,000 digits with a ValueError that aborted the turn (issue 40, item 6)."""
+    handle = "r" + "9" * 5000
+    session = ChatSession(
+        load_settings(), workspace=tmp_path, model=_scripted({"recall it": ("recall", {"handle": handle})})
+    )
+    events = [e async for e in session.run_turn("recall it")]
+    assert not [e for e in events if e.type == "error"], events
+    [result] = [e for e in events if e.type == "tool_result"]
+    assert result.is_error and "no tool output" in result.content and "handles look like r12" in result.content
+    assert events[-1].type == "done" and not events[-1].failed

@@ -14,7 +14,7 @@ from co_tui.governance.markers import recovered_items, separate_markers
 from co_tui.governance.recover import RecoverRefused
 from co_tui.governance.tokens import part_text
 from co_tui.session.chat import ChatSession
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 
 def _resume(settings, workspace: Path, session: ChatSession) -> ChatSession:

@@ -1,5 +1,5 @@
 """A resume's preview parses only the ledger events among the rows it shows, the session's lazy
-load parses the ledger once (`SessionStore._read_ledger`'s memo), and a lazy load reads only the
+load parses the ledger once (`co_tui.store.reader.read_ledger_memo`'s memo), and a lazy load reads only the
 token counts it primes."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 from support.builders import saved_tool_turn
 
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.session import store_tail
-from co_tui.session.store import SessionStore
 from co_tui.session.token_counts import read_counts
+from co_tui.store import tail as store_tail
+from co_tui.store.session_store import SessionStore
 
 
 def _cut(n: int) -> HistoryTrimmed:
@@ -39,7 +39,7 @@ def _count_ledger_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         reads.append(session_id)
         return real(conn, session_id, damaged, first=first)
 
-    monkeypatch.setattr("co_tui.session.store.read_ledger", counting)
+    monkeypatch.setattr("co_tui.store.reader.read_ledger", counting)
     return reads
 
 
@@ -99,7 +99,7 @@ def test_a_lazy_load_reads_only_the_counts_it_needs(data_dir: Path, monkeypatch:
         asked.append(None if digests is None else len(digests))
         return real(conn, session_id, digests)
 
-    monkeypatch.setattr("co_tui.session.store.read_counts", spy)
+    monkeypatch.setattr("co_tui.store.reader.read_counts", spy)
     with SessionStore.open(data_dir) as store:
         store.load(sid, lazy=True)
     assert asked and None not in asked

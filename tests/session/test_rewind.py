@@ -22,7 +22,7 @@ from co_tui.governance.refused import Refused
 from co_tui.session import migrations
 from co_tui.session.branching import RewindRefused
 from co_tui.session.chat import ChatSession
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 
 def _dump(messages: Any) -> bytes:
@@ -271,14 +271,14 @@ def test_every_branch_comes_back_as_the_model_was_sent_it_across_resumes(ops: li
     asyncio.run(run())
 
 
-async def _approve(text: str, tool: str = "run_shell", path: str | None = None) -> bool:
-    return True
+async def _approve(request: Any) -> str:
+    return "once"
 
 
 async def test_files_the_agent_edited_after_a_prompt_go_back_with_it(tmp_path: Path) -> None:
     ws = _workspace(tmp_path / "ws")
     store = SessionStore.open(tmp_path / "data")
-    session = ChatSession(_settings(tmp_path / "data", 50_000), workspace=ws, store=store, approver=_approve)
+    session = ChatSession(_settings(tmp_path / "data", 50_000), workspace=ws, store=store, ask=_approve)
     await run_turn(session, "write hello to notes.txt")
     await run_turn(session, "replace hello with bye in notes.txt")
     await run_turn(session, "write first to other.txt")
@@ -345,7 +345,7 @@ async def test_a_rewind_whose_save_fails_stays_in_memory_and_is_saved_whole_by_t
 ) -> None:
     """The switch of rows and the rewind's rows are one transaction: a failure leaves the database on
     the branch it was on, whole; the next save moves the rows and writes the new branch."""
-    from co_tui.session.store_errors import StoreFull
+    from co_tui.store.errors import StoreFull
 
     ws = _workspace(tmp_path / "ws")
     store = SessionStore.open(tmp_path / "data")
@@ -354,19 +354,21 @@ async def test_a_rewind_whose_save_fails_stays_in_memory_and_is_saved_whole_by_t
         await run_turn(session, prompt)
     old = _dump(session.context)
     two = next(p for p in session.rewind_points() if p.turn == 2)
-    real_write = SessionStore._write_rows
+    from co_tui.store import writer
 
-    def full(self: SessionStore, *args: Any, **kwargs: Any) -> Any:
-        real_write(self, *args, **kwargs)  # the rows are written inside the transaction, then the disk fills
+    real_write = writer.write_rows
+
+    def full(*args: Any, **kwargs: Any) -> Any:
+        real_write(*args, **kwargs)  # the rows are written inside the transaction, then the disk fills
         raise StoreFull("the disk is full")
 
-    monkeypatch.setattr(SessionStore, "_write_rows", full)
+    monkeypatch.setattr(writer, "write_rows", full)
     rewound = await session.rewind(two.position)
     assert "not saved" in (rewound.event.note or "") and session.unsaved()
     with sqlite3.connect(tmp_path / "data" / "sessions.db") as db:
         assert db.execute("SELECT branch FROM sessions WHERE branch_of IS NULL").fetchone() == (0,)
         assert db.execute("SELECT count(*) FROM sessions").fetchone() == (1,), "nothing of the switch was written"
-    monkeypatch.setattr(SessionStore, "_write_rows", real_write)
+    monkeypatch.setattr(writer, "write_rows", real_write)
     await run_turn(session, "two, edited")
     assert not session.unsaved()
     now = _dump(session.context)

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from support.builders import chat_turn
 
-from co_tui.session.search_index import REBUILT_LINE, damaged_indexes
-from co_tui.session.store import SessionStore
+from co_tui.store.search_index import REBUILT_LINE, damaged_indexes
+from co_tui.store.session_store import SessionStore
 
 DAMAGE = {
     "leaf zeroed": "UPDATE transcript_search_data SET block = zeroblob(length(block)) WHERE id > 10",
@@ -68,7 +68,7 @@ def test_a_leaf_damage_is_found_by_the_index_check(data_dir: Path, tmp_path: Pat
 
 
 def test_a_failure_that_is_not_the_index_is_not_retried(data_dir: Path, tmp_path: Path) -> None:
-    from co_tui.session.store import StoreError
+    from co_tui.store.errors import StoreError
 
     with SessionStore.open(data_dir) as store, pytest.raises(StoreError, match="no session"):
         store.save_turn("nope", new_transcript=chat_turn("a", "b"), context=None, new_events=[])

@@ -19,7 +19,8 @@ from support.builders import saved_tool_turn
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session import migrations
-from co_tui.session.store import SessionStore, StoreCorrupt, StoreError
+from co_tui.store.errors import StoreCorrupt, StoreError
+from co_tui.store.session_store import SessionStore
 
 
 def co_tui(
@@ -437,7 +438,7 @@ def test_damaged_database_file_says_where_and_how_to_recover(data_dir: Path, tmp
     new = co_tui("-p", "hello there", cwd=tmp_path, data_dir=data_dir)
     assert new.returncode == 1 and "offline" in new.stdout  # answered; exit 1: it could not be saved as usual
     [rescued] = data_dir.glob("rescued-*.json")
-    assert f"the conversation was written to {rescued}" in new.stderr
+    assert f"it was written to {rescued} instead" in new.stderr
     assert "kept in memory" not in new.stderr  # print mode exits: only the rescue copy keeps it
     assert (rescued.stat().st_mode & 0o777) == 0o600
     doc = json.loads(rescued.read_text())

@@ -13,7 +13,7 @@ from support.builders import saved_tool_turn
 
 from co_tui.session import migrations
 from co_tui.session.cost import cached_share, format_usd, request_costs, response_cost, session_cost
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 
 def answer(

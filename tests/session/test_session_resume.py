@@ -9,7 +9,7 @@ from support.turns import run_turn
 
 from co_tui.config import load_settings
 from co_tui.session.chat import ChatSession
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 
 async def test_resume_restores_transcript_context_and_ledger(tmp_path: Path) -> None:
@@ -71,13 +71,38 @@ async def test_clear_starts_a_new_session_and_keeps_the_old(tmp_path: Path) -> N
     assert resumed.meter.reading(resumed.context).tokens == held
 
 
+async def test_undo_after_clear_says_a_clear_is_not_undone_and_where_the_old_conversation_is(
+    tmp_path: Path,
+) -> None:
+    """Issue 43 item 8: `/undo` after `/clear` said "the model has seen the whole conversation so far"."""
+    import pytest
+
+    from co_tui.session import Refused
+
+    store = SessionStore.open(tmp_path / "data")
+    session = ChatSession(load_settings(), workspace=tmp_path, store=store)
+    await run_turn(session, "plan the parser")
+    old_id = session.id
+    await session.clear()
+    for _ in range(2):  # right after the clear, and after a turn in the new conversation
+        with pytest.raises(Refused) as refused:
+            await session.undo()
+        line = str(refused.value)
+        assert line.startswith("nothing to undo: a /clear is not undone"), line
+        assert f"“plan the parser” ({old_id[:8]}): /sessions opens it" in line
+        await run_turn(session, "something new")
+    assert store.load(old_id).meta.title == "plan the parser"
+    session.release_claim()
+    store.close()
+
+
 async def test_disk_full_keeps_the_conversation_and_the_next_save_catches_up(tmp_path: Path) -> None:
     (tmp_path / "README.md").write_text("# demo\n" + "Some long readme text to fill pages.\n" * 3000)
     store = SessionStore.open(tmp_path / "data")
     session = ChatSession(load_settings(), workspace=tmp_path, store=store)
     await run_turn(session, "hello")
-    pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
-    store._conn.execute(f"PRAGMA max_page_count = {pages}")  # SQLite now fails exactly as on a full disk
+    pages = store.conn.execute("PRAGMA page_count").fetchone()[0]
+    store.conn.execute(f"PRAGMA max_page_count = {pages}")  # SQLite now fails exactly as on a full disk
 
     events = await run_turn(session, "read README.md", errors=True)
     storage = [e for e in events if e.type == "error" and e.kind == "storage"]
@@ -86,7 +111,7 @@ async def test_disk_full_keeps_the_conversation_and_the_next_save_catches_up(tmp
     assert len(session.transcript) > 2  # the turn lives on in memory
     assert store.load(session.id).meta.messages == 2
 
-    store._conn.execute("PRAGMA max_page_count = 1073741823")
+    store.conn.execute("PRAGMA max_page_count = 1073741823")
     await run_turn(session, "hello again")  # no error
     saved = store.load(session.id)
     assert saved.transcript == session.transcript and saved.context == session.context
@@ -162,7 +187,7 @@ def test_a_failed_summary_cools_down_across_processes(tmp_path: Path, monkeypatc
     summariser. The failure's time is in the ledger; a resumed session honours what is left of it."""
     import time
 
-    import co_tui.session.store as store_module
+    import co_tui.store.database as store_module
 
     settings = load_settings(summarizer_cooldown_s=600)
     recent = _saved_with_failed_summary(tmp_path, settings)
@@ -173,7 +198,7 @@ def test_a_failed_summary_cools_down_across_processes(tmp_path: Path, monkeypatc
         assert 0 < remaining <= 600
         resumed.release_claim()
 
-    monkeypatch.setattr(store_module, "_now", lambda: time.time() - 3600)  # failed an hour ago: over
+    monkeypatch.setattr(store_module, "now", lambda: time.time() - 3600)  # failed an hour ago: over
     old = _saved_with_failed_summary(tmp_path, settings)
     with SessionStore.open(tmp_path / "data") as store:
         assert not ChatSession.resume(

@@ -15,7 +15,7 @@ from co_tui.governance.turns import segment
 from co_tui.governance.undo import UndoRefused
 from co_tui.session.chat import ChatSession
 from co_tui.session.steering import PinRefused
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 
 def _texts(messages) -> list[str]:
@@ -91,7 +91,7 @@ async def test_undo_restores_the_context_before_the_cut_and_survives_resume(tmp_
     assert resumed.context == session.context
     assert resumed.ledger[-1].reason == "restore" and resumed.ledger[-1].restored_messages == event.restored_messages
     assert resumed.undoable_cuts() == session.undoable_cuts()
-    db = resumed.store._conn  # the restore's row says what it undid
+    db = resumed.store.conn  # the restore's row says what it undid
     row = db.execute("SELECT undo FROM ledger WHERE session_id = ? ORDER BY seq DESC LIMIT 1", (resumed.id,))
     assert "undoes" in json.loads(row.fetchone()[0])
     await run_turn(resumed, "and on we go")  # the restored context is a valid history for the model

@@ -10,8 +10,11 @@ from pathlib import Path
 import pytest
 from support.builders import saved_tool_turn
 
-from co_tui.session import store as store_module
-from co_tui.session.store import SessionStore, StoreFull, StoreLocked
+from co_tui.store import database as store_module
+from co_tui.store.errors import StoreFull, StoreLocked
+
+# A real second process that takes the write lock and holds it until told to let go (a line on its
+from co_tui.store.session_store import SessionStore
 
 # A real second process that takes the write lock and holds it until told to let go (a line on its
 # stdin). It prints "locked" once it has the lock.
@@ -65,7 +68,7 @@ def test_waits_for_a_short_lock(data_dir: Path, tmp_path: Path) -> None:
     sid = store.create_session(model="m", workspace=tmp_path)
     holder = _hold_lock(store.path)  # until told: let go once the save is waiting for it
     asking = threading.Event()
-    store._conn.set_trace_callback(lambda sql: asking.set() if sql.startswith("BEGIN IMMEDIATE") else None)
+    store.conn.set_trace_callback(lambda sql: asking.set() if sql.startswith("BEGIN IMMEDIATE") else None)
     saver = threading.Thread(
         target=store.save_turn,
         args=(sid,),
@@ -75,7 +78,7 @@ def test_waits_for_a_short_lock(data_dir: Path, tmp_path: Path) -> None:
     assert asking.wait(10)  # the save asked for the lock while the other process held it
     holder.communicate("go\n", timeout=10)  # well inside the 3 s busy timeout
     saver.join(10)
-    store._conn.set_trace_callback(None)
+    store.conn.set_trace_callback(None)
     assert store.load(sid).transcript == saved_tool_turn(0)
     store.close()
 
@@ -84,8 +87,8 @@ def test_disk_full_writes_nothing_and_the_next_save_catches_up(store: SessionSto
     sid = store.create_session(model="m", workspace=tmp_path)
     store.save_turn(sid, new_transcript=saved_tool_turn(0), context=saved_tool_turn(0), new_events=[])
     # Cap the file at its current size: SQLite then fails exactly as on a full disk (SQLITE_FULL).
-    pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
-    store._conn.execute(f"PRAGMA max_page_count = {pages}")
+    pages = store.conn.execute("PRAGMA page_count").fetchone()[0]
+    store.conn.execute(f"PRAGMA max_page_count = {pages}")
     big = saved_tool_turn(1, output_chars=200_000)
     with pytest.raises(StoreFull) as caught:
         store.save_turn(sid, new_transcript=big, context=saved_tool_turn(0) + big, new_events=[])
@@ -93,7 +96,7 @@ def test_disk_full_writes_nothing_and_the_next_save_catches_up(store: SessionSto
     assert caught.value.kind == "disk_full"
     assert store.load(sid).transcript == saved_tool_turn(0)  # all or nothing
 
-    store._conn.execute("PRAGMA max_page_count = 1073741823")
+    store.conn.execute("PRAGMA max_page_count = 1073741823")
     store.save_turn(sid, new_transcript=big, context=saved_tool_turn(0) + big, new_events=[])
     loaded = store.load(sid)
     assert loaded.transcript == saved_tool_turn(0) + big

@@ -10,7 +10,8 @@ import pytest
 from damaged_db import damage_workspace_index
 from support.builders import saved_tool_turn
 
-from co_tui.session.store import SessionStore, StoreCorrupt, StoreError, StoreTooNew
+from co_tui.store.errors import StoreCorrupt, StoreError, StoreTooNew
+from co_tui.store.session_store import SessionStore
 
 
 def _two_sessions(store: SessionStore, tmp_path: Path) -> tuple[str, str]:
@@ -145,7 +146,7 @@ def test_the_pickers_check_reads_what_a_resume_reads_not_the_whole_session(
     """`check` (the sessions picker's, before switching) decodes what a resume decodes — the context
     and the newest `LAZY_TAIL` messages — so damage there is caught, and a long session's old rows
     are not read (a resume shows a damaged old row as a one-line notice when it is scrolled to)."""
-    from co_tui.session.store import LAZY_TAIL
+    from co_tui.store.reader import LAZY_TAIL
 
     sid = store.create_session(model="m", workspace=tmp_path, title="long")
     turns = [m for i in range(LAZY_TAIL // 4 + 2) for m in saved_tool_turn(i)]

@@ -10,7 +10,7 @@ from pydantic_ai.messages import ToolReturnPart
 from support.builders import breadcrumb, saved_tool_turn
 
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 _AUDIT = """
 CREATE TABLE audit (tbl TEXT, op TEXT);

@@ -9,7 +9,7 @@ from pydantic_ai.messages import ModelRequest, ToolReturnPart
 from support.builders import breadcrumb, saved_tool_turn, summary
 
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 
 def _trimmed_copy(message: ModelRequest, keep: int) -> ModelRequest:

@@ -12,8 +12,9 @@ from pydantic_ai.messages import ModelRequest, ModelResponse, SystemPromptPart, 
 from support.builders import saved_tool_turn
 
 from co_tui.session import hit_segments, migrations
-from co_tui.session.store import SessionStore, StoreError
-from co_tui.session.store_search import HIT_END, HIT_START, match_expression
+from co_tui.store.errors import StoreError
+from co_tui.store.search import HIT_END, HIT_START, match_expression
+from co_tui.store.session_store import SessionStore
 
 
 def _exchange(prompt: str, answer: str, *, system: str = "") -> list:
@@ -226,7 +227,7 @@ def test_the_migration_backfills_sessions_saved_before_search(data_dir: Path, tm
     with pytest.raises(StoreError, match="older schema"):
         SessionStore.open_read_only(data_dir)  # search needs one writable open first
     with SessionStore.open(data_dir) as store:
-        assert migrations.schema_version(store._conn) == migrations.SCHEMA_VERSION
+        assert migrations.schema_version(store.conn) == migrations.SCHEMA_VERSION
         assert _found(store, "backfilled") == [sid]
         assert _found(store, "before") == [sid]
         later = _save(store, tmp_path, "after", _exchange("backfilled later", "ok"))

@@ -10,7 +10,7 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 
 def _leaky_model(key: str, header_secret: str) -> FunctionModel:

@@ -11,7 +11,8 @@ import pytest
 from support.builders import saved_tool_turn
 
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.session.store import SessionStore, StoreError
+from co_tui.store.errors import StoreError
+from co_tui.store.session_store import SessionStore
 
 
 def _mode(path: Path) -> int:

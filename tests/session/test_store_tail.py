@@ -14,7 +14,8 @@ from support.builders import saved_tool_turn
 
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.conversation_counts import ConversationCounts
-from co_tui.session.store import SessionStore, StoreCorrupt, StoreError
+from co_tui.store.errors import StoreCorrupt, StoreError
+from co_tui.store.session_store import SessionStore
 from co_tui.tui.transcript_view import transcript_items
 
 
@@ -109,7 +110,7 @@ def test_it_imports_no_pydantic_ai(store: SessionStore, tmp_path: Path, data_dir
     sid = _saved(store, tmp_path, 2)
     code = (
         "import sys\n"
-        "from co_tui.session.store import SessionStore\n"
+        "from co_tui.store.session_store import SessionStore\n"
         f"tail = SessionStore.open({str(data_dir)!r}).load_tail({sid!r}, lambda tail: False)\n"
         "assert tail.messages == 8 and tail.rows[0]['parts'][0]['part_kind'] == 'user-prompt'\n"
         "sys.exit(1 if 'pydantic_ai' in sys.modules else 0)\n"

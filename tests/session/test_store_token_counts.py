@@ -8,7 +8,7 @@ from pathlib import Path
 from support.builders import breadcrumb, saved_tool_turn
 
 from co_tui.governance.tokens import ESTIMATOR_VERSION, estimate_each, message_tokens
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 
 def _saved_session(store: SessionStore) -> tuple[str, list, list]:

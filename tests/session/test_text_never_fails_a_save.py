@@ -14,8 +14,8 @@ from support.builders import chat_turn
 
 from co_tui.session.export import write_private
 from co_tui.session.history import History
-from co_tui.session.store import SessionStore
 from co_tui.session.writer import SaveInfo, SessionWriter
+from co_tui.store.session_store import SessionStore
 
 HALF = "half an emoji \ud83d here"
 PAIR = "a split pair \ud83d\ude00 joined"

@@ -15,7 +15,7 @@ from co_tui.config import load_settings
 from co_tui.session.chat import ChatSession
 from co_tui.session.cost import RunningCost
 from co_tui.session.lazy_transcript import transcript_cost
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 PROMPTS = ("hello, how is it going?", "read hello.txt", "list", "what did we do so far?")
 

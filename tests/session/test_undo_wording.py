@@ -20,7 +20,7 @@ from co_tui.session.chat import ChatSession
 from co_tui.session.gauge import Gauge
 from co_tui.session.history import History, LedgerEntry
 from co_tui.session.steering import plan_undo
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 
 def _two_passes() -> History:

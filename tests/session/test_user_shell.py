@@ -29,9 +29,9 @@ class Approver:
         self.answer = answer
         self.asked: list[tuple[str, str, bool]] = []
 
-    async def __call__(self, text: str, tool: str = "run_shell", path: str | None = None, by_user: bool = False):
-        self.asked.append((text, tool, by_user))
-        return self.answer
+    async def __call__(self, request):  # the session's `ask`: an `ApprovalRequest`, a decision back
+        self.asked.append((request.text, request.tool, request.by_user))
+        return "once" if self.answer else "deny"
 
 
 def seeing_model(seen: list[list]) -> FunctionModel:
@@ -51,7 +51,7 @@ def _session(tmp_path: Path, approver=None, **settings) -> ChatSession:
         workspace=tmp_path,
         store=open_store(load_settings()),
         model=seeing_model(seen),
-        approver=approver,
+        ask=approver,
     )
     session.seen = seen  # type: ignore[attr-defined]
     return session

@@ -13,7 +13,7 @@ from support.turns import of_type, run_turn
 from co_tui.config import Settings
 from co_tui.session.chat import ChatSession
 from co_tui.session.child_record import child_records
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 ASK = "explore docs in a subagent and tell me which file mentions budget"
 

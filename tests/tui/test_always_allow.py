@@ -127,7 +127,7 @@ async def test_opening_another_session_starts_with_no_grants(workspace: Path) ->
     from co_tui.config import Settings
 
     def factory(settings: Settings, workspace: Path, **kwargs: Any) -> FakeSession:
-        return FakeSession(settings, id=kwargs.get("resume_id") or "a" * 32)
+        return FakeSession(settings, id=kwargs.get("resume_id") or "a" * 32, ask=kwargs.get("ask"))
 
     app = QuietApp(Settings(), workspace, session_factory=factory)
     async with app.run_test(size=(100, 30)) as pilot:

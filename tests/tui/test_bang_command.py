@@ -108,11 +108,11 @@ async def test_a_resumed_session_shows_the_command_as_typed_and_its_row(workspac
     from co_tui.session.opening import open_store
     from co_tui.tui.app import CoTuiApp
 
-    async def approve(*_: object, **__: object) -> bool:
-        return True
+    async def approve(_request: object) -> str:
+        return "once"
 
     settings = load_settings()
-    session = ChatSession(settings, workspace=workspace, store=open_store(settings), approver=approve)
+    session = ChatSession(settings, workspace=workspace, store=open_store(settings), ask=approve)
     async for _ in session.run_shell_command("echo saved; exit 3"):
         pass
     session.release_claim()

@@ -15,7 +15,7 @@ from tui_fakes import FakeSession, Text
 
 from co_tui.config import Settings, load_settings
 from co_tui.session.events import UsageUpdate
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 from co_tui.tui.app import CoTuiApp
 from co_tui.tui.screens.chat import ChatScreen
 from co_tui.tui.widgets.assistant_message import AssistantMessage

@@ -36,7 +36,7 @@ async def test_a_key_typed_during_a_burst_is_handled_before_the_burst_ends(works
 
     def factory(settings, workspace, **kw):
         model = FunctionModel(stream_function=burst, model_name="burst")
-        return ChatSession(settings, workspace=workspace, model=model, approver=kw.get("approver"))
+        return ChatSession(settings, workspace=workspace, model=model, ask=kw.get("ask"))
 
     show_event = ChatScreen.show_event
 

@@ -308,7 +308,7 @@ async def test_keys_echo_while_a_turn_is_being_saved(app, monkeypatch: pytest.Mo
     included: a store held mid-save still lets typed keys show."""
     import threading
 
-    from co_tui.session.store import SessionStore
+    from co_tui.store.session_store import SessionStore
 
     entered, release, saving, held_the_loop = threading.Event(), threading.Event(), [False], []
     save_history = SessionStore.save_history  # the session's one save

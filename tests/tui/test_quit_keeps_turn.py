@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from pilot_helpers import Tmux, poll_until
 
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 ROOT = Path(__file__).resolve().parents[2]
 CO_TUI = ROOT / ".venv" / "bin" / "co-tui"

@@ -15,7 +15,8 @@ from textual.widgets import DataTable
 from co_tui.config import load_settings
 from co_tui.session.lazy_transcript import LazyTranscript
 from co_tui.session.opening import open_store
-from co_tui.session.store import SessionStore, StoreError
+from co_tui.store.errors import StoreError
+from co_tui.store.session_store import SessionStore
 from co_tui.tui.app import CoTuiApp
 from co_tui.tui.screens.history import HistoryScreen
 from co_tui.tui.widgets.message_table import MessageTable

@@ -16,7 +16,8 @@ from pilot_helpers import wait_idle, wait_ready, wait_until
 from co_tui.config import load_settings
 from co_tui.session.chat import ChatSession
 from co_tui.session.opening import open_session, open_store
-from co_tui.session.store import SessionStore, StoreError
+from co_tui.store.errors import StoreError
+from co_tui.store.session_store import SessionStore
 from co_tui.tui.app import CoTuiApp
 from co_tui.tui.screens.chat import RESUME_ENTRIES
 from co_tui.tui.screens.sessions import SessionsScreen
@@ -277,12 +278,12 @@ async def test_a_declined_and_an_interrupted_tool_call_resume_as_they_were_live(
     import asyncio
 
     s = load_settings(allow_shell=True)
-    answers = iter([False, True])
+    answers = iter(["deny", "once"])
 
-    async def approver(command: str) -> bool:
+    async def ask(request: Any) -> str:
         return next(answers)
 
-    session = ChatSession(s, workspace=workspace, store=open_store(s), approver=approver)
+    session = ChatSession(s, workspace=workspace, store=open_store(s), ask=ask)
     live: list[Any] = []
     async for event in session.run_turn("run echo hi"):  # declined
         live.append(event)

@@ -19,7 +19,7 @@ import pytest
 from cli_process import run_python
 from damaged_db import damage_workspace_index
 
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 ROOT = Path(__file__).resolve().parents[2]
 # Not before the first frame: pydantic-settings/pydantic (~150 ms) and pydantic-ai (~1 s).

@@ -24,7 +24,7 @@ import pytest
 from cli_process import run_co_tui
 from pilot_helpers import Tmux, poll_until
 
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 ROOT = Path(__file__).resolve().parents[2]
 CO_TUI = ROOT / ".venv" / "bin" / "co-tui"

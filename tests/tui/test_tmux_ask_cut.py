@@ -60,3 +60,30 @@ def test_ask_dialog_keys_in_one_burst(tmux: Tmux, tmp_path: Path) -> None:
     poll_until(lambda: "and now?" in tmux.pane() and "This send would" not in tmux.pane(), "the prompt sent")
     tmux("send-keys", "-t", "t", "C-q")
     poll_until(done.exists, lambda: f"co-tui to exit:\n{tmux.pane()}")
+
+
+def test_a_burst_goes_to_the_prompt_and_o_leaves_a_trace(tmux: Tmux, tmp_path: Path) -> None:
+    """Issue 43 item 9: `hello` typed on while the question shows goes to the prompt (its `o` is no
+    answer) and the dialog arms again; `o` pressed on its own sends over the budget, and a line in the
+    chat says so."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    config = tmp_path / "config.toml"
+    config.write_text('compact_mode = "ask"\nmax_history_messages = 8\n')
+    done = tmux.start_co_tui(CO_TUI, tmp_path, data=tmp_path / "data", config=config, cwd=ws)
+    tmux.wait_for("Ask anything")
+    for i in range(4):
+        tmux.submit(f"note {i}")
+        tmux.wait_for(f"{2 * (i + 1)}/8 msgs")
+    tmux.submit("and now?")
+    tmux.wait_for("enter chooses · tab: the focus field")  # armed
+    tmux("send-keys", "-t", "t", "-l", "hello")
+    tmux.wait_for("the answers arm in a moment")
+    tmux.wait_for("enter chooses · tab: the focus field")  # armed again, nothing answered
+    assert "sent over the budget" not in tmux.pane() and "8/8 msgs" in tmux.pane()
+    tmux("send-keys", "-t", "t", "o")
+    tmux.wait_for("sent over the budget once, as you chose")
+    poll_until(lambda: "10/8 msgs" in tmux.pane(), lambda: tmux.pane())
+    poll_until(lambda: "hello" in tmux.pane().split("sent over the budget")[-1], lambda: tmux.pane())
+    tmux("send-keys", "-t", "t", "C-q")
+    poll_until(done.exists, lambda: f"co-tui to exit:\n{tmux.pane()}")

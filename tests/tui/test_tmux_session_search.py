@@ -10,7 +10,7 @@ import pytest
 from pilot_helpers import Tmux, poll_until
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
-from co_tui.session.store import SessionStore
+from co_tui.store.session_store import SessionStore
 
 ROOT = Path(__file__).resolve().parents[2]
 CO_TUI = ROOT / ".venv" / "bin" / "co-tui"

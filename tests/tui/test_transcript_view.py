@@ -22,7 +22,8 @@ from pydantic_ai.messages import (
 
 from co_tui.governance.trim import TRUNCATION_MARK
 from co_tui.session.conversation_counts import ConversationCounts
-from co_tui.session.store import SessionMeta, SessionTail
+from co_tui.session.saved_session import SessionMeta
+from co_tui.store.tail import SessionTail
 from co_tui.tui.transcript_view import (
     Item,
     first_screen,

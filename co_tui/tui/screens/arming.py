@@ -64,6 +64,7 @@ class ArmedAnswers:
         not `shown` yet, from the dialog's first paint."""
         screen = self._screen()
         self.armed = False
+        screen.add_class("-arming")  # a dialog's styles may show it (the ask dialog's line says so)
         labels: dict[Button, str] = {}
         for button in screen.query(Button):
             labels[button] = str(button.label)
@@ -81,6 +82,7 @@ class ArmedAnswers:
             safe.disabled = False
             safe.focus()
             self.armed = True
+            screen.remove_class("-arming")
 
         def start() -> None:
             if self._arming_timer is not None:

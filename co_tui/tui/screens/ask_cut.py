@@ -24,16 +24,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from co_tui.session import PlannedCut
-from co_tui.text import escape_controls, format_tokens, one_line, plural, screen_text
-from co_tui.tui.cut_answer import CutAnswer, CutChoice
+from co_tui.session import CutAnswer, CutChoice, PlannedCut, planned_cut_rows
+from co_tui.text import escape_controls, format_tokens, one_line, screen_text
 from co_tui.tui.screens.arming import ArmedAnswers
 
 __all__ = ["AskCutScreen", "planned_cut_rows"]
 
 KEYS_LINE = "enter chooses · tab: the focus field · esc cancels, the prompt is kept"
-PROMPTS_SHOWN = 3  # prompts named per row (the rest: `…`), each cut to `PROMPT_WIDTH`
-PROMPT_WIDTH = 40
+ARMING_LINE = "the answers arm in a moment: letters typed now go to your prompt"
 
 KIND_VERB = {
     "summary": "summarise",
@@ -58,44 +56,6 @@ def option_label(choice: CutChoice, label: str, plan: PlannedCut) -> str:
     if choice == "compact" and plan.compact_tokens_after is not None:
         return label.replace(", then send", f" (~{format_tokens(plan.compact_tokens_after)} after), then send")
     return label
-
-
-def _prompts(prompts: tuple[str, ...]) -> str:
-    """Up to `PROMPTS_SHOWN` prompts, quoted, oldest first; `· …` when there are more."""
-    shown = [f"“{one_line(p, PROMPT_WIDTH)}”" for p in prompts[:PROMPTS_SHOWN]]
-    return " · ".join(shown + (["…"] if len(prompts) > PROMPTS_SHOWN else []))
-
-
-def planned_cut_rows(plan: PlannedCut) -> list[tuple[str, str]]:
-    """The dialog's table, (label, text) per row: what goes, what stays, the request's tokens
-    against the limits, the prompt-cache cost (and the summariser call's input, for a summary)."""
-    goes = ""  # no message leaves when the cut only shortens old tool outputs
-    if plan.going_messages:
-        goes = plural(plan.going_messages, "message") + f" ({plural(plan.going_turns, 'turn')})"
-        goes += " summarised into one recap" if plan.summarised else " dropped (the transcript keeps them)"
-    if plan.shortened:
-        goes += (", " if goes else "") + plural(plan.shortened, "old tool output") + " shortened"
-    if plan.going_prompts:
-        goes += ": " + _prompts(plan.going_prompts)
-    pinned = f" ({plan.pinned_turns} pinned)" if plan.pinned_turns else ""
-    stays = f"{plural(plan.kept_turns, 'turn')}{pinned} and your prompt"
-    if plan.kept_prompts:
-        stays += ": " + _prompts(plan.kept_prompts[-PROMPTS_SHOWN:])
-    guess = " (assumed)" if plan.window_is_guess else ""
-    rows = [
-        ("Goes", goes),
-        ("Stays", stays),
-        ("Tokens", f"~{format_tokens(plan.tokens_before)} now → ~{format_tokens(plan.tokens_after)} after the cut"),
-        ("Limits", f"budget {format_tokens(plan.budget_tokens)} · window {format_tokens(plan.window_tokens)}{guess}"),
-        (
-            "Cache",
-            f"~{format_tokens(plan.fresh_tokens)} read afresh once, ~{format_tokens(plan.cached_tokens)} still cached "
-            f"(uncut: ~{format_tokens(plan.uncut_fresh_tokens)} new)",
-        ),
-    ]
-    if plan.summarised_tokens:
-        rows.append(("Summary", f"the summariser reads ~{format_tokens(plan.summarised_tokens)} tokens"))
-    return rows
 
 
 class AskCutScreen(ArmedAnswers, ModalScreen[CutAnswer | None]):
@@ -142,6 +102,7 @@ class AskCutScreen(ArmedAnswers, ModalScreen[CutAnswer | None]):
             yield Input(placeholder="focus for /compact (optional) · Enter compacts", id="ask-focus", compact=True)
             # The keys, or (in their place: the dialog fits 80x24) the refusal to send over the window.
             yield Static(KEYS_LINE, id="ask-line")
+            yield Static(ARMING_LINE, id="ask-arming")
 
     def on_mount(self) -> None:
         """The answers take the keys once armed, `Cut as planned` highlighted."""
@@ -155,15 +116,17 @@ class AskCutScreen(ArmedAnswers, ModalScreen[CutAnswer | None]):
         self.action_choose(str(event.option.id))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        """Enter in the focus field compacts with that focus."""
+        """Enter in the focus field compacts with that focus, armed or not: the user tabbed there."""
         event.stop()
-        self.action_choose("compact")
+        self._choose("compact")
 
     def action_choose(self, choice: str) -> None:
         """Dismiss with the answer `choice`; over the budget past the window is refused in one line
         (the dialog stays). Nothing while the answers arm."""
-        if not self.armed:
-            return
+        if self.armed:
+            self._choose(choice)
+
+    def _choose(self, choice: str) -> None:
         if choice == "over_budget" and (line := self.plan.over_budget_refusal) is not None:
             refusal = self.query_one("#ask-line", Static)
             refusal.update(Content(line))

@@ -19,6 +19,12 @@ widget, so without that the frames still grew with the answer (by ~14 widgets a 
 `finish()` renders the live segment once more with `Markdown.update` so its final layout matches a
 one-shot render, and shows every segment's Markdown again; closed segments end at a block boundary
 and are left as they are.
+
+Neither a flush nor `finish()` renders more than a bounded amount of text: a stream faster than the
+screen can draw leaves a backlog (a 10 MB answer arrived in seconds), and rendering it at once as
+Markdown blocked the loop for tens of seconds — Esc took 29 s to act. A flush writes a segment only up
+to its first safe cut past `SEGMENT_CHARS` (the rest goes on in the next segments); `finish()` draws
+at most `FINISH_CHARS` more and says how much of the answer is not drawn (the conversation keeps it).
 """
 
 from __future__ import annotations
@@ -59,6 +65,7 @@ _PARAGRAPH = re.compile(r"(?!\d{1,9}[.)][ \t])[^\W_]|[\"'(]")
 # (`===`, `---`) or a table's delimiter row (`--|--`, `| :- | -: |`).
 _UNDERLINE = re.compile(r" {0,3}(?:=+|-+)[ \t]*|[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+\|?[ \t]*")
 _UNDERLINE_CHARS = frozenset("=-|: \t")
+FINISH_CHARS = 20_000  # the most `finish()` draws at once; the rest of a backlog is said, not drawn
 FREEZES_PER_FLUSH = 2  # closed segments drawn as lines per flush: bounds the work a flush adds
 LONG_LINE = 100  # a line this long is no setext header: cut before it without waiting for the next
 
@@ -103,6 +110,19 @@ def boundary_scan(text: str, start: int) -> tuple[int, int]:
                 if not _UNDERLINE.fullmatch(after):
                     return cut, -1
         pos = gap + 1
+
+
+def undrawn(text: str, at: int) -> str:
+    """`text` cut at the first safe block boundary from `at` (else at the line end before it) and a
+    note of how many characters are not drawn: an answer's backlog too big to render at once."""
+    cut = block_boundary(text, at)
+    if cut < 0 or cut > at + FINISH_CHARS:
+        cut = text.rfind("\n", 0, at) + 1 or at
+    rest = len(text) - cut
+    return (
+        f"{text[:cut].rstrip()}\n\n*… {rest:,} more characters of this answer are not drawn here; "
+        "the conversation keeps them (`/export` writes them all).*"
+    )
 
 
 class AnswerMarkdown(KeptLines, Markdown):
@@ -232,6 +252,12 @@ class AssistantMessage(KeptLines, Vertical):
             if undecided >= 0:  # a cut there may become safe with the next line: show up to it
                 text = text[:undecided]
                 self._pending = True  # the rest waits for the next flush, even if nothing arrives
+        elif len(text) - self._written > SEGMENT_CHARS:  # a backlog: this segment takes its share only
+            cut, undecided = boundary_scan(text, SEGMENT_CHARS - 2)
+            end = cut if cut >= 0 else undecided
+            if end > self._written:
+                text = text[:end]
+                self._pending = True  # the next flush hands the rest over to a new segment
         await self._stream.write(text[self._written :])
         self._written = len(text)
         self.budget.note_append()
@@ -284,6 +310,8 @@ class AssistantMessage(KeptLines, Vertical):
             return True
         if self.next is None or not self.finished or not self.is_attached:
             return False
+        if not self.query_children(Markdown):  # being pruned: its children go before it does
+            return False
         lines = render_subtree(self.markdown)
         if lines is None:
             return False
@@ -324,8 +352,11 @@ class AssistantMessage(KeptLines, Vertical):
             if self._stream is not None:
                 await self._stream.stop()
                 self._stream = None
-            await self.markdown.update(self.text)
-            self._written = len(self.text)
+            text = self.text
+            if len(text) - self._written > FINISH_CHARS:  # a backlog: draw its head, say the rest
+                self._text = text = undrawn(text, self._written + FINISH_CHARS)
+            await self.markdown.update(text)
+            self._written = len(text)
         segments: list[AssistantMessage] = []
         segment: AssistantMessage | None = self
         while segment is not None:
@@ -335,6 +366,10 @@ class AssistantMessage(KeptLines, Vertical):
             with self.app.batch_update():  # the whole answer changes back in one frame
                 for segment in segments:
                     await segment.thaw()
-        for segment in segments if interrupted else ():
-            segment.interrupted = True
-            segment.add_class("-interrupted")
+        if interrupted:
+            for segment in segments:
+                segment.interrupted = True
+                # Restyled alone, not its blocks (a class change re-applies the stylesheet to every
+                # descendant: over a long answer's segments that took seconds after Esc).
+                segment.add_class("-interrupted", update=False)
+            self.app.stylesheet.update_nodes(segments)

@@ -15,8 +15,8 @@ from pydantic_ai.usage import RequestUsage
 from screen_host import TERMINAL, make_host, screen_env  # (fixtures)
 from textual.widgets import DataTable, Input, Static
 
-from co_tui.session import store as store_module
-from co_tui.session.store import SessionStore
+from co_tui.store import database as store_module
+from co_tui.store.session_store import SessionStore
 from co_tui.tui.screens.confirm_delete import ConfirmDeleteScreen
 from co_tui.tui.screens.sessions import SessionsScreen
 
@@ -55,7 +55,7 @@ def workspace_name() -> str:
 def store(tmp_path: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SessionStore]:
     """Four saved sessions with fixed ids and a frozen clock; the third one damaged on disk."""
     clock = [T0]
-    monkeypatch.setattr(store_module, "_now", lambda: clock[0])
+    monkeypatch.setattr(store_module, "now", lambda: clock[0])
     opened = SessionStore.open(tmp_path / "data")
     for sid, (title, model, turns, minutes) in PLAN.items():
         clock[0] = T0 + minutes * 60
@@ -260,7 +260,7 @@ async def test_the_resume_check_runs_off_the_ui_thread(make_host, store, workspa
 async def test_four_hello_sessions_can_be_told_apart(make_host, tmp_path, workspace, monkeypatch):
     """Same title, same answer: the id and the age tell them apart, and the id is what --resume takes."""
     clock = [T0]
-    monkeypatch.setattr(store_module, "_now", lambda: clock[0])
+    monkeypatch.setattr(store_module, "now", lambda: clock[0])
     with SessionStore.open(tmp_path / "hello-data") as hello_store:
         for n, minutes in enumerate((1, 7, 90, 3000)):
             clock[0] = T0 - minutes * 60

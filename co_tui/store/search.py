@@ -159,7 +159,7 @@ def search_rows(
     columns = ", ".join(f"s.{c.strip()}" for c in meta_columns.split(","))
     in_workspace = "AND s.workspace = :workspace" if workspace is not None else ""
     # A rewound session keeps its other branches' rows under storage rows of its own (`branch_of`
-    # set, never listed: store_branches.py): a hit there is a hit of the session that owns them, its
+    # set, never listed: branch_rows.py): a hit there is a hit of the session that owns them, its
     # own rows first. `t.seq`/`t.rowid` are bare columns next to max(): SQLite takes them from the
     # row with the best rank (own branch, then the newest seq).
     rows = conn.execute(

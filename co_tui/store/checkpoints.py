@@ -1,6 +1,7 @@
-"""The store's rows of file checkpoints (table `file_checkpoints`, schema version 6, `migrations.py`):
-one per edit the agent made, the file's previous content included (`agent/checkpoints.py`).
-Every function runs inside the caller's transaction or lock.
+"""The store's file checkpoints (table `file_checkpoints`, schema version 6, `migrations.py`): one
+per edit the agent made, the file's previous content included (`agent/checkpoints.py`). The row
+functions run inside the caller's transaction or lock; the last four are the `SessionStore`'s
+operations over a `Database`.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 
 from co_tui.agent.checkpoints import FileCheckpoint
+from co_tui.store.database import Database
 
 
 def insert_checkpoint(
@@ -73,3 +75,30 @@ def read_branch_checkpoints(conn: sqlite3.Connection, session_id: str) -> list[t
         )
         for seq, created, at, tool, call_id, path, before, after, branch in rows
     ]
+
+
+def add_file_checkpoint(
+    db: Database, session_id: str, checkpoint: FileCheckpoint, *, at_message: int, branch: int = 0
+) -> int:
+    """Keep one edit's checkpoint (before the edit is written), made at transcript length
+    `at_message` of branch `branch`; returns its `seq`. `StoreError` on failure."""
+    with db.transaction("save a file checkpoint") as conn:
+        return insert_checkpoint(conn, session_id, checkpoint, at_message, branch)
+
+
+def file_checkpoint_bytes(db: Database, session_id: str) -> int:
+    """Bytes of previous file content the session's checkpoints keep."""
+    with db.guard("read the file checkpoints") as conn:
+        return checkpoint_bytes(conn, session_id)
+
+
+def file_checkpoints(db: Database, session_id: str) -> list[tuple[int, FileCheckpoint]]:
+    """(transcript length then, checkpoint) for every edit of the session, oldest first."""
+    with db.guard("read the file checkpoints") as conn:
+        return read_checkpoints(conn, session_id)
+
+
+def branch_file_checkpoints(db: Database, session_id: str) -> list[tuple[int, int, FileCheckpoint]]:
+    """(branch, transcript length then, checkpoint) for every edit of the session, oldest first."""
+    with db.guard("read the file checkpoints") as conn:
+        return read_branch_checkpoints(conn, session_id)
