@@ -26,6 +26,7 @@ PAINT_OWN = {
     "co_tui",
     "co_tui.cli",
     "co_tui.daemon_threads",  # the loop's executor, set when the app starts (standard library only)
+    "co_tui.terminal_echo",  # the echo off first thing, so early keys are not echoed (standard library only)
     "co_tui.text",
     "co_tui.print_input",
     "co_tui.agent",
