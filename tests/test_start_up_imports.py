@@ -44,6 +44,7 @@ PAINT_OWN = {
     "co_tui.session.command_handlers",
     "co_tui.session.commands",
     "co_tui.session.replay",
+    "co_tui.session.agent_ids",
     "co_tui.session.conversation_counts",
     "co_tui.session.events",
     "co_tui.session.port",
