@@ -26,6 +26,7 @@ PAINT_OWN = {
     "co_tui",
     "co_tui.cli",
     "co_tui.daemon_threads",  # the loop's executor, set when the app starts (standard library only)
+    "co_tui.terminal_echo",  # the echo off first thing, so early keys are not echoed (standard library only)
     "co_tui.text",
     "co_tui.print_input",
     "co_tui.agent",
@@ -43,6 +44,7 @@ PAINT_OWN = {
     "co_tui.session.command_handlers",
     "co_tui.session.commands",
     "co_tui.session.replay",
+    "co_tui.session.agent_ids",
     "co_tui.session.conversation_counts",
     "co_tui.session.events",
     "co_tui.session.port",

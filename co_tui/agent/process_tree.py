@@ -22,10 +22,11 @@ import os
 import secrets
 import signal
 import sys
+import threading
 import time
 from collections.abc import Mapping
 
-__all__ = ["RUN_ENV", "kill_run", "new_run", "run_env", "tagged_pids"]
+__all__ = ["RUN_ENV", "kill_run", "kill_run_soon", "new_run", "run_env", "tagged_pids"]
 
 RUN_ENV = "CO_TUI_RUN"
 
@@ -97,6 +98,14 @@ def kill_run(token: str, pgid: int | None = None) -> int:
                 os.kill(pid, signal.SIGKILL)
             killed.add(pid)
     return len(killed)
+
+
+def kill_run_soon(token: str, pgid: int) -> None:
+    """`kill_run` for an event loop: the group is killed now, the scan of `/proc` (tens of ms on a
+    busy host) runs in a daemon thread, so a command's end never stalls the UI."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+    threading.Thread(target=kill_run, args=(token, pgid), name=f"kill-run-{token}", daemon=True).start()
 
 
 def _alive(pid: int) -> bool:

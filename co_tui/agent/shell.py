@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 
 from co_tui.agent.output_limit import OUTPUT_MAX_CHARS, cap_output
-from co_tui.agent.process_tree import kill_run, new_run, run_env, started
+from co_tui.agent.process_tree import kill_run_soon, new_run, run_env, started
 
 SHELL_TIMEOUT_S = 60.0
 
@@ -88,7 +88,7 @@ async def run_command(
         raise
     finally:
         stopped.cancel()
-        kill_run(run, proc.pid)  # background children, inside the group or out of it (setsid)
+        kill_run_soon(run, proc.pid)  # background children, inside the group or out of it (setsid)
         if pipe is not None:
             pipe.close()  # our end is released even if a child outside the group still holds the other
         else:

@@ -66,7 +66,7 @@ _EXPORTS: dict[str, str] = {
     "ApprovalRequest": "approvals",
     "Approvals": "approvals",
     "Decision": "approvals",
-    "MAIN_AGENT": "approvals",
+    "MAIN_AGENT": "agent_ids",
     "CannotAsk": "approvals",
     # the events a session yields (events.py)
     "Event": "events",
@@ -167,7 +167,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
-    from co_tui.session.approvals import MAIN_AGENT, ApprovalRequest, Approvals, CannotAsk, Decision
+    from co_tui.session.agent_ids import MAIN_AGENT
+    from co_tui.session.approvals import ApprovalRequest, Approvals, CannotAsk, Decision
     from co_tui.session.ask_cut import PlannedCut
     from co_tui.session.ask_flow import CutAnswer, CutChoice, next_step, plan_before_send, planned_cut_rows
     from co_tui.session.bang import USER_SHELL_TOOL, bang_command

@@ -16,11 +16,9 @@ from dataclasses import dataclass
 
 from co_tui.agent.permissions import Decision, Grant, Permissions, offer
 from co_tui.agent.tools import CannotAsk
+from co_tui.session.agent_ids import MAIN_AGENT
 
 __all__ = ["MAIN_AGENT", "ApprovalRequest", "Approvals", "Ask", "CannotAsk", "Decision", "Grant", "Permissions"]
-
-MAIN_AGENT = "main"
-"""The id of the session's own agent, as `ApprovalRequest.agent` and events name it."""
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from co_tui.agent.process_tree import kill_run, new_run, run_env, started
+from co_tui.agent.process_tree import kill_run, kill_run_soon, new_run, run_env, started
 from co_tui.governance.hook_port import CompactHooks, PreCompactResult
 
 __all__ = ["HOOK_ENV_NAMES", "HookRun", "MAX_STDOUT_BYTES", "VETO_EXIT", "compact_hooks_of", "hook_env", "run_hook"]
@@ -122,7 +122,7 @@ async def run_hook(name: str, argv: Sequence[str], payload: dict[str, Any], time
             await asyncio.wait_for(asyncio.shield(head.closed), timeout=DRAIN_S)
     finally:  # a timeout, a cancel (Esc on `/compact`, the app closing) or the end: nothing stays
         feeding.cancel()
-        kill_run(run, proc.pid)
+        kill_run_soon(run, proc.pid)
         if pipe is not None:
             pipe.close()
         else:

@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from co_tui.session.child_record import SUBAGENT_KEY
 from co_tui.session.conversation_counts import field_of as _field
 
 if TYPE_CHECKING:
@@ -125,6 +124,8 @@ def transcript_items(messages: Sequence[Any], *, start: int = 0) -> list[Item]:
     `messages` are stored JSON dicts or pydantic-ai messages; `start` is the transcript index of
     `messages[0]` (for `Item.at`). Shapes it does not know are skipped, never raised on.
     """
+    from co_tui.session.child_record import SUBAGENT_KEY  # here: kept out of the first frame's imports
+
     items: list[Item] = []
     tool_index: dict[str, int] = {}
     for at, message in enumerate(messages, start):

@@ -36,7 +36,7 @@ from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from co_tui.agent.permissions import Permissions
-from co_tui.session import MAIN_AGENT, closest_command, find_command, parse_slash
+from co_tui.session import closest_command, find_command, parse_slash
 from co_tui.tui import alt_enter
 from co_tui.tui.controller import ChatController, internal_error
 from co_tui.tui.early_input import EarlyInput
@@ -587,6 +587,7 @@ class CoTuiApp(App[int]):
         """The front end's `ask` for the session's approvals (`co_tui.session.approvals`): the
         approval dialog (`screens/approval.py`) shows exactly what runs and asks. Esc or n refuses;
         a offers "always" for this session (`request.grant`, which the session keeps)."""
+        from co_tui.session import MAIN_AGENT
         from co_tui.tui.screens.approval import approval_dialog
 
         future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()

@@ -274,11 +274,9 @@ async def test_esc_kills_a_childs_shell_command_and_a_defined_agent_runs_as_defi
     (work / ".co-tui" / "agents" / "runner.md").write_text(RUNNER)
     asked: list[str | None] = []
 
-    async def approve(_text: str, **_kw: Any) -> bool:
-        from co_tui.session.child_event import asking_agent
-
-        asked.append(asking_agent())
-        return True
+    async def ask(request: Any) -> Any:  # the front end's `ask` (session/approvals.py)
+        asked.append(request.agent)
+        return "once"
 
     def respond(request: RecordedRequest) -> Any:
         system = str(request.body["messages"][0]["content"])
@@ -288,7 +286,7 @@ async def test_esc_kills_a_childs_shell_command_and_a_defined_agent_runs_as_defi
 
     env.responder = respond
     chat = ChatSession(
-        settings(allow_shell=True, agents_project_config=True, request_timeout_s=30), workspace=work, approver=approve
+        settings(allow_shell=True, agents_project_config=True, request_timeout_s=30), workspace=work, ask=ask
     )
     events: list[Any] = []
 

@@ -463,7 +463,7 @@ async def test_a_fifo_in_place_of_an_edited_file_is_refused_not_waited_on(tmp_pa
 
     ws = _workspace(tmp_path / "ws")
     store = SessionStore.open(tmp_path / "data")
-    session = ChatSession(_settings(tmp_path / "data", 50_000), workspace=ws, store=store, approver=_approve)
+    session = ChatSession(_settings(tmp_path / "data", 50_000), workspace=ws, store=store, ask=_approve)
     await run_turn(session, "write hello to notes.txt")
     await run_turn(session, "replace hello with bye in notes.txt")
     points = {p.turn: p for p in session.rewind_points()}

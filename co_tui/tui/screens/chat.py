@@ -19,7 +19,6 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from co_tui.session import (
-    DELEGATE_TOOL,
     INTERRUPTED_MESSAGE,
     Done,
     ErrorEvent,
@@ -259,13 +258,14 @@ class ChatScreen(Screen[None]):
                     self._assistant = AssistantMessage(clock=self.key_clock, budget=self.frame_budget)
                     await self.log_view.add(self._assistant)
                 self._assistant.live.write(text)
-            case ToolCall() if event.tool_name == DELEGATE_TOOL:  # a subagent: its live block stands for the call
-                from co_tui.session import subagent_pending
-
-                await self.end_answer()
-                await self._add_subagent(SubagentBlock(subagent_pending(event.tool_call_id, event.args)))
             case ToolCall():
                 await self.end_answer()
+                # Imported here: the subagent modules stay out of the imports before the first frame.
+                from co_tui.session import DELEGATE_TOOL, subagent_pending
+
+                if event.tool_name == DELEGATE_TOOL:  # a subagent: its live block stands for the call
+                    await self._add_subagent(SubagentBlock(subagent_pending(event.tool_call_id, event.args)))
+                    return
                 block = ToolCallBlock(event.tool_name, event.tool_call_id, event.args)
                 self._tools[event.tool_call_id] = block
                 await self.log_view.add(block)
@@ -352,6 +352,7 @@ class ChatScreen(Screen[None]):
         are only its newest part (a preview from the store's rows); the log counts the rest as not
         shown here.
         """
+        from co_tui.session import DELEGATE_TOOL
         from co_tui.tui.transcript_view import first_screen, newest_entries
         from co_tui.tui.widgets.assistant_message import AssistantMessage
         from co_tui.tui.widgets.trim_banner import TrimBanner
