@@ -153,13 +153,31 @@ def removed_listing(
     return "\n".join([head, *_fit(newest_first, len(earlier) + dropped - start, room - len(head))])
 
 
+_SHORTEST_LINE = len(LISTED_PREFIX) + 2  # "- turn 1" and its newline
+
+
 def _fit(newest_first: Iterable[str], count: int, room: int) -> list[str]:
     """The newest of `count` lines (given newest first, taken only while they fit) that fit in `room`
-    characters, oldest first, after one line saying how many were left out."""
+    characters, oldest first, after one line saying how many were left out. All of them when they
+    fit in `room`: the note's 32 characters are kept free only when a line is left out — a note in
+    place of a short line made a smaller room's listing longer than a larger room's."""
     kept: list[str] = []
     used = 0
-    for line in newest_first:
+    lines = iter(newest_first)
+    for line in lines:
         if used + len(line) + 1 > room - 32:
+            # The rest goes in whole if it fits the full room; a line is rendered only while the rest
+            # could (each is at least "- turn N" and its newline), so at most 32 characters more.
+            tail = [line]
+            more = used + len(line) + 1
+            while len(kept) + len(tail) < count and more + (count - len(kept) - len(tail)) * _SHORTEST_LINE <= room:
+                extra = next(lines, None)
+                if extra is None:
+                    break
+                tail.append(extra)
+                more += len(extra) + 1
+            if more <= room and len(kept) + len(tail) == count:
+                kept.extend(tail)
             break
         kept.append(line)
         used += len(line) + 1

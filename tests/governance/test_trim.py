@@ -253,3 +253,33 @@ def test_a_cut_that_costs_more_tokens_than_it_saves_is_skipped():
     outputs = [p.content for m in split_turns(res.messages)[-1] for p in m.parts if p.part_kind == "tool-return"]
     assert outputs[0] == short and outputs[1].startswith("\n[…truncated, ")
     assert trim_tool_returns([*tool_turn("a", [short]), *chat_turn("b", "c")], 1).trimmed_parts == 0
+
+
+def test_a_short_listing_is_not_replaced_by_a_longer_not_listed_note():
+    """Hypothesis counterexample: under a small budget the listing's room (a tenth of the budget) kept
+    32 characters for "- (1 earlier turns not listed)" even when every line fit, so the note replaced
+    "- turn 1" and the cut to the newest turn cost more than the history (507 > 506 tokens): no cut
+    was made although one without the cap (the same listing, all lines fit) lowers the count."""
+    summary = (
+        "Documentation business documentation will other refund database then passenger before make any an"
+        " other was what more! When flight me an their make over like most other latency people was. Way"
+        " were will would he dependency transaction function throug"
+    )
+    history = [
+        system(make_text("json_min", 1118, 1)),
+        user(""),
+        make_summary_marker(63, 2, summary),
+        user("[:end])\n    "),
+        user('{\n  "results'),
+    ]
+    layout = segment(history)
+    assert len(layout.turns) == 3 and layout.markers
+    tokens = estimate_tokens(history)
+    budget = int(tokens * 0.75)
+    res = trim_to_recent_turns(history, budget)
+    assert res.trimmed and res.kept_turns == 1
+    assert res.tokens_after < tokens
+    listing = marker_info(res.messages[1])
+    assert listing is not None and listing.kind == "breadcrumb"
+    text = res.messages[1].parts[0].content
+    assert "not listed" not in text and "- turn 1" in text, text
