@@ -5,8 +5,12 @@ coming says why, and `trims on next send` is never said of a send that makes no 
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from pilot_helpers import send_prompt, wait_idle, wait_ready, wait_until
 from quiet_app import QuietApp
 
@@ -16,6 +20,16 @@ from co_tui.tui.widgets.context_meter import ahead_text
 from co_tui.tui.widgets.context_rows import row_lines
 
 SIZE = (100, 30)
+
+
+@pytest.fixture
+def workspace() -> Iterator[Path]:
+    """A workspace whose path has the same length under xdist or not: its path is in co-tui's
+    instructions, so the meter's figure in these snapshots would move with `popen-gw0/`."""
+    root = Path(tempfile.mkdtemp(prefix="tight-", dir=tempfile.gettempdir()))
+    (root / "workspace").mkdir()
+    yield root / "workspace"
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def _instructions(workspace: Path) -> None:
