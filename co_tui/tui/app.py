@@ -725,13 +725,17 @@ class CoTuiApp(App[int]):
         self.chat.show_truncated(tool_call_ids)
 
     def show_session(self, session: SessionPort) -> None:
-        """`ChatView.show_session`: the title bar and the meter's reading."""
+        """`ChatView.show_session`: the title bar and the meter's reading (none once the app quits:
+        the controller's awaits before it may outlast the chat screen)."""
+        if self._chat_gone():
+            return
         self._refresh_title(session)
         self.chat.meter.reading = session.meter_reading()
 
     def show_title(self, title: str) -> None:
-        """`ChatView.show_title`: the title bar."""
-        self.chat.title_bar.session_title = title
+        """`ChatView.show_title`: the title bar (none once the app quits)."""
+        if not self._chat_gone():
+            self.chat.title_bar.session_title = title
 
     def open_saved(self, session_id: str) -> None:
         """`ChatView.open_saved`: switch to that session, saved in the open one's catalog."""
