@@ -146,6 +146,23 @@ class Tmux:
         """The visible screen of session `t`, as text."""
         return self("capture-pane", "-p", "-t", "t")
 
+    def focused_row(self) -> str | None:
+        """The captured line (escape codes kept) of the row drawn focused, or None (the prompt has
+        it). A row is drawn focused when its `▸` starts a background; the gutter `▌` before it may
+        have a background of its own, so only the styles right before `▸` count."""
+        import re
+
+        for line in self("capture-pane", "-e", "-p", "-t", "t").splitlines():
+            if "▸" in line:
+                codes = re.search(r"(?:\x1b\[[0-9;]*m)*$", line[: line.index("▸")])
+                if codes is not None and "[48;" in codes.group():
+                    return line
+        return None
+
+    def row_focused(self, title: str) -> bool:
+        """Whether the row drawn focused has `title` (no styles inside it) on its line."""
+        return title in (self.focused_row() or "")
+
     def wait_for(self, text: str, *, gone: bool = False, timeout: float = 60) -> None:
         """Block until `text` is on the screen (or, `gone`, off it); fail showing the screen."""
         poll_until(

@@ -51,22 +51,6 @@ def _prompt_line(tmux: Tmux) -> str:
     return lines[top + 1].strip().strip("│").strip()
 
 
-def _drawn_focused(line: str) -> bool:
-    """Whether the row on this captured line (with its escape codes) is drawn focused: its `▸`
-    starts a background. The gutter `▌` before it may have a background of its own: only the
-    styles right before `▸` count."""
-    codes = re.search(r"(?:\x1b\[[0-9;]*m)*$", line[: line.index("▸")])
-    return codes is not None and "[48;" in codes.group()
-
-
-def _row_focused(tmux: Tmux, title: str) -> bool:
-    """Whether the row whose title holds `title` (no styles inside it) is drawn focused."""
-    for line in tmux("capture-pane", "-e", "-p", "-t", "t").splitlines():
-        if title in line and "▸" in line:
-            return _drawn_focused(line)
-    return False
-
-
 def _summary_banner_focused(tmux: Tmux) -> None:
     """Two turns, /compact (the offline summary loses items: `r` recovers), then shift+tab onto its banner."""
     tmux.submit("please look at notes_v7.md")
@@ -80,22 +64,14 @@ def _summary_banner_focused(tmux: Tmux) -> None:
     _focus_banner(tmux)
 
 
-def _focused_row(tmux: Tmux) -> str | None:
-    """The line of the row drawn focused (its `▸` on a background), or None (the prompt has it)."""
-    for line in tmux("capture-pane", "-e", "-p", "-t", "t").splitlines():
-        if "▸" in line and _drawn_focused(line):
-            return line
-    return None
-
-
 def _focus_banner(tmux: Tmux) -> None:
     """Shift+tab back from the prompt, a row at a time (each move waited for: a loaded host may draw
     it late), until the summary banner has focus; then wait for its key in the footer."""
     for _ in range(4):
-        before = _focused_row(tmux)
+        before = tmux.focused_row()
         _keys(tmux, "BTab")
-        poll_until(lambda b=before: _focused_row(tmux) != b, lambda: f"the focus to move up a row:\n{tmux.pane()}")
-        if "Conversation compacted" in (_focused_row(tmux) or ""):
+        poll_until(lambda b=before: tmux.focused_row() != b, lambda: f"the focus to move up a row:\n{tmux.pane()}")
+        if "Conversation compacted" in (tmux.focused_row() or ""):
             tmux.wait_for("r Recover lost item")
             return
     raise AssertionError(f"the banner never got focus:\n{tmux.pane()}")
@@ -146,7 +122,7 @@ def test_after_a_tool_row_is_opened_the_next_answer_is_followed(term) -> None:
     tmux.wait_for("I read lines")
     _keys(tmux, "BTab")
     poll_until(
-        lambda: _row_focused(tmux, "read_file"),
+        lambda: tmux.row_focused("read_file"),
         lambda: f"the tool row to take focus:\n{tmux('capture-pane', '-e', '-p', '-t', 't')!r}",
     )
     _keys(tmux, "Enter")

@@ -30,8 +30,9 @@ def test_a_hostile_file_read_and_opened_leaves_the_terminal_alone(tmp_path: Path
         tmux.wait_for("msgs")  # the meter: the session is ready
         tmux.submit("read evil.txt")
         tmux.wait_for("I read lines 1-1")  # the answer, quoting the file
-        tmux.wait_for("read_file")
+        tmux.wait_for("4/500 msgs")  # the turn is over (its answer may show before it ends)
         tmux("send-keys", "-t", "t", "BTab")  # onto the tool row (the newest focusable above the prompt)
+        poll_until(lambda: tmux.row_focused("read_file"), lambda: f"the tool row to take focus:\n{tmux.pane()}")
         tmux("send-keys", "-t", "t", "Enter")  # open it
         tmux.wait_for("result")
         poll_until(lambda: tmux.pane().count("\\x1b]0;REPO-PWNED") >= 2, lambda: f"the escapes shown:\n{tmux.pane()}")
