@@ -25,6 +25,39 @@ register_profiles()
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 
 
+@pytest.hookimpl(trylast=True)  # after `-m` and `-k` deselected theirs
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The `slow` tests first, dealt evenly over the workers' first tests. xdist's `worksteal` gives
+    each worker a contiguous share of this order and lets an idle one steal the end of another's
+    queue: in file order, a worker whose share held several tmux walks ran them one after another
+    while the others had finished, and the last minute of the suite was one or two workers busy.
+    Dealt out first, the long tests run side by side from the start and the short ones fill in
+    behind them. Tests sharing a module-scoped fixture stay together (on one worker it runs once).
+    Every worker computes the same order, as xdist requires."""
+    from itertools import islice
+
+    def group(item: pytest.Item) -> str:
+        defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+        shared = any(d and d[-1].scope == "module" for d in defs.values())
+        return item.nodeid.split("::")[0] if shared else item.nodeid
+
+    slow: dict[str, list[pytest.Item]] = {}
+    fast = []
+    for item in items:
+        (slow.setdefault(group(item), []) if item.get_closest_marker("slow") else fast).append(item)
+    if not slow:
+        return
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    left, order, rest = len(items), [], iter(fast)
+    groups = list(slow.values())
+    for k in range(workers):  # xdist's first hand-out: worker k gets the next `left // (workers - k)` tests
+        size = left // (workers - k)
+        left -= size
+        mine = [item for g in groups[k::workers] for item in g]
+        order += mine + list(islice(rest, max(0, size - len(mine))))
+    items[:] = order + list(rest)
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Freeze what collection built (every test module, Textual, pydantic-ai, Hypothesis): it lives
     as long as the worker, and a full collection would walk it again each time. The TUI runs one
