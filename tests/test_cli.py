@@ -89,6 +89,7 @@ def test_print_mode_saves_a_session_that_lists(fmt: str) -> None:
     assert "hello there" in listing.stdout
 
 
+@pytest.mark.slow
 def test_print_mode_on_a_terminal_has_no_pydantic_ai_banner() -> None:
     """pydantic-ai greets first runs on a TTY; print mode's output must be the answer alone."""
     import pty

@@ -30,6 +30,7 @@ sys.exit(asyncio.run(main()))
 """
 
 
+@pytest.mark.slow
 def test_a_blocked_thread_does_not_hold_the_exit(tmp_path: Path) -> None:
     """(With the standard executor, this process never ends: `asyncio.run` waits for the read.)"""
     fifo = tmp_path / "fifo"

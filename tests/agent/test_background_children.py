@@ -64,6 +64,7 @@ async def test_a_cancel_kills_the_command_and_its_setsid_child(tmp_path: Path) -
     )
 
 
+@pytest.mark.slow
 async def test_a_run_alive_when_co_tui_exits_is_killed_then(tmp_path: Path) -> None:
     """Quitting or losing the terminal while a command (or a hook) still runs: the process exits,
     and the command's processes, a `setsid` child included, go with it (`atexit`)."""

@@ -64,6 +64,7 @@ async def test_a_cancelled_hook_takes_its_setsid_child_with_it(tmp_path: Path) -
     )
 
 
+@pytest.mark.slow
 async def test_a_hook_gets_an_allow_listed_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-leak-0123456789")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-must-not-leak")
