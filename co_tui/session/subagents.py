@@ -365,4 +365,5 @@ class Delegations:
             cuts=len(child.history.ledger),
             elapsed_s=round(elapsed, 3),
             summary=finished_line(agent, outcome, figures, elapsed),
+            budget_tokens=child.budget_tokens,
         )
