@@ -273,8 +273,11 @@ def test_resume_hint_only_for_a_saved_session_with_turns(tmp_path: Path) -> None
     assert resume_hint(None) is None
 
 
-def _start_slow_turn(prompt: str, tmp_path: Path, data_dir: Path, *extra: str) -> subprocess.Popen[str]:
-    """A -p turn streamed slowly (the scenario: a signal or a second process lands mid-answer)."""
+def _start_slow_turn(
+    prompt: str, tmp_path: Path, data_dir: Path, *extra: str, delay: float = 0.2
+) -> subprocess.Popen[str]:
+    """A -p turn streamed slowly, `delay` s a word (the scenario: a signal or a second process lands
+    mid-answer)."""
     return start_co_tui(
         *extra,
         "-p",
@@ -282,7 +285,7 @@ def _start_slow_turn(prompt: str, tmp_path: Path, data_dir: Path, *extra: str) -
         "--output-format",
         "jsonl",
         cwd=tmp_path,
-        env={"CO_TUI_DATA_DIR": str(data_dir), "CO_TUI_OFFLINE_DELAY": "0.2"},
+        env={"CO_TUI_DATA_DIR": str(data_dir), "CO_TUI_OFFLINE_DELAY": str(delay)},
     )
 
 
@@ -345,7 +348,9 @@ def test_sigkill_after_a_tool_step_keeps_that_step(data_dir: Path, tmp_path: Pat
 def test_parallel_continue_refuses_the_second_writer(data_dir: Path, tmp_path: Path) -> None:
     first = co_tui("-p", "hello", cwd=tmp_path, data_dir=data_dir)
     assert first.returncode == 0, first.stderr
-    slow = _start_slow_turn("tell me a long story", tmp_path, data_dir, "--continue")
+    # 3 s a word: the answer outlasts the second co-tui's start-up on a loaded host too (at 0.2 s it
+    # once ended first, at load ~13, and the second then opened the session as it should).
+    slow = _start_slow_turn("tell me a long story", tmp_path, data_dir, "--continue", delay=3)
     try:
         _read_until(slow, "text_delta")  # it holds the session now
         second = co_tui("--continue", "-p", "second", cwd=tmp_path, data_dir=data_dir)
