@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pydantic_ai.models
 import pytest
+import textual.constants
 from support.examples import register_profiles
 from support.workspaces import write_tree
 
@@ -21,8 +22,12 @@ pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
 # Hypothesis profiles: `ci` by default (the counts the docs state), `dev` with HYPOTHESIS_PROFILE=dev.
 register_profiles()
 
-# Textual determinism for snapshot and pilot tests.
+# Textual determinism for snapshot and pilot tests: no animations, no spinner stepping on a clock.
+# pytest-textual-snapshot imports Textual before this module, and Textual reads the variable once at
+# its import (textual.constants): it ran every app with animations on, so a snapshot of a busy app
+# drew whichever spinner frame the clock had reached. The processes the tests start read the variable.
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+textual.constants.TEXTUAL_ANIMATIONS = textual.constants._get_textual_animations()
 
 
 @pytest.hookimpl(trylast=True)  # after `-m` and `-k` deselected theirs
