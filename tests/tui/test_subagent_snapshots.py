@@ -53,12 +53,8 @@ async def running(pilot) -> None:
     await wait_until(pilot, lambda: pilot.app.chat.query("SubagentBlock"), what="the block")
     block = pilot.app.chat.query_one("SubagentBlock")
     await wait_until(pilot, lambda: block.view.tool and block.view.tool[0] == "read_file", what="read_file running")
-    # The activity line follows the child's events on its own path: under load it still said
-    # `running delegate…` when the block already showed the read.
-    activity = pilot.app.chat.activity
-    await wait_until(
-        pilot, lambda: "read_file" in activity.label, what=lambda: f"the activity line: {activity.label!r}"
-    )
+    # The activity line follows the same event a callback later (its label is set, then drawn).
+    await wait_until(pilot, lambda: pilot.app.chat.activity.label == "explore-1: running read_file…", what="the label")
     await pilot.pause()
 
 
