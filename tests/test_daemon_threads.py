@@ -36,7 +36,7 @@ def test_a_blocked_thread_does_not_hold_the_exit(tmp_path: Path) -> None:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     try:
-        proc = run_python(BLOCKED_AT_EXIT, str(fifo), timeout=60)
+        proc = run_python(BLOCKED_AT_EXIT, str(fifo))
     finally:
         with contextlib.suppress(OSError):
             os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))  # frees a reader still blocked

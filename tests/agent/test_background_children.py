@@ -85,7 +85,7 @@ while not (up("sleep 205.0423") and up("sleep 305.0423")):
     time.sleep(0.01)
 sys.exit(0)
 """
-    proc = await asyncio.to_thread(run_python, code, timeout=60)
+    proc = await asyncio.to_thread(run_python, code)
     assert proc.returncode == 0, proc.stderr
     await until(
         lambda: not running("sleep 205.0423") and not running("sleep 305.0423"), "the run to be killed", timeout=10
