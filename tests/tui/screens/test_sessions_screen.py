@@ -439,6 +439,15 @@ def test_search_snapshot(snap_compare, make_host, store, workspace):
     async def search(pilot):
         await _listed(pilot)
         await _search(pilot, "handler")
+        # The field shown by `/` is laid out a frame later: under load the snapshot drew it as wide as
+        # its text (`│▎handler│`).
+        field = pilot.app.screen.query_one("#sessions-search")
+        await wait_until(
+            pilot,
+            lambda: field.size.width > 2 * len("handler"),  # its full width is the dialog's, ~90 columns
+            what=lambda: f"the search field laid out: {field.size}",
+        )
+        await pilot.pause()
 
     assert snap_compare(_picker(make_host, store, workspace), terminal_size=TERMINAL, run_before=search)
 
