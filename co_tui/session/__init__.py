@@ -68,6 +68,17 @@ _EXPORTS: dict[str, str] = {
     "Decision": "approvals",
     "MAIN_AGENT": "agent_ids",
     "CannotAsk": "approvals",
+    "Grant": "approvals",
+    "Permissions": "approvals",
+    # what the TUI's app and controller show (tui/): an `@path` mention, a grant's line, a summary's
+    # kept items, a mode typed, an eviction's line, the prices loaded before a first answer
+    "mentions": "co_tui.agent.mentions",
+    "escaped": "co_tui.agent.approval_text",
+    "kept_line": "co_tui.governance.summary_check",
+    "parse_mode": "co_tui.governance.compact_mode",
+    "evict_line": "eviction",
+    "preload_pricing": "cost",
+    "busy_line": "busy",
     # the events a session yields (events.py)
     "Event": "events",
     "Done": "events",
@@ -167,13 +178,18 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
+    from co_tui.agent.approval_text import escaped
+    from co_tui.agent.mentions import mentions
+    from co_tui.governance.compact_mode import parse_mode
+    from co_tui.governance.summary_check import kept_line
     from co_tui.session.agent_ids import MAIN_AGENT
-    from co_tui.session.approvals import ApprovalRequest, Approvals, CannotAsk, Decision
+    from co_tui.session.approvals import ApprovalRequest, Approvals, CannotAsk, Decision, Grant, Permissions
     from co_tui.session.ask_cut import PlannedCut
     from co_tui.session.ask_flow import CutAnswer, CutChoice, next_step, plan_before_send, planned_cut_rows
     from co_tui.session.bang import USER_SHELL_TOOL, bang_command
     from co_tui.session.banner import REASON_TEXT, banner_details, banner_line, strategy_text
     from co_tui.session.branching import BranchRow, RewindPoint, Rewound
+    from co_tui.session.busy import busy_line
     from co_tui.session.child_event import asking_agent
     from co_tui.session.child_record import SUBAGENT_KEY
     from co_tui.session.client_mcp import with_client_servers
@@ -191,7 +207,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.compact_mode import COMPACT_MODES, MODE_TEXT
     from co_tui.session.context_breakdown import CATEGORY_TITLES, ContextBreakdown, apportion
     from co_tui.session.conversation_counts import field_of
-    from co_tui.session.cost import RequestCost, cached_share, format_usd, session_cost_of
+    from co_tui.session.cost import RequestCost, cached_share, format_usd, preload_pricing, session_cost_of
     from co_tui.session.cut_message import cut_message
     from co_tui.session.events import (
         INTERRUPTED_MESSAGE,
@@ -209,6 +225,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         ToolResult,
         UsageUpdate,
     )
+    from co_tui.session.eviction import evict_line
     from co_tui.session.export import FORMATS, render_saved
     from co_tui.session.file_rewind import FilesBack
     from co_tui.session.history_rows import HistoryRows, read_history_rows

@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from co_tui.governance.refused import Refused, busy_line
+from co_tui.governance.refused import Refused
 from co_tui.session import file_rewind
 from co_tui.session.branching import (
     BranchRow,
@@ -30,6 +30,7 @@ from co_tui.session.branching import (
     prefix,
     rewind_points,
 )
+from co_tui.session.busy import busy_line
 from co_tui.session.file_rewind import FilesBack, files_back
 from co_tui.session.history import BranchState, Mark
 from co_tui.session.metering import anchor_meter

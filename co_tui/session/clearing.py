@@ -12,7 +12,8 @@ import uuid
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from co_tui.governance.refused import Refused, busy_line
+from co_tui.governance.refused import Refused
+from co_tui.session.busy import busy_line
 from co_tui.session.history import Edit
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from co_tui.session.gauge import Gauge
     from co_tui.session.history_reader import HistoryReader
 
-__all__ = ["compact_preview_of", "next_cut_of", "plan_evict"]
+__all__ = ["compact_preview_of", "evict_line", "next_cut_of", "plan_evict"]
 
 
 def plan_evict(history: HistoryReader, gauge: Gauge, index: int) -> Edit:
@@ -42,6 +42,16 @@ def plan_evict(history: HistoryReader, gauge: Gauge, index: int) -> Edit:
         event = replace(event, note=f"{event.note}; {CACHE_WARNING}")
     # What /undo puts back (docs/context-governance.md, "Undo a cut").
     return Edit(event=event, context=result.messages, record=history.cut_record(history.context))
+
+
+def evict_line(event: HistoryTrimmed) -> str:
+    """The line a front end shows where the user evicted (the inspector's): what went, as the banner
+    says it, and — when `plan_evict` gave the event the prompt-cache warning (the session's first
+    eviction) — that warning. The front end shows it as it is; the warning is the plan's to decide."""
+    from co_tui.session.banner import banner_line
+
+    line = banner_line(event).removeprefix("✂ ")
+    return f"{line}. Note: {CACHE_WARNING}." if CACHE_WARNING in (event.note or "") else line
 
 
 def next_cut_of(history: HistoryReader, gauge: Gauge, messages: Sequence[Any] | None = None) -> NextCut | None:

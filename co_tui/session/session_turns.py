@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from co_tui.agent.mentions import AT, Attachments, attach, priced
 from co_tui.session.ask_cut import plan_send
 from co_tui.session.bang import BANG
+from co_tui.session.busy import busy_line
 from co_tui.session.events import Done, ErrorEvent, Event, Notice
 from co_tui.text import mend_surrogates
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SessionTurns"]
 
-BUSY_TURN = "a turn is already running"
+BUSY_TURN = busy_line("sending a prompt")
 
 
 class SessionTurns:

@@ -48,6 +48,16 @@ KEYS: tuple[KeySpec, ...] = (
 )
 
 
+_COMMAND_ACTIONS = frozenset(command.action for command in COMMANDS)
+
+
+def binding_action(action: str) -> str:
+    """The app action a key of `KEYS` is bound to: a command's key runs the command through the
+    table, as `/name` does (`CoTuiApp.action_command`, tui/command_dispatch.py); any other key its
+    own app action."""
+    return f"app.command({action!r})" if action in _COMMAND_ACTIONS else f"app.{action}"
+
+
 @dataclass(frozen=True)
 class PromptFormSpec:
     """Something typed at the start of the prompt (or in it) that is not sent as it is."""
@@ -87,6 +97,7 @@ __all__ = [
     "CommandSpec",
     "KeySpec",
     "PromptFormSpec",
+    "binding_action",
     "closest_command",
     "complete",
     "find_command",
