@@ -381,10 +381,6 @@ class CoTuiApp(App[int]):
         session = self.session
         self.opening.switch(session_id, session.catalog if session is not None else None)
 
-    def switch_session(self, session_id: str, store: Any = None) -> None:
-        """Open saved session `session_id` in place of the current one (`SessionOpening.switch`)."""
-        self.opening.switch(session_id, store)
-
     def fail_to_start(self, message: str, exit_code: int) -> None:
         """`ChatHost.fail_to_start`: exit with `exit_code`; `run_app` prints `message` (kept in `failure`)
         once the terminal is restored."""

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from co_tui.session import busy_line
 from co_tui.tui.activity_label import INTERRUPTING, THINKING, next_activity_label, shell_activity
+from co_tui.tui.saved_conversation import show_conversation, show_saved, show_truncated
 
 if TYPE_CHECKING:
     from co_tui.session import CutAnswer, Event, HistoryTrimmed, SessionPort
@@ -230,9 +231,7 @@ class ChatController:
         if refused:  # over the model's window, not sent: the text goes back for editing
             view.mark_unsent(prompt)  # it read `sent in full` above `not sent: …`
             view.restore_prompt(prompt)
-        from co_tui.tui.transcript_view import truncated_tool_call_ids
-
-        view.show_truncated(truncated_tool_call_ids(session.context))
+        show_truncated(view, session)
         self.send_queued()
 
     async def _run_shell(self, text: str, command: str) -> None:
@@ -359,8 +358,8 @@ class ChatController:
         `banners` may be only those among `items`; `cuts` is then the whole ledger's length."""
         if self.session is not None:  # a ready session shows itself
             return
-        await self._show_conversation(
-            session_id, title, items, banners, turns=turns, messages=messages, entries=entries
+        await show_conversation(
+            self.view, session_id, title, items, banners, turns=turns, messages=messages, entries=entries
         )
         self.shown = Shown(session_id, messages, len(banners) if cuts is None else cuts)
 
@@ -383,12 +382,12 @@ class ChatController:
             == (session.id, len(session.transcript), len(session.ledger))
         ):
             # The same conversation is on screen: no remount, only the badges (they need the context).
-            self._show_truncated()
+            show_truncated(view, session)
         else:
             if previous is not None or session.transcript or shown is not None:
                 await view.clear_log()
             if session.transcript or session.ledger:
-                await self.show_saved()
+                await show_saved(view, session)
             else:
                 await view.add_notice(
                     f"New conversation in {self.workspace.name or self.workspace} · "
@@ -425,60 +424,6 @@ class ChatController:
         else:
             await self.view.show_event(ErrorEvent(message=message, kind="config"))
         self.send_queued()
-
-    async def show_saved(self, *, notice: bool = True) -> None:
-        """Show the session's newest entries; the counts come from the session (the store's for a
-        resumed one), so only the newest messages of a long transcript are decoded. `notice`: the
-        "Resumed" line after them."""
-        from co_tui.tui.transcript_view import RESUME_ENTRIES, newest_window
-
-        session = self.session
-        assert session is not None
-        counts = session.conversation_counts()
-        positions, ledger = list(session.ledger_positions), list(session.ledger)
-        start, items = newest_window(session.transcript, positions, RESUME_ENTRIES)
-        await self._show_conversation(
-            session.id,
-            session.title,
-            items,
-            [(at, event) for at, event in zip(positions, ledger, strict=False) if at >= start],
-            turns=counts.turns,
-            messages=len(session.transcript),
-            entries=counts.items + len(ledger),
-            notice=notice,
-        )
-        self._show_truncated()
-
-    async def _show_conversation(
-        self,
-        session_id: str,
-        title: str,
-        items: list[Item],
-        banners: list[Any],
-        *,
-        turns: int,
-        messages: int,
-        entries: int | None = None,
-        notice: bool = True,
-    ) -> None:
-        """Mount a saved conversation's newest entries (banners at their cuts) and the "Resumed"
-        line (`notice`). `entries`: the whole conversation's, when `items` are only its newest part."""
-        self.view.show_title(title)
-        # One mount for the newest entries, banners at their cuts (not one mount per ledger event).
-        await self.view.show_items(items, banners, entries=entries)
-        if not notice:
-            return
-        from co_tui.text import plural
-
-        name = title or session_id[:8]
-        await self.view.add_notice(f"Resumed “{name}” · {plural(turns, 'turn')} · {plural(messages, 'message')}")
-
-    def _show_truncated(self) -> None:
-        """The `truncated` badges of the tool calls whose output the model now sees shortened."""
-        from co_tui.tui.transcript_view import truncated_tool_call_ids
-
-        assert self.session is not None
-        self.view.show_truncated(truncated_tool_call_ids(list(self.session.context)))
 
 
 def internal_error(error: BaseException) -> Event:

@@ -235,7 +235,12 @@ class SessionOpening:
         release_collections_after_start_up()
         if self.chat.gone:  # quit while the session was loading
             return
-        await self.controller.session_ready(session)
+        try:
+            await self.controller.session_ready(session)
+        except Exception:
+            if not self.chat.gone:
+                raise
+            return  # the app quit while the session was being shown: nothing is left to show it on
         self.mentions.price(again=True)  # `@path` typed while it loaded
         self.app.call_after_refresh(self._preload_pricing)  # once the ready session is on screen
         self.app.call_after_refresh(self._mount_earlier)

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from co_tui.session import Refused
+from co_tui.tui.saved_conversation import show_saved
 
 if TYPE_CHECKING:
     from co_tui.session import HistoryTrimmed
@@ -229,5 +230,5 @@ class SteeringIntents:
         assert session is not None
         view.show_session(session)
         await view.clear_log()
-        await controller.show_saved(notice=False)
+        await show_saved(view, session, notice=False)
         await view.show_event(session.meter_reading())

@@ -135,6 +135,6 @@ async def test_opening_another_session_starts_with_no_grants(workspace: Path) ->
         first = app.session
         app.approvals.permissions.grant(offer("edit_file", ""))
         assert app.approvals.permissions.allowing("write_file", "") is not None
-        app.switch_session("b" * 32)
+        app.opening.switch("b" * 32)
         await wait_until(pilot, lambda: app.session is not first, what="switched")
         assert app.approvals.permissions.grants == []
