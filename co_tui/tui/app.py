@@ -3,10 +3,11 @@
 Its parts, one concern each (docs/architecture.md has the picture):
 
 - `ChatController` (tui/controller.py, no Textual) owns the session, the running job, the prompts
-  waiting for a session and the state of opening one; its `steering` (tui/steering_intents.py)
-  carries out undo, pin, evict, recover, clear, rewind, fork and branch switches;
-- `CoTuiApp` (here) routes keys, implements the controller's `ChatHost` (jobs as Textual workers,
-  dialogs: shell approval, the ask-before-cut dialog, the inspector) and asks the user;
+  waiting for a session and the state of opening one; `SteeringIntents` (tui/steering_intents.py)
+  carries out undo, pin, evict, recover, clear, rewind, fork and branch switches on it;
+- `CoTuiApp` (here) routes keys (tui/typing_routes.py), implements the controller's `ChatHost` (jobs
+  as Textual workers, dialogs: the ask-before-cut dialog, the inspector) and asks the user
+  (tui/approval_asking.py);
 - `SessionOpening` (tui/session_opening.py) loads the settings and opens sessions in a thread worker;
 - `CommandActions` (tui/command_actions.py) is what each slash command does, run by the session's
   command table (tui/command_dispatch.py) for typed commands, palette picks and command keys;

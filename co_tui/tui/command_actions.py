@@ -103,7 +103,7 @@ class CommandActions:
         from co_tui.session import COMPACT_MODES, MODE_TEXT, parse_mode
 
         controller = self.controller
-        session = controller.ready_for("/compact-mode")
+        session = controller.ready_for("/compact-mode", idle=False)
         if session is None:
             return
         nxt = COMPACT_MODES[(COMPACT_MODES.index(session.compact_mode) + 1) % len(COMPACT_MODES)]
@@ -140,7 +140,7 @@ class CommandActions:
 
     def rewind(self) -> None:
         """Esc Esc, /rewind: pick an earlier prompt to go back to (the points are read in a thread)."""
-        session = self.controller.ready_and_idle("/rewind")
+        session = self.controller.ready_for("/rewind")
         if session is not None:
 
             def read() -> tuple[list[RewindPoint], dict[int, Any]]:
@@ -190,7 +190,7 @@ class CommandActions:
 
     def show_branches(self) -> None:
         """/branches: the conversation tree; Enter switches to a branch (read in a thread)."""
-        session = self.controller.ready_and_idle("/branches")
+        session = self.controller.ready_for("/branches")
         if session is not None:
             self._read_then_show(session.branches, self._show_branches, "the branches")
 
@@ -210,7 +210,7 @@ class CommandActions:
     def show_history(self) -> None:
         """f2, /history: the history inspector (what the model sees vs the whole transcript)."""
         app = self.app
-        session = self.controller.ready_for("/history")
+        session = self.controller.ready_for("/history", idle=False)
         if session is None:
             return
         from co_tui.tui.screens.history import HistoryScreen
@@ -219,7 +219,7 @@ class CommandActions:
 
     def show_context(self) -> None:
         """/context: what the next request holds, by category (instructions, tools, messages …)."""
-        session = self.controller.ready_for("/context")
+        session = self.controller.ready_for("/context", idle=False)
         if session is None:
             return
         from co_tui.tui.screens.context import ContextScreen
@@ -241,7 +241,7 @@ class CommandActions:
         """/mcp: the MCP servers, their status, tools and schema token cost; `/mcp restart NAME`
         closes a server and starts it again (a failed one too), with one line saying so."""
         app = self.app
-        session = self.controller.ready_for("/mcp")
+        session = self.controller.ready_for("/mcp", idle=False)
         if session is None:
             return
         if args:
@@ -257,7 +257,7 @@ class CommandActions:
 
     def show_agents(self) -> None:
         """/agents: the agents the model can delegate to, and the definition files refused."""
-        session = self.controller.ready_for("/agents")
+        session = self.controller.ready_for("/agents", idle=False)
         if session is not None:
             self.controller.host.spawn(self.chat.add_notice("\n".join(session.agents_listing())))
 
@@ -270,7 +270,7 @@ class CommandActions:
     def show_sessions(self) -> None:
         """/sessions: pick a saved session to resume."""
         app = self.app
-        session = self.controller.ready_and_idle("/sessions")
+        session = self.controller.ready_for("/sessions")
         if session is None:
             return
         catalog = session.catalog
@@ -296,11 +296,11 @@ class CommandActions:
         agent is built in a thread: it imports the provider's SDK)."""
         controller = self.controller
         if not name:
-            session = controller.ready_for("/model")
+            session = controller.ready_for("/model", idle=False)
             if session is not None:
                 offline = " (offline, built in)" if session.is_offline else ""
                 await controller.view.add_notice(f"Model: {session.model_name}{offline} · /model NAME switches")
-        elif controller.ready_and_idle("/model") is not None:
+        elif controller.ready_for("/model") is not None:
             switch = partial(self._switch_model, name)
             self.app.run_worker(switch, thread=True, group="session", exit_on_error=False)
 

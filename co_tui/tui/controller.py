@@ -93,18 +93,14 @@ class ChatController:
             return busy_line(what)
         return ""
 
-    def ready_for(self, what: str, *, idle: bool = False) -> SessionPort | None:
-        """The open session when `what` may run now (`idle`: also no job running); else None, and
-        `why_not`'s line as the hint."""
+    def ready_for(self, what: str, *, idle: bool = True) -> SessionPort | None:
+        """The open session when `what` may run now (`idle`: also no job running, as for anything
+        that changes the session); else None, and `why_not`'s line as the hint."""
         line = self.why_not(what, idle=idle)
         if line:
             self.view.show_hint(line, info=self.session is None or self.opening_id is not None)
             return None
         return self.session
-
-    def ready_and_idle(self, what: str) -> SessionPort | None:
-        """`ready_for(what, idle=True)`: the open session when no job runs, else None with a hint."""
-        return self.ready_for(what, idle=True)
 
     # --- turns -----------------------------------------------------------------------------------
 
@@ -304,13 +300,13 @@ class ChatController:
 
     def compact(self, focus: str | None) -> None:
         """ctrl+k, /compact [focus]: summarise the conversation into a short recap."""
-        if self.ready_and_idle("/compact") is not None:
+        if self.ready_for("/compact") is not None:
             self.start("compact", self._run_compact(focus))
 
     def compact_summary(self, focus: str | None) -> str | None:
         """The /compact confirmation's text (what will be summarised, the estimated size after), or
         None with a hint when it cannot run now or there is nothing to compact."""
-        session = self.ready_and_idle("/compact")
+        session = self.ready_for("/compact")
         if session is None:
             return None
         preview = session.compact_preview()

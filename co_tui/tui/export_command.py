@@ -44,7 +44,7 @@ def export(controller: ChatController, args: str = "") -> None:
     except ValueError as exc:
         controller.view.show_hint(str(exc))
         return
-    session = controller.ready_for("/export")
+    session = controller.ready_for("/export", idle=False)
     if session is None:
         return
     if not session.saved or not session.transcript:

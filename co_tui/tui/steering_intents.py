@@ -47,7 +47,7 @@ class SteeringIntents:
         """/undo, `u` on a Trims row: undo the newest cut still in effect (or ledger entry `cut`,
         0-based, and every cut after it). Shows the `restore` banner and the meter; a refusal is a
         hint. Returns the line to show where the user is (empty when it cannot run now)."""
-        session = self.controller.ready_and_idle("/undo")
+        session = self.controller.ready_for("/undo")
         if session is None:
             return ""
         return await self._steer(lambda: session.undo(cut))
@@ -56,7 +56,7 @@ class SteeringIntents:
         """`r` on a summary banner: bring `item`, which `event`'s summary lost, back as a verbatim
         excerpt at the end of the context (the session saves, off the UI loop). Shows the new banner
         and the meter; a refusal is a hint. Returns the line shown."""
-        session = self.controller.ready_and_idle("recovering an item")
+        session = self.controller.ready_for("recovering an item")
         if session is None:
             return ""
         ledger = list(session.ledger)
@@ -84,7 +84,7 @@ class SteeringIntents:
         """`p` on a message (its turn; again: unpin), /pin (`index` None: the newest turn). The pin
         is saved in a thread; the meter shows the pinned tokens. Returns the line to show (a
         refusal, with its figures, is also a hint)."""
-        session = self.controller.ready_and_idle("/pin")
+        session = self.controller.ready_for("/pin")
         if session is None:
             return ""
         change = await self._attempt(lambda: session.pin_newest() if index is None else session.toggle_pin(index))
@@ -118,7 +118,7 @@ class SteeringIntents:
 
     def clear_summary(self) -> str | None:
         """The /clear confirmation's text, or None (with a hint) when it cannot run now."""
-        session = self.controller.ready_and_idle("/clear")
+        session = self.controller.ready_for("/clear")
         if session is None:
             return None
         from co_tui.tui.screens.confirm_clear import clear_summary
@@ -157,7 +157,7 @@ class SteeringIntents:
     def rewind(self, position: int, *, conversation: bool = True, code: bool = False) -> None:
         """The rewind picker's choice: put the agent's file edits after the prompt at `position` back
         (`code`), and/or go back to just before it (`conversation`: its text returns to the input)."""
-        if self.controller.ready_and_idle("/rewind") is not None:
+        if self.controller.ready_for("/rewind") is not None:
             self.controller.start("branch", self._run_rewind(position, conversation, code))
 
     async def _run_rewind(self, position: int, conversation: bool, code: bool) -> None:
@@ -185,7 +185,7 @@ class SteeringIntents:
         """/fork [title], `f` in the rewind picker: a new saved session from now (or from just before
         the prompt at `position`), opened in place of this one, which stays as it is; `prompt`
         goes into the input once it is open."""
-        if self.controller.ready_and_idle("/fork") is not None:
+        if self.controller.ready_for("/fork") is not None:
             self.controller.start("branch", self._run_fork(title, position, prompt))
 
     async def _run_fork(self, title: str | None, position: int | None, prompt: str | None) -> None:
@@ -204,7 +204,7 @@ class SteeringIntents:
 
     def switch_branch(self, branch: int) -> None:
         """`/branches` Enter: make `branch` the one in use, its context as it was left."""
-        if self.controller.ready_and_idle("/branches") is not None:
+        if self.controller.ready_for("/branches") is not None:
             self.controller.start("branch", self._run_switch(branch))
 
     async def _run_switch(self, branch: int) -> None:
