@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from co_tui.session import busy_line
 from co_tui.tui.activity_label import INTERRUPTING, THINKING, next_activity_label, shell_activity
 from co_tui.tui.saved_conversation import show_conversation, show_saved, show_truncated
 
@@ -90,6 +89,8 @@ class ChatController:
         if self.opening_id is not None:
             return f"{what}: a session is opening"
         if idle and self.job is not None:
+            from co_tui.session import busy_line
+
             return busy_line(what)
         return ""
 
