@@ -449,7 +449,7 @@ def _capped_transport(transport: Any) -> Any:
 def _server(name: str, source: str, transport: Any, call_timeout_s: float) -> McpServer:
     from pydantic_ai.mcp import MCPToolset
 
-    from co_tui.session.redaction import add_secrets
+    from co_tui.redaction import add_secrets
 
     # Whatever a server is given to authenticate is a secret wherever it shows up again (its stderr,
     # an output, the transcript), whatever the variable or header is called.
@@ -486,7 +486,7 @@ def _plainly_not_secret(value: str) -> bool:
 
 def redacted(text: str) -> str:
     """`text` without any credential co-tui knows of (the environment's, the servers' env and headers)."""
-    from co_tui.session.redaction import redact_text, secret_env_values
+    from co_tui.redaction import redact_text, secret_env_values
 
     return redact_text(text, secret_env_values())
 

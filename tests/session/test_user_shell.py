@@ -18,7 +18,7 @@ from co_tui.governance.recall import recall_output
 from co_tui.governance.turns import check_pairing, split_turns
 from co_tui.session.bang import USER_SHELL_TOOL, bang_command
 from co_tui.session.chat import ChatSession
-from co_tui.session.opening import open_store
+from co_tui.session.opening import open_store, resume_session
 from co_tui.session.user_shell import shell_exchange
 
 
@@ -169,7 +169,7 @@ async def test_saved_and_resumed(tmp_path: Path) -> None:
     await collect(session.run_shell_command("echo hi"))
     session.release_claim()
     assert session.store is not None
-    resumed = ChatSession.resume(
+    resumed = resume_session(
         load_settings(), workspace=tmp_path, store=session.store, session_id=session.id, model=seeing_model([])
     )
     assert [type(m) for m in resumed.transcript] == [ModelRequest, ModelResponse, ModelRequest]
