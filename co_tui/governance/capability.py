@@ -30,7 +30,8 @@ from pydantic_ai.messages import CapabilityEvent, ModelMessage, ModelResponse
 from co_tui.governance.compact_mode import CutPermission, past_window_line
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.hook_port import CompactHooks, PreCompactResult, Trigger
-from co_tui.governance.policy import OFFLOAD_MIN_MESSAGES, GovernancePolicy, Governor, PolicyOutcome
+from co_tui.governance.policy import OFFLOAD_MIN_MESSAGES, Governor, PolicyOutcome
+from co_tui.governance.policy_settings import GovernancePolicy
 from co_tui.governance.recall_offer import offer_recall
 from co_tui.governance.tokens import estimate_text_tokens, estimate_tokens
 

@@ -25,7 +25,8 @@ from co_tui.agent.models import context_window_of, is_offline, resolve_model
 from co_tui.governance.capability import ContextGovernance
 from co_tui.governance.compact_mode import CompactMode, SendChoice, cut_permission
 from co_tui.governance.meter import TokenMeter
-from co_tui.governance.policy import GovernancePolicy, Governor
+from co_tui.governance.policy import Governor
+from co_tui.governance.policy_settings import GovernancePolicy
 from co_tui.session.compact_hooks import compact_hooks_of
 from co_tui.session.compact_mode import OffNotice
 from co_tui.session.events import Notice

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from co_tui.governance.capability import hook_payload, post_payload
 from co_tui.governance.pins import compact_around_pins
-from co_tui.governance.policy import with_hook_instructions
 from co_tui.governance.refused import busy_line
+from co_tui.governance.summary_step import with_hook_instructions
 from co_tui.session.compaction import plan_compact
 from co_tui.session.events import Done, DoneReason, ErrorEvent, Event, Notice
 from co_tui.session.eviction import compact_preview_of

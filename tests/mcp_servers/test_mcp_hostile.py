@@ -16,7 +16,8 @@ import pytest
 from pilot_helpers import poll_until
 from support.turns import collect
 
-from co_tui.agent.mcp_servers import load_mcp_servers, mcp_overview
+from co_tui.agent.mcp_config import load_mcp_servers
+from co_tui.agent.mcp_servers import mcp_overview
 from co_tui.config import load_settings
 from co_tui.redaction import secret_env_values
 from co_tui.session.chat import ChatSession
