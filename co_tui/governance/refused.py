@@ -2,22 +2,17 @@
 
 One wording rule for every refusal: `str()` is one line the user sees as it is — lower case first,
 no full stop at the end; it says what was refused and why, and, when the user can do something
-about it, what (`busy_line`). The subclasses only name the operation (`UndoRefused`, `PinRefused`,
+about it, what (a busy refusal is the session's: `session/wording.busy_line`). The subclasses only name the operation (`UndoRefused`, `PinRefused`,
 `RecoverRefused`, `EvictRefused`); a front end catches `Refused`.
 """
 
 from __future__ import annotations
 
-__all__ = ["PinRefused", "Refused", "busy_line"]
+__all__ = ["PinRefused", "Refused"]
 
 
 class Refused(ValueError):
     """An operation on the context the session refuses; `str()` is the one line the user sees."""
-
-
-def busy_line(doing: str) -> str:
-    """The refusal of an operation asked while a turn runs (`doing`: "undoing a cut", "pinning")."""
-    return f"wait for the running turn to finish (or press Esc) before {doing}"
 
 
 class PinRefused(Refused):

@@ -22,7 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from co_tui.governance.refused import Refused, busy_line
+from co_tui.governance.refused import Refused
+from co_tui.session.wording import busy_line
 
 if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed

@@ -25,7 +25,7 @@ from co_tui.session.busy import Busy
 from co_tui.session.child_agent import ChildRun
 from co_tui.session.clearing import Clearing
 from co_tui.session.compact_run import Compaction
-from co_tui.session.eviction import next_cut_of, plan_evict
+from co_tui.session.eviction import plan_evict, plan_next_cut
 from co_tui.session.file_checkpoints import session_file_edits
 from co_tui.session.history import History, HistoryViews
 from co_tui.session.lifecycle import SessionLifecycle
@@ -198,9 +198,9 @@ class ChatSession(HistoryViews):
         """Run one user turn; its events, ending with `Done`; never raises (`SessionTurns.run_turn`)."""
         return self.turns.run_turn(prompt, choice)
 
-    def run_shell_command(self, command: str) -> AsyncIterator[Event]:
-        """`!command`: its events, ending with `Done`; never raises (`SessionTurns.run_shell_command`)."""
-        return self.turns.run_shell_command(command)
+    def run_user_shell(self, command: str) -> AsyncIterator[Event]:
+        """`!command`: its events, ending with `Done`; never raises (`SessionTurns.run_user_shell`)."""
+        return self.turns.run_user_shell(command)
 
     def attachments(self, prompt: str) -> Attachments:
         """What the `@path` mentions of `prompt` attach, priced. Blocking."""
@@ -216,8 +216,8 @@ class ChatSession(HistoryViews):
         return self.metering.gauge()
 
     def next_cut(self) -> NextCut | None:
-        """What the next automatic cut would do (`eviction.next_cut_of`); None in `compact_mode` off."""
-        return None if self.compact_mode == "off" else next_cut_of(self.history, self.gauge())
+        """What the next automatic cut would do (`eviction.plan_next_cut`); None in `compact_mode` off."""
+        return None if self.compact_mode == "off" else plan_next_cut(self.history, self.gauge())
 
     async def evict(self, index: int) -> HistoryTrimmed:
         """Remove message `index`'s tool output, or its older turn, from the context (`plan_evict`)."""

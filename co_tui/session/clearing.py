@@ -14,10 +14,11 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from co_tui.governance.refused import Refused, busy_line
+from co_tui.governance.refused import Refused
 from co_tui.governance.undo import UndoRefused
-from co_tui.session.compaction import clear_preview_of
+from co_tui.session.compaction import plan_clear_preview
 from co_tui.session.history import Edit
+from co_tui.session.wording import busy_line
 
 if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
@@ -42,7 +43,7 @@ class Clearing:
 
     def preview(self) -> HistoryTrimmed:
         """The event `/clear` would emit now: the dialog and the banner give the same figures."""
-        return clear_preview_of(self._saves.history, self._gauge())
+        return plan_clear_preview(self._saves.history, self._gauge())
 
     async def clear(self) -> HistoryTrimmed:
         """Clear the conversation (`clear_conversation`); remember the one left, if it held anything."""

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from co_tui.session.gauge import Gauge
     from co_tui.session.history_reader import HistoryReader
 
-__all__ = ["compact_preview_of", "next_cut_of", "plan_evict"]
+__all__ = ["plan_compact_preview", "plan_next_cut", "plan_evict"]
 
 
 def plan_evict(history: HistoryReader, gauge: Gauge, index: int) -> Edit:
@@ -44,7 +44,7 @@ def plan_evict(history: HistoryReader, gauge: Gauge, index: int) -> Edit:
     return Edit(event=event, context=result.messages, record=history.cut_record(history.context))
 
 
-def next_cut_of(history: HistoryReader, gauge: Gauge, messages: Sequence[Any] | None = None) -> NextCut | None:
+def plan_next_cut(history: HistoryReader, gauge: Gauge, messages: Sequence[Any] | None = None) -> NextCut | None:
     """What the next automatic cut of `messages` (default: the context) would do, by the session's
     own policy, overhead and summariser cooldown — no model call (`preview_next_cut`)."""
     return preview_next_cut(
@@ -54,7 +54,7 @@ def next_cut_of(history: HistoryReader, gauge: Gauge, messages: Sequence[Any] | 
     )
 
 
-def compact_preview_of(history: HistoryReader, gauge: Gauge) -> HistoryTrimmed | None:
+def plan_compact_preview(history: HistoryReader, gauge: Gauge) -> HistoryTrimmed | None:
     """What `/compact` would summarise now and the estimated size after (`compact_estimate`), in the
     meter's figures like `/clear`'s preview: its dialog counts what the meter beside it shows."""
     overhead = gauge.overhead_tokens

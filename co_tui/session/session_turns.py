@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 from co_tui.agent.mentions import AT, Attachments, attach, priced
 from co_tui.session.ask_cut import plan_send
-from co_tui.session.bang import BANG
 from co_tui.session.events import Done, ErrorEvent, Event, Notice
+from co_tui.session.user_shell_prompt import USER_SHELL_PREFIX
 from co_tui.text import mend_surrogates
 
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ class SessionTurns:
         finally:
             self.busy.running = False
 
-    async def run_shell_command(self, command: str) -> AsyncIterator[Event]:
+    async def run_user_shell(self, command: str) -> AsyncIterator[Event]:
         """`!command`: ask as `run_shell` asks, run `command`, add the exchange to the history
         (`user_shell.shell_exchange`: governed like any tool output) and save it; end with the meter
         and `Done`."""
@@ -111,7 +111,7 @@ class SessionTurns:
         try:
             async for event in self.shell.run(command, self.runner.append_to_context):
                 if isinstance(event, Done) and not event.failed:
-                    save_error = await asyncio.to_thread(self.saves.save_turn, f"{BANG}{command}")
+                    save_error = await asyncio.to_thread(self.saves.save_turn, f"{USER_SHELL_PREFIX}{command}")
                     if save_error is not None:
                         yield save_error
                     yield self.metering.reading()

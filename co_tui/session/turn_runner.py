@@ -23,15 +23,16 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 
 from co_tui.agent.errors import describe_error
 from co_tui.governance.capability import (
+    CutPastWindowEvent,
     GovernanceNoticeEvent,
     HistoryTrimmedEvent,
+    HookVetoEvent,
     OversizedTurnEvent,
     PinsOverBudgetEvent,
 )
 from co_tui.governance.compact_mode import SendChoice
 from co_tui.governance.handles import stamp_handles
 from co_tui.governance.markers import tag_fused_markers
-from co_tui.governance.pins import pins_over_budget_line
 from co_tui.governance.preview import preview_big_outputs
 from co_tui.session.answer_cap import AnswerCap, cap_line, cap_notice, capped_history
 from co_tui.session.child_event import ChildEvent
@@ -48,6 +49,7 @@ from co_tui.session.events import (
 from co_tui.session.history import Edit
 from co_tui.session.oversize import refuse_oversized_prompt, sent_whole
 from co_tui.session.stream_map import map_stream_event
+from co_tui.session.wording import past_window_line, pins_over_budget_line, veto_line
 
 if TYPE_CHECKING:
     from pydantic_ai import AgentRunEvents
@@ -184,6 +186,12 @@ class TurnRunner:
                             continue
                         if isinstance(event, PinsOverBudgetEvent):  # said once: no cut is made meanwhile
                             yield Notice(message=pins_over_budget_line(event.pinned_tokens, event.budget_tokens))
+                            continue
+                        if isinstance(event, CutPastWindowEvent):  # compact_mode ask, mid-turn
+                            yield Notice(message=past_window_line(event.tokens, event.window_tokens))
+                            continue
+                        if isinstance(event, HookVetoEvent):
+                            yield Notice(message=veto_line(event.honoured))
                             continue
                         if isinstance(event, AgentRunResultEvent):
                             run_messages = event.result.all_messages()

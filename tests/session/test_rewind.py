@@ -20,7 +20,7 @@ from support.turns import collect, run_turn
 from co_tui.config import load_settings
 from co_tui.governance.refused import Refused
 from co_tui.session import migrations
-from co_tui.session.branching import RewindRefused
+from co_tui.session.branching import BranchMoveRefused
 from co_tui.session.chat import ChatSession
 from co_tui.session.opening import resume_session
 from co_tui.store.session_store import SessionStore
@@ -111,9 +111,9 @@ async def test_refused_in_one_line_while_a_turn_runs_and_for_old_prompts(tmp_pat
     with pytest.raises(Refused):
         await session.switch_branch(0)
     session.gate.running = False
-    with pytest.raises(RewindRefused, match="no prompt|cannot be rewound"):
+    with pytest.raises(BranchMoveRefused, match="no prompt|cannot be rewound"):
         await session.rewind(1)  # the answer, not a prompt
-    with pytest.raises(RewindRefused, match="one in use"):
+    with pytest.raises(BranchMoveRefused, match="one in use"):
         await session.switch_branch(0)
     # A session saved before marks were kept: its prompts are listed but not rewindable.
     session.release_claim()
@@ -122,7 +122,7 @@ async def test_refused_in_one_line_while_a_turn_runs_and_for_old_prompts(tmp_pat
     old = resume_session(session.settings, workspace=ws, store=store, session_id=session.id)
     points = old.rewind_points()
     assert [p.restorable for p in points] == [False, False]
-    with pytest.raises(RewindRefused, match="saved before"):
+    with pytest.raises(BranchMoveRefused, match="saved before"):
         await old.rewind(points[0].position)
     old.release_claim()
     store.close()
