@@ -17,6 +17,7 @@ from co_tui.governance.evict import CACHE_WARNING, evict
 from co_tui.governance.metered_cuts import preview_in_meter_figures
 from co_tui.governance.next_cut import NextCut, compact_estimate, preview_next_cut
 from co_tui.session.history import Edit
+from co_tui.session.wording import worded_refusals
 
 if TYPE_CHECKING:
     from co_tui.session.gauge import Gauge
@@ -30,7 +31,8 @@ def plan_evict(history: HistoryReader, gauge: Gauge, index: int) -> Edit:
     tool output, or a whole older turn. The event's figures are the meter's readings before and
     after; the first eviction of a session also warns, in its note, that the prompt cache breaks
     from that point. Raises `EvictRefused` (one line)."""
-    result = evict(history.context, index, budget_tokens=gauge.budget_tokens, overhead_tokens=gauge.overhead_tokens)
+    with worded_refusals():
+        result = evict(history.context, index, budget_tokens=gauge.budget_tokens, overhead_tokens=gauge.overhead_tokens)
     # The meter's readings, not the rules' raw estimate: the banner and the Trims row start from the
     # figure the meter showed (docs/context-governance.md, "The meter").
     event = replace(

@@ -11,9 +11,11 @@ Imports nothing heavy: a front end may ask for a line before pydantic-ai loads.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from co_tui.governance.refused import Refused
 from co_tui.text import format_tokens
 
 if TYPE_CHECKING:
@@ -27,13 +29,58 @@ __all__ = [
     "past_window_line",
     "pins_over_budget_line",
     "print_mode_ask_line",
+    "refusal_line",
     "veto_line",
+    "worded_refusals",
 ]
 
 
 def busy_line(doing: str) -> str:
     """The refusal of an operation asked while a turn runs (`doing`: "undoing a cut", "pinning")."""
     return f"wait for the running turn to finish (or press Esc) before {doing}"
+
+
+# --- refusals: governance's rules refuse with `why` and facts (governance/refused.py) -------------
+
+REFUSAL_LINES: dict[str, str] = {
+    "evict.already_removed": "this tool output was already removed from the context",
+    "evict.no_message": "no message {index} in the context",
+    "evict.marker": "that is a marker governance inserted, not a message: nothing to evict",
+    "evict.system_prompt": "the system prompt cannot be evicted",
+    "evict.newest_turn": "the newest turn cannot be evicted: it is what the model answers next",
+    "recover.no_item": "name the lost item to recover (a path, name or number from the summary check)",
+    "recover.in_context": '"{item}" is already in the context (message {where} mentions it): nothing to recover',
+    "recover.not_summarised": '"{item}" is not mentioned in the messages trim #{cut_number} summarised',
+    "recover.unanswered": "the context ends with a request the model has not answered: send a message first",
+    "recover.over_budget": 'cannot recover "{item}": the excerpt would take the context to ~{after:,} tokens, '
+    "over the {budget_tokens:,}-token budget — the next request would cut it again",
+    "undo.nothing": "nothing to undo: the model has seen the whole conversation so far",
+    "undo.unrecorded_all": "nothing left to undo: the cuts left were saved before co-tui kept what a cut removed",
+    "undo.all_undone": "nothing left to undo: every cut in this session is already undone",
+    "undo.no_trim": "no trim #{number} in this session's ledger",
+    "undo.is_clear": "trim #{number} is a /clear, not a cut: nothing to undo there",
+    "undo.is_undo": "trim #{number} is an undo, not a cut: nothing to undo there",
+    "undo.unrecorded": "trim #{number} was saved before co-tui kept what a cut removed: it cannot be undone",
+    "undo.already_undone": "trim #{number} is already undone",
+}
+"""The line for each rule that refuses (`Refused.why`), its facts as format fields."""
+
+
+def refusal_line(refused: Refused) -> str:
+    """The one line the user reads for a refusal governance raised with facts (`refused.why`)."""
+    return REFUSAL_LINES[refused.why].format(**refused.facts)
+
+
+@contextmanager
+def worded_refusals() -> Iterator[None]:
+    """Around a call into governance: a refusal raised with facts is raised again, the same class,
+    with its line (`refusal_line`); one that has its line already passes as it is."""
+    try:
+        yield
+    except Refused as refused:
+        if not refused.why or str(refused) != refused.why:
+            raise
+        raise type(refused)(refusal_line(refused), why=refused.why, **refused.facts) from None
 
 
 # --- compact_mode (governance/compact_mode.py decides; these say it) ----------------------------

@@ -46,3 +46,29 @@ def test_the_lines_read_as_before() -> None:
     assert wording.pins_over_budget_line(12_900, 10_000).startswith("Pinned turns hold ~12.9k tokens")
     assert wording.kept_line(["src/a.py"], ["src/b.py"]) == "kept 1 of 2 paths; lost: src/b.py"
     assert set(wording.MODE_TEXT) == {"auto", "ask", "off"}
+
+
+def test_every_refusal_governance_raises_has_its_line() -> None:
+    """Governance raises refusals with `why` and facts; each `why` it can raise is worded here."""
+    import re
+    from pathlib import Path
+
+    import co_tui.governance
+
+    raised = {
+        why
+        for path in Path(co_tui.governance.__file__).parent.glob("*.py")
+        for why in re.findall(r'why="([a-z_.]+)"', path.read_text())
+    }
+    raised |= {"undo.is_clear", "undo.is_undo"}  # chosen by a conditional expression
+    assert raised and raised <= set(wording.REFUSAL_LINES), raised - set(wording.REFUSAL_LINES)
+
+
+def test_a_governance_refusal_reaches_the_user_worded() -> None:
+    from co_tui.governance.evict import EvictRefused
+
+    with pytest.raises(EvictRefused, match="^no message 7 in the context$") as info, wording.worded_refusals():
+        raise EvictRefused(why="evict.no_message", index=7)
+    assert info.value.why == "evict.no_message" and info.value.facts == {"index": 7}
+    with pytest.raises(EvictRefused, match="^its own line$"), wording.worded_refusals():
+        raise EvictRefused("its own line")
