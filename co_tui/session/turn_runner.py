@@ -14,8 +14,8 @@ Its collaborators: the agent's `AgentBinding` (model, governed agent, meter), th
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic_ai import AgentRunResultEvent, UsageLimits
 from pydantic_ai.exceptions import RunCancelled
@@ -74,12 +74,40 @@ def answer_stopped_calls(messages: list[ModelMessage], returns: Sequence[ToolRet
     return [*messages, ModelRequest(parts=fitting)] if fitting else messages
 
 
+class StoppedChildren(Protocol):
+    """What a run's subagents leave when they are stopped with it (`subagents.Delegations`)."""
+
+    def take_late_events(self) -> list[Event]:
+        """Their events not said yet: said after the run, before its `Done`."""
+        ...
+
+    def take_stopped_results(self) -> list[ToolReturnPart]:
+        """Their `delegate` results, put where the stopped step left the calls unanswered."""
+        ...
+
+
+class _NoChildren:
+    def take_late_events(self) -> list[Event]:
+        return []
+
+    def take_stopped_results(self) -> list[ToolReturnPart]:
+        return []
+
+
 class TurnRunner:
     """Runs the turns of one agent's conversation (see module docstring): `applier` commits the
-    cuts a run makes (to its `history`), `saves` keeps the turns."""
+    cuts a run makes (to its `history`), `saves` keeps the turns, `children` are its subagents
+    (none: a child's own runner)."""
 
     def __init__(
-        self, binding: AgentBinding, history: History, metering: Metering, applier: EditApplier, saves: TurnSaves
+        self,
+        binding: AgentBinding,
+        history: History,
+        metering: Metering,
+        applier: EditApplier,
+        saves: TurnSaves,
+        *,
+        children: StoppedChildren | None = None,
     ) -> None:
         self.binding, self.history, self.metering = binding, history, metering
         self.applier, self.saves = applier, saves
@@ -87,10 +115,7 @@ class TurnRunner:
         self._run: AgentRunEvents[Any] | None = None
         self._cancel_requested = False
         self._checkpoint_due = False
-        # Events of subagents stopped with the run, said after it (session/subagents.py).
-        self.late_events: Callable[[], list[Event]] = list
-        # Their `delegate` results, put where the stopped step left the calls unanswered.
-        self.stopped_results: Callable[[], list[ToolReturnPart]] = list
+        self.children: StoppedChildren = children if children is not None else _NoChildren()
 
     def record(self, messages: Sequence[ModelMessage]) -> list[ModelMessage]:
         """The governance capability's transcript sink: a step finished (its tool results are in) or
@@ -255,7 +280,7 @@ class TurnRunner:
             yield ErrorEvent(message=INTERRUPTED_MESSAGE, kind="interrupted")
         if save_error is not None:
             yield save_error
-        for late in self.late_events():
+        for late in self.children.take_late_events():
             yield late
         yield self.metering.reading()
         yield Done(output="".join(output_parts), interrupted=interrupted, failed=failed)
@@ -302,7 +327,7 @@ class TurnRunner:
         """Fold the run's messages into transcript and context; history always ends provider-valid."""
         if run_messages is None:
             return
-        run_messages = answer_stopped_calls(run_messages, self.stopped_results())
+        run_messages = answer_stopped_calls(run_messages, self.children.take_stopped_results())
         # The governance capability handed every message up to its last pass to the transcript;
         # what came after it (the final response, a partial one) is taken here.
         seen = self.binding.governance.seen_len
