@@ -200,3 +200,21 @@ def test_the_acp_front_end_imports_neither_governance_nor_agent() -> None:
     )
     assert [name for name in modules if name.startswith("co_tui.acp")], "the package is seen"
     assert reaching == []
+
+
+def test_agent_and_governance_import_nothing_above_them() -> None:
+    """`agent/` and `governance/` sit below the session (docs/architecture.md, "Layers"): they import
+    nothing from `co_tui.session`, the store or a front end — shared helpers live beside them
+    (`co_tui/text.py`, `co_tui/redaction.py`)."""
+    modules = _modules()
+    upward = sorted(
+        f"{name}: {node.module}"
+        for name, path in modules.items()
+        if name.startswith(("co_tui.agent", "co_tui.governance"))
+        for type_only in (False, True)
+        for node in _imports(ast.parse(path.read_text()), type_only=type_only)
+        if isinstance(node, ast.ImportFrom)
+        and (node.module or "").startswith(("co_tui.session", "co_tui.store", "co_tui.tui", *FRONT_ENDS[1:]))
+    )
+    assert [name for name in modules if name.startswith("co_tui.governance")], "the package is seen"
+    assert upward == []

@@ -38,7 +38,7 @@ PAINT_OWN = {
     "co_tui.governance.events",
     "co_tui.governance.refused",
     "co_tui.session",
-    "co_tui.session.bang",
+    "co_tui.session.user_shell_prompt",
     # The slash commands the prompt parses and the transcript replay a resume shows (standard
     # library only; main moved them behind `co_tui.session`, the front ends' one import).
     "co_tui.session.command_handlers",

@@ -17,7 +17,7 @@ _EXPORTS: dict[str, str] = {
     "SessionPort": "port",
     "Turns": "port",
     "HistoryView": "port",
-    "Steering": "port",
+    "ContextSteering": "port",
     "SessionInfo": "port",
     "Lifecycle": "port",
     "SessionCatalog": "port",
@@ -37,7 +37,10 @@ _EXPORTS: dict[str, str] = {
     "cut_message": "cut_message",
     "with_client_servers": "client_mcp",
     "COMPACT_MODES": "compact_mode",
-    "MODE_TEXT": "compact_mode",
+    # the lines the user reads about the context, worded from governance's facts (wording.py)
+    "MODE_TEXT": "wording",
+    "kept_line": "wording",
+    "print_mode_ask_line": "wording",
     "replay": "replay",
     # the one command table (commands.py)
     "COMMANDS": "commands",
@@ -119,8 +122,8 @@ _EXPORTS: dict[str, str] = {
     "HistoryRows": "history_rows",
     "read_history_rows": "history_rows",
     # `!command` typed in the prompt (user_shell.py)
-    "bang_command": "bang",
-    "USER_SHELL_TOOL": "bang",
+    "user_shell_command": "user_shell_prompt",
+    "USER_SHELL_TOOL": "user_shell_prompt",
     "ShellPreview": "shell_preview",
     "shell_preview": "shell_preview",
     # opening sessions (opening.py) and the saved ones
@@ -171,7 +174,6 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.approvals import ApprovalRequest, Approvals, CannotAsk, Decision
     from co_tui.session.ask_cut import PlannedCut
     from co_tui.session.ask_flow import CutAnswer, CutChoice, next_step, plan_before_send, planned_cut_rows
-    from co_tui.session.bang import USER_SHELL_TOOL, bang_command
     from co_tui.session.banner import REASON_TEXT, banner_details, banner_line, strategy_text
     from co_tui.session.branching import BranchRow, RewindPoint, Rewound
     from co_tui.session.child_event import asking_agent
@@ -188,7 +190,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         parse_slash,
         run_command,
     )
-    from co_tui.session.compact_mode import COMPACT_MODES, MODE_TEXT
+    from co_tui.session.compact_mode import COMPACT_MODES
     from co_tui.session.context_breakdown import CATEGORY_TITLES, ContextBreakdown, apportion
     from co_tui.session.conversation_counts import field_of
     from co_tui.session.cost import RequestCost, cached_share, format_usd, session_cost_of
@@ -228,13 +230,13 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.oversize import tight_budget_warning, tool_schemas_warning
     from co_tui.session.pin_change import PinChange
     from co_tui.session.port import (
+        ContextSteering,
         HistoryView,
         Lifecycle,
         Refused,
         SessionCatalog,
         SessionInfo,
         SessionPort,
-        Steering,
         Turns,
     )
     from co_tui.session.replay import (
@@ -267,6 +269,8 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         subagent_state_text,
     )
     from co_tui.session.times import fork_origin, format_updated
+    from co_tui.session.user_shell_prompt import USER_SHELL_TOOL, user_shell_command
+    from co_tui.session.wording import MODE_TEXT, kept_line, print_mode_ask_line
     from co_tui.store.errors import StoreError
     from co_tui.store.search import hit_segments
     from co_tui.store.tail import SessionTail

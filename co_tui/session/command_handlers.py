@@ -127,7 +127,8 @@ async def model(session: SessionPort, name: str) -> AsyncIterator[Event]:
 
 async def compact_mode(session: SessionPort, argument: str) -> AsyncIterator[Event]:
     """`/compact-mode [auto|ask|off]`: who cuts the context for this session (none: the next mode)."""
-    from co_tui.governance.compact_mode import COMPACT_MODES, MODE_TEXT, parse_mode
+    from co_tui.governance.compact_mode import COMPACT_MODES, parse_mode
+    from co_tui.session.wording import MODE_TEXT
 
     nxt = COMPACT_MODES[(COMPACT_MODES.index(session.compact_mode) + 1) % len(COMPACT_MODES)]
     mode = parse_mode(argument) if argument.strip() else nxt

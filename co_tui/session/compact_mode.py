@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from co_tui.governance.compact_mode import COMPACT_MODES, MODE_TEXT, over_budget_notice
+from co_tui.governance.compact_mode import COMPACT_MODES
 from co_tui.session.events import Notice
+from co_tui.session.wording import over_budget_notice
 
-__all__ = ["COMPACT_MODES", "MODE_TEXT", "OffNotice"]
+__all__ = ["COMPACT_MODES", "OffNotice"]
 
 
 @dataclass

@@ -419,7 +419,7 @@ class CoTuiApp(App[int]):
         if len(lost) == 1:
             await self.controller.recover(lost[0], event)
             return
-        from co_tui.governance.summary_check import kept_line
+        from co_tui.session import kept_line
         from co_tui.tui.screens.recover_lost import RecoverLostScreen
 
         def picked(item: str | None) -> None:
