@@ -1,6 +1,7 @@
-"""The facts a tool row shows besides its text (`session/tool_facts.py`), read by the session off real
-outputs — the shell's status line, a recall's header, a preview's mark — so that the front ends only
-display them: on the live `ToolResult`, on a resumed conversation's items, in print mode's jsonl."""
+"""The facts the front ends display, filled by the session: a tool row's (`session/tool_facts.py`),
+read off real outputs — the shell's status line, a recall's header, a preview's mark — on the live
+`ToolResult`, on a resumed conversation's items and in print mode's jsonl; and the inspector's turn
+bars (`HistoryRows.turn_bars`)."""
 
 from __future__ import annotations
 
@@ -104,3 +105,37 @@ def test_jsonl_carries_a_fact_only_when_there_is_one() -> None:
     }
     failed = tool_result(tool_name=SHELL_TOOL, tool_call_id="c2", content="$ false\n[exit code 1]", chars=22)
     assert failed.to_dict()["outcome"] == "exit 1" and "recalled" not in failed.to_dict()
+
+
+def test_the_inspector_s_turn_bars_are_read_with_its_rows() -> None:
+    """`HistoryRows.turn_bars`, read off the UI loop with the rows: a cut by the real rule leaves
+    the oldest turns dropped and the newest in the context, one bar a user turn."""
+    from dataclasses import dataclass, field
+
+    from support.builders import module_turn
+
+    from co_tui.governance import trim_to_recent_turns
+    from co_tui.session import read_history_rows
+
+    transcript = [m for i in range(6) for m in module_turn(i)]
+    cut = trim_to_recent_turns(transcript, 900)
+    assert cut.trimmed
+
+    @dataclass
+    class View:
+        transcript: list
+        context: list
+        ledger: list
+        ledger_positions: list[int]
+        pins: list[int] = field(default_factory=list)
+
+        def undoable_cuts(self) -> list[int]:
+            return []
+
+        def cut_pass(self, index: int) -> tuple[int, int]:
+            return (index, index)
+
+    rows = read_history_rows(View(transcript, cut.messages, [cut.to_event("token_budget", 900)], [len(transcript)]))
+    bars = rows.turn_bars
+    assert [bar.turn for bar in bars] == [1, 2, 3, 4, 5, 6] and all(bar.tokens > 0 for bar in bars)
+    assert bars[0].state == "dropped" and bars[-1].state == "in_context"
