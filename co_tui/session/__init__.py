@@ -3,10 +3,11 @@
 A front end imports session things from here only (`from co_tui.session import SessionPort, …`):
 the port and its roles, the closed event union, the banner's wording, opening sessions, the saved
 sessions' records and the figures the screens show — and the few value types of `co_tui.agent` and
-`co_tui.governance` a front end shows, re-exported (front ends import neither package: the facts a
-screen needs are fields the session fills, e.g. `ToolResult.outcome`, `HistoryRows.turn_bars`). Exports are resolved lazily (PEP 562), as
-`co_tui.governance` does: importing this package loads nothing — no pydantic, no sqlite — until a
-name is used, so the TUI paints first.
+`co_tui.governance` a front end shows, re-exported: front ends import neither package, and the
+facts a screen needs are fields the session fills (`ToolResult.outcome`, `HistoryRows.turn_bars`).
+
+Exports are resolved lazily (PEP 562), as `co_tui.governance` does: importing this package loads
+nothing — no pydantic, no sqlite — until a name is used, so the TUI paints first.
 """
 
 from __future__ import annotations
