@@ -123,3 +123,17 @@ async def test_a_failed_command_s_previewed_row_says_how_it_ended(workspace) -> 
         assert block.previewed and block.title.plain.endswith("chars · exit 2   preview ")
         block.set_result(_result(block, "(the tool failed)", 17, is_error=True))
         assert "exit" not in block.title.plain, "an error row says failed, not how a command ended"
+
+
+async def test_the_row_shows_the_session_s_facts_and_reads_nothing_off_the_output() -> None:
+    """The title's outcome and badges are the `ToolResult`'s fields (front ends only display them):
+    an output whose text says nothing shows what the session said of it, and the reverse."""
+    async with BigHost().run_test() as pilot:
+        block = pilot.app.query_one(ToolCallBlock)
+        said = ToolResult(tool_name="run_shell", tool_call_id="c2", content="", chars=0, outcome="timed out")
+        block.set_result(said)
+        await pilot.pause()
+        assert block.title.plain.endswith("0 chars · timed out")
+        silent = "$ make\n[exit code 2]"  # a fact the session did not fill: not shown
+        block.set_result(ToolResult(tool_name="run_shell", tool_call_id="c2", content=silent, chars=len(silent)))
+        assert "exit" not in block.title.plain
