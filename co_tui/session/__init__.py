@@ -2,9 +2,12 @@
 
 A front end imports session things from here only (`from co_tui.session import SessionPort, …`):
 the port and its roles, the closed event union, the banner's wording, opening sessions, the saved
-sessions' records and the figures the screens show. Exports are resolved lazily (PEP 562), as
-`co_tui.governance` does: importing this package loads nothing — no pydantic, no sqlite — until a
-name is used, so the TUI paints first.
+sessions' records and the figures the screens show — and the few value types of `co_tui.agent` and
+`co_tui.governance` a front end shows, re-exported: front ends import neither package, and the
+facts a screen needs are fields the session fills (`ToolResult.outcome`, `HistoryRows.turn_bars`).
+
+Exports are resolved lazily (PEP 562), as `co_tui.governance` does: importing this package loads
+nothing — no pydantic, no sqlite — until a name is used, so the TUI paints first.
 """
 
 from __future__ import annotations
@@ -68,7 +71,6 @@ _EXPORTS: dict[str, str] = {
     "planned_cut_rows": "ask_flow",
     "ApprovalRequest": "approvals",
     "Approvals": "approvals",
-    "Decision": "approvals",
     "MAIN_AGENT": "agent_ids",
     "CannotAsk": "approvals",
     # the events a session yields (events.py)
@@ -121,6 +123,9 @@ _EXPORTS: dict[str, str] = {
     "fork_origin": "times",
     "HistoryRows": "history_rows",
     "read_history_rows": "history_rows",
+    "TurnBar": "history_rows",
+    "TurnState": "history_rows",
+    "status_label": "history_rows",
     # `!command` typed in the prompt (user_shell.py)
     "user_shell_command": "user_shell_prompt",
     "USER_SHELL_TOOL": "user_shell_prompt",
@@ -148,6 +153,24 @@ _EXPORTS: dict[str, str] = {
     "render_saved": "export",
     "tight_budget_warning": "oversize",
     "tool_schemas_warning": "oversize",
+    # Value types and words of the agent's and the policy's that the front ends show, named here so
+    # that a front end imports the session only (the import-graph test forbids `co_tui.agent` and
+    # `co_tui.governance` in them). Each resolves to its own light module: the first frame's imports
+    # stay what they were (tests/test_start_up_imports.py).
+    "Decision": "co_tui.agent.permissions",  # an approval's answer (`Approvals`' too)
+    "Grant": "co_tui.agent.permissions",
+    "Permissions": "co_tui.agent.permissions",
+    "EDIT_TOOLS": "co_tui.agent.approval_text",  # what an approval dialog shows (escaped, diffs folded)
+    "ShownCall": "co_tui.agent.approval_text",
+    "ShownLine": "co_tui.agent.approval_text",
+    "escaped": "co_tui.agent.approval_text",
+    "show_call": "co_tui.agent.approval_text",
+    "complete_paths": "co_tui.agent.mentions",  # `@path` completion, confined as read_file is
+    "mention_being_typed": "co_tui.agent.mentions",
+    "walk_index": "co_tui.agent.mentions",
+    "mcp_overview": "co_tui.agent.mcp_servers",  # the rows of `/mcp`
+    "TRIGGERS": "co_tui.agent.offline_intents",  # the offline model's example prompts (the keys reference)
+    "MAX_EXCERPT_CHARS": "co_tui.governance.recover",  # a recovered item's excerpt, at most
 }
 
 __all__ = list(_EXPORTS)
@@ -157,7 +180,7 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'co_tui.session' has no attribute {name!r}")
-    # A session module, or one of the store's (`co_tui.store`), named in full.
+    # A session module, or another package's (the store's, the agent's, the policy's), named in full.
     value = getattr(
         importlib.import_module(module if module.startswith("co_tui.") else f"co_tui.session.{module}"), name
     )
@@ -170,8 +193,14 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
+    from co_tui.agent.approval_text import EDIT_TOOLS, ShownCall, ShownLine, escaped, show_call
+    from co_tui.agent.mcp_servers import mcp_overview
+    from co_tui.agent.mentions import complete_paths, mention_being_typed, walk_index
+    from co_tui.agent.offline_intents import TRIGGERS
+    from co_tui.agent.permissions import Decision, Grant, Permissions
+    from co_tui.governance.recover import MAX_EXCERPT_CHARS
     from co_tui.session.agent_ids import MAIN_AGENT
-    from co_tui.session.approvals import ApprovalRequest, Approvals, CannotAsk, Decision
+    from co_tui.session.approvals import ApprovalRequest, Approvals, CannotAsk
     from co_tui.session.ask_cut import PlannedCut
     from co_tui.session.ask_flow import CutAnswer, CutChoice, next_step, plan_before_send, planned_cut_rows
     from co_tui.session.banner import REASON_TEXT, banner_details, banner_line, strategy_text
@@ -213,7 +242,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     )
     from co_tui.session.export import FORMATS, render_saved
     from co_tui.session.file_rewind import FilesBack
-    from co_tui.session.history_rows import HistoryRows, read_history_rows
+    from co_tui.session.history_rows import HistoryRows, TurnBar, TurnState, read_history_rows, status_label
     from co_tui.session.lifecycle import SessionLifecycle, instruction_events
     from co_tui.session.lifecycle_types import Closing
     from co_tui.session.opening import (

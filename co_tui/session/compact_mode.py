@@ -1,5 +1,6 @@
 """The session's side of `compact_mode` (governance/compact_mode.py): the line said before a turn
-when the mode is `off` and the context is past its limits (`AgentBinding.turn_notices` asks)."""
+when the mode is `off` and the context is past its limits (`AgentBinding.turn_notices` asks), and
+the modes' words the front ends show (print mode's `print_mode_ask_line`: it cannot ask)."""
 
 from __future__ import annotations
 

@@ -38,7 +38,8 @@ from co_tui.agent.output_limit import OUTPUT_MAX_CHARS
 from co_tui.agent.permissions import SHELL_TOOL
 from co_tui.agent.shell import SHELL_TIMEOUT_S, run_command
 from co_tui.agent.tools import Approver, CannotAsk
-from co_tui.session.events import Done, Event, Notice, ToolCall, ToolResult
+from co_tui.session.events import Done, Event, Notice, ToolCall
+from co_tui.session.tool_facts import tool_result
 from co_tui.session.user_shell_prompt import USER_SHELL_PREFIX, USER_SHELL_TOOL
 from co_tui.text import escape_controls, one_line
 
@@ -111,7 +112,7 @@ class UserShell:
             record(shell_exchange(command, output, call_id))
             # Not an error, whatever the exit status (the output's last line says it), as for
             # `run_shell`: the row reads the same live and resumed (its saved outcome is `success`).
-            yield ToolResult(tool_name=USER_SHELL_TOOL, tool_call_id=call_id, content=output, chars=len(output))
+            yield tool_result(tool_name=USER_SHELL_TOOL, tool_call_id=call_id, content=output, chars=len(output))
             yield Done(output=output, interrupted=stop.is_set())
         finally:
             self._stop = None
