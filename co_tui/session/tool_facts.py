@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from co_tui.agent.permissions import SHELL_TOOL
-from co_tui.session.bang import USER_SHELL_TOOL
+from co_tui.session.user_shell_prompt import USER_SHELL_TOOL
 from co_tui.session.events import ToolResult
 
 __all__ = ["ToolFacts", "tool_facts", "tool_result"]
