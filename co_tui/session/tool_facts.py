@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from co_tui.agent.permissions import SHELL_TOOL
-from co_tui.session.user_shell_prompt import USER_SHELL_TOOL
 from co_tui.session.events import ToolResult
+from co_tui.session.user_shell_prompt import USER_SHELL_TOOL
 
 __all__ = ["ToolFacts", "tool_facts", "tool_result"]
 
