@@ -187,11 +187,6 @@ def test_front_ends_import_session_things_from_its_public_face_only() -> None:
     assert reaching_in == []
 
 
-# Front-end modules that still import `co_tui.agent` / `co_tui.governance`, by name: removed by the
-# tuisplit branch (it splits them and drops those imports); the lead drops this exception at merge.
-NOT_YET_PUBLIC_FACE_ONLY = {"co_tui.tui.app", "co_tui.tui.controller"}
-
-
 _AGENT_OR_POLICY = ("co_tui.agent", "co_tui.governance")
 
 
@@ -247,7 +242,7 @@ def test_front_ends_import_neither_governance_nor_agent() -> None:
     reaching = [
         line
         for name, path in sorted(modules.items())
-        if name.startswith(FRONT_ENDS) and name not in NOT_YET_PUBLIC_FACE_ONLY
+        if name.startswith(FRONT_ENDS)
         for line in _agent_or_policy_imports(name, path)
     ]
     assert reaching == []

@@ -49,6 +49,7 @@ PAINT_OWN = {
     "co_tui.session.conversation_counts",
     "co_tui.session.events",
     "co_tui.session.port",
+    "co_tui.session.wording",  # the one busy refusal the prompt may show (co_tui.text and refused.py only)
 }
 # Standard-library packages that have no business before the first frame (each costs a few to
 # tens of ms and none is needed to draw it); the rest of the standard library is allowed.

@@ -73,6 +73,13 @@ _EXPORTS: dict[str, str] = {
     "Approvals": "approvals",
     "MAIN_AGENT": "agent_ids",
     "CannotAsk": "approvals",
+    # what the TUI's app and controller show (tui/): an `@path` mention, a grant's line, a summary's
+    # kept items, a mode typed, an eviction's line, the prices loaded before a first answer
+    "mentions": "co_tui.agent.mentions",
+    "parse_mode": "co_tui.governance.compact_mode",
+    "evict_line": "eviction",
+    "preload_pricing": "cost",
+    "busy_line": "wording",
     # the events a session yields (events.py)
     "Event": "events",
     "Done": "events",
@@ -195,9 +202,10 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.agent.approval_text import EDIT_TOOLS, ShownCall, ShownLine, escaped, show_call
     from co_tui.agent.mcp_servers import mcp_overview
-    from co_tui.agent.mentions import complete_paths, mention_being_typed, walk_index
+    from co_tui.agent.mentions import complete_paths, mention_being_typed, mentions, walk_index
     from co_tui.agent.offline_intents import TRIGGERS
     from co_tui.agent.permissions import Decision, Grant, Permissions
+    from co_tui.governance.compact_mode import parse_mode
     from co_tui.governance.recover import MAX_EXCERPT_CHARS
     from co_tui.session.agent_ids import MAIN_AGENT
     from co_tui.session.approvals import ApprovalRequest, Approvals, CannotAsk
@@ -222,7 +230,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.compact_mode import COMPACT_MODES
     from co_tui.session.context_breakdown import CATEGORY_TITLES, ContextBreakdown, apportion
     from co_tui.session.conversation_counts import field_of
-    from co_tui.session.cost import RequestCost, cached_share, format_usd, session_cost_of
+    from co_tui.session.cost import RequestCost, cached_share, format_usd, preload_pricing, session_cost_of
     from co_tui.session.cut_message import cut_message
     from co_tui.session.events import (
         INTERRUPTED_MESSAGE,
@@ -240,6 +248,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         ToolResult,
         UsageUpdate,
     )
+    from co_tui.session.eviction import evict_line
     from co_tui.session.export import FORMATS, render_saved
     from co_tui.session.file_rewind import FilesBack
     from co_tui.session.history_rows import HistoryRows, TurnBar, TurnState, read_history_rows, status_label
@@ -299,7 +308,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     )
     from co_tui.session.times import fork_origin, format_updated
     from co_tui.session.user_shell_prompt import USER_SHELL_TOOL, user_shell_command
-    from co_tui.session.wording import MODE_TEXT, kept_line, print_mode_ask_line
+    from co_tui.session.wording import MODE_TEXT, busy_line, kept_line, print_mode_ask_line
     from co_tui.store.errors import StoreError
     from co_tui.store.search import hit_segments
     from co_tui.store.tail import SessionTail

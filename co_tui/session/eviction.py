@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from co_tui.session.gauge import Gauge
     from co_tui.session.history_reader import HistoryReader
 
-__all__ = ["plan_compact_preview", "plan_next_cut", "plan_evict"]
+__all__ = ["evict_line", "plan_compact_preview", "plan_evict", "plan_next_cut"]
 
 
 def plan_evict(history: HistoryReader, gauge: Gauge, index: int) -> Edit:
@@ -44,6 +44,16 @@ def plan_evict(history: HistoryReader, gauge: Gauge, index: int) -> Edit:
         event = replace(event, note=f"{event.note}; {CACHE_WARNING}")
     # What /undo puts back (docs/context-governance.md, "Undo a cut").
     return Edit(event=event, context=result.messages, record=history.cut_record(history.context))
+
+
+def evict_line(event: HistoryTrimmed) -> str:
+    """The line a front end shows where the user evicted (the inspector's): what went, as the banner
+    says it, and — when `plan_evict` gave the event the prompt-cache warning (the session's first
+    eviction) — that warning. The front end shows it as it is; the warning is the plan's to decide."""
+    from co_tui.session.banner import banner_line
+
+    line = banner_line(event).removeprefix("✂ ")
+    return f"{line}. Note: {CACHE_WARNING}." if CACHE_WARNING in (event.note or "") else line
 
 
 def plan_next_cut(history: HistoryReader, gauge: Gauge, messages: Sequence[Any] | None = None) -> NextCut | None:

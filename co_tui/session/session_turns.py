@@ -18,6 +18,7 @@ from co_tui.agent.mentions import AT, Attachments, attach, priced
 from co_tui.session.ask_cut import plan_send
 from co_tui.session.events import Done, ErrorEvent, Event, Notice
 from co_tui.session.user_shell_prompt import USER_SHELL_PREFIX
+from co_tui.session.wording import busy_line
 from co_tui.text import mend_surrogates
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SessionTurns"]
 
-BUSY_TURN = "a turn is already running"
+BUSY_TURN = busy_line("sending a prompt")
 
 
 class SessionTurns:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from co_tui.governance.compact_mode import CompactMode
 
 __all__ = [
+    "BUSY",
     "MODE_TEXT",
     "busy_line",
     "kept_line",
@@ -35,9 +36,14 @@ __all__ = [
 ]
 
 
+BUSY = "a turn is running — press esc to interrupt it first"
+"""What is refused while a turn (or `/compact`, `/clear`, a `!command`) runs, and what to do."""
+
+
 def busy_line(doing: str) -> str:
-    """The refusal of an operation asked while a turn runs (`doing`: "undoing a cut", "pinning")."""
-    return f"wait for the running turn to finish (or press Esc) before {doing}"
+    """The one line refusing `doing` ("undoing a cut", "/rewind") while a turn runs, for the session
+    and every front end: lower case, no full stop (the `Refused` wording rule, governance/refused.py)."""
+    return f"{doing}: {BUSY}"
 
 
 # --- refusals: governance's rules refuse with `why` and facts (governance/refused.py) -------------

@@ -107,7 +107,7 @@ async def test_refused_in_one_line_while_a_turn_runs_and_for_old_prompts(tmp_pat
     session.gate.running = True  # as while a turn runs
     with pytest.raises(Refused) as busy:
         await session.rewind(0)
-    assert "\n" not in str(busy.value) and "running turn" in str(busy.value)
+    assert "\n" not in str(busy.value) and "a turn is running" in str(busy.value)
     with pytest.raises(Refused):
         await session.switch_branch(0)
     session.gate.running = False

@@ -37,7 +37,7 @@ def test_the_capability_reports_facts_not_sentences() -> None:
 
 
 def test_the_lines_read_as_before() -> None:
-    assert wording.busy_line("pinning") == "wait for the running turn to finish (or press Esc) before pinning"
+    assert wording.busy_line("pinning") == "pinning: a turn is running — press esc to interrupt it first"
     assert wording.past_window_line(9_000, 8_000) == (
         "compact_mode ask: this request (~9k tokens) would pass the model's 8k window — cutting without asking"
     )

@@ -240,7 +240,7 @@ async def test_a_resumed_session_its_list_and_its_inspector_show_controls_escape
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is app.chat, what="back to the chat")
 
-        app.action_show_sessions()
+        app.commands.show_sessions()
         await wait_until(pilot, lambda: getattr(app.screen, "loaded", False), what="the sessions list")
         await pilot.pause()
         assert_clean(app)
