@@ -120,6 +120,12 @@ _EXPORTS: dict[str, str] = {
     "read_history_rows": "history_rows",
     # `!command` typed in the prompt (user_shell.py)
     "bang_command": "bang",
+    # memory (memory.py, note_prompt.py)
+    "hash_note": "note_prompt",
+    "parse_remember": "note_prompt",
+    "Memory": "memory",
+    "MemoryEntry": "memory",
+    "entry_where": "memory",
     "USER_SHELL_TOOL": "bang",
     "ShellPreview": "shell_preview",
     "shell_preview": "shell_preview",
@@ -214,6 +220,8 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.history_rows import HistoryRows, read_history_rows
     from co_tui.session.lifecycle import SessionLifecycle, instruction_events
     from co_tui.session.lifecycle_types import Closing
+    from co_tui.session.memory import Memory, MemoryEntry, entry_where
+    from co_tui.session.note_prompt import hash_note, parse_remember
     from co_tui.session.opening import (
         OpenSessionError,
         exit_code_for,
