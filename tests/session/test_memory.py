@@ -3,6 +3,7 @@ real files in tmp_path, the real session and agent path, the model a pydantic-ai
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -47,7 +48,7 @@ def remembering_model(seen: list[list]) -> FunctionModel:
             return
         prompt = next(p.content for p in last.parts if isinstance(p, UserPromptPart))
         if prompt.startswith("remember "):
-            args = '{"note": "%s"}' % prompt.removeprefix("remember ")
+            args = json.dumps({"note": prompt.removeprefix("remember ")})
             yield {0: DeltaToolCall(name="remember", json_args=args, tool_call_id="m1")}
             return
         yield "ok " + "padding words " * 30
