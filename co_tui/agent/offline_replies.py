@@ -35,8 +35,8 @@ def canned_reply(intent: Intent, prompt: str, tool_names: Sequence[str]) -> str:
         return help_text(tool_names)
     if intent.kind == "greeting":
         return (
-            f"Hello! {OFFLINE_NOTICE} I can still work with this workspace: try `read README.md`, "
-            f"`list .` or `search TODO`. Type `help` for everything I understand.\n\n{SETUP_HINT}"
+            f"Hello! {OFFLINE_NOTICE} I can still work with this workspace: try `list .`, "
+            f"`search TODO` or `write hello to notes.txt`. Type `help` for everything I understand.\n\n{SETUP_HINT}"
         )
     if intent.kind == "thanks":
         return "You're welcome. (Offline stand-in model: for real answers, configure a model; `help` says how.)"
