@@ -16,6 +16,7 @@ Each result is one page: `offset`/`limit` in characters, `limit` capped at the c
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -166,16 +167,19 @@ def recall_output(
 
 def _parse_range(turns: str, last: int) -> tuple[int, int]:
     text = turns.replace("–", "-").replace(" ", "")
-    first_s, dash, last_s = text.partition("-")
-    try:
-        first = int(first_s)
-        end = int(last_s) if dash else first
-    except ValueError:
-        raise RecallError(f'turns must look like "3" or "3-5", not {turns!r}') from None
+    shown = repr(turns) if len(turns) <= 40 else repr(turns[:40]) + f"… ({len(turns):,} characters)"
+    match = re.fullmatch(r"(\d+)(?:-(\d+))?", text)
+    if match is None:
+        raise RecallError(f'turns must look like "3" or "3-5", not {shown}')
+    # A number past the session's turns is said as such, however many digits it has (int() refuses
+    # over 4,300 digits): compared as text lengths first.
+    first_s, end_s = match.group(1).lstrip("0") or "0", (match.group(2) or match.group(1)).lstrip("0") or "0"
+    if len(first_s) > len(str(last)) or int(first_s) > last:
+        raise RecallError(f"no turn {shown if len(first_s) > 40 else first_s}: this session has {last} turns")
+    first = int(first_s)
+    end = last if len(end_s) > len(str(last)) else int(end_s)
     if first < 1 or end < first:
-        raise RecallError(f"no turns {turns!r}: turns are numbered from 1")
-    if first > last:
-        raise RecallError(f"no turn {first}: this session has {last} turns")
+        raise RecallError(f"no turns {shown}: turns are numbered from 1")
     return first, min(end, last)
 
 

@@ -125,6 +125,7 @@ class ChatSession(HistoryViews):
         )
         self.runner = TurnRunner(self.binding, history, metering, self.edits, self.saves)
         self.runner.late_events = self.delegations.take_late_events  # children stopped with the turn
+        self.runner.stopped_results = self.delegations.take_stopped_results
         tree, title = StoredTree(self.saves, history), (lambda: self.title)
         self.moves = BranchMoves(self.edits, tree, self.binding, busy=busy, title=title, workspace=self.workspace)
         errors = self.runner.error_event

@@ -210,7 +210,8 @@ class SubagentStarted(_Event):
 class SubagentFinished(_Event):
     """A child ended. `result_chars`: the size of what the parent got back; `handle`: what
     `recall` takes to read the child's transcript; tokens, requests and `cost_usd` (None: unpriced)
-    are the child's own, all its requests; `summary`: the one line front ends show."""
+    are the child's own, all its requests; `summary`: the one line front ends show; `budget_tokens`
+    its context budget, so a resumed child's meter has its bar."""
 
     delegation: str
     agent: str
@@ -228,6 +229,7 @@ class SubagentFinished(_Event):
     cuts: int = 0
     elapsed_s: float = 0.0
     summary: str = ""
+    budget_tokens: int = 0  # its context budget (0: a record saved before it was kept)
     type: Literal["subagent_finished"] = "subagent_finished"
 
 

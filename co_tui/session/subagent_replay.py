@@ -132,12 +132,12 @@ def saved_subagent(tool_call_id: str, args: str, result: str | None, is_error: b
             finished=finished,
             tool_calls=finished.tool_calls,
             trims=trims,
-            # Its meter as it ended (the record keeps no budget: the figure alone).
+            # Its meter as it ended (a record saved before budgets were kept has 0: the figure alone).
             reading=UsageUpdate(
                 input_tokens=finished.input_tokens,
                 output_tokens=finished.output_tokens,
                 context_tokens=finished.context_tokens,
-                budget_tokens=0,
+                budget_tokens=finished.budget_tokens,
                 messages=len(record.get("transcript") or ()),
                 max_messages=0,
                 exactness="exact",

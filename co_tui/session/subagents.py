@@ -41,7 +41,7 @@ from co_tui.session.events import (
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from pydantic_ai.messages import ModelMessage
+    from pydantic_ai.messages import ModelMessage, ToolReturnPart
 
     from co_tui.config import Settings
     from co_tui.session.history import History
@@ -202,6 +202,7 @@ class Delegations:
         # The children finished in this process, by id (a cancelled one is in no transcript).
         self.records: dict[str, ChildRecord] = {}
         self._late: list[Event] = []
+        self._stopped: list[tuple[ChildRecord, str]] = []  # cancelled children, with their result text
 
     def _next_id(self, name: str) -> str:
         if self._numbered is None:
@@ -220,6 +221,25 @@ class Delegations:
         turn yields them before its `Done`."""
         late, self._late = self._late, []
         return late
+
+    def take_stopped_results(self) -> list[ToolReturnPart]:
+        """The `delegate` results of children stopped with the parent's run: what each had found,
+        its record in the metadata as a finished child's. The run's interrupted step had no result
+        for those calls; with these in the transcript, a stopped child is saved, recallable and
+        exported like any other (issue 41), and the model reads what it had found."""
+        from pydantic_ai.messages import ToolReturnPart
+
+        stopped, self._stopped = self._stopped, []
+        return [
+            ToolReturnPart(
+                tool_name="delegate",
+                content=text,
+                tool_call_id=record.finished.delegation,
+                metadata={SUBAGENT_KEY: record.to_metadata()},
+            )
+            for record, text in stopped
+            if record.finished.delegation
+        ]
 
     def find(self, agent: str) -> ChildRecord | None:
         """A child finished in this process, by id."""
@@ -288,10 +308,14 @@ class Delegations:
                 await emit(event)
         except asyncio.CancelledError:
             # The parent's turn was stopped: its stream is closing, so the end is said after it.
-            finished = self._finish(child, agent_def, agent, delegation, "cancelled", started, context_tokens)
+            text = _result_text(agent, "cancelled", "was stopped", child.history.transcript)
+            finished = self._finish(
+                child, agent_def, agent, delegation, "cancelled", started, context_tokens, len(text)
+            )
             record = ChildRecord(finished, task, tuple(child.history.transcript), _ledger(child, agent, delegation))
             self.records[agent] = record
             self._late.append(finished)
+            self._stopped.append((record, text))
             raise
         finally:
             timer.cancel()
@@ -341,4 +365,5 @@ class Delegations:
             cuts=len(child.history.ledger),
             elapsed_s=round(elapsed, 3),
             summary=finished_line(agent, outcome, figures, elapsed),
+            budget_tokens=child.budget_tokens,
         )

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_ai import AgentRunResultEvent, UsageLimits
 from pydantic_ai.exceptions import RunCancelled
-from pydantic_ai.messages import ModelMessage, ModelResponse, repair_messages
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart, repair_messages
 
 from co_tui.agent.errors import describe_error
 from co_tui.governance.capability import (
@@ -58,7 +58,18 @@ if TYPE_CHECKING:
     from co_tui.session.metering import Metering
     from co_tui.session.persistence import TurnSaves
 
-__all__ = ["TurnRunner"]
+__all__ = ["TurnRunner", "answer_stopped_calls"]
+
+
+def answer_stopped_calls(messages: list[ModelMessage], returns: Sequence[ToolReturnPart]) -> list[ModelMessage]:
+    """`messages` (a stopped run's) with `returns` added after them, those that answer a call that
+    has no result yet; the others are dropped (their call is not in this run, or was answered)."""
+    answered = {
+        p.tool_call_id for m in messages if m.kind == "request" for p in m.parts if p.part_kind == "tool-return"
+    }
+    called = {p.tool_call_id for m in messages if m.kind == "response" for p in m.parts if p.part_kind == "tool-call"}
+    fitting = [r for r in returns if r.tool_call_id in called - answered]
+    return [*messages, ModelRequest(parts=fitting)] if fitting else messages
 
 
 class TurnRunner:
@@ -76,6 +87,8 @@ class TurnRunner:
         self._checkpoint_due = False
         # Events of subagents stopped with the run, said after it (session/subagents.py).
         self.late_events: Callable[[], list[Event]] = list
+        # Their `delegate` results, put where the stopped step left the calls unanswered.
+        self.stopped_results: Callable[[], list[ToolReturnPart]] = list
 
     def record(self, messages: Sequence[ModelMessage]) -> list[ModelMessage]:
         """The governance capability's transcript sink: a step finished (its tool results are in) or
@@ -281,6 +294,7 @@ class TurnRunner:
         """Fold the run's messages into transcript and context; history always ends provider-valid."""
         if run_messages is None:
             return
+        run_messages = answer_stopped_calls(run_messages, self.stopped_results())
         # The governance capability handed every message up to its last pass to the transcript;
         # what came after it (the final response, a partial one) is taken here.
         seen = self.binding.governance.seen_len

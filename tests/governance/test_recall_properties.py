@@ -147,3 +147,33 @@ def test_a_recall_of_a_recall_returns_the_original_under_one_header() -> None:
     )
     again = recall_output(transcript, "r2")
     assert again.text == first.text and again.text.count("[recall(") == 1
+
+
+@pytest.mark.parametrize(
+    ("turns", "said"),
+    [
+        (
+            "9" * 5000,
+            "no turn '9999999999999999999999999999999999999999'… (5,000 characters): this session has 2 turns",
+        ),
+        ("3", "no turn 3: this session has 2 turns"),
+        ("0", "no turns '0': turns are numbered from 1"),
+        ("2-1", "no turns '2-1': turns are numbered from 1"),
+        (
+            "x" * 100,
+            'turns must look like "3" or "3-5", not \'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\'… (100 characters)',
+        ),
+    ],
+)
+def test_a_bad_turn_range_is_refused_in_one_short_true_line(turns: str, said: str) -> None:
+    """A model's range past the session (however many digits) is said to be past it, not malformed,
+    and the refusal never echoes thousands of characters back into the context."""
+    transcript = [ModelRequest(parts=[UserPromptPart("one")]), ModelRequest(parts=[UserPromptPart("two")])]
+    with pytest.raises(RecallError) as refused:
+        recall_turns(transcript, turns)
+    assert str(refused.value) == said
+
+
+def test_a_range_past_the_end_is_clipped_to_the_last_turn() -> None:
+    transcript = [ModelRequest(parts=[UserPromptPart("one")]), ModelRequest(parts=[UserPromptPart("two")])]
+    assert "two" in recall_turns(transcript, "1-" + "9" * 5000).text

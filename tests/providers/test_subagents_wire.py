@@ -12,6 +12,7 @@ from typing import Any
 
 from support.turns import collect, of_type, run_turn
 
+from co_tui.session.child_record import child_records
 from co_tui.store.session_store import SessionStore
 
 from .harness import assert_history_valid, assert_openai_body_valid, session
@@ -243,10 +244,15 @@ async def test_esc_stops_the_children_with_the_turn(env: LoopbackServer, tmp_pat
     assert [e.outcome for e in finished] == ["cancelled"]
     assert events.index(finished[0]) < events.index(done)
     assert_history_valid(list(chat.history.context))
-    # The next turn runs as usual.
+    # The stopped child is kept at its delegation, as a finished one is: saved, recallable, exported.
+    [(_, record)] = child_records(chat.history.transcript)
+    assert (record.agent, record.finished.outcome, record.task) == ("explore-1", "cancelled", TASK)
+    # The next turn runs as usual, and the model reads that the child was stopped, not a stock line.
     env.responder = lambda request: Reply("Fine again.")
     after = await collect(chat.run_turn("hello"))
     assert of_type(after, "done")[0].output == "Fine again."
+    [stopped] = [m["content"] for m in env.requests[-1].body["messages"] if m["role"] == "tool"]
+    assert stopped.startswith("[subagent explore-1 was stopped;") and 'recall("explore-1")' in stopped
 
 
 RUNNER = """---

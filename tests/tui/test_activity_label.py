@@ -47,3 +47,37 @@ def test_a_bang_command_label_is_one_escaped_line() -> None:
     assert shell_activity("ls\n-la") == "running !ls -la…"
     assert shell_activity("printf '\x1b]0;pwned\x07'") == "running !printf '\\x1b]0;pwned\\x07'…"
     assert shell_activity("x" * 100) == f"running !{'x' * 40}…"
+
+
+def test_a_working_child_is_named_with_what_it_does() -> None:
+    """While a subagent works the line says which and what it does, not the parent's `delegate`."""
+    from co_tui.session import SubagentFinished, SubagentStarted, ToolCall, ToolResult
+    from co_tui.tui.activity_label import INTERRUPTING, next_activity_label
+
+    started = SubagentStarted(
+        delegation="d1",
+        agent="explore-1",
+        agent_name="explore",
+        task="t",
+        budget_tokens=1,
+        max_requests=1,
+        timeout_s=1,
+        tools=(),
+    )
+    call = ToolCall(tool_name="read_file", tool_call_id="c1", args="{}", agent="explore-1", delegation="d1")
+    result = ToolResult(
+        tool_name="read_file", tool_call_id="c1", content="x", chars=1, agent="explore-1", delegation="d1"
+    )
+    finished = SubagentFinished(delegation="d1", agent="explore-1", agent_name="explore", outcome="done")
+    label = "running delegate…"
+    seen = []
+    for event in (started, call, result, finished):
+        label = next_activity_label(label, event)
+        seen.append(label)
+    assert seen == [
+        "explore-1: thinking…",
+        "explore-1: running read_file…",
+        "explore-1: thinking…",
+        "running delegate…",
+    ]
+    assert next_activity_label(INTERRUPTING, call) == INTERRUPTING

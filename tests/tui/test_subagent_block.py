@@ -97,8 +97,8 @@ async def test_the_block_streams_the_child_and_says_what_it_returned(make_app) -
         text = block_text(block)
         assert "explore" in text and TASK in text and "running" in text
         assert "5 msgs · 2k/40k tokens (5%)" in text and "2 tool calls" in text and "$0.0024" in text
-        # The activity line keeps saying what the parent runs; the child's rows stay in its block.
-        assert "delegate" in str(app.chat.activity.label)
+        # The activity line names the child at work; the child's rows stay in its block.
+        assert str(app.chat.activity.label).startswith("explore-1: ")
         assert "read_file" not in main_log_text(app) and "list_dir" not in main_log_text(app)
         gate[0] = True
         await wait_idle(pilot)

@@ -91,8 +91,9 @@ async def test_after_resume_the_finished_block_opens_to_the_saved_transcript(wor
         block = app.chat.query_one(SubagentBlock)
         text = text_of(block)
         assert block.resumed and "done" in text and "recall explore-1" in text
-        # The same words as live, but for the meter line (the budget is not kept).
+        # The same words as live; the meter line has its bar against the budget the record keeps.
         assert text.splitlines()[0] == live.splitlines()[0] and text.splitlines()[2] == live.splitlines()[2]
+        assert text.splitlines()[1] == live.splitlines()[1], (live, text)
         screen = await open_block(pilot, block)
         assert [row.tool_name for row in screen.query(ToolCallBlock)] == ["search_text"]
         assert "docs/b.md" in screen.query_one(AssistantMessage).text

@@ -78,7 +78,9 @@ def block_lines(
     share = subagent_fraction(view)
     filled = round(min(share, 1.0) * BAR_WIDTH)
     meter: list[str | tuple[str, str]] = []
-    if view.budget_tokens or (view.reading is not None and view.reading.budget_tokens):  # a saved child's is not kept
+    if view.budget_tokens or (
+        view.reading is not None and view.reading.budget_tokens
+    ):  # a record saved before budgets were kept has none
         meter += [("█" * filled, LEVEL_STYLE[meter_level(share)]), ("░" * (BAR_WIDTH - filled), "$foreground 25%"), " "]
     meter.append((subagent_meter_line(view), "$foreground"))
     if not ended:
