@@ -63,7 +63,9 @@ async def test_a_page_of_a_recalled_read_is_said_to_be_a_page(session: ChatSessi
 
 
 def test_a_piece_cut_inside_inline_code_loses_its_stray_backticks() -> None:
-    assert inline_code_safe("…S=0` runs it with the `ci` profile (`HYPOT…") == "…S=0 runs it with the `ci` profile (HYPOT…"
+    assert (
+        inline_code_safe("…S=0` runs it with the `ci` profile (`HYPOT…") == "…S=0 runs it with the `ci` profile (HYPOT…"
+    )
     assert inline_code_safe("run `make test` now") == "run `make test` now"
     assert inline_code_safe("set `CO_TUI_X…") == "set CO_TUI_X…"
     assert inline_code_safe("…(`a` and `b`)") == "…(`a` and `b`)"

@@ -286,6 +286,7 @@ def test_palette_open(snap_compare, make_app):
             what="palette hits",
         )
         await pilot.pause()
+
         def laid_out() -> bool:
             # Every command in view, or as many as the palette's height holds (then it scrolls).
             listed = pilot.app.screen.query("CommandList").first()
