@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from pilot_helpers import dialog_armed, inspector_loaded, paste, wait_idle, wait_ready
+from quiet_app import QuietApp
 
 from co_tui.config import load_settings
-from quiet_app import QuietApp
 
 
 async def _bang(pilot: Any, command: str) -> None:
