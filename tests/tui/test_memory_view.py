@@ -63,14 +63,13 @@ async def test_hash_note_shows_line_and_file_then_memory_edits_and_deletes(works
         assert "E / Enter edit · D / Del delete · Esc close" in str(screen.query_one("#memory-footer").render())
         await pilot.press("e")
         await wait_until(pilot, lambda: screen.editing is not None, what="the edit field")
-        field = screen.query_one("#memory-edit")
-        field.value = "use uv for everything"
+        await pilot.press(*" for everything")  # typed at the end of the note, not over it
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.editing is None, what="the edit saved")
-        assert "- use uv for everything\n" in memory_file.read_text()
+        assert "- use uv, not pip for everything\n" in memory_file.read_text()
         await pilot.press("down", "d")
         await wait_until(pilot, lambda: len(screen.entries) == 1, what="the note deleted")
         assert "the repo" not in memory_file.read_text()
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is app.chat, what="back to the chat")
-        assert "use uv for everything" in (app.session.resources.instructions_text or "")
+        assert "use uv, not pip for everything" in (app.session.resources.instructions_text or "")

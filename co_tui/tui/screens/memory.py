@@ -68,7 +68,8 @@ class MemoryScreen(ModalScreen[bool]):
             yield Static(Content(escape_controls(where)), id="memory-where")
             yield OptionList(id="memory-list")
             yield Static(Content(""), id="memory-empty")
-            yield Input(id="memory-edit")
+            # Not selected on focus: a key typed then edits the note rather than replacing it.
+            yield Input(id="memory-edit", select_on_focus=False)
             yield Static(Content(""), id="memory-status")
             yield Static(Content(KEYS), id="memory-footer")
 
@@ -117,6 +118,7 @@ class MemoryScreen(ModalScreen[bool]):
         field.value = entry.text
         field.display = True
         field.focus()
+        field.cursor_position = len(entry.text)
         self.query_one("#memory-footer", Static).update(Content(EDIT_KEYS))
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:
