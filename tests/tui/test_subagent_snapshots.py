@@ -53,6 +53,8 @@ async def running(pilot) -> None:
     await wait_until(pilot, lambda: pilot.app.chat.query("SubagentBlock"), what="the block")
     block = pilot.app.chat.query_one("SubagentBlock")
     await wait_until(pilot, lambda: block.view.tool and block.view.tool[0] == "read_file", what="read_file running")
+    # The activity line follows the same event a callback later (its label is set, then drawn).
+    await wait_until(pilot, lambda: pilot.app.chat.activity.label == "explore-1: running read_file…", what="the label")
     await pilot.pause()
 
 
