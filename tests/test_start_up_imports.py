@@ -40,6 +40,7 @@ PAINT_OWN = {
     "co_tui.governance.refused",
     "co_tui.session",
     "co_tui.session.user_shell_prompt",
+    "co_tui.session.note_prompt",  # `#note` told from a prompt (standard library only)
     # The slash commands the prompt parses and the transcript replay a resume shows (standard
     # library only; main moved them behind `co_tui.session`, the front ends' one import).
     "co_tui.session.command_handlers",

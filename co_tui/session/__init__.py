@@ -136,6 +136,12 @@ _EXPORTS: dict[str, str] = {
     # `!command` typed in the prompt (user_shell.py)
     "user_shell_command": "user_shell_prompt",
     "USER_SHELL_TOOL": "user_shell_prompt",
+    # memory (memory.py, note_prompt.py)
+    "hash_note": "note_prompt",
+    "parse_remember": "note_prompt",
+    "Memory": "memory",
+    "MemoryEntry": "memory",
+    "entry_where": "memory",
     "ShellPreview": "shell_preview",
     "shell_preview": "shell_preview",
     # opening sessions (opening.py) and the saved ones
@@ -254,6 +260,8 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.history_rows import HistoryRows, TurnBar, TurnState, read_history_rows, status_label
     from co_tui.session.lifecycle import SessionLifecycle, instruction_events
     from co_tui.session.lifecycle_types import Closing
+    from co_tui.session.memory import Memory, MemoryEntry, entry_where
+    from co_tui.session.note_prompt import hash_note, parse_remember
     from co_tui.session.opening import (
         OpenSessionError,
         exit_code_for,

@@ -29,6 +29,7 @@ from co_tui.session.eviction import plan_evict, plan_next_cut
 from co_tui.session.file_checkpoints import session_file_edits
 from co_tui.session.history import History, HistoryViews
 from co_tui.session.lifecycle import SessionLifecycle
+from co_tui.session.memory import Memory
 from co_tui.session.metering import Metering
 from co_tui.session.recover import plan_recover
 from co_tui.session.replay import Item, replay
@@ -158,6 +159,11 @@ class ChatSession(HistoryViews):
     def instruction_files(self) -> Sequence[InstructionFile]:
         """The project instruction files loaded now (the resources')."""
         return self.resources.instruction_files
+
+    @property
+    def memory(self) -> Memory:
+        """The user's memory: list, remember, edit, delete (memory.py)."""
+        return Memory(self.resources)
 
     @property
     def meter(self) -> TokenMeter:

@@ -140,7 +140,9 @@ class Metering:
             for name, defs in mcp_tool_definitions_by_server(binding.resources.mcp or None).items()
             if defs
         ]
-        parts = overhead_parts(own, binding.resources.instruction_files, tool_costs)
+        memory = binding.resources.memory
+        sent = memory.files if memory.enabled else ()  # the notes ride with the instructions, never cut
+        parts = overhead_parts(own, binding.resources.instruction_files, tool_costs, sent)
         reading = binding.meter.reading(context)
         meter = self.reading()
         breakdown = compute_breakdown(

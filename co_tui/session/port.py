@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from co_tui.session.events import Event, UsageUpdate
     from co_tui.session.file_rewind import FilesBack
     from co_tui.session.lifecycle_types import Closing, Spawn
+    from co_tui.session.memory import Memory
     from co_tui.session.pin_change import PinChange
     from co_tui.session.replay import Item
     from co_tui.session.saved_session import SessionHit, SessionMeta
@@ -314,6 +315,12 @@ class SessionInfo(Protocol):
     def instruction_files(self) -> Sequence[InstructionFile]:
         """The project instruction files (AGENTS.md …) sent with every request now; a file that
         could not be read is listed with its one-line `error`. Empty when none (or turned off)."""
+        ...
+
+    @property
+    def memory(self) -> Memory:
+        """The user's memory (`co_tui.session.memory.Memory`): the notes with their file and line,
+        `remember` (asks the approvals first), `edit`, `delete`; sent with the instructions."""
         ...
 
     @property

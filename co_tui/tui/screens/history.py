@@ -437,8 +437,17 @@ class HistoryScreen(Screen[None]):
         limit = f"/{reading.max_messages}" if reading.max_messages else ""
         # Short: the line must stay one line at 100 columns.
         pinned = f" · ~{format_tokens(reading.pinned_tokens)} pinned" if self._pinned_turns else ""
+        # A request pydantic-ai fused from two messages (a `!command`'s output and the next prompt) is
+        # one message sent but two rows, as in the transcript: the rows are counted, the sent figure
+        # (what max_history_messages counts) beside them when it differs.
+        shown = len(context_rows)
+        count = (
+            f"{reading.messages}{limit} messages"
+            if shown == reading.messages
+            else f"{shown} messages ({reading.messages}{limit} as sent)"
+        )
         text.append(
-            f"{reading.messages}{limit} messages · "
+            f"{count} · "
             f"{_tokens_of_budget(reading.context_tokens, reading.budget_tokens, reading.exactness != 'exact')}"
             f" · {turns_in_context} of {plural(len(user_turns), 'user turn')}{pinned}\n"
         )
@@ -493,7 +502,9 @@ class HistoryScreen(Screen[None]):
             return
         row = rows[message.row]
         if message.table != "transcript-table":  # a context row: find the transcript message it shows
-            source = next((r for r in self._transcript_rows if r.context_index == row.index), None)
+            # The same turn too: a request fused from two messages is two rows with one context index.
+            shown = [r for r in self._transcript_rows if r.context_index == row.index]
+            source = next((r for r in shown if r.turn == row.turn), shown[0] if shown else None)
             if source is None:
                 self.notify("a marker is not a turn: pin a message of the turn you want kept", severity="warning")
                 return
