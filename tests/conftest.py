@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pydantic_ai.models
 import pytest
+import textual.constants
 from support.examples import register_profiles
 from support.workspaces import write_tree
 
@@ -21,8 +22,12 @@ pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
 # Hypothesis profiles: `ci` by default (the counts the docs state), `dev` with HYPOTHESIS_PROFILE=dev.
 register_profiles()
 
-# Textual determinism for snapshot and pilot tests.
+# Textual determinism for snapshot and pilot tests: no animation, so the activity spinner stays on
+# its first frame (a snapshot of a busy screen showed whichever frame its timer had reached). Textual
+# reads the variable into `textual.constants` when first imported, which a plugin (the snapshot
+# plugin) does before this file runs: the constant is set too, and `App()` reads it.
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+textual.constants.TEXTUAL_ANIMATIONS = os.environ["TEXTUAL_ANIMATIONS"]  # type: ignore[assignment]
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -133,6 +133,22 @@ COMMANDS: tuple[Command, ...] = (
         run.compact_mode,
     ),
     Command(
+        "remember",
+        "Remember a note in this workspace's memory (--global: yours), sent with every request; #note too",
+        "/remember [--global] note",
+        None,
+        "remember",
+        run.remember,
+    ),
+    Command(
+        "memory",
+        "What is remembered and where each note came from; edit or delete notes",
+        "/memory",
+        None,
+        "show_memory",
+        run.memory,
+    ),
+    Command(
         "agents",
         "List the agents the model can delegate to, where each came from, and files refused",
         "/agents",

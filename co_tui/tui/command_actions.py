@@ -261,6 +261,18 @@ class CommandActions:
         if session is not None:
             self.controller.host.spawn(self.chat.add_notice("\n".join(session.agents_listing())))
 
+    def remember(self, note: str = "") -> None:
+        """/remember [--global] note, #note: ask, then add it to the memory (memory_actions.py)."""
+        from co_tui.tui.memory_actions import remember
+
+        remember(self.controller, self.chat, note)
+
+    def show_memory(self) -> None:
+        """/memory: the notes and where they came from; edit, delete (memory_actions.py)."""
+        from co_tui.tui.memory_actions import show_memory
+
+        show_memory(self.controller, self.chat)
+
     def show_permissions(self) -> None:
         """/permissions: what "always allow" allowed in this session, revocable."""
         from co_tui.tui.screens.permissions import PermissionsScreen

@@ -82,6 +82,14 @@ PROMPT_FORMS: tuple[PromptFormSpec, ...] = (
         "kept). `!` alone is a prompt",
     ),
     PromptFormSpec(
+        "#note",
+        "Remember `note` in the workspace's memory (`.co-tui/memory.md`), as `/remember note` does: a "
+        "dialog shows the exact line and the file first (y writes, n or Esc does not), then one line in "
+        "the chat names the file and line. The note is sent with every request and never cut; `/memory` "
+        "lists, edits (`e`) and deletes (`d`) notes; `/remember --global note` writes yours. A heading (`#` twice) and "
+        "`#` alone are prompts",
+    ),
+    PromptFormSpec(
         "@path",
         "Attach a workspace file (what `read_file` would show: its first 400 lines; a binary file is "
         "described; 64,000 characters in all at most) or a folder's listing when the prompt is sent. A popup completes paths "

@@ -137,9 +137,9 @@ class ChatController:
 
     def _start_prompt(self, text: str) -> None:
         """A turn for `text`, or its command for `!command` (session/user_shell.py)."""
-        from co_tui.session import bang_command
+        from co_tui.session import user_shell_command
 
-        command = bang_command(text)
+        command = user_shell_command(text)
         if command is None:
             self._begin_turn(text)
         else:
@@ -239,7 +239,7 @@ class ChatController:
             await view.unqueue_user_message(text)
             await view.add_user_message(text)
             self._show_activity(shell_activity(command))
-            await self._show_events(session.run_shell_command(command), activity=False)
+            await self._show_events(session.run_user_shell(command), activity=False)
         finally:
             self.job_ended()
         if len(session.transcript) == ran:  # declined (or no one could approve it): nothing ran

@@ -116,7 +116,7 @@ class ChatScreen(Screen[None]):
         """The workspace paths for `@fragment` (agent/mentions.py: confined as read_file is). The
         walk below the root is made once per mention, when its `@` is typed (a fragment still empty),
         and filtered at each key after it: a key costs milliseconds, not a walk."""
-        from co_tui.agent.mentions import complete_paths, walk_index
+        from co_tui.session import complete_paths, walk_index
 
         assert self.workspace is not None
         if self._path_index is None or not fragment:
@@ -310,7 +310,7 @@ class ChatScreen(Screen[None]):
                 if (subagent := self._subagents.get(event.tool_call_id)) is not None:
                     subagent.show(event)
                 elif (found := self._tools.get(event.tool_call_id)) is not None:
-                    found.set_result(event.content, event.chars, is_error=event.is_error)
+                    found.set_result(event)
             case HistoryTrimmed():
                 await self.end_answer()
                 from co_tui.tui.widgets.trim_banner import TrimBanner
@@ -412,8 +412,8 @@ class ChatScreen(Screen[None]):
                 group.append(self._saved_subagent(entry))
             else:
                 block = ToolCallBlock(entry.tool_name, entry.tool_call_id, entry.args)
-                if entry.result is not None:
-                    block.set_result(entry.result, len(entry.result), is_error=entry.is_error)
+                if (result := entry.tool_result()) is not None:
+                    block.set_result(result)
                 else:
                     block.mark_interrupted()
                 self._tools[entry.tool_call_id] = block

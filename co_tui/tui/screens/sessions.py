@@ -302,8 +302,13 @@ class SessionsScreen(ModalScreen[str | None]):
         them through: the `/` binding would act only once the event has bubbled up to the app,
         after the keys queued behind it. Delete (the key) stays the table's: it deletes."""
         search = self.query_one("#sessions-search", Input)
-        if search.has_focus or not types_text(event):
+        if not types_text(event):
             return
+        if search.has_focus and not (self._search_pending and event.is_printable):
+            return
+        # With the field focused but its focus event not handled yet, a character that still
+        # reaches here was forwarded to the table before focus moved (the field stops the ones it
+        # types): it is typed into the field, or it would be lost.
         if not self._search_pending:
             if event.key == "delete" or event.key == "backspace":
                 return

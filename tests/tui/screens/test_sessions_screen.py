@@ -454,7 +454,14 @@ async def test_slash_and_words_in_one_burst_all_reach_the_field(make_host, store
             event = events.Key(key, char)
             event.set_sender(app)
             app._driver.send_message(event)  # all queued before any is handled, as a burst arrives
-        await wait_until(pilot, lambda: app.screen.searched == "build" and app.screen.loaded, what="the search")
+        await wait_until(
+            pilot,
+            lambda: getattr(app.screen, "searched", None) == "build" and app.screen.loaded,
+            what=lambda: (
+                f"the search: screen {app.screen!r}, searched {getattr(app.screen, 'searched', None)!r}, "
+                f"field {getattr(app.screen.query('#sessions-search').first(), 'value', None) if app.screen.query('#sessions-search') else None!r}"
+            ),
+        )
         assert not isinstance(app.screen, ConfirmDeleteScreen)
         assert _rows(app) == [IDS["bcd"][:8]]
 
