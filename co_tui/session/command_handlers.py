@@ -128,6 +128,12 @@ async def model(session: SessionPort, name: str) -> AsyncIterator[Event]:
         async for event in said(f"Model: {session.model_name}{offline} · /model NAME switches"):
             yield event
         return
+    if session.busy:  # refused as every operation is while a turn runs (the model stays)
+        from co_tui.session.wording import busy_line
+
+        async for event in said(busy_line("switching models"), failed=True):
+            yield event
+        return
     try:
         await asyncio.to_thread(session.set_model, name)  # builds the agent: imports the provider's SDK
     except Exception as exc:  # ModelConfigError: one line, the old model stays
