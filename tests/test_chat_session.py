@@ -12,8 +12,9 @@ from pilot_helpers import poll_until
 from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from support.processes import processes_in
 from support.turns import collect
-from support.waits import finishes_within, processes_in, until
+from support.waits import finishes_within, until
 from support.workspaces import HELLO
 
 from co_tui.config import load_settings

@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from cli_process import run_python
 
+pytestmark = pytest.mark.slow  # each test starts a real co-tui or Python process
+
 # Third-party packages (top-level names) allowed before the first frame: Textual and what it needs.
 PAINT_PACKAGES = {"textual", "rich", "platformdirs", "typing_extensions"}
 # co-tui's own before the first frame: the UI, and these few light modules of the other layers

@@ -126,6 +126,7 @@ class ChatSession(HistoryViews):
         self.turns = SessionTurns(self.runner, shell, self.saves, metering, self.gate, self.workspace)
         self.clearing = Clearing(self.saves, self.edits, self.binding, self.gate, self.gauge)
         self.lifecycle = SessionLifecycle(self)  # start and close, for every front end (lifecycle.py)
+        self.memory = Memory(self.resources)  # the user's notes: list, remember, edit, delete (memory.py)
 
     def _new_child(self, agent_def: AgentDef) -> ChildRun:
         return ChildRun(self.resources, self.binding.model, agent_def, parent_budget=self.binding.policy.budget_tokens)
@@ -159,11 +160,6 @@ class ChatSession(HistoryViews):
     def instruction_files(self) -> Sequence[InstructionFile]:
         """The project instruction files loaded now (the resources')."""
         return self.resources.instruction_files
-
-    @property
-    def memory(self) -> Memory:
-        """The user's memory: list, remember, edit, delete (memory.py)."""
-        return Memory(self.resources)
 
     @property
     def meter(self) -> TokenMeter:

@@ -270,7 +270,8 @@ You run the command the task names and report its output.
 async def test_esc_kills_a_childs_shell_command_and_a_defined_agent_runs_as_defined(
     env: LoopbackServer, tmp_path: Path, monkeypatch: Any
 ) -> None:
-    from support.waits import processes_in, until
+    from support.processes import processes_in
+    from support.waits import until
 
     from co_tui.session.chat import ChatSession
 

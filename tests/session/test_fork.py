@@ -76,6 +76,7 @@ def _jsonl(out: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
+@pytest.mark.slow
 def test_fork_session_and_at_turn_from_the_command_line(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()

@@ -9,8 +9,9 @@ from pathlib import Path
 
 from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from support.processes import processes_in
 from support.turns import collect, of_type, run_turn
-from support.waits import finishes_within, processes_in, until
+from support.waits import finishes_within, until
 
 from co_tui.config import load_settings
 from co_tui.governance.handles import handle_of, recall_call

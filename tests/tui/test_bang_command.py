@@ -9,7 +9,7 @@ from typing import Any
 
 from pilot_helpers import dialog_armed, paste, wait_idle, wait_ready, wait_until
 from quiet_app import QuietApp
-from support.waits import processes_in
+from support.processes import processes_in
 
 from co_tui.config import load_settings
 from co_tui.tui.screens.approval import ApprovalDialog
