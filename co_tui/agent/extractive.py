@@ -464,7 +464,28 @@ def _choose_turns(turns: Sequence[Turn], sizes: Sequence[int], room: int, focus:
 
 def _short(text: str, limit: int) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    return inline_code_safe(text if len(text) <= limit else text[: limit - 1].rstrip() + "…")
+
+
+def inline_code_safe(text: str) -> str:
+    """`text` (a piece cut out of Markdown: a quote, a sentence, a search hit) with the backticks that
+    have no partner in it dropped, so it reads as written when shown as Markdown.
+
+    A piece can start or end inside inline code. Its lone backtick then pairs with the next one, and
+    Markdown trims the space at both ends of a code span, gluing the words around it: "…S=0` runs it
+    with `make`" showed as "…S=0runs it withmake". So: a piece cut at its start ("…") whose first
+    backtick closes code (it follows a word, not a space or an opening bracket) loses it; then, with
+    an odd count left, the last one (code still open where the piece was cut) goes too. Pure."""
+    ticks = [i for i, char in enumerate(text) if char == "`"]
+    if not ticks:
+        return text
+    drop: set[int] = set()
+    before = text[ticks[0] - 1] if ticks[0] else " "
+    if text.startswith("…") and not before.isspace() and before not in "([{\"'":
+        drop.add(ticks[0])
+    if (len(ticks) - len(drop)) % 2:
+        drop.add(ticks[-1])
+    return "".join(char for i, char in enumerate(text) if i not in drop) if drop else text
 
 
 def _quote(text: str, limit: int) -> str:

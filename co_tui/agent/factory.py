@@ -182,6 +182,7 @@ def build_agent(
     recall: RecallSource | None = None,
     agent_def: AgentDef | None = None,
     delegate: Any = None,
+    remember: Any = None,
 ) -> Agent[None, str]:
     """An `Agent` for `model` with the workspace tools (run_shell only if `settings.allow_shell`).
 
@@ -198,6 +199,7 @@ def build_agent(
     stand for co-tui's and only its tools are offered (shell and edits still only when the settings
     allow them; MCP tools only to a definition that names no tools). `delegate`: the `delegate`
     toolset (delegate_tool.py), the main agent's only: a subagent never gets one (depth 1).
+    `remember`: the `remember` toolset (remember_tool.py), the main agent's only.
     """
     import pydantic_ai
     from pydantic_ai import Agent
@@ -229,6 +231,8 @@ def build_agent(
         own.append(recall_toolset(recall))
     if delegate is not None and agent_def is None:
         own.append(delegate)
+    if remember is not None and agent_def is None:
+        own.append(remember)
     if agent_def is not None and agent_def.tools is not None:
         toolsets = ()  # a definition that names its tools gets those only
     return Agent(

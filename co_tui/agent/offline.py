@@ -4,7 +4,7 @@ It says plainly that it is offline and how to configure a real model, and still 
 feature of co-tui so it can be demoed and tested without an API key:
 
 - greetings, `help`, questions, anything else → honest canned replies that quote the input;
-- `read README.md`, `list`, `search TODO`, `run ls` (only when `run_shell` exists),
+- `list .`, `search TODO`, `read notes.txt`, `run ls` (only when `run_shell` exists),
   joined with "and"/"then"/";" for several → it calls the workspace tools, then answers from their
   results (a file: line count, first lines, headings or definitions; a listing; match counts);
 - `big output` → a search whose output is large and capped (to see tool-output trimming);

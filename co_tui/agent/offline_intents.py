@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 TRIGGERS: tuple[tuple[str, str], ...] = (
-    ("read README.md", "read_file on the path, then a summary: lines, first lines, headings, definitions"),
-    ("list", "list_dir of the workspace root (`list docs` lists a folder)"),
+    ("list .", "list_dir of a folder (`.` is the workspace root; `list` alone too)"),
     (
         "search TODO",
-        "search_text for the pattern in the workspace (`search TODO in docs`: under a folder; `grep`/`find` work too)",
+        "search_text for the pattern in the workspace (`search TODO in FOLDER`: under one folder; `grep`/`find` work too)",
     ),
-    ("run ls -la", "run_shell with the command, when `allow_shell` is on (you approve it first)"),
     ("write hello to notes.txt", "write_file: the text (quotes optional) as the file's content; you approve a diff"),
+    ("read notes.txt", "read_file on the path, then a summary: lines, first lines, headings, definitions"),
+    ("run ls -la", "run_shell with the command, when `allow_shell` is on (you approve it first)"),
     (
         "replace hello with bye in notes.txt",
         "edit_file: the one occurrence of the first text, replaced; you approve a diff",
@@ -31,13 +31,13 @@ TRIGGERS: tuple[tuple[str, str], ...] = (
         "calls any tool by its name, e.g. an MCP server's `NAME_tool`, with key=value or JSON args",
     ),
     (
-        "explore docs in a subagent and tell me which file mentions budget",
+        "explore . in a subagent and tell me which file mentions TODO",
         "delegate: a read-only subagent searches in a context of its own; you get its answer (`in a subagent` works after any tool request)",
     ),
     ("big output", "a search that returns a large, capped tool output (to see trimming at work)"),
     ("slow …", "any prompt containing the word `slow` streams word by word with a delay (try Esc)"),
     ("what did we do so far?", "an extractive recap of the visible context, trims and summaries included"),
-    ("what did README.md say?", "after README.md's output was cut from view: reads it back with `recall`"),
+    ("what did notes.txt say?", "after a file's output was cut from view: reads it back with `recall`"),
     ("help", "what the offline model can do and how to configure a real one"),
 )
 """(example prompt, what it does) — shown by `help` and the help screen."""
@@ -135,7 +135,9 @@ def delegation_task(text: str) -> str | None:
     """The task a prompt asks a subagent to do (phrased so the offline model in the child acts on
     it), or None when the prompt asks for no subagent."""
     if m := _EXPLORE_ASK.match(text):
-        return f"search {_clean(m.group('pattern'))} in {_clean(m.group('path'))}"
+        # `explore . …`: the whole workspace (`_clean` takes a lone `.` for sentence punctuation).
+        path, pattern = _clean(m.group("path")) or ".", _clean(m.group("pattern"))
+        return f"search {pattern}" if path == "." else f"search {pattern} in {path}"
     if m := _DELEGATE_PREFIX.match(text):
         return (m.group("task") or m.group("task2")).strip()
     if m := _DELEGATE_SUFFIX.match(text):

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from co_tui.agent.extractive import inline_code_safe
 from co_tui.agent.offline_intents import OFFLINE_NOTICE, SETUP_HINT, TRIGGERS, Intent
 from co_tui.text import plural
 
@@ -35,8 +36,8 @@ def canned_reply(intent: Intent, prompt: str, tool_names: Sequence[str]) -> str:
         return help_text(tool_names)
     if intent.kind == "greeting":
         return (
-            f"Hello! {OFFLINE_NOTICE} I can still work with this workspace: try `read README.md`, "
-            f"`list .` or `search TODO`. Type `help` for everything I understand.\n\n{SETUP_HINT}"
+            f"Hello! {OFFLINE_NOTICE} I can still work with this workspace: try `list .`, "
+            f"`search TODO` or `write hello to notes.txt`. Type `help` for everything I understand.\n\n{SETUP_HINT}"
         )
     if intent.kind == "thanks":
         return "You're welcome. (Offline stand-in model: for real answers, configure a model; `help` says how.)"
@@ -134,8 +135,17 @@ def _describe_delegate(content: str) -> str:
     return f'{lead}; only its answer is in mine (recall("{agent}") shows its work):\n\n{body.strip()}'
 
 
+_PAGE = re.compile(
+    r"chars (?P<start>[\d,]+)-(?P<end>[\d,]+) of (?P<total>[\d,]+)(?:; next page: (?P<next>recall\(.*\)))?"
+)
+_SOURCE = re.compile(r"the output of (?P<call>.+?) from turn")
+_SEARCHED = re.compile(r'^\[recall\(search="(?P<pattern>.*?)"\): (?P<hits>\d+) hits')
+_HIT = re.compile(r"^- turn (?P<turn>\d+), (?:(?P<call>.+?) → )?(?P<source>[^:]*?): (?P<snippet>.*)$")
+
+
 def _describe_recall(content: str) -> str:
-    """A recall's page: where it came from, then the original as its own tool would be described."""
+    """A recall's page, honestly: which output (the call that made it) or which search, and which
+    part of it the page is; then the original as its own tool would be described."""
     header, _, body = content.partition("\n")
     if child := re.search(r"subagent (\S+)'s transcript", header):
         calls = len(re.findall(r"^tool output \(", body, re.M))
@@ -143,13 +153,43 @@ def _describe_recall(content: str) -> str:
             f"I read subagent {child[1]}'s transcript back with recall ({len(body):,} chars, "
             f"{calls} tool output{'' if calls == 1 else 's'}). It starts: {_quote(body)}"
         )
+    if searched := _SEARCHED.match(header):
+        return _describe_search_recall(searched["pattern"], int(searched["hits"]), body)
     turn = re.search(r"from turn (\d+)", header)
-    lead = f"That had been cut from my view{f' (turn {turn[1]})' if turn else ''}, so I read it back with recall. "
+    source = _SOURCE.search(header)
+    page = _PAGE.search(header)
+    partial = page is not None and (page["start"] != "0" or page["end"] != page["total"])
+    lead = f"That had been cut from my view{f' (turn {turn[1]})' if turn else ''}, so I read it back with recall"
+    if source:
+        lead += f": the output of {source['call']}"
+    if page is not None and partial:
+        lead += f", characters {page['start']}-{page['end']} of {page['total']} (one page"
+        lead += f"; {page['next']} reads on)" if page["next"] else ", the last)"
+    lead += ". "
     if _READ_HEADER.match(body.partition("\n")[0]):
-        return lead + _describe_read(body)
+        return lead + _describe_read(body, partial=partial)
     if body.startswith("--- turn"):
         return lead + f"Those turns as they happened ({len(body):,} chars) start: {_quote(body)}"
     return lead + f"It returned {len(body):,} chars, starting: {_quote(body)}"
+
+
+def _describe_search_recall(pattern: str, count: int, body: str) -> str:
+    """A `recall(search=…)`: where each hit is (whose output it is), so text that only mentions a
+    file is never passed off as that file's."""
+    lead = f'I searched what had been cut from my view for "{pattern}"'
+    hits = [m for line in body.splitlines() if (m := _HIT.match(line))]
+    if not count or not hits:
+        return f"{lead}: no hits, so I cannot tell you what it said; it may never have been read in this session."
+    own = [h for h in hits if h["call"] and pattern in h["call"]]
+    lines = [f"{lead}: {plural(count, 'hit')}."]
+    if not own:
+        lines[0] += f" None is in an output of {pattern} itself: each is in other text that mentions it."
+    for hit in hits[:3]:
+        whose = f"the output of {hit['call']}" if hit["call"] else f"the {hit['source'].split(',')[0]}"
+        lines.append(f"- turn {hit['turn']}, {whose}: {_quote(hit['snippet'])}")
+    if len(hits) > 3:
+        lines.append(f"- … {plural(len(hits) - 3, 'more hit')}")
+    return "\n".join(lines)
 
 
 _READ_HEADER = re.compile(
@@ -172,7 +212,9 @@ def _outside_fences(lines: list[str]) -> list[str]:
     return kept
 
 
-def _describe_read(content: str) -> str:
+def _describe_read(content: str, *, partial: bool = False) -> str:
+    """A `read_file` output described; `partial`: `content` is one recalled page of it (the lines
+    it holds are said, not the lines the read covered)."""
     lines = content.splitlines()
     header = _READ_HEADER.match(lines[0]) if lines else None
     if header is None:  # binary, empty, past the end: the tool already said it in one line
@@ -180,13 +222,23 @@ def _describe_read(content: str) -> str:
     body = [line for line in lines[1:] if not (line.startswith("[capped") or line.startswith("["))]
     path, total = header["path"], header["total"]
     noun = "line" if total == "1" else "lines"
-    parts = [f"`{path}` has {total} {noun} ({header['size']} bytes); I read lines {header['first']}-{header['last']}."]
+    if partial:
+        start = int(header["first"].replace(",", ""))
+        held = f"{start:,}-{start + max(0, len(lines) - 2):,}"  # the last line of a page may be cut short
+        read = f"the read covered lines {header['first']}-{header['last']}; this page holds lines {held} of them"
+    else:
+        read = f"I read lines {header['first']}-{header['last']}"
+    parts = [f"`{path}` has {total} {noun} ({header['size']} bytes); {read}."]
     first = [line.strip() for line in body if line.strip()][:3]
     if first:
         parts.append("It starts with: " + " / ".join(_quote(line, 80) for line in first) + ".")
     headings = [m.group(2).strip() for line in _outside_fences(body) if (m := _HEADING.match(line))]
     if headings:
-        parts.append(f"Headings ({len(headings)}): " + "; ".join(headings[:8]) + ("; …" if len(headings) > 8 else "."))
+        parts.append(
+            f"Headings{' in this page' if partial else ''} ({len(headings)}): "
+            + "; ".join(headings[:8])
+            + ("; …" if len(headings) > 8 else ".")
+        )
     names = [m.group(1) or m.group(2) for line in body if (m := _DEFINITION.match(line.strip()))]
     if names and not headings:
         parts.append(f"It defines {len(names)} names: " + ", ".join(names[:10]) + (", …" if len(names) > 10 else "."))
@@ -248,8 +300,9 @@ def _describe_shell(content: str) -> str:
 
 
 def _quote(text: str, limit: int = QUOTE_CHARS) -> str:
+    """`text` on one line, cut to `limit`, in quotes, safe as Markdown (`inline_code_safe`)."""
     text = " ".join(text.split())
-    return f'"{text if len(text) <= limit else text[: limit - 1] + "…"}"'
+    return f'"{inline_code_safe(text if len(text) <= limit else text[: limit - 1] + "…")}"'
 
 
 def _first_line(text: str) -> str:

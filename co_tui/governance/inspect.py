@@ -379,11 +379,23 @@ def context_view(transcript_rows: Sequence[MessageInfo], context_rows: Sequence[
     """The context's rows with the turn number and status of the transcript message each one shows.
 
     Annotated on its own, the context would count its turns from 1 and call a truncated tool output
-    plain "in context"; markers (which have no transcript message) keep their own annotation. Pure.
+    plain "in context"; markers (which have no transcript message) keep their own annotation. A
+    request pydantic-ai fused from several transcript messages (a `!command`'s output and the prompt
+    after it, an interrupted call's result and the next prompt) is shown as those messages, one row
+    each with its own turn, all at the one context index they share: the In context tab then counts
+    and numbers messages as the Transcript tab does (issue 43). Pure.
     """
-    seen_as = {row.context_index: row for row in transcript_rows if row.context_index is not None}
+    seen_as: dict[int, list[MessageInfo]] = {}
+    for row in transcript_rows:
+        if row.context_index is not None:
+            seen_as.setdefault(row.context_index, []).append(row)
     out: list[MessageInfo] = []
     for row in context_rows:
-        source = seen_as.get(row.index)
-        out.append(row if source is None else replace(row, turn=source.turn, status=source.status))
+        sources = seen_as.get(row.index, [])
+        if len(sources) > 1:
+            out += [replace(source, index=row.index, context_index=row.index) for source in sources]
+        elif sources:
+            out.append(replace(row, turn=sources[0].turn, status=sources[0].status))
+        else:
+            out.append(row)
     return out

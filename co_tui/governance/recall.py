@@ -305,7 +305,7 @@ def search_history(
         out_of_view = number <= hidden_turns
         for i in indices:
             message = transcript[i]
-            for label, text in _texts(message):
+            for label, text, call in _texts(message):
                 handle = label if label.startswith("r") else None
                 if not out_of_view and (handle is None or handle in visible):
                     continue
@@ -313,7 +313,12 @@ def search_history(
                 at = text.lower().find(needle, low, high)
                 if at < 0:
                     continue
-                where = f"turn {number}" + (f", {recall_call(handle)}" if handle else f', recall(turns="{number}")')
+                # The call that made an output is named: a hit in README.md's output that mentions
+                # docs/x.md is not docs/x.md's text, and whoever reads the hit must be able to tell.
+                source = f"{call} → " if call else ""
+                where = f"turn {number}" + (
+                    f", {source}{recall_call(handle)}" if handle else f', {label}, recall(turns="{number}")'
+                )
                 hits.append(f"- {where}: {_snippet(redact(text), at, len(needle))}")
                 if len(hits) >= MAX_HITS:
                     break
@@ -330,16 +335,17 @@ def search_history(
     return Recalled(text + "\n" + page, {"search": pattern}, None, len(body), next_offset)
 
 
-def _texts(message: ModelMessage) -> list[tuple[str, str]]:
-    """(label, text) of a message's searchable parts: a tool output's label is its handle."""
-    out: list[tuple[str, str]] = []
+def _texts(message: ModelMessage) -> list[tuple[str, str, str | None]]:
+    """(label, text, call) of a message's searchable parts: a tool output's label is its handle,
+    its call the one that made it (`read_file(path="README.md")`, None when not known)."""
+    out: list[tuple[str, str, str | None]] = []
     for part in message.parts:
         if isinstance(part, ToolReturnPart):
-            out.append((handle_of(part) or "output", content_text(part.content)))
+            out.append((handle_of(part) or "output", content_text(part.content), call_of(part)))
         elif isinstance(part, UserPromptPart) and isinstance(part.content, str):
-            out.append(("prompt", part.content))
+            out.append(("prompt", part.content, None))
         elif isinstance(part, TextPart):
-            out.append(("answer", part.content))
+            out.append(("answer", part.content, None))
     return out
 
 

@@ -25,11 +25,14 @@ from co_tui.agent.models import context_window_of, is_offline, resolve_model
 from co_tui.governance.capability import ContextGovernance
 from co_tui.governance.compact_mode import CompactMode, SendChoice, cut_permission
 from co_tui.governance.meter import TokenMeter
-from co_tui.governance.policy import GovernancePolicy, Governor
+from co_tui.governance.policy import Governor
+from co_tui.governance.policy_settings import GovernancePolicy
 from co_tui.session.compact_hooks import compact_hooks_of
 from co_tui.session.compact_mode import OffNotice
 from co_tui.session.events import Notice
+from co_tui.session.memory import memory_toolset
 from co_tui.session.recall_source import recall_source
+from co_tui.session.steering import pin_keys
 from co_tui.session.summary_instructions import with_summary_files
 
 if TYPE_CHECKING:
@@ -67,7 +70,7 @@ def count_overhead(binding: AgentBinding) -> int:
     own = overhead_tokens(
         resources.settings,
         workspace=resources.workspace,
-        project_text=resources.project.text,
+        project_text=resources.instructions_text,
         agent=binding.agent,
         agent_def=binding.agent_def,
     )
@@ -166,10 +169,11 @@ class AgentBinding:
             approver=resources.approver,
             file_edits=self.file_edits,
             toolsets=resources.mcp.toolsets(),
-            project_instructions=lambda: resources.project.text,
+            project_instructions=lambda: resources.instructions_text,  # AGENTS.md … and the memory
             recall=recall_source(self.history, self),
             agent_def=self.agent_def,
             delegate=self._delegate,
+            remember=None if self.agent_def is not None else memory_toolset(resources),
         )
         self.overhead: int = self._overhead_counter(self)  # after the agent: its tools are priced, not built again
         self.context_window = context_window_of(resolved) or s.fallback_context_window
@@ -196,6 +200,10 @@ class AgentBinding:
         governance and the meter count the new figure from now on."""
         self.overhead = self._overhead_counter(self)
         self.meter.set_overhead_hint(self.overhead)
+
+    def tell_pins(self) -> None:
+        """Tell governance which turns of the history are pinned now (a pin, a branch move, a reset, a resume)."""
+        self.governance.set_pins(pin_keys(self.history.transcript, self.history.pins))
 
     def restore_summarizer_cooldown(self, failed_at: float | None) -> None:
         """A summary that failed in an earlier process (a print-mode turn) still cools down here, so

@@ -19,7 +19,21 @@ if TYPE_CHECKING:
     from co_tui.session.events import Event
     from co_tui.session.port import SessionPort
 
-__all__ = ["clear", "compact", "compact_mode", "context", "fork", "mcp", "model", "pin", "rewind", "said", "undo"]
+__all__ = [
+    "clear",
+    "compact",
+    "compact_mode",
+    "context",
+    "fork",
+    "mcp",
+    "memory",
+    "model",
+    "pin",
+    "remember",
+    "rewind",
+    "said",
+    "undo",
+]
 
 
 async def said(line: str, *, failed: bool = False) -> AsyncIterator[Event]:
@@ -114,6 +128,12 @@ async def model(session: SessionPort, name: str) -> AsyncIterator[Event]:
         async for event in said(f"Model: {session.model_name}{offline} · /model NAME switches"):
             yield event
         return
+    if session.busy:  # refused as every operation is while a turn runs (the model stays)
+        from co_tui.session.wording import busy_line
+
+        async for event in said(busy_line("switching models"), failed=True):
+            yield event
+        return
     try:
         await asyncio.to_thread(session.set_model, name)  # builds the agent: imports the provider's SDK
     except Exception as exc:  # ModelConfigError: one line, the old model stays
@@ -127,7 +147,8 @@ async def model(session: SessionPort, name: str) -> AsyncIterator[Event]:
 
 async def compact_mode(session: SessionPort, argument: str) -> AsyncIterator[Event]:
     """`/compact-mode [auto|ask|off]`: who cuts the context for this session (none: the next mode)."""
-    from co_tui.governance.compact_mode import COMPACT_MODES, MODE_TEXT, parse_mode
+    from co_tui.governance.compact_mode import COMPACT_MODES, parse_mode
+    from co_tui.session.wording import MODE_TEXT
 
     nxt = COMPACT_MODES[(COMPACT_MODES.index(session.compact_mode) + 1) % len(COMPACT_MODES)]
     mode = parse_mode(argument) if argument.strip() else nxt
@@ -201,4 +222,29 @@ async def mcp(session: SessionPort, argument: str) -> AsyncIterator[Event]:
 async def agents(session: SessionPort, _: str) -> AsyncIterator[Event]:
     """`/agents`: the agents the model can delegate to, where each came from, and files refused."""
     async for event in said("\n".join(session.agents_listing())):
+        yield event
+
+
+async def remember(session: SessionPort, argument: str) -> AsyncIterator[Event]:
+    """`/remember [--global] note` (and `#note`): after the approval showing the line and the file,
+    the note is added; the line says where."""
+    from co_tui.session.note_prompt import parse_remember
+    from co_tui.session.port import Refused
+
+    scope, note = parse_remember(argument)
+    try:
+        line = await session.memory.remember(note, scope)
+    except Refused as exc:
+        async for event in said(str(exc), failed=True):
+            yield event
+        return
+    yield session.meter_reading()  # every request now carries the note
+    async for event in said(line):
+        yield event
+
+
+async def memory(session: SessionPort, _: str) -> AsyncIterator[Event]:
+    """`/memory` with no screen: each note with its file and line."""
+    lines = await asyncio.to_thread(session.memory.listing)
+    async for event in said("Memory:\n" + "\n".join(lines)):
         yield event

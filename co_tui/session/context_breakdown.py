@@ -27,11 +27,12 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
 
-CategoryKey = Literal["instructions", "project_instructions", "tool_schemas", "messages", "markers", "pinned"]
+CategoryKey = Literal["instructions", "project_instructions", "memory", "tool_schemas", "messages", "markers", "pinned"]
 
 CATEGORY_TITLES: dict[str, str] = {
     "instructions": "Instructions",
     "project_instructions": "Project instructions",
+    "memory": "Memory",
     "tool_schemas": "Tool schemas",
     "messages": "Conversation messages",
     "markers": "Markers and summaries",
@@ -211,10 +212,14 @@ def compute_breakdown(
 
 
 def overhead_parts(
-    own_instructions: str, instruction_files: Sequence[Any], tool_costs: Sequence[tuple[str, int, int]]
+    own_instructions: str,
+    instruction_files: Sequence[Any],
+    tool_costs: Sequence[tuple[str, int, int]],
+    memory_files: Sequence[Any] = (),
 ) -> list[OverheadPart]:
     """The fixed parts in request order: co-tui's instructions, one per project instructions file
-    (loaded ones), one per tool source (`(source, schema tokens, tools)`)."""
+    (loaded ones), one per memory file sent (`MemoryFile`s: its `block`, `items` its notes), one per
+    tool source (`(source, schema tokens, tools)`)."""
     from co_tui.agent.project_instructions import instructions_block
     from co_tui.governance import estimate_text_tokens
 
@@ -224,6 +229,9 @@ def overhead_parts(
             parts.append(
                 OverheadPart("project_instructions", file.label, estimate_text_tokens(instructions_block(file)))
             )
+    for memory in memory_files:
+        if memory.block is not None:
+            parts.append(OverheadPart("memory", memory.label, estimate_text_tokens(memory.block), len(memory.entries)))
     for source, tokens, tools in tool_costs:
         parts.append(OverheadPart("tool_schemas", source, tokens, tools))
     return parts

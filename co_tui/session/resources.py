@@ -6,6 +6,8 @@ Held here, built once per session (the TUI and print mode build one through `Cha
 - the MCP servers (`agent.mcp_servers`: their processes start once, from the front end, and every
   agent built on these resources reaches them through the same toolsets);
 - the project instructions (AGENTS.md …), re-read when they change, for every agent at once;
+- the memory files (`.co-tui/memory.md`, the user's `memory.md`: `agent/memory_file.py`), sent with
+  the instructions, re-read and written the same way;
 - the approver asked before a shell command, an edit or an MCP call (one user answers for all).
 
 Not held here, and why:
@@ -26,7 +28,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from co_tui.agent.mcp_servers import load_mcp_servers
+from co_tui.agent.mcp_config import load_mcp_servers
+from co_tui.agent.memory_file import MemoryFiles
 from co_tui.agent.project_instructions import ProjectInstructions, describe_files
 from co_tui.session.events import Notice
 
@@ -67,6 +70,10 @@ class Resources:
         self.mcp.approver = approver
         # AGENTS.md / CLAUDE.md, sent with every request (docs/configuration.md, "Project instructions").
         self.project = ProjectInstructions(self.workspace, enabled=settings.project_instructions)
+        # The user's memory, sent after the instructions (docs/configuration.md, "Memory").
+        self.memory = MemoryFiles(
+            self.workspace, global_dir=self.project.global_dir, enabled=settings.project_instructions
+        )
         self._watchers: list[Callable[[], None]] = []
         if self.mcp:  # an MCP server's schemas count once it has listed its tools
             self.mcp.watch_tools(self._overhead_changed)
@@ -80,6 +87,17 @@ class Resources:
     def _overhead_changed(self) -> None:
         for watcher in list(self._watchers):
             watcher()
+
+    def memory_changed(self) -> None:
+        """A note was written or removed: every agent counts the new overhead."""
+        self._overhead_changed()
+
+    @property
+    def instructions_text(self) -> str | None:
+        """What the instruction files and the memory add to co-tui's own instructions on every
+        request (None: nothing). Instructions are not part of the history: no cut ever removes them."""
+        parts = [text for text in (self.project.text, self.memory.text) if text]
+        return "\n\n".join(parts) if parts else None
 
     @property
     def instruction_files(self) -> Sequence[InstructionFile]:
@@ -101,12 +119,27 @@ class Resources:
         if changed:
             self._overhead_changed()
             notices.insert(0, Notice(message=reload_notice(project.files)))
+        return notices + self._refresh_memory()
+
+    def _refresh_memory(self) -> list[Notice]:
+        """The memory files re-read when one changed on disk: a line when what is sent changed."""
+        memory = self.memory
+        errors_before = {f.error for f in memory.files}
+        try:
+            changed = memory.refresh()
+        except OSError as exc:
+            return [Notice(message=f"memory not re-read: {exc.strerror or exc}")]
+        notices = [Notice(message=f.error) for f in memory.files if f.error and f.error not in errors_before]
+        if changed:
+            self._overhead_changed()
+            notices.insert(0, Notice(message="Memory changed — the model is sent the new notes from this turn on"))
         return notices
 
     def reload_instructions(self) -> None:
         """`/clear`: read the instruction files again, whether or not they changed. Never raises."""
         try:
             self.project.reload()
+            self.memory.reload()
         except OSError:
             return
         self._overhead_changed()

@@ -1,10 +1,11 @@
 """The TUI's registry of key bindings and prompt forms, beside the session's one command table
 (`co_tui.session.commands`, re-exported here; docs/keys-and-commands.md).
 
-The slash-completion popup, the command palette and the help screen read the commands; the app
-builds its `BINDINGS` from `KEYS` and runs a command's `action` (`action_*`). Adding a command to the
-session's table is the only step that makes it appear in all of them, and in ACP clients when it has
-a handler (the app still needs the matching `action_*`).
+The slash-completion popup, the command palette and the help screen read the commands; the chat
+screen builds its `BINDINGS` from `KEYS` (`binding_action`: a command's key runs the command), and
+tui/command_dispatch.py runs a command's `action` (a `CommandActions` method). Adding a command to
+the session's table is the only step that makes it appear in all of them, and in ACP clients when
+it has a handler (the TUI still needs the matching `CommandActions` method).
 """
 
 from __future__ import annotations
@@ -48,6 +49,16 @@ KEYS: tuple[KeySpec, ...] = (
 )
 
 
+_COMMAND_ACTIONS = frozenset(command.action for command in COMMANDS)
+
+
+def binding_action(action: str) -> str:
+    """The app action a key of `KEYS` is bound to: a command's key runs the command through the
+    table, as `/name` does (`CoTuiApp.action_command`, tui/command_dispatch.py); any other key its
+    own app action."""
+    return f"app.command({action!r})" if action in _COMMAND_ACTIONS else f"app.{action}"
+
+
 @dataclass(frozen=True)
 class PromptFormSpec:
     """Something typed at the start of the prompt (or in it) that is not sent as it is."""
@@ -71,6 +82,14 @@ PROMPT_FORMS: tuple[PromptFormSpec, ...] = (
         "kept). `!` alone is a prompt",
     ),
     PromptFormSpec(
+        "#note",
+        "Remember `note` in the workspace's memory (`.co-tui/memory.md`), as `/remember note` does: a "
+        "dialog shows the exact line and the file first (y writes, n or Esc does not), then one line in "
+        "the chat names the file and line. The note is sent with every request and never cut; `/memory` "
+        "lists, edits (`e`) and deletes (`d`) notes; `/remember --global note` writes yours. A heading (`#` twice) and "
+        "`#` alone are prompts",
+    ),
+    PromptFormSpec(
         "@path",
         "Attach a workspace file (what `read_file` would show: its first 400 lines; a binary file is "
         "described; 64,000 characters in all at most) or a folder's listing when the prompt is sent. A popup completes paths "
@@ -87,6 +106,7 @@ __all__ = [
     "CommandSpec",
     "KeySpec",
     "PromptFormSpec",
+    "binding_action",
     "closest_command",
     "complete",
     "find_command",

@@ -482,20 +482,3 @@ async def test_mentioned_attachments_are_answered_from_not_read_again(run_turn, 
         turn = await run_turn(agent, attach(workspace, typed).prompt(typed))
         assert not turn.of("FunctionToolCallEvent"), typed
         assert turn.output.startswith("From what you attached:\n- notes.md: lines 1-1 of 1"), (typed, turn.output)
-
-
-async def test_the_listed_examples_work_in_any_folder(run_turn, tmp_path: Path) -> None:
-    """F1 and the docs list these prompts: in a workspace with only a README (no `co_tui` or `docs`
-    folder of co-tui's own) each tool example's tool succeeds (issue 43 item 16)."""
-    from co_tui.agent.factory import build_agent
-    from co_tui.agent.models import resolve_model
-
-    (tmp_path / "README.md").write_text("# Someone's project\n\nTODO: write it.\n")
-    settings = load_settings()
-    agent = build_agent(settings, workspace=tmp_path, model=resolve_model("offline", settings))
-    for example in ("read README.md", "list", "search TODO"):
-        assert any(example == shown for shown, _ in TRIGGERS)
-        turn = await run_turn(agent, example)
-        [result] = turn.tool_results
-        assert result.part_kind == "tool-return" and "not found" not in str(result.content).lower(), (example, result)
-        assert "README.md" in str(result.content), example

@@ -14,8 +14,9 @@ from support.builders import chat_turn
 
 from co_tui.config import SettingsError, load_settings
 from co_tui.governance import ContextGovernance, GovernancePolicy, estimate_tokens
-from co_tui.governance.capability import GovernanceNoticeEvent, HistoryTrimmedEvent
+from co_tui.governance.capability import GovernanceNoticeEvent, HistoryTrimmedEvent, HookVetoEvent
 from co_tui.session.compact_hooks import compact_hooks_of, run_hook
+from co_tui.session.wording import veto_line
 
 from .models import ScriptedModel
 from .synthetic import make_text
@@ -55,6 +56,8 @@ async def _run(hooks: dict, history, model: ScriptedModel, window: int | None = 
                 trims.append(ev.trimmed)
             elif isinstance(ev, GovernanceNoticeEvent):
                 notices.append(ev.message)
+            elif isinstance(ev, HookVetoEvent):  # a fact: the session words it
+                notices.append(veto_line(ev.honoured))
     return trims, notices
 
 

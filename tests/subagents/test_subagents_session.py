@@ -13,6 +13,7 @@ from support.turns import of_type, run_turn
 from co_tui.config import Settings
 from co_tui.session.chat import ChatSession
 from co_tui.session.child_record import child_records
+from co_tui.session.opening import resume_session
 from co_tui.store.session_store import SessionStore
 
 ASK = "explore docs in a subagent and tell me which file mentions budget"
@@ -76,7 +77,7 @@ async def test_export_rewind_fork_and_the_session_list_see_the_child(workspace: 
     from co_tui.session.opening import fork_saved
 
     fork_id = fork_saved(store, chat.id)
-    forked = ChatSession.resume(chat.settings, workspace=workspace, store=store, session_id=fork_id)
+    forked = resume_session(chat.settings, workspace=workspace, store=store, session_id=fork_id)
     assert [r.agent for _, r in child_records(forked.history.transcript)] == ["explore-1"]
     forked.release_claim()
 

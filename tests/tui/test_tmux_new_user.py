@@ -144,6 +144,12 @@ def test_ctrl_c_clears_the_prompt_then_quits_on_a_second_press(term) -> None:
     _keys(tmux, "a half-typed thought", "C-c")
     tmux.wait_for("ctrl+c again quits")
     assert "a half-typed thought" not in tmux.pane()
-    _keys(tmux, "C-c")
+    # The second press quits within the window (2 s). On a loaded host the key can reach co-tui
+    # after the window closed, and then it is a first press again: press again, a few times at most.
+    for _ in range(3):
+        _keys(tmux, "C-c")
+        poll_until(lambda: done.exists() or "ctrl+c again quits" in tmux.pane(), lambda: tmux.pane())
+        if done.exists():
+            break
     poll_until(done.exists, lambda: f"co-tui to exit:\n{tmux.pane()}")
     assert done.read_text().strip() == "0"

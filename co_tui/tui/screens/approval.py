@@ -19,8 +19,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from co_tui.agent.approval_text import EDIT_TOOLS, ShownCall, escaped, show_call
-from co_tui.agent.permissions import Decision, Grant
+from co_tui.session import EDIT_TOOLS, Decision, Grant, ShownCall, escaped, show_call
 from co_tui.text import escape_controls
 from co_tui.tui.screens.arming import ArmedAnswers
 from co_tui.tui.widgets.call_box import CallBox, lines_content
@@ -138,12 +137,20 @@ def approval_dialog(
     the file), offering `grant` as its "always"; `by_user`: a `!command` the user typed, not the model;
     `agent`: the subagent that asks (its id, e.g. `explore-1`), named in the dialog (None: the main agent)."""
     who = "The model" if agent is None else f"The subagent {escaped(agent)}"
+    always: str | None
     if tool in EDIT_TOOLS:
         title = "Write this file?" if tool == "write_file" else "Edit this file?"
         body, once, always = (
             f"{who} asked to change {escaped(path or '?')} in the workspace:",
             "Apply (y)",
             "Allow edits (a)",
+        )
+    elif tool == "remember":  # a memory note: `command` is the exact line, `path` the file it goes to
+        title, body, once, always = (
+            "Remember this?",
+            f"{'You typed #' if by_user else who + ' asked'}: add this line to {escaped(path or '?')}",
+            "Remember (y)",
+            None if by_user else "Always (a)",  # a grant from your own # would let the model write unasked
         )
     elif tool == "run_shell":
         title, body, once, always = (

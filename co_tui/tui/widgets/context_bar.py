@@ -17,6 +17,7 @@ __all__ = ["CATEGORY_STYLE", "ContextBar", "bar_cells", "bar_content"]
 CATEGORY_STYLE: dict[str, str] = {
     "instructions": "$primary",
     "project_instructions": "$accent",
+    "memory": "$warning",
     "tool_schemas": "$secondary-lighten-2",
     "messages": "$success",
     "markers": "$error",

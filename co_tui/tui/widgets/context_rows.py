@@ -37,6 +37,8 @@ def _count(key: str, items: int) -> str:
         return ""
     if key == "tool_schemas":
         return f" ({plural(items, 'tool')})"
+    if key == "memory":
+        return f" ({plural(items, 'note')})"
     if key in ("messages", "markers", "pinned"):
         return plural(items, "message")
     return ""

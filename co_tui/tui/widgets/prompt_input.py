@@ -8,6 +8,7 @@ from textual import events
 from textual.binding import Binding
 from textual.widgets import TextArea
 
+from co_tui.session import hash_note
 from co_tui.text import plural
 from co_tui.tui.format import TEXT_LAYOUT_MAX, format_bytes, normal_newlines
 from co_tui.tui.input_clock import KeyClock
@@ -157,7 +158,7 @@ class PromptInput(TextArea):
 
     def _mention_before_cursor(self) -> str | None:
         """The path typed after an `@` right before the cursor, or None (agent/mentions.py)."""
-        from co_tui.agent.mentions import mention_being_typed
+        from co_tui.session import mention_being_typed
 
         row, column = self.cursor_location
         return mention_being_typed(self.document.get_line(row)[:column])
@@ -290,5 +291,7 @@ class PromptInput(TextArea):
         self.load_text("")
         if text.startswith("/") and not text.startswith("//"):
             self.post_message(RunSlash(text))
+        elif (note := hash_note(text)) is not None:  # `#note`: /remember (session/note_prompt.py)
+            self.post_message(RunSlash(f"/remember {self.expand_pastes(note)}"))
         else:
             self.post_message(SendPrompt(self.expand_pastes(text[1:] if text.startswith("//") else text).strip()))
