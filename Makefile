@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint style format typecheck setup bench bench-all clean
+.PHONY: run test test-fast lint style format typecheck setup bench bench-all clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -34,6 +34,12 @@ test: style
 	tests=$$?; wait $$types; typed=$$?; echo "--- $(MYPY)"; cat $$log; \
 	[ $$typed -eq 0 ] || echo "make test: mypy failed (above)" >&2; \
 	[ $$tests -eq 0 ] && [ $$typed -eq 0 ]
+
+# The quick loop while editing: the suite without the tests marked `slow` (tmux walks and real
+# co-tui, Python or MCP server processes; pyproject.toml [tool.pytest.ini_options]), no style
+# checks or mypy. `make test` runs everything, as CI does.
+test-fast: $(STAMP)
+	PYTHONDONTWRITEBYTECODE= $(VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal -m "not slow" $(PYTEST_ARGS)
 
 # Lint: the style checks, then types.
 lint: style typecheck

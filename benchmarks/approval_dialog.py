@@ -65,7 +65,7 @@ async def open_once(command: str, tool: str) -> float:
         while app.session is None:
             await pilot.pause(0.01)
         start = time.perf_counter()
-        app.run_worker(app.approve_shell(command, tool))
+        app.run_worker(app.approvals.approve_shell(command, tool))
         while not isinstance(app.screen, ApprovalDialog):
             await pilot.pause(0)
         await pilot.pause()

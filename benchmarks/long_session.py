@@ -70,6 +70,7 @@ def run_turns_child(checkout: Path, base: Path, turns: int) -> None:
     os.environ.update(_isolated_env(base))
     from co_tui.config import load_settings
     from co_tui.session.chat import ChatSession
+    from co_tui.session.opening import resume_session
     from co_tui.store.session_store import SessionStore
 
     workspace = _workspace(base)
@@ -96,7 +97,7 @@ def run_turns_child(checkout: Path, base: Path, turns: int) -> None:
     session.release_claim()
     store.close()
     store = SessionStore.open(base / "data")
-    resumed = ChatSession.resume(settings, workspace=workspace, store=store, session_id=session_id, model="offline")
+    resumed = resume_session(settings, workspace=workspace, store=store, session_id=session_id, model="offline")
     after = asyncio.run(run(resumed, WINDOW, None))
     resumed.release_claim()
     store.close()

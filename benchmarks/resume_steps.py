@@ -79,12 +79,13 @@ def run(argv: list[str]) -> int:
     """`co-tui ARGV` with the resume path's steps clocked."""
     mark("process start (python)")
     from co_tui.tui import app as app_module
+    from co_tui.tui.session_opening import SessionOpening
 
     App = app_module.CoTuiApp
     _after(App, "_start_session", "first frame", before="first frame")  # called after the first refresh
-    _after(App, "_preview", "preview mounted")
-    _after(App, "_ensure_settings", "settings")
-    original_factory = App._factory
+    _after(SessionOpening, "_preview", "preview mounted")
+    _after(SessionOpening, "ensure_settings", "settings")
+    original_factory = SessionOpening._factory
 
     def factory(self: Any) -> Any:
         made = original_factory(self)
@@ -110,7 +111,7 @@ def run(argv: list[str]) -> int:
 
         return clocked
 
-    App._factory = factory  # type: ignore[method-assign]
+    SessionOpening._factory = factory  # type: ignore[method-assign]
     from co_tui.tui.controller import ChatController
 
     original_ready = ChatController.session_ready

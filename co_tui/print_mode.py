@@ -82,7 +82,7 @@ async def _run(
         # The context changed: never silently (jsonl: its own line, naming the session; text: the banner on stderr).
         _write_event(rewound.event, fmt, out, err, session.id)
     if session.compact_mode == "ask":  # nobody to ask: the policy cuts as in auto, said once the run starts
-        from co_tui.governance.compact_mode import print_mode_ask_line
+        from co_tui.session import print_mode_ask_line
 
         err.write(f"co-tui: {print_mode_ask_line()}\n")
         session.set_compact_mode("auto")

@@ -10,6 +10,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# A bound for a process that hangs, never met by one that works: a print-mode run took up to 160 s
+# beside the suite's four workers, other suites and two CPU hogs on two cores (a 90 s bound failed).
+PROCESS_TIMEOUT_S = 300.0
 
 
 def _command(args: tuple[str, ...]) -> list[str]:
@@ -21,7 +24,7 @@ def _env(env: dict[str, str] | None, *, inherit: bool = True) -> dict[str, str]:
 
 
 def run_co_tui(
-    *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, timeout: float = 90
+    *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, timeout: float = PROCESS_TIMEOUT_S
 ) -> subprocess.CompletedProcess[str]:
     """Run `co-tui args…` to its end; its output captured as text."""
     return subprocess.run(
@@ -41,7 +44,7 @@ def run_python(
     cwd: Path = ROOT,
     env: dict[str, str] | None = None,
     inherit_env: bool = True,
-    timeout: float = 120,
+    timeout: float = PROCESS_TIMEOUT_S,
 ) -> subprocess.CompletedProcess[str]:
     """Run `python -c code args…` (a fresh interpreter: what a module import loads, a second process)
     to its end; its output captured as text. `inherit_env=False`: `env` alone (plus PYTHONPATH)."""

@@ -169,6 +169,14 @@ class Tmux:
             lambda: (text in self.pane()) != gone, lambda: f"{text!r} (gone={gone}):\n{self.pane()}", timeout=timeout
         )
 
+    def wait_turn_over(self, *, timeout: float = 60) -> None:
+        """Block until no turn, command or compaction runs: the activity line (`⠹ … · esc to
+        interrupt`) is off the screen. Call it once something of the job has shown (an answer's
+        text), since the line is off before the job starts too. An answer can show before its turn
+        ends (on a loaded host, by seconds): keys that need the turn over (a `/compact`, `/sessions`,
+        `/branches`, Shift+Tab onto a row the turn's end may take the focus from) wait for this."""
+        self.wait_for("esc to interrupt", gone=True, timeout=timeout)
+
     def submit(self, text: str) -> None:
         """Type `text` into session `t`'s prompt and press Enter once the text shows: keys typed
         while co-tui starts are held and put into the prompt as one paste, an Enter among them as

@@ -12,13 +12,15 @@ from pilot_helpers import poll_until
 from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from support.processes import processes_in
 from support.turns import collect
-from support.waits import finishes_within, processes_in, until
+from support.waits import finishes_within, until
 from support.workspaces import HELLO
 
 from co_tui.config import load_settings
 from co_tui.session.chat import ChatSession
 from co_tui.session.events import DoneReason
+from co_tui.session.opening import resume_session
 from co_tui.session.session_saves import make_title
 
 
@@ -190,10 +192,10 @@ async def test_compact_and_clear_events_count_the_request_against_the_configured
     await collect(session.run_turn("hello"))
     await collect(session.run_turn("read hello.txt"))
     before = session.meter_reading().context_tokens
-    assert before > estimate_tokens(session.context) + session.overhead_tokens // 2  # overhead included
+    assert before > estimate_tokens(session.context) + session.binding.overhead // 2  # overhead included
     events = await collect(session.compact())
     trim = next(e for e in events if e.type == "history_trimmed")
-    assert session.overhead_tokens > 0
+    assert session.binding.overhead > 0
     assert trim.budget_tokens == 50_000
     # One computation (the meter's) feeds the banner and the meter beside it.
     meter_after = [e for e in events if e.type == "usage"][-1]
@@ -265,7 +267,7 @@ async def test_resumed_meter_is_anchored_on_saved_usage(workspace: Path) -> None
     await collect(session.run_turn("hello"))
     before = session.meter_reading()
     assert before.exactness == "exact"
-    resumed = ChatSession.resume(settings, workspace=workspace, store=store, session_id=session.id, model="offline")
+    resumed = resume_session(settings, workspace=workspace, store=store, session_id=session.id, model="offline")
     after = resumed.meter_reading()
     assert (after.exactness, after.context_tokens) == ("exact", before.context_tokens)
 
@@ -289,7 +291,7 @@ async def test_saved_context_with_a_separate_marker_loses_no_prompt(workspace: P
     sid = store.create_session(model="echo", workspace=workspace)
     store.save_turn(sid, new_transcript=turns, context=cut.messages, new_events=[cut.to_event("token_budget", 300)])
 
-    session = ChatSession.resume(load_settings(), workspace=workspace, store=store, session_id=sid, model=echo_model())
+    session = resume_session(load_settings(), workspace=workspace, store=store, session_id=sid, model=echo_model())
     await collect(session.run_turn("hello there"))
     new = session.transcript[len(turns) :]
     assert [type(m).__name__ for m in new] == ["ModelRequest", "ModelResponse"]
@@ -371,7 +373,7 @@ async def test_the_compact_and_clear_dialogs_count_what_the_meter_shows(workspac
     compact, clear = session.compact_preview(), session.clear_preview()
     assert compact is not None
     assert compact.tokens_before == clear.tokens_before == shown
-    assert session.overhead_tokens < compact.tokens_after < compact.tokens_before
+    assert session.binding.overhead < compact.tokens_after < compact.tokens_before
 
 
 def test_a_session_start_builds_the_workspace_tools_once(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -402,4 +404,4 @@ def test_a_session_start_builds_the_workspace_tools_once(workspace: Path, monkey
     remember = factory.tool_schema_tokens(factory.known_tool_defs(memory_toolset(session.resources)))
     assert remember > 0
     # (priced in one JSON list with the workspace tools': a token of rounding either way)
-    assert abs(session.overhead_tokens - (built + delegate + remember)) <= 2 and len(builds) == 3
+    assert abs(session.binding.overhead - (built + delegate + remember)) <= 2 and len(builds) == 3

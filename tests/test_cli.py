@@ -89,6 +89,7 @@ def test_print_mode_saves_a_session_that_lists(fmt: str) -> None:
     assert "hello there" in listing.stdout
 
 
+@pytest.mark.slow
 def test_print_mode_on_a_terminal_has_no_pydantic_ai_banner() -> None:
     """pydantic-ai greets first runs on a TTY; print mode's output must be the answer alone."""
     import pty
@@ -125,7 +126,7 @@ def test_the_tui_without_a_terminal_is_one_line_exit_2(tmp_path: Path) -> None:
     """`co-tui < /dev/null` (stdout a pipe) drew the screen into the pipe and spun a core on stdin's
     end of file until killed: it is a usage error, pointing at print mode."""
     env = {"CO_TUI_DATA_DIR": str(tmp_path / "data")}
-    proc = co_tui(cwd=tmp_path, env=env, timeout=60)
+    proc = co_tui(cwd=tmp_path, env=env)
     assert proc.returncode == 2
     assert (
         proc.stderr

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from cli_process import run_co_tui as co_tui
 
+pytestmark = pytest.mark.slow  # each test starts a real co-tui or Python process
+
 
 def test_a_veto_in_print_mode_is_one_line_on_stderr(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     hook = tmp_path / "veto.py"

@@ -106,6 +106,7 @@ def test_private_dir_mode(tmp_path: Path) -> None:
     assert stat.S_IMODE(d.stat().st_mode) == 0o700
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "env",
     [{"CO_TUI_TOOL_OUTPUT_TRIM_CHARS": "lots"}, {"CO_TUI_CONTEXT_STRATEGY": "nope"}],
@@ -178,6 +179,7 @@ def test_existing_data_dir_keeps_its_mode(tmp_path: Path) -> None:
     assert stat.S_IMODE(private.stat().st_mode) == 0o700 and loose_dir_warning(private) is None
 
 
+@pytest.mark.slow
 def test_store_in_a_shared_dir_leaves_it_as_it_was_and_warns(tmp_path: Path) -> None:
     shared = tmp_path / "shared"
     shared.mkdir()
@@ -200,6 +202,7 @@ def test_store_in_a_shared_dir_leaves_it_as_it_was_and_warns(tmp_path: Path) -> 
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("value", "why"),
     [("", "must not be empty"), ("data", "must be an absolute path"), ("./x", "must be an absolute path")],

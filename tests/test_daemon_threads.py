@@ -30,12 +30,13 @@ sys.exit(asyncio.run(main()))
 """
 
 
+@pytest.mark.slow
 def test_a_blocked_thread_does_not_hold_the_exit(tmp_path: Path) -> None:
     """(With the standard executor, this process never ends: `asyncio.run` waits for the read.)"""
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     try:
-        proc = run_python(BLOCKED_AT_EXIT, str(fifo), timeout=60)
+        proc = run_python(BLOCKED_AT_EXIT, str(fifo))
     finally:
         with contextlib.suppress(OSError):
             os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))  # frees a reader still blocked

@@ -246,7 +246,7 @@ async def test_compact_mode_switches_for_the_session(session: SessionPort) -> No
 
 
 async def test_rewind_goes_back_on_a_new_branch_and_switching_brings_the_old_one_back(session: SessionPort) -> None:
-    from co_tui.session.branching import RewindRefused
+    from co_tui.session.branching import BranchMoveRefused
 
     assert session.rewind_points() == [] and [b.info.id for b in session.branches()] == [0]
     await _turn(session, "first")
@@ -275,9 +275,9 @@ async def test_rewind_goes_back_on_a_new_branch_and_switching_brings_the_old_one
     switched = await session.switch_branch(0)
     assert (switched.reason, switched.branch_from, switched.branch_to) == ("branch_switch", 1, 0)
     assert list(session.context) == left, "the branch left comes back as it was"
-    with pytest.raises(RewindRefused, match="one in use"):
+    with pytest.raises(BranchMoveRefused, match="one in use"):
         await session.switch_branch(0)
-    with pytest.raises(RewindRefused, match="no branch 7"):
+    with pytest.raises(BranchMoveRefused, match="no branch 7"):
         await session.switch_branch(7)
 
 
@@ -290,7 +290,7 @@ async def test_fork_refuses_in_one_line_when_there_is_nothing_saved(session: Ses
 
 
 async def test_a_shell_command_nobody_can_approve_is_refused(session: SessionPort) -> None:
-    events = [event async for event in session.run_shell_command("echo hi")]
+    events = [event async for event in session.run_user_shell("echo hi")]
     assert [event.type for event in events] == ["notice", "done"] and events[-1].failed
     assert "was not run" in events[0].message
     assert not session.transcript and not session.busy
@@ -303,7 +303,7 @@ async def test_an_approved_shell_command_is_one_whole_turn(session: SessionPort)
     # The front end's `ask`, given when the session is built, behind the session's approvals.
     session.turns.shell.approver = Approvals(ask).approve  # type: ignore[attr-defined]
     events = []
-    async for event in session.run_shell_command("echo hi"):
+    async for event in session.run_user_shell("echo hi"):
         if not events:
             assert session.busy, "busy while the command runs"
         events.append(event)

@@ -13,9 +13,12 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 
 import pytest
 from cli_process import run_python
+
+pytestmark = pytest.mark.slow  # each test starts a real co-tui or Python process
 
 # Third-party packages (top-level names) allowed before the first frame: Textual and what it needs.
 PAINT_PACKAGES = {"textual", "rich", "platformdirs", "typing_extensions"}
@@ -38,7 +41,7 @@ PAINT_OWN = {
     "co_tui.governance.events",
     "co_tui.governance.refused",
     "co_tui.session",
-    "co_tui.session.bang",
+    "co_tui.session.user_shell_prompt",
     "co_tui.session.note_prompt",  # `#note` told from a prompt (standard library only)
     # The slash commands the prompt parses and the transcript replay a resume shows (standard
     # library only; main moved them behind `co_tui.session`, the front ends' one import).
@@ -49,6 +52,7 @@ PAINT_OWN = {
     "co_tui.session.conversation_counts",
     "co_tui.session.events",
     "co_tui.session.port",
+    "co_tui.session.wording",  # the one busy refusal the prompt may show (co_tui.text and refused.py only)
 }
 # Standard-library packages that have no business before the first frame (each costs a few to
 # tens of ms and none is needed to draw it); the rest of the standard library is allowed.
@@ -169,3 +173,35 @@ def test_an_import_outside_the_lists_is_named(imported: dict[str, list[str]]) ->
     assert paint_violations([*paint, "email", "email.parser"]) == {"email"}
     assert ready_violations([*ready, "openai", "openai.types"]) == {"openai"}
     assert ready_violations([*ready, "markdown_it"]) == {"markdown_it"}
+
+
+# A resumed conversation's tool rows, as the store's rows give them (JSON, before pydantic-ai loads).
+_RESUMED_ROWS_PROBE = (
+    "import json, sys\n"
+    "from co_tui.session import transcript_items\n"
+    "from co_tui.tui.widgets.tool_call_block import ToolCallBlock\n"
+    "call = lambda name, cid: {'part_kind': 'tool-call', 'tool_name': name, 'tool_call_id': cid, 'args': '{}'}\n"
+    "ret = lambda name, cid, text: {'part_kind': 'tool-return', 'tool_name': name, 'tool_call_id': cid, 'content': text}\n"
+    "rows = [\n"
+    "    {'kind': 'response', 'parts': [call('read_file', 'a'), call('run_shell', 'b')]},\n"
+    "    {'kind': 'request', 'parts': [ret('read_file', 'a', 'x'), ret('run_shell', 'b', '$ make\\n[exit code 2]')]},\n"
+    "]\n"
+    "titles = []\n"
+    "for item in transcript_items(rows):\n"
+    "    row = ToolCallBlock(item.tool_name, item.tool_call_id, item.args)\n"
+    "    row.set_result(item.tool_result())\n"
+    "    titles.append(row.title.plain)\n"
+    "print(json.dumps({'titles': titles, 'pydantic_ai': 'pydantic_ai' in sys.modules}))\n"
+)
+
+
+def test_a_resumed_tool_row_is_shown_before_pydantic_ai_loads(tmp_path: Path) -> None:
+    """A resume mounts its newest rows before the session (and pydantic-ai) loads: a tool row's
+    facts come from the session without it. The row parsed them itself before, importing the
+    policy's preview module (pydantic-ai) on the UI thread for every row: the conversation was on
+    screen ~2 s later on a 1,000-turn resume (benchmarks/tui.py, part b)."""
+    out = run_python(_RESUMED_ROWS_PROBE, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["titles"] == ["⚙ read_file() · 1 char", "⚙ run_shell() · 20 chars · exit 2"]
+    assert seen["pydantic_ai"] is False

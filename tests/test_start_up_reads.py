@@ -60,6 +60,7 @@ def test_an_unclear_data_dir_is_left_to_the_settings(
         load_settings()
 
 
+@pytest.mark.slow
 def test_the_offline_model_is_built_without_the_price_table(isolated_env: Path) -> None:
     """In a fresh interpreter: building the offline model leaves genai-prices' table unloaded;
     `pricing_data.preload` loads it, and the model still answers."""
@@ -82,6 +83,7 @@ def test_the_offline_model_is_built_without_the_price_table(isolated_env: Path) 
     assert out.stdout.split("\n")[:3] == ["built False True", "preloaded True", "answer True"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("with_file", [False, True], ids=["no-config-file", "config-file"])
 def test_tomllib_is_imported_only_for_a_config_file(isolated_env: Path, with_file: bool) -> None:
     """In a fresh interpreter: without a config file, building the settings does not import

@@ -52,11 +52,11 @@ from co_tui.session.events import (
     SubagentStarted,
     TextDelta,
     ToolCall,
-    ToolResult,
     UsageUpdate,
 )
 from co_tui.session.history import Edit
 from co_tui.session.session_saves import make_title
+from co_tui.session.tool_facts import tool_result
 
 
 @dataclass
@@ -241,7 +241,7 @@ class FakeSession(ChatSession):
             await self._pause(step.hold or self.delay)
             if not self._cancelled:
                 self._append(ModelRequest(parts=[ToolReturnPart(step.name, step.result, call_id)]))
-                yield ToolResult(
+                yield tool_result(
                     tool_name=step.name,
                     tool_call_id=call_id,
                     content=step.result,
@@ -327,7 +327,7 @@ class FakeSession(ChatSession):
             elapsed_s=step.elapsed_s,
         )
         self._append(ModelRequest(parts=[ToolReturnPart("delegate", result, call_id)]))
-        yield ToolResult(
+        yield tool_result(
             tool_name="delegate", tool_call_id=call_id, content=result, chars=len(result), is_error=outcome != "done"
         )
 
@@ -347,7 +347,7 @@ class FakeSession(ChatSession):
             yield ToolCall(tool_name=step.name, tool_call_id=call_id, args=step.args)
             await self._pause(step.hold or self.delay)
             if not self._cancelled:
-                yield ToolResult(
+                yield tool_result(
                     tool_name=step.name,
                     tool_call_id=call_id,
                     content=step.result,

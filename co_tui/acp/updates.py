@@ -231,14 +231,7 @@ def replayed(entry: Any, calls: Calls) -> list[Any]:
         return [_message(entry.text)]
     call = ToolCall(tool_name=entry.tool_name, tool_call_id=entry.tool_call_id, args=entry.args)
     updates = updates_of(call, calls)
-    if entry.result is not None:
-        result = ToolResult(
-            tool_name=entry.tool_name,
-            tool_call_id=entry.tool_call_id,
-            content=entry.result,
-            chars=len(entry.result),
-            is_error=entry.is_error,
-        )
+    if (result := entry.tool_result()) is not None:
         updates += updates_of(result, calls)
     return updates
 

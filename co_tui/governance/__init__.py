@@ -41,8 +41,8 @@ _EXPORTS: dict[str, str] = {
     "trim_to_recent_turns": "trim",
     "trim_to_message_count": "trim",
     "TrimResult": "trim",
-    "shrink_steps": "trim",
-    "ShrinkResult": "trim",
+    "shrink_steps": "step_shrink",
+    "ShrinkResult": "step_shrink",
     "fit_to_budget": "trim",
     "FitResult": "trim",
     "min_cut_tokens": "trim",
@@ -55,10 +55,10 @@ _EXPORTS: dict[str, str] = {
     "CompactResult": "summarize",
     "clear_event": "summarize",
     # the policy and its capability
-    "GovernancePolicy": "policy",
+    "GovernancePolicy": "policy_settings",
     "Governor": "policy",
     "PolicyOutcome": "policy",
-    "resolve_budget": "policy",
+    "resolve_budget": "policy_settings",
     "ContextGovernance": "capability",
     "HistoryTrimmedEvent": "capability",
     # the /history inspector
@@ -88,7 +88,9 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.governance.lookahead import TurnGrowth, turn_growth, turns_until_cut
     from co_tui.governance.markers import MarkerInfo, breadcrumb_text, is_marker, marker_info
     from co_tui.governance.meter import MeterReading, TokenMeter
-    from co_tui.governance.policy import GovernancePolicy, Governor, PolicyOutcome, resolve_budget
+    from co_tui.governance.policy import Governor, PolicyOutcome
+    from co_tui.governance.policy_settings import GovernancePolicy, resolve_budget
+    from co_tui.governance.step_shrink import ShrinkResult, shrink_steps
     from co_tui.governance.summarize import (
         COMPACT_INSTRUCTIONS,
         SUMMARIZER_INSTRUCTIONS,
@@ -101,12 +103,10 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.governance.tokens import estimate_text_tokens, estimate_tokens, message_tokens
     from co_tui.governance.trim import (
         FitResult,
-        ShrinkResult,
         ToolTrimResult,
         TrimResult,
         fit_to_budget,
         min_cut_tokens,
-        shrink_steps,
         trim_to_message_count,
         trim_to_recent_turns,
         trim_tool_returns,

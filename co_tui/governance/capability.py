@@ -27,10 +27,11 @@ from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.exceptions import ModelContextWindowExceededError
 from pydantic_ai.messages import CapabilityEvent, ModelMessage, ModelResponse
 
-from co_tui.governance.compact_mode import CutPermission, past_window_line
+from co_tui.governance.compact_mode import CutPermission
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.hook_port import CompactHooks, PreCompactResult, Trigger
-from co_tui.governance.policy import OFFLOAD_MIN_MESSAGES, GovernancePolicy, Governor, PolicyOutcome
+from co_tui.governance.policy import OFFLOAD_MIN_MESSAGES, Governor, PolicyOutcome
+from co_tui.governance.policy_settings import GovernancePolicy
 from co_tui.governance.recall_offer import offer_recall
 from co_tui.governance.tokens import estimate_text_tokens, estimate_tokens
 
@@ -82,7 +83,7 @@ class OversizedTurnEvent(CapabilityEvent, namespace="co_tui"):
 @dataclass(kw_only=True)
 class PinsOverBudgetEvent(CapabilityEvent, namespace="co_tui"):
     """The pinned turns make the budget unreachable (policy.py): no token cut is made while they do.
-    Emitted once each time that starts; the session says it in one line (`pins.pins_over_budget_line`)."""
+    Emitted once each time that starts; the session says it in one line (`session/wording.pins_over_budget_line`)."""
 
     pinned_tokens: int = 0
     budget_tokens: int = 0
@@ -90,17 +91,27 @@ class PinsOverBudgetEvent(CapabilityEvent, namespace="co_tui"):
 
 @dataclass(kw_only=True)
 class GovernanceNoticeEvent(CapabilityEvent, namespace="co_tui"):
-    """One line about the context said during a run (a compaction hook that failed, or vetoed a
-    cut); the session turns it into a `Notice`."""
+    """A compaction hook's own line during a run (its output, or why it failed); the session turns it
+    into a `Notice`. Governance's own news is a fact event below, which the session words."""
 
     message: str = ""
 
 
-def veto_line(past_window: bool) -> str:
-    """The one line for a `pre_compact` veto: honoured, or not when the request would pass the window."""
-    if past_window:
-        return "pre_compact hook's veto not honoured: the request would exceed the model's window; cutting"
-    return "pre_compact hook vetoed the automatic cut: this request goes over the budget"
+@dataclass(kw_only=True)
+class CutPastWindowEvent(CapabilityEvent, namespace="co_tui"):
+    """`compact_mode` ask: a request inside a turn would pass the model's known window (`tokens` of
+    `window_tokens`), so it is cut without asking (`session/wording.past_window_line`)."""
+
+    tokens: int = 0
+    window_tokens: int = 0
+
+
+@dataclass(kw_only=True)
+class HookVetoEvent(CapabilityEvent, namespace="co_tui"):
+    """A `pre_compact` hook vetoed the automatic cut: `honoured` (the request goes over the budget),
+    or not, as it would pass the model's window (`session/wording.veto_line`)."""
+
+    honoured: bool = True
 
 
 def hook_payload(
@@ -260,7 +271,7 @@ class ContextGovernance(AbstractCapability[Any]):
             tokens = estimate_tokens(ctx.messages) + overhead
             if self.window_tokens is None or tokens <= self.window_tokens:
                 return request_context
-            await ctx.emit(GovernanceNoticeEvent(message=past_window_line(tokens, self.window_tokens)))
+            await ctx.emit(CutPastWindowEvent(tokens=tokens, window_tokens=self.window_tokens))
         extra = ""
         if self.hooks is not None and self.governor.over_limits(ctx.messages, overhead_tokens=overhead):
             said = await self._pre_compact(ctx, "auto", ctx.messages, overhead, summarize=model is not None)
@@ -268,7 +279,7 @@ class ContextGovernance(AbstractCapability[Any]):
                 past_window = self.window_tokens is not None and (
                     estimate_tokens(ctx.messages) + overhead > self.window_tokens
                 )
-                await ctx.emit(GovernanceNoticeEvent(message=veto_line(past_window)))
+                await ctx.emit(HookVetoEvent(honoured=not past_window))
                 if not past_window:  # over the budget; a provider's overflow error is still recovered
                     return request_context
             extra = said.instructions

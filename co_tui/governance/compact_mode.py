@@ -9,27 +9,22 @@
   says so; a provider's context-length error still runs overflow recovery (announced as always),
   so no mode sends a context past the model's window without that path.
 
-Pure: the capability asks `cut_permission`, front ends use `parse_mode` and the lines here.
+Pure: the capability asks `cut_permission`, the session `parse_mode`; the lines the user reads
+about the mode are the session's (`session/wording.py`: `MODE_TEXT`, `over_budget_notice`, …).
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from co_tui.text import format_tokens
-
 __all__ = [
     "COMPACT_MODES",
-    "MODE_TEXT",
     "CompactMode",
     "CutPermission",
     "SendChoice",
     "cut_permission",
     "cuts_automatically",
-    "over_budget_notice",
     "parse_mode",
-    "past_window_line",
-    "print_mode_ask_line",
 ]
 
 CompactMode = Literal["auto", "ask", "off"]
@@ -41,12 +36,6 @@ SendChoice = Literal["cut", "over_budget"]
 # What the policy may do before one request: `cut` at its triggers; `to_window`: cut only a request
 # that would pass the model's known window; `never` (overflow recovery still answers a provider's error).
 CutPermission = Literal["cut", "to_window", "never"]
-
-MODE_TEXT: dict[CompactMode, str] = {
-    "auto": "cuts automatically when the context reaches its budget",
-    "ask": "asks before a send that would cut (cut, /compact, pin or evict, or send over the budget once)",
-    "off": "never cuts automatically (/compact, /clear and overflow recovery still do)",
-}
 
 
 def parse_mode(text: str) -> CompactMode | None:
@@ -69,25 +58,3 @@ def cut_permission(mode: CompactMode, *, first_request: bool, choice: SendChoice
     if mode == "off":
         return "never"
     return "cut" if first_request and choice == "cut" else "to_window"
-
-
-def over_budget_notice(tokens: int, budget_tokens: int) -> str:
-    """The one line said when `compact_mode` is off and the context is past the token budget or the
-    message limit (`tokens` of `budget_tokens` shown)."""
-    return (
-        f"context past its limits ({format_tokens(tokens)} of {format_tokens(budget_tokens)} tokens) and "
-        "compact_mode is off: nothing is cut automatically — /compact, /clear or /compact-mode auto"
-    )
-
-
-def past_window_line(tokens: int, window_tokens: int) -> str:
-    """The one line when `ask` cuts without asking: a request inside a turn would pass the window."""
-    return (
-        f"compact_mode ask: this request (~{format_tokens(tokens)} tokens) would pass the model's "
-        f"{format_tokens(window_tokens)} window — cutting without asking"
-    )
-
-
-def print_mode_ask_line() -> str:
-    """Print mode's stderr line: it cannot ask, so `ask` runs as `auto`."""
-    return "compact_mode ask: print mode cannot ask — cutting automatically (auto) for this run"

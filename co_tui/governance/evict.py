@@ -53,7 +53,7 @@ _ARGS_CHARS = 60
 
 
 class EvictRefused(Refused):
-    """An eviction that cannot be done (`Refused`: one line)."""
+    """An eviction that cannot be done (`Refused`, with `why` and facts: the session words it)."""
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,7 @@ def _evict_outputs(
         parts[k] = replace(part, content=text, metadata=meta)
         named.append(f"output of {what}, {_size(chars)}")
     if not named:
-        raise EvictRefused("this tool output was already removed from the context")
+        raise EvictRefused(why="evict.already_removed")
     new = [*messages[:index], replace(message, parts=parts), *messages[index + 1 :]]
     layout = segment(new)
     return EvictResult(
@@ -164,25 +164,25 @@ def evict(
     other message of an older turn takes its whole turn with it (strategy `turn_trim`: one eviction
     marker stands where the turn was, naming its prompt and tool calls).
 
-    Raises `EvictRefused` (one line) for the newest turn, a marker, the system prompt, an output
+    Raises `EvictRefused` (`why`, facts) for the newest turn, a marker, the system prompt, an output
     already evicted, or an index out of range. Like every event, `tokens_before/after` count the
     request (`overhead_tokens` included) against `budget_tokens`. Pure.
     """
     current = separate_markers(messages)
     if not 0 <= index < len(current):
-        raise EvictRefused(f"no message {index} in the context")
+        raise EvictRefused(why="evict.no_message", index=index)
     tokens_before = estimate_tokens(current)
     message = current[index]
     if marker_info(message) is not None:
-        raise EvictRefused("that is a marker governance inserted, not a message: nothing to evict")
+        raise EvictRefused(why="evict.marker")
     if isinstance(message, ModelRequest) and any(type(p) is ToolReturnPart for p in message.parts):
         return _evict_outputs(current, index, tokens_before, budget_tokens, overhead_tokens)
     layout = segment(current)
     number = next((n for n, turn in enumerate(layout.turns) if index in turn.indices), None)
     if number is None:
-        raise EvictRefused("the system prompt cannot be evicted")
+        raise EvictRefused(why="evict.system_prompt")
     if number == len(layout.turns) - 1:
-        raise EvictRefused("the newest turn cannot be evicted: it is what the model answers next")
+        raise EvictRefused(why="evict.newest_turn")
     turn = layout.turns[number]
     described, prompt_at = _turn_summary(turn.messages)
     turn_number = turn_numbers(layout)[number]

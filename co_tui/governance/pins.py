@@ -44,7 +44,6 @@ __all__ = [
     "pin_room",
     "compact_around_pins",
     "with_pinned_kept",
-    "pins_over_budget_line",
 ]
 
 
@@ -243,14 +242,3 @@ def with_pinned_kept(events: Sequence[HistoryTrimmed], split: PinSplit) -> list[
     if not split.pinned:
         return list(events)
     return [replace(e, kept_turns=e.kept_turns + len(split.pinned)) for e in events]
-
-
-def pins_over_budget_line(pinned_tokens: int, budget_tokens: int) -> str:
-    """The one line that says the pinned turns make the budget unreachable (policy.py), and what to do."""
-    from co_tui.text import format_tokens
-
-    return (
-        f"Pinned turns hold ~{format_tokens(pinned_tokens)} tokens: with the instructions and the newest turn that "
-        f"is over the {format_tokens(budget_tokens)}-token budget, and no cut could get under it, so none is made. "
-        "Unpin a turn (p in /history) or raise context_budget_tokens."
-    )

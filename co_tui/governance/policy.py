@@ -1,8 +1,9 @@
 """The policy pass run before every model request, and overflow recovery.
 
 `Governor` owns the only state governance has: the summariser cooldown. Everything it does to the
-history goes through the pure functions of `trim` and `summarize`, and every change comes back as a
-`HistoryTrimmed` in `PolicyOutcome.events`.
+history goes through the pure functions of `trim`, `step_shrink` and `summary_step` (the summary
+step: its window and the model call), and every change comes back as a `HistoryTrimmed` in
+`PolicyOutcome.events`. The settings it runs with are a `GovernancePolicy` (policy_settings.py).
 
 Order of one pass (nothing happens while the history is under both triggers):
 
@@ -33,57 +34,31 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
-from co_tui.governance.defaults import (
-    DEFAULT_COMPACT_TARGET,
-    DEFAULT_MAX_HISTORY_MESSAGES,
-    DEFAULT_TOOL_OUTPUT_CLEAR,
-    STUB_MARK_FACTOR,
-)
 from co_tui.governance.events import HistoryTrimmed, Reason
 from co_tui.governance.pins import PinSplit, reinsert, split_pinned, with_pinned_kept
-from co_tui.governance.summarize import (
-    SUMMARIZER_INSTRUCTIONS,
-    SummaryError,
-    SummaryRejected,
-    SummaryWindow,
-    apply_summary,
-    compose_instructions,
-    plan_summary_window,
-    run_summarizer,
-    summary_size_limit,
-    summary_token_budget,
-    unsummarised_count,
-)
-from co_tui.governance.summarizer_usage import SummarizerUsage
-from co_tui.governance.summary_check import check_summary
-from co_tui.governance.summary_guard import summary_rejection
+from co_tui.governance.policy_settings import GovernancePolicy
+from co_tui.governance.step_shrink import shrink_steps
+from co_tui.governance.summarize import SummaryWindow
+from co_tui.governance.summary_step import summarise_window, summary_window
 from co_tui.governance.tokens import estimate_tokens
 from co_tui.governance.trim import (
     fit_to_budget,
     min_cut_tokens,
-    shrink_steps,
     trim_to_message_count,
     trim_to_recent_turns,
     trim_tool_returns,
 )
 from co_tui.governance.turns import Layout, segment
-from co_tui.text import one_line, plural
+from co_tui.text import plural
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
-__all__ = [
-    "GovernancePolicy",
-    "resolve_budget",
-    "Governor",
-    "PolicyOutcome",
-    "CutPlan",
-    "DEFAULT_COMPACT_TARGET",
-]
+__all__ = ["OFFLOAD_MIN_MESSAGES", "CutPlan", "Governor", "PolicyOutcome"]
 
 # A pass over at least this many messages hands its zero-LLM work to `Governor.offload` (a thread):
 # a first pass over a freshly resumed history of a few hundred messages already takes more than a
@@ -93,83 +68,6 @@ OFFLOAD_MIN_MESSAGES = 256
 _T = TypeVar("_T")
 Offload = Callable[[Callable[[], Any]], Awaitable[Any]]
 """`await offload(call)` → `call()`, run somewhere that does not block the event loop (a thread)."""
-
-
-@dataclass(frozen=True)
-class GovernancePolicy:
-    """The settings governance runs with (already resolved; `budget_tokens > 0`)."""
-
-    budget_tokens: int
-    max_history_messages: int = DEFAULT_MAX_HISTORY_MESSAGES
-    tool_output_trim_chars: int = 2000
-    strategy: Literal["summarize", "trim"] = "summarize"
-    summarizer_cooldown_s: float = 600.0
-    window_is_guess: bool = False
-    compact_target: float = DEFAULT_COMPACT_TARGET
-    # "stub": old outputs `recall` can bring back are cleared to their one-line note; "head": cut to
-    # `tool_output_trim_chars` (docs/context-governance.md, "The stub policy").
-    tool_output_clear: Literal["stub", "head"] = "head"  # the setting's default is DEFAULT_TOOL_OUTPUT_CLEAR
-    # The user's summary instructions (the setting and COMPACT.md files, read by the session), how
-    # they combine with co-tui's (`compose_instructions`), and whose they are, for the events.
-    summary_instructions: str = ""
-    summary_instructions_mode: str = "add"
-    summary_instructions_from: tuple[str, ...] = ()
-
-    @property
-    def token_mark(self) -> float:
-        """The low-water mark for tokens, as a share of the budget: `compact_target`, and with the
-        stub policy `STUB_MARK_FACTOR` of it — cleared outputs lose nothing (`recall` brings them
-        back), so a cut goes deeper and comes rarer (docs/context-governance.md, "The stub policy")."""
-        return self.compact_target * (STUB_MARK_FACTOR if self.tool_output_clear == "stub" else 1.0)
-
-    @property
-    def target_messages(self) -> int:
-        """Where a message-count cut goes: `compact_target` × `max_history_messages` (at least 1)."""
-        return max(1, int(self.compact_target * self.max_history_messages))
-
-    @classmethod
-    def from_settings(cls, settings: Any, *, context_window: int | None) -> GovernancePolicy:
-        """Build from `co_tui.config.Settings` and the model's context window (None if unknown)."""
-        budget, guess = resolve_budget(
-            settings.context_budget_tokens, settings.compact_threshold, context_window, settings.fallback_context_window
-        )
-        return cls(
-            budget_tokens=budget,
-            max_history_messages=settings.max_history_messages,
-            tool_output_trim_chars=settings.tool_output_trim_chars,
-            strategy=settings.context_strategy,
-            summarizer_cooldown_s=settings.summarizer_cooldown_s,
-            window_is_guess=guess,
-            compact_target=getattr(settings, "compact_target", DEFAULT_COMPACT_TARGET),
-            tool_output_clear=getattr(settings, "tool_output_clear", DEFAULT_TOOL_OUTPUT_CLEAR),
-            summary_instructions=getattr(settings, "summary_instructions", ""),
-            summary_instructions_mode=getattr(settings, "summary_instructions_mode", "add"),
-            summary_instructions_from=("setting summary_instructions",)
-            if getattr(settings, "summary_instructions", "").strip()
-            else (),
-        )
-
-    def instructions_for(self, base: str) -> tuple[str, list[str]]:
-        """The summariser's instructions over `base` (co-tui's for a summary or /compact) and whose
-        they are, in order: co-tui's (unless replaced), then each source of the user's."""
-        text = compose_instructions(base, self.summary_instructions, self.summary_instructions_mode)
-        replaced = self.summary_instructions.strip() and self.summary_instructions_mode == "replace"
-        return text, [*([] if replaced else ["co-tui"]), *self.summary_instructions_from]
-
-
-def resolve_budget(
-    settings_budget: int, compact_threshold: float, context_window: int | None, fallback_window: int
-) -> tuple[int, bool]:
-    """(budget_tokens, window_is_guess).
-
-    An explicit `context_budget_tokens` wins; otherwise `compact_threshold` × the model's context
-    window; for an unknown window, `compact_threshold` × `fallback_window` and `window_is_guess=True`.
-    """
-    if settings_budget > 0:
-        return settings_budget, False
-    if context_window and context_window > 0:
-        return max(1, int(compact_threshold * context_window)), False
-    return max(1, int(compact_threshold * fallback_window)), True
 
 
 @dataclass
@@ -335,10 +233,14 @@ class Governor:
         if plan.window is not None:
             summarizer = self.summarizer_model or model
             assert summarizer is not None  # `plan_cut` plans a summary only with a summariser
-            summarised, event = await self._summarize(
-                plan.window, summarizer, plan.reason, plan.budget, plan.tokens, extra_instructions
+            step = await summarise_window(
+                self.policy, plan.window, summarizer, plan.reason, plan.budget, plan.tokens, extra_instructions
             )
-            events.append(event)
+            if step.error is not None:  # the static marker went in: only zero-LLM trimming for a while
+                self.cooldown_until = self.clock() + self.policy.summarizer_cooldown_s
+                self.last_summary_error = step.error
+            summarised = step.messages
+            events.append(step.event)
         current, tokens, cuts = await run(lambda: self.finish_pass(split, plan, summarised))
         events = with_pinned_kept(events + cuts, split)
         fits = tokens - split.tokens <= plan.budget
@@ -418,7 +320,7 @@ class Governor:
         if summarize and policy.strategy == "summarize" and not self.cooling_down():
             target_messages = policy.target_messages if over_count else None
             if over_count or not self._stubs_suffice(current, layout, goal):
-                window = self._summary_window(current, budget, goal, target_messages)
+                window = summary_window(policy, current, budget, goal, target_messages)
         return CutPlan(current, tokens, layout, budget, reason, over_count, goal, window, unreachable)
 
     def _stubs_suffice(self, messages: list[ModelMessage], layout: Layout, goal: int) -> bool:
@@ -477,18 +379,6 @@ class Governor:
                 current, tokens = cut.messages, cut.tokens_after
         return current, tokens, events
 
-    def _summary_window(
-        self, current: list[ModelMessage], budget: int, goal: int, target_messages: int | None
-    ) -> SummaryWindow | None:
-        """The window a summary would replace in this pass, or None when none is worth a model call."""
-        policy = self.policy
-        window = plan_summary_window(
-            current, policy.max_history_messages, budget, target_tokens=goal, target_messages=target_messages
-        )
-        if window is not None:
-            window = _window_that_keeps_its_summary(window, budget, policy.tool_output_trim_chars)
-        return window if window is not None and _worth_summarising(window) else None
-
     def _as_sent(
         self, events: list[HistoryTrimmed], overhead_tokens: int, note: str | None = None
     ) -> list[HistoryTrimmed]:
@@ -509,63 +399,6 @@ class Governor:
             )
             for event in events
         ]
-
-    async def _summarize(
-        self,
-        window: SummaryWindow,
-        summarizer: Model | str,
-        reason: Reason,
-        budget: int,
-        tokens_before: int,
-        extra_instructions: str = "",
-    ) -> tuple[list[ModelMessage], HistoryTrimmed]:
-        middle = window.middle_messages
-        usage = SummarizerUsage()
-        failure = ""
-        instructions, instructions_from = self.policy.instructions_for(SUMMARIZER_INSTRUCTIONS)
-        instructions, instructions_from = with_hook_instructions(instructions, instructions_from, extra_instructions)
-        try:
-            budget = summary_token_budget(middle)
-            summary, usage = await run_summarizer(middle, summarizer, instructions=instructions, max_tokens=budget)
-            # The inflation guard: a model may ignore the budget (or a provider not cap it).
-            if (why := summary_rejection(summary, middle, summary_size_limit(budget))) is not None:
-                raise SummaryRejected(why, usage)
-            new, dropped_messages, dropped_turns = apply_summary(window, summary)
-        except Exception as exc:  # any failure: static marker + cooldown, never a crash mid-turn
-            if isinstance(exc, SummaryError):
-                usage = exc.usage  # an answer we could not use was billed all the same
-            self.cooldown_until = self.clock() + self.policy.summarizer_cooldown_s
-            self.last_summary_error = str(exc) if isinstance(exc, SummaryRejected) else f"{type(exc).__name__}: {exc}"
-            failure = "summary rejected: " if isinstance(exc, SummaryRejected) else "summary failed: "
-            summary = None
-            new, dropped_messages, dropped_turns = apply_summary(window, summary)
-        kept = len(window.layout.turns) - dropped_turns
-        check = check_summary(middle, summary) if summary is not None else None
-        event = HistoryTrimmed(
-            reason=reason,
-            strategy="summary" if summary is not None else "static_marker",
-            dropped_messages=dropped_messages,
-            dropped_turns=dropped_turns,
-            kept_turns=kept,
-            tokens_before=tokens_before,
-            tokens_after=estimate_tokens(new),
-            budget_tokens=budget,
-            summary=summary,
-            unsummarised_messages=unsummarised_count(middle) if summary is not None else 0,
-            summarizer_input_tokens=usage.input_tokens,
-            summarizer_output_tokens=usage.output_tokens,
-            summarizer_cost_usd=usage.cost_usd,
-            note=None
-            if summary is not None
-            else f"{failure}{one_line(self.last_summary_error or '', 160)}; "
-            f"trimming only for {self.policy.summarizer_cooldown_s:g}s",
-            summary_kept=check.kept if check is not None else None,
-            summary_lost=check.lost if check is not None else None,
-            summary_instructions=instructions_from,
-            prompts_kept=check.prompts_kept if check is not None else 0,
-            prompts_total=check.prompts_total if check is not None else 0,
-        )
-        return new, event
 
     def recover_overflow(
         self, messages: Sequence[ModelMessage], *, shrink_done: bool, overhead_tokens: int = 0
@@ -614,43 +447,3 @@ class Governor:
         note += f"; {plural(shrink.shrunk_parts, 'tool output')} in older steps of the current turn shrunk"
         events = self._as_sent([event], overhead_tokens, note)
         return PolicyOutcome(shrink.messages, events, shrink.tokens_after <= target, shrink.tokens_after), True
-
-
-def _window_that_keeps_its_summary(
-    window: SummaryWindow, budget: int, tool_output_trim_chars: int
-) -> SummaryWindow | None:
-    """The window whose summary will still be in the context after this pass, or None.
-
-    A summary goes in after the head; if head + summary + tail were still over the budget, the
-    whole-turn trim that follows in the same pass would fold the fresh summary into a breadcrumb:
-    a wasted model call, and a summary that would have fit gone. So the tail gives up its oldest
-    turns to the middle (they are summarised instead) until what stays fits, with the summary at
-    its largest allowed size; when not even the newest turn fits beside it, no summary is asked for.
-    """
-    last = len(window.layout.turns) - 1
-    for tail_start in range(window.tail_start, last + 1):
-        candidate = replace(window, tail_start=tail_start)
-        rest, _dropped, _turns = apply_summary(candidate, "")  # an empty summary's marker stands in for it
-        kept = trim_tool_returns(rest, tool_output_trim_chars).messages if tool_output_trim_chars else rest
-        if estimate_tokens(kept) + summary_size_limit(summary_token_budget(candidate.middle_messages)) <= budget:
-            return candidate
-    return None
-
-
-def _worth_summarising(window: SummaryWindow) -> bool:
-    """Whether the middle outweighs the longest summary we would insert (`summary_size_limit`).
-
-    A smaller middle could come back as a summary no shorter than itself: not worth a model call.
-    It also guarantees that the static marker, on failure, is smaller than what it replaces. Such
-    a history is left to the zero-LLM rules.
-    """
-    middle = window.middle_messages
-    return estimate_tokens(middle) > summary_size_limit(summary_token_budget(middle))
-
-
-def with_hook_instructions(instructions: str, names: Sequence[str], extra: str) -> tuple[str, list[str]]:
-    """`instructions` with a `pre_compact` hook's output added after them (and `pre_compact hook`
-    after `names`); unchanged when `extra` is blank."""
-    if not extra.strip():
-        return instructions, list(names)
-    return f"{instructions}\n\nFrom the user's pre_compact hook:\n{extra.strip()}", [*names, "pre_compact hook"]

@@ -212,20 +212,20 @@ def recover_item(
     those of the summary the item was lost by. `tokens_before`: the meter's figure for `context`
     (default: the estimate plus `overhead_tokens`); the excerpt's estimate is added to it.
 
-    Raises `RecoverRefused` (one line) when the item is empty, already in the context (a message
+    Raises `RecoverRefused` (`why`, facts) when the item is empty, already in the context (a message
     there mentions it), not mentioned in `summarised`, when the context ends with an unanswered
     request, or when the result would be over `budget_tokens` (> 0). Pure.
     """
     item = item.strip()
     if not item:
-        raise RecoverRefused("name the lost item to recover (a path, name or number from the summary check)")
+        raise RecoverRefused(why="recover.no_item")
     current = separate_markers(context)
     where = _already_in(current, item)
     if where is not None:
-        raise RecoverRefused(f'"{item}" is already in the context (message {where} mentions it): nothing to recover')
+        raise RecoverRefused(why="recover.in_context", item=item, where=where)
     snippets, left = find_snippets(separate_markers(summarised), item, max_chars)
     if not snippets:
-        raise RecoverRefused(f'"{item}" is not mentioned in the messages trim #{cut_number} summarised')
+        raise RecoverRefused(why="recover.not_summarised", item=item, cut_number=cut_number)
     excerpt = _excerpt_text(item, snippets, left, max_chars)
     # Built on `context` as given (a marker pydantic-ai fused with its prompt stays fused): every
     # message before the excerpt is the same object, so the request's prefix is sent as before.
@@ -236,16 +236,13 @@ def recover_item(
         items, text = [*earlier, item], f"{part_text(last.parts[-1])}\n\n{excerpt}"
         base = base[:-1]
     elif isinstance(last, ModelRequest):
-        raise RecoverRefused("the context ends with a request the model has not answered: send a message first")
+        raise RecoverRefused(why="recover.unanswered")
     marker = make_recovered_marker(items, text)
     new = [*base, marker]
     before = estimate_tokens(context) + overhead_tokens if tokens_before is None else tokens_before
     after = before - estimate_tokens(context[len(base) :]) + message_tokens(marker)
     if budget_tokens > 0 and after > budget_tokens:
-        raise RecoverRefused(
-            f'cannot recover "{item}": the excerpt would take the context to ~{after:,} tokens, over the '
-            f"{budget_tokens:,}-token budget — the next request would cut it again"
-        )
+        raise RecoverRefused(why="recover.over_budget", item=item, after=after, budget_tokens=budget_tokens)
     chars = sum(len(s.text) for s in snippets)
     shown = f"{len(snippets)} passage{'s' * (len(snippets) != 1)}"
     return Recovery(

@@ -2,22 +2,29 @@
 
 One wording rule for every refusal: `str()` is one line the user sees as it is — lower case first,
 no full stop at the end; it says what was refused and why, and, when the user can do something
-about it, what (`busy_line`). The subclasses only name the operation (`UndoRefused`, `PinRefused`,
+about it, what. The subclasses only name the operation (`UndoRefused`, `PinRefused`,
 `RecoverRefused`, `EvictRefused`); a front end catches `Refused`.
+
+Governance words none of them: its rules raise a refusal with facts — `why`, the rule that refused
+(`"evict.newest_turn"`), and `facts`, the figures — and the session raises it again with its line
+(`session/wording.worded_refusals`, `refusal_line`). The session's own refusals carry their line.
 """
 
 from __future__ import annotations
 
-__all__ = ["PinRefused", "Refused", "busy_line"]
+from typing import Any
+
+__all__ = ["PinRefused", "Refused"]
 
 
 class Refused(ValueError):
-    """An operation on the context the session refuses; `str()` is the one line the user sees."""
+    """An operation on the context the session refuses; `str()` is the one line the user sees.
+    Governance raises it as `Refused(why=…, **facts)` (no line: `str()` is `why` until the session
+    words it)."""
 
-
-def busy_line(doing: str) -> str:
-    """The refusal of an operation asked while a turn runs (`doing`: "undoing a cut", "pinning")."""
-    return f"wait for the running turn to finish (or press Esc) before {doing}"
+    def __init__(self, line: str = "", *, why: str = "", **facts: Any) -> None:
+        super().__init__(line or why)
+        self.why, self.facts = why, facts
 
 
 class PinRefused(Refused):

@@ -23,7 +23,7 @@ from co_tui.governance.markers import marker_info
 from co_tui.governance.tokens import content_text
 from co_tui.governance.user_words import prompts_in, user_prompts
 
-__all__ = ["SummaryCheck", "check_summary", "salient_items", "item_kind", "kept_line"]
+__all__ = ["SummaryCheck", "check_summary", "salient_items", "item_kind"]
 
 ItemKind = Literal["path", "name", "number"]
 
@@ -122,20 +122,3 @@ def check_summary(summarised: Sequence[ModelMessage], summary: str) -> SummaryCh
     prompts = user_prompts(summarised)
     verbatim = set(prompts_in(summary))
     return SummaryCheck(kept, lost, sum(1 for p in prompts if p in verbatim), len(prompts))
-
-
-def kept_line(kept: Sequence[str], lost: Sequence[str], *, shown: int = 8, prompts: tuple[int, int] = (0, 0)) -> str:
-    """`kept 14 of 16 paths, 3 of 3 names, 5 of 7 prompts verbatim; lost: src/a.py, docs/b.md` (the
-    banner's detail). `prompts`: (kept verbatim, total) user prompts; left out when there were none."""
-    counts: list[str] = []
-    for kind, noun in (("path", "paths"), ("name", "names"), ("number", "numbers")):
-        total = sum(1 for item in [*kept, *lost] if item_kind(item) == kind)
-        if total:
-            counts.append(f"{sum(1 for item in kept if item_kind(item) == kind)} of {total} {noun}")
-    if prompts[1]:
-        counts.append(f"{prompts[0]} of {prompts[1]} prompts verbatim")
-    line = "kept " + ", ".join(counts) if counts else "nothing to check"
-    if lost:
-        more = f", … {len(lost) - shown} more" if len(lost) > shown else ""
-        line += "; lost: " + ", ".join(lost[:shown]) + more
-    return line

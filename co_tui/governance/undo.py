@@ -107,25 +107,20 @@ def undo_target(ledger: Sequence[HistoryTrimmed], records: Sequence[CutRecord], 
     if selected is None:
         if not cuts:
             if not ledger:
-                raise UndoRefused("nothing to undo: the model has seen the whole conversation so far")
+                raise UndoRefused(why="undo.nothing")
             if any(r.before is None and e.reason not in _NOT_CUTS for e, r in zip(ledger, records, strict=False)):
-                raise UndoRefused(
-                    "nothing left to undo: the cuts left were saved before co-tui kept what a cut removed"
-                )
-            raise UndoRefused("nothing left to undo: every cut in this session is already undone")
+                raise UndoRefused(why="undo.unrecorded_all")
+            raise UndoRefused(why="undo.all_undone")
         return pass_start(records, cuts[-1])
     if not 0 <= selected < len(ledger):
-        raise UndoRefused(f"no trim #{selected + 1} in this session's ledger")
+        raise UndoRefused(why="undo.no_trim", number=selected + 1)
     if selected not in cuts:
         event = ledger[selected]
         if event.reason in _NOT_CUTS and not _is_recovery(event):
-            what = "a /clear" if event.reason == "clear" else "an undo"
-            raise UndoRefused(f"trim #{selected + 1} is {what}, not a cut: nothing to undo there")
+            raise UndoRefused(why="undo.is_clear" if event.reason == "clear" else "undo.is_undo", number=selected + 1)
         if records[selected].before is None:
-            raise UndoRefused(
-                f"trim #{selected + 1} was saved before co-tui kept what a cut removed: it cannot be undone"
-            )
-        raise UndoRefused(f"trim #{selected + 1} is already undone")
+            raise UndoRefused(why="undo.unrecorded", number=selected + 1)
+        raise UndoRefused(why="undo.already_undone", number=selected + 1)
     return pass_start(records, selected)
 
 

@@ -2,9 +2,12 @@
 
 A front end imports session things from here only (`from co_tui.session import SessionPort, …`):
 the port and its roles, the closed event union, the banner's wording, opening sessions, the saved
-sessions' records and the figures the screens show. Exports are resolved lazily (PEP 562), as
-`co_tui.governance` does: importing this package loads nothing — no pydantic, no sqlite — until a
-name is used, so the TUI paints first.
+sessions' records and the figures the screens show — and the few value types of `co_tui.agent` and
+`co_tui.governance` a front end shows, re-exported: front ends import neither package, and the
+facts a screen needs are fields the session fills (`ToolResult.outcome`, `HistoryRows.turn_bars`).
+
+Exports are resolved lazily (PEP 562), as `co_tui.governance` does: importing this package loads
+nothing — no pydantic, no sqlite — until a name is used, so the TUI paints first.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ _EXPORTS: dict[str, str] = {
     "SessionPort": "port",
     "Turns": "port",
     "HistoryView": "port",
-    "Steering": "port",
+    "ContextSteering": "port",
     "SessionInfo": "port",
     "Lifecycle": "port",
     "SessionCatalog": "port",
@@ -37,7 +40,10 @@ _EXPORTS: dict[str, str] = {
     "cut_message": "cut_message",
     "with_client_servers": "client_mcp",
     "COMPACT_MODES": "compact_mode",
-    "MODE_TEXT": "compact_mode",
+    # the lines the user reads about the context, worded from governance's facts (wording.py)
+    "MODE_TEXT": "wording",
+    "kept_line": "wording",
+    "print_mode_ask_line": "wording",
     "replay": "replay",
     # the one command table (commands.py)
     "COMMANDS": "commands",
@@ -65,9 +71,15 @@ _EXPORTS: dict[str, str] = {
     "planned_cut_rows": "ask_flow",
     "ApprovalRequest": "approvals",
     "Approvals": "approvals",
-    "Decision": "approvals",
     "MAIN_AGENT": "agent_ids",
     "CannotAsk": "approvals",
+    # what the TUI's app and controller show (tui/): an `@path` mention, a grant's line, a summary's
+    # kept items, a mode typed, an eviction's line, the prices loaded before a first answer
+    "mentions": "co_tui.agent.mentions",
+    "parse_mode": "co_tui.governance.compact_mode",
+    "evict_line": "eviction",
+    "preload_pricing": "cost",
+    "busy_line": "wording",
     # the events a session yields (events.py)
     "Event": "events",
     "Done": "events",
@@ -118,15 +130,18 @@ _EXPORTS: dict[str, str] = {
     "fork_origin": "times",
     "HistoryRows": "history_rows",
     "read_history_rows": "history_rows",
+    "TurnBar": "history_rows",
+    "TurnState": "history_rows",
+    "status_label": "history_rows",
     # `!command` typed in the prompt (user_shell.py)
-    "bang_command": "bang",
+    "user_shell_command": "user_shell_prompt",
+    "USER_SHELL_TOOL": "user_shell_prompt",
     # memory (memory.py, note_prompt.py)
     "hash_note": "note_prompt",
     "parse_remember": "note_prompt",
     "Memory": "memory",
     "MemoryEntry": "memory",
     "entry_where": "memory",
-    "USER_SHELL_TOOL": "bang",
     "ShellPreview": "shell_preview",
     "shell_preview": "shell_preview",
     # opening sessions (opening.py) and the saved ones
@@ -151,6 +166,24 @@ _EXPORTS: dict[str, str] = {
     "render_saved": "export",
     "tight_budget_warning": "oversize",
     "tool_schemas_warning": "oversize",
+    # Value types and words of the agent's and the policy's that the front ends show, named here so
+    # that a front end imports the session only (the import-graph test forbids `co_tui.agent` and
+    # `co_tui.governance` in them). Each resolves to its own light module: the first frame's imports
+    # stay what they were (tests/test_start_up_imports.py).
+    "Decision": "co_tui.agent.permissions",  # an approval's answer (`Approvals`' too)
+    "Grant": "co_tui.agent.permissions",
+    "Permissions": "co_tui.agent.permissions",
+    "EDIT_TOOLS": "co_tui.agent.approval_text",  # what an approval dialog shows (escaped, diffs folded)
+    "ShownCall": "co_tui.agent.approval_text",
+    "ShownLine": "co_tui.agent.approval_text",
+    "escaped": "co_tui.agent.approval_text",
+    "show_call": "co_tui.agent.approval_text",
+    "complete_paths": "co_tui.agent.mentions",  # `@path` completion, confined as read_file is
+    "mention_being_typed": "co_tui.agent.mentions",
+    "walk_index": "co_tui.agent.mentions",
+    "mcp_overview": "co_tui.agent.mcp_servers",  # the rows of `/mcp`
+    "TRIGGERS": "co_tui.agent.offline_intents",  # the offline model's example prompts (the keys reference)
+    "MAX_EXCERPT_CHARS": "co_tui.governance.recover",  # a recovered item's excerpt, at most
 }
 
 __all__ = list(_EXPORTS)
@@ -160,7 +193,7 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'co_tui.session' has no attribute {name!r}")
-    # A session module, or one of the store's (`co_tui.store`), named in full.
+    # A session module, or another package's (the store's, the agent's, the policy's), named in full.
     value = getattr(
         importlib.import_module(module if module.startswith("co_tui.") else f"co_tui.session.{module}"), name
     )
@@ -173,11 +206,17 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
+    from co_tui.agent.approval_text import EDIT_TOOLS, ShownCall, ShownLine, escaped, show_call
+    from co_tui.agent.mcp_servers import mcp_overview
+    from co_tui.agent.mentions import complete_paths, mention_being_typed, mentions, walk_index
+    from co_tui.agent.offline_intents import TRIGGERS
+    from co_tui.agent.permissions import Decision, Grant, Permissions
+    from co_tui.governance.compact_mode import parse_mode
+    from co_tui.governance.recover import MAX_EXCERPT_CHARS
     from co_tui.session.agent_ids import MAIN_AGENT
-    from co_tui.session.approvals import ApprovalRequest, Approvals, CannotAsk, Decision
+    from co_tui.session.approvals import ApprovalRequest, Approvals, CannotAsk
     from co_tui.session.ask_cut import PlannedCut
     from co_tui.session.ask_flow import CutAnswer, CutChoice, next_step, plan_before_send, planned_cut_rows
-    from co_tui.session.bang import USER_SHELL_TOOL, bang_command
     from co_tui.session.banner import REASON_TEXT, banner_details, banner_line, strategy_text
     from co_tui.session.branching import BranchRow, RewindPoint, Rewound
     from co_tui.session.child_event import asking_agent
@@ -194,10 +233,10 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         parse_slash,
         run_command,
     )
-    from co_tui.session.compact_mode import COMPACT_MODES, MODE_TEXT
+    from co_tui.session.compact_mode import COMPACT_MODES
     from co_tui.session.context_breakdown import CATEGORY_TITLES, ContextBreakdown, apportion
     from co_tui.session.conversation_counts import field_of
-    from co_tui.session.cost import RequestCost, cached_share, format_usd, session_cost_of
+    from co_tui.session.cost import RequestCost, cached_share, format_usd, preload_pricing, session_cost_of
     from co_tui.session.cut_message import cut_message
     from co_tui.session.events import (
         INTERRUPTED_MESSAGE,
@@ -215,9 +254,10 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         ToolResult,
         UsageUpdate,
     )
+    from co_tui.session.eviction import evict_line
     from co_tui.session.export import FORMATS, render_saved
     from co_tui.session.file_rewind import FilesBack
-    from co_tui.session.history_rows import HistoryRows, read_history_rows
+    from co_tui.session.history_rows import HistoryRows, TurnBar, TurnState, read_history_rows, status_label
     from co_tui.session.lifecycle import SessionLifecycle, instruction_events
     from co_tui.session.lifecycle_types import Closing
     from co_tui.session.memory import Memory, MemoryEntry, entry_where
@@ -236,13 +276,13 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.oversize import tight_budget_warning, tool_schemas_warning
     from co_tui.session.pin_change import PinChange
     from co_tui.session.port import (
+        ContextSteering,
         HistoryView,
         Lifecycle,
         Refused,
         SessionCatalog,
         SessionInfo,
         SessionPort,
-        Steering,
         Turns,
     )
     from co_tui.session.replay import (
@@ -275,6 +315,8 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         subagent_state_text,
     )
     from co_tui.session.times import fork_origin, format_updated
+    from co_tui.session.user_shell_prompt import USER_SHELL_TOOL, user_shell_command
+    from co_tui.session.wording import MODE_TEXT, busy_line, kept_line, print_mode_ask_line
     from co_tui.store.errors import StoreError
     from co_tui.store.search import hit_segments
     from co_tui.store.tail import SessionTail

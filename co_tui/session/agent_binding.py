@@ -25,12 +25,14 @@ from co_tui.agent.models import context_window_of, is_offline, resolve_model
 from co_tui.governance.capability import ContextGovernance
 from co_tui.governance.compact_mode import CompactMode, SendChoice, cut_permission
 from co_tui.governance.meter import TokenMeter
-from co_tui.governance.policy import GovernancePolicy, Governor
+from co_tui.governance.policy import Governor
+from co_tui.governance.policy_settings import GovernancePolicy
 from co_tui.session.compact_hooks import compact_hooks_of
 from co_tui.session.compact_mode import OffNotice
 from co_tui.session.events import Notice
 from co_tui.session.memory import memory_toolset
 from co_tui.session.recall_source import recall_source
+from co_tui.session.steering import pin_keys
 from co_tui.session.summary_instructions import with_summary_files
 
 if TYPE_CHECKING:
@@ -198,6 +200,10 @@ class AgentBinding:
         governance and the meter count the new figure from now on."""
         self.overhead = self._overhead_counter(self)
         self.meter.set_overhead_hint(self.overhead)
+
+    def tell_pins(self) -> None:
+        """Tell governance which turns of the history are pinned now (a pin, a branch move, a reset, a resume)."""
+        self.governance.set_pins(pin_keys(self.history.transcript, self.history.pins))
 
     def restore_summarizer_cooldown(self, failed_at: float | None) -> None:
         """A summary that failed in an earlier process (a print-mode turn) still cools down here, so

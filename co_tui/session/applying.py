@@ -12,7 +12,7 @@ rewind, a branch switch), a cut the governance capability makes inside a turn (`
   "kept in memory, not saved"), and the session's `unsaved()` stays true until a save succeeds,
   so the rescue copy keeps it.
 - `steer(doing, plan)`: refuse while a turn runs (`Refused`, one line, before anything changes),
-  plan over the read-only history and the gauge, `apply`.
+  plan over the read-only history and the gauge, `apply` (`steer_pin`: a pin's, its `PinChange`).
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from co_tui.governance.refused import Refused, busy_line
+from co_tui.governance.refused import Refused
+from co_tui.session.wording import busy_line
 
 if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from co_tui.session.history import Edit, History
     from co_tui.session.history_reader import HistoryReader
     from co_tui.session.persistence import EditSaves
+    from co_tui.session.pin_change import PinChange
 
 __all__ = ["KEPT_IN_MEMORY", "Applied", "EditApplier", "Plan"]
 
@@ -103,3 +105,8 @@ class EditApplier:
         if self._busy():
             raise Refused(busy_line(doing))
         return await self.apply(plan(self.history, self._gauge()))
+
+    async def steer_pin(self, plan: Plan) -> PinChange:
+        """`steer` a pin planner (its result is a `PinChange`): the change, with the line a failed save left."""
+        applied = await self.steer("pinning", plan)
+        return cast("PinChange", applied.result).noted(applied.note)

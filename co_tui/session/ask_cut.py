@@ -22,7 +22,7 @@ from co_tui.governance.pins import split_pinned
 from co_tui.governance.tokens import estimate_tokens
 from co_tui.governance.turns import segment
 from co_tui.session.context_diff import shared_prefix
-from co_tui.session.eviction import compact_preview_of
+from co_tui.session.eviction import plan_compact_preview
 from co_tui.text import format_tokens, one_line
 
 if TYPE_CHECKING:
@@ -129,7 +129,7 @@ def plan_send(
     cached = min(tokens_after, overhead + round(ratio * estimate_tokens(current[:shared]))) if shared else overhead
     summarised = [current[i] for i, fate in sorted(cut.fates.items()) if fate == "summarised"]
     uncut_fresh = max(0, tokens_before - meter.reading(context).tokens)
-    compact = compact_preview_of(history, gauge)  # the `/compact` answer's own figures, as its dialog gives them
+    compact = plan_compact_preview(history, gauge)  # the `/compact` answer's own figures, as its dialog gives them
     return PlannedCut(
         reason=cut.reason,
         kind=cut.kind,

@@ -178,7 +178,7 @@ def banner_details(event: HistoryTrimmed) -> list[tuple[str, str]]:
             )
         )
     if event.summary_kept is not None or event.summary_lost is not None:
-        from co_tui.governance.summary_check import kept_line
+        from co_tui.session.wording import kept_line
 
         prompts = (event.prompts_kept, event.prompts_total)
         rows.append(("checked", kept_line(event.summary_kept or [], event.summary_lost or [], prompts=prompts)))

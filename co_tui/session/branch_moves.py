@@ -17,12 +17,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from co_tui.governance.refused import Refused, busy_line
+from co_tui.governance.refused import Refused
 from co_tui.session import file_rewind
 from co_tui.session.branching import (
+    BranchMoveRefused,
     BranchRow,
     RewindPoint,
-    RewindRefused,
     Rewound,
     branch_rows,
     plan_rewind,
@@ -33,6 +33,7 @@ from co_tui.session.branching import (
 from co_tui.session.file_rewind import FilesBack, files_back
 from co_tui.session.history import BranchState, Mark
 from co_tui.session.metering import anchor_meter
+from co_tui.session.wording import busy_line
 
 if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
@@ -74,7 +75,7 @@ class BranchMoves:
 
     async def rewind(self, position: int) -> Rewound:
         """Go back to just before the prompt at transcript index `position`, on a new branch
-        (`branching.plan_rewind`). Raises `RewindRefused` (a `Refused`)."""
+        (`branching.plan_rewind`). Raises `BranchMoveRefused` (a `Refused`)."""
         await self._may_move("rewinding")
         mark = await self._mark_at(position, "rewound to")
         history = self.history
@@ -92,17 +93,17 @@ class BranchMoves:
 
     async def switch_branch(self, branch: int) -> HistoryTrimmed:
         """Make branch `branch` the one in use, its history exactly as it was left
-        (`branching.plan_switch`). Raises `RewindRefused`."""
+        (`branching.plan_switch`). Raises `BranchMoveRefused`."""
         await self._may_move("switching branches")
         if branch == self.history.branch:
-            raise RewindRefused(f"branch {branch} is the one in use")
+            raise BranchMoveRefused(f"branch {branch} is the one in use")
         state = self.history.stashed(branch)
         if state is None:
             if branch not in {b.id for b in self.history.tree}:
-                raise RewindRefused(f"there is no branch {branch}")
+                raise BranchMoveRefused(f"there is no branch {branch}")
             state = await asyncio.to_thread(self.stored.load_branch, branch)
             if state is None:
-                raise RewindRefused(f"branch {branch} is not in memory and the session is not saved")
+                raise BranchMoveRefused(f"branch {branch} is not in memory and the session is not saved")
         target, left = state, self.history.branch
         meter = self._meter_for(target, self._meters.get(branch))
         tokens = int(meter.reading(target.context).tokens)
@@ -175,16 +176,16 @@ class BranchMoves:
 
     async def _mark_at(self, position: int, done: str) -> Mark:
         """The mark of the prompt at `position` with its context (read from the store when only it
-        has it). Raises `RewindRefused` for a prompt saved before marks were kept (`done`: "rewound to")."""
+        has it). Raises `BranchMoveRefused` for a prompt saved before marks were kept (`done`: "rewound to")."""
         mark = next((m for m in self.history.marks if m.position == position), None)
         if mark is None:
-            raise RewindRefused(
+            raise BranchMoveRefused(
                 f"that prompt was saved before co-tui kept what the model saw before each prompt: it cannot be {done}"
             )
         if mark.context is None:
             context = await asyncio.to_thread(self.stored.mark_context, position)
             if context is None:
-                raise RewindRefused("what the model saw before that prompt is not in the session database")
+                raise BranchMoveRefused("what the model saw before that prompt is not in the session database")
             mark = replace(mark, context=context)
         return mark
 
@@ -193,4 +194,4 @@ class BranchMoves:
             raise Refused(busy_line(doing))
         line = await asyncio.to_thread(self.stored.unsaved_line)  # asks the store: off the event loop
         if line is not None:
-            raise RewindRefused(f"wait until the conversation is saved before {doing}: {line}")
+            raise BranchMoveRefused(f"wait until the conversation is saved before {doing}: {line}")

@@ -2,7 +2,7 @@
 "Rewind and branches").
 
 Pure over a `HistoryReader` (a read-only `History`) and a `Gauge`, as every planner (steering.py): each returns the `Edit` the
-session applies in its one place (`EditApplier.apply`, applying.py), or raises `RewindRefused` with one line.
+session applies in its one place (`EditApplier.apply`, applying.py), or raises `BranchMoveRefused` with one line.
 
 - A **rewind** to the user prompt at transcript index `p` starts a new branch whose history is the
   one just before that prompt went out: the transcript up to `p`, the context the model was about to
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BranchRow",
     "RewindPoint",
-    "RewindRefused",
+    "BranchMoveRefused",
     "Rewound",
     "branch_rows",
     "plan_rewind",
@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 
-class RewindRefused(Refused):
+class BranchMoveRefused(Refused):
     """A rewind or a branch switch that cannot happen (`Refused`: one line)."""
 
 
@@ -141,13 +141,13 @@ def plan_rewind(history: HistoryReader, gauge: Gauge, mark: Mark, *, created: fl
     """Go back to just before the prompt at transcript index `mark.position` (whose `mark` carries
     its context), on a new branch forked from the one in use (from its parent when nothing was sent
     on it: it is dropped, `empty_branch`); the edit's `result` is that prompt's text. `tokens_after`: the meter's figure for the restored context (`mark.tokens` as re-anchored by
-    the caller). Raises `RewindRefused` when that index holds no prompt or the mark has no context."""
+    the caller). Raises `BranchMoveRefused` when that index holds no prompt or the mark has no context."""
     transcript = history.transcript
     position = mark.position
     if not 0 <= position < len(transcript) or (text := prompt_of(transcript[position])) is None:
-        raise RewindRefused(f"there is no prompt at message {position} to rewind to")
+        raise BranchMoveRefused(f"there is no prompt at message {position} to rewind to")
     if mark.context is None:
-        raise RewindRefused("what the model saw before that prompt could not be read")
+        raise BranchMoveRefused("what the model saw before that prompt could not be read")
     turn = _turn_number(transcript, position)
     # A branch left before anything was sent on it is not kept: its parent holds all it had.
     empty = empty_branch(history)
@@ -189,12 +189,12 @@ def empty_branch(history: HistoryReader) -> BranchInfo | None:
 
 def plan_switch(history: HistoryReader, gauge: Gauge, target: int, state: BranchState, *, tokens_after: int) -> Edit:
     """Make branch `target` (whose history is `state`) the one in use (a branch left before anything
-    was sent on it is dropped: `empty_branch`). Raises `RewindRefused` for the branch in use or one
+    was sent on it is dropped: `empty_branch`). Raises `BranchMoveRefused` for the branch in use or one
     not in the tree."""
     if target == history.branch:
-        raise RewindRefused(f"branch {target} is the one in use")
+        raise BranchMoveRefused(f"branch {target} is the one in use")
     if target not in {b.id for b in history.tree}:
-        raise RewindRefused(f"there is no branch {target}")
+        raise BranchMoveRefused(f"there is no branch {target}")
     event = _event(history, gauge, state.context, "branch_switch", target, tokens_after)
     empty = empty_branch(history)
     tree = tuple(b for b in history.tree if empty is None or b.id != empty.id)

@@ -1,5 +1,6 @@
 """`Busy`: whether one conversation is running something now (a turn, a `!command`, `/compact`,
-`/clear`) — one flag per session, shared by the collaborators that refuse work meanwhile."""
+`/clear`) — one flag per session, shared by the collaborators that refuse work meanwhile. The one
+wording of that refusal is `wording.busy_line`."""
 
 from __future__ import annotations
 

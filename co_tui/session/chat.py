@@ -5,7 +5,7 @@ each the one owner of its state behind a typed interface (docs/architecture.md, 
 collaborators", has the picture) — `Resources` (what the process shares), `AgentBinding` (this
 agent's model and meter), `History`, `EditApplier` (the one path by which the context changes),
 `SessionSaves` (the store), `Metering`, `TurnRunner` with `SessionTurns`, `Compaction`,
-`BranchMoves`, `Delegations` (the subagents), `clear_conversation`. Every event stream ends with
+`BranchMoves`, `Delegations` (the subagents), `Clearing`. Every event stream ends with
 `Done` and never raises. pydantic-ai is imported with this module, so the TUI builds a session only
 after its first paint.
 """
@@ -15,19 +15,17 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from co_tui.governance.undo import UndoRefused
 from co_tui.session.agent_binding import AgentBinding, MeterFactory, OverheadCounter, count_overhead, default_meter
 from co_tui.session.applying import EditApplier
 from co_tui.session.approvals import Approvals, Ask
 from co_tui.session.branch_moves import BranchMoves
 from co_tui.session.busy import Busy
 from co_tui.session.child_agent import ChildRun
-from co_tui.session.clearing import clear_conversation, cleared_line
+from co_tui.session.clearing import Clearing
 from co_tui.session.compact_run import Compaction
-from co_tui.session.compaction import clear_preview_of
-from co_tui.session.eviction import next_cut_of, plan_evict
+from co_tui.session.eviction import plan_evict, plan_next_cut
 from co_tui.session.file_checkpoints import session_file_edits
 from co_tui.session.history import History, HistoryViews
 from co_tui.session.lifecycle import SessionLifecycle
@@ -36,12 +34,11 @@ from co_tui.session.metering import Metering
 from co_tui.session.recover import plan_recover
 from co_tui.session.replay import Item, replay
 from co_tui.session.resources import Resources
-from co_tui.session.session_lock import claim_session
 from co_tui.session.session_saves import SessionSaves
 from co_tui.session.session_turns import SessionTurns
-from co_tui.session.steering import pin_keys, plan_pin_newest, plan_toggle_pin, plan_undo
+from co_tui.session.steering import plan_pin_newest, plan_toggle_pin, plan_undo
 from co_tui.session.stored_tree import StoredTree
-from co_tui.session.subagents import Delegations, agents_listing, session_agents
+from co_tui.session.subagents import Delegations
 from co_tui.session.turn_runner import TurnRunner
 from co_tui.session.user_shell import UserShell
 
@@ -60,13 +57,13 @@ if TYPE_CHECKING:
     from co_tui.session.ask_cut import PlannedCut
     from co_tui.session.branching import BranchRow, RewindPoint, Rewound
     from co_tui.session.context_breakdown import ContextBreakdown
-    from co_tui.session.conversation_counts import ConversationCounts
     from co_tui.session.events import Event, UsageUpdate
     from co_tui.session.file_rewind import FilesBack
     from co_tui.session.gauge import Gauge
     from co_tui.session.lifecycle_types import Closing
     from co_tui.session.pin_change import PinChange
-    from co_tui.session.subagent_replay import SubagentsUsage
+    from co_tui.session.saved_session import LoadedSession
+    from co_tui.session.session_lock import SessionClaim
     from co_tui.store.session_store import SessionStore
 
 
@@ -91,7 +88,6 @@ class ChatSession(HistoryViews):
         self.workspace = Path(workspace).resolve()
         self.id: str = session_id or uuid.uuid4().hex
         self.title: str = ""
-        self.cleared_from: tuple[str, str] | None = None  # (id, title) of the conversation a /clear left
         self.gate = Busy()
         self.history = history = History()
         # Saved lazily, at the first completed turn: opening and quitting leaves no empty session.
@@ -104,9 +100,7 @@ class ChatSession(HistoryViews):
         approver = self.approvals.approve if self.approvals is not None else None
         self.resources = Resources(settings, self.workspace, approver)
         # The `delegate` tool's children (docs/subagents.md): bindings of their own on these resources.
-        self.delegations = Delegations(
-            settings, self._new_child, session_agents(settings, self.workspace), lambda: history.transcript
-        )
+        self.delegations = Delegations(settings, self._new_child, self.workspace, lambda: history.transcript)
         self.binding = AgentBinding(
             self.resources,
             model if model is not None else settings.model,
@@ -121,28 +115,25 @@ class ChatSession(HistoryViews):
         self.metering = metering = Metering(self.binding, history)
         sid, busy = (lambda: self.id), (lambda: self.gate.running)  # read by the collaborators at each use
         self.edits = EditApplier(
-            history, self.saves, session_id=sid, busy=busy, gauge=self.gauge, pins_changed=self._tell_pins
+            history, self.saves, session_id=sid, busy=busy, gauge=self.gauge, pins_changed=self.binding.tell_pins
         )
-        self.runner = TurnRunner(self.binding, history, metering, self.edits, self.saves)
-        self.runner.late_events = self.delegations.take_late_events  # children stopped with the turn
-        self.runner.stopped_results = self.delegations.take_stopped_results
+        self.runner = TurnRunner(self.binding, history, metering, self.edits, self.saves, children=self.delegations)
         tree, title = StoredTree(self.saves, history), (lambda: self.title)
         self.moves = BranchMoves(self.edits, tree, self.binding, busy=busy, title=title, workspace=self.workspace)
         errors = self.runner.error_event
         self.compaction = Compaction(self.edits, self.binding, metering, self.gate, session_id=sid, error_event=errors)
         shell = UserShell(self.workspace, approver)  # `!command` (user_shell.py)
         self.turns = SessionTurns(self.runner, shell, self.saves, metering, self.gate, self.workspace)
+        self.clearing = Clearing(self.saves, self.edits, self.binding, self.gate, self.gauge)
         self.lifecycle = SessionLifecycle(self)  # start and close, for every front end (lifecycle.py)
+        self.memory = Memory(self.resources)  # the user's notes: list, remember, edit, delete (memory.py)
 
     def _new_child(self, agent_def: AgentDef) -> ChildRun:
         return ChildRun(self.resources, self.binding.model, agent_def, parent_budget=self.binding.policy.budget_tokens)
 
     def agents_listing(self) -> list[str]:
-        """`/agents` (the port's)."""
-        return agents_listing(self.delegations.catalog, self.workspace, project=self.settings.agents_project_config)
-
-    def _tell_pins(self) -> None:
-        self.binding.governance.set_pins(pin_keys(self.history.transcript, self.history.pins))
+        """`/agents` (the port's; `Delegations.listing`)."""
+        return self.delegations.listing()
 
     # --- what the front end reads besides the history (each documented on the port) --------------
     @property
@@ -171,19 +162,9 @@ class ChatSession(HistoryViews):
         return self.resources.instruction_files
 
     @property
-    def memory(self) -> Memory:
-        """The user's memory: list, remember, edit, delete (memory.py)."""
-        return Memory(self.resources)
-
-    @property
     def meter(self) -> TokenMeter:
         """The meter (the binding's: a new model, a branch move get another)."""
         return self.binding.meter
-
-    @property
-    def overhead_tokens(self) -> int:
-        """Tokens every request carries besides the history (the binding's count)."""
-        return self.binding.overhead
 
     @property
     def compact_mode(self) -> CompactMode:
@@ -208,30 +189,18 @@ class ChatSession(HistoryViews):
         """What the next request holds, by category, adding up to `meter_reading()` (/context)."""
         return self.metering.breakdown()
 
-    def subagents_usage(self) -> SubagentsUsage:
-        """What this conversation's subagents used in their own contexts (/context); blocking."""
-        from co_tui.session.subagent_replay import subagents_usage
-
-        return subagents_usage(self.transcript)
-
-    def conversation_counts(self) -> ConversationCounts:
-        """The transcript's turns and chat-log items (`History.counts`)."""
-        return self.history.counts()
-
     # --- turns (session_turns.py) ----------------------------------------------------------------
     def plan_send(self, prompt: str) -> PlannedCut | None:
         """In `compact_mode` ask: the cut sending `prompt` now would make (None: none, or not ask)."""
-        return self.turns.plan_send(prompt, self.gauge())
+        return self.turns.plan_send(prompt)
 
     def run_turn(self, prompt: str, choice: SendChoice | None = None) -> AsyncIterator[Event]:
-        """Run one user turn; its events, ending with `Done`; never raises (`SessionTurns.run_turn`).
-        `over_budget` chosen: a line in the chat says so, with the figures of the plan it overrode."""
-        plan = self.plan_send(prompt) if choice == "over_budget" else None
-        return self.turns.run_turn(prompt, choice, trace=plan.over_budget_line if plan is not None else None)
+        """Run one user turn; its events, ending with `Done`; never raises (`SessionTurns.run_turn`)."""
+        return self.turns.run_turn(prompt, choice)
 
-    def run_shell_command(self, command: str) -> AsyncIterator[Event]:
-        """`!command`: its events, ending with `Done`; never raises (`SessionTurns.run_shell_command`)."""
-        return self.turns.run_shell_command(command)
+    def run_user_shell(self, command: str) -> AsyncIterator[Event]:
+        """`!command`: its events, ending with `Done`; never raises (`SessionTurns.run_user_shell`)."""
+        return self.turns.run_user_shell(command)
 
     def attachments(self, prompt: str) -> Attachments:
         """What the `@path` mentions of `prompt` attach, priced. Blocking."""
@@ -247,8 +216,8 @@ class ChatSession(HistoryViews):
         return self.metering.gauge()
 
     def next_cut(self) -> NextCut | None:
-        """What the next automatic cut would do (`eviction.next_cut_of`); None in `compact_mode` off."""
-        return None if self.compact_mode == "off" else next_cut_of(self.history, self.gauge())
+        """What the next automatic cut would do (`eviction.plan_next_cut`); None in `compact_mode` off."""
+        return None if self.compact_mode == "off" else plan_next_cut(self.history, self.gauge())
 
     async def evict(self, index: int) -> HistoryTrimmed:
         """Remove message `index`'s tool output, or its older turn, from the context (`plan_evict`)."""
@@ -256,14 +225,10 @@ class ChatSession(HistoryViews):
 
     async def undo(self, cut: int | None = None) -> HistoryTrimmed:
         """`/undo`: undo the newest cut in effect, or ledger entry `cut` and every cut after it
-        (`steering.plan_undo`). Returns the `restore` event; raises `UndoRefused`: after a /clear
-        with no cut since, one saying a clear is not undone and where the old conversation is."""
-        try:
+        (`steering.plan_undo`). Returns the `restore` event; raises `UndoRefused` (after a /clear
+        with no cut since, saying so: `Clearing.explaining_undo`)."""
+        with self.clearing.explaining_undo(cut):
             return (await self.edits.steer("undoing a cut", lambda h, g: plan_undo(h, g, cut))).trim
-        except UndoRefused:
-            if cut is None and not self.history.ledger and self.cleared_from is not None:
-                raise UndoRefused(cleared_line(*self.cleared_from)) from None
-            raise
 
     async def recover(self, item: str, cut: int | None = None) -> HistoryTrimmed:
         """Append an excerpt around `item`, which cut `cut`'s summary lost, to the context (`plan_recover`)."""
@@ -271,13 +236,11 @@ class ChatSession(HistoryViews):
 
     async def toggle_pin(self, index: int) -> PinChange:
         """`p`: pin (again: unpin) the turn holding transcript message `index`. Raises `PinRefused`."""
-        applied = await self.edits.steer("pinning", lambda h, g: plan_toggle_pin(h, g, index))
-        return cast("PinChange", applied.result).noted(applied.note)
+        return await self.edits.steer_pin(lambda h, g: plan_toggle_pin(h, g, index))
 
     async def pin_newest(self) -> PinChange:
         """`/pin`: pin the newest turn. Raises `PinRefused` with one line."""
-        applied = await self.edits.steer("pinning", plan_pin_newest)
-        return cast("PinChange", applied.result).noted(applied.note)
+        return await self.edits.steer_pin(plan_pin_newest)
 
     def compact_preview(self) -> HistoryTrimmed | None:
         """What `/compact` would summarise now, with the estimated size after (None: nothing to)."""
@@ -289,14 +252,11 @@ class ChatSession(HistoryViews):
 
     def clear_preview(self) -> HistoryTrimmed:
         """The event `/clear` would emit now: the dialog and the banner give the same figures."""
-        return clear_preview_of(self.history, self.gauge())
+        return self.clearing.preview()
 
     async def clear(self) -> HistoryTrimmed:
-        """`/clear`: a new, empty session; the old one stays saved (`clearing.clear_conversation`)."""
-        old = (self.id, self.title) if self.history.transcript else None
-        trim = await clear_conversation(self.saves, self.edits, self.binding, self.gate, self.clear_preview())
-        self.cleared_from = old or self.cleared_from
-        return trim
+        """`/clear`: a new, empty session; the old one stays saved (`Clearing.clear`)."""
+        return await self.clearing.clear()
 
     # --- the conversation tree (branch_moves.py) -------------------------------------------------
     def rewind_points(self) -> list[RewindPoint]:
@@ -378,24 +338,13 @@ class ChatSession(HistoryViews):
         """`replay.replay`: the conversation as chat entries, banners at their cuts (newest `entries`)."""
         return replay(self, entries)
 
-    @classmethod
-    def resume(
-        cls, settings: Settings, *, workspace: Path, store: SessionStore, session_id: str, **kwargs: Any
-    ) -> ChatSession:
-        """Reopen a saved session: transcript, context and ledger exactly as saved. Raises
-        `StoreError` (one line) when it cannot be read, `SessionBusy` when another process has it
-        open (claimed before loading, so no stale copy is ever saved over it)."""
-        claim = claim_session(store.path.parent, session_id)
-        try:
-            loaded = store.load(session_id, lazy=True)
-            session = cls(settings, workspace=workspace, store=store, session_id=loaded.meta.id, **kwargs)
-        except BaseException:
-            claim.release()
-            raise
-        session.saves.writer.hold(claim)
-        session.title = loaded.meta.title
-        session.history.load(loaded)
-        session._tell_pins()
-        session.metering.anchor_on_saved_usage()
-        session.binding.restore_summarizer_cooldown(store.last_summary_failure(session.id))
-        return session
+    def reopen(self, loaded: LoadedSession, claim: SessionClaim) -> None:
+        """Take on saved session `loaded`, holding its `claim` (`opening.resume_session`): its title,
+        transcript, context and ledger exactly as saved, its pins, the meter's anchor, the summariser's cooldown."""
+        assert self.store is not None, "a saved session is reopened over its store"
+        self.saves.writer.hold(claim)
+        self.title = loaded.meta.title
+        self.history.load(loaded)
+        self.binding.tell_pins()
+        self.metering.anchor_on_saved_usage()
+        self.binding.restore_summarizer_cooldown(self.store.last_summary_failure(self.id))

@@ -9,20 +9,60 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from co_tui.governance.refused import Refused, busy_line
+from co_tui.governance.refused import Refused
+from co_tui.governance.undo import UndoRefused
+from co_tui.session.compaction import plan_clear_preview
 from co_tui.session.history import Edit
+from co_tui.session.wording import busy_line
 
 if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
     from co_tui.session.agent_binding import AgentBinding
     from co_tui.session.applying import EditApplier
     from co_tui.session.busy import Busy
+    from co_tui.session.gauge import Gauge
     from co_tui.session.session_saves import SessionSaves
 
-__all__ = ["clear_conversation", "cleared_line"]
+__all__ = ["Clearing", "clear_conversation", "cleared_line"]
+
+
+class Clearing:
+    """`/clear` for one session: the event it would emit, clearing, and what `/undo` says after it.
+    Holds `left`: the (id, title) of the conversation the newest /clear left (None: none yet)."""
+
+    def __init__(
+        self, saves: SessionSaves, edits: EditApplier, binding: AgentBinding, busy: Busy, gauge: Callable[[], Gauge]
+    ) -> None:
+        self._saves, self._edits, self._binding, self._busy, self._gauge = saves, edits, binding, busy, gauge
+        self.left: tuple[str, str] | None = None
+
+    def preview(self) -> HistoryTrimmed:
+        """The event `/clear` would emit now: the dialog and the banner give the same figures."""
+        return plan_clear_preview(self._saves.history, self._gauge())
+
+    async def clear(self) -> HistoryTrimmed:
+        """Clear the conversation (`clear_conversation`); remember the one left, if it held anything."""
+        conversation = self._saves.conversation
+        old = (conversation.id, conversation.title) if self._saves.history.transcript else None
+        trim = await clear_conversation(self._saves, self._edits, self._binding, self._busy, self.preview())
+        self.left = old or self.left
+        return trim
+
+    @contextmanager
+    def explaining_undo(self, cut: int | None) -> Iterator[None]:
+        """Around `/undo`: a refused plain `/undo` after a /clear with no cut since says a clear is not
+        undone and where the old conversation is (`cleared_line`) instead of "nothing to undo"."""
+        try:
+            yield
+        except UndoRefused:
+            if cut is None and not self._saves.history.ledger and self.left is not None:
+                raise UndoRefused(cleared_line(*self.left)) from None
+            raise
 
 
 def cleared_line(session_id: str, title: str) -> str:

@@ -128,6 +128,12 @@ async def model(session: SessionPort, name: str) -> AsyncIterator[Event]:
         async for event in said(f"Model: {session.model_name}{offline} · /model NAME switches"):
             yield event
         return
+    if session.busy:  # refused as every operation is while a turn runs (the model stays)
+        from co_tui.session.wording import busy_line
+
+        async for event in said(busy_line("switching models"), failed=True):
+            yield event
+        return
     try:
         await asyncio.to_thread(session.set_model, name)  # builds the agent: imports the provider's SDK
     except Exception as exc:  # ModelConfigError: one line, the old model stays
@@ -141,7 +147,8 @@ async def model(session: SessionPort, name: str) -> AsyncIterator[Event]:
 
 async def compact_mode(session: SessionPort, argument: str) -> AsyncIterator[Event]:
     """`/compact-mode [auto|ask|off]`: who cuts the context for this session (none: the next mode)."""
-    from co_tui.governance.compact_mode import COMPACT_MODES, MODE_TEXT, parse_mode
+    from co_tui.governance.compact_mode import COMPACT_MODES, parse_mode
+    from co_tui.session.wording import MODE_TEXT
 
     nxt = COMPACT_MODES[(COMPACT_MODES.index(session.compact_mode) + 1) % len(COMPACT_MODES)]
     mode = parse_mode(argument) if argument.strip() else nxt

@@ -1,7 +1,7 @@
 """The one table of slash commands (docs/keys-and-commands.md), for every front end.
 
 Each `Command` has its name, the arguments it takes (`usage`), the line of help, its key in the TUI
-and the TUI action it runs, and — for the commands that mean something without a screen — `run`, a
+and the TUI's method that runs it (`action`), and — for the commands that mean something without a screen — `run`, a
 handler on the session port (`command_handlers.py`) that yields the command's events. The TUI's
 slash popup, command palette, help screen and the generated keys doc read it; an ACP client is sent
 the commands with a handler as `available_commands_update`, and they run when sent as prompt text
@@ -37,9 +37,10 @@ async def _help(session: SessionPort, _: str) -> AsyncIterator[Event]:
 
 @dataclass(frozen=True)
 class Command:
-    """One slash command. `usage`: the form with its arguments (`/compact [focus]`); `action`: the
-    TUI's app action (`"compact"` → `App.action_compact`); `run`: its handler on the port, for front
-    ends with no screens (None: it needs one, e.g. the history inspector)."""
+    """One slash command. `usage`: the form with its arguments (`/compact [focus]`); `action`: what
+    runs it in the TUI (`"compact"` → `CommandActions.compact`, tui/command_actions.py); `run`: its
+    handler on the port, for front ends with no screens (None: it needs one, e.g. the history
+    inspector)."""
 
     name: str
     summary: str

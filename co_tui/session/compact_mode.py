@@ -1,15 +1,17 @@
 """The session's side of `compact_mode` (governance/compact_mode.py): the line said before a turn
-when the mode is `off` and the context is past its limits (`AgentBinding.turn_notices` asks)."""
+when the mode is `off` and the context is past its limits (`AgentBinding.turn_notices` asks), and
+the modes' words the front ends show (print mode's `print_mode_ask_line`: it cannot ask)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from co_tui.governance.compact_mode import COMPACT_MODES, MODE_TEXT, over_budget_notice
+from co_tui.governance.compact_mode import COMPACT_MODES
 from co_tui.session.events import Notice
+from co_tui.session.wording import over_budget_notice
 
-__all__ = ["COMPACT_MODES", "MODE_TEXT", "OffNotice"]
+__all__ = ["COMPACT_MODES", "OffNotice"]
 
 
 @dataclass

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from co_tui.governance.capability import hook_payload, post_payload
 from co_tui.governance.pins import compact_around_pins
-from co_tui.governance.policy import with_hook_instructions
-from co_tui.governance.refused import busy_line
+from co_tui.governance.summary_step import with_hook_instructions
 from co_tui.session.compaction import plan_compact
 from co_tui.session.events import Done, DoneReason, ErrorEvent, Event, Notice
-from co_tui.session.eviction import compact_preview_of
+from co_tui.session.eviction import plan_compact_preview
+from co_tui.session.wording import busy_line
 
 if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
@@ -54,7 +54,7 @@ class Compaction:
 
     def preview(self) -> HistoryTrimmed | None:
         """What `/compact` would summarise now, with the estimated size after (None: nothing to)."""
-        return compact_preview_of(self.applier.history, self.metering.gauge())
+        return plan_compact_preview(self.applier.history, self.metering.gauge())
 
     async def run(self, focus: str | None = None) -> AsyncIterator[Event]:
         """Summarise the context (module docstring); yield the events, ending with `Done`. Never raises."""

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from co_tui.session.gauge import Gauge
     from co_tui.session.history_reader import HistoryReader
 
-__all__ = ["clear_preview_of", "plan_compact"]
+__all__ = ["plan_clear_preview", "plan_compact"]
 
 
 def plan_compact(history: HistoryReader, gauge: Gauge, result: CompactResult, figure_before: int) -> Edit:
@@ -31,7 +31,7 @@ def plan_compact(history: HistoryReader, gauge: Gauge, result: CompactResult, fi
     return Edit(event=figures, context=result.messages, record=history.cut_record(history.context))
 
 
-def clear_preview_of(history: HistoryReader, gauge: Gauge) -> HistoryTrimmed:
+def plan_clear_preview(history: HistoryReader, gauge: Gauge) -> HistoryTrimmed:
     """The event `/clear` would emit now: what the confirmation dialog shows, so the dialog and the
     banner after it give the same figures (one computation feeds both)."""
     event = clear_event(history.context, gauge.budget_tokens, overhead_tokens=gauge.overhead_tokens)

@@ -173,11 +173,21 @@ def format_usd(value: float | Decimal | None, *, unknown: str = "–", digits: i
     return f"${value:.{digits}f}"
 
 
+def preload_pricing() -> None:
+    """Load genai-prices' table, deferred while a session was built (co_tui/agent/pricing_data.py).
+    Blocking (it reads and parses the table): a front end calls it off its UI thread, before a
+    first answer needs it."""
+    from co_tui.agent.pricing_data import preload
+
+    preload()
+
+
 __all__ = [
     "RequestCost",
     "RunningCost",
     "cached_share",
     "format_usd",
+    "preload_pricing",
     "request_costs",
     "response_cost",
     "session_cost",

@@ -60,14 +60,34 @@ class ToolCall(_Event):
 
 @dataclass(frozen=True, kw_only=True)
 class ToolResult(_Event):
-    """A tool finished. `content` is the full text result; `chars` its length."""
+    """A tool finished. `content` is the text result (a big output's preview: `chars` is then the
+    whole output's length, more than `len(content)`).
+
+    What its row shows besides the text, read off the output by the session
+    (`session/tool_facts.py`), so a front end only displays it: `outcome`, how a shell command ended
+    when not with exit 0 (`exit 2`, `killed (signal 9)`, `timed out`, `stopped`); `recalled`, what a
+    `recall` brought back (`the output of read_file(…) from turn 3`); `previewed`, the output was too
+    big to send whole and the model got its head and tail. In jsonl only when set.
+    """
 
     tool_name: str
     tool_call_id: str
     content: str
     chars: int
     is_error: bool = False
+    outcome: str | None = None
+    recalled: str | None = None
+    previewed: bool = False
     type: Literal["tool_result"] = "tool_result"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready form; `outcome`, `recalled` and `previewed` only when set (the lines of
+        an ordinary result are what they were before they existed)."""
+        data = super().to_dict()
+        for key in ("outcome", "recalled", "previewed"):
+            if not data[key]:
+                del data[key]
+        return data
 
 
 @dataclass(frozen=True, kw_only=True)

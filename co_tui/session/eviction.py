@@ -17,12 +17,13 @@ from co_tui.governance.evict import CACHE_WARNING, evict
 from co_tui.governance.metered_cuts import preview_in_meter_figures
 from co_tui.governance.next_cut import NextCut, compact_estimate, preview_next_cut
 from co_tui.session.history import Edit
+from co_tui.session.wording import worded_refusals
 
 if TYPE_CHECKING:
     from co_tui.session.gauge import Gauge
     from co_tui.session.history_reader import HistoryReader
 
-__all__ = ["compact_preview_of", "next_cut_of", "plan_evict"]
+__all__ = ["evict_line", "plan_compact_preview", "plan_evict", "plan_next_cut"]
 
 
 def plan_evict(history: HistoryReader, gauge: Gauge, index: int) -> Edit:
@@ -30,7 +31,8 @@ def plan_evict(history: HistoryReader, gauge: Gauge, index: int) -> Edit:
     tool output, or a whole older turn. The event's figures are the meter's readings before and
     after; the first eviction of a session also warns, in its note, that the prompt cache breaks
     from that point. Raises `EvictRefused` (one line)."""
-    result = evict(history.context, index, budget_tokens=gauge.budget_tokens, overhead_tokens=gauge.overhead_tokens)
+    with worded_refusals():
+        result = evict(history.context, index, budget_tokens=gauge.budget_tokens, overhead_tokens=gauge.overhead_tokens)
     # The meter's readings, not the rules' raw estimate: the banner and the Trims row start from the
     # figure the meter showed (docs/context-governance.md, "The meter").
     event = replace(
@@ -44,7 +46,17 @@ def plan_evict(history: HistoryReader, gauge: Gauge, index: int) -> Edit:
     return Edit(event=event, context=result.messages, record=history.cut_record(history.context))
 
 
-def next_cut_of(history: HistoryReader, gauge: Gauge, messages: Sequence[Any] | None = None) -> NextCut | None:
+def evict_line(event: HistoryTrimmed) -> str:
+    """The line a front end shows where the user evicted (the inspector's): what went, as the banner
+    says it, and — when `plan_evict` gave the event the prompt-cache warning (the session's first
+    eviction) — that warning. The front end shows it as it is; the warning is the plan's to decide."""
+    from co_tui.session.banner import banner_line
+
+    line = banner_line(event).removeprefix("✂ ")
+    return f"{line}. Note: {CACHE_WARNING}." if CACHE_WARNING in (event.note or "") else line
+
+
+def plan_next_cut(history: HistoryReader, gauge: Gauge, messages: Sequence[Any] | None = None) -> NextCut | None:
     """What the next automatic cut of `messages` (default: the context) would do, by the session's
     own policy, overhead and summariser cooldown — no model call (`preview_next_cut`)."""
     return preview_next_cut(
@@ -54,7 +66,7 @@ def next_cut_of(history: HistoryReader, gauge: Gauge, messages: Sequence[Any] | 
     )
 
 
-def compact_preview_of(history: HistoryReader, gauge: Gauge) -> HistoryTrimmed | None:
+def plan_compact_preview(history: HistoryReader, gauge: Gauge) -> HistoryTrimmed | None:
     """What `/compact` would summarise now and the estimated size after (`compact_estimate`), in the
     meter's figures like `/clear`'s preview: its dialog counts what the meter beside it shows."""
     overhead = gauge.overhead_tokens

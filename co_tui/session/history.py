@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
     from co_tui.session.saved_session import LoadedSession
+    from co_tui.session.subagent_replay import SubagentsUsage
 
 __all__ = [
     "BranchInfo",
@@ -423,3 +424,13 @@ class HistoryViews:
     def cut_pass(self, index: int) -> tuple[int, int]:
         """(first, last) ledger indices of the pass entry `index` belongs to (`undo.pass_span`)."""
         return pass_span(self.history.ledger_records, index)
+
+    def conversation_counts(self) -> ConversationCounts:
+        """The transcript's turns and chat-log items (`History.counts`)."""
+        return self.history.counts()
+
+    def subagents_usage(self) -> SubagentsUsage:
+        """What this conversation's subagents used in their own contexts (/context); blocking."""
+        from co_tui.session.subagent_replay import subagents_usage
+
+        return subagents_usage(self.history.transcript)

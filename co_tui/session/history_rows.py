@@ -13,6 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+# Pure, standard library only: the words of each status and the chart's bars, for the inspector.
+from co_tui.governance.turn_states import TurnBar, TurnState, status_label, turn_bars
+
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
@@ -23,7 +26,7 @@ if TYPE_CHECKING:
     from co_tui.session.port import HistoryView
     from co_tui.session.subagent_replay import SavedChild
 
-__all__ = ["HistoryRows", "read_history_rows"]
+__all__ = ["HistoryRows", "TurnBar", "TurnState", "read_history_rows", "status_label"]
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,9 @@ class HistoryRows:
     """The inspector's rows: every transcript message and every context message annotated (the
     context's with the turn and status of the transcript message each shows), the ledger, one
     `RequestCost` per model request, the ledger indices `u` can undo, each ledger entry's pass
-    (first, last: `u` on one undoes them all) and the pinned turns."""
+    (first, last: `u` on one undoes them all), the pinned turns and the tokens-per-turn chart's
+    bars (`turn_bars` of the transcript's rows, read with them off the UI loop: each user turn's
+    tokens and whether the model still sees it)."""
 
     transcript: tuple[MessageInfo, ...] = ()
     context: tuple[MessageInfo, ...] = ()
@@ -42,6 +47,7 @@ class HistoryRows:
     pinned_turns: frozenset[int] = frozenset()
     # The subagents the transcript records (docs/subagents.md), oldest first.
     children: tuple[SavedChild, ...] = ()
+    turn_bars: tuple[TurnBar, ...] = ()
 
 
 def read_history_rows(
@@ -91,4 +97,5 @@ def read_history_rows(
         passes=tuple(view.cut_pass(i) for i in range(len(ledger))),
         pinned_turns=frozenset(turn_of[i] for i in view.pins if i in turn_of),
         children=tuple(children),
+        turn_bars=turn_bars(rows),
     )

@@ -2,7 +2,7 @@
 
 A row body is the adapter's JSON for a one-message list with the brackets stripped, so a whole
 transcript decodes in one call (`"[" + ",".join(bodies) + "]"`). Bodies are scrubbed of credentials
-(`redaction.py`) before they are hashed and written. pydantic-ai is imported lazily (start-up time).
+(`co_tui/redaction.py`) before they are hashed and written. pydantic-ai is imported lazily (start-up time).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from co_tui.session.redaction import redact_text, scrub_message
+from co_tui.redaction import redact_text, scrub_message
 
 
 def digest(body: str) -> bytes:

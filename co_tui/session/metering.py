@@ -23,7 +23,7 @@ from co_tui.governance.pins import pinned_tokens, turn_key
 from co_tui.governance.recall_offer import carries_cut_notes
 from co_tui.session.context_breakdown import ContextBreakdown, compute_breakdown, overhead_parts
 from co_tui.session.events import UsageUpdate
-from co_tui.session.eviction import next_cut_of
+from co_tui.session.eviction import plan_next_cut
 from co_tui.session.gauge import Gauge
 
 if TYPE_CHECKING:
@@ -120,7 +120,7 @@ class Metering:
 
     def _cut_kind(self, messages: Sequence[ModelMessage]) -> str | None:
         """The strategy of the cut the meter announces (`trims on next send` says which kind)."""
-        cut = next_cut_of(self.history, self.gauge(), messages)
+        cut = plan_next_cut(self.history, self.gauge(), messages)
         return cut.kind if cut is not None else None
 
     # --- the /context breakdown ------------------------------------------------------------------

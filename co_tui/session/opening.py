@@ -7,7 +7,7 @@ A failure raises `OpenSessionError` carrying one line and the exit code to use.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from co_tui.session.closing_lines import rescue_line, resume_hint
 
@@ -113,7 +113,7 @@ def open_session(
         if fork and session_id is not None:
             session_id = fork_saved(store, session_id)
         if session_id is not None:
-            session = ChatSession.resume(
+            session = resume_session(
                 settings, workspace=workspace, store=store, session_id=session_id, ask=ask, one_shot=one_shot
             )
         else:
@@ -122,6 +122,34 @@ def open_session(
         raise OpenSessionError(str(exc), exit_code_for(exc)) from None
     if title and not session.title:
         session.title = make_title(title)
+    return session
+
+
+def resume_session(
+    settings: Settings,
+    *,
+    workspace: Path,
+    store: SessionStore,
+    session_id: str,
+    session_type: type[ChatSession] | None = None,
+    **options: Any,
+) -> ChatSession:
+    """Reopen saved session `session_id` (a full id): transcript, context and ledger exactly as
+    saved, as a `session_type` (default `ChatSession`) built with `options`. Raises `StoreError`
+    (one line) when it cannot be read, `SessionBusy` when another process has it open (claimed
+    before loading, so no stale copy is ever saved over it)."""
+    from co_tui.session.chat import ChatSession
+    from co_tui.session.session_lock import claim_session
+
+    claim = claim_session(store.path.parent, session_id)
+    try:
+        loaded = store.load(session_id, lazy=True)
+        build = session_type or ChatSession
+        session = build(settings, workspace=workspace, store=store, session_id=loaded.meta.id, **options)
+    except BaseException:
+        claim.release()
+        raise
+    session.reopen(loaded, claim)
     return session
 
 

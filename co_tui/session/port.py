@@ -1,5 +1,5 @@
 """The session port: everything a front end (the TUI, print mode, a test fake) may use of a session,
-as role-sized protocols — `Turns`, `HistoryView`, `Steering`, `SessionInfo`, `Lifecycle` — whose
+as role-sized protocols — `Turns`, `HistoryView`, `ContextSteering`, `SessionInfo`, `Lifecycle` — whose
 union is `SessionPort`.
 
 `ChatSession` implements it; so does the TUI tests' `FakeSession`, and one conformance suite
@@ -157,7 +157,7 @@ class Turns(Protocol):
         said in one line). None: nothing was asked (in ask, then, no cut below the window)."""
         ...
 
-    def run_shell_command(self, command: str) -> AsyncIterator[Event]:
+    def run_user_shell(self, command: str) -> AsyncIterator[Event]:
         """`!command` typed in the prompt: asked about as the agent's `run_shell` is (the session's
         approver), run in the workspace, its output added to the context as a `user_shell` call and
         result (session/user_shell.py). Yields a `ToolCall`, a `ToolResult`, the meter and `Done`
@@ -182,8 +182,8 @@ class Turns(Protocol):
         ...
 
 
-class Steering(Protocol):
-    """Steering the context (docs/context-governance.md, "Undo a cut", "Pins", "Evict"): the
+class ContextSteering(Protocol):
+    """ContextSteering the context (docs/context-governance.md, "Undo a cut", "Pins", "Evict"): the
     inspector's and the banner's keys, /undo, /pin, /clear. Every operation is applied the same way:
     in memory at once, saved in a thread; a failed save is said in its line (its event's note, a
     `PinChange`'s `note`), never raised; a refusal raises `Refused` with one line."""
@@ -433,9 +433,18 @@ class Lifecycle(Protocol):
 
 
 @runtime_checkable
-class SessionPort(Turns, HistoryView, Steering, SessionInfo, Lifecycle, Protocol):
+class SessionPort(Turns, HistoryView, ContextSteering, SessionInfo, Lifecycle, Protocol):
     """What a front end may use of a session: the union of its roles (see module docstring). A
     screen that needs one role takes that protocol (the history inspector takes `HistoryView`)."""
 
 
-__all__ = ["HistoryView", "Lifecycle", "Refused", "SessionCatalog", "SessionInfo", "SessionPort", "Steering", "Turns"]
+__all__ = [
+    "HistoryView",
+    "Lifecycle",
+    "Refused",
+    "SessionCatalog",
+    "SessionInfo",
+    "SessionPort",
+    "ContextSteering",
+    "Turns",
+]

@@ -42,7 +42,7 @@ def recall_source(history: History, setup: _Limits) -> RecallSource:
     `setup`'s policy and settings, read when the tool runs: a new model's is seen), the store's
     redaction of secret-looking environment values, and the subagents its transcript records."""
     from co_tui.agent.recall_tool import RecallSource
-    from co_tui.session.redaction import redact_text, secret_env_values
+    from co_tui.redaction import redact_text, secret_env_values
 
     return RecallSource(
         transcript=lambda: history.transcript,

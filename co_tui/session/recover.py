@@ -15,6 +15,7 @@ from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.recover import RecoverRefused, recover_item
 from co_tui.governance.undo import CutRecord
 from co_tui.session.history import Edit
+from co_tui.session.wording import worded_refusals
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -56,13 +57,14 @@ def plan_recover(history: HistoryReader, gauge: Gauge, item: str, cut: int | Non
     or when `governance.recover.recover_item` refuses (already in the context, not found, over the budget)."""
     item = item.strip()
     index = summary_index(history.ledger, item, cut)
-    result = recover_item(
-        history.context,
-        summarised_messages(history, index),
-        item,
-        strategy=history.ledger[index].strategy,
-        cut_number=index + 1,
-        budget_tokens=gauge.budget_tokens,
-        tokens_before=gauge.meter.reading(history.context).tokens,
-    )
+    with worded_refusals():
+        result = recover_item(
+            history.context,
+            summarised_messages(history, index),
+            item,
+            strategy=history.ledger[index].strategy,
+            cut_number=index + 1,
+            budget_tokens=gauge.budget_tokens,
+            tokens_before=gauge.meter.reading(history.context).tokens,
+        )
     return Edit(event=result.event, context=result.messages, record=CutRecord(before=tuple(history.context)))

@@ -20,6 +20,7 @@ from co_tui.session.conversation_counts import field_of as _field
 
 if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
+    from co_tui.session.events import ToolResult
     from co_tui.store.tail import SessionTail
 
 
@@ -62,6 +63,22 @@ class Item:
     interrupted: bool = False
     # A `delegate` call's result: the subagent the engine recorded on it (raw metadata; None: none).
     subagent: Any = None
+
+    def tool_result(self) -> ToolResult | None:
+        """A tool item's result as the live turn's `ToolResult` gave it, with the facts its row
+        shows filled in (`session/tool_facts.py`: a shell command's outcome, what a recall brought
+        back); None for a call that never returned, and for a prompt or an answer."""
+        if self.kind != "tool" or self.result is None:
+            return None
+        from co_tui.session.tool_facts import tool_result  # here: kept out of the first frame's imports
+
+        return tool_result(
+            tool_name=self.tool_name,
+            tool_call_id=self.tool_call_id,
+            content=self.result,
+            chars=len(self.result),
+            is_error=self.is_error,
+        )
 
 
 def _text_of(content: Any) -> str:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from co_tui.agent.mcp_servers import load_mcp_servers
+from co_tui.agent.mcp_config import load_mcp_servers
 from co_tui.agent.memory_file import MemoryFiles
 from co_tui.agent.project_instructions import ProjectInstructions, describe_files
 from co_tui.session.events import Notice

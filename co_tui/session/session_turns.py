@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING
 
 from co_tui.agent.mentions import AT, Attachments, attach, priced
 from co_tui.session.ask_cut import plan_send
-from co_tui.session.bang import BANG
 from co_tui.session.events import Done, ErrorEvent, Event, Notice
+from co_tui.session.user_shell_prompt import USER_SHELL_PREFIX
+from co_tui.session.wording import busy_line
 from co_tui.text import mend_surrogates
 
 if TYPE_CHECKING:
     from co_tui.governance.compact_mode import SendChoice
     from co_tui.session.ask_cut import PlannedCut
     from co_tui.session.busy import Busy
-    from co_tui.session.gauge import Gauge
     from co_tui.session.metering import Metering
     from co_tui.session.persistence import TurnSaves
     from co_tui.session.turn_runner import TurnRunner
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SessionTurns"]
 
-BUSY_TURN = "a turn is already running"
+BUSY_TURN = busy_line("sending a prompt")
 
 
 class SessionTurns:
@@ -51,13 +51,14 @@ class SessionTurns:
         self.runner, self.shell, self.saves, self.metering = runner, shell, saves, metering
         self.busy, self.workspace = busy, workspace
 
-    def plan_send(self, prompt: str, gauge: Gauge) -> PlannedCut | None:
+    def plan_send(self, prompt: str) -> PlannedCut | None:
         """In `compact_mode` ask: the cut sending `prompt` now would make (`ask_cut.plan_send`; no
         model call). None in the other modes, or when it goes out uncut."""
         binding = self.runner.binding
         if binding.compact_mode != "ask":
             return None
         window, guess = binding.context_window, binding.policy.window_is_guess
+        gauge = self.metering.gauge()
         return plan_send(self.runner.history, gauge, prompt, window_tokens=window, window_is_guess=guess)
 
     def attachments(self, prompt: str) -> Attachments:
@@ -65,12 +66,15 @@ class SessionTurns:
         meter's tokens. Reads the files: blocking."""
         return priced(attach(self.workspace, prompt), self.runner.binding.meter.ratio)
 
-    async def run_turn(
-        self, prompt: str, choice: SendChoice | None = None, *, trace: str | None = None
-    ) -> AsyncIterator[Event]:
-        """Run one user turn (`TurnRunner.run`) after its attachments and the size check.
-        `choice`: the user's answer for this send in `compact_mode` ask; `trace`: a line saying what
-        was chosen, said once the turn is sure to be sent."""
+    def run_turn(self, prompt: str, choice: SendChoice | None = None) -> AsyncIterator[Event]:
+        """Run one user turn (`TurnRunner.run`) after its attachments and the size check; its events,
+        ending with `Done`; never raises. `choice`: the user's answer for this send in `compact_mode`
+        ask; `over_budget` chosen, a line says so once the turn is sure to be sent, with the figures
+        of the plan it overrode (planned now, before the turn starts)."""
+        plan = self.plan_send(prompt) if choice == "over_budget" else None
+        return self._run_turn(prompt, choice, trace=plan.over_budget_line if plan is not None else None)
+
+    async def _run_turn(self, prompt: str, choice: SendChoice | None, *, trace: str | None) -> AsyncIterator[Event]:
         if self.busy.running:
             yield ErrorEvent(message=BUSY_TURN, kind="internal")
             yield Done(output="", failed=True)
@@ -96,7 +100,7 @@ class SessionTurns:
         finally:
             self.busy.running = False
 
-    async def run_shell_command(self, command: str) -> AsyncIterator[Event]:
+    async def run_user_shell(self, command: str) -> AsyncIterator[Event]:
         """`!command`: ask as `run_shell` asks, run `command`, add the exchange to the history
         (`user_shell.shell_exchange`: governed like any tool output) and save it; end with the meter
         and `Done`."""
@@ -108,7 +112,7 @@ class SessionTurns:
         try:
             async for event in self.shell.run(command, self.runner.append_to_context):
                 if isinstance(event, Done) and not event.failed:
-                    save_error = await asyncio.to_thread(self.saves.save_turn, f"{BANG}{command}")
+                    save_error = await asyncio.to_thread(self.saves.save_turn, f"{USER_SHELL_PREFIX}{command}")
                     if save_error is not None:
                         yield save_error
                     yield self.metering.reading()

@@ -31,6 +31,7 @@ from co_tui.governance.undo import (
 from co_tui.session.banner import undo_note
 from co_tui.session.history import Edit
 from co_tui.session.pin_change import PinChange
+from co_tui.session.wording import worded_refusals
 
 if TYPE_CHECKING:
     from co_tui.session.gauge import Gauge
@@ -53,7 +54,8 @@ def plan_undo(history: HistoryReader, gauge: Gauge, cut: int | None = None) -> E
     — the token budget, the message limit, or both — with the figures.
     """
     ledger, records, positions = history.ledger, history.ledger_records, history.ledger_positions
-    target = undo_target(ledger, records, cut)
+    with worded_refusals():
+        target = undo_target(ledger, records, cut)
     first, last = pass_span(records, target if cut is None else cut)
     before = records[target].before
     assert before is not None  # undo_target only returns cuts with their context kept

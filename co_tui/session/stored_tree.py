@@ -11,7 +11,7 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from co_tui.session.branching import BranchRow, RewindRefused
+from co_tui.session.branching import BranchMoveRefused, BranchRow
 from co_tui.session.history import BranchState, HistorySnapshot, LedgerEntry
 from co_tui.session.session_saves import make_title
 
@@ -79,10 +79,10 @@ class StoredTree:
 
     def write_fork(self, state: BranchState | None, turns: int, title: str) -> str:
         """Save `state` (None: the branch in use, as saved) as a new session forked from this one
-        after `turns` turns; its id. Raises `RewindRefused` when nothing is saved to fork."""
+        after `turns` turns; its id. Raises `BranchMoveRefused` when nothing is saved to fork."""
         store, conversation = self.saves.store, self.saves.conversation
         if store is None or not self.saves.created:
-            raise RewindRefused("nothing saved to fork yet: send a message first")
+            raise BranchMoveRefused("nothing saved to fork yet: send a message first")
         if state is None:  # the branch as it is: saved (a rewind or fork waits for a failed save), copied row for row
             return store.fork_whole(conversation.id, title)
         new_id = uuid.uuid4().hex

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from co_tui.session.events import TextDelta, ToolCall, ToolResult
+from co_tui.session.events import TextDelta, ToolCall
+from co_tui.session.tool_facts import tool_result
 
 
 def tool_args_text(args: Any) -> str:
@@ -50,7 +51,7 @@ def map_stream_event(event: Any, *, preview_chars: int = 0) -> list[Any]:
         if isinstance(part, RetryPromptPart):
             text = part.model_response()
             return [
-                ToolResult(
+                tool_result(
                     tool_name=part.tool_name or "",
                     tool_call_id=part.tool_call_id,
                     content=text,
@@ -62,7 +63,7 @@ def map_stream_event(event: Any, *, preview_chars: int = 0) -> list[Any]:
 
         text = part.model_response_str()
         return [
-            ToolResult(
+            tool_result(
                 tool_name=part.tool_name,
                 tool_call_id=part.tool_call_id,
                 content=shown_preview(text, preview_chars),

@@ -16,8 +16,9 @@ from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from co_tui.session.child_record import SUBAGENT_KEY
-from co_tui.session.events import SubagentFinished, TextDelta, ToolCall, ToolResult, UsageUpdate
+from co_tui.session.events import SubagentFinished, TextDelta, ToolCall, UsageUpdate
 from co_tui.session.subagent_view import SubagentView, subagent_pending
+from co_tui.session.tool_facts import tool_result
 
 if TYPE_CHECKING:
     from co_tui.session.events import Event
@@ -182,7 +183,7 @@ def saved_subagent_events(record: Any, delegation: str) -> list[Event]:
                 # As session/stream_map.py: a return whose outcome is not success is an error.
                 is_error = retry or getattr(part, "outcome", None) not in (None, "success")
                 events.append(
-                    ToolResult(
+                    tool_result(
                         tool_name=part.tool_name or "",
                         tool_call_id=part.tool_call_id,
                         content=text,

@@ -183,19 +183,20 @@ def agents_listing(catalog: AgentCatalog, workspace: Path, *, project: bool) -> 
 class Delegations:
     """Runs the `delegate` tool's children for one session (see module docstring).
 
-    `factory(agent_def)` builds a child; `catalog`: the agents on offer; `transcript()` the
-    parent's (children recorded there number the next id). `toolset()` is the `delegate` tool
-    for the main agent, which calls `await delegations(ctx, task, agent_name)`."""
+    `factory(agent_def)` builds a child; `catalog`: the agents on offer in `workspace`
+    (`session_agents`); `transcript()` the parent's (children recorded there number the next id).
+    `toolset()` is the `delegate` tool for the main agent, which calls
+    `await delegations(ctx, task, agent_name)`."""
 
     def __init__(
         self,
         settings: Settings,
         factory: ChildFactory,
-        catalog: AgentCatalog,
+        workspace: Path,
         transcript: Callable[[], Sequence[ModelMessage]],
     ) -> None:
-        self.settings = settings
-        self.catalog = catalog
+        self.settings, self.workspace = settings, workspace
+        self.catalog = session_agents(settings, workspace)
         self._factory, self._transcript = factory, transcript
         self._slots = asyncio.Semaphore(settings.subagent_max_concurrent)
         self._numbered: int | None = None
@@ -209,6 +210,10 @@ class Delegations:
             self._numbered = count_children(self._transcript())
         self._numbered += 1
         return f"{name}-{self._numbered}"
+
+    def listing(self) -> list[str]:
+        """`/agents`: the agents on offer, the definitions refused (`agents_listing`)."""
+        return agents_listing(self.catalog, self.workspace, project=self.settings.agents_project_config)
 
     def toolset(self) -> Any:
         """The `delegate` tool over this session's agents (agent/delegate_tool.py)."""

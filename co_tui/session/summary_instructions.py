@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from co_tui.config import Settings
-    from co_tui.governance.policy import GovernancePolicy
+    from co_tui.governance.policy_settings import GovernancePolicy
 
 __all__ = ["COMPACT_FILE", "with_summary_files"]
 

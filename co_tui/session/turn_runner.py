@@ -14,8 +14,8 @@ Its collaborators: the agent's `AgentBinding` (model, governed agent, meter), th
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic_ai import AgentRunResultEvent, UsageLimits
 from pydantic_ai.exceptions import RunCancelled
@@ -23,15 +23,16 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 
 from co_tui.agent.errors import describe_error
 from co_tui.governance.capability import (
+    CutPastWindowEvent,
     GovernanceNoticeEvent,
     HistoryTrimmedEvent,
+    HookVetoEvent,
     OversizedTurnEvent,
     PinsOverBudgetEvent,
 )
 from co_tui.governance.compact_mode import SendChoice
 from co_tui.governance.handles import stamp_handles
 from co_tui.governance.markers import tag_fused_markers
-from co_tui.governance.pins import pins_over_budget_line
 from co_tui.governance.preview import preview_big_outputs
 from co_tui.session.answer_cap import AnswerCap, cap_line, cap_notice, capped_history
 from co_tui.session.child_event import ChildEvent
@@ -48,6 +49,7 @@ from co_tui.session.events import (
 from co_tui.session.history import Edit
 from co_tui.session.oversize import refuse_oversized_prompt, sent_whole
 from co_tui.session.stream_map import map_stream_event
+from co_tui.session.wording import past_window_line, pins_over_budget_line, veto_line
 
 if TYPE_CHECKING:
     from pydantic_ai import AgentRunEvents
@@ -72,12 +74,40 @@ def answer_stopped_calls(messages: list[ModelMessage], returns: Sequence[ToolRet
     return [*messages, ModelRequest(parts=fitting)] if fitting else messages
 
 
+class StoppedChildren(Protocol):
+    """What a run's subagents leave when they are stopped with it (`subagents.Delegations`)."""
+
+    def take_late_events(self) -> list[Event]:
+        """Their events not said yet: said after the run, before its `Done`."""
+        ...
+
+    def take_stopped_results(self) -> list[ToolReturnPart]:
+        """Their `delegate` results, put where the stopped step left the calls unanswered."""
+        ...
+
+
+class _NoChildren:
+    def take_late_events(self) -> list[Event]:
+        return []
+
+    def take_stopped_results(self) -> list[ToolReturnPart]:
+        return []
+
+
 class TurnRunner:
     """Runs the turns of one agent's conversation (see module docstring): `applier` commits the
-    cuts a run makes (to its `history`), `saves` keeps the turns."""
+    cuts a run makes (to its `history`), `saves` keeps the turns, `children` are its subagents
+    (none: a child's own runner)."""
 
     def __init__(
-        self, binding: AgentBinding, history: History, metering: Metering, applier: EditApplier, saves: TurnSaves
+        self,
+        binding: AgentBinding,
+        history: History,
+        metering: Metering,
+        applier: EditApplier,
+        saves: TurnSaves,
+        *,
+        children: StoppedChildren | None = None,
     ) -> None:
         self.binding, self.history, self.metering = binding, history, metering
         self.applier, self.saves = applier, saves
@@ -85,10 +115,7 @@ class TurnRunner:
         self._run: AgentRunEvents[Any] | None = None
         self._cancel_requested = False
         self._checkpoint_due = False
-        # Events of subagents stopped with the run, said after it (session/subagents.py).
-        self.late_events: Callable[[], list[Event]] = list
-        # Their `delegate` results, put where the stopped step left the calls unanswered.
-        self.stopped_results: Callable[[], list[ToolReturnPart]] = list
+        self.children: StoppedChildren = children if children is not None else _NoChildren()
 
     def record(self, messages: Sequence[ModelMessage]) -> list[ModelMessage]:
         """The governance capability's transcript sink: a step finished (its tool results are in) or
@@ -185,6 +212,12 @@ class TurnRunner:
                         if isinstance(event, PinsOverBudgetEvent):  # said once: no cut is made meanwhile
                             yield Notice(message=pins_over_budget_line(event.pinned_tokens, event.budget_tokens))
                             continue
+                        if isinstance(event, CutPastWindowEvent):  # compact_mode ask, mid-turn
+                            yield Notice(message=past_window_line(event.tokens, event.window_tokens))
+                            continue
+                        if isinstance(event, HookVetoEvent):
+                            yield Notice(message=veto_line(event.honoured))
+                            continue
                         if isinstance(event, AgentRunResultEvent):
                             run_messages = event.result.all_messages()
                             # The final response arrives with the result: anchor the meter on it too.
@@ -247,7 +280,7 @@ class TurnRunner:
             yield ErrorEvent(message=INTERRUPTED_MESSAGE, kind="interrupted")
         if save_error is not None:
             yield save_error
-        for late in self.late_events():
+        for late in self.children.take_late_events():
             yield late
         yield self.metering.reading()
         yield Done(output="".join(output_parts), interrupted=interrupted, failed=failed)
@@ -294,7 +327,7 @@ class TurnRunner:
         """Fold the run's messages into transcript and context; history always ends provider-valid."""
         if run_messages is None:
             return
-        run_messages = answer_stopped_calls(run_messages, self.stopped_results())
+        run_messages = answer_stopped_calls(run_messages, self.children.take_stopped_results())
         # The governance capability handed every message up to its last pass to the transcript;
         # what came after it (the final response, a partial one) is taken here.
         seen = self.binding.governance.seen_len

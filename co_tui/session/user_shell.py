@@ -38,8 +38,9 @@ from co_tui.agent.output_limit import OUTPUT_MAX_CHARS
 from co_tui.agent.permissions import SHELL_TOOL
 from co_tui.agent.shell import SHELL_TIMEOUT_S, run_command
 from co_tui.agent.tools import Approver, CannotAsk
-from co_tui.session.bang import BANG, USER_SHELL_TOOL
-from co_tui.session.events import Done, Event, Notice, ToolCall, ToolResult
+from co_tui.session.events import Done, Event, Notice, ToolCall
+from co_tui.session.tool_facts import tool_result
+from co_tui.session.user_shell_prompt import USER_SHELL_PREFIX, USER_SHELL_TOOL
 from co_tui.text import escape_controls, one_line
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ def shell_exchange(command: str, output: str, call_id: str) -> list[ModelMessage
     from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
 
     return [
-        ModelRequest(parts=[UserPromptPart(f"{BANG}{command}")]),
+        ModelRequest(parts=[UserPromptPart(f"{USER_SHELL_PREFIX}{command}")]),
         ModelResponse(parts=[ToolCallPart(USER_SHELL_TOOL, {"command": command}, call_id)]),
         ModelRequest(parts=[ToolReturnPart(USER_SHELL_TOOL, output, call_id)]),
     ]
@@ -111,7 +112,7 @@ class UserShell:
             record(shell_exchange(command, output, call_id))
             # Not an error, whatever the exit status (the output's last line says it), as for
             # `run_shell`: the row reads the same live and resumed (its saved outcome is `success`).
-            yield ToolResult(tool_name=USER_SHELL_TOOL, tool_call_id=call_id, content=output, chars=len(output))
+            yield tool_result(tool_name=USER_SHELL_TOOL, tool_call_id=call_id, content=output, chars=len(output))
             yield Done(output=output, interrupted=stop.is_set())
         finally:
             self._stop = None

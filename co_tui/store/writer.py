@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from co_tui.redaction import redact_text, secret_env_values
 from co_tui.session.context_diff import ContextState, plan_context_update
 from co_tui.session.conversation_counts import record_counts
 from co_tui.session.message_codec import encode_messages
-from co_tui.session.redaction import redact_text, secret_env_values
 from co_tui.session.token_counts import save_counts
 from co_tui.store import database
 from co_tui.store.branch_rows import next_mark, switch_rows, write_marks

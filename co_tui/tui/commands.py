@@ -1,10 +1,11 @@
 """The TUI's registry of key bindings and prompt forms, beside the session's one command table
 (`co_tui.session.commands`, re-exported here; docs/keys-and-commands.md).
 
-The slash-completion popup, the command palette and the help screen read the commands; the app
-builds its `BINDINGS` from `KEYS` and runs a command's `action` (`action_*`). Adding a command to the
-session's table is the only step that makes it appear in all of them, and in ACP clients when it has
-a handler (the app still needs the matching `action_*`).
+The slash-completion popup, the command palette and the help screen read the commands; the chat
+screen builds its `BINDINGS` from `KEYS` (`binding_action`: a command's key runs the command), and
+tui/command_dispatch.py runs a command's `action` (a `CommandActions` method). Adding a command to
+the session's table is the only step that makes it appear in all of them, and in ACP clients when
+it has a handler (the TUI still needs the matching `CommandActions` method).
 """
 
 from __future__ import annotations
@@ -46,6 +47,16 @@ KEYS: tuple[KeySpec, ...] = (
     ),
     KeySpec("ctrl+home", "scroll_chat('home')", "Jump to the start of the chat", show=False, priority=True),
 )
+
+
+_COMMAND_ACTIONS = frozenset(command.action for command in COMMANDS)
+
+
+def binding_action(action: str) -> str:
+    """The app action a key of `KEYS` is bound to: a command's key runs the command through the
+    table, as `/name` does (`CoTuiApp.action_command`, tui/command_dispatch.py); any other key its
+    own app action."""
+    return f"app.command({action!r})" if action in _COMMAND_ACTIONS else f"app.{action}"
 
 
 @dataclass(frozen=True)
@@ -95,6 +106,7 @@ __all__ = [
     "CommandSpec",
     "KeySpec",
     "PromptFormSpec",
+    "binding_action",
     "closest_command",
     "complete",
     "find_command",

@@ -246,7 +246,7 @@ def _banner_table() -> str:
 def offline_triggers_section() -> str:
     """What the built-in offline model reacts to (its `TRIGGERS`), as a Markdown section."""
     # offline_intents is pure Python: listing the phrases does not load pydantic-ai.
-    from co_tui.agent.offline_intents import TRIGGERS
+    from co_tui.session import TRIGGERS
 
     rows = [
         "## The offline model",

@@ -7,26 +7,27 @@ the chat, or opens the `/memory` screen (screens/memory.py).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from co_tui.session import Refused, parse_remember
+
+if TYPE_CHECKING:
+    from co_tui.session import SessionPort
+    from co_tui.tui.controller import ChatController
+    from co_tui.tui.screens.chat import ChatScreen
 
 __all__ = ["remember", "show_memory"]
 
 
-def remember(app: Any, argument: str) -> None:
+def remember(controller: ChatController, chat: ChatScreen, argument: str) -> None:
     """`/remember [--global] note` (and `#note`): ask, write, then one line naming the file."""
-    controller = app.controller
-    if not controller.session_ready_for("remember"):
-        return
-    scope, note = parse_remember(argument)
-    app.spawn(_remember(app, note, scope))
+    session = controller.ready_for("/remember", idle=False)  # the memory files, not the conversation
+    if session is not None:
+        scope, note = parse_remember(argument)
+        controller.host.spawn(_remember(session, chat, note, scope))
 
 
-async def _remember(app: Any, note: str, scope: str) -> None:
-    session = app.session
-    assert session is not None
-    chat = app.chat
+async def _remember(session: SessionPort, chat: ChatScreen, note: str, scope: str) -> None:
     try:
         line = await session.memory.remember(note, "global" if scope == "global" else "workspace")
     except Refused as exc:
@@ -36,15 +37,15 @@ async def _remember(app: Any, note: str, scope: str) -> None:
     await chat.show_event(session.meter_reading())  # every request now carries the note
 
 
-def show_memory(app: Any) -> None:
+def show_memory(controller: ChatController, chat: ChatScreen) -> None:
     """`/memory`: the notes, where each came from; edit or delete them."""
-    session = app.session
-    if not app.controller.session_ready_for("memory") or session is None:
+    session = controller.ready_for("/memory", idle=False)
+    if session is None:
         return
     from co_tui.tui.screens.memory import MemoryScreen
 
     def closed(changed: bool | None) -> None:
-        if changed and app.session is session:
-            app.spawn(app.chat.show_event(session.meter_reading()))
+        if changed and controller.session is session:
+            controller.host.spawn(chat.show_event(session.meter_reading()))
 
-    app.push_screen(MemoryScreen(session.memory), closed)
+    chat.app.push_screen(MemoryScreen(session.memory), closed)

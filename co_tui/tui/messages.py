@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:  # the domain modules stay out of the start-up import path of the TUI
-    from co_tui.governance.events import HistoryTrimmed
-    from co_tui.session import Event, SessionPort
+    from co_tui.session import Event, HistoryTrimmed, SessionPort
     from co_tui.tui.transcript_view import Item
 
 

@@ -6,12 +6,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 from acp import schema
 from acp.helpers import embedded_text_resource, resource_block, resource_link_block, text_block
 from cli_process import run_co_tui
 from mcp_servers.conftest import DEMO_SERVER
 
 from acp_front.acp_client import Recorder, open_agent
+
+pytestmark = pytest.mark.slow  # each test starts a real co-tui or Python process
 
 
 async def test_list_load_and_fork_a_saved_session(workspace: Path) -> None:

@@ -10,10 +10,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from cli_process import ROOT
 
 from co_tui.config import load_settings
 from co_tui.session import open_store
+
+pytestmark = pytest.mark.slow  # each test starts a real co-tui or Python process
 
 
 class Raw:

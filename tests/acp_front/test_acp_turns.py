@@ -13,6 +13,8 @@ from support.waits import until
 
 from acp_front.acp_client import Recorder, open_agent
 
+pytestmark = pytest.mark.slow  # each test starts a real co-tui or Python process
+
 
 async def test_initialize_says_what_co_tui_offers(workspace: Path) -> None:
     client = Recorder()

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.processes import kill_running, running
 from support.waits import until
 
 from co_tui.agent.shell import run_command
@@ -17,32 +18,11 @@ from co_tui.agent.shell import run_command
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (the kill is Linux-only)")
 
 
-def running(marker: str) -> list[int]:
-    """Pids of live (not zombie) processes whose command line starts with `marker`."""
-    pids = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            state = (proc / "stat").read_bytes().rpartition(b")")[2].split()[0]
-        except (OSError, IndexError):
-            continue
-        if cmdline.startswith(marker) and state != b"Z":  # the sleep itself, not the shell running it
-            pids.append(int(proc.name))
-    return pids
-
-
 @pytest.fixture(autouse=True)
 def no_leftovers():
     """Whatever a failing run left behind is killed by pid after the test (never by name)."""
     yield
-    import os
-    import signal
-
-    for marker in ("sleep 104.04", "sleep 205.04", "sleep 305.04"):
-        for pid in running(marker):
-            os.kill(pid, signal.SIGKILL)
+    kill_running("sleep 104.04", "sleep 205.04", "sleep 305.04")
 
 
 async def test_a_child_that_let_go_of_the_output_is_killed_when_the_command_ends(tmp_path: Path) -> None:
@@ -60,8 +40,7 @@ async def test_a_child_that_left_the_group_is_killed_when_the_command_ends(tmp_p
 async def test_an_interrupt_kills_the_command_and_its_setsid_child(tmp_path: Path) -> None:
     stop = asyncio.Event()
     task = asyncio.create_task(run_command("setsid sleep 205.0419 & sleep 305.0419", tmp_path, stop=stop))
-    while len(running("sleep 205.0419")) + len(running("sleep 305.0419")) < 2:  # both started
-        await asyncio.sleep(0.01)
+    await until(lambda: running("sleep 205.0419") and running("sleep 305.0419"), "the command and its child to start")
     stop.set()
     out = await task
     assert out.splitlines()[-1] == "[interrupted by the user: the command was killed]"
@@ -74,8 +53,7 @@ async def test_an_interrupt_kills_the_command_and_its_setsid_child(tmp_path: Pat
 
 async def test_a_cancel_kills_the_command_and_its_setsid_child(tmp_path: Path) -> None:
     task = asyncio.create_task(run_command("setsid sleep 205.0421 & sleep 305.0421", tmp_path))
-    while len(running("sleep 205.0421")) + len(running("sleep 305.0421")) < 2:
-        await asyncio.sleep(0.01)
+    await until(lambda: running("sleep 205.0421") and running("sleep 305.0421"), "the command and its child to start")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -86,6 +64,7 @@ async def test_a_cancel_kills_the_command_and_its_setsid_child(tmp_path: Path) -
     )
 
 
+@pytest.mark.slow
 async def test_a_run_alive_when_co_tui_exits_is_killed_then(tmp_path: Path) -> None:
     """Quitting or losing the terminal while a command (or a hook) still runs: the process exits,
     and the command's processes, a `setsid` child included, go with it (`atexit`)."""
@@ -106,7 +85,7 @@ while not (up("sleep 205.0423") and up("sleep 305.0423")):
     time.sleep(0.01)
 sys.exit(0)
 """
-    proc = await asyncio.to_thread(run_python, code, timeout=60)
+    proc = await asyncio.to_thread(run_python, code)
     assert proc.returncode == 0, proc.stderr
     await until(
         lambda: not running("sleep 205.0423") and not running("sleep 305.0423"), "the run to be killed", timeout=10

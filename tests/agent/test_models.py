@@ -110,6 +110,7 @@ def test_context_window_from_the_profile(monkeypatch: pytest.MonkeyPatch) -> Non
     assert context_window_of(resolve_model("offline", load_settings())) == 32_000
 
 
+@pytest.mark.slow
 def test_importing_the_agent_layer_loads_no_sdk() -> None:
     code = (
         "import sys, json\n"
@@ -125,6 +126,7 @@ def test_importing_the_agent_layer_loads_no_sdk() -> None:
     assert json.loads(out.stdout) == []
 
 
+@pytest.mark.slow
 def test_resolving_offline_loads_no_provider_sdk() -> None:
     code = (
         "import sys, json\n"

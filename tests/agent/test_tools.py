@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from pathlib import Path
 
 import pytest
 from pilot_helpers import poll_until
-from support.waits import finishes_within, processes_in, until
+from support.processes import children, processes_in, running
+from support.waits import finishes_within, until
 
 from co_tui.agent.output_limit import cap_output
 from co_tui.agent.shell import _Output, run_command, shell_outcome
@@ -212,20 +214,9 @@ EVIL_PATTERN = "(a+)+$"
 EVIL_LINE = "a" * 40 + "!\n"  # `re` needs ~2**40 steps on this line
 
 
-def _search_children(cwd: Path) -> list[int]:
-    """Pids of search child processes (co_tui.agent.search_process) still running for `cwd`."""
-    pids = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmdline = (proc / "cmdline").read_bytes()
-            status = (proc / "status").read_text()
-        except OSError:
-            continue
-        if b"co_tui.agent.search_process" in cmdline and "State:\tZ" not in status:
-            pids.append(int(proc.name))
-    return pids
+def _search_children() -> set[int]:
+    """The live search child processes (co_tui.agent.search_process) this test process started."""
+    return set(children(os.getpid())) & set(running(" -m co_tui.agent.search_process", anywhere=True))
 
 
 async def test_catastrophic_regex_is_a_failed_result_after_the_deadline(
@@ -233,14 +224,13 @@ async def test_catastrophic_regex_is_a_failed_result_after_the_deadline(
 ) -> None:
     (workspace / "data.txt").write_text(EVIL_LINE)
     monkeypatch.setenv("CO_TUI_SEARCH_TIMEOUT_S", "0.5")
-    before = set(_search_children(workspace))
     turn = await run_turn(offline_agent(), f"search {EVIL_PATTERN} in .")
     (result,) = turn.tool_results
     assert result.tool_name == "search_text"
     assert result.outcome == "failed"
     assert "search stopped after 0.5 s" in result.content and "backtracking" in result.content
     assert "search stopped" in turn.output  # the model answered from the failure
-    assert set(_search_children(workspace)) <= before  # the child was killed, not left spinning
+    assert not _search_children()  # the child was killed, not left spinning
 
 
 async def test_search_through_the_child_process_finds_and_refuses(run_turn, offline_agent, outside: Path) -> None:
@@ -260,10 +250,8 @@ async def test_cancelling_a_search_kills_its_child(workspace: Path) -> None:
 
     (workspace / "data.txt").write_text(EVIL_LINE)
     task = asyncio.create_task(search_in_child(workspace, EVIL_PATTERN, ".", timeout_s=600))
-    while not _search_children(workspace):  # wait for the child to exist
-        await asyncio.sleep(0.01)
+    await until(_search_children, "the search's child process to start")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    while _search_children(workspace):  # killed (and reaped): would spin for minutes otherwise
-        await asyncio.sleep(0.01)
+    await until(lambda: not _search_children(), "the search's child to be killed (it would spin for minutes)")

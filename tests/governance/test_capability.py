@@ -241,6 +241,7 @@ async def test_overflow_recovery_without_streaming():
     assert marker_info(result.all_messages()[0]).kind == "breadcrumb"
 
 
+@pytest.mark.slow
 def test_events_module_does_not_load_pydantic_ai():
     """The TUI imports `co_tui.governance.events` at start-up: it must stay free of pydantic-ai."""
     from cli_process import run_python

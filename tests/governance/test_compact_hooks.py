@@ -14,8 +14,9 @@ from support.builders import chat_turn
 
 from co_tui.config import SettingsError, load_settings
 from co_tui.governance import ContextGovernance, GovernancePolicy, estimate_tokens
-from co_tui.governance.capability import GovernanceNoticeEvent, HistoryTrimmedEvent
+from co_tui.governance.capability import GovernanceNoticeEvent, HistoryTrimmedEvent, HookVetoEvent
 from co_tui.session.compact_hooks import compact_hooks_of, run_hook
+from co_tui.session.wording import veto_line
 
 from .models import ScriptedModel
 from .synthetic import make_text
@@ -55,9 +56,12 @@ async def _run(hooks: dict, history, model: ScriptedModel, window: int | None = 
                 trims.append(ev.trimmed)
             elif isinstance(ev, GovernanceNoticeEvent):
                 notices.append(ev.message)
+            elif isinstance(ev, HookVetoEvent):  # a fact: the session words it
+                notices.append(veto_line(ev.honoured))
     return trims, notices
 
 
+@pytest.mark.slow
 async def test_pre_compact_reads_the_cut_and_adds_to_the_instructions_post_gets_the_summary(tmp_path):
     model = ScriptedModel(summary="SUMMARY: the tasks so far.")
     hooks = {
@@ -82,6 +86,7 @@ async def test_pre_compact_reads_the_cut_and_adds_to_the_instructions_post_gets_
     assert [e["strategy"] for e in post["events"]] == [e.strategy for e in trims]
 
 
+@pytest.mark.slow
 async def test_exit_2_vetoes_an_automatic_cut_and_says_so(tmp_path):
     model = ScriptedModel()
     history = _history()
@@ -91,6 +96,7 @@ async def test_exit_2_vetoes_an_automatic_cut_and_says_so(tmp_path):
     assert estimate_tokens(model.chat_calls[-1]) > estimate_tokens(history) // 2  # sent over the budget
 
 
+@pytest.mark.slow
 async def test_a_veto_never_sends_past_the_models_window(tmp_path):
     model = ScriptedModel()
     history = _history()
@@ -100,6 +106,7 @@ async def test_a_veto_never_sends_past_the_models_window(tmp_path):
     assert trims and estimate_tokens(model.chat_calls[-1]) <= window
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("body", "said"),
     [
@@ -126,6 +133,7 @@ async def test_a_missing_hook_is_one_line_and_the_cut_goes_on(tmp_path):
     assert trims and model.summary_calls
 
 
+@pytest.mark.slow
 async def test_stdout_is_capped_and_a_hook_that_ignores_stdin_still_runs(tmp_path):
     path = tmp_path / "loud.py"
     path.write_text("import sys\nsys.stdout.write('x' * 1_000_000)\n")

@@ -13,15 +13,9 @@ from support.builders import chat_turn
 from support.examples import examples
 
 from co_tui.governance import ContextGovernance, GovernancePolicy, estimate_tokens
-from co_tui.governance.capability import GovernanceNoticeEvent
-from co_tui.governance.compact_mode import (
-    COMPACT_MODES,
-    cut_permission,
-    cuts_automatically,
-    over_budget_notice,
-    parse_mode,
-    past_window_line,
-)
+from co_tui.governance.capability import CutPastWindowEvent
+from co_tui.governance.compact_mode import COMPACT_MODES, cut_permission, cuts_automatically, parse_mode
+from co_tui.session.wording import over_budget_notice, past_window_line
 
 from .models import ScriptedModel
 from .synthetic import make_text
@@ -146,8 +140,8 @@ async def _run_with_notices(agent: Agent, prompt: str, history):
     cuts, notices = [], []
     async with agent.run_stream_events(prompt, message_history=history) as stream:
         async for ev in stream:
-            if isinstance(ev, GovernanceNoticeEvent):
-                notices.append(ev.message)
+            if isinstance(ev, CutPastWindowEvent):  # a fact: the session words it
+                notices.append(past_window_line(ev.tokens, ev.window_tokens))
             elif type(ev).__name__ == "HistoryTrimmedEvent":
                 cuts.append(ev.trimmed)
     return cuts, notices

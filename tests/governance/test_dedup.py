@@ -19,7 +19,8 @@ from co_tui.governance.dedup import SAME_AS, dedupe_outputs
 from co_tui.governance.handles import handle_of, stamp_handles
 from co_tui.governance.markers import marker_info, separate_markers
 from co_tui.governance.pins import turn_key
-from co_tui.governance.policy import GovernancePolicy, Governor
+from co_tui.governance.policy import Governor
+from co_tui.governance.policy_settings import GovernancePolicy
 from co_tui.governance.recall import recall_output
 from co_tui.governance.tokens import content_text, estimate_tokens
 from co_tui.governance.trim import fit_to_budget, truncate_text

@@ -44,7 +44,7 @@ def test_evicting_a_tool_output_leaves_a_marker_naming_it_and_keeps_the_pair():
     assert (event.reason, event.strategy, event.dropped_messages) == ("manual_evict", "tool_output_trim", 0)
     assert event.tokens_after < event.tokens_before and event.tokens_before == estimate_tokens(history) + 100
     assert "read_file" in (event.note or "")
-    with pytest.raises(EvictRefused, match="already"):
+    with pytest.raises(EvictRefused, match="^evict.already_removed$"):  # a fact: the session words it
         evict(out.messages, 3)
 
 
@@ -61,14 +61,15 @@ def test_evicting_an_older_turn_replaces_it_with_one_marker():
 
 def test_the_newest_turn_and_markers_cannot_be_evicted():
     history = _history()
-    with pytest.raises(EvictRefused, match="newest turn"):
+    with pytest.raises(EvictRefused, match="^evict.newest_turn$"):
         evict(history, len(history) - 1)
     out = evict(history, 5)
     marker_at = next(i for i, m in enumerate(out.messages) if marker_info(m) is not None)
-    with pytest.raises(EvictRefused, match="marker"):
+    with pytest.raises(EvictRefused, match="^evict.marker$"):
         evict(out.messages, marker_at)
-    with pytest.raises(EvictRefused, match="no message"):
+    with pytest.raises(EvictRefused, match="^evict.no_message$") as info:
         evict(history, 99)
+    assert info.value.facts == {"index": 99}
 
 
 def test_the_inspector_shows_evicted_messages_as_evicted():

@@ -68,7 +68,8 @@ def test_the_stub_policy_clears_recallable_outputs_to_their_note_only() -> None:
 async def test_with_stubs_a_summary_is_asked_for_only_when_clearing_is_not_enough() -> None:
     from pydantic_ai.models.function import FunctionModel
 
-    from co_tui.governance.policy import GovernancePolicy, Governor
+    from co_tui.governance.policy import Governor
+    from co_tui.governance.policy_settings import GovernancePolicy
     from co_tui.governance.tokens import estimate_tokens
 
     calls: list[int] = []

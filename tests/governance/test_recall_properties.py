@@ -26,10 +26,10 @@ from co_tui.governance.evict import EvictRefused, evict
 from co_tui.governance.handles import handle_of, stamp_handles
 from co_tui.governance.markers import marker_info, separate_markers
 from co_tui.governance.recall import RecallError, recall_output, recall_turns
+from co_tui.governance.step_shrink import shrink_steps
 from co_tui.governance.tokens import content_text, estimate_tokens
 from co_tui.governance.trim import (
     fit_to_budget,
-    shrink_steps,
     trim_to_message_count,
     trim_to_recent_turns,
     trim_tool_returns,

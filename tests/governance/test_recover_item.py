@@ -24,6 +24,7 @@ from co_tui.governance.recover import MAX_EXCERPT_CHARS, RecoverRefused, find_sn
 from co_tui.governance.summary_check import check_summary
 from co_tui.governance.tokens import content_text, part_text
 from co_tui.governance.turns import segment
+from co_tui.session.wording import refusal_line
 
 from .strategies import histories
 from .test_properties import fingerprint, pairing_problems
@@ -90,22 +91,24 @@ def test_refusals_are_one_line_and_change_nothing():
     context, summarised = _context(), _summarised()
     snapshot = fingerprint(context) + fingerprint(summarised)
     cases = {
-        "src/zzz.py": "is not mentioned in the messages trim #1 summarised",
-        "bug": "already in the context",  # "The user fixed a bug." — the model reads it
-        "  ": "name the lost item",
+        "src/zzz.py": "recover.not_summarised",  # governance's facts: the session words them
+        "bug": "recover.in_context",  # "The user fixed a bug." — the model reads it
+        "  ": "recover.no_item",
     }
     for item, expected in cases.items():
-        with pytest.raises(RecoverRefused, match=expected) as info:
+        with pytest.raises(RecoverRefused) as info:
             recover_item(context, summarised, item, strategy="summary", cut_number=1)
-        assert "\n" not in str(info.value)
-    with pytest.raises(RecoverRefused, match=r"over the 10-token budget") as info:
+        assert info.value.why == expected and "\n" not in refusal_line(info.value)
+    with pytest.raises(RecoverRefused) as info:
         recover_item(context, summarised, "src/a.py", strategy="summary", cut_number=1, budget_tokens=10)
+    assert info.value.why == "recover.over_budget" and info.value.facts["budget_tokens"] == 10
+    assert "over the 10-token budget" in refusal_line(info.value)
     assert fingerprint(context) + fingerprint(summarised) == snapshot
 
 
 def test_a_second_item_joins_the_excerpt_at_the_end_and_a_recovered_one_is_refused():
     first = recover_item(_context(), _summarised(), "src/a.py", strategy="summary", cut_number=1)
-    with pytest.raises(RecoverRefused, match="already in the context"):
+    with pytest.raises(RecoverRefused, match="^recover.in_context$"):
         recover_item(first.messages, _summarised(), "src/a.py", strategy="summary", cut_number=1)
     second = recover_item(first.messages, _summarised(), "1423", strategy="summary", cut_number=1)
     assert len(second.messages) == len(first.messages), "adjacent requests would be fused: one marker"

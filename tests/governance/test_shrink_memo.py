@@ -1,4 +1,4 @@
-"""The step shrink's memo (`trim._SHRUNK`): repeat passes reuse its work, results never change,
+"""The step shrink's memo (`step_shrink._SHRUNK`): repeat passes reuse its work, results never change,
 it forgets what changed, and it never touches its inputs."""
 
 import copy
@@ -7,7 +7,7 @@ import pytest
 from support.builders import calls, chat_turn, results, tool_turn, user
 
 from co_tui.governance import check_pairing, estimate_tokens, shrink_steps
-from co_tui.governance import trim as trim_module
+from co_tui.governance import step_shrink as shrink_module
 from co_tui.governance.tokens import _IdentityCache
 
 from .synthetic import make_text
@@ -49,7 +49,7 @@ def test_memoised_results_equal_fresh_ones(monkeypatch: pytest.MonkeyPatch):
     for budget in (_tight(history), estimate_tokens(history) // 2, estimate_tokens(history) - 50):
         warm = shrink_steps(history, budget)
         warm = shrink_steps(history, budget)  # from the memo
-        monkeypatch.setattr(trim_module, "_SHRUNK", _IdentityCache())
+        monkeypatch.setattr(shrink_module, "_SHRUNK", _IdentityCache())
         fresh = shrink_steps(copy.deepcopy(history), budget)
         assert warm.messages == fresh.messages
         assert (warm.tokens_after, warm.shrunk_parts) == (fresh.tokens_after, fresh.shrunk_parts)
@@ -59,18 +59,18 @@ def test_memoised_results_equal_fresh_ones(monkeypatch: pytest.MonkeyPatch):
 def test_the_memo_forgets_what_changed():
     history = _big_turn()
     message = history[6]  # an older step's tool result
-    cut_1000, n_1000 = trim_module._shrink_message(message, 1000)
-    cut_0, n_0 = trim_module._shrink_message(message, 0)
+    cut_1000, n_1000 = shrink_module._shrink_message(message, 1000)
+    cut_0, n_0 = shrink_module._shrink_message(message, 0)
     assert n_1000 == n_0 == 1 and cut_1000 != cut_0  # one entry per cap
-    assert trim_module._shrink_message(message, 1000)[0] is cut_1000
+    assert shrink_module._shrink_message(message, 1000)[0] is cut_1000
     # A new parts list (a copy made elsewhere) is a different message: counted afresh.
     message.parts = [*message.parts, *results(("grep", "zz", make_text("logs", 3_000, 7))).parts]
-    again, n = trim_module._shrink_message(message, 1000)
+    again, n = shrink_module._shrink_message(message, 1000)
     assert again is not cut_1000 and n == 2
     # Equal content in another object: an equal result, not the other object's.
     twin = copy.deepcopy(history[8])
-    assert trim_module._shrink_message(twin, 200)[0] == trim_module._shrink_message(history[8], 200)[0]
-    assert trim_module._shrink_message(twin, 200)[0] is not trim_module._shrink_message(history[8], 200)[0]
+    assert shrink_module._shrink_message(twin, 200)[0] == shrink_module._shrink_message(history[8], 200)[0]
+    assert shrink_module._shrink_message(twin, 200)[0] is not shrink_module._shrink_message(history[8], 200)[0]
 
 
 def test_the_shrink_never_mutates_its_input():

@@ -7,8 +7,9 @@ from hypothesis import strategies as st
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 
 from co_tui.governance.markers import make_summary_marker
-from co_tui.governance.summary_check import check_summary, item_kind, kept_line, salient_items
+from co_tui.governance.summary_check import check_summary, item_kind, salient_items
 from co_tui.session.banner import banner_details
+from co_tui.session.wording import kept_line
 
 from .strategies import histories
 from .test_properties import fingerprint

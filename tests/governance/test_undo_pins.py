@@ -20,6 +20,7 @@ from co_tui.governance.summarize import SummaryRejected
 from co_tui.governance.tokens import part_text
 from co_tui.governance.turns import check_pairing, segment
 from co_tui.governance.undo import CutRecord, UndoRefused, undo_event, undo_target, undone_context
+from co_tui.session.wording import refusal_line
 
 from .strategies import _text, histories
 from .test_properties import fingerprint
@@ -115,7 +116,7 @@ def test_repeated_undo_walks_back_through_the_ledger(kinds, data):
         try:
             target = undo_target(ledger, records)
         except UndoRefused as refused:
-            assert str(refused).startswith("nothing")
+            assert refusal_line(refused).startswith("nothing")
             break
         assert target < previous
         assert records[target].before is not None and ledger[target].reason not in ("clear", "restore")

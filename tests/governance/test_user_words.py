@@ -17,9 +17,10 @@ from co_tui.governance.summarize import (
     summary_size_limit,
     summary_token_budget,
 )
-from co_tui.governance.summary_check import check_summary, kept_line
+from co_tui.governance.summary_check import check_summary
 from co_tui.governance.tokens import estimate_text_tokens
 from co_tui.governance.user_words import WORDS_HEADER, prompts_in, user_prompts, user_words, with_words
+from co_tui.session.wording import kept_line
 
 from .models import ScriptedModel, last_user_text
 from .synthetic import make_text

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from co_tui.agent.mcp_servers import load_mcp_servers
+from co_tui.agent.mcp_config import load_mcp_servers
 from co_tui.config import SettingsError, load_settings
 from mcp_servers.conftest import demo_entry
 

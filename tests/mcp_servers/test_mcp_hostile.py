@@ -16,10 +16,11 @@ import pytest
 from pilot_helpers import poll_until
 from support.turns import collect
 
-from co_tui.agent.mcp_servers import load_mcp_servers, mcp_overview
+from co_tui.agent.mcp_config import load_mcp_servers
+from co_tui.agent.mcp_servers import mcp_overview
 from co_tui.config import load_settings
+from co_tui.redaction import secret_env_values
 from co_tui.session.chat import ChatSession
-from co_tui.session.redaction import secret_env_values
 from co_tui.tui.screens.mcp import mcp_markdown
 from mcp_servers.conftest import hostile_entry
 from mcp_servers.test_mcp_config import co_tui, write_config

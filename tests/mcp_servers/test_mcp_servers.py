@@ -189,7 +189,7 @@ async def test_the_overhead_counts_a_servers_schemas_once_it_lists_its_tools(wor
     it (a starting one's are not known: the usage event says so), a failed server's are not."""
     plain = session_with(workspace, {})
     session = session_with(workspace, {"demo": demo_entry(), "ghost": {"command": "no-such-mcp-server-co-tui"}})
-    assert session.overhead_tokens == plain.overhead_tokens
+    assert session.binding.overhead == plain.binding.overhead
     assert session.meter_reading().mcp_starting == 2 and plain.meter_reading().mcp_starting == 0
     await session.mcp.start()
     try:
@@ -197,8 +197,8 @@ async def test_the_overhead_counts_a_servers_schemas_once_it_lists_its_tools(wor
         assert (demo.status, ghost.status) == ("running", "failed")
         schemas = tool_schema_tokens(demo.tool_defs)
         assert schemas > 100
-        assert session.overhead_tokens == plain.overhead_tokens + schemas
-        assert session.meter.overhead_hint == session.overhead_tokens
+        assert session.binding.overhead == plain.binding.overhead + schemas
+        assert session.meter.overhead_hint == session.binding.overhead
         assert session.meter_reading().mcp_starting == 0
         # The estimate before the first report is what the offline "provider" then reports for the
         # same request (it counts the tools the agent really sent, the MCP ones included).
@@ -211,7 +211,7 @@ async def test_the_overhead_counts_a_servers_schemas_once_it_lists_its_tools(wor
     finally:
         await session.mcp.stop()
     # Stopped: no tools are offered any more, none are counted.
-    assert session.overhead_tokens == plain.overhead_tokens
+    assert session.binding.overhead == plain.binding.overhead
 
 
 async def test_a_death_is_explained_by_its_own_stderr_and_restart_brings_the_server_back(workspace) -> None:

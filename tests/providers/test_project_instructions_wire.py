@@ -99,12 +99,12 @@ async def test_the_meter_overhead_counts_the_instructions(env: LoopbackServer, w
     text = "Follow the style guide in docs/style.md and never touch vendor/.\n" * 40
     (workspace / "AGENTS.md").write_text(text)
     with_file = session(workspace)
-    grown = with_file.overhead_tokens - bare.overhead_tokens
+    grown = with_file.binding.overhead - bare.binding.overhead
     assert grown >= estimate_text_tokens(text), (grown, estimate_text_tokens(text))
     (workspace / "AGENTS.md").write_text("short\n")
     env.script(Reply("ok"))
     await collect(with_file.run_turn("hello"))
-    assert with_file.overhead_tokens < bare.overhead_tokens + grown, "a reload updates the overhead"
+    assert with_file.binding.overhead < bare.binding.overhead + grown, "a reload updates the overhead"
 
 
 # --- a hostile repository's AGENTS.md, through print mode (issue 33.1) ---------------------------

@@ -18,6 +18,7 @@ from support.turns import collect, of_type
 
 from co_tui.cli_sessions import list_sessions
 from co_tui.session.export import export_json, export_markdown
+from co_tui.session.opening import resume_session
 from co_tui.store.session_store import SessionStore
 
 from .harness import co_tui, provider_env, session, settings
@@ -133,7 +134,7 @@ async def test_cost_is_saved_listed_exported_and_resumed(
 
         from co_tui.session.chat import ChatSession
 
-        resumed = ChatSession.resume(settings(model=OPENAI), workspace=tmp_path, store=store, session_id=chat.id)
+        resumed = resume_session(settings(model=OPENAI), workspace=tmp_path, store=store, session_id=chat.id)
         reading = resumed.meter_reading()
         assert reading.cost_usd == pytest.approx(expected, abs=1e-9)
         assert (reading.input_tokens, reading.cache_read_tokens) == (90_000, 60_000)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from support.turns import run_turn
 
+from co_tui.session.opening import resume_session
 from co_tui.store.session_store import SessionStore
 
 from .harness import session
@@ -36,7 +37,9 @@ async def test_a_rewound_prompt_goes_out_with_what_the_model_was_sent_then(env: 
     assert resent[-1] == {"role": "user", "content": "four, edited"} and sent_four[-1]["content"] == "four"
 
     chat.release_claim()
-    resumed = type(chat).resume(chat.settings, workspace=tmp_path, store=store, session_id=chat.id)
+    resumed = resume_session(
+        chat.settings, session_type=type(chat), workspace=tmp_path, store=store, session_id=chat.id
+    )
     assert resumed.history.branch == 1
     await resumed.switch_branch(0)
     env.script(Reply("five"))

@@ -13,6 +13,7 @@ from typing import Any
 from support.turns import collect, of_type, run_turn
 
 from co_tui.session.child_record import child_records
+from co_tui.session.opening import resume_session
 from co_tui.store.session_store import SessionStore
 
 from .harness import assert_history_valid, assert_openai_body_valid, session
@@ -119,7 +120,9 @@ async def test_a_child_sees_the_task_only_and_the_parent_gets_its_answer_only(
     assert "alpha file" not in delegate_result.content
 
     # Kept with the session, in the store, and recallable after a resume.
-    resumed = type(chat).resume(chat.settings, workspace=tmp_path, store=store, session_id=chat.id)
+    resumed = resume_session(
+        chat.settings, session_type=type(chat), workspace=tmp_path, store=store, session_id=chat.id
+    )
     from co_tui.session.child_record import child_records
 
     records = child_records(resumed.history.transcript)
@@ -267,7 +270,8 @@ You run the command the task names and report its output.
 async def test_esc_kills_a_childs_shell_command_and_a_defined_agent_runs_as_defined(
     env: LoopbackServer, tmp_path: Path, monkeypatch: Any
 ) -> None:
-    from support.waits import processes_in, until
+    from support.processes import processes_in
+    from support.waits import until
 
     from co_tui.session.chat import ChatSession
 

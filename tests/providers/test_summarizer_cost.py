@@ -18,6 +18,7 @@ from genai_prices import Usage, calc_price
 from support.turns import collect, of_type
 
 from co_tui.session.export import export_json
+from co_tui.session.opening import resume_session
 from co_tui.store.session_store import SessionStore
 
 from .harness import session, settings
@@ -54,7 +55,7 @@ async def test_compact_counts_its_summariser_call_in_the_session_cost(env: Loopb
 
         from co_tui.session.chat import ChatSession
 
-        resumed = ChatSession.resume(settings(model=OPENAI), workspace=tmp_path, store=store, session_id=chat.id)
+        resumed = resume_session(settings(model=OPENAI), workspace=tmp_path, store=store, session_id=chat.id)
         assert resumed.meter_reading().cost_usd == pytest.approx(expected, abs=1e-9)
     finally:
         store.close()

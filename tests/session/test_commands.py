@@ -16,9 +16,9 @@ from co_tui.tui import commands as tui_commands
 
 def test_the_tui_reads_the_session_table_and_every_command_has_an_action() -> None:
     assert tui_commands.COMMANDS is COMMANDS
-    from co_tui.tui.app import CoTuiApp
+    from co_tui.tui.command_actions import CommandActions
 
-    assert all(hasattr(CoTuiApp, f"action_{c.action}") for c in COMMANDS)
+    assert all(callable(getattr(CommandActions, c.action, None)) for c in COMMANDS)
     names = [c.name for c in headless_commands()]
     assert {"compact", "clear", "undo", "context", "pin", "rewind", "compact-mode"} <= set(names)
     assert "history" not in names and "sessions" not in names, "those need a screen"
@@ -53,3 +53,13 @@ async def test_rewind_goes_back_before_the_newest_prompt_and_gives_it_back(tmp_p
     assert events[0].type == "history_trimmed" and events[0].reason == "rewind"
     assert events[-1] == Done(output="second") and len(session.transcript) == 2
     session.release_claim()
+
+
+async def test_model_while_a_turn_runs_is_refused_in_the_one_busy_wording(tmp_path: Path) -> None:
+    """`/model NAME` asked while a turn holds the session says what every busy refusal says
+    (`wording.busy_line`), and the model stays."""
+    session = ChatSession(load_settings(), workspace=tmp_path)
+    session.gate.running = True  # a turn holds the conversation
+    said = await collect(run_command(session, "/model openai:gpt-4o"))
+    assert said[0].message == "switching models: a turn is running — press esc to interrupt it first"
+    assert said[-1].failed and session.model_name == "offline"

@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from support.turns import collect
 
 from co_tui.config import load_settings
@@ -20,6 +21,7 @@ def _hook(tmp_path: Path, name: str, body: str) -> list[str]:
     return [sys.executable, str(path)]
 
 
+@pytest.mark.slow
 async def test_compact_runs_both_hooks_and_a_veto_does_not_stop_it(workspace: Path, tmp_path: Path) -> None:
     hooks = {
         "pre_compact": _hook(tmp_path, "pre", "print('Keep the file names.'); sys.exit(2)"),
@@ -38,6 +40,7 @@ async def test_compact_runs_both_hooks_and_a_veto_does_not_stop_it(workspace: Pa
     assert post["trigger"] == "manual" and post["summary"] and post["summary"] in event.summary
 
 
+@pytest.mark.slow
 async def test_a_veto_of_an_automatic_cut_is_one_notice_in_the_turn(workspace: Path, tmp_path: Path) -> None:
     settings = load_settings(max_history_messages=8, hooks={"pre_compact": _hook(tmp_path, "pre", "sys.exit(2)")})
     session = ChatSession(settings, workspace=workspace, model="offline")

@@ -69,7 +69,7 @@ async def test_an_edit_that_changes_nothing_is_not_saved() -> None:
 
 async def test_steer_refuses_while_busy_before_planning() -> None:
     history, planned = a_history(), []
-    with pytest.raises(Refused, match="wait"):
+    with pytest.raises(Refused, match="^evicting: a turn is running"):
         await applier(history, NoStore(), busy=True).steer("evicting", lambda h, g: planned.append(h) or Edit())
     assert planned == [] and history.ledger == []
 

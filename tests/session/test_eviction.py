@@ -15,6 +15,7 @@ from co_tui.governance.markers import is_evicted_output, marker_info, separate_m
 from co_tui.governance.refused import Refused
 from co_tui.session.banner import banner_details, banner_line
 from co_tui.session.chat import ChatSession
+from co_tui.session.opening import resume_session
 from co_tui.store.session_store import SessionStore
 
 
@@ -55,7 +56,7 @@ async def test_evict_then_resume_keeps_markers_ledger_and_statuses(tmp_path: Pat
         await session.evict(len(separate_markers(session.context)) - 1)
     assert session.transcript == transcript
 
-    resumed = ChatSession.resume(
+    resumed = resume_session(
         settings, workspace=tmp_path, store=SessionStore.open(tmp_path / "data"), session_id=session.id
     )
     assert resumed.context == session.context and resumed.ledger == session.ledger
@@ -95,7 +96,7 @@ async def test_compaction_and_summary_events_say_what_the_summary_kept(tmp_path:
     compacted = [e async for e in session.compact() if e.type == "history_trimmed"]
     (event,) = compacted
     assert event.summary_kept is not None and "notes_a.md" in event.summary_kept + (event.summary_lost or [])
-    resumed = ChatSession.resume(
+    resumed = resume_session(
         settings, workspace=tmp_path, store=SessionStore.open(tmp_path / "data"), session_id=session.id
     )
     assert resumed.ledger[-1].summary_kept == event.summary_kept
@@ -158,7 +159,7 @@ async def test_two_evictions_in_a_row_stay_two_markers_once_fused(tmp_path: Path
     fused = session.context[0]
     assert len(fused.parts) == 3, "pydantic-ai no longer fuses adjacent requests: this test checks nothing"
 
-    resumed = ChatSession.resume(
+    resumed = resume_session(
         settings, workspace=tmp_path, store=SessionStore.open(tmp_path / "data"), session_id=session.id
     )
     for s in (session, resumed):
@@ -193,7 +194,7 @@ async def test_an_eviction_is_undone_like_any_cut_and_after_a_resume(tmp_path: P
     hello = next(i for i, m in enumerate(separate_markers(session.context)) if "hello there" in str(m.parts[0]))
     await session.evict(hello)
     session.release_claim()
-    resumed = ChatSession.resume(
+    resumed = resume_session(
         settings, workspace=tmp_path, store=SessionStore.open(tmp_path / "data"), session_id=session.id
     )
     await resumed.undo()

@@ -16,6 +16,7 @@ from support.turns import run_turn
 from co_tui.config import load_settings
 from co_tui.governance.refused import Refused
 from co_tui.session.chat import ChatSession
+from co_tui.session.opening import resume_session
 from co_tui.store.session_store import SessionStore
 
 
@@ -58,11 +59,11 @@ async def test_fork_now_and_from_an_earlier_prompt_leave_the_source_as_it_was(tm
     assert metas[early].title == "fork of hello"
 
     session.release_claim()
-    copy = ChatSession.resume(session.settings, workspace=session.workspace, store=store, session_id=whole)
+    copy = resume_session(session.settings, workspace=session.workspace, store=store, session_id=whole)
     assert (_dump(copy.context), list(copy.ledger), len(copy.transcript)) == source
     assert list(copy.pins) == list(session.pins)
     copy.release_claim()
-    back = ChatSession.resume(session.settings, workspace=session.workspace, store=store, session_id=early)
+    back = resume_session(session.settings, workspace=session.workspace, store=store, session_id=early)
     assert (_dump(back.context), len(back.ledger), list(back.pins)) == before_third
     assert len(back.transcript) == third.position
     await run_turn(back, "read README.md, differently")  # it goes on as its own session
@@ -75,6 +76,7 @@ def _jsonl(out: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
+@pytest.mark.slow
 def test_fork_session_and_at_turn_from_the_command_line(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()

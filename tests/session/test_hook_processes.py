@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.processes import kill_running, running
 from support.waits import until
 
 from co_tui.session.compact_hooks import run_hook
@@ -22,28 +23,11 @@ ALLOWED = {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
 
-def running(marker: str) -> list[int]:
-    """Pids of live (not zombie) processes whose command line starts with `marker`."""
-    pids = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            state = (proc / "stat").read_bytes().rpartition(b")")[2].split()[0]
-        except (OSError, IndexError):
-            continue
-        if cmdline.startswith(marker) and state != b"Z":  # the sleep itself, not the shell running it
-            pids.append(int(proc.name))
-    return pids
-
-
 @pytest.fixture(autouse=True)
 def no_leftovers():
     """Whatever a failing run left behind is killed by pid after the test (never by name)."""
     yield
-    for pid in running("sleep 40.0517") + running("sleep 41.0517"):
-        os.kill(pid, signal.SIGKILL)
+    kill_running("sleep 40.0517", "sleep 41.0517")
 
 
 async def test_a_background_child_holding_stdout_does_not_hold_the_run(tmp_path: Path) -> None:
@@ -69,8 +53,7 @@ async def test_a_cancelled_hook_takes_its_setsid_child_with_it(tmp_path: Path) -
     task = asyncio.create_task(
         run_hook("pre_compact", ["sh", "-c", "setsid sleep 40.0517 >/dev/null 2>&1 & sleep 41.0517"], {}, 60)
     )
-    while len(running("sleep 40.0517")) + len(running("sleep 41.0517")) < 2:
-        await asyncio.sleep(0.01)
+    await until(lambda: running("sleep 40.0517") and running("sleep 41.0517"), "the hook and its child to start")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -81,6 +64,7 @@ async def test_a_cancelled_hook_takes_its_setsid_child_with_it(tmp_path: Path) -
     )
 
 
+@pytest.mark.slow
 async def test_a_hook_gets_an_allow_listed_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-leak-0123456789")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-must-not-leak")

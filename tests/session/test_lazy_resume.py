@@ -10,6 +10,7 @@ from pydantic_ai.messages import ModelMessagesTypeAdapter
 from support.builders import saved_tool_turn
 
 from co_tui.session.lazy_transcript import CHUNK, LazyTranscript, transcript_cost
+from co_tui.session.opening import resume_session
 from co_tui.store.reader import LAZY_TAIL
 from co_tui.store.session_store import SessionStore
 
@@ -98,7 +99,7 @@ async def test_a_resumed_chat_session_reads_its_meter_and_cost_without_decoding_
         [_ async for _ in session.run_turn(f"hello number {len(session.transcript)}")]
     reading = session.meter_reading()
     reopened = SessionStore.open(tmp_path / "data")
-    resumed = ChatSession.resume(settings, workspace=tmp_path, store=reopened, session_id=session.id)
+    resumed = resume_session(settings, workspace=tmp_path, store=reopened, session_id=session.id)
     assert isinstance(resumed.transcript, LazyTranscript)
     decoded = resumed.transcript.decoded  # the newest rows and the context's
     assert decoded < len(resumed.transcript)

@@ -12,6 +12,7 @@ from co_tui.config import load_settings
 from co_tui.session import open_store
 from co_tui.session.chat import ChatSession
 from co_tui.session.events import ErrorEvent, Notice
+from co_tui.session.opening import resume_session
 
 
 async def test_start_says_the_instructions_and_a_bad_file_then_the_servers_news(tmp_path: Path) -> None:
@@ -51,7 +52,7 @@ async def test_close_says_how_to_resume_and_lets_another_process_open_it(tmp_pat
     await run_turn(session, "hello")
     closing = await session.aclose()
     assert closing.hint == f"resume with: co-tui --resume {session.id}" and closing.problem is None
-    again = ChatSession.resume(settings, workspace=tmp_path, store=store, session_id=session.id)
+    again = resume_session(settings, workspace=tmp_path, store=store, session_id=session.id)
     assert again.title == "hello", "the claim was let go: it opens again here"
     again.release_claim()
 

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from co_tui.config import load_settings
 from co_tui.session.chat import ChatSession
 from co_tui.session.events import OversizedTurn
@@ -60,6 +62,7 @@ async def test_a_prompt_over_the_models_window_is_refused_and_nothing_is_kept(tm
     assert events[-1].type == "done" and not events[-1].failed
 
 
+@pytest.mark.slow
 def test_print_mode_jsonl_carries_the_event(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "co_tui", "-p", "search TODO", "--output-format", "jsonl"],

@@ -10,6 +10,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from co_tui.config import load_settings
 from co_tui.session.chat import ChatSession
+from co_tui.session.opening import resume_session
 from co_tui.store.session_store import SessionStore
 
 
@@ -36,7 +37,7 @@ async def test_pins_over_a_smaller_budget_are_said_once_and_nothing_is_cut(tmp_p
         first.release_claim()
 
         small = load_settings(context_budget_tokens=2_000, max_history_messages=0)
-        chat = ChatSession.resume(small, workspace=workspace, store=store, session_id=first.id, model=echo_model())
+        chat = resume_session(small, workspace=workspace, store=store, session_id=first.id, model=echo_model())
         events = []
         for i in range(6):
             events += await _turn(chat, f"question {i}: " + "what about this case? " * 40)

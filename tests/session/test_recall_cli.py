@@ -7,7 +7,10 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 from cli_process import run_co_tui
+
+pytestmark = pytest.mark.slow  # each test starts a real co-tui or Python process
 
 
 def turn(prompt: str, *, cwd: Path, data_dir: Path, more: tuple[str, ...] = ()) -> list[dict]:
@@ -30,12 +33,12 @@ def turn(prompt: str, *, cwd: Path, data_dir: Path, more: tuple[str, ...] = ()) 
 
 def test_a_recall_is_a_tool_call_and_a_tool_result_in_jsonl(data_dir: Path, tmp_path: Path) -> None:
     (tmp_path / "README.md").write_text("# Zephyr project\n\nThe secret word is zephyr.\n" + "Some prose line.\n" * 200)
-    for i in range(6):
-        (tmp_path / f"f{i}.py").write_text(f"def f{i}():\n    return {i}\n" * 150)
+    for i in range(2):  # two reads of ~2k tokens each push the README's turn out of the 6k budget
+        (tmp_path / f"f{i}.py").write_text(f"def f{i}():\n    return {i}\n" * 200)
     events = turn("read README.md", cwd=tmp_path, data_dir=data_dir)
     assert [e["tool_name"] for e in events if e["type"] == "tool_call"] == ["read_file"]
     trims = []
-    for i in range(6):
+    for i in range(2):
         events = turn(f"read f{i}.py", cwd=tmp_path, data_dir=data_dir, more=("--continue",))
         trims += [e for e in events if e["type"] == "history_trimmed"]
     assert any(t["strategy"] == "turn_trim" for t in trims)

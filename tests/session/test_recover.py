@@ -14,12 +14,13 @@ from co_tui.governance.markers import recovered_items, separate_markers
 from co_tui.governance.recover import RecoverRefused
 from co_tui.governance.tokens import part_text
 from co_tui.session.chat import ChatSession
+from co_tui.session.opening import resume_session
 from co_tui.store.session_store import SessionStore
 
 
 def _resume(settings, workspace: Path, session: ChatSession) -> ChatSession:
     session.release_claim()
-    return ChatSession.resume(
+    return resume_session(
         settings, workspace=workspace, store=SessionStore.open(workspace / "data"), session_id=session.id
     )
 

@@ -9,12 +9,13 @@ from support.turns import run_turn
 
 from co_tui.config import load_settings
 from co_tui.session.chat import ChatSession
+from co_tui.session.opening import resume_session
 from co_tui.store.session_store import SessionStore
 
 
 def _resume(tmp_path: Path, session: ChatSession) -> ChatSession:
     session.release_claim()
-    return ChatSession.resume(
+    return resume_session(
         session.settings, workspace=tmp_path, store=SessionStore.open(tmp_path / "data"), session_id=session.id
     )
 

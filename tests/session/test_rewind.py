@@ -20,8 +20,9 @@ from support.turns import collect, run_turn
 from co_tui.config import load_settings
 from co_tui.governance.refused import Refused
 from co_tui.session import migrations
-from co_tui.session.branching import RewindRefused
+from co_tui.session.branching import BranchMoveRefused
 from co_tui.session.chat import ChatSession
+from co_tui.session.opening import resume_session
 from co_tui.store.session_store import SessionStore
 
 
@@ -49,7 +50,7 @@ def _settings(data_dir: Path, budget: int = 2_500) -> Any:
 
 def _resume(session: ChatSession, store: SessionStore) -> ChatSession:
     session.release_claim()
-    return ChatSession.resume(session.settings, workspace=session.workspace, store=store, session_id=session.id)
+    return resume_session(session.settings, workspace=session.workspace, store=store, session_id=session.id)
 
 
 async def test_rewind_restores_the_context_ledger_and_pins_of_then_and_keeps_the_branch(tmp_path: Path) -> None:
@@ -106,22 +107,22 @@ async def test_refused_in_one_line_while_a_turn_runs_and_for_old_prompts(tmp_pat
     session.gate.running = True  # as while a turn runs
     with pytest.raises(Refused) as busy:
         await session.rewind(0)
-    assert "\n" not in str(busy.value) and "running turn" in str(busy.value)
+    assert "\n" not in str(busy.value) and "a turn is running" in str(busy.value)
     with pytest.raises(Refused):
         await session.switch_branch(0)
     session.gate.running = False
-    with pytest.raises(RewindRefused, match="no prompt|cannot be rewound"):
+    with pytest.raises(BranchMoveRefused, match="no prompt|cannot be rewound"):
         await session.rewind(1)  # the answer, not a prompt
-    with pytest.raises(RewindRefused, match="one in use"):
+    with pytest.raises(BranchMoveRefused, match="one in use"):
         await session.switch_branch(0)
     # A session saved before marks were kept: its prompts are listed but not rewindable.
     session.release_claim()
     with sqlite3.connect(tmp_path / "data" / "sessions.db") as db:
         db.execute("DELETE FROM marks")
-    old = ChatSession.resume(session.settings, workspace=ws, store=store, session_id=session.id)
+    old = resume_session(session.settings, workspace=ws, store=store, session_id=session.id)
     points = old.rewind_points()
     assert [p.restorable for p in points] == [False, False]
-    with pytest.raises(RewindRefused, match="saved before"):
+    with pytest.raises(BranchMoveRefused, match="saved before"):
         await old.rewind(points[0].position)
     old.release_claim()
     store.close()
@@ -216,7 +217,7 @@ async def _step(session: ChatSession, oracle: _Oracle, op: str, arg: Any) -> Non
         new_id = await session.fork(None if point is None else point.position)
         store = session.store
         assert store is not None
-        fork = ChatSession.resume(session.settings, workspace=session.workspace, store=store, session_id=new_id)
+        fork = resume_session(session.settings, workspace=session.workspace, store=store, session_id=new_id)
         try:
             assert _dump(fork.context) == expected, "the fork holds what the model was sent at that point"
         finally:

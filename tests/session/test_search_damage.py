@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from support.builders import chat_turn
 
+from co_tui.session.opening import resume_session
 from co_tui.store.search_index import REBUILT_LINE, damaged_indexes
 from co_tui.store.session_store import SessionStore
 
@@ -86,7 +87,7 @@ async def test_a_turn_saved_over_a_damaged_index_says_so_in_one_notice(data_dir:
         await run_turn(first, "hello there")
     _damage(data_dir / "sessions.db", DAMAGE["structure garbled"])
     with SessionStore.open(data_dir) as store:
-        chat = ChatSession.resume(load_settings(), workspace=tmp_path, store=store, session_id=first.id)
+        chat = resume_session(load_settings(), workspace=tmp_path, store=store, session_id=first.id)
         events = await run_turn(chat, "a second prompt")
         assert [e.message for e in of_type(events, "notice")] == [REBUILT_LINE]
         assert not chat.unsaved()

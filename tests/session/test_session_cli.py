@@ -59,6 +59,7 @@ def seeded(data_dir: Path, tmp_path: Path) -> tuple[str, str]:
     return good, bad
 
 
+@pytest.mark.slow
 def test_list_and_export(seeded: tuple[str, str], data_dir: Path, tmp_path: Path) -> None:
     good, bad = seeded
     listing = co_tui("--list-sessions", cwd=tmp_path, data_dir=data_dir)
@@ -77,6 +78,7 @@ def test_list_and_export(seeded: tuple[str, str], data_dir: Path, tmp_path: Path
     assert len(doc["transcript"]) == 8 and doc["ledger"][0]["strategy"] == "turn_trim"
 
 
+@pytest.mark.slow
 def test_a_damaged_session_exports_its_good_rows_then_is_flagged_until_repaired(
     seeded: tuple[str, str], data_dir: Path, tmp_path: Path
 ) -> None:
@@ -120,6 +122,7 @@ def _dir_state(path: Path) -> dict[str, tuple[int, int, bytes]]:
     return state
 
 
+@pytest.mark.slow
 def test_list_and_export_write_nothing_in_a_read_only_data_dir(
     seeded: tuple[str, str], data_dir: Path, tmp_path: Path
 ) -> None:
@@ -144,6 +147,7 @@ def test_list_and_export_write_nothing_in_a_read_only_data_dir(
         os.chmod(data_dir, 0o700)
 
 
+@pytest.mark.slow
 def test_list_and_export_without_a_database_create_nothing(data_dir: Path, tmp_path: Path) -> None:
     listing = co_tui("--list-sessions", cwd=tmp_path, data_dir=data_dir)
     assert listing.returncode == 0 and listing.stdout == "no saved sessions\n"
@@ -164,11 +168,13 @@ def test_read_only_open_refuses_an_older_schema_without_migrating(data_dir: Path
     conn.close()
 
 
+@pytest.mark.slow
 def test_export_unknown_id(seeded: tuple[str, str], data_dir: Path, tmp_path: Path) -> None:
     proc = co_tui("--export", "ffffffff", cwd=tmp_path, data_dir=data_dir)
     assert proc.returncode == 2 and "no session matches" in proc.stderr and proc.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_list_sessions_search(seeded: tuple[str, str], data_dir: Path, tmp_path: Path) -> None:
     """`--search WORDS` (issue 32 item 14): the matching sessions, each with a line around its hit."""
     good, bad = seeded
@@ -195,6 +201,7 @@ def test_list_sessions_search(seeded: tuple[str, str], data_dir: Path, tmp_path:
     assert misuse.returncode == 2 and "--search applies to --list-sessions" in misuse.stderr
 
 
+@pytest.mark.slow
 def test_newer_database_is_refused_by_the_cli(data_dir: Path, tmp_path: Path) -> None:
     SessionStore.open(data_dir).close()
     conn = sqlite3.connect(data_dir / "sessions.db")
@@ -266,8 +273,11 @@ def test_resume_hint_only_for_a_saved_session_with_turns(tmp_path: Path) -> None
     assert resume_hint(None) is None
 
 
-def _start_slow_turn(prompt: str, tmp_path: Path, data_dir: Path, *extra: str) -> subprocess.Popen[str]:
-    """A -p turn streamed slowly (the scenario: a signal or a second process lands mid-answer)."""
+def _start_slow_turn(
+    prompt: str, tmp_path: Path, data_dir: Path, *extra: str, delay: float = 0.2
+) -> subprocess.Popen[str]:
+    """A -p turn streamed slowly, `delay` s a word (the scenario: a signal or a second process lands
+    mid-answer)."""
     return start_co_tui(
         *extra,
         "-p",
@@ -275,7 +285,7 @@ def _start_slow_turn(prompt: str, tmp_path: Path, data_dir: Path, *extra: str) -
         "--output-format",
         "jsonl",
         cwd=tmp_path,
-        env={"CO_TUI_DATA_DIR": str(data_dir), "CO_TUI_OFFLINE_DELAY": "0.2"},
+        env={"CO_TUI_DATA_DIR": str(data_dir), "CO_TUI_OFFLINE_DELAY": str(delay)},
     )
 
 
@@ -338,7 +348,9 @@ def test_sigkill_after_a_tool_step_keeps_that_step(data_dir: Path, tmp_path: Pat
 def test_parallel_continue_refuses_the_second_writer(data_dir: Path, tmp_path: Path) -> None:
     first = co_tui("-p", "hello", cwd=tmp_path, data_dir=data_dir)
     assert first.returncode == 0, first.stderr
-    slow = _start_slow_turn("tell me a long story", tmp_path, data_dir, "--continue")
+    # 3 s a word: the answer outlasts the second co-tui's start-up on a loaded host too (at 0.2 s it
+    # once ended first, at load ~13, and the second then opened the session as it should).
+    slow = _start_slow_turn("tell me a long story", tmp_path, data_dir, "--continue", delay=3)
     try:
         _read_until(slow, "text_delta")  # it holds the session now
         second = co_tui("--continue", "-p", "second", cwd=tmp_path, data_dir=data_dir)

@@ -9,6 +9,7 @@ from support.turns import run_turn
 
 from co_tui.config import load_settings
 from co_tui.session.chat import ChatSession
+from co_tui.session.opening import resume_session
 from co_tui.store.session_store import SessionStore
 
 
@@ -23,7 +24,7 @@ async def test_resume_restores_transcript_context_and_ledger(tmp_path: Path) -> 
     assert session.context != session.transcript
 
     reopened = SessionStore.open(tmp_path / "data")
-    resumed = ChatSession.resume(settings, workspace=tmp_path, store=reopened, session_id=session.id)
+    resumed = resume_session(settings, workspace=tmp_path, store=reopened, session_id=session.id)
     assert resumed.transcript == session.transcript
     assert resumed.context == session.context
     assert resumed.ledger == session.ledger
@@ -66,7 +67,7 @@ async def test_clear_starts_a_new_session_and_keeps_the_old(tmp_path: Path) -> N
     assert [e.reason for e in old.ledger] == []
     assert [e.reason for e in store.load(session.id).ledger] == []
     session.release_claim()
-    resumed = ChatSession.resume(load_settings(), workspace=tmp_path, store=store, session_id=old_id)
+    resumed = resume_session(load_settings(), workspace=tmp_path, store=store, session_id=old_id)
     assert resumed.context == old_context and resumed.ledger == []
     assert resumed.meter.reading(resumed.context).tokens == held
 
@@ -135,7 +136,7 @@ async def test_marker_counts_survive_fusion_save_and_resume(tmp_path: Path) -> N
     assert (layout.prior_messages, layout.prior_turns) == (dropped, turns)
 
     reopened = SessionStore.open(tmp_path / "data")
-    resumed = ChatSession.resume(settings, workspace=tmp_path, store=reopened, session_id=session.id)
+    resumed = resume_session(settings, workspace=tmp_path, store=reopened, session_id=session.id)
     layout = segment(separate_markers(resumed.context))
     assert (layout.prior_messages, layout.prior_turns) == (dropped, turns)
     for i in range(8, 14):
@@ -192,7 +193,7 @@ def test_a_failed_summary_cools_down_across_processes(tmp_path: Path, monkeypatc
     settings = load_settings(summarizer_cooldown_s=600)
     recent = _saved_with_failed_summary(tmp_path, settings)
     with SessionStore.open(tmp_path / "data") as store:
-        resumed = ChatSession.resume(settings, workspace=tmp_path, store=store, session_id=recent)
+        resumed = resume_session(settings, workspace=tmp_path, store=store, session_id=recent)
         assert resumed.binding.governor.cooling_down()
         remaining = resumed.binding.governor.cooldown_until - resumed.binding.governor.clock()
         assert 0 < remaining <= 600
@@ -201,7 +202,7 @@ def test_a_failed_summary_cools_down_across_processes(tmp_path: Path, monkeypatc
     monkeypatch.setattr(store_module, "now", lambda: time.time() - 3600)  # failed an hour ago: over
     old = _saved_with_failed_summary(tmp_path, settings)
     with SessionStore.open(tmp_path / "data") as store:
-        assert not ChatSession.resume(
+        assert not resume_session(
             settings, workspace=tmp_path, store=store, session_id=old
         ).binding.governor.cooling_down()
 

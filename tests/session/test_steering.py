@@ -14,6 +14,7 @@ from co_tui.governance.markers import is_marker, separate_markers
 from co_tui.governance.turns import segment
 from co_tui.governance.undo import UndoRefused
 from co_tui.session.chat import ChatSession
+from co_tui.session.opening import resume_session
 from co_tui.session.steering import PinRefused
 from co_tui.store.session_store import SessionStore
 
@@ -56,7 +57,7 @@ async def _read_and_chat(session: ChatSession, turns: int, *, until_cut: bool = 
 def _resume(settings, workspace: Path, session: ChatSession) -> ChatSession:
     """Reopen `session` from the store, as another process would (the undo data comes from the file)."""
     session.release_claim()
-    return ChatSession.resume(
+    return resume_session(
         settings, workspace=workspace, store=SessionStore.open(workspace / "data"), session_id=session.id
     )
 
@@ -173,7 +174,7 @@ async def test_a_cut_saved_before_version_3_loads_and_cannot_be_undone(tmp_path:
     db.execute("UPDATE ledger SET undo = NULL")  # what a version-2 database held
     db.commit()
     db.close()
-    resumed = ChatSession.resume(
+    resumed = resume_session(
         settings, workspace=workspace, store=SessionStore.open(workspace / "data"), session_id=session.id
     )
     assert resumed.undoable_cuts() == [] and resumed.ledger == session.ledger

@@ -45,6 +45,7 @@ def quick_busy_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store_module, "BUSY_TIMEOUT_S", 0.5)
 
 
+@pytest.mark.slow
 def test_locked_by_another_process_then_recovers(quick_busy_timeout: None, data_dir: Path, tmp_path: Path) -> None:
     store = SessionStore.open(data_dir)
     sid = store.create_session(model="m", workspace=tmp_path)
@@ -63,6 +64,7 @@ def test_locked_by_another_process_then_recovers(quick_busy_timeout: None, data_
     store.close()
 
 
+@pytest.mark.slow
 def test_waits_for_a_short_lock(data_dir: Path, tmp_path: Path) -> None:
     store = SessionStore.open(data_dir)
     sid = store.create_session(model="m", workspace=tmp_path)

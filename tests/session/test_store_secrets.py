@@ -63,7 +63,7 @@ async def test_no_key_at_rest(monkeypatch: pytest.MonkeyPatch, data_dir: Path, t
 
 
 def test_scrub_never_mutates_and_keeps_clean_messages_as_they_are() -> None:
-    from co_tui.session.redaction import redact_text, scrub_message, secret_env_values
+    from co_tui.redaction import redact_text, scrub_message, secret_env_values
 
     clean = ModelResponse(parts=[TextPart("hi")], provider_details={"finish_reason": "stop"})
     assert scrub_message(clean) is clean

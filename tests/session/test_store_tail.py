@@ -106,6 +106,7 @@ def test_unknown_session(store: SessionStore) -> None:
         store.load_tail("abc", lambda tail: True)
 
 
+@pytest.mark.slow
 def test_it_imports_no_pydantic_ai(store: SessionStore, tmp_path: Path, data_dir: Path) -> None:
     sid = _saved(store, tmp_path, 2)
     code = (

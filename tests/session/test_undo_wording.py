@@ -13,7 +13,8 @@ from support.turns import run_turn
 from co_tui.config import load_settings
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.governance.meter import TokenMeter
-from co_tui.governance.policy import GovernancePolicy, Governor
+from co_tui.governance.policy import Governor
+from co_tui.governance.policy_settings import GovernancePolicy
 from co_tui.governance.undo import CutRecord, UndoRefused
 from co_tui.session.banner import strategy_text
 from co_tui.session.chat import ChatSession

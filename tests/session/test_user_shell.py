@@ -9,17 +9,18 @@ from pathlib import Path
 
 from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from support.processes import processes_in
 from support.turns import collect, of_type, run_turn
-from support.waits import finishes_within, processes_in, until
+from support.waits import finishes_within, until
 
 from co_tui.config import load_settings
 from co_tui.governance.handles import handle_of, recall_call
 from co_tui.governance.recall import recall_output
 from co_tui.governance.turns import check_pairing, split_turns
-from co_tui.session.bang import USER_SHELL_TOOL, bang_command
 from co_tui.session.chat import ChatSession
-from co_tui.session.opening import open_store
+from co_tui.session.opening import open_store, resume_session
 from co_tui.session.user_shell import shell_exchange
+from co_tui.session.user_shell_prompt import USER_SHELL_TOOL, user_shell_command
 
 
 class Approver:
@@ -58,10 +59,10 @@ def _session(tmp_path: Path, approver=None, **settings) -> ChatSession:
 
 
 def test_bang_command() -> None:
-    assert bang_command("!ls -la ") == "ls -la"
-    assert bang_command("! git status") == "git status"
-    assert bang_command("!") is None and bang_command("!   ") is None  # a prompt, as typed
-    assert bang_command("ls") is None and bang_command(" !ls") is None
+    assert user_shell_command("!ls -la ") == "ls -la"
+    assert user_shell_command("! git status") == "git status"
+    assert user_shell_command("!") is None and user_shell_command("!   ") is None  # a prompt, as typed
+    assert user_shell_command("ls") is None and user_shell_command(" !ls") is None
 
 
 def test_the_exchange_is_one_whole_turn_with_its_pair() -> None:
@@ -81,7 +82,7 @@ async def test_the_output_reaches_the_model_on_the_next_request(tmp_path: Path) 
     approver = Approver()
     session = _session(tmp_path, approver)
     before = session.meter_reading().context_tokens
-    events = await collect(session.run_shell_command("cat notes.txt"))
+    events = await collect(session.run_user_shell("cat notes.txt"))
     assert approver.asked == [("cat notes.txt", "run_shell", True)], "asked as run_shell is, saying the user asked"
     assert [e.type for e in events] == ["tool_call", "tool_result", "usage", "done"]
     assert events[1].content == "$ cat notes.txt\nthe secret word is zephyr\n[exit code 0]"
@@ -103,14 +104,14 @@ async def test_the_output_reaches_the_model_on_the_next_request(tmp_path: Path) 
 
 async def test_a_declined_command_adds_nothing(tmp_path: Path) -> None:
     session = _session(tmp_path, Approver(answer=False))
-    events = await collect(session.run_shell_command("touch made"))
+    events = await collect(session.run_user_shell("touch made"))
     assert [e.type for e in events] == ["notice", "done"] and events[-1].failed
     assert events[0].message == "`touch made` was not run: you declined it"
     assert not (tmp_path / "made").exists() and not session.transcript and not session.busy
 
 
 async def test_no_approver_refuses(tmp_path: Path) -> None:
-    events = await collect(_session(tmp_path).run_shell_command("touch made"))
+    events = await collect(_session(tmp_path).run_user_shell("touch made"))
     assert "no one can approve" in events[0].message and not (tmp_path / "made").exists()
 
 
@@ -119,7 +120,7 @@ async def test_interrupting_a_command_that_never_ends(tmp_path: Path) -> None:
     events: list = []
 
     async def consume() -> None:
-        async for event in session.run_shell_command("echo started; sleep 600"):
+        async for event in session.run_user_shell("echo started; sleep 600"):
             events.append(event)
 
     task = asyncio.create_task(consume())
@@ -142,7 +143,7 @@ async def test_interrupting_a_command_that_never_ends(tmp_path: Path) -> None:
 async def test_a_busy_session_refuses_a_second_one(tmp_path: Path) -> None:
     session = _session(tmp_path, Approver())
     session.gate.running = True  # as while a turn runs
-    events = await collect(session.run_shell_command("true"))
+    events = await collect(session.run_user_shell("true"))
     assert events[-1].failed and events[0].type == "error"
 
 
@@ -151,7 +152,7 @@ async def test_an_old_output_is_truncated_and_recallable(tmp_path: Path) -> None
     session = _session(
         tmp_path, Approver(), tool_output_trim_chars=200, context_budget_tokens=4000, context_strategy="trim"
     )
-    await collect(session.run_shell_command("seq 1 2000"))
+    await collect(session.run_user_shell("seq 1 2000"))
     await run_turn(session, "thanks")
     await run_turn(session, "and now?")
     sent = session.seen[-1]  # type: ignore[attr-defined]
@@ -166,10 +167,10 @@ async def test_an_old_output_is_truncated_and_recallable(tmp_path: Path) -> None
 
 async def test_saved_and_resumed(tmp_path: Path) -> None:
     session = _session(tmp_path, Approver())
-    await collect(session.run_shell_command("echo hi"))
+    await collect(session.run_user_shell("echo hi"))
     session.release_claim()
     assert session.store is not None
-    resumed = ChatSession.resume(
+    resumed = resume_session(
         load_settings(), workspace=tmp_path, store=session.store, session_id=session.id, model=seeing_model([])
     )
     assert [type(m) for m in resumed.transcript] == [ModelRequest, ModelResponse, ModelRequest]
@@ -180,7 +181,7 @@ async def test_saved_and_resumed(tmp_path: Path) -> None:
 
 async def test_a_hostile_declined_command_is_said_on_one_escaped_line(tmp_path: Path) -> None:
     session = _session(tmp_path, Approver(answer=False))
-    events = await collect(session.run_shell_command("echo hi\nprintf '\x1b]0;pwned\x07'; rm -rf /tmp/nothing"))
+    events = await collect(session.run_user_shell("echo hi\nprintf '\x1b]0;pwned\x07'; rm -rf /tmp/nothing"))
     line = events[0].message
     assert "\n" not in line and "\x1b" not in line and "\\x1b]0;pwned" in line
     assert line.endswith("was not run: you declined it")

@@ -13,6 +13,7 @@ from support.turns import of_type, run_turn
 from co_tui.config import Settings
 from co_tui.session.chat import ChatSession
 from co_tui.session.child_record import child_records
+from co_tui.session.opening import resume_session
 from co_tui.store.session_store import SessionStore
 
 ASK = "explore docs in a subagent and tell me which file mentions budget"
@@ -23,6 +24,7 @@ def workspace_files() -> dict[str, str | bytes]:
     return {"docs/a.md": "# A\n\nThe budget is 40k tokens.\n", "docs/b.md": "# B\n\nNothing here.\n"}
 
 
+@pytest.mark.slow
 def test_print_mode_jsonl_carries_every_child_event_with_its_agent(workspace: Path) -> None:
     done = run_co_tui("-p", ASK, "--output-format", "jsonl", cwd=workspace)
     assert done.returncode == 0, done.stderr
@@ -41,6 +43,7 @@ def test_print_mode_jsonl_carries_every_child_event_with_its_agent(workspace: Pa
     assert finished[0]["outcome"] == "done" and "docs/a.md" in main[-1]["output"]
 
 
+@pytest.mark.slow
 def test_print_mode_text_keeps_the_childs_words_off_stdout(workspace: Path) -> None:
     done = run_co_tui("-p", ASK, cwd=workspace)
     assert done.returncode == 0, done.stderr
@@ -74,7 +77,7 @@ async def test_export_rewind_fork_and_the_session_list_see_the_child(workspace: 
     from co_tui.session.opening import fork_saved
 
     fork_id = fork_saved(store, chat.id)
-    forked = ChatSession.resume(chat.settings, workspace=workspace, store=store, session_id=fork_id)
+    forked = resume_session(chat.settings, workspace=workspace, store=store, session_id=fork_id)
     assert [r.agent for _, r in child_records(forked.history.transcript)] == ["explore-1"]
     forked.release_claim()
 
@@ -111,6 +114,7 @@ async def test_the_session_cost_includes_the_childrens(workspace: Path) -> None:
     assert session_cost([priced]) is None  # an unpriced child makes the total unknown, as any request
 
 
+@pytest.mark.slow
 def test_the_user_can_have_a_saved_childs_transcript_recalled_in_a_later_process(workspace: Path) -> None:
     assert run_co_tui("-p", ASK, cwd=workspace).returncode == 0
     later = run_co_tui("--continue", "-p", "what did explore-1 read?", "--output-format", "jsonl", cwd=workspace)
@@ -123,6 +127,7 @@ def test_the_user_can_have_a_saved_childs_transcript_recalled_in_a_later_process
     assert lines[-1]["output"].startswith("I read subagent explore-1's transcript back with recall")
 
 
+@pytest.mark.slow
 def test_the_session_list_shows_what_the_children_held_apart(workspace: Path) -> None:
     assert run_co_tui("-p", "list docs", cwd=workspace).returncode == 0
     before = run_co_tui("--list-sessions", cwd=workspace)

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -33,18 +31,3 @@ async def until(predicate: Callable[[], object], what: str, *, every: float = 0.
         if loop.time() > deadline:
             raise AssertionError(f"timed out after {timeout}s waiting for {what}")
         await asyncio.sleep(every)
-
-
-def processes_in(directory: Path) -> list[int]:
-    """The pids of live processes whose working directory is `directory` (a command run there and
-    its children; a zombie has none)."""
-    target = directory.resolve()
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if Path(os.readlink(entry / "cwd")) == target:
-                    pids.append(int(entry.name))
-            except OSError:
-                continue
-    return pids

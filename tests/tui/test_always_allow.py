@@ -73,7 +73,7 @@ async def test_always_allow_a_command_prefix_then_revoke_it_in_permissions(works
             "run_shell: `echo …` (plain commands: no quotes, $, ;, |, &, >, wildcards)"
         ]
         await pilot.press("d")
-        await wait_until(pilot, lambda: not app.permissions.grants, what="revoked")
+        await wait_until(pilot, lambda: not app.approvals.permissions.grants, what="revoked")
         assert app.screen.query_one("#permissions-empty").display
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, PermissionsScreen), what="closed")
@@ -133,8 +133,8 @@ async def test_opening_another_session_starts_with_no_grants(workspace: Path) ->
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_ready(pilot)
         first = app.session
-        app.permissions.grant(offer("edit_file", ""))
-        assert app.permissions.allowing("write_file", "") is not None
-        app.switch_session("b" * 32)
+        app.approvals.permissions.grant(offer("edit_file", ""))
+        assert app.approvals.permissions.allowing("write_file", "") is not None
+        app.opening.switch("b" * 32)
         await wait_until(pilot, lambda: app.session is not first, what="switched")
-        assert app.permissions.grants == []
+        assert app.approvals.permissions.grants == []

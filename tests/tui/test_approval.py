@@ -25,7 +25,7 @@ async def ask(pilot: Any, command: str, tool: str = "run_shell") -> asyncio.Futu
     future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
 
     async def approve() -> None:
-        future.set_result(await app.approve_shell(command, tool))
+        future.set_result(await app.approvals.approve_shell(command, tool))
 
     app.run_worker(approve())
     await dialog_armed(pilot, "ApprovalDialog")
@@ -106,7 +106,7 @@ async def test_keys_typed_right_after_the_dialog_appears_go_to_the_prompt_not_to
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
 
         async def approve() -> None:
-            future.set_result(await app.approve_shell("rm -rf build", "demo_wipe"))
+            future.set_result(await app.approvals.approve_shell("rm -rf build", "demo_wipe"))
 
         app.run_worker(approve())
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalDialog), what="the dialog")
@@ -134,7 +134,7 @@ async def test_once_armed_the_keys_answer_and_the_labels_show_them(make_app) -> 
         await pilot.press("a")
         await wait_until(pilot, future.done, what="an answer")
         assert future.result() is True
-        assert app.permissions.allowing("demo_wipe", "rm -rf build") is not None
+        assert app.approvals.permissions.allowing("demo_wipe", "rm -rf build") is not None
 
 
 async def test_markup_in_a_command_is_shown_not_applied(make_app) -> None:

@@ -16,7 +16,7 @@ ESCAPES = "printf 'ok'\x1b]0;pwned\x07 && rm -rf ./build" + " " * 40 + "# \u202e
 def ask(command: str, tool: str = "run_shell"):
     async def run(pilot) -> None:
         await wait_ready(pilot)
-        pilot.app.run_worker(pilot.app.approve_shell(command, tool))
+        pilot.app.run_worker(pilot.app.approvals.approve_shell(command, tool))
         await dialog_armed(pilot, "ApprovalDialog")
         await pilot.pause()
 
@@ -41,7 +41,7 @@ def test_while_arming_the_buttons_are_dimmed_and_show_no_keys(snap_compare, make
 
     async def run(pilot) -> None:
         await wait_ready(pilot)
-        pilot.app.run_worker(pilot.app.approve_shell("git push --force", "run_shell"))
+        pilot.app.run_worker(pilot.app.approvals.approve_shell("git push --force", "run_shell"))
         await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "ApprovalDialog", what="the dialog")
         await pilot.press(*"thanks")  # typed on: it goes to the prompt under the dialog
         await wait_until(pilot, lambda: pilot.app.chat.prompt.text == "thanks", what="the prompt's text")
@@ -69,7 +69,7 @@ def test_edit_diff_with_allow_edits(snap_compare, make_app, size):
 
     async def run(pilot) -> None:
         await wait_ready(pilot)
-        pilot.app.run_worker(pilot.app.approve_shell(diff, "edit_file", path="src/parser.py"))
+        pilot.app.run_worker(pilot.app.approvals.approve_shell(diff, "edit_file", path="src/parser.py"))
         await dialog_armed(pilot, "ApprovalDialog")
         await pilot.pause()
 
@@ -82,7 +82,7 @@ def test_permissions_list(snap_compare, make_app):
     async def run(pilot) -> None:
         await wait_ready(pilot)
         for tool, text in [("run_shell", "git status"), ("edit_file", ""), ("demo_wipe", "demo_wipe {}")]:
-            pilot.app.permissions.grant(offer(tool, text))
+            pilot.app.approvals.permissions.grant(offer(tool, text))
         await pilot.press(*"/permissions", "enter")
         await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "PermissionsScreen", what="screen")
         await pilot.pause()

@@ -199,7 +199,7 @@ async def test_inspect_then_the_question_comes_back_with_new_figures(ask_app):
         await pilot.press("i")
         await wait_until(pilot, lambda: isinstance(ask_app.screen, HistoryScreen), what="the inspector")
         await inspector_loaded(pilot)
-        await ask_app.controller.toggle_pin(2)  # pin "note 1", as `p` on its row does
+        await ask_app.steering.toggle_pin(2)  # pin "note 1", as `p` on its row does
         await pilot.press("escape")
         await wait_until(
             pilot,
@@ -227,8 +227,8 @@ async def test_inspect_then_no_cut_needed_sends(ask_app):
         await pilot.press("i")
         await wait_until(pilot, lambda: isinstance(ask_app.screen, HistoryScreen), what="the inspector")
         await inspector_loaded(pilot)
-        await ask_app.controller.evict(0)  # the oldest turn leaves, as `d` on its row does
-        await ask_app.controller.evict(1)
+        await ask_app.steering.evict(0)  # the oldest turn leaves, as `d` on its row does
+        await ask_app.steering.evict(1)
         await pilot.press("escape")
         await wait_until(pilot, lambda: len(session.transcript) == 10, what="the prompt sent")
         await wait_idle(pilot)

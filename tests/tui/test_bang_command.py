@@ -9,7 +9,7 @@ from typing import Any
 
 from pilot_helpers import dialog_armed, paste, wait_idle, wait_ready, wait_until
 from quiet_app import QuietApp
-from support.waits import processes_in
+from support.processes import processes_in
 
 from co_tui.config import load_settings
 from co_tui.tui.screens.approval import ApprovalDialog
@@ -113,7 +113,7 @@ async def test_a_resumed_session_shows_the_command_as_typed_and_its_row(workspac
 
     settings = load_settings()
     session = ChatSession(settings, workspace=workspace, store=open_store(settings), ask=approve)
-    async for _ in session.run_shell_command("echo saved; exit 3"):
+    async for _ in session.run_user_shell("echo saved; exit 3"):
         pass
     session.release_claim()
     app = CoTuiApp(load_settings(), workspace, resume_id=session.id)

@@ -324,7 +324,7 @@ def test_interrupted_answer(snap_compare, make_app):
 def test_approve_shell_dialog(snap_compare, make_app):
     async def run(pilot) -> None:
         await wait_ready(pilot)
-        pilot.app.run_worker(pilot.app.approve_shell("pytest -q tests/test_parser.py"))
+        pilot.app.run_worker(pilot.app.approvals.approve_shell("pytest -q tests/test_parser.py"))
         await dialog_armed(pilot, "ApprovalDialog")
         await pilot.pause()
 

@@ -9,19 +9,11 @@ from pathlib import Path
 
 from pilot_helpers import dialog_armed, send_prompt, wait_idle, wait_ready, wait_until
 from quiet_app import QuietApp
+from support.processes import alive
 
 from co_tui.config import load_settings
 from co_tui.tui.widgets.error_block import ErrorBlock
 from co_tui.tui.widgets.notice_line import NoticeLine
-
-
-def alive(pid: int) -> bool:
-    """Whether `pid` runs (a zombie counts as gone: it has ended, only its status waits)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 async def test_esc_during_a_pre_compact_hook_leaves_the_session_usable(workspace: Path, tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from co_tui.tui.controller import ChatController
 
 
 class RecordingView:
-    """The part of `ChatView` a compaction's events reach, recording the hints and events."""
+    """The part of `ChatView` and `ChatHost` a compaction's events reach, recording the hints and events."""
 
     def __init__(self) -> None:
         self.hints: list[str] = []
@@ -50,7 +50,7 @@ async def stream(*events: Event) -> AsyncIterator[Event]:
 )
 async def test_the_hint_follows_the_reason_of_done(tmp_path: Path, done: Done, hinted: bool) -> None:
     view = RecordingView()
-    controller = ChatController(view, tmp_path)  # type: ignore[arg-type]
+    controller = ChatController(view, view, tmp_path)  # type: ignore[arg-type]
     await controller._show_events(stream(done), compaction=True)
     assert view.hints == (["nothing to compact yet"] if hinted else [])
     assert view.events == [done]

@@ -20,6 +20,7 @@ def _script(prompt: str):
 
 async def test_ctrl_c_clears_then_quits_on_a_second_press(make_app) -> None:
     app = make_app(script=_script)
+    app.quit_window_s = 600.0  # the window outlasts any loaded machine: presses "in a row" are, here
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
         await pilot.press(*"half a thought")
@@ -38,6 +39,7 @@ async def test_ctrl_c_clears_then_quits_on_a_second_press(make_app) -> None:
 
 async def test_ctrl_c_on_an_empty_prompt_interrupts_the_running_answer(make_app) -> None:
     app = make_app(script=_script)
+    app.quit_window_s = 600.0  # the hint is read after the turn ends, however long that takes
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
         await pilot.press(*"hold on", "enter")

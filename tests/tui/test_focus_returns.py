@@ -54,7 +54,7 @@ async def test_banners_fit_a_narrow_terminal_without_cutting_words(real_app, mon
     monkeypatch.setenv("CO_TUI_MAX_HISTORY_MESSAGES", "8")
     from co_tui.config import load_settings
 
-    real_app.settings = load_settings()
+    real_app.opening.settings = load_settings()
     async with real_app.run_test(size=(80, 24)) as pilot:
         app = pilot.app
         await wait_ready(pilot)

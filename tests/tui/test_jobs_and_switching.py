@@ -51,7 +51,7 @@ def _two_sessions(gate: threading.Event, fail: bool | Exception = False):
 
 def _switch(app: CoTuiApp) -> None:
     """What /sessions does once a session is chosen."""
-    app.switch_session(OTHER)
+    app.opening.switch(OTHER)
 
 
 async def test_a_prompt_sent_while_another_session_opens_goes_to_that_session(workspace: Path) -> None:

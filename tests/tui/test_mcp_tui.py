@@ -47,7 +47,7 @@ async def test_servers_start_after_the_session_and_failures_are_one_line(workspa
         assert demo.status == "running" and ghost.status == "failed"
         # The meter counts the running server's schemas now, and no longer says they are missing.
         await wait_until(pilot, lambda: app.chat.meter.reading.mcp_starting == 0, what="meter redrawn")
-        assert app.session.overhead_tokens == app.session.meter.overhead_hint > tool_schema_tokens(demo.tool_defs)
+        assert app.session.binding.overhead == app.session.meter.overhead_hint > tool_schema_tokens(demo.tool_defs)
         await wait_until(pilot, lambda: any("MCP server ghost failed" in n for n in notices(app)), what="notice")
         [line] = [n for n in notices(app) if "ghost" in n]
         assert "no-such-mcp-server-co-tui" in line and "\n" not in line

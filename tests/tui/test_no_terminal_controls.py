@@ -66,7 +66,7 @@ def tool_row() -> Widget:
     from co_tui.tui.widgets.tool_call_block import ToolCallBlock
 
     row = ToolCallBlock("read_file" + HOSTILE[5:20], "c1", json.dumps({"path": HOSTILE}))
-    row.set_result(HOSTILE, len(HOSTILE))
+    row.set_result(ToolResult(tool_name=row.tool_name, tool_call_id="c1", content=HOSTILE, chars=len(HOSTILE)))
     row.collapsed = False
     return row
 
@@ -76,7 +76,8 @@ def shell_row() -> Widget:
     from co_tui.tui.widgets.tool_call_block import ToolCallBlock
 
     row = ToolCallBlock(USER_SHELL_TOOL, "c2", json.dumps({"command": f"printf '{HOSTILE}'"}))
-    row.set_result(f"$ printf …\n{HOSTILE}\n[exit code 0]", 200)
+    output = f"$ printf …\n{HOSTILE}\n[exit code 0]"
+    row.set_result(ToolResult(tool_name=USER_SHELL_TOOL, tool_call_id="c2", content=output, chars=200))
     row.collapsed = False
     return row
 
@@ -239,7 +240,7 @@ async def test_a_resumed_session_its_list_and_its_inspector_show_controls_escape
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is app.chat, what="back to the chat")
 
-        app.action_show_sessions()
+        app.commands.show_sessions()
         await wait_until(pilot, lambda: getattr(app.screen, "loaded", False), what="the sessions list")
         await pilot.pause()
         assert_clean(app)

@@ -22,7 +22,7 @@ def todo_app(real_app, workspace, monkeypatch):
         (workspace / f"f{i}.py").write_text(f"# TODO: fix thing number {i}\n" * 5)
     from co_tui.config import load_settings
 
-    real_app.settings = load_settings()
+    real_app.opening.settings = load_settings()
     return real_app
 
 

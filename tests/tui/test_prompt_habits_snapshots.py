@@ -44,7 +44,7 @@ def test_bang_command_approval(snap_compare, make_app):
 
     async def run(pilot) -> None:
         await wait_ready(pilot)
-        pilot.app.run_worker(pilot.app.approve_shell("git status --short", by_user=True))
+        pilot.app.run_worker(pilot.app.approvals.approve_shell("git status --short", by_user=True))
         await dialog_armed(pilot, "ApprovalDialog")
         await pilot.pause()
 

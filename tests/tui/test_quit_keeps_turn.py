@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from pilot_helpers import Tmux, poll_until
+from support.processes import children
 
 from co_tui.store.session_store import SessionStore
 
@@ -44,8 +45,8 @@ def tui(tmp_path: Path):
 
 def _co_tui_pid(tmux: Tmux) -> int:
     shell = int(tmux("display", "-p", "-t", "t", "#{pane_pid}").strip())
-    children = Path(f"/proc/{shell}/task/{shell}/children").read_text().split()
-    return int(children[0]) if children else shell
+    started = children(shell)
+    return started[0] if started else shell
 
 
 @pytest.mark.parametrize("how", ["ctrl+q", "sigterm", "sighup"])

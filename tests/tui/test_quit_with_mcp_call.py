@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from pilot_helpers import Tmux, poll_until
+from support.processes import alive, children
 
 ROOT = Path(__file__).resolve().parents[2]
 CO_TUI = ROOT / ".venv" / "bin" / "co-tui"
@@ -39,14 +40,6 @@ def block() -> str:
 open(sys.argv[1], "w").write(str(os.getpid()))
 server.run()
 '''
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()
 
 
 @pytest.mark.parametrize("how", ["ctrl+q", "sigterm"])
@@ -78,13 +71,13 @@ def test_quitting_during_a_hung_mcp_call_closes_the_server_and_exits(tmp_path: P
             tmux("send-keys", "-t", "t", "C-q")
         else:
             shell = int(tmux("display", "-p", "-t", "t", "#{pane_pid}").strip())
-            [co_tui] = Path(f"/proc/{shell}/task/{shell}/children").read_text().split()
-            os.kill(int(co_tui), signal.SIGTERM)
+            [co_tui] = children(shell)
+            os.kill(co_tui, signal.SIGTERM)
         # The call would block for an hour: exiting at all means co-tui did not wait for it.
         poll_until(done.exists, lambda: f"co-tui to exit:\n{tmux.pane()}")
         assert done.read_text().strip() == "0"
-        poll_until(lambda: not _alive(server_pid), "the MCP server process to end")
+        poll_until(lambda: not alive(server_pid), "the MCP server process to end")
     finally:
         tmux("kill-server")
-        if server_pid and _alive(server_pid):
+        if server_pid and alive(server_pid):
             os.kill(server_pid, signal.SIGKILL)

@@ -9,8 +9,17 @@ from textual.app import App, ComposeResult
 from co_tui.governance.handles import stamp_handles
 from co_tui.governance.preview import preview_big_outputs
 from co_tui.governance.recall import recall_output, recalled_what
+from co_tui.session.events import ToolResult
+from co_tui.session.tool_facts import tool_result
 from co_tui.tui.transcript_view import truncated_tool_call_ids
 from co_tui.tui.widgets.tool_call_block import ToolCallBlock
+
+
+def _result(block: ToolCallBlock, content: str, chars: int, *, is_error: bool = False) -> ToolResult:
+    """The block's result as the session yields it (its facts read off `content`)."""
+    return tool_result(
+        tool_name=block.tool_name, tool_call_id=block.tool_call_id, content=content, chars=chars, is_error=is_error
+    )
 
 
 def _transcript() -> list:
@@ -29,10 +38,10 @@ async def test_a_recall_row_says_what_came_back_and_from_which_turn() -> None:
     assert recalled_what(content) == "the output of read_file() from turn 1"
     async with Host().run_test() as pilot:
         block = pilot.app.query_one(ToolCallBlock)
-        block.set_result(content, len(content))
+        block.set_result(_result(block, content, len(content)))
         await pilot.pause()
         assert "recalled the output of read_file() from turn 1" in block.title.plain
-        block.set_result("no tool output 'r9' in this session", 30, is_error=True)
+        block.set_result(_result(block, "no tool output 'r9' in this session", 30, is_error=True))
         assert block.recalled is None and "recalled" not in block.title.plain
 
 
@@ -91,12 +100,12 @@ async def test_a_big_output_s_row_says_preview_with_the_whole_size_as_it_arrives
     shown = shown_preview(whole, 50_000)
     async with BigHost().run_test() as pilot:
         block = pilot.app.query_one(ToolCallBlock)
-        block.set_result(shown, len(whole))
+        block.set_result(_result(block, shown, len(whole)))
         await pilot.pause()
         assert block.previewed and "588.9k chars" in block.title.plain and " preview " in block.title.plain
         block.mark_truncated()  # the context's preview also counts as shortened: one badge, the one that says more
         assert "truncated" not in block.title.plain
-        block.set_result(whole[:100], 100)
+        block.set_result(_result(block, whole[:100], 100))
         assert not block.previewed and " preview " not in block.title.plain
 
 
@@ -109,8 +118,22 @@ async def test_a_failed_command_s_previewed_row_says_how_it_ended(workspace) -> 
     whole = await run_command("seq 1 100000; exit 2", workspace)
     async with BigHost().run_test() as pilot:
         block = pilot.app.query_one(ToolCallBlock)
-        block.set_result(shown_preview(whole, 50_000), len(whole))
+        block.set_result(_result(block, shown_preview(whole, 50_000), len(whole)))
         await pilot.pause()
         assert block.previewed and block.title.plain.endswith("chars · exit 2   preview ")
-        block.set_result("(the tool failed)", 17, is_error=True)
+        block.set_result(_result(block, "(the tool failed)", 17, is_error=True))
         assert "exit" not in block.title.plain, "an error row says failed, not how a command ended"
+
+
+async def test_the_row_shows_the_session_s_facts_and_reads_nothing_off_the_output() -> None:
+    """The title's outcome and badges are the `ToolResult`'s fields (front ends only display them):
+    an output whose text says nothing shows what the session said of it, and the reverse."""
+    async with BigHost().run_test() as pilot:
+        block = pilot.app.query_one(ToolCallBlock)
+        said = ToolResult(tool_name="run_shell", tool_call_id="c2", content="", chars=0, outcome="timed out")
+        block.set_result(said)
+        await pilot.pause()
+        assert block.title.plain.endswith("0 chars · timed out")
+        silent = "$ make\n[exit code 2]"  # a fact the session did not fill: not shown
+        block.set_result(ToolResult(tool_name="run_shell", tool_call_id="c2", content=silent, chars=len(silent)))
+        assert "exit" not in block.title.plain

@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("pydantic", "pydantic_settings", "pydantic_ai", "pydantic_core")
 
 
+@pytest.mark.slow
 def test_importing_the_start_up_path_loads_no_pydantic(tmp_path: Path) -> None:
     code = (
         "import sys, json\n"
@@ -38,6 +39,7 @@ def test_importing_the_start_up_path_loads_no_pydantic(tmp_path: Path) -> None:
     assert json.loads(out.stdout) == []
 
 
+@pytest.mark.slow
 def test_the_start_up_path_loads_no_markdown(tmp_path: Path) -> None:
     """Textual's Markdown widgets and markdown-it wait for a first answer or a resumed conversation."""
     code = (
@@ -95,6 +97,7 @@ def _run_probe(tmp_path: Path, *args: str) -> dict[str, object]:
     return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
+@pytest.mark.slow
 def test_pydantic_ai_loads_off_the_ui_thread_after_the_first_frame(tmp_path: Path) -> None:
     """The real `co-tui` start-up (`cli.main`) to a ready session: the chat screen is drawn first;
     then settings (pydantic, pydantic-settings) and pydantic-ai are imported by the start-up
@@ -108,6 +111,7 @@ def test_pydantic_ai_loads_off_the_ui_thread_after_the_first_frame(tmp_path: Pat
     assert result["gc_on_before_ready"] is False and result["gc_on_after"] is True
 
 
+@pytest.mark.slow
 def test_a_resumed_conversation_shows_before_pydantic_loads(tmp_path: Path) -> None:
     """`co-tui --continue`: the saved conversation is read from the store and shown before the
     settings are built (pydantic-settings) and before pydantic-ai loads; the session then opens."""

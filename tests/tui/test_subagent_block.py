@@ -260,7 +260,7 @@ async def test_an_approval_a_child_asks_for_names_the_child(make_app) -> None:
             async def ask(agent: str | None = agent, answer: asyncio.Future = answer) -> None:
                 token = CHILD_AGENT.set(agent)  # as a child's run sets it around its tools' calls
                 try:
-                    answer.set_result(await app.approve_shell("ls docs"))
+                    answer.set_result(await app.approvals.approve_shell("ls docs"))
                 finally:
                     CHILD_AGENT.reset(token)
 

@@ -53,8 +53,14 @@ async def running(pilot) -> None:
     await wait_until(pilot, lambda: pilot.app.chat.query("SubagentBlock"), what="the block")
     block = pilot.app.chat.query_one("SubagentBlock")
     await wait_until(pilot, lambda: block.view.tool and block.view.tool[0] == "read_file", what="read_file running")
-    # The activity line follows the same event a callback later (its label is set, then drawn).
+    # The activity line follows the same event a callback later (its label is set, then drawn);
+    # the parent's first words reach the Markdown at the stream's own pace (widgets/assistant_message.py).
     await wait_until(pilot, lambda: pilot.app.chat.activity.label == "explore-1: running read_file…", what="the label")
+    await wait_until(
+        pilot,
+        lambda: any("subagent to look" in str(p.render()) for p in pilot.app.chat.query("MarkdownParagraph")),
+        what="the parent's words drawn",
+    )
     await pilot.pause()
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from cli_process import run_co_tui
 from pilot_helpers import Tmux, poll_until
+from support.processes import alive, children
 
 from co_tui.store.session_store import SessionStore
 
@@ -51,27 +52,16 @@ class Run:
         )
         self.pid = int(self.tmux("display", "-p", "-t", "t", "#{pane_pid}").strip())
         if detached:  # co-tui is setsid's child
-            poll_until(lambda: self._children(), "setsid to start co-tui")
-            self.pid = int(self._children()[0])
-
-    def _children(self) -> list[str]:
-        return Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text().split()
+            poll_until(lambda: children(self.pid), "setsid to start co-tui")
+            self.pid = children(self.pid)[0]
 
     def close_terminal(self) -> None:
         self.screen = self.tmux.pane()
         self.tmux("kill-session", "-t", "t")
 
-    def alive(self) -> bool:
-        # A zombie (exited, not yet reaped by its parent, the tmux server that is gone) is not alive.
-        try:
-            state = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except FileNotFoundError:
-            return False
-        return state != "Z"
-
     def assert_gone_and_unlocked(self) -> None:
         poll_until(
-            lambda: not self.alive(),
+            lambda: not alive(self.pid),  # a zombie (its parent, the tmux server, is gone) counts as gone
             lambda: f"co-tui (pid {self.pid}) to exit after its terminal closed; screen then:\n{self.screen}",
             timeout=GONE_WITHIN_S,
         )
@@ -86,7 +76,7 @@ class Run:
         return proc.stdout
 
     def stop(self) -> None:
-        if self.alive():  # the test failed: leave nothing running
+        if alive(self.pid):  # the test failed: leave nothing running
             os.kill(self.pid, signal.SIGKILL)
         self.tmux("kill-server")
 

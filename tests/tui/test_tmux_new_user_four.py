@@ -58,6 +58,7 @@ def test_bang_output_newlines_scrolling_ctrl_c_and_the_sessions_hint(tmux: Tmux,
     tmux.wait_for("Run (y)")
     _keys(tmux, "y")
     tmux.wait_for("No such file or directory")
+    tmux.wait_turn_over()  # /sessions below is refused while the command's job runs
     assert "exit 2" in tmux.pane()
 
     # 2: Alt+Enter (ESC CR here) starts a new line; nothing is sent.

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from pilot_helpers import Tmux, poll_until
+from support.processes import running
 
 ROOT = Path(__file__).resolve().parents[2]
 CO_TUI = ROOT / ".venv" / "bin" / "co-tui"
@@ -47,19 +48,6 @@ def _keys(tmux: Tmux, *keys: str) -> None:
     tmux("send-keys", "-t", "t", *keys)
 
 
-def _sleeping(seconds: str) -> list[str]:
-    """The pids of live `sleep SECONDS` processes (co-tui itself runs in the workspace too: the
-    command is found by its arguments, not its directory)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and (entry / "cmdline").read_bytes() == f"sleep\0{seconds}\0".encode():
-                pids.append(entry.name)
-        except OSError:
-            continue
-    return pids
-
-
 def test_a_bang_command_typed_in_one_burst_asks_runs_and_stops(term) -> None:
     tmux, ws = term
     _keys(tmux, "!echo one-two-three", "Enter")
@@ -74,10 +62,10 @@ def test_a_bang_command_typed_in_one_burst_asks_runs_and_stops(term) -> None:
     tmux.wait_for("You typed !, to run in the workspace:")
     tmux.wait_for("Run (y)")  # armed: its answers work (screens/arming.py)
     _keys(tmux, "y")
-    poll_until(lambda: _sleeping("6171"), lambda: f"the command to start:\n{tmux.pane()}")
+    poll_until(lambda: running("sleep 6171 "), lambda: f"the command to start:\n{tmux.pane()}")
     tmux.wait_for("running !echo started; sleep 6171…")
     _keys(tmux, "Escape")
-    poll_until(lambda: not _sleeping("6171"), lambda: f"the command to be killed:\n{tmux.pane()}")
+    poll_until(lambda: not running("sleep 6171 "), lambda: f"the command to be killed:\n{tmux.pane()}")
     tmux.wait_for("$ echo started; sleep 6171 · 84 chars")
     tmux.wait_for("running !echo started", gone=True)
 

@@ -49,6 +49,7 @@ def test_esc_esc_down_enter_rewinds_to_the_earlier_prompt(tmp_path: Path) -> Non
         tmux("send-keys", "-t", "t", "-l", ", edited")  # edit the prompt put back, and resend it
         tmux("send-keys", "-t", "t", "Enter")
         tmux.wait_for('You said "the first question, edited"')
+        tmux.wait_turn_over()  # /branches is refused while a turn runs
         tmux("send-keys", "-t", "t", "-l", "/branches")
         tmux("send-keys", "-t", "t", "Enter")
         tmux.wait_for("Branches of this conversation")

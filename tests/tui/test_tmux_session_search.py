@@ -39,6 +39,7 @@ def test_slash_and_words_in_one_burst_filter_the_picker(tmp_path: Path) -> None:
         tmux.wait_for("Ask anything")
         tmux.submit("hello there")  # answered: the session is ready (before, /sessions waits for it)
         tmux.wait_for("Hello! I am")
+        tmux.wait_turn_over()  # /sessions is refused while a turn runs
         tmux.submit("/sessions")
         tmux.wait_for("Fix the build")
         tmux("send-keys", "-t", "t", "/zanz")  # one write: the field takes every character, `/` included

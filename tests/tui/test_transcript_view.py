@@ -196,6 +196,7 @@ def test_truncated_badges_from_rows_and_messages() -> None:
     assert truncated_tool_call_ids(messages) == truncated_tool_call_ids(as_rows(messages)) == {"cut"}
 
 
+@pytest.mark.slow
 def test_it_imports_no_pydantic_ai() -> None:
     code = (
         "import sys; from co_tui.tui.transcript_view import transcript_items, window_items; "

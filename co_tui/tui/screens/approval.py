@@ -19,8 +19,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from co_tui.agent.approval_text import EDIT_TOOLS, ShownCall, escaped, show_call
-from co_tui.agent.permissions import Decision, Grant
+from co_tui.session import EDIT_TOOLS, Decision, Grant, ShownCall, escaped, show_call
 from co_tui.text import escape_controls
 from co_tui.tui.screens.arming import ArmedAnswers
 from co_tui.tui.widgets.call_box import CallBox, lines_content

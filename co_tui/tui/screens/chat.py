@@ -1,7 +1,8 @@
 """The chat screen: renders the session's domain events as widgets; posts the user's intents.
 
 It holds no session logic: the controller (co_tui/tui/controller.py) runs turns and hands their
-events here in order; this screen maps each one to a widget (`show_event`).
+events here in order; this screen maps each one to a widget (`show_event`). It is the controller's
+`ChatView` (tui/chat_view.py).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from co_tui.session import (
     UsageUpdate,
 )
 from co_tui.text import screen_text
-from co_tui.tui.commands import KEYS
+from co_tui.tui.commands import KEYS, binding_action
 from co_tui.tui.frame_budget import FrameBudget
 from co_tui.tui.input_clock import KeyClock
 from co_tui.tui.key_echo import KeyEcho
@@ -58,6 +59,7 @@ from co_tui.tui.widgets.user_message import UserMessage
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from co_tui.session import SessionPort
     from co_tui.tui.transcript_view import Item
     from co_tui.tui.widgets.assistant_message import AssistantMessage
 
@@ -71,7 +73,7 @@ class ChatScreen(Screen[None]):
     CSS_PATH = "chat.tcss"
     AUTO_FOCUS = "PromptInput"
     BINDINGS = [
-        Binding(k.key, f"app.{k.action}", k.description, show=k.show, priority=k.priority, id=k.action)
+        Binding(k.key, binding_action(k.action), k.description, show=k.show, priority=k.priority, id=k.action)
         for k in KEYS
         if k.action != "command_palette"  # Textual binds the palette itself (App.COMMAND_PALETTE_BINDING)
     ]
@@ -114,7 +116,7 @@ class ChatScreen(Screen[None]):
         """The workspace paths for `@fragment` (agent/mentions.py: confined as read_file is). The
         walk below the root is made once per mention, when its `@` is typed (a fragment still empty),
         and filtered at each key after it: a key costs milliseconds, not a walk."""
-        from co_tui.agent.mentions import complete_paths, walk_index
+        from co_tui.session import complete_paths, walk_index
 
         assert self.workspace is not None
         if self._path_index is None or not fragment:
@@ -163,6 +165,41 @@ class ChatScreen(Screen[None]):
     def clear_hint(self) -> None:
         """Hide the hint line."""
         self.show_hint("")
+
+    @property
+    def gone(self) -> bool:
+        """Not on screen (not mounted yet, or removed) or being removed: the app is shutting down, and
+        a worker's news came too late. Shutting down prunes each screen over several awaits,
+        flagging it first: its widgets (the title bar, the meter) may already be removed."""
+        return not self.is_attached or self._pruning
+
+    def restore_prompt(self, text: str) -> None:
+        """`ChatView.restore_prompt`: `text` goes first, anything typed since stays after it."""
+        typed = self.prompt.text.strip()
+        self.prompt.restore(f"{text}\n\n{typed}" if typed else text)
+
+    def show_queue(self, texts: Sequence[str]) -> None:
+        """`ChatView.show_queue`: the strip above the input."""
+        self.queue_strip.show(texts)
+
+    def show_session(self, session: SessionPort) -> None:
+        """`ChatView.show_session`: the title bar and the meter's reading (none once the screen is
+        being removed: the controller's awaits before it may outlast the app)."""
+        if not self.gone:
+            self.show_model(session)
+            self.meter.reading = session.meter_reading()
+
+    def show_model(self, session: SessionPort) -> None:
+        """The title bar: `session`'s model, whether it is the offline one, and its title."""
+        bar = self.title_bar
+        bar.model_name = session.model_name
+        bar.offline = bool(session.is_offline)
+        bar.session_title = session.title
+
+    def show_title(self, title: str) -> None:
+        """`ChatView.show_title`: the session's title in the title bar (none once the screen goes)."""
+        if not self.gone:
+            self.title_bar.session_title = title
 
     def on_chat_log_following(self, message: ChatLog.Following) -> None:
         """Under the log while it does not follow the end: there is more below, and how to get there."""
@@ -273,7 +310,7 @@ class ChatScreen(Screen[None]):
                 if (subagent := self._subagents.get(event.tool_call_id)) is not None:
                     subagent.show(event)
                 elif (found := self._tools.get(event.tool_call_id)) is not None:
-                    found.set_result(event.content, event.chars, is_error=event.is_error)
+                    found.set_result(event)
             case HistoryTrimmed():
                 await self.end_answer()
                 from co_tui.tui.widgets.trim_banner import TrimBanner
@@ -375,8 +412,8 @@ class ChatScreen(Screen[None]):
                 group.append(self._saved_subagent(entry))
             else:
                 block = ToolCallBlock(entry.tool_name, entry.tool_call_id, entry.args)
-                if entry.result is not None:
-                    block.set_result(entry.result, len(entry.result), is_error=entry.is_error)
+                if (result := entry.tool_result()) is not None:
+                    block.set_result(result)
                 else:
                     block.mark_interrupted()
                 self._tools[entry.tool_call_id] = block

@@ -3,9 +3,9 @@
 Read-only. Four tabs — the context (what goes to the model next, markers included), the
 transcript (every message, with its status), the ledger of trims, and the usage of every request
 (input, the part read from / written to the provider's prompt cache, output, cost) — under the
-totals and a tokens-per-turn chart. The per-message facts come from `co_tui.governance.annotate_history`,
-read in a thread by `co_tui.session.history_rows` (a resumed transcript decodes from the store); this
-screen only lays them out, a slice of rows at a time, so keys work while it fills.
+totals and a tokens-per-turn chart. The per-message facts and the chart's bars are read in a thread by
+`co_tui.session.read_history_rows` (a resumed transcript decodes from the store); this screen only
+lays them out, a slice of rows at a time, so keys work while it fills.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 from textual.widgets.data_table import ColumnKey
 
-from co_tui.governance.turn_states import status_label, turn_bars
 from co_tui.session import (
     HistoryRows,
     RequestCost,
     banner_details,
+    status_label,
 )
 from co_tui.text import escape_controls, format_tokens, one_line, plural
 from co_tui.tui.format import budget_percent
@@ -41,8 +41,7 @@ from co_tui.tui.widgets.turn_token_chart import STATE_COLOURS, TurnTokenChart, l
 from co_tui.tui.widgets.usage_table import UsageTable, usage_summary
 
 if TYPE_CHECKING:
-    from co_tui.governance.events import HistoryTrimmed
-    from co_tui.session import HistoryView
+    from co_tui.session import HistoryTrimmed, HistoryView
 
 
 class Steering(Protocol):
@@ -63,7 +62,7 @@ class Steering(Protocol):
 
 
 class MessageRow(Protocol):
-    """One annotated message (`co_tui.governance.MessageInfo`), read-only."""
+    """One annotated message (`HistoryRows.transcript`'s and `.context`'s), read-only."""
 
     @property
     def index(self) -> int:
@@ -87,7 +86,7 @@ class MessageRow(Protocol):
 
     @property
     def status(self) -> str:
-        """Where the message stands (`governance.turn_states.Status`: in_context, truncated, …)."""
+        """Where the message stands (in_context, truncated, …: its words are `status_label`'s)."""
         ...
 
     @property
@@ -267,7 +266,7 @@ class HistoryScreen(Screen[None]):
         await self._fill_ledger(ledger)
         await self._fill_usage(rows.requests, transcript_rows)
         self._fill_totals(transcript_rows, context_rows, ledger)
-        self.query_one("#history-chart", TurnTokenChart).bars = turn_bars(transcript_rows)
+        self.query_one("#history-chart", TurnTokenChart).bars = rows.turn_bars
         tabs = self.query_one("#history-tabs", TabbedContent)
         tabs.get_tab("context").label = f"In context ({len(context_rows)})"
         tabs.get_tab("transcript").label = f"Transcript ({len(transcript_rows)})"
@@ -430,7 +429,7 @@ class HistoryScreen(Screen[None]):
     ) -> None:
         reading = self.session.meter_reading()
         user_turns = {row.turn for row in transcript_rows if row.turn > 0}
-        turns_in_context = sum(bar.state in ("in_context", "partial") for bar in turn_bars(transcript_rows))
+        turns_in_context = sum(bar.state in ("in_context", "partial") for bar in self._rows.turn_bars)
         transcript_tokens = sum(row.tokens for row in transcript_rows)
         labels = [status_label(row.status) for row in transcript_rows]
         text = Text()

@@ -1,6 +1,6 @@
 """The `/mcp` screen: each MCP server, its status, its tools and their schemas' token cost.
 
-The rows come from `co_tui.agent.mcp_servers.mcp_overview` (no Textual there); this only lays them out.
+The rows come from `co_tui.session.mcp_overview` (no Textual there); this only lays them out.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ class McpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         """The servers' overview (or the config error) as Markdown, scrollable, in a dialog."""
-        from co_tui.agent.mcp_servers import mcp_overview
+        from co_tui.session import mcp_overview
 
         error = getattr(self.servers, "config_error", None)
         with Vertical(id="mcp-dialog"):
@@ -92,7 +92,7 @@ class McpScreen(ModalScreen[None]):
 
     def show_servers(self) -> None:
         """Redraw the rows: a server's status changed while the list is open (it started or failed)."""
-        from co_tui.agent.mcp_servers import mcp_overview
+        from co_tui.session import mcp_overview
 
         error = getattr(self.servers, "config_error", None)
         # Names, reasons and tool names come from the servers and .mcp.json: escaped.

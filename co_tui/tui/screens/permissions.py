@@ -12,8 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from co_tui.agent.approval_text import escaped
-from co_tui.agent.permissions import Permissions
+from co_tui.session import Permissions, escaped
 from co_tui.tui.key_label import key_label
 
 EMPTY = (

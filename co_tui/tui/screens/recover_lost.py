@@ -33,7 +33,7 @@ class RecoverLostScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         """What bringing an item back does, then the lost items to choose from (plain text, no markup)."""
-        from co_tui.governance.recover import MAX_EXCERPT_CHARS
+        from co_tui.session import MAX_EXCERPT_CHARS
 
         with Vertical(id="dialog"):
             yield Static("Bring a lost item back?", id="dialog-title")

@@ -19,7 +19,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from co_tui.agent.approval_text import ShownLine
+from co_tui.session import ShownLine
 
 _SEGMENT_STYLE = {"escape": "reverse $warning", "gap": "italic $text-muted"}
 _LINE_STYLE = {"add": "$text-success", "delete": "$text-error", "hunk": "bold $text-accent"}

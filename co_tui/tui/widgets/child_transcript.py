@@ -59,7 +59,7 @@ class ChildTranscript(ChatLog):
             case ToolResult():
                 found = self._tools.get(event.tool_call_id) if event.agent is not None else None
                 if found is not None:
-                    found.set_result(event.content, event.chars, is_error=event.is_error)
+                    found.set_result(event)
             case HistoryTrimmed():
                 await self.end_answer()
                 from co_tui.tui.widgets.trim_banner import TrimBanner

@@ -158,7 +158,7 @@ class PromptInput(TextArea):
 
     def _mention_before_cursor(self) -> str | None:
         """The path typed after an `@` right before the cursor, or None (agent/mentions.py)."""
-        from co_tui.agent.mentions import mention_being_typed
+        from co_tui.session import mention_being_typed
 
         row, column = self.cursor_location
         return mention_being_typed(self.document.get_line(row)[:column])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from textual.app import ComposeResult
 from textual.content import Content
@@ -11,6 +11,9 @@ from textual.widgets import Collapsible, Static
 
 from co_tui.session import USER_SHELL_TOOL
 from co_tui.text import escape_controls, one_line, screen_text
+
+if TYPE_CHECKING:
+    from co_tui.session import ToolResult
 
 Status = Literal["running", "done", "error", "interrupted"]
 
@@ -72,8 +75,8 @@ class ToolCallBlock(Collapsible):
 
     `set_result` fills in the size and preview; `mark_truncated` adds the badge shown when
     governance shortened this output in the model's view (the transcript keeps it whole). An
-    output too big to send whole arrives as its preview (`governance.preview.shown_preview`): the
-    row says `preview` from the start, and its size is the whole output's.
+    output too big to send whole arrives as its preview (`ToolResult.previewed`): the row says
+    `preview` from the start, and its size is the whole output's.
     """
 
     DEFAULT_CSS = """
@@ -130,30 +133,22 @@ class ToolCallBlock(Collapsible):
         """Opened, the result shows the whole output: the head under the title goes."""
         self._inline.set_class(not collapsed, "-opened")
 
-    def set_result(self, content: str, chars: int, *, is_error: bool = False) -> None:
-        """Record the tool's result: size in the title, the head of the text in the expanded view."""
-        self.status = "error" if is_error else "done"
+    def set_result(self, result: ToolResult) -> None:
+        """Show the tool's result: its size, outcome and badges in the title (facts the session read
+        off the output: `ToolResult`), the head of the text in the expanded view."""
+        content, chars = result.content, result.chars
+        self.status = "error" if result.is_error else "done"
         self.result_chars = chars
-        self.recalled = None
-        from co_tui.agent.permissions import SHELL_TOOL
-        from co_tui.agent.shell import shell_outcome
-        from co_tui.governance.preview import PREVIEW_MARK
-
         # A failed command is no tool error (its last line says how it ended): the title says it.
-        shell = self.tool_name in (SHELL_TOOL, USER_SHELL_TOOL) and not is_error
-        self.outcome = shell_outcome(content) if shell else None
-
-        self.previewed = chars > len(content) and PREVIEW_MARK in content
-        if self.tool_name == "recall" and not is_error:
-            from co_tui.governance.recall import recalled_what
-
-            self.recalled = recalled_what(content)
+        self.outcome = result.outcome
+        self.previewed = result.previewed
+        self.recalled = result.recalled
         shown = content if len(content) <= PREVIEW_CHARS else content[:PREVIEW_CHARS] + f"\n… ({chars:,} chars in all)"
         self._result.update(Content(screen_text(shown)))  # a file's or a command's bytes never drive the terminal
         if self.tool_name == USER_SHELL_TOOL:
             self._inline.update(shell_inline_output(content, chars))
             self._inline.set_class(False, "-empty")
-        self.set_class(is_error, "-error")
+        self.set_class(result.is_error, "-error")
         self._refresh_title()
 
     def mark_truncated(self) -> None:

@@ -14,7 +14,7 @@ from co_tui.text import escape_controls, screen_text
 from co_tui.tui.markdown_parser import literal_underscores_parser
 
 if TYPE_CHECKING:
-    from co_tui.governance.events import HistoryTrimmed
+    from co_tui.session import HistoryTrimmed
 
 
 RECOVER_KEY = "r"

@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from co_tui.governance.turn_states import TurnBar, TurnState
+from co_tui.session import TurnBar, TurnState
 
 __all__ = ["STATE_COLOURS", "STATE_LABELS", "TurnBar", "TurnState", "TurnTokenChart", "legend_markup", "render_bars"]
 

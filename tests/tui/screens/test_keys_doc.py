@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from cli_process import run_python
 
 from co_tui.tui.commands import COMMANDS, KEYS
@@ -48,6 +49,7 @@ def test_the_offline_models_phrases_are_documented():
         assert f"`{example}`" in doc and effect.split("`")[0] in doc, example
 
 
+@pytest.mark.slow
 def test_the_reference_does_not_load_pydantic_ai():
     # The help screen is part of the TUI, which must paint before pydantic and pydantic-ai load.
     code = (

@@ -331,6 +331,7 @@ async def test_a_delete_runs_off_the_ui_thread(make_host, store, workspace, monk
         assert [m.id for m in store.list_sessions(workspace)] == [IDS["bcd"], IDS["cde"], IDS["def"]]
 
 
+@pytest.mark.slow
 async def test_a_session_open_in_another_process_is_not_deleted(make_host, store, workspace, tmp_path):
     # Issue 33: Delete deleted a session another co-tui had open; that process's next save failed and
     # its conversation survived only as a rescue file.

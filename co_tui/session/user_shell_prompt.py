@@ -6,17 +6,17 @@ Imports nothing: the TUI asks this before the session (and pydantic-ai) is loade
 
 from __future__ import annotations
 
-__all__ = ["BANG", "USER_SHELL_TOOL", "bang_command"]
+__all__ = ["USER_SHELL_PREFIX", "USER_SHELL_TOOL", "user_shell_command"]
 
-BANG = "!"
+USER_SHELL_PREFIX = "!"
 USER_SHELL_TOOL = "user_shell"
 """The tool name of a `!command`'s synthetic call and result in the history (not an agent tool)."""
 
 
-def bang_command(text: str) -> str | None:
+def user_shell_command(text: str) -> str | None:
     """The command of a prompt typed as `!command` (stripped), or None: not one (a prompt), or `!`
     with nothing after it (sent as a prompt, as typed)."""
-    if not text.startswith(BANG):
+    if not text.startswith(USER_SHELL_PREFIX):
         return None
-    command = text[len(BANG) :].strip()
+    command = text[len(USER_SHELL_PREFIX) :].strip()
     return command or None

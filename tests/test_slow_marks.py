@@ -1,0 +1,77 @@
+"""Every test that starts tmux, co-tui or another Python process itself is marked `slow`, so that
+`make test-fast` (`-m "not slow"`) leaves out exactly those (pyproject.toml's marker, README).
+
+Read from the test modules' source: a test is taken to start one when its body, or a function or
+fixture of its module it uses, names one of the helpers below (or `sys.executable`, a Python
+process of its own). A process started by co-tui's own code under test (a `!command`, a search's
+child) does not count: that is the code being tested, and cheap."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+TESTS = Path(__file__).parent
+
+STARTS_A_PROCESS = re.compile(
+    r"\b(run_co_tui|run_python|start_co_tui|open_agent|Tmux|MCPServerStdio|demo_server|sys\.executable)\b"
+)
+
+
+def _is_slow(decorators: list[ast.expr]) -> bool:
+    return any("mark.slow" in ast.unparse(d) for d in decorators)
+
+
+def _module_slow(tree: ast.Module) -> bool:
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "pytestmark" for t in node.targets):
+            return "mark.slow" in ast.unparse(node.value)
+    return False
+
+
+def unmarked_process_tests(path: Path, root: Path = TESTS.parent) -> list[str]:
+    """The tests of module `path` that start a process (as above) and are not marked `slow`, as
+    node ids relative to `root`."""
+    source = path.read_text()
+    tree = ast.parse(source)
+    if _module_slow(tree):
+        return []
+    functions = {n.name: n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+    def starts(name: str, seen: frozenset[str]) -> bool:
+        node = functions[name]
+        if STARTS_A_PROCESS.search(ast.get_source_segment(source, node) or ""):
+            return True
+        used = {a.arg for a in node.args.args} | {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        return any(starts(u, seen | {name}) for u in used if u in functions and u not in seen and u != name)
+
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    tests = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    tests += [m for c in classes if not _is_slow(c.decorator_list) for m in c.body if isinstance(m, ast.FunctionDef)]
+    return [
+        f"{path.relative_to(root)}::{t.name}"
+        for t in tests
+        if t.name.startswith("test_") and not _is_slow(t.decorator_list) and starts(t.name, frozenset())
+    ]
+
+
+def test_every_test_that_starts_a_process_is_marked_slow() -> None:
+    modules = [path for path in sorted(TESTS.rglob("test_*.py")) if path != Path(__file__)]  # not its own probe
+    unmarked = [test for path in modules for test in unmarked_process_tests(path)]
+    assert not unmarked, "mark these @pytest.mark.slow (they start a process of their own):\n" + "\n".join(unmarked)
+
+
+def test_the_check_finds_an_unmarked_process_test(tmp_path: Path) -> None:
+    """The check itself: a helper that starts co-tui, used by an unmarked test, is found; a marked
+    one and one that starts nothing are not."""
+    module = tmp_path / "test_probe.py"
+    module.write_text(
+        "import pytest\n"
+        "from cli_process import run_co_tui\n\n"
+        "def _print(*args):\n    return run_co_tui('-p', *args)\n\n"
+        "def test_unmarked():\n    assert _print('hi').returncode == 0\n\n"
+        "@pytest.mark.slow\ndef test_marked():\n    assert _print('hi').returncode == 0\n\n"
+        "def test_in_process():\n    assert 1 + 1 == 2\n"
+    )
+    assert unmarked_process_tests(module, tmp_path) == ["test_probe.py::test_unmarked"]
