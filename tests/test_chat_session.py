@@ -398,5 +398,10 @@ def test_a_session_start_builds_the_workspace_tools_once(workspace: Path, monkey
     built = factory.overhead_tokens(session.settings, workspace=workspace, project_text=session.resources.project.text)
     delegate = factory.tool_schema_tokens(factory.known_tool_defs(session.delegations.toolset()))
     assert delegate > 0
+    # The `remember` tool's schema too (docs/configuration.md, "Memory").
+    from co_tui.session.memory import memory_toolset
+
+    remember = factory.tool_schema_tokens(factory.known_tool_defs(memory_toolset(session.resources)))
+    assert remember > 0
     # (priced in one JSON list with the workspace tools': a token of rounding either way)
-    assert abs(session.binding.overhead - (built + delegate)) <= 1 and len(builds) == 3
+    assert abs(session.binding.overhead - (built + delegate + remember)) <= 2 and len(builds) == 3
