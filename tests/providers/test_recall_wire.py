@@ -21,7 +21,7 @@ FACT = "the launch password is zephyr"
 WRITE = f'echo "{FACT}" | tee fact.txt'
 ARROW = re.compile(r"run_shell\(.*?→ (r\d+(?:\.\d+)?)")
 FILLER = "Noted. " + "This turn talks at length about unrelated things. " * 80
-HIT = re.compile(r'^- turn \d+, recall\("(r\d+(?:\.\d+)?)"\)')
+HIT = re.compile(r'^- turn \d+, (?:.*? → )?recall\("(r\d+(?:\.\d+)?)"\)')  # a hit names its call, then its handle
 
 
 def scripted(request: Any) -> Reply:
