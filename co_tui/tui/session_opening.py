@@ -241,6 +241,8 @@ class SessionOpening:
             if not self.chat.gone:
                 raise
             return  # the app quit while the session was being shown: nothing is left to show it on
+        if self.chat.gone:  # the app began quitting while the session was shown
+            return
         self.mentions.price(again=True)  # `@path` typed while it loaded
         self.app.call_after_refresh(self._preload_pricing)  # once the ready session is on screen
         self.app.call_after_refresh(self._mount_earlier)

@@ -170,8 +170,10 @@ class ChatScreen(Screen[None]):
     def gone(self) -> bool:
         """Not on screen (not mounted yet, or removed) or being removed: the app is shutting down, and
         a worker's news came too late. Shutting down prunes each screen over several awaits,
-        flagging it first: its widgets (the title bar, the meter) may already be removed."""
-        return not self.is_attached or self._pruning
+        flagging it first: its widgets (the title bar, the meter) may already be removed. The app
+        stops running before any of that, so a handler that resumes once shutting down has begun
+        (a session that finished opening as the app quit) sees it gone too."""
+        return not self.is_attached or self._pruning or not self.app.is_running
 
     def restore_prompt(self, text: str) -> None:
         """`ChatView.restore_prompt`: `text` goes first, anything typed since stays after it."""
