@@ -122,10 +122,10 @@ class ChatLog(KeptLines, VerticalScroll):
             self.post_message(self.Following(*state))
 
     def on_mount(self) -> None:
-        """Stay at the bottom as the log grows (`anchor`); mount the line that counts the items not shown
-        (hidden until there are some)."""
+        """Stay at the bottom as the log grows (`anchor`). The line that counts the items not shown is
+        mounted at the top once there are some (`note_hidden`): most sessions never need it, and the
+        first frame does not."""
         self.anchor()
-        self.mount(self._earlier)
 
     @property
     def items(self) -> list[Widget]:
@@ -161,6 +161,9 @@ class ChatLog(KeptLines, VerticalScroll):
     def note_hidden(self, count: int) -> None:
         """Count `count` more items as not shown and update the marker line."""
         self.hidden_count += count
+        if not self._earlier.is_attached and self.hidden_count > 0:  # first use: at the top
+            first = self.children[0] if self.children else None
+            self.mount(self._earlier, before=first)
         self._earlier.display = self.hidden_count > 0
         self._earlier.set_text(
             f"⋯ {plural(self.hidden_count, 'earlier item')} not shown here · F2 inspects the whole history"
