@@ -52,6 +52,8 @@ def _write_event(event: Event, fmt: str, out: TextIO, err: TextIO, session_id: s
         if event.strategy == "static_marker" and event.note:  # its last words ("summary rejected") in full
             line = f"{line.rsplit(' · ', 1)[0]} · {event.note}"
         err.write(line + "\n")
+        if event.cache_warning:  # an eviction's (the session's first): the line after the cut's
+            err.write(f"  note: {event.cache_warning}\n")
     elif event.type == "oversized_turn":
         err.write(f"co-tui: {event.message}\n")
 
