@@ -222,7 +222,9 @@ def run_print_mode(
     async def ask(request: ApprovalRequest) -> Decision:
         if assume_yes:
             return "once"
-        if request.is_edit:  # a file edit: `text` is its diff; the file says enough
+        if request.is_memory:  # the exact line, and the memory file it would go into
+            what, shown = "memory notes", f"remembering {request.memory_words()}: {request.text!r}"
+        elif request.is_edit:  # a file edit: `text` is its diff; the file says enough
             what, shown = "file edits", request.path
         else:
             what = "shell commands" if request.tool == "run_shell" else "tool calls that need approval"
