@@ -222,6 +222,7 @@ def run_print_mode(
     async def ask(request: ApprovalRequest) -> Decision:
         if assume_yes:
             return "once"
+        shown: str | None
         if request.is_memory:  # the exact line, and the memory file it would go into
             what, shown = "memory notes", f"remembering {request.memory_words()}: {request.text!r}"
         elif request.is_edit:  # a file edit: `text` is its diff; the file says enough
