@@ -17,16 +17,8 @@ pytestmark = pytest.mark.slow  # the real co-tui, as a process
 
 def test_print_mode_says_a_refused_note_is_a_note(loopback: LoopbackServer, tmp_path: Path) -> None:
     loopback.script(Reply(tool_calls=(ToolCallSpec("remember", {"note": "use tabs"}, "c1"),)), Reply("ok"))
-    proc = co_tui(
-        "-p",
-        "remember that I use tabs",
-        "--model",
-        "openai-chat:gpt-4o",
-        "--output-format",
-        "jsonl",
-        cwd=tmp_path,
-        env=provider_env(loopback),
-    )
+    model = ("--model", "openai-chat:gpt-4o", "--output-format", "jsonl")
+    proc = co_tui("-p", "remember that I use tabs", *model, cwd=tmp_path, env=provider_env(loopback))
     assert proc.returncode == 0, proc.stderr
     memory = tmp_path.resolve() / ".co-tui" / "memory.md"
     assert proc.stderr == (
