@@ -220,7 +220,7 @@ MEMORY_PARTS = [
 ]
 
 
-def WithMemory() -> Stub:  # noqa: N802 (a Stub, named as one)
+def with_memory() -> Stub:
     """`Stub` with both memory files sent: the longest labels the rows have."""
     return Stub(parts=MEMORY_PARTS)
 
@@ -242,7 +242,7 @@ async def test_memory_rows_keep_their_whole_label_at_any_width(make_host, column
     """At 60–80 columns the memory row read `…-tui/memory.md (2 notes)` (its label cut from the
     left, and at 100 columns too); now the label column takes the room there is and a longer label
     wraps onto a line of its own, and the window column stays on screen."""
-    app = make_host(lambda: ContextScreen(WithMemory()))
+    app = make_host(lambda: ContextScreen(with_memory()))
     async with app.run_test(size=(columns, 30)) as pilot:
         await pilot.pause()
         rows = app.screen.query_one("#context-rows", ContextRows)
@@ -264,4 +264,4 @@ async def test_memory_rows_keep_their_whole_label_at_any_width(make_host, column
 
 
 def test_context_with_memory_snapshot_60x24(snap_compare, make_host) -> None:
-    assert snap_compare(make_host(lambda: ContextScreen(WithMemory())), terminal_size=(60, 24))
+    assert snap_compare(make_host(lambda: ContextScreen(with_memory())), terminal_size=(60, 24))
