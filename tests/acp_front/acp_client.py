@@ -58,8 +58,20 @@ async def open_agent(
 ) -> AsyncIterator[tuple[Any, Any]]:
     """`co-tui acp args…` in `cwd`, initialized: yields (the client's connection, the process)."""
     environment = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    # At the end the SDK closes the agent's stdin and waits for it to exit, by default 2 s, then
+    # terminates it: on a loaded host the agent (closing its session) took longer, and the terminate
+    # raced its exit (ProcessLookupError). The wait is for the exit; 60 s bounds a hung agent only.
     async with spawn_agent_process(
-        client, sys.executable, "-m", "co_tui", "acp", *args, cwd=cwd, env=environment, use_unstable_protocol=True
+        client,
+        sys.executable,
+        "-m",
+        "co_tui",
+        "acp",
+        *args,
+        cwd=cwd,
+        env=environment,
+        transport_kwargs={"shutdown_timeout": 60},
+        use_unstable_protocol=True,
     ) as (conn, process):
         await asyncio.wait_for(conn.initialize(protocol_version=PROTOCOL_VERSION), 60)
         yield conn, process
