@@ -23,7 +23,7 @@ from co_tui.governance import (
     trim_tool_returns,
 )
 from co_tui.governance.markers import make_breadcrumb
-from co_tui.governance.tokens import message_tokens
+from co_tui.governance.tokens import message_tokens, part_tokens
 from co_tui.governance.trim import _cut, min_cut_tokens, shrink_steps, trim_to_message_count
 from co_tui.governance.turns import pair_calls, segment
 
@@ -155,6 +155,15 @@ def assert_cut_invariants(history, res, budget) -> None:
     else:
         assert res.messages == history
     assert res.tokens_after == estimate_tokens(res.messages)
+
+
+@settings(max_examples=examples(100))
+@given(histories())
+def test_generated_parts_carry_the_estimators_counts(history):
+    """The counts the strategy gives its parts (strategies._counted) are the estimator's for an equal new part."""
+    for message in history:
+        for part in message.parts:
+            assert part_tokens(part) == part_tokens(copy.copy(part)), part
 
 
 # These counts add up to the ~14,400 generated histories docs/context-governance.md states (700 with
