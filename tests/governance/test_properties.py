@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import copy
 from collections import Counter
 
@@ -13,6 +12,7 @@ from hypothesis import strategies as st
 from pydantic_ai.messages import ModelResponse, TextPart
 from pydantic_ai.models.function import FunctionModel
 from support.examples import examples
+from support.loop import run
 
 from co_tui.governance import (
     GovernancePolicy,
@@ -336,9 +336,7 @@ def test_policy_pass_events_are_honest(history, fraction, max_messages, strategy
     policy = GovernancePolicy(
         budget_tokens=budget, max_history_messages=max_messages, strategy=strategy, tool_output_trim_chars=trim_chars
     )
-    out = asyncio.run(
-        Governor(policy, summarizer_model=_summariser(summariser)).apply(history, overhead_tokens=overhead)
-    )
+    out = run(Governor(policy, summarizer_model=_summariser(summariser)).apply(history, overhead_tokens=overhead))
     assert fingerprint(history) == frozen, "input mutated"
     assert bool(out.events) == (out.messages != history), "an event without a change, or a change without one"
     assert_ledger_adds_up(out.events, history, out.messages, overhead)
@@ -419,7 +417,7 @@ def test_policy_pass_cuts_to_the_target_and_never_small(
     )
     governor = Governor(policy, summarizer_model=_summariser(summariser))
     over = governor.over_limits(history, overhead_tokens=overhead)
-    out = asyncio.run(governor.apply(history, overhead_tokens=overhead))
+    out = run(governor.apply(history, overhead_tokens=overhead))
     assert bool(out.events) <= over, "a cut below both triggers"
     assert not any(e.reason == "message_count" for e in out.events) or max_messages > 0
     if not out.events:
