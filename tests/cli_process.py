@@ -87,13 +87,15 @@ def call_co_tui(
     """`co-tui args…` called in this process: the `co-tui` script's entry (`co_tui.cli.main`, as
     `python -m co_tui` runs it) with `cwd` as the working directory, `env` on top of the test's
     environment (both restored after), `stdin` as standard input (empty: as `run_co_tui`'s closed
-    stdin) and standard output and error captured as text. The result is `run_co_tui`'s: the exit
-    status (argparse's exit included) and both outputs. An exception co-tui lets out is raised
-    here (a process would print its traceback and exit 1). Only from a test that is not itself
-    async (print mode runs its own event loop)."""
+    stdin) and standard output and error captured as a process's are (UTF-8; what stdout cannot
+    encode fails as it would on a pipe) and read back as `run_co_tui` reads them (text, universal
+    newlines). The result is `run_co_tui`'s: the exit status (argparse's exit included) and both
+    outputs. An exception co-tui lets out is raised here (a process would print its traceback and
+    exit 1). Only from a test that is not itself async (print mode runs its own event loop)."""
     from co_tui.cli import main
 
-    out, err = io.StringIO(), io.StringIO()
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict")
+    err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="backslashreplace")
     with _working_dir(cwd), _environment(env or {}), _standard_streams(stdin, out, err):
         try:
             code: object = main(list(args))
@@ -104,7 +106,14 @@ def call_co_tui(
     elif not isinstance(code, int):  # SystemExit("message"): the message on stderr, status 1
         err.write(f"{code}\n")
         code = 1
-    return subprocess.CompletedProcess(["co-tui", *args], code, out.getvalue(), err.getvalue())
+    return subprocess.CompletedProcess(["co-tui", *args], code, _text(out), _text(err))
+
+
+def _text(stream: io.TextIOWrapper) -> str:
+    """What was written to `stream`, as `subprocess.run(text=True)` reads a pipe."""
+    stream.flush()
+    data = stream.buffer.getvalue()  # type: ignore[attr-defined]
+    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
 
 
 @contextlib.contextmanager
@@ -132,7 +141,7 @@ def _environment(env: dict[str, str]) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _standard_streams(stdin: bytes, out: io.StringIO, err: io.StringIO) -> Iterator[None]:
+def _standard_streams(stdin: bytes, out: io.TextIOWrapper, err: io.TextIOWrapper) -> Iterator[None]:
     saved = sys.stdin, sys.stdout, sys.stderr
     sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
     sys.stdout, sys.stderr = out, err
