@@ -11,6 +11,7 @@ processes on one session) starts it (docs/performance.md, "The test suite")."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import os
 import subprocess
@@ -101,6 +102,8 @@ def call_co_tui(
             code: object = main(list(args))
         except SystemExit as exc:  # argparse: --help, --version, a usage error
             code = exc.code
+        finally:
+            gc.collect()  # what the run left (its store's connection) is closed, as at a process's exit
     if code is None:
         code = 0
     elif not isinstance(code, int):  # SystemExit("message"): the message on stderr, status 1
