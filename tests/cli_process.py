@@ -97,7 +97,7 @@ def call_co_tui(
 
     out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict")
     err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="backslashreplace")
-    with _working_dir(cwd), _environment(env or {}), _standard_streams(stdin, out, err):
+    with working_dir(cwd), environment(env or {}), _standard_streams(stdin, out, err):
         try:
             code: object = main(list(args))
         except SystemExit as exc:  # argparse: --help, --version, a usage error
@@ -120,7 +120,8 @@ def _text(stream: io.TextIOWrapper) -> str:
 
 
 @contextlib.contextmanager
-def _working_dir(path: Path) -> Iterator[None]:
+def working_dir(path: Path) -> Iterator[None]:
+    """`path` as the process's working directory for the block (as `cwd=` gives a process)."""
     before = os.getcwd()
     os.chdir(path)
     try:
@@ -130,7 +131,8 @@ def _working_dir(path: Path) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _environment(env: dict[str, str]) -> Iterator[None]:
+def environment(env: dict[str, str]) -> Iterator[None]:
+    """`env` on top of the environment for the block (as `env=` gives a process), then as it was."""
     before = {name: os.environ.get(name) for name in env}
     os.environ.update(env)
     try:

@@ -15,7 +15,7 @@ from pathlib import Path
 TESTS = Path(__file__).parent
 
 STARTS_A_PROCESS = re.compile(
-    r"\b(run_co_tui|run_python|start_co_tui|open_agent|Tmux|MCPServerStdio|demo_server|sys\.executable)\b"
+    r"\b(run_co_tui|run_python|start_co_tui|Tmux|MCPServerStdio|demo_server|sys\.executable)\b"
 )
 
 
