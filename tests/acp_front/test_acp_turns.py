@@ -1,5 +1,6 @@
-"""`co-tui acp` through the SDK's real client side over real stdio (docs/acp.md): initialize, a turn
-with a tool call and its approval, cancel, the meter and a cut, a slash command."""
+"""`co-tui acp` through the SDK's real client side over real pipes (docs/acp.md; the agent served
+in the test's process, `acp_client.open_agent`): initialize, a turn with a tool call and its
+approval, cancel, the meter and a cut, a slash command."""
 
 from __future__ import annotations
 
@@ -12,8 +13,6 @@ from acp.helpers import text_block
 from support.waits import until
 
 from acp_front.acp_client import Recorder, open_agent
-
-pytestmark = pytest.mark.slow  # each test starts a real co-tui or Python process
 
 
 async def test_initialize_says_what_co_tui_offers(workspace: Path) -> None:
