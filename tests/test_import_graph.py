@@ -11,12 +11,19 @@ of the module it resolves to.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import co_tui
 
 ROOT = Path(co_tui.__file__).parent
 PACKAGE = "co_tui"
+
+
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """The parsed module, read once per worker: every check here walks the whole package."""
+    return ast.parse(path.read_text())
 
 
 def _module_name(path: Path) -> str:
@@ -30,7 +37,7 @@ def _modules() -> dict[str, Path]:
 
 def _lazy_exports(path: Path) -> dict[str, str]:
     """A package's PEP 562 map of export name → submodule (`_EXPORTS = {...}`), if it has one."""
-    for node in ast.parse(path.read_text()).body:
+    for node in _tree(path).body:
         target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
         if isinstance(target, ast.Name) and target.id == "_EXPORTS" and getattr(node, "value", None) is not None:
             return dict(ast.literal_eval(node.value))  # type: ignore[arg-type]
@@ -100,7 +107,7 @@ def import_graph(*, type_only: bool = False) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         edges: set[str] = set()
-        for node in _imports(ast.parse(path.read_text()), type_only=type_only):
+        for node in _imports(_tree(path), type_only=type_only):
             edges |= _targets(name, node, modules)
         graph[name] = edges - {name}
     return graph
@@ -180,7 +187,7 @@ def test_front_ends_import_session_things_from_its_public_face_only() -> None:
         for name, path in modules.items()
         if name.startswith(FRONT_ENDS)
         for type_only in (False, True)
-        for node in _imports(ast.parse(path.read_text()), type_only=type_only)
+        for node in _imports(_tree(path), type_only=type_only)
         # The store (`co_tui.store`) is the session's too: reached through `co_tui.session` alone.
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("co_tui.session.", "co_tui.store"))
     )
@@ -198,7 +205,7 @@ def _agent_or_policy_imports(name: str, path: Path) -> list[str]:
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = []
     for type_only in (False, True):
-        for node in _imports(ast.parse(path.read_text()), type_only=type_only):
+        for node in _imports(_tree(path), type_only=type_only):
             if isinstance(node, ast.Import):
                 named = [alias.name for alias in node.names]
             else:
@@ -258,7 +265,7 @@ def test_agent_and_governance_import_nothing_above_them() -> None:
         for name, path in modules.items()
         if name.startswith(("co_tui.agent", "co_tui.governance"))
         for type_only in (False, True)
-        for node in _imports(ast.parse(path.read_text()), type_only=type_only)
+        for node in _imports(_tree(path), type_only=type_only)
         if isinstance(node, ast.ImportFrom)
         and (node.module or "").startswith(("co_tui.session", "co_tui.store", "co_tui.tui", *FRONT_ENDS[1:]))
     )

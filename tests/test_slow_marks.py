@@ -39,12 +39,22 @@ def unmarked_process_tests(path: Path, root: Path = TESTS.parent) -> list[str]:
         return []
     functions = {n.name: n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
-    def starts(name: str, seen: frozenset[str]) -> bool:
-        node = functions[name]
-        if STARTS_A_PROCESS.search(ast.get_source_segment(source, node) or ""):
-            return True
-        used = {a.arg for a in node.args.args} | {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-        return any(starts(u, seen | {name}) for u in used if u in functions and u not in seen and u != name)
+    # Which functions start a process, directly or through a function they use: a fixed point
+    # over the module's call graph, each body read once (walking every path again per test was
+    # the slowest non-process test in the suite).
+    uses = {
+        name: ({a.arg for a in node.args.args} | {n.id for n in ast.walk(node) if isinstance(n, ast.Name)})
+        & functions.keys() - {name}
+        for name, node in functions.items()
+    }
+    starting = {
+        name for name, node in functions.items() if STARTS_A_PROCESS.search(ast.get_source_segment(source, node) or "")
+    }
+    grown = True
+    while grown:
+        more = {name for name, used in uses.items() if name not in starting and used & starting}
+        starting |= more
+        grown = bool(more)
 
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
     tests = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
@@ -52,7 +62,7 @@ def unmarked_process_tests(path: Path, root: Path = TESTS.parent) -> list[str]:
     return [
         f"{path.relative_to(root)}::{t.name}"
         for t in tests
-        if t.name.startswith("test_") and not _is_slow(t.decorator_list) and starts(t.name, frozenset())
+        if t.name.startswith("test_") and not _is_slow(t.decorator_list) and t.name in starting
     ]
 
 
