@@ -23,7 +23,7 @@ pytestmark = pytest.mark.slow  # each test starts a real co-tui or Python proces
 # Third-party packages (top-level names) allowed before the first frame: Textual and what it needs.
 PAINT_PACKAGES = {"textual", "rich", "platformdirs", "typing_extensions"}
 # co-tui's own before the first frame: the UI, and these few light modules of the other layers
-# (the front end imports only `co_tui.session`: its port, events and counts).
+# (the front end imports only `co_tui.session`: its command table).
 PAINT_OWN_PREFIXES = ("co_tui.tui",)
 PAINT_OWN = {
     "co_tui",
@@ -32,27 +32,29 @@ PAINT_OWN = {
     "co_tui.terminal_echo",  # the echo off first thing, so early keys are not echoed (standard library only)
     "co_tui.text",
     "co_tui.print_input",
-    "co_tui.agent",
-    "co_tui.agent.approval_text",
-    "co_tui.agent.errors",
-    "co_tui.agent.permissions",
-    "co_tui.agent.providers",
-    "co_tui.governance",
-    "co_tui.governance.events",
-    "co_tui.governance.refused",
     "co_tui.session",
-    "co_tui.session.user_shell_prompt",
     "co_tui.session.note_prompt",  # `#note` told from a prompt (standard library only)
-    # The slash commands the prompt parses and the transcript replay a resume shows (standard
-    # library only; main moved them behind `co_tui.session`, the front ends' one import).
+    # The slash commands the prompt completes and the keys bind (standard library only; main moved
+    # them behind `co_tui.session`, the front ends' one import).
     "co_tui.session.command_handlers",
     "co_tui.session.commands",
-    "co_tui.session.replay",
-    "co_tui.session.agent_ids",
-    "co_tui.session.conversation_counts",
-    "co_tui.session.events",
-    "co_tui.session.port",
-    "co_tui.session.wording",  # the one busy refusal the prompt may show (co_tui.text and refused.py only)
+}
+# The UI's own modules that the first frame does not need: the log's entries (drawn once there is a
+# conversation), the replay of a resumed one, the steering intents and the slash commands' actions
+# (built at their first use) and the palette's provider (loaded when the palette opens). Each was
+# imported before the first frame until 2026-11-29 (docs/performance.md, "Start-up in tmux").
+PAINT_UI_DENIED = {
+    "co_tui.tui.command_actions",
+    "co_tui.tui.export_command",
+    "co_tui.tui.palette",
+    "co_tui.tui.steering_intents",
+    "co_tui.tui.transcript_view",
+    "co_tui.tui.widgets.assistant_message",
+    "co_tui.tui.widgets.error_block",
+    "co_tui.tui.widgets.subagent_block",
+    "co_tui.tui.widgets.tool_call_block",
+    "co_tui.tui.widgets.trim_banner",
+    "co_tui.tui.widgets.user_message",
 }
 # Standard-library packages that have no business before the first frame (each costs a few to
 # tens of ms and none is needed to draw it); the rest of the standard library is allowed.
@@ -66,6 +68,7 @@ PAINT_STDLIB_DENIED = {
     "multiprocessing",
     "pkgutil",
     "pprint",
+    "sqlite3",
     "sysconfig",
     "unittest",
     "xml",
@@ -150,6 +153,7 @@ def paint_violations(modules: list[str]) -> set[str]:
     """What of `modules` (`sys.modules` at the first frame) is outside the first frame's lists."""
     third = _third_party(modules) - PAINT_PACKAGES - ALWAYS
     own = {m for m in modules if m.startswith("co_tui.") and not m.startswith(PAINT_OWN_PREFIXES)} - PAINT_OWN
+    own |= set(modules) & PAINT_UI_DENIED
     stdlib = {m.split(".")[0] for m in modules} & PAINT_STDLIB_DENIED
     return third | own | stdlib
 
@@ -191,6 +195,9 @@ def test_an_import_outside_the_lists_is_named(imported: dict[str, list[str]]) ->
     assert paint_violations([*paint, "pydantic", "pydantic.main"]) == {"pydantic"}
     assert paint_violations([*paint, "co_tui.governance.trim"]) == {"co_tui.governance.trim"}
     assert paint_violations([*paint, "email", "email.parser"]) == {"email"}
+    assert paint_violations([*paint, "co_tui.tui.steering_intents"]) == {"co_tui.tui.steering_intents"}
+    assert paint_violations([*paint, "co_tui.session.events"]) == {"co_tui.session.events"}
+    assert paint_violations([*paint, "sqlite3", "sqlite3.dbapi2"]) == {"sqlite3"}
     assert ready_violations([*ready, "openai", "openai.types"]) == {"openai"}
     assert ready_violations([*ready, "markdown_it"]) == {"markdown_it"}
 
