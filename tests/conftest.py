@@ -15,6 +15,7 @@ import pydantic_ai.models
 import pytest
 import textual.constants
 from support.examples import register_profiles
+from support.shared_css import share_parsed_css
 from support.workspaces import write_tree
 
 pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
@@ -28,6 +29,10 @@ register_profiles()
 # drew whichever spinner frame the clock had reached. The processes the tests start read the variable.
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 textual.constants.TEXTUAL_ANIMATIONS = textual.constants._get_textual_animations()
+
+# Each test app parsed all of Textual's and co-tui's CSS again (~25 ms of CPU an app): parsed once
+# per process instead, per theme (support/shared_css.py).
+share_parsed_css()
 
 
 @pytest.hookimpl(trylast=True)  # after `-m` and `-k` deselected theirs

@@ -3,7 +3,7 @@
 
 One real start-up (`cli.main`, headless, offline model) records `sys.modules` when the first frame
 has been drawn (the start-up worker is launched after it: `CoTuiApp._start_session`) and when the
-session is ready. A module outside the lists fails here with its name: import it later (lazily, in
+session is ready; one real `co-tui -p hello` (`python -m co_tui`) lists `sys.modules` as it exits. A module outside the lists fails here with its name: import it later (lazily, in
 the start-up thread, at first use), or add it to the list in the same change with the measurement
 that says it costs nothing (`benchmarks/start_up.py`; docs/performance.md, "Start-up").
 """
@@ -102,6 +102,11 @@ READY_PACKAGES = PAINT_PACKAGES | {
     "truststore",
     "typing_inspection",
 }
+# Print mode (`co-tui -p`): what the offline session needs, nothing of a screen (Textual, Rich) and
+# no provider, ACP or MCP SDK (imported when a model, `co-tui acp` or an MCP server asks for one).
+PRINT_PACKAGES = (READY_PACKAGES - PAINT_PACKAGES) | {"typing_extensions"}
+# co-tui's own that print mode has no use for: the TUI, the ACP front end, --list-sessions/--export.
+PRINT_OWN_DENIED = ("co_tui.tui", "co_tui.acp", "co_tui.cli_sessions")
 # Not third-party code: the interpreter's own start-up and the editable install's finder.
 ALWAYS = {"__main__", "_distutils_hack", "_sysconfigdata__linux_x86_64-linux-gnu"}
 
@@ -158,6 +163,21 @@ def ready_violations(modules: list[str]) -> set[str]:
     return _third_party(modules) - READY_PACKAGES - ALWAYS
 
 
+def print_violations(modules: list[str]) -> set[str]:
+    """What of `modules` (every import of a print-mode run) is outside print mode's lists."""
+    own = {m for m in modules if m.startswith(PRINT_OWN_DENIED)}
+    return (_third_party(modules) - PRINT_PACKAGES - ALWAYS) | own
+
+
+# `python -m co_tui ARGS`, listing `sys.modules` as a JSON line on stderr when it exits.
+_PRINT_PROBE = (
+    "import atexit, json, runpy, sys\n"
+    "atexit.register(lambda: print(json.dumps(sorted(sys.modules)), file=sys.stderr))\n"
+    "sys.argv = ['co-tui', *sys.argv[1:]]\n"
+    "runpy.run_module('co_tui', run_name='__main__', alter_sys=True)\n"
+)
+
+
 def test_before_the_first_frame_only_textual_and_the_ui(imported: dict[str, list[str]]) -> None:
     assert paint_violations(imported["paint"]) == set()
 
@@ -212,3 +232,18 @@ def test_a_resumed_tool_row_is_shown_before_pydantic_ai_loads(tmp_path: Path) ->
     seen = json.loads(out.stdout.strip().splitlines()[-1])
     assert seen["titles"] == ["⚙ read_file() · 1 char", "⚙ run_shell() · 20 chars · exit 2"]
     assert seen["pydantic_ai"] is False
+
+
+def test_print_mode_imports_no_screen_and_no_provider_sdk(tmp_path: Path) -> None:
+    """`co-tui -p hello` as a user runs it (`python -m co_tui`, the offline model): every module
+    loaded by its exit, against print mode's lists."""
+    out = run_python(_PRINT_PROBE, "-p", "hello", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "offline" in out.stdout.lower()
+    modules = json.loads(out.stderr.strip().splitlines()[-1])
+    assert "pydantic_ai" in modules and "co_tui.print_mode" in modules  # the log is the run's
+    assert print_violations(modules) == set()
+    # What the check would say of one import too many.
+    assert print_violations([*modules, "textual", "textual.app"]) == {"textual"}
+    assert print_violations([*modules, "openai", "openai.types"]) == {"openai"}
+    assert print_violations([*modules, "co_tui.tui.app"]) == {"co_tui.tui.app"}

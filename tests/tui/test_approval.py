@@ -39,56 +39,34 @@ def on_screen(app: Any, selector: str) -> bool:
 
 
 @pytest.mark.parametrize("size", [(100, 30), (80, 24)])
-@pytest.mark.parametrize(("command", "tool"), [(HIDDEN, "run_shell"), (LONG_MCP, "demo_wipe")])
-async def test_title_summary_box_and_buttons_all_stay_on_screen(make_app, size, command, tool) -> None:
+async def test_title_summary_box_and_buttons_all_stay_on_screen(make_app, size) -> None:
+    """Both long calls, one after the other in one app (each denied before the next is asked)."""
     app = make_app()
     async with app.run_test(size=size) as pilot:
-        await ask(pilot, command, tool)
-        for part in ("#dialog-title", "#approval-summary", "#approval-box", "#deny", "#once"):
-            assert on_screen(app, part), f"{part} is off screen at {size}"
-        summary = str(app.screen.query_one("#approval-summary").render())
-        assert summary.startswith(f"{tool} · ")
+        for command, tool in [(HIDDEN, "run_shell"), (LONG_MCP, "demo_wipe")]:
+            future = await ask(pilot, command, tool)
+            for part in ("#dialog-title", "#approval-summary", "#approval-box", "#deny", "#once"):
+                assert on_screen(app, part), f"{part} is off screen at {size} for {tool}"
+            summary = str(app.screen.query_one("#approval-summary").render())
+            assert summary.startswith(f"{tool} · ")
+            await pilot.press("n")
+            await wait_until(pilot, future.done, what="the answer")
 
 
-async def test_the_hidden_command_shows_its_head_the_folded_blank_lines_and_its_end(make_app) -> None:
-    app = make_app()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await ask(pilot, HIDDEN)
-        box = app.screen.query_one(CallBox)
-        text = box.text
-        assert text.splitlines() == ["touch pwned.txt;", "⋯ 79 blank lines ⋯", "ls -la"]
-        assert box.max_scroll_y == 0  # all three lines in view
-        assert not app.screen.query_one("#approval-more").display
+ANSWERS = [(("y",), True), (("n",), False), (("escape",), False), (("enter",), False), (("ctrl+c",), False)]
 
 
-async def test_a_long_call_scrolls_in_its_box_with_the_keys_while_deny_keeps_the_focus(make_app) -> None:
-    app = make_app()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await ask(pilot, LONG_MCP, "demo_wipe")
-        box = app.screen.query_one(CallBox)
-        more = app.screen.query_one("#approval-more")
-        assert box.max_scroll_y > 0 and box.scroll_y == 0
-        assert "more rows below" in str(more.render())
-        await pilot.press("pagedown")
-        await wait_until(pilot, lambda: box.scroll_y > 0, what="scrolled a page")
-        await pilot.press("end")
-        await wait_until(pilot, lambda: box.scroll_y == box.max_scroll_y, what="scrolled to the end")
-        assert "end of the call" in str(more.render())
-        assert app.focused is app.screen.query_one("#deny", Button)
-
-
-@pytest.mark.parametrize(
-    ("keys", "approved"),
-    [(("y",), True), (("n",), False), (("escape",), False), (("enter",), False), (("ctrl+c",), False)],
-)
-async def test_keys_answer_and_a_stray_enter_denies(make_app, keys, approved) -> None:
+async def test_keys_answer_and_a_stray_enter_denies(make_app) -> None:
+    """Each answer key on a dialog of its own, asked one after the other in one app (`y` approves
+    once: the next call of the same command is asked again)."""
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        future = await ask(pilot, "rm -rf build")
-        await pilot.press(*keys)
-        await wait_until(pilot, future.done, what="an answer")
-        assert future.result() is approved
-        assert not isinstance(app.screen, ApprovalDialog)
+        for keys, approved in ANSWERS:
+            future = await ask(pilot, "rm -rf build")
+            await pilot.press(*keys)
+            await wait_until(pilot, future.done, what=f"an answer to {keys}")
+            assert future.result() is approved, keys
+            assert not isinstance(app.screen, ApprovalDialog), keys
 
 
 async def test_keys_typed_right_after_the_dialog_appears_go_to_the_prompt_not_to_the_answers(

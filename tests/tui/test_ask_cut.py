@@ -55,7 +55,8 @@ def _cuts(app) -> list:
     return [e for e in app.session.ledger if e.reason in AUTOMATIC]
 
 
-async def test_the_dialog_shows_the_planned_cut_and_nothing_is_sent(ask_app):
+async def test_the_dialog_shows_the_planned_cut_and_nothing_is_sent_then_c_cuts_as_planned_and_sends(ask_app):
+    """The question, then its first answer, on one filled session (four turns of the offline model)."""
     async with ask_app.run_test(size=SIZE) as pilot:
         await _fill(pilot)
         session = ask_app.session
@@ -89,13 +90,7 @@ async def test_the_dialog_shows_the_planned_cut_and_nothing_is_sent(ask_app):
             == f"k  /compact with the focus below (~{format_tokens(plan.compact_tokens_after)} after), then send"
         )
 
-
-async def test_cut_as_planned_cuts_then_sends(ask_app):
-    async with ask_app.run_test(size=SIZE) as pilot:
-        await _fill(pilot)
-        session = ask_app.session
-        plan = session.plan_send("and now?")
-        await _ask(pilot)
+        # Cut as planned: it cuts, then sends.
         await pilot.press("c")
         await wait_idle(pilot)
         [cut] = _cuts(ask_app)
@@ -110,19 +105,28 @@ async def test_cut_as_planned_cuts_then_sends(ask_app):
         assert session.meter_reading().messages == 5, "the head turn, the summary, the prompt and its answer"
 
 
-@pytest.mark.parametrize("key", ["escape", "ctrl+c"])  # ctrl+c did nothing in the dialog
-async def test_esc_cancels_the_send_and_the_prompt_goes_back(ask_app, key):
+async def test_esc_or_ctrl_c_cancels_the_send_and_the_prompt_goes_back(ask_app):
+    """Either key cancels (ctrl+c did nothing in the dialog). Both on one filled session: the prompt
+    the first cancel put back in the input is sent again, and the second key cancels that."""
+    from co_tui.tui.screens.ask_cut import AskCutScreen
+
     async with ask_app.run_test(size=SIZE) as pilot:
         await _fill(pilot)
         session = ask_app.session
         before = (len(session.transcript), list(session.context), len(session.ledger))
         await _ask(pilot, "keep this prompt")
-        await pilot.press(key)
-        await wait_until(pilot, lambda: ask_app.chat.prompt.text == "keep this prompt", what="the prompt back")
-        await wait_idle(pilot)
-        assert (len(session.transcript), list(session.context), len(session.ledger)) == before
-        notices = [n.text for n in ask_app.chat.query("NoticeLine")]
-        assert notices[-1] == "send cancelled: nothing was cut or sent; your prompt is back in the input"
+        for cancels, key in enumerate(["escape", "ctrl+c"], start=1):
+            if cancels > 1:  # the prompt put back, sent again
+                await pilot.press("enter")
+                await wait_until(pilot, lambda: isinstance(ask_app.screen, AskCutScreen), what="the ask dialog")
+                await dialog_armed(pilot, "AskCutScreen")
+            await pilot.press(key)
+            await wait_until(pilot, lambda: ask_app.chat.prompt.text == "keep this prompt", what="the prompt back")
+            await wait_idle(pilot)
+            assert (len(session.transcript), list(session.context), len(session.ledger)) == before, key
+            notices = [n.text for n in ask_app.chat.query("NoticeLine")]
+            cancelled = "send cancelled: nothing was cut or sent; your prompt is back in the input"
+            assert notices[-1] == cancelled and notices.count(cancelled) == cancels, key
 
 
 async def test_over_the_budget_once_sends_uncut_and_the_next_send_asks_again(ask_app):

@@ -120,38 +120,39 @@ async def test_a_y_typed_right_after_the_clear_dialog_opens_goes_to_the_prompt(a
         assert app.session.id == old_id and not banners(pilot, "clear")
 
 
-# ctrl+c keeps, as n does (it did nothing: Textual's screen default copies, silently).
-@pytest.mark.parametrize(("how", "answer"), [("ctrl+l", "y"), ("/clear", "y"), ("ctrl+l", "n"), ("ctrl+l", "ctrl+c")])
-async def test_clear_asks_first(app, how, answer):
+# ctrl+c keeps, as n does (it did nothing: Textual's screen default copies, silently). The answers
+# that keep go first, on the session they keep, then the clear (ctrl+l: each on its own dialog).
+@pytest.mark.parametrize(("how", "answers_in_turn"), [("ctrl+l", ["n", "ctrl+c", "y"]), ("/clear", ["y"])])
+async def test_clear_asks_first(app, how, answers_in_turn):
     async with after_one_turn(app) as pilot:
         old_id, context = app.session.id, list(app.session.context)
-        await press_or_type(pilot, how)
-        await dialog_armed(pilot, "ConfirmClear")
-        await pilot.press(answer)
-        await wait_until(pilot, lambda: screen_name(pilot) == "ChatScreen", what="dialog closed")
-        await wait_idle(pilot)
-        if answer == "y":
-            assert banners(pilot, "clear")
-            assert app.session.context == [] and app.session.id != old_id
-            assert not app.chat.query("UserMessage") and not answers(pilot)
-        else:
-            assert not banners(pilot, "clear")
-            assert app.session.context == context and app.session.id == old_id
-            assert [m.text for m in app.chat.query("UserMessage")] == ["hello"]
+        for answer in answers_in_turn:
+            await press_or_type(pilot, how)
+            await dialog_armed(pilot, "ConfirmClear")
+            await pilot.press(answer)
+            await wait_until(pilot, lambda: screen_name(pilot) == "ChatScreen", what="dialog closed")
+            await wait_idle(pilot)
+            if answer == "y":
+                assert banners(pilot, "clear")
+                assert app.session.context == [] and app.session.id != old_id
+                assert not app.chat.query("UserMessage") and not answers(pilot)
+            else:
+                assert not banners(pilot, "clear"), answer
+                assert app.session.context == context and app.session.id == old_id, answer
+                assert [m.text for m in app.chat.query("UserMessage")] == ["hello"], answer
 
 
 # --- screens, interrupts ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("key", "screen"), [("f2", "HistoryScreen"), ("f1", "HelpScreen"), ("ctrl+p", "CommandPalette")]
-)
-async def test_key_opens_screen(app, key, screen):
+async def test_key_opens_screen(app):
+    """Each key opens its screen and escape closes it, one after the other on one session."""
     async with after_one_turn(app) as pilot:
-        await pilot.press(key)
-        await wait_until(pilot, lambda: screen_name(pilot) == screen, what=screen)
-        await pilot.press("escape")
-        await wait_until(pilot, lambda: screen_name(pilot) == "ChatScreen", what="back to the chat")
+        for key, screen in [("f2", "HistoryScreen"), ("f1", "HelpScreen"), ("ctrl+p", "CommandPalette")]:
+            await pilot.press(key)
+            await wait_until(pilot, lambda screen=screen: screen_name(pilot) == screen, what=screen)
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: screen_name(pilot) == "ChatScreen", what=f"back to the chat from {screen}")
 
 
 async def test_escape_interrupts_mid_stream(app, monkeypatch):
@@ -191,12 +192,15 @@ async def test_escape_interrupts_mid_tool_call(app, monkeypatch):
 # --- slash commands --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("line", "screen"), [("/history", "HistoryScreen"), ("/help", "HelpScreen")])
-async def test_slash_opens_screen(app, line, screen):
+async def test_slash_opens_screen(app):
+    """Each command opens its screen (escape closes it before the next), on one fresh session."""
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
-        await send_prompt(pilot, line)
-        await wait_until(pilot, lambda: screen_name(pilot) == screen, what=screen)
+        for line, screen in [("/history", "HistoryScreen"), ("/help", "HelpScreen")]:
+            await send_prompt(pilot, line)
+            await wait_until(pilot, lambda screen=screen: screen_name(pilot) == screen, what=screen)
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: screen_name(pilot) == "ChatScreen", what=f"back to the chat from {screen}")
 
 
 async def test_slash_model_shows_and_switches(app):

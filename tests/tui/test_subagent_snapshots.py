@@ -30,10 +30,17 @@ def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def child(gate: list[bool]):
+    # The scenario: with the gate shut, a read that is still running when the snapshot is taken;
+    # open from the start (a finished child), a read that returns at once (it waited out its 30 s).
     return [
         Tool("list_dir", '{"path": "docs"}', "architecture.md\ncontext-governance.md\n"),
         Trim(CHILD_TRIM),
-        Tool("read_file", '{"path": "docs/context-governance.md"}', "Honest context governance.\n" * 30, hold=30),
+        Tool(
+            "read_file",
+            '{"path": "docs/context-governance.md"}',
+            "Honest context governance.\n" * 30,
+            hold=0 if gate[0] else 30,
+        ),
         Until(lambda: gate[0]),
         Text("`docs/context-governance.md` mentions it on line 1: *Honest context governance.*"),
     ]

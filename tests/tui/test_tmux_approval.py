@@ -58,34 +58,23 @@ def start(tmux: Tmux, tmp_path: Path, ws: Path, config: Path, loopback: Loopback
     )
 
 
-def test_a_command_hidden_behind_80_newlines_shows_its_head(terminal, loopback, tmp_path) -> None:
-    """Issue 33 item 2: `touch …;` + 80 newlines + `ls -la` showed only `ls -la` above Deny/Run."""
+def test_a_hidden_command_and_a_6000_character_mcp_argument_show_what_runs(terminal, loopback, tmp_path) -> None:
+    """Issue 33 item 2, both hostile calls in one co-tui (a start and the MCP server's are the cost):
+    `touch …;` + 80 newlines + `ls -la` showed only `ls -la` above Deny/Run; a destructive MCP call
+    with a 6,000-character argument showed only dots, the tool's name and the path off screen."""
     tmux, ws, config = terminal
-    config.write_text("allow_shell = true\n")
+    config.write_text(
+        "allow_shell = true\n"
+        f"[mcp_servers.demo]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(DEMO))}]\n"
+    )
     command = "touch pwned.txt;" + "\n" * 80 + "ls -la"
-    loopback.script(Reply(tool_calls=(ToolCallSpec("run_shell", {"command": command}),)), Reply("all done"))
-    done = start(tmux, tmp_path, ws, config, loopback)
-    tmux.wait_for("Ask anything")
-    tmux.submit("list the files")
-    tmux.wait_for("Deny (n)")
-    screen = tmux.pane()
-    assert "touch pwned.txt;" in screen
-    assert "79 blank lines" in screen and "ls -la" in screen
-    assert "run_shell · 81 lines (79 blank) · 102 characters" in screen
-    tmux("send-keys", "-t", "t", "n")
-    tmux.wait_for("all done")
-    assert not (ws / "pwned.txt").exists()
-    tmux("send-keys", "-t", "t", "C-q")
-    poll_until(done.exists, lambda: f"co-tui to exit:\n{tmux.pane()}")
-
-
-def test_a_destructive_mcp_call_with_a_6000_character_argument_shows_the_tool(terminal, loopback, tmp_path) -> None:
-    """Issue 33 item 2: the dialog showed only dots; the tool's name and the path were off screen."""
-    tmux, ws, config = terminal
-    config.write_text(f"[mcp_servers.demo]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(DEMO))}]\n")
     path = "." * 6000 + "/notes.txt"
     loopback.script(
-        Reply("hello there"), Reply(tool_calls=(ToolCallSpec("demo_wipe", {"path": path}),)), Reply("all done")
+        Reply("hello there"),
+        Reply(tool_calls=(ToolCallSpec("run_shell", {"command": command}),)),
+        Reply("all done"),
+        Reply(tool_calls=(ToolCallSpec("demo_wipe", {"path": path}),)),
+        Reply("all tidy"),
     )
     done = start(tmux, tmp_path, ws, config, loopback)
     tmux.wait_for("Ask anything")
@@ -95,6 +84,17 @@ def test_a_destructive_mcp_call_with_a_6000_character_argument_shows_the_tool(te
     tmux.wait_for("running")  # the server is up and its tools are offered
     tmux("send-keys", "-t", "t", "Escape")
     tmux.wait_for("MCP servers", gone=True)
+
+    tmux.submit("list the files")
+    tmux.wait_for("Deny (n)")
+    screen = tmux.pane()
+    assert "touch pwned.txt;" in screen
+    assert "79 blank lines" in screen and "ls -la" in screen
+    assert "run_shell · 81 lines (79 blank) · 102 characters" in screen
+    tmux("send-keys", "-t", "t", "n")
+    tmux.wait_for("all done")
+    assert not (ws / "pwned.txt").exists()
+
     tmux.submit("tidy up")
     tmux.wait_for("Deny (n)")
     screen = tmux.pane()
@@ -106,13 +106,19 @@ def test_a_destructive_mcp_call_with_a_6000_character_argument_shows_the_tool(te
     tmux.wait_for("end of the call")
     assert 'tes.txt"' in tmux.pane()  # the end of the path, wrapped at "/no…"
     tmux("send-keys", "-t", "t", "n")
-    tmux.wait_for("all done")
+    tmux.wait_for("all tidy")
     tmux("send-keys", "-t", "t", "C-q")
     poll_until(done.exists, lambda: f"co-tui to exit:\n{tmux.pane()}")
 
 
-def test_file_edits_with_the_offline_model_diff_allow_edits_and_permissions(tmp_path) -> None:
-    """Issue 30 item 4 and issue 32 item 13, as a person does it: no key, the offline model."""
+def test_keys_typed_as_the_dialog_shows_go_to_the_prompt_then_file_edits_diff_allow_and_revoke(tmp_path) -> None:
+    """Two things a person meets with no key (the offline model), in one co-tui:
+    - A `y` typed a moment after the dialog appeared answered it: the file was written. Its
+      answers arm a moment after it is shown (screens/arming.py), each key typed meanwhile starting
+      that again: the burst sent as soon as the dialog shows is prompt text; once armed, n answers.
+      The period is 5 s here (`CO_TUI_ARMING_S`), so a stalled host cannot let it pass before the
+      burst is sent: the test waits on what the screen shows, never on a clock.
+    - Issue 30 item 4 and issue 32 item 13: the diff, "allow edits", /permissions and its revoke."""
     ws = tmp_path / "ws"
     ws.mkdir()
     tmux = Tmux(f"edits-{tmp_path.name}")
@@ -121,6 +127,20 @@ def test_file_edits_with_the_offline_model_diff_allow_edits_and_permissions(tmp_
             CO_TUI, tmp_path, data=tmp_path / "data", config=tmp_path / "config.toml", cwd=ws, CO_TUI_ARMING_S="5"
         )
         tmux.wait_for("Ask anything")
+        tmux.submit("write hello to notes.txt")
+        poll_until(lambda: "Write this file?" in tmux.pane(), "the dialog", timeout=60)
+        tmux("send-keys", "-t", "t", "-l", "and then y")  # one burst, as a typist who goes on typing
+        tmux.wait_for("Allow edits (a)")  # armed
+        assert "and then y" in tmux.pane()  # in the prompt under the dialog
+        assert not (ws / "notes.txt").exists()
+        tmux("send-keys", "-t", "t", "n")
+        tmux.wait_for("Write this file?", gone=True)
+        assert not (ws / "notes.txt").exists()
+        assert "and then y" in tmux.pane()
+        tmux.wait_turn_over()
+        tmux("send-keys", "-t", "t", "C-u")  # the prompt emptied (ctrl+u: delete to the line's start)
+        tmux.wait_for("and then y", gone=True)
+
         tmux.submit("write hello to notes.txt")
         tmux.wait_for("Allow edits (a)")
         screen = tmux.pane()
@@ -145,36 +165,6 @@ def test_file_edits_with_the_offline_model_diff_allow_edits_and_permissions(tmp_
         tmux("send-keys", "-t", "t", "n")
         tmux.wait_for("Edit this file?", gone=True)
         assert (ws / "notes.txt").read_text() == "bye\n"
-        tmux("send-keys", "-t", "t", "C-q")
-        poll_until(done.exists, lambda: f"co-tui to exit:\n{tmux.pane()}")
-    finally:
-        tmux("kill-server")
-
-
-def test_text_and_a_y_typed_right_after_the_dialog_shows_go_to_the_prompt(tmp_path) -> None:
-    """A `y` typed a moment after the dialog appeared answered it: the file was written. Its
-    answers arm a moment after it is shown (screens/arming.py), each key typed meanwhile starting
-    that again: the burst sent as soon as the dialog shows is prompt text; once armed, n answers.
-    The period is 5 s here (`CO_TUI_ARMING_S`), so a stalled host cannot let it pass before the
-    burst is sent: the test waits on what the screen shows, never on a clock."""
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    tmux = Tmux(f"arming-{tmp_path.name}")
-    try:
-        done = tmux.start_co_tui(
-            CO_TUI, tmp_path, data=tmp_path / "data", config=tmp_path / "config.toml", cwd=ws, CO_TUI_ARMING_S="5"
-        )
-        tmux.wait_for("Ask anything")
-        tmux.submit("write hello to notes.txt")
-        poll_until(lambda: "Write this file?" in tmux.pane(), "the dialog", timeout=60)
-        tmux("send-keys", "-t", "t", "-l", "and then y")  # one burst, as a typist who goes on typing
-        tmux.wait_for("Allow edits (a)")  # armed
-        assert "and then y" in tmux.pane()  # in the prompt under the dialog
-        assert not (ws / "notes.txt").exists()
-        tmux("send-keys", "-t", "t", "n")
-        tmux.wait_for("Write this file?", gone=True)
-        assert not (ws / "notes.txt").exists()
-        assert "and then y" in tmux.pane()
         tmux("send-keys", "-t", "t", "C-q")
         poll_until(done.exists, lambda: f"co-tui to exit:\n{tmux.pane()}")
     finally:

@@ -29,7 +29,14 @@ def tmux(tmp_path: Path) -> Iterator[Tmux]:
         terminal("kill-server")
 
 
-def test_ask_dialog_keys_in_one_burst(tmux: Tmux, tmp_path: Path) -> None:
+def test_ask_dialog_keys_in_one_burst_and_a_burst_typed_on_it_goes_to_the_prompt(tmux: Tmux, tmp_path: Path) -> None:
+    """The ask dialog in a real terminal, on one session filled to its message limit:
+    - its figures, and Esc puts the prompt back with nothing sent;
+    - issue 43 item 9: `hello` typed on while the question shows goes to the prompt (its `o` is no
+      answer) and the dialog arms again; `o` pressed on its own sends over the budget, and a line in
+      the chat says so;
+    - the next send is asked again: Tab, the focus and Enter in one burst compact with that focus,
+      then the prompt goes out."""
     ws = tmp_path / "ws"
     ws.mkdir()
     config = tmp_path / "config.toml"
@@ -54,28 +61,6 @@ def test_ask_dialog_keys_in_one_burst(tmux: Tmux, tmp_path: Path) -> None:
 
     tmux("send-keys", "-t", "t", "Enter")  # the same prompt again: asked again
     tmux.wait_for("This send would summarise")
-    # One burst: to the focus field, the focus, Enter compacts with it, then the prompt goes out.
-    tmux("send-keys", "-t", "t", "Tab", "note", "Space", "2", "Enter")
-    tmux.wait_for("Conversation compacted")
-    poll_until(lambda: "and now?" in tmux.pane() and "This send would" not in tmux.pane(), "the prompt sent")
-    tmux("send-keys", "-t", "t", "C-q")
-    poll_until(done.exists, lambda: f"co-tui to exit:\n{tmux.pane()}")
-
-
-def test_a_burst_goes_to_the_prompt_and_o_leaves_a_trace(tmux: Tmux, tmp_path: Path) -> None:
-    """Issue 43 item 9: `hello` typed on while the question shows goes to the prompt (its `o` is no
-    answer) and the dialog arms again; `o` pressed on its own sends over the budget, and a line in the
-    chat says so."""
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    config = tmp_path / "config.toml"
-    config.write_text('compact_mode = "ask"\nmax_history_messages = 8\n')
-    done = tmux.start_co_tui(CO_TUI, tmp_path, data=tmp_path / "data", config=config, cwd=ws)
-    tmux.wait_for("Ask anything")
-    for i in range(4):
-        tmux.submit(f"note {i}")
-        tmux.wait_for(f"{2 * (i + 1)}/8 msgs")
-    tmux.submit("and now?")
     tmux.wait_for("enter chooses · tab: the focus field")  # armed
     tmux("send-keys", "-t", "t", "-l", "hello")
     tmux.wait_for("the answers arm in a moment")
@@ -85,5 +70,13 @@ def test_a_burst_goes_to_the_prompt_and_o_leaves_a_trace(tmux: Tmux, tmp_path: P
     tmux.wait_for("sent over the budget once, as you chose")
     poll_until(lambda: "10/8 msgs" in tmux.pane(), lambda: tmux.pane())
     poll_until(lambda: "hello" in tmux.pane().split("sent over the budget")[-1], lambda: tmux.pane())
+
+    tmux.wait_turn_over()
+    tmux("send-keys", "-t", "t", "Enter")  # `hello`, over the limit: asked
+    tmux.wait_for("This send would summarise")
+    # One burst: to the focus field, the focus, Enter compacts with it, then the prompt goes out.
+    tmux("send-keys", "-t", "t", "Tab", "note", "Space", "2", "Enter")
+    tmux.wait_for("Conversation compacted")
+    poll_until(lambda: "▌ hello" in tmux.pane() and "This send would" not in tmux.pane(), "the prompt sent")
     tmux("send-keys", "-t", "t", "C-q")
     poll_until(done.exists, lambda: f"co-tui to exit:\n{tmux.pane()}")

@@ -79,9 +79,10 @@ def _focus_banner(tmux: Tmux) -> None:
     raise AssertionError(f"the banner never got focus:\n{tmux.pane()}")
 
 
-def test_a_burst_typed_on_a_summary_banner_reaches_the_prompt_whole(term) -> None:
+def test_a_burst_typed_on_a_summary_banner_reaches_the_prompt_whole_and_r_alone_recovers(term) -> None:
     """`read README.md` typed on a focused summary banner reached the chat as `ead EADME.md` and
-    ran a recovery nobody chose; `z`, Backspace, `abc` gave `zab`."""
+    ran a recovery nobody chose; `z`, Backspace, `abc` gave `zab`. The banner's own key still acts
+    when it is pressed on its own. (One co-tui for both: the banner costs two turns and a /compact.)"""
     tmux, _ws, _done = term
     _summary_banner_focused(tmux)
     _keys(tmux, "read README.md", "Enter")
@@ -95,24 +96,38 @@ def test_a_burst_typed_on_a_summary_banner_reaches_the_prompt_whole(term) -> Non
     poll_until(lambda: _prompt_line(tmux) == "abc", lambda: f"the prompt to read 'abc':\n{tmux.pane()}")
     assert "Bring a lost item back?" not in tmux.pane()
 
-
-def test_r_pressed_alone_on_a_summary_banner_still_recovers(term) -> None:
-    """The banner's own key acts when it is pressed on its own."""
-    tmux, _ws, _done = term
-    _summary_banner_focused(tmux)
+    # `r` pressed alone on the banner, the prompt emptied first (so an `r` typed into it would show).
+    _keys(tmux, "C-u")
+    poll_until(lambda: "Ask anything" in _prompt_line(tmux), lambda: f"the prompt emptied:\n{tmux.pane()}")
+    _focus_banner(tmux)
     _keys(tmux, "r")
     tmux.wait_for("Bring a lost item back?")
     assert _prompt_line(tmux) != "r"
 
 
-def test_editing_keys_typed_fast_in_the_prompt_act_in_order(term) -> None:
+def test_editing_keys_typed_fast_act_in_order_and_ctrl_c_clears_the_prompt_then_quits(term) -> None:
     """Textual ran Backspace and the arrows once they had bubbled up to the app, behind the letters
-    already queued: `xyz`, Backspace ×2, `abc` gave `xyza`; `ab`, Left, `c` gave `abc`."""
-    tmux, _ws, _done = term
+    already queued: `xyz`, Backspace ×2, `abc` gave `xyza`; `ab`, Left, `c` gave `abc`.
+    In a real terminal, ctrl+c said `press ctrl+q`; now it clears typed text, says a second press
+    quits, and the second press quits (with the exit status of a normal quit)."""
+    tmux, _ws, done = term
     _keys(tmux, "xyz", "BSpace", "BSpace", "abc")
     poll_until(lambda: _prompt_line(tmux) == "xabc", lambda: f"the prompt to read 'xabc':\n{tmux.pane()}")
     _keys(tmux, "BSpace", "BSpace", "BSpace", "BSpace", "ab", "Left", "c")
     poll_until(lambda: _prompt_line(tmux) == "acb", lambda: f"the prompt to read 'acb':\n{tmux.pane()}")
+
+    _keys(tmux, " a half-typed thought", "C-c")
+    tmux.wait_for("ctrl+c again quits")
+    assert "a half-typed thought" not in tmux.pane() and "acb" not in _prompt_line(tmux)
+    # The second press quits within the window (2 s). On a loaded host the key can reach co-tui
+    # after the window closed, and then it is a first press again: press again, a few times at most.
+    for _ in range(3):
+        _keys(tmux, "C-c")
+        poll_until(lambda: done.exists() or "ctrl+c again quits" in tmux.pane(), lambda: tmux.pane())
+        if done.exists():
+            break
+    poll_until(done.exists, lambda: f"co-tui to exit:\n{tmux.pane()}")
+    assert done.read_text().strip() == "0"
 
 
 def test_after_a_tool_row_is_opened_the_next_answer_is_followed(term) -> None:
@@ -135,21 +150,3 @@ def test_after_a_tool_row_is_opened_the_next_answer_is_followed(term) -> None:
     _keys(tmux, "help", "Enter")
     tmux.wait_for("CO_TUI_MODEL).")  # the end of the answer is on the screen
     assert "↓" not in tmux.pane()
-
-
-def test_ctrl_c_clears_the_prompt_then_quits_on_a_second_press(term) -> None:
-    """In a real terminal, ctrl+c said `press ctrl+q`; now it clears typed text, says a second press
-    quits, and the second press quits (with the exit status of a normal quit)."""
-    tmux, _ws, done = term
-    _keys(tmux, "a half-typed thought", "C-c")
-    tmux.wait_for("ctrl+c again quits")
-    assert "a half-typed thought" not in tmux.pane()
-    # The second press quits within the window (2 s). On a loaded host the key can reach co-tui
-    # after the window closed, and then it is a first press again: press again, a few times at most.
-    for _ in range(3):
-        _keys(tmux, "C-c")
-        poll_until(lambda: done.exists() or "ctrl+c again quits" in tmux.pane(), lambda: tmux.pane())
-        if done.exists():
-            break
-    poll_until(done.exists, lambda: f"co-tui to exit:\n{tmux.pane()}")
-    assert done.read_text().strip() == "0"

@@ -70,18 +70,10 @@ def test_a_bang_command_typed_in_one_burst_asks_runs_and_stops(term) -> None:
     tmux.wait_for("running !echo started", gone=True)
 
 
-def test_a_path_completed_and_sent_in_one_burst(term) -> None:
-    """`explain @src/pa`, Tab, `please`, Enter in one write: the Tab completes from the text typed just
-    before it (not from a popup a frame behind), and the file is attached."""
-    tmux, _ = term
-    _keys(tmux, "explain @src/pa", "Tab", "please", "Enter")
-    tmux.wait_for("attached src/parser.py (file)")
-    tmux.wait_for("From what you attached:")
-    screen = tmux.pane()
-    assert "explain @src/parser.py please" in screen, screen
-
-
-def test_the_path_popup_and_the_meter_before_sending(term) -> None:
+def test_the_path_popup_and_the_meter_then_a_path_completed_and_sent_in_one_burst(term) -> None:
+    """`@` opens the path popup, and a path picked from it is priced in the meter before sending.
+    Then `explain @src/pa`, Tab, `please`, Enter in one write: the Tab completes from the text typed
+    just before it (not from a popup a frame behind), and the file is attached."""
     tmux, _ = term
     _keys(tmux, "@")
     tmux.wait_for("@README.md")
@@ -89,6 +81,15 @@ def test_the_path_popup_and_the_meter_before_sending(term) -> None:
     _keys(tmux, "READ", "Enter")
     tmux.wait_for("tokens attached on send")
     assert "@README.md" in tmux.pane()
+    _keys(tmux, "C-u")  # the prompt emptied (ctrl+u: delete to the line's start)
+    tmux.wait_for("tokens attached on send", gone=True)
+    tmux.wait_for("Ask anything")
+
+    _keys(tmux, "explain @src/pa", "Tab", "please", "Enter")
+    tmux.wait_for("attached src/parser.py (file)")
+    tmux.wait_for("From what you attached:")
+    screen = tmux.pane()
+    assert "explain @src/parser.py please" in screen, screen
 
 
 def test_keys_typed_after_a_bang_command_are_no_answer_to_its_dialog(term) -> None:
