@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
+import co_tui.session as domain  # its event classes resolve at first use: importing it loads nothing
 from co_tui.text import screen_text
 from co_tui.tui.commands import KEYS, binding_action
 from co_tui.tui.frame_budget import FrameBudget
@@ -289,38 +290,23 @@ class ChatScreen(Screen[None]):
         """Render one domain event (the closed union `co_tui.session.events.Event`, matched by class).
 
         A child's events (those with a `delegation`) go to its block, never into the chat flow."""
-        from co_tui.session import (
-            Done,
-            ErrorEvent,
-            HistoryTrimmed,
-            Notice,
-            OversizedTurn,
-            SubagentFinished,
-            SubagentStarted,
-            TextDelta,
-            ToolCall,
-            ToolResult,
-            UsageUpdate,
-        )
-        from co_tui.tui.widgets.error_block import ErrorBlock
-        from co_tui.tui.widgets.subagent_block import SubagentBlock
-        from co_tui.tui.widgets.tool_call_block import ToolCallBlock
-
         if event.delegation is not None:
             await self._show_child_event(event)
             return
         match event:
-            case TextDelta(text=text):
+            case domain.TextDelta(text=text):
                 if self._assistant is None:
                     from co_tui.tui.widgets.assistant_message import AssistantMessage
 
                     self._assistant = AssistantMessage(clock=self.key_clock, budget=self.frame_budget)
                     await self.log_view.add(self._assistant)
                 self._assistant.live.write(text)
-            case ToolCall():
+            case domain.ToolCall():
                 await self.end_answer()
                 # Imported here: the subagent modules stay out of the imports before the first frame.
                 from co_tui.session import DELEGATE_TOOL, subagent_pending
+                from co_tui.tui.widgets.subagent_block import SubagentBlock
+                from co_tui.tui.widgets.tool_call_block import ToolCallBlock
 
                 if event.tool_name == DELEGATE_TOOL:  # a subagent: its live block stands for the call
                     await self._add_subagent(SubagentBlock(subagent_pending(event.tool_call_id, event.args)))
@@ -328,35 +314,39 @@ class ChatScreen(Screen[None]):
                 block = ToolCallBlock(event.tool_name, event.tool_call_id, event.args)
                 self._tools[event.tool_call_id] = block
                 await self.log_view.add(block)
-            case ToolResult():
+            case domain.ToolResult():
                 if (subagent := self._subagents.get(event.tool_call_id)) is not None:
                     subagent.show(event)
                 elif (found := self._tools.get(event.tool_call_id)) is not None:
                     found.set_result(event)
-            case HistoryTrimmed():
+            case domain.HistoryTrimmed():
                 await self.end_answer()
                 from co_tui.tui.widgets.trim_banner import TrimBanner
 
                 await self.log_view.add(TrimBanner(event))
-            case UsageUpdate():
+            case domain.UsageUpdate():
                 self.meter.reading = event
-            case ErrorEvent():
+            case domain.ErrorEvent():
+                from co_tui.tui.widgets.error_block import ErrorBlock
+
                 await self.end_answer(interrupted=event.kind == "interrupted")
                 await self.log_view.add(ErrorBlock(event.message, event.kind))
-            case OversizedTurn():
+            case domain.OversizedTurn():
+                from co_tui.tui.widgets.error_block import ErrorBlock
+
                 await self.end_answer()
                 await self.log_view.add(ErrorBlock(event.message, "overflow" if event.refused else "oversized"))
-            case Notice(message=message):
+            case domain.Notice(message=message):
                 await self.end_answer()
                 await self.add_notice(message)
-            case Done(interrupted=interrupted):
+            case domain.Done(interrupted=interrupted):
                 await self.end_answer(interrupted=interrupted)
                 if interrupted:
                     for tool in self._tools.values():
                         tool.mark_interrupted()
                     for subagent in self._subagents.values():
                         subagent.mark_interrupted()
-            case SubagentStarted() | SubagentFinished():  # always carry their delegation: routed above
+            case domain.SubagentStarted() | domain.SubagentFinished():  # always carry their delegation: routed above
                 pass
             case _:
                 assert_never(event)
