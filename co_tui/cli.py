@@ -175,8 +175,10 @@ def _main(argv: Sequence[str] | None) -> int:
     restored. `--resume ID` and `--continue` look the session up first, to refuse one that is not
     there before the screen is drawn, in the data dir read without the settings
     (`paths.data_dir_without_settings`; the settings are built first only when that is unclear)."""
-    parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv:  # `co-tui` alone: the chat, nothing overridden; no parser is built before its first frame
+        return _run_tui(_settings_loader(None), Path.cwd())
+    parser = build_parser()
     if argv[:1] == ["acp"]:  # `co-tui acp`: the Agent Client Protocol on stdio (docs/acp.md)
         return _run_acp(parser, argv[1:])
     args = parser.parse_args(argv)
@@ -329,14 +331,14 @@ def _warn(line: str) -> None:
     print(f"co-tui: {line}", file=sys.stderr)
 
 
-def _settings_loader(args: argparse.Namespace) -> Callable[[], Settings]:
-    """`load_settings` with the command line's overrides, imported only when called (the TUI calls
-    it in a worker after its first paint). Raises `SettingsError`."""
+def _settings_loader(args: argparse.Namespace | None) -> Callable[[], Settings]:
+    """`load_settings` with the command line's overrides (None: no arguments, none), imported only
+    when called (the TUI calls it in a worker after its first paint). Raises `SettingsError`."""
 
     def load() -> Settings:
         from co_tui.config import load_settings
 
-        return load_settings(**_cli_settings(args))
+        return load_settings(**(_cli_settings(args) if args is not None else {}))
 
     return load
 

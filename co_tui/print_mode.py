@@ -52,6 +52,8 @@ def _write_event(event: Event, fmt: str, out: TextIO, err: TextIO, session_id: s
         if event.strategy == "static_marker" and event.note:  # its last words ("summary rejected") in full
             line = f"{line.rsplit(' · ', 1)[0]} · {event.note}"
         err.write(line + "\n")
+        if event.cache_warning:  # an eviction's (the session's first): the line after the cut's
+            err.write(f"  note: {event.cache_warning}\n")
     elif event.type == "oversized_turn":
         err.write(f"co-tui: {event.message}\n")
 
@@ -220,7 +222,10 @@ def run_print_mode(
     async def ask(request: ApprovalRequest) -> Decision:
         if assume_yes:
             return "once"
-        if request.is_edit:  # a file edit: `text` is its diff; the file says enough
+        shown: str | None
+        if request.is_memory:  # the exact line, and the memory file it would go into
+            what, shown = "memory notes", f"remembering {request.memory_words()}: {request.text!r}"
+        elif request.is_edit:  # a file edit: `text` is its diff; the file says enough
             what, shown = "file edits", request.path
         else:
             what = "shell commands" if request.tool == "run_shell" else "tool calls that need approval"

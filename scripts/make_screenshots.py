@@ -13,11 +13,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import html
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -92,35 +89,13 @@ async def _until(pilot, predicate, timeout: float = 30.0) -> None:
     await pilot.pause()
 
 
-_TEXT = re.compile(r'(<text [^>]*?x=")([0-9.]+)("[^>]*?textLength=")([0-9.]+)("[^>]*>)([^<]*)</text>')
-_NBSP = "&#160;"
-_EDGES = re.compile(r"((?:&#160;)*)(.*?)((?:&#160;)*)", re.S)
-
-
-def _edge_spaces_as_offsets(svg: str) -> str:
-    """rsvg-convert drops the spaces at either end of a <text> and stretches the rest over its
-    textLength (Textual's SVG has runs like " has 40 lines" after a code span): move leading spaces
-    into x and take both ends out of textLength, so the PNG keeps the gaps and the glyph width."""
-
-    def pin(m: re.Match[str]) -> str:
-        lead, core, trail = _EDGES.fullmatch(m[6]).groups()  # type: ignore[union-attr]
-        lead_n, trail_n = lead.count(_NBSP), trail.count(_NBSP)
-        if not (lead_n or trail_n) or not core:
-            return m[0]
-        cell = float(m[4]) / (lead_n + trail_n + len(html.unescape(core)))
-        x, width = float(m[2]) + lead_n * cell, float(m[4]) - (lead_n + trail_n) * cell
-        return f"{m[1]}{x:g}{m[3]}{width:g}{m[5]}{core}</text>"
-
-    return _TEXT.sub(pin, svg)
-
-
 def to_png(svg: Path) -> Path | None:
     """PNG next to the SVG via rsvg-convert (None when it is not installed)."""
     if shutil.which("rsvg-convert") is None:
         return None
-    png = svg.with_suffix(".png")
-    fixed = _edge_spaces_as_offsets(svg.read_text(encoding="utf-8"))
-    subprocess.run(["rsvg-convert", "-o", str(png)], input=fixed.encode(), check=True)
+    from svg_png import svg_to_png  # beside this script (rsvg-convert drops a text run's edge spaces)
+
+    png = svg_to_png(svg, svg.with_suffix(".png"))
     try:  # a terminal has few colours: a 256-colour palette makes the file about 3x smaller
         from PIL import Image
     except ImportError:

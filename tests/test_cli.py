@@ -1,4 +1,6 @@
-"""The `co-tui` command as a user runs it: a real subprocess, the offline model, no API key."""
+"""The `co-tui` command as a user runs it: the offline model, no API key. What it prints, exits with and
+saves is checked with the command called in-process (`call_co_tui`); a real process answers in
+`test_print_hello_offline` and on a terminal (the closed pipe and signals: test_cli_unix.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_process import ROOT
-from cli_process import run_co_tui as co_tui
+from cli_process import ROOT, run_co_tui
+from cli_process import call_co_tui as co_tui
 
 
 def test_version() -> None:
@@ -37,8 +39,10 @@ def test_bad_flag_is_one_line_exit_2() -> None:
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_print_hello_offline() -> None:
-    proc = co_tui("-p", "hello", "--model", "offline")
+    """The real command, as a process: `python -m co_tui` answers and exits 0."""
+    proc = run_co_tui("-p", "hello", "--model", "offline")
     assert proc.returncode == 0, proc.stderr
     assert "offline" in proc.stdout.lower()
     assert proc.stdout.strip()

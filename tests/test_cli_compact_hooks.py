@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_process import run_co_tui as co_tui
+from cli_process import call_co_tui as co_tui  # in-process; the hook it runs is a Python process
 
-pytestmark = pytest.mark.slow  # each test starts a real co-tui or Python process
+pytestmark = pytest.mark.slow  # the pre_compact hook is a Python process
 
 
 def test_a_veto_in_print_mode_is_one_line_on_stderr(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from cli_process import run_co_tui as co_tui
+from cli_process import call_co_tui as co_tui  # in-process: what it says and cuts is the point
 
 
 def _events(stdout: str) -> list[dict]:

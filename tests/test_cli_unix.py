@@ -1,6 +1,9 @@
-"""`co-tui` as a Unix tool, in real processes: closed pipes, stdin, flag misuse, session ids in jsonl.
+"""`co-tui` as a Unix tool: closed pipes, stdin, flag misuse, session ids in jsonl; the offline
+model, no API key.
 
-Every case runs the command as a user's shell would; the offline model, no API key.
+What concerns the process runs it as a user's shell would (`slow`: a closed pipe, `| head`, a
+terminal or an open silent pipe on stdin, signals, piped stdin once); what the command makes of
+its arguments and input is checked with it called in-process (`call`).
 """
 
 from __future__ import annotations
@@ -13,12 +16,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_process import call_co_tui
 from pilot_helpers import poll_until
 
 ROOT = Path(__file__).resolve().parents[1]
 CMD = [sys.executable, "-m", "co_tui"]
-
-pytestmark = pytest.mark.slow  # each case starts a Python process
 
 
 def env(**extra: str) -> dict[str, str]:
@@ -39,6 +41,11 @@ def run(
         input=data,
         env=env(**extra),
     )
+
+
+def call(*args: str, data: str = "", cwd: Path = ROOT, **extra: str) -> subprocess.CompletedProcess[str]:
+    """`co-tui ARGS` called in this process, `data` on its stdin (empty: as /dev/null)."""
+    return call_co_tui(*args, cwd=cwd, env=extra, stdin=data.encode())
 
 
 def run_into_closed_pipe(*args: str) -> tuple[int, str]:
@@ -67,7 +74,7 @@ def jsonl(stdout: str) -> list[dict]:
 
 def exported_prompts(session_id: str) -> list[str]:
     """The user prompts saved in session `session_id`, read back through `--export --format json`."""
-    proc = run("--export", session_id, "--format", "json")
+    proc = call("--export", session_id, "--format", "json")
     assert proc.returncode == 0, proc.stderr
     transcript = json.loads(proc.stdout)["transcript"]
     return [
@@ -82,22 +89,25 @@ def exported_prompts(session_id: str) -> list[str]:
 # --- 14. a reader that closes the pipe early --------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_list_sessions_into_a_closed_pipe_exits_quietly() -> None:
-    assert run("-p", "hello").returncode == 0
+    assert call("-p", "hello").returncode == 0
     status, stderr = run_into_closed_pipe("--list-sessions")
     assert stderr == ""
     assert status == 141  # 128 + SIGPIPE, what a shell reports for `| head`
 
 
+@pytest.mark.slow
 def test_print_mode_into_a_closed_pipe_exits_quietly_and_saves_the_turn() -> None:
     status, stderr = run_into_closed_pipe("-p", "tell me a long story", "--output-format", "jsonl")
     assert stderr == ""
     assert status == 141
     # The turn was interrupted, not lost: the session is there to resume.
-    listing = run("--list-sessions")
+    listing = call("--list-sessions")
     assert "tell me a long story" in listing.stdout
 
 
+@pytest.mark.slow
 def test_head_in_a_real_shell_pipeline_leaves_stderr_empty() -> None:
     script = '"$@" -p "tell me a long story" --output-format jsonl | head -5; echo "status=${PIPESTATUS[0]}" >&2'
     proc = subprocess.run(
@@ -120,7 +130,7 @@ def test_head_in_a_real_shell_pipeline_leaves_stderr_empty() -> None:
 
 @pytest.mark.parametrize("flag", [("-p",), ("-p", "-")])
 def test_stdin_is_the_prompt_without_one(flag: tuple[str, ...]) -> None:
-    proc = run(*flag, "--output-format", "jsonl", data="read pyproject.toml\n")
+    proc = call(*flag, "--output-format", "jsonl", data="read pyproject.toml\n")
     assert proc.returncode == 0, proc.stderr
     calls = [e for e in jsonl(proc.stdout) if e["type"] == "tool_call"]
     assert calls and calls[0]["tool_name"] == "read_file" and "pyproject.toml" in calls[0]["args"]
@@ -128,14 +138,14 @@ def test_stdin_is_the_prompt_without_one(flag: tuple[str, ...]) -> None:
 
 def test_stdin_is_attached_before_the_prompt() -> None:
     readme = (ROOT / "README.md").read_text()
-    proc = run("-p", "summarise this", "--output-format", "jsonl", data=readme)
+    proc = call("-p", "summarise this", "--output-format", "jsonl", data=readme)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
     session_id = jsonl(proc.stdout)[-1]["session_id"]
     [prompt] = exported_prompts(session_id)
     assert prompt.startswith("<stdin>\n" + readme.splitlines()[0])
     assert prompt.endswith("</stdin>\n\nsummarise this")
-    listing = run("--list-sessions")
+    listing = call("--list-sessions")
     assert "summarise this (with stdin)" in listing.stdout
 
 
@@ -143,7 +153,7 @@ def test_huge_stdin_is_capped_and_both_user_and_model_are_told() -> None:
     from co_tui.print_input import STDIN_CAP_CHARS
 
     big = "0123456789\n" * 30_000  # 330,000 characters
-    proc = run("-p", "how long is this?", "--output-format", "jsonl", data=big)
+    proc = call("-p", "how long is this?", "--output-format", "jsonl", data=big)
     assert proc.returncode == 0, proc.stderr
     [line] = proc.stderr.splitlines()
     assert "330,000" in line and f"{STDIN_CAP_CHARS:,}" in line
@@ -152,6 +162,7 @@ def test_huge_stdin_is_capped_and_both_user_and_model_are_told() -> None:
     assert f"the first {STDIN_CAP_CHARS:,} of 330,000 characters are shown" in prompt
 
 
+@pytest.mark.slow
 def test_a_terminal_on_stdin_with_no_prompt_is_a_usage_error() -> None:
     controller, terminal = os.openpty()
     try:
@@ -167,6 +178,7 @@ def test_a_terminal_on_stdin_with_no_prompt_is_a_usage_error() -> None:
     assert proc.stdout == ""
 
 
+@pytest.mark.slow
 def test_an_open_silent_stdin_is_not_waited_for_forever() -> None:
     """A harness that leaves stdin open and never writes: the prompt runs after a short wait, and
     a line says stdin was skipped."""
@@ -214,7 +226,7 @@ def test_an_open_silent_stdin_is_not_waited_for_forever() -> None:
     ],
 )
 def test_flag_misuse_is_one_line_exit_2_before_any_screen(args: tuple[str, ...], says: str, tmp_path: Path) -> None:
-    proc = run(*args, cwd=tmp_path)
+    proc = call(*args, cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout[-300:]
     [line] = proc.stderr.splitlines()
     assert line.startswith("co-tui: ") and says in line
@@ -225,20 +237,21 @@ def test_flag_misuse_is_one_line_exit_2_before_any_screen(args: tuple[str, ...],
 
 
 def test_jsonl_names_the_session_first_and_in_done() -> None:
-    first = run("-p", "hello", "--output-format", "jsonl")
+    first = call("-p", "hello", "--output-format", "jsonl")
     assert first.returncode == 0, first.stderr
     events = jsonl(first.stdout)
     session_id = events[0]["session_id"]
     assert len(session_id) == 32 and events[-1] == {**events[-1], "type": "done", "session_id": session_id}
     assert list(events[0])[:2] == ["type", "session_id"]
     # It is the id to resume with: a second turn continues the same session.
-    again = run("--resume", session_id, "-p", "hello again", "--output-format", "jsonl")
+    again = call("--resume", session_id, "-p", "hello again", "--output-format", "jsonl")
     assert again.returncode == 0, again.stderr
     later = jsonl(again.stdout)
     assert later[0]["session_id"] == later[-1]["session_id"] == session_id
     assert exported_prompts(session_id) == ["hello", "hello again"]
 
 
+@pytest.mark.slow
 def test_an_interrupt_line_starts_on_its_own_line_after_a_partial_answer() -> None:
     """Ctrl+C mid-answer on a terminal (stdout and stderr on one screen) showed
     `You co-tui: interrupted: the partial answer is kept`: the partial answer's line is ended first."""
@@ -262,6 +275,7 @@ def test_an_interrupt_line_starts_on_its_own_line_after_a_partial_answer() -> No
     assert end == "\n", text
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_waiting_for_stdin_is_one_line_not_a_traceback() -> None:
     """`sleep 10 | co-tui -p hi`, Ctrl+C during the wait for stdin, printed a KeyboardInterrupt traceback."""
     proc = subprocess.Popen(
@@ -289,9 +303,11 @@ def test_ctrl_c_while_waiting_for_stdin_is_one_line_not_a_traceback() -> None:
     assert out == ""
 
 
+@pytest.mark.slow
 def test_the_readmes_summarise_stdin_example_summarises_stdin() -> None:
     """README's `cat notes.txt | co-tui -p "summarise this"` answered with the offline model's
-    conversation recap (`Nothing yet…`), not a summary of what was piped in (issue 32, item 8)."""
+    conversation recap (`Nothing yet…`), not a summary of what was piped in (issue 32, item 8).
+    A real process with a real pipe on stdin (the other stdin cases call co-tui in-process)."""
     notes = (
         "The migration to FTS5 failed on Tuesday because the schema version was wrong.\n"
         "We decided to key migrations on PRAGMA user_version.\n"

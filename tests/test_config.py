@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_process import call_co_tui
 
 from co_tui.config import Settings, SettingsError, load_settings
 from co_tui.paths import ensure_private_dir
@@ -106,19 +105,12 @@ def test_private_dir_mode(tmp_path: Path) -> None:
     assert stat.S_IMODE(d.stat().st_mode) == 0o700
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     "env",
     [{"CO_TUI_TOOL_OUTPUT_TRIM_CHARS": "lots"}, {"CO_TUI_CONTEXT_STRATEGY": "nope"}],
 )
 def test_cli_exits_2_with_one_line(env: dict[str, str]) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "co_tui", "-p", "hello"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **env},
-        timeout=60,
-    )
+    proc = call_co_tui("-p", "hello", env=env)
     assert proc.returncode == 2
     assert proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
@@ -179,20 +171,13 @@ def test_existing_data_dir_keeps_its_mode(tmp_path: Path) -> None:
     assert stat.S_IMODE(private.stat().st_mode) == 0o700 and loose_dir_warning(private) is None
 
 
-@pytest.mark.slow
 def test_store_in_a_shared_dir_leaves_it_as_it_was_and_warns(tmp_path: Path) -> None:
     shared = tmp_path / "shared"
     shared.mkdir()
     os.chmod(shared, 0o1777)
     ws = tmp_path / "ws"
     ws.mkdir()
-    proc = subprocess.run(
-        [sys.executable, "-m", "co_tui", "-p", "hello"],
-        capture_output=True,
-        text=True,
-        cwd=ws,
-        env={**os.environ, "CO_TUI_DATA_DIR": str(shared)},
-    )
+    proc = call_co_tui("-p", "hello", cwd=ws, env={"CO_TUI_DATA_DIR": str(shared)})
     assert proc.returncode == 0, proc.stderr
     assert stat.S_IMODE(shared.stat().st_mode) == 0o1777
     assert stat.S_IMODE((shared / "sessions.db").stat().st_mode) == 0o600
@@ -202,7 +187,6 @@ def test_store_in_a_shared_dir_leaves_it_as_it_was_and_warns(tmp_path: Path) -> 
     ]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     ("value", "why"),
     [("", "must not be empty"), ("data", "must be an absolute path"), ("./x", "must be an absolute path")],
@@ -211,13 +195,7 @@ def test_empty_or_relative_data_dir_is_a_settings_error(value: str, why: str, tm
     ws = tmp_path / "ws"
     ws.mkdir()
     os.chmod(ws, 0o755)
-    proc = subprocess.run(
-        [sys.executable, "-m", "co_tui", "-p", "hello"],
-        capture_output=True,
-        text=True,
-        cwd=ws,
-        env={**os.environ, "CO_TUI_DATA_DIR": value},
-    )
+    proc = call_co_tui("-p", "hello", cwd=ws, env={"CO_TUI_DATA_DIR": value})
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "setting data_dir" in proc.stderr and why in proc.stderr
     assert "CO_TUI_DATA_DIR" in proc.stderr

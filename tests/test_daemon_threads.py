@@ -16,14 +16,21 @@ from cli_process import run_python
 from co_tui.daemon_threads import DaemonExecutor
 
 BLOCKED_AT_EXIT = """
-import asyncio, sys
+import asyncio, sys, threading
 from pathlib import Path
 from co_tui.daemon_threads import use_daemon_executor
 
 async def main():
     use_daemon_executor()
-    asyncio.get_running_loop().run_in_executor(None, Path(sys.argv[1]).read_bytes)  # blocks: no writer
-    await asyncio.sleep(0)  # the read has started
+    reading = threading.Event()
+
+    def read():
+        reading.set()
+        return Path(sys.argv[1]).read_bytes()  # blocks: no writer
+
+    asyncio.get_running_loop().run_in_executor(None, read)
+    while not reading.is_set():  # a wait on the thread, not on time: the read is under way
+        await asyncio.sleep(0.01)
     return 7
 
 sys.exit(asyncio.run(main()))

@@ -3,7 +3,7 @@
 
 Read from the test modules' source: a test is taken to start one when its body, or a function or
 fixture of its module it uses, names one of the helpers below (or `sys.executable`, a Python
-process of its own). A process started by co-tui's own code under test (a `!command`, a search's
+process of its own), or a name the module imported one of them as (`run_co_tui as co_tui`). A process started by co-tui's own code under test (a `!command`, a search's
 child) does not count: that is the code being tested, and cheap."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 TESTS = Path(__file__).parent
 
 STARTS_A_PROCESS = re.compile(
-    r"\b(run_co_tui|run_python|start_co_tui|open_agent|Tmux|MCPServerStdio|demo_server|sys\.executable)\b"
+    r"\b(run_co_tui|run_python|start_co_tui|Tmux|MCPServerStdio|demo_server|sys\.executable)\b"
 )
 
 
@@ -28,6 +28,19 @@ def _module_slow(tree: ast.Module) -> bool:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "pytestmark" for t in node.targets):
             return "mark.slow" in ast.unparse(node.value)
     return False
+
+
+def _aliases(tree: ast.Module) -> re.Pattern[str] | None:
+    """The names the module binds a process helper to (`from cli_process import run_co_tui as
+    co_tui`), as a pattern; None when it renames none."""
+    names = {
+        alias.asname
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.asname and STARTS_A_PROCESS.fullmatch(alias.name)
+    }
+    return re.compile(rf"\b({'|'.join(sorted(names))})\b") if names else None
 
 
 def unmarked_process_tests(path: Path, root: Path = TESTS.parent) -> list[str]:
@@ -47,9 +60,13 @@ def unmarked_process_tests(path: Path, root: Path = TESTS.parent) -> list[str]:
         & functions.keys() - {name}
         for name, node in functions.items()
     }
-    starting = {
-        name for name, node in functions.items() if STARTS_A_PROCESS.search(ast.get_source_segment(source, node) or "")
-    }
+    aliases = _aliases(tree)
+
+    def names_one(node: ast.AST) -> bool:
+        text = ast.get_source_segment(source, node) or ""
+        return bool(STARTS_A_PROCESS.search(text) or (aliases and aliases.search(text)))
+
+    starting = {name for name, node in functions.items() if names_one(node)}
     grown = True
     while grown:
         more = {name for name, used in uses.items() if name not in starting and used & starting}
@@ -85,3 +102,13 @@ def test_the_check_finds_an_unmarked_process_test(tmp_path: Path) -> None:
         "def test_in_process():\n    assert 1 + 1 == 2\n"
     )
     assert unmarked_process_tests(module, tmp_path) == ["test_probe.py::test_unmarked"]
+    # A helper imported under another name is still found (it hid print-mode processes before);
+    # the in-process call is not a process.
+    renamed = tmp_path / "test_renamed.py"
+    renamed.write_text(
+        "from cli_process import call_co_tui\n"
+        "from cli_process import run_co_tui as co_tui\n\n"
+        "def test_process():\n    assert co_tui('-p', 'hi').returncode == 0\n\n"
+        "def test_in_process():\n    assert call_co_tui('-p', 'hi').returncode == 0\n"
+    )
+    assert unmarked_process_tests(renamed, tmp_path) == ["test_renamed.py::test_process"]

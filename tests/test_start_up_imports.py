@@ -3,7 +3,7 @@
 
 One real start-up (`cli.main`, headless, offline model) records `sys.modules` when the first frame
 has been drawn (the start-up worker is launched after it: `CoTuiApp._start_session`) and when the
-session is ready. A module outside the lists fails here with its name: import it later (lazily, in
+session is ready; one real `co-tui -p hello` (`python -m co_tui`) lists `sys.modules` as it exits. A module outside the lists fails here with its name: import it later (lazily, in
 the start-up thread, at first use), or add it to the list in the same change with the measurement
 that says it costs nothing (`benchmarks/start_up.py`; docs/performance.md, "Start-up").
 """
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.slow  # each test starts a real co-tui or Python proces
 # Third-party packages (top-level names) allowed before the first frame: Textual and what it needs.
 PAINT_PACKAGES = {"textual", "rich", "platformdirs", "typing_extensions"}
 # co-tui's own before the first frame: the UI, and these few light modules of the other layers
-# (the front end imports only `co_tui.session`: its port, events and counts).
+# (the front end imports only `co_tui.session`: its command table).
 PAINT_OWN_PREFIXES = ("co_tui.tui",)
 PAINT_OWN = {
     "co_tui",
@@ -32,27 +32,29 @@ PAINT_OWN = {
     "co_tui.terminal_echo",  # the echo off first thing, so early keys are not echoed (standard library only)
     "co_tui.text",
     "co_tui.print_input",
-    "co_tui.agent",
-    "co_tui.agent.approval_text",
-    "co_tui.agent.errors",
-    "co_tui.agent.permissions",
-    "co_tui.agent.providers",
-    "co_tui.governance",
-    "co_tui.governance.events",
-    "co_tui.governance.refused",
     "co_tui.session",
-    "co_tui.session.user_shell_prompt",
     "co_tui.session.note_prompt",  # `#note` told from a prompt (standard library only)
-    # The slash commands the prompt parses and the transcript replay a resume shows (standard
-    # library only; main moved them behind `co_tui.session`, the front ends' one import).
+    # The slash commands the prompt completes and the keys bind (standard library only; main moved
+    # them behind `co_tui.session`, the front ends' one import).
     "co_tui.session.command_handlers",
     "co_tui.session.commands",
-    "co_tui.session.replay",
-    "co_tui.session.agent_ids",
-    "co_tui.session.conversation_counts",
-    "co_tui.session.events",
-    "co_tui.session.port",
-    "co_tui.session.wording",  # the one busy refusal the prompt may show (co_tui.text and refused.py only)
+}
+# The UI's own modules that the first frame does not need: the log's entries (drawn once there is a
+# conversation), the replay of a resumed one, the steering intents and the slash commands' actions
+# (built at their first use) and the palette's provider (loaded when the palette opens). Each was
+# imported before the first frame until 2026-11-29 (docs/performance.md, "Start-up in tmux").
+PAINT_UI_DENIED = {
+    "co_tui.tui.command_actions",
+    "co_tui.tui.export_command",
+    "co_tui.tui.palette",
+    "co_tui.tui.steering_intents",
+    "co_tui.tui.transcript_view",
+    "co_tui.tui.widgets.assistant_message",
+    "co_tui.tui.widgets.error_block",
+    "co_tui.tui.widgets.subagent_block",
+    "co_tui.tui.widgets.tool_call_block",
+    "co_tui.tui.widgets.trim_banner",
+    "co_tui.tui.widgets.user_message",
 }
 # Standard-library packages that have no business before the first frame (each costs a few to
 # tens of ms and none is needed to draw it); the rest of the standard library is allowed.
@@ -66,6 +68,7 @@ PAINT_STDLIB_DENIED = {
     "multiprocessing",
     "pkgutil",
     "pprint",
+    "sqlite3",
     "sysconfig",
     "unittest",
     "xml",
@@ -99,6 +102,11 @@ READY_PACKAGES = PAINT_PACKAGES | {
     "truststore",
     "typing_inspection",
 }
+# Print mode (`co-tui -p`): what the offline session needs, nothing of a screen (Textual, Rich) and
+# no provider, ACP or MCP SDK (imported when a model, `co-tui acp` or an MCP server asks for one).
+PRINT_PACKAGES = (READY_PACKAGES - PAINT_PACKAGES) | {"typing_extensions"}
+# co-tui's own that print mode has no use for: the TUI, the ACP front end, --list-sessions/--export.
+PRINT_OWN_DENIED = ("co_tui.tui", "co_tui.acp", "co_tui.cli_sessions")
 # Not third-party code: the interpreter's own start-up and the editable install's finder.
 ALWAYS = {"__main__", "_distutils_hack", "_sysconfigdata__linux_x86_64-linux-gnu"}
 
@@ -145,6 +153,7 @@ def paint_violations(modules: list[str]) -> set[str]:
     """What of `modules` (`sys.modules` at the first frame) is outside the first frame's lists."""
     third = _third_party(modules) - PAINT_PACKAGES - ALWAYS
     own = {m for m in modules if m.startswith("co_tui.") and not m.startswith(PAINT_OWN_PREFIXES)} - PAINT_OWN
+    own |= set(modules) & PAINT_UI_DENIED
     stdlib = {m.split(".")[0] for m in modules} & PAINT_STDLIB_DENIED
     return third | own | stdlib
 
@@ -152,6 +161,21 @@ def paint_violations(modules: list[str]) -> set[str]:
 def ready_violations(modules: list[str]) -> set[str]:
     """What of `modules` (`sys.modules` at ready) is outside the ready list."""
     return _third_party(modules) - READY_PACKAGES - ALWAYS
+
+
+def print_violations(modules: list[str]) -> set[str]:
+    """What of `modules` (every import of a print-mode run) is outside print mode's lists."""
+    own = {m for m in modules if m.startswith(PRINT_OWN_DENIED)}
+    return (_third_party(modules) - PRINT_PACKAGES - ALWAYS) | own
+
+
+# `python -m co_tui ARGS`, listing `sys.modules` as a JSON line on stderr when it exits.
+_PRINT_PROBE = (
+    "import atexit, json, runpy, sys\n"
+    "atexit.register(lambda: print(json.dumps(sorted(sys.modules)), file=sys.stderr))\n"
+    "sys.argv = ['co-tui', *sys.argv[1:]]\n"
+    "runpy.run_module('co_tui', run_name='__main__', alter_sys=True)\n"
+)
 
 
 def test_before_the_first_frame_only_textual_and_the_ui(imported: dict[str, list[str]]) -> None:
@@ -171,6 +195,9 @@ def test_an_import_outside_the_lists_is_named(imported: dict[str, list[str]]) ->
     assert paint_violations([*paint, "pydantic", "pydantic.main"]) == {"pydantic"}
     assert paint_violations([*paint, "co_tui.governance.trim"]) == {"co_tui.governance.trim"}
     assert paint_violations([*paint, "email", "email.parser"]) == {"email"}
+    assert paint_violations([*paint, "co_tui.tui.steering_intents"]) == {"co_tui.tui.steering_intents"}
+    assert paint_violations([*paint, "co_tui.session.events"]) == {"co_tui.session.events"}
+    assert paint_violations([*paint, "sqlite3", "sqlite3.dbapi2"]) == {"sqlite3"}
     assert ready_violations([*ready, "openai", "openai.types"]) == {"openai"}
     assert ready_violations([*ready, "markdown_it"]) == {"markdown_it"}
 
@@ -205,3 +232,18 @@ def test_a_resumed_tool_row_is_shown_before_pydantic_ai_loads(tmp_path: Path) ->
     seen = json.loads(out.stdout.strip().splitlines()[-1])
     assert seen["titles"] == ["⚙ read_file() · 1 char", "⚙ run_shell() · 20 chars · exit 2"]
     assert seen["pydantic_ai"] is False
+
+
+def test_print_mode_imports_no_screen_and_no_provider_sdk(tmp_path: Path) -> None:
+    """`co-tui -p hello` as a user runs it (`python -m co_tui`, the offline model): every module
+    loaded by its exit, against print mode's lists."""
+    out = run_python(_PRINT_PROBE, "-p", "hello", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "offline" in out.stdout.lower()
+    modules = json.loads(out.stderr.strip().splitlines()[-1])
+    assert "pydantic_ai" in modules and "co_tui.print_mode" in modules  # the log is the run's
+    assert print_violations(modules) == set()
+    # What the check would say of one import too many.
+    assert print_violations([*modules, "textual", "textual.app"]) == {"textual"}
+    assert print_violations([*modules, "openai", "openai.types"]) == {"openai"}
+    assert print_violations([*modules, "co_tui.tui.app"]) == {"co_tui.tui.app"}

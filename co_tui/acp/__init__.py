@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from co_tui.config import Settings
 
-__all__ = ["run_acp"]
+__all__ = ["run_acp", "serve"]
 
 
 async def _streams(protocol_out: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -30,17 +30,24 @@ async def _streams(protocol_out: int) -> tuple[asyncio.StreamReader, asyncio.Str
     return reader, writer
 
 
-async def _serve(settings: Settings, protocol_out: int) -> None:
+async def serve(settings: Settings, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Serve one client: ACP's JSON lines read from `reader`, written to `writer`, until `reader`
+    ends (or the connection fails); then every turn is stopped and kept and every session closed.
+    `run_acp` serves stdio with it; the tests, a pair of pipes in their own process."""
     from acp import run_agent
 
     from co_tui.acp.agent import CoTuiAgent
 
     agent = CoTuiAgent(settings)
-    reader, writer = await _streams(protocol_out)
     try:
         await run_agent(agent, writer, reader, use_unstable_protocol=True)
     finally:  # stdin closed (or the connection failed): every turn stopped and kept, every session closed
         await agent.close_all()
+
+
+async def _serve(settings: Settings, protocol_out: int) -> None:
+    reader, writer = await _streams(protocol_out)
+    await serve(settings, reader, writer)
 
 
 def run_acp(settings: Settings) -> int:

@@ -170,10 +170,14 @@ class CoTuiAgent:
         live = self.live.get(acp_id)
         workspace = live.calls.workspace if live is not None else Path.cwd()
         text = f"```diff\n{request.text}\n```" if request.is_edit else f"```\n{request.text}\n```"
+        title = f"{request.tool}: approve?"
+        if request.is_memory:  # a note, not a file edit: what it does, then the exact line
+            title = "remember: add this note to memory?"
+            text = f"Remembering {request.memory_words()}; this exact line is added:\n{text}"
         locations = [s.ToolCallLocation(path=str(workspace / request.path))] if request.path else None
         tool_call = s.ToolCallUpdate(
             tool_call_id=request.tool_call_id or f"user-shell-{id(request)}",
-            title=f"{request.tool}: approve?",
+            title=title,
             kind=kind_of(request.tool),
             status="pending",
             locations=locations,

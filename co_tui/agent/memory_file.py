@@ -28,7 +28,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from co_tui.agent.project_instructions import InstructionFile, default_global_dir, read_instructions
+from co_tui.agent.project_instructions import (
+    InstructionFile,
+    Signature,
+    default_global_dir,
+    file_signature,
+    read_instructions,
+    reread_if_changed,
+)
 
 __all__ = [
     "ENTRY_MAX_CHARS",
@@ -149,7 +156,7 @@ class MemoryFiles:
         self.global_dir = global_dir if global_dir is not None else default_global_dir()
         self.enabled = enabled
         self.files: tuple[MemoryFile, ...] = ()
-        self._signature: tuple[tuple[str, int, int], ...] | None = None
+        self.loaded_signature: Signature | None = None
         self.reload()
 
     def path_of(self, scope: MemoryScope) -> Path:
@@ -165,16 +172,9 @@ class MemoryFiles:
     def _scopes(self) -> list[MemoryScope]:
         return ["global", "workspace"]
 
-    def signature(self) -> tuple[tuple[str, int, int], ...]:
+    def signature(self) -> Signature:
         """(path, mtime_ns, size) of each memory file that exists: what `refresh` compares."""
-        found = []
-        for scope in self._scopes():
-            try:
-                st = os.stat(self.path_of(scope))
-            except OSError:
-                continue
-            found.append((str(self.path_of(scope)), st.st_mtime_ns, st.st_size))
-        return tuple(found)
+        return file_signature(self.path_of(scope) for scope in self._scopes())
 
     def read(self, scope: MemoryScope) -> MemoryFile:
         """`scope`'s file as it is now (never raises: a file that cannot be used has `error`)."""
@@ -191,18 +191,14 @@ class MemoryFiles:
 
     def reload(self) -> tuple[MemoryFile, ...]:
         """Read both files again; returns them (global first, as the instructions are ordered)."""
-        self._signature = self.signature()
+        self.loaded_signature = self.signature()
         self.files = tuple(self.read(scope) for scope in self._scopes())
         return self.files
 
     def refresh(self) -> bool:
         """Before a turn: re-read when a file appeared, changed or went away. True when what the
         model is sent changed."""
-        if self.signature() == self._signature:
-            return False
-        before = self.text
-        self.reload()
-        return self.text != before
+        return reread_if_changed(self)
 
     @property
     def text(self) -> str | None:

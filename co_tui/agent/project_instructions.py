@@ -22,10 +22,10 @@ import codecs
 import errno
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
 """Looked for in this order in each directory; the first one that exists is used."""
@@ -40,6 +40,41 @@ _UTF8_MAX_BYTES = 4
 Scope = Literal["global", "project"]
 
 Signature = tuple[tuple[str, int, int], ...]
+
+
+def file_signature(paths: Iterable[Path]) -> Signature:
+    """(path, mtime_ns, size) of each of `paths` that exists, in order: equal signatures mean no file
+    appeared, changed or went away (what a `refresh` compares; one `stat` a path, no reads)."""
+    found = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        found.append((str(path), st.st_mtime_ns, st.st_size))
+    return tuple(found)
+
+
+class _Rereadable(Protocol):
+    loaded_signature: Signature | None
+
+    def signature(self) -> Signature: ...
+
+    @property
+    def text(self) -> str | None: ...
+
+    def reload(self) -> object: ...
+
+
+def reread_if_changed(files: _Rereadable) -> bool:
+    """Before a turn (`ProjectInstructions.refresh`, `MemoryFiles.refresh`): read `files` again when
+    their signature differs from the one of the last `reload` (which records it in
+    `loaded_signature`). True when what the model is sent (`text`) changed."""
+    if files.signature() == files.loaded_signature:
+        return False
+    before = files.text
+    files.reload()
+    return files.text != before
 
 
 @dataclass(frozen=True)
@@ -234,7 +269,7 @@ class ProjectInstructions:
         self.global_dir = global_dir if global_dir is not None else default_global_dir()
         self.enabled = enabled
         self.files: tuple[InstructionFile, ...] = ()
-        self._signature: Signature | None = None
+        self.loaded_signature: Signature | None = None
         if enabled:
             self.reload()
 
@@ -247,22 +282,13 @@ class ProjectInstructions:
 
     def signature(self) -> Signature:
         """(path, mtime_ns, size) of every candidate file that exists: what `refresh` compares."""
-        found = []
-        for _, directory in self._dirs():
-            for name in INSTRUCTION_FILES:
-                path = directory / name
-                try:
-                    st = os.stat(path)
-                except OSError:
-                    continue
-                found.append((str(path), st.st_mtime_ns, st.st_size))
-        return tuple(found)
+        return file_signature(directory / name for _, directory in self._dirs() for name in INSTRUCTION_FILES)
 
     def reload(self) -> tuple[InstructionFile, ...]:
         """Read the files again (start, `/clear`); returns them."""
         if not self.enabled:
             return self.files
-        self._signature = self.signature()
+        self.loaded_signature = self.signature()
         files = []
         for scope, directory in self._dirs():
             path = find_instructions(directory)
@@ -276,11 +302,7 @@ class ProjectInstructions:
     def refresh(self) -> bool:
         """Before a turn: reload when a file appeared, changed or went away. True when it did and what
         the model is sent changed."""
-        if not self.enabled or self.signature() == self._signature:
-            return False
-        before = self.text
-        self.reload()
-        return self.text != before
+        return self.enabled and reread_if_changed(self)
 
     @property
     def text(self) -> str | None:
@@ -304,9 +326,11 @@ __all__ = [
     "ProjectInstructions",
     "default_global_dir",
     "describe_files",
+    "file_signature",
     "find_instructions",
     "instructions_block",
     "instructions_text",
     "read_head",
     "read_instructions",
+    "reread_if_changed",
 ]

@@ -87,13 +87,18 @@ class HistoryTrimmed:
     # left out of `to_dict`) for the main agent's, so its lines and ledger rows are unchanged.
     agent: str | None = None
     delegation: str | None = None
+    # Reason `manual_evict`, the session's first eviction: that removing something from the middle
+    # breaks the provider's prompt cache from that point (docs/context-governance.md, "Evict"), as a
+    # field of its own so a front end shows it without reading `note`. None (and left out of
+    # `to_dict`) for every other event.
+    cache_warning: str | None = None
 
     type: Literal["history_trimmed"] = "history_trimmed"
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready form (print mode's jsonl line, the store's ledger row)."""
         data = asdict(self)
-        for key in ("agent", "delegation"):
+        for key in ("agent", "delegation", "cache_warning"):
             if data[key] is None:
                 del data[key]
         return data

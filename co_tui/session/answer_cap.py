@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, ModelResponsePart, TextPart
 
-__all__ = ["AnswerCap", "cap_line", "cap_notice", "capped_history"]
+__all__ = ["AnswerCap", "cap_line", "cap_notice", "capped_history", "over_cap", "stopped_over_cap_notice"]
 
 
 def cap_line(cap: int) -> str:
@@ -25,6 +25,22 @@ def cap_notice(cap: int) -> str:
     return (
         f"the answer reached {cap:,} characters (max_answer_chars) and its stream was stopped; what came before is kept"
     )
+
+
+def stopped_over_cap_notice(cap: int) -> str:
+    """The one-line notice of an answer stopped by the user whose kept text was past the cap."""
+    return (
+        f"the stopped answer had passed {cap:,} characters (max_answer_chars) by the time it stopped; "
+        "what is kept ends at the cap, as a finished answer's would"
+    )
+
+
+def over_cap(messages: list[ModelMessage], cap: int) -> bool:
+    """Whether the last message is a response whose text is longer than `cap` characters (0: no
+    cap, never): a run stopped by the user may keep text that arrived after the last delta shown."""
+    if not cap or not messages or not isinstance(messages[-1], ModelResponse):
+        return False
+    return sum(len(p.content) for p in messages[-1].parts if isinstance(p, TextPart)) > cap
 
 
 @dataclass

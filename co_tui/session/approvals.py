@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import PurePath
 
 from co_tui.agent.permissions import Decision, Grant, Permissions, offer
+from co_tui.agent.remember_tool import REMEMBER_TOOL
 from co_tui.agent.tools import CannotAsk
 from co_tui.session.agent_ids import MAIN_AGENT
 
@@ -27,8 +29,9 @@ class ApprovalRequest:
 
     `tool_call_id`: the model's id of the call (None for the user's own `!command`, `by_user`);
     `agent`: who asks (`MAIN_AGENT` for the session's agent, a subagent's id otherwise); `tool`: its
-    name (`run_shell`, `write_file`, `edit_file`, an MCP tool); `text`: exactly what runs — the
-    command, the unified diff of an edit (`path`: the file), an MCP call's name and JSON arguments;
+    name (`run_shell`, `write_file`, `edit_file`, `remember`, an MCP tool); `text`: exactly what runs —
+    the command, the unified diff of an edit (`path`: the file), the line a memory note adds (`path`:
+    the memory file), an MCP call's name and JSON arguments;
     `grant`: what answering `always` would allow for the rest of the session.
     """
 
@@ -41,9 +44,20 @@ class ApprovalRequest:
     by_user: bool = False
 
     @property
+    def is_memory(self) -> bool:
+        """A note to remember (the `remember` tool, `#note`, `/remember`): `text` is the exact line
+        that will be added, `path` the memory file it goes into."""
+        return self.tool == REMEMBER_TOOL
+
+    @property
     def is_edit(self) -> bool:
-        """A file edit (`text` is its diff)."""
-        return self.path is not None
+        """A file edit (`text` is its diff, `path` the file). A memory note is not one (`is_memory`)."""
+        return self.path is not None and not self.is_memory
+
+    def memory_words(self) -> str:
+        """Where a memory note goes, said for a front end with no dialog (print mode, ACP), which then
+        shows `text`, the exact line: `a note into memory.md at /ws/.co-tui/memory.md`."""
+        return f"a note into {PurePath(self.path or '?').name} at {self.path}"
 
 
 Ask = Callable[[ApprovalRequest], Awaitable[Decision]]

@@ -126,7 +126,8 @@ def banner_parts(event: HistoryTrimmed) -> list[str]:
         ]
     parts = [f"✂ {banner_title(event)}"]
     if event.reason == "manual_evict" and event.note:
-        # What was removed, named by the eviction (its first clause; the cache warning is in the details).
+        # What was removed, named by the eviction (its first clause; the cache warning is in the details,
+        # from `cache_warning` — a ledger saved before that field holds it in the note after "; ").
         parts.append(event.note.split("; ", 1)[0].removeprefix("removed the "))
     elif event.dropped_messages:
         turns = f" ({plural(event.dropped_turns, 'turn')})" if event.dropped_turns else ""
@@ -186,6 +187,8 @@ def banner_details(event: HistoryTrimmed) -> list[tuple[str, str]]:
         rows.append(("instructions", ", then ".join(event.summary_instructions)))
     if event.note:
         rows.append(("note", event.note))
+    if event.cache_warning:
+        rows.append(("prompt cache", event.cache_warning))
     if event.summary:
         rows.append(("summary", event.summary))
     return rows

@@ -14,7 +14,7 @@ _REVERSIBLE = ("token_budget", "message_count", "context_overflow", "manual_comp
 def cut_message(event: HistoryTrimmed, *, undoable: bool) -> str:
     """`banner_line(event)`, and on the next lines the hints that apply: `/undo` when the cut can
     still be undone (`undoable`), `recall` for what left the model's view (the marker it left names
-    the exact call), a summary's kept/lost items, and its note."""
+    the exact call), a summary's kept/lost items, its note, and its prompt-cache warning."""
     lines = [banner_line(event)]
     if event.reason in _REVERSIBLE:
         if undoable:
@@ -25,4 +25,6 @@ def cut_message(event: HistoryTrimmed, *, undoable: bool) -> str:
         lines.append("the summary lost: " + ", ".join(event.summary_lost[:12]))
     if event.note and event.reason not in ("restore", "rewind", "branch_switch"):
         lines.append(event.note)
+    if event.cache_warning:
+        lines.append(f"note: {event.cache_warning}")
     return "\n".join(lines)

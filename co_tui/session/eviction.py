@@ -29,8 +29,8 @@ __all__ = ["evict_line", "plan_compact_preview", "plan_evict", "plan_next_cut"]
 def plan_evict(history: HistoryReader, gauge: Gauge, index: int) -> Edit:
     """Remove what context message `index` holds (numbered as the inspector's In context tab): a
     tool output, or a whole older turn. The event's figures are the meter's readings before and
-    after; the first eviction of a session also warns, in its note, that the prompt cache breaks
-    from that point. Raises `EvictRefused` (one line)."""
+    after; the first eviction of a session also sets the event's `cache_warning`: the prompt cache
+    breaks from that point. Raises `EvictRefused` (one line)."""
     with worded_refusals():
         result = evict(history.context, index, budget_tokens=gauge.budget_tokens, overhead_tokens=gauge.overhead_tokens)
     # The meter's readings, not the rules' raw estimate: the banner and the Trims row start from the
@@ -41,19 +41,19 @@ def plan_evict(history: HistoryReader, gauge: Gauge, index: int) -> Edit:
         tokens_after=gauge.meter.reading(result.messages).tokens,
     )
     if not any(e.reason == "manual_evict" for e in history.ledger):  # warn once per session
-        event = replace(event, note=f"{event.note}; {CACHE_WARNING}")
+        event = replace(event, cache_warning=CACHE_WARNING)
     # What /undo puts back (docs/context-governance.md, "Undo a cut").
     return Edit(event=event, context=result.messages, record=history.cut_record(history.context))
 
 
 def evict_line(event: HistoryTrimmed) -> str:
     """The line a front end shows where the user evicted (the inspector's): what went, as the banner
-    says it, and — when `plan_evict` gave the event the prompt-cache warning (the session's first
-    eviction) — that warning. The front end shows it as it is; the warning is the plan's to decide."""
+    says it, and — when `plan_evict` set the event's `cache_warning` (the session's first eviction) —
+    that warning. The front end shows it as it is; the warning is the plan's to decide."""
     from co_tui.session.banner import banner_line
 
     line = banner_line(event).removeprefix("✂ ")
-    return f"{line}. Note: {CACHE_WARNING}." if CACHE_WARNING in (event.note or "") else line
+    return f"{line}. Note: {event.cache_warning}." if event.cache_warning else line
 
 
 def plan_next_cut(history: HistoryReader, gauge: Gauge, messages: Sequence[Any] | None = None) -> NextCut | None:

@@ -38,10 +38,13 @@ JSON_FORMAT_VERSION = 1
 
 
 def trim_banner(event: HistoryTrimmed) -> str:
-    """The cut as a markdown quote: the shared banner line (`banner.banner_line`), then the summary."""
+    """The cut as a markdown quote: the shared banner line (`banner.banner_line`), its note and
+    prompt-cache warning, then the summary."""
     line = "> " + banner_line(event)
     if event.note:
         line += f"\n> {event.note}"
+    if event.cache_warning:
+        line += f"\n> note: {event.cache_warning}"
     if event.summary:
         line += "\n>\n" + "\n".join(f"> {row}" if row else ">" for row in event.summary.splitlines())
     return line

@@ -34,7 +34,14 @@ from co_tui.governance.compact_mode import SendChoice
 from co_tui.governance.handles import stamp_handles
 from co_tui.governance.markers import tag_fused_markers
 from co_tui.governance.preview import preview_big_outputs
-from co_tui.session.answer_cap import AnswerCap, cap_line, cap_notice, capped_history
+from co_tui.session.answer_cap import (
+    AnswerCap,
+    cap_line,
+    cap_notice,
+    capped_history,
+    over_cap,
+    stopped_over_cap_notice,
+)
 from co_tui.session.child_event import ChildEvent
 from co_tui.session.events import (
     INTERRUPTED_MESSAGE,
@@ -165,7 +172,7 @@ class TurnRunner:
             yield notice
         output_parts: list[str] = []
         answer = AnswerCap(self.binding.settings.max_answer_chars)  # one response's text, capped
-        interrupted = failed = False
+        interrupted = failed = capped_on_stop = False
         error: ErrorEvent | None = None
         history_in = list(self.history.context)
         # What the model is about to be sent before this prompt: what a rewind to it restores.
@@ -254,6 +261,11 @@ class TurnRunner:
                     run_messages = capped_history(run_messages, answer.cap, answer.shown)
                 else:
                     interrupted = True
+                    # Stopped by the user just short of the cap: the run may hold text that came after
+                    # the last delta shown. What is kept is capped as a finished answer is, and said.
+                    if over_cap(run_messages, answer.cap):
+                        run_messages = capped_history(run_messages, answer.cap, answer.shown)
+                        capped_on_stop = True
             except (asyncio.CancelledError, GeneratorExit):
                 # The front end stopped the turn from outside (its task cancelled on quit, a closed
                 # terminal, the generator dropped): keep what the turn did, as an interrupt does.
@@ -278,6 +290,8 @@ class TurnRunner:
             yield error
         if interrupted:
             yield ErrorEvent(message=INTERRUPTED_MESSAGE, kind="interrupted")
+        if capped_on_stop:
+            yield Notice(message=stopped_over_cap_notice(answer.cap))
         if save_error is not None:
             yield save_error
         for late in self.children.take_late_events():

@@ -27,7 +27,7 @@ import contextlib
 import signal
 import sys
 from collections.abc import Callable, Coroutine, Iterable, Sequence
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path
 from time import monotonic
 from typing import TYPE_CHECKING, Any
@@ -39,7 +39,6 @@ from textual.worker import Worker, WorkerState
 
 from co_tui.tui import alt_enter
 from co_tui.tui.approval_asking import ApprovalAsking
-from co_tui.tui.command_actions import CommandActions
 from co_tui.tui.command_dispatch import run_action, run_slash
 from co_tui.tui.controller import ChatController, internal_error
 from co_tui.tui.gc_pause import (
@@ -51,13 +50,12 @@ from co_tui.tui.gc_pause import (
 from co_tui.tui.input_clock import KeyClock
 from co_tui.tui.mention_pricing import MentionPricing
 from co_tui.tui.messages import RunSlash, SendPrompt, SessionEvent, SessionFailed, SessionPreview, SessionReady
-from co_tui.tui.palette import SlashCommandProvider
 from co_tui.tui.screens.chat import ChatScreen
 from co_tui.tui.session_opening import SessionFactory, SessionOpening, SettingsSource
-from co_tui.tui.steering_intents import SteeringIntents
 from co_tui.tui.typing_routes import TypingRoutes
 
 if TYPE_CHECKING:
+    from textual.command import Provider
     from textual.driver import Driver
     from textual.screen import Screen
 
@@ -69,10 +67,19 @@ if TYPE_CHECKING:
         PlannedCut,
         SessionPort,
     )
+    from co_tui.tui.command_actions import CommandActions
+    from co_tui.tui.steering_intents import SteeringIntents
 
 __all__ = ["CoTuiApp", "SessionFactory", "SettingsSource", "run_app"]
 
 JOB_GROUP = "task"  # the Textual worker group of the controller's jobs
+
+
+def slash_command_provider() -> type[Provider]:
+    """The palette's provider of the slash commands (tui/palette.py), loaded when the palette opens."""
+    from co_tui.tui.palette import SlashCommandProvider
+
+    return SlashCommandProvider
 
 
 class CoTuiApp(App[int]):
@@ -82,7 +89,7 @@ class CoTuiApp(App[int]):
     # The chat screen is the base screen (`get_default_screen`), which Textual does not load a
     # stylesheet for: it is read with the app's, in the one parse before the first frame.
     CSS_PATH = Path(__file__).parent / "screens" / "chat.tcss"
-    COMMANDS = App.COMMANDS | {SlashCommandProvider}
+    COMMANDS = App.COMMANDS | {slash_command_provider}
     # The keys of the registry are bound on ChatScreen (so they do not fire behind a dialog).
     quit_window_s = 2.0  # a second ctrl+c quits only this soon after the first
 
@@ -103,7 +110,6 @@ class CoTuiApp(App[int]):
         # The base screen, made here so that every part below shows on it from the start.
         chat = self._chat = ChatScreen(self.key_clock, self.workspace)
         self.controller = controller = ChatController(self, chat, self.workspace)
-        self.steering = SteeringIntents(controller)  # undo, pin, evict, recover, clear, rewind, fork, branches
         self.approvals = ApprovalAsking(self, controller, chat)  # the approval dialog; the grants are the session's
         self.mentions = MentionPricing(self, controller, chat)  # the meter's figure for the prompt's `@path`s
         self.typing = TypingRoutes(self, chat)
@@ -119,14 +125,30 @@ class CoTuiApp(App[int]):
             resume_id=resume_id,
             continue_latest=continue_latest,
         )
-        self.commands = CommandActions(
-            self, controller, self.steering, chat, opening=self.opening, approvals=self.approvals
-        )
         self.failure: str | None = None  # one line printed by run_app when the session cannot open
         self.closing: Closing | None = None  # what closing the session left to say (`run_app` prints it)
         self._quit_armed = False  # the last key was a ctrl+c: another one quits, within the window
         self._quit_window: Timer | None = None  # closes it (`quit_window_s` after the first press)
         self._esc_armed = False  # the last key was an esc on an empty idle prompt: another one rewinds
+
+    # The steering intents and the slash commands' actions are built at their first use: no intent
+    # comes before the first frame, and their modules (with the session's refusals and the policy's
+    # events) are not needed to draw it (tests/test_start_up_imports.py).
+    @cached_property
+    def steering(self) -> SteeringIntents:
+        """Undo, pin, evict, recover, clear, rewind, fork and branch switches, on the controller."""
+        from co_tui.tui.steering_intents import SteeringIntents
+
+        return SteeringIntents(self.controller)
+
+    @cached_property
+    def commands(self) -> CommandActions:
+        """What each slash command does (tui/command_actions.py)."""
+        from co_tui.tui.command_actions import CommandActions
+
+        return CommandActions(
+            self, self.controller, self.steering, self._chat, opening=self.opening, approvals=self.approvals
+        )
 
     @property
     def session(self) -> SessionPort | None:

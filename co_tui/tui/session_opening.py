@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, Union
 
 from co_tui.tui.gc_pause import release_collections_after_start_up
 from co_tui.tui.messages import SessionFailed, SessionPreview, SessionReady
-from co_tui.tui.screens.chat import RESUME_ENTRIES
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -165,7 +164,7 @@ class SessionOpening:
         read from the store's raw rows; wait until they are on screen. Returns the full id (None: a
         new session). Raises `OpenSessionError`/`StoreError` when there is nothing to resume."""
         from co_tui.session import resolve_session_id
-        from co_tui.tui.transcript_view import tail_shows, window_items
+        from co_tui.tui.transcript_view import RESUME_ENTRIES, tail_shows, window_items
 
         session_id = resolve_session_id(store, self.workspace, resume_id=resume_id, continue_latest=continue_latest)
         if session_id is None:

@@ -1,19 +1,21 @@
-"""A real ACP client for the tests: the SDK's own client side (`acp.spawn_agent_process`) driving a
-`co-tui acp` subprocess over real stdio. `Recorder` keeps every update and answers permission
-requests from a script; `open_agent` starts the process and initializes it."""
+"""A real ACP client for the tests: the SDK's own client side (`acp.connect_to_agent`) driving
+co-tui's ACP agent (`co_tui.acp.serve`, what `co-tui acp` serves on stdio) over a pair of real
+pipes in the test's process: the protocol's JSON lines are written and parsed as on stdio, without
+a ~1.5 s process start per test. `Recorder` keeps every update and answers permission requests
+from a script; `open_agent` starts the agent and initializes it. The real `co-tui acp` process on
+stdio is tested in test_acp_stdio.py."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import os
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, schema, spawn_agent_process
-from cli_process import ROOT
+from acp import PROTOCOL_VERSION, connect_to_agent, schema
+from cli_process import environment, working_dir
 
 
 class Recorder:
@@ -52,14 +54,51 @@ class Recorder:
         pass
 
 
+async def _pipe() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """Both ends of a new pipe as asyncio streams (as `co_tui.acp` reads stdin and writes stdout)."""
+    loop = asyncio.get_running_loop()
+    read_fd, write_fd = os.pipe()
+    reader = asyncio.StreamReader(limit=50 * 1024 * 1024)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0))
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, os.fdopen(write_fd, "wb", buffering=0)
+    )
+    return reader, asyncio.StreamWriter(transport, protocol, None, loop)
+
+
+def _settings(args: tuple[str, ...]) -> Any:
+    """The settings `co-tui acp args…` runs with (its flags: --model M, --allow-shell, --no-compact)."""
+    from co_tui.cli import build_parser
+    from co_tui.config import load_settings
+
+    parsed = build_parser().parse_args(list(args))
+    return load_settings(
+        model=parsed.model,
+        allow_shell=parsed.allow_shell,
+        compact_mode="off" if parsed.no_compact else None,
+    )
+
+
 @contextlib.asynccontextmanager
 async def open_agent(
     client: Recorder, *args: str, cwd: Path, env: dict[str, str] | None = None
-) -> AsyncIterator[tuple[Any, Any]]:
-    """`co-tui acp args…` in `cwd`, initialized: yields (the client's connection, the process)."""
-    environment = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
-    async with spawn_agent_process(
-        client, sys.executable, "-m", "co_tui", "acp", *args, cwd=cwd, env=environment, use_unstable_protocol=True
-    ) as (conn, process):
-        await asyncio.wait_for(conn.initialize(protocol_version=PROTOCOL_VERSION), 60)
-        yield conn, process
+) -> AsyncIterator[tuple[Any, None]]:
+    """`co-tui acp args…` in `cwd` with `env` on top of the environment (both for the agent's whole
+    life, restored after), served in this process, initialized: yields (the client's connection,
+    None: there is no process). Leaving closes the client's end, as an editor closes stdin; the
+    agent then stops every turn and closes every session, and is waited for."""
+    from co_tui.acp import serve
+
+    with working_dir(cwd), environment(env or {}):
+        agent_in, client_out = await _pipe()
+        client_in, agent_out = await _pipe()
+        served = asyncio.create_task(serve(_settings(args), agent_in, agent_out))
+        conn = connect_to_agent(client, client_out, client_in, use_unstable_protocol=True)
+        try:
+            await asyncio.wait_for(conn.initialize(protocol_version=PROTOCOL_VERSION), 60)
+            yield conn, None
+        finally:
+            await conn.close()
+            client_out.close()
+            await asyncio.wait_for(served, 60)  # the bound only fails a hung agent
+            agent_out.close()

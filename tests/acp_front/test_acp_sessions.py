@@ -9,12 +9,10 @@ from pathlib import Path
 import pytest
 from acp import schema
 from acp.helpers import embedded_text_resource, resource_block, resource_link_block, text_block
-from cli_process import run_co_tui
+from cli_process import call_co_tui
 from mcp_servers.conftest import DEMO_SERVER
 
 from acp_front.acp_client import Recorder, open_agent
-
-pytestmark = pytest.mark.slow  # each test starts a real co-tui or Python process
 
 
 async def test_list_load_and_fork_a_saved_session(workspace: Path) -> None:
@@ -25,7 +23,7 @@ async def test_list_load_and_fork_a_saved_session(workspace: Path) -> None:
         await conn.prompt(session_id=sid, prompt=[text_block("/compact")])
         await conn.prompt(session_id=sid, prompt=[text_block("hello again")])
         await conn.close_session(session_id=sid)
-    listed = run_co_tui("--list-sessions", cwd=workspace)
+    listed = call_co_tui("--list-sessions", cwd=workspace)
     assert sid[:8] in listed.stdout, "the same sessions `co-tui --list-sessions` shows"
 
     later = Recorder()
@@ -56,6 +54,7 @@ async def test_list_load_and_fork_a_saved_session(workspace: Path) -> None:
         assert ids == {sid, fork.session_id}
 
 
+@pytest.mark.slow  # the editor's MCP servers are demo servers: Python processes
 async def test_the_clients_mcp_server_joins_and_its_tool_runs(workspace: Path) -> None:
     client = Recorder()
     demo = schema.McpServerStdio(name="demo", command=sys.executable, args=[str(DEMO_SERVER)], env=[])

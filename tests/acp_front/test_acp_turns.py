@@ -1,5 +1,6 @@
-"""`co-tui acp` through the SDK's real client side over real stdio (docs/acp.md): initialize, a turn
-with a tool call and its approval, cancel, the meter and a cut, a slash command."""
+"""`co-tui acp` through the SDK's real client side over real pipes (docs/acp.md; the agent served
+in the test's process, `acp_client.open_agent`): initialize, a turn with a tool call and its
+approval, cancel, the meter and a cut, a slash command."""
 
 from __future__ import annotations
 
@@ -12,8 +13,6 @@ from acp.helpers import text_block
 from support.waits import until
 
 from acp_front.acp_client import Recorder, open_agent
-
-pytestmark = pytest.mark.slow  # each test starts a real co-tui or Python process
 
 
 async def test_initialize_says_what_co_tui_offers(workspace: Path) -> None:
@@ -180,3 +179,22 @@ async def test_a_subagents_events_update_its_delegate_call(workspace: Path) -> N
         assert own[-1].status == "completed", "the parent's result completes the call"
         child_calls = [c for c in client.of("tool_call", sid) if c.tool_call_id != delegate.tool_call_id]
         assert not child_calls, "a child's calls are not the parent's rows"
+
+
+async def test_a_memory_note_is_asked_as_a_note_not_a_file_edit(workspace: Path) -> None:
+    """`/remember` asked the editor with a ```diff of one line, titled `remember: approve?`: it
+    said what it is (a note into memory.md at its path) and the exact line only in the diff."""
+    client = Recorder(None)  # the user declines
+    async with open_agent(client, cwd=workspace) as (conn, _):
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await conn.prompt(session_id=sid, prompt=[text_block("/remember use tabs, not spaces")])
+        [asked] = client.asked
+        shown = asked.tool_call.content[0].content.text
+        memory = workspace.resolve() / ".co-tui" / "memory.md"
+        assert asked.tool_call.title == "remember: add this note to memory?"
+        assert shown == (
+            f"Remembering a note into memory.md at {memory}; this exact line is added:\n"
+            "```\n- use tabs, not spaces\n```"
+        )
+        assert [loc.path for loc in asked.tool_call.locations] == [str(memory)]
+        assert not memory.exists(), "declined: nothing written"

@@ -12,6 +12,7 @@ from co_tui.agent.project_instructions import (
     ProjectInstructions,
     default_global_dir,
     describe_files,
+    file_signature,
 )
 
 
@@ -135,6 +136,26 @@ def test_a_touch_without_a_change_of_text_is_not_a_change(dirs: tuple[Path, Path
     project = ProjectInstructions(workspace, global_dir=config)
     os.utime(path, ns=(1, 1))
     assert not project.refresh(), "the files were read again, but the model's text is the same"
+
+
+def test_memory_files_follow_the_same_reread_rule(dirs: tuple[Path, Path]) -> None:
+    """One rule for both (`reread_if_changed` over `file_signature`): a memory file that appears,
+    changes or goes is read again before the turn; a touch with the same text is not a change."""
+    from co_tui.agent.memory_file import MemoryFiles
+
+    workspace, config = dirs
+    memory = MemoryFiles(workspace, global_dir=config)
+    path = workspace / ".co-tui" / "memory.md"
+    assert memory.signature() == file_signature([config / "memory.md", path]) == ()
+    assert not memory.refresh(), "nothing there, nothing changed"
+    path.parent.mkdir()
+    path.write_text("- use tabs\n")
+    assert memory.signature() == file_signature([path]) != ()
+    assert memory.refresh() and "use tabs" in (memory.text or "")
+    os.utime(path, ns=(1, 1))
+    assert not memory.refresh(), "read again, but the model's text is the same"
+    path.unlink()
+    assert memory.refresh() and memory.text is None
 
 
 def test_turned_off_reads_nothing(dirs: tuple[Path, Path]) -> None:

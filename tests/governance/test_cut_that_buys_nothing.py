@@ -6,9 +6,8 @@ forecast (`preview_next_cut`) runs the same steps (`finish_cut`), so it agrees. 
 
 from __future__ import annotations
 
-import asyncio
-
 from support.builders import chat_turn, tool_turn
+from support.loop import run
 
 from co_tui.governance import GovernancePolicy, Governor, estimate_tokens
 
@@ -26,7 +25,7 @@ def test_no_cut_when_the_newest_turn_alone_is_over_and_little_else_is_there() ->
     budget = 6000
     assert estimate_tokens(newest) > budget and estimate_tokens(small) < budget // 10
     frozen = fingerprint(context)
-    outcome = asyncio.run(_governor(budget).apply(context, overhead_tokens=2500))  # instructions, tool schemas
+    outcome = run(_governor(budget).apply(context, overhead_tokens=2500))  # instructions, tool schemas
     assert fingerprint(context) == frozen, "input mutated"
     assert outcome.events == [], [e.note for e in outcome.events]
     assert outcome.messages == context
@@ -38,7 +37,7 @@ def test_a_cut_that_frees_a_meaningful_share_is_still_made() -> None:
     context = [*older, *newest]
     budget = 6000
     assert estimate_tokens(older) > budget // 10
-    outcome = asyncio.run(_governor(budget).apply(context))
+    outcome = run(_governor(budget).apply(context))
     assert outcome.events, "the older turns go: a meaningful share, though the budget is not reached"
     assert estimate_tokens(outcome.messages) < estimate_tokens(context) - budget // 10
 

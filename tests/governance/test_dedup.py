@@ -5,7 +5,6 @@ original."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 
 import pytest
@@ -14,6 +13,7 @@ from hypothesis import strategies as st
 from pydantic_ai.messages import ModelRequest, ToolReturnPart
 from support.builders import calls, reply, results, tool_turn, user
 from support.examples import examples
+from support.loop import run
 
 from co_tui.governance.dedup import SAME_AS, dedupe_outputs
 from co_tui.governance.handles import handle_of, stamp_handles
@@ -145,7 +145,7 @@ def test_a_pinned_turn_is_never_deduplicated():
         GovernancePolicy(budget_tokens=estimate_tokens(history) - 500, strategy="trim", max_history_messages=0),
         pins=frozenset({pinned}),
     )
-    outcome = asyncio.run(governor.apply(history))
+    outcome = run(governor.apply(history))
     assert outcome.changed
     assert history[2] in outcome.messages  # the pinned turn's read of A, verbatim
     assert "r2" not in {own for own, _, _ in _notes(outcome.messages)}
@@ -195,7 +195,7 @@ def test_dedup_never_touches_the_newest_turn_or_pins_and_every_note_recalls_the_
     transcript, pins = session
     budget = max(200, int(estimate_tokens(transcript) * fraction))
     governor = Governor(GovernancePolicy(budget_tokens=budget, strategy=strategy, max_history_messages=0), pins=pins)
-    outcome = asyncio.run(governor.apply(transcript))  # no summariser given: the zero-LLM rules
+    outcome = run(governor.apply(transcript))  # no summariser given: the zero-LLM rules
     context = outcome.messages
     # No note in the newest turn or a pinned one (the step shrink may still shorten the newest
     # turn's older steps, as it always did: that is not a dedup), and pinned turns are verbatim.

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -11,6 +9,7 @@ from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserProm
 from pydantic_ai.models.function import FunctionModel
 from support.builders import chat_turn, system, tool_turn
 from support.examples import examples
+from support.loop import run
 
 from co_tui.governance import GovernancePolicy, Governor, estimate_tokens
 from co_tui.governance.markers import separate_markers
@@ -31,7 +30,7 @@ def _really(governor: Governor, context, overhead: int = 0):
     indices it removes, and its strategies."""
     current = separate_markers(context)
     prompt = ModelRequest(parts=[UserPromptPart("")])
-    outcome = asyncio.run(governor.apply([*current, prompt], overhead_tokens=overhead))
+    outcome = run(governor.apply([*current, prompt], overhead_tokens=overhead))
     kept = {id(m) for m in outcome.messages}
     removed = {i for i, m in enumerate(current) if id(m) not in kept}
     return removed, [e.strategy for e in outcome.events]

@@ -7,7 +7,6 @@ from among them never sits after a marker that stands for newer messages.
 
 from __future__ import annotations
 
-import asyncio
 import re
 
 import pytest
@@ -16,6 +15,7 @@ from hypothesis import strategies as st
 from pydantic_ai.messages import SystemPromptPart
 from support.builders import chat_turn, tool_turn
 from support.examples import examples
+from support.loop import run
 
 from co_tui.governance import GovernancePolicy, Governor, estimate_tokens
 from co_tui.governance.markers import breadcrumb_text, marker_info, separate_markers
@@ -108,18 +108,18 @@ def test_a_cut_around_pinned_turns_reads_in_order(history, choice, fraction, max
     kept messages in their original order, each marker where its cut messages were, calls paired."""
     pins = _pins_of(history, choice)
     governor = _governor(history, fraction, max_messages, strategy, pins, failing)
-    out = asyncio.run(governor.apply(history))
+    out = run(governor.apply(history))
     assert_reads_in_order(history, pins, out.messages)
     _assert_pinned_kept(_pinned_turns(history, pins), out.messages)
     assert len(check_pairing(out.messages)) <= len(check_pairing(history))
     later = [*out.messages, *chat_turn("and then?", _text("prose", 400, 1))]
-    again = asyncio.run(_governor(later, fraction, max_messages, strategy, pins, failing).apply(later))
+    again = run(_governor(later, fraction, max_messages, strategy, pins, failing).apply(later))
     assert_reads_in_order(later, pins, again.messages)
     overflow, _ = governor.recover_overflow(history, shrink_done=False)
     assert_reads_in_order(history, pins, overflow.messages)
     if not failing:
         try:
-            compacted = asyncio.run(compact_around_pins(history, pins, _summariser(False)))
+            compacted = run(compact_around_pins(history, pins, _summariser(False)))
         except SummaryRejected:  # the inflation guard: a summary no smaller than a tiny history
             return
         assert_reads_in_order(history, pins, compacted.messages)
@@ -140,7 +140,7 @@ def test_a_trim_splits_its_breadcrumb_at_a_pinned_turn():
     history = _four_turns()
     pins = frozenset({turn_key(history[4])})
     governor = _governor(history, 0.3, 0, "trim", pins, False)
-    out = asyncio.run(governor.apply(history)).messages
+    out = run(governor.apply(history)).messages
     assert [m.parts[0].content for m in out[:5]] == [
         breadcrumb_text(4, 1),
         "second: remember the port is 8443",
@@ -157,7 +157,7 @@ def test_a_pinned_oldest_turn_goes_before_the_breadcrumb():
     history = _four_turns()[4:]
     history = [*chat_turn("zero: pin me", "ok"), *history]
     pins = frozenset({turn_key(history[0])})
-    out = asyncio.run(_governor(history, 0.3, 0, "trim", pins, False).apply(history)).messages
+    out = run(_governor(history, 0.3, 0, "trim", pins, False).apply(history)).messages
     assert out[0] is history[0] and out[1] is history[1]
     assert marker_info(out[2]) is not None
     assert_reads_in_order(history, pins, out)
@@ -167,7 +167,7 @@ def test_a_summary_says_which_pinned_turn_from_its_midst_follows_it():
     history = [*chat_turn("zero: hello", "hi"), *_four_turns()]
     pins = frozenset({turn_key(history[6])})
     # A budget with room for the longest summary (the user's words on top) beside what stays.
-    out = asyncio.run(_governor(history, 0.35, 0, "summarize", pins, False).apply(history)).messages
+    out = run(_governor(history, 0.35, 0, "summarize", pins, False).apply(history)).messages
     summary = next(m for m in out if (i := marker_info(m)) is not None and i.kind == "summary")
     assert "; 1 pinned turn from among them kept verbatim after this summary]" in summary.parts[0].content
     assert_reads_in_order(history, pins, out)
@@ -183,6 +183,6 @@ def test_corpus_cuts_around_a_pinned_turn_read_in_order(path):
     pins = frozenset({turn_key(turns[1].messages[0])}) - {None}
     for fraction in (0.2, 0.5, 0.8):
         for strategy in ("trim", "summarize"):
-            out = asyncio.run(_governor(history, fraction, 40, strategy, pins, False).apply(history))
+            out = run(_governor(history, fraction, 40, strategy, pins, False).apply(history))
             assert_reads_in_order(history, pins, out.messages)
             assert split_pinned(out.messages, pins).pinned, "the pinned turn was lost"

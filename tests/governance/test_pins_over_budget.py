@@ -8,8 +8,6 @@ says the pins are over the budget, so the front end says it once. Pure: inputs a
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -17,6 +15,7 @@ from pydantic_ai.messages import ModelResponse, TextPart
 from pydantic_ai.models.function import FunctionModel
 from support.builders import chat_turn, tool_turn
 from support.examples import examples
+from support.loop import run
 
 from co_tui.governance import GovernancePolicy, Governor, estimate_tokens
 from co_tui.governance.markers import separate_markers
@@ -48,7 +47,7 @@ def test_a_pinned_turn_over_the_budget_makes_no_cut_turn_after_turn() -> None:
     for i in range(40):
         context = [*context, *chat_turn(f"question {i} " * 60, f"answer {i} " * 60)]
         frozen = fingerprint(context)
-        outcome = asyncio.run(governor.apply(context, overhead_tokens=300))
+        outcome = run(governor.apply(context, overhead_tokens=300))
         assert fingerprint(context) == frozen, "input mutated"
         if outcome.events:  # a cut that cannot get under the budget
             cut_on.append(i + 1)
@@ -66,7 +65,7 @@ def test_the_message_limit_still_applies() -> None:
         pins=frozenset({turn_key(pinned[0])}),
     )
     context = [*pinned, *(m for i in range(8) for m in chat_turn(f"q{i}", f"a{i}"))]
-    outcome = asyncio.run(governor.apply(context))
+    outcome = run(governor.apply(context))
     assert outcome.events and {e.reason for e in outcome.events} == {"message_count"}
     assert outcome.pins_over_budget and all(m in outcome.messages for m in pinned)
 
@@ -78,7 +77,7 @@ def test_pins_that_leave_room_cut_as_before() -> None:
         pins=frozenset({turn_key(pinned[0])}),
     )
     context = [*pinned, *(m for i in range(30) for m in chat_turn(f"question {i} " * 30, f"answer {i} " * 30))]
-    outcome = asyncio.run(governor.apply(context))
+    outcome = run(governor.apply(context))
     assert outcome.events and outcome.pins_over_budget == 0
 
 
@@ -103,6 +102,6 @@ def test_no_token_cut_when_the_pins_make_the_budget_unreachable(history, data):
         pins=pins,
     )
     frozen = fingerprint(history)
-    outcome = asyncio.run(governor.apply(history, overhead_tokens=overhead))
+    outcome = run(governor.apply(history, overhead_tokens=overhead))
     assert fingerprint(history) == frozen, "input mutated"
     assert outcome.events == [] and outcome.pins_over_budget == split.tokens

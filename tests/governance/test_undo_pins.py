@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -11,6 +9,7 @@ from pydantic_ai.messages import ModelResponse, TextPart
 from pydantic_ai.models.function import FunctionModel
 from support.builders import chat_turn, tool_turn
 from support.examples import examples
+from support.loop import run
 
 from co_tui.governance import GovernancePolicy, Governor, estimate_tokens
 from co_tui.governance.events import HistoryTrimmed
@@ -55,15 +54,15 @@ def test_restore_then_cut_is_consistent(history, fraction, max_messages, strateg
     gives what cutting that whole conversation gives. Nothing is mutated."""
     policy = _policy(history, fraction, max_messages, strategy)
     frozen = fingerprint(history)
-    cut = asyncio.run(Governor(policy, summarizer_model=_summariser(False)).apply(history))
+    cut = run(Governor(policy, summarizer_model=_summariser(False)).apply(history))
     later = chat_turn("and then?", "then this")
     transcript = [*history, *later]
     after_cut = [*cut.messages, *later]
     restored = undone_context(tuple(history), transcript, len(history))
     assert restored == transcript and all(a is b for a, b in zip(restored, transcript, strict=True))
     assert fingerprint(history) == frozen, "input mutated"
-    again = asyncio.run(Governor(policy, summarizer_model=_summariser(False)).apply(restored))
-    direct = asyncio.run(Governor(policy, summarizer_model=_summariser(False)).apply(transcript))
+    again = run(Governor(policy, summarizer_model=_summariser(False)).apply(restored))
+    direct = run(Governor(policy, summarizer_model=_summariser(False)).apply(transcript))
     assert _shape(again.messages) == _shape(direct.messages) and again.events == direct.events
     if cut.events:
         event = undo_event(
@@ -181,7 +180,7 @@ def test_pins_survive_every_rule(history, choice, fraction, max_messages, strate
     frozen = fingerprint(history)
     governor = _governor(history, fraction, max_messages, strategy, pins, failing, trim_chars=trim_chars)
     budget = governor.policy.budget_tokens
-    out = asyncio.run(governor.apply(history))
+    out = run(governor.apply(history))
     _assert_pinned_kept(pinned, out.messages)
     assert len(check_pairing(out.messages)) <= len(check_pairing(history))
     overflow, _ = governor.recover_overflow(history, shrink_done=False)
@@ -190,7 +189,7 @@ def test_pins_survive_every_rule(history, choice, fraction, max_messages, strate
     _assert_pinned_kept(pinned, shrunk.messages)
     if not failing:
         try:
-            compacted = asyncio.run(compact_around_pins(history, pins, _summariser(False), budget_tokens=budget))
+            compacted = run(compact_around_pins(history, pins, _summariser(False), budget_tokens=budget))
             _assert_pinned_kept(pinned, compacted.messages)
         except SummaryRejected:  # the inflation guard: a summary no smaller than a tiny history
             pass

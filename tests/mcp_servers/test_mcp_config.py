@@ -5,16 +5,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_process import call_co_tui
 
 from co_tui.agent.mcp_config import load_mcp_servers
 from co_tui.config import SettingsError, load_settings
 from mcp_servers.conftest import demo_entry
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def write_config(text: str) -> Path:
@@ -24,14 +22,8 @@ def write_config(text: str) -> Path:
 
 
 def co_tui(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "co_tui", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
+    """`co-tui args…` in `cwd`, called in this process (what it says and exits with is the point)."""
+    return call_co_tui(*args, cwd=cwd)
 
 
 def test_servers_and_approvals_are_read_from_config_toml() -> None:
@@ -116,7 +108,6 @@ def test_a_malformed_project_file_is_one_line_naming_it(workspace: Path, text: s
     assert [s.name for s in servers.servers] == ["demo"]  # config.toml's servers still load
 
 
-@pytest.mark.slow
 def test_print_mode_exits_2_on_a_malformed_project_file(workspace: Path) -> None:
     (workspace / ".mcp.json").write_text('{"mcpServers": ')
     write_config("mcp_project_config = true\n")
@@ -127,7 +118,6 @@ def test_print_mode_exits_2_on_a_malformed_project_file(workspace: Path) -> None
     assert proc.stdout == ""
 
 
-@pytest.mark.slow
 def test_print_mode_exits_2_on_a_bad_mcp_setting(workspace: Path) -> None:
     write_config('[mcp_servers.x]\nurl = "nope"\n')
     proc = co_tui("-p", "hello", cwd=workspace)
@@ -136,7 +126,7 @@ def test_print_mode_exits_2_on_a_bad_mcp_setting(workspace: Path) -> None:
     assert "setting mcp_servers.x:" in line
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # co-tui starts the demo MCP server, a Python process, for each run
 @pytest.mark.parametrize("yes", [False, True])
 def test_a_destructive_tool_needs_yes_in_print_mode(workspace: Path, yes: bool) -> None:
     entry = demo_entry()

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_process import run_co_tui as co_tui  # the provider tests run the command through it
+from cli_process import call_co_tui as co_tui  # the provider tests call the command in-process through it
 from support.turns import of_type
 
 from .loopback import LoopbackServer

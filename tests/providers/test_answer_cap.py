@@ -66,6 +66,42 @@ async def test_no_cap_when_it_is_zero(env: LoopbackServer, workspace: Path) -> N
     assert text_of(events) == LONG and not of_type(events, "notice")
 
 
+async def test_an_answer_stopped_just_short_of_the_cap_is_kept_within_it(env: LoopbackServer, workspace: Path) -> None:
+    """Esc when the answer shown was 1,000 characters short of the cap: the run already held the
+    next 2,000-character delta (here 62,000 shown, 64,000 kept: whether it holds one depends on how
+    the stream's bytes arrive), and the session kept it, past the cap. What is kept is capped as a
+    finished answer is, and a notice says so; the history stays valid."""
+    huge = ("A paragraph of an answer that will not end, about the context.\n\n" * 50_000)[:3_000_000]
+    env.script(Reply(text=huge, chunks=1_500))  # 2,000-character deltas
+    cap = 63_000
+    chat = session(workspace, max_answer_chars=cap)
+    events, shown = [], 0
+    async for event in chat.run_turn("talk"):
+        events.append(event)
+        if event.type == "text_delta":
+            shown += len(event.text)
+            if shown > cap - 3_000:
+                chat.cancel()  # what Esc does
+    assert shown < cap, "stopped by the user before the cap"
+    [done] = of_type(events, "done")
+    assert done.interrupted
+    last = chat.transcript[-1]
+    assert isinstance(last, ModelResponse)
+    kept = "".join(p.content for p in last.parts if isinstance(p, TextPart))
+    assert kept == huge[:cap] + cap_line(cap) or kept == huge[:shown], len(kept)
+    assert len(kept) <= cap + len(cap_line(cap)), "never more than a finished answer keeps"
+    notices = [n.message for n in of_type(events, "notice")]
+    assert notices == (
+        [
+            f"the stopped answer had passed {cap:,} characters (max_answer_chars) by the time it "
+            "stopped; what is kept ends at the cap, as a finished answer's would"
+        ]
+        if len(kept) > shown
+        else []
+    )
+    assert_history_valid(list(chat.context))
+
+
 def tui(tmp_path: Path, **overrides: Any) -> QuietApp:
     values: dict[str, Any] = {"model": "openai-chat:gpt-4o", "max_retries": 0, "request_timeout_s": 60.0}
     return QuietApp(Settings(**{**values, **overrides}), tmp_path)

@@ -41,7 +41,6 @@ async def test_every_file_tool_fails_in_one_line_and_the_turn_goes_on(env: Loopb
     assert len(tool_messages) == 5
 
 
-@pytest.mark.slow
 def test_print_mode_exits_0_and_labels_nothing_network(loopback: LoopbackServer, tmp_path: Path) -> None:
     loopback.script(Reply(tool_calls=CALLS[:2]), Reply("done"))
     proc = co_tui(

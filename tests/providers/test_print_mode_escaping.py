@@ -1,5 +1,6 @@
-"""Print mode never lets the model, a tool or the server drive the terminal: the real command, the
-real OpenAI client, the loopback server playing a hostile model (issue 33).
+"""Print mode never lets the model, a tool or the server drive the terminal: the command (called
+in-process; on a real terminal, a process), the real OpenAI client, the loopback server playing a
+hostile model (issue 33).
 
 Before, a tool name the model chose went to stderr raw: an OSC sequence (`ESC ] 0 ; … BEL`) in it
 retitled the terminal window. Every stderr line, and the answer on a terminal's stdout, is escaped
@@ -19,8 +20,6 @@ from cli_process import ROOT
 
 from .harness import co_tui, provider_env
 from .loopback import LoopbackServer, Reply, ToolCallSpec, openai_error
-
-pytestmark = pytest.mark.slow  # each case starts a Python process that imports pydantic-ai
 
 RETITLE = "\x1b]0;pwned\x07"
 C1_CSI = "\x9b2J"  # 8-bit CSI: clears the screen on terminals that read C1 controls
@@ -48,6 +47,7 @@ def test_a_hostile_server_error_is_one_escaped_line(loopback: LoopbackServer, tm
     assert len(lines) == 1 and lines[0].startswith("co-tui: "), lines
 
 
+@pytest.mark.slow
 def test_an_answer_is_escaped_on_a_terminal_and_exact_in_a_pipe(loopback: LoopbackServer, tmp_path: Path) -> None:
     answer = f"{RETITLE}hello\n\tworld"
     loopback.script(Reply(answer), Reply(answer))

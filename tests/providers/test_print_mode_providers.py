@@ -1,5 +1,6 @@
 """`co-tui -p … --model openai-chat:NAME` with `OPENAI_BASE_URL` at the loopback server: the real
-command in a subprocess, as a user runs it against a local OpenAI-compatible server.
+command as a user runs it against a local OpenAI-compatible server: called in-process (`co_tui`),
+and as a real process where a signal is the point.
 
 Exit status 0 on success, 1 with exactly one line on stderr on provider errors, 130 on Ctrl+C;
 `history_trimmed` shows up as a jsonl line when an overflow is recovered.
@@ -18,8 +19,6 @@ import pytest
 
 from .harness import co_tui, provider_env
 from .loopback import LoopbackServer, Reply, anthropic_error, openai_error, windowed
-
-pytestmark = pytest.mark.slow  # each case starts a Python process that imports pydantic-ai
 
 FAST = {"retry-after-ms": "1"}
 
@@ -140,6 +139,7 @@ def test_overflow_unrecoverable_exit_1_no_loop(loopback: LoopbackServer, tmp_pat
     assert loopback.count() <= 2, "one try, at most one in-turn shrink, then the error"
 
 
+@pytest.mark.slow
 def test_ctrl_c_mid_stream_exit_130_and_session_saved(loopback: LoopbackServer, tmp_path: Path) -> None:
     # The scenario: a stream still running when Ctrl+C comes (sent once its first delta is read).
     loopback.script(Reply("tick " * 60, chunk_delay=0.1, chunks=60))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support.turns import collect, of_type
@@ -112,11 +113,9 @@ async def test_the_meter_overhead_counts_the_instructions(env: LoopbackServer, w
 SECRET = "hunter2-db-password-7f3a"
 
 
-@pytest.mark.slow  # a Python process that imports pydantic-ai
-@pytest.mark.parametrize("target", ["/proc/self/environ", "outside"])
-def test_print_mode_never_sends_a_linked_secret(loopback: LoopbackServer, tmp_path: Path, target: str) -> None:
-    from tests.cli_process import run_co_tui
-
+def _never_sends_a_linked_secret(loopback: LoopbackServer, tmp_path: Path, target: str, co_tui: Any) -> None:
+    """AGENTS.md links to `target` ("outside": a credentials file beside the workspace) holding the
+    secret; `co_tui` runs `co-tui -p hello` with the secret in its environment too."""
     from .harness import provider_env
 
     workspace = tmp_path / "cloned-repo"
@@ -128,7 +127,7 @@ def test_print_mode_never_sends_a_linked_secret(loopback: LoopbackServer, tmp_pa
     (workspace / "AGENTS.md").symlink_to(target)
     loopback.script(Reply("hi"))
     env = {**provider_env(loopback), "DATABASE_URL": f"postgres://app:{SECRET}@db/prod"}
-    proc = run_co_tui("-p", "hello", "--model", "openai-chat:gpt-4o", cwd=workspace, env=env)
+    proc = co_tui("-p", "hello", "--model", "openai-chat:gpt-4o", cwd=workspace, env=env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "hi"
     [request] = loopback.requests
@@ -137,3 +136,16 @@ def test_print_mode_never_sends_a_linked_secret(loopback: LoopbackServer, tmp_pa
     [line] = [line for line in proc.stderr.splitlines() if line.strip()]
     assert line.startswith("co-tui: instructions skipped: ") and "AGENTS.md" in line, line
     assert SECRET not in proc.stderr
+
+
+@pytest.mark.slow  # a process started with the secret: /proc/self/environ is its own environment
+def test_print_mode_never_sends_a_linked_secret_from_its_environment(loopback: LoopbackServer, tmp_path: Path) -> None:
+    from tests.cli_process import run_co_tui
+
+    _never_sends_a_linked_secret(loopback, tmp_path, "/proc/self/environ", run_co_tui)
+
+
+def test_print_mode_never_sends_a_linked_secret_outside_the_workspace(loopback: LoopbackServer, tmp_path: Path) -> None:
+    from .harness import co_tui  # in-process: the file outside is the point, not the process
+
+    _never_sends_a_linked_secret(loopback, tmp_path, "outside", co_tui)

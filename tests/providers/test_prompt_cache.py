@@ -145,7 +145,6 @@ async def test_cost_is_saved_listed_exported_and_resumed(
     assert "COST" in out.splitlines()[0] and f"${expected:.2f}" in out
 
 
-@pytest.mark.slow
 def test_print_mode_usage_lines_carry_cache_and_cost(loopback: LoopbackServer, tmp_path: Path) -> None:
     loopback.script(
         Reply(

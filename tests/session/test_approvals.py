@@ -5,23 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from support.approvals import Asker
 from support.turns import run_turn
 
 from co_tui.config import load_settings
 from co_tui.session.approvals import ApprovalRequest, Approvals, Decision
 from co_tui.session.chat import ChatSession
-
-
-class Asker:
-    """A front end's `ask`: answers in turn from `answers`, remembering every request."""
-
-    def __init__(self, *answers: Decision) -> None:
-        self.answers = list(answers)
-        self.asked: list[ApprovalRequest] = []
-
-    async def __call__(self, request: ApprovalRequest) -> Decision:
-        self.asked.append(request)
-        return self.answers.pop(0)
 
 
 async def test_always_grants_the_prefix_so_the_next_command_runs_without_asking(tmp_path: Path) -> None:

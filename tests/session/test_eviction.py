@@ -47,11 +47,11 @@ async def test_evict_then_resume_keeps_markers_ledger_and_statuses(tmp_path: Pat
 
     first = await session.evict(_index_of_output(session))
     assert (first.reason, first.strategy) == ("manual_evict", "tool_output_trim")
-    assert "read_file(path=README.md)" in (first.note or "") and "prompt cache" in (first.note or "")
+    assert "read_file(path=README.md)" in (first.note or "") and "prompt cache" in (first.cache_warning or "")
     hello = next(i for i, m in enumerate(separate_markers(session.context)) if "hello there" in str(m.parts[0]))
     second = await session.evict(hello)
     assert (second.strategy, second.dropped_turns) == ("turn_trim", 1)
-    assert "prompt cache" not in (second.note or "")  # warned once
+    assert second.cache_warning is None  # warned once
     with pytest.raises(Refused, match="newest turn"):
         await session.evict(len(separate_markers(session.context)) - 1)
     assert session.transcript == transcript

@@ -1,7 +1,7 @@
 """Forks (issue 30 item 3): `/fork` and `--fork-session` copy a session, from now or from just before
 an earlier prompt, into a new saved session that says where it came from; `--resume ID --at TURN -p`
 sends a prompt from an earlier point on a new branch. Real ChatSession (offline model), real SQLite
-file, and the real `co-tui` command."""
+file, and the `co-tui` command (called in-process: its flags and what it saves are the point)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_process import run_co_tui
+from cli_process import call_co_tui
 from support.turns import run_turn
 
 from co_tui.config import load_settings
@@ -76,28 +76,27 @@ def _jsonl(out: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
-@pytest.mark.slow
 def test_fork_session_and_at_turn_from_the_command_line(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
     env = {"CO_TUI_DATA_DIR": str(tmp_path / "data"), "CO_TUI_CONFIG_FILE": str(tmp_path / "config.toml")}
-    first = run_co_tui("-p", "the first question", "--output-format", "jsonl", cwd=ws, env=env)
+    first = call_co_tui("-p", "the first question", "--output-format", "jsonl", cwd=ws, env=env)
     assert first.returncode == 0, first.stderr
     sid = _jsonl(first.stdout)[0]["session_id"]
-    second = run_co_tui("--continue", "-p", "the second question", cwd=ws, env=env)
+    second = call_co_tui("--continue", "-p", "the second question", cwd=ws, env=env)
     assert second.returncode == 0, second.stderr
 
-    forked = run_co_tui(
+    forked = call_co_tui(
         "--continue", "--fork-session", "-p", "on the fork", "--output-format", "jsonl", cwd=ws, env=env
     )
     assert forked.returncode == 0, forked.stderr
     fork_id = _jsonl(forked.stdout)[0]["session_id"]
     assert fork_id != sid
-    listing = run_co_tui("--list-sessions", cwd=ws, env=env)
+    listing = call_co_tui("--list-sessions", cwd=ws, env=env)
     line = next(row for row in listing.stdout.splitlines() if row.startswith(fork_id[:8]))
     assert f"(fork of {sid[:8]} after 2 turns)" in line
 
-    at = run_co_tui(
+    at = call_co_tui(
         "--resume", sid, "--at", "2", "-p", "the second, edited", "--output-format", "jsonl", cwd=ws, env=env
     )
     assert at.returncode == 0, at.stderr
@@ -109,7 +108,7 @@ def test_fork_session_and_at_turn_from_the_command_line(tmp_path: Path) -> None:
         prompts = [m.parts[0].content for m in loaded.transcript if m.kind == "request"]
         assert prompts == ["the first question", "the second, edited"] and loaded.branch == 1
 
-    text = run_co_tui("--resume", sid, "--at", "1", "-p", "from the start", cwd=ws, env=env)
+    text = call_co_tui("--resume", sid, "--at", "1", "-p", "from the start", cwd=ws, env=env)
     assert text.returncode == 0 and "⎇ Conversation rewound · to before turn 1" in text.stderr, text.stderr
 
     for args, words in (
@@ -117,5 +116,5 @@ def test_fork_session_and_at_turn_from_the_command_line(tmp_path: Path) -> None:
         (("--continue", "--at", "1", "-p", "x"), "--at TURN applies to --resume ID with -p"),
         (("--resume", sid, "--at", "9", "-p", "x"), "the session has no turn 9"),
     ):
-        bad = run_co_tui(*args, cwd=ws, env=env)
+        bad = call_co_tui(*args, cwd=ws, env=env)
         assert bad.returncode == 2 and words in bad.stderr and bad.stderr.count("\n") == 1, bad.stderr

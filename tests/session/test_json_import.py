@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_process import run_co_tui
+from cli_process import call_co_tui
 from support.builders import breadcrumb, saved_tool_turn
 
 from co_tui.governance.events import HistoryTrimmed
@@ -20,7 +20,8 @@ from co_tui.store.session_store import SessionStore
 
 
 def co_tui(*args: str, cwd: Path, data_dir: Path) -> subprocess.CompletedProcess[str]:
-    return run_co_tui(*args, cwd=cwd, env={"CO_TUI_DATA_DIR": str(data_dir)})
+    """`co-tui args…` on the store in `data_dir`, called in this process."""
+    return call_co_tui(*args, cwd=cwd, env={"CO_TUI_DATA_DIR": str(data_dir)})
 
 
 def _damage(db: Path) -> None:
@@ -35,7 +36,6 @@ def _damage(db: Path) -> None:
         handle.write(b"\xde\xad" * (page // 2))
 
 
-@pytest.mark.slow
 def test_a_rescue_copy_is_resumed_in_print_mode(tmp_path: Path) -> None:
     # Issue 33: a conversation whose save failed survived only as rescued-*.json, which co-tui
     # could not read back.
@@ -100,7 +100,6 @@ def test_a_file_that_is_no_export_is_one_line(store: SessionStore, tmp_path: Pat
     assert store.list_sessions() == [], "nothing half-imported"
 
 
-@pytest.mark.slow
 def test_a_missing_file_is_one_line_exit_2(tmp_path: Path) -> None:
     proc = co_tui("--resume", "nowhere/rescued-x.json", "-p", "hi", cwd=tmp_path, data_dir=tmp_path / "data")
     assert proc.returncode == 2

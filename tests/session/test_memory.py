@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from pydantic_ai.messages import ModelRequest, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from support.approvals import Asker
 from support.turns import collect, run_turn
 
 from co_tui.agent.memory_file import MAX_CHARS, MemoryFiles, MemoryRefused
@@ -18,18 +19,6 @@ from co_tui.session.approvals import ApprovalRequest, Decision
 from co_tui.session.chat import ChatSession
 from co_tui.session.commands import run_command
 from co_tui.session.port import Refused
-
-
-class Asker:
-    """A front end's `ask`: answers in turn from `answers`, remembering every request."""
-
-    def __init__(self, *answers: Decision) -> None:
-        self.answers = list(answers)
-        self.asked: list[ApprovalRequest] = []
-
-    async def __call__(self, request: ApprovalRequest) -> Decision:
-        self.asked.append(request)
-        return self.answers.pop(0)
 
 
 def _config_dir(tmp_path: Path) -> Path:

@@ -4,18 +4,13 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-import pytest
+from cli_process import call_co_tui
 
 from co_tui.config import load_settings
 from co_tui.session.chat import ChatSession
 from co_tui.session.events import OversizedTurn
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def todo_workspace(tmp_path: Path) -> Path:
@@ -62,16 +57,14 @@ async def test_a_prompt_over_the_models_window_is_refused_and_nothing_is_kept(tm
     assert events[-1].type == "done" and not events[-1].failed
 
 
-@pytest.mark.slow
 def test_print_mode_jsonl_carries_the_event(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "co_tui", "-p", "search TODO", "--output-format", "jsonl"],
+    proc = call_co_tui(
+        "-p",
+        "search TODO",
+        "--output-format",
+        "jsonl",
         cwd=todo_workspace(tmp_path),
-        capture_output=True,
-        text=True,
-        env={**os.environ, "CO_TUI_CONTEXT_BUDGET_TOKENS": "1500"},
-        stdin=subprocess.DEVNULL,
-        timeout=90,
+        env={"CO_TUI_CONTEXT_BUDGET_TOKENS": "1500"},
     )
     assert proc.returncode == 0, proc.stderr
     events = [json.loads(line) for line in proc.stdout.splitlines()]

@@ -1,5 +1,6 @@
-"""`recall` and big outputs in print mode's jsonl, as a user runs it: the real `co-tui` command in a
-subprocess per turn, the offline model, a session continued with `--continue` (issue 29 item 6)."""
+"""`recall` and big outputs in print mode's jsonl, as a user runs it: the `co-tui` command once per
+turn (called in-process: each run opens the session afresh from the store, as a new process does),
+the offline model, a session continued with `--continue` (issue 29 item 6)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,11 @@ import json
 import subprocess
 from pathlib import Path
 
-import pytest
-from cli_process import run_co_tui
-
-pytestmark = pytest.mark.slow  # each test starts a real co-tui or Python process
+from cli_process import call_co_tui
 
 
 def turn(prompt: str, *, cwd: Path, data_dir: Path, more: tuple[str, ...] = ()) -> list[dict]:
-    done: subprocess.CompletedProcess[str] = run_co_tui(
+    done: subprocess.CompletedProcess[str] = call_co_tui(
         *more,
         "-p",
         prompt,
@@ -57,7 +55,7 @@ def test_a_recall_is_a_tool_call_and_a_tool_result_in_jsonl(data_dir: Path, tmp_
 def test_a_big_output_s_tool_result_line_is_its_preview_with_the_whole_size(data_dir: Path, tmp_path: Path) -> None:
     lines = [f"line {i:05d} " + "abcdefghij" * 19 for i in range(1500)]
     (tmp_path / "big.log").write_text("\n".join(lines) + "\n")
-    done = run_co_tui(
+    done = call_co_tui(
         "-p", "read big.log", "--output-format", "jsonl", cwd=tmp_path, env={"CO_TUI_DATA_DIR": str(data_dir)}
     )
     assert done.returncode == 0, done.stderr

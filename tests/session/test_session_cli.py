@@ -1,4 +1,6 @@
-"""`co-tui --list-sessions`, `--export`, `--continue`, `--resume` and crash safety, as real processes."""
+"""`co-tui --list-sessions`, `--export`, `--continue`, `--resume` and crash safety. What the command
+says and saves is checked with it called in-process (`call_co_tui`); signals, kills and a second
+writer are real processes (`start_co_tui`)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_process import run_co_tui, start_co_tui
+from cli_process import call_co_tui, start_co_tui
 from damaged_db import damage_workspace_index
 from pydantic_ai.messages import ModelRequest, UserPromptPart
 from support.builders import saved_tool_turn
@@ -23,10 +25,9 @@ from co_tui.store.errors import StoreCorrupt, StoreError
 from co_tui.store.session_store import SessionStore
 
 
-def co_tui(
-    *args: str, cwd: Path, data_dir: Path, env: dict[str, str] | None = None, timeout: int = 90
-) -> subprocess.CompletedProcess[str]:
-    return run_co_tui(*args, cwd=cwd, env={"CO_TUI_DATA_DIR": str(data_dir), **(env or {})}, timeout=timeout)
+def co_tui(*args: str, cwd: Path, data_dir: Path) -> subprocess.CompletedProcess[str]:
+    """`co-tui args…` in `cwd` on the store in `data_dir`, called in this process."""
+    return call_co_tui(*args, cwd=cwd, env={"CO_TUI_DATA_DIR": str(data_dir)})
 
 
 @pytest.fixture
@@ -59,7 +60,6 @@ def seeded(data_dir: Path, tmp_path: Path) -> tuple[str, str]:
     return good, bad
 
 
-@pytest.mark.slow
 def test_list_and_export(seeded: tuple[str, str], data_dir: Path, tmp_path: Path) -> None:
     good, bad = seeded
     listing = co_tui("--list-sessions", cwd=tmp_path, data_dir=data_dir)
@@ -78,7 +78,6 @@ def test_list_and_export(seeded: tuple[str, str], data_dir: Path, tmp_path: Path
     assert len(doc["transcript"]) == 8 and doc["ledger"][0]["strategy"] == "turn_trim"
 
 
-@pytest.mark.slow
 def test_a_damaged_session_exports_its_good_rows_then_is_flagged_until_repaired(
     seeded: tuple[str, str], data_dir: Path, tmp_path: Path
 ) -> None:
@@ -122,7 +121,6 @@ def _dir_state(path: Path) -> dict[str, tuple[int, int, bytes]]:
     return state
 
 
-@pytest.mark.slow
 def test_list_and_export_write_nothing_in_a_read_only_data_dir(
     seeded: tuple[str, str], data_dir: Path, tmp_path: Path
 ) -> None:
@@ -147,7 +145,6 @@ def test_list_and_export_write_nothing_in_a_read_only_data_dir(
         os.chmod(data_dir, 0o700)
 
 
-@pytest.mark.slow
 def test_list_and_export_without_a_database_create_nothing(data_dir: Path, tmp_path: Path) -> None:
     listing = co_tui("--list-sessions", cwd=tmp_path, data_dir=data_dir)
     assert listing.returncode == 0 and listing.stdout == "no saved sessions\n"
@@ -168,13 +165,11 @@ def test_read_only_open_refuses_an_older_schema_without_migrating(data_dir: Path
     conn.close()
 
 
-@pytest.mark.slow
 def test_export_unknown_id(seeded: tuple[str, str], data_dir: Path, tmp_path: Path) -> None:
     proc = co_tui("--export", "ffffffff", cwd=tmp_path, data_dir=data_dir)
     assert proc.returncode == 2 and "no session matches" in proc.stderr and proc.stderr.count("\n") == 1
 
 
-@pytest.mark.slow
 def test_list_sessions_search(seeded: tuple[str, str], data_dir: Path, tmp_path: Path) -> None:
     """`--search WORDS` (issue 32 item 14): the matching sessions, each with a line around its hit."""
     good, bad = seeded
@@ -201,7 +196,6 @@ def test_list_sessions_search(seeded: tuple[str, str], data_dir: Path, tmp_path:
     assert misuse.returncode == 2 and "--search applies to --list-sessions" in misuse.stderr
 
 
-@pytest.mark.slow
 def test_newer_database_is_refused_by_the_cli(data_dir: Path, tmp_path: Path) -> None:
     SessionStore.open(data_dir).close()
     conn = sqlite3.connect(data_dir / "sessions.db")
@@ -433,7 +427,6 @@ def _damage_sessions_table(data_dir: Path) -> None:
         handle.write(b"\xde\xad" * (page_size // 2))
 
 
-@pytest.mark.slow
 def test_damaged_database_file_says_where_and_how_to_recover(data_dir: Path, tmp_path: Path) -> None:
     first = co_tui("-p", "hello", cwd=tmp_path, data_dir=data_dir)
     assert first.returncode == 0, first.stderr
@@ -458,7 +451,6 @@ def test_damaged_database_file_says_where_and_how_to_recover(data_dir: Path, tmp
     assert any(p.get("part_kind") == "text" for m in doc["transcript"] for p in m["parts"])
 
 
-@pytest.mark.slow
 def test_continue_on_a_damaged_index_says_damaged(data_dir: Path, tmp_path: Path) -> None:
     """The lookup by workspace finds no rows through a damaged index: --continue said "no saved
     session in ... to continue"; it says the file is damaged, in one line, exit 2."""

@@ -5,7 +5,6 @@ against the child's budget, keeps tool calls paired and comes back to rest."""
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import functools
 from pathlib import Path
@@ -21,6 +20,7 @@ from governance.test_properties import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.examples import examples
+from support.loop import run
 
 from co_tui.agent.agent_defs import EXPLORE
 from co_tui.config import Settings
@@ -61,7 +61,7 @@ def test_a_childs_context_obeys_the_main_invariants(
     assert binding.policy.budget_tokens == min(max(1, int(estimate_tokens(history) * fraction)), 40_000)
     assert dataclasses.replace(binding.policy, budget_tokens=main.budget_tokens) == main
     frozen, problems = fingerprint(history), pairing_problems(history)
-    out = asyncio.run(binding.governor.apply(history, overhead_tokens=binding.overhead))
+    out = run(binding.governor.apply(history, overhead_tokens=binding.overhead))
     assert fingerprint(history) == frozen, "input mutated"
     assert bool(out.events) == (out.messages != history), "a change without an event, or an event without one"
     assert_ledger_adds_up(out.events, history, out.messages, binding.overhead)

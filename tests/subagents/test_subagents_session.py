@@ -1,5 +1,6 @@
 """Subagents in print mode, exports, rewinds, forks and the session list (docs/subagents.md), with
-the built-in offline model delegating (no key) and a real SQLite store."""
+the built-in offline model delegating (no key) and a real SQLite store. The command is called
+in-process (`call_co_tui`): what it prints and saves is the point, not the process."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_process import run_co_tui
+from cli_process import call_co_tui as co_tui
 from support.turns import of_type, run_turn
 
 from co_tui.config import Settings
@@ -24,9 +25,8 @@ def workspace_files() -> dict[str, str | bytes]:
     return {"docs/a.md": "# A\n\nThe budget is 40k tokens.\n", "docs/b.md": "# B\n\nNothing here.\n"}
 
 
-@pytest.mark.slow
 def test_print_mode_jsonl_carries_every_child_event_with_its_agent(workspace: Path) -> None:
-    done = run_co_tui("-p", ASK, "--output-format", "jsonl", cwd=workspace)
+    done = co_tui("-p", ASK, "--output-format", "jsonl", cwd=workspace)
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     started = [e for e in lines if e["type"] == "subagent_started"]
@@ -43,9 +43,8 @@ def test_print_mode_jsonl_carries_every_child_event_with_its_agent(workspace: Pa
     assert finished[0]["outcome"] == "done" and "docs/a.md" in main[-1]["output"]
 
 
-@pytest.mark.slow
 def test_print_mode_text_keeps_the_childs_words_off_stdout(workspace: Path) -> None:
-    done = run_co_tui("-p", ASK, cwd=workspace)
+    done = co_tui("-p", ASK, cwd=workspace)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("A subagent (explore-1) did that")
     assert done.stdout.count("Most in: docs/a.md") == 1  # the child's own answer is not on stdout too
@@ -114,10 +113,10 @@ async def test_the_session_cost_includes_the_childrens(workspace: Path) -> None:
     assert session_cost([priced]) is None  # an unpriced child makes the total unknown, as any request
 
 
-@pytest.mark.slow
 def test_the_user_can_have_a_saved_childs_transcript_recalled_in_a_later_process(workspace: Path) -> None:
-    assert run_co_tui("-p", ASK, cwd=workspace).returncode == 0
-    later = run_co_tui("--continue", "-p", "what did explore-1 read?", "--output-format", "jsonl", cwd=workspace)
+    # Each run opens the session afresh from the store, as a later process does (called in-process).
+    assert co_tui("-p", ASK, cwd=workspace).returncode == 0
+    later = co_tui("--continue", "-p", "what did explore-1 read?", "--output-format", "jsonl", cwd=workspace)
     assert later.returncode == 0, later.stderr
     lines = [json.loads(line) for line in later.stdout.splitlines()]
     call = next(e for e in lines if e["type"] == "tool_call")
@@ -127,13 +126,12 @@ def test_the_user_can_have_a_saved_childs_transcript_recalled_in_a_later_process
     assert lines[-1]["output"].startswith("I read subagent explore-1's transcript back with recall")
 
 
-@pytest.mark.slow
 def test_the_session_list_shows_what_the_children_held_apart(workspace: Path) -> None:
-    assert run_co_tui("-p", "list docs", cwd=workspace).returncode == 0
-    before = run_co_tui("--list-sessions", cwd=workspace)
+    assert co_tui("-p", "list docs", cwd=workspace).returncode == 0
+    before = co_tui("--list-sessions", cwd=workspace)
     assert "+" not in before.stdout.splitlines()[1].split()[4]  # no child: the main figure alone
-    assert run_co_tui("--continue", "-p", ASK, cwd=workspace).returncode == 0
-    listing = run_co_tui("--list-sessions", cwd=workspace)
+    assert co_tui("--continue", "-p", ASK, cwd=workspace).returncode == 0
+    listing = co_tui("--list-sessions", cwd=workspace)
     assert listing.returncode == 0, listing.stderr
     header, row = listing.stdout.splitlines()[:2]
     tokens = row.split()[4]

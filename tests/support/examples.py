@@ -2,7 +2,7 @@
 
 `ci`, the default (`make test`, CI): `CI_EXAMPLES` cases a property, and a property that needs
 another count says so with `examples(n)` and why; with these, tests/governance/test_properties.py
-runs the ~14,400 generated histories docs/context-governance.md states. `dev`
+runs the ~11,500 generated histories docs/context-governance.md states. `dev`
 (`HYPOTHESIS_PROFILE=dev`): a tenth of every count, for a quick loop while editing. Both: no
 per-case deadline and no too-slow health check (a loaded machine is no failure of the code).
 """

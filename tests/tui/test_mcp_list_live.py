@@ -30,7 +30,7 @@ def ping() -> str:
     \"\"\"Answer pong.\"\"\"
     return "pong"
 
-while not Path(sys.argv[1]).exists():
+while not Path(sys.argv[1]).exists():  # the scenario: it waits for the test's go file, not for time
     time.sleep(0.05)
 server.run()
 """

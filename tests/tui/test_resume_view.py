@@ -19,9 +19,8 @@ from co_tui.session.opening import open_session, open_store
 from co_tui.store.errors import StoreError
 from co_tui.store.session_store import SessionStore
 from co_tui.tui.app import CoTuiApp
-from co_tui.tui.screens.chat import RESUME_ENTRIES
 from co_tui.tui.screens.sessions import SessionsScreen
-from co_tui.tui.transcript_view import tail_shows, transcript_items
+from co_tui.tui.transcript_view import RESUME_ENTRIES, tail_shows, transcript_items
 from co_tui.tui.widgets.assistant_message import AssistantMessage
 from co_tui.tui.widgets.notice_line import NoticeLine
 from co_tui.tui.widgets.tool_call_block import ToolCallBlock

@@ -11,12 +11,11 @@ import json
 import os
 import pty
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from cli_process import run_python
+from cli_process import call_co_tui, run_python
 from damaged_db import damage_workspace_index
 
 from co_tui.store.session_store import SessionStore
@@ -115,17 +114,9 @@ def test_pydantic_ai_loads_off_the_ui_thread_after_the_first_frame(tmp_path: Pat
 def test_a_resumed_conversation_shows_before_pydantic_loads(tmp_path: Path) -> None:
     """`co-tui --continue`: the saved conversation is read from the store and shown before the
     settings are built (pydantic-settings) and before pydantic-ai loads; the session then opens."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CO_TUI_")}
-    env.update(CO_TUI_DATA_DIR=str(tmp_path / "data"), CO_TUI_CONFIG_FILE=str(tmp_path / "config.toml"))
-    saved = subprocess.run(
-        [sys.executable, "-m", "co_tui", "-p", "hello there"],
-        cwd=tmp_path,
-        env={**env, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    # The conversation is saved by a print-mode run (called in-process: the probe below is the process).
+    store = {"CO_TUI_DATA_DIR": str(tmp_path / "data"), "CO_TUI_CONFIG_FILE": str(tmp_path / "config.toml")}
+    saved = call_co_tui("-p", "hello there", cwd=tmp_path, env=store)
     assert saved.returncode == 0, saved.stderr
     result = _run_probe(tmp_path, "--continue")
     assert result["code"] == 0 and result["ready"]

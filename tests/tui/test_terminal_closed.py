@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_process import run_co_tui
+from cli_process import call_co_tui
 from pilot_helpers import Tmux, poll_until
 from support.processes import alive, children
 
@@ -71,7 +71,7 @@ class Run:
 
     def continue_in_print_mode(self) -> str:
         env = {"HOME": str(self.home), "CO_TUI_DATA_DIR": str(self.data), "CO_TUI_CONFIG_FILE": str(self.config)}
-        proc = run_co_tui("--continue", "-p", "hello again", cwd=self.ws, env=env)
+        proc = call_co_tui("--continue", "-p", "hello again", cwd=self.ws, env=env)  # the next run: in-process
         assert proc.returncode == 0, proc.stderr
         return proc.stdout
 

@@ -19,52 +19,38 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
-from co_tui.session import (
-    INTERRUPTED_MESSAGE,
-    Done,
-    ErrorEvent,
-    Event,
-    HistoryTrimmed,
-    Notice,
-    OversizedTurn,
-    SubagentFinished,
-    SubagentStarted,
-    TextDelta,
-    ToolCall,
-    ToolResult,
-    UsageUpdate,
-)
 from co_tui.text import screen_text
 from co_tui.tui.commands import KEYS, binding_action
 from co_tui.tui.frame_budget import FrameBudget
 from co_tui.tui.input_clock import KeyClock
 from co_tui.tui.key_echo import KeyEcho
 from co_tui.tui.messages import SessionEvent
-from co_tui.tui.transcript_view import RESUME_ENTRIES
 from co_tui.tui.widgets.activity_indicator import ActivityIndicator
 from co_tui.tui.widgets.chat_log import ChatLog
 from co_tui.tui.widgets.context_meter import ContextMeter
-from co_tui.tui.widgets.error_block import ErrorBlock
 from co_tui.tui.widgets.key_footer import KeyFooter
 from co_tui.tui.widgets.notice_line import NoticeLine
 from co_tui.tui.widgets.path_popup import PathPopup
 from co_tui.tui.widgets.prompt_input import PromptInput
 from co_tui.tui.widgets.queued_prompts import QueuedPrompts
 from co_tui.tui.widgets.slash_popup import SlashPopup
-from co_tui.tui.widgets.subagent_block import SubagentBlock
 from co_tui.tui.widgets.title_bar import TitleBar
-from co_tui.tui.widgets.tool_call_block import ToolCallBlock
-from co_tui.tui.widgets.user_message import UserMessage
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from co_tui.session import SessionPort
+    from co_tui.session import Event, SessionPort
     from co_tui.tui.transcript_view import Item
     from co_tui.tui.widgets.assistant_message import AssistantMessage
+    from co_tui.tui.widgets.subagent_block import SubagentBlock
+    from co_tui.tui.widgets.tool_call_block import ToolCallBlock
+    from co_tui.tui.widgets.user_message import UserMessage
 
 # AssistantMessage and TrimBanner bring Textual's Markdown and markdown-it (~60 ms): imported when a
-# first answer, banner or resumed conversation needs them, not before the first frame.
+# first answer, banner or resumed conversation needs them, not before the first frame. So are the
+# other entries of the log (prompts, tool rows, subagents, errors), the session's event classes
+# (dataclasses, with the agent's error kinds) and the replay of a resumed conversation: the first
+# frame shows none of them (tests/test_start_up_imports.py; docs/performance.md, "Start-up in tmux").
 
 
 class ChatScreen(Screen[None]):
@@ -94,23 +80,34 @@ class ChatScreen(Screen[None]):
         # A resumed conversation's entries above the first screen, built but mounted once the
         # session is ready (`mount_earlier`): one widget group per entry, oldest first.
         self._earlier: list[list[Widget]] = []
+        self._popups: tuple[SlashPopup, PathPopup] | None = None  # made in `compose`, mounted after the first frame
 
     def compose(self) -> ComposeResult:
         """Top to bottom: title bar, chat log, activity line, queued prompts, prompt (with its slash
-        popup), hint line, meter, keys."""
+        and path popups, mounted after the first frame: `on_mount`), hint line, meter, keys."""
         popup = SlashPopup(id="slash-popup")
         paths = PathPopup(self._complete_path if self.workspace is not None else None, id="path-popup")
+        self._popups = (popup, paths)
         yield TitleBar(id="title-bar")
         yield ChatLog(id="chat-log")
         yield Static(id="below-hint")
         yield ActivityIndicator(self.frame_budget, id="activity")
         yield QueuedPrompts(id="queued")
         yield PromptInput(popup, self.key_clock, paths=paths, echo=self._echo_typed_key, id="prompt")
-        yield popup
-        yield paths
         yield Static(id="hint")
         yield ContextMeter(id="meter")
         yield KeyFooter()
+
+    def on_mount(self) -> None:
+        """Mount the prompt's popups under it once the first frame is drawn: they are hidden until a
+        `/` or an `@` is typed, and the prompt drives them whether they are mounted yet or not (keys
+        typed before the first frame fill them; they show as they mount). Mounted in `compose`,
+        their lists and styles were ~2% of the CPU time to the first frame."""
+        self.call_after_refresh(self._mount_popups)
+
+    async def _mount_popups(self) -> None:
+        if self._popups is not None and self.is_attached and not self._pruning:
+            await self.mount(*self._popups, after=self.prompt)
 
     def _complete_path(self, fragment: str) -> list[str]:
         """The workspace paths for `@fragment` (agent/mentions.py: confined as read_file is). The
@@ -228,6 +225,8 @@ class ChatScreen(Screen[None]):
 
     async def add_user_message(self, text: str, *, queued: bool = False) -> UserMessage:
         """Show a prompt the user sent."""
+        from co_tui.tui.widgets.user_message import UserMessage
+
         widget = UserMessage(text, queued=queued)
         self.log_view.scroll_to_end()  # sending follows the conversation again, as in Claude Code
         await self.log_view.add(widget)
@@ -239,6 +238,8 @@ class ChatScreen(Screen[None]):
 
     def mark_unsent(self, text: str) -> None:
         """The newest prompt `text` shown in the log was refused, not sent: it says so."""
+        from co_tui.tui.widgets.user_message import UserMessage
+
         for widget in reversed(self.log_view.query(UserMessage).nodes):
             if widget.text == text:
                 widget.mark_unsent()
@@ -246,6 +247,8 @@ class ChatScreen(Screen[None]):
 
     async def unqueue_user_message(self, text: str) -> None:
         """Remove the queued copy of prompt `text` (shown while it waited), if there is one."""
+        from co_tui.tui.widgets.user_message import UserMessage
+
         for widget in self.log_view.query(UserMessage).filter(".-queued"):
             if widget.text == text:
                 await widget.remove()
@@ -286,6 +289,23 @@ class ChatScreen(Screen[None]):
         """Render one domain event (the closed union `co_tui.session.events.Event`, matched by class).
 
         A child's events (those with a `delegation`) go to its block, never into the chat flow."""
+        from co_tui.session import (
+            Done,
+            ErrorEvent,
+            HistoryTrimmed,
+            Notice,
+            OversizedTurn,
+            SubagentFinished,
+            SubagentStarted,
+            TextDelta,
+            ToolCall,
+            ToolResult,
+            UsageUpdate,
+        )
+        from co_tui.tui.widgets.error_block import ErrorBlock
+        from co_tui.tui.widgets.subagent_block import SubagentBlock
+        from co_tui.tui.widgets.tool_call_block import ToolCallBlock
+
         if event.delegation is not None:
             await self._show_child_event(event)
             return
@@ -344,6 +364,9 @@ class ChatScreen(Screen[None]):
     async def _show_child_event(self, event: Event) -> None:
         """A child's event (or its start or end) to its block; a start with no `delegate` row
         shown for it (a call made before this screen showed the turn) mounts a block of its own."""
+        from co_tui.session import SubagentStarted
+        from co_tui.tui.widgets.subagent_block import SubagentBlock
+
         assert event.delegation is not None
         block = self._subagents.get(event.delegation)
         if block is None:
@@ -391,10 +414,13 @@ class ChatScreen(Screen[None]):
         are only its newest part (a preview from the store's rows); the log counts the rest as not
         shown here.
         """
-        from co_tui.session import DELEGATE_TOOL
-        from co_tui.tui.transcript_view import first_screen, newest_entries
+        from co_tui.session import DELEGATE_TOOL, INTERRUPTED_MESSAGE, HistoryTrimmed
+        from co_tui.tui.transcript_view import RESUME_ENTRIES, first_screen, newest_entries
         from co_tui.tui.widgets.assistant_message import AssistantMessage
+        from co_tui.tui.widgets.error_block import ErrorBlock
+        from co_tui.tui.widgets.tool_call_block import ToolCallBlock
         from co_tui.tui.widgets.trim_banner import TrimBanner
+        from co_tui.tui.widgets.user_message import UserMessage
 
         log = self.log_view
         # Fewer than the log holds: each Markdown answer costs a render, and resume must paint fast.
@@ -434,6 +460,7 @@ class ChatScreen(Screen[None]):
     def _saved_subagent(self, entry: Item) -> SubagentBlock:
         """A resumed `delegate` call's block: drawn from the child's record, its transcript read when opened."""
         from co_tui.session import saved_subagent, saved_subagent_events
+        from co_tui.tui.widgets.subagent_block import SubagentBlock
 
         view = saved_subagent(entry.tool_call_id, entry.args, entry.result, entry.is_error, entry.subagent)
         record, delegation = entry.subagent, entry.tool_call_id

@@ -3,6 +3,7 @@ the free space, the reserve and the total, fitted to the width the screen gives 
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from textual.content import Content
@@ -27,9 +28,20 @@ def _share(tokens: int, window: int) -> str:
     return "<1%" if pct < 1 else f"{round(pct)}%"
 
 
-def _fit(text: str, width: int) -> str:
-    """`text` in at most `width` cells, its start elided (a path's file name is what matters)."""
-    return text if len(text) <= width else "…" + text[-(width - 1) :]
+def _wrapped(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` cells, broken after a `/` or a space (a path keeps its
+    parts whole, a memory row its note count), within a part only when one alone is too long."""
+    lines: list[str] = []
+    line = ""
+    for piece in re.findall(r"[^/ ]+[/ ]?|[/ ]", text):
+        if line and len(line) + len(piece.rstrip()) > width:
+            lines.append(line.rstrip())
+            line = ""
+        line += piece
+        while len(line.rstrip()) > width:
+            lines.append(line[:width])
+            line = line[width:]
+    return [*lines, line.rstrip()] if line.strip() or not lines else lines
 
 
 def _count(key: str, items: int) -> str:
@@ -44,6 +56,14 @@ def _count(key: str, items: int) -> str:
     return ""
 
 
+def _what(key: str, label: str, items: int) -> str:
+    """What a row holds, in its label column: the file, server or source and its count (a row of
+    messages: the count alone), control characters escaped (a file's or a server's name)."""
+    if key in ("messages", "markers", "pinned"):
+        return _count(key, items)
+    return escape_controls(label) + _count(key, items)
+
+
 def _over_note(breakdown: ContextBreakdown) -> str:
     """What happens to a request over the trigger: the cut that comes, or why none does."""
     if breakdown.cut_pending:
@@ -56,34 +76,40 @@ def _over_note(breakdown: ContextBreakdown) -> str:
 def row_lines(breakdown: ContextBreakdown, width: int = 0) -> list[Content]:
     """One line per row: swatch, category (on its first row), what it is, tokens, share of the
     window; then the free space, the reserve and the total. `width` (0: roomy): the cells the
-    lines may take; on a narrow screen the "what it is" column gives way first, so the window
-    column stays on screen (at 60 columns it was cut off)."""
+    lines may take. The "what it is" column is as wide as its longest label where there is room; on
+    a narrow screen it gives way first, so the window column stays on screen (at 60 columns it was
+    cut off), and a longer label wraps onto lines of its own (it was cut: `…-tui/memory.md`)."""
     from co_tui.session import CATEGORY_TITLES
 
-    fixed = 2 + _TITLE_W + _TOKENS_W + 8  # swatch, category, tokens, "  window" (the header is widest)
-    label_w = min(_ROOMY_LABEL_W, max(_MIN_LABEL_W, width - fixed)) if width else _ROOMY_LABEL_W
+    # Swatch, category, tokens, then "  window" (the header), or past the trigger its note, if wider.
+    last = max(8, 2 + len(_over_note(breakdown))) if breakdown.over_tokens else 8
+    fixed = 2 + _TITLE_W + _TOKENS_W + last
+    whats = [_what(row.key, row.label, row.items) for row in breakdown.rows]
+    # As wide as the longest label (`~/.config/co-tui/memory.md (3 notes)`) where the screen has the
+    # room; narrower, a label too long wraps onto lines of its own under it.
+    label_w = max(_ROOMY_LABEL_W, *(len(what) + 1 for what in whats))
+    if width:
+        label_w = min(label_w, max(_MIN_LABEL_W, width - fixed))
 
     lines: list[Content] = [
         Content.assemble(" " * (2 + _TITLE_W + label_w), (f"{'tokens':>{_TOKENS_W}}  window", "$text-muted"))
     ]
     window = breakdown.window_tokens
     previous = ""
-    for row in breakdown.rows:
+    for row, what in zip(breakdown.rows, whats, strict=True):
         title = CATEGORY_TITLES[row.key] if row.key != previous else ""
         previous = row.key
-        if row.key in ("messages", "markers", "pinned"):
-            what = _count(row.key, row.items)
-        else:
-            what = row.label + _count(row.key, row.items)
+        first, *more = _wrapped(what, label_w - 1)
         lines.append(
             Content.assemble(
                 ("■ ", CATEGORY_STYLE[row.key]),
                 (f"{title:<{_TITLE_W}}", "bold"),
-                f"{_fit(escape_controls(what), label_w - 1):<{label_w}}",  # a file's, a server's name
+                f"{first:<{label_w}}",  # a file's, a server's name
                 (f"{format_tokens(row.tokens):>{_TOKENS_W}}", "$foreground"),
                 (f"  {_share(row.tokens, window):>4}", "$text-muted"),
             )
         )
+        lines += [Content(" " * (2 + _TITLE_W) + part) for part in more]
     approx = "" if breakdown.exactness == "exact" else "~"
     lines.append(Content(""))
     if breakdown.over_tokens:

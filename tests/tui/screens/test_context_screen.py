@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -42,14 +42,15 @@ class Stub:
 
     turns: int = 14
     extra: int = 700
+    parts: list[OverheadPart] = field(default_factory=lambda: PARTS)
 
     def context_breakdown(self) -> ContextBreakdown:
         messages = _conversation(self.turns)
         breakdown = compute_breakdown(
             messages,
-            PARTS,
-            meter_tokens=estimate_tokens(messages) + sum(p.tokens for p in PARTS) + self.extra,
-            overhead_tokens=sum(p.tokens for p in PARTS),
+            self.parts,
+            meter_tokens=estimate_tokens(messages) + sum(p.tokens for p in self.parts) + self.extra,
+            overhead_tokens=sum(p.tokens for p in self.parts),
             ratio=1.0,
             budget_tokens=25_600,
             window_tokens=32_000,
@@ -209,3 +210,58 @@ async def test_in_compact_mode_off_the_note_says_nothing_is_cut_at_the_trigger(m
         stub.off = False
         await pilot.press("r")
         assert "governance cuts" in str(app.screen.query_one("#context-note", Static).render())
+
+
+MEMORY_PARTS = [
+    *PARTS[:3],
+    OverheadPart("memory", "~/.config/co-tui/memory.md", 90, 2),
+    OverheadPart("memory", ".co-tui/memory.md", 140, 3),
+    *PARTS[3:],
+]
+
+
+def with_memory() -> Stub:
+    """`Stub` with both memory files sent: the longest labels the rows have."""
+    return Stub(parts=MEMORY_PARTS)
+
+
+def _row_labels(lines: list[str]) -> list[str]:
+    """The "what it is" column of the rows, a wrapped label put together again."""
+    start, end = 2 + 23, lines[0].index("tokens") - 1  # the category column, then the tokens'
+    labels: list[str] = []
+    for line in lines[1:]:
+        if line.startswith("■ "):
+            labels.append(line[start:end].rstrip())
+        elif line.strip() and not line[:start].strip() and labels:  # a label's next line
+            labels[-1] += ("" if labels[-1].endswith("/") else " ") + line[start:].strip()
+    return labels
+
+
+@pytest.mark.parametrize("columns", [60, 70, 80, 100])
+async def test_memory_rows_keep_their_whole_label_at_any_width(make_host, columns: int) -> None:
+    """At 60–80 columns the memory row read `…-tui/memory.md (2 notes)` (its label cut from the
+    left, and at 100 columns too); now the label column takes the room there is and a longer label
+    wraps onto a line of its own, and the window column stays on screen."""
+    app = make_host(lambda: ContextScreen(with_memory()))
+    async with app.run_test(size=(columns, 30)) as pilot:
+        await pilot.pause()
+        rows = app.screen.query_one("#context-rows", ContextRows)
+        width = rows.content_size.width
+        lines = [line.plain for line in rows.render().split("\n")]
+        assert all(len(line) <= width for line in lines), (width, lines)
+        assert not any("…" in line for line in lines), lines
+        labels = _row_labels(lines)
+        for label in (
+            "~/.config/co-tui/memory.md (2 notes)",
+            ".co-tui/memory.md (3 notes)",
+            "~/.config/co-tui/AGENTS.md",
+        ):
+            assert label in labels, (label, lines)
+        memory = next(i for i, line in enumerate(lines) if line.startswith("■ Memory"))
+        assert lines[memory].rstrip().endswith("%"), "the tokens and share stay on the row's first line"
+        if columns >= 80:
+            assert "~/.config/co-tui/memory.md (2 notes)" in lines[memory], "room enough: one line"
+
+
+def test_context_with_memory_snapshot_60x24(snap_compare, make_host) -> None:
+    assert snap_compare(make_host(lambda: ContextScreen(with_memory())), terminal_size=(60, 24))
