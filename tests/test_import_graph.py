@@ -271,3 +271,19 @@ def test_agent_and_governance_import_nothing_above_them() -> None:
     )
     assert [name for name in modules if name.startswith("co_tui.governance")], "the package is seen"
     assert upward == []
+
+
+def test_no_lazy_export_is_named_like_a_submodule() -> None:
+    """A package that resolves exports lazily (PEP 562) must not export a name its own submodule
+    has: importing that submodule sets the package's attribute to the module, `__getattr__` is no
+    longer asked, and `from package import name` then gives the module, not the function (as
+    `from co_tui.session import replay` did once `session/chat.py` had imported `session/replay.py`)."""
+    modules = _modules()
+    clashes = [
+        f"{package}.{name}"
+        for package, path in modules.items()
+        if path.name == "__init__.py"
+        for name in _lazy_exports(path)
+        if f"{package}.{name}" in modules
+    ]
+    assert not clashes, "export names that are also submodules: " + ", ".join(clashes)

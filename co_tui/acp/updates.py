@@ -221,7 +221,7 @@ def updates_of(event: Event, calls: Calls) -> list[Any]:
 
 
 def replayed(entry: Any, calls: Calls) -> list[Any]:
-    """A saved conversation's entry (`co_tui.session.replay`: an `Item` or a cut) as the updates
+    """A saved conversation's entry (`co_tui.session.replay_items`: an `Item` or a cut) as the updates
     `session/load` sends: the user's prompt, the answer, a tool call with its result, the cut."""
     if isinstance(entry, HistoryTrimmed):
         return updates_of(entry, calls)

@@ -35,16 +35,16 @@ _EXPORTS: dict[str, str] = {
     "SessionLifecycle": "lifecycle",
     "Closing": "lifecycle_types",
     "instruction_events": "lifecycle",
-    "Item": "replay",
+    "Item": "replay_items",
     "HistoryTrimmed": "events",
-    "cut_message": "cut_message",
+    "cut_message": "cut_messages",
     "with_client_servers": "client_mcp",
     "COMPACT_MODES": "compact_mode",
     # the lines the user reads about the context, worded from governance's facts (wording.py)
     "MODE_TEXT": "wording",
     "kept_line": "wording",
     "print_mode_ask_line": "wording",
-    "replay": "replay",
+    "replay": "replay_items",
     # the one command table (commands.py)
     "COMMANDS": "commands",
     "Command": "commands",
@@ -54,15 +54,15 @@ _EXPORTS: dict[str, str] = {
     "run_command": "commands",
     "closest_command": "commands",
     "complete": "commands",
-    # replay (replay.py): the items of a saved conversation
-    "newest_entries": "replay",
-    "newest_window": "replay",
-    "tail_shows": "replay",
-    "transcript_items": "replay",
-    "truncated_tool_call_ids": "replay",
-    "window_items": "replay",
-    "window_shows": "replay",
-    "FIRST_WINDOW": "replay",
+    # replay (replay_items.py): the items of a saved conversation
+    "newest_entries": "replay_items",
+    "newest_window": "replay_items",
+    "tail_shows": "replay_items",
+    "transcript_items": "replay_items",
+    "truncated_tool_call_ids": "replay_items",
+    "window_items": "replay_items",
+    "window_shows": "replay_items",
+    "FIRST_WINDOW": "replay_items",
     # compact_mode ask (ask_flow.py)
     "CutAnswer": "ask_flow",
     "CutChoice": "ask_flow",
@@ -142,8 +142,8 @@ _EXPORTS: dict[str, str] = {
     "Memory": "memory",
     "MemoryEntry": "memory",
     "entry_where": "memory",
-    "ShellPreview": "shell_preview",
-    "shell_preview": "shell_preview",
+    "ShellPreview": "shell_previews",
+    "shell_preview": "shell_previews",
     # opening sessions (opening.py) and the saved ones
     "OpenSessionError": "opening",
     "exit_code_for": "opening",
@@ -237,7 +237,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     from co_tui.session.context_breakdown import CATEGORY_TITLES, ContextBreakdown, apportion
     from co_tui.session.conversation_counts import field_of
     from co_tui.session.cost import RequestCost, cached_share, format_usd, preload_pricing, session_cost_of
-    from co_tui.session.cut_message import cut_message
+    from co_tui.session.cut_messages import cut_message
     from co_tui.session.events import (
         INTERRUPTED_MESSAGE,
         Done,
@@ -285,7 +285,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
         SessionPort,
         Turns,
     )
-    from co_tui.session.replay import (
+    from co_tui.session.replay_items import (
         FIRST_WINDOW,
         Item,
         newest_entries,
@@ -299,7 +299,7 @@ if TYPE_CHECKING:  # pragma: no cover - static names for type checkers and IDEs
     )
     from co_tui.session.saved_session import SessionHit, SessionMeta
     from co_tui.session.session_lock import SessionBusy, busy_elsewhere
-    from co_tui.session.shell_preview import ShellPreview, shell_preview
+    from co_tui.session.shell_previews import ShellPreview, shell_preview
     from co_tui.session.subagent_replay import SavedChild, SubagentsUsage, saved_subagent, saved_subagent_events
     from co_tui.session.subagent_view import (
         DELEGATE_TOOL,

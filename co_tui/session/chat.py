@@ -32,7 +32,7 @@ from co_tui.session.lifecycle import SessionLifecycle
 from co_tui.session.memory import Memory
 from co_tui.session.metering import Metering
 from co_tui.session.recover import plan_recover
-from co_tui.session.replay import Item, replay
+from co_tui.session.replay_items import Item, replay
 from co_tui.session.resources import Resources
 from co_tui.session.session_saves import SessionSaves
 from co_tui.session.session_turns import SessionTurns
@@ -324,7 +324,7 @@ class ChatSession(HistoryViews):
         """Let other processes open this session (the TUI switching away, `/clear`). Idempotent."""
         self.saves.writer.release()
 
-    # --- start and close, replay: every front end's jobs (lifecycle.py, replay.py) ---------------
+    # --- start and close, replay: every front end's jobs (lifecycle.py, replay_items.py) ---------------
 
     def start(self, **options: Any) -> AsyncIterator[Event]:
         """`SessionLifecycle.start` (its options): the opening lines, and the MCP servers started."""

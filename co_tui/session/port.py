@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from co_tui.session.lifecycle_types import Closing, Spawn
     from co_tui.session.memory import Memory
     from co_tui.session.pin_change import PinChange
-    from co_tui.session.replay import Item
+    from co_tui.session.replay_items import Item
     from co_tui.session.saved_session import SessionHit, SessionMeta
     from co_tui.session.subagent_replay import SubagentsUsage
 
@@ -83,7 +83,7 @@ class HistoryView(Protocol):
         ...
 
     def replay(self, entries: int | None = None) -> list[Item | HistoryTrimmed]:
-        """The conversation (the branch in use) as a front end shows it: `co_tui.session.replay.Item`s
+        """The conversation (the branch in use) as a front end shows it: `co_tui.session.replay_items.Item`s
         in order, each `history_trimmed` banner before the first item at or after its cut; the newest
         `entries` only, or all (None). Blocking for a resumed session (its messages are decoded)."""
         ...

@@ -1,4 +1,4 @@
-"""What the chat log shows for saved messages (resume): the session's replay (`co_tui.session.replay`:
+"""What the chat log shows for saved messages (resume): the session's replay (`co_tui.session.replay_items`:
 messages → display items, re-exported here) and how many rows its entries take on screen.
 Nothing here imports pydantic-ai: a resumed conversation shows before it loads."""
 

@@ -22,7 +22,7 @@ from co_tui.session.banner import banner_details
 from co_tui.session.chat import ChatSession
 from co_tui.session.eviction import evict_line
 from co_tui.session.export import trim_banner
-from co_tui.session.replay import replay
+from co_tui.session.replay_items import replay
 from co_tui.store.session_store import SessionStore
 
 

@@ -1,4 +1,4 @@
-"""Replay of a conversation as chat entries is the session's (session/replay.py): items in order,
+"""Replay of a conversation as chat entries is the session's (session/replay_items.py): items in order,
 each banner at its cut — what the TUI mounts on resume and ACP sends on `session/load`."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from support.turns import collect, run_turn
 from co_tui.config import load_settings
 from co_tui.governance.events import HistoryTrimmed
 from co_tui.session.chat import ChatSession
-from co_tui.session.replay import Item
+from co_tui.session.replay_items import Item
 
 
 async def test_replay_puts_the_compact_banner_between_the_turns_it_follows(tmp_path: Path) -> None:
