@@ -234,24 +234,33 @@ def run_print_mode(
         # Nobody was asked: the model must not read that a user declined it.
         raise CannotAsk("print mode cannot ask for approval (co-tui was run without --yes)")
 
-    from co_tui.session import CannotAsk, OpenSessionError, open_session
+    from co_tui.session import CannotAsk, OpenSessionError, open_session, open_store
 
     try:
-        session = open_session(
-            settings,
-            workspace,
-            resume_id=resume_id,
-            continue_latest=continue_latest,
-            ask=ask,
-            title=title,
-            one_shot=True,
-            fork=fork,
-        )
+        store = open_store(settings)
     except OpenSessionError as exc:
         err.write(f"co-tui: {exc}\n")
         return exc.exit_code
-    if session.mcp.config_error:  # a malformed .mcp.json: one line naming the file, nothing run
-        err.write(f"co-tui: {session.mcp.config_error}\n")
-        session.release_claim()
-        return EXIT_USAGE
-    return asyncio.run(_run(session, prompt, output_format, out, err, at_turn))
+    try:  # the store is print mode's to close: an embedding caller (ACP, a test) outlives the turn
+        try:
+            session = open_session(
+                settings,
+                workspace,
+                resume_id=resume_id,
+                continue_latest=continue_latest,
+                ask=ask,
+                title=title,
+                one_shot=True,
+                fork=fork,
+                store=store,
+            )
+        except OpenSessionError as exc:
+            err.write(f"co-tui: {exc}\n")
+            return exc.exit_code
+        if session.mcp.config_error:  # a malformed .mcp.json: one line naming the file, nothing run
+            err.write(f"co-tui: {session.mcp.config_error}\n")
+            session.release_claim()
+            return EXIT_USAGE
+        return asyncio.run(_run(session, prompt, output_format, out, err, at_turn))
+    finally:
+        store.close()

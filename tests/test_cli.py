@@ -184,3 +184,39 @@ def test_print_mode_attaches_a_mentioned_file_and_sends_bang_as_a_prompt(tmp_pat
     bang = co_tui("-p", "!touch made.txt", cwd=tmp_path)
     assert bang.returncode == 0, bang.stderr
     assert not (tmp_path / "made.txt").exists() and '"!touch made.txt"' in bang.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("-p", "hello"), ("-p", "hello", "--resume", "no-such-session"), ("-p", "hello", "--mcp")],
+    ids=["a turn", "an unknown session", "a malformed .mcp.json"],
+)
+def test_print_mode_closes_every_store_it_opens(
+    args: tuple[str, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Print mode closes the session store it opened, whether the turn ran or was refused: a caller
+    that embeds it (ACP, a test) outlives the run, and must not be left an open SQLite file."""
+    from co_tui.store.session_store import SessionStore
+
+    opened: list[SessionStore] = []
+    closed: list[SessionStore] = []
+    real_open, real_close = SessionStore.open.__func__, SessionStore.close  # type: ignore[attr-defined]
+
+    def recording_open(cls: type[SessionStore], *a: object, **k: object) -> SessionStore:
+        store = real_open(cls, *a, **k)
+        opened.append(store)
+        return store
+
+    def recording_close(self: SessionStore) -> None:
+        closed.append(self)
+        real_close(self)
+
+    monkeypatch.setattr(SessionStore, "open", classmethod(recording_open))
+    monkeypatch.setattr(SessionStore, "close", recording_close)
+    (tmp_path / ".mcp.json").write_text("{not json")
+    mcp = "--mcp" in args  # the project file is read only when the settings allow it
+    env = {"CO_TUI_MCP_PROJECT_CONFIG": "true"} if mcp else None
+    proc = co_tui(*[a for a in args if a != "--mcp"], cwd=tmp_path if mcp else ROOT, env=env)
+    assert opened, proc.stderr
+    assert proc.returncode == (0 if args == ("-p", "hello") else 2), proc.stderr
+    assert [id(s) for s in closed] == [id(s) for s in opened], (args, proc.returncode, proc.stderr)

@@ -285,10 +285,14 @@ class McpServers:
             return False
         try:
             tools = await server.toolset.list_tools()
-            server.tool_defs, server.left_out = self._accept(server, tools)
-            server.set_status("running")
+            accepted = self._accept(server, tools)
         except Exception as exc:
             server.fail(f"could not list its tools: {_reason(exc)}")
+            return True
+        server.tool_defs, server.left_out = accepted
+        # Outside the try: a listener's own error is not the server's (it once marked a healthy one
+        # failed, "could not list its tools: No nodes match '#mcp-text'").
+        server.set_status("running")
         return True
 
     def _accept(self, server: McpServer, tools: Sequence[Any]) -> tuple[list[Any], list[str]]:

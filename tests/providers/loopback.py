@@ -68,6 +68,9 @@ class Reply:
     cache_write_tokens: int = 0
     chunk_delay: float = 0.0  # seconds between streamed chunks (a slow stream)
     chunks: int = 3  # how many deltas the text is streamed in
+    # When given, the stream stops before its closing events (finish reason, usage) until this is
+    # set or the server stops: the turn cannot end before the test lets it (say, until after Esc).
+    hold_end: threading.Event | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -419,11 +422,17 @@ class _Handler(BaseHTTPRequestHandler):
         self._start_stream()
         events = _anthropic_stream_events(item, request) if anthropic else _openai_stream_events(item, request)
         for event, data in events:
+            if item.hold_end is not None and _is_stream_tail((event, data), anthropic):
+                self._hold(item.hold_end)
             self._sse(data, event)
             self._pause(item.chunk_delay)
         if not anthropic:
             self._sse("[DONE]")
         self._end_stream()
+
+    def _hold(self, gate: threading.Event) -> None:
+        while not gate.is_set() and not self.loopback.stopping.is_set():
+            gate.wait(0.05)  # and look at `stopping` again: a failed test must not hang the server's stop
 
     def _stream_fault(
         self, item: CutStream | Malformed | StreamError, request: RecordedRequest, anthropic: bool

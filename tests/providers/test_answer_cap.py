@@ -5,6 +5,7 @@ capped answer and its notice in the chat, and Esc on a fast multi-megabyte strea
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -144,7 +145,11 @@ async def test_esc_stops_a_fast_huge_stream_and_the_next_prompt_is_answered(
     """3 MB in 2,000-character deltas, no cap: faster than the chat can draw. Esc ends the turn (the
     drawn part stays, the rest of the backlog is said, not drawn) and the next prompt is answered."""
     huge = ("A paragraph of an answer that will not end, about the context.\n\n" * 50_000)[:3_000_000]
-    env.script(Reply(text=huge, chunks=1_500), Reply(text="a short answer"))
+    # The stream's end is held until after Esc: on a loaded host every delta could arrive (and the
+    # turn end) while the chat still drew the first 200,000 characters, and Esc then had no turn
+    # to stop.
+    end = threading.Event()
+    env.script(Reply(text=huge, chunks=1_500, hold_end=end), Reply(text="a short answer"))
     # How much of the stream is kept depends on how far it got when Esc landed (on a loaded host,
     # megabytes: over gpt-4o's window), so the next prompt may first cut the context; a trim, not a
     # summary, so that cut asks the model nothing and "shorter" gets the scripted answer either way.
@@ -154,6 +159,7 @@ async def test_esc_stops_a_fast_huge_stream_and_the_next_prompt_is_answered(
         await wait_until(pilot, lambda: len(shown_answer(app)) > 200_000, "a good part of the answer")
         await pilot.press("escape")
         await wait_idle(pilot)
+        end.set()
         assert [e.kind for e in app.chat.query(ErrorBlock)] == ["interrupted"]
         assert_history_valid(list(app.session.context))
         await send(pilot, "shorter")

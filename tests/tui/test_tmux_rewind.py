@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from cli_process import run_co_tui
+from cli_process import call_co_tui
 from pilot_helpers import Tmux, poll_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,7 +28,7 @@ def test_esc_esc_down_enter_rewinds_to_the_earlier_prompt(tmp_path: Path) -> Non
     ws.mkdir()
     env = {"CO_TUI_DATA_DIR": str(tmp_path / "data"), "CO_TUI_CONFIG_FILE": str(tmp_path / "config.toml")}
     for prompt, more in (("the first question", []), ("the second question", ["--continue"])):
-        done = run_co_tui(*more, "-p", prompt, cwd=ws, env=env)
+        done = call_co_tui(*more, "-p", prompt, cwd=ws, env=env)  # the saved turns: in-process
         assert done.returncode == 0, done.stderr
     tmux = Tmux(f"rewind-{tmp_path.name}")
     fixed = [f"PATH={os.environ['PATH']}", f"HOME={tmp_path}", "LANG=C.UTF-8", "TERM=tmux-256color"]

@@ -10,7 +10,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from cli_process import run_co_tui
+from cli_process import call_co_tui
 from pilot_helpers import Tmux, poll_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,7 +58,7 @@ def walk(tmp_path: Path):
 def test_a_bare_resume_opens_the_session_picker(walk) -> None:
     """`co-tui --resume` without an id started a new conversation: README says it lets you pick one."""
     start, tmux, ws, env = walk
-    saved = run_co_tui("-p", "hello from the walk", cwd=ws, env=env)
+    saved = call_co_tui("-p", "hello from the walk", cwd=ws, env=env)  # the saved session: in-process
     assert saved.returncode == 0, saved.stderr
     start("--resume")
     tmux.wait_for("Sessions in ws")  # the picker, filled in after it opens:
@@ -90,7 +90,7 @@ def test_quitting_after_a_failed_save_writes_a_rescue_copy_not_a_resume_hint(wal
     conversation was gone. Nothing is lost: it goes to a rescue copy, and the line says where; the
     exit status says the database does not hold it (issue 40, item 12)."""
     start, tmux, ws, env = walk
-    saved = run_co_tui("-p", "hello", cwd=ws, env=env)
+    saved = call_co_tui("-p", "hello", cwd=ws, env=env)  # the saved session: in-process
     assert saved.returncode == 0, saved.stderr
     data = Path(env["CO_TUI_DATA_DIR"])
     _damage(data / "sessions.db")

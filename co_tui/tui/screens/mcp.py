@@ -95,10 +95,10 @@ class McpScreen(ModalScreen[None]):
         from co_tui.session import mcp_overview
 
         error = getattr(self.servers, "config_error", None)
-        # Names, reasons and tool names come from the servers and .mcp.json: escaped.
-        self.query_one("#mcp-text", Markdown).update(
-            screen_text(mcp_markdown(mcp_overview(self.servers), config_error=error))
-        )
+        # Pushed but not composed yet (a server started as /mcp opened): nothing to redraw, compose
+        # reads the status then. Names, reasons and tool names come from the servers and .mcp.json: escaped.
+        for text in self.query("#mcp-text").results(Markdown):
+            text.update(screen_text(mcp_markdown(mcp_overview(self.servers), config_error=error)))
 
     def action_dismiss_mcp(self) -> None:
         """Close the list."""

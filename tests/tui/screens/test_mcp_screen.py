@@ -57,3 +57,15 @@ async def test_no_servers_says_how_to_add_one(make_host):
 
 def test_mcp_snapshot(snap_compare, make_host):
     assert snap_compare(make_host(lambda: McpScreen(servers())), terminal_size=TERMINAL)
+
+
+def test_a_status_change_before_the_screen_is_composed_is_no_error() -> None:
+    """A server can start in the moment /mcp opens: the app tells the pushed screen before it has
+    composed its rows (this once raised NoMatches inside the server's start, which then reported a
+    healthy server failed). Nothing to redraw then; compose reads the status."""
+    state = servers()
+    screen = McpScreen(state)
+    slow = state.servers[-1]
+    slow.listener = lambda _server: screen.show_servers()
+    slow.set_status("running")
+    assert slow.status == "running" and slow.reason == ""
