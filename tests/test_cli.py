@@ -199,7 +199,7 @@ def test_print_mode_attaches_a_mentioned_file_and_sends_bang_as_a_prompt(tmp_pat
     ],
     ids=["a turn", "an unknown session", "a malformed .mcp.json", "list", "search", "export"],
 )
-def test_print_mode_closes_every_store_it_opens(
+def test_commands_close_every_store_they_open(
     args: tuple[str, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Print mode and the session commands close the session store they opened, whether the command
