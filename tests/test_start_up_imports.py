@@ -104,15 +104,17 @@ READY_PACKAGES = PAINT_PACKAGES | {
     "typing_inspection",
 }
 # co-tui's own that ready has no use for: the policy's cutting steps (and the modules only they
-# import), loaded by the first pass that cuts or the first /compact with a hook. A session opens
-# with a Governor and no cut; until 2026-11-29 they were imported with it (issue 44 item 4,
-# docs/performance.md, "Start-up: what stays between the first frame and ready").
+# import; the truncation mark lives in markers.py), loaded by the first pass that cuts or the first
+# /compact with a hook. A session opens with a Governor and no cut; until 2026-11-29 they were
+# imported with it (issue 44 item 4, docs/performance.md, "Start-up: what stays between the first
+# frame and ready").
 READY_OWN_DENIED = {
     "co_tui.governance.dedup",
     "co_tui.governance.step_shrink",
     "co_tui.governance.summary_check",
     "co_tui.governance.summary_step",
     "co_tui.governance.trim",
+    "co_tui.governance.truncation",
 }
 # Print mode (`co-tui -p`): what the offline session needs, nothing of a screen (Textual, Rich) and
 # no provider, ACP or MCP SDK (imported when a model, `co-tui acp` or an MCP server asks for one).
