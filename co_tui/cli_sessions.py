@@ -42,10 +42,9 @@ def list_sessions(settings: Settings, workspace: Path, *, search: str | None = N
         store = open_store_read_only(settings)
         if store is None:
             hits = []
-        elif search is None:
-            hits = [SessionHit(meta) for meta in store.list_sessions()]
         else:
-            hits = store.search(search)
+            with store:  # closed when read: an embedding caller (a test) outlives the command
+                hits = [SessionHit(meta) for meta in store.list_sessions()] if search is None else store.search(search)
     except OpenSessionError as exc:
         print(f"co-tui: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -82,7 +81,8 @@ def export_session(settings: Settings, session_id: str, fmt: str) -> int:
         store = open_store_read_only(settings)
         if store is None:
             raise StoreError(f"no session matches {session_id!r} (no session database in {settings.resolved_data_dir})")
-        meta, text, problems = render_saved(store, store.resolve_id(session_id), fmt)
+        with store:
+            meta, text, problems = render_saved(store, store.resolve_id(session_id), fmt)
     except OpenSessionError as exc:
         print(f"co-tui: {exc}", file=sys.stderr)
         return exc.exit_code

@@ -103,7 +103,7 @@ def call_co_tui(
         except SystemExit as exc:  # argparse: --help, --version, a usage error
             code = exc.code
         finally:
-            gc.collect()  # what the run left (its store's connection) is closed, as at a process's exit
+            gc.collect()  # what the run left that a process exit would close is closed
     if code is None:
         code = 0
     elif not isinstance(code, int):  # SystemExit("message"): the message on stderr, status 1

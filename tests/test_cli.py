@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_process import ROOT, run_co_tui
@@ -188,35 +189,49 @@ def test_print_mode_attaches_a_mentioned_file_and_sends_bang_as_a_prompt(tmp_pat
 
 @pytest.mark.parametrize(
     "args",
-    [("-p", "hello"), ("-p", "hello", "--resume", "no-such-session"), ("-p", "hello", "--mcp")],
-    ids=["a turn", "an unknown session", "a malformed .mcp.json"],
+    [
+        ("-p", "hello"),
+        ("-p", "hello", "--resume", "no-such-session"),
+        ("-p", "hello", "--mcp"),
+        ("--list-sessions",),
+        ("--list-sessions", "--search", "hello"),
+        ("--export", "no-such-session"),
+    ],
+    ids=["a turn", "an unknown session", "a malformed .mcp.json", "list", "search", "export"],
 )
-def test_print_mode_closes_every_store_it_opens(
+def test_commands_close_every_store_they_open(
     args: tuple[str, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Print mode closes the session store it opened, whether the turn ran or was refused: a caller
-    that embeds it (ACP, a test) outlives the run, and must not be left an open SQLite file."""
+    """Print mode and the session commands close the session store they opened, whether the command
+    ran or was refused: a caller that embeds them (ACP, a test) outlives the run, and must not be
+    left an open SQLite file."""
     from co_tui.store.session_store import SessionStore
 
+    assert co_tui("-p", "hello").returncode == 0  # a saved session to list, search and export
     opened: list[SessionStore] = []
     closed: list[SessionStore] = []
-    real_open, real_close = SessionStore.open.__func__, SessionStore.close  # type: ignore[attr-defined]
+    real_close = SessionStore.close
 
-    def recording_open(cls: type[SessionStore], *a: object, **k: object) -> SessionStore:
-        store = real_open(cls, *a, **k)
-        opened.append(store)
-        return store
+    def recording(real_open: Any) -> classmethod[SessionStore, ..., SessionStore]:
+        def opening(cls: type[SessionStore], *a: object, **k: object) -> SessionStore:
+            store = real_open(cls, *a, **k)
+            opened.append(store)
+            return store
+
+        return classmethod(opening)
 
     def recording_close(self: SessionStore) -> None:
         closed.append(self)
         real_close(self)
 
-    monkeypatch.setattr(SessionStore, "open", classmethod(recording_open))
+    for name in ("open", "open_read_only"):
+        monkeypatch.setattr(SessionStore, name, recording(getattr(SessionStore, name).__func__))
     monkeypatch.setattr(SessionStore, "close", recording_close)
     (tmp_path / ".mcp.json").write_text("{not json")
     mcp = "--mcp" in args  # the project file is read only when the settings allow it
     env = {"CO_TUI_MCP_PROJECT_CONFIG": "true"} if mcp else None
     proc = co_tui(*[a for a in args if a != "--mcp"], cwd=tmp_path if mcp else ROOT, env=env)
     assert opened, proc.stderr
-    assert proc.returncode == (0 if args == ("-p", "hello") else 2), proc.stderr
-    assert [id(s) for s in closed] == [id(s) for s in opened], (args, proc.returncode, proc.stderr)
+    assert proc.returncode == (2 if "no-such-session" in args or "--mcp" in args else 0), proc.stderr
+    # (open_read_only opens through open: one store, recorded twice)
+    assert {id(s) for s in closed} == {id(s) for s in opened}, (args, proc.returncode, proc.stderr)

@@ -160,14 +160,15 @@ async def test_bytes_that_are_not_utf8_end_the_call_at_once(workspace: Path) -> 
 
 
 async def test_a_call_with_no_answer_ends_after_the_configured_timeout(workspace: Path) -> None:
-    settings = load_settings(mcp_servers={"h": hostile_entry()}, mcp_call_timeout_s=0.5)
+    # 2 s, not less: the same limit holds the echo after it, which a loaded host must answer in time.
+    settings = load_settings(mcp_servers={"h": hostile_entry()}, mcp_call_timeout_s=2.0)
     session = ChatSession(settings, workspace=workspace)
     await session.mcp.start()
     try:
         events = await collect(session.run_turn("use h_silent"))
         result = result_of(events)
         assert (
-            result.is_error and "MCP server h: no answer from h_silent in 0.5 s (mcp_call_timeout_s)" in result.content
+            result.is_error and "MCP server h: no answer from h_silent in 2 s (mcp_call_timeout_s)" in result.content
         )
         events = await collect(session.run_turn("use h_echo text=after"))
         assert result_of(events).content == "echo: after"

@@ -41,9 +41,10 @@ class HelpScreen(ModalScreen[None]):
         """Every open starts at the top, with the keys scrolling the text."""
         # Each open starts at the top, and the scroll container takes the keys, so ↑/↓/PgUp/PgDn
         # scroll the text straight away (the screen is kept between opens).
-        body = self.query_one("#help-body", VerticalScroll)
-        body.scroll_home(animate=False)
-        body.focus()
+        # No body: the app is quitting as the help opens (its children are gone); nothing to show.
+        for body in self.query("#help-body").results(VerticalScroll):
+            body.scroll_home(animate=False)
+            body.focus()
 
     def action_dismiss_help(self) -> None:
         """Close the help and return to where the user was."""

@@ -66,3 +66,9 @@ def test_help_snapshot(snap_compare, make_host):
 def test_help_end_snapshot(snap_compare, make_host):
     # The end of the reference: the governance explainer and the offline model's phrases.
     assert snap_compare(make_host(HelpScreen), terminal_size=TERMINAL, press=["end"])
+
+
+def test_a_resume_with_no_body_is_no_error() -> None:
+    """The app can quit in the moment /help opens: the screen is resumed with its children gone
+    (this raised NoMatches in the quitting app). There is nothing to scroll or focus then."""
+    HelpScreen().on_screen_resume()
