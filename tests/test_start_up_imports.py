@@ -115,6 +115,7 @@ READY_OWN_DENIED = {
     "co_tui.governance.summary_step",
     "co_tui.governance.trim",
     "co_tui.governance.truncation",
+    "co_tui.session.replay_items",  # a resume's replay (`ChatSession.replay`), not a new session's
 }
 # Print mode (`co-tui -p`): what the offline session needs, nothing of a screen (Textual, Rich) and
 # no provider, ACP or MCP SDK (imported when a model, `co-tui acp` or an MCP server asks for one).
