@@ -8,7 +8,6 @@ interrupted, 141 output pipe closed by its reader.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -19,19 +18,23 @@ from co_tui import __version__
 from co_tui.print_input import BARE_P
 
 if TYPE_CHECKING:
+    import argparse
+
     from co_tui.config import Settings
 
 EXIT_OK, EXIT_MODEL_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_BROKEN_PIPE = 141  # co_tui.broken_pipe.EXIT_BROKEN_PIPE (128 + SIGPIPE), without importing signal here
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # one line, exit 2 (argparse's default prints usage too)
-        self.exit(EXIT_USAGE, f"co-tui: {message} (see co-tui --help)\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser; `--help` is generated from it, so it is the reference for flags."""
+    """The argument parser; `--help` is generated from it, so it is the reference for flags.
+    argparse is imported here, by the paths that parse: plain `co-tui` builds no parser."""
+    import argparse
+
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:  # one line, exit 2 (argparse's default prints usage too)
+            self.exit(EXIT_USAGE, f"co-tui: {message} (see co-tui --help)\n")
+
     p = _Parser(
         prog="co-tui",
         description="A terminal chat for an LLM agent that never cuts its context silently.",

@@ -59,6 +59,7 @@ PAINT_UI_DENIED = {
 # Standard-library packages that have no business before the first frame (each costs a few to
 # tens of ms and none is needed to draw it); the rest of the standard library is allowed.
 PAINT_STDLIB_DENIED = {
+    "argparse",  # plain `co-tui` builds no parser (cli.build_parser imports it)
     "calendar",
     "csv",
     "email",
@@ -101,6 +102,20 @@ READY_PACKAGES = PAINT_PACKAGES | {
     "sniffio",
     "truststore",
     "typing_inspection",
+}
+# co-tui's own that ready has no use for: the policy's cutting steps (and the modules only they
+# import; the truncation mark lives in markers.py), loaded by the first pass that cuts or the first
+# /compact with a hook. A session opens with a Governor and no cut; until 2026-11-29 they were
+# imported with it (issue 44 item 4, docs/performance.md, "Start-up: what stays between the first
+# frame and ready").
+READY_OWN_DENIED = {
+    "co_tui.governance.dedup",
+    "co_tui.governance.step_shrink",
+    "co_tui.governance.summary_check",
+    "co_tui.governance.summary_step",
+    "co_tui.governance.trim",
+    "co_tui.governance.truncation",
+    "co_tui.session.replay_items",  # a resume's replay (`ChatSession.replay`), not a new session's
 }
 # Print mode (`co-tui -p`): what the offline session needs, nothing of a screen (Textual, Rich) and
 # no provider, ACP or MCP SDK (imported when a model, `co-tui acp` or an MCP server asks for one).
@@ -159,8 +174,8 @@ def paint_violations(modules: list[str]) -> set[str]:
 
 
 def ready_violations(modules: list[str]) -> set[str]:
-    """What of `modules` (`sys.modules` at ready) is outside the ready list."""
-    return _third_party(modules) - READY_PACKAGES - ALWAYS
+    """What of `modules` (`sys.modules` at ready) is outside the ready lists."""
+    return (_third_party(modules) - READY_PACKAGES - ALWAYS) | (set(modules) & READY_OWN_DENIED)
 
 
 def print_violations(modules: list[str]) -> set[str]:
@@ -200,6 +215,8 @@ def test_an_import_outside_the_lists_is_named(imported: dict[str, list[str]]) ->
     assert paint_violations([*paint, "sqlite3", "sqlite3.dbapi2"]) == {"sqlite3"}
     assert ready_violations([*ready, "openai", "openai.types"]) == {"openai"}
     assert ready_violations([*ready, "markdown_it"]) == {"markdown_it"}
+    assert ready_violations([*ready, "co_tui.governance.trim"]) == {"co_tui.governance.trim"}
+    assert paint_violations([*paint, "argparse"]) == {"argparse"}
 
 
 # A resumed conversation's tool rows, as the store's rows give them (JSON, before pydantic-ai loads).

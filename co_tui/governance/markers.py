@@ -217,6 +217,15 @@ def evicted_turn_key(message: ModelMessage) -> str | None:
     return value if isinstance(value, str) else None
 
 
+TRUNCATION_MARK = "[…truncated"  # how a shortened tool output's last line starts (the TUI badges it)
+
+
+def is_truncated_output(text: str) -> bool:
+    """Whether a tool output's text ends with the note `truncation.truncate_text` leaves: the model
+    sees the output shortened (the TUI badges its tool call): its last line starts with `TRUNCATION_MARK`."""
+    return text.rpartition("\n")[2].startswith(TRUNCATION_MARK)
+
+
 def is_evicted_output(part: Any) -> bool:
     """Whether a tool-return part is an output the user evicted (its content replaced by a marker).
 

@@ -41,22 +41,18 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 from co_tui.governance.events import HistoryTrimmed, Reason
 from co_tui.governance.pins import PinSplit, reinsert, split_pinned, with_pinned_kept
 from co_tui.governance.policy_settings import GovernancePolicy
-from co_tui.governance.step_shrink import shrink_steps
 from co_tui.governance.summarize import SummaryWindow
-from co_tui.governance.summary_step import summarise_window, summary_window
 from co_tui.governance.tokens import estimate_tokens
-from co_tui.governance.trim import (
-    fit_to_budget,
-    min_cut_tokens,
-    trim_to_message_count,
-    trim_to_recent_turns,
-    trim_tool_returns,
-)
 from co_tui.governance.turns import Layout, segment
 from co_tui.text import plural
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
+
+# The steps that cut (`trim`, `step_shrink`, `summary_step`, and through them `dedup` and
+# `truncation`) are imported by the branches that cut, not here: a session opens (its meter's first
+# reading) with a Governor and no cut, and these modules were ~4% of opening one (issue 44;
+# docs/performance.md, "Start-up: what stays between the first frame and ready").
 
 __all__ = ["OFFLOAD_MIN_MESSAGES", "CutPlan", "Governor", "PolicyOutcome"]
 
@@ -233,6 +229,8 @@ class Governor:
         if plan.window is not None:
             summarizer = self.summarizer_model or model
             assert summarizer is not None  # `plan_cut` plans a summary only with a summariser
+            from co_tui.governance.summary_step import summarise_window
+
             step = await summarise_window(
                 self.policy, plan.window, summarizer, plan.reason, plan.budget, plan.tokens, extra_instructions
             )
@@ -312,6 +310,9 @@ class Governor:
         over_tokens = over_tokens and tokens_reachable
         if not (over_count or over_tokens):
             return CutPlan(current, tokens, layout, budget, None, over_count, budget, None, unreachable)
+        from co_tui.governance.summary_step import summary_window
+        from co_tui.governance.trim import min_cut_tokens
+
         reason: Reason = "token_budget" if over_tokens else "message_count"
         # Cut down to the low-water mark, and at least the minimum when over the token budget.
         target = min(self.target_tokens(overhead_tokens), budget)
@@ -330,6 +331,8 @@ class Governor:
         policy = self.policy
         if policy.tool_output_clear != "stub" or policy.tool_output_trim_chars <= 0:
             return False
+        from co_tui.governance.trim import trim_tool_returns
+
         cleared = trim_tool_returns(
             messages, policy.tool_output_trim_chars, layout=layout, target_tokens=goal, stub=True
         )
@@ -341,6 +344,8 @@ class Governor:
         """Steps 3–4 of a pass, zero-LLM, after the summary step: `summarised` is the context the
         summary (or its failure's marker) left, None when none was made. Returns the messages, their
         tokens and the events of these cuts (messages-only figures: `apply` adds the overhead). Pure."""
+        from co_tui.governance.trim import fit_to_budget, min_cut_tokens, trim_to_message_count
+
         policy = self.policy
         current = plan.messages if summarised is None else summarised
         events: list[HistoryTrimmed] = []
@@ -414,6 +419,9 @@ class Governor:
         `apply`, the events count the request (`overhead_tokens` included) against the configured
         budget; the reduced target goes in their `note`.
         """
+        from co_tui.governance.step_shrink import shrink_steps
+        from co_tui.governance.trim import trim_to_recent_turns
+
         split = split_pinned(messages, self.pins)
         if split.pinned:  # pinned turns stay; the rest is cut as if they were instructions
             outcome, ran = self.recover_overflow(

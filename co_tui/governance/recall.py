@@ -42,10 +42,9 @@ from co_tui.governance.handles import (
     recall_call,
     render_call,
 )
-from co_tui.governance.markers import separate_markers
+from co_tui.governance.markers import TRUNCATION_MARK, separate_markers
 from co_tui.governance.preview import HEAD_CHARS, TAIL_CHARS, previewed_chars
 from co_tui.governance.tokens import content_text
-from co_tui.governance.trim import TRUNCATION_MARK
 from co_tui.governance.turns import segment
 
 __all__ = [

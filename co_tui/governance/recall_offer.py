@@ -20,9 +20,8 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 
 from co_tui.governance.handles import RECALL_TOOL
-from co_tui.governance.markers import FUSED_KEY, is_evicted_output, is_marker
+from co_tui.governance.markers import FUSED_KEY, is_evicted_output, is_marker, is_truncated_output
 from co_tui.governance.preview import previewed_chars
-from co_tui.governance.trim import is_truncated_output
 
 __all__ = ["carries_cut_notes", "offer_recall"]
 

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelRequest
 
 from co_tui.governance.handles import call_of, handle_of, recall_call
-from co_tui.governance.markers import separate_markers
+from co_tui.governance.markers import TRUNCATION_MARK, is_truncated_output, separate_markers
 from co_tui.governance.tokens import _IdentityCache, content_text, estimate_tokens, message_tokens, part_tokens
 from co_tui.governance.turns import Layout, Turn, segment
 
@@ -32,7 +32,9 @@ __all__ = [
     "remap",
 ]
 
-TRUNCATION_MARK = "[…truncated"  # how a shortened tool output's last line starts (the TUI badges it)
+# `TRUNCATION_MARK` and `is_truncated_output` live in markers.py (recall and the recall offer read
+# them at every request; this module's cuts load at the first cut): re-exported here.
+
 # The note's line: `[…truncated, N chars total]`, plus (for an output with a handle) what it was and
 # how to get it back before the `]` (alone after the newline when the whole output was cleared to it).
 _TRUNC_RE = re.compile(r"\n\[…truncated, (\d+) chars total(?:[^\n]*)\]\Z")
@@ -69,12 +71,6 @@ def output_note(part: Any) -> str:
         return ""
     call = call_of(part) or f"{getattr(part, 'tool_name', 'tool')}(…)"
     return f" — {call}; {recall_call(handle)} returns it whole"
-
-
-def is_truncated_output(text: str) -> bool:
-    """Whether a tool output's text ends with the note `truncate_text` leaves: the model sees the
-    output shortened (the TUI badges its tool call): its last line starts with `TRUNCATION_MARK`."""
-    return text.rpartition("\n")[2].startswith(TRUNCATION_MARK)
 
 
 def _has_media(content: Any) -> bool:

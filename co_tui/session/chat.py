@@ -32,7 +32,6 @@ from co_tui.session.lifecycle import SessionLifecycle
 from co_tui.session.memory import Memory
 from co_tui.session.metering import Metering
 from co_tui.session.recover import plan_recover
-from co_tui.session.replay_items import Item, replay
 from co_tui.session.resources import Resources
 from co_tui.session.session_saves import SessionSaves
 from co_tui.session.session_turns import SessionTurns
@@ -62,6 +61,7 @@ if TYPE_CHECKING:
     from co_tui.session.gauge import Gauge
     from co_tui.session.lifecycle_types import Closing
     from co_tui.session.pin_change import PinChange
+    from co_tui.session.replay_items import Item
     from co_tui.session.saved_session import LoadedSession
     from co_tui.session.session_lock import SessionClaim
     from co_tui.store.session_store import SessionStore
@@ -336,6 +336,8 @@ class ChatSession(HistoryViews):
 
     def replay(self, entries: int | None = None) -> list[Item | HistoryTrimmed]:
         """`replay.replay`: the conversation as chat entries, banners at their cuts (newest `entries`)."""
+        from co_tui.session.replay_items import replay  # a resume's: a new session opens without it
+
         return replay(self, entries)
 
     def reopen(self, loaded: LoadedSession, claim: SessionClaim) -> None:

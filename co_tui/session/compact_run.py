@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from co_tui.governance.capability import hook_payload, post_payload
 from co_tui.governance.pins import compact_around_pins
-from co_tui.governance.summary_step import with_hook_instructions
 from co_tui.session.compaction import plan_compact
 from co_tui.session.events import Done, DoneReason, ErrorEvent, Event, Notice
 from co_tui.session.eviction import plan_compact_preview
@@ -74,6 +73,8 @@ class Compaction:
         hooks = binding.governance.hooks
         try:
             if hooks is not None:  # the user's pre_compact: its output joins the instructions; no veto here
+                from co_tui.governance.summary_step import with_hook_instructions  # the policy steps load at first use
+
                 said = await hooks.pre(self._hook_payload("manual", figure_before))
                 if said.notice:
                     yield Notice(message=said.notice)
