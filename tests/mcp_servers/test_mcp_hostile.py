@@ -167,9 +167,7 @@ async def test_a_call_with_no_answer_ends_after_the_configured_timeout(workspace
     try:
         events = await collect(session.run_turn("use h_silent"))
         result = result_of(events)
-        assert (
-            result.is_error and "MCP server h: no answer from h_silent in 2 s (mcp_call_timeout_s)" in result.content
-        )
+        assert result.is_error and "MCP server h: no answer from h_silent in 2 s (mcp_call_timeout_s)" in result.content
         events = await collect(session.run_turn("use h_echo text=after"))
         assert result_of(events).content == "echo: after"
     finally:
