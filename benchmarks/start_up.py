@@ -146,6 +146,19 @@ def compile_bytecode(python: Path, checkout: Path) -> None:
         subprocess.run([str(python), "-m", "compileall", "-q", "-j", "0", str(path)], env=env, check=False)
 
 
+def child_env(home: Path) -> dict[str, str]:
+    """The environment a measured start gets (`env -i` plus these): a user's terminal, and `home`
+    for its data and config, so no setting or saved session of the host's changes what is timed."""
+    return {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "TERM": "tmux-256color",
+        "CO_TUI_DATA_DIR": str(home / "data"),
+        "CO_TUI_CONFIG_FILE": str(home / "config.toml"),
+    }
+
+
 def measure(runs: int, base: Path | None) -> dict[str, list[float]]:
     """Interleaved rounds; per kind the seconds to its markers (round 0, the warm-up, dropped)."""
     python = Path(sys.executable)
@@ -162,14 +175,7 @@ def measure(runs: int, base: Path | None) -> dict[str, list[float]]:
     order = list(kinds)
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
-        env = {
-            "PATH": os.environ["PATH"],
-            "HOME": str(home),
-            "LANG": "C.UTF-8",
-            "TERM": "tmux-256color",
-            "CO_TUI_DATA_DIR": str(home / "data"),
-            "CO_TUI_CONFIG_FILE": str(home / "config.toml"),
-        }
+        env = child_env(home)
         for round_ in range(runs + 1):
             shift = round_ % len(order)
             for kind in order[shift:] + order[:shift]:

@@ -46,7 +46,7 @@ import termios
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from start_up import AGENT_MARKER, COLS, PAINT_MARKER, READY_MARKER, ROOT, ROWS, compile_bytecode  # noqa: E402
+from start_up import AGENT_MARKER, COLS, PAINT_MARKER, READY_MARKER, ROOT, ROWS, child_env, compile_bytecode  # noqa: E402
 
 TIMEOUT_S = 60.0
 
@@ -160,12 +160,7 @@ def run_once(
         out = home / "seen"
         checkout = checkouts.get(kind, ROOT)
         env = {
-            "PATH": os.environ["PATH"],
-            "HOME": str(home),
-            "LANG": "C.UTF-8",
-            "TERM": "tmux-256color",
-            "CO_TUI_DATA_DIR": str(home / "data"),
-            "CO_TUI_CONFIG_FILE": str(home / "config.toml"),
+            **child_env(home),
             "START_UP_BENCH": str(Path(__file__).resolve().parent),
             **({"PYTHONPATH": str(checkout)} if kind != "bare" else {}),
             **(extra_env or {}),
