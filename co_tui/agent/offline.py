@@ -14,7 +14,10 @@ feature of co-tui so it can be demoed and tested without an API key:
   user asks, tools and files touched, final answers, earlier summaries, within the requested
   length and focus (see `extractive.py`);
 - the word `slow` in a prompt → text streamed word by word with SLOW_DELAY_S between chunks; the
-  environment variable `CO_TUI_OFFLINE_DELAY` (seconds per chunk) slows every reply instead.
+  environment variable `CO_TUI_OFFLINE_DELAY` (seconds per chunk) slows every reply instead;
+- `CO_TUI_OFFLINE_HOLD` naming a file (for tests): a streamed text answer, once all its chunks are
+  out, does not end while that file does not exist — the run stays "writing its answer" until the
+  test creates it (or interrupts the run, which ends it at once). Unset: no hold.
 
 Text streams in word chunks. Usage is reported per request: input tokens estimated from what was
 sent (messages, instructions, tool definitions), output tokens from the answer, so the meter moves.
@@ -31,6 +34,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -81,6 +85,9 @@ OFFLINE_MODEL_NAME = "offline"
 OFFLINE_CONTEXT_WINDOW = 32_000
 """A typical small-model window: small enough that long sessions show trimming and summaries."""
 DELAY_ENV = "CO_TUI_OFFLINE_DELAY"
+HOLD_ENV = "CO_TUI_OFFLINE_HOLD"
+HOLD_POLL_S = 0.05
+"""How often a held answer looks for its release file (a test's condition, not a timing)."""
 
 _SUMMARY_WORDS = re.compile(r"summar|compact", re.I)
 
@@ -180,6 +187,20 @@ async def stream_reply(messages: list[ModelMessage], info: AgentInfo) -> AsyncIt
         if reply.delay_s:
             await anyio.sleep(reply.delay_s)
         yield chunk
+    await held()
+
+
+async def held() -> None:
+    """Return once the file CO_TUI_OFFLINE_HOLD names exists (at once when it is unset or empty).
+
+    Polls between sleeps, so cancelling the run (an interrupt) ends the wait at once.
+    """
+    raw = os.environ.get(HOLD_ENV, "").strip()
+    if not raw:
+        return
+    release = Path(raw)
+    while not release.exists():
+        await anyio.sleep(HOLD_POLL_S)
 
 
 # --- deciding what to say -------------------------------------------------------------------------

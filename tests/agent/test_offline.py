@@ -13,14 +13,16 @@ from pydantic_ai.messages import (
     ModelRequest,
     ModelResponse,
     PartDeltaEvent,
+    PartStartEvent,
     TextPart,
+    TextPartDelta,
     ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
 )
 
 from co_tui.agent.models import context_window_of, is_offline, resolve_model
-from co_tui.agent.offline import DELAY_ENV, OFFLINE_CONTEXT_WINDOW, offline_model, word_chunks
+from co_tui.agent.offline import DELAY_ENV, HOLD_ENV, HOLD_POLL_S, OFFLINE_CONTEXT_WINDOW, offline_model, word_chunks
 from co_tui.agent.offline_intents import TRIGGERS, parse_intent
 from co_tui.config import load_settings
 
@@ -218,6 +220,63 @@ async def test_delay_env_var_slows_every_reply(run_turn, offline_agent, monkeypa
     monkeypatch.setenv(DELAY_ENV, "not-a-number")  # ignored, not an error
     turn = await run_turn(agent, "hello")
     assert "offline stand-in" in turn.output and waits == []
+
+
+async def test_hold_env_var_keeps_a_streamed_answer_open_until_its_file_exists(
+    run_turn, offline_agent, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """CO_TUI_OFFLINE_HOLD: the answer does not end while the file is missing (the model's waits are
+    recorded, not timed); once it exists the run ends with the whole answer. Unset or empty, the
+    model never waits."""
+    import types
+
+    from co_tui.agent import offline
+
+    agent = offline_agent()
+    full = (await run_turn(agent, "hello")).output
+    release = tmp_path / "release"
+    waits = 0
+
+    async def record(seconds: float) -> None:
+        nonlocal waits
+        assert seconds == HOLD_POLL_S and not release.exists()
+        waits += 1
+        if waits == 3:
+            release.write_text("")  # the test lets it go
+
+    monkeypatch.setattr(offline, "anyio", types.SimpleNamespace(sleep=record))
+    monkeypatch.setenv(HOLD_ENV, str(release))
+    assert (await run_turn(agent, "hello")).output == full and waits == 3
+    release.unlink()
+    for unset in ("", None):
+        waits = 0
+        if unset is None:
+            monkeypatch.delenv(HOLD_ENV)
+        else:
+            monkeypatch.setenv(HOLD_ENV, unset)
+        assert (await run_turn(agent, "hello")).output == full and waits == 0
+
+
+async def test_a_held_answer_is_written_in_full_and_a_cancel_ends_it_at_once(
+    run_turn, offline_agent, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Held, the whole answer streams out and the run stays open; an interrupt ends it at once."""
+    agent = offline_agent()
+    full = (await run_turn(agent, "hello")).output
+    release = tmp_path / "never-created"
+    monkeypatch.setenv(HOLD_ENV, str(release))
+    text = ""
+    with pytest.raises(RunCancelled) as cancelled:
+        async with agent.run_stream_events("hello") as run:
+            async for event in run:
+                if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
+                    text += event.part.content
+                elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
+                    text += event.delta.content_delta
+                if text == full:  # all of it out, the stream still open: held, until the interrupt
+                    run.cancel()
+    assert text == full and not release.exists()
+    assert any(isinstance(m, ModelResponse) for m in cancelled.value.all_messages())
 
 
 # --- summaries ------------------------------------------------------------------------------------
