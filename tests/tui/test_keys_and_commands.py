@@ -1,8 +1,8 @@
 """Every key and slash command, driven through the real CoTuiApp + ChatSession + offline model.
 
 No fakes here: the session is built by `open_session` (real SQLite store in the temp
-CO_TUI_DATA_DIR of the autouse fixture), the model is the built-in offline one. Slow replies come
-from CO_TUI_OFFLINE_DELAY (seconds per streamed chunk, and before a tool call).
+CO_TUI_DATA_DIR of the autouse fixture), the model is the built-in offline one. An answer that must
+still be running when a key lands is held open by CO_TUI_OFFLINE_HOLD (a file never made).
 """
 
 from __future__ import annotations
@@ -155,8 +155,9 @@ async def test_key_opens_screen(app):
             await wait_until(pilot, lambda: screen_name(pilot) == "ChatScreen", what=f"back to the chat from {screen}")
 
 
-async def test_escape_interrupts_mid_stream(app, monkeypatch):
-    monkeypatch.setenv("CO_TUI_OFFLINE_DELAY", "0.05")
+async def test_escape_interrupts_mid_stream(app, monkeypatch, tmp_path):
+    # The answer is held open (a file never made) until Esc: a slow model raced the clock.
+    monkeypatch.setenv("CO_TUI_OFFLINE_HOLD", str(tmp_path / "never"))
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
         await send_nowait(pilot, "hello")
@@ -168,14 +169,14 @@ async def test_escape_interrupts_mid_stream(app, monkeypatch):
         # The interruption is said once: one error block, no second line inside the answer.
         assert len(app.chat.query("ErrorBlock.-interrupted")) == 1
         assert not answer.query("Label")
-        monkeypatch.setenv("CO_TUI_OFFLINE_DELAY", "0")
+        monkeypatch.delenv("CO_TUI_OFFLINE_HOLD")
         await next_turn_works(pilot)
 
 
-async def test_escape_interrupts_mid_tool_call(app, monkeypatch):
-    # The delay comes before the tool call and before each answer chunk: escape lands while the
-    # turn is between the call and its answer.
-    monkeypatch.setenv("CO_TUI_OFFLINE_DELAY", "0.3")
+async def test_escape_interrupts_mid_tool_call(app, monkeypatch, tmp_path):
+    # The answer after the call is held open (a file never made): escape lands while the turn is
+    # between the call and the end of its answer, whatever the load.
+    monkeypatch.setenv("CO_TUI_OFFLINE_HOLD", str(tmp_path / "never"))
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
         await send_nowait(pilot, "read README.md")
@@ -185,7 +186,7 @@ async def test_escape_interrupts_mid_tool_call(app, monkeypatch):
         block = app.chat.query_one("ToolCallBlock")
         assert block.tool_name == "read_file" and block.status in ("done", "interrupted")
         assert len(app.chat.query("ErrorBlock.-interrupted")) == 1
-        monkeypatch.setenv("CO_TUI_OFFLINE_DELAY", "0")
+        monkeypatch.delenv("CO_TUI_OFFLINE_HOLD")
         await next_turn_works(pilot)
 
 

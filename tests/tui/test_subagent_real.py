@@ -60,8 +60,11 @@ async def test_the_offline_model_delegates_and_the_block_shows_the_child(real_ap
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="back to the chat")
 
 
-async def test_esc_while_the_real_child_runs_cancels_it(real_app: QuietApp, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CO_TUI_OFFLINE_DELAY", "0.2")  # the scenario: a model slow enough to stop mid-answer
+async def test_esc_while_the_real_child_runs_cancels_it(
+    real_app: QuietApp, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # The child's answer is held open (a file never made) until Esc: a slow model raced the clock.
+    monkeypatch.setenv("CO_TUI_OFFLINE_HOLD", str(tmp_path / "never"))
     app = real_app
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_ready(pilot)
@@ -73,7 +76,7 @@ async def test_esc_while_the_real_child_runs_cancels_it(real_app: QuietApp, monk
         await pilot.press("escape")
         await wait_idle(pilot)
         assert "cancelled" in text_of(block) and not block.view.running
-        monkeypatch.delenv("CO_TUI_OFFLINE_DELAY")
+        monkeypatch.delenv("CO_TUI_OFFLINE_HOLD")
         await send_prompt(pilot, "hello")  # the app is usable after
         assert app.chat.log_view.query(AssistantMessage).last().text
 
