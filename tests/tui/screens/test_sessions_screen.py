@@ -14,6 +14,7 @@ from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCall
 from pydantic_ai.usage import RequestUsage
 from screen_host import TERMINAL, make_host, screen_env  # (fixtures)
 from textual.widgets import DataTable, Input, Static
+from textual.widgets._footer import FooterKey
 
 from co_tui.store import database as store_module
 from co_tui.store.session_store import SessionStore
@@ -98,8 +99,15 @@ async def _keys(pilot, *keys: str) -> None:
 
 
 async def _listed(pilot) -> None:
-    """Wait until the picker has shown the list it reads in a thread."""
-    await wait_until(pilot, lambda: getattr(pilot.app.screen, "loaded", False), what="the list")
+    """Wait until the picker has shown the list it reads in a thread, and its footer the keys that
+    list enables (the footer rebuilds after a refresh: a dialog pushed before that froze it without
+    Delete in a snapshot)."""
+    screen = pilot.app.screen
+    await wait_until(pilot, lambda: getattr(screen, "loaded", False), what="the list")
+    if screen.query_one("#sessions-table", DataTable).row_count:
+        await wait_until(
+            pilot, lambda: any(key.action == "delete" for key in screen.query(FooterKey)), what="Delete in the footer"
+        )
 
 
 def _status(app) -> str:
