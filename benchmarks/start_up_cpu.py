@@ -14,9 +14,10 @@ run, medians of many rounds, or count instructions.
 - `--instructions`: each kind's instructions to `--until` (run, paint or ready), one start under
   valgrind (`cachegrind`, no cache simulation, hashes seeded): to the first frame the count is the
   same to 0.1% at any load (to ready it is not: the UI thread's timers run longer under valgrind);
-- `--profile KIND`: cProfile of the main thread of one start until `--until` (`--from-run`: from
+- `--profile KIND`: cProfile of one start until `--until`, the main thread and the threads that ended
+  by then (the session's opening worker among them) (`--from-run`: the main thread from
   `App.run`, after the imports), by cumulative and by own time;
-- `--importtime KIND`: `python -X importtime` until the first frame, each module's least self time
+- `--importtime KIND`: `python -X importtime` until the first frame (or `--until`), each module's least self time
   over `--repeat` starts, summed by top-level package; co-tui's slowest modules (`--all`: every one);
 - `--census KIND`: what the first frame is made of: widgets, CSS rules, stylesheet sources, modules.
 
@@ -61,6 +62,34 @@ if profile:
     profiler = cProfile.Profile()
     if not os.environ.get("START_UP_PROFILE_RUN"):
         profiler.enable()
+    # Threads too (the session opens in a thread worker: a call in the loop's executor): each
+    # thread and executor call has its own profiler, merged into the main thread's when it ends;
+    # one still running at the marker is left out.
+    import asyncio, threading
+    thread_profiles = []
+    def profiled(call):
+        def profiled_call(*args, **kwargs):
+            own = cProfile.Profile()
+            own.enable()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                own.disable()
+                thread_profiles.append(own)
+        return profiled_call
+    threading.Thread.run = profiled(threading.Thread.run)
+    in_executor = asyncio.BaseEventLoop.run_in_executor
+    def profiled_in_executor(self, executor, func, *args):
+        return in_executor(self, executor, profiled(func), *args)
+    asyncio.BaseEventLoop.run_in_executor = profiled_in_executor
+
+def dump_profile():
+    profiler.disable()
+    import pstats
+    stats = pstats.Stats(profiler)
+    for own in thread_profiles:
+        stats.add(own)
+    stats.dump_stats(profile)
 markers = [(PAINT, "paint")] + ([(READY, "ready")] if until == "ready" else [])
 seen = {}
 
@@ -87,8 +116,7 @@ def patch_driver(linux_driver):
                 seen[name] = time.process_time()
         if all(name in seen for _, name in markers):
             if profile:
-                profiler.disable()
-                profiler.dump_stats(profile)
+                dump_profile()
             if os.environ.get("START_UP_CENSUS"):
                 census(self._app)
             with open(out, "w") as f:
@@ -102,8 +130,7 @@ def patch_app(app_module):
         seen["run"] = time.process_time()  # the imports are done: the rest is the app's own work
         if until == "run":
             if profile:
-                profiler.disable()
-                profiler.dump_stats(profile)
+                dump_profile()
             with open(out, "w") as f:
                 f.write(repr(seen))
             os._exit(0)
@@ -232,7 +259,7 @@ def report(times: dict[str, list[float]], runs: int) -> None:
 
 
 def profile(kind: str, checkouts: dict[str, Path], until: str, top: int, from_run: bool) -> None:
-    """cProfile of one start's main thread until `until`."""
+    """cProfile of one start until `until`: the main thread, and every thread that ended by then."""
     import pstats
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -249,12 +276,13 @@ def profile(kind: str, checkouts: dict[str, Path], until: str, top: int, from_ru
         stats.sort_stats("tottime").print_stats(top)
 
 
-def importtime(kind: str, checkouts: dict[str, Path], repeat: int, every: bool) -> None:
-    """`-X importtime` of `repeat` starts until the first frame; each module's self time is its
-    least over the starts (a loaded host adds to a single reading, never takes from it)."""
+def importtime(kind: str, checkouts: dict[str, Path], repeat: int, every: bool, until: str = "paint") -> None:
+    """`-X importtime` of `repeat` starts until `until` (the first frame by default); each module's
+    self time is its least over the starts (a loaded host adds to a single reading, never takes
+    from it)."""
     best: dict[str, int] = {}
     for _ in range(repeat):
-        _, captured = run_once(kind, "paint", checkouts=checkouts, flags=("-X", "importtime"))
+        _, captured = run_once(kind, until, checkouts=checkouts, flags=("-X", "importtime"))
         for line in captured.splitlines():
             found = re.search(r"import time:\s+(\d+) \|\s+(\d+) \|\s*(\S+)", line)
             if found:
@@ -264,7 +292,7 @@ def importtime(kind: str, checkouts: dict[str, Path], repeat: int, every: bool) 
     for name, us in best.items():
         by_top[name.split(".")[0]] = by_top.get(name.split(".")[0], 0) + us
     print(
-        f"{kind}: -X importtime until the first frame: {len(best)} modules, "
+        f"{kind}: -X importtime until {'the first frame' if until == 'paint' else until}: {len(best)} modules, "
         f"least self time of {repeat} starts summed {sum(best.values()) / 1e3:.0f} ms"
     )
     for name, us in sorted(by_top.items(), key=lambda kv: -kv[1])[:15]:
@@ -345,7 +373,7 @@ def main() -> None:
     if args.profile:
         profile(args.profile, checkouts, args.until, args.top, args.from_run)
     elif args.importtime:
-        importtime(args.importtime, checkouts, args.repeat, args.all)
+        importtime(args.importtime, checkouts, args.repeat, args.all, args.until)
     elif args.instructions:
         instructions(args.kinds or ["co-tui", "bare", *checkouts], checkouts, args.until)
     elif args.census:
