@@ -116,6 +116,28 @@ READY_OWN_DENIED = {
     "co_tui.governance.trim",
     "co_tui.governance.truncation",
     "co_tui.session.replay_items",  # a resume's replay (`ChatSession.replay`), not a new session's
+    # readyses: the session's collaborators that only later work uses, built at their first use
+    # (`ChatSession.runner`, `.turns`, `.moves`, `.compaction`, `.clearing`), and what only they import.
+    "co_tui.session.turn_runner",  # the first turn (and with it the stream's mapping, the answer cap)
+    "co_tui.session.stream_map",
+    "co_tui.session.answer_cap",
+    "co_tui.session.session_turns",  # the first prompt or `!command`
+    "co_tui.session.user_shell",
+    "co_tui.session.ask_cut",
+    "co_tui.session.branch_moves",  # the first rewind, /branches, /fork
+    "co_tui.session.branching",
+    "co_tui.session.file_rewind",
+    "co_tui.session.stored_tree",
+    "co_tui.session.compact_run",  # the first /compact
+    "co_tui.session.clearing",  # the first /clear
+    "co_tui.session.compaction",
+    "co_tui.session.child_agent",  # the first `delegate` call
+    "co_tui.session.recover",  # the first recover, and its planner
+    "co_tui.governance.recover",
+    "co_tui.session.eviction",  # the first cut pending, eviction or history screen: a new session has none
+    "co_tui.governance.next_cut",
+    "co_tui.session.context_breakdown",  # /context
+    "co_tui.session.export",  # /export, or the rescue copy after a failed save
 }
 # Print mode (`co-tui -p`): what the offline session needs, nothing of a screen (Textual, Rich) and
 # no provider, ACP or MCP SDK (imported when a model, `co-tui acp` or an MCP server asks for one).

@@ -14,32 +14,23 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from co_tui.session.agent_binding import AgentBinding, MeterFactory, OverheadCounter, count_overhead, default_meter
 from co_tui.session.applying import EditApplier
 from co_tui.session.approvals import Approvals, Ask
-from co_tui.session.branch_moves import BranchMoves
 from co_tui.session.busy import Busy
-from co_tui.session.child_agent import ChildRun
-from co_tui.session.clearing import Clearing
-from co_tui.session.compact_run import Compaction
-from co_tui.session.eviction import plan_evict, plan_next_cut
 from co_tui.session.file_checkpoints import session_file_edits
 from co_tui.session.history import History, HistoryViews
 from co_tui.session.lifecycle import SessionLifecycle
 from co_tui.session.memory import Memory
 from co_tui.session.metering import Metering
-from co_tui.session.recover import plan_recover
 from co_tui.session.resources import Resources
 from co_tui.session.session_saves import SessionSaves
-from co_tui.session.session_turns import SessionTurns
 from co_tui.session.steering import plan_pin_newest, plan_toggle_pin, plan_undo
-from co_tui.session.stored_tree import StoredTree
 from co_tui.session.subagents import Delegations
-from co_tui.session.turn_runner import TurnRunner
-from co_tui.session.user_shell import UserShell
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
@@ -54,7 +45,11 @@ if TYPE_CHECKING:
     from co_tui.governance.meter import TokenMeter
     from co_tui.governance.next_cut import NextCut
     from co_tui.session.ask_cut import PlannedCut
+    from co_tui.session.branch_moves import BranchMoves
     from co_tui.session.branching import BranchRow, RewindPoint, Rewound
+    from co_tui.session.child_agent import ChildRun
+    from co_tui.session.clearing import Clearing
+    from co_tui.session.compact_run import Compaction
     from co_tui.session.context_breakdown import ContextBreakdown
     from co_tui.session.events import Event, UsageUpdate
     from co_tui.session.file_rewind import FilesBack
@@ -64,6 +59,8 @@ if TYPE_CHECKING:
     from co_tui.session.replay_items import Item
     from co_tui.session.saved_session import LoadedSession
     from co_tui.session.session_lock import SessionClaim
+    from co_tui.session.session_turns import SessionTurns
+    from co_tui.session.turn_runner import TurnRunner
     from co_tui.store.session_store import SessionStore
 
 
@@ -112,23 +109,71 @@ class ChatSession(HistoryViews):
             overhead_counter=overhead_counter,
             delegate=self.delegations.toolset(),
         )
-        self.metering = metering = Metering(self.binding, history)
-        sid, busy = (lambda: self.id), (lambda: self.gate.running)  # read by the collaborators at each use
+        self.metering = Metering(self.binding, history)
         self.edits = EditApplier(
-            history, self.saves, session_id=sid, busy=busy, gauge=self.gauge, pins_changed=self.binding.tell_pins
+            history,
+            self.saves,
+            session_id=self._session_id,
+            busy=self._busy,
+            gauge=self.gauge,
+            pins_changed=self.binding.tell_pins,
         )
-        self.runner = TurnRunner(self.binding, history, metering, self.edits, self.saves, children=self.delegations)
-        tree, title = StoredTree(self.saves, history), (lambda: self.title)
-        self.moves = BranchMoves(self.edits, tree, self.binding, busy=busy, title=title, workspace=self.workspace)
-        errors = self.runner.error_event
-        self.compaction = Compaction(self.edits, self.binding, metering, self.gate, session_id=sid, error_event=errors)
-        shell = UserShell(self.workspace, approver)  # `!command` (user_shell.py)
-        self.turns = SessionTurns(self.runner, shell, self.saves, metering, self.gate, self.workspace)
-        self.clearing = Clearing(self.saves, self.edits, self.binding, self.gate, self.gauge)
         self.lifecycle = SessionLifecycle(self)  # start and close, for every front end (lifecycle.py)
         self.memory = Memory(self.resources)  # the user's notes: list, remember, edit, delete (memory.py)
+        # The turns, the conversation tree, /compact and /clear are built at their first use (below):
+        # a new session is ready, its meter read, before any of them runs (issue 44).
+
+    def _session_id(self) -> str:
+        return self.id  # read by the collaborators at each use: /clear gives the session a new id
+
+    def _busy(self) -> bool:
+        return self.gate.running
+
+    @cached_property
+    def runner(self) -> TurnRunner:
+        """Runs the turns (turn_runner.py); built at the first turn, or the first tool call's record."""
+        from co_tui.session.turn_runner import TurnRunner
+
+        return TurnRunner(self.binding, self.history, self.metering, self.edits, self.saves, children=self.delegations)
+
+    @cached_property
+    def turns(self) -> SessionTurns:
+        """A prompt's turn and `!command`, with the session's gate (session_turns.py); built at the first."""
+        from co_tui.session.session_turns import SessionTurns
+        from co_tui.session.user_shell import UserShell
+
+        shell = UserShell(self.workspace, self.resources.approver)  # `!command` (user_shell.py)
+        return SessionTurns(self.runner, shell, self.saves, self.metering, self.gate, self.workspace)
+
+    @cached_property
+    def moves(self) -> BranchMoves:
+        """Rewind, branches, forks and files put back (branch_moves.py); built at the first of them."""
+        from co_tui.session.branch_moves import BranchMoves
+        from co_tui.session.stored_tree import StoredTree
+
+        tree, title = StoredTree(self.saves, self.history), (lambda: self.title)
+        return BranchMoves(self.edits, tree, self.binding, busy=self._busy, title=title, workspace=self.workspace)
+
+    @cached_property
+    def compaction(self) -> Compaction:
+        """`/compact` and its preview (compact_run.py); built at the first."""
+        from co_tui.session.compact_run import Compaction
+
+        errors = self.runner.error_event
+        return Compaction(
+            self.edits, self.binding, self.metering, self.gate, session_id=self._session_id, error_event=errors
+        )
+
+    @cached_property
+    def clearing(self) -> Clearing:
+        """`/clear`, its preview and the undo after it (clearing.py); built at the first."""
+        from co_tui.session.clearing import Clearing
+
+        return Clearing(self.saves, self.edits, self.binding, self.gate, self.gauge)
 
     def _new_child(self, agent_def: AgentDef) -> ChildRun:
+        from co_tui.session.child_agent import ChildRun  # at the first `delegate` call
+
         return ChildRun(self.resources, self.binding.model, agent_def, parent_budget=self.binding.policy.budget_tokens)
 
     def agents_listing(self) -> list[str]:
@@ -217,10 +262,14 @@ class ChatSession(HistoryViews):
 
     def next_cut(self) -> NextCut | None:
         """What the next automatic cut would do (`eviction.plan_next_cut`); None in `compact_mode` off."""
+        from co_tui.session.eviction import plan_next_cut  # the history screen's (and a cut's)
+
         return None if self.compact_mode == "off" else plan_next_cut(self.history, self.gauge())
 
     async def evict(self, index: int) -> HistoryTrimmed:
         """Remove message `index`'s tool output, or its older turn, from the context (`plan_evict`)."""
+        from co_tui.session.eviction import plan_evict
+
         return (await self.edits.steer("evicting", lambda h, g: plan_evict(h, g, index))).trim
 
     async def undo(self, cut: int | None = None) -> HistoryTrimmed:
@@ -232,6 +281,8 @@ class ChatSession(HistoryViews):
 
     async def recover(self, item: str, cut: int | None = None) -> HistoryTrimmed:
         """Append an excerpt around `item`, which cut `cut`'s summary lost, to the context (`plan_recover`)."""
+        from co_tui.session.recover import plan_recover
+
         return (await self.edits.steer("recovering an item", lambda h, g: plan_recover(h, g, item, cut))).trim
 
     async def toggle_pin(self, index: int) -> PinChange:

@@ -21,14 +21,13 @@ from co_tui.governance.markers import separate_markers
 from co_tui.governance.oversize import oversized_turn_tokens
 from co_tui.governance.pins import pinned_tokens, turn_key
 from co_tui.governance.recall_offer import carries_cut_notes
-from co_tui.session.context_breakdown import ContextBreakdown, compute_breakdown, overhead_parts
 from co_tui.session.events import UsageUpdate
-from co_tui.session.eviction import plan_next_cut
 from co_tui.session.gauge import Gauge
 
 if TYPE_CHECKING:
     from co_tui.governance.meter import TokenMeter
     from co_tui.session.agent_binding import AgentBinding
+    from co_tui.session.context_breakdown import ContextBreakdown
     from co_tui.session.history import History
 
 __all__ = ["Metering", "anchor_meter"]
@@ -120,6 +119,8 @@ class Metering:
 
     def _cut_kind(self, messages: Sequence[ModelMessage]) -> str | None:
         """The strategy of the cut the meter announces (`trims on next send` says which kind)."""
+        from co_tui.session.eviction import plan_next_cut  # a cut pending: a reading with none needs no plan
+
         cut = plan_next_cut(self.history, self.gauge(), messages)
         return cut.kind if cut is not None else None
 
@@ -128,6 +129,8 @@ class Metering:
     def breakdown(self) -> ContextBreakdown:
         """What the next request holds by category: the context, the instructions, the instruction
         files and the schemas of the agent's toolsets, fitted to the meter (adds up to `reading()`)."""
+        from co_tui.session.context_breakdown import compute_breakdown, overhead_parts  # /context's
+
         binding, context = self.binding, self.history.context
         s = binding.settings
         own = agent_instructions(binding.resources.workspace, allow_shell=s.allow_shell, allow_edits=s.allow_edits)

@@ -18,16 +18,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from co_tui.session.export import export_json, write_private
-from co_tui.session.saved_session import LoadedSession, SessionMeta
-from co_tui.session.session_lock import claim_session
 from co_tui.store.errors import StoreError
-from co_tui.store.session_store import SessionStore
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
 
     from co_tui.session.history import HistorySnapshot
+    from co_tui.store.session_store import SessionStore
 
 __all__ = ["SaveInfo", "SessionWriter"]
 
@@ -102,6 +99,10 @@ class SessionWriter:
         either (or there is no store, or nothing to keep)."""
         if self.store is None or not history.transcript_len:
             return None
+        # Only after a failed save: the export's writer and records stay out of a session's opening.
+        from co_tui.session.export import export_json, write_private
+        from co_tui.session.saved_session import LoadedSession, SessionMeta
+
         now = datetime.now(UTC)
         meta = SessionMeta(
             id=info.session_id,
@@ -133,6 +134,8 @@ class SessionWriter:
     def claim(self, session_id: str) -> None:
         """Claim `session_id` in the store for this process (once)."""
         if self._claim is None and self.store is not None:
+            from co_tui.session.session_lock import claim_session  # a new session's first save
+
             self.hold(claim_session(self.store.path.parent, session_id))
 
     def hold(self, claim: Any) -> None:
