@@ -138,6 +138,16 @@ READY_OWN_DENIED = {
     "co_tui.governance.next_cut",
     "co_tui.session.context_breakdown",  # /context
     "co_tui.session.export",  # /export, or the rescue copy after a failed save
+    # The store's operations load when first called (`SessionStore`): a new session's first save
+    # loads the writer, a listing the catalog, a resume the reader; opening the store needs none.
+    "co_tui.store.writer",
+    "co_tui.store.reader",
+    "co_tui.store.catalog",
+    "co_tui.store.branches",
+    "co_tui.store.checkpoints",
+    "co_tui.store.tail",
+    "co_tui.store.search",
+    "co_tui.session.saved_session",
 }
 # Print mode (`co-tui -p`): what the offline session needs, nothing of a screen (Textual, Rich) and
 # no provider, ACP or MCP SDK (imported when a model, `co-tui acp` or an MCP server asks for one).

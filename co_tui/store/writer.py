@@ -6,7 +6,6 @@ call writes the same rows again. Functions over a `Database` (the `SessionStore`
 
 from __future__ import annotations
 
-import enum
 import json
 import sqlite3
 import uuid
@@ -23,6 +22,7 @@ from co_tui.store import database
 from co_tui.store.branch_rows import next_mark, switch_rows, write_marks
 from co_tui.store.database import Database, SavedState
 from co_tui.store.errors import StoreError
+from co_tui.store.keep import KEEP, KeepType
 from co_tui.store.steering_rows import read_pins, write_pin, write_pins, write_undo
 
 if TYPE_CHECKING:
@@ -34,20 +34,10 @@ if TYPE_CHECKING:
 __all__ = ["KEEP", "KeepType", "create_session", "save_history", "save_turn", "saved_figures", "set_pin"]
 
 
-class KeepType(enum.Enum):
-    """The type of `KEEP`."""
-
-    KEEP = "keep"
-
-
 def is_user_prompt(message: Any) -> bool:
     return getattr(message, "kind", None) == "request" and any(
         getattr(p, "part_kind", None) == "user-prompt" for p in message.parts
     )
-
-
-KEEP = KeepType.KEEP
-"""`save_turn(cost_usd=KEEP)`: leave the stored figure as it is (None would store "unknown")."""
 
 
 def create_session(db: Database, *, model: str, workspace: Path, title: str = "", session_id: str | None = None) -> str:
