@@ -148,6 +148,9 @@ READY_OWN_DENIED = {
     "co_tui.store.tail",
     "co_tui.store.search",
     "co_tui.session.saved_session",
+    # The steering planners and pin keys: a new session has no pin or undo until the first.
+    "co_tui.session.steering",
+    "co_tui.session.pin_change",
 }
 # Print mode (`co-tui -p`): what the offline session needs, nothing of a screen (Textual, Rich) and
 # no provider, ACP or MCP SDK (imported when a model, `co-tui acp` or an MCP server asks for one).

@@ -32,7 +32,6 @@ from co_tui.session.compact_mode import OffNotice
 from co_tui.session.events import Notice
 from co_tui.session.memory import memory_toolset
 from co_tui.session.recall_source import recall_source
-from co_tui.session.steering import pin_keys
 from co_tui.session.summary_instructions import with_summary_files
 
 if TYPE_CHECKING:
@@ -203,6 +202,8 @@ class AgentBinding:
 
     def tell_pins(self) -> None:
         """Tell governance which turns of the history are pinned now (a pin, a branch move, a reset, a resume)."""
+        from co_tui.session.steering import pin_keys  # a new session has no pins until the first
+
         self.governance.set_pins(pin_keys(self.history.transcript, self.history.pins))
 
     def restore_summarizer_cooldown(self, failed_at: float | None) -> None:

@@ -29,7 +29,6 @@ from co_tui.session.memory import Memory
 from co_tui.session.metering import Metering
 from co_tui.session.resources import Resources
 from co_tui.session.session_saves import SessionSaves
-from co_tui.session.steering import plan_pin_newest, plan_toggle_pin, plan_undo
 from co_tui.session.subagents import Delegations
 
 if TYPE_CHECKING:
@@ -256,6 +255,7 @@ class ChatSession(HistoryViews):
         self.turns.cancel()
 
     # --- edits: planned by a pure planner, applied by the `EditApplier` (applying.py) --------------
+    # Each method imports its planner: a new session is ready before any edit is planned.
     def gauge(self) -> Gauge:
         """What the planners read of this session besides its history (`Gauge`)."""
         return self.metering.gauge()
@@ -276,6 +276,8 @@ class ChatSession(HistoryViews):
         """`/undo`: undo the newest cut in effect, or ledger entry `cut` and every cut after it
         (`steering.plan_undo`). Returns the `restore` event; raises `UndoRefused` (after a /clear
         with no cut since, saying so: `Clearing.explaining_undo`)."""
+        from co_tui.session.steering import plan_undo
+
         with self.clearing.explaining_undo(cut):
             return (await self.edits.steer("undoing a cut", lambda h, g: plan_undo(h, g, cut))).trim
 
@@ -287,10 +289,14 @@ class ChatSession(HistoryViews):
 
     async def toggle_pin(self, index: int) -> PinChange:
         """`p`: pin (again: unpin) the turn holding transcript message `index`. Raises `PinRefused`."""
+        from co_tui.session.steering import plan_toggle_pin
+
         return await self.edits.steer_pin(lambda h, g: plan_toggle_pin(h, g, index))
 
     async def pin_newest(self) -> PinChange:
         """`/pin`: pin the newest turn. Raises `PinRefused` with one line."""
+        from co_tui.session.steering import plan_pin_newest
+
         return await self.edits.steer_pin(plan_pin_newest)
 
     def compact_preview(self) -> HistoryTrimmed | None:
