@@ -151,6 +151,7 @@ READY_OWN_DENIED = {
     # The steering planners and pin keys: a new session has no pin or undo until the first.
     "co_tui.session.steering",
     "co_tui.session.pin_change",
+    "co_tui.session.applying",  # the edit path (`ChatSession.edits`): the first edit or turn
 }
 # Print mode (`co-tui -p`): what the offline session needs, nothing of a screen (Textual, Rich) and
 # no provider, ACP or MCP SDK (imported when a model, `co-tui acp` or an MCP server asks for one).

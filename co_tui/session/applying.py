@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from co_tui.governance.refused import Refused
+from co_tui.session.session_saves import KEPT_IN_MEMORY  # the failed save's words, said by `EditSaves`
 from co_tui.session.wording import busy_line
 
 if TYPE_CHECKING:
@@ -34,10 +35,6 @@ if TYPE_CHECKING:
     from co_tui.session.pin_change import PinChange
 
 __all__ = ["KEPT_IN_MEMORY", "Applied", "EditApplier", "Plan"]
-
-# Said after a failed save: true in the TUI, which keeps the change; not for a one-shot session
-# (print mode exits after its turn: its rescue copy keeps it).
-KEPT_IN_MEMORY = " (kept in memory, not saved)"
 
 Plan = Callable[["HistoryReader", "Gauge"], "Edit"]
 """A planner bound to its arguments: pure over the history and the gauge; raises `Refused`."""

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from co_tui.session.agent_binding import AgentBinding, MeterFactory, OverheadCounter, count_overhead, default_meter
-from co_tui.session.applying import EditApplier
 from co_tui.session.approvals import Approvals, Ask
 from co_tui.session.busy import Busy
 from co_tui.session.file_checkpoints import session_file_edits
@@ -43,6 +42,7 @@ if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
     from co_tui.governance.meter import TokenMeter
     from co_tui.governance.next_cut import NextCut
+    from co_tui.session.applying import EditApplier
     from co_tui.session.ask_cut import PlannedCut
     from co_tui.session.branch_moves import BranchMoves
     from co_tui.session.branching import BranchRow, RewindPoint, Rewound
@@ -109,24 +109,30 @@ class ChatSession(HistoryViews):
             delegate=self.delegations.toolset(),
         )
         self.metering = Metering(self.binding, history)
-        self.edits = EditApplier(
-            history,
-            self.saves,
-            session_id=self._session_id,
-            busy=self._busy,
-            gauge=self.gauge,
-            pins_changed=self.binding.tell_pins,
-        )
         self.lifecycle = SessionLifecycle(self)  # start and close, for every front end (lifecycle.py)
         self.memory = Memory(self.resources)  # the user's notes: list, remember, edit, delete (memory.py)
-        # The turns, the conversation tree, /compact and /clear are built at their first use (below):
-        # a new session is ready, its meter read, before any of them runs (issue 44).
+        # The edit path, the turns, the conversation tree, /compact and /clear are built at their
+        # first use (below): a new session is ready, its meter read, before any of them runs (issue 44).
 
     def _session_id(self) -> str:
         return self.id  # read by the collaborators at each use: /clear gives the session a new id
 
     def _busy(self) -> bool:
         return self.gate.running
+
+    @cached_property
+    def edits(self) -> EditApplier:
+        """The one path by which the context changes (applying.py); built at the first edit or turn."""
+        from co_tui.session.applying import EditApplier
+
+        return EditApplier(
+            self.history,
+            self.saves,
+            session_id=self._session_id,
+            busy=self._busy,
+            gauge=self.gauge,
+            pins_changed=self.binding.tell_pins,
+        )
 
     @cached_property
     def runner(self) -> TurnRunner:

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from co_tui.session.applying import KEPT_IN_MEMORY
 from co_tui.session.events import ErrorEvent, Notice
 from co_tui.session.writer import SaveInfo, SessionWriter
 from co_tui.text import one_line
@@ -26,9 +25,12 @@ if TYPE_CHECKING:
     from co_tui.session.history import History, HistorySnapshot
     from co_tui.store.session_store import SessionStore
 
-__all__ = ["TITLE_CHARS", "Conversation", "SessionSaves", "make_title"]
+__all__ = ["KEPT_IN_MEMORY", "TITLE_CHARS", "Conversation", "SessionSaves", "make_title"]
 
 TITLE_CHARS = 60
+# Said after a failed save: true in the TUI, which keeps the change; not for a one-shot session
+# (print mode exits after its turn: its rescue copy keeps it).
+KEPT_IN_MEMORY = " (kept in memory, not saved)"
 
 
 def make_title(prompt: str) -> str:
