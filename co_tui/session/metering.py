@@ -22,12 +22,12 @@ from co_tui.governance.oversize import oversized_turn_tokens
 from co_tui.governance.pins import pinned_tokens, turn_key
 from co_tui.governance.recall_offer import carries_cut_notes
 from co_tui.session.events import UsageUpdate
-from co_tui.session.gauge import Gauge
 
 if TYPE_CHECKING:
     from co_tui.governance.meter import TokenMeter
     from co_tui.session.agent_binding import AgentBinding
     from co_tui.session.context_breakdown import ContextBreakdown
+    from co_tui.session.gauge import Gauge
     from co_tui.session.history import History
 
 __all__ = ["Metering", "anchor_meter"]
@@ -42,6 +42,8 @@ class Metering:
 
     def gauge(self) -> Gauge:
         """What the planners read besides the history (`Gauge`)."""
+        from co_tui.session.gauge import Gauge  # a planner's: a meter reading plans nothing
+
         binding = self.binding
         return Gauge(
             meter=binding.meter,

@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Self
 
 from co_tui.paths import ensure_private_dir
 from co_tui.session import migrations
-from co_tui.session.context_diff import ContextState
 from co_tui.store.errors import StoreError, StoreTooNew, translate_sqlite_error
 from co_tui.store.search_index import REBUILT_LINE, damaged_indexes, rebuild
 
 if TYPE_CHECKING:
     from co_tui.governance.events import HistoryTrimmed
+    from co_tui.session.context_diff import ContextState  # a save's (writer.py), not an opening's
 
 __all__ = ["BUSY_TIMEOUT_S", "DB_NAME", "Database", "SavedState", "now"]
 
