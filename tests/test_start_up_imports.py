@@ -154,6 +154,7 @@ READY_OWN_DENIED = {
     "co_tui.session.applying",  # the edit path (`ChatSession.edits`): the first edit or turn
     "co_tui.session.gauge",  # what planners read (`Metering.gauge`): a meter reading plans nothing
     "co_tui.session.context_diff",  # a save's context diff (the store's writer): the first save
+    "co_tui.redaction",  # `recall`'s redaction (`recall_source._redact`) and the first save's
 }
 # Print mode (`co-tui -p`): what the offline session needs, nothing of a screen (Textual, Rich) and
 # no provider, ACP or MCP SDK (imported when a model, `co-tui acp` or an MCP server asks for one).

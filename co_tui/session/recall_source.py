@@ -42,14 +42,20 @@ def recall_source(history: History, setup: _Limits) -> RecallSource:
     `setup`'s policy and settings, read when the tool runs: a new model's is seen), the store's
     redaction of secret-looking environment values, and the subagents its transcript records."""
     from co_tui.agent.recall_tool import RecallSource
-    from co_tui.redaction import redact_text, secret_env_values
 
     return RecallSource(
         transcript=lambda: history.transcript,
         page_chars=lambda: page_chars(setup.policy.budget_tokens, setup.settings.tool_output_preview_chars),
-        redact=lambda text: redact_text(text, secret_env_values()),
+        redact=_redact,
         child=lambda agent: _child_transcript(history, agent),
     )
+
+
+def _redact(text: str) -> str:
+    """The store's redaction of secret-looking environment values (loaded at the first recall)."""
+    from co_tui.redaction import redact_text, secret_env_values
+
+    return redact_text(text, secret_env_values())
 
 
 def _child_transcript(history: History, agent: str) -> Sequence[ModelMessage] | None:
