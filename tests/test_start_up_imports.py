@@ -117,6 +117,14 @@ READY_OWN_DENIED = {
     "co_tui.governance.truncation",
     "co_tui.session.replay_items",  # a resume's replay (`ChatSession.replay`), not a new session's
 }
+# The agent layer's (readyagent, 2026-11-29): what answers, not what is built. The offline model's
+# reply planner, its intents, canned replies and extractive summariser load at its first request.
+READY_OWN_DENIED |= {
+    "co_tui.agent.extractive",
+    "co_tui.agent.offline_intents",
+    "co_tui.agent.offline_plan",
+    "co_tui.agent.offline_replies",
+}
 # Print mode (`co-tui -p`): what the offline session needs, nothing of a screen (Textual, Rich) and
 # no provider, ACP or MCP SDK (imported when a model, `co-tui acp` or an MCP server asks for one).
 PRINT_PACKAGES = (READY_PACKAGES - PAINT_PACKAGES) | {"typing_extensions"}
