@@ -118,8 +118,10 @@ READY_OWN_DENIED = {
     "co_tui.session.replay_items",  # a resume's replay (`ChatSession.replay`), not a new session's
 }
 # The agent layer's (readyagent, 2026-11-29): what answers, not what is built. The offline model's
-# reply planner, its intents, canned replies and extractive summariser load at its first request.
+# reply planner, its intents, canned replies and extractive summariser load at its first request; an
+# approval's text (escaped, diffs folded) when the first approval or `/permissions` shows a call.
 READY_OWN_DENIED |= {
+    "co_tui.agent.approval_text",
     "co_tui.agent.extractive",
     "co_tui.agent.offline_intents",
     "co_tui.agent.offline_plan",
