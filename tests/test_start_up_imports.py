@@ -126,6 +126,9 @@ READY_OWN_DENIED |= {
     "co_tui.agent.offline_intents",
     "co_tui.agent.offline_plan",
     "co_tui.agent.offline_replies",
+    # The /history inspector (and its turn states): `preview_next_cut` loads it once a cut is coming.
+    "co_tui.governance.inspect",
+    "co_tui.governance.turn_states",
 }
 # Print mode (`co-tui -p`): what the offline session needs, nothing of a screen (Textual, Rich) and
 # no provider, ACP or MCP SDK (imported when a model, `co-tui acp` or an MCP server asks for one).
