@@ -129,6 +129,7 @@ READY_OWN_DENIED |= {
     # The /history inspector (and its turn states): `preview_next_cut` loads it once a cut is coming.
     "co_tui.governance.inspect",
     "co_tui.governance.turn_states",
+    "co_tui.governance.recall",  # the `recall` tool's lookups: at its first call (every agent holds the tool)
 }
 # Print mode (`co-tui -p`): what the offline session needs, nothing of a screen (Textual, Rich) and
 # no provider, ACP or MCP SDK (imported when a model, `co-tui acp` or an MCP server asks for one).

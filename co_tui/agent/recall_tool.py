@@ -52,7 +52,6 @@ def recall_toolset(source: RecallSource) -> FunctionToolset[Any]:
     from pydantic_ai.toolsets import FunctionToolset
 
     from co_tui.governance.handles import RECALLED_KEY
-    from co_tui.governance.recall import RecallError, recall_child, recall_output, recall_spec
 
     async def recall(
         ctx: RunContext[Any], handle: str = "", turns: str = "", search: str = "", offset: int = 0, limit: int = 0
@@ -66,6 +65,9 @@ def recall_toolset(source: RecallSource) -> FunctionToolset[Any]:
             offset: Character offset of the page to read (the previous page names it).
             limit: Most characters to return (capped by co-tui).
         """
+        # The lookups load with the first recall: the tool is built with every session, called in few.
+        from co_tui.governance.recall import RecallError, recall_child, recall_output, recall_spec
+
         spec = {"handle": handle} if handle else {"turns": turns} if turns else {"search": search} if search else {}
         transcript = source.transcript()
         context = list(ctx.messages)
