@@ -51,6 +51,7 @@ def recall_toolset(source: RecallSource) -> FunctionToolset[Any]:
     from pydantic_ai import RunContext, ToolFailed, ToolReturn
     from pydantic_ai.toolsets import FunctionToolset
 
+    from co_tui.agent.tool_schemas import tool_of
     from co_tui.governance.handles import RECALLED_KEY
 
     async def recall(
@@ -100,5 +101,5 @@ def recall_toolset(source: RecallSource) -> FunctionToolset[Any]:
     # pydantic-ai reads to pass the run context is given as the object, not as a string.
     recall.__annotations__["ctx"] = RunContext[Any]
     toolset: FunctionToolset[Any] = FunctionToolset(id=RECALL_TOOLSET)
-    toolset.add_function(recall, takes_ctx=True, description=RECALL_DESCRIPTION)
+    toolset.add_tool(tool_of(recall, takes_ctx=True, description=RECALL_DESCRIPTION))
     return toolset
