@@ -16,7 +16,13 @@ from dataclasses import replace
 from typing import Any
 
 # Keyed by the definition (module and qualified name: every closure of one `def`) and `takes_ctx`.
+# Kept without the closure it was built for (`_unbound` in its place), so a closed session's state
+# is not held for the process's life.
 _BUILT: dict[tuple[str, str, bool | None], Any] = {}
+
+
+def _unbound(*_args: Any, **_kwargs: Any) -> Any:
+    raise AssertionError("a kept tool schema is only ever used with a session's own function")
 
 
 def tool_of(function: Callable[..., Any], *, takes_ctx: bool | None = None, description: str | None = None) -> Any:
@@ -30,5 +36,5 @@ def tool_of(function: Callable[..., Any], *, takes_ctx: bool | None = None, desc
     schema = None if built is None else replace(built, function=function)
     tool = Tool(function, takes_ctx=takes_ctx, description=description, function_schema=schema)
     if built is None:
-        _BUILT[key] = tool.function_schema
+        _BUILT[key] = replace(tool.function_schema, function=_unbound)
     return tool

@@ -4,11 +4,13 @@ described exactly as pydantic-ai describes them, and each one runs its own sessi
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from support.workspaces import write_tree
 
 from co_tui.agent.factory import build_agent, known_tool_defs
 from co_tui.agent.models import resolve_model
+from co_tui.agent.tool_schemas import tool_of
 from co_tui.agent.tools import workspace_toolset
 from co_tui.config import load_settings
 
@@ -47,3 +49,31 @@ async def test_each_session_s_tools_read_its_own_workspace(run_turn, tmp_path: P
         outputs.append(result.content)
     assert "workspace one" in outputs[0] and "workspace two" not in outputs[0]
     assert "workspace two" in outputs[1] and "workspace one" not in outputs[1]
+
+
+def _adder(n: int) -> Any:
+    def add(x: int) -> int:
+        """Add the closure's number.
+
+        Args:
+            x: The number to add to.
+        """
+        return x + n
+
+    return add
+
+
+async def test_a_kept_schema_holds_no_session_s_closure() -> None:
+    """The schema kept for later closures of a definition does not keep the first one (and through
+    it a session's workspace, approver and files) alive; each later tool calls its own closure."""
+    import gc
+    import weakref
+
+    first = tool_of(_adder(1))
+    kept = weakref.ref(first.function)
+    second = tool_of(_adder(2))
+    assert second.function_schema.validator is first.function_schema.validator  # built once
+    del first
+    gc.collect()
+    assert kept() is None
+    assert await second.function_schema.call({"x": 40}, None) == 42
