@@ -159,7 +159,7 @@ def plan(messages: Sequence[ModelMessage], info: AgentInfo) -> Reply:
     """The reply to the request that ends `messages` (`offline_plan.plan_reply`, loaded at the first request)."""
     from co_tui.agent.offline_plan import plan_reply
 
-    return plan_reply(messages, info)
+    return plan_reply(messages, info, configured_delay())
 
 
 # --- streaming, delay, usage -----------------------------------------------------------------------

@@ -37,7 +37,6 @@ from co_tui.agent.extractive import (
     summarize,
 )
 from co_tui.agent.mentions import split_attachments
-from co_tui.agent.offline import configured_delay
 from co_tui.agent.offline_intents import SLOW_DELAY_S, Intent, parse_intent
 from co_tui.agent.offline_replies import (
     ToolOutcome,
@@ -76,14 +75,17 @@ class Reply:
 # --- deciding what to say -------------------------------------------------------------------------
 
 
-def plan_reply(messages: Sequence[ModelMessage], info: AgentInfo) -> Reply:
-    """The reply to the request that ends `messages`. Deterministic; never calls tools twice in a row."""
+def plan_reply(messages: Sequence[ModelMessage], info: AgentInfo, configured_delay_s: float = 0.0) -> Reply:
+    """The reply to the request that ends `messages`. Deterministic; never calls tools twice in a row.
+
+    `configured_delay_s`: seconds per chunk from CO_TUI_OFFLINE_DELAY (`offline.configured_delay`);
+    0 leaves the prompt's own (`slow`) or none."""
     tool_names = [t.name for t in info.function_tools]
     prompt = latest_prompt(messages)
     attached, own = split_attached(prompt)
     typed, mentioned = split_attachments(own)
     intent = parse_intent(typed.replace(" @", " ").removeprefix("@"))  # what was typed, not the files attached
-    delay = configured_delay() or (SLOW_DELAY_S if intent.slow else 0.0)
+    delay = configured_delay_s or (SLOW_DELAY_S if intent.slow else 0.0)
     outcomes = tool_outcomes(messages)
     if outcomes:
         return Reply(text=answer_from_results(outcomes), delay_s=delay)
