@@ -11,10 +11,12 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from co_tui.agent.process_tree import kill_run, kill_run_soon, new_run, run_env, started
-from co_tui.governance.hook_port import CompactHooks, PreCompactResult
+
+if TYPE_CHECKING:
+    from co_tui.governance.hook_port import CompactHooks, PreCompactResult
 
 __all__ = ["HOOK_ENV_NAMES", "HookRun", "MAX_STDOUT_BYTES", "VETO_EXIT", "compact_hooks_of", "hook_env", "run_hook"]
 
@@ -144,6 +146,8 @@ def compact_hooks_of(settings: Any) -> CompactHooks | None:
     config = settings.hooks
     if not config.pre_compact and not config.post_compact:
         return None
+    from co_tui.governance.hook_port import CompactHooks, PreCompactResult  # hooks set: their port
+
     timeout = config.timeout_s
 
     async def pre(payload: dict[str, Any]) -> PreCompactResult:
