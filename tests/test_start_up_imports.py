@@ -156,6 +156,8 @@ READY_OWN_DENIED = {
     "co_tui.session.context_diff",  # a save's context diff (the store's writer): the first save
     "co_tui.redaction",  # `recall`'s redaction (`recall_source._redact`) and the first save's
     "co_tui.governance.hook_port",  # the compaction hooks' port: only when [hooks] sets one
+    "co_tui.session.child_record",  # a child's record and event (`Delegations`): the first turn's end
+    "co_tui.session.child_event",
 }
 # The agent layer's (readyagent, 2026-11-29): what answers, not what is built. The offline model's
 # reply planner, its intents, canned replies and extractive summariser load at its first request; an

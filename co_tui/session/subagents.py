@@ -25,8 +25,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from co_tui.agent.agent_defs import AgentCatalog, AgentDef, agent_dirs, load_agents
 from co_tui.governance.handles import render_call
-from co_tui.session.child_event import ChildEvent
-from co_tui.session.child_record import SUBAGENT_KEY, ChildRecord, count_children
 from co_tui.session.cost import format_usd, session_cost
 from co_tui.session.events import (
     Done,
@@ -44,6 +42,7 @@ if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage, ToolReturnPart
 
     from co_tui.config import Settings
+    from co_tui.session.child_record import ChildRecord
     from co_tui.session.history import History
 
 __all__ = ["ChildAgent", "ChildFactory", "Delegations", "agents_listing", "finished_line", "session_agents"]
@@ -207,6 +206,8 @@ class Delegations:
 
     def _next_id(self, name: str) -> str:
         if self._numbered is None:
+            from co_tui.session.child_record import count_children  # the first child: its records
+
             self._numbered = count_children(self._transcript())
         self._numbered += 1
         return f"{name}-{self._numbered}"
@@ -234,6 +235,8 @@ class Delegations:
         exported like any other (issue 41), and the model reads what it had found."""
         from pydantic_ai.messages import ToolReturnPart
 
+        from co_tui.session.child_record import SUBAGENT_KEY
+
         stopped, self._stopped = self._stopped, []
         return [
             ToolReturnPart(
@@ -253,6 +256,9 @@ class Delegations:
     async def __call__(self, ctx: Any, task: str, agent_name: str) -> Any:
         """Run a child on `task` as the `delegate` tool call `ctx.tool_call_id`; the tool's result."""
         from pydantic_ai import ToolFailed, ToolReturn
+
+        from co_tui.session.child_event import ChildEvent
+        from co_tui.session.child_record import SUBAGENT_KEY
 
         agent_def = self.catalog.get(agent_name)
         if agent_def is None:
@@ -275,6 +281,9 @@ class Delegations:
     async def _run_child(
         self, ctx: Any, child: ChildAgent, agent_def: AgentDef, agent: str, delegation: str, task: str
     ) -> tuple[ChildRecord, str]:
+        from co_tui.session.child_event import ChildEvent
+        from co_tui.session.child_record import ChildRecord
+
         settings = self.settings
         started = time.monotonic()
 
