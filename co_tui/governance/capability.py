@@ -29,6 +29,7 @@ from pydantic_ai.messages import CapabilityEvent, ModelMessage, ModelResponse
 
 from co_tui.governance.compact_mode import CutPermission
 from co_tui.governance.events import HistoryTrimmed
+from co_tui.governance.framing_tags import CONVERSATION_TAG  # noqa: F401  registered before any request (framing_tags.py)
 from co_tui.governance.policy import OFFLOAD_MIN_MESSAGES, Governor, PolicyOutcome
 from co_tui.governance.policy_settings import GovernancePolicy
 from co_tui.governance.recall_offer import offer_recall

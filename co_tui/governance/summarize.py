@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pydantic_ai.framing import register_tag, wrap
+from pydantic_ai.framing import wrap
 from pydantic_ai.messages import (
     BaseToolCallPart,
     ModelMessage,
@@ -29,6 +29,7 @@ from pydantic_ai.messages import (
 
 from co_tui.governance.cut_notes import removed_listing, turn_numbers
 from co_tui.governance.events import HistoryTrimmed
+from co_tui.governance.framing_tags import CONVERSATION_TAG
 from co_tui.governance.handles import turn_range
 from co_tui.governance.markers import (
     make_compact_pair,
@@ -137,8 +138,6 @@ def compose_instructions(base: str, extra: str = "", mode: str = "add") -> str:
         return f"{base.splitlines()[0]}\n{_DATA_RULES}\n{_USERS_OWN}{extra}"
     return f"{base}\n\n{_USERS_OWN}{extra}"
 
-
-_CONVERSATION_TAG = register_tag("conversation")
 
 _MAX_TEXT_CHARS = 4000  # per message in the summariser's input
 _MAX_INPUT_CHARS = 120_000  # whole summariser input; oldest lines go first beyond this
@@ -263,7 +262,7 @@ def render_for_summary(messages: Sequence[ModelMessage], *, focus: str | None = 
     request = "Summarise the conversation below."
     if focus:
         request += f" Give particular attention to: {one_line(focus, 500)}"
-    return f"{request}\n\n{wrap(_CONVERSATION_TAG, body)}"
+    return f"{request}\n\n{wrap(CONVERSATION_TAG, body)}"
 
 
 def summary_token_budget(messages: Sequence[ModelMessage]) -> int:
