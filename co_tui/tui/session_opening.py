@@ -227,7 +227,7 @@ class SessionOpening:
 
     async def ready(self, session: SessionPort) -> None:
         """The session opened: hand it to the controller (which starts its MCP servers), then price the
-        prompt's mentions, mount the prompt's popups, preload prices and mount the entries of a
+        prompt's mentions, show the footer's keys and the prompt's popups, preload prices and mount the entries of a
         resumed conversation above the first screen. Its grants start empty ("always allow" holds for one session, /permissions)."""
         if session.approvals is not None:
             session.approvals.on_granted = self.approvals.granted
@@ -243,9 +243,9 @@ class SessionOpening:
         if self.chat.gone:  # the app began quitting while the session was shown
             return
         self.mentions.price(again=True)  # `@path` typed while it loaded
-        # Once the ready session is on screen: what waited for it so as not to compete with the
-        # worker for the interpreter lock (the prompt's popups, unless one opened already).
-        self.app.call_after_refresh(self.chat.mount_popups)
+        # Once the ready session is on screen: the footer's keys and the prompt's popups, held
+        # back so as not to compete with the worker for the interpreter lock.
+        self.app.call_after_refresh(self.chat.finish_start_up)
         self.app.call_after_refresh(self._preload_pricing)
         self.app.call_after_refresh(self._mount_earlier)
 

@@ -98,7 +98,15 @@ class ChatScreen(Screen[None]):
         yield PromptInput(popup, self.key_clock, paths=paths, echo=self._echo_typed_key, id="prompt")
         yield Static(id="hint")
         yield ContextMeter(id="meter")
-        yield KeyFooter()
+        yield KeyFooter(held=True)  # its keys show with the session (`finish_start_up`)
+
+    async def finish_start_up(self) -> None:
+        """Once the session is ready and on screen (`SessionOpening.ready`): what the screen held back
+        until then so as not to compete with the session's worker (it imports pydantic-ai) for the
+        interpreter lock — the footer's keys (their first rebuild and layout, ~20 ms of the UI
+        thread) and the prompt's popups (`mount_popups`). Later calls do nothing."""
+        self.query_one(KeyFooter).show_keys()
+        await self.mount_popups()
 
     async def mount_popups(self) -> None:
         """Mount the prompt's slash and path popups under it, once (later calls do nothing).
@@ -106,7 +114,7 @@ class ChatScreen(Screen[None]):
         They are hidden until a `/` or an `@` is typed, and the prompt drives them whether they are
         mounted or not (what was typed before fills them; they show as they mount). So they are
         mounted when one first opens (`_popup_opened`) or once the session is ready
-        (`SessionOpening.ready`), whichever comes first: mounted in `compose`, their lists and
+        (`finish_start_up`), whichever comes first: mounted in `compose`, their lists and
         styles were ~2% of the CPU time to the first frame, and mounted right after it, ~8 ms of the
         UI thread while the session's worker imports pydantic-ai under the same interpreter lock."""
         popups, self._popups = self._popups, None
