@@ -63,8 +63,9 @@ async def test_the_footer_keys_and_the_popups_come_with_the_session(workspace: P
         assert mounted(app, SlashPopup) == [] and mounted(app, PathPopup) == [], "no popups mounted yet"
         await pilot.press("f1")  # the keys work all the same: help opens
         await wait_until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", what="help")
+        gate.set()  # ready while the help covers the chat
+        await wait_until(pilot, lambda: app.session is not None, what="session ready")
         await pilot.press("escape")
-        gate.set()
         await wait_ready(pilot)
         await wait_until(pilot, lambda: mounted(app, FooterKey), what="the footer's keys")
         assert {"f1", "ctrl+q"} <= {key.key for key in mounted(app, FooterKey)}
