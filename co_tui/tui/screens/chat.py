@@ -83,6 +83,7 @@ class ChatScreen(Screen[None]):
         self._earlier: list[list[Widget]] = []
         # Made in `compose`, mounted when one first opens or once the session is ready (`mount_popups`).
         self._popups: tuple[SlashPopup, PathPopup] | None = None
+        self._start_up_finished = False  # `finish_start_up` has run
 
     def compose(self) -> ComposeResult:
         """Top to bottom: title bar, chat log, activity line, queued prompts, prompt (with its slash
@@ -107,6 +108,12 @@ class ChatScreen(Screen[None]):
         thread) and the prompt's popups (`mount_popups`). Later calls do nothing."""
         self.query_one(KeyFooter).show_keys()
         await self.mount_popups()
+        self._start_up_finished = True
+
+    @property
+    def start_up_finished(self) -> bool:
+        """`finish_start_up` has run: the footer's keys are coming and the popups are mounted."""
+        return self._start_up_finished
 
     async def mount_popups(self) -> None:
         """Mount the prompt's slash and path popups under it, once (later calls do nothing).
