@@ -117,6 +117,20 @@ READY_OWN_DENIED = {
     "co_tui.governance.truncation",
     "co_tui.session.replay_items",  # a resume's replay (`ChatSession.replay`), not a new session's
 }
+# The agent layer's (readyagent, 2026-11-29): what answers, not what is built. The offline model's
+# reply planner, its intents, canned replies and extractive summariser load at its first request; an
+# approval's text (escaped, diffs folded) when the first approval or `/permissions` shows a call.
+READY_OWN_DENIED |= {
+    "co_tui.agent.approval_text",
+    "co_tui.agent.extractive",
+    "co_tui.agent.offline_intents",
+    "co_tui.agent.offline_plan",
+    "co_tui.agent.offline_replies",
+    # The /history inspector (and its turn states): `preview_next_cut` loads it once a cut is coming.
+    "co_tui.governance.inspect",
+    "co_tui.governance.turn_states",
+    "co_tui.governance.recall",  # the `recall` tool's lookups: at its first call (every agent holds the tool)
+}
 # Print mode (`co-tui -p`): what the offline session needs, nothing of a screen (Textual, Rich) and
 # no provider, ACP or MCP SDK (imported when a model, `co-tui acp` or an MCP server asks for one).
 PRINT_PACKAGES = (READY_PACKAGES - PAINT_PACKAGES) | {"typing_extensions"}

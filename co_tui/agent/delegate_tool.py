@@ -45,6 +45,8 @@ def delegate_toolset(run: Delegate, agents: Sequence[AgentDef]) -> FunctionTools
     from pydantic_ai import RunContext, ToolFailed
     from pydantic_ai.toolsets import FunctionToolset
 
+    from co_tui.agent.tool_schemas import tool_of
+
     names = {agent.name for agent in agents}
 
     async def delegate(ctx: RunContext[Any], task: str, agent: str = EXPLORE.name) -> Any:
@@ -66,5 +68,5 @@ def delegate_toolset(run: Delegate, agents: Sequence[AgentDef]) -> FunctionTools
 
     delegate.__annotations__["ctx"] = RunContext[Any]  # pydantic-ai reads the object, not the string
     toolset: FunctionToolset[Any] = FunctionToolset(id=DELEGATE_TOOL)
-    toolset.add_function(delegate, takes_ctx=True, description=delegate_description(agents))
+    toolset.add_tool(tool_of(delegate, takes_ctx=True, description=delegate_description(agents)))
     return toolset

@@ -24,8 +24,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from co_tui.agent.approval_text import escaped
-
 Decision = Literal["deny", "once", "always"]
 """An approval's answer: refuse the call, run it this once, or run it and allow the like of it for
 the rest of the session (`Grant`)."""
@@ -103,6 +101,8 @@ class Grant:
             return f"every call of {self.tool}"
         if self.kind == "prefix":
             return f"run_shell: `{self.value} …` (plain commands: no quotes, $, ;, |, &, >, wildcards)"
+        from co_tui.agent.approval_text import escaped  # an approval's text: loaded when one is shown
+
         # Escaped and cut: a command may hold control characters, newlines, or be 6,000 characters long.
         shown = escaped(self.value)
         if len(shown) > SHOWN_COMMAND_CHARS:

@@ -51,8 +51,8 @@ def recall_toolset(source: RecallSource) -> FunctionToolset[Any]:
     from pydantic_ai import RunContext, ToolFailed, ToolReturn
     from pydantic_ai.toolsets import FunctionToolset
 
+    from co_tui.agent.tool_schemas import tool_of
     from co_tui.governance.handles import RECALLED_KEY
-    from co_tui.governance.recall import RecallError, recall_child, recall_output, recall_spec
 
     async def recall(
         ctx: RunContext[Any], handle: str = "", turns: str = "", search: str = "", offset: int = 0, limit: int = 0
@@ -66,6 +66,9 @@ def recall_toolset(source: RecallSource) -> FunctionToolset[Any]:
             offset: Character offset of the page to read (the previous page names it).
             limit: Most characters to return (capped by co-tui).
         """
+        # The lookups load with the first recall: the tool is built with every session, called in few.
+        from co_tui.governance.recall import RecallError, recall_child, recall_output, recall_spec
+
         spec = {"handle": handle} if handle else {"turns": turns} if turns else {"search": search} if search else {}
         transcript = source.transcript()
         context = list(ctx.messages)
@@ -98,5 +101,5 @@ def recall_toolset(source: RecallSource) -> FunctionToolset[Any]:
     # pydantic-ai reads to pass the run context is given as the object, not as a string.
     recall.__annotations__["ctx"] = RunContext[Any]
     toolset: FunctionToolset[Any] = FunctionToolset(id=RECALL_TOOLSET)
-    toolset.add_function(recall, takes_ctx=True, description=RECALL_DESCRIPTION)
+    toolset.add_tool(tool_of(recall, takes_ctx=True, description=RECALL_DESCRIPTION))
     return toolset

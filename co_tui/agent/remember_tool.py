@@ -62,6 +62,8 @@ def remember_toolset(
     from pydantic_ai import RunContext, ToolDenied, ToolFailed
     from pydantic_ai.toolsets import FunctionToolset
 
+    from co_tui.agent.tool_schemas import tool_of
+
     async def remember(ctx: Any, note: str, scope: Literal["workspace", "global"] = "workspace") -> Any:
         """Save one short note to the user's memory, sent with every future session's instructions.
         Use it only for a lasting fact or preference the user wants kept (e.g. "use uv, not pip").
@@ -82,4 +84,4 @@ def remember_toolset(
         return f"Remembered in {files.label_of(scope)} (line {entry.line}): {entry.text}"
 
     remember.__annotations__["ctx"] = RunContext[Any]
-    return FunctionToolset([remember], id=None)
+    return FunctionToolset([tool_of(remember)], id=None)

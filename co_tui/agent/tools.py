@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from co_tui.agent.file_edits import FileEdits, PlannedEdit, apply_edit, plan_edit, plan_write, room_for
 from co_tui.agent.search_process import SEARCH_TIMEOUT_S, search_in_child
 from co_tui.agent.shell import SHELL_TIMEOUT_S, run_command
+from co_tui.agent.tool_schemas import tool_of
 from co_tui.agent.workspace import READ_LIMIT_LINES, Workspace, WorkspaceError
 
 if TYPE_CHECKING:
@@ -208,4 +209,4 @@ def workspace_toolset(
         tools.append(run_shell)
     if allow_edits:
         tools += [write_file, edit_file]
-    return FunctionToolset(tools)
+    return FunctionToolset([tool_of(tool) for tool in tools])

@@ -29,7 +29,6 @@ from pydantic_ai.messages import CapabilityEvent, ModelMessage, ModelResponse
 
 from co_tui.governance.compact_mode import CutPermission
 from co_tui.governance.events import HistoryTrimmed
-from co_tui.governance.hook_port import CompactHooks, PreCompactResult, Trigger
 from co_tui.governance.policy import OFFLOAD_MIN_MESSAGES, Governor, PolicyOutcome
 from co_tui.governance.policy_settings import GovernancePolicy
 from co_tui.governance.recall_offer import offer_recall
@@ -39,6 +38,7 @@ if TYPE_CHECKING:
     from pydantic_ai.models import Model, ModelRequestContext
     from pydantic_ai.tools import RunContext
 
+    from co_tui.governance.hook_port import CompactHooks, PreCompactResult, Trigger
     from co_tui.governance.meter import TokenMeter
 
 __all__ = ["ContextGovernance", "HistoryTrimmedEvent", "OversizedTurnEvent"]

@@ -18,11 +18,9 @@ from typing import Literal
 from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 
 from co_tui.governance.events import HistoryTrimmed, Reason, Strategy
-from co_tui.governance.inspect import annotate_history
 from co_tui.governance.markers import separate_markers
 from co_tui.governance.pins import split_pinned
 from co_tui.governance.policy import Governor
-from co_tui.governance.summarize import apply_summary, clear_event, summary_size_limit, summary_token_budget
 from co_tui.governance.tokens import estimate_tokens
 from co_tui.governance.turns import segment
 
@@ -77,6 +75,11 @@ def preview_next_cut(
     split, plan = governor.plan_pass([*current, probe], overhead_tokens=overhead_tokens, summarize=summarizer_available)
     if plan.reason is None:
         return None
+    # A cut is coming: the inspector and the summary's stand-in are loaded by the first one (a new
+    # session's meter previews none).
+    from co_tui.governance.inspect import annotate_history
+    from co_tui.governance.summarize import apply_summary, summary_size_limit, summary_token_budget
+
     strategies: list[Strategy] = []
     summarised: set[int] = set()
     pending: list[ModelMessage] | None = None
@@ -117,6 +120,8 @@ def compact_estimate(
     Pinned turns (`pins`) are left out of the counts and kept in the size after, as
     `pins.compact_around_pins` does, so the dialog counts what the banner then says. None when there
     is nothing to compact (also when every turn is pinned). Pure; no model call."""
+    from co_tui.governance.summarize import clear_event, summary_size_limit, summary_token_budget
+
     split = split_pinned(context, pins)
     source = split.rest
     layout = segment(source)

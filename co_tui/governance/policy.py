@@ -41,13 +41,14 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 from co_tui.governance.events import HistoryTrimmed, Reason
 from co_tui.governance.pins import PinSplit, reinsert, split_pinned, with_pinned_kept
 from co_tui.governance.policy_settings import GovernancePolicy
-from co_tui.governance.summarize import SummaryWindow
 from co_tui.governance.tokens import estimate_tokens
 from co_tui.governance.turns import Layout, segment
 from co_tui.text import plural
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
+
+    from co_tui.governance.summarize import SummaryWindow
 
 # The steps that cut (`trim`, `step_shrink`, `summary_step`, and through them `dedup` and
 # `truncation`) are imported by the branches that cut, not here: a session opens (its meter's first

@@ -13,7 +13,6 @@ from co_tui.governance.defaults import (
     DEFAULT_TOOL_OUTPUT_CLEAR,
     STUB_MARK_FACTOR,
 )
-from co_tui.governance.summarize import compose_instructions
 
 __all__ = ["GovernancePolicy", "resolve_budget"]
 
@@ -75,6 +74,8 @@ class GovernancePolicy:
     def instructions_for(self, base: str) -> tuple[str, list[str]]:
         """The summariser's instructions over `base` (co-tui's for a summary or /compact) and whose
         they are, in order: co-tui's (unless replaced), then each source of the user's."""
+        from co_tui.governance.summarize import compose_instructions  # the summariser's: at the first summary
+
         text = compose_instructions(base, self.summary_instructions, self.summary_instructions_mode)
         replaced = self.summary_instructions.strip() and self.summary_instructions_mode == "replace"
         return text, [*([] if replaced else ["co-tui"]), *self.summary_instructions_from]

@@ -423,7 +423,7 @@ def corpus_messages(path: Path) -> list:
 def test_extractive_summary_of_every_corpus_transcript() -> None:
     from pydantic_ai.messages import SystemPromptPart
 
-    from co_tui.agent.offline import extractive_summary
+    from co_tui.agent.offline_plan import extractive_summary
 
     files = sorted(p for p in CORPUS.glob("*.json") if not p.name.startswith("_"))
     assert files
