@@ -43,9 +43,12 @@ async def wait_until(
 
 async def wait_ready(pilot: Pilot) -> None:
     """Wait until the app's session exists, a resumed conversation is all mounted (the entries above
-    its first screen follow the session: `ChatScreen.mount_earlier`) and the first paint settled."""
+    its first screen follow the session: `ChatScreen.mount_earlier`), what the chat screen held
+    until then is on it (the footer's keys, the prompt's popups: `ChatScreen.finish_start_up`) and
+    the first paint settled."""
     await wait_until(pilot, lambda: getattr(pilot.app, "session", None) is not None, what="session ready")
     await wait_until(pilot, lambda: not _earlier_pending(pilot.app), what="resumed entries mounted")
+    await wait_until(pilot, lambda: _start_up_finished(pilot.app), what="the chat screen's start-up finished")
     await pilot.pause()
 
 
@@ -62,6 +65,11 @@ async def dialog_armed(pilot: Pilot, name: str, what: str = "the dialog, armed")
 async def inspector_loaded(pilot: Pilot) -> None:
     """Wait until the history inspector on top has drawn the rows it reads in a thread."""
     await wait_until(pilot, lambda: getattr(pilot.app.screen, "loaded", False), what="the inspector's rows")
+
+
+def _start_up_finished(app: Any) -> bool:
+    chat = next((s for s in getattr(app, "screen_stack", ()) if hasattr(s, "start_up_finished")), None)
+    return chat.start_up_finished if chat is not None else True
 
 
 def _earlier_pending(app: Any) -> int:

@@ -10,14 +10,16 @@ it has a handler (the TUI still needs the matching `CommandActions` method).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from co_tui.session import COMMANDS, closest_command, complete, find_command
 from co_tui.session import Command as CommandSpec
 
+# Named tuples, not frozen dataclasses: imported before the first frame, where a frozen dataclass
+# costs ~0.4 ms (Python 3.11 compiles each generated method at import).
 
-@dataclass(frozen=True)
-class KeySpec:
+
+class KeySpec(NamedTuple):
     """One key binding of the app. `show`: listed in the footer; `priority`: wins over the
     focused widget's own binding for the same key."""
 
@@ -59,8 +61,7 @@ def binding_action(action: str) -> str:
     return f"app.command({action!r})" if action in _COMMAND_ACTIONS else f"app.{action}"
 
 
-@dataclass(frozen=True)
-class PromptFormSpec:
+class PromptFormSpec(NamedTuple):
     """Something typed at the start of the prompt (or in it) that is not sent as it is."""
 
     form: str

@@ -20,9 +20,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Coroutine
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from co_tui.tui.activity_label import INTERRUPTING, THINKING, next_activity_label, shell_activity
 from co_tui.tui.saved_conversation import show_conversation, show_saved, show_truncated
@@ -35,8 +34,7 @@ if TYPE_CHECKING:
 JobKind = Literal["turn", "shell", "compact", "clear", "branch"]
 
 
-@dataclass(frozen=True)
-class Shown:
+class Shown(NamedTuple):  # not a frozen dataclass: ~0.4 ms more before the first frame
     """A conversation shown from the store's rows before its session was ready: its id and how many
     messages and cuts it had, to tell whether the session is that one."""
 

@@ -227,8 +227,8 @@ class SessionOpening:
 
     async def ready(self, session: SessionPort) -> None:
         """The session opened: hand it to the controller (which starts its MCP servers), then price the
-        prompt's mentions, preload prices and mount the entries of a resumed conversation above the
-        first screen. Its grants start empty ("always allow" holds for one session, /permissions)."""
+        prompt's mentions, show the footer's keys and the prompt's popups, preload prices and mount the entries of a
+        resumed conversation above the first screen. Its grants start empty ("always allow" holds for one session, /permissions)."""
         if session.approvals is not None:
             session.approvals.on_granted = self.approvals.granted
         release_collections_after_start_up()
@@ -243,7 +243,10 @@ class SessionOpening:
         if self.chat.gone:  # the app began quitting while the session was shown
             return
         self.mentions.price(again=True)  # `@path` typed while it loaded
-        self.app.call_after_refresh(self._preload_pricing)  # once the ready session is on screen
+        # Once the ready session is on screen: the footer's keys and the prompt's popups, held
+        # back so as not to compete with the worker for the interpreter lock.
+        self.app.call_after_refresh(self.chat.finish_start_up)
+        self.app.call_after_refresh(self._preload_pricing)
         self.app.call_after_refresh(self._mount_earlier)
 
     def _mount_earlier(self) -> None:

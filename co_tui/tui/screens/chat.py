@@ -81,11 +81,13 @@ class ChatScreen(Screen[None]):
         # A resumed conversation's entries above the first screen, built but mounted once the
         # session is ready (`mount_earlier`): one widget group per entry, oldest first.
         self._earlier: list[list[Widget]] = []
-        self._popups: tuple[SlashPopup, PathPopup] | None = None  # made in `compose`, mounted after the first frame
+        # Made in `compose`, mounted when one first opens or once the session is ready (`mount_popups`).
+        self._popups: tuple[SlashPopup, PathPopup] | None = None
+        self._start_up_finished = False  # `finish_start_up` has run
 
     def compose(self) -> ComposeResult:
         """Top to bottom: title bar, chat log, activity line, queued prompts, prompt (with its slash
-        and path popups, mounted after the first frame: `on_mount`), hint line, meter, keys."""
+        and path popups, mounted later: `mount_popups`), hint line, meter, keys."""
         popup = SlashPopup(id="slash-popup")
         paths = PathPopup(self._complete_path if self.workspace is not None else None, id="path-popup")
         self._popups = (popup, paths)
@@ -97,18 +99,41 @@ class ChatScreen(Screen[None]):
         yield PromptInput(popup, self.key_clock, paths=paths, echo=self._echo_typed_key, id="prompt")
         yield Static(id="hint")
         yield ContextMeter(id="meter")
-        yield KeyFooter()
+        yield KeyFooter(held=True)  # its keys show with the session (`finish_start_up`)
 
-    def on_mount(self) -> None:
-        """Mount the prompt's popups under it once the first frame is drawn: they are hidden until a
-        `/` or an `@` is typed, and the prompt drives them whether they are mounted yet or not (keys
-        typed before the first frame fill them; they show as they mount). Mounted in `compose`,
-        their lists and styles were ~2% of the CPU time to the first frame."""
-        self.call_after_refresh(self._mount_popups)
+    async def finish_start_up(self) -> None:
+        """Once the session is ready and on screen (`SessionOpening.ready`): what the screen held back
+        until then so as not to compete with the session's worker (it imports pydantic-ai) for the
+        interpreter lock — the footer's keys (their first rebuild and layout, ~20 ms of the UI
+        thread) and the prompt's popups (`mount_popups`). Later calls do nothing."""
+        self.query_one(KeyFooter).show_keys()
+        await self.mount_popups()
+        self._start_up_finished = True
 
-    async def _mount_popups(self) -> None:
-        if self._popups is not None and self.is_attached and not self._pruning:
-            await self.mount(*self._popups, after=self.prompt)
+    @property
+    def start_up_finished(self) -> bool:
+        """`finish_start_up` has run: the footer's keys are coming and the popups are mounted."""
+        return self._start_up_finished
+
+    async def mount_popups(self) -> None:
+        """Mount the prompt's slash and path popups under it, once (later calls do nothing).
+
+        They are hidden until a `/` or an `@` is typed, and the prompt drives them whether they are
+        mounted or not (what was typed before fills them; they show as they mount). So they are
+        mounted when one first opens (`_popup_opened`) or once the session is ready
+        (`finish_start_up`), whichever comes first: mounted in `compose`, their lists and
+        styles were ~2% of the CPU time to the first frame, and mounted right after it, ~8 ms of the
+        UI thread while the session's worker imports pydantic-ai under the same interpreter lock."""
+        popups, self._popups = self._popups, None
+        if popups is not None and self.is_attached and not self._pruning:
+            await self.mount(*popups, after=self.prompt)
+
+    @on(PromptInput.Changed)
+    @on(PromptInput.SelectionChanged)
+    async def _popup_opened(self) -> None:
+        # A `/` or `@` typed (or the cursor moved after an `@…`) before the popups were mounted.
+        if self._popups is not None and any(popup.is_open for popup in self._popups):
+            await self.mount_popups()
 
     def _complete_path(self, fragment: str) -> list[str]:
         """The workspace paths for `@fragment` (agent/mentions.py: confined as read_file is). The

@@ -8,8 +8,7 @@ fixed order (`LAYOUTS`) rather than being cropped mid-word.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from textual.content import Content
 from textual.reactive import reactive
@@ -98,8 +97,7 @@ def ahead_text(reading: UsageUpdate, *, short: bool = False) -> str:
     return f"≈{plural(n, 'turn')} to {action}"
 
 
-@dataclass(frozen=True)
-class MeterLayout:
+class MeterLayout(NamedTuple):  # not a frozen dataclass: ~0.4 ms more before the first frame
     """Which parts of the meter line are shown, and how long."""
 
     label: bool = True  # "Context "
