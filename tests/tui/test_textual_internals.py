@@ -1,6 +1,7 @@
 """The private parts of Textual co-tui relies on still exist, with the shapes it uses.
 
-The driver that outlives its terminal (tui/terminal_loss.py), the key echo (tui/key_echo.py), the chat screen's frame hooks (tui/screens/chat.py), the
+The driver that outlives its terminal (tui/terminal_loss.py), the key echo (tui/key_echo.py), the chat screen's frame hooks (tui/screens/chat.py), the chat
+log's layout requests (tui/widgets/chat_log.py), the
 finished segments of a streaming answer (tui/widgets/rendered_lines.py) and the containers that keep
 their lines as they grow (tui/widgets/kept_lines.py) reach past Textual's public API. A Textual release may rename or reshape any of these without notice; pyproject.toml pins
 Textual to the minor version tested, and this test fails loudly, naming the attribute, when an
@@ -108,6 +109,20 @@ async def test_the_size_hook_kept_lines_overrides() -> None:
         assert segment._border_title is None and segment._border_subtitle is None
         segment.border_title = "t"
         assert segment._border_title is not None
+
+
+async def test_the_layout_requests_the_chat_log_completes() -> None:
+    # widgets/chat_log.py: the stream layout calls pre_layout before it reads the screen's
+    # _layout_widgets (widget -> the children of it noted as asking for a layout), which the log's
+    # pre_layout completes.
+    from textual.layouts.stream import StreamLayout
+
+    source = inspect.getsource(StreamLayout.arrange)
+    assert source.index("pre_layout") < source.index("_layout_widgets")
+    assert parameters(Widget.pre_layout) == ["layout"]
+    async with _Host().run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        assert isinstance(pilot.app.screen._layout_widgets, dict)
 
 
 def test_the_anchor_the_chat_log_keeps() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
 from textual.geometry import Size
@@ -12,6 +12,9 @@ from textual.widget import Widget
 from co_tui.text import plural
 from co_tui.tui.widgets.kept_lines import KeptLines
 from co_tui.tui.widgets.notice_line import NoticeLine
+
+if TYPE_CHECKING:
+    from textual.layout import Layout
 
 # Enough for many screens of scroll-back; beyond either bound the oldest items are removed (the
 # transcript keeps everything: F2 shows it, /export writes it) so long sessions stay fast. Items
@@ -115,6 +118,22 @@ class ChatLog(KeptLines, VerticalScroll):
         if grew and not self.following:
             self._tell(new_below=True)
         return resized
+
+    def pre_layout(self, layout: Layout) -> None:
+        """Before the log's `layout: stream` arranges its items: an item with a widget inside that
+        asked for a layout is measured again.
+
+        The stream layout keeps the placements of the items before the first one the screen noted
+        as asking (`Screen._layout_widgets[log]`), but Textual 8.2 notes an item there only when the
+        item itself asked: a widget deeper inside (an answer's Markdown that just got its text)
+        makes the item a key of that map and stops there. A later item asking in the same pass (the
+        tool row mounted right after the answer) then kept the answer at its old height — 0 rows,
+        its text hidden under the next item — until something else moved it."""
+        asked = self.screen._layout_widgets
+        noted = asked.get(self)
+        if noted:  # nothing noted: the stream layout measures every item anyway
+            noted.update(node for node in asked if node.parent is self and isinstance(node, Widget))
+        super().pre_layout(layout)
 
     def _tell(self, *, new_below: bool) -> None:
         state = (self.following, new_below and not self.following)
