@@ -93,10 +93,12 @@ def main() -> None:
     print("instructions (valgrind, millions): the whole process to the end of each stage (its own share)")
     print(f"{'':12}" + "".join(f"{stage:>20}" for stage in STAGES))
     for name, totals in counts.items():
-        own = [totals[0]] + [b - a for a, b in zip(totals, totals[1:])]
-        print(f"{name:12}" + "".join(f"{t / 1e6:>10,.0f} ({o / 1e6:>5,.0f})" for t, o in zip(totals, own)))
+        own = [totals[0]] + [b - a for a, b in zip(totals, totals[1:], strict=False)]
+        print(f"{name:12}" + "".join(f"{t / 1e6:>10,.0f} ({o / 1e6:>5,.0f})" for t, o in zip(totals, own, strict=True)))
     for name in list(counts)[1:]:
-        ratios = "  ".join(f"{stage} {a / b:.3f}x" for stage, a, b in zip(STAGES, counts["co-tui"], counts[name]))
+        ratios = "  ".join(
+            f"{stage} {a / b:.3f}x" for stage, a, b in zip(STAGES, counts["co-tui"], counts[name], strict=True)
+        )
         print(f"co-tui / {name}: {ratios}")
 
 
