@@ -280,8 +280,7 @@ class AssistantMessage(KeptLines, Vertical):
         if self.finished:  # the answer ended during the mount: this segment has rendered it all
             await continuation.remove()
             return
-        await self._stream.stop()
-        self._stream = None
+        await self._stop_stream()
         text = self.text
         self._text = text[:cut]
         self.finished = True
@@ -334,6 +333,20 @@ class AssistantMessage(KeptLines, Vertical):
         message.stop()
         await self.thaw()  # a later flush draws it again at the new width or theme
 
+    async def _stop_stream(self) -> None:
+        stream, self._stream = self._stream, None
+        if stream is None:
+            return
+        try:
+            await stream.stop()
+        except asyncio.CancelledError:
+            # A stream stopped before its task first ran (`finish` right after the flush that
+            # started it) re-raises its task's cancellation here: that one is not ours, and the
+            # text it held is drawn by `finish` anyway. Ours (`cancelling()`) goes on up.
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise
+
     def _stop_timer(self) -> None:
         if self._timer is not None:
             self._timer.stop()
@@ -349,9 +362,7 @@ class AssistantMessage(KeptLines, Vertical):
         self._stop_timer()
         if not self.finished:
             self.finished = True  # from here on, writes are ignored and a hand-over backs out
-            if self._stream is not None:
-                await self._stream.stop()
-                self._stream = None
+            await self._stop_stream()
             text = self.text
             if len(text) - self._written > FINISH_CHARS:  # a backlog: draw its head, say the rest
                 self._text = text = undrawn(text, self._written + FINISH_CHARS)
